@@ -1,0 +1,56 @@
+"""tabletop_envs: PettingZoo AEC environments for Terralore, Travel Earth TCG and Earth.
+
+``import tabletop_envs`` registers every env with PettingZoo (``pettingzoo.make("aec",
+"tabletop_envs/terralore-v0")``) and Gymnasium (``gymnasium.make("tabletop_envs/Terralore-v0")``,
+the single-agent "learner vs opponents" face). It imports neither torch nor the game modules.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from .core.errors import (
+    CatalogueError,
+    ConfigError,
+    DeckError,
+    IllegalActionError,
+    ModelMismatchError,
+    ReplayError,
+    TabletopError,
+)
+from .core.policy import Policy, RandomPolicy, load_policy, register_policy, registered_policies
+from .core.registry import ENVS
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "ENVS", "CatalogueError", "ConfigError", "DeckError", "IllegalActionError", "ModelMismatchError",
+    "Policy", "RandomPolicy", "ReplayError", "TabletopError", "load_policy", "register_policy",
+    "registered_policies", "earth_v0", "terralore_v0", "travel_earth_v0",
+]
+
+
+def _register() -> None:
+    import gymnasium
+    import pettingzoo
+
+    for spec in ENVS.values():
+        if spec.pettingzoo_id not in pettingzoo.aec_registry:
+            pettingzoo.register("aec", spec.pettingzoo_id, entry_point=f"{spec.module}:env")
+        if spec.gymnasium_id not in gymnasium.registry:
+            gymnasium.register(
+                id=spec.gymnasium_id,
+                entry_point="tabletop_envs.core.single_agent:SingleAgentEnv",
+                kwargs={"env": spec.env_name},
+                disable_env_checker=True,
+            )
+
+
+_register()
+
+
+def __getattr__(name: str):
+    # PettingZoo style: ``from tabletop_envs import terralore_v0; terralore_v0.env()``
+    if name in ENVS:
+        return importlib.import_module(f"tabletop_envs.{name}")
+    raise AttributeError(f"module 'tabletop_envs' has no attribute {name!r}")

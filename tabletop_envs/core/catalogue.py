@@ -1,0 +1,88 @@
+"""Loading card data files with validation that names the file, the record and the fix."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from .errors import CatalogueError
+
+
+class Field:
+    """One field of a record schema: type, optional allowed values / range, default."""
+
+    def __init__(self, kind: type | tuple, *, choices: Iterable | None = None, min: float | None = None,
+                 max: float | None = None, required: bool = True, default: Any = None,
+                 check: Callable[[Any], str | None] | None = None):
+        self.kind = kind
+        self.choices = None if choices is None else list(choices)
+        self.min, self.max = min, max
+        self.required = required
+        self.default = default
+        self.check = check
+
+    def validate(self, value: Any, where: str) -> Any:
+        kinds = self.kind if isinstance(self.kind, tuple) else (self.kind,)
+        if bool not in kinds and isinstance(value, bool) or not isinstance(value, kinds):
+            names = "/".join(k.__name__ for k in kinds)
+            raise CatalogueError(f"{where}: expected {names}, got {type(value).__name__} {value!r}")
+        if self.choices is not None and value not in self.choices:
+            raise CatalogueError(f"{where}: {value!r} is not one of {self.choices}")
+        if self.min is not None and value < self.min or self.max is not None and value > self.max:
+            raise CatalogueError(f"{where}: {value!r} outside the allowed range {self.min}..{self.max}")
+        if self.check is not None:
+            problem = self.check(value)
+            if problem:
+                raise CatalogueError(f"{where}: {problem}")
+        return value
+
+
+def validate_record(record: Any, schema: dict[str, Field], where: str) -> dict:
+    """Check one record against ``schema``; unknown keys are errors (typos must not pass silently)."""
+    if not isinstance(record, dict):
+        raise CatalogueError(f"{where}: expected an object, got {type(record).__name__}")
+    unknown = sorted(set(record) - set(schema))
+    if unknown:
+        raise CatalogueError(f"{where}: unknown field(s) {unknown}; allowed fields are {sorted(schema)}")
+    out = {}
+    for key, spec in schema.items():
+        if key not in record:
+            if spec.required:
+                raise CatalogueError(f"{where}: missing required field {key!r}")
+            out[key] = spec.default
+            continue
+        out[key] = spec.validate(record[key], f"{where}, field {key!r}")
+    return out
+
+
+def load_json(path: str | Path) -> Any:
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise CatalogueError(f"cannot read catalogue file {path}: {exc}") from exc
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise CatalogueError(f"{path}: not valid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from exc
+
+
+def load_records(path: str | Path, key: str, schema: dict[str, Field], unique: str = "name") -> list[dict]:
+    """Load ``data[key]`` (a list of records) from a JSON file and validate every record."""
+    data = load_json(path)
+    if not isinstance(data, dict) or key not in data or not isinstance(data[key], list):
+        raise CatalogueError(f"{path}: expected a JSON object with a list under {key!r}")
+    records = []
+    seen: dict[Any, int] = {}
+    for i, raw in enumerate(data[key]):
+        label = raw.get(unique, "?") if isinstance(raw, dict) else "?"
+        rec = validate_record(raw, schema, f"{Path(path).name}: {key}[{i}] ({label!r})")
+        if unique:
+            if rec[unique] in seen:
+                raise CatalogueError(f"{Path(path).name}: {key}[{i}] repeats {unique} {rec[unique]!r} "
+                                     f"(first at {key}[{seen[rec[unique]]}]); {unique}s must be unique")
+            seen[rec[unique]] = i
+        records.append(rec)
+    return records

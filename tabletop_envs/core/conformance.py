@@ -1,0 +1,219 @@
+"""The conformance harness every registered env and player count runs (see tests/test_conformance.py).
+
+Each check raises AssertionError with a message naming the env, the seed and the step, so a failure
+can be replayed. Checks take an ``env_name`` and ``game_kwargs`` and build what they need.
+"""
+
+from __future__ import annotations
+
+import pickle
+import warnings
+
+import numpy as np
+
+from .engine import TERMINAL, check_json_roundtrip
+from .registry import get_spec
+
+# Warnings api_test may raise that are expected, each with its reason. Anything else fails.
+API_TEST_ALLOWED_WARNINGS: tuple[str, ...] = ()
+
+
+def env_fn(env_name: str, **kwargs):
+    module = get_spec(env_name).load_module()
+    return lambda **extra: module.env(**{**kwargs, **extra})
+
+
+def make_game(env_name: str, **game_kwargs):
+    return get_spec(env_name).load_module().raw_env.game_class(**game_kwargs)
+
+
+def random_playout(state, rng: np.random.Generator, max_steps: int = 100_000, visit=None):
+    """Play uniformly random legal actions to the end; ``visit(state)`` is called at every decision."""
+    steps = 0
+    while not state.is_terminal():
+        if visit is not None:
+            visit(state)
+        mask = state.legal_action_mask()
+        legal = np.flatnonzero(mask)
+        assert legal.size >= 1, f"no legal action at step {steps} for player {state.current_player()}"
+        state.apply_action(int(legal[rng.integers(legal.size)]))
+        steps += 1
+        assert steps < max_steps, f"game did not end within {max_steps} decisions"
+    return steps
+
+
+def check_api(env_name: str, game_kwargs: dict, num_cycles: int = 300) -> None:
+    from pettingzoo.test import api_test
+
+    env = env_fn(env_name, **game_kwargs)()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        api_test(env, num_cycles=num_cycles)
+    bad = [str(w.message) for w in caught if not str(w.message).startswith(API_TEST_ALLOWED_WARNINGS)]
+    assert not bad, f"api_test warnings for {env_name} {game_kwargs}: {bad}"
+
+
+def check_seed(env_name: str, game_kwargs: dict, num_cycles: int = 300) -> None:
+    from pettingzoo.test import seed_test
+
+    seed_test(env_fn(env_name, **game_kwargs), num_cycles=num_cycles)
+
+
+def check_pickle(env_name: str, game_kwargs: dict, seed: int = 3, steps: int = 40) -> None:
+    """A pickled env mid-game continues exactly like the original."""
+    env = env_fn(env_name, **game_kwargs)()
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(steps // 2):
+        if not env.agents or env.terminations[env.agent_selection] or env.truncations[env.agent_selection]:
+            break
+        mask = env.observe(env.agent_selection)["action_mask"]
+        env.step(int(rng.choice(np.flatnonzero(mask))))
+    copy = pickle.loads(pickle.dumps(env))
+    for _ in range(steps):
+        if not env.agents or env.terminations[env.agent_selection] or env.truncations[env.agent_selection]:
+            break
+        obs_a = env.observe(env.agent_selection)
+        obs_b = copy.observe(copy.agent_selection)
+        assert env.agent_selection == copy.agent_selection
+        np.testing.assert_array_equal(obs_a["observation"], obs_b["observation"])
+        np.testing.assert_array_equal(obs_a["action_mask"], obs_b["action_mask"])
+        action = int(rng.choice(np.flatnonzero(obs_a["action_mask"])))
+        env.step(action)
+        copy.step(action)
+    assert env.state == copy.state
+
+
+def check_clone_and_dict(env_name: str, game_kwargs: dict, seeds=range(5)) -> None:
+    """clone(), to_dict()/from_dict() through JSON text and same-seed replays round-trip exactly."""
+    game = make_game(env_name, **game_kwargs)
+    for seed in seeds:
+        state = game.new_initial_state(seed)
+        rng = np.random.default_rng(seed)
+        trail = []
+        while not state.is_terminal() and len(trail) < 400:
+            if len(trail) % 7 == 0:
+                twin = state.clone()
+                assert twin == state, f"clone differs at step {len(trail)} (seed {seed})"
+                back = check_json_roundtrip(state)
+                assert back == state, f"to_dict/from_dict differs at step {len(trail)} (seed {seed})"
+                np.testing.assert_array_equal(back.legal_action_mask(), state.legal_action_mask())
+                for p in range(game.num_players):
+                    np.testing.assert_array_equal(back.observation(p), state.observation(p))
+                # the copy and the original go on identically (chance included)
+                action = int(rng.choice(state.legal_actions()))
+                twin.apply_action(action)
+                back.apply_action(action)
+                state.apply_action(action)
+                assert twin == state and back == state, f"copies diverged after step {len(trail)} (seed {seed})"
+            else:
+                action = int(rng.choice(state.legal_actions()))
+                state.apply_action(action)
+            trail.append(action)
+        replay = game.new_initial_state(seed)
+        for a in trail:
+            replay.apply_action(a)
+        assert replay == state, f"same seed and actions gave another state (seed {seed})"
+
+
+def check_random_games(env_name: str, game_kwargs: dict, num_games: int = 200, seed: int = 0) -> dict:
+    """Random-legal games: invariants at every decision, termination, zero-sum or bounded returns."""
+    game = make_game(env_name, **game_kwargs)
+    rng = np.random.default_rng(seed)
+    lengths, turns = [], []
+    for g in range(num_games):
+        state = game.new_initial_state(int(rng.integers(2**31)))
+
+        def visit(s, g=g):
+            p = s.current_player()
+            assert 0 <= p < game.num_players, f"game {g}: current player {p} out of range"
+            mask = s.legal_action_mask()
+            assert mask.dtype == np.int8 and mask.shape == (game.num_actions,)
+            assert set(np.unique(mask)) <= {0, 1}
+            s.check_invariants()
+            obs = s.observation(p)
+            assert obs.dtype == np.float32 and obs.shape == (game.observation_layout.size,)
+            lay = game.observation_layout
+            assert np.all(obs >= lay.low) and np.all(obs <= lay.high), \
+                f"game {g}: observation outside its declared bounds at " \
+                f"{[n for n, sl in lay.slices.items() if np.any(obs[sl] < lay.low[sl]) or np.any(obs[sl] > lay.high[sl])]}"
+
+        steps = random_playout(state, rng, visit=visit)
+        state.check_invariants()
+        assert state.current_player() == TERMINAL
+        ret = np.asarray(state.returns(), float)
+        assert ret.shape == (game.num_players,)
+        if getattr(game, "zero_sum", game.num_players == 2):
+            assert abs(ret.sum()) < 1e-9, f"game {g}: returns {ret} are not zero-sum"
+        lengths.append(steps)
+        turns.append(state.turn)
+    return {"mean_decisions": float(np.mean(lengths)), "max_turn": int(max(turns))}
+
+
+def check_max_turns(env_name: str, game_kwargs: dict, seeds=range(20)) -> None:
+    """Through the AEC env every game ends (terminated or truncated) within max_turns."""
+    env = env_fn(env_name, **game_kwargs)(max_turns=3)
+    for seed in seeds:
+        env.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        for agent in env.agent_iter(max_iter=100_000):
+            obs, _, term, trunc, _ = env.last()
+            env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        assert not env.agents
+        assert env.state.turn <= 3 or env.state.is_terminal()
+
+
+def check_mask_equals_rules(env_name: str, game_kwargs: dict, num_states: int = 40, seed: int = 1) -> None:
+    """On random states every action is tried: the engine accepts exactly the masked-in ones."""
+    from .errors import IllegalActionError
+
+    game = make_game(env_name, **game_kwargs)
+    rng = np.random.default_rng(seed)
+    tested = 0
+    while tested < num_states:
+        state = game.new_initial_state(int(rng.integers(2**31)))
+        while not state.is_terminal() and tested < num_states:
+            if rng.random() < 0.15:
+                mask = state.legal_action_mask()
+                for action in range(game.num_actions):
+                    trial = state.clone()
+                    try:
+                        trial.apply_action(action)
+                        accepted = True
+                    except IllegalActionError:
+                        accepted = False
+                    assert accepted == bool(mask[action]), (
+                        f"action {action} ({state.action_to_string(action)}) accepted={accepted} "
+                        f"but mask={mask[action]} during {state.decision()!r}")
+                tested += 1
+            state.apply_action(int(rng.choice(state.legal_actions())))
+
+
+def check_no_leak(env_name: str, game_kwargs: dict, num_states: int = 60, resamples: int = 3, seed: int = 2) -> None:
+    """A player's observation is unchanged when everything they cannot see is re-dealt.
+
+    Also asserts the resampling really changes hidden state somewhere, so the check cannot pass
+    vacuously.
+    """
+    game = make_game(env_name, **game_kwargs)
+    rng = np.random.default_rng(seed)
+    tested = changed = 0
+    while tested < num_states:
+        state = game.new_initial_state(int(rng.integers(2**31)))
+        while not state.is_terminal() and tested < num_states:
+            if rng.random() < 0.2:
+                for p in range(game.num_players):
+                    obs = state.observation(p)
+                    for _ in range(resamples):
+                        other = state.resample_hidden(p, rng)
+                        np.testing.assert_array_equal(
+                            other.observation(p), obs,
+                            err_msg=f"player {p}'s observation changed when hidden information was resampled "
+                                    f"during {state.decision()!r}: it leaks hidden information")
+                        other.check_invariants()
+                        if p == state.current_player():
+                            np.testing.assert_array_equal(other.legal_action_mask(), state.legal_action_mask())
+                        changed += other != state
+                tested += 1
+            state.apply_action(int(rng.choice(state.legal_actions())))
+    assert changed > 0, "resample_hidden never changed anything: the leak test would be vacuous"

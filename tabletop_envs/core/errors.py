@@ -1,0 +1,52 @@
+"""Errors with messages that name the problem and the fix."""
+
+from __future__ import annotations
+
+
+class TabletopError(Exception):
+    """Base class of every error this library raises on purpose."""
+
+
+class IllegalActionError(TabletopError, ValueError):
+    """An action that the current decision does not allow."""
+
+    def __init__(self, action, legal: list[int], describe=None, decision: str = ""):
+        self.action = action
+        self.legal = list(legal)
+        names = [f"{a} ({describe(a)})" if describe else str(a) for a in self.legal[:20]]
+        more = f" … and {len(self.legal) - 20} more" if len(self.legal) > 20 else ""
+        what = f"{action} ({describe(action)})" if describe and _is_index(action, describe) else repr(action)
+        where = f" while deciding {decision!r}" if decision else ""
+        super().__init__(
+            f"illegal action {what}{where}. Legal actions: {', '.join(names)}{more}. "
+            "Pick an action whose bit in the action mask is 1, or build the env with "
+            "illegal_action='penalty' / 'random_legal'."
+        )
+
+
+def _is_index(action, describe) -> bool:
+    try:
+        describe(action)
+        return True
+    except Exception:
+        return False
+
+
+class CatalogueError(TabletopError, ValueError):
+    """A card catalogue or deck file that does not meet its schema."""
+
+
+class DeckError(TabletopError, ValueError):
+    """A deck that breaks the game's deck-construction rules."""
+
+
+class ConfigError(TabletopError, ValueError):
+    """A training / env configuration with unknown or ill-typed keys."""
+
+
+class ModelMismatchError(TabletopError, ValueError):
+    """A saved policy whose env id, version or observation layout differs from the env's."""
+
+
+class ReplayError(TabletopError, ValueError):
+    """A replay file that is malformed or belongs to another env version."""

@@ -1,0 +1,162 @@
+"""Named segments of the flat observation vector and the flat action space.
+
+Both layouts are the single source of the docs' tables and of the layout hash that a saved
+policy is checked against, so an encoding change cannot go unnoticed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class ObsSegment:
+    name: str
+    start: int
+    shape: tuple[int, ...]
+    low: float
+    high: float
+    description: str
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape))
+
+    @property
+    def stop(self) -> int:
+        return self.start + self.size
+
+
+class ObservationLayout:
+    """An ordered list of named float32 segments forming one flat vector.
+
+    ``segments`` items are ``(name, shape, low, high, description)``; ``shape`` is an int or a tuple.
+    """
+
+    def __init__(self, segments: Sequence[tuple]):
+        self.segments: dict[str, ObsSegment] = {}
+        start = 0
+        for name, shape, low, high, description in segments:
+            shape = (shape,) if isinstance(shape, int) else tuple(shape)
+            if name in self.segments:
+                raise ValueError(f"duplicate observation segment {name!r}")
+            seg = ObsSegment(name, start, shape, float(low), float(high), description)
+            self.segments[name] = seg
+            start = seg.stop
+        self.size = start
+        self.low = np.empty(self.size, np.float32)
+        self.high = np.empty(self.size, np.float32)
+        for seg in self.segments.values():
+            self.low[seg.start : seg.stop] = seg.low
+            self.high[seg.start : seg.stop] = seg.high
+        self.slices = {n: slice(s.start, s.stop) for n, s in self.segments.items()}
+
+    def new(self) -> np.ndarray:
+        return np.zeros(self.size, np.float32)
+
+    def view(self, vector: np.ndarray, name: str) -> np.ndarray:
+        """The part of ``vector`` that belongs to segment ``name``, in its shape (a view, writable)."""
+        seg = self.segments[name]
+        return vector[seg.start : seg.stop].reshape(seg.shape)
+
+    def space(self):
+        from gymnasium.spaces import Box
+
+        return Box(self.low.copy(), self.high.copy(), (self.size,), np.float32)
+
+    def describe(self) -> list[dict]:
+        return [
+            {"name": s.name, "start": s.start, "stop": s.stop, "shape": list(s.shape),
+             "low": s.low, "high": s.high, "description": s.description}
+            for s in self.segments.values()
+        ]
+
+    def table_markdown(self) -> str:
+        rows = ["| indices | name | shape | range | meaning |", "|---|---|---|---|---|"]
+        for s in self.segments.values():
+            idx = f"{s.start}" if s.size == 1 else f"{s.start}–{s.stop - 1}"
+            shape = "×".join(map(str, s.shape))
+            rows.append(f"| {idx} | `{s.name}` | {shape} | {s.low:g}…{s.high:g} | {s.description} |")
+        return "\n".join(rows)
+
+    def hash(self) -> str:
+        blob = json.dumps([(s.name, s.shape, s.low, s.high) for s in self.segments.values()])
+        return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class ActionSegment:
+    name: str
+    start: int
+    size: int
+    description: str
+    label: Callable[[int], str]
+
+    @property
+    def stop(self) -> int:
+        return self.start + self.size
+
+
+class ActionLayout:
+    """Named ranges of stable flat action ids.
+
+    ``segments`` items are ``(name, size, description, labels)``; ``labels`` is a list of strings,
+    a callable ``index -> str``, or None (then ``name[i]``).
+    """
+
+    def __init__(self, segments: Sequence[tuple]):
+        self.segments: dict[str, ActionSegment] = {}
+        start = 0
+        self._owner: list[str] = []
+        for name, size, description, labels in segments:
+            if name in self.segments:
+                raise ValueError(f"duplicate action segment {name!r}")
+            if isinstance(labels, (list, tuple)):
+                if len(labels) != size:
+                    raise ValueError(f"segment {name!r}: {len(labels)} labels for {size} actions")
+                label = labels.__getitem__
+            elif labels is None:
+                label = (lambda n: (lambda i: f"{n}[{i}]"))(name)
+            else:
+                label = labels
+            self.segments[name] = ActionSegment(name, start, int(size), description, label)
+            self._owner.extend([name] * int(size))
+            start += int(size)
+        self.num_actions = start
+        self.start = {n: s.start for n, s in self.segments.items()}
+
+    def id(self, name: str, index: int = 0) -> int:
+        seg = self.segments[name]
+        if not 0 <= index < seg.size:
+            raise IndexError(f"action segment {name!r} has {seg.size} entries, got index {index}")
+        return seg.start + index
+
+    def range(self, name: str) -> range:
+        seg = self.segments[name]
+        return range(seg.start, seg.stop)
+
+    def decode(self, action: int) -> tuple[str, int]:
+        if not 0 <= int(action) < self.num_actions:
+            raise IndexError(f"action {action} outside 0..{self.num_actions - 1}")
+        name = self._owner[int(action)]
+        return name, int(action) - self.segments[name].start
+
+    def label(self, action: int) -> str:
+        name, index = self.decode(action)
+        return self.segments[name].label(index)
+
+    def table_markdown(self) -> str:
+        rows = ["| ids | name | meaning |", "|---|---|---|"]
+        for s in self.segments.values():
+            ids = f"{s.start}" if s.size == 1 else f"{s.start}–{s.stop - 1}"
+            rows.append(f"| {ids} | `{s.name}` | {s.description} |")
+        return "\n".join(rows)
+
+    def hash(self) -> str:
+        blob = json.dumps([(s.name, s.size) for s in self.segments.values()])
+        return hashlib.sha256(blob.encode()).hexdigest()[:16]

@@ -1,0 +1,95 @@
+"""Opponents: one ``Policy`` protocol, a random policy and a registry of policies by id.
+
+A policy sees exactly what a seat sees — the flat observation vector and the int8 action mask of
+the AEC observation — never the true state. Heuristic bots decode what they need from the vector
+through the game's ``ObservationLayout``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from .errors import TabletopError
+
+
+@runtime_checkable
+class Policy(Protocol):
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> int:
+        """Return a legal action id for this observation."""
+        ...
+
+
+class RandomPolicy:
+    """Uniform over the legal actions."""
+
+    name = "random"
+
+    def act(self, observation, action_mask, rng) -> int:
+        legal = np.flatnonzero(action_mask)
+        return int(legal[rng.integers(legal.shape[0])])
+
+    def __repr__(self) -> str:
+        return "RandomPolicy()"
+
+
+_POLICIES: dict[str, Callable[..., Policy]] = {}
+
+
+def register_policy(policy_id: str, factory: Callable[..., Policy], overwrite: bool = False) -> None:
+    """Make ``load_policy(policy_id)`` build ``factory(**kwargs)``. Ids look like ``"terralore_v0/heuristic"``."""
+    if "/" not in policy_id:
+        raise ValueError(f"policy id {policy_id!r} must look like '<env_name>/<name>'")
+    if policy_id in _POLICIES and not overwrite:
+        raise ValueError(f"policy id {policy_id!r} is already registered")
+    _POLICIES[policy_id] = factory
+
+
+def registered_policies() -> list[str]:
+    from .registry import ENVS
+
+    for name in ENVS:
+        _import_policies(name)
+    return sorted(_POLICIES)
+
+
+def _import_policies(env_name: str) -> None:
+    from .registry import ENVS
+
+    spec = ENVS.get(env_name)
+    if spec is not None and spec.policies_module:
+        importlib.import_module(spec.policies_module)
+
+
+def load_policy(policy: str | Path | Policy, **kwargs) -> Policy:
+    """A ready ``Policy`` from an id (``"terralore_v0/heuristic"``), a model file path, or a policy.
+
+    Model files (``.onnx`` with a ``.json`` sidecar) are loaded without torch; a model whose env id,
+    version or observation-layout hash does not match the env is refused.
+    """
+    if not isinstance(policy, (str, Path)):
+        if isinstance(policy, Policy):
+            return policy
+        raise TypeError(f"expected a policy id, a model path or an object with act(); got {type(policy).__name__}")
+    text = str(policy)
+    if text.endswith((".onnx", ".json", ".npz")) or Path(text).is_file():
+        from .onnx_policy import load_model_policy
+
+        return load_model_policy(text, **kwargs)
+    env_name, _, name = text.partition("/")
+    if name == "random":
+        from .registry import ENVS
+
+        if env_name not in ENVS:
+            raise TabletopError(f"unknown env {env_name!r} in policy id {text!r}; known: {sorted(ENVS)}")
+        return RandomPolicy()
+    if text not in _POLICIES:
+        _import_policies(env_name)
+    if text not in _POLICIES:
+        known = ", ".join(registered_policies())
+        raise TabletopError(f"no policy registered as {text!r}. Known ids: {known}; or pass a path to a .onnx model")
+    return _POLICIES[text](**kwargs)

@@ -1,0 +1,60 @@
+"""The envs this library ships: one entry per game and version.
+
+Imported by ``tabletop_envs/__init__.py`` to register every env with PettingZoo's and Gymnasium's
+registries; game modules are imported lazily so ``import tabletop_envs`` stays light.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class EnvSpec:
+    env_name: str  # "terralore_v0"
+    module: str  # module exposing env(), raw_env, Game
+    pettingzoo_id: str  # "tabletop_envs/terralore-v0"
+    gymnasium_id: str  # "tabletop_envs/Terralore-v0"
+    player_counts: tuple[int, ...]
+    policies_module: str  # registers "<env_name>/heuristic" etc. on import
+    models_dir: str  # folder under models/ with shipped trained policies
+
+    def load_module(self):
+        return importlib.import_module(self.module)
+
+
+ENVS: dict[str, EnvSpec] = {
+    "terralore_v0": EnvSpec("terralore_v0", "tabletop_envs.terralore.env", "tabletop_envs/terralore-v0",
+                            "tabletop_envs/Terralore-v0", (2,), "tabletop_envs.terralore.bots", "terralore"),
+    "travel_earth_v0": EnvSpec("travel_earth_v0", "tabletop_envs.travel_earth.env", "tabletop_envs/travel_earth-v0",
+                               "tabletop_envs/TravelEarth-v0", (2,), "tabletop_envs.travel_earth.bots",
+                               "travel_earth"),
+    "earth_v0": EnvSpec("earth_v0", "tabletop_envs.earth.env", "tabletop_envs/earth-v0", "tabletop_envs/Earth-v0",
+                        (1, 2, 3, 4, 5), "tabletop_envs.earth.bots", "earth"),
+}
+
+
+def available_envs() -> list[str]:
+    """Env names whose module imports (all of them in a complete checkout)."""
+    out = []
+    for name, spec in ENVS.items():
+        try:
+            spec.load_module()
+        except ModuleNotFoundError as exc:
+            if exc.name and exc.name.startswith(spec.module.rsplit(".", 1)[0]):
+                continue
+            raise
+        out.append(name)
+    return out
+
+
+def get_spec(env_name: str) -> EnvSpec:
+    try:
+        return ENVS[env_name]
+    except KeyError:
+        raise KeyError(f"unknown env {env_name!r}; known: {sorted(ENVS)}") from None
+
+
+def make_game(env_name: str, **game_kwargs):
+    return get_spec(env_name).load_module().raw_env.game_class(**game_kwargs)
