@@ -134,7 +134,6 @@ class TabletopAECEnv(AECEnv):
                 self._end_with_penalty(mover)
                 return
             action = int(self._illegal_rng.choice(np.flatnonzero(mask)))
-            self.infos[agent] = {"action_mask": mask, "illegal_action": True}
         state.apply_action(int(action))
         self.num_steps += 1
         if state.is_terminal():
@@ -150,6 +149,8 @@ class TabletopAECEnv(AECEnv):
             self.agent_selection = self.possible_agents[state.current_player()]
         else:
             self._after_move()
+        if not legal:  # random_legal: say so, as a correctly masked policy never gets here
+            self.infos[agent] = {**self.infos[agent], "illegal_action": True}
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()

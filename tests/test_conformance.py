@@ -1,0 +1,82 @@
+"""The conformance harness, run automatically for every registered env and player count."""
+
+from __future__ import annotations
+
+import pytest
+
+from tabletop_envs.core import conformance
+from tabletop_envs.core.registry import ENVS, available_envs
+
+CASES = [(name, {"num_players": n} if len(ENVS[name].player_counts) > 1 else {})
+         for name in available_envs() for n in ENVS[name].player_counts]
+IDS = [f"{name}-{kw.get('num_players', 2)}p" for name, kw in CASES]
+
+
+def test_every_registered_env_is_available():
+    assert available_envs() == list(ENVS), "a registered env's module is missing"
+
+
+@pytest.mark.parametrize(("env_name", "kwargs"), CASES, ids=IDS)
+def test_pettingzoo_api_test_with_warnings_as_errors(env_name, kwargs):
+    conformance.check_api(env_name, kwargs)
+
+
+@pytest.mark.parametrize(("env_name", "kwargs"), CASES, ids=IDS)
+def test_pettingzoo_seed_test(env_name, kwargs):
+    conformance.check_seed(env_name, kwargs)
+
+
+@pytest.mark.parametrize(("env_name", "kwargs"), CASES, ids=IDS)
+def test_pickle_round_trip_mid_game(env_name, kwargs):
+    conformance.check_pickle(env_name, kwargs)
+
+
+@pytest.mark.parametrize(("env_name", "kwargs"), CASES, ids=IDS)
+def test_clone_and_to_dict_round_trip(env_name, kwargs):
+    conformance.check_clone_and_dict(env_name, kwargs, seeds=range(3))
+
+
+@pytest.mark.parametrize(("env_name", "kwargs"), CASES, ids=IDS)
+def test_random_legal_games_keep_invariants(env_name, kwargs):
+    conformance.check_random_games(env_name, kwargs, num_games=60)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("env_name", "kwargs"), CASES, ids=IDS)
+def test_thousands_of_random_legal_games_keep_invariants(env_name, kwargs):
+    conformance.check_random_games(env_name, kwargs, num_games=2000, seed=7)
+
+
+@pytest.mark.parametrize(("env_name", "kwargs"), CASES, ids=IDS)
+def test_max_turns_truncation_ends_every_game(env_name, kwargs):
+    conformance.check_max_turns(env_name, kwargs)
+
+
+@pytest.mark.parametrize(("env_name", "kwargs"), CASES, ids=IDS)
+def test_mask_equals_rules(env_name, kwargs):
+    conformance.check_mask_equals_rules(env_name, kwargs, num_states=25)
+
+
+@pytest.mark.parametrize(("env_name", "kwargs"), CASES, ids=IDS)
+def test_observation_does_not_leak_hidden_information(env_name, kwargs):
+    conformance.check_no_leak(env_name, kwargs, num_states=40)
+
+
+@pytest.mark.parametrize("env_name", list(ENVS))
+def test_registered_with_pettingzoo_and_gymnasium(env_name):
+    import gymnasium
+    import pettingzoo
+
+    import tabletop_envs
+
+    spec = ENVS[env_name]
+    env = pettingzoo.make("aec", spec.pettingzoo_id)
+    env.reset(seed=0)
+    assert env.metadata["name"] == env_name
+    module = getattr(tabletop_envs, env_name)
+    assert type(module.env()) is type(env)
+    single = gymnasium.make(spec.gymnasium_id, opponent=f"{env_name}/random")
+    obs, info = single.reset(seed=0)
+    assert single.observation_space.contains(obs)
+    assert single.unwrapped.action_masks().any()
+    single.close()

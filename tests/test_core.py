@@ -1,0 +1,212 @@
+"""The shared core on its own, through a toy game (tests/toy_game.py)."""
+
+from __future__ import annotations
+
+import json
+import pickle
+
+import numpy as np
+import pytest
+
+from tabletop_envs.core import IllegalActionError, RandomPolicy, SingleAgentEnv, conformance
+from tabletop_envs.core.layout import ActionLayout, ObservationLayout
+from tabletop_envs.core.registry import ENVS, EnvSpec
+
+
+@pytest.fixture()
+def toy(monkeypatch):
+    monkeypatch.setitem(ENVS, "toy_v0", EnvSpec("toy_v0", "toy_game", "test/toy-v0", "test/Toy-v0", (2,), "", "toy"))
+    return "toy_v0"
+
+
+@pytest.mark.parametrize("check", ["check_api", "check_seed", "check_pickle", "check_clone_and_dict",
+                                   "check_random_games", "check_max_turns", "check_mask_equals_rules", "check_no_leak"])
+def test_conformance_harness_passes_on_toy(toy, check):
+    getattr(conformance, check)(toy, {})
+
+
+def test_leak_check_catches_a_leaking_observation(toy, monkeypatch):
+    import toy_game
+
+    original = toy_game.ToyState.observation
+
+    def leaky(self, player):
+        obs = original(self, player)
+        obs[-1] = self.hands[1 - player][0] / 10 if self.hands[1 - player] else 0  # peeks at the opponent
+        return obs
+
+    monkeypatch.setattr(toy_game.ToyState, "observation", leaky)
+    with pytest.raises(AssertionError, match="leaks hidden information"):
+        conformance.check_no_leak(toy, {})
+
+
+def test_mask_check_catches_a_wrong_mask(toy, monkeypatch):
+    import toy_game
+
+    original = toy_game.ToyState._legal_action_mask
+
+    def loose(self):
+        mask = original(self).copy()
+        mask[toy_game.N_CARDS] = 1  # claims "draw" is legal even with an empty deck
+        return mask
+
+    monkeypatch.setattr(toy_game.ToyState, "_legal_action_mask", loose)
+    monkeypatch.setattr(toy_game.ToyState, "_apply_action", _strict_apply(toy_game))
+    with pytest.raises(AssertionError, match="accepted"):
+        conformance.check_mask_equals_rules(toy, {}, num_states=200)
+
+
+def _strict_apply(toy_game):
+    original = toy_game.ToyState._apply_action
+
+    def apply(self, action):
+        if action == toy_game.N_CARDS and not self.deck:
+            raise IllegalActionError(action, [])
+        original(self, action)
+
+    return apply
+
+
+def test_illegal_action_raise_names_action_and_legal_ones(toy):
+    import toy_game
+
+    env = toy_game.env()
+    env.reset(seed=0)
+    hand = env.state.hands[0]
+    bad = next(i for i in range(10) if i not in hand)
+    with pytest.raises(IllegalActionError, match=f"illegal action {bad} \\(play {bad}\\).*Legal actions: .*draw"):
+        env.step(bad)
+    assert env.agent_selection == "player_0" and env.state.turn == 0  # nothing was lost
+
+
+def test_illegal_action_penalty_is_zero_sum(toy):
+    import toy_game
+
+    env = toy_game.env(illegal_action="penalty")
+    env.reset(seed=0)
+    bad = next(i for i in range(10) if i not in env.state.hands[0])
+    env.step(bad)
+    assert env.rewards == {"player_0": -1.0, "player_1": 1.0}
+    assert all(env.terminations.values())
+
+
+def test_illegal_action_random_legal_plays_a_legal_move(toy):
+    import toy_game
+
+    env = toy_game.env(illegal_action="random_legal")
+    env.reset(seed=0)
+    bad = next(i for i in range(10) if i not in env.state.hands[0])
+    env.step(bad)
+    assert env.state.turn == 1 and env.agent_selection == "player_1"
+    assert env.infos["player_0"].get("illegal_action") is True
+
+
+def test_out_of_range_action_raises(toy):
+    import toy_game
+
+    env = toy_game.env()
+    env.reset(seed=0)
+    with pytest.raises(IllegalActionError):
+        env.step(99)
+
+
+def test_step_before_reset_is_a_clear_error(toy):
+    import toy_game
+
+    with pytest.raises(RuntimeError, match="reset"):
+        toy_game.env().step(0)
+
+
+def test_non_acting_seat_mask_is_all_zero_and_mirrored_in_info(toy):
+    import toy_game
+
+    env = toy_game.env()
+    env.reset(seed=1)
+    assert env.observe("player_1")["action_mask"].sum() == 0
+    assert env.infos["player_1"]["action_mask"].sum() == 0
+    np.testing.assert_array_equal(env.observe("player_0")["action_mask"], env.infos["player_0"]["action_mask"])
+    env.step(int(np.flatnonzero(env.observe("player_0")["action_mask"])[0]))
+    assert env.observe("player_0")["action_mask"].sum() == 0
+    assert env.infos["player_0"]["action_mask"].sum() == 0
+    assert env.infos["player_1"]["action_mask"].sum() >= 1
+
+
+def test_single_agent_env_loss_from_opponents_last_move_reaches_learner(toy):
+    """The learner moves on turns 0,2,4 as seat 0; the opponent's final move on turn 5 decides."""
+    import toy_game
+
+    class PlayHighest:
+        def act(self, obs, mask, rng):
+            legal = np.flatnonzero(mask[:10])
+            return int(legal.max()) if legal.size else 10
+
+    class PlayLowest:
+        def act(self, obs, mask, rng):
+            legal = np.flatnonzero(mask[:10])
+            return int(legal.min()) if legal.size else 10
+
+    wins = losses = 0
+    for seed in range(30):
+        env = SingleAgentEnv(toy_game.raw_env(), opponent=PlayHighest(), learner_seat=0)
+        obs, info = env.reset(seed=seed)
+        total, done = 0.0, False
+        while not done:
+            action = PlayLowest().act(obs, env.action_masks().astype(np.int8), None)
+            obs, reward, term, trunc, info = env.step(action)
+            total += reward
+            done = term or trunc
+        assert total == info["returns"][0]
+        wins += total > 0
+        losses += total < 0
+    assert losses > 0  # the losses arrive although the learner never makes the last move
+    assert env.aec.state.turn == 6
+
+
+def test_single_agent_env_randomises_seat_and_masks_are_bool(toy):
+    import toy_game
+
+    env = SingleAgentEnv(toy_game.raw_env(), opponent=RandomPolicy())
+    seats = set()
+    for seed in range(20):
+        _, info = env.reset(seed=seed)
+        seats.add(info["learner_seat"])
+        assert env.action_masks().dtype == bool and env.action_masks().any()
+    assert seats == {0, 1}
+
+
+def test_json_state_is_plain_json(toy):
+    import toy_game
+
+    state = toy_game.ToyGame().new_initial_state(5)
+    text = json.dumps(state.to_dict())
+    assert json.loads(text)["env"] == "toy_v0"
+
+
+def test_env_pickles_before_reset(toy):
+    import toy_game
+
+    env = pickle.loads(pickle.dumps(toy_game.env()))
+    env.reset(seed=0)
+    assert env.agent_selection == "player_0"
+
+
+def test_layouts_tables_and_hash():
+    obs = ObservationLayout([("a", 3, 0, 1, "first"), ("b", (2, 2), -1, 5, "second")])
+    assert obs.size == 7 and obs.slices["b"] == slice(3, 7)
+    assert "| 3–6 | `b` | 2×2 | -1…5 | second |" in obs.table_markdown()
+    other = ObservationLayout([("a", 3, 0, 1, "first"), ("b", (2, 2), -1, 6, "second")])
+    assert obs.hash() != other.hash()
+    act = ActionLayout([("pass", 1, "pass", ["pass"]), ("play", 4, "play card", None)])
+    assert act.num_actions == 5 and act.decode(3) == ("play", 2) and act.label(3) == "play[2]"
+    with pytest.raises(IndexError):
+        act.decode(5)
+    with pytest.raises(ValueError, match="duplicate"):
+        ActionLayout([("x", 1, "", None), ("x", 1, "", None)])
+
+
+def test_import_does_not_import_torch():
+    import subprocess
+    import sys
+
+    code = "import sys, tabletop_envs; assert 'torch' not in sys.modules and 'stable_baselines3' not in sys.modules"
+    subprocess.run([sys.executable, "-c", code], check=True)
