@@ -162,7 +162,7 @@ def check_max_turns(env_name: str, game_kwargs: dict, seeds=range(20)) -> None:
     for seed in seeds:
         env.reset(seed=seed)
         rng = np.random.default_rng(seed)
-        for agent in env.agent_iter(max_iter=100_000):
+        for _agent in env.agent_iter(max_iter=100_000):
             obs, _, term, trunc, _ = env.last()
             env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
         assert not env.agents
