@@ -210,3 +210,19 @@ def test_import_does_not_import_torch():
 
     code = "import sys, tabletop_envs; assert 'torch' not in sys.modules and 'stable_baselines3' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_arena_rotates_seats_and_pairs_deals(toy):
+    from tabletop_envs.core.arena import play_match
+
+    class PlayHighest:
+        def act(self, obs, mask, rng):
+            legal = np.flatnonzero(mask[:10])
+            return int(legal.max()) if legal.size else 10
+
+    res = play_match(toy, [PlayHighest(), RandomPolicy()], 200, seed=3)
+    assert res.games == 200 and res.wins.sum() + res.draws[0] == 200
+    assert res.wins[0] == res.losses[1] and res.wins[1] == res.losses[0]
+    assert res.win_rate(0) > 0.6  # playing high cards beats random play
+    mirror = play_match(toy, [RandomPolicy(), RandomPolicy()], 400, seed=3)
+    assert abs(mirror.win_rate(0) - mirror.win_rate(1)) < 0.15  # seat rotation: no built-in edge

@@ -1,0 +1,93 @@
+"""Full games between policies on the engine, with seat rotation and paired seeds.
+
+Policies see exactly what the AEC face gives them (``state.observation(seat)`` and the mask), so
+results here equal results through the env, only faster. Used by the bots' strength checks, the
+evaluation script and the README's main job.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .policy import Policy, load_policy
+
+
+def play_game(game, policies: Sequence[Policy], seed: int, max_turns: int | None = None,
+              rng: np.random.Generator | None = None) -> tuple[np.ndarray, int]:
+    """Play one game; ``policies[i]`` sits in seat i. Returns (returns per seat, decisions).
+
+    A game that reaches ``max_turns`` (default: the game's) ends with all-zero returns (truncated).
+    """
+    state = game.new_initial_state(seed)
+    rng = rng if rng is not None else np.random.default_rng(seed)
+    limit = game.default_max_turns if max_turns is None else max_turns
+    steps = 0
+    while not state.is_terminal():
+        if state.turn >= limit:
+            return np.zeros(game.num_players), steps
+        seat = state.current_player()
+        mask = state.legal_action_mask()
+        state.apply_action(policies[seat].act(state.observation(seat), mask, rng))
+        steps += 1
+    return np.asarray(state.returns(), float), steps
+
+
+@dataclass
+class MatchResult:
+    names: list[str]
+    games: int = 0
+    wins: np.ndarray = field(default=None)  # per policy
+    draws: np.ndarray = field(default=None)
+    losses: np.ndarray = field(default=None)
+    total_return: np.ndarray = field(default=None)
+    lengths: list[int] = field(default_factory=list)
+
+    def win_rate(self, i: int = 0) -> float:
+        return float(self.wins[i] / self.games) if self.games else float("nan")
+
+    def summary(self) -> str:
+        lines = []
+        for i, name in enumerate(self.names):
+            lines.append(f"{name}: {self.wins[i]}W {self.draws[i]}D {self.losses[i]}L of {self.games} "
+                         f"({100 * self.win_rate(i):.1f}% wins)")
+        return "\n".join(lines)
+
+
+def play_match(env_name: str, policies: Sequence, num_games: int, seed: int = 0,
+               game_kwargs: dict | None = None, max_turns: int | None = None) -> MatchResult:
+    """``num_games`` games with seats rotated every game and paired seeds (each deal is played from
+    every seat rotation). For more than two seats a win is the unique best return."""
+    from .registry import make_game
+
+    game = make_game(env_name, **(game_kwargs or {}))
+    pols = [load_policy(p) for p in policies]
+    names = [p if isinstance(p, str) else type(p).__name__ for p in policies]
+    n = game.num_players
+    if len(pols) != n:
+        raise ValueError(f"{env_name} with these kwargs has {n} seats; got {len(pols)} policies")
+    res = MatchResult(names, 0, np.zeros(n, int), np.zeros(n, int), np.zeros(n, int), np.zeros(n))
+    rng = np.random.default_rng(seed)
+    for g in range(num_games):
+        deal_seed = seed * 1_000_003 + g // n  # the same deal for each of the n rotations
+        shift = g % n
+        seating = [(i + shift) % n for i in range(n)]  # seat s is played by policy seating[s]
+        returns, length = play_game(game, [pols[seating[s]] for s in range(n)], deal_seed, max_turns, rng)
+        res.games += 1
+        res.lengths.append(length)
+        by_policy = np.empty(n)
+        for s in range(n):
+            by_policy[seating[s]] = returns[s]
+        res.total_return += by_policy
+        best = by_policy.max()
+        winners = np.flatnonzero(by_policy == best)
+        for i in range(n):
+            if len(winners) == 1 and winners[0] == i:
+                res.wins[i] += 1
+            elif len(winners) > 1 and i in winners or best == by_policy.min():
+                res.draws[i] += 1
+            else:
+                res.losses[i] += 1
+    return res
