@@ -176,10 +176,14 @@ class TabletopAECEnv(AECEnv):
         return self._render_image()
 
     def _render_image(self):
-        raise NotImplementedError(f"{type(self).__name__} has no image renderer")
+        from .render import render_env_image  # Pillow only when a picture is asked for
+
+        return render_env_image(self)
 
     def close(self) -> None:
-        pass
+        viewer = self.__dict__.pop("_viewer", None)  # the "human" window, if one was opened
+        if viewer is not None:
+            viewer.close()
 
     def state_dict(self) -> dict:
         """The whole engine state as JSON-safe data (a god's view: for replays and debugging)."""

@@ -1,0 +1,127 @@
+"""``tabletop-envs``: play a game against a bot in the terminal, watch a replay, list what is shipped.
+
+    tabletop-envs play terralore --opponent terralore_v0/heuristic --seat 1 --seed 7
+    tabletop-envs play earth --players 3 --opponent earth_v0/heuristic --opponent earth_v0/random
+    tabletop-envs replay replay-terralore_v0-seed7.json [--seat 0] [--no-pause] [--gif game.gif]
+    tabletop-envs list
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from .core.errors import TabletopError
+
+
+def _option(text: str) -> tuple[str, object]:
+    key, sep, value = text.partition("=")
+    if not sep or not key:
+        raise argparse.ArgumentTypeError(f"game options look like KEY=VALUE, got {text!r}")
+    try:
+        return key, json.loads(value)
+    except json.JSONDecodeError:
+        return key, value  # a bare word is a string
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="tabletop-envs", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    play = sub.add_parser("play", help="play a game against bots in the terminal")
+    play.add_argument("game", help="terralore, travel_earth or earth (optionally with version: terralore_v0)")
+    play.add_argument("--opponent", action="append", default=None,
+                      help="policy id (terralore_v0/heuristic, terralore_v0/random) or model path; "
+                           "repeat once per other seat (Earth), or give one for all (default: the heuristic)")
+    play.add_argument("--seat", type=int, default=0, help="your seat, 0-based (default 0: you move first)")
+    play.add_argument("--seed", type=int, default=None, help="game seed (default: random, shown at the start)")
+    play.add_argument("--players", type=int, default=None, help="number of players (Earth: 1–5)")
+    play.add_argument("--max-turns", type=int, default=None, help="turn limit (default: the game's)")
+    play.add_argument("--option", action="append", type=_option, default=[], metavar="KEY=VALUE",
+                      help="rule option passed to the game (JSON value), repeatable")
+    play.add_argument("--save", default=None, metavar="FILE", help="save the replay here without asking")
+
+    replay = sub.add_parser("replay", help="step through a saved replay, verifying it reproduces the game")
+    replay.add_argument("file")
+    replay.add_argument("--seat", type=int, default=None, help="watch from this seat's view (default: whole table)")
+    replay.add_argument("--no-pause", action="store_true", help="do not wait for Enter between actions")
+    replay.add_argument("--gif", default=None, metavar="FILE", help="also write the game as an animated GIF")
+    replay.add_argument("--fps", type=float, default=2.0, help="GIF frames per second")
+
+    sub.add_parser("list", help="list the games and the registered opponents")
+    return parser
+
+
+def _play(args, ask, say) -> int:
+    from .core.play import announce_result, default_opponent, offer_save, play_match, resolve_env_name
+
+    env_name = resolve_env_name(args.game)
+    env_kwargs = dict(args.option)
+    if args.players is not None:
+        env_kwargs["num_players"] = args.players
+    if args.max_turns is not None:
+        env_kwargs["max_turns"] = args.max_turns
+    opponents = args.opponent or [default_opponent(env_name)]
+    if args.players == 1 and args.opponent is None:
+        opponents = []
+    result = play_match(env_name, opponents, human_seat=args.seat, seed=args.seed, ask=ask, say=say,
+                        env_kwargs=env_kwargs)
+    env = result.replay.make_env()
+    for _ in result.replay.steps(env):  # the final table, rebuilt (and verified) from the replay
+        pass
+    if result.reason == "eof":
+        say("\nInput closed: the game was stopped.")
+    announce_result(result, env, say)
+    offer_save(result, ask, say, path=args.save)
+    return 0
+
+
+def _replay(args, ask, say) -> int:
+    from .core.play import watch_replay
+    from .core.replay import Replay
+
+    replay = Replay.load(args.file)
+    frames = [] if args.gif else None
+    watch_replay(replay, seat=args.seat, ask=None if args.no_pause else ask, say=say, frames=frames)
+    if frames:
+        from .core.render import save_gif
+
+        say(f"GIF written to {save_gif(frames, args.gif, args.fps)}")
+    return 0
+
+
+def _list(say) -> int:
+    from .core.registry import ENVS, available_envs
+
+    ready = available_envs()
+    for name, spec in ENVS.items():
+        players = ", ".join(map(str, spec.player_counts))
+        say(f"{name:18} players {players:14} {'ready' if name in ready else 'not installed'}")
+    from .core.play import default_opponent
+
+    heuristics = [default_opponent(n) for n in ready]
+    say("opponents: " + ", ".join([f"{n}/random" for n in ready] + [h for h in heuristics if "random" not in h]))
+    return 0
+
+
+def main(argv: list[str] | None = None, ask=input, say=print) -> int:
+    """Entry point of the ``tabletop-envs`` console script; ``ask``/``say`` let tests script a session."""
+    args = build_parser().parse_args(argv)
+    try:
+        if args.command == "play":
+            return _play(args, ask, say)
+        if args.command == "replay":
+            return _replay(args, ask, say)
+        return _list(say)
+    except (TabletopError, ValueError, KeyError) as exc:
+        say(f"error: {exc.args[0] if isinstance(exc, KeyError) and exc.args else exc}")
+        return 2
+    except KeyboardInterrupt:
+        say("\ninterrupted")
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

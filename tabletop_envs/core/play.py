@@ -1,0 +1,263 @@
+"""Human-vs-bot play in the terminal, for any registered game.
+
+The human sees exactly their own view (``State.render_text(seat)``), never the true state, and
+picks one of the numbered legal moves by number or by (part of) its readable name. Bad input gets
+a message and a new prompt; end of input ends the game cleanly. Every game is recorded as a
+:class:`~tabletop_envs.core.replay.Replay` that can be saved at the end.
+
+Input and output go through two callables (``ask(prompt) -> str``, ``say(text)``) so the loop is
+driven by scripted input in tests exactly as by a person at the keyboard.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from .policy import Policy, load_policy
+from .replay import Replay
+
+Ask = Callable[[str], str]
+Say = Callable[[str], None]
+
+HELP = ("Type the number of a move, or a unique part of its name (e.g. 'draw').\n"
+        "  t  show the table again    h  this help    q  quit (you can still save the replay)")
+
+
+class QuitGame(Exception):
+    """The human asked to stop (q) or closed the input (EOF)."""
+
+
+@dataclass
+class PlayResult:
+    replay: Replay
+    returns: list[float] | None  # None when the game did not end (quit, EOF or max_turns)
+    human_seat: int
+    finished: bool
+    reason: str  # "terminated", "truncated", "quit", "eof"
+
+
+def resolve_env_name(game: str) -> str:
+    """``terralore`` / ``travel-earth`` / ``earth_v0`` → the registered env name."""
+    from .registry import ENVS
+
+    key = game.strip().lower().replace("-", "_")
+    if key in ENVS:
+        return key
+    matches = [name for name in ENVS if name.rsplit("_v", 1)[0] == key]
+    if matches:
+        return sorted(matches)[-1]  # the newest version
+    raise ValueError(f"unknown game {game!r}; choose one of: "
+                     + ", ".join(sorted({n.rsplit('_v', 1)[0] for n in ENVS})))
+
+
+def default_opponent(env_name: str) -> str:
+    from .policy import _POLICIES, _import_policies
+
+    heuristic = f"{env_name}/heuristic"
+    try:
+        _import_policies(env_name)
+    except ModuleNotFoundError:  # a game without bots yet
+        pass
+    return heuristic if heuristic in _POLICIES else f"{env_name}/random"
+
+
+def choose_move(text: str, legal: Sequence[int], names: Sequence[str]) -> tuple[int | None, str]:
+    """Parse one line of human input against the numbered legal moves.
+
+    Returns ``(action, "")`` or ``(None, message)`` explaining what was wrong.
+    """
+    text = text.strip()
+    if not text:
+        return None, f"Please type a move number 1–{len(legal)} (h for help)."
+    if text.lstrip("-").isdigit():
+        number = int(text)
+        if 1 <= number <= len(legal):
+            return legal[number - 1], ""
+        return None, f"{number} is not one of the moves: type a number from 1 to {len(legal)}."
+    wanted = text.lower()
+    exact = [i for i, n in enumerate(names) if n.lower() == wanted]
+    found = exact or [i for i, n in enumerate(names) if wanted in n.lower()]
+    if len(found) == 1:
+        return legal[found[0]], ""
+    if not found:
+        return None, f"No legal move is called {text!r}. Type a number from 1 to {len(legal)} (h for help)."
+    options = ", ".join(f"{i + 1}. {names[i]}" for i in found[:8])
+    return None, f"{text!r} matches several moves ({options}{' …' if len(found) > 8 else ''}); be more precise."
+
+
+def format_moves(legal: Sequence[int], names: Sequence[str]) -> str:
+    width = len(str(len(legal)))
+    return "\n".join(f"  {i + 1:>{width}}. {name}" for i, name in enumerate(names))
+
+
+def _human_move(env, seat: int, ask: Ask, say: Say) -> int:
+    state = env.state
+    legal = state.legal_actions()
+    names = [state.action_to_string(a) for a in legal]
+    decision = state.decision()
+    say(_banner(env, seat))
+    say(state.render_text(seat))
+    say(f"\nYour move{f' ({decision})' if decision else ''}:\n{format_moves(legal, names)}")
+    while True:
+        try:
+            line = ask("> ")
+        except EOFError:
+            raise QuitGame("eof") from None
+        command = line.strip().lower()
+        if command in ("q", "quit", "exit"):
+            raise QuitGame("quit")
+        if command in ("h", "help", "?"):
+            say(HELP)
+            continue
+        if command in ("t", "table"):
+            say(state.render_text(seat))
+            say(format_moves(legal, names))
+            continue
+        action, problem = choose_move(line, legal, names)
+        if action is not None:
+            say(f"You: {names[legal.index(action)]}")
+            return action
+        say(problem)
+
+
+def _banner(env, seat: int) -> str:
+    return f"\n{'=' * 24} {env.metadata['name']} · turn {env.state.turn} · you are player_{seat} {'=' * 24}"
+
+
+def play_match(env_name: str, opponents: Sequence[str | Policy], human_seat: int = 0, seed: int | None = None,
+               ask: Ask = input, say: Say = print, env_kwargs: dict | None = None) -> PlayResult:
+    """One game: the human at ``human_seat``, ``opponents`` in the other seats in order.
+
+    ``env_kwargs`` go to the env (rule options, ``num_players``, ``max_turns``).
+    """
+    from .registry import get_spec
+
+    env_kwargs = dict(env_kwargs or {})
+    env = get_spec(env_name).load_module().raw_env(**env_kwargs)
+    n = env.game.num_players
+    if not 0 <= human_seat < n:
+        raise ValueError(f"--seat must be between 0 and {n - 1} for {n} players, got {human_seat}")
+    if len(opponents) == 1 and n > 2:
+        opponents = list(opponents) * (n - 1)
+    if len(opponents) != n - 1:
+        raise ValueError(f"{env_name} with {n} players needs {n - 1} opponents, got {len(opponents)}")
+    policies = [load_policy(o) for o in opponents]
+    seat_policy: dict[int, Policy] = {}
+    names: list[str] = []
+    others = iter(zip(opponents, policies))
+    for s in range(n):
+        if s == human_seat:
+            names.append("human")
+        else:
+            label, policy = next(others)
+            seat_policy[s] = policy
+            names.append(label if isinstance(label, str) else type(label).__name__)
+    seed = secrets.randbelow(2**31) if seed is None else int(seed)
+    replay = Replay.start(env, seed, names)
+    env.reset(seed=seed)
+    bot_rng = np.random.default_rng(seed)
+    say(f"{env_name}, seed {seed}. Seats: " + ", ".join(f"player_{i} = {p}" for i, p in enumerate(names)))
+    say("Type h for help.")
+    reason = ""
+    bot_moves = 0
+    try:
+        while True:
+            agent = env.agent_selection
+            if env.terminations[agent] or env.truncations[agent]:
+                reason = "terminated" if env.terminations[agent] else "truncated"
+                break
+            player = env.agent_name_mapping[agent]
+            if player == human_seat:
+                if bot_moves:
+                    say(f"(the other players made {bot_moves} move{'s' if bot_moves > 1 else ''})")
+                    bot_moves = 0
+                action = _human_move(env, player, ask, say)
+            else:
+                state = env.state
+                action = int(seat_policy[player].act(state.observation(player), state.legal_action_mask(), bot_rng))
+                bot_moves += 1
+            env.step(action)
+            replay.record(action)
+    except QuitGame as stop:
+        reason = str(stop)
+    replay.finish(env)
+    return PlayResult(replay, replay.returns, human_seat, reason in ("terminated", "truncated"), reason)
+
+
+def announce_result(result: PlayResult, env, say: Say = print) -> None:
+    """The final table from the human's seat and the score."""
+    seat = result.human_seat
+    say(f"\n{'=' * 30} game over {'=' * 30}")
+    say(env.state.render_text(seat))
+    if result.reason == "terminated":
+        returns = result.returns
+        mine = returns[seat]
+        best = max(returns)
+        verdict = "You win!" if mine == best and returns.count(best) == 1 else (
+            "Draw." if mine == best else "You lose.")
+        say(f"{verdict}  Scores (returns): " + ", ".join(f"player_{i}: {r:+g}" for i, r in enumerate(returns)))
+    elif result.reason == "truncated":
+        say(f"The game reached the turn limit ({env.max_turns} turns) and ends without a winner.")
+    else:
+        say("Game stopped before the end.")
+
+
+def offer_save(result: PlayResult, ask: Ask = input, say: Say = print, path: str | None = None) -> str | None:
+    """Ask whether to save the replay (or save straight to ``path``); returns the saved path."""
+    default = f"replay-{result.replay.env}-seed{result.replay.seed}.json"
+    if path is None:
+        try:
+            answer = ask("Save the replay? [y/N] ").strip().lower()
+            if answer not in ("y", "yes"):
+                return None
+            path = ask(f"File name [{default}]: ").strip() or default
+        except EOFError:
+            return None
+    try:
+        saved = result.replay.save(path)
+    except OSError as exc:
+        say(f"Could not save the replay to {path!r}: {exc.strerror or exc}")
+        return None
+    say(f"Replay saved to {saved}. Watch it with: tabletop-envs replay {saved}")
+    return str(saved)
+
+
+def watch_replay(replay: Replay, seat: int | None = None, ask: Ask | None = input, say: Say = print,
+                 frames: list | None = None) -> None:
+    """Step through a replay, showing the table (from ``seat``'s view, or the whole table) before
+    each action. ``ask`` pauses between steps (None: no pause). ``frames`` collects rgb images."""
+    env = replay.make_env(render_mode="rgb_array") if frames is not None else replay.make_env()
+    if frames is not None:
+        env.render_player = seat
+    n = env.game.num_players
+    if seat is not None and not 0 <= seat < n:
+        raise ValueError(f"--seat must be between 0 and {n - 1}, got {seat}")
+    players = replay.players or ["?"] * n
+    say(f"Replay of {replay.env} (seed {replay.seed}, {len(replay.actions)} actions, recorded with "
+        f"tabletop-envs {replay.library_version}). Seats: "
+        + ", ".join(f"player_{i} = {p}" for i, p in enumerate(players)))
+    for index, player, action in replay.steps(env):
+        state = env.state
+        say(f"\n--- action {index + 1}/{len(replay.actions)} · turn {state.turn} ---")
+        say(state.render_text(seat))
+        if frames is not None:
+            frames.append(env.render())
+        shown = state.action_to_string(action) if seat is None or seat == player else "(hidden from your seat)"
+        say(f"player_{player} ({players[player] if player < len(players) else '?'}): {shown}")
+        if ask is not None:
+            try:
+                if ask("[Enter] next, q quit > ").strip().lower() in ("q", "quit"):
+                    say("Stopped.")
+                    return
+            except EOFError:
+                ask = None  # input closed: play the rest without pausing
+    if frames is not None:
+        frames.append(env.render())
+    say(f"\n--- end: final table ---\n{env.state.render_text(seat)}")
+    if replay.returns is not None:
+        say("Returns: " + ", ".join(f"player_{i}: {r:+g}" for i, r in enumerate(replay.returns)))
+    say("Replay verified: the final state matches the recorded one.")

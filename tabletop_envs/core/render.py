@@ -1,0 +1,417 @@
+"""Pictures of the table: a small shared drawing toolkit (Pillow) and the ``"human"`` window.
+
+A game supplies one function, ``draw_table(state, player=None) -> Canvas | PIL.Image``, in
+``tabletop_envs/<game>/render.py`` (or as ``draw_table`` on its ``raw_env`` class) and lists
+``"rgb_array"`` / ``"human"`` in its metadata; :func:`render_env_image` does the rest. With
+``player`` given the drawing must show only what that seat may see (``env.render_player``; default
+``None``, the whole table, as a spectator's camera for videos). Pictures have a fixed size per game
+so frames can be stitched into videos.
+
+Pillow is the ``render`` extra (``pip install tabletop-envs[render]``); this module is imported only
+when a picture is asked for.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.util
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+try:
+    from PIL import Image, ImageDraw, ImageFont
+except ImportError as exc:  # pragma: no cover - depends on the install
+    from .errors import TabletopError
+
+    raise TabletopError("pictures of the table need Pillow: pip install 'tabletop-envs[render]'") from exc
+
+# ---------------------------------------------------------------------------- look
+BACKGROUND = (28, 92, 60)  # green baize
+PANEL = (22, 70, 46)
+PANEL_EDGE = (90, 150, 110)
+TEXT = (240, 240, 232)
+DARK_TEXT = (25, 25, 30)
+MUTED = (170, 190, 175)
+CARD = (246, 241, 226)
+CARD_EDGE = (60, 50, 40)
+CARD_BACK = (70, 60, 130)
+HIGHLIGHT = (255, 205, 60)
+ACCENT = (200, 60, 50)
+CARD_W, CARD_H = 96, 128
+
+#: named colours for things games share (players, resources)
+SEAT_COLORS = [(220, 80, 70), (70, 130, 220), (240, 190, 60), (150, 90, 200), (60, 180, 160)]
+
+_FONT_FILES = {False: ("DejaVuSans.ttf",), True: ("DejaVuSans-Bold.ttf",)}
+_FONT_DIRS = ("/usr/share/fonts/truetype/dejavu", "/usr/share/fonts/TTF", "/Library/Fonts", "C:/Windows/Fonts")
+
+
+@lru_cache(maxsize=64)
+def font(size: int = 14, bold: bool = False):
+    """DejaVu Sans (system or matplotlib's copy) so every machine draws the same; else Pillow's own."""
+    dirs = list(_FONT_DIRS)
+    spec = importlib.util.find_spec("matplotlib")
+    if spec and spec.origin:
+        dirs.append(os.path.join(os.path.dirname(spec.origin), "mpl-data", "fonts", "ttf"))
+    for folder in dirs:
+        for name in _FONT_FILES[bold]:
+            path = os.path.join(folder, name)
+            if os.path.isfile(path):
+                return ImageFont.truetype(path, size)
+    return ImageFont.load_default(size=size)
+
+
+def color_for(key: str, lightness: int = 200) -> tuple[int, int, int]:
+    """A stable pastel colour for a name (an affinity, a biome …), the same on every run."""
+    digest = hashlib.md5(key.encode()).digest()
+    low = lightness - 70
+    return tuple(low + digest[i] % 90 for i in range(3))  # type: ignore[return-value]
+
+
+def mix(color: Sequence[int], other: Sequence[int], t: float) -> tuple[int, int, int]:
+    return tuple(int(a + (b - a) * t) for a, b in zip(color, other))  # type: ignore[return-value]
+
+
+@dataclass
+class CardFace:
+    """What a drawn card shows: ``title`` (its name), ``corner`` (a key number such as the cost),
+    ``lines`` (stats, one short line each), ``footer`` (type or affinity), ``color`` (frame)."""
+
+    title: str = ""
+    lines: Sequence[str] = field(default_factory=tuple)
+    corner: str = ""
+    footer: str = ""
+    color: tuple[int, int, int] | None = None
+    face_down: bool = False
+    highlight: bool = False  # e.g. the card that just moved, or a selected one
+    dim: bool = False  # e.g. exhausted / tapped / spent
+
+
+# ---------------------------------------------------------------------------- canvas
+class Canvas:
+    """A fixed-size picture with helpers for text, panels, cards, piles and counters."""
+
+    def __init__(self, width: int, height: int, background: tuple[int, int, int] = BACKGROUND):
+        self.width, self.height = width, height
+        self.image = Image.new("RGB", (width, height), background)
+        self.draw = ImageDraw.Draw(self.image)
+
+    # -- text
+    def text_width(self, text: str, size: int = 14, bold: bool = False) -> int:
+        return int(self.draw.textlength(text, font=font(size, bold)))
+
+    def fit(self, text: str, max_width: int, size: int = 14, bold: bool = False) -> str:
+        """``text`` cut with an ellipsis so it fits in ``max_width`` pixels."""
+        if self.text_width(text, size, bold) <= max_width:
+            return text
+        while text and self.text_width(text + "…", size, bold) > max_width:
+            text = text[:-1]
+        return text + "…"
+
+    def wrap(self, text: str, max_width: int, size: int = 14, bold: bool = False, max_lines: int = 2) -> list[str]:
+        words, lines, line = text.split(), [], ""
+        for word in words:
+            candidate = f"{line} {word}".strip()
+            if self.text_width(candidate, size, bold) <= max_width or not line:
+                line = candidate
+            else:
+                lines.append(line)
+                line = word
+        if line:
+            lines.append(line)
+        if len(lines) > max_lines:
+            lines = lines[:max_lines - 1] + [" ".join(lines[max_lines - 1:])]
+        return [self.fit(one, max_width, size, bold) for one in lines]
+
+    def text(self, x: float, y: float, text: str, size: int = 14, color=TEXT, bold: bool = False,
+             anchor: str = "la", max_width: int | None = None) -> int:
+        """Draw one line; returns its width in pixels."""
+        if max_width is not None:
+            text = self.fit(text, max_width, size, bold)
+        self.draw.text((x, y), text, fill=color, font=font(size, bold), anchor=anchor)
+        return self.text_width(text, size, bold)
+
+    def lines(self, x: float, y: float, lines: Sequence[str], size: int = 13, color=TEXT,
+              max_width: int | None = None, spacing: int = 3) -> float:
+        """Draw lines downwards; returns the y below the last one."""
+        for line in lines:
+            self.text(x, y, line, size, color, max_width=max_width)
+            y += size + spacing
+        return y
+
+    # -- shapes
+    def box(self, x0, y0, x1, y1, fill=PANEL, outline=PANEL_EDGE, radius: int = 8, width: int = 1) -> None:
+        self.draw.rounded_rectangle((x0, y0, x1, y1), radius=radius, fill=fill, outline=outline, width=width)
+
+    def panel(self, x, y, w, h, title: str = "", fill=PANEL, title_color=TEXT, outline=PANEL_EDGE,
+              width: int = 1) -> tuple[int, int]:
+        """A framed area with a title; returns the top-left of its inside."""
+        self.box(x, y, x + w, y + h, fill=fill, outline=outline, width=width)
+        if title:
+            self.text(x + 10, y + 6, title, 15, title_color, bold=True, max_width=w - 20)
+            return x + 8, y + 28
+        return x + 8, y + 8
+
+    def bar(self, x, y, w, h, fraction: float, color=HIGHLIGHT, label: str = "", back=(40, 40, 40)) -> None:
+        """A horizontal gauge (life, progress), ``fraction`` clipped to 0…1."""
+        fraction = min(max(float(fraction), 0.0), 1.0)
+        self.draw.rounded_rectangle((x, y, x + w, y + h), radius=h // 2, fill=back)
+        if fraction > 0:
+            self.draw.rounded_rectangle((x, y, x + max(h, int(w * fraction)), y + h), radius=h // 2, fill=color)
+        if label:
+            self.text(x + w / 2, y + h / 2, label, max(10, h - 4), TEXT, bold=True, anchor="mm")
+
+    def pill(self, x, y, label: str, value, color=(60, 60, 70), size: int = 13) -> int:
+        """A rounded label ``label value`` (a resource counter); returns its width."""
+        text = f"{label} {value}" if label else str(value)
+        w = self.text_width(text, size, True) + 14
+        self.draw.rounded_rectangle((x, y, x + w, y + size + 8), radius=(size + 8) // 2, fill=color)
+        self.text(x + 7, y + 4, text, size, _readable_on(color), bold=True)
+        return w
+
+    def pills(self, x, y, items: Sequence[tuple[str, object]] | dict, max_width: int, colors=None,
+              size: int = 13) -> float:
+        """Counters in a row, wrapping; returns the y below them."""
+        items = list(items.items()) if isinstance(items, dict) else list(items)
+        cx, line_h = x, size + 12
+        for i, (label, value) in enumerate(items):
+            color = colors[i % len(colors)] if colors else (60, 60, 70)
+            w = self.text_width(f"{label} {value}", size, True) + 14
+            if cx + w > x + max_width and cx > x:
+                cx, y = x, y + line_h
+            cx += self.pill(cx, y, label, value, color, size) + 6
+        return y + line_h
+
+    # -- cards
+    def card(self, x, y, face: CardFace, w: int = CARD_W, h: int = CARD_H) -> None:
+        """One card: name at the top, key number in the corner, stat lines, footer."""
+        if face.face_down:
+            self.box(x, y, x + w, y + h, fill=CARD_BACK, outline=CARD_EDGE, radius=7, width=2)
+            self.box(x + 6, y + 6, x + w - 6, y + h - 6, fill=mix(CARD_BACK, (255, 255, 255), 0.15),
+                     outline=mix(CARD_BACK, (255, 255, 255), 0.4), radius=5)
+            if face.title:
+                self.text(x + w / 2, y + h / 2, face.title, 12, TEXT, bold=True, anchor="mm", max_width=w - 14)
+            return
+        frame = face.color or (150, 150, 150)
+        body = mix(CARD, frame, 0.18)
+        if face.dim:
+            frame, body = mix(frame, (90, 90, 90), 0.6), mix(body, (120, 120, 120), 0.5)
+        edge = HIGHLIGHT if face.highlight else CARD_EDGE
+        self.box(x, y, x + w, y + h, fill=body, outline=edge, radius=7, width=3 if face.highlight else 2)
+        title_size = 12 if w >= 80 else 10
+        corner_w = 0
+        if face.corner != "":
+            corner_w = 22
+            self.draw.ellipse((x + w - 24, y + 4, x + w - 4, y + 24), fill=frame, outline=CARD_EDGE)
+            self.text(x + w - 14, y + 14, str(face.corner), 11, _readable_on(frame), bold=True, anchor="mm")
+        title_lines = self.wrap(face.title, w - 10 - corner_w, title_size, bold=True, max_lines=2)
+        ty = y + 5
+        for line in title_lines:
+            self.text(x + 5, ty, line, title_size, DARK_TEXT, bold=True)
+            ty += title_size + 2
+        self.draw.line((x + 4, ty + 2, x + w - 4, ty + 2), fill=frame, width=3)
+        body_size = 11 if w >= 80 else 9
+        ly = ty + 7
+        for line in face.lines:
+            if ly + body_size > y + h - (16 if face.footer else 4):
+                break
+            self.text(x + 5, ly, line, body_size, DARK_TEXT, max_width=w - 10)
+            ly += body_size + 3
+        if face.footer:
+            self.draw.rectangle((x + 2, y + h - 17, x + w - 2, y + h - 3), fill=frame)
+            self.text(x + w / 2, y + h - 10, face.footer, 10, _readable_on(frame), anchor="mm", max_width=w - 8)
+
+    def card_row(self, x, y, faces: Sequence[CardFace], max_width: int, w: int = CARD_W, h: int = CARD_H,
+                 gap: int = 6, empty: str = "") -> float:
+        """Cards side by side; when they do not fit in ``max_width`` they overlap like a fanned hand.
+        Returns the x right of the last card."""
+        n = len(faces)
+        if n == 0:
+            if empty:
+                self.box(x, y, x + w, y + h, fill=None, outline=MUTED, radius=7)
+                self.text(x + w / 2, y + h / 2, empty, 11, MUTED, anchor="mm", max_width=w - 8)
+                return x + w
+            return x
+        step = w + gap
+        if n > 1 and (n - 1) * step + w > max_width:
+            step = max(8, (max_width - w) / (n - 1))
+        for i, face in enumerate(faces):
+            self.card(x + i * step, y, face, w, h)
+        return x + (n - 1) * step + w
+
+    def pile(self, x, y, label: str, count: int, face_down: bool = True, top: CardFace | None = None,
+             w: int = CARD_W, h: int = CARD_H) -> None:
+        """A stack of cards (deck, discard, graveyard) with its size; ``top`` shows the top card."""
+        layers = min(count, 4)
+        for i in range(layers - 1, 0, -1):
+            self.box(x + 3 * i, y - 3 * i, x + w + 3 * i, y + h - 3 * i,
+                     fill=CARD_BACK if face_down else CARD, outline=CARD_EDGE, radius=7)
+        if count == 0:
+            self.box(x, y, x + w, y + h, fill=None, outline=MUTED, radius=7)
+        elif top is not None:
+            self.card(x, y, top, w, h)
+        else:
+            self.card(x, y, CardFace(face_down=True), w, h)
+        self.text(x + w / 2, y + h + 4, f"{label}: {count}", 12, TEXT, bold=True, anchor="ma", max_width=w + 30)
+
+    def array(self) -> np.ndarray:
+        return to_array(self)
+
+
+def _readable_on(color: Sequence[int]) -> tuple[int, int, int]:
+    r, g, b = color[:3]
+    return DARK_TEXT if 0.299 * r + 0.587 * g + 0.114 * b > 150 else TEXT
+
+
+def to_array(picture) -> np.ndarray:
+    """HxWx3 uint8 from a Canvas, a PIL image or an array."""
+    if isinstance(picture, Canvas):
+        picture = picture.image
+    if isinstance(picture, Image.Image):
+        return np.asarray(picture.convert("RGB"), dtype=np.uint8).copy()
+    array = np.asarray(picture)
+    if array.ndim != 3 or array.shape[2] != 3:
+        raise ValueError(f"a table picture must be HxWx3, got shape {array.shape}")
+    return array.astype(np.uint8, copy=False)
+
+
+def text_picture(text: str, width: int = 900, height: int = 640, title: str = "") -> Canvas:
+    """The readable text view as a picture: the fallback for a game without its own drawing."""
+    canvas = Canvas(width, height, (20, 24, 28))
+    y = 10
+    if title:
+        canvas.text(12, y, title, 16, HIGHLIGHT, bold=True)
+        y += 26
+    for line in text.splitlines():
+        if y > height - 18:
+            canvas.text(12, y, "…", 13, MUTED)
+            break
+        canvas.text(12, y, line.expandtabs(4), 13, TEXT, max_width=width - 24)
+        y += 17
+    return canvas
+
+
+# ---------------------------------------------------------------------------- env hook
+DrawFn = Callable[..., object]
+
+
+def find_draw_function(env) -> DrawFn | None:
+    """``raw_env.draw_table`` if set, else ``draw_table`` in the game package's ``render`` module."""
+    draw = getattr(type(env), "draw_table", None)
+    if draw is not None:
+        return draw
+    package = type(env.game).__module__.rpartition(".")[0]
+    if not package:
+        return None
+    name = f"{package}.render"
+    try:
+        module = importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        if exc.name == name:
+            return None
+        raise
+    return getattr(module, "draw_table", None)
+
+
+def draw_state(env, player: int | None = None) -> np.ndarray:
+    """The picture of ``env``'s current table from ``player``'s seat (None: the whole table)."""
+    draw = find_draw_function(env)
+    state = env.state
+    if draw is None:
+        picture = text_picture(state.render_text(player), title=env.metadata.get("name", ""))
+    else:
+        picture = draw(state, player)
+    return to_array(picture)
+
+
+def render_env_image(env):
+    """What ``env.render()`` returns in ``"rgb_array"`` mode (an array) and ``"human"`` mode (None,
+    after showing the picture in a window)."""
+    array = draw_state(env, getattr(env, "render_player", None))
+    if env.render_mode != "human":
+        return array
+    viewer = env.__dict__.get("_viewer")
+    if viewer is None:
+        viewer = env._viewer = make_viewer(env.metadata.get("name", "tabletop_envs"))
+    viewer.show(array)
+    return None
+
+
+# ---------------------------------------------------------------------------- windows
+class PygameViewer:
+    def __init__(self, title: str):
+        os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+        import pygame
+
+        self.pygame = pygame
+        self.title = title
+        self.screen = None
+        pygame.display.init()
+
+    def show(self, array: np.ndarray) -> None:
+        pygame = self.pygame
+        h, w = array.shape[:2]
+        if self.screen is None or self.screen.get_size() != (w, h):
+            self.screen = pygame.display.set_mode((w, h))
+            pygame.display.set_caption(self.title)
+        pygame.surfarray.blit_array(self.screen, array.swapaxes(0, 1))
+        pygame.display.flip()
+        pygame.event.pump()  # keeps the window responsive between steps
+
+    def close(self) -> None:
+        if self.screen is not None:
+            self.pygame.display.quit()
+            self.screen = None
+
+
+class MatplotlibViewer:
+    def __init__(self, title: str):
+        import matplotlib.pyplot as plt
+
+        self.plt = plt
+        self.figure = plt.figure(title)
+        self.axes = self.figure.add_axes((0, 0, 1, 1))
+        self.axes.set_axis_off()
+        self.shown = None
+
+    def show(self, array: np.ndarray) -> None:
+        if self.shown is None:
+            self.shown = self.axes.imshow(array)
+        else:
+            self.shown.set_data(array)
+        self.figure.canvas.draw_idle()
+        self.plt.pause(0.001)
+
+    def close(self) -> None:
+        self.plt.close(self.figure)
+
+
+def make_viewer(title: str):
+    """A window for ``render_mode="human"``: pygame if installed, else matplotlib, else a clear error."""
+    for viewer in (PygameViewer, MatplotlibViewer):
+        try:
+            return viewer(title)
+        except ImportError:
+            continue
+    from .errors import TabletopError
+
+    raise TabletopError("render_mode='human' needs a window library: pip install pygame (or matplotlib); "
+                        "or use render_mode='rgb_array' and show the returned array yourself")
+
+
+def save_gif(frames: Sequence[np.ndarray], path: str | Path, fps: float = 2.0) -> Path:
+    """Write frames (HxWx3 uint8, same size) as a looping GIF."""
+    if not frames:
+        raise ValueError("no frames to save")
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    images = [Image.fromarray(np.asarray(f, dtype=np.uint8)) for f in frames]
+    images[0].save(path, save_all=True, append_images=images[1:], duration=int(1000 / fps), loop=0,
+                   optimize=True)
+    return path

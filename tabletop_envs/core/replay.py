@@ -1,0 +1,172 @@
+"""Replays: a whole game as JSON (env version, game options, seed, actions) that reproduces every state.
+
+A replay is stepped through the public AEC env, so it reproduces exactly what a player, a bot or a
+training run saw. Chance lives in the seeded engine, so the seed and the action list are the whole
+game; the digest of the final engine state proves that replaying gave back the same game. A replay
+from another env version (``terralore_v0`` vs ``terralore_v1``) or with another action layout is
+refused: its action ids may mean other moves there.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+from .engine import State
+from .errors import IllegalActionError, ReplayError
+
+#: version of the replay file format itself (not of the envs)
+REPLAY_FORMAT = 1
+_REQUIRED = ("format", "env", "config", "seed", "actions", "max_turns", "action_layout_hash", "final_digest")
+
+
+def state_digest(state: State) -> str:
+    """sha256 of the engine state's canonical JSON: equal digests ⇔ equal states."""
+    text = json.dumps(state.to_dict(), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def library_version() -> str:
+    from .. import __version__
+
+    return __version__
+
+
+@dataclass
+class Replay:
+    """One recorded game. ``seed`` is the env ``reset`` seed; ``config`` rebuilds the game (rule
+    options, decks, player count); ``players`` names who sat in each seat (for people, not replay)."""
+
+    env: str
+    config: dict
+    seed: int
+    max_turns: int
+    action_layout_hash: str
+    actions: list[int] = field(default_factory=list)
+    players: list[str] = field(default_factory=list)
+    returns: list[float] | None = None
+    final_digest: str = ""
+    library_version: str = field(default_factory=library_version)
+    created: str = field(default_factory=lambda: datetime.now(timezone.utc).isoformat(timespec="seconds"))
+    format: int = REPLAY_FORMAT
+
+    # ------------------------------------------------------------------ recording
+    @classmethod
+    def start(cls, env, seed: int, players: list[str] | None = None) -> Replay:
+        """An empty replay for ``env`` about to be reset with ``seed``."""
+        return cls(env=env.metadata["name"], config=env.game.config(), seed=int(seed), max_turns=env.max_turns,
+                   action_layout_hash=env.game.action_layout.hash(), players=list(players or []))
+
+    def record(self, action: int) -> None:
+        self.actions.append(int(action))
+
+    def finish(self, env) -> None:
+        """Seal the replay with the result and the digest of the final state."""
+        state = env.state
+        self.returns = state.returns().tolist() if state.is_terminal() else None
+        self.final_digest = state_digest(state)
+
+    # ------------------------------------------------------------------ files
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), indent=1)
+
+    def save(self, path: str | Path) -> Path:
+        path = Path(path)
+        if not self.final_digest:
+            raise ReplayError("replay not finished: call finish(env) before saving so it can be verified")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(self.to_json())
+        return path
+
+    @classmethod
+    def from_json(cls, text: str, source: str = "replay") -> Replay:
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ReplayError(f"{source} is not valid JSON ({exc}); pass a file written by 'tabletop-envs play'") from None
+        if not isinstance(data, dict):
+            raise ReplayError(f"{source} must hold a JSON object, got {type(data).__name__}")
+        missing = [k for k in _REQUIRED if k not in data]
+        if missing:
+            raise ReplayError(f"{source} lacks the fields {missing}; it is not a tabletop-envs replay")
+        if data["format"] != REPLAY_FORMAT:
+            raise ReplayError(f"{source} has replay format {data['format']!r}; this library reads format "
+                              f"{REPLAY_FORMAT}. Use tabletop-envs {data.get('library_version', '?')} to replay it")
+        if not isinstance(data["actions"], list) or not all(isinstance(a, int) for a in data["actions"]):
+            raise ReplayError(f"{source}: 'actions' must be a list of integer action ids")
+        known = {f for f in cls.__dataclass_fields__}
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+    @classmethod
+    def load(cls, path: str | Path) -> Replay:
+        path = Path(path)
+        if not path.is_file():
+            raise ReplayError(f"no replay file at {str(path)!r}")
+        return cls.from_json(path.read_text(), source=str(path))
+
+    # ------------------------------------------------------------------ playback
+    def make_env(self, **env_kwargs):
+        """A fresh env of this replay's version and options, reset with its seed.
+
+        Raises ReplayError when this library has another version of the env or another action layout.
+        """
+        from .registry import ENVS
+
+        if self.env not in ENVS:
+            base = self.env.rsplit("_v", 1)[0]
+            others = [name for name in ENVS if name.rsplit("_v", 1)[0] == base]
+            if others:
+                raise ReplayError(
+                    f"this replay was recorded with {self.env} (tabletop-envs {self.library_version}) but this "
+                    f"library provides {', '.join(others)}; action ids differ between env versions, so it "
+                    f"cannot be replayed here. Install tabletop-envs=={self.library_version} to replay it.")
+            raise ReplayError(f"replay of unknown env {self.env!r}; known envs: {sorted(ENVS)}")
+        module = ENVS[self.env].load_module()
+        env = module.raw_env(max_turns=self.max_turns, **env_kwargs, **self.config)
+        if env.game.action_layout.hash() != self.action_layout_hash:
+            raise ReplayError(
+                f"this replay's action layout ({self.action_layout_hash}) differs from {self.env}'s in this "
+                f"library ({env.game.action_layout.hash()}): the env changed without a version bump. Replay it "
+                f"with tabletop-envs=={self.library_version}.")
+        env.reset(seed=self.seed)
+        return env
+
+    def steps(self, env=None) -> Iterator[tuple[int, int, int]]:
+        """Replay the game on ``env`` (default: a fresh one), yielding ``(index, player, action)``
+        before each action is applied; verifies the final state's digest after the last one."""
+        env = self.make_env() if env is None else env
+        for index, action in enumerate(self.actions):
+            if _over(env):
+                raise ReplayError(f"replay has {len(self.actions) - index} actions after the game ended "
+                                  f"(at action #{index}); the file was edited or belongs to other rules")
+            player = env.agent_name_mapping[env.agent_selection]
+            yield index, player, action
+            try:
+                env.step(action)
+            except IllegalActionError as exc:
+                raise ReplayError(f"action #{index} ({action}) is illegal in the replayed game: {exc}") from None
+        self.verify(env)
+
+    def verify(self, env) -> None:
+        digest = state_digest(env.state)
+        if digest != self.final_digest:
+            raise ReplayError(
+                f"replayed final state differs from the recorded one (digest {digest[:12]} vs "
+                f"{self.final_digest[:12]}): the rules of {self.env} changed without a version bump, "
+                "or the file was edited")
+
+    def replay(self, **env_kwargs):
+        """Replay the whole game silently and return the env at the final state (verified)."""
+        env = self.make_env(**env_kwargs)
+        for _ in self.steps(env):
+            pass
+        return env
+
+
+def _over(env) -> bool:
+    agent = env.agent_selection
+    return env.terminations[agent] or env.truncations[agent]

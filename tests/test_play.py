@@ -1,0 +1,150 @@
+"""Human-vs-bot terminal play, driven by scripted input (tests/toy_game.py and every shipped game)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tabletop_envs.cli import main
+from tabletop_envs.core.play import choose_move, play_match, resolve_env_name
+from tabletop_envs.core.registry import ENVS, EnvSpec, available_envs
+from tabletop_envs.core.replay import Replay
+
+
+@pytest.fixture()
+def toy(monkeypatch):
+    monkeypatch.setitem(ENVS, "toy_v0", EnvSpec("toy_v0", "toy_game", "test/toy-v0", "test/Toy-v0", (2,), "", "toy"))
+    return "toy_v0"
+
+
+class Script:
+    """Feeds lines like a person at the keyboard; EOF when they run out."""
+
+    def __init__(self, lines):
+        self.lines = list(lines)
+        self.prompts = []
+
+    def __call__(self, prompt):
+        self.prompts.append(prompt)
+        if not self.lines:
+            raise EOFError
+        return self.lines.pop(0)
+
+
+BAD_INPUTS = ["", "banana", "0", "99", "-3", "h", "t"]
+
+
+def test_full_game_against_a_bot_with_bad_inputs_then_saved_replay(toy, tmp_path):
+    # Toy: 6 turns, the human (seat 0) decides 3 times. Every decision first gets all the bad inputs.
+    script = Script(BAD_INPUTS + ["1"] + BAD_INPUTS + ["1"] + BAD_INPUTS + ["1"] + ["y", str(tmp_path / "r.json")])
+    out = []
+    code = main(["play", "toy", "--opponent", "toy_v0/random", "--seed", "3"], ask=script, say=out.append)
+    text = "\n".join(out)
+    assert code == 0
+    assert text.count("Please type a move number") == 3  # the empty line
+    assert text.count("No legal move is called 'banana'") == 3
+    assert text.count("99 is not one of the moves") == 3 and text.count("0 is not one of the moves") == 3
+    assert "Type the number of a move" in text  # help
+    assert "game over" in text and "Scores (returns): player_0:" in text
+    saved = json.loads((tmp_path / "r.json").read_text())
+    assert saved["env"] == "toy_v0" and saved["seed"] == 3 and len(saved["actions"]) == 6
+    assert Replay.load(tmp_path / "r.json").replay().state.is_terminal()
+    assert script.lines == []
+
+
+def test_the_human_sees_only_their_own_view(toy, monkeypatch):
+    import toy_game
+
+    seen = []
+    original = toy_game.ToyState.render_text
+
+    def spy(self, player=None):
+        seen.append(player)
+        return original(self, player)
+
+    monkeypatch.setattr(toy_game.ToyState, "render_text", spy)
+    play_match("toy_v0", ["toy_v0/random"], human_seat=1, seed=5, ask=Script(["1"] * 3), say=lambda s: None)
+    assert seen and set(seen) == {1}
+
+
+def test_moves_are_listed_by_readable_name_and_picked_by_name(toy):
+    out = []
+    result = play_match("toy_v0", ["toy_v0/random"], seed=0, ask=Script(["draw", "draw", "draw"]), say=out.append)
+    first = next(i for i, line in enumerate(out) if line.startswith("\nYour move"))
+    assert "draw" in out[first] and "play " in out[first]
+    draw = ENVS["toy_v0"].load_module().ToyGame().action_layout.id("draw")
+    assert [result.replay.actions[i] for i in (0, 2, 4)] == [draw] * 3
+
+
+def test_choose_move_reports_ambiguous_and_unknown_names():
+    legal, names = [3, 5, 10], ["play 3", "play 5", "draw"]
+    assert choose_move("2", legal, names) == (5, "")
+    assert choose_move("DRAW", legal, names) == (10, "")
+    action, message = choose_move("play", legal, names)
+    assert action is None and "matches several moves" in message and "1. play 3" in message
+    assert choose_move("fly", legal, names)[1].startswith("No legal move is called 'fly'")
+
+
+def test_end_of_input_ends_the_game_cleanly(toy):
+    out = []
+    code = main(["play", "toy_v0", "--seed", "1", "--opponent", "toy_v0/random"], ask=Script(["1"]), say=out.append)
+    text = "\n".join(out)
+    assert code == 0 and "Input closed" in text and "Game stopped before the end" in text
+
+
+def test_quit_still_offers_the_replay(toy, tmp_path):
+    path = tmp_path / "q.json"
+    out = []
+    main(["play", "toy", "--seed", "2", "--opponent", "toy_v0/random"], ask=Script(["q", "y", str(path)]),
+         say=out.append)
+    replay = Replay.load(path)
+    assert replay.actions == [] and replay.returns is None
+    replay.replay()  # a stopped game still replays and verifies
+
+
+def test_bad_command_line_values_are_clear_errors(toy):
+    out = []
+    assert main(["play", "toy", "--seat", "5", "--opponent", "toy_v0/random"], ask=Script([]), say=out.append) == 2
+    assert "--seat must be between 0 and 1" in out[-1]
+    assert main(["play", "chess"], ask=Script([]), say=out.append) == 2
+    assert "unknown game 'chess'" in out[-1]
+
+
+@pytest.mark.skipif(available_envs() != list(ENVS), reason="listing the known policies imports every game's bots")
+def test_unknown_opponent_is_a_clear_error(toy):
+    out = []
+    assert main(["play", "toy", "--opponent", "toy_v0/nobody"], ask=Script([]), say=out.append) == 2
+    assert "no policy registered as 'toy_v0/nobody'" in out[-1]
+
+
+def test_game_names_resolve_with_or_without_version():
+    for name in ENVS:
+        base = name.rsplit("_v", 1)[0]
+        assert resolve_env_name(base) == name == resolve_env_name(name)
+        assert resolve_env_name(base.replace("_", "-").upper()) == name
+
+
+@pytest.mark.parametrize("env_name", available_envs())
+def test_full_game_of_every_shipped_game_against_its_bot(env_name, tmp_path):
+    """A human who always types the first move (and one bad line each time) finishes a real game."""
+
+    count = {"n": 0}
+
+    def ask(prompt):
+        count["n"] += 1
+        if prompt.startswith("Save"):
+            return "y"
+        if prompt.startswith("File name"):
+            return str(tmp_path / "game.json")
+        return "nonsense!" if count["n"] % 2 else "1"
+
+    out = []
+    kwargs = ["--players", "3"] if len(ENVS[env_name].player_counts) > 1 else []
+    code = main(["play", env_name, "--seed", "11", *kwargs], ask=ask, say=out.append)
+    text = "\n".join(out)
+    assert code == 0, text[-2000:]
+    assert "game over" in text and ("Scores (returns)" in text or "turn limit" in text)
+    assert "No legal move is called 'nonsense!'" in text
+    replay = Replay.load(tmp_path / "game.json")
+    assert replay.env == env_name and replay.replay() is not None

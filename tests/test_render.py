@@ -1,0 +1,142 @@
+"""Pictures of the table: rgb_array shapes and dtypes, the human window, render_test, no hidden cards."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+from pettingzoo.test import render_test
+
+from tabletop_envs.core.registry import ENVS, EnvSpec, available_envs
+from tabletop_envs.core.render import Canvas, CardFace, draw_state, save_gif, text_picture, to_array
+
+os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+
+
+@pytest.fixture()
+def toy_picture(monkeypatch):
+    monkeypatch.setitem(ENVS, "toy_v0", EnvSpec("toy_v0", "toy_picture_game", "test/toy-v0", "test/Toy-v0", (2,),
+                                                "", "toy"))
+    import toy_picture_game
+
+    return toy_picture_game
+
+
+def random_steps(env, n, rng):
+    for _ in range(n):
+        agent = env.agent_selection
+        if env.terminations[agent] or env.truncations[agent]:
+            return
+        env.step(int(rng.choice(np.flatnonzero(env.observe(agent)["action_mask"]))))
+
+
+def test_rgb_array_is_a_fixed_size_uint8_picture_that_follows_the_game(toy_picture):
+    env = toy_picture.env(render_mode="rgb_array")
+    env.reset(seed=0)
+    first = env.render()
+    assert first.dtype == np.uint8 and first.shape == (320, 480, 3)
+    random_steps(env, 3, np.random.default_rng(0))
+    later = env.render()
+    assert later.shape == first.shape and not np.array_equal(first, later)
+
+
+def test_render_test_passes_for_every_mode_of_the_toy(toy_picture):
+    render_test(toy_picture.env)
+
+
+def test_human_mode_shows_a_window_and_returns_none(toy_picture):
+    env = toy_picture.env(render_mode="human")
+    env.reset(seed=0)
+    assert env.render() is None
+    assert env._viewer.screen.get_size() == (480, 320)
+    env.close()
+    assert "_viewer" not in env.__dict__
+
+
+def test_a_game_without_its_own_drawing_gets_its_text_as_a_picture(monkeypatch):
+    import toy_game
+
+    class Plain(toy_game.raw_env):
+        metadata = {**toy_game.raw_env.metadata, "render_modes": ["ansi", "rgb_array"]}
+
+    env = Plain(render_mode="rgb_array")
+    env.reset(seed=0)
+    picture = env.render()
+    assert picture.dtype == np.uint8 and picture.ndim == 3 and picture.shape[2] == 3
+    assert (picture != picture[0, 0]).any()  # the text was drawn
+
+
+def test_a_players_picture_hides_the_other_hand(toy_picture):
+    env = toy_picture.env(render_mode="rgb_array")
+    env.reset(seed=0)
+    mine = draw_state(env, 0)
+    other = env.state.resample_hidden(0, np.random.default_rng(1))
+    assert other.hands[1] != env.state.hands[1]
+    env.state = other
+    assert np.array_equal(draw_state(env, 0), mine)
+    assert not np.array_equal(draw_state(env, None), mine)
+
+
+def test_canvas_cards_rows_and_gif(tmp_path):
+    canvas = Canvas(300, 200)
+    canvas.card_row(5, 5, [CardFace("A very long card name indeed", ["ATK 3", "HP 4"], corner="2", footer="fire")] * 9,
+                    max_width=290)
+    canvas.pills(5, 150, {"gold": 3, "wood": 1}, 290)
+    picture = canvas.array()
+    assert picture.shape == (200, 300, 3) and picture.dtype == np.uint8
+    assert to_array(text_picture("hello\nworld", 100, 60)).shape == (60, 100, 3)
+    path = save_gif([picture, picture[::-1].copy()], tmp_path / "a.gif", fps=4)
+    from PIL import Image
+
+    with Image.open(path) as gif:
+        assert gif.n_frames == 2 and gif.size == (300, 200)
+
+
+def _cases():
+    return [(name, {"num_players": n} if len(ENVS[name].player_counts) > 1 else {})
+            for name in available_envs() for n in ENVS[name].player_counts if n <= 3]
+
+
+@pytest.mark.parametrize(("env_name", "kwargs"), _cases())
+def test_every_shipped_game_draws_its_table(env_name, kwargs):
+    module = ENVS[env_name].load_module()
+    assert {"ansi", "rgb_array", "human"} <= set(module.raw_env.metadata["render_modes"])
+    env = module.env(render_mode="rgb_array", **kwargs)
+    env.reset(seed=3)
+    rng = np.random.default_rng(3)
+    shapes = set()
+    for _ in range(6):
+        picture = env.render()
+        assert picture.dtype == np.uint8 and picture.ndim == 3 and picture.shape[2] == 3
+        shapes.add(picture.shape)
+        random_steps(env, 7, rng)
+    assert len(shapes) == 1, "frames of one game must have one size (videos)"
+
+
+@pytest.mark.parametrize(("env_name", "kwargs"), _cases())
+def test_render_test_passes_for_every_shipped_game(env_name, kwargs):
+    module = ENVS[env_name].load_module()
+    render_test(lambda **kw: module.env(**kwargs, **kw))
+
+
+@pytest.mark.parametrize(("env_name", "kwargs"), _cases())
+def test_a_players_picture_shows_nothing_they_cannot_see(env_name, kwargs):
+    """Like the observation no-leak check: re-deal what a seat cannot see; its picture must not change."""
+    module = ENVS[env_name].load_module()
+    env = module.env(render_mode="rgb_array", **kwargs)
+    env.reset(seed=8)
+    rng = np.random.default_rng(8)
+    changed_somewhere = False
+    for _ in range(5):
+        random_steps(env, 9, rng)
+        if env.state.is_terminal():
+            break
+        state = env.state
+        for player in range(env.game.num_players):
+            mine = draw_state(env, player)
+            env.state = state.resample_hidden(player, rng)
+            assert np.array_equal(draw_state(env, player), mine), f"{env_name}: picture of seat {player} leaks"
+            changed_somewhere |= not np.array_equal(draw_state(env, None), draw_state(env, player))
+            env.state = state
+    assert changed_somewhere
