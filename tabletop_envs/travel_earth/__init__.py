@@ -1,0 +1,1 @@
+"""Travel Earth TCG: catalogue, rules engine, PettingZoo env and heuristic bot."""

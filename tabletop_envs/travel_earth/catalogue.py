@@ -1,0 +1,215 @@
+"""The Travel Earth animal catalogue, the preset decks and the deck validator.
+
+``data/animals.json`` holds every card: six battle statistics with real printed values (each card
+names its sources), Maximum Depth for aquatic animals (information only, never compared), the
+collector number, rarity, printings and the optional printed ability. A card's catalogue index
+(its position in the file) is its stable id in action and observation layouts.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from tabletop_envs.core.catalogue import Field, load_json, load_records, validate_record
+from tabletop_envs.core.errors import CatalogueError, DeckError
+
+DATA_DIR = Path(__file__).with_name("data")
+ANIMALS_FILE = DATA_DIR / "animals.json"
+DECKS_FILE = DATA_DIR / "decks.json"
+
+STAT_KEYS = ("top_speed", "weight", "length", "lifespan", "offspring", "development")
+NUM_STATS = len(STAT_KEYS)
+PRINTINGS = ("standard", "alternate_art", "foil", "promo", "first_edition")
+RARITIES = ("common", "uncommon", "rare")
+GROUPS = ("land mammal", "marine mammal", "bird", "reptile", "amphibian", "fish", "insect/arachnid",
+          "mollusc/crustacean")
+SPEED_MODES = ("run", "swim", "fly", "dive")
+FORMATS = {"casual": (20, None), "championship": (60, 60)}
+MAX_COPIES = 4
+
+
+def _check_stats(stats) -> str | None:
+    if not isinstance(stats, dict) or set(stats) != set(STAT_KEYS):
+        got = sorted(stats) if isinstance(stats, dict) else type(stats).__name__
+        return f"stats must have exactly the keys {list(STAT_KEYS)}, got {got}"
+    for key, value in stats.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+            return f"stat {key!r} must be a positive number (a real printed value), got {value!r}"
+    return None
+
+
+def _check_printings(printings) -> str | None:
+    if not isinstance(printings, list) or not printings:
+        return "printings must be a non-empty list"
+    bad = [p for p in printings if p not in PRINTINGS]
+    if bad:
+        return f"unknown printing(s) {bad}; allowed: {list(PRINTINGS)}"
+    if len(set(printings)) != len(printings):
+        return "printings repeat an entry"
+    return None
+
+
+def _check_number(text) -> str | None:
+    return None if re.fullmatch(r"TE-\d{3}", text) else f"collector number {text!r} must look like 'TE-001'"
+
+
+STAT_SCHEMA = {
+    "key": Field(str, choices=STAT_KEYS),
+    "name": Field(str),
+    "unit": Field(str),
+    "wins": Field(str, choices=("higher", "lower")),
+    "meaning": Field(str),
+}
+ABILITY_SCHEMA = {
+    "key": Field(str),
+    "name": Field(str),
+    "text": Field(str),
+    "overrides": Field(str),
+}
+
+
+def card_schema(ability_keys) -> dict[str, Field]:
+    return {
+        "collector_number": Field(str, check=_check_number),
+        "name": Field(str, check=lambda s: None if s.strip() else "name must not be empty"),
+        "scientific_name": Field(str),
+        "group": Field(str, choices=GROUPS),
+        "stats": Field(dict, check=_check_stats),
+        "speed_mode": Field(str, choices=SPEED_MODES),
+        "rarity": Field(str, choices=RARITIES),
+        "printings": Field(list, check=_check_printings),
+        "source": Field(str, check=lambda s: None if len(s.strip()) > 10 else "every card must cite its source"),
+        "max_depth_m": Field((int, float), min=0, required=False),
+        "ability": Field(str, choices=ability_keys, required=False),
+    }
+
+
+class Catalogue:
+    """All cards of one catalogue file, with the arrays the engine compares on."""
+
+    def __init__(self, path: str | Path = ANIMALS_FILE):
+        self.path = Path(path)
+        data = load_json(self.path)
+        if not isinstance(data, dict):
+            raise CatalogueError(f"{self.path}: expected a JSON object with 'statistics', 'abilities' and 'cards'")
+        for key in ("statistics", "abilities"):
+            if not isinstance(data.get(key), list):
+                raise CatalogueError(f"{self.path}: expected a list under {key!r}")
+        self.statistics = [validate_record(r, STAT_SCHEMA, f"{self.path.name}: statistics[{i}]")
+                           for i, r in enumerate(data["statistics"])]
+        if [s["key"] for s in self.statistics] != list(STAT_KEYS):
+            raise CatalogueError(f"{self.path.name}: statistics must list {list(STAT_KEYS)} in this order")
+        self.abilities = {}
+        for i, raw in enumerate(data["abilities"]):
+            rec = validate_record(raw, ABILITY_SCHEMA, f"{self.path.name}: abilities[{i}]")
+            self.abilities[rec["key"]] = rec
+        self.cards = load_records(self.path, "cards", card_schema(list(self.abilities)), unique="collector_number")
+        self.size = len(self.cards)
+        self.index = {c["collector_number"]: i for i, c in enumerate(self.cards)}
+        self.names = [c["name"] for c in self.cards]
+        self.stat_names = [s["name"] for s in self.statistics]
+        self.stat_units = [s["unit"] for s in self.statistics]
+        #: +1 where the higher printed value wins, -1 where the lower wins
+        self.stat_sign = np.array([1.0 if s["wins"] == "higher" else -1.0 for s in self.statistics])
+        self.values = np.array([[c["stats"][k] for k in STAT_KEYS] for c in self.cards], dtype=np.float64)
+        self.ability = [c["ability"] for c in self.cards]
+        self.ability_ids = {key: [i for i, a in enumerate(self.ability) if a == key] for key in self.abilities}
+        # Percentile rank of each value among all cards: a scale-free strength the bots can use.
+        order = np.argsort(np.argsort(self.values * self.stat_sign, axis=0, kind="stable"), axis=0)
+        self.rank = order / max(self.size - 1, 1)
+
+    def has(self, card: int, ability: str) -> bool:
+        return self.ability[card] == ability
+
+    def label(self, card: int) -> str:
+        return f"{self.names[card]} {self.cards[card]['collector_number']}"
+
+    def card_id(self, number: str) -> int:
+        try:
+            return self.index[number]
+        except KeyError:
+            raise DeckError(f"unknown collector number {number!r}; this catalogue has "
+                            f"{self.cards[0]['collector_number']}..{self.cards[-1]['collector_number']} "
+                            f"(see {self.path.name})") from None
+
+
+@lru_cache(maxsize=4)
+def load_catalogue(path: str = str(ANIMALS_FILE)) -> Catalogue:
+    return Catalogue(path)
+
+
+# ----------------------------------------------------------------------------- decks
+def parse_deck(spec, catalogue: Catalogue, where: str = "deck") -> list[tuple[int, str]]:
+    """``spec``: a list of ``"TE-001"`` / ``"TE-001/foil"`` strings or a dict of those to counts.
+
+    Returns one ``(card id, printing)`` per physical card.
+    """
+    if isinstance(spec, dict):
+        items = []
+        for key, count in spec.items():
+            if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+                raise DeckError(f"{where}: count for {key!r} must be a positive integer, got {count!r}")
+            items.extend([key] * count)
+    elif isinstance(spec, (list, tuple)):
+        items = list(spec)
+    else:
+        raise DeckError(f"{where}: a deck is a preset name, a list of 'TE-001[/printing]' entries or a dict "
+                        f"of them to counts; got {type(spec).__name__}")
+    cards = []
+    for entry in items:
+        if not isinstance(entry, str):
+            raise DeckError(f"{where}: deck entries must be strings like 'TE-001' or 'TE-001/foil', got {entry!r}")
+        number, _, printing = entry.partition("/")
+        printing = printing or "standard"
+        card = catalogue.card_id(number)
+        if printing not in catalogue.cards[card]["printings"]:
+            raise DeckError(f"{where}: {catalogue.label(card)} has no {printing!r} printing; it is printed as "
+                            f"{catalogue.cards[card]['printings']}")
+        cards.append((card, printing))
+    return cards
+
+
+def validate_deck(cards: list[tuple[int, str]], deck_format: str, catalogue: Catalogue, where: str = "deck") -> None:
+    """Deck construction: size by format, at most four copies of one common name + collector number."""
+    if deck_format not in FORMATS:
+        raise DeckError(f"unknown deck format {deck_format!r}; choose one of {sorted(FORMATS)}")
+    low, high = FORMATS[deck_format]
+    n = len(cards)
+    if n < low or high is not None and n > high:
+        need = f"exactly {low}" if high == low else f"{low} or more"
+        fix = f"add {low - n}" if n < low else f"remove {n - high}"
+        raise DeckError(f"{where}: a {deck_format} deck must have {need} cards, this one has {n}: {fix}")
+    copies = Counter((catalogue.names[c], catalogue.cards[c]["collector_number"]) for c, _ in cards)
+    for (name, number), count in sorted(copies.items()):
+        if count > MAX_COPIES:
+            prints = Counter(p for c, p in cards if catalogue.cards[c]["collector_number"] == number)
+            detail = ", ".join(f"{p} x{k}" for p, k in sorted(prints.items()))
+            raise DeckError(f"{where}: {count} copies of {name} {number} ({detail}); at most {MAX_COPIES} copies of "
+                            f"the same common name and collector number are allowed, alternate-art, foil, promo "
+                            f"and First Edition printings counted together: remove {count - MAX_COPIES}")
+
+
+@lru_cache(maxsize=1)
+def preset_decks() -> dict:
+    data = load_json(DECKS_FILE)
+    if not isinstance(data, dict):
+        raise CatalogueError(f"{DECKS_FILE}: expected an object of format -> preset name -> deck")
+    return data
+
+
+def build_deck(spec, deck_format: str, catalogue: Catalogue, where: str = "deck") -> list[int]:
+    """A validated deck as a list of card ids (printings play identically)."""
+    if isinstance(spec, str):
+        presets = preset_decks().get(deck_format, {})
+        if spec not in presets:
+            raise DeckError(f"{where}: no {deck_format} preset named {spec!r}; presets: {sorted(presets)}")
+        where = f"{where} (preset {spec!r})"
+        spec = presets[spec]
+    cards = parse_deck(spec, catalogue, where)
+    validate_deck(cards, deck_format, catalogue, where)
+    return sorted(c for c, _ in cards)

@@ -1,0 +1,708 @@
+"""Travel Earth TCG rules engine (see ``shared/rules/travel_earth_tcg.txt`` and ``RULES.md``).
+
+Zones hold catalogue card ids (copies of one card are identical). The last card of ``deck`` is its
+top. A Reservoir is a multiset of face-down cards whose owner knows them (``reservoir``), plus
+Player 2's starting card that nobody has seen (``unseen``), and a count of Empty cards (``empty``):
+which physical card is sideways never matters, because an owner refreshes all of them before they
+can spend a Full one again.
+
+Compound moves are sequences of small decisions (``phase``), each with its own mask:
+add → play → declare → (statistic → defender → [change → pay]) per Challenger → next turn.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tabletop_envs.core import TERMINAL, ActionLayout, Game, ObservationLayout, State, new_rng
+from tabletop_envs.core.errors import ConfigError
+
+from .catalogue import FORMATS, NUM_STATS, build_deck, load_catalogue
+
+DEFAULT_PRESET = {"championship": "expedition", "casual": "starter"}
+#: Cards drawn at the Draw step, by cards in Hand (the last entry covers every larger Hand):
+#: an empty Hand draws 3, one card draws 2, two or more draw 1 — back to the starting 3 at most.
+DEFAULT_HAND_SIZE_TABLE = [3, 2, 1]
+RESERVOIR_LIMIT = 6
+MAX_RESERVOIR = RESERVOIR_LIMIT + 1  # Blubber Store raises the limit by one
+ALL_STATS = (1 << NUM_STATS) - 1
+WEIGHT = 1
+
+PHASES = ("add", "play", "declare", "statistic", "defender", "change", "pay")
+READY, RESTING = 0, 1
+# Decisions taken by the defending player; the others by the player whose turn it is.
+DEFENDER_PHASES = frozenset(("defender", "change", "pay"))
+
+
+class TravelEarthGame(Game):
+    """Rule options (all JSON, all documented in RULES.md):
+
+    deck_format: ``"championship"`` (exactly 60 cards, the default) or ``"casual"`` (20 or more).
+    decks: ``None`` (the format's preset for both players), or two decks, one per seat, each a preset
+        name or a list / dict of ``"TE-001[/printing]"`` entries. Every deck is validated.
+    hand_size_table: cards drawn by cards in Hand at the Draw step (the text's table is missing).
+    stalemate_turns: the game is drawn after this many consecutive turns in which no card moved.
+    first_player: ``None`` = coin flip (the rule); 0 or 1 fixes the seat that goes first (for tests).
+    """
+
+    env_name = "travel_earth_v0"
+    player_counts = (2,)
+    default_max_turns = 400
+
+    def __init__(self, deck_format: str = "championship", decks=None, hand_size_table=None,
+                 stalemate_turns: int = 20, first_player: int | None = None, num_players: int = 2):
+        if num_players != 2:
+            raise ConfigError(f"Travel Earth TCG is a two-player game; got num_players={num_players}")
+        if deck_format not in FORMATS:
+            raise ConfigError(f"deck_format must be one of {sorted(FORMATS)}, got {deck_format!r}")
+        table = list(DEFAULT_HAND_SIZE_TABLE if hand_size_table is None else hand_size_table)
+        if not table or any(isinstance(n, bool) or not isinstance(n, int) or n < 0 for n in table):
+            raise ConfigError(f"hand_size_table must be a non-empty list of cards to draw (ints >= 0) by Hand "
+                              f"size, e.g. {DEFAULT_HAND_SIZE_TABLE}; got {hand_size_table!r}")
+        if not isinstance(stalemate_turns, int) or stalemate_turns < 2:
+            raise ConfigError(f"stalemate_turns must be an int >= 2, got {stalemate_turns!r}")
+        if first_player not in (None, 0, 1):
+            raise ConfigError(f"first_player must be None (coin flip), 0 or 1; got {first_player!r}")
+        self.num_players = 2
+        self.deck_format = deck_format
+        self.hand_size_table = table
+        self.stalemate_turns = stalemate_turns
+        self.first_player = first_player
+        self.catalogue = cat = load_catalogue()
+        if decks is None:
+            decks = [DEFAULT_PRESET[deck_format]] * 2
+        if not isinstance(decks, (list, tuple)) or len(decks) != 2:
+            raise ConfigError("decks must be None or a list of two decks (one per seat)")
+        self.decks_spec = list(decks)
+        self.decklists = [build_deck(d, deck_format, cat, where=f"seat {i} deck") for i, d in enumerate(decks)]
+        self.deck_sizes = [len(d) for d in self.decklists]
+        self._build_layouts()
+        self._ability_sets()
+
+    def config(self) -> dict:
+        return {"deck_format": self.deck_format, "decks": self.decks_spec, "hand_size_table": self.hand_size_table,
+                "stalemate_turns": self.stalemate_turns, "first_player": self.first_player}
+
+    def new_initial_state(self, seed: int | None = None) -> TravelEarthState:
+        return TravelEarthState(self, seed)
+
+    # -------------------------------------------------------------------------- layouts
+    def _ability_sets(self):
+        cat = self.catalogue
+        self.abil = {key: frozenset(ids) for key, ids in cat.ability_ids.items()}
+        self.values = cat.values.tolist()
+        self.stat_sign = cat.stat_sign.tolist()
+
+    def _build_layouts(self):
+        cat = self.catalogue
+        n = cat.size
+        lab = cat.label
+        stats = cat.stat_names
+        self.action_layout = ActionLayout([
+            ("add_to_reservoir", n, "Add to Reservoir: put this card from Hand face down into your Reservoir",
+             [f"add {lab(i)} to Reservoir" for i in range(n)]),
+            ("skip_reservoir", 1, "Add to Reservoir: add nothing (more) this turn", ["skip Reservoir"]),
+            ("play", n, "Play Animals: put this card from Hand into your Resting Row (Ambush: Ready Row)", [f"play {lab(i)}" for i in range(n)]),
+            ("end_play", 1, "Play Animals: stop playing", ["end playing"]),
+            ("declare", n, "Declare Challengers: add a Ready Animal of this card to the Challenger group",
+             [f"declare {lab(i)}" for i in range(n)]),
+            ("lock_challengers", 1, "Declare Challengers: lock the group (may be empty) and start the Challenge "
+             "Phase", ["lock Challenger group"]),
+            ("statistic", NUM_STATS, "Challenger: choose the battle statistic (also the next one after a tie)",
+             [f"challenge on {s}" for s in stats]),
+            ("defend_ready", n, "Defending player: this card in the Ready Row defends",
+             [f"defend with Ready {lab(i)}" for i in range(n)]),
+            ("defend_resting", n, "Defending player: this card in the Resting Row defends",
+             [f"defend with Resting {lab(i)}" for i in range(n)]),
+            ("change_statistic", NUM_STATS, "Defending player: defensive statistic change to this statistic",
+             [f"change to {s}" for s in stats]),
+            ("accept", 1, "Defending player: accept the result (no defensive change)", ["accept"]),
+            ("pay_reservoir", n, "Defending player: discard this known Reservoir card to pay for the change",
+             [f"discard Reservoir {lab(i)}" for i in range(n)]),
+            ("pay_unseen", 1, "Defending player: discard the unseen starting Reservoir card to pay for the change",
+             ["discard the unseen Reservoir card"]),
+        ])
+        a = self.action_layout.start
+        self.A_ADD, self.A_SKIP, self.A_PLAY, self.A_END_PLAY = a["add_to_reservoir"], a["skip_reservoir"], \
+            a["play"], a["end_play"]
+        self.A_DECLARE, self.A_LOCK, self.A_STAT = a["declare"], a["lock_challengers"], a["statistic"]
+        self.A_DEF_READY, self.A_DEF_RESTING = a["defend_ready"], a["defend_resting"]
+        self.A_CHANGE, self.A_ACCEPT, self.A_PAY, self.A_PAY_UNSEEN = a["change_statistic"], a["accept"], \
+            a["pay_reservoir"], a["pay_unseen"]
+
+        count = "copies / 4"
+        zones = [
+            ("hand", "own Hand"), ("my_ready", "own Ready Row (declared Challengers not included)"),
+            ("my_resting", "own Resting Row"), ("opp_ready", "opponent's Ready Row (declared Challengers not "
+                                                             "included)"),
+            ("opp_resting", "opponent's Resting Row"),
+            ("my_reservoir_known", "own Reservoir cards whose identity you know (never Player 2's unseen card)"),
+            ("my_discard", "own Discard Pile"), ("opp_discard", "opponent's Discard Pile"),
+            ("declared", "the active player's declared Challengers still waiting to resolve"),
+        ]
+        segs = [(name, n, 0, 1, f"{what}, by catalogue card: {count}") for name, what in zones]
+        segs += [
+            ("challenger", n, 0, 1, "the Challenger now resolving (one-hot by catalogue card)"),
+            ("defender", n, 0, 1, "the chosen Defender (one-hot by catalogue card)"),
+            ("defender_row", 2, 0, 1, "the Defender's row: Ready, Resting"),
+            ("statistic", NUM_STATS, 0, 1, "statistic now compared (one-hot): " + ", ".join(stats)),
+            ("used_statistics", NUM_STATS, 0, 1, "statistics already used in this challenge"),
+            ("change_made", 1, 0, 1, "a defensive statistic change was made in this challenge"),
+            ("change_target", NUM_STATS, 0, 1, "statistic the defending player is paying to change to"),
+            ("comparison", 3, 0, 1, "current statistic: Challenger wins, tie, Defender wins"),
+            ("phase", len(PHASES), 0, 1, "pending decision: " + ", ".join(PHASES)),
+            ("my_turn", 1, 0, 1, "it is your turn (you are the challenging player)"),
+            ("i_went_first", 1, 0, 1, "you are Player 1 (won the coin flip)"),
+            ("my_reservoir", 4, 0, 1, "own Reservoir: cards / 7, Full / 7, Empty / 7, unseen cards"),
+            ("opp_reservoir", 3, 0, 1, "opponent's Reservoir: cards / 7, Full / 7, Empty / 7"),
+            ("deck_sizes", 2, 0, 1, "Deck cards left / deck size: own, opponent's"),
+            ("hand_sizes", 2, 0, 1, "Hand cards / deck size: own, opponent's"),
+            ("reservoir_adds", 1, 0, 1, "cards you added to your Reservoir this turn / 2"),
+            ("turn", 1, 0, 1, f"turns played / {self.default_max_turns} (capped at 1)"),
+        ]
+        self.observation_layout = lay = ObservationLayout(segs)
+        sl = lay.slices
+        self.O = {name: sl[name].start for name in sl}
+        self.count_end = sl["defender"].stop  # every segment up to here is filled by one bincount
+        scale = np.ones(self.count_end, np.float32)
+        scale[: sl["declared"].stop] = 0.25
+        self.count_scale = scale
+
+
+class TravelEarthState(State):
+    _transient = ("game", "_mask_cache")
+
+    def __init__(self, game: TravelEarthGame, seed: int | None):
+        self.game = game
+        self.rng = new_rng(seed)
+        self._mask_cache = None
+        g = game
+        first = int(self.rng.integers(2)) if g.first_player is None else g.first_player
+        self.first = first  # the seat of Player 1 (coin flip)
+        self.deck = [self.rng.permutation(d).tolist() for d in g.decklists]
+        self.hand = [[], []]
+        self.ready = [[], []]
+        self.resting = [[], []]
+        self.reservoir = [[], []]
+        self.unseen = [[], []]
+        self.empty = [0, 0]
+        self.discard = [[], []]
+        for p in (0, 1):
+            self._draw(p, 3)
+        # Player 2's free starting card: top of the Deck, face down, seen by nobody.
+        second = 1 - first
+        if self.deck[second]:
+            self.unseen[second].append(self.deck[second].pop())
+        self.player = first
+        self.turns = 0
+        self.quiet = 0
+        self.progress = False
+        self.winner = -1
+        self.drawn_game = False
+        self.adds = 0
+        self._clear_challenge()
+        self.queue = []
+        self._start_turn()
+
+    # ------------------------------------------------------------------ protocol
+    @property
+    def turn(self) -> int:
+        return self.turns
+
+    def is_terminal(self) -> bool:
+        return self.winner >= 0 or self.drawn_game
+
+    def current_player(self) -> int:
+        if self.winner >= 0 or self.drawn_game:
+            return TERMINAL
+        return 1 - self.player if self.phase in DEFENDER_PHASES else self.player
+
+    def returns(self) -> np.ndarray:
+        if self.winner < 0:
+            return np.zeros(2)
+        out = np.full(2, -1.0)
+        out[self.winner] = 1.0
+        return out
+
+    def decision(self) -> str:
+        return "game over" if self.is_terminal() else self.phase
+
+    # ------------------------------------------------------------------ helpers
+    def _clear_challenge(self):
+        self.challenger = -1
+        self.defender = -1
+        self.defender_row = -1
+        self.stat = -1
+        self.used = 0
+        self.changed = False
+        self.change_stat = -1
+
+    def _draw(self, p: int, n: int):
+        deck = self.deck[p]
+        for _ in range(min(n, len(deck))):  # draw only what remains; never reshuffle
+            self.hand[p].append(deck.pop())
+            self.progress = True
+
+    def reservoir_size(self, p: int) -> int:
+        return len(self.reservoir[p]) + len(self.unseen[p])
+
+    def full(self, p: int) -> int:
+        return self.reservoir_size(p) - self.empty[p]
+
+    def _field_has(self, p: int, ability: str) -> bool:
+        ids = self.game.abil.get(ability, ())
+        return any(c in ids for c in self.ready[p]) or any(c in ids for c in self.resting[p])
+
+    def reservoir_capacity(self, p: int) -> int:
+        return MAX_RESERVOIR if self._field_has(p, "blubber_store") else RESERVOIR_LIMIT
+
+    def adds_allowed(self, p: int) -> int:
+        return 2 if self._field_has(p, "pouch") else 1
+
+    def _has(self, card: int, ability: str) -> bool:
+        return card in self.game.abil.get(ability, ())
+
+    def outcome(self, challenger: int, defender: int, stat: int) -> int:
+        """+1 when the Challenger's printed value wins, -1 when the Defender's does, 0 on a tie."""
+        g = self.game
+        a, b = g.values[challenger][stat], g.values[defender][stat]
+        if a == b:
+            return 0
+        sign = g.stat_sign[stat]
+        if stat == WEIGHT and (self._has(challenger, "tiny") or self._has(defender, "tiny")):
+            sign = -1.0
+        return 1 if (a - b) * sign > 0 else -1
+
+    def _defends_as_ready(self) -> bool:
+        return self.defender_row == READY or self._has(self.defender, "armoured_shell")
+
+    def _take_from_reservoir(self, p: int):
+        """A card leaves the Reservoir: it takes an Empty slot first (see RULES.md)."""
+        if self.empty[p] > 0:
+            self.empty[p] -= 1
+
+    def _to_discard(self, p: int, card: int):
+        self.discard[p].append(card)
+        self.progress = True
+
+    # ------------------------------------------------------------------ turn sequence
+    def _start_turn(self):
+        p = self.player
+        # 1. Ready: Resting Animals move to the Ready Row.
+        self.ready[p].extend(self.resting[p])
+        self.resting[p] = []
+        # 2. Refresh: Empty Reservoir cards turn Full.
+        self.empty[p] = 0
+        # 3. Draw, by the Hand-size table.
+        table = self.game.hand_size_table
+        n = table[min(len(self.hand[p]), len(table) - 1)]
+        if self._field_has(p, "early_riser"):
+            n += 1
+        self._draw(p, n)
+        self.adds = 0
+        self.phase = "add"
+        self._advance()
+
+    def _can_add(self) -> bool:
+        p = self.player
+        return (bool(self.hand[p]) and self.adds < self.adds_allowed(p)
+                and self.reservoir_size(p) < self.reservoir_capacity(p))
+
+    def _declarable(self) -> list[int]:
+        p = self.player
+        free = self.game.abil.get("patient_hunter", ())
+        costly = sum(1 for c in self.queue if c not in free)
+        can_pay = self.full(p) - costly >= 1
+        return [c for c in set(self.ready[p]) if can_pay or c in free]
+
+    def _advance(self):
+        """Skip the steps in which the player has nothing to decide."""
+        if self.phase == "add" and not self._can_add():
+            self.phase = "play"
+        if self.phase == "play" and not self.hand[self.player]:
+            self.phase = "declare"
+        if self.phase == "declare" and not self._declarable():
+            self._next_challenge()
+
+    def _end_turn(self):
+        p = self.player
+        self.ready[p].extend(self.queue)  # Challengers left unresolved stay Ready
+        self.queue = []
+        self._clear_challenge()
+        self.turns += 1
+        self.quiet = 0 if self.progress else self.quiet + 1
+        self.progress = False
+        if self.quiet >= self.game.stalemate_turns:
+            self.drawn_game = True
+            return
+        self.player = 1 - p
+        self._start_turn()
+
+    # ------------------------------------------------------------------ challenges
+    def _next_challenge(self):
+        self._clear_challenge()
+        if not self.queue:
+            self._end_turn()
+            return
+        p = self.player
+        card = self.queue.pop(0)  # the group resolves in the order it was declared
+        self.challenger = card
+        if not self._has(card, "patient_hunter"):
+            self.empty[p] += 1  # its Full Reservoir card turns Empty as it resolves
+        self.phase = "statistic"
+
+    def _choose_statistic(self, stat: int):
+        self.stat = stat
+        self.used |= 1 << stat
+        d = 1 - self.player
+        if self.defender >= 0:
+            self._compare()
+        elif not self.ready[d] and not self.resting[d]:
+            self._last_resort()
+        else:
+            self.phase = "defender"
+
+    def _compare(self):
+        r = self.outcome(self.challenger, self.defender, self.stat)
+        if r < 0:
+            self._discard_challenger()
+            self._next_challenge()
+        elif r == 0 and self._defends_as_ready():
+            if self.used != ALL_STATS:
+                self.phase = "statistic"  # a tie moves on; the Challenger picks the next statistic
+            else:  # every statistic tied: the Challenger is discarded and the turn ends
+                stampede = self._has(self.challenger, "stampede")
+                self._discard_challenger()
+                if stampede:
+                    self._next_challenge()
+                else:
+                    self._end_turn()
+        else:  # the Defender loses, or a Resting Defender ties (the Resting penalty)
+            if self._change_options():
+                self.phase = "change"
+            else:
+                self._discard_defender()
+                self._survive()
+
+    def _change_options(self) -> list[int]:
+        d = 1 - self.player
+        if self.changed or self.reservoir_size(d) == 0 or self._has(self.challenger, "fearless"):
+            return []
+        unused = [s for s in range(NUM_STATS) if not self.used >> s & 1]
+        if self._has(self.defender, "threat_display"):
+            return unused
+        return [s for s in unused if self.outcome(self.challenger, self.defender, s) < 0]
+
+    def _pay_options(self) -> tuple[list[int], bool]:
+        d = 1 - self.player
+        return sorted(set(self.reservoir[d])), bool(self.unseen[d])
+
+    def _defensive_change(self, stat: int):
+        d = 1 - self.player
+        self.change_stat = stat
+        if self._has(self.defender, "ink_cloud") and self.full(d) > 0:
+            self.empty[d] += 1
+            self._resolve_change()
+            return
+        known, unseen = self._pay_options()
+        if len(known) + unseen == 1:
+            self._pay(known[0] if known else -1)
+        else:
+            self.phase = "pay"
+
+    def _pay(self, card: int):
+        d = 1 - self.player
+        if card < 0:
+            card = self.unseen[d].pop()
+        else:
+            self.reservoir[d].remove(card)
+        self._take_from_reservoir(d)
+        self._to_discard(d, card)
+        self._resolve_change()
+
+    def _resolve_change(self):
+        self.stat = self.change_stat
+        self.used |= 1 << self.stat
+        self.changed = True
+        self.change_stat = -1
+        r = self.outcome(self.challenger, self.defender, self.stat)
+        if self._defends_as_ready():
+            if r <= 0:
+                self._discard_challenger()
+            if r >= 0:
+                self._discard_defender()
+        else:  # Resting precedence: it alone goes on a tie or loss; if it wins, both go
+            self._discard_defender()
+            if r < 0:
+                self._discard_challenger()
+        if self.challenger >= 0:
+            self._survive()
+        else:
+            self._next_challenge()
+
+    def _discard_challenger(self):
+        self._to_discard(self.player, self.challenger)
+        self.challenger = -1
+
+    def _discard_defender(self):
+        d = 1 - self.player
+        row = self.ready[d] if self.defender_row == READY else self.resting[d]
+        row.remove(self.defender)
+        self._to_discard(d, self.defender)
+
+    def _survive(self):
+        p = self.player
+        (self.ready[p] if self._has(self.challenger, "tireless") else self.resting[p]).append(self.challenger)
+        self._next_challenge()
+
+    def _last_resort(self):
+        """The defending player has no Animals: random Reservoir cards defend until one wins."""
+        d = 1 - self.player
+        while self.reservoir_size(d):
+            known = len(self.reservoir[d])
+            i = int(self.rng.integers(known + len(self.unseen[d])))
+            card = self.reservoir[d].pop(i) if i < known else self.unseen[d].pop()
+            self._take_from_reservoir(d)
+            if self.outcome(self.challenger, card, self.stat) < 0:
+                self.reservoir[d].append(card)  # back face down, shuffled in: now known to its owner
+                self.reservoir[d].sort()
+                self._discard_challenger()
+                self._next_challenge()
+                return
+            if self._has(card, "homing"):
+                self.hand[d].append(card)
+                self.progress = True
+            else:
+                self._to_discard(d, card)
+        self.winner = self.player  # Reservoir exhausted without stopping the Challenger
+        self.phase = "over"
+
+    # ------------------------------------------------------------------ masks and moves
+    def _legal_action_mask(self) -> np.ndarray:
+        g = self.game
+        mask = np.zeros(g.num_actions, np.int8)
+        if self.is_terminal():
+            return mask
+        phase = self.phase
+        p = self.player
+        d = 1 - p
+        if phase == "add":
+            for c in self.hand[p]:
+                mask[g.A_ADD + c] = 1
+            mask[g.A_SKIP] = 1
+        elif phase == "play":
+            for c in self.hand[p]:
+                mask[g.A_PLAY + c] = 1
+            mask[g.A_END_PLAY] = 1
+        elif phase == "declare":
+            for c in self._declarable():
+                mask[g.A_DECLARE + c] = 1
+            mask[g.A_LOCK] = 1
+        elif phase == "statistic":
+            for s in range(NUM_STATS):
+                if not self.used >> s & 1:
+                    mask[g.A_STAT + s] = 1
+        elif phase == "defender":
+            ready_only = self._has(self.challenger, "stoop") and self.ready[d]
+            for c in self.ready[d]:
+                mask[g.A_DEF_READY + c] = 1
+            if not ready_only:
+                for c in self.resting[d]:
+                    mask[g.A_DEF_RESTING + c] = 1
+        elif phase == "change":
+            for s in self._change_options():
+                mask[g.A_CHANGE + s] = 1
+            mask[g.A_ACCEPT] = 1
+        elif phase == "pay":
+            known, unseen = self._pay_options()
+            for c in known:
+                mask[g.A_PAY + c] = 1
+            if unseen:
+                mask[g.A_PAY_UNSEEN] = 1
+        return mask
+
+    def _apply_action(self, action: int) -> None:
+        g = self.game
+        name, i = g.action_layout.decode(action)
+        p = self.player
+        if name == "add_to_reservoir":
+            self.hand[p].remove(i)
+            self.reservoir[p].append(i)
+            self.reservoir[p].sort()
+            self.adds += 1
+            self.progress = True
+        elif name == "skip_reservoir":
+            self.phase = "play"
+        elif name == "play":
+            self.hand[p].remove(i)
+            (self.ready[p] if self._has(i, "ambush") else self.resting[p]).append(i)
+            self.progress = True
+        elif name == "end_play":
+            self.phase = "declare"
+        elif name == "declare":
+            self.ready[p].remove(i)
+            self.queue.append(i)
+        elif name == "lock_challengers":
+            self._next_challenge()
+            return
+        elif name == "statistic":
+            self._choose_statistic(i)
+            return
+        elif name in ("defend_ready", "defend_resting"):
+            self.defender = i
+            self.defender_row = READY if name == "defend_ready" else RESTING
+            self._compare()
+            return
+        elif name == "change_statistic":
+            self._defensive_change(i)
+            return
+        elif name == "accept":
+            self._discard_defender()
+            self._survive()
+            return
+        elif name == "pay_reservoir":
+            self._pay(i)
+            return
+        elif name == "pay_unseen":
+            self._pay(-1)
+            return
+        self._advance()
+
+    # ------------------------------------------------------------------ what a player sees
+    def observation(self, player: int) -> np.ndarray:
+        g = self.game
+        o = g.O
+        me, opp = player, 1 - player
+        idx = [o["hand"] + c for c in self.hand[me]]
+        idx += [o["my_ready"] + c for c in self.ready[me]]
+        idx += [o["my_resting"] + c for c in self.resting[me]]
+        idx += [o["opp_ready"] + c for c in self.ready[opp]]
+        idx += [o["opp_resting"] + c for c in self.resting[opp]]
+        idx += [o["my_reservoir_known"] + c for c in self.reservoir[me]]
+        idx += [o["my_discard"] + c for c in self.discard[me]]
+        idx += [o["opp_discard"] + c for c in self.discard[opp]]
+        idx += [o["declared"] + c for c in self.queue]
+        if self.challenger >= 0:
+            idx.append(o["challenger"] + self.challenger)
+        if self.defender >= 0:
+            idx.append(o["defender"] + self.defender)
+        obs = np.zeros(g.observation_layout.size, np.float32)
+        obs[: g.count_end] = np.bincount(idx, minlength=g.count_end)[: g.count_end] * g.count_scale
+        if self.defender >= 0:
+            obs[o["defender_row"] + self.defender_row] = 1
+        if self.stat >= 0:
+            obs[o["statistic"] + self.stat] = 1
+            if self.defender >= 0:
+                obs[o["comparison"] + 1 - self.outcome(self.challenger, self.defender, self.stat)] = 1
+        used = self.used
+        if used:
+            base = o["used_statistics"]
+            for s in range(NUM_STATS):
+                if used >> s & 1:
+                    obs[base + s] = 1
+        if self.change_stat >= 0:
+            obs[o["change_target"] + self.change_stat] = 1
+        obs[o["change_made"]] = self.changed
+        if not self.is_terminal():
+            obs[o["phase"] + PHASES.index(self.phase)] = 1
+        obs[o["my_turn"]] = self.player == me
+        obs[o["i_went_first"]] = self.first == me
+        size_me, size_opp = self.reservoir_size(me), self.reservoir_size(opp)
+        dm, do = g.deck_sizes[me], g.deck_sizes[opp]
+        t = o["my_reservoir"]
+        obs[t: t + 4] = (size_me / 7, (size_me - self.empty[me]) / 7, self.empty[me] / 7, len(self.unseen[me]))
+        t = o["opp_reservoir"]
+        obs[t: t + 3] = (size_opp / 7, (size_opp - self.empty[opp]) / 7, self.empty[opp] / 7)
+        t = o["deck_sizes"]
+        obs[t: t + 2] = (len(self.deck[me]) / dm, len(self.deck[opp]) / do)
+        t = o["hand_sizes"]
+        obs[t: t + 2] = (len(self.hand[me]) / dm, len(self.hand[opp]) / do)
+        obs[o["reservoir_adds"]] = self.adds / 2 if self.player == me else 0.0
+        obs[o["turn"]] = min(self.turns / g.default_max_turns, 1.0)
+        return obs
+
+    def resample_hidden(self, player: int, rng: np.random.Generator) -> TravelEarthState:
+        """Re-deal what ``player`` cannot see: their own Deck order and unseen Reservoir card, and the
+        opponent's Hand, Deck and whole Reservoir (face down), keeping every zone's size."""
+        other = self.clone()
+        me, opp = player, 1 - player
+        pool = other.deck[me] + other.unseen[me]
+        rng.shuffle(pool)
+        k = len(other.unseen[me])
+        other.unseen[me] = pool[:k]
+        other.deck[me] = pool[k:]
+        zones = [other.hand[opp], other.deck[opp], other.reservoir[opp], other.unseen[opp]]
+        pool = [c for z in zones for c in z]
+        rng.shuffle(pool)
+        start = 0
+        for z in zones:
+            z[:] = pool[start: start + len(z)]
+            start += len(z)
+        other.reservoir[opp].sort()
+        other._mask_cache = None
+        return other
+
+    def check_invariants(self) -> None:
+        g = self.game
+        for p in (0, 1):
+            zones = (self.deck[p] + self.hand[p] + self.ready[p] + self.resting[p] + self.reservoir[p]
+                     + self.unseen[p] + self.discard[p])
+            if p == self.player:
+                zones = zones + self.queue + ([self.challenger] if self.challenger >= 0 else [])
+            assert sorted(zones) == g.decklists[p], f"seat {p}: cards not conserved"
+            size = self.reservoir_size(p)
+            assert 0 <= self.empty[p] <= size, f"seat {p}: {self.empty[p]} Empty of {size} Reservoir cards"
+            assert size <= MAX_RESERVOIR, f"seat {p}: Reservoir holds {size} cards"
+            assert len(self.unseen[p]) <= (1 if p != self.first else 0), "only Player 2 has an unseen card"
+        if self.is_terminal():
+            return
+        assert self.phase in PHASES
+        if self.phase in ("statistic", "defender", "change", "pay"):
+            assert self.challenger >= 0, "a challenge phase needs a Challenger"
+        if self.phase in ("change", "pay"):
+            assert self.defender >= 0
+            row = self.ready[1 - self.player] if self.defender_row == READY else self.resting[1 - self.player]
+            assert self.defender in row, "the Defender must be on the field"
+
+    # ------------------------------------------------------------------ text
+    def render_text(self, player: int | None = None) -> str:
+        g = self.game
+        cat = g.catalogue
+
+        def names(cards):
+            return ", ".join(cat.label(c) for c in sorted(cards)) or "-"
+
+        lines = [f"Travel Earth TCG - turn {self.turns + 1}, Player {1 if self.player == self.first else 2} "
+                 f"(seat {self.player}) to play" + (f", deciding: {self.phase}" if not self.is_terminal() else "")]
+        for p in (self.first, 1 - self.first):
+            who = f"Player {1 if p == self.first else 2} (seat {p})"
+            sees = player is None or player == p
+            lines.append(f"{who}: Deck {len(self.deck[p])}, Hand {len(self.hand[p])}"
+                         + (f": {names(self.hand[p])}" if sees else ""))
+            lines.append(f"  Ready Row:   {names(self.ready[p])}")
+            lines.append(f"  Resting Row: {names(self.resting[p])}")
+            size = self.reservoir_size(p)
+            content = ""
+            if sees:
+                known = [cat.label(c) for c in sorted(self.reservoir[p])]
+                content = ": " + ", ".join(known + ["(unseen card)"] * len(self.unseen[p]))
+                if player is None and self.unseen[p]:
+                    content += f" [unseen = {cat.label(self.unseen[p][0])}]"
+            lines.append(f"  Reservoir {size} ({size - self.empty[p]} Full, {self.empty[p]} Empty){content}")
+            lines.append(f"  Discard Pile: {names(self.discard[p])}")
+        if self.challenger >= 0:
+            stat = cat.stat_names[self.stat] if self.stat >= 0 else "?"
+            used = [cat.stat_names[s] for s in range(NUM_STATS) if self.used >> s & 1]
+            text = f"Challenge: {cat.label(self.challenger)} on {stat} (used: {', '.join(used) or '-'})"
+            if self.defender >= 0:
+                row = "Ready" if self.defender_row == READY else "Resting"
+                text += f" vs {row} {cat.label(self.defender)}"
+            lines.append(text)
+        if self.queue:
+            lines.append(f"Declared, waiting: {names(self.queue)}")
+        if self.is_terminal():
+            lines.append("Game over: " + ("drawn (stalemate)" if self.drawn_game else f"seat {self.winner} wins"))
+        return "\n".join(lines)
+
+
+TravelEarthGame.state_class = TravelEarthState

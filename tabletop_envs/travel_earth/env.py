@@ -1,0 +1,123 @@
+"""Travel Earth TCG as a PettingZoo AEC environment (``travel_earth_v0``).
+
+```python
+from tabletop_envs import travel_earth_v0
+env = travel_earth_v0.env(deck_format="championship")   # or deck_format="casual"
+env.reset(seed=0)
+for agent in env.agent_iter():
+    obs, reward, termination, truncation, info = env.last()
+    action = None if termination or truncation else int(obs["action_mask"].nonzero()[0][0])
+    env.step(action)
+```
+
+Two players collect real animals (72 cards, 69 species) and battle them one statistic at a time:
+Top Speed, Weight, Length, Max Lifespan and Offspring (higher wins) and Development Time
+(gestation or incubation, lower wins). Every printed value is a real measurement with its source
+recorded in ``data/animals.json``; Maximum Depth is printed for aquatic animals as information only.
+The full rules and every reading of an unclear sentence are in ``RULES.md`` next to this file.
+
+| | |
+|---|---|
+| agents | ``player_0``, ``player_1`` (a coin flip decides who is Player 1) |
+| actions | Discrete(449) |
+| observation | Box(0, 1, (838,), float32) + ``action_mask`` int8 (449,) |
+| import | ``from tabletop_envs import travel_earth_v0`` or ``pettingzoo.make("aec", "tabletop_envs/travel_earth-v0")`` |
+
+## Arguments
+
+``travel_earth_v0.env(deck_format="championship", decks=None, hand_size_table=[3, 2, 1], stalemate_turns=20,
+first_player=None, max_turns=400, illegal_action="raise", render_mode=None)``
+
+- ``deck_format``: ``"championship"`` (exactly 60 cards) or ``"casual"`` (20 or more cards).
+- ``decks``: two decks, one per seat: a preset name (championship: ``expedition``, ``wild_mix``;
+  casual: ``starter``, ``deep_sea``) or a list / dict of ``"TE-001"`` / ``"TE-001/foil"`` entries. Validated:
+  at most 4 copies of one common name + collector number, all printings counted together.
+- ``hand_size_table``: cards drawn at the Draw step by cards in Hand (the last entry covers larger Hands).
+- ``stalemate_turns``: a game in which no card moves for this many consecutive turns is drawn.
+- ``first_player``: ``None`` flips the coin; 0 or 1 fixes the first seat (tests, demos).
+- ``max_turns``: truncation (reward 0) after this many turns, whatever happens.
+
+## Actions
+
+A turn is a sequence of small decisions. Ids are stable: a card's id is its catalogue index (its
+collector number order), never a Hand position; ``env.action_to_string(a)`` names any id.
+
+| ids | name | meaning |
+|---|---|---|
+| 0–71 | `add_to_reservoir` | Add to Reservoir: put this card from Hand face down into your Reservoir |
+| 72 | `skip_reservoir` | Add to Reservoir: add nothing (more) this turn |
+| 73–144 | `play` | Play Animals: put this card from Hand into your Resting Row (Ambush: Ready Row) |
+| 145 | `end_play` | Play Animals: stop playing |
+| 146–217 | `declare` | Declare Challengers: add a Ready Animal of this card to the Challenger group |
+| 218 | `lock_challengers` | Declare Challengers: lock the group (may be empty) and start the Challenge Phase |
+| 219–224 | `statistic` | Challenger: choose the battle statistic (also the next one after a tie) |
+| 225–296 | `defend_ready` | Defending player: this card in the Ready Row defends |
+| 297–368 | `defend_resting` | Defending player: this card in the Resting Row defends |
+| 369–374 | `change_statistic` | Defending player: defensive statistic change to this statistic |
+| 375 | `accept` | Defending player: accept the result (no defensive change) |
+| 376–447 | `pay_reservoir` | Defending player: discard this known Reservoir card to pay for the change |
+| 448 | `pay_unseen` | Defending player: discard the unseen starting Reservoir card to pay for the change |
+
+## Observation
+
+A flat float32 vector from the observing player's side only. Player 2's starting Reservoir card
+stays unseen by both players, its owner included, until it is revealed; the opponent's Hand, Deck and
+Reservoir contents are never shown (their sizes and Full/Empty counts are).
+
+| indices | name | shape | range | meaning |
+|---|---|---|---|---|
+| 0–71 | `hand` | 72 | 0…1 | own Hand, by catalogue card: copies / 4 |
+| 72–143 | `my_ready` | 72 | 0…1 | own Ready Row (declared Challengers not included), by catalogue card: copies / 4 |
+| 144–215 | `my_resting` | 72 | 0…1 | own Resting Row, by catalogue card: copies / 4 |
+| 216–287 | `opp_ready` | 72 | 0…1 | opponent's Ready Row (declared Challengers not included), by catalogue card: copies / 4 |
+| 288–359 | `opp_resting` | 72 | 0…1 | opponent's Resting Row, by catalogue card: copies / 4 |
+| 360–431 | `my_reservoir_known` | 72 | 0…1 | own Reservoir cards whose identity you know (never Player 2's unseen card), by catalogue card: copies / 4 |
+| 432–503 | `my_discard` | 72 | 0…1 | own Discard Pile, by catalogue card: copies / 4 |
+| 504–575 | `opp_discard` | 72 | 0…1 | opponent's Discard Pile, by catalogue card: copies / 4 |
+| 576–647 | `declared` | 72 | 0…1 | the active player's declared Challengers still waiting to resolve, by catalogue card: copies / 4 |
+| 648–719 | `challenger` | 72 | 0…1 | the Challenger now resolving (one-hot by catalogue card) |
+| 720–791 | `defender` | 72 | 0…1 | the chosen Defender (one-hot by catalogue card) |
+| 792–793 | `defender_row` | 2 | 0…1 | the Defender's row: Ready, Resting |
+| 794–799 | `statistic` | 6 | 0…1 | statistic now compared (one-hot): Top Speed, Weight, Length, Max Lifespan, Offspring, Development Time |
+| 800–805 | `used_statistics` | 6 | 0…1 | statistics already used in this challenge |
+| 806 | `change_made` | 1 | 0…1 | a defensive statistic change was made in this challenge |
+| 807–812 | `change_target` | 6 | 0…1 | statistic the defending player is paying to change to |
+| 813–815 | `comparison` | 3 | 0…1 | current statistic: Challenger wins, tie, Defender wins |
+| 816–822 | `phase` | 7 | 0…1 | pending decision: add, play, declare, statistic, defender, change, pay |
+| 823 | `my_turn` | 1 | 0…1 | it is your turn (you are the challenging player) |
+| 824 | `i_went_first` | 1 | 0…1 | you are Player 1 (won the coin flip) |
+| 825–828 | `my_reservoir` | 4 | 0…1 | own Reservoir: cards / 7, Full / 7, Empty / 7, unseen cards |
+| 829–831 | `opp_reservoir` | 3 | 0…1 | opponent's Reservoir: cards / 7, Full / 7, Empty / 7 |
+| 832–833 | `deck_sizes` | 2 | 0…1 | Deck cards left / deck size: own, opponent's |
+| 834–835 | `hand_sizes` | 2 | 0…1 | Hand cards / deck size: own, opponent's |
+| 836 | `reservoir_adds` | 1 | 0…1 | cards you added to your Reservoir this turn / 2 |
+| 837 | `turn` | 1 | 0…1 | turns played / 400 (capped at 1) |
+
+## Action mask
+
+``obs["action_mask"]`` (and ``info["action_mask"]``) marks the legal ids of the seat to move; the
+other seat's mask is all zeros. Steps with only one possible move (nothing to add, an empty Hand,
+no Animal that can be declared) are taken automatically by the engine.
+
+## Rewards
+
++1 to the winner and -1 to the loser when a player's Reservoir is exhausted by Last Resort Sacrifice
+without stopping a Challenger. A stalemate (``stalemate_turns``) ends the game as a draw (0 each);
+``max_turns`` truncates with 0.
+
+## Version history
+
+- v0: first release (69 species + 3 variant cards, 14 printed abilities, hand-size table option).
+"""
+from tabletop_envs.core import TabletopAECEnv
+
+from .engine import TravelEarthGame
+
+
+class raw_env(TabletopAECEnv):
+    game_class = TravelEarthGame
+    metadata = {"render_modes": ["ansi"], "name": "travel_earth_v0", "is_parallelizable": False, "render_fps": 2}
+
+
+def env(**kwargs):
+    return raw_env(**kwargs)
