@@ -90,6 +90,11 @@ def load_policy(policy: str | Path | Policy, **kwargs) -> Policy:
     if text not in _POLICIES:
         _import_policies(env_name)
     if text not in _POLICIES:
+        from .onnx_policy import load_model_policy, model_path_for_id
+
+        shipped = model_path_for_id(text)  # "terralore_v0/ppo" -> models/terralore/ppo.onnx
+        if shipped is not None:
+            return load_model_policy(shipped, env=env_name, **kwargs)
         known = ", ".join(registered_policies())
         raise TabletopError(f"no policy registered as {text!r}. Known ids: {known}; or pass a path to a .onnx model")
     return _POLICIES[text](**kwargs)

@@ -1,0 +1,257 @@
+"""Trained opponents as light policies: a numpy MLP forward, or onnxruntime for other graphs.
+
+A saved model is three files with one stem (``models/terralore/ppo.*``):
+
+- ``ppo.onnx`` — the policy-logits graph, input ``observation`` [batch, obs_size] float32, output
+  ``logits`` [batch, num_actions]. The action mask is *not* in the graph: the caller sets illegal
+  logits to -inf, then takes the argmax (or samples).
+- ``ppo.npz`` — the same MLP's weights (``W0, b0, W1, b1, …``), so the common case runs as a few
+  numpy matmuls (a few µs) with neither torch nor onnxruntime.
+- ``ppo.json`` — the sidecar: env id and version, observation- and action-layout hashes, number of
+  actions, network shape, training steps and seed, measured evaluation results, code version.
+
+Loading checks the sidecar against the env this library builds today and refuses a mismatch with
+:class:`ModelMismatchError`, because a policy fed an observation vector of another layout plays
+nonsense without any error.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from .errors import ModelMismatchError, TabletopError
+
+SIDECAR_FORMAT = "tabletop_envs.policy/1"
+ACTIVATIONS = {
+    "tanh": np.tanh,
+    "relu": lambda x: np.maximum(x, 0, out=x),
+}
+
+
+class MLPPolicy:
+    """Masked argmax (or masked sampling) over the logits of a numpy MLP.
+
+    Args:
+        weights: ``[(W, b), ...]`` with ``W`` of shape (in, out); the last pair is the logits head.
+        activation: ``"tanh"`` or ``"relu"``, applied after every hidden layer.
+        deterministic: argmax over the legal logits (True) or sample from their softmax (False).
+        name: shown in evaluation tables.
+    """
+
+    def __init__(self, weights: list[tuple[np.ndarray, np.ndarray]], activation: str = "tanh",
+                 deterministic: bool = True, name: str = "mlp"):
+        if activation not in ACTIVATIONS:
+            raise ValueError(f"activation must be one of {sorted(ACTIVATIONS)}, got {activation!r}")
+        self.layers = [(np.ascontiguousarray(w, np.float32), np.ascontiguousarray(b, np.float32))
+                       for w, b in weights]
+        self.activation = activation
+        self._act = ACTIVATIONS[activation]
+        self.deterministic = deterministic
+        self.name = name
+        self.observation_size = self.layers[0][0].shape[0]
+        self.num_actions = self.layers[-1][0].shape[1]
+
+    def logits(self, observation: np.ndarray) -> np.ndarray:
+        """Logits for one observation (1-D) or a batch (2-D)."""
+        h = np.asarray(observation, np.float32)
+        for w, b in self.layers[:-1]:
+            h = self._act(h @ w + b)
+        w, b = self.layers[-1]
+        return h @ w + b
+
+    def act(self, observation, action_mask, rng) -> int:
+        return choose_legal(self.logits(observation), action_mask, rng, self.deterministic)
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        del state["_act"]  # lambdas do not pickle; rebuilt from the name
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._act = ACTIVATIONS[self.activation]
+
+    def __repr__(self) -> str:
+        sizes = [self.observation_size] + [w.shape[1] for w, _ in self.layers]
+        return f"MLPPolicy({self.name!r}, {'-'.join(map(str, sizes))}, {self.activation})"
+
+
+class OnnxPolicy:
+    """The same contract through onnxruntime, for graphs that are not a plain MLP."""
+
+    def __init__(self, onnx_path: str | Path, deterministic: bool = True, name: str = "onnx"):
+        self.onnx_path = str(onnx_path)
+        self.deterministic = deterministic
+        self.name = name
+        self._session = None
+
+    def _run(self, batch: np.ndarray) -> np.ndarray:
+        if self._session is None:
+            try:
+                import onnxruntime
+            except ImportError as exc:
+                raise TabletopError(f"{self.onnx_path} has no .npz weights next to it, so it needs "
+                                    "onnxruntime: pip install onnxruntime") from exc
+            options = onnxruntime.SessionOptions()
+            options.intra_op_num_threads = 1
+            options.inter_op_num_threads = 1
+            self._session = onnxruntime.InferenceSession(self.onnx_path, options,
+                                                         providers=["CPUExecutionProvider"])
+            self._input = self._session.get_inputs()[0].name
+        return self._session.run(None, {self._input: batch})[0]
+
+    def logits(self, observation: np.ndarray) -> np.ndarray:
+        obs = np.asarray(observation, np.float32)
+        out = self._run(obs[None] if obs.ndim == 1 else obs)
+        return out[0] if obs.ndim == 1 else out
+
+    def act(self, observation, action_mask, rng) -> int:
+        return choose_legal(self.logits(observation), action_mask, rng, self.deterministic)
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state["_session"] = None  # sessions do not pickle; reopened on first use
+        return state
+
+    def __repr__(self) -> str:
+        return f"OnnxPolicy({self.name!r}, {self.onnx_path!r})"
+
+
+def choose_legal(logits: np.ndarray, action_mask: np.ndarray, rng, deterministic: bool) -> int:
+    """Argmax of (or a sample from) the logits restricted to the legal actions: always legal."""
+    legal = np.asarray(action_mask).astype(bool)
+    if not legal.any():
+        raise ValueError("the action mask has no legal action: a policy is only asked at a decision point")
+    masked = np.where(legal, logits, -np.inf)
+    if deterministic:
+        return int(np.argmax(masked))
+    z = np.exp(masked - masked.max())
+    p = z / z.sum()
+    if rng is None:
+        rng = np.random.default_rng()
+    return int(rng.choice(p.shape[0], p=p))
+
+
+# ------------------------------------------------------------------------------------ loading
+def sidecar_path(path: str | Path) -> Path:
+    """The ``.json`` next to a ``.onnx`` / ``.npz`` (or the path itself when it is the sidecar)."""
+    return Path(path).with_suffix(".json")
+
+
+def read_sidecar(path: str | Path) -> dict:
+    side = sidecar_path(path)
+    if not Path(path).exists() and not side.exists():
+        raise FileNotFoundError(f"no model at {path}: expected {Path(path).with_suffix('.onnx')} with its "
+                                f"{side.name} sidecar (see training/export.py)")
+    if not side.exists():
+        raise ModelMismatchError(f"{path} has no sidecar {side}: the env id, version and observation layout "
+                                 "it was trained on are unknown, so it cannot be checked. Re-export it "
+                                 "with `python -m training.export`.")
+    try:
+        meta = json.loads(side.read_text())
+    except json.JSONDecodeError as exc:
+        raise ModelMismatchError(f"sidecar {side} is not valid JSON ({exc}); re-export the model") from None
+    missing = [k for k in ("env_id", "observation_layout_hash", "observation_size", "num_actions", "network")
+               if k not in meta]
+    if missing:
+        raise ModelMismatchError(f"sidecar {side} lacks {missing}; re-export the model with training/export.py")
+    return meta
+
+
+def check_compatible(meta: dict, env: str | None = None, source: str = "model") -> None:
+    """Raise ModelMismatchError unless ``meta`` matches the env this library builds for its env id."""
+    from .registry import ENVS, make_game
+
+    env_id = meta["env_id"]
+    if env is not None and env != env_id:
+        raise ModelMismatchError(f"{source} was trained for {env_id!r}, not {env!r}; load a model made for "
+                                 f"{env!r} (models/{env.rsplit('_v', 1)[0]}/) or play it in {env_id!r}")
+    if env_id not in ENVS:
+        family = env_id.rsplit("_v", 1)[0]
+        ours = [n for n in ENVS if n.rsplit("_v", 1)[0] == family]
+        hint = (f"this library has {ours}: the env version changed, so retrain or install the version the model "
+                "was made for") if ours else f"known envs: {sorted(ENVS)}"
+        raise ModelMismatchError(f"{source} was trained for env {env_id!r}, which this library does not have; {hint}")
+    game = make_game(env_id, **meta.get("game_config", {}))
+    layout = game.observation_layout
+    problems = []
+    if meta["observation_layout_hash"] != layout.hash():
+        problems.append(f"observation-layout hash {meta['observation_layout_hash']} != {layout.hash()}")
+    if int(meta["observation_size"]) != layout.size:
+        problems.append(f"observation size {meta['observation_size']} != {layout.size}")
+    if int(meta["num_actions"]) != game.num_actions:
+        problems.append(f"number of actions {meta['num_actions']} != {game.num_actions}")
+    if "action_layout_hash" in meta and meta["action_layout_hash"] != game.action_layout.hash():
+        problems.append(f"action-layout hash {meta['action_layout_hash']} != {game.action_layout.hash()}")
+    if problems:
+        raise ModelMismatchError(f"{source} does not match {env_id} as built by this library: "
+                                 + "; ".join(problems)
+                                 + ". The encoding changed without a version bump, or the model is stale: retrain it "
+                                 "(the sidecar's training.command reproduces it).")
+
+
+def load_model_policy(path: str | Path, env: str | None = None, deterministic: bool = True,
+                      backend: str = "auto", check: bool = True):
+    """A ``Policy`` from a saved model (``.onnx``, ``.npz`` or ``.json`` path), without torch or SB3.
+
+    Args:
+        path: any of the model's three files.
+        env: the env name it must be for (``"terralore_v0"``); None accepts the sidecar's env.
+        deterministic: masked argmax (True) or masked sampling.
+        backend: ``"numpy"`` (needs the .npz), ``"onnxruntime"`` (needs the .onnx) or ``"auto"``.
+        check: refuse a model whose env id, version or layout differs (ModelMismatchError).
+    """
+    if backend not in ("auto", "numpy", "onnxruntime"):
+        raise ValueError(f"backend must be 'auto', 'numpy' or 'onnxruntime', got {backend!r}")
+    meta = read_sidecar(path)
+    if check:
+        check_compatible(meta, env, source=str(path))
+    base = Path(path)
+    files = meta.get("files", {})
+    npz = base.with_name(files.get("weights", base.with_suffix(".npz").name))
+    onnx_file = base.with_name(files.get("onnx", base.with_suffix(".onnx").name))
+    name = meta.get("name", base.stem)
+    network = meta["network"]
+    if backend != "onnxruntime" and network.get("kind") == "mlp" and npz.exists():
+        policy = MLPPolicy(_read_weights(npz), network.get("activation", "tanh"), deterministic, name)
+    elif backend == "numpy":
+        raise TabletopError(f"backend='numpy' needs the MLP weights {npz}; it is missing")
+    elif onnx_file.exists():
+        policy = OnnxPolicy(onnx_file, deterministic, name)
+    else:
+        raise FileNotFoundError(f"model {path}: neither {npz.name} nor {onnx_file.name} exists next to the sidecar")
+    policy.metadata = meta
+    if isinstance(policy, MLPPolicy) and (policy.observation_size != meta["observation_size"]
+                                          or policy.num_actions != meta["num_actions"]):
+        raise ModelMismatchError(f"{npz} has shape {policy.observation_size}->{policy.num_actions} but its sidecar "
+                                 f"says {meta['observation_size']}->{meta['num_actions']}; re-export the model")
+    return policy
+
+
+def _read_weights(npz_path: Path) -> list[tuple[np.ndarray, np.ndarray]]:
+    with np.load(npz_path) as data:
+        n = len([k for k in data.files if k.startswith("W")])
+        return [(data[f"W{i}"], data[f"b{i}"]) for i in range(n)]
+
+
+def model_path_for_id(policy_id: str) -> Path | None:
+    """``"terralore_v0/ppo"`` -> ``models/terralore/ppo.onnx`` when that file (or its .npz) exists."""
+    import os
+
+    from .registry import ENVS
+
+    env_name, _, name = policy_id.partition("/")
+    spec = ENVS.get(env_name)
+    if spec is None or not name:
+        return None
+    roots = [Path(p) for p in os.environ.get("TABLETOP_MODELS_DIR", "").split(os.pathsep) if p]
+    roots.append(Path(__file__).resolve().parents[2] / "models")
+    for root in roots:
+        for suffix in (".onnx", ".npz"):
+            candidate = root / spec.models_dir / f"{name}{suffix}"
+            if candidate.exists() and sidecar_path(candidate).exists():
+                return candidate
+    return None

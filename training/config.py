@@ -1,0 +1,251 @@
+"""The training-recipe schema: every key, its type, its default and what it means, in one place.
+
+A recipe is a YAML file (``configs/<game>.yaml``) holding any subset of these keys; the rest keep
+their defaults. Unknown keys and ill-typed values are a :class:`ConfigError` that names the key,
+the file and the fix. ``--set section.key=value`` overrides one key from the command line (the
+value is parsed as YAML: ``--set ppo.net_arch=[64,64]``).
+
+``python -m training.config`` prints the whole schema as a Markdown table.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from tabletop_envs.core.errors import ConfigError
+
+
+def _key(default, doc: str, **kw):
+    if isinstance(default, (list, dict)):
+        return field(default_factory=lambda: type(default)(default), metadata={"doc": doc, **kw})
+    return field(default=default, metadata={"doc": doc, **kw})
+
+
+@dataclass
+class PPOConfig:
+    total_timesteps: int = _key(200_000, "learner decisions (env steps) to train for", min=1)
+    learning_rate: float = _key(3e-4, "Adam step size", min=0)
+    n_steps: int = _key(512, "rollout length per env before each update", min=2)
+    batch_size: int = _key(256, "minibatch size of the PPO update", min=2)
+    n_epochs: int = _key(4, "passes over each rollout", min=1)
+    gamma: float = _key(0.99, "discount", min=0, max=1)
+    gae_lambda: float = _key(0.95, "GAE lambda", min=0, max=1)
+    clip_range: float = _key(0.2, "PPO clip range", min=0)
+    ent_coef: float = _key(0.01, "entropy bonus (over legal actions only)", min=0)
+    vf_coef: float = _key(0.5, "value-loss weight", min=0)
+    max_grad_norm: float = _key(0.5, "gradient clipping", min=0)
+    net_arch: list[int] = _key([128, 128], "hidden layer sizes of the policy and value MLPs (not shared)")
+    activation: Literal["tanh", "relu"] = _key("tanh", "hidden activation; exported as-is")
+    torch_threads: int = _key(1, "torch intra-op threads (1 leaves the other core to the envs)", min=1)
+    device: str = _key("cpu", "torch device for the learner")
+
+
+@dataclass
+class VecConfig:
+    n_envs: int = _key(2, "parallel envs collecting rollouts", min=1)
+    kind: Literal["dummy", "subproc"] = _key("dummy", "DummyVecEnv (one process) or SubprocVecEnv (one per env)")
+
+
+@dataclass
+class SelfPlayConfig:
+    random_weight: float = _key(0.1, "share of episodes against the random anchor", min=0, max=1)
+    heuristic_weight: float = _key(0.2, "share of episodes against the game's heuristic bot", min=0, max=1)
+    snapshot_every: int = _key(20_000, "steps between attempts to freeze the learner into the pool", min=1)
+    window: int = _key(5, "snapshots kept: the last K frozen ones", min=1)
+    play_latest_ratio: float = _key(0.5, "of the snapshot episodes, the share against the newest snapshot",
+                                    min=0, max=1)
+    gate_win_rate: float = _key(0.5, "freeze a new snapshot only if the learner's recent win rate against the "
+                                     "pool's snapshots is at least this (0 = always)", min=0, max=1)
+    gate_episodes: int = _key(100, "recent episodes against snapshots that the gate looks at", min=1)
+    snapshot_sampling: Literal["sample", "argmax"] = _key("sample", "how snapshots pick among legal actions")
+    initial_snapshot: bool = _key(True, "put the untrained learner in the pool at step 0")
+
+
+@dataclass
+class EvalConfig:
+    every: int = _key(20_000, "steps between scheduled evaluations", min=1)
+    games: int = _key(100, "seat-rotated games per anchor at each scheduled evaluation", min=2)
+    final_games: int = _key(400, "seat-rotated games per anchor after training", min=0)
+    opponents: list[str] = _key(["random", "heuristic"], "anchors: names under the env "
+                                "('random' -> '<env>/random'), policy ids or model paths")
+
+
+@dataclass
+class OutputConfig:
+    dir: str = _key("runs/{env}-s{seed}", "run folder; {env}, {seed} and {name} are filled in")
+    name: str = _key("ppo", "model name (file stem of the exported policy)")
+    checkpoint_every: int = _key(50_000, "steps between checkpoints (model zip + pool)", min=1)
+    tensorboard: bool = _key(True, "write TensorBoard logs under <dir>/tb")
+    progress_bar: bool = _key(True, "tqdm/rich progress bar")
+    learning_curve: bool = _key(True, "write <dir>/learning_curve.png at the end")
+    export: bool = _key(True, "export ONNX + npz + JSON sidecar into <dir> at the end")
+    verbose: int = _key(0, "SB3 verbosity (0 quiet, 1 per-update table)", min=0, max=2)
+
+
+@dataclass
+class TrainConfig:
+    env: str = _key("terralore_v0", "env name from the registry")
+    env_kwargs: dict[str, Any] = _key({}, "rule options / num_players / max_turns passed to the env")
+    seed: int = _key(0, "seeds torch, the envs, the opponent pool and evaluation", min=0)
+    ppo: PPOConfig = field(default_factory=PPOConfig, metadata={"doc": "MaskablePPO hyperparameters"})
+    vec: VecConfig = field(default_factory=VecConfig, metadata={"doc": "vectorised collection"})
+    selfplay: SelfPlayConfig = field(default_factory=SelfPlayConfig, metadata={"doc": "opponent pool"})
+    eval: EvalConfig = field(default_factory=EvalConfig, metadata={"doc": "evaluation schedule"})
+    output: OutputConfig = field(default_factory=OutputConfig, metadata={"doc": "files and logging"})
+
+    def validate(self) -> TrainConfig:
+        sp = self.selfplay
+        if sp.random_weight + sp.heuristic_weight > 1 + 1e-9:
+            raise ConfigError(f"selfplay.random_weight + selfplay.heuristic_weight = "
+                              f"{sp.random_weight + sp.heuristic_weight:g} > 1; they are shares of episodes")
+        if self.ppo.batch_size > self.ppo.n_steps * self.vec.n_envs:
+            raise ConfigError(f"ppo.batch_size {self.ppo.batch_size} exceeds the rollout size ppo.n_steps * "
+                              f"vec.n_envs = {self.ppo.n_steps * self.vec.n_envs}; lower it or raise n_steps")
+        if not self.ppo.net_arch or any(h < 1 for h in self.ppo.net_arch):
+            raise ConfigError(f"ppo.net_arch must be a non-empty list of positive sizes, got {self.ppo.net_arch}")
+        return self
+
+    def run_dir(self) -> Path:
+        return Path(self.output.dir.format(env=self.env, seed=self.seed, name=self.output.name))
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+# ------------------------------------------------------------------------------------ parsing
+def load_config(path: str | Path | None = None, overrides: list[str] | None = None,
+                data: dict | None = None) -> TrainConfig:
+    """A validated config from a YAML file and/or a dict, then ``section.key=value`` overrides."""
+    import yaml
+
+    source = str(path) if path else "<dict>"
+    raw: dict = {}
+    if path is not None:
+        try:
+            raw = yaml.safe_load(Path(path).read_text()) or {}
+        except FileNotFoundError:
+            raise ConfigError(f"config file {path} not found; recipes live in configs/*.yaml") from None
+        except yaml.YAMLError as exc:
+            raise ConfigError(f"{path} is not valid YAML: {exc}") from None
+        if not isinstance(raw, dict):
+            raise ConfigError(f"{path}: the top level must be a mapping of keys, got {type(raw).__name__}")
+    if data:
+        raw = _merge(raw, data)
+    for item in overrides or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise ConfigError(f"override {item!r} must look like section.key=value, e.g. ppo.n_steps=256")
+        raw = _merge(raw, _nest(key.strip().split("."), yaml.safe_load(value)))
+        source = f"{source} + --set"
+    return _build(TrainConfig, raw, "", source).validate()
+
+
+def _nest(keys: list[str], value) -> dict:
+    return {keys[0]: _nest(keys[1:], value) if len(keys) > 1 else value}
+
+
+def _merge(base: dict, extra: dict) -> dict:
+    out = dict(base)
+    for k, v in extra.items():
+        out[k] = _merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
+    return out
+
+
+def _build(cls, raw: dict, prefix: str, source: str):
+    hints = typing.get_type_hints(cls)
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    kwargs = {}
+    for key, value in raw.items():
+        name = f"{prefix}{key}"
+        if key not in fields:
+            close = difflib.get_close_matches(str(key), list(fields), n=1)
+            hint = f" Did you mean '{prefix}{close[0]}'?" if close else ""
+            raise ConfigError(f"{source}: unknown key {name!r}.{hint} Known keys here: {', '.join(fields)} "
+                              "(python -m training.config lists them all)")
+        hint = hints[key]
+        if dataclasses.is_dataclass(hint):
+            if not isinstance(value, dict):
+                raise ConfigError(f"{source}: {name!r} must be a mapping of keys, got {value!r}")
+            kwargs[key] = _build(hint, value, f"{name}.", source)
+        else:
+            kwargs[key] = _check_type(value, hint, name, source, fields[key].metadata)
+    return cls(**kwargs)
+
+
+def _check_type(value, hint, name: str, source: str, meta) -> Any:
+    origin = typing.get_origin(hint)
+    bad = ConfigError(f"{source}: {name!r} must be {_describe(hint)}, got {value!r} ({type(value).__name__})")
+    if origin is Literal:
+        if value not in typing.get_args(hint):
+            raise bad
+        return value
+    if origin is list:
+        (item,) = typing.get_args(hint)
+        if not isinstance(value, list):
+            raise bad
+        return [_check_type(v, item, f"{name}[{i}]", source, {}) for i, v in enumerate(value)]
+    if origin is dict:
+        if not isinstance(value, dict) or not all(isinstance(k, str) for k in value):
+            raise bad
+        return dict(value)
+    if hint is bool:
+        if not isinstance(value, bool):
+            raise bad
+        return value
+    if hint is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            if isinstance(value, float) and value.is_integer():  # 2e5 in YAML
+                value = int(value)
+            else:
+                raise bad
+    elif hint is float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise bad
+        value = float(value)
+    elif hint is str:
+        if not isinstance(value, str):
+            raise bad
+    if "min" in meta and value < meta["min"]:
+        raise ConfigError(f"{source}: {name!r} must be >= {meta['min']}, got {value!r}")
+    if "max" in meta and value > meta["max"]:
+        raise ConfigError(f"{source}: {name!r} must be <= {meta['max']}, got {value!r}")
+    return value
+
+
+def _describe(hint) -> str:
+    origin = typing.get_origin(hint)
+    if origin is Literal:
+        return "one of " + ", ".join(repr(a) for a in typing.get_args(hint))
+    if origin is list:
+        return f"a list of {_describe(typing.get_args(hint)[0]).split(' ', 1)[-1]}s"
+    if origin is dict:
+        return "a mapping with string keys"
+    return {int: "an integer", float: "a number", bool: "true or false", str: "a string"}.get(hint, str(hint))
+
+
+def schema_markdown() -> str:
+    """The documented schema: key, type, default, meaning."""
+    rows = ["| key | type | default | meaning |", "|---|---|---|---|"]
+
+    def walk(cls, prefix):
+        hints = typing.get_type_hints(cls)
+        default = cls()
+        for f in dataclasses.fields(cls):
+            hint = hints[f.name]
+            if dataclasses.is_dataclass(hint):
+                walk(hint, f"{prefix}{f.name}.")
+                continue
+            rows.append(f"| `{prefix}{f.name}` | {_describe(hint)} | `{getattr(default, f.name)!r}` | "
+                        f"{f.metadata['doc']} |")
+
+    walk(TrainConfig, "")
+    return "\n".join(rows)
+
+
+if __name__ == "__main__":
+    print(schema_markdown())

@@ -1,0 +1,237 @@
+"""Round-robin evaluation of policies: seat-rotated, seed-paired games, 95 % CIs and a Bradley–Terry Elo table.
+
+    python -m training.evaluate --env terralore_v0 --policies random heuristic ppo --games 1000
+
+Policies are names under the env (``random``, ``heuristic``, ``ppo`` -> ``terralore_v0/ppo``), policy
+ids, or model paths. Every pair plays ``--games`` games; each deal (seed) is played from every seat
+rotation, so luck of the deal and the first-player advantage cancel within the pair.
+
+More than two seats (Earth with 3–5 players): A and B sit at two seats, the others are filled by
+``--filler`` (default random); the rotations put A and B on every seat in both orders. The result
+of a game for the pair is rank-based: A beats B when A's return (its rank reward) is higher.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import math
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from tabletop_envs.core.arena import play_game
+from tabletop_envs.core.policy import load_policy
+from tabletop_envs.core.registry import make_game
+
+AEC_KWARGS = ("render_mode", "max_turns", "illegal_action")
+
+
+def split_env_kwargs(env_kwargs: dict | None) -> tuple[dict, int | None]:
+    """(game kwargs, max_turns) from the env kwargs of a recipe."""
+    kwargs = dict(env_kwargs or {})
+    max_turns = kwargs.pop("max_turns", None)
+    for key in AEC_KWARGS:
+        kwargs.pop(key, None)
+    return kwargs, max_turns
+
+
+def resolve(spec, env_name: str):
+    """(display name, Policy) from a short name, an id, a path or a policy object."""
+    if not isinstance(spec, str):
+        return getattr(spec, "name", type(spec).__name__), spec
+    if "/" in spec or spec.endswith((".onnx", ".json", ".npz")) or Path(spec).is_file():
+        full = spec
+    else:
+        full = f"{env_name}/{spec}"
+    kwargs = {"env": env_name} if full.endswith((".onnx", ".json", ".npz")) or Path(full).is_file() else {}
+    return spec, load_policy(full, **kwargs)
+
+
+@dataclass
+class PairResult:
+    a: str
+    b: str
+    games: int
+    wins: int  # A beat B
+    draws: int
+    losses: int
+
+    @property
+    def score(self) -> float:
+        return (self.wins + 0.5 * self.draws) / self.games if self.games else float("nan")
+
+    def rates(self) -> dict:
+        out = {"games": self.games, "score": self.score}
+        for key, count in (("win", self.wins), ("draw", self.draws), ("loss", self.losses)):
+            lo, hi = wilson(count, self.games)
+            out[key] = {"rate": count / self.games if self.games else float("nan"), "ci95": [lo, hi]}
+        return out
+
+
+def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """95 % Wilson score interval of a proportion k/n."""
+    if n == 0:
+        return float("nan"), float("nan")
+    p = k / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def seatings(num_players: int) -> list[tuple[int, int]]:
+    """(seat of A, seat of B) for each rotation of one deal."""
+    if num_players == 2:
+        return [(0, 1), (1, 0)]
+    forward = [(k, (k + 1) % num_players) for k in range(num_players)]
+    return forward + [(b, a) for a, b in forward]
+
+
+def play_pair(env_name: str, a, b, games: int, seed: int = 0, game_kwargs: dict | None = None,
+              max_turns: int | None = None, filler="random") -> PairResult:
+    """``games`` games of A against B (rounded up to whole sets of seat rotations), paired seeds."""
+    game = make_game(env_name, **(game_kwargs or {}))
+    n = game.num_players
+    name_a, pol_a = resolve(a, env_name)
+    name_b, pol_b = resolve(b, env_name)
+    _, pol_f = resolve(filler, env_name)
+    rotations = seatings(n)
+    deals = max(1, math.ceil(games / len(rotations)))
+    rng = np.random.default_rng(seed)
+    wins = draws = losses = 0
+    for deal in range(deals):
+        deal_seed = seed * 1_000_003 + deal
+        for seat_a, seat_b in rotations:
+            seats = [pol_f] * n
+            seats[seat_a], seats[seat_b] = pol_a, pol_b
+            returns, _ = play_game(game, seats, deal_seed, max_turns, rng)
+            ra, rb = returns[seat_a], returns[seat_b]
+            wins += ra > rb
+            draws += ra == rb
+            losses += ra < rb
+    return PairResult(name_a, name_b, deals * len(rotations), int(wins), int(draws), int(losses))
+
+
+def bradley_terry_elo(names: list[str], pairs: list[PairResult], anchor: str | None = "random",
+                      iterations: int = 2000) -> dict[str, float]:
+    """Elo ratings from a Bradley–Terry fit (MM updates); draws count half a win each way.
+
+    One virtual draw per played pair keeps ratings finite when a policy wins every game. The
+    ``anchor`` policy (random, if present) is rated 0; otherwise the mean rating is 0.
+    """
+    idx = {n: i for i, n in enumerate(names)}
+    k = len(names)
+    w = np.zeros((k, k))
+    for p in pairs:
+        i, j = idx[p.a], idx[p.b]
+        w[i, j] += p.wins + 0.5 * p.draws + 0.5
+        w[j, i] += p.losses + 0.5 * p.draws + 0.5
+    games = w + w.T
+    strength = np.ones(k)
+    for _ in range(iterations):
+        denom = (games / (strength[:, None] + strength[None, :])).sum(axis=1)
+        new = np.where(denom > 0, w.sum(axis=1) / np.where(denom > 0, denom, 1), strength)
+        new /= np.exp(np.mean(np.log(new)))
+        if np.allclose(new, strength, rtol=1e-10, atol=0):
+            strength = new
+            break
+        strength = new
+    elo = 400 * np.log10(strength)
+    elo -= elo[idx[anchor]] if anchor in idx else elo.mean()
+    return {n: float(elo[idx[n]]) for n in names}
+
+
+def round_robin(env_name: str, policies: list, games: int, seed: int = 0, game_kwargs: dict | None = None,
+                max_turns: int | None = None, filler="random") -> dict:
+    named = [resolve(p, env_name) for p in policies]
+    names = [n for n, _ in named]
+    if len(set(names)) != len(names):
+        raise ValueError(f"policy names must be distinct, got {names}")
+    pairs = []
+    for (i, (na, pa)), (j, (nb, pb)) in itertools.combinations(enumerate(named), 2):
+        res = play_pair(env_name, pa, pb, games, seed + 7919 * (i * len(named) + j), game_kwargs, max_turns, filler)
+        res.a, res.b = na, nb
+        pairs.append(res)
+    elo = bradley_terry_elo(names, pairs)
+    n_players = make_game(env_name, **(game_kwargs or {})).num_players
+    return {"env": env_name, "num_players": n_players, "games_per_pair": pairs[0].games if pairs else 0,
+            "seed": seed, "policies": names, "elo": elo,
+            "pairs": [{**asdict(p), **p.rates()} for p in pairs]}
+
+
+def anchor_evaluation(env_name: str, policy, games: int, seed: int = 12345, anchors=("random", "heuristic"),
+                      game_kwargs: dict | None = None, max_turns: int | None = None) -> dict:
+    """``{"vs_random": {...}, "vs_heuristic": {...}}``: rates with 95 % CIs of ``policy`` against each anchor."""
+    out = {}
+    for anchor in anchors:
+        res = play_pair(env_name, policy, anchor, games, seed, game_kwargs, max_turns)
+        out[f"vs_{Path(str(anchor)).stem if str(anchor).endswith('.onnx') else anchor}"] = res.rates()
+    out["protocol"] = (f"{games}+ games per anchor, every deal played from every seat rotation (paired seeds), "
+                       f"seed {seed}, masked argmax")
+    return out
+
+
+def markdown(report: dict) -> str:
+    lines = [f"### {report['env']} ({report['num_players']} players): round robin, "
+             f"{report['games_per_pair']} games per pair, seat-rotated, paired seeds", "",
+             "| A | B | A wins | draws | A losses | A score |", "|---|---|---|---|---|---|"]
+
+    def cell(r):
+        return f"{100 * r['rate']:.1f}% [{100 * r['ci95'][0]:.1f}, {100 * r['ci95'][1]:.1f}]"
+
+    for p in report["pairs"]:
+        lines.append(f"| {p['a']} | {p['b']} | {cell(p['win'])} | {cell(p['draw'])} | {cell(p['loss'])} | "
+                     f"{p['score']:.3f} |")
+    lines += ["", "| policy | Elo (Bradley–Terry, random = 0) |", "|---|---:|"]
+    for name, rating in sorted(report["elo"].items(), key=lambda kv: -kv[1]):
+        lines.append(f"| {name} | {rating:.0f} |")
+    return "\n".join(lines)
+
+
+def elo_png(report: dict, path: str | Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    items = sorted(report["elo"].items(), key=lambda kv: kv[1])
+    fig, ax = plt.subplots(figsize=(6, 0.5 + 0.45 * len(items)))
+    ax.barh([k for k, _ in items], [v for _, v in items], color="tab:blue")
+    ax.set_xlabel("Elo (Bradley–Terry)")
+    ax.set_title(f"{report['env']}: {report['games_per_pair']} games per pair")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def main(argv: list[str] | None = None) -> dict:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--env", required=True, help="env name, e.g. terralore_v0")
+    parser.add_argument("--policies", nargs="+", required=True, help="names (random, heuristic, ppo), ids or paths")
+    parser.add_argument("--games", type=int, default=200, help="games per pair (rounded up to whole rotations)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--env-kwargs", default="{}", help='JSON game kwargs, e.g. \'{"num_players": 3}\'')
+    parser.add_argument("--filler", default="random", help="policy in the extra seats of games with > 2 players")
+    parser.add_argument("--out", help="folder for elo.json, elo.md (and elo.png with --png)")
+    parser.add_argument("--png", action="store_true", help="also draw the Elo table")
+    args = parser.parse_args(argv)
+    game_kwargs, max_turns = split_env_kwargs(json.loads(args.env_kwargs))
+    report = round_robin(args.env, args.policies, args.games, args.seed, game_kwargs, max_turns, args.filler)
+    text = markdown(report)
+    print(text)
+    if args.out:
+        out = Path(args.out)
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "elo.json").write_text(json.dumps(report, indent=2) + "\n")
+        (out / "elo.md").write_text(text + "\n")
+        if args.png:
+            elo_png(report, out / "elo.png")
+        print(f"wrote {out}/elo.json, elo.md" + (", elo.png" if args.png else ""))
+    return report
+
+
+if __name__ == "__main__":
+    main()

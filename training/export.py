@@ -1,0 +1,202 @@
+"""Export a MaskablePPO model as a light opponent: ONNX logits graph + numpy weights + JSON sidecar.
+
+The exported graph is the policy's logits path only (features -> policy MLP -> action head); the
+mask is applied outside it by the loader (``tabletop_envs.core.onnx_policy``), never by relying on
+the policy's unmasked ``forward``. The ONNX graph is written from the extracted weights with
+``onnx.helper`` (Gemm + activation per layer), so the export does not depend on torch's changing
+ONNX exporters; a parity test checks it against the torch policy on real observations.
+
+    python -m training.export --model runs/terralore_v0-s0/final_model.zip --out models/terralore/ppo
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import platform
+import subprocess
+from pathlib import Path
+
+import numpy as np
+
+from tabletop_envs.core.onnx_policy import SIDECAR_FORMAT, MLPPolicy
+from tabletop_envs.core.registry import make_game
+
+OPSET = 17
+
+
+def mlp_weights(model) -> tuple[list[tuple[np.ndarray, np.ndarray]], str]:
+    """The logits path of an SB3 (Maskable)ActorCriticPolicy as ``[(W, b), ...]`` with W of shape (in, out)."""
+    import torch
+    from stable_baselines3.common.torch_layers import FlattenExtractor
+
+    policy = getattr(model, "policy", model)
+    extractor = policy.pi_features_extractor if hasattr(policy, "pi_features_extractor") else \
+        policy.features_extractor
+    if not isinstance(extractor, FlattenExtractor):
+        raise TypeError(f"only MlpPolicy (FlattenExtractor) exports to a plain MLP, got {type(extractor).__name__}")
+    layers, activation = [], None
+    for module in policy.mlp_extractor.policy_net:
+        if isinstance(module, torch.nn.Linear):
+            layers.append(module)
+        elif isinstance(module, torch.nn.Tanh):
+            activation = "tanh"
+        elif isinstance(module, torch.nn.ReLU):
+            activation = "relu"
+        else:
+            raise TypeError(f"cannot export layer {module!r} of the policy MLP")
+    layers.append(policy.action_net)
+    weights = [(lin.weight.detach().cpu().numpy().T.copy(), lin.bias.detach().cpu().numpy().copy())
+               for lin in layers]
+    return weights, activation or "tanh"
+
+
+def numpy_policy(model, deterministic: bool = True, name: str = "learner") -> MLPPolicy:
+    """The model's current policy as a numpy MLP (used for snapshots and scheduled evaluation)."""
+    weights, activation = mlp_weights(model)
+    return MLPPolicy(weights, activation, deterministic=deterministic, name=name)
+
+
+def onnx_graph(weights, activation: str):
+    """An ONNX model: input ``observation`` [batch, n_obs] -> output ``logits`` [batch, n_actions]."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    act_op = {"tanh": "Tanh", "relu": "Relu"}[activation]
+    nodes, inits = [], []
+    current = "observation"
+    for i, (w, b) in enumerate(weights):
+        inits += [numpy_helper.from_array(np.asarray(w, np.float32), f"W{i}"),
+                  numpy_helper.from_array(np.asarray(b, np.float32), f"b{i}")]
+        last = i == len(weights) - 1
+        out = "logits" if last else f"z{i}"
+        nodes.append(helper.make_node("Gemm", [current, f"W{i}", f"b{i}"], [out], name=f"dense{i}"))
+        if not last:
+            nodes.append(helper.make_node(act_op, [out], [f"h{i}"], name=f"{activation}{i}"))
+            out = f"h{i}"
+        current = out
+    n_obs, n_act = weights[0][0].shape[0], weights[-1][0].shape[1]
+    graph = helper.make_graph(
+        nodes, "policy_logits",
+        [helper.make_tensor_value_info("observation", TensorProto.FLOAT, ["batch", n_obs])],
+        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", n_act])],
+        inits,
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)],
+                              producer_name="tabletop_envs.training.export")
+    model.ir_version = 8  # readable by onnxruntime >= 1.10
+    onnx.checker.check_model(model)
+    return model
+
+
+def code_version() -> dict:
+    import tabletop_envs
+
+    info = {"tabletop_envs": tabletop_envs.__version__, "python": platform.python_version()}
+    try:
+        root = Path(__file__).resolve().parents[1]
+        sha = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True,
+                             timeout=5).stdout.strip()
+        if sha:
+            info["git"] = sha
+    except (OSError, subprocess.SubprocessError):
+        pass
+    for mod in ("stable_baselines3", "sb3_contrib", "torch"):
+        try:
+            info[mod] = __import__(mod).__version__
+        except ImportError:
+            pass
+    return info
+
+
+def export_policy(weights, activation: str, out_stem: str | Path, env_name: str, game_config: dict | None = None,
+                  training: dict | None = None, evaluation: dict | None = None, name: str | None = None) -> Path:
+    """Write ``<out_stem>.onnx``, ``.npz`` and ``.json``; returns the .onnx path."""
+    import onnx
+
+    out_stem = Path(out_stem)
+    out_stem.parent.mkdir(parents=True, exist_ok=True)
+    game = make_game(env_name, **(game_config or {}))
+    n_obs, n_act = weights[0][0].shape[0], weights[-1][0].shape[1]
+    if (n_obs, n_act) != (game.observation_layout.size, game.num_actions):
+        raise ValueError(f"network {n_obs}->{n_act} does not fit {env_name} "
+                         f"({game.observation_layout.size} observations, {game.num_actions} actions)")
+    onnx_path = out_stem.with_suffix(".onnx")
+    onnx.save(onnx_graph(weights, activation), str(onnx_path))
+    arrays = {}
+    for i, (w, b) in enumerate(weights):
+        arrays[f"W{i}"], arrays[f"b{i}"] = np.asarray(w, np.float32), np.asarray(b, np.float32)
+    np.savez(out_stem.with_suffix(".npz"), **arrays)
+    family, _, version = env_name.rpartition("_v")
+    meta = {
+        "format": SIDECAR_FORMAT,
+        "name": name or out_stem.name,
+        "env_id": env_name,
+        "env_family": family,
+        "env_version": int(version) if version.isdigit() else version,
+        "game_config": game_config or {},
+        "num_players": game.num_players,
+        "observation_layout_hash": game.observation_layout.hash(),
+        "observation_size": game.observation_layout.size,
+        "action_layout_hash": game.action_layout.hash(),
+        "num_actions": game.num_actions,
+        "network": {"kind": "mlp", "hidden": [int(w.shape[1]) for w, _ in weights[:-1]], "activation": activation},
+        "mask": "not in the graph: set logits of illegal actions to -inf, then argmax (or sample)",
+        "files": {"onnx": onnx_path.name, "weights": out_stem.with_suffix(".npz").name},
+        "training": training or {},
+        "evaluation": evaluation or {},
+        "code_version": code_version(),
+        "exported": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+    }
+    out_stem.with_suffix(".json").write_text(json.dumps(meta, indent=2) + "\n")
+    return onnx_path
+
+
+def export_model(model, out_stem, env_name: str, game_config: dict | None = None, training: dict | None = None,
+                 evaluation: dict | None = None, name: str | None = None) -> Path:
+    weights, activation = mlp_weights(model)
+    training = {"steps": int(getattr(model, "num_timesteps", 0)), **(training or {})}
+    return export_policy(weights, activation, out_stem, env_name, game_config, training, evaluation, name)
+
+
+def update_sidecar(path: str | Path, **sections) -> dict:
+    """Merge keys (e.g. ``evaluation=...``) into an exported model's sidecar."""
+    side = Path(path).with_suffix(".json")
+    meta = json.loads(side.read_text())
+    for key, value in sections.items():
+        meta[key] = {**meta.get(key, {}), **value} if isinstance(value, dict) else value
+    side.write_text(json.dumps(meta, indent=2) + "\n")
+    return meta
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--model", required=True, help="SB3 MaskablePPO .zip (from training.train)")
+    parser.add_argument("--out", required=True, help="output stem: writes <out>.onnx, .npz and .json")
+    parser.add_argument("--env", help="env name; default: from run.json next to the model")
+    parser.add_argument("--eval-games", type=int, default=0, help="also measure vs random/heuristic (seat-rotated)")
+    args = parser.parse_args(argv)
+    from sb3_contrib import MaskablePPO
+
+    run_info = {}
+    run_json = Path(args.model).with_name("run.json")
+    if run_json.exists():
+        run_info = json.loads(run_json.read_text())
+    env_name = args.env or run_info.get("env")
+    if not env_name:
+        parser.error("--env is required when the model has no run.json next to it")
+    game_config = run_info.get("game_config", {})
+    model = MaskablePPO.load(args.model, device="cpu")
+    path = export_model(model, args.out, env_name, game_config, training=run_info.get("training", {}))
+    if args.eval_games:
+        from .evaluate import anchor_evaluation
+
+        evaluation = anchor_evaluation(env_name, str(path), args.eval_games, game_kwargs=game_config)
+        update_sidecar(path, evaluation=evaluation)
+    print(f"wrote {path} (+ .npz, .json)")
+
+
+if __name__ == "__main__":
+    main()

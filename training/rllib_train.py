@@ -1,0 +1,436 @@
+"""Self-play PPO with action masking on Ray RLlib (new API stack), for any of our envs.
+
+    python -m training.rllib_train --config configs/rllib_terralore.yaml
+    python -m training.rllib_train --config configs/rllib_terralore.yaml --address auto   # existing cluster
+    python -m training.rllib_train --config configs/rllib_terralore.yaml --set iterations=3 --set env_runners.num_env_runners=0
+
+Every seat of the turn-based :class:`~tabletop_envs.rllib_adapter.TabletopMultiAgentEnv` is played
+by one shared, trained module ``main`` (``selfplay.mode: shared``), or one seat per episode by
+``main`` and the others by ``frozen``, a copy of ``main`` refreshed every
+``selfplay.frozen_update_every`` iterations (``selfplay.mode: frozen``). Illegal actions are never
+sampled: the module sets their logits to the float minimum, and the env raises on an illegal action.
+
+Without ``--address`` the script starts a local Ray limited to ``ray.num_cpus`` CPUs and stops it at
+the end. Outputs in ``output.dir``: RLlib checkpoints (``checkpoint_<iter>/``), ``progress.jsonl``
+(one line of metrics per iteration), ``run.json`` and the exported opponent ``<name>.onnx`` +
+``.npz`` + ``.json``, the same format as ``training/export.py`` writes for SB3, so
+``load_policy("<dir>/<name>.onnx")`` plays it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+import zlib
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from tabletop_envs.core.errors import ConfigError
+from training.config import _build, _key, _merge, _nest
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+# ------------------------------------------------------------------------------------ config schema
+@dataclass
+class RayConfig:
+    address: str = _key("", "Ray cluster to join ('auto', 'ray://head:10001', 'head:6379'); '' starts a local Ray")
+    num_cpus: int = _key(2, "CPUs of the local Ray the script starts (ignored with an address)", min=1)
+    include_dashboard: bool = _key(False, "start the Ray dashboard with the local Ray")
+
+
+@dataclass
+class EnvRunnersConfig:
+    num_env_runners: int = _key(1, "sampling actors (0 = sample in the driver process)", min=0)
+    num_envs_per_env_runner: int = _key(1, "envs stepped by each runner", min=1)
+    num_cpus_per_env_runner: float = _key(1.0, "CPUs reserved per runner", min=0)
+    rollout_fragment_length: int = _key(0, "env steps per runner per sample call (0 = 'auto': the train batch "
+                                         "split evenly over the runners' envs)", min=0)
+    sample_timeout_s: float = _key(120.0, "seconds to wait for a runner's samples", min=1)
+
+
+@dataclass
+class LearnersConfig:
+    num_learners: int = _key(0, "learner actors (0 = learn in the driver process; N > 1 = data-parallel)", min=0)
+    num_cpus_per_learner: float = _key(1.0, "CPUs per learner actor", min=0)
+    num_gpus_per_learner: float = _key(0.0, "GPUs per learner actor", min=0)
+
+
+@dataclass
+class RLlibPPOConfig:
+    train_batch_size_per_learner: int = _key(2000, "env steps per learner per training iteration", min=2)
+    minibatch_size: int = _key(256, "SGD minibatch size", min=2)
+    num_epochs: int = _key(4, "passes over each train batch", min=1)
+    lr: float = _key(3e-4, "Adam step size", min=0)
+    gamma: float = _key(0.99, "discount", min=0, max=1)
+    lambda_: float = _key(0.95, "GAE lambda", min=0, max=1)
+    clip_param: float = _key(0.2, "PPO clip range", min=0)
+    entropy_coeff: float = _key(0.01, "entropy bonus", min=0)
+    vf_loss_coeff: float = _key(0.5, "value-loss weight", min=0)
+    vf_clip_param: float = _key(10.0, "value clip range (returns are in [-1, 1])", min=0)
+    grad_clip: float = _key(0.5, "global gradient-norm clip", min=0)
+
+
+@dataclass
+class ModelConfig:
+    fcnet_hiddens: list[int] = _key([128, 128], "hidden layer sizes of the policy (and value) MLP")
+    fcnet_activation: Literal["tanh", "relu"] = _key("tanh", "hidden activation; exported as-is")
+    vf_share_layers: bool = _key(False, "policy and value share the hidden layers")
+
+
+@dataclass
+class SelfPlayConfig:
+    mode: Literal["shared", "frozen"] = _key("shared", "'shared': every seat plays and trains 'main'; 'frozen': "
+                                             "one seat per episode plays 'main', the others a frozen copy")
+    frozen_update_every: int = _key(5, "iterations between copies of 'main' into 'frozen' (mode frozen)", min=1)
+
+
+@dataclass
+class OutputConfig:
+    dir: str = _key("runs/rllib/{env}-s{seed}", "run folder; {env} and {seed} are filled in")
+    name: str = _key("rllib_ppo", "file stem of the exported policy")
+    checkpoint_every: int = _key(10, "iterations between RLlib checkpoints (the last one is always saved)", min=1)
+    export: bool = _key(True, "export ONNX + npz + JSON sidecar of 'main' at the end")
+    eval_games: int = _key(0, "seat-rotated games of the exported policy vs random at the end (0 = skip)", min=0)
+
+
+@dataclass
+class RLlibTrainConfig:
+    env: str = _key("terralore_v0", "env name from the registry")
+    env_kwargs: dict[str, Any] = _key({}, "rule options / num_players / max_turns passed to the env")
+    illegal_action: Literal["raise", "penalty", "random_legal"] = _key(
+        "raise", "what the env does with an illegal action ('raise': a masking bug stops the run)")
+    seed: int = _key(0, "seeds RLlib (torch, env runners)", min=0)
+    iterations: int = _key(20, "training iterations (each samples train_batch_size_per_learner steps)", min=1)
+    ray: RayConfig = field(default_factory=RayConfig, metadata={"doc": "where Ray runs"})
+    env_runners: EnvRunnersConfig = field(default_factory=EnvRunnersConfig, metadata={"doc": "sampling"})
+    learners: LearnersConfig = field(default_factory=LearnersConfig, metadata={"doc": "learning"})
+    ppo: RLlibPPOConfig = field(default_factory=RLlibPPOConfig, metadata={"doc": "PPO hyperparameters"})
+    model: ModelConfig = field(default_factory=ModelConfig, metadata={"doc": "network"})
+    selfplay: SelfPlayConfig = field(default_factory=SelfPlayConfig, metadata={"doc": "who plays the seats"})
+    output: OutputConfig = field(default_factory=OutputConfig, metadata={"doc": "files"})
+
+    def validate(self) -> RLlibTrainConfig:
+        from tabletop_envs.core.registry import ENVS
+
+        if self.env not in ENVS:
+            raise ConfigError(f"env {self.env!r} is not a registered env; known: {sorted(ENVS)}")
+        for key in ("illegal_action", "render_mode"):
+            if key in self.env_kwargs:
+                raise ConfigError(f"env_kwargs.{key} is set by the trainer; use the top-level key instead"
+                                  if key == "illegal_action" else "env_kwargs.render_mode: no rendering in training")
+        if self.ppo.minibatch_size > self.ppo.train_batch_size_per_learner:
+            raise ConfigError(f"ppo.minibatch_size {self.ppo.minibatch_size} exceeds "
+                              f"ppo.train_batch_size_per_learner {self.ppo.train_batch_size_per_learner}")
+        if not self.model.fcnet_hiddens or any(h < 1 for h in self.model.fcnet_hiddens):
+            raise ConfigError(f"model.fcnet_hiddens must be a non-empty list of positive sizes, "
+                              f"got {self.model.fcnet_hiddens}")
+        return self
+
+    def run_dir(self) -> Path:
+        return Path(self.output.dir.format(env=self.env, seed=self.seed))
+
+
+def load_rllib_config(path: str | Path | None = None, overrides: list[str] | None = None,
+                      data: dict | None = None) -> RLlibTrainConfig:
+    """A validated config from a YAML file and/or a dict, then ``section.key=value`` overrides."""
+    import yaml
+
+    source = str(path) if path else "<dict>"
+    raw: dict = {}
+    if path is not None:
+        try:
+            raw = yaml.safe_load(Path(path).read_text()) or {}
+        except FileNotFoundError:
+            raise ConfigError(f"config file {path} not found; RLlib recipes are configs/rllib_*.yaml") from None
+        except yaml.YAMLError as exc:
+            raise ConfigError(f"{path} is not valid YAML: {exc}") from None
+        if not isinstance(raw, dict):
+            raise ConfigError(f"{path}: the top level must be a mapping of keys, got {type(raw).__name__}")
+    if data:
+        raw = _merge(raw, data)
+    for item in overrides or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise ConfigError(f"override {item!r} must look like section.key=value, e.g. iterations=3")
+        raw = _merge(raw, _nest(key.strip().split("."), yaml.safe_load(value)))
+        source = f"{source} + --set"
+    return _build(RLlibTrainConfig, raw, "", source).validate()
+
+
+# ------------------------------------------------------------------------------------ RLlib setup
+def env_config(cfg: RLlibTrainConfig) -> dict:
+    return {"env": cfg.env, **cfg.env_kwargs, "illegal_action": cfg.illegal_action}
+
+
+def main_seat(episode_id: str, num_players: int) -> int:
+    """The seat that 'main' plays in a frozen-mode episode: stable across processes (no hash())."""
+    return zlib.crc32(str(episode_id).encode()) % num_players
+
+
+def build_algo_config(cfg: RLlibTrainConfig):
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+
+    from tabletop_envs.rllib_adapter import MaskedPPOTorchRLModule, TabletopMultiAgentEnv
+
+    model = DefaultModelConfig(fcnet_hiddens=list(cfg.model.fcnet_hiddens),
+                               fcnet_activation=cfg.model.fcnet_activation,
+                               vf_share_layers=cfg.model.vf_share_layers)
+    spec = RLModuleSpec(module_class=MaskedPPOTorchRLModule, model_config=model)
+    if cfg.selfplay.mode == "shared":
+        modules = {"main": spec}
+
+        def policy_mapping_fn(agent_id, episode, **kwargs):
+            return "main"
+    else:
+        from tabletop_envs.core.registry import make_game
+
+        modules = {"main": spec, "frozen": spec}
+        num_players = make_game(cfg.env, **_game_kwargs(cfg)).num_players
+
+        def policy_mapping_fn(agent_id, episode, **kwargs):
+            seat = int(str(agent_id).rsplit("_", 1)[-1])  # AEC seat names are player_<i>
+            return "main" if seat == main_seat(episode.id_, num_players) else "frozen"
+
+    er, ln, ppo = cfg.env_runners, cfg.learners, cfg.ppo
+    config = (
+        PPOConfig()
+        .api_stack(enable_rl_module_and_learner=True, enable_env_runner_and_connector_v2=True)
+        # RLlib's env pre-check steps a random, unmasked action, which a masked env rightly refuses.
+        .environment(TabletopMultiAgentEnv, env_config=env_config(cfg), disable_env_checking=True)
+        .framework("torch")
+        .env_runners(num_env_runners=er.num_env_runners, num_envs_per_env_runner=er.num_envs_per_env_runner,
+                     num_cpus_per_env_runner=er.num_cpus_per_env_runner,
+                     rollout_fragment_length=er.rollout_fragment_length or "auto", sample_timeout_s=er.sample_timeout_s)
+        .learners(num_learners=ln.num_learners, num_cpus_per_learner=ln.num_cpus_per_learner,
+                  num_gpus_per_learner=ln.num_gpus_per_learner)
+        .multi_agent(policies=set(modules), policy_mapping_fn=policy_mapping_fn, policies_to_train=["main"])
+        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=modules))
+        .training(train_batch_size_per_learner=ppo.train_batch_size_per_learner, minibatch_size=ppo.minibatch_size,
+                  num_epochs=ppo.num_epochs, lr=ppo.lr, gamma=ppo.gamma, lambda_=ppo.lambda_,
+                  clip_param=ppo.clip_param, entropy_coeff=ppo.entropy_coeff, vf_loss_coeff=ppo.vf_loss_coeff,
+                  vf_clip_param=ppo.vf_clip_param, grad_clip=ppo.grad_clip)
+        .debugging(seed=cfg.seed, log_level="WARN")
+    )
+    if cfg.selfplay.mode == "frozen":
+        config.callbacks(on_train_result=_frozen_refresher(cfg.selfplay.frozen_update_every))
+    return config
+
+
+def _frozen_refresher(every: int):
+    def on_train_result(*, algorithm, result, **kwargs):
+        if algorithm.iteration % every == 0:
+            copy_main_to_frozen(algorithm)
+    return on_train_result
+
+
+def copy_main_to_frozen(algorithm) -> None:
+    """Freeze the current 'main' into 'frozen' on every learner, then push it to the env runners."""
+    def copy(learner):
+        learner.module["frozen"].set_state(learner.module["main"].get_state())
+
+    algorithm.learner_group.foreach_learner(copy)
+    algorithm.env_runner_group.sync_weights(from_worker_or_learner_group=algorithm.learner_group,
+                                            policies=["frozen"], inference_only=True)
+
+
+def start_ray(cfg: RLlibTrainConfig, address: str | None):
+    """Join ``address`` or start a local Ray limited to ``ray.num_cpus`` (workers import this checkout)."""
+    import ray
+
+    address = address if address is not None else cfg.ray.address
+    if address:
+        ray.init(address=address, log_to_driver=True)
+        return
+    pythonpath = os.pathsep.join(p for p in (str(REPO_ROOT), os.environ.get("PYTHONPATH", "")) if p)
+    ray.init(num_cpus=cfg.ray.num_cpus, include_dashboard=cfg.ray.include_dashboard,
+             runtime_env={"env_vars": {"PYTHONPATH": pythonpath}}, log_to_driver=True)
+
+
+# ------------------------------------------------------------------------------------ metrics
+def _get(result: dict, *path, default=None):
+    for key in path:
+        if not isinstance(result, dict) or key not in result:
+            return default
+        result = result[key]
+    return result
+
+
+def iteration_metrics(result: dict) -> dict:
+    """The few numbers worth a line per iteration (RLlib's result dict holds hundreds)."""
+    runners = result.get("env_runners", {})
+    return {
+        "iteration": result.get("training_iteration"),
+        "env_steps_sampled": _get(result, "env_runners", "num_env_steps_sampled_lifetime"),
+        "env_steps_this_iter": _get(result, "env_runners", "num_env_steps_sampled"),
+        "episodes": _get(result, "env_runners", "num_episodes_lifetime"),
+        "episode_len_mean": runners.get("episode_len_mean"),
+        "module_return_mean": runners.get("module_episode_returns_mean"),
+        "sample_time_s": _get(result, "timers", "env_runner_sampling_timer"),
+        "iteration_time_s": result.get("time_this_iter_s"),
+    }
+
+
+# ------------------------------------------------------------------------------------ export
+def module_mlp_weights(module) -> tuple[list, str]:
+    """The logits path of ``MaskedPPOTorchRLModule`` (actor encoder MLP + pi head) as ``[(W, b), ...]``.
+
+    Refuses any layer a plain MLP cannot express, so the numpy/ONNX policy cannot silently differ.
+    """
+    import torch
+
+    encoder = module.encoder.actor_encoder if hasattr(module.encoder, "actor_encoder") else module.encoder.encoder
+    linears, activations = [], set()
+    for part in (encoder, module.pi):
+        for layer in part.modules():
+            if isinstance(layer, torch.nn.Linear):
+                linears.append(layer)
+            elif isinstance(layer, torch.nn.Tanh):
+                activations.add("tanh")
+            elif isinstance(layer, torch.nn.ReLU):
+                activations.add("relu")
+            elif isinstance(layer, (torch.nn.LayerNorm, torch.nn.Dropout, torch.nn.Conv1d, torch.nn.Conv2d,
+                                    torch.nn.LSTM, torch.nn.GELU, torch.nn.SiLU, torch.nn.ELU)):
+                raise TypeError(f"cannot export layer {layer!r}: only Linear + tanh/relu MLPs export to the "
+                                "opponent format; use model.fcnet_activation tanh/relu without layer norm")
+    if len(activations) > 1:
+        raise TypeError(f"mixed activations {sorted(activations)} do not export to the opponent format")
+    weights = [(lin.weight.detach().cpu().numpy().T.copy(), lin.bias.detach().cpu().numpy().copy())
+               for lin in linears]
+    return weights, (activations.pop() if activations else "tanh")
+
+
+def export_module(module, out_stem: str | Path, cfg: RLlibTrainConfig, steps: int, iterations: int) -> Path:
+    """Write the trained module as ``<out_stem>.onnx`` + ``.npz`` + ``.json`` via ``training.export``.
+
+    Checks that the numpy MLP reproduces the module's logits before writing anything.
+    """
+    import numpy as np
+    import ray
+    import torch
+
+    from tabletop_envs.core.onnx_policy import MLPPolicy
+    from tabletop_envs.core.registry import make_game
+    from training.export import export_policy
+
+    weights, activation = module_mlp_weights(module)
+    game = make_game(cfg.env, **_game_kwargs(cfg))
+    probe = np.stack([game.new_initial_state(s).observation(0) for s in range(8)])
+    with torch.no_grad():
+        expected = module.logits_torch(torch.from_numpy(probe)).numpy()
+    got = MLPPolicy(weights, activation).logits(probe)
+    if not np.allclose(expected, got, atol=1e-4, rtol=1e-4):
+        raise RuntimeError(f"exported MLP logits differ from the RLlib module's by up to "
+                           f"{np.abs(expected - got).max():.3g}; the module has layers the export does not know")
+    training = {"algorithm": "rllib-ppo", "framework": f"ray[rllib]=={ray.__version__}", "steps": int(steps),
+                "iterations": int(iterations), "seed": cfg.seed, "selfplay": cfg.selfplay.mode,
+                "command": " ".join(["python -m training.rllib_train", *sys.argv[1:]]) if sys.argv else ""}
+    return export_policy(weights, activation, out_stem, cfg.env, _game_kwargs(cfg), training=training,
+                         name=Path(out_stem).name)
+
+
+def _game_kwargs(cfg: RLlibTrainConfig) -> dict:
+    """The env kwargs that rebuild the game (the AEC-only ones removed)."""
+    return {k: v for k, v in cfg.env_kwargs.items() if k not in ("max_turns", "illegal_action", "render_mode")}
+
+
+# ------------------------------------------------------------------------------------ main
+def train(cfg: RLlibTrainConfig, address: str | None = None, log=print) -> dict:
+    """Run the whole recipe; returns a summary (run dir, checkpoint, exported model, metrics per iteration)."""
+    import ray
+
+    run_dir = cfg.run_dir().resolve()
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "run.json").write_text(json.dumps({"env": cfg.env, "game_config": _game_kwargs(cfg),
+                                                  "config": asdict(cfg)}, indent=2) + "\n")
+    started_here = not ray.is_initialized()
+    if started_here:
+        start_ray(cfg, address)
+    algo = None
+    history: list[dict] = []
+    summary: dict = {"run_dir": str(run_dir)}
+    try:
+        algo = build_algo_config(cfg).build_algo()
+        if cfg.selfplay.mode == "frozen":
+            copy_main_to_frozen(algo)
+        with open(run_dir / "progress.jsonl", "a") as progress:
+            for it in range(1, cfg.iterations + 1):
+                t0 = time.perf_counter()
+                result = algo.train()
+                metrics = iteration_metrics(result)
+                metrics["wall_s"] = time.perf_counter() - t0
+                history.append(metrics)
+                progress.write(json.dumps(metrics) + "\n")
+                progress.flush()
+                log(f"iter {it:4d}  env steps {metrics['env_steps_sampled']}  "
+                    f"episodes {metrics['episodes']}  len {_fmt(metrics['episode_len_mean'])}  "
+                    f"{metrics['wall_s']:.1f}s")
+                if it % cfg.output.checkpoint_every == 0 or it == cfg.iterations:
+                    checkpoint = algo.save_to_path(str(run_dir / f"checkpoint_{it:05d}"))
+                    summary["checkpoint"] = str(checkpoint)
+        steps = int(history[-1]["env_steps_sampled"] or 0)
+        summary["env_steps"] = steps
+        if cfg.output.export:
+            module = algo.get_module("main")
+            path = export_module(module, run_dir / cfg.output.name, cfg, steps, cfg.iterations)
+            summary["model"] = str(path)
+            log(f"exported {path} (+ .npz, .json)")
+            if cfg.output.eval_games:
+                summary["evaluation"] = evaluate_vs_random(cfg, path, cfg.output.eval_games)
+                log(f"vs random: {summary['evaluation']}")
+    finally:
+        if algo is not None:
+            algo.stop()
+        if started_here:
+            ray.shutdown()
+    summary["history"] = history
+    return summary
+
+
+def evaluate_vs_random(cfg: RLlibTrainConfig, model_path: Path, games: int) -> dict:
+    from tabletop_envs.core.arena import play_match
+    from tabletop_envs.core.policy import RandomPolicy, load_policy
+
+    game_kwargs = _game_kwargs(cfg)
+    policy = load_policy(str(model_path))
+    from tabletop_envs.core.registry import make_game
+
+    n = make_game(cfg.env, **game_kwargs).num_players
+    res = play_match(cfg.env, [policy] + [RandomPolicy()] * (n - 1), games, seed=cfg.seed + 1,
+                     game_kwargs=game_kwargs)
+    return {"games": res.games, "wins": int(res.wins[0]), "draws": int(res.draws[0]),
+            "losses": int(res.losses[0]), "win_rate": res.win_rate(0)}
+
+
+def _fmt(x) -> str:
+    return "-" if x is None else f"{x:.1f}"
+
+
+def main(argv: list[str] | None = None) -> dict:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
+    parser.add_argument("--config", required=True, help="YAML recipe, e.g. configs/rllib_terralore.yaml")
+    parser.add_argument("--address", default=None,
+                        help="join an existing Ray cluster ('auto' on a cluster node, or head-ip:6379); "
+                             "default: start a local Ray")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="override one config key, e.g. --set iterations=3")
+    args = parser.parse_args(argv)
+    try:
+        cfg = load_rllib_config(args.config, args.set)
+    except ConfigError as exc:
+        parser.exit(2, f"config error: {exc}\n")
+    summary = train(cfg, args.address)
+    print(json.dumps({k: v for k, v in summary.items() if k != "history"}, indent=2))
+    return summary
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,330 @@
+"""Self-play MaskablePPO through the single-agent env, with an opponent pool.
+
+    python -m training.train --config configs/terralore.yaml [--set ppo.total_timesteps=50000] [--resume]
+
+The learner plays one seat (drawn each episode) of a ``SingleAgentEnv``; the other seats are drawn
+from an :class:`~training.pool.OpponentPool` (random, heuristic, frozen numpy snapshots of the
+learner). The reward of a learner transition is everything it got since its previous decision, so
+a loss caused by an opponent's final move reaches the learner (the flaw of the PettingZoo SB3
+tutorial, see the field survey §1.8).
+
+A run folder (``output.dir``) receives: ``run.json`` (config, reproduce command), ``tb/``
+(TensorBoard: episode reward, win rates against each anchor in training and in scheduled
+evaluation, pool size), ``checkpoints/step_<n>/`` (model, pool, history; ``--resume`` continues
+from the newest), ``final_model.zip``, the exported policy ``<name>.onnx/.npz/.json``,
+``history.json`` and ``learning_curve.png``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import pickle
+import shlex
+import sys
+import time
+from collections import defaultdict, deque
+from pathlib import Path
+
+import numpy as np
+from stable_baselines3.common.callbacks import BaseCallback
+
+from tabletop_envs.core.single_agent import SingleAgentEnv
+
+from .config import TrainConfig, load_config
+from .evaluate import anchor_evaluation, split_env_kwargs
+from .pool import SNAPSHOT, OpponentPool, WinRateGate
+
+
+class SelfPlayEnv(SingleAgentEnv):
+    """SingleAgentEnv that reports, at the end of an episode, which kinds of opponent it faced."""
+
+    def step(self, action):
+        obs, reward, terminated, truncated, info = super().step(action)
+        if terminated or truncated:
+            info["opponent_tags"] = [getattr(p, "pool_tag", getattr(p, "name", "other"))
+                                     for p in self.episode_opponents]
+        return obs, reward, terminated, truncated, info
+
+
+class EnvFactory:
+    """Picklable env constructor for SubprocVecEnv workers."""
+
+    def __init__(self, env_name: str, env_kwargs: dict, opponent):
+        self.env_name, self.env_kwargs, self.opponent = env_name, env_kwargs, opponent
+
+    def __call__(self):
+        return SelfPlayEnv(self.env_name, opponent=self.opponent, **self.env_kwargs)
+
+
+def learner_score(returns: list[float], seat: int) -> float:
+    """1 win, 0.5 draw (or a shared best), 0 loss; with more seats a win is the unique best return."""
+    r = np.asarray(returns, float)
+    best = r.max()
+    if r[seat] < best:
+        return 0.0
+    return 1.0 if (r == best).sum() == 1 else 0.5
+
+
+def make_vec_env(cfg: TrainConfig, pool: OpponentPool):
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
+
+    fns = [EnvFactory(cfg.env, cfg.env_kwargs, pool) for _ in range(cfg.vec.n_envs)]
+    if cfg.vec.kind == "subproc":
+        venv = SubprocVecEnv(fns, start_method="forkserver")
+    else:
+        venv = DummyVecEnv(fns)
+    return VecMonitor(venv)
+
+
+def build_model(cfg: TrainConfig, venv, run_dir: Path):
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    p = cfg.ppo
+    activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[p.activation]
+    return MaskablePPO(
+        "MlpPolicy", venv, learning_rate=p.learning_rate, n_steps=p.n_steps, batch_size=p.batch_size,
+        n_epochs=p.n_epochs, gamma=p.gamma, gae_lambda=p.gae_lambda, clip_range=p.clip_range,
+        ent_coef=p.ent_coef, vf_coef=p.vf_coef, max_grad_norm=p.max_grad_norm, seed=cfg.seed, device=p.device,
+        policy_kwargs={"net_arch": {"pi": list(p.net_arch), "vf": list(p.net_arch)}, "activation_fn": activation},
+        tensorboard_log=str(run_dir / "tb") if cfg.output.tensorboard else None, verbose=cfg.output.verbose,
+    )
+
+
+class SelfPlayCallback(BaseCallback):
+    """Snapshots into the pool (gated), win-rate logging, scheduled evaluation, checkpoints."""
+
+    def __init__(self, cfg: TrainConfig, pool: OpponentPool, run_dir: Path, state: dict | None = None):
+        super().__init__()
+        self.cfg, self.pool, self.run_dir = cfg, pool, run_dir
+        sp = cfg.selfplay
+        self.gate = WinRateGate(sp.gate_win_rate, sp.gate_episodes)
+        self.recent: dict[str, deque] = defaultdict(lambda: deque(maxlen=200))
+        self.history: list[dict] = []
+        self.snapshots_skipped = 0
+        self.next_snapshot = sp.snapshot_every
+        self.next_eval = cfg.eval.every
+        self.next_checkpoint = cfg.output.checkpoint_every
+        if state:
+            self.history = state["history"]
+            self.next_snapshot, self.next_eval = state["next_snapshot"], state["next_eval"]
+            self.next_checkpoint = state["next_checkpoint"]
+            self.gate.results.extend(state.get("gate_results", []))
+
+    # -------------------------------------------------------------- sb3 hooks
+    def _on_training_start(self) -> None:
+        if not self.pool.snapshots and self.cfg.selfplay.initial_snapshot:
+            self._freeze()
+        self._push_pool()
+        if not self.history:
+            self.evaluate(self.cfg.eval.games)  # the curve starts from the untrained policy
+
+    def _on_step(self) -> bool:
+        for done, info in zip(self.locals["dones"], self.locals["infos"]):
+            if done and "returns" in info:
+                self._record(info)
+        steps = self.num_timesteps
+        if steps >= self.next_snapshot:
+            self.next_snapshot += self.cfg.selfplay.snapshot_every
+            if self.gate.open():
+                self._freeze()
+                self._push_pool()
+                self.gate.reset()
+            else:
+                self.snapshots_skipped += 1
+        if steps >= self.next_eval:
+            self.next_eval += self.cfg.eval.every
+            self.evaluate(self.cfg.eval.games)
+        if steps >= self.next_checkpoint:
+            self.next_checkpoint += self.cfg.output.checkpoint_every
+            self.checkpoint()
+        return True
+
+    def _on_rollout_end(self) -> None:
+        for tag, results in self.recent.items():
+            if results:
+                self.logger.record(f"selfplay/win_rate_vs_{tag}", float(np.mean(results)))
+        self.logger.record("selfplay/pool_size", self.pool.size)
+        self.logger.record("selfplay/snapshots", len(self.pool.snapshots))
+        self.logger.record("selfplay/snapshots_gated_out", self.snapshots_skipped)
+        if self.gate.results:
+            self.logger.record("selfplay/gate_win_rate", self.gate.win_rate())
+
+    # -------------------------------------------------------------- pieces
+    def _record(self, info: dict) -> None:
+        score = learner_score(info["returns"], info["learner_seat"])
+        for tag in set(info.get("opponent_tags", [])):
+            self.recent[tag].append(score)
+        if SNAPSHOT in info.get("opponent_tags", []):
+            self.gate.record(score)
+
+    def _freeze(self) -> None:
+        from .export import mlp_weights
+
+        weights, activation = mlp_weights(self.model)
+        deterministic = self.cfg.selfplay.snapshot_sampling == "argmax"
+        self.pool.add_snapshot(weights, activation, int(self.num_timesteps), deterministic)
+
+    def _push_pool(self) -> None:
+        self.training_env.env_method("set_opponent", self.pool)
+
+    def evaluate(self, games: int) -> dict:
+        from .export import numpy_policy
+
+        game_kwargs, max_turns = split_env_kwargs(self.cfg.env_kwargs)
+        learner = numpy_policy(self.model, deterministic=True)
+        t0 = time.perf_counter()
+        result = anchor_evaluation(self.cfg.env, learner, games, seed=self.cfg.seed + 1000,
+                                   anchors=self.cfg.eval.opponents, game_kwargs=game_kwargs, max_turns=max_turns)
+        point = {"steps": int(self.num_timesteps), "eval_seconds": round(time.perf_counter() - t0, 2)}
+        for key, rates in result.items():
+            if key.startswith("vs_"):
+                point[key] = rates["win"]["rate"]
+                point[f"{key}_ci95"] = rates["win"]["ci95"]
+                point[f"{key}_score"] = rates["score"]
+                self.logger.record(f"eval/win_rate_{key}", rates["win"]["rate"])
+        self.history.append(point)
+        if self.verbose or self.cfg.output.verbose:
+            print(f"[eval] {point}")
+        return result
+
+    def state(self) -> dict:
+        return {"history": self.history, "next_snapshot": self.next_snapshot, "next_eval": self.next_eval,
+                "next_checkpoint": self.next_checkpoint, "gate_results": list(self.gate.results)}
+
+    def checkpoint(self) -> Path:
+        folder = self.run_dir / "checkpoints" / f"step_{self.num_timesteps:09d}"
+        folder.mkdir(parents=True, exist_ok=True)
+        self.model.save(folder / "model.zip")
+        with open(folder / "pool.pkl", "wb") as fh:
+            pickle.dump(self.pool.state_dict(), fh)
+        (folder / "state.json").write_text(json.dumps(self.state()))
+        return folder
+
+
+def latest_checkpoint(run_dir: Path) -> Path | None:
+    found = sorted((run_dir / "checkpoints").glob("step_*/model.zip"))
+    return found[-1].parent if found else None
+
+
+def learning_curve_png(history: list[dict], path: Path, title: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 4))
+    keys = sorted({k for h in history for k in h if k.startswith("vs_") and not k.endswith(("_ci95", "_score"))})
+    for key in keys:
+        pts = [h for h in history if key in h]
+        steps = [h["steps"] for h in pts]
+        ax.plot(steps, [h[key] for h in pts], marker="o", label=key.replace("_", " "))
+        ax.fill_between(steps, [h[f"{key}_ci95"][0] for h in pts], [h[f"{key}_ci95"][1] for h in pts], alpha=0.2)
+    ax.set_xlabel("learner steps")
+    ax.set_ylabel("win rate (seat-rotated, 95% CI)")
+    ax.set_ylim(0, 1)
+    ax.grid(alpha=0.3)
+    ax.set_title(title)
+    if keys:
+        ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def train(cfg: TrainConfig, resume: bool = False, command: str | None = None) -> dict:
+    """Train, evaluate, export. Returns a summary dict (also written to ``<run>/summary.json``)."""
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from .export import export_model, update_sidecar
+
+    torch.set_num_threads(cfg.ppo.torch_threads)
+    run_dir = cfg.run_dir()
+    run_dir.mkdir(parents=True, exist_ok=True)
+    game_kwargs, max_turns = split_env_kwargs(cfg.env_kwargs)
+    from tabletop_envs.core.registry import make_game
+
+    game_config = make_game(cfg.env, **game_kwargs).config()
+    command = command or f"python -m training.train  # config {cfg.to_dict()}"
+    run_info = {"env": cfg.env, "game_config": game_config, "env_kwargs": cfg.env_kwargs, "config": cfg.to_dict(),
+                "training": {"seed": cfg.seed, "command": command}}
+    (run_dir / "run.json").write_text(json.dumps(run_info, indent=2) + "\n")
+
+    sp = cfg.selfplay
+    pool = OpponentPool(cfg.env, sp.random_weight, sp.heuristic_weight, sp.window, sp.play_latest_ratio)
+    venv = make_vec_env(cfg, pool)
+    start = time.perf_counter()
+    checkpoint = latest_checkpoint(run_dir) if resume else None
+    state = None
+    if checkpoint is not None:
+        model = MaskablePPO.load(checkpoint / "model.zip", env=venv, device=cfg.ppo.device)
+        with open(checkpoint / "pool.pkl", "rb") as fh:
+            pool.load_state_dict(pickle.load(fh))
+        state = json.loads((checkpoint / "state.json").read_text())
+        print(f"resuming from {checkpoint} at {model.num_timesteps} steps")
+    elif resume:
+        print(f"no checkpoint under {run_dir}/checkpoints; starting afresh")
+        model = build_model(cfg, venv, run_dir)
+    else:
+        model = build_model(cfg, venv, run_dir)
+    callback = SelfPlayCallback(cfg, pool, run_dir, state)
+    remaining = cfg.ppo.total_timesteps - model.num_timesteps
+    try:
+        if remaining > 0:
+            model.learn(remaining, callback=callback, progress_bar=cfg.output.progress_bar,
+                        reset_num_timesteps=checkpoint is None, tb_log_name="run")
+    finally:
+        venv.close()
+    train_seconds = time.perf_counter() - start
+    model.save(run_dir / "final_model.zip")
+    callback.checkpoint()
+
+    summary = {"env": cfg.env, "run_dir": str(run_dir), "steps": int(model.num_timesteps),
+               "train_seconds": round(train_seconds, 1), "steps_per_second": round(
+                   max(remaining, 0) / train_seconds, 1) if train_seconds > 0 else None,
+               "snapshots": [s.name for s in pool.snapshots], "snapshots_gated_out": callback.snapshots_skipped}
+    evaluation = {}
+    if cfg.eval.final_games:
+        callback.num_timesteps = model.num_timesteps
+        evaluation = callback.evaluate(cfg.eval.final_games)
+        summary["evaluation"] = evaluation
+    (run_dir / "history.json").write_text(json.dumps(callback.history, indent=2) + "\n")
+    if cfg.output.export:
+        training = {"seed": cfg.seed, "command": command, "wall_time_s": round(train_seconds, 1),
+                    "config": cfg.to_dict()}
+        path = export_model(model, run_dir / cfg.output.name, cfg.env, game_config, training, evaluation,
+                            name=f"{cfg.env}/{cfg.output.name}")
+        if evaluation:
+            update_sidecar(path, evaluation=evaluation)
+        summary["exported"] = str(path)
+    if cfg.output.learning_curve and callback.history:
+        learning_curve_png(callback.history, run_dir / "learning_curve.png", f"{cfg.env}, seed {cfg.seed}")
+        summary["learning_curve"] = str(run_dir / "learning_curve.png")
+    (run_dir / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    return summary
+
+
+def main(argv: list[str] | None = None) -> dict:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--config", help="recipe YAML (configs/<game>.yaml); omitted keys keep their defaults")
+    parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                        help="override one key, e.g. --set ppo.n_steps=256 (repeatable)")
+    parser.add_argument("--resume", action="store_true", help="continue from the newest checkpoint of the run dir")
+    args = parser.parse_args(argv)
+    cfg = load_config(args.config, args.overrides)
+    argv_used = sys.argv[1:] if argv is None else argv
+    command = "python -m training.train " + " ".join(shlex.quote(a) for a in argv_used if a != "--resume")
+    summary = train(cfg, resume=args.resume, command=command)
+    print(json.dumps({k: v for k, v in summary.items() if k != "evaluation"}, indent=2))
+    for key, rates in summary.get("evaluation", {}).items():
+        if key.startswith("vs_"):
+            lo, hi = rates["win"]["ci95"]
+            print(f"{key}: win {100 * rates['win']['rate']:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}] "
+                  f"over {rates['games']} games")
+    return summary
+
+
+if __name__ == "__main__":
+    main()
