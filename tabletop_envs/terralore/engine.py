@@ -1,0 +1,685 @@
+"""Terralore rules engine: ``TerraloreGame`` / ``TerraloreState``.
+
+A turn is the four phases of the rule text:
+
+1. Draw Phase — both players draw 2 (from the second turn on, by default); a full hand (7) sends
+   surplus draws to the Graveyard; a player who cannot draw loses (deck-out).
+2. Play Phase — players place cards face down in their attacking or defending lane. The placement
+   is simultaneous at the table; here it is sequential (the first placer alternates each turn) and
+   the second placer sees only how many face-down cards sit in each of the first placer's lanes.
+   Placing one card is a chain of small decisions: ``play`` (which card) → ``lane`` → one
+   ``discard`` per point of cost → ``destroy`` (only when the lane's four slots are full).
+3. Reveal Phase — face-down cards turn face up, lane by lane, in the order of the rule text; reveal
+   effects resolve as each card turns; skills then go to the Graveyard.
+4. Counting Phase — each attacking lane's points are compared with the opponent's defending lane;
+   the excess is dealt to the opponent's castle.
+
+Rule choices where the text is silent are in RULES.md; the ones a user may change are kwargs of
+``TerraloreGame``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.engine import TERMINAL, Game, State, new_rng
+from ..core.errors import ConfigError, DeckError
+from ..core.layout import ActionLayout
+from .catalogue import (
+    AFFINITIES,
+    DECK_SIZE,
+    LANE_SLOTS,
+    Catalogue,
+    default_catalogue,
+    normalize_deck_spec,
+    resolve_deck,
+)
+
+ATTACK, DEFEND = 0, 1
+LANE_NAMES = ("attacking", "defending")
+CASTLE_HP = 10
+OPENING_HAND = 4
+HAND_LIMIT = 7
+DRAW_PER_TURN = 2
+
+MULLIGAN, PLAY, LANE, DISCARD, DESTROY = "mulligan", "play", "lane", "discard", "destroy"
+DECISIONS = (MULLIGAN, PLAY, LANE, DISCARD, DESTROY)
+DECK_OUT_RULES = ("cannot_draw", "empty_deck")
+
+
+class TerraloreGame(Game):
+    """Terralore for two players.
+
+    Args:
+        decks: one deck per player; each ``"random"`` (a random legal deck every game), a preset name
+            from ``decks.json``, or a list of 20 card names / ids (validated: 20 cards, singleton).
+        draw_on_first_turn: the first revision of the rule text draws 2 at the start of every turn;
+            the later one only from the second turn on (default False, the later text).
+        mulligan: each player may once shuffle the opening hand back and draw one card fewer.
+        defenders_deal_damage: if True, a defending lane's excess over the attacking lane also hits
+            the attacker's castle (the text only says attacking excess does; default False).
+        deck_out: ``"cannot_draw"`` (default: you lose when a Draw Phase asks for a card your deck no
+            longer has) or ``"empty_deck"`` (you lose as soon as your deck is empty at the end of a
+            Draw Phase or a turn).
+    """
+
+    env_name = "terralore_v0"
+    player_counts = (2,)
+    default_max_turns = 50
+
+    def __init__(self, decks=("random", "random"), draw_on_first_turn: bool = False, mulligan: bool = True,
+                 defenders_deal_damage: bool = False, deck_out: str = "cannot_draw", num_players: int = 2):
+        if num_players != 2:
+            raise ConfigError(f"Terralore is a two-player game; got num_players={num_players}")
+        if deck_out not in DECK_OUT_RULES:
+            raise ConfigError(f"deck_out must be one of {DECK_OUT_RULES}, got {deck_out!r}")
+        for name, value in (("draw_on_first_turn", draw_on_first_turn), ("mulligan", mulligan),
+                            ("defenders_deal_damage", defenders_deal_damage)):
+            if not isinstance(value, bool):
+                raise ConfigError(f"{name} must be True or False, got {value!r}")
+        self.catalogue: Catalogue = default_catalogue()
+        if isinstance(decks, str) or not hasattr(decks, "__len__") or len(decks) != 2:
+            raise DeckError(f"decks must be a pair (one deck per player), e.g. ('random', 'ember_rush'); got {decks!r}")
+        self.decks = [normalize_deck_spec(self.catalogue, spec, f"decks[{i}]") for i, spec in enumerate(decks)]
+        self.draw_on_first_turn = draw_on_first_turn
+        self.mulligan = mulligan
+        self.defenders_deal_damage = defenders_deal_damage
+        self.deck_out = deck_out
+        self.num_players = 2
+        self.action_layout = build_action_layout(self.catalogue)
+        from .encoder import Encoder
+
+        self.encoder = Encoder(self.catalogue)
+        self.observation_layout = self.encoder.layout
+
+    def config(self) -> dict:
+        return {"decks": [d if isinstance(d, str) else list(d) for d in self.decks],
+                "draw_on_first_turn": self.draw_on_first_turn, "mulligan": self.mulligan,
+                "defenders_deal_damage": self.defenders_deal_damage, "deck_out": self.deck_out}
+
+    def new_initial_state(self, seed: int | None = None) -> TerraloreState:
+        return TerraloreState(self, seed)
+
+
+def build_action_layout(cat: Catalogue) -> ActionLayout:
+    n, names = cat.size, cat.names
+    return ActionLayout([
+        ("mulligan", 2, "Opening hand: keep it (0) or mulligan (1: shuffle it back, draw one card fewer)",
+         ["keep opening hand", "mulligan"]),
+        ("play", n, "Play Phase: place card *i* (catalogue id) from your hand face down",
+         [f"play {x}" for x in names]),
+        ("end_play", 1, "Play Phase: place nothing more this turn", ["end placement"]),
+        ("lane", 2, "Put the chosen card in your attacking (0) or defending (1) lane",
+         ["into attacking lane", "into defending lane"]),
+        ("discard", n, "Pay the cost: discard card *i* from your hand to your Graveyard",
+         [f"discard {x}" for x in names]),
+        ("destroy", n, "Lane full: destroy your creature *i* in that lane (to the Graveyard) to free its slots",
+         [f"destroy {x}" for x in names]),
+    ])
+
+
+class TerraloreState(State):
+    """One Terralore position. Fields are JSON types; card ids index the catalogue.
+
+    ``field[p][lane]`` holds face-up creatures; ``face_down[p][lane]`` the cards placed this turn in
+    placement order (the card being placed right now is already there, as ``pending_card``).
+    """
+
+    _transient = ("game", "_mask_cache", "cat")
+
+    def __init__(self, game: TerraloreGame, seed: int | None = None):
+        self.game = game
+        self.cat = game.catalogue
+        self.rng = new_rng(seed)
+        self.deck_list = [sorted(resolve_deck(self.cat, spec, self.rng)) for spec in game.decks]
+        self.deck = [list(d) for d in self.deck_list]
+        for d in self.deck:
+            self.rng.shuffle(d)
+        self.hand = [[], []]
+        self.field = [[[], []], [[], []]]
+        self.face_down = [[[], []], [[], []]]
+        self.graveyard = [[], []]
+        self.exile = [[], []]
+        self.castle = [CASTLE_HP, CASTLE_HP]
+        self.known_hand = [[], []]  # cards the opponent saw enter this hand (recovered from the Graveyard)
+        self.weakened = [{}, {}]  # str(card id) -> points lost until the end of this turn
+        self.mulliganed = [False, False]
+        self.turn_number = 0
+        self.phase = MULLIGAN
+        self.decision_name = MULLIGAN
+        self.actor = 0
+        self.first_placer = 0
+        self.done_placing = [False, False]
+        self.pending_card = -1
+        self.pending_lane = -1
+        self.discards_left = 0
+        self.slots_to_free = 0
+        self.reveal_first = -1
+        self.totals = [[0, 0], [0, 0]]  # face-up lane points, refreshed whenever the field changes
+        self.result = [0, 0]
+        self.end_reason = ""
+        self.log: list[str] = []
+        for p in (0, 1):
+            self._draw(p, OPENING_HAND)
+        if not game.mulligan:
+            self._start_turn()
+
+    @classmethod
+    def from_dict(cls, game, data):
+        state = super().from_dict(game, data)
+        state.cat = game.catalogue
+        return state
+
+    # ------------------------------------------------------------------ protocol
+    def current_player(self) -> int:
+        return TERMINAL if self.phase == "over" else self.actor
+
+    def is_terminal(self) -> bool:
+        return self.phase == "over"
+
+    def returns(self) -> np.ndarray:
+        return np.array(self.result, np.float64)
+
+    @property
+    def turn(self) -> int:
+        return max(0, self.turn_number - 1)
+
+    def decision(self) -> str:
+        return self.decision_name
+
+    def observation(self, player: int) -> np.ndarray:
+        return self.game.encoder.encode(self, player)
+
+    def _legal_action_mask(self) -> np.ndarray:
+        layout = self.game.action_layout
+        mask = np.zeros(layout.num_actions, np.int8)
+        if self.phase == "over":
+            return mask
+        p = self.actor
+        d = self.decision_name
+        if d == PLAY:
+            hand = self.hand[p]
+            spare = len(hand) - 1
+            start = layout.start["play"]
+            cost = self.cat.cost
+            mask[[start + c for c in hand if cost[c] <= spare]] = 1
+            mask[layout.start["end_play"]] = 1
+        elif d == DISCARD:
+            start = layout.start["discard"]
+            mask[[start + c for c in self.hand[p]]] = 1
+        elif d == LANE:
+            start = layout.start["lane"]
+            mask[start:start + 2] = 1
+        elif d == DESTROY:
+            start = layout.start["destroy"]
+            mask[[start + c for c in self._destroy_candidates()]] = 1
+        else:
+            start = layout.start["mulligan"]
+            mask[start:start + 2] = 1
+        return mask
+
+    def _apply_action(self, action: int) -> None:
+        segment, index = self.game.action_layout.decode(action)
+        getattr(self, "_do_" + segment)(index)
+
+    # ------------------------------------------------------------------ decisions
+    def _do_mulligan(self, take: int) -> None:
+        p = self.actor
+        if take:
+            self._mulligan(p)
+        if p == 0:
+            self.actor = 1
+        else:
+            self._start_turn()
+
+    def _mulligan(self, p: int) -> None:
+        """Redraw the opening hand at the price of one card (the story's 4 -> 3)."""
+        size = len(self.hand[p])
+        self.deck[p].extend(self.hand[p])
+        self.hand[p] = []
+        self.rng.shuffle(self.deck[p])
+        self._draw(p, size - 1)
+        self.mulliganed[p] = True
+
+    def _do_play(self, card: int) -> None:
+        self.pending_card = card
+        self.decision_name = LANE
+
+    def _do_lane(self, lane: int) -> None:
+        p, card = self.actor, self.pending_card
+        self._take_from_hand(p, card)
+        self.face_down[p][lane].append(card)
+        self.pending_lane = lane
+        self.discards_left = self.cat.cost[card]
+        # a fifth creature (or a multi-slot one that does not fit) forces the replace-one choice
+        self.slots_to_free = max(0, self._used_slots(p, lane) - LANE_SLOTS) if self.cat.is_creature[card] else 0
+        self._next_payment_step()
+
+    def _do_discard(self, card: int) -> None:
+        p = self.actor
+        self._take_from_hand(p, card)
+        self.graveyard[p].append(card)
+        self.discards_left -= 1
+        self._next_payment_step()
+
+    def _do_destroy(self, card: int) -> None:
+        p, lane = self.actor, self.pending_lane
+        if card in self.field[p][lane]:
+            self._remove_from_field(p, lane, card)
+        else:
+            self.face_down[p][lane].remove(card)
+        self.graveyard[p].append(card)
+        self.slots_to_free = max(0, self.slots_to_free - self.cat.slots[card])
+        self._refresh_totals()
+        self._next_payment_step()
+
+    def _do_end_play(self, _index: int) -> None:
+        p = self.actor
+        self.done_placing[p] = True
+        if not self.done_placing[1 - p]:
+            self.actor = 1 - p
+            return
+        self._reveal_phase()
+        self._counting_phase()
+        self._end_of_turn()
+
+    def _next_payment_step(self) -> None:
+        if self.discards_left > 0:
+            self.decision_name = DISCARD
+        elif self.slots_to_free > 0:
+            self.decision_name = DESTROY
+        else:
+            self.pending_card = self.pending_lane = -1
+            self.decision_name = PLAY
+
+    def _destroy_candidates(self) -> list[int]:
+        p, lane, pending = self.actor, self.pending_lane, self.pending_card
+        creature = self.cat.is_creature
+        return self.field[p][lane] + [c for c in self.face_down[p][lane] if c != pending and creature[c]]
+
+    def _take_from_hand(self, p: int, card: int) -> None:
+        self.hand[p].remove(card)
+        if card in self.known_hand[p]:
+            self.known_hand[p].remove(card)
+
+    # ------------------------------------------------------------------ turn structure
+    def _draw(self, p: int, n: int) -> int:
+        """Draw up to n; a card drawn into a full hand goes to the Graveyard. Returns cards drawn."""
+        deck, hand = self.deck[p], self.hand[p]
+        drawn = 0
+        while drawn < n and deck:
+            card = deck.pop()
+            if len(hand) < HAND_LIMIT:
+                hand.append(card)
+            else:
+                self.graveyard[p].append(card)
+            drawn += 1
+        return drawn
+
+    def _start_turn(self) -> None:
+        self.turn_number += 1
+        self.phase = PLAY
+        if self.turn_number > 1 or self.game.draw_on_first_turn:
+            if self._draw_phase():
+                return
+        self.done_placing = [False, False]
+        self.first_placer = (self.turn_number - 1) % 2
+        self.actor = self.first_placer
+        self.decision_name = PLAY
+
+    def _draw_phase(self) -> bool:
+        """Both players draw 2. Returns True when the game ended by deck-out."""
+        if self.game.deck_out == "cannot_draw":
+            losers = [p for p in (0, 1) if len(self.deck[p]) < DRAW_PER_TURN]
+            if losers:
+                self._end_by_deck_out(losers)
+                return True
+        for p in (0, 1):
+            self._draw(p, DRAW_PER_TURN)
+        return self._check_empty_decks()
+
+    def _check_empty_decks(self) -> bool:
+        if self.game.deck_out != "empty_deck":
+            return False
+        losers = [p for p in (0, 1) if not self.deck[p]]
+        if losers:
+            self._end_by_deck_out(losers)
+            return True
+        return False
+
+    def _end_by_deck_out(self, losers: list[int]) -> None:
+        if len(losers) == 1:
+            self._finish(1 - losers[0], "deck-out")
+        else:
+            self._finish_by_tiebreakers("both decks ran out")
+
+    def _end_of_turn(self) -> None:
+        self.weakened = [{}, {}]  # weaken effects last "this turn"
+        self._refresh_totals()
+        if self.castle[0] <= 0 or self.castle[1] <= 0:
+            if self.castle[0] <= 0 and self.castle[1] <= 0:
+                self._finish_by_tiebreakers("both castles fell")
+            else:
+                self._finish(0 if self.castle[1] <= 0 else 1, "castle destroyed")
+            return
+        if self._check_empty_decks():
+            return
+        self._start_turn()
+
+    def _finish(self, winner: int, reason: str) -> None:
+        self.result = [1, -1] if winner == 0 else [-1, 1]
+        self.end_reason = reason
+        self.phase = "over"
+        self.decision_name = ""
+        self.log.append(f"player_{winner} wins ({reason})")
+
+    def _finish_by_tiebreakers(self, reason: str) -> None:
+        """Tiebreakers: higher castle HP, then more points on the field, else a draw."""
+        leader = self._leader()
+        if leader is None:
+            self.result = [0, 0]
+            self.end_reason = f"{reason}; castles and field points tied: draw"
+            self.phase = "over"
+            self.decision_name = ""
+            self.log.append(self.end_reason)
+        else:
+            self._finish(leader, f"{reason}; tiebreaker")
+
+    def _leader(self) -> int | None:
+        """The player ahead by castle HP, then by field points; None if perfectly tied."""
+        if self.castle[0] != self.castle[1]:
+            return 0 if self.castle[0] > self.castle[1] else 1
+        points = [self.field_points(0), self.field_points(1)]
+        if points[0] != points[1]:
+            return 0 if points[0] > points[1] else 1
+        return None
+
+    # ------------------------------------------------------------------ reveal and counting
+    def reveal_starter(self) -> int:
+        """Who reveals first: the die roll in round 1 and on a perfect tie, else the losing player."""
+        leader = None if self.turn_number == 1 else self._leader()
+        if leader is None:
+            return self._roll_die_for_first()
+        return 1 - leader
+
+    def _roll_die_for_first(self) -> int:
+        while True:
+            a, b = (int(x) for x in self.rng.integers(1, 7, 2))
+            if a != b:
+                self.log.append(f"die roll: player_0 {a}, player_1 {b}")
+                return 0 if a > b else 1
+
+    def _reveal_phase(self) -> None:
+        self.log = []
+        first = self.reveal_starter()
+        second = 1 - first
+        self.reveal_first = first
+        # losing player's defending lane, the opponent's attacking lane (the same lane, clockwise),
+        # the opponent's defending lane, the losing player's attacking lane
+        for p, lane in ((first, DEFEND), (second, ATTACK), (second, DEFEND), (first, ATTACK)):
+            cards = self.face_down[p][lane]
+            while cards:
+                self._reveal_card(p, lane, cards.pop(0))
+
+    def _reveal_card(self, p: int, lane: int, card: int) -> None:
+        creature = self.cat.is_creature[card]
+        if creature:
+            self.field[p][lane].append(card)
+        self.log.append(f"player_{p} reveals {self.cat.names[card]} ({LANE_NAMES[lane]})")
+        for effect in self.cat.reveal_effects[card]:
+            self._resolve(p, lane, card, effect)
+        if not creature:
+            self.graveyard[p].append(card)
+
+    def _counting_phase(self) -> None:
+        attack = [self.lane_total(p, ATTACK) for p in (0, 1)]
+        defend = [self.lane_total(p, DEFEND) for p in (0, 1)]
+        damage = [0, 0]
+        for p in (0, 1):
+            q = 1 - p
+            damage[q] += max(0, attack[p] - defend[q])
+            if self.game.defenders_deal_damage:
+                damage[p] += max(0, defend[q] - attack[p])
+        for p in (0, 1):
+            self.castle[p] = max(0, self.castle[p] - damage[p])
+        self.log.append(f"counting: attack {attack}, defend {defend}, castle damage {damage}, "
+                        f"castles {self.castle}")
+
+    # ------------------------------------------------------------------ points
+    def card_points(self, p: int, lane: int, card: int) -> int:
+        """A face-up creature's points now: base, lane effects, synergies, this turn's weakening."""
+        cat = self.cat
+        points = cat.points[card]
+        aff = cat.affinity[card]
+        if cat.has_continuous[card] or self._lane_has_auras(p, lane):
+            for other in self.field[p][lane]:
+                buff = cat.buff[other]
+                if buff and other != card and (buff[1] < 0 or buff[1] == aff):
+                    points += buff[0]
+            for enemy in self.field[1 - p][1 - lane]:
+                debuff = cat.debuff[enemy]
+                if debuff and (debuff[1] < 0 or debuff[1] == aff):
+                    points -= debuff[0]
+            synergy = cat.synergy[card]
+            if synergy:
+                mates = sum(1 for ln in self.field[p] for c in ln if c != card and cat.affinity[c] == synergy[1])
+                points += synergy[0] * mates
+        weak = self.weakened[p].get(str(card))
+        if weak:
+            points -= weak
+        return max(0, points)
+
+    def _lane_has_auras(self, p: int, lane: int) -> bool:
+        cat = self.cat
+        return any(cat.buff[c] for c in self.field[p][lane]) or any(cat.debuff[c] for c in self.field[1 - p][1 - lane])
+
+    def lane_total(self, p: int, lane: int) -> int:
+        cards = self.field[p][lane]
+        if not cards:
+            return 0
+        return sum(self.card_points(p, lane, c) for c in cards)
+
+    def _refresh_totals(self) -> None:
+        self.totals = [[self.lane_total(p, ATTACK), self.lane_total(p, DEFEND)] for p in (0, 1)]
+
+    def field_points(self, p: int) -> int:
+        return self.lane_total(p, ATTACK) + self.lane_total(p, DEFEND)
+
+    def _used_slots(self, p: int, lane: int) -> int:
+        cat = self.cat
+        return (sum(cat.slots[c] for c in self.field[p][lane])
+                + sum(cat.slots[c] for c in self.face_down[p][lane] if cat.is_creature[c]))
+
+    # ------------------------------------------------------------------ effects
+    def _resolve(self, p: int, lane: int, card: int, effect) -> None:
+        kind = effect.kind
+        q = 1 - p
+        if kind == "heal_castle":
+            self.castle[p] = min(CASTLE_HP, self.castle[p] + effect.amount)
+        elif kind == "damage_castle":
+            self.castle[q] = max(0, self.castle[q] - effect.amount)
+        elif kind == "draw":
+            self._draw(p, effect.amount)
+        elif kind == "recover":
+            self._recover(p, card, effect.target)
+        else:
+            target = self._select_target(p, lane, card, effect)
+            if target is None:
+                return
+            owner, where, victim = target
+            if kind == "destroy":
+                self._remove_from_field(owner, where, victim)
+                self.graveyard[owner].append(victim)
+            elif kind == "exile":
+                self._remove_from_field(owner, where, victim)
+                self.exile[owner].append(victim)
+            elif kind == "weaken":
+                key = str(victim)
+                self.weakened[owner][key] = self.weakened[owner].get(key, 0) + effect.amount
+            elif kind == "move":
+                dest = lane if owner == p else 1 - where
+                if self._used_slots(owner, dest) + self.cat.slots[victim] <= LANE_SLOTS:
+                    self.field[owner][where].remove(victim)
+                    self.field[owner][dest].append(victim)
+                else:
+                    return
+        self.log.append(f"  {self.cat.names[card]}: {kind}")
+
+    def _select_target(self, p: int, lane: int, card: int, effect) -> tuple[int, int, int] | None:
+        """(owner, lane, card) chosen by the card's selector among face-up creatures, or None."""
+        sel = effect.target
+        q = 1 - p
+        if sel.startswith("enemy_here"):
+            pool = [(q, 1 - lane, c) for c in self.field[q][1 - lane]]
+        elif sel == "enemy_any_strongest":
+            pool = [(q, ln, c) for ln in (ATTACK, DEFEND) for c in self.field[q][ln]]
+        elif sel == "own_here_weakest":
+            pool = [(p, lane, c) for c in self.field[p][lane] if c != card]
+        else:  # own_other_strongest
+            pool = [(p, 1 - lane, c) for c in self.field[p][1 - lane]]
+        if effect.affinity is not None:
+            aff = self.cat.affinity
+            want = AFFINITIES.index(effect.affinity)
+            pool = [t for t in pool if aff[t[2]] == want]
+        if not pool:
+            return None
+        if sel.endswith("strongest"):
+            return max(pool, key=lambda t: (self.card_points(*t), -t[2]))
+        return min(pool, key=lambda t: (self.card_points(*t), t[2]))
+
+    def _remove_from_field(self, owner: int, lane: int, card: int) -> None:
+        self.field[owner][lane].remove(card)
+        self.weakened[owner].pop(str(card), None)
+
+    def _recover(self, p: int, card: int, what: str) -> None:
+        creature = self.cat.is_creature
+        pool = [c for c in self.graveyard[p] if c != card
+                and (what == "any" or creature[c] == (what == "creature"))]
+        if not pool or len(self.hand[p]) >= HAND_LIMIT:
+            return
+        best = max(pool, key=lambda c: (self.cat.cost[c], -c))
+        self.graveyard[p].remove(best)
+        self.hand[p].append(best)
+        self.known_hand[p].append(best)
+
+    # ------------------------------------------------------------------ hidden information
+    def resample_hidden(self, player: int, rng: np.random.Generator) -> TerraloreState:
+        """Re-deal what ``player`` cannot see: their own deck order, and the opponent's unknown hand
+        cards, face-down cards and deck, from the opponent's hidden cards.
+
+        Face-down cards keep their cost (the discards paying for them were seen) and lane slots stay
+        within four; the card the opponent is placing right now, if any, is kept.
+        """
+        s = self.clone()
+        q = 1 - player
+        rng.shuffle(s.deck[player])
+        pending = s.pending_card if s.actor == q else -1
+        # the card the opponent is placing stays theirs even while it is still in hand (lane choice)
+        fixed_hand = list(s.known_hand[q]) + ([pending] if pending in s.hand[q] else [])
+        unknown_hand = list(s.hand[q])
+        for c in fixed_hand:
+            unknown_hand.remove(c)
+        face_down = [[c for c in s.face_down[q][ln] if c != pending] for ln in (ATTACK, DEFEND)]
+        pool = unknown_hand + s.deck[q] + face_down[0] + face_down[1]
+        new_face_down = s._redeal_face_down(q, pool, pending, rng)
+        if new_face_down is None:
+            new_face_down = [list(s.face_down[q][ln]) for ln in (ATTACK, DEFEND)]
+        placed = {c for ln in new_face_down for c in ln}
+        rest = [c for c in pool if c not in placed]
+        rng.shuffle(rest)
+        k = len(unknown_hand)
+        s.hand[q] = fixed_hand + rest[:k]
+        s.deck[q] = rest[k:]
+        s.face_down[q] = new_face_down
+        s._mask_cache = None
+        return s
+
+    def _redeal_face_down(self, q, pool, pending, rng):
+        cat = self.cat
+        order = list(pool)
+        rng.shuffle(order)
+        used = set()
+        out = [[], []]
+        slots = [sum(cat.slots[c] for c in self.field[q][ln]) for ln in (ATTACK, DEFEND)]
+        for ln in (ATTACK, DEFEND):
+            for c in self.face_down[q][ln]:
+                if c == pending:
+                    choice = c
+                else:
+                    choice = next((x for x in order if x not in used and cat.cost[x] == cat.cost[c]
+                                   and (not cat.is_creature[x] or slots[ln] + cat.slots[x] <= LANE_SLOTS)), None)
+                    if choice is None:
+                        return None
+                used.add(choice)
+                out[ln].append(choice)
+                if cat.is_creature[choice]:
+                    slots[ln] += cat.slots[choice]
+        return out
+
+    # ------------------------------------------------------------------ checks and text
+    def check_invariants(self) -> None:
+        cat = self.cat
+        for p in (0, 1):
+            zones = (self.hand[p] + self.deck[p] + self.graveyard[p] + self.exile[p]
+                     + [c for ln in self.field[p] + self.face_down[p] for c in ln])
+            assert sorted(zones) == self.deck_list[p], f"player {p}: cards not conserved across zones"
+            assert len(self.deck_list[p]) == DECK_SIZE and len(set(self.deck_list[p])) == DECK_SIZE
+            assert 0 <= self.castle[p] <= CASTLE_HP, f"castle {p} HP {self.castle[p]} out of 0..{CASTLE_HP}"
+            assert len(self.hand[p]) <= HAND_LIMIT, f"player {p} holds {len(self.hand[p])} > {HAND_LIMIT}"
+            assert all(c in self.hand[p] for c in self.known_hand[p])
+            for ln in (ATTACK, DEFEND):
+                # while a replace-one choice is pending, the lane is over by exactly the slots to free
+                freeing = self.slots_to_free if (p, ln) == (self.actor, self.pending_lane) else 0
+                assert self._used_slots(p, ln) - freeing <= LANE_SLOTS, f"player {p} lane {ln} over {LANE_SLOTS} slots"
+                assert all(cat.is_creature[c] for c in self.field[p][ln])
+            assert self.totals[p] == [self.lane_total(p, ATTACK), self.lane_total(p, DEFEND)] or \
+                self.phase == "over", "stale lane totals"
+            for key in self.weakened[p]:
+                assert any(int(key) in ln for ln in self.field[p]), "weakening on a card not on the field"
+        if self.phase == "over":
+            assert sum(self.result) == 0
+        else:
+            assert self.phase in (MULLIGAN, PLAY) and self.decision_name in DECISIONS
+            assert self.discards_left >= 0 and self.slots_to_free >= 0
+
+    def card_label(self, card: int) -> str:
+        c = self.cat[card]
+        if c.is_creature:
+            return f"{c.name} [{c.cost}c {c.points}p {c.affinity}]"
+        return f"{c.name} [{c.cost}c skill {c.affinity}]"
+
+    def render_text(self, player: int | None = None) -> str:
+        """Both sides' castles and lanes; with ``player`` given, only what that player can see."""
+        cat = self.cat
+        status = ("game over: " + self.end_reason + f" (returns {self.result})") if self.phase == "over" else \
+            f"{self.phase} phase, player_{self.actor} to decide ({self.decision_name})"
+        lines = [f"Terralore — turn {self.turn_number}: {status}"]
+        seats = (1 - player, player) if player is not None else (1, 0)
+        for p in seats:
+            hidden = player is not None and p != player
+            lines.append(f"player_{p}{' (you)' if p == player else ''}: castle {self.castle[p]}/{CASTLE_HP}, "
+                         f"hand {len(self.hand[p])}, deck {len(self.deck[p])}, "
+                         f"graveyard {len(self.graveyard[p])}, exile {len(self.exile[p])}")
+            for ln in (DEFEND, ATTACK):
+                shown = [f"{cat.names[c]} {self.card_points(p, ln, c)}p" for c in self.field[p][ln]]
+                down = self.face_down[p][ln]
+                if hidden:
+                    if down:
+                        shown.append(f"{len(down)} face down")
+                else:
+                    shown += [f"face down: {self.card_label(c)}" for c in down]
+                lines.append(f"  {LANE_NAMES[ln]:>9} lane ({self.lane_total(p, ln):2d}): "
+                             + (", ".join(shown) or "-"))
+            if not hidden:
+                lines.append("  hand: " + (", ".join(self.card_label(c) for c in self.hand[p]) or "-"))
+            elif self.known_hand[p]:
+                lines.append("  known in hand: " + ", ".join(cat.names[c] for c in self.known_hand[p]))
+        if self.pending_card >= 0 and (player is None or player == self.actor):
+            lines.append(f"placing {cat.names[self.pending_card]}: {self.discards_left} discard(s), "
+                         f"{self.slots_to_free} slot(s) to free")
+        if self.log:
+            lines.append("last reveal: " + "; ".join(self.log))
+        return "\n".join(lines)
+
+
+TerraloreGame.state_class = TerraloreState

@@ -1,0 +1,112 @@
+"""Terralore — ``terralore_v0``
+=============================
+
+Two players, each with a 20-card singleton deck of creatures and skills, place cards face down into
+an attacking and a defending lane, reveal them in a fixed order and count: the points of your
+attacking lane in excess of the opponent's defending lane are dealt to the opponent's 10-HP castle.
+Rules: ``tabletop_envs/terralore/RULES.md`` (the rule text plus every choice where it is silent).
+
+| | |
+|---|---|
+| import | ``from tabletop_envs import terralore_v0; env = terralore_v0.env()`` |
+| agents | ``player_0``, ``player_1`` |
+| actions | Discrete(203) |
+| observation | Dict(``observation``: Box(955,) float32, ``action_mask``: Box(203,) int8) |
+
+Arguments
+---------
+``env(decks=("random", "random"), draw_on_first_turn=False, mulligan=True,
+defenders_deal_damage=False, deck_out="cannot_draw", render_mode=None, max_turns=None,
+illegal_action="raise")``. A deck is ``"random"`` (a random legal deck each game), a preset name
+(``tidal_fortress``, ``ember_rush``, ``sky_and_sun``, ``grave_tide``, ``worst_deck_ever``) or a list of
+20 card names or ids. The rule options are described in RULES.md.
+
+Actions
+-------
+Placing one card is a chain of small decisions, each with its own mask: ``play`` *card* → ``lane``
+→ one ``discard`` per point of the card's cost → ``destroy`` (only when the lane's four creature
+slots are full). Action ids are indexed by catalogue card id, never by hand position, so they keep
+their meaning however the hand is ordered. ``env.action_to_string(a)`` names any action.
+
+| ids | name | meaning |
+|---|---|---|
+| 0–1 | `mulligan` | Opening hand: keep it (0) or mulligan (1: shuffle it back, draw one card fewer) |
+| 2–67 | `play` | Play Phase: place card *i* (catalogue id) from your hand face down |
+| 68 | `end_play` | Play Phase: place nothing more this turn |
+| 69–70 | `lane` | Put the chosen card in your attacking (0) or defending (1) lane |
+| 71–136 | `discard` | Pay the cost: discard card *i* from your hand to your Graveyard |
+| 137–202 | `destroy` | Lane full: destroy your creature *i* in that lane (to the Graveyard) to free its slots |
+
+Observation
+-----------
+Only what the observing player may know: their own hand, deck contents, lanes and face-down
+cards; of the opponent only face-up creatures, the number of face-down cards in each lane, cards
+returned to their hand in view, and hand and deck sizes; both Graveyards and Exiles; castles; the
+turn; the pending decision. Card segments are indexed by catalogue card id.
+
+| indices | name | shape | range | meaning |
+|---|---|---|---|---|
+| 0–65 | `hand` | 66 | 0…1 | 1 where card *i* (catalogue id) is in your hand |
+| 66–131 | `own_deck` | 66 | 0…1 | 1 where card *i* (catalogue id) is still in your deck (contents, not order) |
+| 132–197 | `own_attacking` | 66 | 0…1 | 1 where card *i* (catalogue id) is your face-up creature in your attacking lane |
+| 198–263 | `own_defending` | 66 | 0…1 | 1 where card *i* (catalogue id) is your face-up creature in your defending lane |
+| 264–329 | `own_face_down_attacking` | 66 | 0…1 | 1 where card *i* (catalogue id) is your face-down card in your attacking lane |
+| 330–395 | `own_face_down_defending` | 66 | 0…1 | 1 where card *i* (catalogue id) is your face-down card in your defending lane |
+| 396–461 | `opp_attacking` | 66 | 0…1 | 1 where card *i* (catalogue id) is the opponent's face-up creature in their attacking lane (your defending lane) |
+| 462–527 | `opp_defending` | 66 | 0…1 | 1 where card *i* (catalogue id) is the opponent's face-up creature in their defending lane (your attacking lane) |
+| 528–593 | `opp_known_hand` | 66 | 0…1 | 1 where card *i* (catalogue id) was returned to the opponent's hand in view (from their Graveyard) |
+| 594–659 | `own_graveyard` | 66 | 0…1 | 1 where card *i* (catalogue id) is in your Graveyard |
+| 660–725 | `opp_graveyard` | 66 | 0…1 | 1 where card *i* (catalogue id) is in the opponent's Graveyard |
+| 726–791 | `own_exile` | 66 | 0…1 | 1 where card *i* (catalogue id) is in your Exile |
+| 792–857 | `opp_exile` | 66 | 0…1 | 1 where card *i* (catalogue id) is in the opponent's Exile |
+| 858–923 | `pending_card` | 66 | 0…1 | 1 where card *i* (catalogue id) is the card you are placing now |
+| 924–927 | `lane_points` | 4 | 0…10 | face-up points / 10: your attacking, your defending, opponent's attacking, opponent's defending lane |
+| 928–929 | `castles` | 2 | 0…1 | castle HP / 10: yours, the opponent's |
+| 930–931 | `hand_sizes` | 2 | 0…1 | hand size / 7: yours, the opponent's |
+| 932–933 | `deck_sizes` | 2 | 0…1 | deck size / 20: yours, the opponent's |
+| 934–935 | `opp_face_down_counts` | 2 | 0…1 | number of the opponent's face-down cards / 20: attacking, defending lane |
+| 936 | `turn` | 1 | 0…1 | turn number / 25 |
+| 937–938 | `phase` | 2 | 0…1 | one-hot phase: mulligan, play |
+| 939–943 | `decision` | 5 | 0…1 | one-hot decision you must take now (all 0 when it is not your move): mulligan, play, lane, discard, destroy |
+| 944–945 | `pending_lane` | 2 | 0…1 | one-hot lane of the card you are placing: attacking, defending |
+| 946–947 | `payment` | 2 | 0…1 | cards still to discard / 6, lane slots still to free / 4 |
+| 948–950 | `placement` | 3 | 0…1 | you place first this turn, you have finished placing, the opponent has finished |
+| 951–952 | `mulliganed` | 2 | 0…1 | you took a mulligan, the opponent took a mulligan |
+| 953–954 | `reveal_first` | 2 | 0…1 | one-hot who revealed first last Reveal Phase: you, the opponent |
+
+Action mask
+-----------
+``obs["action_mask"]`` (and ``info["action_mask"]``) marks the legal actions of the acting player;
+the other player's mask is all zeros. The mask equals the rules: a card may be played only if the
+hand holds enough other cards to pay its cost; ``end_play`` is always legal in the Play Phase.
+
+Rewards
+-------
++1 for the winner, -1 for the loser, 0 each for a draw, at the end of the game only. A game reaching
+``max_turns`` (default 50; decks run out long before) is truncated with reward 0.
+
+Version history
+---------------
+* v0: first release (66 cards, 5 preset decks).
+"""
+
+from __future__ import annotations
+
+from ..core.aec import TabletopAECEnv
+from .engine import TerraloreGame
+
+
+class raw_env(TabletopAECEnv):
+    game_class = TerraloreGame
+    metadata = {"render_modes": ["ansi"], "name": "terralore_v0", "is_parallelizable": False, "render_fps": 2}
+
+
+def env(**kwargs) -> raw_env:
+    """The Terralore AEC env (keyword arguments: see the module documentation)."""
+    return raw_env(**kwargs)
+
+
+def doc_tables() -> tuple[str, str]:
+    """(action table, observation table) as the module documentation must show them."""
+    game = TerraloreGame()
+    return game.action_layout.table_markdown(), game.observation_layout.table_markdown()
