@@ -34,6 +34,20 @@ READY, RESTING = 0, 1
 DEFENDER_PHASES = frozenset(("defender", "change", "pay"))
 
 
+def outcome_table(cat) -> np.ndarray:
+    """``table[a, b, s]``: +1 when card a beats card b on statistic s, -1 when b beats a, 0 on a tie.
+
+    Higher or lower wins per statistic as printed; Tiny makes the lower Weight win in any comparison
+    it is part of."""
+    diff = np.sign(cat.values[:, None, :] - cat.values[None, :, :]) * cat.stat_sign
+    tiny = np.zeros(cat.size, bool)
+    tiny[cat.ability_ids.get("tiny", [])] = True
+    either = tiny[:, None] | tiny[None, :]
+    diff[:, :, WEIGHT] = np.where(either, -np.sign(cat.values[:, None, WEIGHT] - cat.values[None, :, WEIGHT]),
+                                  diff[:, :, WEIGHT])
+    return diff.astype(np.int8)
+
+
 class TravelEarthGame(Game):
     """Rule options (all JSON, all documented in RULES.md):
 
@@ -90,8 +104,8 @@ class TravelEarthGame(Game):
     def _ability_sets(self):
         cat = self.catalogue
         self.abil = {key: frozenset(ids) for key, ids in cat.ability_ids.items()}
-        self.values = cat.values.tolist()
-        self.stat_sign = cat.stat_sign.tolist()
+        self.outcome_table = outcome_table(cat)
+        self.outcomes = self.outcome_table.tolist()
 
     def _build_layouts(self):
         cat = self.catalogue
@@ -163,10 +177,7 @@ class TravelEarthGame(Game):
         self.observation_layout = lay = ObservationLayout(segs)
         sl = lay.slices
         self.O = {name: sl[name].start for name in sl}
-        self.count_end = sl["defender"].stop  # every segment up to here is filled by one bincount
-        scale = np.ones(self.count_end, np.float32)
-        scale[: sl["declared"].stop] = 0.25
-        self.count_scale = scale
+        self.zone_offsets = [sl[name].start for name, _ in zones]
 
 
 class TravelEarthState(State):
@@ -264,14 +275,7 @@ class TravelEarthState(State):
 
     def outcome(self, challenger: int, defender: int, stat: int) -> int:
         """+1 when the Challenger's printed value wins, -1 when the Defender's does, 0 on a tie."""
-        g = self.game
-        a, b = g.values[challenger][stat], g.values[defender][stat]
-        if a == b:
-            return 0
-        sign = g.stat_sign[stat]
-        if stat == WEIGHT and (self._has(challenger, "tiny") or self._has(defender, "tiny")):
-            sign = -1.0
-        return 1 if (a - b) * sign > 0 else -1
+        return self.game.outcomes[challenger][defender][stat]
 
     def _defends_as_ready(self) -> bool:
         return self.defender_row == READY or self._has(self.defender, "armoured_shell")
@@ -573,53 +577,51 @@ class TravelEarthState(State):
         g = self.game
         o = g.O
         me, opp = player, 1 - player
-        idx = [o["hand"] + c for c in self.hand[me]]
-        idx += [o["my_ready"] + c for c in self.ready[me]]
-        idx += [o["my_resting"] + c for c in self.resting[me]]
-        idx += [o["opp_ready"] + c for c in self.ready[opp]]
-        idx += [o["opp_resting"] + c for c in self.resting[opp]]
-        idx += [o["my_reservoir_known"] + c for c in self.reservoir[me]]
-        idx += [o["my_discard"] + c for c in self.discard[me]]
-        idx += [o["opp_discard"] + c for c in self.discard[opp]]
-        idx += [o["declared"] + c for c in self.queue]
+        # Every non-zero entry as (index, value); one weighted bincount builds the vector.
+        zones = (self.hand[me], self.ready[me], self.resting[me], self.ready[opp], self.resting[opp],
+                 self.reservoir[me], self.discard[me], self.discard[opp], self.queue)
+        idx = []
+        for off, zone in zip(g.zone_offsets, zones):
+            idx += [off + c for c in zone]
+        val = [0.25] * len(idx)
+        size_me, size_opp = self.reservoir_size(me), self.reservoir_size(opp)
+        dm, do = g.deck_sizes[me], g.deck_sizes[opp]
+        t, u = o["my_reservoir"], o["opp_reservoir"]
+        idx += [t, t + 1, t + 2, t + 3, u, u + 1, u + 2, o["deck_sizes"], o["deck_sizes"] + 1,
+                o["hand_sizes"], o["hand_sizes"] + 1, o["turn"], o["change_made"], o["my_turn"], o["i_went_first"]]
+        val += [size_me / 7, (size_me - self.empty[me]) / 7, self.empty[me] / 7, len(self.unseen[me]),
+                size_opp / 7, (size_opp - self.empty[opp]) / 7, self.empty[opp] / 7,
+                len(self.deck[me]) / dm, len(self.deck[opp]) / do, len(self.hand[me]) / dm, len(self.hand[opp]) / do,
+                min(self.turns / g.default_max_turns, 1.0), self.changed, self.player == me, self.first == me]
         if self.challenger >= 0:
             idx.append(o["challenger"] + self.challenger)
+            val.append(1.0)
         if self.defender >= 0:
-            idx.append(o["defender"] + self.defender)
-        obs = np.zeros(g.observation_layout.size, np.float32)
-        obs[: g.count_end] = np.bincount(idx, minlength=g.count_end)[: g.count_end] * g.count_scale
-        if self.defender >= 0:
-            obs[o["defender_row"] + self.defender_row] = 1
+            idx += [o["defender"] + self.defender, o["defender_row"] + self.defender_row]
+            val += [1.0, 1.0]
         if self.stat >= 0:
-            obs[o["statistic"] + self.stat] = 1
+            idx.append(o["statistic"] + self.stat)
+            val.append(1.0)
             if self.defender >= 0:
-                obs[o["comparison"] + 1 - self.outcome(self.challenger, self.defender, self.stat)] = 1
+                idx.append(o["comparison"] + 1 - self.outcome(self.challenger, self.defender, self.stat))
+                val.append(1.0)
         used = self.used
         if used:
             base = o["used_statistics"]
             for s in range(NUM_STATS):
                 if used >> s & 1:
-                    obs[base + s] = 1
+                    idx.append(base + s)
+                    val.append(1.0)
         if self.change_stat >= 0:
-            obs[o["change_target"] + self.change_stat] = 1
-        obs[o["change_made"]] = self.changed
+            idx.append(o["change_target"] + self.change_stat)
+            val.append(1.0)
         if not self.is_terminal():
-            obs[o["phase"] + PHASES.index(self.phase)] = 1
-        obs[o["my_turn"]] = self.player == me
-        obs[o["i_went_first"]] = self.first == me
-        size_me, size_opp = self.reservoir_size(me), self.reservoir_size(opp)
-        dm, do = g.deck_sizes[me], g.deck_sizes[opp]
-        t = o["my_reservoir"]
-        obs[t: t + 4] = (size_me / 7, (size_me - self.empty[me]) / 7, self.empty[me] / 7, len(self.unseen[me]))
-        t = o["opp_reservoir"]
-        obs[t: t + 3] = (size_opp / 7, (size_opp - self.empty[opp]) / 7, self.empty[opp] / 7)
-        t = o["deck_sizes"]
-        obs[t: t + 2] = (len(self.deck[me]) / dm, len(self.deck[opp]) / do)
-        t = o["hand_sizes"]
-        obs[t: t + 2] = (len(self.hand[me]) / dm, len(self.hand[opp]) / do)
-        obs[o["reservoir_adds"]] = self.adds / 2 if self.player == me else 0.0
-        obs[o["turn"]] = min(self.turns / g.default_max_turns, 1.0)
-        return obs
+            idx.append(o["phase"] + PHASES.index(self.phase))
+            val.append(1.0)
+        if self.player == me:
+            idx.append(o["reservoir_adds"])
+            val.append(self.adds / 2)
+        return np.bincount(idx, val, g.observation_layout.size).astype(np.float32)
 
     def resample_hidden(self, player: int, rng: np.random.Generator) -> TravelEarthState:
         """Re-deal what ``player`` cannot see: their own Deck order and unseen Reservoir card, and the
