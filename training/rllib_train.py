@@ -266,7 +266,7 @@ def _get(result: dict, *path, default=None):
 def iteration_metrics(result: dict) -> dict:
     """The few numbers worth a line per iteration (RLlib's result dict holds hundreds)."""
     runners = result.get("env_runners", {})
-    return {
+    metrics = {
         "iteration": result.get("training_iteration"),
         "env_steps_sampled": _get(result, "env_runners", "num_env_steps_sampled_lifetime"),
         "env_steps_this_iter": _get(result, "env_runners", "num_env_steps_sampled"),
@@ -276,6 +276,16 @@ def iteration_metrics(result: dict) -> dict:
         "sample_time_s": _get(result, "timers", "env_runner_sampling_timer"),
         "iteration_time_s": result.get("time_this_iter_s"),
     }
+    return {k: _plain(v) for k, v in metrics.items()}
+
+
+def _plain(value):
+    """JSON-safe numbers (RLlib reports numpy scalars and per-module dicts)."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if hasattr(value, "item"):
+        return value.item()
+    return value
 
 
 # ------------------------------------------------------------------------------------ export

@@ -1,0 +1,202 @@
+"""RLlib face: any tabletop env as a turn-based RLlib ``MultiAgentEnv`` (new API stack), plus the
+action-masking PPO module that trains on it.
+
+Needs the ``distributed`` extra (``pip install 'tabletop-envs[distributed]'``); ``import
+tabletop_envs`` never imports this module or ray.
+
+The adapter drives the generic :class:`~tabletop_envs.core.aec.TabletopAECEnv`, so it serves every
+game in the registry with no per-game code:
+
+- **Observations** are dicts ``{"observations": float32 vector, "action_mask": float32 0/1}`` — the
+  keys RLlib's action-masking RLModule example (``ActionMaskingTorchRLModule``) expects; PettingZoo's
+  ``"observation"`` key is renamed and the int8 mask becomes float32 (the module takes its log).
+- **Turn-based:** a step returns an observation only for the seat that must decide next (the same seat
+  again when a compound move continues). RLlib keeps the waiting seats' actions "hanging" and credits
+  them every reward given meanwhile.
+- **Rewards** of every seat are returned at every step, so the reward of a game lost on the
+  opponent's move reaches the waiting seat. At game end (termination, truncation, or an illegal
+  action under ``illegal_action="penalty"``) every seat gets a final observation, its reward and
+  ``terminated``/``truncated``, so each seat's last transition closes with the final result
+  (RLlib requires a last observation for truncated agents to bootstrap their value).
+- **Final observations carry an all-ones mask**, as Pgx does: nothing is chosen there, but a
+  batched forward pass on them must stay finite.
+
+``env_config`` keys: ``env`` (an env name from ``tabletop_envs.ENVS``, required) and any keyword of
+the AEC env (``max_turns``, ``illegal_action``, ``num_players`` and rule options).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+try:
+    import gymnasium as gym
+    from ray.rllib.algorithms.ppo.torch.default_ppo_torch_rl_module import DefaultPPOTorchRLModule
+    from ray.rllib.core.columns import Columns
+    from ray.rllib.core.models.base import ACTOR, ENCODER_OUT
+    from ray.rllib.env.multi_agent_env import MultiAgentEnv
+    from ray.rllib.utils.torch_utils import FLOAT_MIN
+except ImportError as exc:  # pragma: no cover - exercised only without the extra
+    raise ImportError(
+        "tabletop_envs.rllib_adapter needs Ray RLlib, which is not installed. Install the distributed "
+        "extra: pip install 'tabletop-envs[distributed]' (CPU torch first: pip install torch==2.13.0)."
+    ) from exc
+
+from .core.aec import TabletopAECEnv
+from .core.errors import ConfigError
+from .core.registry import get_spec
+
+OBS_KEY = "observations"
+MASK_KEY = "action_mask"
+
+
+def make_aec_env(env_config: dict[str, Any]) -> TabletopAECEnv:
+    """The AEC env named by ``env_config["env"]``, built with the remaining keys."""
+    kwargs = dict(env_config)
+    env_name = kwargs.pop("env", None)
+    if isinstance(env_name, TabletopAECEnv):
+        if kwargs:
+            raise ConfigError(f"env_config keys {sorted(kwargs)} given with a ready env instance; drop them")
+        return env_name
+    if not env_name:
+        raise ConfigError("env_config needs 'env': an env name such as 'terralore_v0'")
+    try:
+        spec = get_spec(env_name)
+    except KeyError as exc:
+        raise ConfigError(str(exc.args[0])) from None
+    return spec.load_module().raw_env(**kwargs)
+
+
+class TabletopMultiAgentEnv(MultiAgentEnv):
+    """A tabletop AEC env as a turn-based RLlib ``MultiAgentEnv``; agent ids are the AEC seat names.
+
+    Args:
+        config: RLlib's ``env_config`` (an ``EnvContext`` is a dict): ``{"env": "terralore_v0", ...}``.
+    """
+
+    def __init__(self, config: dict[str, Any] | None = None):
+        super().__init__()
+        self.aec = make_aec_env(dict(config or {}))
+        game = self.aec.game
+        self.game = game
+        self.possible_agents = list(self.aec.possible_agents)
+        self.agents = list(self.possible_agents)
+        single_obs = gym.spaces.Dict({
+            OBS_KEY: game.observation_layout.space(),
+            MASK_KEY: gym.spaces.Box(0.0, 1.0, (game.num_actions,), np.float32),
+        })
+        single_act = gym.spaces.Discrete(game.num_actions)
+        self.observation_spaces = {a: single_obs for a in self.possible_agents}
+        self.action_spaces = {a: single_act for a in self.possible_agents}
+        self.observation_space = gym.spaces.Dict(self.observation_spaces)
+        self.action_space = gym.spaces.Dict(self.action_spaces)
+        self._all_ones = np.ones(game.num_actions, np.float32)
+
+    # ------------------------------------------------------------------ observations
+    def _acting_obs(self, agent: str) -> dict[str, np.ndarray]:
+        state = self.aec.state
+        return {OBS_KEY: state.observation(self.aec.agent_name_mapping[agent]),
+                MASK_KEY: state.legal_action_mask().astype(np.float32)}
+
+    def _final_obs(self, agent: str) -> dict[str, np.ndarray]:
+        return {OBS_KEY: self.aec.state.observation(self.aec.agent_name_mapping[agent]),
+                MASK_KEY: self._all_ones.copy()}
+
+    # ------------------------------------------------------------------ API
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        self.aec.reset(seed=seed, options=options)
+        self.agents = list(self.possible_agents)
+        agent = self.aec.agent_selection
+        return {agent: self._acting_obs(agent)}, {agent: {}}
+
+    def step(self, action_dict: dict[str, Any]):
+        aec = self.aec
+        if aec.state is None:
+            raise RuntimeError("reset() must be called before step()")
+        agent = aec.agent_selection
+        if set(action_dict) != {agent}:
+            raise ValueError(f"it is {agent}'s turn (turn-based env): step() takes {{{agent!r}: action}}, "
+                             f"got actions for {sorted(action_dict)}")
+        aec.step(int(action_dict[agent]))
+        rewards = {a: float(aec.rewards[a]) for a in self.possible_agents}
+        terminated = all(aec.terminations[a] for a in self.possible_agents)
+        truncated = all(aec.truncations[a] for a in self.possible_agents) and not terminated
+        if terminated or truncated:
+            self.agents = []
+            obs = {a: self._final_obs(a) for a in self.possible_agents}
+            infos = {a: {} for a in self.possible_agents}
+            terminateds = {a: terminated for a in self.possible_agents}
+            truncateds = {a: truncated for a in self.possible_agents}
+            terminateds["__all__"] = terminated
+            truncateds["__all__"] = truncated
+            return obs, rewards, terminateds, truncateds, infos
+        nxt = aec.agent_selection
+        return {nxt: self._acting_obs(nxt)}, rewards, {"__all__": False}, {"__all__": False}, {nxt: {}}
+
+    def render(self):
+        return self.aec.state.render_text() if self.aec.state is not None else None
+
+    def close(self):
+        self.aec.close()
+
+
+# ---------------------------------------------------------------------- the masking module
+def _split_masked_obs(batch: dict) -> tuple[Any, dict]:
+    """(mask, batch with the bare observation vector under Columns.OBS); the input is not mutated."""
+    obs = batch[Columns.OBS]
+    if isinstance(obs, dict):
+        if MASK_KEY not in obs or OBS_KEY not in obs:
+            raise ValueError(f"observation dict has keys {sorted(obs)}; this module needs {OBS_KEY!r} and "
+                             f"{MASK_KEY!r} (wrap the env in TabletopMultiAgentEnv)")
+        batch = dict(batch)
+        batch[Columns.OBS] = obs[OBS_KEY]
+        return obs[MASK_KEY], batch
+    return batch[MASK_KEY], batch
+
+
+def _mask_logits(out: dict, mask) -> dict:
+    logits = out[Columns.ACTION_DIST_INPUTS]
+    out[Columns.ACTION_DIST_INPUTS] = logits.masked_fill(mask < 0.5, FLOAT_MIN)
+    return out
+
+
+class MaskedPPOTorchRLModule(DefaultPPOTorchRLModule):
+    """PPO's default torch module with illegal actions' logits set to the float minimum.
+
+    The networks are built for the bare observation vector; the mask is split off the observation
+    dict before every forward pass (inference, exploration, training, value). Same contract as
+    RLlib's ``ActionMaskingTorchRLModule`` example, without its in-place batch edits.
+    """
+
+    def __init__(self, *args, observation_space=None, **kwargs):
+        if not (isinstance(observation_space, gym.spaces.Dict)
+                and {OBS_KEY, MASK_KEY} <= set(observation_space.spaces)):
+            raise ValueError(f"MaskedPPOTorchRLModule needs a Dict observation space with keys {OBS_KEY!r} and "
+                             f"{MASK_KEY!r}; got {observation_space}. Use TabletopMultiAgentEnv.")
+        self.observation_space_with_mask = observation_space
+        super().__init__(*args, observation_space=observation_space[OBS_KEY], **kwargs)
+
+    def setup(self):
+        super().setup()
+        # Connectors see the env's space (with the mask); the networks were sized without it.
+        self.observation_space = self.observation_space_with_mask
+
+    def _forward(self, batch, **kwargs):
+        mask, batch = _split_masked_obs(batch)
+        return _mask_logits(super()._forward(batch, **kwargs), mask)
+
+    def _forward_train(self, batch, **kwargs):
+        mask, batch = _split_masked_obs(batch)
+        return _mask_logits(super()._forward_train(batch, **kwargs), mask)
+
+    def compute_values(self, batch, embeddings=None):
+        if embeddings is None:
+            _, batch = _split_masked_obs(batch)
+        return super().compute_values(batch, embeddings)
+
+    def logits_torch(self, observations):
+        """Unmasked policy logits for a ``[batch, obs_size]`` float tensor (what the ONNX export holds)."""
+        encoder_outs = self.encoder({Columns.OBS: observations})
+        return self.pi(encoder_outs[ENCODER_OUT][ACTOR])
