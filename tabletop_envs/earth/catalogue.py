@@ -1,0 +1,274 @@
+"""The Earth catalogue: JSON card files validated on load, plus numpy tables the engine and encoder use.
+
+Every ability is checked against the one declarative vocabulary (see ``ABILITY_KINDS``); a bad record
+raises :class:`CatalogueError` naming the file, the record, the field and the fix.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from tabletop_envs.core.catalogue import Field, load_records
+from tabletop_envs.core.errors import CatalogueError
+
+from .text import ability_text, objective_text
+
+DATA = Path(__file__).resolve().parent / "data"
+TYPES = ("tree", "herb", "mushroom", "bush")
+HABITATS = ("sunny", "wet", "rocky", "cold")
+ACTIONS = ("plant", "compost", "water", "grow")
+ACTION_COLOUR = {"plant": "green", "compost": "red", "water": "blue", "grow": "yellow"}
+COLOURS = ("green", "red", "blue", "yellow", "multi", "black", "brown")
+GAIN_RES = ("soil", "sprouts", "growth", "draw", "compost_deck", "compost_hand", "compost_draw")
+COST_RES = ("soil", "sprouts", "growth", "hand_compost", "compost_discard")
+DIRS = ("row", "col", "adj", "orth", "diag", "all")
+ABILITY_KINDS = ("gain", "copy", "all_types", "cost_reduction", "forbid_action", "on_event", "score")
+SCORE_PATTERNS = ("per_in_dir", "longest_path", "sets", "per_resource", "any_player")
+MEASURES = ("flora_growth_ge", "flora_sprouts_ge", "soil", "compost", "hand", "events", "habitat", "type", "color",
+            "full_cols", "full_rows", "full_diagonals", "vp_ge", "vp_le", "cost_ge", "cost_le", "sets_rbyte", "tag",
+            "sprout_spaces_eq", "flora_full", "flora_bare", "vp_odd", "vp_even", "terrain", "diag_path_type",
+            "lines_diff_color", "lines_same_color", "lines_diff_type", "lines_same_type", "lines_diff_sprouts",
+            "lines_diff_growth", "sprouts", "growth", "canopies")
+NUM_FLORA, NUM_TERRAIN, NUM_EVENTS = 179, 66, 38
+NUM_EARTH = NUM_FLORA + NUM_TERRAIN + NUM_EVENTS
+NUM_PLANTABLE_IDS = NUM_FLORA + NUM_TERRAIN
+NUM_ISLANDS, NUM_CLIMATES, NUM_FAUNA, NUM_ECOSYSTEMS = 20, 20, 46, 64
+
+
+# ------------------------------------------------------------------ ability vocabulary checks
+def _check_filter(f) -> str | None:
+    if f is None or f == {}:
+        return None
+    if not isinstance(f, dict) or len(f) != 1:
+        return f"filter {f!r} must be {{}} or one of type/habitat/color/kind"
+    (k, v), = f.items()
+    allowed = {"type": TYPES, "habitat": HABITATS, "color": COLOURS, "kind": ("terrain", "flora", "event")}
+    if k not in allowed or v not in allowed[k]:
+        return f"filter {f!r}: key must be one of {sorted(allowed)} with a known value"
+    return None
+
+
+def _check_gain(g) -> str | None:
+    if not isinstance(g, dict) or g.get("res") not in GAIN_RES or not isinstance(g.get("n"), int) or g["n"] < 0:
+        return f"gain {g!r} needs res in {GAIN_RES} and a non-negative int n"
+    unknown = set(g) - {"res", "n", "per", "where"}
+    if unknown:
+        return f"gain {g!r} has unknown keys {sorted(unknown)}"
+    per = g.get("per")
+    if per is not None:
+        if per.get("what") not in ("planted", "tableau"):
+            return f"per {per!r}: 'what' must be 'planted' or 'tableau'"
+        if per["what"] == "tableau" and per.get("dir") not in DIRS:
+            return f"per {per!r}: 'dir' must be one of {DIRS}"
+        if (p := _check_filter(per.get("filter"))):
+            return p
+    where = g.get("where")
+    if where is not None:
+        if g["res"] not in ("sprouts", "growth"):
+            return f"gain {g!r}: 'where' (directional placement) only applies to sprouts or growth"
+        if where.get("dir") not in DIRS or not isinstance(where.get("each"), bool):
+            return f"where {where!r} needs dir in {DIRS} and a bool 'each'"
+        if (p := _check_filter(where.get("filter"))):
+            return p
+    return None
+
+
+def check_ability(a) -> str | None:
+    """None if ``a`` is a valid ability of the vocabulary, else the problem and the fix."""
+    if not isinstance(a, dict):
+        return f"ability {a!r} must be an object"
+    if a.get("color") not in COLOURS:
+        return f"ability colour {a.get('color')!r} must be one of {COLOURS}"
+    kind = a.get("kind")
+    if kind not in ABILITY_KINDS:
+        return f"ability kind {kind!r} must be one of {ABILITY_KINDS}"
+    if kind in ("gain", "on_event"):
+        if not isinstance(a.get("gain"), list) or not a["gain"]:
+            return f"{kind} ability needs a non-empty 'gain' list"
+        for g in a["gain"]:
+            if (p := _check_gain(g)):
+                return p
+        for r, n in (a.get("cost") or {}).items():
+            if r not in COST_RES or not isinstance(n, int) or n < 1:
+                return f"cost {r!r}: {n!r} must use a resource in {COST_RES} and a positive int"
+        if a.get("if_action") not in (None,) + ACTIONS:
+            return f"if_action {a.get('if_action')!r} must be one of {ACTIONS}"
+    if kind == "copy" and a["color"] not in ("red", "blue", "yellow", "green", "multi"):
+        return "a copy ability must have an action colour"
+    if kind == "cost_reduction":
+        if (p := _check_filter(a.get("filter"))):
+            return p
+        if not isinstance(a.get("n"), int) or a["n"] < 1:
+            return "cost_reduction needs a positive int 'n'"
+    if kind == "forbid_action" and a.get("action") not in ACTIONS:
+        return f"forbid_action needs 'action' in {ACTIONS}"
+    if kind == "score":
+        s = a.get("score")
+        if not isinstance(s, dict) or s.get("pattern") not in SCORE_PATTERNS:
+            return f"score needs a 'pattern' in {SCORE_PATTERNS}"
+        if s["pattern"] == "per_in_dir" and (s.get("dir") not in DIRS or _check_filter(s.get("filter"))):
+            return f"per_in_dir score {s!r} needs dir in {DIRS} and a valid filter"
+        if s["pattern"] in ("longest_path", "any_player") and s.get("habitat") not in HABITATS:
+            return f"{s['pattern']} score needs a habitat in {HABITATS}"
+        if s["pattern"] == "per_resource" and (s.get("res") not in ("soil", "sprouts", "compost", "hand", "growth")
+                                               or not isinstance(s.get("per"), int) or s["per"] < 1):
+            return "per_resource score needs res (soil/sprouts/compost/hand/growth) and a positive per"
+        if not isinstance(s.get("vp"), int):
+            return "score needs an int 'vp'"
+    return None
+
+
+def _abilities_check(v) -> str | None:
+    if not isinstance(v, list) or not 1 <= len(v) <= 2:
+        return "every card has 1 or 2 abilities (a list)"
+    for a in v:
+        if (p := check_ability(a)):
+            return p + "; see the ability vocabulary in tabletop_envs/earth/catalogue.py"
+    return None
+
+
+def _habitats_check(v) -> str | None:
+    if not isinstance(v, list) or any(h not in HABITATS for h in v) or len(set(v)) != len(v):
+        return f"habitats must be a list of distinct values from {HABITATS}"
+    return None
+
+
+EARTH_SCHEMA = {
+    "id": Field(int, min=0), "name": Field(str), "kind": Field(str, choices=("flora", "terrain", "event")),
+    "type": Field(str, choices=("",) + TYPES + ("joker",)), "cost": Field(int, min=0, max=20),
+    "vp": Field(int, min=-10, max=20), "growth": Field(int, min=0, max=8), "canopy": Field(int, min=0, max=20),
+    "sprouts": Field(int, min=0, max=6), "habitats": Field(list, check=_habitats_check),
+    "tags": Field(list, check=lambda v: None if all(t in ("colour", "geographic", "animal") for t in v)
+                  else "tags must be from colour/geographic/animal"),
+    "abilities": Field(list, check=_abilities_check), "text": Field(str),
+}
+ISLAND_SCHEMA = {
+    "id": Field(int, min=0), "name": Field(str), "card": Field(int, min=0), "vp": Field(int, min=0, max=15),
+    "habitats": Field(list, check=_habitats_check), "draw": Field(int, min=0, max=15),
+    "compost": Field(int, min=0, max=10), "soil": Field(int, min=0, max=15),
+    "abilities": Field(list, check=_abilities_check), "text": Field(str),
+}
+CLIMATE_SCHEMA = {
+    "id": Field(int, min=0), "name": Field(str), "card": Field(int, min=0), "vp": Field(int, min=0, max=10),
+    "habitats": Field(list, check=_habitats_check), "abilities": Field(list, check=_abilities_check),
+    "text": Field(str),
+}
+OBJECTIVE_SCHEMA = {
+    "id": Field(int, min=0), "name": Field(str), "card": Field(int, min=0), "measure": Field(str, choices=MEASURES),
+    "arg": Field((str, int, type(None)), required=False), "text": Field(str),
+}
+FAUNA_SCHEMA = {**OBJECTIVE_SCHEMA, "n": Field(int, min=1)}
+ECOSYSTEM_SCHEMA = {**OBJECTIVE_SCHEMA, "per": Field((int, type(None)), required=False),
+                    "vp": Field((int, type(None)), required=False), "max": Field((int, type(None)), required=False),
+                    "table": Field((list, type(None)), required=False)}
+
+
+def _check_ids_and_text(records: list[dict], path: Path, objective: str | None = None) -> None:
+    for i, rec in enumerate(records):
+        if rec["id"] != i:
+            raise CatalogueError(f"{path.name}: record {i} ({rec['name']!r}) has id {rec['id']}; ids must be 0..N-1 "
+                                 "in file order (action ids are built from them)")
+        want = (objective_text(rec, objective) if objective else " ".join(ability_text(a) for a in rec["abilities"]))
+        if rec["text"] != want:
+            raise CatalogueError(f"{path.name}: record {i} ({rec['name']!r}) text {rec['text']!r} does not match its "
+                                 f"data ({want!r}); regenerate with python -m tabletop_envs.earth.data.generate")
+
+
+def _check_counts(records, path, want, what):
+    if len(records) != want:
+        raise CatalogueError(f"{path.name}: {len(records)} {what}, the game has {want}")
+
+
+def _check_two_sides(records, path, what):
+    cards: dict[int, int] = {}
+    for r in records:
+        cards[r["card"]] = cards.get(r["card"], 0) + 1
+    bad = [c for c, n in cards.items() if n != 2]
+    if bad or sorted(cards) != list(range(len(cards))):
+        raise CatalogueError(f"{path.name}: every {what} card needs exactly 2 sides numbered 0..N-1; "
+                             f"cards {bad or sorted(cards)} do not")
+
+
+class Catalogue:
+    """All components, validated, with numpy tables for fast encoding."""
+
+    def __init__(self, data_dir: str | Path = DATA):
+        d = Path(data_dir)
+        self.earth = load_records(d / "earth_cards.json", "cards", EARTH_SCHEMA)
+        self.islands = load_records(d / "islands.json", "islands", ISLAND_SCHEMA)
+        self.climates = load_records(d / "climates.json", "climates", CLIMATE_SCHEMA)
+        self.fauna = load_records(d / "fauna.json", "fauna", FAUNA_SCHEMA)
+        self.ecosystems = load_records(d / "ecosystems.json", "ecosystems", ECOSYSTEM_SCHEMA)
+        _check_ids_and_text(self.earth, d / "earth_cards.json")
+        _check_ids_and_text(self.islands, d / "islands.json")
+        _check_ids_and_text(self.climates, d / "climates.json")
+        _check_ids_and_text(self.fauna, d / "fauna.json", "fauna")
+        _check_ids_and_text(self.ecosystems, d / "ecosystems.json", "ecosystem")
+        kinds = [c["kind"] for c in self.earth]
+        if kinds != ["flora"] * NUM_FLORA + ["terrain"] * NUM_TERRAIN + ["event"] * NUM_EVENTS:
+            raise CatalogueError(f"{d / 'earth_cards.json'}: cards must be {NUM_FLORA} flora, then {NUM_TERRAIN} "
+                                 f"terrain, then {NUM_EVENTS} events (in that order); got "
+                                 f"{kinds.count('flora')}/{kinds.count('terrain')}/{kinds.count('event')}")
+        for c in self.earth:
+            if (c["kind"] == "flora") != (c["type"] != ""):
+                raise CatalogueError(f"earth_cards.json: {c['name']!r}: flora need a type, other cards type ''")
+            if c["kind"] == "event" and any(a["color"] != "black" for a in c["abilities"]):
+                raise CatalogueError(f"earth_cards.json: event {c['name']!r}: events only have black abilities")
+        _check_counts(self.islands, d / "islands.json", NUM_ISLANDS, "island sides")
+        _check_counts(self.climates, d / "climates.json", NUM_CLIMATES, "climate sides")
+        _check_counts(self.fauna, d / "fauna.json", NUM_FAUNA, "fauna sides")
+        _check_counts(self.ecosystems, d / "ecosystems.json", NUM_ECOSYSTEMS, "ecosystem sides")
+        for recs, path, what in ((self.islands, "islands.json", "island"), (self.climates, "climates.json", "climate"),
+                                 (self.fauna, "fauna.json", "fauna"), (self.ecosystems, "ecosystems.json",
+                                                                       "ecosystem")):
+            _check_two_sides(recs, d / path, what)
+        self._tables()
+
+    def _tables(self) -> None:
+        e = self.earth
+        n = len(e)
+        self.cost = np.array([c["cost"] for c in e], np.int64)
+        self.vp = np.array([c["vp"] for c in e], np.int64)
+        self.max_growth = np.array([c["growth"] for c in e], np.int64)
+        self.canopy = np.array([c["canopy"] for c in e], np.int64)
+        self.sprout_spaces = np.array([c["sprouts"] for c in e], np.int64)
+        self.is_flora = np.array([c["kind"] == "flora" for c in e])
+        self.is_terrain = np.array([c["kind"] == "terrain" for c in e])
+        self.is_event = np.array([c["kind"] == "event" for c in e])
+        self.flora_type = [c["type"] for c in e]
+        # type membership: a joker counts as every type
+        self.types_of = [set(TYPES) if c["type"] == "joker" else ({c["type"]} if c["type"] else set()) for c in e]
+        self.habitats_of = [set(c["habitats"]) for c in e]
+        self.colours_of = [[a["color"] for a in c["abilities"]] for c in e]
+        self.plantable = self.is_flora | self.is_terrain
+        # per-card static feature rows for the observation (row n = empty cell)
+        feats = np.zeros((n + 1, STATIC_FEATURES), np.float32)
+        for i, c in enumerate(e):
+            f = feats[i]
+            f[0] = 1.0
+            f[1] = c["cost"] / 15.0
+            f[2] = (c["vp"] + 4) / 14.0
+            f[3] = c["growth"] / 8.0
+            f[4] = c["canopy"] / 13.0
+            f[5] = c["sprouts"] / 6.0
+            if c["kind"] == "terrain":
+                f[6] = 1.0
+            for t in self.types_of[i]:
+                f[7 + TYPES.index(t)] = 1.0
+            for h in c["habitats"]:
+                f[11 + HABITATS.index(h)] = 1.0
+            for col in self.colours_of[i]:
+                f[15 + COLOURS.index(col)] = 1.0
+        self.card_features = feats
+        self.names = [c["name"] for c in e]
+
+
+STATIC_FEATURES = 22
+
+
+@lru_cache(maxsize=4)
+def load_catalogue(data_dir: str | None = None) -> Catalogue:
+    return Catalogue(data_dir or DATA)

@@ -1,0 +1,847 @@
+"""The Earth rules engine: setup, the four actions, ability activation, anytime events and conversion,
+fauna objectives, end of game and scoring.
+
+The game runs as a queue of small tasks (``self.queue``, front first). A *decision* task waits for one
+seat's action; an *automatic* task runs immediately. Compound choices (which card, which cell, which
+flora gets each sprout or growth, which abilities to activate, what to pay) are sequences of these
+decisions, each with its own mask. Anytime options (play an event, convert 3 sprouts to 2 soil) are
+offered at the decision points listed in ``ANYTIME_DECISIONS`` and in an end-of-turn window.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+
+from tabletop_envs.core.engine import TERMINAL, Game, State, new_rng
+from tabletop_envs.core.errors import ConfigError
+from tabletop_envs.core.layout import ActionLayout, ObservationLayout
+
+from . import scoring
+from .catalogue import (
+    ACTION_COLOUR,
+    ACTIONS,
+    COLOURS,
+    NUM_CLIMATES,
+    NUM_EARTH,
+    NUM_ECOSYSTEMS,
+    NUM_EVENTS,
+    NUM_FLORA,
+    NUM_ISLANDS,
+    NUM_TERRAIN,
+    STATIC_FEATURES,
+    load_catalogue,
+)
+from .scoring import DIR_CELLS, matches
+
+NUM_PLANTABLE = NUM_FLORA + NUM_TERRAIN
+EVENT0 = NUM_PLANTABLE  # first event card id
+ISLAND_SLOT, CLIMATE_SLOT = 32, 34  # activation slots: 0..31 tableau (cell*2 + ability), 32-33 island, 34-35 climate
+NUM_SLOTS = 36
+MAX_SEATS = 5
+
+DECISIONS = ("side", "setup_compost", "action", "plant", "plant_cell", "keep", "option", "place", "pay",
+             "pay_hand", "compost_hand", "activate", "copy", "window")
+# decision points where a player may also play an event or convert sprouts (never mid-ability)
+ANYTIME_DECISIONS = frozenset({"action", "plant", "option", "activate", "window"})
+OPTION_LABELS = {"compost": ("gain 2 soil", "compost 2 from the deck"),
+                 "water": ("place up to 2 sprouts", "gain 2 soil"),
+                 "grow": ("draw 2 cards", "place up to 2 growth")}
+REWARD_MODES = ("rank", "vp_margin")
+
+
+class EarthGame(Game):
+    """Earth for 1-5 players.
+
+    Args:
+        num_players: 1-5.
+        reward: ``"rank"`` (winner +1 … last -1, linear in rank, ties share the mean) or ``"vp_margin"``
+            (own VP minus the mean VP of the others). Solo play always returns the final VP.
+        advanced_draft: deal 2 islands, 2 climates and 2 ecosystems to each player to choose 1 of each.
+        fauna_side: ``"normal"`` (15/11/8/6/5 VP by order) or ``"beginner"`` (10 VP to every achiever).
+        max_rounds: safety end of game after this many rounds (scored normally); see RULES.md.
+        data_dir: alternative catalogue folder (validated on load).
+    """
+
+    env_name = "earth_v0"
+    player_counts = (1, 2, 3, 4, 5)
+    default_max_turns = 1000
+
+    def __init__(self, num_players: int = 2, reward: str = "rank", advanced_draft: bool = False,
+                 fauna_side: str = "normal", max_rounds: int = 100, data_dir: str | None = None):
+        if num_players not in self.player_counts:
+            raise ConfigError(f"Earth is for 1-5 players, got num_players={num_players!r}")
+        if reward not in REWARD_MODES:
+            raise ConfigError(f"reward must be one of {REWARD_MODES}, got {reward!r}")
+        if fauna_side not in ("normal", "beginner"):
+            raise ConfigError(f"fauna_side must be 'normal' or 'beginner', got {fauna_side!r}")
+        if not isinstance(max_rounds, int) or max_rounds < 1:
+            raise ConfigError(f"max_rounds must be a positive int, got {max_rounds!r}")
+        self.num_players = num_players
+        self.reward = reward
+        self.advanced_draft = bool(advanced_draft)
+        self.fauna_side = fauna_side
+        self.max_rounds = max_rounds
+        self.data_dir = data_dir
+        self.cat = load_catalogue(data_dir)
+        self.zero_sum = num_players >= 2
+        self.action_layout = build_action_layout(self.cat)
+        self.observation_layout = build_observation_layout()
+        al = self.action_layout
+        self.A = {name: al.start[name] for name in al.segments}
+
+    def config(self) -> dict:
+        return {"num_players": self.num_players, "reward": self.reward, "advanced_draft": self.advanced_draft,
+                "fauna_side": self.fauna_side, "max_rounds": self.max_rounds, "data_dir": self.data_dir}
+
+    def new_initial_state(self, seed: int | None = None) -> EarthState:
+        return EarthState(self, seed)
+
+
+def build_action_layout(cat) -> ActionLayout:
+    names = cat.names
+    return ActionLayout([
+        ("side_island", NUM_ISLANDS, "setup: choose this island side (of a card you were dealt)",
+         [f"island side {s['name']}" for s in cat.islands]),
+        ("side_climate", NUM_CLIMATES, "setup: choose this climate side", [f"climate side {s['name']}"
+                                                                            for s in cat.climates]),
+        ("side_ecosystem", NUM_ECOSYSTEMS, "setup: choose this personal ecosystem side",
+         [f"ecosystem side {s['name']}" for s in cat.ecosystems]),
+        ("action", 4, "active player: choose Planting / Composting / Watering / Growing", list(ACTIONS)),
+        ("plant", NUM_PLANTABLE, "plant this flora/terrain card from hand (by catalogue id)",
+         [f"plant {n}" for n in names[:NUM_PLANTABLE]]),
+        ("cell", 16, "tableau cell row*4+col: where to plant / place / remove a sprout or growth",
+         [f"cell r{i // 4}c{i % 4}" for i in range(16)]),
+        ("card", NUM_EARTH, "pick this card (keep from the draw, compost from hand, pay with it)",
+         [f"card {n}" for n in names]),
+        ("activate", NUM_SLOTS, "activate this ability: tableau cell*2+k, 32-33 island, 34-35 climate",
+         [f"activate cell r{i // 8}c{(i // 2) % 4} ability {i % 2}" for i in range(32)]
+         + ["activate island ability 0", "activate island ability 1", "activate climate ability 0",
+            "activate climate ability 1"]),
+        ("event", NUM_EVENTS, "anytime: play this event from hand to your event stack",
+         [f"play event {n}" for n in names[EVENT0:]]),
+        ("convert", 1, "anytime: convert 3 sprouts in your tableau to 2 soil", ["convert 3 sprouts to 2 soil"]),
+        ("option", 2, "other players' row choice (see OPTION_LABELS: first / second option)",
+         ["option A (soil / sprouts / draw)", "option B (compost / soil / growth)"]),
+        ("pass", 1, "stop / decline / end activation / end window", ["pass"]),
+    ])
+
+
+def build_observation_layout() -> ObservationLayout:
+    S = MAX_SEATS
+    return ObservationLayout([
+        ("phase", 3, 0, 1, "one-hot: setup, play, over"),
+        ("decision", len(DECISIONS), 0, 1, f"my pending decision one-hot {DECISIONS} (zeros if not mine)"),
+        ("decider", S, 0, 1, "seat (relative to me) whose decision is pending"),
+        ("active", S, 0, 1, "active player, relative seat"),
+        ("first", S, 0, 1, "first player token, relative seat"),
+        ("seats_in_game", S, 0, 1, "1 for relative seats that exist"),
+        ("action", 4, 0, 1, "the action chosen this turn"),
+        ("activation_colour", len(COLOURS), 0, 1, "colour being activated in my pending activation"),
+        ("pending_count", 1, 0, 1, "pieces / cards left in my pending decision / 12 (clipped)"),
+        ("pending_card", NUM_EARTH, 0, 1, "the card I am planting (my plant_cell decision)"),
+        ("round", 1, 0, 1, "rounds played / 100 (clipped)"),
+        ("end_triggered", 1, 0, 1, "someone completed 16 cards: this is the last round"),
+        ("deck", 2, 0, 1, "draw pile and discard sizes / 283"),
+        ("hand", NUM_EARTH, 0, 1, "my hand (multi-hot by catalogue id)"),
+        ("drawn", NUM_EARTH, 0, 1, "cards I drew and must choose from (draw 4 keep 1)"),
+        ("my_ecosystem", NUM_ECOSYSTEMS, 0, 1, "my personal ecosystem side (or the sides I may choose in setup)"),
+        ("my_offers", NUM_ISLANDS + NUM_CLIMATES, 0, 1, "island and climate sides I may choose (setup)"),
+        ("public_ecosystems", NUM_ECOSYSTEMS, 0, 1, "the 2 public ecosystem sides"),
+        ("fauna", (4, 46), 0, 1, "fauna side on each of the 4 fauna spaces"),
+        ("fauna_leaves", (4, S), 0, 1, "leaf of relative seat s on fauna space f, value (6 - order)/5"),
+        ("bonus", S, 0, 1, "relative seat holding the first-completion 7 VP leaf"),
+        ("resources", (S, 6), 0, 1, "per seat: soil/40, hand/30, compost/30, events/10, cards/16, last action"),
+        ("last_action", (S, 4), 0, 1, "per seat: leaf marker of the action chosen last"),
+        ("island", (S, NUM_ISLANDS), 0, 1, "per seat: island side (others' hidden during setup)"),
+        ("climate", (S, NUM_CLIMATES), 0, 1, "per seat: climate side (others' hidden during setup)"),
+        ("event_stack", (S, NUM_EVENTS), 0, 1, "per seat: events played (public)"),
+        ("tableau_cards", (S, NUM_PLANTABLE), 0, 1, "per seat: cards in the tableau (multi-hot)"),
+        ("cells", (S, 16, STATIC_FEATURES + 2), 0, 1,
+         "per seat and cell: static card features (occupied, cost, VP, growth max, canopy, sprout spaces, "
+         "terrain, 4 types, 4 habitats, 7 colours) then sprouts/6 and growth/8"),
+    ])
+
+
+class EarthState(State):
+    """One position of Earth. All fields are JSON types (see the core contract)."""
+
+    _transient: ClassVar[tuple[str, ...]] = ("game", "_mask_cache")
+
+    def __init__(self, game: EarthGame, seed: int | None = None):
+        self.game = game
+        self.rng = new_rng(seed)
+        self._mask_cache = None
+        n = self.n = game.num_players
+        cat = game.cat
+        self.phase = "setup"
+        deck = list(range(NUM_EARTH))
+        self.rng.shuffle(deck)
+        self.deck = [int(c) for c in deck]
+        self.discard: list[int] = []
+        self.hands = [[] for _ in range(n)]
+        self.drawn = [[] for _ in range(n)]
+        self.compost = [[] for _ in range(n)]
+        self.compost_known = [[] for _ in range(n)]  # owner saw this compost card (it came from their hand)
+        self.events = [[] for _ in range(n)]
+        self.grid = [[-1] * 16 for _ in range(n)]
+        self.spr = [[0] * 16 for _ in range(n)]
+        self.gro = [[0] * 16 for _ in range(n)]
+        self.soil = [0] * n
+        self.island = [-1] * n
+        self.climate = [-1] * n
+        self.eco = [-1] * n
+        self.last_action = [-1] * n
+        self.planted = [[] for _ in range(n)]
+        # fauna board: 4 fauna cards, either side up; 2 public ecosystems, either side up
+        fauna_cards = self.rng.choice(len(cat.fauna) // 2, 4, replace=False)
+        self.fauna = [int(c) * 2 + int(self.rng.integers(2)) for c in fauna_cards]
+        self.leaves = [[] for _ in range(4)]
+        eco_cards = [int(c) for c in self.rng.permutation(len(cat.ecosystems) // 2)]
+        self.public_eco = [c * 2 + int(self.rng.integers(2)) for c in eco_cards[:2]]
+        k = 2 if game.advanced_draft else 1
+        self.offers = {"ecosystem": [eco_cards[2 + p * k: 2 + (p + 1) * k] for p in range(n)]}
+        for what, total in (("climate", len(cat.climates) // 2), ("island", len(cat.islands) // 2)):
+            cards = [int(c) for c in self.rng.permutation(total)]
+            self.offers[what] = [cards[p * k:(p + 1) * k] for p in range(n)]
+        self.first = int(self.rng.integers(n))
+        self.active = self.first
+        self.action = -1
+        self.stage = "setup"
+        self.bonus = -1
+        self.end_triggered = False
+        self.turns = 0
+        self.rounds = 0
+        self.scores: list[int] | None = None
+        self.queue: list[dict] = []
+        order = self.order_from(self.first)
+        for p in order:
+            for what in ("island", "climate", "ecosystem"):
+                self.queue.append({"t": "side", "p": p, "what": what})
+        for p in order:
+            self.queue.append({"t": "setup_draw", "p": p})
+        for p in order:
+            self.queue.append({"t": "setup_compost", "p": p})
+        self.queue.append({"t": "setup_finish", "p": -1})
+        self._run()
+
+    # ================================================================== helpers
+    def order_from(self, start: int) -> list[int]:
+        """Seats in clockwise turn order starting with ``start``."""
+        return [(start + i) % self.n for i in range(self.n)]
+
+    @property
+    def turn(self) -> int:
+        return self.turns
+
+    def current_player(self) -> int:
+        if self.phase == "over":
+            return TERMINAL
+        return self.queue[0]["p"]
+
+    def is_terminal(self) -> bool:
+        return self.phase == "over"
+
+    def decision(self) -> str:
+        return "" if self.phase == "over" else self.queue[0]["t"]
+
+    def _top_of_deck(self) -> int:
+        """Next card of the draw pile; the discard (never the compost) is reshuffled when it runs out."""
+        if not self.deck:
+            if not self.discard:
+                return -1
+            self.deck = self.discard
+            self.discard = []
+            self.rng.shuffle(self.deck)
+            self.deck = [int(c) for c in self.deck]
+        return self.deck.pop()
+
+    def draw(self, p: int, n: int, into: list | None = None) -> int:
+        target = self.hands[p] if into is None else into
+        got = 0
+        for _ in range(n):
+            c = self._top_of_deck()
+            if c < 0:
+                break
+            target.append(c)
+            got += 1
+        return got
+
+    def compost_from_deck(self, p: int, n: int) -> None:
+        for _ in range(n):
+            c = self._top_of_deck()
+            if c < 0:
+                return
+            self.compost[p].append(c)
+            self.compost_known[p].append(False)
+
+    def compost_from_hand(self, p: int, card: int) -> None:
+        self.hands[p].remove(card)
+        self.compost[p].append(card)
+        self.compost_known[p].append(True)
+
+    def abilities_of(self, p: int, slot: int) -> dict | None:
+        cat = self.game.cat
+        if slot < ISLAND_SLOT:
+            card = self.grid[p][slot // 2]
+            if card < 0:
+                return None
+            abs_ = cat.earth[card]["abilities"]
+        elif slot < CLIMATE_SLOT:
+            if self.island[p] < 0:
+                return None
+            abs_ = cat.islands[self.island[p]]["abilities"]
+        else:
+            if self.climate[p] < 0:
+                return None
+            abs_ = cat.climates[self.climate[p]]["abilities"]
+        k = slot % 2
+        return abs_[k] if k < len(abs_) else None
+
+    def all_abilities(self, p: int):
+        """(slot, ability) for the island, climate and every tableau card of p."""
+        for slot in range(NUM_SLOTS):
+            a = self.abilities_of(p, slot)
+            if a is not None:
+                yield slot, a
+
+    def effective_cost(self, p: int, card: int) -> int:
+        """Soil cost after brown cost reductions in p's area (never below 0)."""
+        cat = self.game.cat
+        cost = int(cat.cost[card])
+        for _, a in self.all_abilities(p):
+            if a["kind"] == "cost_reduction" and matches(cat, card, a["filter"]):
+                cost -= a["n"]
+        return max(cost, 0)
+
+    def forbidden_actions(self, p: int) -> set:
+        return {a["action"] for _, a in self.all_abilities(p) if a["kind"] == "forbid_action"}
+
+    def legal_cells_to_plant(self, p: int) -> list[int]:
+        """The first card goes anywhere; every later card touches a card orthogonally or diagonally."""
+        grid = self.grid[p]
+        if all(c < 0 for c in grid):
+            return list(range(16))
+        return [i for i in range(16) if grid[i] < 0 and any(grid[j] >= 0 for j in DIR_CELLS["adj"][i])]
+
+    def room(self, p: int, cell: int, res: str) -> int:
+        card = self.grid[p][cell]
+        if card < 0 or not self.game.cat.is_flora[card]:
+            return 0
+        cat = self.game.cat
+        if res == "sprouts":
+            return int(cat.sprout_spaces[card]) - self.spr[p][cell]
+        return int(cat.max_growth[card]) - self.gro[p][cell]
+
+    def can_pay(self, p: int, cost: dict | None) -> bool:
+        for res, n in (cost or {}).items():
+            have = {"soil": self.soil[p], "sprouts": sum(self.spr[p]), "growth": sum(self.gro[p]),
+                    "hand_compost": len(self.hands[p]), "compost_discard": len(self.compost[p])}[res]
+            if have < n:
+                return False
+        return True
+
+    def count_per(self, p: int, per: dict, cell: int | None) -> int:
+        cat = self.game.cat
+        f = per.get("filter")
+        if per["what"] == "planted":
+            return sum(matches(cat, c, f) for c in self.planted[p])
+        cells = DIR_CELLS[per["dir"]][cell] if cell is not None else range(16)
+        return sum(self.grid[p][i] >= 0 and matches(cat, self.grid[p][i], f) for i in cells)
+
+    def colour_matches(self, ability_colour: str, colour: str) -> bool:
+        """Multicolour abilities match the Red, Blue and Yellow actions."""
+        return ability_colour == colour or (ability_colour == "multi" and colour in ("red", "blue", "yellow"))
+
+    def usable(self, p: int, a: dict, colour: str) -> bool:
+        """Can p activate gain ability ``a`` for an action of ``colour`` now (condition met, cost payable)."""
+        if a["kind"] != "gain" or not self.colour_matches(a["color"], colour):
+            return False
+        if a.get("if_action") and not (p == self.active and self.action >= 0
+                                       and ACTIONS[self.action] == a["if_action"]):
+            return False
+        return self.can_pay(p, a.get("cost"))
+
+    def copy_targets(self, p: int, source_cell: int, colour: str) -> list[int]:
+        """Tableau ability slots a copy ability may copy (never the island or climate, never a copy)."""
+        return [s for s in range(32) if s // 2 != source_cell and (a := self.abilities_of(p, s)) is not None
+                and self.usable(p, a, colour)]
+
+    def slot_usable(self, p: int, slot: int, colour: str) -> bool:
+        a = self.abilities_of(p, slot)
+        if a is None:
+            return False
+        if a["kind"] == "copy":
+            return (slot < ISLAND_SLOT and self.colour_matches(a["color"], colour)
+                    and bool(self.copy_targets(p, slot // 2, colour)))
+        return self.usable(p, a, colour)
+
+    # ================================================================== ability resolution
+    def resolve(self, p: int, a: dict, cell: int | None) -> None:
+        """Queue an ability's costs (paid first) then its gains, in front of the current task."""
+        self.queue[0:0] = self.ability_tasks(p, a, cell)
+
+    def ability_tasks(self, p: int, a: dict, cell: int | None) -> list[dict]:
+        tasks = []
+        for res, n in (a.get("cost") or {}).items():
+            if res == "soil":
+                tasks.append({"t": "auto", "p": p, "op": "pay_soil", "n": n})
+            elif res == "compost_discard":
+                tasks.append({"t": "auto", "p": p, "op": "compost_discard", "n": n})
+            elif res == "hand_compost":
+                tasks.append({"t": "pay_hand", "p": p, "left": n})
+            else:
+                tasks.append({"t": "pay", "p": p, "res": res, "left": n})
+        for g in a["gain"]:
+            mult = self.count_per(p, g["per"], cell) if g.get("per") else 1
+            amount = g["n"] * mult
+            if amount <= 0:
+                continue
+            res = g["res"]
+            if res in ("sprouts", "growth"):
+                tasks.append(self.place_task(p, res, amount, g.get("where"), cell))
+            elif res == "compost_hand":
+                tasks.append({"t": "compost_hand", "p": p, "left": amount})
+            else:
+                tasks.append({"t": "auto", "p": p, "op": res, "n": amount})
+        return tasks
+
+    def place_task(self, p: int, res: str, n: int, where: dict | None, cell: int | None) -> dict:
+        cat = self.game.cat
+        cap = 0
+        if where is None or cell is None:
+            cells = list(range(16))
+        else:
+            cells = [i for i in DIR_CELLS[where["dir"]][cell]
+                     if self.grid[p][i] >= 0 and matches(cat, self.grid[p][i], where.get("filter"))]
+            if where.get("each"):
+                cap = n
+                n = n * len(cells)
+        return {"t": "place", "p": p, "res": res, "left": n, "cells": cells, "cap": cap, "placed": [0] * 16}
+
+    def place_cells(self, task: dict) -> list[int]:
+        p, res, cap = task["p"], task["res"], task["cap"]
+        return [i for i in task["cells"] if self.room(p, i, res) > 0 and (not cap or task["placed"][i] < cap)]
+
+    def play_event(self, p: int, card: int) -> None:
+        """An event goes to the event stack; its effect, then any "whenever you play an event" abilities."""
+        self.hands[p].remove(card)
+        self.events[p].append(card)
+        tasks = self.ability_tasks(p, self.game.cat.earth[card]["abilities"][0], None)
+        for _, a in self.all_abilities(p):
+            if a["kind"] == "on_event":
+                tasks += [{"t": "auto", "p": p, "op": g["res"], "n": g["n"]} for g in a["gain"]]
+        self.queue[0:0] = tasks
+
+    # ================================================================== the scheduler
+    def _run(self) -> None:
+        """Run automatic tasks until a decision with a real choice is at the front (or the game ends)."""
+        while self.phase != "over":
+            if not self.queue:
+                self._end_turn()
+                continue
+            task = self.queue[0]
+            t = task["t"]
+            if t in DECISIONS:
+                if self._has_choice(task):
+                    return
+                self.queue.pop(0)
+                continue
+            self.queue.pop(0)
+            getattr(self, "_auto_" + t)(task)
+
+    def _has_choice(self, task: dict) -> bool:
+        t, p = task["t"], task["p"]
+        if t == "window":
+            return self._anytime_options(p, task) != ([], False)
+        return bool(self._choices(task))
+
+    # ------------------------------------------------------------------ automatic tasks
+    def _auto_auto(self, task: dict) -> None:
+        p, n, op = task["p"], task["n"], task["op"]
+        if op == "soil":
+            self.soil[p] += n
+        elif op == "pay_soil":
+            self.soil[p] -= n
+        elif op == "draw":
+            self.draw(p, n)
+        elif op == "compost_deck":
+            self.compost_from_deck(p, n)
+        elif op == "compost_discard":
+            for _ in range(n):
+                self.discard.append(self.compost[p].pop())
+                self.compost_known[p].pop()
+        elif op == "compost_draw":
+            for _ in range(min(n, len(self.compost[p]))):
+                self.hands[p].append(self.compost[p].pop())
+                self.compost_known[p].pop()
+        else:
+            raise AssertionError(f"unknown automatic op {op!r}")
+
+    def _auto_setup_draw(self, task: dict) -> None:
+        p = task["p"]
+        self.draw(p, self.game.cat.islands[self.island[p]]["draw"])
+
+    def _auto_setup_finish(self, task: dict) -> None:
+        for p in range(self.n):
+            self.soil[p] += self.game.cat.islands[self.island[p]]["soil"]
+        self.phase = "play"
+        self.stage = "choose"
+        self.queue.append({"t": "action", "p": self.active})
+
+    def _auto_draw_keep(self, task: dict) -> None:
+        p = task["p"]
+        if self.draw(p, task["n"], into=self.drawn[p]):
+            self.queue.insert(0, {"t": "keep", "p": p})
+
+    def _auto_activation_start(self, task: dict) -> None:
+        self.stage = "activation"
+        colour = ACTION_COLOUR[ACTIONS[self.action]]
+        self.queue[0:0] = [{"t": "activate", "p": q, "colour": colour, "tn": 0, "icn": 0, "tc": False,
+                            "icc": False, "only": -1} for q in self.order_from(self.active)]
+
+    def _auto_turn_end(self, task: dict) -> None:
+        self.stage = "end"
+        self.queue[0:0] = [{"t": "window", "p": q} for q in self.order_from(self.active)]
+        self.queue.append({"t": "fauna_check", "p": -1})
+
+    def _auto_fauna_check(self, task: dict) -> None:
+        """Highest available tier; simultaneous achievers placed clockwise from the active player."""
+        for q in self.order_from(self.active):
+            for slot, side in enumerate(self.fauna):
+                if q not in self.leaves[slot] and scoring.fauna_met(self, q, side):
+                    self.leaves[slot].append(q)
+        complete = [q for q in self.order_from(self.active) if all(c >= 0 for c in self.grid[q])]
+        if complete:
+            self.end_triggered = True
+            if self.bonus < 0:
+                self.bonus = complete[0]
+
+    def _end_turn(self) -> None:
+        self.turns += 1
+        self.planted = [[] for _ in range(self.n)]
+        self.action = -1
+        self.stage = "choose"
+        nxt = (self.active + 1) % self.n
+        if nxt == self.first:
+            self.rounds += 1
+            if self.end_triggered or self.rounds >= self.game.max_rounds:
+                self._game_over()
+                return
+        self.active = nxt
+        self.queue.append({"t": "action", "p": nxt})
+
+    def _game_over(self) -> None:
+        self.phase = "over"
+        self.queue = []
+        self.scores = [scoring.final_score(self, p) for p in range(self.n)]
+
+    # ------------------------------------------------------------------ the four actions
+    def _start_action(self, p: int, action: int) -> None:
+        self.action = action
+        self.last_action[p] = action
+        self.stage = "rows"
+        others = self.order_from(p)[1:]
+        name = ACTIONS[action]
+        q = []
+        if name == "plant":
+            q.append({"t": "plant", "p": p, "left": 2})
+            q.append({"t": "draw_keep", "p": p, "n": 4})
+            for o in others:
+                q.append({"t": "plant", "p": o, "left": 1})
+                q.append({"t": "auto", "p": o, "op": "draw", "n": 1})
+        elif name == "compost":
+            q.append({"t": "auto", "p": p, "op": "soil", "n": 5})
+            q.append({"t": "auto", "p": p, "op": "compost_deck", "n": 2})
+            q += [{"t": "option", "p": o} for o in others]
+        elif name == "water":
+            q.append({"t": "place", "p": p, "res": "sprouts", "left": 6, "cells": list(range(16)), "cap": 0,
+                      "placed": [0] * 16})
+            q.append({"t": "auto", "p": p, "op": "soil", "n": 2})
+            q += [{"t": "option", "p": o} for o in others]
+        else:
+            q.append({"t": "auto", "p": p, "op": "draw", "n": 4})
+            q.append({"t": "place", "p": p, "res": "growth", "left": 2, "cells": list(range(16)), "cap": 0,
+                      "placed": [0] * 16})
+            q += [{"t": "option", "p": o} for o in others]
+        q.append({"t": "activation_start", "p": -1})
+        q.append({"t": "turn_end", "p": -1})
+        self.queue[0:0] = q
+
+    def _apply_option(self, p: int, second: bool) -> None:
+        name = ACTIONS[self.action]
+        if name == "compost":
+            self.queue.insert(0, {"t": "auto", "p": p, "op": "compost_deck" if second else "soil", "n": 2})
+        elif name == "water":
+            self.queue.insert(0, {"t": "auto", "p": p, "op": "soil", "n": 2} if second else
+                              {"t": "place", "p": p, "res": "sprouts", "left": 2, "cells": list(range(16)),
+                               "cap": 0, "placed": [0] * 16})
+        else:
+            self.queue.insert(0, {"t": "place", "p": p, "res": "growth", "left": 2, "cells": list(range(16)),
+                                  "cap": 0, "placed": [0] * 16} if second else
+                              {"t": "auto", "p": p, "op": "draw", "n": 2})
+
+    # ================================================================== choices and masks
+    def _choices(self, task: dict) -> list[int]:
+        """Legal action ids of the decision ``task`` other than pass and the anytime options."""
+        A = self.game.A
+        t, p = task["t"], task["p"]
+        cat = self.game.cat
+        if t == "side":
+            seg = {"island": "side_island", "climate": "side_climate", "ecosystem": "side_ecosystem"}[task["what"]]
+            return [A[seg] + c * 2 + s for c in self.offers[task["what"]][p] for s in (0, 1)]
+        if t in ("setup_compost", "pay_hand", "compost_hand"):
+            return [A["card"] + c for c in sorted(set(self.hands[p]))] if task.get("left", 0) > 0 else []
+        if t == "action":
+            banned = self.forbidden_actions(p)
+            ok = [i for i, name in enumerate(ACTIONS) if name not in banned]
+            return [A["action"] + i for i in (ok or range(4))]
+        if t == "plant":
+            if not self.legal_cells_to_plant(p):
+                return []
+            soil = self.soil[p]
+            return [A["plant"] + c for c in sorted(set(self.hands[p]))
+                    if cat.plantable[c] and self.effective_cost(p, c) <= soil]
+        if t == "plant_cell":
+            return [A["cell"] + i for i in self.legal_cells_to_plant(p)]
+        if t == "keep":
+            return [A["card"] + c for c in sorted(set(self.drawn[p]))]
+        if t == "option":
+            return [A["option"], A["option"] + 1]
+        if t == "place":
+            return [A["cell"] + i for i in self.place_cells(task)] if task["left"] > 0 else []
+        if t == "pay":
+            vals = self.spr[p] if task["res"] == "sprouts" else self.gro[p]
+            return [A["cell"] + i for i in range(16) if vals[i] > 0]
+        if t == "activate":
+            return [A["activate"] + s for s in self._activation_slots(task)]
+        if t == "copy":
+            return [A["activate"] + s for s in self.copy_targets(p, task["cell"], task["colour"])]
+        return []
+
+    def _activation_slots(self, task: dict) -> list[int]:
+        p, colour = task["p"], task["colour"]
+        if task["only"] >= 0:
+            return [s for s in (task["only"] * 2, task["only"] * 2 + 1) if self.slot_usable(p, s, colour)]
+        out = []
+        if not task["tc"]:
+            out += [s for s in range(task["tn"], ISLAND_SLOT) if self.slot_usable(p, s, colour)]
+        if not task["icc"]:
+            out += [s for s in range(ISLAND_SLOT + task["icn"], NUM_SLOTS) if self.slot_usable(p, s, colour)]
+        return out
+
+    def _may_pass(self, task: dict) -> bool:
+        return task["t"] in ("plant", "place", "compost_hand", "activate", "window")
+
+    def _anytime_options(self, p: int, task: dict) -> tuple[list[int], bool]:
+        """(playable events, may convert) for p at this decision."""
+        if task["t"] not in ANYTIME_DECISIONS or self.phase != "play":
+            return [], False
+        cat = self.game.cat
+        events = [c for c in sorted(set(self.hands[p])) if cat.is_event[c]
+                  and self.can_pay(p, cat.earth[c]["abilities"][0].get("cost"))]
+        # no conversion during the Watering action itself
+        watering = self.stage == "rows" and self.action >= 0 and ACTIONS[self.action] == "water"
+        return events, (not watering and sum(self.spr[p]) >= 3)
+
+    def _legal_action_mask(self) -> np.ndarray:
+        mask = np.zeros(self.game.num_actions, np.int8)
+        if self.phase == "over":
+            return mask
+        task = self.queue[0]
+        A = self.game.A
+        mask[self._choices(task)] = 1
+        if self._may_pass(task):
+            mask[A["pass"]] = 1
+        events, convert = self._anytime_options(task["p"], task)
+        if events:
+            mask[[A["event"] + c - EVENT0 for c in events]] = 1
+        if convert:
+            mask[A["convert"]] = 1
+        return mask
+
+    # ================================================================== applying actions
+    def _apply_action(self, action: int) -> None:
+        seg, i = self.game.action_layout.decode(action)
+        task = self.queue[0]
+        p = task["p"]
+        if seg == "event":
+            self.play_event(p, EVENT0 + i)
+        elif seg == "convert":
+            self.queue[0:0] = [{"t": "pay", "p": p, "res": "sprouts", "left": 3},
+                               {"t": "auto", "p": p, "op": "soil", "n": 2}]
+        elif seg == "pass":
+            self._apply_pass(task)
+        else:
+            getattr(self, "_do_" + task["t"])(task, seg, i)
+        self._run()
+
+    def _apply_pass(self, task: dict) -> None:
+        self.queue.pop(0)
+
+    def _do_side(self, task, seg, i):
+        p, what = task["p"], task["what"]
+        if what == "island":
+            self.island[p] = i
+        elif what == "climate":
+            self.climate[p] = i
+        else:
+            self.eco[p] = i
+        self.queue.pop(0)
+
+    def _do_setup_compost(self, task, seg, i):
+        self.compost_from_hand(task["p"], i)
+        task["left"] -= 1
+        if task["left"] <= 0:
+            self.queue.pop(0)
+
+    _do_pay_hand = _do_setup_compost
+    _do_compost_hand = _do_setup_compost
+
+    def _do_action(self, task, seg, i):
+        self.queue.pop(0)
+        self._start_action(task["p"], i)
+
+    def _do_plant(self, task, seg, i):
+        task["left"] -= 1
+        if task["left"] <= 0:
+            self.queue.pop(0)
+        self.queue.insert(0, {"t": "plant_cell", "p": task["p"], "card": i})
+
+    def _do_plant_cell(self, task, seg, cell):
+        p, card = task["p"], task["card"]
+        self.queue.pop(0)
+        self.soil[p] -= self.effective_cost(p, card)
+        self.hands[p].remove(card)
+        self.grid[p][cell] = card
+        self.planted[p].append(card)
+        # black abilities trigger once, when the card is played (optional, like every ability)
+        if any(a["color"] == "black" for a in self.game.cat.earth[card]["abilities"]):
+            self.queue.insert(0, {"t": "activate", "p": p, "colour": "black", "tn": 0, "icn": 0, "tc": False,
+                                  "icc": False, "only": cell})
+
+    def _do_keep(self, task, seg, card):
+        p = task["p"]
+        self.queue.pop(0)
+        self.drawn[p].remove(card)
+        self.hands[p].append(card)
+        self.discard.extend(self.drawn[p])
+        self.drawn[p] = []
+
+    def _do_option(self, task, seg, i):
+        self.queue.pop(0)
+        self._apply_option(task["p"], i == 1)
+
+    def _do_place(self, task, seg, cell):
+        p = task["p"]
+        if task["res"] == "sprouts":
+            self.spr[p][cell] += 1
+        else:
+            self.gro[p][cell] += 1
+        task["placed"][cell] += 1
+        task["left"] -= 1
+        if task["left"] <= 0:
+            self.queue.pop(0)
+
+    def _do_pay(self, task, seg, cell):
+        p = task["p"]
+        if task["res"] == "sprouts":
+            self.spr[p][cell] -= 1
+        else:
+            self.gro[p][cell] -= 1
+        task["left"] -= 1
+        if task["left"] <= 0:
+            self.queue.pop(0)
+
+    def _do_activate(self, task, seg, slot):
+        p = task["p"]
+        if task["only"] >= 0:
+            self.queue.pop(0)
+        elif slot < ISLAND_SLOT:
+            # island and climate go both before or both after the tableau
+            if task["icn"] > 0:
+                task["icc"] = True
+            task["tn"] = slot + 1
+        else:
+            if task["tn"] > 0:
+                task["tc"] = True
+            task["icn"] = slot - ISLAND_SLOT + 1
+        a = self.abilities_of(p, slot)
+        cell = slot // 2 if slot < ISLAND_SLOT else None
+        if a["kind"] == "copy":
+            self.queue.insert(0, {"t": "copy", "p": p, "cell": cell, "colour": task["colour"]})
+        else:
+            self.resolve(p, a, cell)
+
+    def _do_copy(self, task, seg, slot):
+        # directional instructions of the copied ability apply from the copying card's position
+        self.queue.pop(0)
+        self.resolve(task["p"], self.abilities_of(task["p"], slot), task["cell"])
+
+    # ================================================================== returns
+    def returns(self) -> np.ndarray:
+        n = self.n
+        if self.phase != "over":
+            return np.zeros(n)
+        scores = np.array(self.scores, float)
+        if n == 1:
+            return scores
+        if self.game.reward == "vp_margin":
+            return scores - (scores.sum() - scores) / (n - 1)
+        keys = [scoring.tiebreak_key(self, p) for p in range(n)]
+        out = np.zeros(n)
+        for p in range(n):
+            better = sum(k > keys[p] for k in keys)
+            tied = sum(k == keys[p] for k in keys)
+            rank = better + (tied - 1) / 2.0  # ties share the mean rank
+            out[p] = 1.0 - 2.0 * rank / (n - 1)
+        return out
+
+    def ranking(self) -> list[int]:
+        """Seats from winner to last (tiebreakers applied)."""
+        return sorted(range(self.n), key=lambda p: scoring.tiebreak_key(self, p), reverse=True)
+
+    # ================================================================== invariants
+    def check_invariants(self) -> None:
+        zones = list(self.deck) + list(self.discard)
+        for p in range(self.n):
+            zones += self.hands[p] + self.drawn[p] + self.compost[p] + self.events[p]
+            zones += [c for c in self.grid[p] if c >= 0]
+        pending = [t["card"] for t in self.queue if t["t"] == "plant_cell"]
+        assert not pending or all(any(c in h for h in self.hands) for c in pending)
+        assert sorted(zones) == list(range(NUM_EARTH)), "Earth cards are not conserved across the zones"
+        cat = self.game.cat
+        for p in range(self.n):
+            assert self.soil[p] >= 0, f"player {p} has negative soil"
+            assert len(self.compost[p]) == len(self.compost_known[p])
+            for i, c in enumerate(self.grid[p]):
+                if c < 0 or not cat.is_flora[c]:
+                    assert self.spr[p][i] == 0 and self.gro[p][i] == 0, "pieces on an empty cell or terrain"
+                else:
+                    assert 0 <= self.spr[p][i] <= cat.sprout_spaces[c], "sprouts beyond the sprout spaces"
+                    assert 0 <= self.gro[p][i] <= cat.max_growth[c], "growth beyond the maximum"
+        for claimed in self.leaves:
+            assert len(set(claimed)) == len(claimed), "a player claimed a fauna twice"
+
+    # ================================================================== observation
+    def observation(self, player: int) -> np.ndarray:
+        from .encode import encode
+
+        return encode(self, player)
+
+    def resample_hidden(self, player: int, rng: np.random.Generator) -> EarthState:
+        from .encode import resample
+
+        return resample(self, player, rng)
+
+    def render_text(self, player: int | None = None) -> str:
+        from .render import render
+
+        return render(self, player)
+
+    def action_to_string(self, action: int) -> str:
+        return self.game.action_layout.label(action)
+
+
+EarthGame.state_class = EarthState

@@ -1,0 +1,131 @@
+"""Earth — ``earth_v0``
+=====================
+
+Earth for 1 to 5 players: grow a 4×4 tableau of flora and terrain on your island, choosing each
+turn one of four actions (Planting, Composting, Watering, Growing) that every player takes part in,
+then activating the matching abilities. Full game: island/climate/ecosystem side choice, the
+simultaneous setup compost, the active row and the other row, ability activation order, events and
+sprout conversion at any time, fauna objectives with tiers, the first-completion bonus, scoring steps
+1–8 and the five tiebreakers. Rules: ``tabletop_envs/earth/RULES.md`` (the rule text plus every
+choice where it is silent).
+
+| | |
+|---|---|
+| import | ``from tabletop_envs import earth_v0; env = earth_v0.env(num_players=2)`` |
+| agents | ``player_0`` … ``player_{n-1}`` |
+| actions | Discrete(730) |
+| observation | Dict(``observation``: Box(4864,) float32, ``action_mask``: Box(730,) int8) |
+
+Arguments
+---------
+``env(num_players=2, reward="rank", advanced_draft=False, fauna_side="normal", max_rounds=100,
+data_dir=None, render_mode=None, max_turns=None, illegal_action="raise")``.
+``reward``: ``"rank"`` (winner +1 … last −1, linear in rank, tied players share the mean — zero-sum)
+or ``"vp_margin"`` (own VP minus the mean VP of the others — zero-sum); solo play returns the final
+VP. ``advanced_draft`` deals 2 islands, 2 climates and 2 ecosystems to choose from. ``fauna_side``
+``"beginner"`` gives every achiever 10 VP. ``max_rounds`` ends a game that can no longer finish.
+
+Actions
+-------
+Every compound move is a chain of small decisions, each with its own mask; ids are indexed by
+catalogue id (cards, sides, events) or by cell / ability slot, never by hand position.
+Planting: ``plant`` *card* → ``cell``. Sprouts and growth: one ``cell`` per piece (``pass`` stops
+an "up to"). Paying sprouts or growth: one ``cell`` per piece removed; paying or composting cards
+from hand: one ``card`` per card. Activation: the player picks the next ability to activate
+(``activate`` slot) — tableau slots only in reading order, island then climate either all before or
+all after the tableau — or ``pass`` to end. **Anytime**: at every ``action``, ``plant``, ``option``,
+``activate`` decision and in an end-of-turn ``window`` offered to each player (clockwise from the
+active player) who holds a playable event or at least 3 sprouts, ``event`` *e* plays an event and
+``convert`` starts a 3 sprouts → 2 soil conversion (not during the Watering action itself, never
+in the middle of an ability). ``env.action_to_string(a)`` names any action.
+
+| ids | name | meaning |
+|---|---|---|
+| 0–19 | `side_island` | setup: choose this island side (of a card you were dealt) |
+| 20–39 | `side_climate` | setup: choose this climate side |
+| 40–103 | `side_ecosystem` | setup: choose this personal ecosystem side |
+| 104–107 | `action` | active player: choose Planting / Composting / Watering / Growing |
+| 108–352 | `plant` | plant this flora/terrain card from hand (by catalogue id) |
+| 353–368 | `cell` | tableau cell row*4+col: where to plant / place / remove a sprout or growth |
+| 369–651 | `card` | pick this card (keep from the draw, compost from hand, pay with it) |
+| 652–687 | `activate` | activate this ability: tableau cell*2+k, 32-33 island, 34-35 climate |
+| 688–725 | `event` | anytime: play this event from hand to your event stack |
+| 726 | `convert` | anytime: convert 3 sprouts in your tableau to 2 soil |
+| 727–728 | `option` | other players' row choice (see OPTION_LABELS: first / second option) |
+| 729 | `pass` | stop / decline / end activation / end window |
+
+Observation
+-----------
+Only what the observing player may know: their own hand, draw choice and personal ecosystem; for
+every seat (relative to the observer: seat 0 is you) the tableau with sprouts and growth, soil,
+hand/compost/event counts, event stacks, island and climate (others' hidden during setup), the last
+action marker; the fauna board with leaves, the public ecosystems, the turn's action and the
+pending decision. Other players' hands, personal ecosystems, compost contents and the deck order
+stay hidden (tested by resampling them).
+
+| indices | name | shape | range | meaning |
+|---|---|---|---|---|
+| 0–2 | `phase` | 3 | 0…1 | one-hot: setup, play, over |
+| 3–16 | `decision` | 14 | 0…1 | my pending decision one-hot ('side', 'setup_compost', 'action', 'plant', 'plant_cell', 'keep', 'option', 'place', 'pay', 'pay_hand', 'compost_hand', 'activate', 'copy', 'window') (zeros if not mine) |
+| 17–21 | `decider` | 5 | 0…1 | seat (relative to me) whose decision is pending |
+| 22–26 | `active` | 5 | 0…1 | active player, relative seat |
+| 27–31 | `first` | 5 | 0…1 | first player token, relative seat |
+| 32–36 | `seats_in_game` | 5 | 0…1 | 1 for relative seats that exist |
+| 37–40 | `action` | 4 | 0…1 | the action chosen this turn |
+| 41–47 | `activation_colour` | 7 | 0…1 | colour being activated in my pending activation |
+| 48 | `pending_count` | 1 | 0…1 | pieces / cards left in my pending decision / 12 (clipped) |
+| 49–331 | `pending_card` | 283 | 0…1 | the card I am planting (my plant_cell decision) |
+| 332 | `round` | 1 | 0…1 | rounds played / 100 (clipped) |
+| 333 | `end_triggered` | 1 | 0…1 | someone completed 16 cards: this is the last round |
+| 334–335 | `deck` | 2 | 0…1 | draw pile and discard sizes / 283 |
+| 336–618 | `hand` | 283 | 0…1 | my hand (multi-hot by catalogue id) |
+| 619–901 | `drawn` | 283 | 0…1 | cards I drew and must choose from (draw 4 keep 1) |
+| 902–965 | `my_ecosystem` | 64 | 0…1 | my personal ecosystem side (or the sides I may choose in setup) |
+| 966–1005 | `my_offers` | 40 | 0…1 | island and climate sides I may choose (setup) |
+| 1006–1069 | `public_ecosystems` | 64 | 0…1 | the 2 public ecosystem sides |
+| 1070–1253 | `fauna` | 4×46 | 0…1 | fauna side on each of the 4 fauna spaces |
+| 1254–1273 | `fauna_leaves` | 4×5 | 0…1 | leaf of relative seat s on fauna space f, value (6 - order)/5 |
+| 1274–1278 | `bonus` | 5 | 0…1 | relative seat holding the first-completion 7 VP leaf |
+| 1279–1308 | `resources` | 5×6 | 0…1 | per seat: soil/40, hand/30, compost/30, events/10, cards/16, last action |
+| 1309–1328 | `last_action` | 5×4 | 0…1 | per seat: leaf marker of the action chosen last |
+| 1329–1428 | `island` | 5×20 | 0…1 | per seat: island side (others' hidden during setup) |
+| 1429–1528 | `climate` | 5×20 | 0…1 | per seat: climate side (others' hidden during setup) |
+| 1529–1718 | `event_stack` | 5×38 | 0…1 | per seat: events played (public) |
+| 1719–2943 | `tableau_cards` | 5×245 | 0…1 | per seat: cards in the tableau (multi-hot) |
+| 2944–4863 | `cells` | 5×16×24 | 0…1 | per seat and cell: static card features (occupied, cost, VP, growth max, canopy, sprout spaces, terrain, 4 types, 4 habitats, 7 colours) then sprouts/6 and growth/8 |
+
+Action mask
+-----------
+``obs["action_mask"]`` (and ``info["action_mask"]``) marks the legal actions of the acting player;
+every other seat's mask is all zeros. The mask equals the rules (tested by trying every action).
+
+Rewards
+-------
+At the end of the game only: rank-based (default) or VP-margin, zero-sum for 2–5 players; the final
+VP in solo play. ``max_turns`` (default 1000 player turns) truncates with reward 0.
+
+Version history
+---------------
+* v0: first release (283 Earth cards, 20 island, 20 climate, 46 fauna, 64 ecosystem sides).
+"""
+
+from __future__ import annotations
+
+from ..core.aec import TabletopAECEnv
+from .engine import EarthGame
+
+
+class raw_env(TabletopAECEnv):
+    game_class = EarthGame
+    metadata = {"render_modes": ["ansi"], "name": "earth_v0", "is_parallelizable": False, "render_fps": 2}
+
+
+def env(**kwargs) -> raw_env:
+    """The Earth AEC env (keyword arguments: see the module documentation)."""
+    return raw_env(**kwargs)
+
+
+def doc_tables() -> tuple[str, str]:
+    """(action table, observation table) as the module documentation must show them."""
+    game = EarthGame()
+    return game.action_layout.table_markdown(), game.observation_layout.table_markdown()

@@ -1,0 +1,61 @@
+"""A readable text view of an Earth position, optionally from one player's seat."""
+
+from __future__ import annotations
+
+from .catalogue import ACTIONS
+from .scoring import final_score
+
+
+def _cell(s, q: int, i: int) -> str:
+    c = s.grid[q][i]
+    if c < 0:
+        return "·".center(22)
+    cat = s.game.cat
+    name = cat.names[c][:14]
+    extra = ""
+    if cat.is_flora[c]:
+        extra = f" s{s.spr[q][i]}/{int(cat.sprout_spaces[c])} g{s.gro[q][i]}/{int(cat.max_growth[c])}"
+    return f"{name}{extra}"[:22].ljust(22)
+
+
+def render(s, player: int | None = None) -> str:
+    cat = s.game.cat
+    lines = [f"Earth — {s.n} players, phase {s.phase}, round {s.rounds + 1}, turn {s.turns + 1}, "
+             f"first player P{s.first}, active P{s.active}"
+             + (f", action {ACTIONS[s.action]}" if s.action >= 0 else "")
+             + (" — LAST ROUND" if s.end_triggered else "")]
+    lines.append(f"deck {len(s.deck)}  discard {len(s.discard)}")
+    fauna = []
+    for f, side in enumerate(s.fauna):
+        rec = cat.fauna[side]
+        fauna.append(f"  {rec['name']}: {rec['text']} leaves {[f'P{q}' for q in s.leaves[f]]}")
+    lines.append("fauna:\n" + "\n".join(fauna))
+    lines.append("public ecosystems: " + "; ".join(f"{cat.ecosystems[e]['name']} ({cat.ecosystems[e]['text']})"
+                                                   for e in s.public_eco))
+    for q in range(s.n):
+        see_all = player is None or player == q
+        head = f"P{q}{' (you)' if player == q else ''}: soil {s.soil[q]}, hand {len(s.hands[q])}, " \
+               f"compost {len(s.compost[q])}, events {len(s.events[q])}"
+        if s.phase == "over":
+            head += f", score {s.scores[q]}"
+        elif s.phase == "play":
+            head += f", score now {final_score(s, q)}"
+        lines.append(head)
+        if s.island[q] >= 0 and (see_all or s.phase != "setup"):
+            isl, cli = cat.islands[s.island[q]], cat.climates[s.climate[q]]
+            lines.append(f"  island {isl['name']} ({isl['text']})  climate {cli['name']} ({cli['text']})")
+        if see_all and s.eco[q] >= 0:
+            lines.append(f"  ecosystem {cat.ecosystems[s.eco[q]]['name']}: {cat.ecosystems[s.eco[q]]['text']}")
+        for r in range(4):
+            lines.append("  | " + " | ".join(_cell(s, q, r * 4 + c) for c in range(4)) + " |")
+        if see_all and s.hands[q]:
+            lines.append("  hand: " + ", ".join(cat.names[c] for c in sorted(s.hands[q])))
+        if see_all and s.drawn[q]:
+            lines.append("  drawn (keep 1): " + ", ".join(cat.names[c] for c in s.drawn[q]))
+        if s.events[q]:
+            lines.append("  event stack: " + ", ".join(cat.names[c] for c in s.events[q]))
+    if s.phase != "over":
+        task = s.queue[0]
+        lines.append(f"pending: P{task['p']} decides {task['t']}"
+                     + (f" ({task['left']} left)" if "left" in task else ""))
+    return "\n".join(lines)
