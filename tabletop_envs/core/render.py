@@ -81,12 +81,14 @@ def mix(color: Sequence[int], other: Sequence[int], t: float) -> tuple[int, int,
 @dataclass
 class CardFace:
     """What a drawn card shows: ``title`` (its name), ``corner`` (a key number such as the cost),
-    ``lines`` (stats, one short line each), ``footer`` (type or affinity), ``color`` (frame)."""
+    ``lines`` (stats, one short line each), ``text`` (rules text), ``footer`` (type or affinity),
+    ``color`` (frame)."""
 
     title: str = ""
     lines: Sequence[str] = field(default_factory=tuple)
     corner: str = ""
     footer: str = ""
+    text: str = ""  # rules text, wrapped small under the lines as far as it fits
     color: tuple[int, int, int] | None = None
     face_down: bool = False
     highlight: bool = False  # e.g. the card that just moved, or a selected one
@@ -216,13 +218,20 @@ class Canvas:
             self.text(x + 5, ty, line, title_size, DARK_TEXT, bold=True)
             ty += title_size + 2
         self.draw.line((x + 4, ty + 2, x + w - 4, ty + 2), fill=frame, width=3)
-        body_size = 11 if w >= 80 else 9
+        many = len(face.lines) > 3  # a stat block: smaller, regular weight
+        body_size = (10 if many else 11) if w >= 80 else 9
         ly = ty + 7
+        bottom = y + h - (18 if face.footer else 4)
         for line in face.lines:
-            if ly + body_size > y + h - (16 if face.footer else 4):
+            if ly + body_size > bottom:
                 break
-            self.text(x + 5, ly, line, body_size, DARK_TEXT, max_width=w - 10)
-            ly += body_size + 3
+            self.text(x + 5, ly, line, body_size, DARK_TEXT, bold=not many, max_width=w - 10)
+            ly += body_size + (2 if many else 3)
+        if face.text and ly + 9 <= bottom:
+            room = int((bottom - ly) // 11)
+            for line in self.wrap(face.text, w - 10, 9, max_lines=max(room, 1)):
+                self.text(x + 5, ly, line, 9, (60, 55, 50))
+                ly += 11
         if face.footer:
             self.draw.rectangle((x + 2, y + h - 17, x + w - 2, y + h - 3), fill=frame)
             self.text(x + w / 2, y + h - 10, face.footer, 10, _readable_on(frame), anchor="mm", max_width=w - 8)
