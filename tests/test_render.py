@@ -122,21 +122,24 @@ def test_render_test_passes_for_every_shipped_game(env_name, kwargs):
 
 @pytest.mark.parametrize(("env_name", "kwargs"), _cases())
 def test_a_players_picture_shows_nothing_they_cannot_see(env_name, kwargs):
-    """Like the observation no-leak check: re-deal what a seat cannot see; its picture must not change."""
+    """Like the observation no-leak check: re-deal what a seat cannot see; its picture must not change
+    (while the whole-table picture does change somewhere, so the check is not vacuous)."""
     module = ENVS[env_name].load_module()
-    env = module.env(render_mode="rgb_array", **kwargs)
-    env.reset(seed=8)
-    rng = np.random.default_rng(8)
-    changed_somewhere = False
-    for _ in range(5):
-        random_steps(env, 9, rng)
-        if env.state.is_terminal():
-            break
-        state = env.state
-        for player in range(env.game.num_players):
-            mine = draw_state(env, player)
-            env.state = state.resample_hidden(player, rng)
-            assert np.array_equal(draw_state(env, player), mine), f"{env_name}: picture of seat {player} leaks"
-            changed_somewhere |= not np.array_equal(draw_state(env, None), draw_state(env, player))
-            env.state = state
-    assert changed_somewhere
+    hidden_changed = 0
+    for seed in range(3):
+        env = module.env(render_mode="rgb_array", **kwargs)
+        env.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        for _ in range(4):
+            random_steps(env, 4, rng)
+            if env.state.is_terminal():
+                break
+            state = env.state
+            whole = draw_state(env, None)
+            for player in range(env.game.num_players):
+                mine = draw_state(env, player)
+                env.state = state.resample_hidden(player, rng)
+                assert np.array_equal(draw_state(env, player), mine), f"{env_name}: picture of seat {player} leaks"
+                hidden_changed += not np.array_equal(draw_state(env, None), whole)
+                env.state = state
+    assert hidden_changed > 0

@@ -98,7 +98,7 @@ from .engine import TerraloreGame
 
 class raw_env(TabletopAECEnv):
     game_class = TerraloreGame
-    metadata = {"render_modes": ["ansi"], "name": "terralore_v0", "is_parallelizable": False, "render_fps": 2}
+    metadata = {"render_modes": ["ansi", "rgb_array", "human"], "name": "terralore_v0", "is_parallelizable": False, "render_fps": 2}
 
 
 def env(**kwargs) -> raw_env:

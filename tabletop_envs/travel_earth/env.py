@@ -116,7 +116,7 @@ from .engine import TravelEarthGame
 
 class raw_env(TabletopAECEnv):
     game_class = TravelEarthGame
-    metadata = {"render_modes": ["ansi"], "name": "travel_earth_v0", "is_parallelizable": False, "render_fps": 2}
+    metadata = {"render_modes": ["ansi", "rgb_array", "human"], "name": "travel_earth_v0", "is_parallelizable": False, "render_fps": 2}
 
 
 def env(**kwargs):
