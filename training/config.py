@@ -141,6 +141,7 @@ def load_config(path: str | Path | None = None, overrides: list[str] | None = No
         if not sep or not key:
             raise ConfigError(f"override {item!r} must look like section.key=value, e.g. ppo.n_steps=256")
         raw = _merge(raw, _nest(key.strip().split("."), yaml.safe_load(value)))
+    if overrides:
         source = f"{source} + --set"
     return _build(TrainConfig, raw, "", source).validate()
 
@@ -197,6 +198,11 @@ def _check_type(value, hint, name: str, source: str, meta) -> Any:
         if not isinstance(value, bool):
             raise bad
         return value
+    if hint in (int, float) and isinstance(value, str):
+        try:  # YAML 1.1 reads 2e5 (no dot) as a string
+            value = float(value)
+        except ValueError:
+            raise bad from None
     if hint is int:
         if isinstance(value, bool) or not isinstance(value, int):
             if isinstance(value, float) and value.is_integer():  # 2e5 in YAML

@@ -21,6 +21,7 @@ from collections import deque
 
 import numpy as np
 
+from tabletop_envs.core.errors import ConfigError
 from tabletop_envs.core.onnx_policy import MLPPolicy
 from tabletop_envs.core.policy import RandomPolicy, load_policy
 
@@ -43,7 +44,12 @@ class OpponentPool:
         self.random = _tagged(RandomPolicy(), RANDOM, "random")
         self.heuristic = None
         if heuristic_weight > 0:
-            self.heuristic = _tagged(load_policy(f"{env_name}/heuristic"), HEURISTIC, "heuristic")
+            try:
+                bot = load_policy(f"{env_name}/heuristic")
+            except Exception as exc:
+                raise ConfigError(f"selfplay.heuristic_weight is {heuristic_weight} but {env_name}/heuristic cannot "
+                                  f"be loaded ({exc}); set selfplay.heuristic_weight: 0") from exc
+            self.heuristic = _tagged(bot, HEURISTIC, "heuristic")
 
     # ------------------------------------------------------------------ sampling
     def probabilities(self) -> dict[str, float]:

@@ -1,0 +1,94 @@
+"""The recipe schema: defaults, unknown and ill-typed keys, overrides, shipped recipes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tabletop_envs import ConfigError
+from training.config import TrainConfig, load_config, schema_markdown
+
+CONFIGS = sorted(p for p in (Path(__file__).resolve().parents[2] / "configs").glob("*.yaml")
+                 if not p.name.startswith("rllib_"))  # the RLlib recipes have their own schema
+
+
+def test_empty_config_is_all_defaults():
+    assert load_config(data={}) == TrainConfig()
+
+
+def test_unknown_key_names_key_and_suggests_the_close_one(tmp_path):
+    path = tmp_path / "r.yaml"
+    path.write_text("ppo:\n  n_step: 128\n")
+    with pytest.raises(ConfigError, match=r"r.yaml: unknown key 'ppo.n_step'. Did you mean 'ppo.n_steps'"):
+        load_config(path)
+
+
+def test_unknown_top_level_section_is_an_error():
+    with pytest.raises(ConfigError, match="unknown key 'optimizer'"):
+        load_config(data={"optimizer": {}})
+
+
+@pytest.mark.parametrize(("override", "message"), [
+    ("ppo.n_steps=abc", "'ppo.n_steps' must be an integer, got 'abc'"),
+    ("ppo.learning_rate=fast", "'ppo.learning_rate' must be a number"),
+    ("ppo.net_arch=64", "'ppo.net_arch' must be a list of integers"),
+    ("ppo.net_arch=[64, x]", r"'ppo.net_arch\[1\]' must be an integer"),
+    ("vec.kind=threads", "'vec.kind' must be one of 'dummy', 'subproc'"),
+    ("output.tensorboard=1", "'output.tensorboard' must be true or false"),
+    ("selfplay.play_latest_ratio=1.5", "'selfplay.play_latest_ratio' must be <= 1"),
+    ("selfplay.window=0", "'selfplay.window' must be >= 1"),
+    ("ppo=3", "'ppo' must be a mapping"),
+])
+def test_ill_typed_values_are_clear_errors(override, message):
+    with pytest.raises(ConfigError, match=message):
+        load_config(overrides=[override])
+
+
+def test_override_without_equals_sign_explains_the_syntax():
+    with pytest.raises(ConfigError, match="section.key=value"):
+        load_config(overrides=["ppo.n_steps"])
+
+
+def test_overrides_apply_after_the_file_and_parse_yaml_values(tmp_path):
+    path = tmp_path / "r.yaml"
+    path.write_text("env: travel_earth_v0\nppo:\n  n_steps: 64\n  batch_size: 64\n")
+    cfg = load_config(path, ["ppo.n_steps=256", "ppo.net_arch=[32, 16]", "ppo.total_timesteps=2e5"])
+    assert cfg.env == "travel_earth_v0"
+    assert cfg.ppo.n_steps == 256 and cfg.ppo.batch_size == 64
+    assert cfg.ppo.net_arch == [32, 16] and cfg.ppo.total_timesteps == 200_000
+
+
+def test_anchor_shares_above_one_are_refused():
+    with pytest.raises(ConfigError, match="random_weight \\+ selfplay.heuristic_weight = 1.2 > 1"):
+        load_config(data={"selfplay": {"random_weight": 0.6, "heuristic_weight": 0.6}})
+
+
+def test_batch_larger_than_rollout_is_refused():
+    with pytest.raises(ConfigError, match="exceeds the rollout size"):
+        load_config(data={"ppo": {"n_steps": 16, "batch_size": 64}, "vec": {"n_envs": 2}})
+
+
+def test_missing_file_and_bad_yaml_are_config_errors(tmp_path):
+    with pytest.raises(ConfigError, match="not found"):
+        load_config(tmp_path / "nope.yaml")
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("ppo: [1, 2\n")
+    with pytest.raises(ConfigError, match="not valid YAML"):
+        load_config(bad)
+    bad.write_text("- 1\n- 2\n")
+    with pytest.raises(ConfigError, match="top level must be a mapping"):
+        load_config(bad)
+
+
+def test_every_key_is_documented_with_its_default():
+    table = schema_markdown()
+    for key in ("`ppo.n_steps`", "`selfplay.gate_win_rate`", "`vec.kind`", "`eval.final_games`", "`seed`"):
+        assert key in table
+    assert all(row.count("|") == 5 and row.split("|")[4].strip() for row in table.splitlines()[2:])
+
+
+@pytest.mark.parametrize("path", CONFIGS, ids=[p.name for p in CONFIGS])
+def test_shipped_recipes_load(path):
+    cfg = load_config(path)
+    assert cfg.env.endswith("_v0")

@@ -1,0 +1,170 @@
+"""Export parity (ONNX and numpy against torch) and the torch-free loader: refusal on mismatch, ids, legality."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from tabletop_envs import ModelMismatchError, TabletopError, load_policy
+from tabletop_envs.core.onnx_policy import MLPPolicy, OnnxPolicy, load_model_policy
+
+
+@pytest.fixture()
+def toy_model(toy):
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from tabletop_envs.core.single_agent import SingleAgentEnv
+
+    model = MaskablePPO("MlpPolicy", SingleAgentEnv(toy), seed=3, device="cpu",
+                        policy_kwargs={"net_arch": [24, 16], "activation_fn": torch.nn.ReLU})
+    with torch.no_grad():  # move the weights away from the orthogonal init so the check is not trivial
+        for p in model.policy.parameters():
+            p.add_(torch.randn_like(p) * 0.3)
+    return model
+
+
+@pytest.fixture()
+def exported(toy_model, tmp_path):
+    from training.export import export_model
+
+    path = export_model(toy_model, tmp_path / "toy" / "ppo", "toy_v0", training={"seed": 3},
+                        evaluation={"vs_random": {"win": {"rate": 0.5}}})
+    return path
+
+
+def _real_observations(n_games=20):
+    import toy_game
+
+    game = toy_game.ToyGame()
+    obs, masks = [], []
+    rng = np.random.default_rng(0)
+    for seed in range(n_games):
+        state = game.new_initial_state(seed)
+        while not state.is_terminal():
+            player = state.current_player()
+            obs.append(state.observation(player))
+            masks.append(state.legal_action_mask().copy())
+            state.apply_action(int(rng.choice(state.legal_actions())))
+    return np.array(obs), np.array(masks)
+
+
+def test_onnx_and_numpy_logits_match_torch_on_real_observations(toy_model, exported):
+    import torch
+
+    obs, masks = _real_observations()
+    with torch.no_grad():
+        dist = toy_model.policy.get_distribution(torch.as_tensor(obs), action_masks=masks)
+        torch_logits = toy_model.policy.action_net(toy_model.policy.mlp_extractor.forward_actor(
+            toy_model.policy.extract_features(torch.as_tensor(obs)))).numpy()
+        torch_actions = dist.get_actions(deterministic=True).numpy()
+    onnx_policy = load_model_policy(exported, backend="onnxruntime")
+    numpy_policy = load_model_policy(exported, backend="numpy")
+    assert isinstance(onnx_policy, OnnxPolicy) and isinstance(numpy_policy, MLPPolicy)
+    np.testing.assert_allclose(onnx_policy.logits(obs), torch_logits, atol=1e-5)
+    np.testing.assert_allclose(numpy_policy.logits(obs), torch_logits, atol=1e-5)
+    for policy in (onnx_policy, numpy_policy):
+        actions = [policy.act(o, m, None) for o, m in zip(obs, masks)]
+        np.testing.assert_array_equal(actions, torch_actions)  # same masked argmax as MaskablePPO
+
+
+def test_sidecar_records_env_layout_training_and_code_version(exported):
+    import toy_game
+
+    meta = json.loads(exported.with_suffix(".json").read_text())
+    game = toy_game.ToyGame()
+    assert meta["env_id"] == "toy_v0" and meta["env_version"] == 0
+    assert meta["observation_layout_hash"] == game.observation_layout.hash()
+    assert meta["num_actions"] == 11 and meta["network"] == {"kind": "mlp", "hidden": [24, 16], "activation": "relu"}
+    assert meta["training"]["seed"] == 3 and meta["training"]["steps"] == 0
+    assert meta["evaluation"]["vs_random"]["win"]["rate"] == 0.5
+    assert "tabletop_envs" in meta["code_version"] and "sb3_contrib" in meta["code_version"]
+
+
+def _edit_sidecar(path, **changes):
+    side = path.with_suffix(".json")
+    meta = json.loads(side.read_text())
+    meta.update(changes)
+    side.write_text(json.dumps(meta))
+
+
+def test_loader_refuses_a_changed_observation_layout(exported):
+    _edit_sidecar(exported, observation_layout_hash="0123456789abcdef")
+    with pytest.raises(ModelMismatchError, match="observation-layout hash 0123456789abcdef != .*retrain"):
+        load_policy(str(exported))
+
+
+def test_loader_refuses_an_env_version_this_library_does_not_have(exported):
+    _edit_sidecar(exported, env_id="toy_v1")
+    with pytest.raises(ModelMismatchError, match="trained for env 'toy_v1'.*has \\['toy_v0'\\].*version changed"):
+        load_policy(str(exported))
+
+
+def test_loader_refuses_a_model_of_another_env(exported):
+    with pytest.raises(ModelMismatchError, match="trained for 'toy_v0', not 'terralore_v0'"):
+        load_model_policy(exported, env="terralore_v0")
+
+
+def test_loader_refuses_a_different_action_count(exported):
+    _edit_sidecar(exported, num_actions=12)
+    with pytest.raises(ModelMismatchError, match="number of actions 12 != 11"):
+        load_policy(str(exported))
+
+
+def test_loader_refuses_a_model_without_sidecar(exported):
+    exported.with_suffix(".json").unlink()
+    with pytest.raises(ModelMismatchError, match="has no sidecar"):
+        load_policy(str(exported))
+
+
+def test_load_policy_by_path_from_any_of_the_three_files(exported):
+    for suffix in (".onnx", ".npz", ".json"):
+        policy = load_policy(str(exported.with_suffix(suffix)))
+        assert isinstance(policy, MLPPolicy) and policy.metadata["env_id"] == "toy_v0"
+    exported.with_suffix(".npz").unlink()  # without the weights file, onnxruntime runs the graph
+    assert isinstance(load_policy(str(exported)), OnnxPolicy)
+
+
+def test_load_policy_by_id_finds_the_shipped_model(exported, monkeypatch):
+    monkeypatch.setenv("TABLETOP_MODELS_DIR", str(exported.parent.parent))
+    policy = load_policy("toy_v0/ppo")
+    assert isinstance(policy, MLPPolicy) and policy.name == "ppo"
+    # (while a game's bots module is still missing, listing the known ids fails on that import instead)
+    with pytest.raises((TabletopError, ModuleNotFoundError), match="no policy registered as 'toy_v0/ppo2'|bots"):
+        load_policy("toy_v0/ppo2")
+
+
+def test_loaded_policy_always_returns_a_legal_action(exported):
+    rng = np.random.default_rng(0)
+    policies = [load_policy(str(exported)), load_policy(str(exported), deterministic=False),
+                load_policy(str(exported), backend="onnxruntime")]
+    for _ in range(300):
+        obs = rng.normal(size=32).astype(np.float32) * 3
+        mask = (rng.random(11) < rng.random()).astype(np.int8)
+        mask[rng.integers(11)] = 1
+        for policy in policies:
+            assert mask[policy.act(obs, mask, rng)] == 1
+    with pytest.raises(ValueError, match="no legal action"):
+        policies[0].act(obs, np.zeros(11, np.int8), rng)
+
+
+def test_loader_needs_neither_torch_nor_sb3(exported):
+    code = (f"import sys; sys.path.insert(0, {str(exported.parents[3])!r}); "
+            "from tabletop_envs.core.onnx_policy import load_model_policy; import numpy as np; "
+            f"p = load_model_policy({str(exported)!r}, check=False); "
+            "p.act(np.zeros(32, np.float32), np.ones(11, np.int8), None); "
+            "assert 'torch' not in sys.modules and 'stable_baselines3' not in sys.modules, sorted(sys.modules)")
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_pickled_onnx_policy_reopens_its_session(exported):
+    import pickle
+
+    policy = load_policy(str(exported), backend="onnxruntime")
+    policy.act(np.zeros(32, np.float32), np.ones(11, np.int8), None)
+    clone = pickle.loads(pickle.dumps(policy))
+    np.testing.assert_allclose(clone.logits(np.ones(32, np.float32)), policy.logits(np.ones(32, np.float32)))

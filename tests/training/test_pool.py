@@ -1,0 +1,132 @@
+"""Opponent pool mechanics: anchor shares, snapshot window, play-latest ratio, gating, seats, pickling."""
+
+from __future__ import annotations
+
+import pickle
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from tabletop_envs import ConfigError
+from tabletop_envs.core.onnx_policy import MLPPolicy
+from training.pool import HEURISTIC, RANDOM, SNAPSHOT, OpponentPool, WinRateGate
+from training.train import SelfPlayEnv, learner_score
+
+
+def _weights(n_obs=32, n_act=11, seed=0):
+    rng = np.random.default_rng(seed)
+    return [(rng.normal(size=(n_obs, 8)), rng.normal(size=8)), (rng.normal(size=(8, n_act)), rng.normal(size=n_act))]
+
+
+def _draw(pool, n=4000, seed=0):
+    rng = np.random.default_rng(seed)
+    return [pool(rng) for _ in range(n)]
+
+
+def test_without_snapshots_the_anchors_share_everything(toy):
+    pool = OpponentPool(toy, random_weight=0.3, heuristic_weight=0.0)
+    assert pool.probabilities() == {RANDOM: 1.0, HEURISTIC: 0.0, SNAPSHOT: 0.0}
+    assert all(p.pool_tag == RANDOM for p in _draw(pool, 100))
+
+
+def test_anchor_and_snapshot_shares_follow_the_weights(toy):
+    pool = OpponentPool(toy, random_weight=0.25, heuristic_weight=0.0)
+    pool.add_snapshot(_weights(), "tanh", steps=100)
+    tags = Counter(p.pool_tag for p in _draw(pool))
+    assert abs(tags[RANDOM] / 4000 - 0.25) < 0.03
+    assert abs(tags[SNAPSHOT] / 4000 - 0.75) < 0.03
+
+
+def test_window_keeps_only_the_last_k_snapshots(toy):
+    pool = OpponentPool(toy, random_weight=0.0, heuristic_weight=0.0, window=3)
+    for steps in (10, 20, 30, 40, 50):
+        pool.add_snapshot(_weights(seed=steps), "tanh", steps=steps)
+    assert [s.steps for s in pool.snapshots] == [30, 40, 50]
+    assert {p.name for p in _draw(pool, 500)} == {"snapshot@30", "snapshot@40", "snapshot@50"}
+    assert pool.size == 3
+
+
+def test_play_latest_ratio_sets_the_share_of_the_newest_snapshot(toy):
+    pool = OpponentPool(toy, random_weight=0.0, heuristic_weight=0.0, window=4, play_latest_ratio=0.6)
+    for steps in (1, 2, 3, 4):
+        pool.add_snapshot(_weights(seed=steps), "tanh", steps=steps)
+    counts = Counter(p.steps for p in _draw(pool))
+    # newest: 0.6 + 0.4 / 4 = 0.7; each older one: 0.1
+    assert abs(counts[4] / 4000 - 0.7) < 0.03
+    assert all(abs(counts[s] / 4000 - 0.1) < 0.02 for s in (1, 2, 3))
+
+
+def test_heuristic_anchor_needs_a_registered_bot(toy):
+    with pytest.raises(ConfigError, match="toy_v0/heuristic cannot be loaded.*set selfplay.heuristic_weight: 0"):
+        OpponentPool(toy, heuristic_weight=0.2)
+
+
+def test_gate_waits_for_enough_games_then_compares_the_win_rate():
+    gate = WinRateGate(0.55, episodes=50)
+    for _ in range(10):
+        gate.record(1.0)
+    assert not gate.open()  # ten games are noise
+    for _ in range(40):
+        gate.record(0.5)
+    assert gate.win_rate() == pytest.approx(0.6) and gate.open()
+    for _ in range(50):
+        gate.record(0.0)
+    assert not gate.open()
+    assert WinRateGate(0.0, 10).open()  # threshold 0 = always freeze
+
+
+def test_pool_round_trips_through_pickle_and_state_dict(toy):
+    pool = OpponentPool(toy, random_weight=0.1, heuristic_weight=0.0)
+    pool.add_snapshot(_weights(), "relu", steps=7)
+    copy = pickle.loads(pickle.dumps(pool))
+    obs = np.linspace(0, 1, 32, dtype=np.float32)
+    mask = np.ones(11, np.int8)
+    np.testing.assert_allclose(copy.snapshots[0].logits(obs), pool.snapshots[0].logits(obs))
+    fresh = OpponentPool(toy, random_weight=0.1, heuristic_weight=0.0)
+    fresh.load_state_dict(pool.state_dict())
+    assert fresh.snapshots[0].steps == 7
+    assert fresh.snapshots[0].deterministic is False  # snapshots sample by default
+    np.testing.assert_allclose(fresh.snapshots[0].logits(obs), pool.snapshots[0].logits(obs))
+    assert fresh.snapshots[0].act(obs, mask, np.random.default_rng(3)) == pool.snapshots[0].act(
+        obs, mask, np.random.default_rng(3))
+
+
+def test_self_play_env_randomises_seats_and_reports_the_opponent_kind(toy):
+    import toy_game
+
+    pool = OpponentPool(toy, random_weight=0.5, heuristic_weight=0.0)
+    pool.add_snapshot(_weights(), "tanh", steps=1)
+    env = SelfPlayEnv(toy_game.raw_env(), opponent=pool)
+    seats, tags = Counter(), Counter()
+    for seed in range(60):
+        _, info = env.reset(seed=seed)
+        seats[info["learner_seat"]] += 1
+        done = False
+        while not done:
+            legal = np.flatnonzero(env.action_masks())
+            _, _, term, trunc, info = env.step(int(legal[0]))
+            done = term or trunc
+        tags.update(info["opponent_tags"])
+    assert seats[0] > 15 and seats[1] > 15
+    assert tags[RANDOM] > 10 and tags[SNAPSHOT] > 10
+
+
+def test_learner_score_is_rank_based_for_many_seats():
+    assert learner_score([1, -1], 0) == 1.0
+    assert learner_score([1, -1], 1) == 0.0
+    assert learner_score([0, 0], 1) == 0.5
+    assert learner_score([0.5, 1.0, -1.0], 1) == 1.0
+    assert learner_score([1.0, 1.0, -1.0], 0) == 0.5
+    assert learner_score([1.0, 1.0, -1.0], 2) == 0.0
+
+
+def test_snapshot_is_an_mlp_policy_that_plays_legal_moves(toy):
+    pool = OpponentPool(toy, random_weight=0.0, heuristic_weight=0.0)
+    snap = pool.add_snapshot(_weights(), "tanh", steps=3)
+    assert isinstance(snap, MLPPolicy)
+    rng = np.random.default_rng(1)
+    for _ in range(200):
+        mask = (rng.random(11) < 0.3).astype(np.int8)
+        mask[rng.integers(11)] = 1
+        assert mask[snap.act(rng.random(32).astype(np.float32), mask, rng)] == 1
