@@ -25,86 +25,86 @@ def _layout_offsets(game):
 
 
 def encode(s, player: int) -> np.ndarray:
+    """Ones and scalars are gathered as (index, value) lists and written with one fancy assignment;
+    the tableau cells of all seats are written as one block (this keeps encoding ~30 µs)."""
     game = s.game
     lay = game.observation_layout
     o = _layout_offsets(game)
     v = np.zeros(lay.size, np.float32)
     n = s.n
     rel = [(q - player) % n for q in range(n)]
-    phase = {"setup": 0, "play": 1, "over": 2}[s.phase]
-    v[o["phase"] + phase] = 1
+    idx = [o["phase"] + {"setup": 0, "play": 1, "over": 2}[s.phase], o["active"] + rel[s.active],
+           o["first"] + rel[s.first]]
+    idx += range(o["seats_in_game"], o["seats_in_game"] + n)
+    val: list[float] = []  # values of the scalar entries in sidx
+    sidx: list[int] = []
     if s.phase != "over":
         task = s.queue[0]
         decider = task["p"]
-        v[o["decider"] + rel[decider]] = 1
+        idx.append(o["decider"] + rel[decider])
         if decider == player:
-            v[o["decision"] + o["_decision_index"][task["t"]]] = 1
+            idx.append(o["decision"] + o["_decision_index"][task["t"]])
             if "colour" in task:
-                v[o["activation_colour"] + COLOURS.index(task["colour"])] = 1
-            v[o["pending_count"]] = min(task.get("left", 0) / 12.0, 1.0)
+                idx.append(o["activation_colour"] + COLOURS.index(task["colour"]))
+            sidx.append(o["pending_count"])
+            val.append(min(task.get("left", 0) / 12.0, 1.0))
             if task["t"] == "plant_cell":
-                v[o["pending_card"] + task["card"]] = 1
-    v[o["active"] + rel[s.active]] = 1
-    v[o["first"] + rel[s.first]] = 1
-    v[o["seats_in_game"]:o["seats_in_game"] + n] = 1
+                idx.append(o["pending_card"] + task["card"])
     if s.action >= 0:
-        v[o["action"] + s.action] = 1
-    v[o["round"]] = min(s.rounds / 100.0, 1.0)
-    v[o["end_triggered"]] = float(s.end_triggered)
-    v[o["deck"]] = len(s.deck) / NUM_EARTH
-    v[o["deck"] + 1] = len(s.discard) / NUM_EARTH
-    if s.hands[player]:
-        v[o["hand"] + np.asarray(s.hands[player])] = 1
-    if s.drawn[player]:
-        v[o["drawn"] + np.asarray(s.drawn[player])] = 1
+        idx.append(o["action"] + s.action)
+    sidx += [o["round"], o["end_triggered"], o["deck"], o["deck"] + 1]
+    val += [min(s.rounds / 100.0, 1.0), float(s.end_triggered), len(s.deck) / NUM_EARTH, len(s.discard) / NUM_EARTH]
+    h = o["hand"]
+    idx += [h + c for c in s.hands[player]]
+    d = o["drawn"]
+    idx += [d + c for c in s.drawn[player]]
     if s.eco[player] >= 0:
-        v[o["my_ecosystem"] + s.eco[player]] = 1
-    elif s.phase == "setup":
-        for c in s.offers["ecosystem"][player]:
-            v[o["my_ecosystem"] + 2 * c: o["my_ecosystem"] + 2 * c + 2] = 1
+        idx.append(o["my_ecosystem"] + s.eco[player])
     if s.phase == "setup":
-        for c in s.offers["island"][player]:
-            v[o["my_offers"] + 2 * c: o["my_offers"] + 2 * c + 2] = 1
-        for c in s.offers["climate"][player]:
-            v[o["my_offers"] + NUM_ISLANDS + 2 * c: o["my_offers"] + NUM_ISLANDS + 2 * c + 2] = 1
-    for e in s.public_eco:
-        v[o["public_ecosystems"] + e] = 1
+        if s.eco[player] < 0:
+            idx += [o["my_ecosystem"] + 2 * c + k for c in s.offers["ecosystem"][player] for k in (0, 1)]
+        idx += [o["my_offers"] + 2 * c + k for c in s.offers["island"][player] for k in (0, 1)]
+        idx += [o["my_offers"] + NUM_ISLANDS + 2 * c + k for c in s.offers["climate"][player] for k in (0, 1)]
+    idx += [o["public_ecosystems"] + e for e in s.public_eco]
     for f, side in enumerate(s.fauna):
-        v[o["fauna"] + f * 46 + side] = 1
+        idx.append(o["fauna"] + f * 46 + side)
         for k, q in enumerate(s.leaves[f]):
-            v[o["fauna_leaves"] + f * 5 + rel[q]] = max(6 - (k + 1), 1) / 5.0
+            sidx.append(o["fauna_leaves"] + f * 5 + rel[q])
+            val.append(max(5 - k, 1) / 5.0)
     if s.bonus >= 0:
-        v[o["bonus"] + rel[s.bonus]] = 1
-    cat = game.cat
-    feats = cat.card_features
-    cells_w = feats.shape[1] + 2
+        idx.append(o["bonus"] + rel[s.bonus])
+    setup = s.phase == "setup"
     for q in range(n):
         r = rel[q]
         base = o["resources"] + r * 6
-        v[base] = min(s.soil[q] / 40.0, 1.0)
-        v[base + 1] = min(len(s.hands[q]) / 30.0, 1.0)
-        v[base + 2] = min(len(s.compost[q]) / 30.0, 1.0)
-        v[base + 3] = min(len(s.events[q]) / 10.0, 1.0)
         grid = s.grid[q]
-        occupied = [c for c in grid if c >= 0]
-        v[base + 4] = len(occupied) / 16.0
-        v[base + 5] = float(q == s.active)
+        sidx += [base, base + 1, base + 2, base + 3, base + 4, base + 5]
+        val += [min(s.soil[q] / 40.0, 1.0), min(len(s.hands[q]) / 30.0, 1.0), min(len(s.compost[q]) / 30.0, 1.0),
+                min(len(s.events[q]) / 10.0, 1.0), (16 - grid.count(-1)) / 16.0, float(q == s.active)]
         if s.last_action[q] >= 0:
-            v[o["last_action"] + r * 4 + s.last_action[q]] = 1
-        public = s.phase != "setup" or q == player
-        if public and s.island[q] >= 0:
-            v[o["island"] + r * NUM_ISLANDS + s.island[q]] = 1
-        if public and s.climate[q] >= 0:
-            v[o["climate"] + r * 20 + s.climate[q]] = 1
-        if s.events[q]:
-            v[o["event_stack"] + r * 38 + np.asarray(s.events[q]) - EVENT0] = 1
-        if occupied:
-            v[o["tableau_cards"] + r * NUM_PLANTABLE_IDS + np.asarray(occupied)] = 1
-            start = o["cells"] + r * 16 * cells_w
-            block = v[start:start + 16 * cells_w].reshape(16, cells_w)
-            block[:, :-2] = feats[grid]  # row -1 of feats is the empty cell
-            block[:, -2] = np.asarray(s.spr[q], np.float32) / 6.0
-            block[:, -1] = np.asarray(s.gro[q], np.float32) / 8.0
+            idx.append(o["last_action"] + r * 4 + s.last_action[q])
+        if not setup or q == player:
+            if s.island[q] >= 0:
+                idx.append(o["island"] + r * NUM_ISLANDS + s.island[q])
+            if s.climate[q] >= 0:
+                idx.append(o["climate"] + r * 20 + s.climate[q])
+        e0 = o["event_stack"] + r * 38 - EVENT0
+        idx += [e0 + c for c in s.events[q]]
+        t0 = o["tableau_cards"] + r * NUM_PLANTABLE_IDS
+        idx += [t0 + c for c in grid if c >= 0]
+    v[idx] = 1.0
+    if sidx:
+        v[sidx] = val
+    if s.phase != "setup" or any(c >= 0 for g in s.grid for c in g):
+        cat = game.cat
+        feats = cat.card_features
+        w = feats.shape[1] + 2
+        block = v[o["cells"]:o["cells"] + 5 * 16 * w].reshape(5, 16, w)
+        grids = np.array(s.grid)
+        seat = np.array(rel)
+        block[seat, :, :-2] = feats[grids]
+        block[seat, :, -2] = np.array(s.spr, np.float32) * (1 / 6.0)
+        block[seat, :, -1] = np.array(s.gro, np.float32) * (1 / 8.0)
     return v
 
 

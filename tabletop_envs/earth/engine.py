@@ -300,19 +300,29 @@ class EarthState(State):
         return abs_[k] if k < len(abs_) else None
 
     def all_abilities(self, p: int):
-        """(slot, ability) for the island, climate and every tableau card of p."""
-        for slot in range(NUM_SLOTS):
-            a = self.abilities_of(p, slot)
-            if a is not None:
-                yield slot, a
+        """(slot, ability) for every tableau card, the island and the climate of p."""
+        cat = self.game.cat
+        for cell, card in enumerate(self.grid[p]):
+            if card >= 0:
+                for k, a in enumerate(cat.earth[card]["abilities"]):
+                    yield cell * 2 + k, a
+        if self.island[p] >= 0:
+            for k, a in enumerate(cat.islands[self.island[p]]["abilities"]):
+                yield ISLAND_SLOT + k, a
+        if self.climate[p] >= 0:
+            for k, a in enumerate(cat.climates[self.climate[p]]["abilities"]):
+                yield CLIMATE_SLOT + k, a
 
-    def effective_cost(self, p: int, card: int) -> int:
+    def cost_reductions(self, p: int) -> list[tuple[dict, int]]:
+        return [(a["filter"], a["n"]) for _, a in self.all_abilities(p) if a["kind"] == "cost_reduction"]
+
+    def effective_cost(self, p: int, card: int, reductions: list | None = None) -> int:
         """Soil cost after brown cost reductions in p's area (never below 0)."""
         cat = self.game.cat
         cost = int(cat.cost[card])
-        for _, a in self.all_abilities(p):
-            if a["kind"] == "cost_reduction" and matches(cat, card, a["filter"]):
-                cost -= a["n"]
+        for f, n in (self.cost_reductions(p) if reductions is None else reductions):
+            if matches(cat, card, f):
+                cost -= n
         return max(cost, 0)
 
     def forbidden_actions(self, p: int) -> set:
@@ -601,8 +611,9 @@ class EarthState(State):
             if not self.legal_cells_to_plant(p):
                 return []
             soil = self.soil[p]
+            red = self.cost_reductions(p)
             return [A["plant"] + c for c in sorted(set(self.hands[p]))
-                    if cat.plantable[c] and self.effective_cost(p, c) <= soil]
+                    if cat.plantable[c] and self.effective_cost(p, c, red) <= soil]
         if t == "plant_cell":
             return [A["cell"] + i for i in self.legal_cells_to_plant(p)]
         if t == "keep":
@@ -626,7 +637,8 @@ class EarthState(State):
             return [s for s in (task["only"] * 2, task["only"] * 2 + 1) if self.slot_usable(p, s, colour)]
         out = []
         if not task["tc"]:
-            out += [s for s in range(task["tn"], ISLAND_SLOT) if self.slot_usable(p, s, colour)]
+            grid = self.grid[p]
+            out += [s for s in range(task["tn"], ISLAND_SLOT) if grid[s // 2] >= 0 and self.slot_usable(p, s, colour)]
         if not task["icc"]:
             out += [s for s in range(ISLAND_SLOT + task["icn"], NUM_SLOTS) if self.slot_usable(p, s, colour)]
         return out

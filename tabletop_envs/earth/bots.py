@@ -1,0 +1,154 @@
+"""Earth opponents. ``earth_v0/heuristic``: a greedy bot reading only the observation vector and mask
+(card data is public knowledge, so it looks card ids up in the catalogue)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tabletop_envs.core.policy import register_policy
+
+from .catalogue import NUM_EARTH, load_catalogue
+from .engine import DECISIONS, EVENT0, build_action_layout, build_observation_layout
+
+
+class EarthHeuristic:
+    """Plant the best affordable card when it can, otherwise build soil, sprouts or growth; take every
+    ability; place every sprout and growth; compost the weakest cards."""
+
+    name = "heuristic"
+
+    def __init__(self):
+        self.cat = cat = load_catalogue()
+        self.obs = build_observation_layout()
+        self.acts = build_action_layout(cat)
+        self.A = {n: s.start for n, s in self.acts.segments.items()}
+        # a card's worth when planted: printed VP, half its canopy, a little per sprout space
+        self.worth = (cat.vp + 0.6 * cat.canopy + 0.35 * cat.sprout_spaces).astype(float)
+        self.worth[EVENT0:] = -5.0
+        self.keep_value = self.worth - 0.45 * cat.cost
+        self.island_value = np.array([s["vp"] + s["soil"] + 0.7 * s["draw"] - 0.3 * s["compost"]
+                                      for s in cat.islands])
+
+    def _seg(self, vec, name):
+        return self.obs.view(vec, name)
+
+    def act(self, observation, action_mask, rng) -> int:
+        legal = np.flatnonzero(action_mask)
+        if legal.size == 1:
+            return int(legal[0])
+        dec = DECISIONS[int(np.argmax(self._seg(observation, "decision")))]
+        A = self.A
+        pick = getattr(self, "_" + dec, None)
+        choice = pick(observation, action_mask, legal) if pick else None
+        if choice is not None:
+            return int(choice)
+        non_anytime = [a for a in legal if not (A["event"] <= a < A["convert"] + 1)]
+        return int(non_anytime[0] if non_anytime else legal[0])
+
+    # ------------------------------------------------------------------ helpers
+    def _in(self, legal, seg):
+        s = self.acts.segments[seg]
+        return [a - s.start for a in legal if s.start <= a < s.stop]
+
+    def _hand(self, obs):
+        return np.flatnonzero(self._seg(obs, "hand"))
+
+    def _soil(self, obs):
+        return self._seg(obs, "resources")[0, 0] * 40.0
+
+    def _my_cells(self, obs):
+        return self._seg(obs, "cells")[0]
+
+    # ------------------------------------------------------------------ decisions
+    def _side(self, obs, mask, legal):
+        isl = self._in(legal, "side_island")
+        if isl:
+            return self.A["side_island"] + max(isl, key=lambda i: self.island_value[i])
+        return None
+
+    def _setup_compost(self, obs, mask, legal):
+        cards = self._in(legal, "card")
+        return self.A["card"] + min(cards, key=lambda c: self.keep_value[c])
+
+    _pay_hand = _setup_compost
+
+    def _compost_hand(self, obs, mask, legal):
+        cards = self._in(legal, "card")
+        if len(self._hand(obs)) <= 5:
+            return self.A["pass"]
+        return self.A["card"] + min(cards, key=lambda c: self.keep_value[c])
+
+    def _action(self, obs, mask, legal):
+        acts = self._in(legal, "action")
+        soil = self._soil(obs)
+        cells = self._my_cells(obs)
+        empty = 16 - int(cells[:, 0].sum())
+        hand = [c for c in self._hand(obs) if c < EVENT0]
+        affordable = [c for c in hand if self.cat.cost[c] <= soil]
+        room_s = float(((cells[:, 5] * 6 - cells[:, -2] * 6) * cells[:, 0]).sum())
+        room_g = float(((cells[:, 3] * 8 - cells[:, -1] * 8) * cells[:, 0]).sum())
+        want = []
+        if empty and affordable:
+            want.append(0)
+        if empty and (not hand or soil < 4):
+            want.append(1 if soil < 8 or not hand else 3)
+        want += [2 if room_s >= room_g and room_s >= 3 else 3 if room_g >= 2 else 1]
+        for w in want + [0, 1, 2, 3]:
+            if w in acts:
+                return self.A["action"] + w
+        return None
+
+    def _plant(self, obs, mask, legal):
+        cards = self._in(legal, "plant")
+        if not cards:
+            return self.A["pass"]
+        return self.A["plant"] + max(cards, key=lambda c: self.worth[c] - 0.1 * self.cat.cost[c])
+
+    def _plant_cell(self, obs, mask, legal):
+        return self.A["cell"] + self._in(legal, "cell")[0]
+
+    def _keep(self, obs, mask, legal):
+        return self.A["card"] + max(self._in(legal, "card"), key=lambda c: self.keep_value[c])
+
+    def _option(self, obs, mask, legal):
+        action = int(np.argmax(self._seg(obs, "action")))
+        cells = self._my_cells(obs)
+        if action == 1:  # compost: soil when short, else 2 compost (2 VP)
+            return self.A["option"] + (0 if self._soil(obs) < 8 else 1)
+        if action == 2:
+            room = ((cells[:, 5] - cells[:, -2]) * 6 * cells[:, 0]).sum()
+            return self.A["option"] + (0 if room >= 2 else 1)
+        room = ((cells[:, 3] - cells[:, -1]) * 8 * cells[:, 0]).sum()
+        return self.A["option"] + (1 if room >= 2 else 0)
+
+    def _place(self, obs, mask, legal):
+        cells = self._in(legal, "cell")
+        if not cells:
+            return self.A["pass"]
+        feats = self._my_cells(obs)
+        # growth first where the canopy is closest (the canopy pays its printed VP)
+        return self.A["cell"] + max(cells, key=lambda i: feats[i, -1] * 8 - feats[i, 3] * 8 + feats[i, 4])
+
+    def _pay(self, obs, mask, legal):
+        cells = self._in(legal, "cell")
+        feats = self._my_cells(obs)
+        return self.A["cell"] + max(cells, key=lambda i: feats[i, -2] + feats[i, -1] - feats[i, 4])
+
+    def _activate(self, obs, mask, legal):
+        slots = self._in(legal, "activate")
+        return self.A["activate"] + slots[0] if slots else self.A["pass"]
+
+    def _copy(self, obs, mask, legal):
+        return self.A["activate"] + self._in(legal, "activate")[0]
+
+    def _window(self, obs, mask, legal):
+        return self.A["pass"]
+
+
+def _make(**kwargs) -> EarthHeuristic:
+    return EarthHeuristic(**kwargs)
+
+
+register_policy("earth_v0/heuristic", _make, overwrite=True)
+
+__all__ = ["EarthHeuristic", "NUM_EARTH"]
