@@ -1,0 +1,353 @@
+"""One test per sentence of the Terralore rule text (shared/rules/terralore.html), named after it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tabletop_envs.core.errors import DeckError, IllegalActionError
+from tabletop_envs.terralore.catalogue import AFFINITIES, RARITIES, validate_deck
+from tabletop_envs.terralore.engine import TerraloreGame
+
+from .scenario import CAT, A, D, act, cid, end, end_turn, ids, make_state, names, place
+
+
+def game(**kw):
+    return TerraloreGame(**kw)
+
+
+# ------------------------------------------------------------------ Deck Composition and Setup
+def test_each_player_starts_with_a_20_card_deck():
+    s = game(mulligan=False).new_initial_state(1)
+    for p in (0, 1):
+        assert len(s.deck_list[p]) == 20
+        assert len(s.deck[p]) + len(s.hand[p]) == 20
+
+
+def test_only_a_single_copy_of_each_card_in_a_deck():
+    deck = ["Tidepool Crab"] * 2 + CAT.names[1:19]
+    with pytest.raises(DeckError, match="more than once"):
+        validate_deck(CAT, deck)
+    with pytest.raises(DeckError, match="singleton"):
+        game(decks=(deck, "random"))
+    s = game().new_initial_state(5)
+    assert all(len(set(d)) == 20 for d in s.deck_list)
+
+
+def test_players_draw_4_cards_to_form_their_starting_hand():
+    s = game().new_initial_state(2)
+    assert [len(h) for h in s.hand] == [4, 4]
+    assert [len(d) for d in s.deck] == [16, 16]
+
+
+def test_hand_limit_7_surplus_draws_go_to_graveyard():
+    hand = ["Tidepool Crab", "Sturdy Turtle", "Harbor Seal", "Reef Eel", "Kelp Lurker", "Coral Warden"]
+    deck = ["Pebble Mole", "Ember Imp", "Sand Piper", "Lantern Moth"]  # top = last
+    s = make_state(hands=(hand, []), decks=(deck, ["Gloom Bat", "Red Fox", "Fireball", "Scorch"]))
+    end_turn(s)  # turn 3 Draw Phase: draws Lantern Moth (7th card), then Sand Piper (surplus)
+    assert len(s.hand[0]) == 7
+    assert cid("Lantern Moth") in s.hand[0]
+    assert names(s.graveyard[0]) == ["Sand Piper"]
+
+
+def test_players_draw_2_cards_at_the_beginning_of_each_turn():
+    s = game(mulligan=False).new_initial_state(3)
+    assert s.turn_number == 1 and [len(h) for h in s.hand] == [4, 4]
+    top = [list(d[-2:]) for d in s.deck]
+    end_turn(s)
+    assert s.turn_number == 2
+    for p in (0, 1):
+        assert len(s.hand[p]) == 6 and set(top[p]) <= set(s.hand[p])
+
+
+def test_to_play_a_card_discard_cards_equal_to_its_cost_to_the_graveyard():
+    s = make_state(hands=(["Stone Tortoise", "Tidepool Crab", "Pebble Mole", "Gloom Bat"], []))
+    place(s, "Stone Tortoise", A, discards=["Tidepool Crab", "Gloom Bat"])  # cost 2
+    assert names(s.graveyard[0]) == ["Tidepool Crab", "Gloom Bat"]
+    assert names(s.hand[0]) == ["Pebble Mole"]
+
+
+def test_a_card_costing_1_requires_discarding_1_card():
+    s = make_state(hands=(["Sturdy Turtle"], []))
+    mask = s.legal_action_mask()
+    assert not mask[s.game.action_layout.id("play", cid("Sturdy Turtle"))], "no card left to pay with"
+    with pytest.raises(IllegalActionError, match="Sturdy Turtle"):
+        act(s, "play", cid("Sturdy Turtle"))
+    s = make_state(hands=(["Sturdy Turtle", "Gloom Bat"], []))
+    act(s, "play", cid("Sturdy Turtle"))
+    act(s, "lane", A)
+    assert s.decision() == "discard" and s.discards_left == 1
+    act(s, "discard", cid("Gloom Bat"))
+    assert s.decision() == "play" and names(s.graveyard[0]) == ["Gloom Bat"]
+
+
+def test_a_player_loses_if_their_deck_runs_out_of_cards_to_draw():
+    s = make_state(decks=(["Pebble Mole"], ["Ember Imp", "Red Fox"]))
+    end_turn(s)  # turn 3 needs two cards; player 0 has one
+    assert s.is_terminal() and list(s.returns()) == [-1, 1]
+    assert s.end_reason == "deck-out"
+
+
+# ------------------------------------------------------------------ Types of Cards
+def test_each_creature_has_a_cost_and_a_point_value():
+    creatures = [c for c in CAT.cards if c.is_creature]
+    assert creatures and all(c.cost >= 0 and c.points >= 0 for c in creatures)
+    s = make_state(hands=(["Cinder Hound", "Gloom Bat", "Pebble Mole"], []))
+    place(s, "Cinder Hound", A, discards=["Gloom Bat", "Pebble Mole"])
+    end_turn(s)
+    assert s.totals[0][A] == CAT.by_name["Cinder Hound"].points == 4
+
+
+def test_creature_cards_are_played_in_either_the_attacking_or_defending_lane():
+    s = make_state(hands=(["Tidepool Crab", "Pebble Mole"], []))
+    place(s, "Tidepool Crab", A)
+    place(s, "Pebble Mole", D)
+    end_turn(s)
+    assert names(s.field[0][A]) == ["Tidepool Crab"] and names(s.field[0][D]) == ["Pebble Mole"]
+
+
+def test_creatures_remain_in_play_unless_removed_by_an_effect_or_to_free_space():
+    s = make_state(hands=(["Sturdy Turtle", "Gloom Bat"], []))
+    place(s, "Sturdy Turtle", D, discards=["Gloom Bat"])
+    for _ in range(3):
+        end_turn(s)
+    assert names(s.field[0][D]) == ["Sturdy Turtle"]
+
+
+def test_skill_cards_do_not_contribute_to_point_totals():
+    s = make_state(hands=(["Rising Tide"], []), attacking=([], ["Ember Imp"]), castles=(8, 10))
+    place(s, "Rising Tide", A)
+    end_turn(s)
+    assert s.totals[0] == [0, 0]
+    assert names(s.graveyard[0]) == ["Rising Tide"]
+    assert s.castle[0] == 8 + 2 - 1  # healed by the skill, then hit by the Ember Imp
+
+
+def test_skills_may_target_creatures_castles_or_other_game_elements():
+    kinds = {e.kind for c in CAT.cards if not c.is_creature for e in c.effects}
+    assert {"destroy", "exile", "weaken", "move"} & kinds, "skills that target creatures"
+    assert {"heal_castle", "damage_castle"} <= kinds, "skills that target castles"
+    assert {"draw", "recover"} <= kinds, "skills that target other game elements (deck, Graveyard)"
+
+
+def test_every_card_has_an_elemental_affinity_and_a_rarity_from_common_to_legendary():
+    assert {c.affinity for c in CAT.cards} == set(AFFINITIES) and len(AFFINITIES) == 6
+    assert {c.rarity for c in CAT.cards} == set(RARITIES)
+    assert RARITIES == ("common", "uncommon", "rare", "epic", "legendary")
+
+
+# ------------------------------------------------------------------ The Board and Castle
+def test_attacking_lane_is_the_opponents_defending_lane():
+    # player 0's attackers face player 1's defenders only; player 1's attackers face player 0's defenders
+    s = make_state(attacking=(["Stone Tortoise"], ["Ember Imp"]), defending=(["Tidepool Crab"], ["Sturdy Turtle"]))
+    end_turn(s)
+    assert s.castle == [10, 10 - (4 - 3)]  # 1 - 1 = 0 into player 0; 4 - 3 = 1 into player 1
+
+
+def test_each_players_castle_starts_with_10_hp():
+    assert game().new_initial_state(0).castle == [10, 10]
+
+
+def test_reducing_the_opponents_castle_hp_to_0_wins():
+    s = make_state(attacking=(["Stone Tortoise"], []), castles=(10, 4))
+    end_turn(s)
+    assert s.is_terminal() and list(s.returns()) == [1, -1] and s.castle[1] == 0
+
+
+# ------------------------------------------------------------------ Game Phases
+def test_draw_phase_both_players_draw_2_cards():
+    s = make_state()
+    sizes = [len(d) for d in s.deck]
+    end_turn(s)
+    assert [len(d) for d in s.deck] == [n - 2 for n in sizes]
+    assert [len(h) for h in s.hand] == [2, 2]
+
+
+def test_play_phase_cards_are_placed_face_down_and_hidden_from_the_opponent():
+    s = make_state(hands=(["Tidepool Crab", "Stone Tortoise", "Gloom Bat", "Pebble Mole"], []))
+    before = s.observation(1)
+    place(s, "Tidepool Crab", A)
+    place(s, "Stone Tortoise", D, discards=["Gloom Bat", "Pebble Mole"])
+    end(s)
+    lay = s.game.observation_layout
+    obs = s.observation(1)
+    assert lay.view(obs, "opp_attacking").sum() == 0 and lay.view(obs, "opp_defending").sum() == 0
+    assert list(lay.view(obs, "opp_face_down_counts") * 20) == [1, 1]
+    changed = [n for n, sl in lay.slices.items() if not np.array_equal(before[sl], obs[sl])]
+    assert set(changed) <= {"opp_face_down_counts", "opp_graveyard", "hand_sizes", "placement", "decision"}
+    # the discards are public (the Graveyard is open), the placed cards are not
+    card_segments = [seg for seg, v in lay.segments.items() if seg.startswith("opp") and v.size == CAT.size]
+    assert not any(lay.view(obs, seg)[cid("Stone Tortoise")] for seg in card_segments)
+
+
+def test_reveal_phase_all_cards_are_revealed():
+    s = make_state(hands=(["Tidepool Crab", "Pebble Mole"], ["Ember Imp", "Rising Tide"]))
+    place(s, "Tidepool Crab", A)
+    place(s, "Pebble Mole", D)
+    end(s)
+    place(s, "Ember Imp", D)
+    place(s, "Rising Tide", A)
+    end(s)
+    assert s.face_down == [[[], []], [[], []]]
+    assert names(s.field[0][A] + s.field[0][D] + s.field[1][D]) == ["Tidepool Crab", "Pebble Mole", "Ember Imp"]
+    assert "Rising Tide" in names(s.graveyard[1])
+
+
+def test_in_round_1_players_roll_a_die_and_the_winner_reveals_first():
+    firsts = set()
+    for seed in range(12):
+        s = game(mulligan=False).new_initial_state(seed)
+        end_turn(s)
+        assert s.log[0].startswith("die roll:")
+        rolls = [int(x.split()[-1]) for x in s.log[0][len("die roll: "):].split(", ")]
+        assert rolls[0] != rolls[1] and s.reveal_first == int(np.argmax(rolls))
+        firsts.add(s.reveal_first)
+    assert firsts == {0, 1}, "either player can win the die roll"
+
+
+def test_perfectly_tied_players_roll_a_die():
+    s = make_state(attacking=(["Tidepool Crab"], ["Pebble Mole"]), castles=(7, 7), turn_number=4)
+    end_turn(s)
+    assert s.log[0].startswith("die roll:")
+
+
+def test_otherwise_the_player_with_the_least_castle_hp_reveals_first():
+    s = make_state(hands=(["Tidepool Crab"], ["Pebble Mole"]), castles=(9, 6), turn_number=3)
+    place(s, "Tidepool Crab", D)
+    end(s)
+    place(s, "Pebble Mole", A)
+    end(s)
+    assert s.reveal_first == 1 and not any(line.startswith("die roll") for line in s.log)
+
+
+def test_equal_castle_hp_the_player_with_fewer_field_points_is_the_losing_player():
+    s = make_state(attacking=(["Sturdy Turtle"], ["Tidepool Crab"]), defending=(["Stone Tortoise"], []),
+                   castles=(6, 6), turn_number=3)
+    end_turn(s)
+    assert s.reveal_first == 1 and not s.log[0].startswith("die roll")
+
+
+def test_reveal_order_losing_defending_then_opponent_attacking_then_opponent_defending_then_losing_attacking():
+    # player 1 has less castle HP: 1-defending, 0-attacking, 0-defending, 1-attacking
+    s = make_state(hands=(["Tidepool Crab", "Pebble Mole"], ["Ember Imp", "Sand Piper"]), castles=(10, 5))
+    place(s, "Tidepool Crab", A)
+    place(s, "Pebble Mole", D)
+    end(s)
+    place(s, "Ember Imp", A)
+    place(s, "Sand Piper", D)
+    end(s)
+    reveals = [line.split(" reveals ")[1].split(" (")[0] for line in s.log if " reveals " in line]
+    assert reveals == ["Sand Piper", "Tidepool Crab", "Pebble Mole", "Ember Imp"]
+
+
+def test_counting_points_in_the_attacking_lane_are_compared_with_the_opponents_defending_lane():
+    s = make_state(attacking=(["Stone Tortoise", "Tidepool Crab"], []), defending=([], ["Cinder Hound"]))
+    end_turn(s)
+    assert s.castle[1] == 10 - (5 - 4)
+
+
+def test_excess_points_from_the_attacking_lane_are_dealt_as_damage_to_the_opponents_castle():
+    s = make_state(attacking=(["Stone Tortoise", "Sunlit Stag"], []), defending=([], ["Tidepool Crab"]))
+    end_turn(s)
+    assert s.castle == [10, 10 - 7]
+    s = make_state(attacking=(["Tidepool Crab"], []), defending=([], ["Stone Tortoise"]))
+    end_turn(s)
+    assert s.castle == [10, 10], "an attack that does not exceed the defence deals nothing"
+
+
+# ------------------------------------------------------------------ Lane and Board Mechanics
+def test_each_lane_holds_at_most_four_creatures_per_player():
+    four = ["Tidepool Crab", "Pebble Mole", "Ember Imp", "Sand Piper"]
+    s = make_state(hands=(["Lantern Moth"], []), attacking=(four, []))
+    place(s, "Lantern Moth", A)
+    assert s.decision() == "destroy"
+    act(s, "destroy", cid("Ember Imp"))
+    end_turn(s)
+    assert len(s.field[0][A]) == 4 and s._used_slots(0, A) == 4
+
+
+def test_a_fifth_creature_requires_destroying_one_already_in_play_to_the_graveyard():
+    four = ["Tidepool Crab", "Pebble Mole", "Ember Imp", "Sand Piper"]
+    s = make_state(hands=(["Lantern Moth"], []), attacking=(four, []))
+    place(s, "Lantern Moth", A)
+    lay = s.game.action_layout
+    legal = {lay.decode(a)[1] for a in s.legal_actions()}
+    assert legal == set(ids(four)), "only your own creatures in that lane may be destroyed"
+    act(s, "destroy", cid("Sand Piper"))
+    assert names(s.graveyard[0]) == ["Sand Piper"] and s.decision() == "play"
+    end_turn(s)
+    assert names(s.field[0][A]) == ["Tidepool Crab", "Pebble Mole", "Ember Imp", "Lantern Moth"]
+
+
+def test_destroyed_cards_go_to_the_graveyard_unless_exiled_which_removes_them_permanently():
+    s = make_state(hands=(["Fireball", "Gloom Bat", "Banish", "Pebble Mole", "Ember Imp"], []),
+                   attacking=([], ["Sturdy Turtle", "Tidepool Crab"]))
+    place(s, "Fireball", D, discards=["Gloom Bat"])  # destroy the weakest enemy here: Tidepool Crab
+    place(s, "Banish", D, discards=["Pebble Mole", "Ember Imp"])  # exile the weakest: Sturdy Turtle
+    end_turn(s)
+    assert names(s.graveyard[1]) == ["Tidepool Crab"]
+    assert names(s.exile[1]) == ["Sturdy Turtle"]
+    for _ in range(2):
+        end_turn(s)
+    assert names(s.exile[1]) == ["Sturdy Turtle"], "exiled cards never come back"
+
+
+# ------------------------------------------------------------------ Victory Conditions and Tiebreakers
+def test_reduce_your_opponents_castle_hp_to_0_to_win():
+    s = make_state(attacking=([], ["Granite Colossus", "Cinder Hound"]), castles=(9, 10))
+    end_turn(s)
+    assert list(s.returns()) == [-1, 1] and s.end_reason == "castle destroyed"
+
+
+def test_the_opponent_runs_out_of_cards_in_their_deck_before_you_do():
+    s = make_state(decks=(["Pebble Mole", "Ember Imp", "Red Fox"], ["Gloom Bat"]))
+    end_turn(s)
+    assert list(s.returns()) == [1, -1]
+
+
+def test_castles_tied_at_the_end_of_the_game_total_field_points_decide():
+    s = make_state(attacking=(["Stone Tortoise"], ["Cinder Hound"]), defending=(["Tidepool Crab"], []),
+                   castles=(3, 3))
+    end_turn(s)  # both castles fall (4 - 1 = 3 and 4 - 0 = 4): castle HP tied at 0
+    assert s.castle == [0, 0]
+    assert list(s.returns()) == [1, -1], "player 0 has 5 field points against 4"
+    s = make_state(decks=(["Pebble Mole"], ["Gloom Bat"]), attacking=(["Stone Tortoise"], ["Tidepool Crab"]),
+                   defending=([], ["Stone Tortoise"]), castles=(6, 6))
+    end_turn(s)  # both decks run out at once; castles 6 and 6; field points 4 against 5
+    assert list(s.returns()) == [-1, 1]
+
+
+def test_castles_and_total_field_points_tied_is_a_draw():
+    s = make_state(attacking=(["Stone Tortoise"], ["Cinder Hound"]), castles=(4, 4))
+    end_turn(s)
+    assert s.castle == [0, 0] and list(s.returns()) == [0, 0]
+    assert "draw" in s.end_reason
+
+
+# ------------------------------------------------------------------ Glossary
+def test_glossary_destroy_sends_a_card_from_the_field_to_the_graveyard():
+    s = make_state(hands=(["Fireball", "Gloom Bat"], []), attacking=([], ["Red Fox"]))
+    place(s, "Fireball", D, discards=["Gloom Bat"])
+    end_turn(s)
+    assert cid("Red Fox") in s.graveyard[1] and not s.field[1][A]
+
+
+def test_glossary_discard_sends_a_card_from_your_hand_to_your_graveyard():
+    s = make_state(hands=(["Sturdy Turtle", "Gloom Bat"], []))
+    place(s, "Sturdy Turtle", D, discards=["Gloom Bat"])
+    assert cid("Gloom Bat") not in s.hand[0] and cid("Gloom Bat") in s.graveyard[0]
+
+
+def test_glossary_defending_lane_is_the_opponents_attacking_lane():
+    # a skill in my defending lane hits "here": the opponent's attacking lane
+    s = make_state(hands=(["Fireball", "Gloom Bat"], []), attacking=([], ["Red Fox"]), defending=([], ["Ember Imp"]))
+    place(s, "Fireball", D, discards=["Gloom Bat"])
+    end_turn(s)
+    assert names(s.field[1][D]) == ["Ember Imp"] and not s.field[1][A]
+
+
+def test_glossary_here_is_the_lane_in_which_the_card_was_played():
+    s = make_state(hands=(["Fireball", "Gloom Bat"], []), attacking=([], ["Red Fox"]), defending=([], ["Ember Imp"]))
+    place(s, "Fireball", A, discards=["Gloom Bat"])  # my attacking lane faces their defending lane
+    end_turn(s)
+    assert names(s.field[1][A]) == ["Red Fox"] and not s.field[1][D]
