@@ -213,7 +213,9 @@ class TravelEarthState(State):
         self.adds = 0
         self._clear_challenge()
         self.queue = []
-        self._start_turn()
+        self._begin_turn()
+        if self._idle():
+            self._end_turn()
 
     # ------------------------------------------------------------------ protocol
     @property
@@ -290,7 +292,7 @@ class TravelEarthState(State):
         self.progress = True
 
     # ------------------------------------------------------------------ turn sequence
-    def _start_turn(self):
+    def _begin_turn(self):
         p = self.player
         # 1. Ready: Resting Animals move to the Ready Row.
         self.ready[p].extend(self.resting[p])
@@ -305,7 +307,7 @@ class TravelEarthState(State):
         self._draw(p, n)
         self.adds = 0
         self.phase = "add"
-        self._advance()
+        self._skip_idle_steps()
 
     def _can_add(self) -> bool:
         p = self.player
@@ -319,28 +321,39 @@ class TravelEarthState(State):
         can_pay = self.full(p) - costly >= 1
         return [c for c in set(self.ready[p]) if can_pay or c in free]
 
-    def _advance(self):
-        """Skip the steps in which the player has nothing to decide."""
+    def _skip_idle_steps(self):
+        """Skip the Add and Play steps when the player has nothing to decide in them."""
         if self.phase == "add" and not self._can_add():
             self.phase = "play"
         if self.phase == "play" and not self.hand[self.player]:
             self.phase = "declare"
-        if self.phase == "declare" and not self._declarable():
-            self._next_challenge()
+
+    def _idle(self) -> bool:
+        return self.phase == "declare" and not self._declarable()
+
+    def _advance(self):
+        self._skip_idle_steps()
+        if self._idle():
+            self._next_challenge()  # the group is complete: lock it
 
     def _end_turn(self):
-        p = self.player
-        self.ready[p].extend(self.queue)  # Challengers left unresolved stay Ready
-        self.queue = []
-        self._clear_challenge()
-        self.turns += 1
-        self.quiet = 0 if self.progress else self.quiet + 1
-        self.progress = False
-        if self.quiet >= self.game.stalemate_turns:
-            self.drawn_game = True
-            return
-        self.player = 1 - p
-        self._start_turn()
+        while True:
+            p = self.player
+            self.ready[p].extend(self.queue)  # Challengers left unresolved stay Ready
+            self.queue = []
+            self._clear_challenge()
+            self.turns += 1
+            self.quiet = 0 if self.progress else self.quiet + 1
+            self.progress = False
+            if self.quiet >= self.game.stalemate_turns:
+                self.drawn_game = True
+                return
+            self.player = 1 - p
+            self._begin_turn()
+            if not self._idle():
+                return
+            # the new player has nothing at all to decide: their turn passes at once (a loop, not
+            # recursion, so long idle stretches cannot exhaust the stack)
 
     # ------------------------------------------------------------------ challenges
     def _next_challenge(self):
@@ -491,8 +504,9 @@ class TravelEarthState(State):
         p = self.player
         d = 1 - p
         if phase == "add":
-            for c in self.hand[p]:
-                mask[g.A_ADD + c] = 1
+            if self._can_add():
+                for c in self.hand[p]:
+                    mask[g.A_ADD + c] = 1
             mask[g.A_SKIP] = 1
         elif phase == "play":
             for c in self.hand[p]:

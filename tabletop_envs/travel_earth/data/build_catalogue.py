@@ -29,7 +29,7 @@ ABILITY_OF = {
     "Nile crocodile": "patient_hunter",
     "Peregrine falcon": "stoop",
     "Honey badger": "fearless",
-    "Black mamba": "threat_display",
+    "Magnificent frigatebird": "threat_display",
     "Grey-headed albatross": "tireless",
     "Giant Pacific octopus": "ink_cloud",
     "Blue wildebeest": "stampede",

@@ -1,0 +1,632 @@
+"""One test (at least) per sentence of shared/rules/travel_earth_tcg.txt, named after it.
+
+Statistic indices: 0 Top Speed, 1 Weight, 2 Length, 3 Max Lifespan, 4 Offspring, 5 Development Time.
+Useful printed matchups: Lion beats Tiger on Speed, Weight, Length and Lifespan, ties on Offspring
+(3 = 3) and loses on Development Time (109 > 105 days, lower wins); Lion beats Sea otter on all six.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tabletop_envs.core.engine import new_rng
+from tabletop_envs.core.errors import ConfigError, IllegalActionError
+from tabletop_envs.travel_earth.catalogue import STAT_KEYS
+from tabletop_envs.travel_earth.engine import TravelEarthGame
+
+from .scenario import CAT, act, cid, ids, legal, names, scenario
+
+SPEED, WEIGHT, LENGTH, LIFESPAN, OFFSPRING, DEVELOPMENT = range(6)
+FILL4 = ["Koala", "Emu", "Walrus", "Springbok"]
+
+
+def challenge(state, challenger: str, statistic: int):
+    """Declare one Challenger (the group locks itself when nothing else can join) and pick a statistic."""
+    act(state, "declare", challenger)
+    if state.phase == "declare":
+        act(state, "lock_challengers")
+    return act(state, "statistic", statistic)
+
+
+def end_turn_of(state, seat: int):
+    """Seat ``seat`` has nothing to declare: locking the empty group ends its turn."""
+    assert state.player == seat and state.phase == "declare"
+    return act(state, "lock_challengers")
+
+
+# --------------------------------------------------------------------------- 1. objective
+def test_lose_when_no_field_animals_and_last_resort_exhausts_reservoir():
+    s = scenario(p0=dict(ready=["Cheetah"], reservoir=["Koala"]), p1=dict(reservoir=["Sea otter"]))
+    challenge(s, "Cheetah", SPEED)  # 120.1 km/h against a 9 km/h Sea otter
+    assert s.is_terminal()
+    assert list(s.returns()) == [1.0, -1.0]
+    assert names(s.discard[1]).count("Sea otter") == 1
+
+
+def test_empty_reservoir_alone_is_not_a_loss_while_field_animals_remain():
+    s = scenario(p0=dict(ready=["Cheetah"], reservoir=["Koala"]), p1=dict(ready=["Garden snail", "Lion"]))
+    assert s.reservoir_size(1) == 0
+    challenge(s, "Cheetah", SPEED)
+    act(s, "defend_ready", "Garden snail")
+    assert not s.is_terminal()
+    assert s.ready[1] == ids(["Lion"])
+
+
+def test_running_out_of_deck_or_hand_does_not_cause_a_loss():
+    s = scenario(p0=dict(resting=["Lion"], hand=["Emu", "Koala"]), p1=dict(ready=["Tiger"]), filler_to="discard")
+    end_turn_of(s, 0)  # seat 1: empty Deck and Hand, nothing to decide: its turn passes, nobody loses
+    assert not s.is_terminal() and s.turns == 2
+    assert s.player == 0 and s.phase == "add" and s.deck[1] == [] and s.hand[1] == []
+    assert s.ready[1] == ids(["Tiger"])
+
+
+def test_this_guide_describes_a_two_player_game():
+    with pytest.raises(ConfigError, match="two-player"):
+        TravelEarthGame(num_players=3)
+
+
+# --------------------------------------------------------------------------- 2. statistics
+def test_compare_one_statistic_at_a_time_using_official_printed_values():
+    for stat, lion_wins in [(SPEED, True), (WEIGHT, True), (LENGTH, True), (LIFESPAN, True), (DEVELOPMENT, False)]:
+        s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]), p1=dict(ready=["Tiger"]))
+        challenge(s, "Lion", stat)
+        act(s, "defend_ready", "Tiger")
+        lion = CAT.values[cid("Lion"), stat]
+        tiger = CAT.values[cid("Tiger"), stat]
+        assert lion != tiger
+        assert (names(s.discard[1]) == ["Tiger"]) == lion_wins
+        assert (names(s.discard[0]) == ["Lion"]) == (not lion_wins)
+
+
+def test_maximum_depth_is_educational_information_not_a_battle_statistic():
+    assert "max_depth" not in STAT_KEYS and len(STAT_KEYS) == 6
+    deep = [c for c in CAT.cards if c.get("max_depth_m")]
+    assert len(deep) >= 10
+    # A Sperm whale (2,250 m) and an Orca (1,000 m): no statistic, and no action, compares the depth.
+    assert all("Depth" not in name for name in CAT.stat_names)
+    assert all("depth" not in label.lower() for label in (TravelEarthGame().action_layout.label(a)
+                                                           for a in range(TravelEarthGame().num_actions)))
+
+
+def test_each_statistic_documents_whether_higher_or_lower_wins():
+    wins = {s["key"]: s["wins"] for s in CAT.statistics}
+    assert wins == {"top_speed": "higher", "weight": "higher", "length": "higher", "lifespan": "higher",
+                    "offspring": "higher", "development": "lower"}
+
+
+# --------------------------------------------------------------------------- 3. setup
+def test_coin_flip_determines_who_goes_first():
+    game = TravelEarthGame()
+    firsts = {game.new_initial_state(seed).first for seed in range(40)}
+    assert firsts == {0, 1}
+    for seed in range(5):
+        s = game.new_initial_state(seed)
+        assert s.current_player() == s.first and s.player == s.first
+
+
+def test_shuffle_each_deck_and_each_player_draws_3_cards():
+    game = TravelEarthGame(first_player=0)
+    s = game.new_initial_state(7)
+    assert len(s.hand[1]) == 3  # Player 2 has not drawn yet
+    assert len(s.hand[0]) == 3 + 1  # Player 1 drew 3, then drew on its first turn (Hand 3 -> 1 card)
+    other = game.new_initial_state(8)
+    assert s.hand != other.hand  # shuffled
+
+
+def test_player_2_places_top_card_of_deck_face_down_in_reservoir_unseen_by_both():
+    game = TravelEarthGame(first_player=0)
+    seed = 11
+    s = game.new_initial_state(seed)
+    rng = new_rng(seed)
+    rng.permutation(game.decklists[0])
+    deck1 = rng.permutation(game.decklists[1]).tolist()
+    assert s.unseen[1] == [deck1[-4]]  # the card under the three drawn into Hand was the top card
+    assert s.unseen[0] == [] and s.reservoir[1] == []
+    lay = game.observation_layout
+    for seat in (0, 1):
+        obs = s.observation(seat)
+        assert not lay.view(obs, "my_reservoir_known").any()
+    assert lay.view(s.observation(1), "my_reservoir")[3] == 1  # its owner knows only that it is there
+    assert lay.view(s.observation(0), "opp_reservoir")[0] == pytest.approx(1 / 7)
+    line = [x for x in s.render_text(player=1).splitlines() if "Reservoir 1" in x][0]
+    assert "(unseen card)" in line and CAT.names[s.unseen[1][0]] not in line
+
+
+def test_player_2_free_starting_card_does_not_count_against_first_turn_addition():
+    s = scenario(p0=dict(), p1=dict(hand=["Lion", "Tiger"], unseen=["Koala"], deck=FILL4), player=0, first=0)
+    end_turn_of(s, 0)
+    assert s.player == 1 and s.phase == "add"
+    assert cid("Lion") in legal(s, "add_to_reservoir")
+    act(s, "add_to_reservoir", "Lion")
+    assert s.reservoir_size(1) == 2
+
+
+def test_both_players_may_add_a_card_from_hand_during_their_first_turn():
+    game = TravelEarthGame(first_player=1)
+    s = game.new_initial_state(3)
+    assert s.player == 1 and s.phase == "add" and legal(s, "add_to_reservoir")
+
+
+def test_player_1_draws_normally_on_their_first_turn():
+    game = TravelEarthGame(first_player=1)
+    s = game.new_initial_state(5)
+    assert len(s.hand[1]) == 4 and len(s.deck[1]) == 60 - 4
+    assert len(s.deck[0]) == 60 - 3 - 1
+
+
+# --------------------------------------------------------------------------- 4. field and Reservoir
+def test_field_has_no_maximum_number_of_animals():
+    hand = ["Lion", "Tiger", "Cheetah", "Leopard", "Giraffe", "Horse", "Koala", "Emu", "Walrus", "Orca",
+            "Blue whale", "Garden snail"]
+    s = scenario(p0=dict(hand=hand), phase="play")
+    while legal(s, "play"):
+        act(s, "play", legal(s, "play")[0])
+    assert len(s.resting[0]) + len(s.ready[0]) == 12  # the Leopard's Ambush puts it in the Ready Row
+
+
+def test_ready_animals_may_challenge_and_defend():
+    s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]), p1=dict(ready=["Tiger"]))
+    assert legal(s, "declare") == [cid("Lion")]
+    challenge(s, "Lion", WEIGHT)
+    assert legal(s, "defend_ready") == [cid("Tiger")]
+
+
+def test_resting_animals_may_defend_but_cannot_challenge():
+    s = scenario(p0=dict(ready=["Tiger"], resting=["Lion"], reservoir=["Koala", "Emu"]),
+                 p1=dict(resting=["Cheetah"]))
+    assert legal(s, "declare") == [cid("Tiger")]
+    challenge(s, "Tiger", WEIGHT)
+    assert legal(s, "defend_resting") == [cid("Cheetah")]
+
+
+def test_newly_played_animals_enter_resting_row_and_cannot_challenge_that_turn():
+    s = scenario(p0=dict(hand=["Lion"], reservoir=["Koala"]), phase="play")
+    act(s, "play", "Lion")
+    assert s.resting[0] == ids(["Lion"])
+    # nothing could be declared: the turn passed without a challenge
+    assert s.player == 1 and s.discard == [[], []]
+
+
+def test_newly_played_animals_can_defend_immediately():
+    s = scenario(p0=dict(hand=["Tiger"]), p1=dict(ready=["Lion"], reservoir=["Koala"]), phase="play")
+    act(s, "play", "Tiger")
+    assert s.player == 1
+    s.phase = "declare"  # seat 1 skips its own add/play steps for brevity
+    s._mask_cache = None
+    challenge(s, "Lion", WEIGHT)
+    assert s.current_player() == 0 and legal(s, "defend_resting") == [cid("Tiger")]
+
+
+def test_at_start_of_turn_resting_animals_move_to_ready_row():
+    s = scenario(p0=dict(resting=["Lion", "Tiger"]), player=1)
+    end_turn_of(s, 1)
+    assert sorted(s.ready[0]) == sorted(ids(["Lion", "Tiger"])) and s.resting[0] == []
+
+
+def test_reservoir_cards_stay_face_down_upright_full_sideways_empty():
+    s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala", "Emu"]), p1=dict(ready=["Sea otter"]))
+    lay = s.game.observation_layout
+    challenge(s, "Lion", WEIGHT)
+    assert s.full(0) == 1 and s.empty[0] == 1
+    mine, theirs = lay.view(s.observation(0), "my_reservoir"), lay.view(s.observation(1), "opp_reservoir")
+    assert list(mine[:3] * 7) == pytest.approx([2, 1, 1]) and list(theirs * 7) == pytest.approx([2, 1, 1])
+    assert not lay.view(s.observation(1), "my_reservoir_known").any()  # face down: the opponent sees no card
+
+
+def test_reservoir_contains_at_most_6_cards():
+    s = scenario(p0=dict(hand=["Lion"], reservoir=["Koala", "Emu", "Walrus", "Springbok", "Sea otter", "Orca"]),
+                 phase="add")
+    assert legal(s, "add_to_reservoir") == [] and legal(s, "skip_reservoir") == [0]
+    with pytest.raises(IllegalActionError):
+        act(s, "add_to_reservoir", "Lion")
+
+
+def test_refresh_all_empty_reservoir_cards_to_full_at_start_of_turn():
+    s = scenario(p0=dict(reservoir=["Koala", "Emu", "Walrus"]), player=1, empty=(3, 0))
+    end_turn_of(s, 1)
+    assert s.empty[0] == 0 and s.full(0) == 3
+
+
+def test_after_drawing_and_before_playing_add_up_to_1_card_from_hand():
+    s = scenario(p0=dict(deck=["Tiger", "Lion", "Cheetah"]), p1=dict(), player=1)
+    end_turn_of(s, 1)  # seat 0: Hand 0 -> draws 3, then the Add to Reservoir step
+    assert s.phase == "add" and sorted(legal(s, "add_to_reservoir")) == sorted(ids(["Tiger", "Lion", "Cheetah"]))
+    assert legal(s, "play") == []  # playing comes after the addition
+    act(s, "add_to_reservoir", "Cheetah")
+    assert s.phase == "play" and legal(s, "add_to_reservoir") == []  # only one card per turn
+    assert s.reservoir[0] == ids(["Cheetah"])
+
+
+def test_cannot_add_a_card_when_reservoir_already_has_six():
+    s = scenario(p0=dict(hand=["Lion", "Tiger"], reservoir=["Koala", "Emu", "Walrus", "Springbok", "Orca"]),
+                 phase="add")
+    act(s, "add_to_reservoir", "Lion")
+    assert s.reservoir_size(0) == 6 and s.phase == "play"
+
+
+def test_discarded_reservoir_card_may_be_replenished_by_a_later_normal_addition():
+    full6 = ["Koala", "Emu", "Walrus", "Springbok", "Sea otter", "Orca"]
+    s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]),
+                 p1=dict(ready=["Tiger"], reservoir=full6, hand=["Giraffe"]))
+    challenge(s, "Lion", WEIGHT)
+    act(s, "defend_ready", "Tiger")
+    act(s, "change_statistic", DEVELOPMENT)
+    act(s, "pay_reservoir", "Koala")
+    assert s.reservoir_size(1) == 5
+    assert s.player == 1 and s.phase == "add"  # Lion lost; seat 1's turn begins
+    act(s, "add_to_reservoir", "Giraffe")
+    assert s.reservoir_size(1) == 6
+
+
+def test_each_challenger_costs_1_full_reservoir_card_turned_empty_as_it_resolves():
+    s = scenario(p0=dict(ready=["Lion", "Tiger"], reservoir=["Koala", "Emu", "Walrus"]),
+                 p1=dict(ready=["Sea otter", "Garden snail"]))
+    act(s, "declare", "Lion")
+    act(s, "declare", "Tiger")  # no Ready Animal is left: the group locks itself
+    assert s.challenger == cid("Lion") and s.empty[0] == 1  # only the resolving Challenger's card so far
+    act(s, "statistic", WEIGHT)
+    act(s, "defend_ready", "Sea otter")
+    assert s.challenger == cid("Tiger") and s.empty[0] == 2
+
+
+# --------------------------------------------------------------------------- 5. turn sequence
+def test_turn_sequence_ready_refresh_draw_add_play_declare_challenge_end():
+    s = scenario(p0=dict(resting=["Lion"], reservoir=["Koala"], deck=["Tiger", "Emu"]),
+                 p1=dict(ready=["Sea otter"]), player=1, empty=(1, 0))
+    end_turn_of(s, 1)
+    # 1. Ready, 2. Refresh, 3. Draw (Hand 0: 3 cards; Emu and Tiger were on top)
+    assert s.ready[0] == ids(["Lion"]) and s.empty[0] == 0
+    assert len(s.hand[0]) == 3 and {"Emu", "Tiger"} <= set(names(s.hand[0]))
+    assert s.phase == "add"  # 4. Add to Reservoir
+    act(s, "add_to_reservoir", "Emu")
+    assert s.phase == "play"  # 5. Play Animals
+    act(s, "play", "Tiger")
+    act(s, "end_play")
+    assert s.phase == "declare"  # 6. Declare Challengers
+    act(s, "declare", "Lion")  # two Full cards, one Ready Animal: the group locks itself
+    assert s.phase == "statistic"  # 7. Challenge Phase
+    act(s, "statistic", WEIGHT)
+    act(s, "defend_ready", "Sea otter")
+    assert s.player == 1 and s.turns == 2  # 8. End turn: pass to the other player
+
+
+def test_draw_uses_the_hand_size_table():
+    for hand_size, drawn in [(0, 3), (1, 2), (2, 1), (5, 1)]:
+        hand = ["Lion", "Tiger", "Cheetah", "Giraffe", "Horse"][:hand_size]
+        s = scenario(p0=dict(hand=hand), player=1)
+        end_turn_of(s, 1)
+        assert len(s.hand[0]) == hand_size + drawn, hand_size
+
+
+def test_hand_size_table_is_a_rule_option():
+    s = scenario(p0=dict(hand=["Lion"]), player=1, hand_size_table=[4, 2])
+    end_turn_of(s, 1)
+    assert len(s.hand[0]) == 1 + 2
+    with pytest.raises(ConfigError, match="hand_size_table"):
+        TravelEarthGame(hand_size_table=[])
+
+
+def test_draw_only_what_remains_in_deck_and_never_reshuffle_discard_pile():
+    s = scenario(p0=dict(deck=["Lion"], discard=["Tiger"]), player=1, filler_to="discard")
+    end_turn_of(s, 1)
+    assert s.hand[0] == ids(["Lion"]) and s.deck[0] == []  # Hand 0 asks for 3; 1 remained
+    before = list(s.discard[0])
+    act(s, "skip_reservoir")
+    act(s, "end_play")  # seat 0's turn ends; seat 1 has nothing to decide; seat 0 again
+    assert s.player == 0 and s.turns == 3
+    assert s.deck[0] == [] and s.hand[0] == ids(["Lion"]) and s.discard[0] == before  # never reshuffled
+
+
+def test_once_deck_is_empty_stop_drawing_and_continue_playing():
+    s = scenario(p0=dict(hand=["Lion"]), player=1, filler_to="discard")
+    end_turn_of(s, 1)
+    assert s.hand[0] == ids(["Lion"]) and not s.is_terminal()
+    assert s.phase == "add" and s.current_player() == 0
+
+
+def test_there_is_no_maximum_hand_size():
+    hand = ["Lion", "Tiger", "Cheetah", "Giraffe", "Horse", "Koala", "Emu", "Walrus", "Orca", "Blue whale",
+            "Sea otter", "Leopard"]
+    s = scenario(p0=dict(hand=hand, deck=["Garden snail"]), player=1)
+    end_turn_of(s, 1)
+    assert len(s.hand[0]) == 13
+
+
+def test_there_is_no_end_of_turn_hand_refill():
+    s = scenario(p0=dict(hand=["Lion"], reservoir=["Koala"] * 1), phase="play")
+    act(s, "end_play")  # nothing to declare: the turn ends
+    assert s.player == 1 and s.hand[0] == ids(["Lion"])
+
+
+# --------------------------------------------------------------------------- 6. challenges
+def test_one_challenge_phase_per_turn():
+    s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala", "Emu"]), p1=dict(ready=["Sea otter"]))
+    challenge(s, "Lion", WEIGHT)
+    act(s, "defend_ready", "Sea otter")
+    assert s.player == 1  # the phase ended the turn; no second Challenge Phase
+
+
+def test_declare_complete_group_first_then_it_is_locked():
+    s = scenario(p0=dict(ready=["Lion", "Tiger"], reservoir=["Koala", "Emu"]), p1=dict(ready=["Sea otter"]))
+    act(s, "declare", "Lion")
+    act(s, "lock_challengers")
+    assert s.phase == "statistic"
+    with pytest.raises(IllegalActionError):
+        act(s, "declare", "Tiger")  # cannot add another Challenger after the group is locked
+    act(s, "statistic", WEIGHT)
+    act(s, "defend_ready", "Sea otter")
+    assert s.player == 1 and cid("Tiger") in s.ready[0]  # Tiger never challenged
+
+
+def test_only_ready_animals_can_be_declared_and_each_challenges_once():
+    s = scenario(p0=dict(ready=["Lion"], resting=["Tiger"], reservoir=["Koala", "Emu", "Walrus"]),
+                 p1=dict(ready=["Sea otter", "Garden snail"]))
+    assert legal(s, "declare") == [cid("Lion")]
+    act(s, "declare", "Lion")
+    assert s.phase == "statistic"  # nothing else could be declared: the group locked itself
+    act(s, "statistic", WEIGHT)
+    act(s, "defend_ready", "Sea otter")
+    assert s.player == 1  # Lion challenged once; the phase is over
+
+
+def test_you_must_have_1_full_reservoir_card_for_each_declared_challenger():
+    s = scenario(p0=dict(ready=["Lion", "Tiger", "Cheetah"], reservoir=["Koala", "Emu"]),
+                 p1=dict(ready=["Sea otter"]))
+    act(s, "declare", "Lion")
+    act(s, "declare", "Tiger")
+    assert s.phase == "statistic" and s.queue == ids(["Tiger"])  # with 2 Full cards, at most 2 Challengers
+    s2 = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]), empty=(1, 0))
+    assert legal(s2, "declare") == []
+
+
+def test_resolve_the_group_one_animal_at_a_time():
+    s = scenario(p0=dict(ready=["Lion", "Tiger"], reservoir=["Koala", "Emu"]),
+                 p1=dict(ready=["Sea otter", "Garden snail"]))
+    act(s, "declare", "Tiger")
+    act(s, "declare", "Lion")
+    assert s.challenger == cid("Tiger") and s.queue == ids(["Lion"])
+    act(s, "statistic", WEIGHT)
+    act(s, "defend_ready", "Garden snail")
+    assert s.challenger == cid("Lion") and s.queue == []
+
+
+def test_challenger_chooses_statistic_then_defender_chooses_animal_from_either_row():
+    s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]), p1=dict(ready=["Tiger"], resting=["Cheetah"]))
+    act(s, "declare", "Lion")
+    assert s.current_player() == 0 and s.phase == "statistic"
+    act(s, "statistic", WEIGHT)
+    assert s.current_player() == 1 and s.phase == "defender"
+    assert legal(s, "defend_ready") == [cid("Tiger")] and legal(s, "defend_resting") == [cid("Cheetah")]
+
+
+def test_animals_in_hand_cannot_be_played_during_opponents_challenge():
+    s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]), p1=dict(ready=["Tiger"], hand=["Blue whale"]))
+    challenge(s, "Lion", WEIGHT)
+    assert s.current_player() == 1
+    assert legal(s, "play") == [] and legal(s, "add_to_reservoir") == []
+    with pytest.raises(IllegalActionError):
+        act(s, "play", "Blue whale")
+
+
+def test_surviving_challenger_becomes_resting_after_its_challenge():
+    s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]), p1=dict(ready=["Tiger"]))
+    challenge(s, "Lion", WEIGHT)
+    act(s, "defend_ready", "Tiger")
+    assert s.resting[0] == ids(["Lion"]) and s.discard[1] == ids(["Tiger"])
+
+
+def test_ready_defender_discard_the_losing_animal():
+    s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]), p1=dict(ready=["Tiger"]))
+    challenge(s, "Lion", DEVELOPMENT)
+    act(s, "defend_ready", "Tiger")
+    assert s.discard[0] == ids(["Lion"]) and s.ready[1] == ids(["Tiger"])
+
+
+def test_defending_does_not_make_ready_animal_rest_and_it_may_defend_again():
+    s = scenario(p0=dict(ready=["Tiger", "Cheetah"], reservoir=["Koala", "Emu"]), p1=dict(ready=["Lion"]))
+    act(s, "declare", "Tiger")
+    act(s, "declare", "Cheetah")
+    act(s, "statistic", WEIGHT)
+    act(s, "defend_ready", "Lion")
+    assert s.ready[1] == ids(["Lion"])  # still Ready
+    act(s, "statistic", LIFESPAN)
+    act(s, "defend_ready", "Lion")  # defends again
+    assert names(s.discard[0]) == ["Cheetah", "Tiger"] and s.ready[1] == ids(["Lion"])
+
+
+def test_if_comparison_ties_use_another_eligible_unused_statistic():
+    s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]), p1=dict(ready=["Tiger"]))
+    challenge(s, "Lion", OFFSPRING)
+    act(s, "defend_ready", "Tiger")
+    assert s.phase == "statistic" and s.current_player() == 0  # the Challenger picks the next statistic
+    assert OFFSPRING not in legal(s, "statistic") and len(legal(s, "statistic")) == 5
+    act(s, "statistic", WEIGHT)
+    assert s.discard[1] == ids(["Tiger"])
+
+
+def test_all_six_statistics_exhausted_in_normal_tie_discards_challenger_and_ends_turn():
+    s = scenario(p0=dict(ready=["Lion", "Tiger"], reservoir=["Koala", "Emu"]), p1=dict(ready=["Lion"]))
+    act(s, "declare", "Lion")
+    act(s, "declare", "Tiger")
+    act(s, "statistic", SPEED)
+    act(s, "defend_ready", "Lion")
+    for stat in (WEIGHT, LENGTH, LIFESPAN, OFFSPRING, DEVELOPMENT):
+        assert s.phase == "statistic"
+        act(s, "statistic", stat)
+    assert s.discard[0] == ids(["Lion"]) and s.ready[1] == ids(["Lion"])
+    assert s.player == 1  # the turn ended: the declared Tiger never resolved
+    assert cid("Tiger") in s.ready[0] and s.empty[0] == 1
+
+
+# --------------------------------------------------------------------------- 7. Resting defenders
+def test_resting_animal_can_defend_including_one_just_played_from_hand():
+    s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]), p1=dict(resting=["Tiger"]))
+    challenge(s, "Lion", DEVELOPMENT)
+    act(s, "defend_resting", "Tiger")
+    assert s.discard[0] == ids(["Lion"]) and s.discard[1] == []
+    assert s.ready[1] == ids(["Tiger"])  # it survived; seat 1's turn has begun and readied it
+
+
+def test_resting_defender_tie_does_not_proceed_to_another_statistic_and_does_not_discard_challenger():
+    s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]), p1=dict(resting=["Tiger"]))
+    challenge(s, "Lion", OFFSPRING)
+    act(s, "defend_resting", "Tiger")
+    assert s.player == 1 and s.discard[0] == []  # no further statistic; the Challenger survives
+    assert s.discard[1] == ids(["Tiger"])  # the Resting penalty: its tie loses
+    assert s.resting[0] == ids(["Lion"])
+
+
+def test_resting_penalty_applies_even_after_defensive_statistic_change():
+    # Black... Frigatebird (Threat Display) may change to a tying statistic; Resting, its tie still loses.
+    s = scenario(p0=dict(ready=["African bush elephant"], reservoir=["Koala"]),
+                 p1=dict(resting=["Magnificent frigatebird"], reservoir=["Emu"]))
+    challenge(s, "African bush elephant", WEIGHT)
+    act(s, "defend_resting", "Magnificent frigatebird")
+    act(s, "change_statistic", OFFSPRING)  # 1 = 1: a tie
+    assert names(s.discard[1]) == ["Emu", "Magnificent frigatebird"] and s.discard[0] == []
+
+
+# --------------------------------------------------------------------------- 8. defensive change
+def test_defensive_change_permanently_discards_1_full_or_empty_reservoir_card():
+    s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]), p1=dict(ready=["Tiger"], reservoir=["Emu", "Walrus"]),
+                 empty=(0, 1))
+    challenge(s, "Lion", WEIGHT)
+    act(s, "defend_ready", "Tiger")
+    assert s.phase == "change"
+    act(s, "change_statistic", DEVELOPMENT)
+    assert s.phase == "pay" and sorted(legal(s, "pay_reservoir")) == sorted(ids(["Emu", "Walrus"]))
+    act(s, "pay_reservoir", "Walrus")
+    assert s.reservoir[1] == ids(["Emu"]) and s.discard[1] == ids(["Walrus"])  # it left the Reservoir
+    assert s.empty[1] == 0  # the card that left took the Empty slot
+    assert s.discard[0] == ids(["Lion"]) and s.ready[1] == ids(["Tiger"])  # Tiger wins on Development
+
+
+def test_defensive_change_only_to_eligible_unused_statistic_that_can_actually_win():
+    s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]), p1=dict(ready=["Tiger"], reservoir=["Emu"]))
+    challenge(s, "Lion", WEIGHT)
+    act(s, "defend_ready", "Tiger")
+    assert legal(s, "change_statistic") == [DEVELOPMENT]
+    with pytest.raises(IllegalActionError):
+        act(s, "change_statistic", OFFSPRING)  # a tie is not a win
+
+
+def test_no_eligible_statistic_can_win_accept_the_loss_without_spending_reservoir():
+    s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]), p1=dict(ready=["Sea otter"], reservoir=["Emu"]))
+    challenge(s, "Lion", WEIGHT)
+    act(s, "defend_ready", "Sea otter")  # Lion beats the Sea otter on all six
+    assert s.discard[1] == ids(["Sea otter"]) and s.reservoir[1] == ids(["Emu"])
+
+
+def test_accepting_the_loss_keeps_the_reservoir_card():
+    s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]), p1=dict(ready=["Tiger"], reservoir=["Emu"]))
+    challenge(s, "Lion", WEIGHT)
+    act(s, "defend_ready", "Tiger")
+    act(s, "accept")
+    assert s.discard[1] == ids(["Tiger"]) and s.reservoir[1] == ids(["Emu"])
+
+
+def test_tie_after_defensive_change_discards_both_animals_when_defender_is_ready():
+    s = scenario(p0=dict(ready=["African bush elephant"], reservoir=["Koala"]),
+                 p1=dict(ready=["Magnificent frigatebird"], reservoir=["Emu"]))
+    challenge(s, "African bush elephant", WEIGHT)
+    act(s, "defend_ready", "Magnificent frigatebird")
+    act(s, "change_statistic", OFFSPRING)
+    assert s.discard[0] == ids(["African bush elephant"])
+    assert names(s.discard[1]) == ["Emu", "Magnificent frigatebird"]
+
+
+def test_resting_defender_that_wins_after_defensive_change_discards_both_animals():
+    s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]), p1=dict(resting=["Tiger"], reservoir=["Emu"]))
+    challenge(s, "Lion", WEIGHT)
+    act(s, "defend_resting", "Tiger")
+    act(s, "change_statistic", DEVELOPMENT)  # Tiger wins on Development ...
+    assert s.discard[0] == ids(["Lion"]) and names(s.discard[1]) == ["Emu", "Tiger"]  # ... and both go
+
+
+def test_resting_defender_that_loses_after_defensive_change_is_the_only_animal_discarded():
+    s = scenario(p0=dict(ready=["African bush elephant"], reservoir=["Koala"]),
+                 p1=dict(resting=["Magnificent frigatebird"], reservoir=["Emu"]))
+    challenge(s, "African bush elephant", WEIGHT)
+    act(s, "defend_resting", "Magnificent frigatebird")
+    act(s, "change_statistic", LENGTH)  # Threat Display allows a losing statistic: 7.5 m against 1.015 m
+    assert s.discard[0] == [] and names(s.discard[1]) == ["Emu", "Magnificent frigatebird"]
+    assert s.resting[0] == ids(["African bush elephant"])
+
+
+# --------------------------------------------------------------------------- 9. Last Resort Sacrifice
+def test_last_resort_only_when_defender_has_zero_animals_anywhere_on_field():
+    s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]), p1=dict(resting=["Sea otter"], reservoir=["Blue whale"]))
+    challenge(s, "Lion", WEIGHT)
+    assert s.phase == "defender" and s.reservoir[1] == ids(["Blue whale"])  # Resting Animals defend
+
+
+def test_last_resort_reveals_random_reservoir_cards_one_by_one():
+    orders = set()
+    for seed in range(30):
+        s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]), p1=dict(reservoir=["Sea otter", "Blue whale"]))
+        s.rng = new_rng(seed)
+        challenge(s, "Lion", WEIGHT)
+        # the whale (136,000 kg) stops the Lion; the Sea otter is spent only if revealed first
+        assert s.discard[0] == ids(["Lion"]) and cid("Blue whale") in s.reservoir[1]
+        orders.add(tuple(names(s.discard[1])))
+    assert orders == {(), ("Sea otter",)}
+
+
+def test_last_resort_failure_is_discarded_and_another_card_revealed():
+    s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]), p1=dict(reservoir=["Sea otter", "Garden snail"]))
+    challenge(s, "Lion", WEIGHT)
+    assert names(s.discard[1]) == ["Garden snail", "Sea otter"] and s.is_terminal()
+
+
+def test_last_resort_winner_discards_challenger_and_returns_face_down_shuffled_in():
+    s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]), p1=dict(reservoir=["Blue whale"]), empty=(0, 1))
+    challenge(s, "Lion", WEIGHT)
+    assert s.discard[0] == ids(["Lion"]) and s.reservoir[1] == ids(["Blue whale"]) and not s.is_terminal()
+    assert s.reservoir_size(1) == 1
+
+
+def test_reservoir_exhausted_without_stopping_challenger_and_no_field_animals_loses():
+    s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]), p1=dict(reservoir=["Sea otter", "Koala"]))
+    challenge(s, "Lion", WEIGHT)
+    assert s.is_terminal() and s.winner == 0 and s.reservoir_size(1) == 0
+
+
+def test_zero_reservoir_cards_by_itself_is_not_a_loss():
+    s = scenario(p0=dict(ready=["Lion"]), p1=dict(ready=["Tiger"]))
+    end_turn_of(s, 0)
+    assert not s.is_terminal() and s.reservoir_size(0) == 0 and s.reservoir_size(1) == 0
+
+
+# --------------------------------------------------------------------------- stalemates and truncation
+def test_stalemate_turns_without_any_card_moving_draw_the_game():
+    s = scenario(p0=dict(ready=["Lion"], hand=["Emu"]), p1=dict(ready=["Tiger"], hand=["Koala"]),
+                 filler_to="discard", stalemate_turns=6, phase="add")
+    for _ in range(6):
+        assert not s.is_terminal()
+        act(s, "skip_reservoir")  # no Reservoir: nobody can ever challenge, and nobody plays
+        act(s, "end_play")
+    assert s.is_terminal() and s.drawn_game and list(s.returns()) == [0.0, 0.0]
+
+
+def test_idle_players_turns_pass_at_once_and_a_stuck_game_is_drawn():
+    s = scenario(p0=dict(ready=["Lion"], hand=["Emu"]), p1=dict(ready=["Tiger"]), filler_to="discard",
+                 stalemate_turns=500, phase="add")
+    act(s, "skip_reservoir")
+    act(s, "end_play")
+    assert s.player == 0 and s.turns == 2  # seat 1 had nothing to decide
+    s2 = scenario(p0=dict(ready=["Lion"]), p1=dict(ready=["Tiger"]), filler_to="discard", stalemate_turns=500)
+    end_turn_of(s2, 0)  # nobody can decide anything ever again: 500 idle turns, no recursion
+    assert s2.is_terminal() and s2.drawn_game and s2.turns == 500
+
+
+def test_max_turns_truncation_ends_every_game():
+    from tabletop_envs.travel_earth.env import env
+
+    e = env(max_turns=4)
+    e.reset(seed=1)
+    rng = np.random.default_rng(0)
+    for _agent in e.agent_iter(10_000):
+        obs, _, term, trunc, _ = e.last()
+        e.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert not e.agents and e.state.turn <= 4
