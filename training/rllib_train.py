@@ -232,13 +232,25 @@ def _frozen_refresher(every: int):
 
 
 def copy_main_to_frozen(algorithm) -> None:
-    """Freeze the current 'main' into 'frozen' on every learner, then push it to the env runners."""
+    """Freeze the current 'main' into 'frozen' on every learner and every env runner.
+
+    Set directly on the runners: RLlib's ``sync_weights`` skips runners whose weights sequence number
+    is already current, which it is right after a training step.
+    """
+    from ray.rllib.core import COMPONENT_LEARNER, COMPONENT_RL_MODULE
+
     def copy(learner):
         learner.module["frozen"].set_state(learner.module["main"].get_state())
 
     algorithm.learner_group.foreach_learner(copy)
-    algorithm.env_runner_group.sync_weights(from_worker_or_learner_group=algorithm.learner_group,
-                                            policies=["frozen"], inference_only=True)
+    state = algorithm.learner_group.get_state(
+        components=f"{COMPONENT_LEARNER}/{COMPONENT_RL_MODULE}/main", inference_only=True,
+    )[COMPONENT_LEARNER][COMPONENT_RL_MODULE]["main"]
+
+    def set_frozen(runner):
+        runner.module["frozen"].set_state(state)
+
+    algorithm.env_runner_group.foreach_env_runner(set_frozen, local_env_runner=True)
 
 
 def start_ray(cfg: RLlibTrainConfig, address: str | None):

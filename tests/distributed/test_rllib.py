@@ -1,0 +1,345 @@
+"""RLlib adapter, trainer and export (needs the ``distributed`` extra).
+
+Deselected by default; run with ``python -m pytest tests/distributed -m distributed -q``. The adapter
+tests step the env through RLlib's own ``MultiAgentEpisode`` bookkeeping; the training tests start
+one local Ray (2 CPUs) for the module and run a few tiny PPO iterations.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+ray = pytest.importorskip("ray")
+pytest.importorskip("ray.rllib")
+
+from ray.rllib.env.multi_agent_episode import MultiAgentEpisode  # noqa: E402
+
+from tabletop_envs.core.errors import ConfigError, IllegalActionError  # noqa: E402
+from tabletop_envs.core.registry import ENVS, EnvSpec, available_envs  # noqa: E402
+from tabletop_envs.rllib_adapter import MaskedPPOTorchRLModule, TabletopMultiAgentEnv  # noqa: E402
+
+pytestmark = pytest.mark.distributed
+
+GAMES = [name for name in ("terralore_v0", "travel_earth_v0", "earth_v0") if name in available_envs()]
+CONFIGS = [("toy_v0", {})] + [(name, {}) for name in GAMES]
+if "earth_v0" in GAMES:
+    CONFIGS.append(("earth_v0", {"num_players": 3}))
+
+
+@pytest.fixture(autouse=True)
+def toy(monkeypatch):
+    monkeypatch.setitem(ENVS, "toy_v0", EnvSpec("toy_v0", "toy_game", "test/toy-v0", "test/Toy-v0", (2,), "", "toy"))
+
+
+def _ids(configs):
+    return [f"{name}{'-' + str(kw['num_players']) + 'p' if kw else ''}" for name, kw in configs]
+
+
+def play_random_episode(env: TabletopMultiAgentEnv, seed: int, check_step=None):
+    """One random legal game through the adapter, recorded in RLlib's MultiAgentEpisode."""
+    rng = np.random.default_rng(seed)
+    episode = MultiAgentEpisode(observation_space=env.observation_space, action_space=env.action_space)
+    obs, infos = env.reset(seed=seed)
+    episode.add_env_reset(observations=obs, infos=infos)
+    while True:
+        (agent, ob), = obs.items()
+        action = int(rng.choice(np.flatnonzero(ob["action_mask"])))
+        obs, rewards, terms, truncs, infos = env.step({agent: action})
+        episode.add_env_step(observations=obs, actions={agent: action}, rewards=rewards, infos=infos,
+                             terminateds=terms, truncateds=truncs)
+        if check_step is not None:
+            check_step(obs, rewards, terms, truncs)
+        if terms["__all__"] or truncs["__all__"]:
+            return episode, rewards, terms, truncs
+
+
+# ------------------------------------------------------------------------------------ adapter
+@pytest.mark.parametrize(("name", "kwargs"), CONFIGS, ids=_ids(CONFIGS))
+def test_observation_has_the_keys_rllibs_masking_module_expects(name, kwargs):
+    env = TabletopMultiAgentEnv({"env": name, **kwargs})
+    obs, _ = env.reset(seed=0)
+    (agent, ob), = obs.items()
+    assert set(ob) == {"observations", "action_mask"}
+    assert env.observation_spaces[agent].contains(ob)
+    aec_obs = env.aec.observe(agent)
+    np.testing.assert_array_equal(ob["observations"], aec_obs["observation"])
+    np.testing.assert_array_equal(ob["action_mask"], aec_obs["action_mask"].astype(np.float32))
+    assert ob["action_mask"].dtype == np.float32 and ob["action_mask"].sum() >= 1
+
+
+@pytest.mark.parametrize(("name", "kwargs"), CONFIGS, ids=_ids(CONFIGS))
+def test_only_the_seat_to_move_observes_until_the_game_ends(name, kwargs):
+    env = TabletopMultiAgentEnv({"env": name, **kwargs})
+
+    def check(obs, rewards, terms, truncs):
+        assert set(rewards) == set(env.possible_agents)  # every seat's reward, every step
+        if terms["__all__"] or truncs["__all__"]:
+            assert set(obs) == set(env.possible_agents)
+            for ob in obs.values():
+                assert ob["action_mask"].all()  # nothing to decide; finite for a batched forward
+        else:
+            assert list(obs) == [env.aec.agent_selection]
+            assert env.observation_spaces[env.aec.agent_selection].contains(obs[env.aec.agent_selection])
+
+    for seed in range(3):
+        play_random_episode(env, seed, check)
+
+
+@pytest.mark.parametrize(("name", "kwargs"), CONFIGS, ids=_ids(CONFIGS))
+def test_final_result_reaches_every_seat_in_rllibs_episode(name, kwargs):
+    env = TabletopMultiAgentEnv({"env": name, **kwargs})
+    finished = 0
+    for seed in range(6):
+        episode, rewards, terms, _ = play_random_episode(env, seed)
+        if not terms["__all__"]:
+            continue
+        finished += 1
+        returns = env.aec.state.returns()
+        for seat, agent in enumerate(env.possible_agents):
+            agent_episode = episode.agent_episodes[agent]
+            assert agent_episode.is_terminated
+            # The whole return sits on the seat's last transition, whoever moved last.
+            assert agent_episode.get_return() == pytest.approx(returns[seat])
+            assert agent_episode.get_rewards()[-1] == pytest.approx(returns[seat])
+        assert episode.get_return() == pytest.approx(sum(returns))
+    assert finished > 0
+
+
+def test_truncation_gives_every_seat_a_last_observation():
+    env = TabletopMultiAgentEnv({"env": "toy_v0", "max_turns": 3})
+    episode, rewards, terms, truncs = play_random_episode(env, 0)
+    assert truncs["__all__"] and not terms["__all__"]
+    assert all(truncs[a] for a in env.possible_agents) and rewards == {a: 0.0 for a in env.possible_agents}
+    assert all(episode.agent_episodes[a].is_truncated for a in env.possible_agents)
+
+
+def test_acting_out_of_turn_is_refused():
+    env = TabletopMultiAgentEnv({"env": "toy_v0"})
+    obs, _ = env.reset(seed=0)
+    (agent, ob), = obs.items()
+    other = next(a for a in env.possible_agents if a != agent)
+    with pytest.raises(ValueError, match=f"it is {agent}'s turn"):
+        env.step({other: 0})
+
+
+def test_illegal_action_raises_under_raise_policy():
+    env = TabletopMultiAgentEnv({"env": "toy_v0", "illegal_action": "raise"})
+    obs, _ = env.reset(seed=0)
+    (agent, ob), = obs.items()
+    illegal = int(np.flatnonzero(ob["action_mask"] == 0)[0])
+    with pytest.raises(IllegalActionError):
+        env.step({agent: illegal})
+
+
+def test_illegal_action_penalty_ends_game_zero_sum_for_both_seats():
+    env = TabletopMultiAgentEnv({"env": "toy_v0", "illegal_action": "penalty"})
+    obs, _ = env.reset(seed=0)
+    (agent, ob), = obs.items()
+    illegal = int(np.flatnonzero(ob["action_mask"] == 0)[0])
+    obs, rewards, terms, _, _ = env.step({agent: illegal})
+    assert terms["__all__"] and set(obs) == set(env.possible_agents)
+    assert rewards[agent] == -1.0 and sum(rewards.values()) == 0.0
+
+
+def test_unknown_env_name_is_a_config_error():
+    with pytest.raises(ConfigError, match="unknown env 'terralor_v0'"):
+        TabletopMultiAgentEnv({"env": "terralor_v0"})
+
+
+def _module(env, hiddens=(16,)):
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+
+    agent = env.possible_agents[0]
+    spec = RLModuleSpec(module_class=MaskedPPOTorchRLModule, observation_space=env.observation_spaces[agent],
+                        action_space=env.action_spaces[agent],
+                        model_config={"fcnet_hiddens": list(hiddens), "fcnet_activation": "tanh"})
+    return spec.build()
+
+
+def _batch(env, seeds):
+    import torch
+
+    obs = [env.reset(seed=s)[0] for s in seeds]
+    obs = [next(iter(o.values())) for o in obs]
+    return {"obs": {k: torch.from_numpy(np.stack([o[k] for o in obs])) for k in ("observations", "action_mask")}}
+
+
+def test_masked_module_never_samples_an_illegal_action():
+    import torch
+    from ray.rllib.core.columns import Columns
+
+    env = TabletopMultiAgentEnv({"env": GAMES[0] if GAMES else "toy_v0"})
+    module = _module(env)
+    batch = _batch(env, range(16))
+    mask = batch["obs"]["action_mask"].clone()
+    for forward in (module.forward_inference, module.forward_exploration, module.forward_train):
+        logits = forward(dict(batch, obs=dict(batch["obs"])))[Columns.ACTION_DIST_INPUTS]
+        probs = torch.softmax(logits.detach(), -1)
+        assert float(probs[mask == 0].max()) == 0.0
+        assert bool((logits.argmax(-1) == logits.masked_fill(mask == 0, -1e30).argmax(-1)).all())
+    values = module.compute_values(dict(batch, obs=dict(batch["obs"])))
+    assert values.shape == (16,) and torch.isfinite(values).all()
+    assert set(batch["obs"]) == {"observations", "action_mask"}  # the caller's batch is left alone
+
+
+def test_rllib_example_masking_module_accepts_our_observations():
+    """RLlib's own ActionMaskingTorchRLModule example runs on the adapter's observations as-is."""
+    example = pytest.importorskip("ray.rllib.examples.rl_modules.classes.action_masking_rlm")
+    import torch
+    from ray.rllib.core.columns import Columns
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+
+    env = TabletopMultiAgentEnv({"env": GAMES[0] if GAMES else "toy_v0"})
+    agent = env.possible_agents[0]
+    module = RLModuleSpec(module_class=example.ActionMaskingTorchRLModule,
+                          observation_space=env.observation_spaces[agent], action_space=env.action_spaces[agent],
+                          model_config={"fcnet_hiddens": [16]}).build()
+    batch = _batch(env, range(8))
+    mask = batch["obs"]["action_mask"].clone()
+    logits = module.forward_inference(batch)[Columns.ACTION_DIST_INPUTS]
+    assert float(torch.softmax(logits, -1)[mask == 0].max()) == 0.0
+
+
+# ------------------------------------------------------------------------------------ config
+def test_rllib_config_unknown_key_names_it_and_suggests_the_fix(tmp_path):
+    from training.rllib_train import load_rllib_config
+
+    path = tmp_path / "bad.yaml"
+    path.write_text("env: terralore_v0\nenv_runners:\n  num_env_runner: 2\n")
+    with pytest.raises(ConfigError, match=r"unknown key 'env_runners.num_env_runner'.*'env_runners.num_env_runners'"):
+        load_rllib_config(path)
+
+
+def test_rllib_config_rejects_ill_typed_values_and_bad_env():
+    from training.rllib_train import load_rllib_config
+
+    with pytest.raises(ConfigError, match="'iterations' must be an integer"):
+        load_rllib_config(data={"iterations": "many"})
+    with pytest.raises(ConfigError, match="not a registered env"):
+        load_rllib_config(data={"env": "chess_v0"})
+    with pytest.raises(ConfigError, match="minibatch_size"):
+        load_rllib_config(data={"ppo": {"minibatch_size": 4096, "train_batch_size_per_learner": 512}})
+
+
+@pytest.mark.parametrize("game", ["terralore", "travel_earth", "earth"])
+def test_shipped_rllib_configs_load(game):
+    from pathlib import Path
+
+    from training.rllib_train import load_rllib_config
+
+    path = Path(__file__).resolve().parents[2] / "configs" / f"rllib_{game}.yaml"
+    cfg = load_rllib_config(path)
+    assert cfg.env == f"{game}_v0" and cfg.ray.num_cpus == 2
+
+
+# ------------------------------------------------------------------------------------ training on Ray
+@pytest.fixture(scope="module")
+def local_ray():
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
+             runtime_env={"env_vars": {"PYTHONPATH": _pythonpath()}})
+    yield
+    ray.shutdown()
+
+
+def _pythonpath():
+    import os
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    return os.pathsep.join([str(root), str(root / "tests")])
+
+
+TINY = {"ppo": {"train_batch_size_per_learner": 256, "minibatch_size": 128, "num_epochs": 1},
+        "model": {"fcnet_hiddens": [32]}, "illegal_action": "raise"}
+
+
+@pytest.mark.skipif("terralore_v0" not in GAMES, reason="Terralore is not in this checkout")
+def test_terralore_selfplay_on_local_ray_exports_a_policy_that_plays_legal_games(local_ray, tmp_path):
+    from training.rllib_train import load_rllib_config, train
+
+    cfg = load_rllib_config(data={**TINY, "env": "terralore_v0", "iterations": 3,
+                                  "env_runners": {"num_env_runners": 1},
+                                  "output": {"dir": str(tmp_path / "run"), "checkpoint_every": 2}})
+    summary = train(cfg, log=lambda *_: None)
+    # A remote env runner stepped envs that raise on any illegal action: the masks held for 3 iterations.
+    history = summary["history"]
+    assert [h["iteration"] for h in history] == [1, 2, 3]
+    assert summary["env_steps"] >= 3 * 256
+    assert (tmp_path / "run" / "checkpoint_00002").is_dir() and (tmp_path / "run" / "checkpoint_00003").is_dir()
+    assert len((tmp_path / "run" / "progress.jsonl").read_text().splitlines()) == 3
+
+    from tabletop_envs import load_policy
+    from tabletop_envs.core.registry import get_spec
+
+    meta = json.loads((tmp_path / "run" / "rllib_ppo.json").read_text())
+    game = get_spec("terralore_v0").load_module().raw_env().game
+    assert meta["env_id"] == "terralore_v0" and meta["env_version"] == 0
+    assert meta["observation_layout_hash"] == game.observation_layout.hash()
+    assert meta["num_actions"] == game.num_actions
+    assert meta["training"]["steps"] == summary["env_steps"] and meta["training"]["seed"] == 0
+    policy = load_policy(summary["model"])
+    _plays_legal_games(policy, "terralore_v0", games=4)
+    onnx_policy = load_policy(summary["model"], backend="onnxruntime")
+    obs = game.new_initial_state(3).observation(0)
+    np.testing.assert_allclose(onnx_policy.logits(obs), policy.logits(obs), rtol=1e-4, atol=1e-4)
+
+
+def _plays_legal_games(policy, env_name, games):
+    """Full games through the AEC env (illegal_action='raise') with the policy in every seat."""
+    from tabletop_envs.core.registry import get_spec
+
+    env = get_spec(env_name).load_module().env(illegal_action="raise")
+    rng = np.random.default_rng(0)
+    for g in range(games):
+        env.reset(seed=g)
+        moves = 0
+        for _agent in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            action = policy.act(obs["observation"], obs["action_mask"], rng)
+            assert obs["action_mask"][action] == 1
+            env.step(action)
+            moves += 1
+        assert moves > 0
+
+
+def test_exported_module_matches_rllib_logits_and_frozen_copy_tracks_main(local_ray, tmp_path):
+    """Frozen-mode self-play in the driver process on the toy game; the export reproduces the module."""
+    import torch
+
+    from training.rllib_train import (
+        build_algo_config,
+        copy_main_to_frozen,
+        load_rllib_config,
+        module_mlp_weights,
+    )
+
+    cfg = load_rllib_config(data={**TINY, "env": "toy_v0", "selfplay": {"mode": "frozen"},
+                                  "env_runners": {"num_env_runners": 0}, "output": {"dir": str(tmp_path)}})
+    algo = build_algo_config(cfg).build_algo()
+    try:
+        copy_main_to_frozen(algo)
+        algo.train()
+        learner_modules = algo.learner_group._learner.module
+        main, frozen = learner_modules["main"], learner_modules["frozen"]
+        differs = any(not torch.equal(a, b) for a, b in zip(main.parameters(), frozen.parameters()))
+        assert differs  # 'main' trained, 'frozen' did not
+        copy_main_to_frozen(algo)
+        runner_modules = algo.env_runner.module
+        for a, b in zip(main.pi.parameters(), runner_modules["frozen"].pi.parameters()):
+            assert torch.equal(a, b)
+        from tabletop_envs.core.onnx_policy import MLPPolicy
+
+        env = TabletopMultiAgentEnv({"env": "toy_v0"})
+        weights, activation = module_mlp_weights(main)
+        probe = _batch(env, range(8))["obs"]["observations"]
+        with torch.no_grad():
+            expected = main.logits_torch(probe).numpy()
+        np.testing.assert_allclose(MLPPolicy(weights, activation).logits(probe.numpy()), expected, atol=1e-5)
+    finally:
+        algo.stop()

@@ -1,0 +1,28 @@
+"""The RLlib face stays optional: the library imports without ray, and the adapter says how to get it."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _run(code: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+
+
+def test_importing_tabletop_envs_does_not_import_ray():
+    out = _run("import sys, tabletop_envs; tabletop_envs.load_policy('terralore_v0/random'); "
+               "print('ray' in sys.modules, 'tabletop_envs.rllib_adapter' in sys.modules)")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["False", "False"]
+
+
+def test_adapter_without_ray_names_the_distributed_extra():
+    # sys.modules[name] = None makes "import name" fail as if it were not installed.
+    out = _run("import sys; sys.modules['ray'] = None; sys.modules['ray.rllib'] = None\n"
+               "try:\n    import tabletop_envs.rllib_adapter\nexcept ImportError as e:\n    print(e)")
+    assert out.returncode == 0, out.stderr
+    assert "pip install 'tabletop-envs[distributed]'" in out.stdout
