@@ -1,0 +1,222 @@
+"""Every effect kind of the card vocabulary, through real play."""
+
+from __future__ import annotations
+
+from tabletop_envs.terralore.catalogue import CONTINUOUS_KINDS, REVEAL_KINDS
+
+from .scenario import CAT, A, D, cid, end, end_turn, make_state, names, place
+
+FODDER = ["Gloom Bat", "Pebble Mole", "Ember Imp", "Lantern Moth", "Sand Piper"]
+
+
+def play_and_reveal(card, lane, hand_extra=(), **setup):
+    """Player 0 places ``card`` (paying with fodder), player 1 passes; the turn is revealed."""
+    cost = CAT.by_name[card].cost
+    pay = [f for f in FODDER if f not in hand_extra][:cost]
+    hands = setup.pop("hands", ((), ()))
+    s = make_state(hands=([card, *pay, *hand_extra], list(hands[1])), **setup)
+    place(s, card, lane, discards=pay)
+    end_turn(s)
+    return s
+
+
+def test_every_effect_kind_appears_in_the_catalogue():
+    used = {e.kind for c in CAT.cards for e in c.effects}
+    assert used == set(REVEAL_KINDS) | set(CONTINUOUS_KINDS)
+    assert any(c.slots > 1 for c in CAT.cards), "multi-slot creatures"
+
+
+# ------------------------------------------------------------------ reveal effects
+def test_destroy_strongest_enemy_here():
+    s = play_and_reveal("Abyssal Leviathan", A, defending=([], ["Stone Tortoise", "Tidepool Crab"]))
+    assert names(s.graveyard[1]) == ["Stone Tortoise"] and names(s.field[1][D]) == ["Tidepool Crab"]
+
+
+def test_destroy_weakest_enemy_here():
+    s = play_and_reveal("Fireball", A, defending=([], ["Stone Tortoise", "Tidepool Crab"]))
+    assert names(s.graveyard[1]) == ["Tidepool Crab"]
+
+
+def test_destroy_strongest_enemy_in_any_lane():
+    s = play_and_reveal("Firestorm", A, attacking=([], ["Granite Colossus"]), defending=([], ["Stone Tortoise"]))
+    assert names(s.graveyard[1]) == ["Granite Colossus"] and names(s.field[1][D]) == ["Stone Tortoise"]
+
+
+def test_destroy_own_weakest_here_is_a_drawback():
+    s = play_and_reveal("Cranky Seagull", A, attacking=(["Tidepool Crab", "Stone Tortoise"], []))
+    assert "Tidepool Crab" in names(s.graveyard[0])
+    assert names(s.field[0][A]) == ["Stone Tortoise", "Cranky Seagull"]
+
+
+def test_exile_removes_the_target_from_the_game():
+    s = play_and_reveal("Void Reaper", A, defending=([], ["Stone Tortoise", "Tidepool Crab"]))
+    assert names(s.exile[1]) == ["Stone Tortoise"] and cid("Stone Tortoise") not in s.graveyard[1]
+
+
+def test_weaken_lowers_points_this_turn_only():
+    s = make_state(hands=(["Tremor", "Gloom Bat"], []), attacking=([], ["Stone Tortoise"]))
+    place(s, "Tremor", D, discards=["Gloom Bat"])  # -2 to the strongest enemy here
+    end_turn(s)
+    assert s.castle[0] == 10 - 2, "Stone Tortoise attacked with 4 - 2 points"
+    assert s.weakened == [{}, {}] and s.totals[1][A] == 4
+    end_turn(s)
+    assert s.castle[0] == 10 - 2 - 4
+
+
+def test_weaken_with_an_affinity_only_hits_that_affinity():
+    s = play_and_reveal("Seagull Poison", D, attacking=([], ["Cranky Seagull", "Stone Tortoise"]))
+    assert s.castle[0] == 10 - (4 + 6 - 4), "only the Wind creature (the seagull) is weakened"
+
+
+def test_points_never_drop_below_zero():
+    s = make_state(hands=(["Seagull Poison"], []), attacking=([], ["Sand Piper"]))
+    place(s, "Seagull Poison", D)
+    end(s)
+    end(s)
+    assert s.totals[1][A] == 1 and s.castle[0] == 10  # weakened to 0 (not -3) for the counting
+
+
+def test_move_strongest_enemy_to_its_other_lane():
+    s = play_and_reveal("Undertow", D, attacking=([], ["Stone Tortoise", "Tidepool Crab"]))
+    assert names(s.field[1][D]) == ["Stone Tortoise"] and names(s.field[1][A]) == ["Tidepool Crab"]
+    assert s.castle[0] == 10 - 1
+
+
+def test_move_does_nothing_when_the_destination_lane_is_full():
+    full = ["Tidepool Crab", "Pebble Mole", "Ember Imp", "Sand Piper"]
+    s = play_and_reveal("Undertow", D, hand_extra=(), attacking=([], ["Stone Tortoise"]),
+                        defending=([], [n for n in full if n != "Pebble Mole"] + ["Gloom Bat"]))
+    assert names(s.field[1][A]) == ["Stone Tortoise"]
+
+
+def test_move_own_strongest_from_the_other_lane_into_here():
+    s = play_and_reveal("Tailwind", A, defending=(["Stone Tortoise", "Tidepool Crab"], []))
+    assert names(s.field[0][A]) == ["Stone Tortoise"] and names(s.field[0][D]) == ["Tidepool Crab"]
+    assert s.castle[1] == 10 - 4
+
+
+def test_heal_castle():
+    s = play_and_reveal("Bedrock Ward", A, castles=(5, 10))
+    assert s.castle[0] == 8
+
+
+def test_damage_castle():
+    s = play_and_reveal("Scorch", A)
+    assert s.castle == [10, 9]
+    s = play_and_reveal("Red Fox", D)  # a creature's reveal effect, from the defending lane too
+    assert s.castle == [10, 9]
+
+
+def test_draw_effect_draws_from_your_deck():
+    s = make_state(hands=(["Dark Pact", "Gloom Bat"], []))
+    deck_top = s.deck[0][-3:]
+    place(s, "Dark Pact", A, discards=["Gloom Bat"])
+    end(s)
+    end(s)
+    assert set(deck_top) <= set(s.hand[0])
+
+
+def test_draw_effect_respects_the_hand_limit():
+    hand = ["Dark Pact", "Gloom Bat", "Tidepool Crab", "Sturdy Turtle", "Harbor Seal", "Reef Eel", "Kelp Lurker"]
+    s = make_state(hands=(hand, []))
+    place(s, "Dark Pact", A, discards=["Gloom Bat"])  # 5 cards left, draws 3: 2 fit, 1 to the Graveyard
+    top3 = s.deck[0][-3:]
+    end(s)
+    end(s)
+    assert len(s.hand[0]) == 7 and top3[0] in s.graveyard[0]
+
+
+def test_recover_returns_the_costliest_creature_from_the_graveyard():
+    s = play_and_reveal("Resurrection", A, graveyards=(["Cinder Hound", "Granite Colossus", "Fireball"], []))
+    assert cid("Granite Colossus") in s.hand[0] and cid("Granite Colossus") not in s.graveyard[0]
+
+
+def test_recover_any_card_can_return_a_skill():
+    s = play_and_reveal("Grave Rat", A, graveyards=(["Firestorm", "Tidepool Crab"], []))
+    assert cid("Firestorm") in s.hand[0]
+
+
+def test_recover_into_a_full_hand_leaves_the_card_in_the_graveyard():
+    hand = ["Tidepool Crab", "Sturdy Turtle", "Harbor Seal", "Reef Eel", "Kelp Lurker"]
+    s = make_state(hands=(["Grave Rat", "Gloom Bat", *hand], []), graveyards=(["Firestorm"], []))
+    place(s, "Grave Rat", A, discards=["Gloom Bat"])
+    for extra in ("Coral Warden", "Pebble Mole"):  # the hand is full again when the Rat is revealed
+        s.hand[0].append(cid(extra))
+        s.deck[0].remove(cid(extra))
+    assert len(s.hand[0]) == 7
+    end(s)
+    end(s)
+    assert cid("Firestorm") in s.graveyard[0] and cid("Firestorm") not in s.hand[0]
+
+
+# ------------------------------------------------------------------ continuous lane effects
+def test_lane_buff_raises_your_other_creatures_here():
+    s = make_state(attacking=(["Rootbound Elder", "Tidepool Crab", "Stone Tortoise"], []))
+    assert s.totals[0][A] == 3 + (1 + 1) + (4 + 1)
+
+
+def test_lane_buff_with_an_affinity_only_raises_that_affinity():
+    s = make_state(defending=(["Coral Warden", "Sturdy Turtle", "Pebble Mole"], []))
+    assert s.totals[0][D] == 2 + (3 + 1) + 1
+
+
+def test_lane_buff_stops_when_its_creature_leaves():
+    s = make_state(hands=([], ["Fireball", "Gloom Bat"]), attacking=(["Rootbound Elder", "Stone Tortoise"], []),
+                   defending=(["Sunlit Stag"], []))
+    end(s)
+    place(s, "Fireball", D, discards=["Gloom Bat"])  # weakest enemy here (their attacking lane)
+    end(s)
+    assert names(s.graveyard[0]) == ["Rootbound Elder"], "the Elder (3) was weaker than the buffed Tortoise (5)"
+    assert names(s.field[0][A]) == ["Stone Tortoise"] and s.totals[0][A] == 4
+
+
+def test_lane_debuff_lowers_enemy_creatures_here():
+    s = make_state(attacking=([], ["Stone Tortoise", "Tidepool Crab"]), defending=(["Shade Wraith"], []))
+    assert s.totals[1][A] == (4 - 1) + (1 - 1)
+    end_turn(s)
+    assert s.castle[0] == 10 - 0, "3 attack points against 3 defending points"
+
+
+def test_synergy_counts_your_other_creatures_of_that_affinity():
+    s = make_state(attacking=(["Kelp Lurker", "Sturdy Turtle"], []), defending=(["Tidepool Crab", "Pebble Mole"], []))
+    assert s.card_points(0, A, cid("Kelp Lurker")) == 1 + 2  # two other Water creatures, any lane
+
+
+def test_multi_slot_creature_occupies_several_lane_slots():
+    s = make_state(hands=(["Fortified Shell", "Gloom Bat", "Lantern Moth", "Tidepool Crab"], []),
+                   defending=(["Pebble Mole"], []))
+    place(s, "Fortified Shell", D, discards=["Gloom Bat", "Lantern Moth"])
+    assert s._used_slots(0, D) == 4 and s.decision() == "play"
+    place(s, "Tidepool Crab", D)
+    assert s.decision() == "destroy" and s.slots_to_free == 1
+
+
+# ------------------------------------------------------------------ targeting
+def test_only_face_up_creatures_can_be_targeted():
+    # within a lane the defending side turns face up first (the reveal order), so a skill in the
+    # attacking lane sees this turn's defenders ...
+    for castles in ((10, 5), (5, 10)):
+        s = make_state(hands=(["Fireball", "Gloom Bat"], ["Tidepool Crab"]), castles=castles)
+        place(s, "Fireball", A, discards=["Gloom Bat"])
+        end(s)
+        place(s, "Tidepool Crab", D)
+        end(s)
+        assert names(s.graveyard[1]) == ["Tidepool Crab"]
+    # ... while a skill in the defending lane resolves before this turn's attackers are face up
+    for castles in ((10, 5), (5, 10)):
+        s = make_state(hands=(["Fireball", "Gloom Bat"], ["Tidepool Crab"]), castles=castles)
+        place(s, "Fireball", D, discards=["Gloom Bat"])
+        end(s)
+        place(s, "Tidepool Crab", A)
+        end(s)
+        assert names(s.field[1][A]) == ["Tidepool Crab"] and s.graveyard[1] == []
+
+
+def test_ties_between_targets_go_to_the_lowest_card_id():
+    s = play_and_reveal("Fireball", A, defending=([], ["Pebble Mole", "Tidepool Crab"]))
+    assert names(s.graveyard[1]) == ["Tidepool Crab"] and cid("Tidepool Crab") < cid("Pebble Mole")
+
+
+def test_effects_without_a_target_do_nothing():
+    s = play_and_reveal("Firestorm", A)
+    assert s.field == [[[], []], [[], []]] and names(s.graveyard[0])[-1] == "Firestorm"

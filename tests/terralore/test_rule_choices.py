@@ -1,0 +1,200 @@
+"""The choices RULES.md makes where the rule text is silent: each option and each fixed choice."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tabletop_envs.core.errors import ConfigError
+from tabletop_envs.terralore.engine import TerraloreGame
+
+from .scenario import CAT, A, D, act, cid, end, end_turn, make_state, names, place
+
+
+# ------------------------------------------------------------------ draw on turn 1 (option)
+def test_no_draw_on_the_first_turn_by_default_later_revision():
+    s = TerraloreGame(mulligan=False).new_initial_state(0)
+    assert s.turn_number == 1 and [len(h) for h in s.hand] == [4, 4] and [len(d) for d in s.deck] == [16, 16]
+
+
+def test_option_draw_on_first_turn_draws_2_in_turn_1():
+    s = TerraloreGame(mulligan=False, draw_on_first_turn=True).new_initial_state(0)
+    assert s.turn_number == 1 and [len(h) for h in s.hand] == [6, 6] and [len(d) for d in s.deck] == [14, 14]
+
+
+# ------------------------------------------------------------------ mulligan (option)
+def test_mulligan_shuffles_the_hand_back_and_draws_one_card_fewer():
+    s = TerraloreGame().new_initial_state(4)
+    assert s.decision() == "mulligan" and s.current_player() == 0
+    act(s, "mulligan", 1)
+    assert len(s.hand[0]) == 3 and len(s.deck[0]) == 17 and s.mulliganed == [True, False]
+    assert s.current_player() == 1
+    act(s, "mulligan", 0)
+    assert len(s.hand[1]) == 4 and s.decision() == "play" and s.turn_number == 1
+
+
+def test_option_without_mulligan_the_game_starts_in_the_play_phase():
+    s = TerraloreGame(mulligan=False).new_initial_state(4)
+    assert s.decision() == "play" and s.turn_number == 1
+
+
+# ------------------------------------------------------------------ defending lanes (option)
+def test_defending_lanes_deal_no_damage_by_default():
+    s = make_state(attacking=(["Tidepool Crab"], []), defending=([], ["Granite Colossus"]))
+    end_turn(s)
+    assert s.castle == [10, 10]
+
+
+def test_option_defenders_deal_damage_hits_the_attackers_castle_with_the_defending_excess():
+    s = make_state(attacking=(["Tidepool Crab"], []), defending=([], ["Granite Colossus"]),
+                   defenders_deal_damage=True)
+    end_turn(s)
+    assert s.castle == [10 - (9 - 1), 10]
+
+
+# ------------------------------------------------------------------ deck-out timing (option)
+def test_deck_out_cannot_draw_loses_only_when_a_draw_phase_finds_too_few_cards():
+    s = make_state(decks=(["Pebble Mole", "Ember Imp"], ["Gloom Bat", "Red Fox", "Scorch", "Sand Piper"]))
+    end_turn(s)
+    assert not s.is_terminal() and s.deck[0] == [], "an empty deck after drawing is not yet a loss"
+    end_turn(s)
+    assert list(s.returns()) == [-1, 1]
+
+
+def test_option_deck_out_empty_deck_loses_as_soon_as_the_deck_is_empty():
+    s = make_state(decks=(["Pebble Mole", "Ember Imp"], ["Gloom Bat", "Red Fox", "Scorch"]), deck_out="empty_deck")
+    end_turn(s)
+    assert s.is_terminal() and list(s.returns()) == [-1, 1]
+
+
+def test_effect_draws_from_an_empty_deck_draw_nothing_and_do_not_lose():
+    s = make_state(hands=(["Kindle", "Gloom Bat"], []), decks=(["Pebble Mole"], ["Red Fox", "Scorch", "Ember Imp"]))
+    place(s, "Kindle", A, discards=["Gloom Bat"])  # draw 2 with one card in the deck
+    end(s)
+    end(s)
+    assert names(s.hand[0]) == ["Pebble Mole"] and s.deck[0] == []
+    assert s.is_terminal() and s.end_reason == "deck-out", "the loss comes at the next Draw Phase"
+
+
+def test_invalid_rule_options_are_refused_with_a_clear_error():
+    with pytest.raises(ConfigError, match="deck_out"):
+        TerraloreGame(deck_out="never")
+    with pytest.raises(ConfigError, match="two-player"):
+        TerraloreGame(num_players=3)
+    with pytest.raises(ConfigError, match="mulligan"):
+        TerraloreGame(mulligan="yes")
+
+
+# ------------------------------------------------------------------ fixed choices
+def test_lanes_are_compared_as_totals_not_creature_by_creature():
+    s = make_state(attacking=(["Tidepool Crab", "Pebble Mole", "Ember Imp"], []), defending=([], ["Burrowing Badger"]))
+    end_turn(s)
+    assert s.castle[1] == 10 - (3 - 2)
+
+
+def test_skills_are_placed_face_down_like_creatures_and_resolve_when_revealed():
+    s = make_state(hands=(["Fireball", "Gloom Bat"], ["Red Fox", "Pebble Mole"]))
+    place(s, "Fireball", D, discards=["Gloom Bat"])
+    end(s)
+    place(s, "Red Fox", A, discards=["Pebble Mole"])
+    end(s)
+    # random die roll decides whether the Red Fox was face up when the Fireball resolved
+    if s.reveal_first == 1:
+        assert names(s.graveyard[1]) == ["Pebble Mole", "Red Fox"]
+    else:
+        assert names(s.field[1][A]) == ["Red Fox"], "face-down creatures cannot be targeted"
+
+
+def test_skills_occupy_no_creature_slot():
+    four = ["Tidepool Crab", "Pebble Mole", "Ember Imp", "Sand Piper"]
+    s = make_state(hands=(["Rising Tide"], []), attacking=(four, []))
+    place(s, "Rising Tide", A)
+    assert s.decision() == "play", "no replace-one choice for a skill"
+
+
+def test_placement_is_sequential_and_the_first_placer_alternates_each_turn():
+    s = TerraloreGame(mulligan=False).new_initial_state(0)
+    order = []
+    for _ in range(4):
+        order.append(s.current_player())
+        end_turn(s)
+    assert order == [0, 1, 0, 1]
+
+
+def test_the_second_placer_sees_only_face_down_counts_of_the_first():
+    s = make_state(hands=(["Tidepool Crab"], []))
+    place(s, "Tidepool Crab", A)
+    end(s)
+    obs = s.observation(1)
+    lay = s.game.observation_layout
+    assert list(lay.view(obs, "opp_face_down_counts") * 20) == [1, 0]
+    other = make_state(hands=(["Pebble Mole"], []))
+    place(other, "Pebble Mole", A)
+    end(other)
+    np.testing.assert_array_equal(obs, other.observation(1))
+
+
+def test_replace_one_may_destroy_a_face_down_creature_placed_this_turn():
+    three = ["Tidepool Crab", "Pebble Mole", "Ember Imp"]
+    s = make_state(hands=(["Sand Piper", "Lantern Moth"], []), attacking=(three, []))
+    place(s, "Sand Piper", A)
+    place(s, "Lantern Moth", A, destroy=["Sand Piper"])
+    assert names(s.graveyard[0]) == ["Sand Piper"] and names(s.face_down[0][A]) == ["Lantern Moth"]
+
+
+def test_a_multi_slot_creature_destroys_until_it_fits():
+    four = ["Tidepool Crab", "Pebble Mole", "Ember Imp", "Sand Piper"]
+    s = make_state(hands=(["Fortified Shell", "Gloom Bat", "Lantern Moth"], []), defending=(four, []))
+    place(s, "Fortified Shell", D, discards=["Gloom Bat", "Lantern Moth"])
+    assert s.slots_to_free == 3
+    for name in ("Tidepool Crab", "Pebble Mole"):
+        act(s, "destroy", cid(name))
+        assert s.decision() == "destroy"
+    act(s, "destroy", cid("Ember Imp"))
+    assert s.decision() == "play" and s._used_slots(0, D) == 4
+
+
+def test_passing_a_turn_without_placing_is_allowed():
+    s = make_state(hands=(["Tidepool Crab"], ["Pebble Mole"]))
+    lay = s.game.action_layout
+    assert s.legal_action_mask()[lay.id("end_play")]
+    end_turn(s)
+    assert s.turn_number == 3 and names(s.hand[0])[0] == "Tidepool Crab"
+
+
+def test_castle_damage_from_reveal_effects_is_decided_after_counting():
+    # Scorch brings the castle to 0 during the reveal, but the opponent's counting still happens
+    s = make_state(hands=(["Scorch"], []), attacking=(["Tidepool Crab"], ["Stone Tortoise"]), castles=(3, 1))
+    place(s, "Scorch", A)
+    end_turn(s)
+    assert s.castle == [0, 0] and s.end_reason.startswith("both castles fell")
+
+
+def test_healing_cannot_raise_a_castle_above_10():
+    s = make_state(hands=(["Sanctuary", "Gloom Bat", "Pebble Mole"], []), castles=(8, 10))
+    place(s, "Sanctuary", A, discards=["Gloom Bat", "Pebble Mole"])
+    end_turn(s)
+    assert s.castle[0] == 10
+
+
+def test_a_player_may_own_the_same_card_as_the_opponent():
+    deck = CAT.names[:20]
+    s = TerraloreGame(decks=(deck, deck), mulligan=False).new_initial_state(0)
+    assert s.deck_list[0] == s.deck_list[1]
+    s.check_invariants()
+
+
+def test_turn_counter_counts_completed_turns_for_max_turns():
+    s = TerraloreGame(mulligan=False).new_initial_state(0)
+    assert s.turn == 0
+    end_turn(s)
+    assert s.turn == 1 and s.turn_number == 2
+
+
+def test_recovered_cards_are_public_to_the_opponent():
+    s = make_state(hands=(["Resurrection", "Gloom Bat", "Pebble Mole"], []), graveyards=(["Cinder Hound"], []))
+    place(s, "Resurrection", A, discards=["Gloom Bat", "Pebble Mole"])
+    end_turn(s)
+    lay = s.game.observation_layout
+    assert lay.view(s.observation(1), "opp_known_hand")[cid("Cinder Hound")] == 1
+    assert cid("Cinder Hound") in s.hand[0]
