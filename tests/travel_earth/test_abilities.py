@@ -1,0 +1,181 @@
+""""More specific card text overrides a general rule": one test per printed ability.
+
+Each test shows the general rule's outcome changing because of the card's text.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from tabletop_envs.core.engine import new_rng
+
+from .scenario import CAT, act, cid, ids, legal, names, scenario
+
+SPEED, WEIGHT, LENGTH, LIFESPAN, OFFSPRING, DEVELOPMENT = range(6)
+
+
+def test_more_specific_card_text_overrides_a_general_rule_at_least_10_distinct_texts():
+    texts = {a["text"] for a in CAT.abilities.values()}
+    assert len(texts) == len(CAT.abilities) >= 10
+    printed = {c["ability"] for c in CAT.cards if c["ability"]}
+    assert printed == set(CAT.abilities), "every ability is printed on at least one card"
+    tests = {n for n in dir(sys.modules[__name__]) if n.startswith("test_ability_")}
+    assert {f"test_ability_{key}" for key in CAT.abilities} <= tests, "each ability has its own test"
+
+
+def test_ability_ambush():
+    for card in ("Leopard", "TE-070"):  # the Cheetah promo TE-070 prints Ambush too
+        s = scenario(p0=dict(hand=[card], reservoir=["Koala"]), p1=dict(ready=["Sea otter"]), phase="play")
+        act(s, "play", cid(card))
+        assert s.ready[0] == [cid(card)] and s.resting[0] == []  # instead of the Resting Row
+        assert legal(s, "declare") == [cid(card)]  # it may challenge this very turn
+
+
+def test_ability_armoured_shell():
+    # Lion and the Galápagos giant tortoise both weigh 175 kg.
+    s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]), p1=dict(resting=["Galápagos giant tortoise"]))
+    act(s, "declare", "Lion")
+    act(s, "statistic", WEIGHT)
+    act(s, "defend_resting", "Galápagos giant tortoise")
+    assert s.phase == "statistic" and s.discard[1] == []  # the tie moves on instead of the Resting penalty
+    act(s, "statistic", SPEED)
+    assert s.discard[1] == ids(["Galápagos giant tortoise"])
+
+
+def test_ability_patient_hunter():
+    s = scenario(p0=dict(ready=["Nile crocodile", "Lion"]), p1=dict(ready=["Sea otter"]))
+    assert legal(s, "declare") == [cid("Nile crocodile")]  # no Full Reservoir card needed; the Lion needs one
+    act(s, "declare", "Nile crocodile")
+    assert s.phase == "statistic" and s.empty[0] == 0 and s.reservoir_size(0) == 0
+
+
+def test_ability_stoop():
+    s = scenario(p0=dict(ready=["Peregrine falcon"], reservoir=["Koala"]), p1=dict(ready=["Tiger"], resting=["Lion"]))
+    act(s, "declare", "Peregrine falcon")
+    act(s, "statistic", SPEED)
+    assert legal(s, "defend_resting") == [] and legal(s, "defend_ready") == [cid("Tiger")]
+    s = scenario(p0=dict(ready=["Peregrine falcon"], reservoir=["Koala"]), p1=dict(resting=["Lion"]))
+    act(s, "declare", "Peregrine falcon")
+    act(s, "statistic", SPEED)
+    assert legal(s, "defend_resting") == [cid("Lion")]  # no Ready Animal: a Resting one may defend
+
+
+def test_ability_fearless():
+    for card, plain, stat in (("Honey badger", "Spotted hyena", LIFESPAN), ("TE-072", "TE-028", WEIGHT)):
+        outcomes = {}
+        for challenger in (card, plain):
+            s = scenario(p0=dict(ready=[challenger], reservoir=["Koala"]), p1=dict(ready=["Tiger"], reservoir=["Emu"]))
+            act(s, "declare", cid(challenger))
+            act(s, "statistic", stat)
+            act(s, "defend_ready", "Tiger")
+            outcomes[challenger] = s.phase
+            if challenger == card:
+                assert s.discard[1] == ids(["Tiger"]) and s.reservoir[1] == ids(["Emu"])
+        assert outcomes[plain] == "change" and outcomes[card] != "change"  # Fearless denies the change
+
+
+def test_ability_threat_display():
+    s = scenario(p0=dict(ready=["African bush elephant"], reservoir=["Koala"]),
+                 p1=dict(ready=["Magnificent frigatebird"], reservoir=["Emu"]))
+    act(s, "declare", "African bush elephant")
+    act(s, "statistic", WEIGHT)
+    act(s, "defend_ready", "Magnificent frigatebird")
+    # frigatebird wins only Top Speed and Development Time, yet every unused statistic is offered
+    assert legal(s, "change_statistic") == [SPEED, LENGTH, LIFESPAN, OFFSPRING, DEVELOPMENT]
+    s2 = scenario(p0=dict(ready=["African bush elephant"], reservoir=["Koala"]),
+                  p1=dict(ready=["Golden eagle"], reservoir=["Emu"]))
+    act(s2, "declare", "African bush elephant")
+    act(s2, "statistic", WEIGHT)
+    act(s2, "defend_ready", "Golden eagle")
+    assert legal(s2, "change_statistic") == [SPEED, OFFSPRING, DEVELOPMENT]  # the general rule: winners only
+
+
+def test_ability_tireless():
+    for card in ("Grey-headed albatross", "TE-071"):
+        s = scenario(p0=dict(ready=[card], reservoir=["Koala"]), p1=dict(ready=["Sea otter"]))
+        act(s, "declare", cid(card))
+        act(s, "statistic", SPEED)
+        act(s, "defend_ready", "Sea otter")
+        assert s.ready[0] == [cid(card)] and s.resting[0] == []  # stays Ready instead of Resting
+        assert s.player == 1  # and still challenged only once
+
+
+def test_ability_ink_cloud():
+    s = scenario(p0=dict(ready=["Lion", "Tiger"], reservoir=["Koala", "Springbok"]),
+                 p1=dict(ready=["Giant Pacific octopus"], reservoir=["Emu", "Walrus"]))
+    act(s, "declare", "Lion")
+    act(s, "declare", "Tiger")
+    act(s, "statistic", WEIGHT)
+    act(s, "defend_ready", "Giant Pacific octopus")
+    act(s, "change_statistic", LENGTH)  # 4.3 m arm span against 1.835 m
+    assert s.reservoir_size(1) == 2 and s.empty[1] == 1  # a Full card turned Empty, none discarded
+    assert s.discard[1] == [] and s.discard[0] == ids(["Lion"]) and s.challenger == cid("Tiger")
+
+
+def test_ability_stampede():
+    s = scenario(p0=dict(ready=["Blue wildebeest", "Lion"], reservoir=["Koala", "Emu"]),
+                 p1=dict(ready=["Blue wildebeest", "Sea otter"]))
+    act(s, "declare", "Blue wildebeest")
+    act(s, "declare", "Lion")
+    act(s, "statistic", SPEED)
+    act(s, "defend_ready", "Blue wildebeest")
+    for stat in (WEIGHT, LENGTH, LIFESPAN, OFFSPRING, DEVELOPMENT):
+        act(s, "statistic", stat)
+    assert s.discard[0] == ids(["Blue wildebeest"])
+    assert s.player == 0 and s.challenger == cid("Lion") and s.phase == "statistic"  # the turn goes on
+
+
+def test_ability_homing():
+    for seed in range(5):
+        s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]), p1=dict(reservoir=["Rock dove (pigeon)", "Sea otter"]))
+        s.rng = new_rng(seed)
+        act(s, "declare", "Lion")
+        act(s, "statistic", WEIGHT)
+        assert s.hand[1] == ids(["Rock dove (pigeon)"])  # back to Hand, not the Discard Pile
+        assert names(s.discard[1]) == ["Sea otter"] and s.is_terminal()
+
+
+def test_ability_blubber_store():
+    six = ["Koala", "Emu", "Walrus", "Springbok", "Sea otter", "Orca"]
+    s = scenario(p0=dict(ready=["Bowhead whale"], reservoir=six, hand=["Lion"]), phase="add")
+    act(s, "add_to_reservoir", "Lion")
+    assert s.reservoir_size(0) == 7
+    plain = scenario(p0=dict(ready=["Blue whale"], reservoir=six, hand=["Lion"]), phase="add")
+    assert legal(plain, "add_to_reservoir") == []
+
+
+def test_ability_pouch():
+    s = scenario(p0=dict(resting=["Red kangaroo"], hand=["Lion", "Tiger", "Emu"]), phase="add")
+    act(s, "add_to_reservoir", "Lion")
+    assert s.phase == "add"  # a second addition is allowed
+    act(s, "add_to_reservoir", "Tiger")
+    assert s.phase == "play" and s.reservoir_size(0) == 2
+
+
+def test_ability_tiny():
+    s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]), p1=dict(ready=["House mouse"]))
+    act(s, "declare", "Lion")
+    act(s, "statistic", WEIGHT)
+    act(s, "defend_ready", "House mouse")
+    assert s.discard[0] == ids(["Lion"])  # 0.0205 kg beats 175 kg: the lower Weight wins
+    s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]), p1=dict(ready=["Anna's hummingbird"]))
+    act(s, "declare", "Lion")
+    act(s, "statistic", WEIGHT)
+    act(s, "defend_ready", "Anna's hummingbird")
+    assert s.discard[1] == ids(["Anna's hummingbird"])  # without Tiny, the higher Weight wins
+
+
+def test_ability_early_riser():
+    s = scenario(p0=dict(ready=["Greater roadrunner"]), player=1)
+    act(s, "lock_challengers")
+    assert len(s.hand[0]) == 3 + 1
+    plain = scenario(p0=dict(ready=["Koala"]), player=1)
+    act(plain, "lock_challengers")
+    assert len(plain.hand[0]) == 3
+
+
+def test_abilities_are_printed_in_the_catalogue_with_the_rule_they_override():
+    for key, ability in CAT.abilities.items():
+        assert ability["text"] and ability["overrides"], key
+    leopard = CAT.cards[cid("Leopard")]
+    assert leopard["ability"] == "ambush" and "Ready Row" in CAT.abilities["ambush"]["text"]

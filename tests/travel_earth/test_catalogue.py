@@ -1,0 +1,108 @@
+"""The animal catalogue: real sourced statistics, printings, rarity, and clear errors on bad data."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+
+from tabletop_envs.core.errors import CatalogueError
+from tabletop_envs.travel_earth.catalogue import ANIMALS_FILE, PRINTINGS, STAT_KEYS, Catalogue, load_catalogue
+
+CAT = load_catalogue()
+DATASET = Path(__file__).resolve().parents[3] / "shared" / "reference" / "animal_stats.csv"
+COLUMNS = dict(zip(STAT_KEYS, ["top_speed_kmh", "weight_kg", "length_m", "max_lifespan_years", "offspring_per_brood",
+                               "gestation_or_incubation_days"]))
+
+
+def test_catalogue_has_at_least_60_real_animals_with_six_battle_statistics():
+    species = {c["scientific_name"] for c in CAT.cards}
+    assert len(species) >= 60 and CAT.size >= len(species)
+    for card in CAT.cards:
+        assert set(card["stats"]) == set(STAT_KEYS) and all(v > 0 for v in card["stats"].values())
+
+
+@pytest.mark.skipif(not DATASET.exists(), reason="shared/reference/animal_stats.csv is not checked out here")
+def test_printed_values_are_the_sourced_real_world_values():
+    rows = {r["common_name"]: r for r in csv.DictReader(DATASET.open(encoding="utf-8"))}
+    for card in CAT.cards:
+        row = rows[card["name"]]
+        assert card["scientific_name"] == row["scientific_name"]
+        for key, column in COLUMNS.items():
+            assert card["stats"][key] == pytest.approx(float(row[column]), rel=0, abs=0), (card["name"], key)
+        depth = row["max_depth_m"]
+        assert (card["max_depth_m"] is not None) == bool(depth), card["name"]
+        assert row["sources"] in card["source"]
+
+
+def test_every_card_records_the_source_of_its_values():
+    for card in CAT.cards:
+        assert "speed" in card["source"] and "weight" in card["source"], card["collector_number"]
+
+
+def test_maximum_depth_is_printed_only_for_aquatic_animals():
+    aquatic_groups = {"marine mammal", "fish", "mollusc/crustacean"}
+    deep = [c for c in CAT.cards if c["max_depth_m"] is not None]
+    assert deep
+    for card in deep:
+        assert card["group"] in aquatic_groups or card["name"] in (
+            "Emperor penguin", "Gentoo penguin", "Leatherback sea turtle"), card["name"]
+    assert all(c["max_depth_m"] is None for c in CAT.cards if c["group"] == "land mammal")
+
+
+def test_collector_numbers_printings_and_rarity():
+    numbers = [c["collector_number"] for c in CAT.cards]
+    assert numbers == [f"TE-{i:03d}" for i in range(1, CAT.size + 1)]
+    printed = {p for c in CAT.cards for p in c["printings"]}
+    assert printed == set(PRINTINGS)  # alternate art, foil, promo, First Edition and standard all exist
+    assert {c["rarity"] for c in CAT.cards} == {"common", "uncommon", "rare"}
+    # two cards may share a common name under different collector numbers
+    assert CAT.names.count("Cheetah") == 2
+
+
+def _write(tmp_path, data) -> Path:
+    path = tmp_path / "animals.json"
+    path.write_text(data if isinstance(data, str) else json.dumps(data), encoding="utf-8")
+    return path
+
+
+def _data():
+    return json.loads(ANIMALS_FILE.read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    (lambda d: d["cards"][0]["stats"].pop("weight"), "stats must have exactly the keys"),
+    (lambda d: d["cards"][0]["stats"].update(weight=-3), "must be a positive number"),
+    (lambda d: d["cards"][0]["stats"].update(weight="heavy"), "must be a positive number"),
+    (lambda d: d["cards"][0].update(ability="teleport"), "'teleport' is not one of"),
+    (lambda d: d["cards"][1].update(collector_number="TE-001"), "repeats collector_number 'TE-001'"),
+    (lambda d: d["cards"][0].pop("source"), "missing required field 'source'"),
+    (lambda d: d["cards"][0].update(colour="red"), "unknown field(s) ['colour']"),
+    (lambda d: d["cards"][0].update(printings=["holo"]), "unknown printing(s) ['holo']"),
+    (lambda d: d["cards"][0].update(collector_number="001"), "must look like 'TE-001'"),
+    (lambda d: d["statistics"].reverse(), "statistics must list"),
+    (lambda d: d.pop("abilities"), "expected a list under 'abilities'"),
+])
+def test_malformed_catalogue_gives_clear_error_naming_record_and_field(tmp_path, change, message):
+    data = _data()
+    change(data)
+    with pytest.raises(CatalogueError) as err:
+        Catalogue(_write(tmp_path, data))
+    assert message in str(err.value)
+    assert "animals.json" in str(err.value)
+
+
+def test_catalogue_error_names_the_card_and_field(tmp_path):
+    data = _data()
+    data["cards"][5]["stats"]["length"] = 0
+    with pytest.raises(CatalogueError, match=r"cards\[5\] \('TE-006'\), field 'stats'"):
+        Catalogue(_write(tmp_path, data))
+
+
+def test_catalogue_not_json_or_missing_file(tmp_path):
+    with pytest.raises(CatalogueError, match="not valid JSON at line"):
+        Catalogue(_write(tmp_path, "{ not json"))
+    with pytest.raises(CatalogueError, match="cannot read catalogue file"):
+        Catalogue(tmp_path / "nope.json")

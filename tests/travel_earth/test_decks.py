@@ -1,0 +1,95 @@
+"""Deck construction: casual 20 or more, championship exactly 60, at most four copies of one common
+name + collector number with every printing counted together; clear errors; both formats as kwargs."""
+
+from __future__ import annotations
+
+import pytest
+
+from tabletop_envs.core.errors import ConfigError, DeckError
+from tabletop_envs.travel_earth.catalogue import build_deck, load_catalogue, preset_decks
+from tabletop_envs.travel_earth.engine import TravelEarthGame
+
+CAT = load_catalogue()
+
+
+def deck_of(n: int, start: int = 1) -> dict:
+    """n cards, 4 copies of each consecutive collector number from ``start``."""
+    out, k = {}, start
+    while n > 0:
+        out[f"TE-{k:03d}"] = min(4, n)
+        n -= 4
+        k += 1
+    return out
+
+
+def test_preset_championship_decks_have_exactly_60_and_casual_at_least_20():
+    presets = preset_decks()
+    assert presets["championship"] and presets["casual"]
+    for name in presets["championship"]:
+        assert len(build_deck(name, "championship", CAT)) == 60
+    for name in presets["casual"]:
+        assert len(build_deck(name, "casual", CAT)) >= 20
+
+
+def test_casual_open_play_deck_20_or_more_cards():
+    assert len(build_deck(deck_of(20), "casual", CAT)) == 20
+    assert len(build_deck(deck_of(44), "casual", CAT)) == 44
+    with pytest.raises(DeckError, match="casual deck must have 20 or more cards, this one has 19: add 1"):
+        build_deck(deck_of(19), "casual", CAT)
+
+
+def test_championship_deck_exactly_60_cards():
+    assert len(build_deck(deck_of(60), "championship", CAT)) == 60
+    with pytest.raises(DeckError, match="exactly 60 cards, this one has 59: add 1"):
+        build_deck(deck_of(59), "championship", CAT)
+    with pytest.raises(DeckError, match="exactly 60 cards, this one has 61: remove 1"):
+        build_deck(deck_of(61), "championship", CAT)
+
+
+def test_no_more_than_four_copies_of_same_common_name_and_collector_number():
+    deck = deck_of(16, start=2) | {"TE-001": 5}
+    with pytest.raises(DeckError, match="5 copies of Cheetah TE-001 .*at most 4 copies.*remove 1"):
+        build_deck(deck, "casual", CAT)
+
+
+def test_alternate_art_foil_promo_and_first_edition_count_together():
+    cheetah_promo = CAT.cards[CAT.index["TE-070"]]
+    assert {"promo", "foil"} <= set(cheetah_promo["printings"])
+    deck = deck_of(16, start=2) | {"TE-070": 2, "TE-070/promo": 2, "TE-070/foil": 1}
+    with pytest.raises(DeckError, match=r"5 copies of Cheetah TE-070 \(foil x1, promo x2, standard x2\)"):
+        build_deck(deck, "casual", CAT)
+    first = CAT.cards[0]["printings"]
+    ok = deck_of(16, start=2) | {"TE-001": 2, "TE-001/" + first[1]: 2}
+    assert build_deck(ok, "casual", CAT).count(0) == 4
+
+
+def test_same_common_name_with_another_collector_number_counts_separately():
+    deck = deck_of(12, start=2) | {"TE-001": 4, "TE-070": 4}  # eight Cheetahs, two collector numbers
+    cards = build_deck(deck, "casual", CAT)
+    assert cards.count(CAT.index["TE-001"]) == 4 and cards.count(CAT.index["TE-070"]) == 4
+
+
+@pytest.mark.parametrize(("deck", "message"), [
+    ({"TE-999": 20}, "unknown collector number 'TE-999'"),
+    (deck_of(16, start=2) | {"TE-002/promo": 1}, "has no 'promo' printing"),
+    ({"TE-001": 0}, "count for 'TE-001' must be a positive integer"),
+    ([1, 2, 3], "deck entries must be strings"),
+    (42, "a deck is a preset name"),
+    ("no_such_preset", "no casual preset named 'no_such_preset'"),
+])
+def test_deck_validator_errors_are_clear(deck, message):
+    with pytest.raises(DeckError, match=message):
+        build_deck(deck, "casual", CAT)
+
+
+def test_both_formats_selectable_via_kwargs():
+    from tabletop_envs.travel_earth.env import env
+
+    champ, casual = env(deck_format="championship"), env(deck_format="casual")
+    assert champ.game.deck_sizes == [60, 60] and casual.game.deck_sizes == [24, 24]
+    custom = env(deck_format="casual", decks=[deck_of(20), "deep_sea"])
+    assert custom.game.deck_sizes == [20, 24]
+    with pytest.raises(ConfigError, match="deck_format must be one of"):
+        env(deck_format="draft")
+    with pytest.raises(DeckError, match="seat 1 deck"):
+        TravelEarthGame(deck_format="championship", decks=["expedition", deck_of(40)])

@@ -1,0 +1,131 @@
+"""The env face: documentation tables, observation contents and secrecy, stable action ids, text."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tabletop_envs.core import conformance
+from tabletop_envs.core.errors import IllegalActionError
+from tabletop_envs.travel_earth import env as env_module
+from tabletop_envs.travel_earth.engine import TravelEarthGame
+
+from .scenario import CAT, act, cid, scenario
+
+WEIGHT = 1
+
+
+def test_doc_tables_match_the_layouts():
+    game = TravelEarthGame()
+    doc = env_module.__doc__
+    assert game.observation_layout.table_markdown() in doc
+    assert game.action_layout.table_markdown() in doc
+    for heading in ("## Actions", "## Observation", "## Action mask", "## Rewards", "## Version history"):
+        assert heading in doc
+
+
+def test_pettingzoo_make_and_shim():
+    import pettingzoo
+
+    import tabletop_envs
+    from tabletop_envs import travel_earth_v0
+
+    e = pettingzoo.make("aec", "tabletop_envs/travel_earth-v0")
+    e.reset(seed=0)
+    assert e.metadata["name"] == "travel_earth_v0" and travel_earth_v0.env().metadata["name"] == "travel_earth_v0"
+    assert tabletop_envs.ENVS["travel_earth_v0"]
+
+
+def test_observation_shows_what_the_issue_lists():
+    s = scenario(p0=dict(hand=["Giraffe"], ready=["Lion"], reservoir=["Koala", "Emu"], discard=["Horse"]),
+                 p1=dict(ready=["Tiger"], resting=["Cheetah"], reservoir=["Walrus"], unseen=["Springbok"],
+                         discard=["Orca"], hand=["Blue whale"]))
+    act(s, "declare", "Lion")
+    act(s, "statistic", WEIGHT)
+    act(s, "defend_resting", "Cheetah")
+    lay = s.game.observation_layout
+    o0, o1 = s.observation(0), s.observation(1)
+
+    def cards(obs, name):
+        return {CAT.names[i] for i in np.flatnonzero(lay.view(obs, name))}
+
+    assert cards(o0, "hand") == {"Giraffe"} and cards(o1, "hand") == {"Blue whale"}
+    assert s.phase == "change"  # seat 1 may pay to change statistic
+    assert cards(o0, "opp_ready") == {"Tiger"} and cards(o0, "opp_resting") == {"Cheetah"}
+    assert cards(o1, "my_ready") == {"Tiger"} and cards(o1, "my_resting") == {"Cheetah"}
+    assert cards(o0, "my_reservoir_known") == {"Koala", "Emu"}
+    assert cards(o1, "my_reservoir_known") == {"Walrus"}  # its unseen Springbok is unseen to its owner too
+    assert lay.view(o1, "my_reservoir")[3] == 1
+    assert cards(o0, "my_discard") == {"Horse"} and cards(o0, "opp_discard") == {"Orca"}
+    assert list(lay.view(o1, "opp_reservoir") * 7) == pytest.approx([2, 1, 1])
+    assert list(lay.view(o0, "opp_reservoir") * 7) == pytest.approx([2, 2, 0])
+
+
+def test_observation_shows_the_challenge_in_progress():
+    s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]), p1=dict(ready=["Tiger"]))
+    act(s, "declare", "Lion")
+    act(s, "statistic", 4)  # Offspring: a tie
+    act(s, "defend_ready", "Tiger")
+    lay = s.game.observation_layout
+    for seat in (0, 1):
+        obs = s.observation(seat)
+        assert np.flatnonzero(lay.view(obs, "challenger")).tolist() == [cid("Lion")]
+        assert np.flatnonzero(lay.view(obs, "defender")).tolist() == [cid("Tiger")]
+        assert lay.view(obs, "defender_row").tolist() == [1, 0]
+        assert lay.view(obs, "statistic")[4] == 1 and lay.view(obs, "used_statistics").tolist() == [0, 0, 0, 0, 1, 0]
+        assert lay.view(obs, "comparison").tolist() == [0, 1, 0]
+        assert lay.view(obs, "phase")[3] == 1  # "statistic": the Challenger picks the next one
+    assert lay.view(s.observation(0), "my_turn")[0] == 1 and lay.view(s.observation(1), "my_turn")[0] == 0
+
+
+def test_resample_hidden_covers_hand_deck_order_and_face_down_reservoir():
+    game = TravelEarthGame(first_player=0)
+    s = game.new_initial_state(4)
+    rng = np.random.default_rng(0)
+    seen_unseen, seen_opp = set(), set()
+    for _ in range(30):
+        own = s.resample_hidden(1, rng)  # Player 2 cannot see its own starting card
+        np.testing.assert_array_equal(own.observation(1), s.observation(1))
+        seen_unseen.add(own.unseen[1][0])
+        other = s.resample_hidden(0, rng)  # nor can the opponent
+        np.testing.assert_array_equal(other.observation(0), s.observation(0))
+        seen_opp.add((tuple(sorted(other.hand[1])), other.unseen[1][0]))
+        assert other.hand[0] == s.hand[0] and own.hand[1] == s.hand[1]
+    assert len(seen_unseen) > 1 and len(seen_opp) > 1
+
+
+def test_no_leak_and_mask_equals_rules_for_the_casual_format():
+    conformance.check_no_leak("travel_earth_v0", {"deck_format": "casual"}, num_states=20)
+    conformance.check_mask_equals_rules("travel_earth_v0", {"deck_format": "casual"}, num_states=8)
+
+
+def test_action_ids_are_stable_by_catalogue_card_not_hand_position():
+    game = TravelEarthGame()
+    lay = game.action_layout
+    assert lay.label(lay.id("play", cid("Lion"))) == "play Lion TE-003"
+    assert lay.label(lay.id("defend_resting", cid("TE-070"))) == "defend with Resting Cheetah TE-070"
+    a = scenario(p0=dict(hand=["Lion", "Tiger"]), phase="play")
+    b = scenario(p0=dict(hand=["Tiger", "Lion"]), phase="play")
+    np.testing.assert_array_equal(a.legal_action_mask(), b.legal_action_mask())
+    np.testing.assert_array_equal(a.observation(0), b.observation(0))
+
+
+def test_illegal_action_error_names_the_action_and_the_legal_ones():
+    s = scenario(p0=dict(hand=["Lion"]), phase="play")
+    with pytest.raises(IllegalActionError, match=r"play Tiger TE-004.*while deciding 'play'.*play Lion TE-003"):
+        act(s, "play", "Tiger")
+
+
+def test_render_text_names_animals_with_numbers_rows_and_reservoir():
+    s = scenario(p0=dict(hand=["Giraffe"], ready=["Lion"], resting=["Horse"], reservoir=["Koala"]),
+                 p1=dict(ready=["Tiger"], unseen=["Emu"], hand=["Orca"]), first=0)
+    text = s.render_text(player=0)
+    assert "Ready Row:   Lion TE-003" in text and "Resting Row: Horse TE-010" in text
+    assert "Reservoir 1 (1 Full, 0 Empty): Koala TE-020" in text
+    assert "Giraffe TE-006" in text and "Orca" not in text and "Emu" not in text  # the opponent's secrets
+    assert "(unseen card)" not in text
+    assert "Orca TE-028" in s.render_text(player=1) and "Emu" not in s.render_text(player=1)
+    assert "[unseen = Emu TE-049]" in s.render_text()  # the god's view names it
+    e = env_module.env(render_mode="ansi")
+    e.reset(seed=0)
+    assert "Travel Earth TCG" in e.render()
