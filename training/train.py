@@ -185,8 +185,10 @@ class SelfPlayCallback(BaseCallback):
                 point[f"{key}_score"] = rates["score"]
                 self.logger.record(f"eval/win_rate_{key}", rates["win"]["rate"])
         self.history.append(point)
-        if self.verbose or self.cfg.output.verbose:
-            print(f"[eval] {point}")
+        rates = "  ".join(f"{k} {100 * v:.1f}%" for k, v in point.items() if k.startswith("vs_") and
+                          isinstance(v, float) and not k.endswith("_score"))
+        print(f"[eval] step {point['steps']}: win rate {rates} ({games} games each, "
+              f"{point['eval_seconds']:.0f} s)", flush=True)
         return result
 
     def state(self) -> dict:

@@ -1,0 +1,227 @@
+"""Training throughput and opponent latency.
+
+1. End-to-end env steps/s of MaskablePPO self-play on our games (learner vs a frozen numpy snapshot
+   of itself, the opponent pool's hot path), side by side with the *same* MaskablePPO settings on
+   PettingZoo ``connect_four-v3`` against a random opponent, through a correct single-agent
+   reduction (below). Steps are learner decisions, i.e. what PPO trains on, on both sides.
+2. ``load_policy`` + ``act`` latency of a shipped opponent (median over real observations).
+
+    python -m benchmarks.training_throughput --steps 20000 --json benchmarks/results/training_throughput.json
+
+Absolute numbers depend on the machine and on whatever else runs on it; the ratio measured in one
+run is the comparable figure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import statistics
+import time
+from pathlib import Path
+
+import gymnasium
+import numpy as np
+
+GAMES = {"terralore_v0": {}, "travel_earth_v0": {}, "earth_v0 (2p)": {"num_players": 2}}
+REFERENCE = "connect_four-v3"
+
+
+class ConnectFourVsRandom(gymnasium.Env):
+    """Connect Four as a single-agent env: the learner against a random opponent.
+
+    The reduction the PettingZoo SB3 tutorial gets wrong, done right: the learner's seat is drawn
+    each episode; the opponent moves inside ``step``; the reward returned is everything the learner
+    received since its previous decision (so a loss on the opponent's move reaches the learner);
+    observations are always the learner's own (PettingZoo's planes are already "mine, theirs").
+    """
+
+    def __init__(self):
+        from pettingzoo.classic import connect_four_v3
+
+        self.aec = connect_four_v3.env()
+        self.observation_space = gymnasium.spaces.Box(0, 1, (6 * 7 * 2,), np.float32)
+        self.action_space = gymnasium.spaces.Discrete(7)
+        self._opp_rng = np.random.default_rng()
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        if seed is not None:
+            self._opp_rng = np.random.default_rng(seed + 1)
+        self.aec.reset(seed=int(self.np_random.integers(2**31 - 1)))
+        self.learner = self.aec.possible_agents[int(self.np_random.integers(2))]
+        self._reward = 0.0
+        self._play_opponent()
+        return self._obs(), {}
+
+    def _done(self) -> bool:
+        return self.aec.terminations[self.learner] or self.aec.truncations[self.learner]
+
+    def _play_opponent(self):
+        while not self._done() and self.aec.agent_selection != self.learner:
+            mask = self.aec.observe(self.aec.agent_selection)["action_mask"]
+            legal = np.flatnonzero(mask)
+            self.aec.step(int(legal[self._opp_rng.integers(legal.shape[0])]))
+            self._reward += self.aec.rewards[self.learner]
+
+    def _obs(self):
+        return self.aec.observe(self.learner)["observation"].astype(np.float32).reshape(-1)
+
+    def step(self, action):
+        self._reward = 0.0
+        self.aec.step(int(action))
+        self._reward += self.aec.rewards[self.learner]
+        self._play_opponent()
+        terminated = self.aec.terminations[self.learner]
+        truncated = self.aec.truncations[self.learner] and not terminated
+        return self._obs(), float(self._reward), bool(terminated), bool(truncated), {}
+
+    def action_masks(self):
+        if self._done() or self.aec.agent_selection != self.learner:
+            return np.ones(7, bool)
+        return self.aec.observe(self.learner)["action_mask"].astype(bool)
+
+
+def snapshot_opponent(env_name: str, kwargs: dict, net_arch):
+    """A numpy snapshot of a fresh MaskablePPO learner, sampling as the pool's snapshots do."""
+    from sb3_contrib import MaskablePPO
+
+    from tabletop_envs.core.onnx_policy import MLPPolicy
+    from tabletop_envs.core.single_agent import SingleAgentEnv
+    from training.export import mlp_weights
+
+    model = MaskablePPO("MlpPolicy", SingleAgentEnv(env_name, **kwargs), policy_kwargs={"net_arch": net_arch},
+                        device="cpu")
+    weights, activation = mlp_weights(model)
+    return MLPPolicy(weights, activation, deterministic=False, name="snapshot")
+
+
+def measure(env_fns, steps: int, settings: dict, seed: int = 0) -> dict:
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    torch.set_num_threads(1)
+    venv = DummyVecEnv(env_fns)
+    model = MaskablePPO("MlpPolicy", venv, seed=seed, device="cpu", verbose=0, **settings)
+    start = time.perf_counter()
+    model.learn(steps)
+    seconds = time.perf_counter() - start
+    venv.close()
+    return {"steps": int(model.num_timesteps), "seconds": round(seconds, 2),
+            "steps_per_s": round(model.num_timesteps / seconds, 1)}
+
+
+def training_throughput(steps: int, n_envs: int, games: list[str]) -> list[dict]:
+    settings = {"n_steps": 512, "batch_size": 256, "n_epochs": 4, "policy_kwargs": {"net_arch": [128, 128]}}
+    rows = []
+    ref = measure([ConnectFourVsRandom for _ in range(n_envs)], steps, settings)
+    rows.append({"env": REFERENCE, "opponent": "random (inside env)", "n_envs": n_envs, **ref})
+    for label in games:
+        env_name = label.split(" ")[0]
+        kwargs = GAMES[label]
+        snap = snapshot_opponent(env_name, kwargs, settings["policy_kwargs"]["net_arch"])
+        fns = [_WithOpponent(env_name, kwargs, snap) for _ in range(n_envs)]
+        res = measure(fns, steps, settings)
+        rows.append({"env": label, "opponent": "numpy snapshot (self-play)", "n_envs": n_envs, **res,
+                     "vs_reference": round(res["steps_per_s"] / ref["steps_per_s"], 2)})
+    for row in rows:
+        row["settings"] = f"MaskablePPO MlpPolicy {settings['policy_kwargs']['net_arch']}, n_steps {settings['n_steps']}, " \
+                          f"batch {settings['batch_size']}, epochs {settings['n_epochs']}, DummyVecEnv, torch 1 thread"
+    return rows
+
+
+class _WithOpponent:
+    def __init__(self, env_name, kwargs, opponent):
+        self.env_name, self.kwargs, self.opponent = env_name, kwargs, opponent
+
+    def __call__(self):
+        from tabletop_envs.core.single_agent import SingleAgentEnv
+
+        return SingleAgentEnv(self.env_name, opponent=self.opponent, **self.kwargs)
+
+
+def act_latency(policy_id: str, env_name: str, kwargs: dict, calls: int = 2000) -> dict:
+    """Median latency of ``load_policy`` and of one ``act`` on real observations."""
+    from tabletop_envs import load_policy
+    from tabletop_envs.core.arena import play_game
+    from tabletop_envs.core.policy import RandomPolicy
+    from tabletop_envs.core.registry import make_game
+
+    t0 = time.perf_counter()
+    policy = load_policy(policy_id)
+    load_ms = (time.perf_counter() - t0) * 1000
+    game = make_game(env_name, **kwargs)
+    samples = []
+
+    class Recorder(RandomPolicy):
+        def act(self, obs, mask, rng):
+            samples.append((obs.copy(), mask.copy()))
+            return super().act(obs, mask, rng)
+
+    seed = 0
+    while len(samples) < 500:
+        play_game(game, [Recorder()] * game.num_players, seed)
+        seed += 1
+    rng = np.random.default_rng(0)
+    times = []
+    for i in range(calls):
+        obs, mask = samples[i % len(samples)]
+        t = time.perf_counter()
+        action = policy.act(obs, mask, rng)
+        times.append(time.perf_counter() - t)
+        assert mask[action]
+    return {"policy": policy_id, "policy_class": type(policy).__name__, "load_ms": round(load_ms, 2),
+            "act_median_us": round(statistics.median(times) * 1e6, 1),
+            "act_p99_us": round(float(np.percentile(times, 99)) * 1e6, 1), "calls": calls}
+
+
+def main(argv=None) -> dict:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--steps", type=int, default=20000, help="learner steps per measurement")
+    parser.add_argument("--n-envs", type=int, default=4)
+    parser.add_argument("--games", nargs="*", default=list(GAMES), help=f"subset of {list(GAMES)}")
+    parser.add_argument("--policies", nargs="*", default=None,
+                        help="policy ids or paths for the latency benchmark (default: the shipped <game>/ppo)")
+    parser.add_argument("--skip-training", action="store_true")
+    parser.add_argument("--json", help="write the results here")
+    args = parser.parse_args(argv)
+    import os
+
+    result = {"machine": {"python": platform.python_version(), "cpus": os.cpu_count(),
+                          "load_average": os.getloadavg()}, "training": [], "latency": []}
+    if not args.skip_training:
+        result["training"] = training_throughput(args.steps, args.n_envs, args.games)
+        print(f"\nMaskablePPO self-play throughput ({args.steps} learner steps, {args.n_envs} envs, "
+              f"{result['training'][0]['settings']})")
+        print(f"| env | opponent | steps/s | × {REFERENCE} |\n|---|---|---:|---:|")
+        for row in result["training"]:
+            print(f"| {row['env']} | {row['opponent']} | {row['steps_per_s']:,.0f} | {row.get('vs_reference', 1.0):.2f} |")
+    from tabletop_envs.core.onnx_policy import model_path_for_id
+
+    policies = args.policies
+    if policies is None:
+        policies = [f"{g.split(' ')[0]}/ppo" for g in args.games if model_path_for_id(f"{g.split(' ')[0]}/ppo")]
+    for pid in policies:
+        env_name = pid.split("/")[0] if "/" in pid and not Path(pid).exists() else None
+        if env_name is None:
+            from tabletop_envs.core.onnx_policy import read_sidecar
+
+            env_name = read_sidecar(pid)["env_id"]
+        kwargs = next((GAMES[g] for g in GAMES if g.split(" ")[0] == env_name), {})
+        result["latency"].append(act_latency(pid, env_name, kwargs))
+    if result["latency"]:
+        print("\n| policy | backend | load_policy ms | act median µs | act p99 µs |\n|---|---|---:|---:|---:|")
+        for row in result["latency"]:
+            print(f"| {row['policy']} | {row['policy_class']} | {row['load_ms']:.1f} | {row['act_median_us']:.1f} | "
+                  f"{row['act_p99_us']:.1f} |")
+    if args.json:
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.json).write_text(json.dumps(result, indent=2) + "\n")
+    print(json.dumps(result))
+    return result
+
+
+if __name__ == "__main__":
+    main()
