@@ -73,5 +73,10 @@ def main(argv: list[str] | None = None) -> dict:
     return result
 
 
+def cli() -> None:
+    """Console-script entry point (its return value would become the exit status)."""
+    main()
+
+
 if __name__ == "__main__":
     main()
