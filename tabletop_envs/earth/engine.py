@@ -491,7 +491,11 @@ class EarthState(State):
 
     def _auto_setup_draw(self, task: dict) -> None:
         p = task["p"]
-        self.draw(p, self.game.cat.islands[self.island[p]]["draw"])
+        island = self.game.cat.islands[self.island[p]]
+        self.draw(p, island["draw"])
+        for t in self.queue:
+            if t["t"] == "setup_compost" and t["p"] == p:
+                t["left"] = island["compost"]
 
     def _auto_setup_finish(self, task: dict) -> None:
         for p in range(self.n):

@@ -395,18 +395,23 @@ def make_islands(rng) -> list[dict]:
     return sides
 
 
+def positionless(rng, colour: str, power: int) -> dict:
+    """A climate sits outside the grid: no directional (row/column/adjacent) wording."""
+    while True:
+        ab = MAKERS[colour](rng, power)
+        if all("where" not in g and "per" not in g for g in ab["gain"]):
+            return ab
+
+
 def make_climates(rng) -> list[dict]:
     sides = []
     for i, name in enumerate(CLIMATES):
         vp = int(rng.integers(1, 5))
         habs = sorted(rng.choice(HABITATS, 2, replace=False).tolist(), key=HABITATS.index)
         colour = ["red", "blue", "yellow"][i % 3]
-        maker = MAKERS[colour]
-        ab = maker(rng, max(0, 2 - vp))
-        abilities = [ab]
+        abilities = [positionless(rng, colour, max(0, 2 - vp))]
         if i % 10 == 9:
-            second = ["red", "blue", "yellow"][(i + 1) % 3]
-            abilities.append(MAKERS[second](rng, 0))
+            abilities.append(positionless(rng, ["red", "blue", "yellow"][(i + 1) % 3], 0))
         sides.append({"name": name, "card": i // 2, "vp": vp, "habitats": habs, "abilities": abilities})
     return sides
 

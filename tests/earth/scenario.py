@@ -1,0 +1,130 @@
+"""Helpers that build Earth positions for rule tests: play the setup, then arrange zones by hand."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tabletop_envs.earth.catalogue import ACTIONS, load_catalogue
+from tabletop_envs.earth.engine import EVENT0, EarthGame
+
+CAT = load_catalogue()
+GAMES: dict = {}
+
+
+def game(n: int = 2, **kw) -> EarthGame:
+    key = (n, tuple(sorted(kw.items())))
+    if key not in GAMES:
+        GAMES[key] = EarthGame(num_players=n, **kw)
+    return GAMES[key]
+
+
+def A(s, seg: str, i: int = 0) -> int:
+    return s.game.action_layout.id(seg, i)
+
+
+def act(s, seg: str, i: int = 0) -> None:
+    s.apply_action(A(s, seg, i))
+
+
+def legal(s, seg: str) -> list[int]:
+    r = s.game.action_layout.range(seg)
+    return [a - r.start for a in s.legal_actions() if a in r]
+
+
+def after_setup(n: int = 2, seed: int = 0, **kw):
+    """A state at the first active player's action choice (setup played with first legal choices)."""
+    s = game(n, **kw).new_initial_state(seed)
+    while s.phase == "setup":
+        s.apply_action(s.legal_actions()[0])
+    return s
+
+
+def first(kind: str, pred=lambda c: True) -> int:
+    """Id of the first Earth card of this kind matching pred."""
+    for c in CAT.earth:
+        if c["kind"] == kind and pred(c):
+            return c["id"]
+    raise LookupError(kind)
+
+
+def take(s, card: int) -> int:
+    """Move ``card`` out of whatever zone holds it (so tests can put it somewhere) and return it."""
+    zones = [s.deck, s.discard] + s.hands + s.drawn + s.events
+    for z in zones:
+        if card in z:
+            z.remove(card)
+            return card
+    for q in range(s.n):
+        if card in s.compost[q]:
+            i = s.compost[q].index(card)
+            s.compost[q].pop(i)
+            s.compost_known[q].pop(i)
+            return card
+        if card in s.grid[q]:
+            i = s.grid[q].index(card)
+            s.grid[q][i] = -1
+            s.spr[q][i] = s.gro[q][i] = 0
+            return card
+    raise LookupError(card)
+
+
+def give(s, p: int, *cards: int) -> None:
+    for c in cards:
+        s.hands[p].append(take(s, c))
+
+
+def put(s, p: int, cell: int, card: int, sprouts: int = 0, growth: int = 0) -> None:
+    """Place ``card`` in p's tableau directly (discarding any card there to the discard pile)."""
+    take(s, card)
+    if s.grid[p][cell] >= 0:
+        s.discard.append(s.grid[p][cell])
+    s.grid[p][cell] = card
+    s.spr[p][cell] = sprouts
+    s.gro[p][cell] = growth
+    s._mask_cache = None
+
+
+def clear_tableau(s, p: int) -> None:
+    for i in range(16):
+        if s.grid[p][i] >= 0:
+            s.discard.append(s.grid[p][i])
+            s.grid[p][i] = -1
+            s.spr[p][i] = s.gro[p][i] = 0
+
+
+def set_decision(s, task: dict) -> None:
+    s.queue = [task]
+    s._mask_cache = None
+
+
+def choose_action(s, name: str) -> None:
+    act(s, "action", ACTIONS.index(name))
+
+
+def flora(pred=lambda c: True, skip: int = 0) -> int:
+    found = [c["id"] for c in CAT.earth if c["kind"] == "flora" and c["type"] != "joker" and pred(c)]
+    return found[skip]
+
+
+def with_ability(kind_pred, card_kind: str = "flora", skip: int = 0) -> int:
+    found = [c["id"] for c in CAT.earth if c["kind"] == card_kind and any(kind_pred(a) for a in c["abilities"])
+             and c["type"] != "joker"]
+    return found[skip]
+
+
+def plain_flora(skip: int = 0) -> int:
+    """A flora whose only ability is a simple unconditional gain (no cost, per or where)."""
+    return with_ability(lambda a: a["kind"] == "gain" and not a.get("cost") and not a.get("if_action")
+                        and all("per" not in g and "where" not in g for g in a["gain"]), skip=skip)
+
+
+def random_play(s, rng=None, until=None, max_steps=100_000) -> None:
+    rng = rng or np.random.default_rng(0)
+    steps = 0
+    while not s.is_terminal() and not (until and until(s)):
+        s.apply_action(int(rng.choice(s.legal_actions())))
+        steps += 1
+        assert steps < max_steps
+
+
+__all__ = ["EVENT0"]

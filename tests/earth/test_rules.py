@@ -1,0 +1,958 @@
+"""One test per rule sentence of shared/rules/earth.txt (names follow the rule text)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tabletop_envs.core.errors import ConfigError, IllegalActionError
+from tabletop_envs.earth import scoring
+from tabletop_envs.earth.catalogue import ACTIONS, TYPES
+
+from .scenario import (
+    CAT,
+    EVENT0,
+    A,
+    act,
+    after_setup,
+    choose_action,
+    clear_tableau,
+    flora,
+    game,
+    give,
+    legal,
+    plain_flora,
+    put,
+    random_play,
+    set_decision,
+    take,
+    with_ability,
+)
+
+
+def at_action(n=2, seed=0, p=0, **kw):
+    """A state where seat p is the active player choosing an action, with an empty tableau."""
+    s = after_setup(n, seed, **kw)
+    s.active = p
+    s.first = p
+    for q in range(n):
+        clear_tableau(s, q)
+    set_decision(s, {"t": "action", "p": p})
+    return s
+
+
+def empty_hands(s):
+    for q in range(s.n):
+        while s.hands[q]:
+            s.discard.append(s.hands[q].pop())
+
+
+def cheap(skip=0):
+    """A flora costing 1-2 with no black ability (planting it needs no further decision)."""
+    return flora(lambda c: 1 <= c["cost"] <= 2 and all(a["color"] != "black" for a in c["abilities"]), skip)
+
+
+# ====================================================================== setup
+def test_setup_shuffle_fauna_cards_and_place_1_on_each_of_the_4_fauna_spaces_either_side_face_up():
+    sides = set()
+    for seed in range(30):
+        s = game(2).new_initial_state(seed)
+        assert len(s.fauna) == 4 and len({f // 2 for f in s.fauna}) == 4
+        sides |= {f % 2 for f in s.fauna}
+    assert sides == {0, 1}
+
+
+def test_setup_place_1_ecosystem_on_each_of_the_2_spaces_then_deal_1_ecosystem_card_to_each_player():
+    s = game(4).new_initial_state(3)
+    assert len(s.public_eco) == 2
+    personal = [c for offer in s.offers["ecosystem"] for c in offer]
+    assert [len(o) for o in s.offers["ecosystem"]] == [1, 1, 1, 1]
+    assert len(set(personal) | {e // 2 for e in s.public_eco}) == 6
+
+
+def test_setup_deal_1_climate_and_1_island_to_each_player():
+    s = game(5).new_initial_state(1)
+    for what in ("climate", "island"):
+        cards = [c for offer in s.offers[what] for c in offer]
+        assert len(cards) == 5 and len(set(cards)) == 5
+
+
+def test_setup_each_player_selects_a_side_of_their_island_climate_and_ecosystem():
+    s = game(2).new_initial_state(0)
+    p = s.current_player()
+    assert s.decision() == "side"
+    card = s.offers["island"][p][0]
+    assert legal(s, "side_island") == [2 * card, 2 * card + 1]
+    act(s, "side_island", 2 * card + 1)
+    assert s.island[p] == 2 * card + 1
+    card = s.offers["climate"][p][0]
+    assert legal(s, "side_climate") == [2 * card, 2 * card + 1]
+    act(s, "side_climate", 2 * card)
+    card = s.offers["ecosystem"][p][0]
+    assert legal(s, "side_ecosystem") == [2 * card, 2 * card + 1]
+    act(s, "side_ecosystem", 2 * card + 1)
+    assert (s.climate[p], s.eco[p]) == (2 * s.offers["climate"][p][0], 2 * card + 1)
+
+
+def test_advanced_game_deals_2_island_2_climate_and_2_ecosystem_cards_to_choose_1_of_each():
+    s = game(2, advanced_draft=True).new_initial_state(0)
+    assert all(len(o) == 2 for what in ("island", "climate", "ecosystem") for o in s.offers[what])
+    assert len(legal(s, "side_island")) == 4
+
+
+def test_randomly_choose_a_start_player_and_give_them_the_1st_player_token():
+    firsts = {game(3).new_initial_state(seed).first for seed in range(40)}
+    assert firsts == {0, 1, 2}
+    s = after_setup(3, 5)
+    assert s.active == s.first and s.current_player() == s.first and s.decision() == "action"
+
+
+def test_each_player_draws_island_cards_composts_the_island_number_simultaneously_and_takes_island_soil():
+    s = after_setup(3, 2)
+    for p in range(3):
+        isl = CAT.islands[s.island[p]]
+        assert len(s.hands[p]) == isl["draw"] - isl["compost"]
+        assert len(s.compost[p]) == isl["compost"] and all(s.compost_known[p])
+        assert s.soil[p] == isl["soil"]
+
+
+def test_setup_compost_choice_is_hidden_from_the_other_players():
+    s = game(2).new_initial_state(4)
+    while s.decision() != "setup_compost":
+        s.apply_action(s.legal_actions()[0])
+    p = s.current_player()
+    other = 1 - p
+    options = legal(s, "card")
+    a, b = s.clone(), s.clone()
+    act(a, "card", options[0])
+    act(b, "card", options[-1])
+    np.testing.assert_array_equal(a.observation(other), b.observation(other))
+    assert not np.array_equal(a.observation(p), b.observation(p))
+
+
+def test_other_players_island_and_climate_sides_stay_hidden_until_everyone_has_chosen():
+    s = game(2).new_initial_state(0)
+    p = s.current_player()
+    other = 1 - p
+    before = s.observation(other)
+    card = s.offers["island"][p][0]
+    a = s.clone()
+    act(a, "side_island", 2 * card)
+    b = s.clone()
+    act(b, "side_island", 2 * card + 1)
+    np.testing.assert_array_equal(a.observation(other), b.observation(other))
+    assert a.observation(other)[s.game.observation_layout.slices["island"]].sum() == before[
+        s.game.observation_layout.slices["island"]].sum()
+    done = after_setup(2, 0)
+    lay = done.game.observation_layout
+    assert lay.view(done.observation(other), "island")[(p - other) % 2].sum() == 1
+
+
+# ====================================================================== choosing actions
+def test_you_may_choose_the_same_action_as_another_player():
+    s = at_action(2, p=0)
+    empty_hands(s)
+    choose_action(s, "water")
+    random_play(s, until=lambda t: t.decision() == "action" and t.active == 1)
+    assert ACTIONS.index("water") in legal(s, "action")
+    choose_action(s, "water")
+    assert s.last_action == [2, 2]
+
+
+def test_you_may_perform_the_same_action_multiple_turns_in_a_row():
+    s = at_action(1, p=0)
+    empty_hands(s)
+    for _ in range(3):
+        assert legal(s, "action") == [0, 1, 2, 3]
+        choose_action(s, "compost")
+        random_play(s, until=lambda t: t.decision() == "action")
+    assert s.turns == 3 and s.last_action == [1]
+
+
+def test_you_cannot_choose_action_x_applies_only_as_active_player():
+    terrain = with_ability(lambda a: a["kind"] == "forbid_action", "terrain")
+    banned = next(a["action"] for a in CAT.earth[terrain]["abilities"] if a["kind"] == "forbid_action")
+    s = at_action(2, p=0)
+    empty_hands(s)
+    put(s, 0, 5, terrain)
+    assert ACTIONS.index(banned) not in legal(s, "action")
+    assert len(legal(s, "action")) == 3
+    # when another player chooses it, the forbidding player still takes the other row
+    s.active = s.first = 1
+    set_decision(s, {"t": "action", "p": 1})
+    choose_action(s, banned)
+    assert s.current_player() == 0 and s.decision() == "option"
+
+
+# ====================================================================== planting
+def test_planting_active_player_may_plant_up_to_2_cards_paying_the_soil_cost():
+    s = at_action(2, p=0)
+    empty_hands(s)
+    a, b, c = cheap(0), cheap(1), cheap(2)
+    give(s, 0, a, b, c)
+    s.soil[0] = 20
+    choose_action(s, "plant")
+    assert s.decision() == "plant" and set(legal(s, "plant")) == {a, b, c}
+    act(s, "plant", a)
+    act(s, "cell", 5)
+    act(s, "plant", b)
+    act(s, "cell", 6)
+    assert s.grid[0][5] == a and s.grid[0][6] == b
+    assert s.soil[0] == 20 - CAT.earth[a]["cost"] - CAT.earth[b]["cost"]
+    assert s.decision() != "plant" or s.current_player() != 0  # no third planting
+
+
+def test_planting_needs_enough_soil_for_the_cost():
+    s = at_action(2, p=0)
+    empty_hands(s)
+    expensive = flora(lambda c: c["cost"] >= 5)
+    give(s, 0, expensive)
+    s.soil[0] = CAT.earth[expensive]["cost"] - 1
+    choose_action(s, "plant")
+    assert s.decision() != "plant" or s.current_player() != 0
+
+
+def test_your_1st_card_can_be_placed_anywhere_later_cards_adjacent_orthogonally_or_diagonally():
+    s = at_action(2, p=0)
+    empty_hands(s)
+    a, b = cheap(0), cheap(1)
+    give(s, 0, a, b)
+    s.soil[0] = 20
+    choose_action(s, "plant")
+    act(s, "plant", a)
+    assert legal(s, "cell") == list(range(16))
+    act(s, "cell", 0)
+    act(s, "plant", b)
+    assert legal(s, "cell") == [1, 4, 5]  # orthogonal and diagonal neighbours of the corner
+
+
+def test_after_planting_the_active_player_draws_4_keeps_1_and_discards_the_rest():
+    s = at_action(2, p=0)
+    empty_hands(s)
+    discard = len(s.discard)
+    choose_action(s, "plant")
+    assert s.decision() == "keep" and len(s.drawn[0]) == 4
+    keep = legal(s, "card")
+    act(s, "card", keep[1])
+    assert s.hands[0] == [keep[1]] and len(s.discard) == discard + 3 and s.drawn[0] == []
+
+
+def test_planting_other_players_may_plant_1_card_then_draw_1():
+    s = at_action(2, p=0)
+    empty_hands(s)
+    a, b = cheap(0), cheap(1)
+    give(s, 1, a, b)
+    s.soil[1] = 20
+    choose_action(s, "plant")
+    act(s, "card", legal(s, "card")[0])  # active keeps one card
+    assert s.current_player() == 1 and s.decision() == "plant"
+    act(s, "plant", a)
+    act(s, "cell", 3)
+    assert s.grid[1][3] == a
+    assert len(s.hands[1]) == 2  # b plus the card drawn after planting
+    assert not (s.decision() == "plant" and s.current_player() == 1)
+
+
+def test_planting_all_players_activate_green_abilities():
+    s = at_action(2, p=0)
+    empty_hands(s)
+    green_terrain = with_ability(lambda a: a["color"] == "green" and a["gain"][0]["res"] == "soil", "terrain")
+    put(s, 1, 0, green_terrain)
+    put(s, 0, 0, green_terrain + 0 if False else with_ability(
+        lambda a: a["color"] == "green" and a["gain"][0]["res"] == "soil", "terrain", skip=1))
+    choose_action(s, "plant")
+    act(s, "card", legal(s, "card")[0])
+    random_play_until_activation(s)
+    assert s.decision() == "activate" and s.queue[0]["colour"] == "green"
+    seen = []
+    while s.decision() == "activate":
+        seen.append(s.current_player())
+        soil = s.soil[s.current_player()]
+        p = s.current_player()
+        act(s, "activate", legal(s, "activate")[0])
+        assert s.soil[p] > soil
+        while s.decision() == "activate" and s.current_player() == p:
+            act(s, "pass")
+    assert seen == [0, 1]
+
+
+def finish_ability(s):
+    """Resolve the pending ability (passing or taking first choices) back to the activation decision."""
+    while s.decision() not in ("activate", "action"):
+        s.apply_action(A(s, "pass") if A(s, "pass") in s.legal_actions() else s.legal_actions()[0])
+
+
+def random_play_until_activation(s):
+    rng = np.random.default_rng(1)
+    while s.decision() != "activate":
+        acts = s.legal_actions()
+        passes = [a for a in acts if a == A(s, "pass")]
+        s.apply_action(passes[0] if passes else int(rng.choice(acts)))
+
+
+# ====================================================================== composting
+def test_composting_active_gains_5_soil_and_composts_2_from_the_draw_pile_face_down():
+    s = at_action(2, p=0)
+    soil, comp, top2 = s.soil[0], len(s.compost[0]), s.deck[-2:]
+    choose_action(s, "compost")
+    assert s.soil[0] == soil + 5
+    assert len(s.compost[0]) == comp + 2 and sorted(s.compost[0][-2:]) == sorted(top2)
+    assert s.compost_known[0][-2:] == [False, False]
+
+
+def test_there_is_no_limit_to_the_amount_of_soil():
+    s = at_action(1, p=0)
+    s.soil[0] = 500
+    choose_action(s, "compost")
+    assert s.soil[0] == 505
+
+
+def test_composting_other_players_gain_2_soil_or_compost_2_from_the_draw_pile():
+    for option, soil_gain, comp_gain in ((0, 2, 0), (1, 0, 2)):
+        s = at_action(2, p=0)
+        choose_action(s, "compost")
+        assert s.current_player() == 1 and s.decision() == "option"
+        soil, comp = s.soil[1], len(s.compost[1])
+        act(s, "option", option)
+        assert (s.soil[1] - soil, len(s.compost[1]) - comp) == (soil_gain, comp_gain)
+
+
+def test_composting_all_players_activate_red_abilities():
+    s = at_action(2, p=0)
+    red = with_ability(lambda a: a["color"] == "red" and a["kind"] == "gain" and not a.get("cost")
+                       and a["gain"][0]["res"] == "soil" and "per" not in a["gain"][0] and not a.get("if_action"))
+    put(s, 1, 0, red)
+    choose_action(s, "compost")
+    act(s, "option", 0)
+    while not (s.decision() == "activate" and s.current_player() == 1):
+        s.apply_action(A(s, "pass") if A(s, "pass") in s.legal_actions() else s.legal_actions()[0])
+    assert s.queue[0]["colour"] == "red" and {0, 1} & set(legal(s, "activate"))
+
+
+# ====================================================================== watering
+def sprout_flora(spaces_at_least=3, skip=0):
+    return flora(lambda c: c["sprouts"] >= spaces_at_least and not any(a["color"] == "black" for a in c["abilities"]),
+                 skip)
+
+
+def test_watering_active_places_up_to_6_sprouts_on_empty_sprout_spaces_then_gains_2_soil():
+    s = at_action(2, p=0)
+    f1, f2 = sprout_flora(4, 0), sprout_flora(4, 1)
+    put(s, 0, 0, f1)
+    put(s, 0, 1, f2)
+    soil = s.soil[0]
+    choose_action(s, "water")
+    assert s.decision() == "place" and legal(s, "cell") == [0, 1]
+    for cell in (0, 0, 1, 1, 1, 0):
+        act(s, "cell", cell)
+    assert s.spr[0][:2] == [3, 3] and s.soil[0] == soil + 2
+
+
+def test_watering_sprouts_only_on_flora_with_empty_sprout_spaces_unplaceable_sprouts_are_lost():
+    s = at_action(2, p=0)
+    small = flora(lambda c: c["sprouts"] == 2)
+    put(s, 0, 0, small)
+    choose_action(s, "water")
+    act(s, "cell", 0)
+    act(s, "cell", 0)
+    assert s.spr[0][0] == 2
+    assert not (s.decision() == "place" and s.current_player() == 0)  # the other 4 are lost
+    assert sum(s.spr[0]) == 2
+
+
+def test_sprouts_cannot_be_saved_in_a_personal_supply():
+    s = at_action(2, p=0)
+    choose_action(s, "water")  # empty tableau: all 6 sprouts are lost at once
+    assert sum(s.spr[0]) == 0 and s.current_player() == 1
+
+
+def test_watering_other_players_place_up_to_2_sprouts_or_gain_2_soil():
+    s = at_action(2, p=0)
+    put(s, 1, 4, sprout_flora(3))
+    choose_action(s, "water")
+    assert s.current_player() == 1 and s.decision() == "option"
+    act(s, "option", 0)
+    act(s, "cell", 4)
+    act(s, "cell", 4)
+    assert s.spr[1][4] == 2
+    s2 = at_action(2, p=0)
+    choose_action(s2, "water")
+    soil = s2.soil[1]
+    act(s2, "option", 1)
+    assert s2.soil[1] == soil + 2
+
+
+def test_convert_3_sprouts_to_2_soil_at_any_other_time():
+    s = at_action(2, p=0)
+    put(s, 0, 0, sprout_flora(4), sprouts=4)
+    assert 0 in legal(s, "convert")
+    soil = s.soil[0]
+    act(s, "convert")
+    assert s.decision() == "pay"
+    for _ in range(3):
+        act(s, "cell", 0)
+    assert s.spr[0][0] == 1 and s.soil[0] == soil + 2 and s.decision() == "action"
+
+
+def test_you_cannot_convert_sprouts_to_soil_during_the_watering_action():
+    s = at_action(2, p=0)
+    put(s, 1, 0, sprout_flora(4), sprouts=4)
+    choose_action(s, "water")
+    assert s.decision() == "option" and s.current_player() == 1
+    assert legal(s, "convert") == []
+    act(s, "option", 1)
+    # after the action, during blue activation or the end-of-turn window, conversion is back
+    while s.current_player() != 1 or not legal(s, "convert"):
+        s.apply_action(A(s, "pass") if A(s, "pass") in s.legal_actions() else s.legal_actions()[0])
+    assert s.stage in ("activation", "end")
+
+
+def test_you_cannot_convert_sprouts_in_the_middle_of_a_card_ability():
+    s = at_action(2, p=0)
+    put(s, 0, 0, sprout_flora(5), sprouts=5)
+    set_decision(s, {"t": "pay", "p": 0, "res": "sprouts", "left": 2})
+    s.queue.append({"t": "action", "p": 0})
+    assert legal(s, "convert") == [] and legal(s, "event") == []
+
+
+# ====================================================================== growing
+def grow_flora(at_least=2, skip=0):
+    return flora(lambda c: c["growth"] >= at_least and not any(a["color"] == "black" for a in c["abilities"]), skip)
+
+
+def test_growing_active_draws_4_then_places_up_to_2_growth():
+    s = at_action(2, p=0)
+    put(s, 0, 0, grow_flora(3))
+    hand = len(s.hands[0])
+    choose_action(s, "grow")
+    assert len(s.hands[0]) == hand + 4
+    act(s, "cell", 0)
+    act(s, "cell", 0)
+    assert s.gro[0][0] == 2
+
+
+def test_there_is_no_limit_to_the_number_of_cards_in_hand():
+    s = at_action(1, p=0)
+    give(s, 0, *s.deck[-40:])
+    n = len(s.hands[0])
+    choose_action(s, "grow")
+    assert len(s.hands[0]) == n + 4
+
+
+def test_growth_is_limited_by_the_maximum_and_the_last_piece_is_a_canopy():
+    s = at_action(2, p=0)
+    one = grow_flora(1, 0) if CAT.earth[grow_flora(1, 0)]["growth"] == 1 else flora(lambda c: c["growth"] == 1)
+    put(s, 0, 0, one)
+    choose_action(s, "grow")
+    act(s, "cell", 0)
+    assert s.gro[0][0] == 1
+    assert legal(s, "cell") == []  # full: the single piece is the canopy
+    assert scoring.growth_vp(CAT, one, 1) == CAT.earth[one]["canopy"]
+    tall = flora(lambda c: c["growth"] >= 3)
+    assert scoring.growth_vp(CAT, tall, 2) == 2
+    assert scoring.growth_vp(CAT, tall, CAT.earth[tall]["growth"]) == CAT.earth[tall]["canopy"]
+
+
+def test_growing_other_players_draw_2_or_place_up_to_2_growth():
+    s = at_action(2, p=0)
+    put(s, 1, 0, grow_flora(3))
+    choose_action(s, "grow")
+    assert s.current_player() == 1  # the active player had no flora: both growth were lost
+    hand = len(s.hands[1])
+    act(s, "option", 0)
+    assert len(s.hands[1]) == hand + 2
+    s = at_action(2, p=0)
+    put(s, 1, 0, grow_flora(3))
+    choose_action(s, "grow")
+    act(s, "option", 1)
+    act(s, "cell", 0)
+    act(s, "cell", 0)
+    assert s.gro[1][0] == 2
+
+
+def test_if_the_deck_runs_out_shuffle_the_discard_but_not_the_compost():
+    s = at_action(1, p=0)
+    rest = list(s.deck)
+    s.discard = rest[:10]
+    s.compost[0] += rest[10:]
+    s.compost_known[0] += [False] * len(rest[10:])
+    s.deck = []
+    comp = list(s.compost[0])
+    choose_action(s, "grow")
+    assert len(s.deck) == 6 and len(s.discard) == 0
+    assert s.compost[0] == comp
+
+
+def test_if_deck_and_discard_are_both_empty_players_can_no_longer_draw():
+    s = at_action(1, p=0)
+    s.hands[0] += s.deck + s.discard
+    s.deck, s.discard = [], []
+    n = len(s.hands[0])
+    choose_action(s, "grow")
+    assert len(s.hands[0]) == n
+    s.check_invariants()
+
+
+# ====================================================================== activating abilities
+def test_each_ability_only_once_per_turn_and_the_tableau_left_to_right_top_to_bottom():
+    s = at_action(2, p=0)
+    f = with_ability(lambda a: a["color"] == "multi" and a["gain"][0]["res"] == "soil" and not a.get("cost"))
+    f2 = with_ability(lambda a: a["color"] == "multi" and a["gain"][0]["res"] == "soil" and not a.get("cost"), skip=1)
+    put(s, 0, 0, f)
+    put(s, 0, 5, f2)
+    s.island[0], s.climate[0] = 2, 1  # brown island, blue climate: no red ability outside the tableau
+    set_decision(s, {"t": "activate", "p": 0, "colour": "red", "tn": 0, "icn": 0, "tc": False, "icc": False,
+                     "only": -1})
+    s.queue.append({"t": "action", "p": 0})
+    assert legal(s, "activate") == [0, 10]
+    act(s, "activate", 10)  # skipping cell 0 by activating the later card first
+    assert legal(s, "activate") == []
+    s2 = s.clone()
+    assert s2.decision() == "action"
+
+
+def test_island_and_climate_both_before_or_both_after_the_tableau():
+    s = at_action(2, p=0)
+    red_flora = flora(lambda c: len(c["abilities"]) == 1 and c["abilities"][0]["color"] == "red"
+                      and c["abilities"][0]["gain"][0]["res"] == "soil" and not c["abilities"][0].get("cost")
+                      and not c["abilities"][0].get("if_action") and "per" not in c["abilities"][0]["gain"][0])
+    put(s, 0, 0, red_flora)
+    s.island[0] = 19  # [Red] +2 sprouts if you chose Red
+    s.climate[0] = 0  # [Red] +2 soil
+    s.action = ACTIONS.index("compost")
+    base = {"t": "activate", "p": 0, "colour": "red", "tn": 0, "icn": 0, "tc": False, "icc": False, "only": -1}
+    # island first: then the climate, then the tableau
+    s1 = s.clone()
+    set_decision(s1, dict(base))
+    s1.queue.append({"t": "action", "p": 1})
+    assert set(legal(s1, "activate")) >= {0, 32, 34}
+    act(s1, "activate", 32)
+    finish_ability(s1)
+    assert 34 in legal(s1, "activate") and 0 in legal(s1, "activate")
+    act(s1, "activate", 0)
+    finish_ability(s1)
+    # the climate cannot come after the tableau now: nothing is left, the activation is over
+    assert s1.decision() == "action" and s1.climate[0] == 0
+    # tableau first: island and climate both after
+    s2 = s.clone()
+    set_decision(s2, dict(base))
+    s2.queue.append({"t": "action", "p": 1})
+    act(s2, "activate", 0)
+    finish_ability(s2)
+    assert {32, 34} <= set(legal(s2, "activate"))
+    act(s2, "activate", 34)
+    finish_ability(s2)
+    assert 32 not in legal(s2, "activate")  # island before climate
+
+
+def test_abilities_with_a_cost_before_the_colon_must_be_paid_first_and_only_when_payable():
+    s = at_action(2, p=0)
+    payer = with_ability(lambda a: a["color"] == "yellow" and (a.get("cost") or {}).get("sprouts") == 2)
+    put(s, 0, 0, payer)
+    target = sprout_flora(4)
+    put(s, 0, 1, target, sprouts=1)
+    s.island[0], s.climate[0] = 2, 1
+    set_decision(s, {"t": "activate", "p": 0, "colour": "yellow", "tn": 0, "icn": 0, "tc": False, "icc": False,
+                     "only": -1})
+    s.queue.append({"t": "action", "p": 1})
+    assert 0 not in legal(s, "activate")  # only 1 sprout: cannot pay 2
+    s.spr[0][1] = 3
+    s._mask_cache = None
+    act(s, "activate", 0)
+    assert s.decision() == "pay"
+    act(s, "cell", 1)
+    act(s, "cell", 1)
+    assert s.spr[0][1] == 1 and s.decision() == "place"
+
+
+def test_multicoloured_abilities_matching_the_current_action_are_also_activated():
+    s = at_action(2, p=0)
+    multi = with_ability(lambda a: a["color"] == "multi")
+    put(s, 0, 0, multi)
+    s.island[0], s.climate[0] = 2, 1
+    s.soil[0] = 10
+    for colour, ok in (("red", True), ("blue", True), ("yellow", True), ("green", False)):
+        set_decision(s, {"t": "activate", "p": 0, "colour": colour, "tn": 0, "icn": 0, "tc": False, "icc": False,
+                         "only": -1})
+        s.queue.append({"t": "action", "p": 1})
+        assert (0 in legal(s, "activate")) == ok
+
+
+def test_you_are_never_forced_to_activate_a_card_ability():
+    s = at_action(2, p=0)
+    put(s, 0, 0, with_ability(lambda a: a["color"] == "multi"))
+    s.soil[0] = 10
+    set_decision(s, {"t": "activate", "p": 0, "colour": "red", "tn": 0, "icn": 0, "tc": False, "icc": False,
+                     "only": -1})
+    s.queue.append({"t": "action", "p": 1})
+    assert A(s, "pass") in s.legal_actions()
+    soil = s.soil[0]
+    act(s, "pass")
+    assert s.soil[0] == soil and s.decision() == "action"
+
+
+def test_black_abilities_are_triggered_only_when_played():
+    black = with_ability(lambda a: a["color"] == "black" and a["gain"][0]["res"] == "draw" and not a.get("cost"))
+    s = at_action(2, p=0)
+    empty_hands(s)
+    give(s, 0, black)
+    s.soil[0] = 20
+    choose_action(s, "plant")
+    act(s, "plant", black)
+    act(s, "cell", 0)
+    assert s.decision() == "activate" and s.queue[0]["colour"] == "black" and legal(s, "activate") == [0]
+    act(s, "activate", 0)
+    assert len(s.hands[0]) == CAT.earth[black]["abilities"][0]["gain"][0]["n"]
+    # never again: not in any action's activation
+    for colour in ("green", "red", "blue", "yellow"):
+        assert not s.slot_usable(0, 0, colour)
+
+
+def test_brown_abilities_have_end_game_scoring_and_are_never_activated():
+    terrain = with_ability(lambda a: a["kind"] == "score", "terrain")
+    s = at_action(2, p=0)
+    put(s, 0, 0, terrain)
+    for colour in ("green", "red", "blue", "yellow", "black"):
+        assert not s.slot_usable(0, 0, colour) and not s.slot_usable(0, 1, colour)
+
+
+def test_all_players_activate_clockwise_from_the_active_player():
+    s = at_action(3, p=1)
+    multi = with_ability(lambda a: a["color"] == "multi" and not a.get("cost"))
+    for q in range(3):
+        put(s, q, 0, multi if q == 0 else with_ability(lambda a: a["color"] == "multi" and not a.get("cost"),
+                                                         skip=q))
+        s.island[q], s.climate[q] = 2, 1
+    choose_action(s, "compost")
+    for q in (2, 0):
+        assert s.current_player() == q
+        act(s, "option", 0)
+    order = []
+    while s.decision() == "activate":
+        order.append(s.current_player())
+        act(s, "pass")
+    assert order == [1, 2, 0]
+
+
+# ====================================================================== events
+def event_card(pred=lambda c: True):
+    return next(c["id"] for c in CAT.earth if c["kind"] == "event" and pred(c))
+
+
+def free_event():
+    return event_card(lambda c: not c["abilities"][0].get("cost"))
+
+
+def test_events_can_be_played_at_any_time_including_other_players_turns():
+    s = at_action(2, p=0)
+    e = free_event()
+    give(s, 1, e)
+    choose_action(s, "compost")
+    assert s.current_player() == 1 and s.decision() == "option"
+    assert legal(s, "event") == [e - EVENT0]
+    act(s, "event", e - EVENT0)
+    assert e in s.events[1] and s.decision() == "option" and s.current_player() == 1
+
+
+def test_events_can_be_played_between_the_activation_of_2_abilities():
+    s = at_action(2, p=0)
+    e = free_event()
+    give(s, 0, e)
+    put(s, 0, 0, with_ability(lambda a: a["color"] == "multi" and not a.get("cost")))
+    put(s, 0, 1, with_ability(lambda a: a["color"] == "multi" and not a.get("cost"), skip=1))
+    s.island[0], s.climate[0] = 2, 1
+    set_decision(s, {"t": "activate", "p": 0, "colour": "red", "tn": 0, "icn": 0, "tc": False, "icc": False,
+                     "only": -1})
+    s.queue.append({"t": "action", "p": 1})
+    act(s, "activate", 0)
+    while s.decision() != "activate":
+        s.apply_action(s.legal_actions()[0])
+    assert e - EVENT0 in legal(s, "event")
+    act(s, "event", e - EVENT0)
+    assert s.decision() == "activate" and 2 in legal(s, "activate")
+
+
+def test_end_of_turn_window_lets_every_player_play_events_or_convert():
+    s = at_action(2, p=0)
+    empty_hands(s)
+    give(s, 1, free_event())
+    choose_action(s, "compost")
+    act(s, "option", 0)
+    while s.decision() != "window":
+        s.apply_action(A(s, "pass"))
+    assert s.current_player() == 1 and legal(s, "event") and A(s, "pass") in s.legal_actions()
+
+
+def test_events_do_not_go_to_the_tableau_they_go_to_the_event_stack_and_cannot_be_composted():
+    s = at_action(2, p=0)
+    e = free_event()
+    give(s, 0, e)
+    act(s, "event", e - EVENT0)
+    while s.decision() != "action":
+        s.apply_action(s.legal_actions()[0])
+    assert s.events[0] == [e] and e not in s.grid[0] and e not in s.hands[0]
+    set_decision(s, {"t": "compost_hand", "p": 0, "left": 5})
+    assert e not in legal(s, "card")
+
+
+def test_events_may_earn_or_lose_points_at_the_end_of_the_game():
+    s = at_action(2, p=0)
+    neg = event_card(lambda c: c["vp"] < 0)
+    s.events[0].append(take(s, neg))
+    assert scoring.score_breakdown(s, 0)["2_events"] == CAT.earth[neg]["vp"] < 0
+
+
+def test_whenever_you_play_an_event_brown_ability_triggers():
+    s = at_action(2, p=0)
+    s.island[0] = 3  # [Brown] whenever you play an event: +1 soil
+    e = event_card(lambda c: not c["abilities"][0].get("cost") and c["abilities"][0]["gain"][0]["res"] == "draw")
+    give(s, 0, e)
+    soil = s.soil[0]
+    act(s, "event", e - EVENT0)
+    assert s.soil[0] == soil + 1
+
+
+# ====================================================================== fauna
+def fauna_state(measure="soil"):
+    s = at_action(3, p=1)
+    side = next(f["id"] for f in CAT.fauna if f["measure"] == measure)
+    s.fauna = [side, s.fauna[1], s.fauna[2], s.fauna[3]]
+    s.fauna = [side] + [f for f in s.fauna[1:] if CAT.fauna[f]["measure"] != measure][:3]
+    while len(s.fauna) < 4:
+        s.fauna.append(next(f["id"] for f in CAT.fauna if f["measure"] == "full_rows"))
+    return s, CAT.fauna[side]["n"]
+
+
+def end_turn(s):
+    """Finish the current turn with passes / first choices."""
+    turns = s.turns
+    while s.turns == turns and not s.is_terminal():
+        s.apply_action(A(s, "pass") if A(s, "pass") in s.legal_actions() else s.legal_actions()[0])
+
+
+def test_fauna_claimed_at_end_of_turn_with_the_highest_available_vp_tier():
+    s, need = fauna_state("soil")
+    s.soil[2] = need + 10
+    choose_action(s, "water")
+    assert s.leaves[0] == []  # not during the turn
+    end_turn(s)
+    assert s.leaves[0] == [2]
+    assert scoring.score_breakdown(s, 2)["8_fauna"] >= 15
+
+
+def test_fauna_ties_on_the_same_turn_placed_clockwise_starting_with_the_active_player():
+    s, need = fauna_state("soil")
+    for q in range(3):
+        s.soil[q] = need + 10
+    choose_action(s, "water")
+    end_turn(s)
+    assert s.leaves[0] == [1, 2, 0]
+    tiers = [scoring.score_breakdown(s, q)["8_fauna"] for q in (1, 2, 0)]
+    assert tiers[0] >= 15 and tiers[1] >= 11 and tiers[2] >= 8 and tiers[0] > tiers[1] > tiers[2]
+
+
+def test_a_claimed_fauna_objective_cannot_be_lost():
+    s, need = fauna_state("soil")
+    s.soil[2] = need + 10
+    choose_action(s, "water")
+    end_turn(s)
+    s.soil[2] = 0
+    choose_action(s, "water")
+    end_turn(s)
+    assert s.leaves[0] == [2]
+
+
+def test_beginner_fauna_side_gives_every_achiever_10_vp():
+    s = at_action(2, p=0, fauna_side="beginner")
+    s.leaves = [[0, 1], [], [], []]
+    assert scoring.score_breakdown(s, 1)["8_fauna"] == 10 == scoring.score_breakdown(s, 0)["8_fauna"]
+
+
+# ====================================================================== end of the game
+def fill(s, p, n=16):
+    cards = [c for c in s.deck if CAT.is_flora[c]][:n]
+    for i, c in enumerate(cards):
+        put(s, p, i, c)
+
+
+def test_the_game_ends_at_the_end_of_the_round_in_which_a_player_completes_16_cards():
+    s = at_action(3, p=0)
+    fill(s, 1, 16)
+    choose_action(s, "water")
+    end_turn(s)
+    assert s.end_triggered and not s.is_terminal() and s.active == 1
+    choose_action(s, "water")
+    end_turn(s)
+    assert not s.is_terminal()
+    choose_action(s, "water")
+    end_turn(s)
+    assert s.is_terminal() and s.turns == 3
+
+
+def test_the_player_who_first_completes_their_tableau_takes_the_7_vp_bonus():
+    s = at_action(2, p=0)
+    fill(s, 1, 16)
+    choose_action(s, "water")
+    end_turn(s)
+    assert s.bonus == 1
+    assert scoring.score_breakdown(s, 1)["8_fauna"] - 7 == sum(
+        scoring.FAUNA_TIERS[c.index(1)] for c in s.leaves if 1 in c)
+
+
+def test_if_the_active_player_and_another_complete_on_the_same_turn_the_active_player_gets_the_bonus():
+    s = at_action(3, p=1)
+    fill(s, 0, 16)
+    fill(s, 1, 16)
+    choose_action(s, "water")
+    end_turn(s)
+    assert s.bonus == 1
+
+
+def test_if_several_non_active_players_complete_the_closest_clockwise_to_the_active_player_gets_it():
+    s = at_action(4, p=1)
+    fill(s, 0, 16)
+    fill(s, 3, 16)
+    choose_action(s, "water")
+    end_turn(s)
+    assert s.bonus == 3
+
+
+def test_scoring_steps_1_to_8():
+    s = at_action(2, p=0)
+    f = flora(lambda c: c["growth"] >= 2 and c["sprouts"] >= 2)
+    put(s, 0, 0, f, sprouts=2, growth=CAT.earth[f]["growth"])
+    g = flora(lambda c: c["growth"] >= 3, skip=1)
+    put(s, 0, 1, g, growth=1)
+    e = event_card(lambda c: c["vp"] != 0)
+    s.events[0].append(take(s, e))
+    s.leaves = [[0], [1, 0], [], []]
+    s.bonus = 0
+    b = scoring.score_breakdown(s, 0)
+    isl, cli = CAT.islands[s.island[0]], CAT.climates[s.climate[0]]
+    assert b["1_base"] == isl["vp"] + cli["vp"] + CAT.earth[f]["vp"] + CAT.earth[g]["vp"]
+    assert b["2_events"] == CAT.earth[e]["vp"]
+    assert b["3_compost"] == len(s.compost[0])
+    assert b["4_sprouts"] == 2
+    assert b["5_growth"] == CAT.earth[f]["canopy"] + 1
+    assert b["6_terrain"] == 0
+    assert b["7_ecosystems"] == sum(scoring.ecosystem_vp(s, 0, x) for x in s.public_eco + [s.eco[0]])
+    assert b["8_fauna"] == 15 + 11 + 7
+    assert scoring.final_score(s, 0) == sum(b.values())
+
+
+def test_ties_are_broken_by_soil_then_hand_then_growth_then_sprouts_then_compost(monkeypatch):
+    s = at_action(2, p=0)
+    monkeypatch.setattr(scoring, "final_score", lambda st, p: 100)  # equal VP: only tiebreakers decide
+    f, g = flora(lambda c: c["growth"] >= 3 and c["sprouts"] >= 3, 0), flora(
+        lambda c: c["growth"] >= 3 and c["sprouts"] >= 3, 1)
+    for q, card in ((0, f), (1, g)):
+        s.hands[q], s.compost[q], s.compost_known[q] = [], [], []
+        s.soil[q] = 5
+        put(s, q, 0, card, sprouts=1, growth=1)
+    assert scoring.tiebreak_key(s, 0) == scoring.tiebreak_key(s, 1)
+    # each later tiebreaker is outweighed by every earlier one
+    steps = [("soil", lambda t, q: t.soil.__setitem__(q, 6)),
+             ("hand", lambda t, q: t.hands[q].append(t.deck.pop())),
+             ("growth", lambda t, q: t.gro[q].__setitem__(0, 2)),
+             ("sprouts", lambda t, q: t.spr[q].__setitem__(0, 2)),
+             ("compost", lambda t, q: (t.compost[q].append(t.deck.pop()), t.compost_known[q].append(False)))]
+    for i, (_, bump) in enumerate(steps):
+        t = s.clone()
+        bump(t, 1)
+        assert t.ranking()[0] == 1
+        for _, later in steps[i + 1:]:
+            later(t, 0)
+        assert t.ranking()[0] == 1, f"tiebreaker {i} must outweigh the later ones"
+
+
+def test_rank_reward_winner_plus_1_last_minus_1_and_ties_share_the_mean_zero_sum():
+    s = at_action(3, p=0)
+    s._game_over()
+    s.scores = [50, 40, 30]
+    keys = {0: (50,), 1: (40,), 2: (30,)}
+    orig = scoring.tiebreak_key
+    try:
+        scoring.tiebreak_key = lambda st, p: keys[p]
+        np.testing.assert_allclose(s.returns(), [1, 0, -1])
+        keys[1] = (50,)
+        np.testing.assert_allclose(s.returns(), [0.5, 0.5, -1])
+        assert abs(s.returns().sum()) < 1e-12
+    finally:
+        scoring.tiebreak_key = orig
+
+
+def test_vp_margin_reward_is_own_vp_minus_mean_of_the_others():
+    s = at_action(3, p=0, reward="vp_margin")
+    s._game_over()
+    s.scores = [50, 40, 30]
+    np.testing.assert_allclose(s.returns(), [15, 0, -15])
+
+
+def test_solo_reward_is_the_final_vp():
+    s = after_setup(1, 3)
+    random_play(s)
+    assert s.returns().tolist() == [float(scoring.final_score(s, 0))]
+    assert game(1).zero_sum is False and game(2).zero_sum is True
+
+
+def test_max_rounds_safety_ends_and_scores_a_game_that_cannot_finish():
+    s = after_setup(2, 0, max_rounds=2)
+    random_play(s)
+    assert s.rounds <= 2 and s.is_terminal() and s.scores is not None
+
+
+def test_bad_config_names_the_problem():
+    with pytest.raises(ConfigError, match="1-5 players"):
+        game(6)
+    with pytest.raises(ConfigError, match="reward"):
+        game(2, reward="money")
+
+
+def test_illegal_action_raises_with_the_legal_ones():
+    s = at_action(2, p=0)
+    with pytest.raises(IllegalActionError, match="Legal actions"):
+        act(s, "cell", 3)
+
+
+# ====================================================================== ecosystems
+def test_ecosystems_score_multiple_times_but_each_card_only_once_per_ecosystem():
+    s = at_action(2, p=0)
+    side = next(e["id"] for e in CAT.ecosystems if e["measure"] == "habitat" and e["per"] == 2)
+    hab = CAT.ecosystems[side]["arg"]
+    s.island[0] = next(i["id"] for i in CAT.islands if hab not in i["habitats"])
+    s.climate[0] = next(c["id"] for c in CAT.climates if hab not in c["habitats"])
+    cards = [c["id"] for c in CAT.earth if c["kind"] == "flora" and hab in c["habitats"]][:5]
+    for i, c in enumerate(cards):
+        put(s, 0, i, c)
+    assert scoring.ecosystem_vp(s, 0, side) == CAT.ecosystems[side]["vp"] * 2  # 5 cards: 2 pairs, 1 left over
+
+
+def test_type_count_table_ecosystem():
+    s = at_action(2, p=0)
+    side = next(e["id"] for e in CAT.ecosystems if e.get("table"))
+    t = CAT.ecosystems[side]["arg"]
+    for i, c in enumerate([c["id"] for c in CAT.earth if c["type"] == t][:4]):
+        put(s, 0, i, c)
+    assert scoring.ecosystem_vp(s, 0, side) == CAT.ecosystems[side]["table"][4] == 13
+
+
+def test_joker_flora_counts_as_every_type():
+    joker = next(c["id"] for c in CAT.earth if c["type"] == "joker")
+    assert CAT.types_of[joker] == set(TYPES)
+    s = at_action(2, p=0)
+    put(s, 0, 0, joker)
+    assert all(scoring.measure(s, 0, "type", t) == 1 for t in TYPES)
+
+
+def test_island_and_climate_count_for_habitat_objectives():
+    s = at_action(2, p=0)
+    hab = CAT.islands[s.island[0]]["habitats"][0]
+    before = scoring.measure(s, 0, "habitat", hab)
+    assert before >= 1
+    clear_tableau(s, 0)
+    s.island[0] = next(i["id"] for i in CAT.islands if hab not in i["habitats"])
+    assert scoring.measure(s, 0, "habitat", hab) == before - 1
+
+
+def test_plain_flora_helper_exists():
+    assert CAT.earth[plain_flora()]["abilities"][0]["kind"] == "gain"
