@@ -630,3 +630,74 @@ def test_max_turns_truncation_ends_every_game():
         obs, _, term, trunc, _ = e.last()
         e.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
     assert not e.agents and e.state.turn <= 4
+
+
+# --------------------------------------------------------------------------- readings of unclear rules (RULES.md)
+def test_at_most_one_defensive_change_per_challenge_and_a_ready_defender_losing_after_it_is_discarded():
+    s = scenario(p0=dict(ready=["African bush elephant"], reservoir=["Koala"]),
+                 p1=dict(ready=["Magnificent frigatebird"], reservoir=["Emu", "Walrus"]))
+    challenge(s, "African bush elephant", WEIGHT)
+    act(s, "defend_ready", "Magnificent frigatebird")
+    act(s, "change_statistic", LENGTH)  # Threat Display: a losing statistic is allowed
+    act(s, "pay_reservoir", "Emu")
+    assert s.phase != "change"  # no second change
+    assert names(s.discard[1]) == ["Emu", "Magnificent frigatebird"] and s.discard[0] == []
+
+
+def test_last_resort_compares_the_challengers_chosen_statistic():
+    fast = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]), p1=dict(reservoir=["Blue whale"]))
+    challenge(fast, "Lion", SPEED)  # 80 km/h against 48 km/h: the whale fails
+    assert fast.is_terminal() and fast.winner == 0
+    heavy = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]), p1=dict(reservoir=["Blue whale"]))
+    challenge(heavy, "Lion", WEIGHT)
+    assert not heavy.is_terminal() and heavy.discard[0] == ids(["Lion"])
+
+
+def test_last_resort_tie_does_not_stop_the_challenger():
+    s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]), p1=dict(reservoir=["Lion"]))
+    challenge(s, "Lion", WEIGHT)
+    assert s.is_terminal() and s.winner == 0 and s.discard[1] == ids(["Lion"])
+
+
+def test_challenge_against_empty_field_and_empty_reservoir_wins_the_game():
+    s = scenario(p0=dict(ready=["Garden snail"], reservoir=["Koala"]), p1=dict(hand=["Blue whale"]))
+    challenge(s, "Garden snail", SPEED)
+    assert s.is_terminal() and list(s.returns()) == [1.0, -1.0]
+
+
+def test_unseen_starting_card_revealed_by_last_resort_becomes_known_to_its_owner():
+    s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]), p1=dict(unseen=["Blue whale"]))
+    lay = s.game.observation_layout
+    assert not lay.view(s.observation(1), "my_reservoir_known").any()
+    challenge(s, "Lion", WEIGHT)
+    assert s.unseen[1] == [] and s.reservoir[1] == ids(["Blue whale"])
+    assert lay.view(s.observation(1), "my_reservoir_known")[cid("Blue whale")] > 0
+
+
+def test_last_resort_uses_tiny_of_the_revealed_card():
+    s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]), p1=dict(reservoir=["House mouse"]))
+    challenge(s, "Lion", WEIGHT)
+    assert not s.is_terminal() and s.discard[0] == ids(["Lion"])
+
+
+def test_player_2_unseen_card_counts_toward_the_six_card_reservoir_limit():
+    s = scenario(p1=dict(unseen=["Koala"], reservoir=["Emu", "Walrus", "Springbok", "Sea otter", "Orca"],
+                         hand=["Lion"]), player=1, phase="add")
+    assert legal(s, "add_to_reservoir") == []
+
+
+def test_reservoir_over_the_limit_after_blubber_store_leaves_keeps_its_cards_but_takes_no_addition():
+    seven = ["Koala", "Emu", "Walrus", "Springbok", "Sea otter", "Orca", "Giraffe"]
+    s = scenario(p0=dict(ready=["Lion"], reservoir=["Horse"]),
+                 p1=dict(ready=["Bowhead whale"], reservoir=seven, hand=["Tiger"]))
+    challenge(s, "Lion", SPEED)  # 80 km/h against 19.3 km/h
+    act(s, "defend_ready", "Bowhead whale")
+    act(s, "accept")  # it could pay to change to Weight; it accepts the loss
+    assert s.discard[1] == ids(["Bowhead whale"])
+    assert s.player == 1 and s.reservoir_size(1) == 7 and legal(s, "add_to_reservoir") == []
+
+
+def test_declare_step_locks_itself_when_no_further_challenger_can_be_declared():
+    s = scenario(p0=dict(ready=["Lion", "Tiger"], reservoir=["Koala"]), p1=dict(ready=["Sea otter"]))
+    act(s, "declare", "Tiger")  # one Full card: nobody else can join
+    assert s.phase == "statistic" and s.challenger == cid("Tiger")
