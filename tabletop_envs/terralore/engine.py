@@ -20,6 +20,8 @@ Rule choices where the text is silent are in RULES.md; the ones a user may chang
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 
 from ..core.engine import TERMINAL, Game, State, new_rng
@@ -163,6 +165,21 @@ class TerraloreState(State):
             self._draw(p, OPENING_HAND)
         if not game.mulligan:
             self._start_turn()
+
+    def clone(self) -> TerraloreState:
+        """A deep copy, by hand: the catalogue and game are shared, every zone is copied."""
+        twin = TerraloreState.__new__(TerraloreState)
+        twin.__dict__.update(self.__dict__)
+        for name in ("hand", "deck", "deck_list", "graveyard", "exile", "known_hand", "totals"):
+            setattr(twin, name, [list(x) for x in getattr(self, name)])
+        twin.field = [[list(lane) for lane in lanes] for lanes in self.field]
+        twin.face_down = [[list(lane) for lane in lanes] for lanes in self.face_down]
+        twin.weakened = [dict(w) for w in self.weakened]
+        for name in ("castle", "mulliganed", "done_placing", "result", "log"):
+            setattr(twin, name, list(getattr(self, name)))
+        twin.rng = copy.deepcopy(self.rng)
+        twin._mask_cache = None
+        return twin
 
     @classmethod
     def from_dict(cls, game, data):

@@ -1,0 +1,176 @@
+"""The card catalogue and preset decks: content requirements and validation errors."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from tabletop_envs.core.errors import CatalogueError, DeckError
+from tabletop_envs.terralore.catalogue import (
+    AFFINITIES,
+    CARDS_PATH,
+    RARITIES,
+    default_catalogue,
+    default_presets,
+    load_catalogue,
+    load_presets,
+    random_deck,
+    validate_deck,
+)
+from tabletop_envs.terralore.engine import TerraloreGame
+
+CAT = default_catalogue()
+
+
+def test_catalogue_has_at_least_60_distinct_cards_of_both_kinds():
+    assert len(CAT) >= 60 and len(set(CAT.names)) == len(CAT)
+    kinds = Counter(c.kind for c in CAT.cards)
+    assert kinds["creature"] >= 30 and kinds["skill"] >= 15
+
+
+def test_six_affinities_and_five_rarities_all_used():
+    assert Counter(c.affinity for c in CAT.cards).keys() == set(AFFINITIES)
+    rarity = Counter(c.rarity for c in CAT.cards)
+    assert rarity.keys() == set(RARITIES)
+    assert rarity["common"] > rarity["uncommon"] > rarity["rare"] > rarity["legendary"]
+
+
+def test_card_ids_are_catalogue_positions():
+    assert [c.id for c in CAT.cards] == list(range(len(CAT)))
+
+
+def test_named_cards_from_the_story_exist():
+    for name in ("Sturdy Turtle", "Healing Ray", "Cranky Seagull", "Seagull Poison", "Fortified Shell", "Red Fox"):
+        assert name in CAT.by_name
+    assert CAT.by_name["Cranky Seagull"].cost == 3
+    assert CAT.by_name["Fortified Shell"].slots == 3
+
+
+def test_every_card_has_readable_text():
+    for card in CAT.cards:
+        if card.effects or card.slots > 1:
+            assert card.text and "None" not in card.text
+
+
+def _write(tmp_path, cards):
+    path = tmp_path / "cards.json"
+    path.write_text(json.dumps({"cards": cards}))
+    return path
+
+
+def _raw():
+    return json.loads(CARDS_PATH.read_text())["cards"]
+
+
+@pytest.mark.parametrize(("mutate", "message"), [
+    (lambda c: c[3].update(kind="spell"), "'spell' is not one of"),
+    (lambda c: c[3].update(affinity="metal"), "'metal' is not one of"),
+    (lambda c: c[3].update(rarity="mythic"), "'mythic' is not one of"),
+    (lambda c: c[3].update(cost=-1), "outside the allowed range"),
+    (lambda c: c[3].update(cost="2"), "expected int"),
+    (lambda c: c[3].pop("points"), "a creature needs 'points'"),
+    (lambda c: c[3].update(colour="red"), "unknown field"),
+    (lambda c: c[3].update(id=7), "must equal its position"),
+    (lambda c: c[4].update(name=c[3]["name"]), "repeats name"),
+    (lambda c: c[8].update(points=3), "skills add no points"),
+    (lambda c: c[8].update(slots=2), "only creatures occupy lane slots"),
+    (lambda c: c[3].update(effects=[{"kind": "explode"}]), "'explode' is not one of"),
+    (lambda c: c[3].update(effects=[{"kind": "destroy"}]), "needs a 'target'"),
+    (lambda c: c[3].update(effects=[{"kind": "destroy", "target": "everything"}]), "needs a 'target' from"),
+    (lambda c: c[3].update(effects=[{"kind": "draw"}]), "needs an 'amount'"),
+    (lambda c: c[3].update(effects=[{"kind": "recover", "target": "any", "amount": 2}]), "takes no 'amount'"),
+    (lambda c: c[3].update(effects=[{"kind": "heal_castle", "amount": 1, "target": "creature"}]), "takes no 'target'"),
+    (lambda c: c[3].update(effects=[{"kind": "synergy", "amount": 1}]), "needs an 'affinity'"),
+    (lambda c: c[3].update(effects=[{"kind": "draw", "amount": 1, "affinity": "fire"}]), "takes no 'affinity'"),
+    (lambda c: c[8].update(effects=[{"kind": "lane_buff", "amount": 1}]), "only works on creatures"),
+    (lambda c: c[3].update(effects=[{"kind": "lane_buff", "amount": 1}, {"kind": "lane_buff", "amount": 2}]),
+     "each continuous effect kind once"),
+])
+def test_catalogue_validation_errors_name_the_card_and_the_fix(tmp_path, mutate, message):
+    cards = _raw()
+    mutate(cards)
+    with pytest.raises(CatalogueError, match=message) as err:
+        load_catalogue(_write(tmp_path, cards))
+    assert "cards.json" in str(err.value) and "cards[" in str(err.value)
+
+
+def test_catalogue_file_errors(tmp_path):
+    bad = tmp_path / "cards.json"
+    bad.write_text("{not json")
+    with pytest.raises(CatalogueError, match="not valid JSON at line 1"):
+        load_catalogue(bad)
+    with pytest.raises(CatalogueError, match="cannot read"):
+        load_catalogue(tmp_path / "missing.json")
+    with pytest.raises(CatalogueError, match="cannot fill a 20-card"):
+        load_catalogue(_write(tmp_path, _raw()[:10]))
+
+
+def test_the_shipped_catalogue_loads_from_disk_like_the_default():
+    assert load_catalogue(CARDS_PATH).names == CAT.names
+
+
+# ------------------------------------------------------------------ decks
+def test_at_least_four_themed_preset_decks_each_legal():
+    presets = default_presets()
+    assert len(presets) >= 4
+    for name, deck in presets.items():
+        assert validate_deck(CAT, deck, name) == deck
+
+
+def test_preset_decks_are_themed_by_affinity():
+    for name, deck in default_presets().items():
+        if name == "worst_deck_ever":
+            continue
+        top_two = Counter(CAT[c].affinity for c in deck).most_common(2)
+        assert top_two[0][1] + top_two[1][1] >= 12, f"{name} is not built around two affinities"
+
+
+def test_random_deck_is_legal_and_varies():
+    rng = np.random.default_rng(0)
+    decks = [random_deck(CAT, rng) for _ in range(5)]
+    for d in decks:
+        assert validate_deck(CAT, d) == d
+    assert len({tuple(d) for d in decks}) == 5
+
+
+@pytest.mark.parametrize(("deck", "message"), [
+    (CAT.names[:19], "exactly 20 cards, this one has 19; add 1"),
+    (CAT.names[:21], "has 21; remove 1"),
+    (CAT.names[:19] + [CAT.names[0]], "appears more than once"),
+    (CAT.names[:19] + ["Pikachu"], "unknown card name 'Pikachu'"),
+    (list(range(19)) + [999], "card id 999 outside"),
+    (list(range(19)) + [1.5], "by name or id"),
+    ("Tidepool Crab", "list of 20 card names"),
+])
+def test_illegal_decks_are_refused_with_the_problem_and_the_fix(deck, message):
+    with pytest.raises(DeckError, match=message):
+        TerraloreGame(decks=(deck, "random"))
+
+
+def test_decks_are_chosen_per_player_through_env_kwargs():
+    from tabletop_envs import terralore_v0
+
+    env = terralore_v0.env(decks=("ember_rush", CAT.names[20:40]))
+    env.reset(seed=0)
+    assert env.state.deck_list[0] == sorted(default_presets()["ember_rush"])
+    assert env.state.deck_list[1] == list(range(20, 40))
+    with pytest.raises(DeckError, match="unknown deck 'nope'"):
+        terralore_v0.env(decks=("nope", "random"))
+    with pytest.raises(DeckError, match="a pair"):
+        terralore_v0.env(decks="ember_rush")
+
+
+def test_random_decks_are_drawn_per_game_from_the_seed():
+    g = TerraloreGame()
+    assert g.new_initial_state(1).deck_list == g.new_initial_state(1).deck_list
+    assert g.new_initial_state(1).deck_list != g.new_initial_state(2).deck_list
+
+
+def test_preset_file_errors(tmp_path):
+    path = tmp_path / "decks.json"
+    path.write_text(json.dumps({"decks": [{"name": "short", "cards": CAT.names[:5]}]}))
+    with pytest.raises(CatalogueError, match=r"decks\[0\] \('short'\).*exactly 20"):
+        load_presets(path)

@@ -1,0 +1,160 @@
+"""The Terralore AEC env: documentation tables, observation contents, rendering, hidden information."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tabletop_envs import terralore_v0
+from tabletop_envs.core import conformance
+from tabletop_envs.core.errors import IllegalActionError
+from tabletop_envs.terralore import env as env_module
+from tabletop_envs.terralore.engine import TerraloreGame
+
+from .scenario import CAT, A, D, cid, end, make_state, place
+
+
+def test_module_doc_tables_equal_the_layouts():
+    actions, observations = env_module.doc_tables()
+    assert actions in env_module.__doc__, "action table out of date: paste env.doc_tables()[0] into env.py"
+    assert observations in env_module.__doc__, "observation table out of date: paste env.doc_tables()[1] into env.py"
+    assert terralore_v0.__doc__ == env_module.__doc__
+
+
+def test_action_ids_are_stable_by_catalogue_card_id():
+    lay = TerraloreGame().action_layout
+    for name in ("play", "discard", "destroy"):
+        for card in (0, 17, CAT.size - 1):
+            assert lay.decode(lay.id(name, card)) == (name, card)
+            assert CAT.names[card] in lay.label(lay.id(name, card))
+
+
+def test_observation_shows_own_cards_and_opponent_face_up_cards_and_counts():
+    s = make_state(hands=(["Tidepool Crab", "Sturdy Turtle"], ["Pebble Mole"]),
+                   attacking=(["Stone Tortoise"], ["Ember Imp"]), defending=([], ["Cinder Hound"]),
+                   graveyards=(["Fireball"], ["Scorch"]), castles=(7, 9))
+    place(s, "Tidepool Crab", D)
+    end(s)
+    place(s, "Pebble Mole", A)
+    lay = s.game.observation_layout
+    mine, theirs = s.observation(0), s.observation(1)
+
+    def on(vec, seg):
+        return sorted(CAT.names[i] for i in np.flatnonzero(lay.view(vec, seg)))
+
+    assert on(mine, "hand") == ["Sturdy Turtle"]
+    assert on(mine, "own_attacking") == ["Stone Tortoise"] and on(mine, "own_face_down_defending") == ["Tidepool Crab"]
+    assert on(mine, "opp_attacking") == ["Ember Imp"] and on(mine, "opp_defending") == ["Cinder Hound"]
+    assert list(lay.view(mine, "opp_face_down_counts") * 20) == [1, 0], "the Pebble Mole is face down"
+    assert on(mine, "own_graveyard") == ["Fireball"] and on(mine, "opp_graveyard") == ["Scorch"]
+    assert list(lay.view(mine, "castles") * 10) == pytest.approx([7, 9])
+    assert list(lay.view(mine, "lane_points") * 10) == pytest.approx([4, 0, 1, 4])
+    assert lay.view(mine, "decision").sum() == 0, "not player 0's move"
+    assert on(theirs, "own_face_down_attacking") == ["Pebble Mole"] and on(theirs, "opp_defending") == []
+    assert list(lay.view(theirs, "decision")) == [0, 1, 0, 0, 0], "the Mole cost 0: back to choosing a card"
+    assert on(mine, "own_deck") == sorted(CAT.names[c] for c in s.deck[0])
+
+
+def test_observation_pending_decision_and_payment():
+    s = make_state(hands=(["Stone Tortoise", "Gloom Bat", "Pebble Mole"], []))
+    lay = s.game.observation_layout
+    s.apply_action(s.game.action_layout.id("play", cid("Stone Tortoise")))
+    s.apply_action(s.game.action_layout.id("lane", A))
+    obs = s.observation(0)
+    assert list(lay.view(obs, "decision")) == [0, 0, 0, 1, 0]
+    assert lay.view(obs, "pending_card")[cid("Stone Tortoise")] == 1
+    assert list(lay.view(obs, "pending_lane")) == [1, 0]
+    assert lay.view(obs, "payment")[0] == pytest.approx(2 / 6)
+    assert lay.view(s.observation(1), "pending_card").sum() == 0
+
+
+def test_resample_hidden_keeps_the_observation_and_re_deals_the_opponents_cards():
+    s = make_state(hands=(["Tidepool Crab", "Stone Tortoise", "Gloom Bat", "Pebble Mole"], ["Sturdy Turtle"]))
+    place(s, "Tidepool Crab", A)
+    place(s, "Stone Tortoise", D, discards=["Gloom Bat", "Pebble Mole"])
+    end(s)
+    rng = np.random.default_rng(0)
+    seen_down = set()
+    for _ in range(20):
+        other = s.resample_hidden(1, rng)
+        other.check_invariants()
+        np.testing.assert_array_equal(other.observation(1), s.observation(1))
+        np.testing.assert_array_equal(other.legal_action_mask(), s.legal_action_mask())
+        assert other.hand[1] == s.hand[1], "player 1's own hand is known to them"
+        fd = other.face_down[0]
+        assert [CAT.cost[c] for c in fd[A]] == [0] and [CAT.cost[c] for c in fd[D]] == [2], "costs were seen"
+        seen_down.add((fd[A][0], fd[D][0]))
+    assert len(seen_down) > 1, "the face-down cards were actually re-dealt"
+
+
+def test_render_text_shows_cards_by_name_with_cost_and_points_and_hides_face_down_cards():
+    s = make_state(hands=(["Tidepool Crab", "Sturdy Turtle"], []), attacking=([], ["Ember Imp"]))
+    place(s, "Tidepool Crab", D)
+    own = s.render_text(0)
+    assert "Sturdy Turtle [1c 3p water]" in own and "face down: Tidepool Crab" in own
+    theirs = s.render_text(1)
+    assert "Tidepool Crab" not in theirs and "Sturdy Turtle" not in theirs
+    assert "1 face down" in theirs and "Ember Imp 1p" in theirs
+    assert "defending lane" in theirs and "castle 10/10" in theirs
+    env = terralore_v0.env(render_mode="ansi")
+    env.reset(seed=1)
+    assert "Terralore" in env.render()
+
+
+def test_illegal_action_error_names_the_action_and_the_legal_ones():
+    env = terralore_v0.env(mulligan=False)
+    env.reset(seed=0)
+    lay = env.game.action_layout
+    with pytest.raises(IllegalActionError, match="illegal action .*discard.*Legal actions: .*end placement"):
+        env.step(lay.id("discard", 0))
+
+
+def test_full_games_through_the_aec_api_end_with_zero_sum_rewards():
+    env = terralore_v0.env()
+    rng = np.random.default_rng(0)
+    for seed in range(3):
+        env.reset(seed=seed)
+        total = {a: 0.0 for a in env.possible_agents}
+        for agent in env.agent_iter():
+            obs, reward, term, trunc, info = env.last()
+            total[agent] += reward
+            if term or trunc:
+                env.step(None)
+                continue
+            assert obs["action_mask"].any() and np.array_equal(obs["action_mask"], info["action_mask"])
+            env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        assert sum(total.values()) == 0 and set(total.values()) <= {-1.0, 0.0, 1.0}
+
+
+@pytest.mark.parametrize("kwargs", [
+    {"draw_on_first_turn": True, "defenders_deal_damage": True},
+    {"deck_out": "empty_deck", "mulligan": False},
+    {"decks": ("tidal_fortress", "ember_rush")},
+    {"decks": ("sky_and_sun", "grave_tide")},
+])
+def test_rule_options_and_presets_keep_the_conformance_invariants(kwargs):
+    conformance.check_random_games("terralore_v0", kwargs, num_games=25)
+    conformance.check_no_leak("terralore_v0", kwargs, num_states=10)
+    conformance.check_mask_equals_rules("terralore_v0", kwargs, num_states=5)
+
+
+def test_observation_within_declared_bounds_in_extreme_positions():
+    big = ["Granite Colossus", "Fortified Shell"]
+    s = make_state(attacking=(big, []), defending=(["Aurora Seraph", "Rootbound Elder", "Stone Tortoise"], []))
+    lay = s.game.observation_layout
+    for p in (0, 1):
+        obs = s.observation(p)
+        assert np.all(obs >= lay.low) and np.all(obs <= lay.high)
+    assert s.totals[0][D] == (6 + 1) + (3 + 1) + (4 + 1 + 1)  # two lane buffs
+
+
+def test_clone_shares_no_mutable_zone_with_the_original():
+    s = make_state(hands=(["Tidepool Crab"], []), attacking=(["Stone Tortoise"], []))
+    twin = s.clone()
+    assert twin == s
+    for name, value in s.__dict__.items():
+        if isinstance(value, (list, dict)) and name not in s._transient:
+            assert getattr(twin, name) is not value, f"clone shares {name}"
+    twin.field[0][A].append(cid("Pebble Mole"))
+    twin.hand[0].clear()
+    assert s.field[0][A] == [cid("Stone Tortoise")] and s.hand[0] == [cid("Tidepool Crab")]
