@@ -496,48 +496,34 @@ class TravelEarthState(State):
 
     # ------------------------------------------------------------------ masks and moves
     def _legal_action_mask(self) -> np.ndarray:
+        mask = np.zeros(self.game.num_actions, np.int8)
+        if not self.is_terminal():
+            mask[self._legal_ids()] = 1
+        return mask
+
+    def _legal_ids(self) -> list[int]:
         g = self.game
-        mask = np.zeros(g.num_actions, np.int8)
-        if self.is_terminal():
-            return mask
         phase = self.phase
         p = self.player
         d = 1 - p
         if phase == "add":
-            if self._can_add():
-                for c in self.hand[p]:
-                    mask[g.A_ADD + c] = 1
-            mask[g.A_SKIP] = 1
-        elif phase == "play":
-            for c in self.hand[p]:
-                mask[g.A_PLAY + c] = 1
-            mask[g.A_END_PLAY] = 1
-        elif phase == "declare":
-            for c in self._declarable():
-                mask[g.A_DECLARE + c] = 1
-            mask[g.A_LOCK] = 1
-        elif phase == "statistic":
-            for s in range(NUM_STATS):
-                if not self.used >> s & 1:
-                    mask[g.A_STAT + s] = 1
-        elif phase == "defender":
-            ready_only = self._has(self.challenger, "stoop") and self.ready[d]
-            for c in self.ready[d]:
-                mask[g.A_DEF_READY + c] = 1
-            if not ready_only:
-                for c in self.resting[d]:
-                    mask[g.A_DEF_RESTING + c] = 1
-        elif phase == "change":
-            for s in self._change_options():
-                mask[g.A_CHANGE + s] = 1
-            mask[g.A_ACCEPT] = 1
-        elif phase == "pay":
-            known, unseen = self._pay_options()
-            for c in known:
-                mask[g.A_PAY + c] = 1
-            if unseen:
-                mask[g.A_PAY_UNSEEN] = 1
-        return mask
+            ids = [g.A_ADD + c for c in self.hand[p]] if self._can_add() else []
+            return ids + [g.A_SKIP]
+        if phase == "play":
+            return [g.A_PLAY + c for c in self.hand[p]] + [g.A_END_PLAY]
+        if phase == "declare":
+            return [g.A_DECLARE + c for c in self._declarable()] + [g.A_LOCK]
+        if phase == "statistic":
+            return [g.A_STAT + s for s in range(NUM_STATS) if not self.used >> s & 1]
+        if phase == "defender":
+            ids = [g.A_DEF_READY + c for c in self.ready[d]]
+            if not (self._has(self.challenger, "stoop") and self.ready[d]):
+                ids += [g.A_DEF_RESTING + c for c in self.resting[d]]
+            return ids
+        if phase == "change":
+            return [g.A_CHANGE + s for s in self._change_options()] + [g.A_ACCEPT]
+        known, unseen = self._pay_options()  # phase "pay"
+        return [g.A_PAY + c for c in known] + ([g.A_PAY_UNSEEN] if unseen else [])
 
     def _apply_action(self, action: int) -> None:
         g = self.game
