@@ -795,6 +795,22 @@ class EarthState(State):
         self.queue.pop(0)
         self.resolve(task["p"], self.abilities_of(task["p"], slot), task["cell"])
 
+    # ================================================================== copies
+    def clone(self) -> EarthState:
+        """Structural copy (all fields are JSON types): ~20x faster than deepcopy, same result."""
+        t = EarthState.__new__(EarthState)
+        d = t.__dict__
+        for k, v in self.__dict__.items():
+            if k == "rng":
+                rng = np.random.Generator(np.random.PCG64())
+                rng.bit_generator.state = v.bit_generator.state
+                d[k] = rng
+            elif k in ("game", "_mask_cache"):
+                d[k] = v
+            else:
+                d[k] = _copy_json(v)
+        return t
+
     # ================================================================== returns
     def returns(self) -> np.ndarray:
         n = self.n
@@ -858,6 +874,15 @@ class EarthState(State):
 
     def action_to_string(self, action: int) -> str:
         return self.game.action_layout.label(action)
+
+
+def _copy_json(v):
+    tv = type(v)
+    if tv is list:
+        return [x if type(x) in (int, str, bool, float) else _copy_json(x) for x in v]
+    if tv is dict:
+        return {k: x if type(x) in (int, str, bool, float) else _copy_json(x) for k, x in v.items()}
+    return v  # int, str, bool, float, None
 
 
 EarthGame.state_class = EarthState

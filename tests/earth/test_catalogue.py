@@ -1,0 +1,151 @@
+"""The catalogue: real-game shape, deterministic generation, clear errors for bad data files."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections import Counter
+
+import pytest
+
+from tabletop_envs.core.errors import CatalogueError
+from tabletop_envs.earth.catalogue import DATA, Catalogue
+from tabletop_envs.earth.data import generate
+
+from .scenario import CAT
+
+
+def test_component_counts_match_the_real_game():
+    kinds = Counter(c["kind"] for c in CAT.earth)
+    assert kinds == {"flora": 179, "terrain": 66, "event": 38}
+    assert (len(CAT.islands), len(CAT.climates), len(CAT.fauna), len(CAT.ecosystems)) == (20, 20, 46, 64)
+
+
+def test_flora_types_in_equal_shares_plus_3_jokers():
+    types = Counter(c["type"] for c in CAT.earth if c["kind"] == "flora")
+    assert types == {"tree": 44, "herb": 44, "mushroom": 44, "bush": 44, "joker": 3}
+
+
+def test_flora_value_histograms_follow_the_real_game():
+    flora = [c for c in CAT.earth if c["kind"] == "flora"]
+    assert Counter(c["cost"] for c in flora) == {0: 11, 1: 29, 2: 29, 3: 32, 4: 31, 5: 13, 6: 15, 7: 9, 8: 9, 9: 1}
+    assert Counter(c["vp"] for c in flora) == {0: 35, 1: 51, 2: 43, 3: 12, 4: 25, 5: 7, 6: 3, 7: 3}
+    assert Counter(c["growth"] for c in flora) == {0: 11, 1: 39, 2: 49, 3: 40, 4: 28, 5: 8, 6: 3, 8: 1}
+    assert Counter(c["sprouts"] for c in flora) == {0: 10, 1: 4, 2: 26, 3: 31, 4: 37, 5: 25, 6: 46}
+    assert Counter(len(c["habitats"]) for c in flora) == {0: 27, 1: 74, 2: 52, 3: 17, 4: 9}
+    colours = Counter("+".join(a["color"] for a in c["abilities"]) for c in flora if c["type"] != "joker")
+    assert colours == {"yellow": 40, "blue": 39, "red": 39, "multi": 20, "black": 10, "red+blue": 10,
+                       "yellow+red": 9, "yellow+blue": 9}
+    assert all(c["canopy"] == 0 for c in flora if c["growth"] == 0)
+
+
+def test_per_type_tendencies_trees_grow_tallest_herbs_hold_most_sprouts():
+    def mean(t, k):
+        vals = [c[k] for c in CAT.earth if c["type"] == t]
+        return sum(vals) / len(vals)
+
+    assert mean("tree", "growth") == max(mean(t, "growth") for t in ("tree", "herb", "mushroom", "bush"))
+    assert mean("herb", "sprouts") == max(mean(t, "sprouts") for t in ("tree", "herb", "mushroom", "bush"))
+    assert mean("mushroom", "cost") == min(mean(t, "cost") for t in ("tree", "herb", "mushroom", "bush"))
+
+
+def test_terrain_and_event_shapes():
+    terrain = [c for c in CAT.earth if c["kind"] == "terrain"]
+    shapes = Counter("+".join(a["color"] for a in c["abilities"]) for c in terrain)
+    assert shapes == {"brown": 40, "green+brown": 18, "black": 8}
+    events = [c for c in CAT.earth if c["kind"] == "event"]
+    assert Counter(c["vp"] for c in events) == {-4: 4, -3: 4, -2: 6, -1: 4, 0: 16, 1: 4}
+    assert all(a["color"] == "black" for c in events for a in c["abilities"])
+
+
+def test_island_setup_rows_and_climate_values_in_the_real_ranges():
+    for i in CAT.islands:
+        assert 3 <= i["draw"] <= 12 and 0 <= i["compost"] <= 5 and 4 <= i["soil"] <= 8 and 0 <= i["vp"] <= 10
+        assert i["compost"] < i["draw"]
+    for c in CAT.climates:
+        assert 1 <= c["vp"] <= 4 and len(c["habitats"]) == 2
+
+
+def test_generator_is_deterministic_and_matches_the_committed_files():
+    built = generate.build()
+    for name, data in built.items():
+        assert json.loads((DATA / name).read_text()) == json.loads(json.dumps(data)), f"{name} is out of date"
+
+
+# ------------------------------------------------------------------ bad files: clear errors
+@pytest.fixture
+def data_copy(tmp_path):
+    for f in DATA.glob("*.json"):
+        shutil.copy(f, tmp_path / f.name)
+    return tmp_path
+
+
+def edit(path, key, fn):
+    data = json.loads(path.read_text())
+    fn(data[key])
+    path.write_text(json.dumps(data))
+
+
+def test_unknown_field_names_the_record_and_the_allowed_fields(data_copy):
+    edit(data_copy / "earth_cards.json", "cards", lambda cards: cards[3].update(colour="red"))
+    with pytest.raises(CatalogueError, match=r"cards\[3\].*unknown field.*'colour'.*allowed fields"):
+        Catalogue(data_copy)
+
+
+def test_unknown_ability_colour_names_the_vocabulary(data_copy):
+    edit(data_copy / "earth_cards.json", "cards", lambda cards: cards[0]["abilities"][0].update(color="pink"))
+    with pytest.raises(CatalogueError, match="colour 'pink' must be one of"):
+        Catalogue(data_copy)
+
+
+def test_bad_gain_resource_is_rejected(data_copy):
+    edit(data_copy / "earth_cards.json", "cards",
+         lambda cards: cards[0]["abilities"][0].update(kind="gain", gain=[{"res": "gold", "n": 2}]))
+    with pytest.raises(CatalogueError, match="res in"):
+        Catalogue(data_copy)
+
+
+def test_text_out_of_date_says_to_regenerate(data_copy):
+    edit(data_copy / "earth_cards.json", "cards", lambda cards: cards[5].update(text="Does something."))
+    with pytest.raises(CatalogueError, match="regenerate with python -m tabletop_envs.earth.data.generate"):
+        Catalogue(data_copy)
+
+
+def test_wrong_number_of_components(data_copy):
+    edit(data_copy / "islands.json", "islands", lambda isl: isl.pop())
+    with pytest.raises(CatalogueError):
+        Catalogue(data_copy)
+
+
+def test_ids_must_follow_file_order(data_copy):
+    edit(data_copy / "fauna.json", "fauna", lambda f: f[2].update(id=7))
+    with pytest.raises(CatalogueError, match="ids must be 0..N-1"):
+        Catalogue(data_copy)
+
+
+def test_cards_must_be_flora_then_terrain_then_events(data_copy):
+    def swap(cards):
+        cards[0]["kind"], cards[0]["type"] = "terrain", ""
+    edit(data_copy / "earth_cards.json", "cards", swap)
+    with pytest.raises(CatalogueError, match="179 flora, then 66 terrain"):
+        Catalogue(data_copy)
+
+
+def test_bad_habitat_and_bad_filter(data_copy):
+    edit(data_copy / "earth_cards.json", "cards", lambda cards: cards[1].update(habitats=["swampy"]))
+    with pytest.raises(CatalogueError, match="habitats must be"):
+        Catalogue(data_copy)
+
+
+def test_invalid_json_names_line_and_column(data_copy):
+    (data_copy / "climates.json").write_text('{"climates": [1, }')
+    with pytest.raises(CatalogueError, match="not valid JSON at line 1"):
+        Catalogue(data_copy)
+
+
+def test_env_accepts_a_validated_alternative_data_dir(data_copy):
+    from tabletop_envs.earth.engine import EarthGame
+
+    edit(data_copy / "earth_cards.json", "cards", lambda cards: cards[0].update(cost=99))
+    with pytest.raises(CatalogueError, match="cost"):
+        EarthGame(num_players=2, data_dir=str(data_copy))

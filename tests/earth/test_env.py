@@ -1,0 +1,129 @@
+"""The Earth env faces: conformance for 1-5 players, documentation tables, rendering, bots."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tabletop_envs.core import conformance
+from tabletop_envs.core.policy import RandomPolicy, load_policy
+from tabletop_envs.earth import env as earth_env
+from tabletop_envs.earth.engine import EarthGame
+
+from .scenario import after_setup, random_play
+
+COUNTS = [1, 2, 3, 4, 5]
+
+
+@pytest.mark.parametrize("n", COUNTS)
+def test_conformance_api_seed_pickle(n):
+    kw = {"num_players": n}
+    conformance.check_api("earth_v0", kw, num_cycles=150)
+    conformance.check_seed("earth_v0", kw, num_cycles=100)
+    conformance.check_pickle("earth_v0", kw)
+    conformance.check_max_turns("earth_v0", kw, seeds=range(3))
+
+
+@pytest.mark.parametrize("n", COUNTS)
+def test_conformance_games_masks_and_leaks(n):
+    kw = {"num_players": n}
+    conformance.check_random_games("earth_v0", kw, num_games=2, seed=n)
+    conformance.check_clone_and_dict("earth_v0", kw, seeds=range(1))
+    conformance.check_mask_equals_rules("earth_v0", kw, num_states=3, seed=n)
+    conformance.check_no_leak("earth_v0", kw, num_states=8, seed=n)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n", COUNTS)
+def test_conformance_full(n):
+    kw = {"num_players": n}
+    conformance.check_random_games("earth_v0", kw, num_games=100)
+    conformance.check_clone_and_dict("earth_v0", kw, seeds=range(5))
+    conformance.check_mask_equals_rules("earth_v0", kw, num_states=40)
+    conformance.check_no_leak("earth_v0", kw, num_states=60)
+
+
+def test_advanced_draft_and_vp_margin_options_pass_the_random_game_checks():
+    conformance.check_random_games("earth_v0", {"num_players": 3, "advanced_draft": True, "reward": "vp_margin"},
+                                   num_games=2)
+
+
+def test_docstring_tables_are_the_layouts():
+    actions, observations = earth_env.doc_tables()
+    assert actions in earth_env.__doc__
+    assert observations in earth_env.__doc__
+    game = EarthGame()
+    assert f"Discrete({game.num_actions})" in earth_env.__doc__
+    assert f"Box({game.observation_layout.size},)" in earth_env.__doc__
+
+
+def test_pettingzoo_make_and_env_kwargs():
+    import pettingzoo
+
+    import tabletop_envs  # noqa: F401  (registers the envs)
+
+    env = pettingzoo.make("aec", "tabletop_envs/earth-v0", num_players=3)
+    env.reset(seed=1)
+    assert env.possible_agents == ["player_0", "player_1", "player_2"]
+
+
+def test_render_text_shows_only_what_the_player_sees():
+    s = after_setup(2, 3)
+    text0 = s.render_text(0)
+    own = s.game.cat.names[s.hands[0][0]]
+    assert "hand:" in text0 and own in text0
+    other_hand = [s.game.cat.names[c] for c in s.hands[1]]
+    assert all(f"hand: {name}" not in text0 for name in other_hand)
+    assert "pending: P" in text0 and "fauna:" in text0
+    random_play(s)
+    assert "score" in s.render_text()
+
+
+def test_action_strings_name_cards():
+    game = EarthGame()
+    s = game.new_initial_state(0)
+    labels = [s.action_to_string(a) for a in s.legal_actions()]
+    assert all(label.startswith("island side ") for label in labels)
+
+
+def test_heuristic_is_registered_and_acts_legally():
+    bot = load_policy("earth_v0/heuristic")
+    s = after_setup(2, 1)
+    rng = np.random.default_rng(0)
+    steps = 0
+    while not s.is_terminal() and steps < 400:
+        p = s.current_player()
+        a = bot.act(s.observation(p), s.legal_action_mask(), rng)
+        assert s.legal_action_mask()[a] == 1
+        s.apply_action(a)
+        steps += 1
+
+
+def play_match(game, policies, seed):
+    s = game.new_initial_state(seed)
+    rng = np.random.default_rng(seed)
+    while not s.is_terminal():
+        p = s.current_player()
+        s.apply_action(policies[p].act(s.observation(p), s.legal_action_mask(), rng))
+    return s
+
+
+def heuristic_win_rate(num_games):
+    game = EarthGame(num_players=2)
+    bot, rand = load_policy("earth_v0/heuristic"), RandomPolicy()
+    wins = 0
+    for g in range(num_games):
+        seat = g % 2
+        pols = [bot, rand] if seat == 0 else [rand, bot]
+        s = play_match(game, pols, 10_000 + g)
+        wins += s.ranking()[0] == seat
+    return wins / num_games
+
+
+def test_heuristic_beats_random_in_a_small_sample():
+    assert heuristic_win_rate(12) >= 0.75
+
+
+@pytest.mark.slow
+def test_heuristic_beats_random_in_at_least_90_percent_of_500_two_player_games():
+    assert heuristic_win_rate(500) >= 0.90

@@ -1,0 +1,344 @@
+"""Every item of the ability vocabulary, run through the one interpreter (EarthState.resolve et al.)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tabletop_envs.earth import scoring
+from tabletop_envs.earth.catalogue import ACTIONS, check_ability
+from tabletop_envs.earth.text import ability_text
+
+from .scenario import CAT, EVENT0, A, act, after_setup, clear_tableau, flora, give, legal, put, set_decision
+
+
+def board(n=2):
+    s = after_setup(n, 0)
+    for q in range(n):
+        clear_tableau(s, q)
+    s.active = s.first = 0
+    s.island[0], s.climate[0] = 4, 1  # abilities that never trigger on their own in these tests
+    set_decision(s, {"t": "action", "p": 0})
+    return s
+
+
+def run(s, ability, cell=None, p=0):
+    """Resolve ``ability`` for p now, in front of an action decision."""
+    assert check_ability(ability) is None, check_ability(ability)
+    ability_text(ability)  # every vocabulary item has a text
+    set_decision(s, {"t": "action", "p": p})
+    s.resolve(p, ability, cell)
+    s._mask_cache = None
+    s._run()
+
+
+def pass_all(s):
+    while s.decision() != "action":
+        s.apply_action(A(s, "pass") if A(s, "pass") in s.legal_actions() else s.legal_actions()[0])
+
+
+def roomy(skip=0):
+    return flora(lambda c: c["sprouts"] >= 4 and c["growth"] >= 3, skip)
+
+
+def gain(res, n, **kw):
+    return {"color": "red", "kind": "gain", "gain": [{"res": res, "n": n, **kw}]}
+
+
+# ------------------------------------------------------------------ plain gains
+def test_gain_soil():
+    s = board()
+    soil = s.soil[0]
+    run(s, gain("soil", 3))
+    assert s.soil[0] == soil + 3
+
+
+def test_gain_draw_cards():
+    s = board()
+    hand = len(s.hands[0])
+    run(s, gain("draw", 2))
+    assert len(s.hands[0]) == hand + 2
+
+
+def test_gain_compost_from_deck():
+    s = board()
+    comp, top = len(s.compost[0]), s.deck[-1]
+    run(s, gain("compost_deck", 2))
+    assert len(s.compost[0]) == comp + 2 and top in s.compost[0]
+
+
+def test_gain_compost_from_hand_is_up_to_n_cards_of_your_choice():
+    s = board()
+    card = s.hands[0][0]
+    run(s, gain("compost_hand", 2))
+    assert s.decision() == "compost_hand" and A(s, "pass") in s.legal_actions()
+    act(s, "card", card)
+    act(s, "pass")
+    assert s.compost[0][-1] == card and s.compost_known[0][-1] is True and s.decision() == "action"
+
+
+def test_gain_draw_from_your_compost():
+    s = board()
+    top = s.compost[0][-1]
+    run(s, gain("compost_draw", 1))
+    assert top in s.hands[0]
+
+
+def test_gain_sprouts_and_growth_are_placed_piece_by_piece():
+    s = board()
+    f = roomy()
+    put(s, 0, 6, f)
+    run(s, gain("sprouts", 2))
+    act(s, "cell", 6)
+    act(s, "cell", 6)
+    run(s, gain("growth", 1))
+    act(s, "cell", 6)
+    assert (s.spr[0][6], s.gro[0][6]) == (2, 1)
+
+
+# ------------------------------------------------------------------ pay X to gain Y
+@pytest.mark.parametrize("res", ["soil", "sprouts", "growth", "hand_compost", "compost_discard"])
+def test_pay_to_gain_each_payment_resource(res):
+    s = board()
+    f = roomy()
+    put(s, 0, 0, f, sprouts=3, growth=2)
+    s.soil[0] = 4
+    before = {"soil": s.soil[0], "sprouts": sum(s.spr[0]), "growth": sum(s.gro[0]),
+              "hand_compost": len(s.hands[0]), "compost_discard": len(s.compost[0])}
+    ab = {"color": "blue", "kind": "gain", "cost": {res: 2}, "gain": [{"res": "draw", "n": 1}]}
+    assert s.can_pay(0, ab["cost"])
+    discard = len(s.discard)
+    run(s, ab)
+    while s.decision() in ("pay", "pay_hand"):
+        assert A(s, "pass") not in s.legal_actions()  # a cost is paid in full
+        s.apply_action(s.legal_actions()[0])
+    after = {"soil": s.soil[0], "sprouts": sum(s.spr[0]), "growth": sum(s.gro[0]),
+             "hand_compost": len(s.hands[0]) - 1, "compost_discard": len(s.compost[0])}
+    assert before[res] - after[res] == 2
+    if res == "hand_compost":
+        assert after["compost_discard"] == before["compost_discard"] + 2
+    if res == "compost_discard":
+        assert len(s.discard) == discard + 2
+
+
+def test_an_ability_whose_cost_cannot_be_paid_cannot_be_activated():
+    s = board()
+    ab = {"color": "blue", "kind": "gain", "cost": {"sprouts": 2}, "gain": [{"res": "soil", "n": 5}]}
+    assert not s.usable(0, ab, "blue")
+    put(s, 0, 0, roomy(), sprouts=2)
+    assert s.usable(0, ab, "blue")
+
+
+# ------------------------------------------------------------------ conditions
+def test_condition_if_you_chose_the_action_this_turn():
+    s = board()
+    ab = {"color": "blue", "kind": "gain", "if_action": "water", "gain": [{"res": "soil", "n": 2}]}
+    s.action = ACTIONS.index("water")
+    assert s.usable(0, ab, "blue")
+    assert not s.usable(1, ab, "blue")  # player 1 did not choose it
+    s.action = ACTIONS.index("grow")
+    assert not s.usable(0, ab, "blue")
+
+
+@pytest.mark.parametrize("flt", [{"type": "tree"}, {"habitat": "cold"}, {"color": "red"}, {"kind": "terrain"}])
+def test_per_card_planted_this_turn_by_type_habitat_colour_or_kind(flt):
+    s = board()
+    cards = [c["id"] for c in CAT.earth if c["kind"] in ("flora", "terrain")]
+    from tabletop_envs.earth.scoring import matches
+    hits = [c for c in cards if matches(CAT, c, flt)][:2]
+    miss = [c for c in cards if not matches(CAT, c, flt)][:1]
+    s.planted[0] = hits + miss
+    soil = s.soil[0]
+    run(s, {"color": "green", "kind": "gain", "gain": [{"res": "soil", "n": 2, "per": {"what": "planted",
+                                                                                       "filter": flt}}]})
+    assert s.soil[0] == soil + 4
+
+
+def test_per_card_of_a_type_in_a_direction_of_the_tableau():
+    s = board()
+    trees = [c["id"] for c in CAT.earth if c["type"] == "tree"]
+    herb = next(c["id"] for c in CAT.earth if c["type"] == "herb")
+    put(s, 0, 4, trees[0])
+    put(s, 0, 6, trees[1])
+    put(s, 0, 7, herb)
+    put(s, 0, 1, trees[2])  # another row: not counted
+    soil = s.soil[0]
+    run(s, gain("soil", 1, per={"what": "tableau", "dir": "row", "filter": {"type": "tree"}}), cell=5)
+    assert s.soil[0] == soil + 2
+
+
+# ------------------------------------------------------------------ directional placement
+@pytest.mark.parametrize(("direction", "cells"), [("row", [4, 5, 6, 7]), ("col", [1, 5, 9, 13]),
+                                                  ("orth", [1, 4, 6, 9]), ("diag", [0, 2, 8, 10]),
+                                                  ("adj", [0, 1, 2, 4, 6, 8, 9, 10])])
+def test_directional_placement_row_column_adjacent_orthogonal_diagonal(direction, cells):
+    s = board()
+    for i in range(16):
+        put(s, 0, i, roomy(i))
+    run(s, {"color": "yellow", "kind": "gain",
+            "gain": [{"res": "growth", "n": 3, "where": {"dir": direction, "filter": {}, "each": False}}]}, cell=5)
+    assert legal(s, "cell") == sorted(cells)
+
+
+def test_up_to_n_on_adjacent_cards_means_n_pieces_in_total():
+    s = board()
+    for i in range(16):
+        put(s, 0, i, roomy(i))
+    run(s, {"color": "yellow", "kind": "gain",
+            "gain": [{"res": "growth", "n": 3, "where": {"dir": "adj", "filter": {}, "each": False}}]}, cell=5)
+    for c in (0, 1, 2):
+        act(s, "cell", c)
+    assert s.decision() == "action" and sum(s.gro[0]) == 3
+
+
+def test_up_to_1_on_each_card_of_a_type_in_this_row_including_this_card():
+    s = board()
+    trees = [c["id"] for c in CAT.earth if c["type"] == "tree" and c["sprouts"] >= 2]
+    herb = next(c["id"] for c in CAT.earth if c["type"] == "herb" and c["sprouts"] >= 2)
+    put(s, 0, 8, trees[0])
+    put(s, 0, 9, trees[1])
+    put(s, 0, 10, herb)
+    run(s, {"color": "blue", "kind": "gain",
+            "gain": [{"res": "sprouts", "n": 1, "where": {"dir": "row", "filter": {"type": "tree"}, "each": True}}]},
+        cell=9)
+    assert legal(s, "cell") == [8, 9]
+    act(s, "cell", 9)
+    assert legal(s, "cell") == [8]  # at most 1 on each
+    act(s, "cell", 8)
+    assert s.decision() == "action" and s.spr[0][8:11] == [1, 1, 0]
+
+
+# ------------------------------------------------------------------ cost reductions, copy, forbid, on_event
+def test_cost_reduction_by_type_or_habitat_not_below_zero():
+    s = board()
+    terrain = next(c["id"] for c in CAT.earth if any(a["kind"] == "cost_reduction" and "type" in a["filter"]
+                                                     for a in c["abilities"]))
+    red = next(a for a in CAT.earth[terrain]["abilities"] if a["kind"] == "cost_reduction")
+    t = red["filter"]["type"]
+    cheap = next(c["id"] for c in CAT.earth if c["type"] == t and c["cost"] < red["n"])
+    pricey = next(c["id"] for c in CAT.earth if c["type"] == t and c["cost"] >= 4)
+    other = next(c["id"] for c in CAT.earth if c["kind"] == "flora" and t not in CAT.types_of[c["id"]]
+                 and "sunny" not in c["habitats"] and c["cost"] >= 2)
+    put(s, 0, 0, terrain)
+    assert s.effective_cost(0, cheap) == 0
+    assert s.effective_cost(0, pricey) == CAT.earth[pricey]["cost"] - red["n"]
+    assert s.effective_cost(0, other) == CAT.earth[other]["cost"]
+    s.island[0] = 2  # Sunny cards cost 1 less
+    sunny = next(c["id"] for c in CAT.earth if c["kind"] == "flora" and "sunny" in c["habitats"]
+                 and t not in CAT.types_of[c["id"]] and c["cost"] >= 3)
+    assert s.effective_cost(0, sunny) == CAT.earth[sunny]["cost"] - 1
+
+
+def test_copy_another_ability_in_your_tableau_from_the_copying_cards_position():
+    s = board()
+    joker = next(c["id"] for c in CAT.earth if c["type"] == "joker" and c["abilities"][0]["color"] == "yellow")
+    adj_grower = {"color": "yellow", "kind": "gain",
+                  "gain": [{"res": "growth", "n": 1, "where": {"dir": "orth", "filter": {}, "each": False}}]}
+    host = roomy(0)
+    put(s, 0, 0, host)
+    CAT.earth[host]["abilities"].insert(0, adj_grower)  # temporarily give the host a directional ability
+    try:
+        put(s, 0, 15, joker)
+        for i in (1, 11, 14):
+            put(s, 0, i, roomy(i))
+        set_decision(s, {"t": "activate", "p": 0, "colour": "yellow", "tn": 0, "icn": 0, "tc": False,
+                         "icc": False, "only": -1})
+        s.queue.append({"t": "action", "p": 1})
+        assert 30 in legal(s, "activate")
+        act(s, "activate", 30)
+        assert s.decision() == "copy" and 0 in legal(s, "activate")
+        act(s, "activate", 0)
+        # the copied "orthogonally adjacent" applies around the joker at cell 15
+        assert sorted(legal(s, "cell")) == [11, 14]
+    finally:
+        CAT.earth[host]["abilities"].pop(0)
+
+
+def test_copy_never_copies_the_island_or_climate_or_another_copy():
+    s = board()
+    jokers = [c["id"] for c in CAT.earth if c["type"] == "joker"]
+    put(s, 0, 0, jokers[0])
+    put(s, 0, 1, jokers[1])
+    colour = CAT.earth[jokers[0]]["abilities"][0]["color"]
+    assert s.copy_targets(0, 0, colour) == []
+    assert not s.slot_usable(0, 0, colour)
+
+
+def test_cannot_choose_action_x_as_active_player():
+    s = board()
+    put(s, 0, 0, next(c["id"] for c in CAT.earth if any(a["kind"] == "forbid_action" and a["action"] == "water"
+                                                         for a in c["abilities"])))
+    set_decision(s, {"t": "action", "p": 0})
+    assert ACTIONS.index("water") not in legal(s, "action")
+
+
+def test_whenever_you_play_an_event_gain():
+    s = board()
+    s.island[0] = 8  # [Brown] whenever you play an event: draw 1
+    e = next(c["id"] for c in CAT.earth if c["kind"] == "event" and not c["abilities"][0].get("cost")
+             and c["abilities"][0]["gain"][0]["res"] == "soil")
+    give(s, 0, e)
+    hand = len(s.hands[0])
+    set_decision(s, {"t": "action", "p": 0})
+    act(s, "event", e - EVENT0)
+    assert len(s.hands[0]) == hand  # the event left the hand, the brown trigger drew 1
+    assert s.events[0] == [e]
+    s.check_invariants()
+
+
+# ------------------------------------------------------------------ end-game scoring patterns
+def terrain_with(pattern, **kw):
+    return {"pattern": pattern, **kw}
+
+
+def test_score_per_type_in_a_row():
+    s = board()
+    herbs = [c["id"] for c in CAT.earth if c["type"] == "herb"][:3]
+    put(s, 0, 0, herbs[0])
+    put(s, 0, 2, herbs[1])
+    put(s, 0, 4, herbs[2])
+    assert scoring.terrain_vp(s, 0, 1, terrain_with("per_in_dir", dir="row", filter={"type": "herb"}, vp=3)) == 6
+
+
+def test_score_longest_orthogonal_path_of_a_habitat_through_this_card():
+    s = board()
+    wet = [c["id"] for c in CAT.earth if c["kind"] == "flora" and "wet" in c["habitats"]]
+    dry = next(c["id"] for c in CAT.earth if c["kind"] == "flora" and "wet" not in c["habitats"])
+    for i, cell in enumerate([0, 1, 5, 9, 10, 3]):
+        put(s, 0, cell, wet[i])
+    put(s, 0, 2, dry)
+    # path 0-1-5-9-10 (turns allowed, no revisits); cell 3 is cut off by the dry card at 2
+    assert scoring.terrain_vp(s, 0, 5, terrain_with("longest_path", habitat="wet", vp=2)) == 10
+    assert scoring.terrain_vp(s, 0, 3, terrain_with("longest_path", habitat="wet", vp=2)) == 2
+    assert scoring.terrain_vp(s, 0, 2, terrain_with("longest_path", habitat="wet", vp=2)) == 0
+
+
+def test_score_sets_of_flora_types():
+    s = board()
+    for i, t in enumerate(["tree", "herb", "mushroom", "bush", "tree", "herb", "mushroom"]):
+        put(s, 0, i, [c["id"] for c in CAT.earth if c["type"] == t][i])
+    assert scoring.terrain_vp(s, 0, 15, terrain_with("sets", elements=["tree", "herb", "mushroom", "bush"],
+                                                     vp=5)) == 5
+
+
+def test_score_per_resource():
+    s = board()
+    s.soil[0] = 10
+    assert scoring.terrain_vp(s, 0, 0, terrain_with("per_resource", res="soil", per=3, vp=2)) == 6
+
+
+def test_score_habitat_in_any_one_players_area_uses_the_highest_count():
+    s = board()
+    cold = [c["id"] for c in CAT.earth if c["kind"] == "flora" and "cold" in c["habitats"]]
+    for i in range(5):
+        put(s, 1, i, cold[i])
+    put(s, 0, 0, cold[5])
+    best = max(scoring.measure(s, q, "habitat", "cold") for q in range(2))
+    assert best >= 5
+    assert scoring.terrain_vp(s, 0, 0, terrain_with("any_player", habitat="cold", vp=2)) == 2 * best
+
+
+def test_every_catalogue_ability_is_in_the_vocabulary_and_has_generated_text():
+    for rec in CAT.earth + CAT.islands + CAT.climates:
+        for a in rec["abilities"]:
+            assert check_ability(a) is None
+        assert rec["text"] == " ".join(ability_text(a) for a in rec["abilities"])
