@@ -216,7 +216,7 @@ def test_reservoir_cards_stay_face_down_upright_full_sideways_empty():
 
 def test_reservoir_contains_at_most_6_cards():
     s = scenario(p0=dict(hand=["Lion"], reservoir=["Koala", "Emu", "Walrus", "Springbok", "Sea otter", "Orca"]),
-                 phase="add")
+                 phase="add", empty=(4, 0))  # counting both Full and Empty cards
     assert legal(s, "add_to_reservoir") == [] and legal(s, "skip_reservoir") == [0]
     with pytest.raises(IllegalActionError):
         act(s, "add_to_reservoir", "Lion")
