@@ -127,3 +127,14 @@ def test_heuristic_beats_random_in_a_small_sample():
 @pytest.mark.slow
 def test_heuristic_beats_random_in_at_least_90_percent_of_500_two_player_games():
     assert heuristic_win_rate(500) >= 0.90
+
+
+def test_every_test_named_in_rules_md_exists():
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    text = (root / "tabletop_envs/earth/RULES.md").read_text()
+    names = set(re.findall(r"`(test_[a-z0-9_]+)`", text))
+    source = "".join(p.read_text() for p in Path(__file__).parent.glob("test_*.py"))
+    assert names and not [n for n in names if f"def {n}(" not in source]

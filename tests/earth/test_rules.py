@@ -98,6 +98,7 @@ def test_advanced_game_deals_2_island_2_climate_and_2_ecosystem_cards_to_choose_
     s = game(2, advanced_draft=True).new_initial_state(0)
     assert all(len(o) == 2 for what in ("island", "climate", "ecosystem") for o in s.offers[what])
     assert len(legal(s, "side_island")) == 4
+    assert len(s.public_eco) == 2  # the 2 public ecosystems are still placed (RULES.md)
 
 
 def test_randomly_choose_a_start_player_and_give_them_the_1st_player_token():
