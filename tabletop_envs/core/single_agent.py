@@ -76,20 +76,27 @@ class SingleAgentEnv(gymnasium.Env):
         super().reset(seed=seed)
         if seed is not None:
             self._opp_rng = np.random.default_rng(seed + 1)
-        self.aec.reset(seed=int(self.np_random.integers(2**31 - 1)))
-        n = self.game.num_players
-        seat = self.learner_seat_fixed
-        if seat is None:
-            seat = int(self.np_random.integers(n))
-        self.learner = self.aec.possible_agents[seat]
-        opponents = self._draw_opponents()
-        self.seat_policy = {}
-        for agent in self.aec.possible_agents:
-            if agent != self.learner:
-                self.seat_policy[agent] = opponents.pop(0)
-        self.episode_opponents = list(self.seat_policy.values())
-        self._reward = 0.0
-        self._play_opponents()
+        # A game can end before the learner's first decision (e.g. a first-turn win in Travel Earth);
+        # Gymnasium's reset cannot return a finished episode, so such a deal is replaced by a new one.
+        for _ in range(1000):
+            self.aec.reset(seed=int(self.np_random.integers(2**31 - 1)))
+            n = self.game.num_players
+            seat = self.learner_seat_fixed
+            if seat is None:
+                seat = int(self.np_random.integers(n))
+            self.learner = self.aec.possible_agents[seat]
+            opponents = self._draw_opponents()
+            self.seat_policy = {}
+            for agent in self.aec.possible_agents:
+                if agent != self.learner:
+                    self.seat_policy[agent] = opponents.pop(0)
+            self.episode_opponents = list(self.seat_policy.values())
+            self._reward = 0.0
+            self._play_opponents()
+            if not (self.aec.terminations[self.learner] or self.aec.truncations[self.learner]):
+                break
+        else:
+            raise RuntimeError("1000 deals in a row ended before the learner's first decision; check the opponents")
         obs = self.aec.state.observation(seat)
         return obs, {"learner_seat": seat, "action_mask": self.action_masks()}
 

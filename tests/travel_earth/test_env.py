@@ -129,3 +129,38 @@ def test_render_text_names_animals_with_numbers_rows_and_reservoir():
     e = env_module.env(render_mode="ansi")
     e.reset(seed=0)
     assert "Travel Earth TCG" in e.render()
+
+
+class _FirstTurnAmbush:
+    """Adds a card, plays an Ambush animal, challenges at once on Top Speed."""
+
+    lay = TravelEarthGame().action_layout
+
+    def act(self, observation, action_mask, rng):
+        lay = self.lay
+        ambush = {cid("Leopard"), cid("TE-070")}
+        for segment, pick in (("add_to_reservoir", lambda c: c not in ambush), ("play", lambda c: c in ambush),
+                              ("declare", lambda c: True)):
+            for c in np.flatnonzero(action_mask[lay.range(segment).start: lay.range(segment).stop]):
+                if pick(int(c)):
+                    return lay.id(segment, int(c))
+        if action_mask[lay.id("statistic", 0)]:
+            return lay.id("statistic", 0)
+        return int(np.flatnonzero(action_mask)[0])
+
+
+def test_single_agent_reset_never_returns_a_game_the_learner_lost_before_acting():
+    from tabletop_envs.core.single_agent import SingleAgentEnv
+
+    fast = {"TE-005": 4, "TE-070": 4, "TE-038": 4, "TE-039": 4, "TE-011": 4}
+    slow = {"TE-069": 4, "TE-021": 4, "TE-054": 4, "TE-055": 4, "TE-036": 4}
+    single = SingleAgentEnv("travel_earth_v0", opponent=_FirstTurnAmbush(), learner_seat=1, deck_format="casual",
+                            decks=[fast, slow], first_player=0)
+    deals = []
+    original = single.aec.reset
+    single.aec.reset = lambda **kw: (deals.append(1), original(**kw))[1]
+    for seed in range(10):
+        single.reset(seed=seed)
+        assert single.aec.agent_selection == single.learner and not single.aec.terminations[single.learner]
+        assert single.action_masks().sum() < single.game.num_actions  # a real decision
+    assert len(deals) > 10  # some deals ended on Player 1's first turn and were replaced
