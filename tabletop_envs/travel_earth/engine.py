@@ -674,12 +674,16 @@ class TravelEarthState(State):
         def names(cards):
             return ", ".join(cat.label(c) for c in sorted(cards)) or "-"
 
-        lines = [f"Travel Earth TCG - turn {self.turns + 1}, Player {1 if self.player == self.first else 2} "
-                 f"(seat {self.player}) to play" + (f", deciding: {self.phase}" if not self.is_terminal() else "")]
+        def who(p):
+            return f"Player {1 if p == self.first else 2} (seat {p})"
+
+        head = f"Travel Earth TCG - turn {self.turns + 1}: {who(self.player)}'s turn"
+        if not self.is_terminal():
+            head += f"; {who(self.current_player())} decides: {self.phase}"
+        lines = [head]
         for p in (self.first, 1 - self.first):
-            who = f"Player {1 if p == self.first else 2} (seat {p})"
             sees = player is None or player == p
-            lines.append(f"{who}: Deck {len(self.deck[p])}, Hand {len(self.hand[p])}"
+            lines.append(f"{who(p)}: Deck {len(self.deck[p])}, Hand {len(self.hand[p])}"
                          + (f": {names(self.hand[p])}" if sees else ""))
             lines.append(f"  Ready Row:   {names(self.ready[p])}")
             lines.append(f"  Resting Row: {names(self.resting[p])}")
