@@ -129,6 +129,27 @@ class Catalogue:
     def label(self, card: int) -> str:
         return f"{self.names[card]} {self.cards[card]['collector_number']}"
 
+    def value_text(self, card: int, stat: int) -> str:
+        value = self.values[card, stat]
+        return f"{self.stat_names[stat]} {value:g} {self.stat_units[stat]}"
+
+    def describe(self, card: int) -> str:
+        """The card as printed: statistics with units and which way they win, Maximum Depth for aquatic
+        animals (information only, never compared), rarity, printings, ability text and sources."""
+        c = self.cards[card]
+        lines = [f"{c['name']} ({c['scientific_name']}) {c['collector_number']} - {c['rarity']}, {c['group']}"]
+        for i, s in enumerate(self.statistics):
+            mode = f" ({c['speed_mode']})" if s["key"] == "top_speed" else ""
+            lines.append(f"  {self.value_text(card, i)}{mode}  [{s['wins']} wins]")
+        if c["max_depth_m"] is not None:
+            lines.append(f"  Maximum Depth {c['max_depth_m']:g} m  [information only, never compared]")
+        if c["ability"]:
+            ability = self.abilities[c["ability"]]
+            lines.append(f"  {ability['name']}: {ability['text']}")
+        lines.append(f"  Printings: {', '.join(c['printings'])}")
+        lines.append(f"  Sources: {c['source']}")
+        return "\n".join(lines)
+
     def card_id(self, number: str) -> int:
         try:
             return self.index[number]

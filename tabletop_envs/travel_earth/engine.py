@@ -703,6 +703,9 @@ class TravelEarthState(State):
             if self.defender >= 0:
                 row = "Ready" if self.defender_row == READY else "Resting"
                 text += f" vs {row} {cat.label(self.defender)}"
+                if self.stat >= 0:
+                    a, b = (cat.values[c, self.stat] for c in (self.challenger, self.defender))
+                    text += f": {a:g} against {b:g} {cat.stat_units[self.stat]}"
             lines.append(text)
         if self.queue:
             lines.append(f"Declared, waiting: {names(self.queue)}")

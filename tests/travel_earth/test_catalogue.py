@@ -106,3 +106,12 @@ def test_catalogue_not_json_or_missing_file(tmp_path):
         Catalogue(_write(tmp_path, "{ not json"))
     with pytest.raises(CatalogueError, match="cannot read catalogue file"):
         Catalogue(tmp_path / "nope.json")
+
+
+def test_card_text_shows_statistics_and_maximum_depth_as_information_only():
+    sperm = CAT.describe(CAT.names.index("Sperm whale"))
+    assert "Maximum Depth 2250 m  [information only, never compared]" in sperm
+    assert "Development Time 502 days  [lower wins]" in sperm and "Weight 28500 kg  [higher wins]" in sperm
+    lion = CAT.describe(CAT.names.index("Lion"))
+    assert "Maximum Depth" not in lion and "Top Speed 80 km/h (run)" in lion
+    assert "Ambush: This Animal enters your Ready Row" in CAT.describe(CAT.index["TE-005"])

@@ -164,3 +164,12 @@ def test_single_agent_reset_never_returns_a_game_the_learner_lost_before_acting(
         assert single.aec.agent_selection == single.learner and not single.aec.terminations[single.learner]
         assert single.action_masks().sum() < single.game.num_actions  # a real decision
     assert len(deals) > 10  # some deals ended on Player 1's first turn and were replaced
+
+
+def test_render_text_shows_the_compared_printed_values():
+    s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]), p1=dict(ready=["Tiger"], reservoir=["Emu"]))
+    act(s, "declare", "Lion")
+    act(s, "statistic", WEIGHT)
+    act(s, "defend_ready", "Tiger")
+    assert "Challenge: Lion TE-003 on Weight (used: Weight) vs Ready Tiger TE-004: 175 against 119.7 kg" in \
+        s.render_text(player=1)
