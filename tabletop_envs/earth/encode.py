@@ -92,19 +92,18 @@ def encode(s, player: int) -> np.ndarray:
         idx += [e0 + c for c in s.events[q]]
         t0 = o["tableau_cards"] + r * NUM_PLANTABLE_IDS
         idx += [t0 + c for c in grid if c >= 0]
-    v[idx] = 1.0
+    v.put(idx, 1.0)  # put() converts a Python list ~3x faster than fancy assignment
     if sidx:
-        v[sidx] = val
+        v.put(sidx, val)
     if s.phase != "setup" or any(c >= 0 for g in s.grid for c in g):
         cat = game.cat
         feats = cat.card_features
         w = feats.shape[1] + 2
         block = v[o["cells"]:o["cells"] + 5 * 16 * w].reshape(5, 16, w)
-        grids = np.array(s.grid)
-        seat = np.array(rel)
-        block[seat, :, :-2] = feats[grids]
-        block[seat, :, -2] = np.array(s.spr, np.float32) * (1 / 6.0)
-        block[seat, :, -1] = np.array(s.gro, np.float32) * (1 / 8.0)
+        order = [(player + r) % n for r in range(n)]  # absolute seat of each relative seat
+        block[:n, :, :-2] = feats[np.array([s.grid[q] for q in order])]
+        block[:n, :, -2] = np.array([s.spr[q] for q in order], np.float32) * (1 / 6.0)
+        block[:n, :, -1] = np.array([s.gro[q] for q in order], np.float32) * (1 / 8.0)
     return v
 
 

@@ -667,12 +667,12 @@ class EarthState(State):
             return mask
         task = self.queue[0]
         A = self.game.A
-        mask[self._choices(task)] = 1
+        mask.put(self._choices(task), 1)
         if self._may_pass(task):
             mask[A["pass"]] = 1
         events, convert = self._anytime_options(task["p"], task)
         if events:
-            mask[[A["event"] + c - EVENT0 for c in events]] = 1
+            mask.put([A["event"] + c - EVENT0 for c in events], 1)
         if convert:
             mask[A["convert"]] = 1
         return mask

@@ -117,7 +117,7 @@ from .engine import EarthGame
 
 class raw_env(TabletopAECEnv):
     game_class = EarthGame
-    metadata = {"render_modes": ["ansi"], "name": "earth_v0", "is_parallelizable": False, "render_fps": 2}
+    metadata = {"render_modes": ["ansi", "rgb_array", "human"], "name": "earth_v0", "is_parallelizable": False, "render_fps": 2}
 
 
 def env(**kwargs) -> raw_env:
