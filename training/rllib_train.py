@@ -46,7 +46,7 @@ class RayConfig:
 @dataclass
 class EnvRunnersConfig:
     num_env_runners: int = _key(1, "sampling actors (0 = sample in the driver process)", min=0)
-    num_envs_per_env_runner: int = _key(1, "envs stepped by each runner", min=1)
+    num_envs_per_env_runner: int = _key(16, "envs stepped by each runner (batched forward passes)", min=1)
     num_cpus_per_env_runner: float = _key(1.0, "CPUs reserved per runner", min=0)
     rollout_fragment_length: int = _key(0, "env steps per runner per sample call (0 = 'auto': the train batch "
                                          "split evenly over the runners' envs)", min=0)
