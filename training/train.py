@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import pickle
 import shlex
 import sys
@@ -273,10 +274,17 @@ def train(cfg: TrainConfig, resume: bool = False, command: str | None = None) ->
         model = build_model(cfg, venv, run_dir)
     callback = SelfPlayCallback(cfg, pool, run_dir, state)
     remaining = cfg.ppo.total_timesteps - model.num_timesteps
+    start_steps = model.num_timesteps
+    interrupted = False
     try:
         if remaining > 0:
             model.learn(remaining, callback=callback, progress_bar=cfg.output.progress_bar,
                         reset_num_timesteps=checkpoint is None, tb_log_name="run")
+    except KeyboardInterrupt:
+        # Stopping early is a normal way to end a run: keep what was learnt, still evaluate and export.
+        interrupted = True
+        print(f"\ninterrupted at {model.num_timesteps} steps: saving, evaluating and exporting "
+              "(interrupt again to abort; --resume continues the run)", flush=True)
     finally:
         venv.close()
     train_seconds = time.perf_counter() - start
@@ -284,9 +292,10 @@ def train(cfg: TrainConfig, resume: bool = False, command: str | None = None) ->
     callback.checkpoint()
 
     summary = {"env": cfg.env, "run_dir": str(run_dir), "steps": int(model.num_timesteps),
-               "train_seconds": round(train_seconds, 1), "steps_per_second": round(
-                   max(remaining, 0) / train_seconds, 1) if train_seconds > 0 else None,
-               "snapshots": [s.name for s in pool.snapshots], "snapshots_gated_out": callback.snapshots_skipped}
+               "train_seconds": round(train_seconds, 1),
+               "steps_per_second": round((model.num_timesteps - start_steps) / train_seconds, 1),
+               "snapshots": [s.name for s in pool.snapshots], "snapshots_gated_out": callback.snapshots_skipped,
+               "interrupted": interrupted}
     evaluation = {}
     if cfg.eval.final_games:
         callback.num_timesteps = model.num_timesteps
@@ -295,7 +304,8 @@ def train(cfg: TrainConfig, resume: bool = False, command: str | None = None) ->
     (run_dir / "history.json").write_text(json.dumps(callback.history, indent=2) + "\n")
     if cfg.output.export:
         training = {"seed": cfg.seed, "command": command, "wall_time_s": round(train_seconds, 1),
-                    "config": cfg.to_dict()}
+                    "stopped_early": interrupted, "config": cfg.to_dict(),
+                    "machine": {"cpus": os.cpu_count(), "load_average_at_end": [round(x, 2) for x in os.getloadavg()]}}
         path = export_model(model, run_dir / cfg.output.name, cfg.env, game_config, training, evaluation,
                             name=f"{cfg.env}/{cfg.output.name}")
         if evaluation:

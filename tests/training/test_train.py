@@ -57,3 +57,22 @@ def test_cli_applies_overrides_and_reports_bad_keys(toy, tmp_path):
     assert "--set ppo.total_timesteps=256" in run["training"]["command"]
     with pytest.raises(ConfigError, match="unknown key 'ppo.total_steps'"):
         main(["--config", str(recipe), "--set", "ppo.total_steps=1"])
+
+
+def test_an_interrupted_run_still_saves_evaluates_and_exports(toy, tmp_path, monkeypatch):
+    from training import train as train_module
+
+    original = train_module.SelfPlayCallback._on_step
+
+    def stop_after_512(self):
+        if self.num_timesteps >= 512:
+            raise KeyboardInterrupt
+        return original(self)
+
+    monkeypatch.setattr(train_module.SelfPlayCallback, "_on_step", stop_after_512)
+    cfg = load_config(data={**TINY, "output": {**TINY["output"], "dir": str(tmp_path / "run")}})
+    summary = train(cfg)
+    assert summary["interrupted"] and 512 <= summary["steps"] < 1024
+    meta = json.loads((tmp_path / "run" / "ppo.json").read_text())
+    assert meta["training"]["stopped_early"] is True and meta["evaluation"]["vs_random"]["games"] == 40
+    assert list((tmp_path / "run" / "checkpoints").glob("step_*/model.zip"))
