@@ -1,7 +1,7 @@
 """The Terralore observation: what one player may know, as one flat float32 vector.
 
-Card segments are indexed by catalogue card id. A player sees their own hand, deck contents (not
-order), lanes and face-down cards; of the opponent only face-up creatures, how many face-down cards
+Card segments are indexed by catalogue card id. A player sees their own hand, lanes and face-down
+cards; of the opponent only face-up creatures, how many face-down cards
 sit in each lane, cards publicly returned to their hand, and hand/deck sizes; both Graveyards and
 Exiles; castles, lane totals, the turn, and their own pending decision.
 """
@@ -24,7 +24,6 @@ def build_layout(n: int) -> ObservationLayout:
 
     return ObservationLayout([
         cards("hand", "is in your hand"),
-        cards("own_deck", "is still in your deck (contents, not order)"),
         cards("own_attacking", "is your face-up creature in your attacking lane"),
         cards("own_defending", "is your face-up creature in your defending lane"),
         cards("own_face_down_attacking", "is your face-down card in your attacking lane"),
@@ -73,7 +72,6 @@ class Encoder:
         fd_p, fd_q = state.face_down[p], state.face_down[q]
         field_p, field_q = state.field[p], state.field[q]
         idx = [*map(o["hand"].__add__, state.hand[p]),
-               *map(o["own_deck"].__add__, state.deck[p]),
                *map(o["own_attacking"].__add__, field_p[0]),
                *map(o["own_defending"].__add__, field_p[1]),
                *map(o["own_face_down_attacking"].__add__, fd_p[0]),
@@ -88,7 +86,7 @@ class Encoder:
         mine = state.actor == p and state.phase != "over"
         if mine and state.pending_card >= 0:
             idx.append(o["pending_card"] + state.pending_card)
-        vec[idx] = 1.0
+        vec.put(idx, 1.0)
 
         decision = [0.0] * 5
         pending_lane = [0.0, 0.0]

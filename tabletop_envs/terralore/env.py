@@ -11,7 +11,7 @@ Rules: ``tabletop_envs/terralore/RULES.md`` (the rule text plus every choice whe
 | import | ``from tabletop_envs import terralore_v0; env = terralore_v0.env()`` |
 | agents | ``player_0``, ``player_1`` |
 | actions | Discrete(203) |
-| observation | Dict(``observation``: Box(955,) float32, ``action_mask``: Box(203,) int8) |
+| observation | Dict(``observation``: Box(889,) float32, ``action_mask``: Box(203,) int8) |
 
 Arguments
 ---------
@@ -39,40 +39,38 @@ their meaning however the hand is ordered. ``env.action_to_string(a)`` names any
 
 Observation
 -----------
-Only what the observing player may know: their own hand, deck contents, lanes and face-down
-cards; of the opponent only face-up creatures, the number of face-down cards in each lane, cards
+Only what the observing player may know: their own hand, lanes and face-down cards; of the opponent only face-up creatures, the number of face-down cards in each lane, cards
 returned to their hand in view, and hand and deck sizes; both Graveyards and Exiles; castles; the
 turn; the pending decision. Card segments are indexed by catalogue card id.
 
 | indices | name | shape | range | meaning |
 |---|---|---|---|---|
 | 0–65 | `hand` | 66 | 0…1 | 1 where card *i* (catalogue id) is in your hand |
-| 66–131 | `own_deck` | 66 | 0…1 | 1 where card *i* (catalogue id) is still in your deck (contents, not order) |
-| 132–197 | `own_attacking` | 66 | 0…1 | 1 where card *i* (catalogue id) is your face-up creature in your attacking lane |
-| 198–263 | `own_defending` | 66 | 0…1 | 1 where card *i* (catalogue id) is your face-up creature in your defending lane |
-| 264–329 | `own_face_down_attacking` | 66 | 0…1 | 1 where card *i* (catalogue id) is your face-down card in your attacking lane |
-| 330–395 | `own_face_down_defending` | 66 | 0…1 | 1 where card *i* (catalogue id) is your face-down card in your defending lane |
-| 396–461 | `opp_attacking` | 66 | 0…1 | 1 where card *i* (catalogue id) is the opponent's face-up creature in their attacking lane (your defending lane) |
-| 462–527 | `opp_defending` | 66 | 0…1 | 1 where card *i* (catalogue id) is the opponent's face-up creature in their defending lane (your attacking lane) |
-| 528–593 | `opp_known_hand` | 66 | 0…1 | 1 where card *i* (catalogue id) was returned to the opponent's hand in view (from their Graveyard) |
-| 594–659 | `own_graveyard` | 66 | 0…1 | 1 where card *i* (catalogue id) is in your Graveyard |
-| 660–725 | `opp_graveyard` | 66 | 0…1 | 1 where card *i* (catalogue id) is in the opponent's Graveyard |
-| 726–791 | `own_exile` | 66 | 0…1 | 1 where card *i* (catalogue id) is in your Exile |
-| 792–857 | `opp_exile` | 66 | 0…1 | 1 where card *i* (catalogue id) is in the opponent's Exile |
-| 858–923 | `pending_card` | 66 | 0…1 | 1 where card *i* (catalogue id) is the card you are placing now |
-| 924–927 | `lane_points` | 4 | 0…10 | face-up points / 10: your attacking, your defending, opponent's attacking, opponent's defending lane |
-| 928–929 | `castles` | 2 | 0…1 | castle HP / 10: yours, the opponent's |
-| 930–931 | `hand_sizes` | 2 | 0…1 | hand size / 7: yours, the opponent's |
-| 932–933 | `deck_sizes` | 2 | 0…1 | deck size / 20: yours, the opponent's |
-| 934–935 | `opp_face_down_counts` | 2 | 0…1 | number of the opponent's face-down cards / 20: attacking, defending lane |
-| 936 | `turn` | 1 | 0…1 | turn number / 25 |
-| 937–938 | `phase` | 2 | 0…1 | one-hot phase: mulligan, play |
-| 939–943 | `decision` | 5 | 0…1 | one-hot decision you must take now (all 0 when it is not your move): mulligan, play, lane, discard, destroy |
-| 944–945 | `pending_lane` | 2 | 0…1 | one-hot lane of the card you are placing: attacking, defending |
-| 946–947 | `payment` | 2 | 0…1 | cards still to discard / 6, lane slots still to free / 4 |
-| 948–950 | `placement` | 3 | 0…1 | you place first this turn, you have finished placing, the opponent has finished |
-| 951–952 | `mulliganed` | 2 | 0…1 | you took a mulligan, the opponent took a mulligan |
-| 953–954 | `reveal_first` | 2 | 0…1 | one-hot who revealed first last Reveal Phase: you, the opponent |
+| 66–131 | `own_attacking` | 66 | 0…1 | 1 where card *i* (catalogue id) is your face-up creature in your attacking lane |
+| 132–197 | `own_defending` | 66 | 0…1 | 1 where card *i* (catalogue id) is your face-up creature in your defending lane |
+| 198–263 | `own_face_down_attacking` | 66 | 0…1 | 1 where card *i* (catalogue id) is your face-down card in your attacking lane |
+| 264–329 | `own_face_down_defending` | 66 | 0…1 | 1 where card *i* (catalogue id) is your face-down card in your defending lane |
+| 330–395 | `opp_attacking` | 66 | 0…1 | 1 where card *i* (catalogue id) is the opponent's face-up creature in their attacking lane (your defending lane) |
+| 396–461 | `opp_defending` | 66 | 0…1 | 1 where card *i* (catalogue id) is the opponent's face-up creature in their defending lane (your attacking lane) |
+| 462–527 | `opp_known_hand` | 66 | 0…1 | 1 where card *i* (catalogue id) was returned to the opponent's hand in view (from their Graveyard) |
+| 528–593 | `own_graveyard` | 66 | 0…1 | 1 where card *i* (catalogue id) is in your Graveyard |
+| 594–659 | `opp_graveyard` | 66 | 0…1 | 1 where card *i* (catalogue id) is in the opponent's Graveyard |
+| 660–725 | `own_exile` | 66 | 0…1 | 1 where card *i* (catalogue id) is in your Exile |
+| 726–791 | `opp_exile` | 66 | 0…1 | 1 where card *i* (catalogue id) is in the opponent's Exile |
+| 792–857 | `pending_card` | 66 | 0…1 | 1 where card *i* (catalogue id) is the card you are placing now |
+| 858–861 | `lane_points` | 4 | 0…10 | face-up points / 10: your attacking, your defending, opponent's attacking, opponent's defending lane |
+| 862–863 | `castles` | 2 | 0…1 | castle HP / 10: yours, the opponent's |
+| 864–865 | `hand_sizes` | 2 | 0…1 | hand size / 7: yours, the opponent's |
+| 866–867 | `deck_sizes` | 2 | 0…1 | deck size / 20: yours, the opponent's |
+| 868–869 | `opp_face_down_counts` | 2 | 0…1 | number of the opponent's face-down cards / 20: attacking, defending lane |
+| 870 | `turn` | 1 | 0…1 | turn number / 25 |
+| 871–872 | `phase` | 2 | 0…1 | one-hot phase: mulligan, play |
+| 873–877 | `decision` | 5 | 0…1 | one-hot decision you must take now (all 0 when it is not your move): mulligan, play, lane, discard, destroy |
+| 878–879 | `pending_lane` | 2 | 0…1 | one-hot lane of the card you are placing: attacking, defending |
+| 880–881 | `payment` | 2 | 0…1 | cards still to discard / 6, lane slots still to free / 4 |
+| 882–884 | `placement` | 3 | 0…1 | you place first this turn, you have finished placing, the opponent has finished |
+| 885–886 | `mulliganed` | 2 | 0…1 | you took a mulligan, the opponent took a mulligan |
+| 887–888 | `reveal_first` | 2 | 0…1 | one-hot who revealed first last Reveal Phase: you, the opponent |
 
 Action mask
 -----------

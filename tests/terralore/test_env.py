@@ -52,7 +52,7 @@ def test_observation_shows_own_cards_and_opponent_face_up_cards_and_counts():
     assert lay.view(mine, "decision").sum() == 0, "not player 0's move"
     assert on(theirs, "own_face_down_attacking") == ["Pebble Mole"] and on(theirs, "opp_defending") == []
     assert list(lay.view(theirs, "decision")) == [0, 1, 0, 0, 0], "the Mole cost 0: back to choosing a card"
-    assert on(mine, "own_deck") == sorted(CAT.names[c] for c in s.deck[0])
+    assert "own_deck" not in lay.segments, "deck contents are not part of the observation"
 
 
 def test_observation_pending_decision_and_payment():
