@@ -526,51 +526,67 @@ class TravelEarthState(State):
         return [g.A_PAY + c for c in known] + ([g.A_PAY_UNSEEN] if unseen else [])
 
     def _apply_action(self, action: int) -> None:
-        g = self.game
-        name, i = g.action_layout.decode(action)
+        name, index = self.game.action_layout.decode(action)
+        getattr(self, "_do_" + name)(index)  # one small method per action segment
+
+    def _do_add_to_reservoir(self, card: int):
         p = self.player
-        if name == "add_to_reservoir":
-            self.hand[p].remove(i)
-            self.reservoir[p].append(i)
-            self.reservoir[p].sort()
-            self.adds += 1
-            self.progress = True
-        elif name == "skip_reservoir":
-            self.phase = "play"
-        elif name == "play":
-            self.hand[p].remove(i)
-            (self.ready[p] if self._has(i, "ambush") else self.resting[p]).append(i)
-            self.progress = True
-        elif name == "end_play":
-            self.phase = "declare"
-        elif name == "declare":
-            self.ready[p].remove(i)
-            self.queue.append(i)
-        elif name == "lock_challengers":
-            self._next_challenge()
-            return
-        elif name == "statistic":
-            self._choose_statistic(i)
-            return
-        elif name in ("defend_ready", "defend_resting"):
-            self.defender = i
-            self.defender_row = READY if name == "defend_ready" else RESTING
-            self._compare()
-            return
-        elif name == "change_statistic":
-            self._defensive_change(i)
-            return
-        elif name == "accept":
-            self._discard_defender()
-            self._survive()
-            return
-        elif name == "pay_reservoir":
-            self._pay(i)
-            return
-        elif name == "pay_unseen":
-            self._pay(-1)
-            return
+        self.hand[p].remove(card)
+        self.reservoir[p].append(card)
+        self.reservoir[p].sort()  # face down: the order carries no information
+        self.adds += 1
+        self.progress = True
         self._advance()
+
+    def _do_skip_reservoir(self, _):
+        self.phase = "play"
+        self._advance()
+
+    def _do_play(self, card: int):
+        p = self.player
+        self.hand[p].remove(card)
+        (self.ready[p] if self._has(card, "ambush") else self.resting[p]).append(card)
+        self.progress = True
+        self._advance()
+
+    def _do_end_play(self, _):
+        self.phase = "declare"
+        self._advance()
+
+    def _do_declare(self, card: int):
+        self.ready[self.player].remove(card)
+        self.queue.append(card)
+        self._advance()
+
+    def _do_lock_challengers(self, _):
+        self._next_challenge()
+
+    def _do_statistic(self, stat: int):
+        self._choose_statistic(stat)
+
+    def _do_defend_ready(self, card: int):
+        self._choose_defender(card, READY)
+
+    def _do_defend_resting(self, card: int):
+        self._choose_defender(card, RESTING)
+
+    def _choose_defender(self, card: int, row: int):
+        self.defender = card
+        self.defender_row = row
+        self._compare()
+
+    def _do_change_statistic(self, stat: int):
+        self._defensive_change(stat)
+
+    def _do_accept(self, _):
+        self._discard_defender()
+        self._survive()
+
+    def _do_pay_reservoir(self, card: int):
+        self._pay(card)
+
+    def _do_pay_unseen(self, _):
+        self._pay(-1)
 
     # ------------------------------------------------------------------ what a player sees
     def observation(self, player: int) -> np.ndarray:
