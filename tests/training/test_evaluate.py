@@ -64,3 +64,10 @@ def test_cli_writes_json_markdown_and_png(toy, tmp_path):
     assert "| policy | Elo" in (tmp_path / "elo.md").read_text()
     assert (tmp_path / "elo.png").stat().st_size > 1000
     assert report["elo"]["random"] == 0
+
+
+def test_earth_with_three_players_is_rank_based_over_all_seat_rotations():
+    pytest.importorskip("tabletop_envs.earth.bots")
+    res = play_pair("earth_v0", "heuristic", "random", 6, seed=0, game_kwargs={"num_players": 3})
+    assert res.games == 6  # one deal from all 6 (seat of A, seat of B) placements, random in the third seat
+    assert res.wins >= 5  # the heuristic out-ranks random
