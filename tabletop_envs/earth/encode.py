@@ -58,6 +58,8 @@ def encode(s, player: int) -> np.ndarray:
     idx += [h + c for c in s.hands[player]]
     d = o["drawn"]
     idx += [d + c for c in s.drawn[player]]
+    k0 = o["my_known_compost"]
+    idx += [k0 + c for c, known in zip(s.compost[player], s.compost_known[player]) if known]
     if s.eco[player] >= 0:
         idx.append(o["my_ecosystem"] + s.eco[player])
     if s.phase == "setup":

@@ -146,6 +146,7 @@ def build_observation_layout() -> ObservationLayout:
         ("deck", 2, 0, 1, "draw pile and discard sizes / 283"),
         ("hand", NUM_EARTH, 0, 1, "my hand (multi-hot by catalogue id)"),
         ("drawn", NUM_EARTH, 0, 1, "cards I drew and must choose from (draw 4 keep 1)"),
+        ("my_known_compost", NUM_EARTH, 0, 1, "cards I composted from my hand (still in my compost)"),
         ("my_ecosystem", NUM_ECOSYSTEMS, 0, 1, "my personal ecosystem side (or the sides I may choose in setup)"),
         ("my_offers", NUM_ISLANDS + NUM_CLIMATES, 0, 1, "island and climate sides I may choose (setup)"),
         ("public_ecosystems", NUM_ECOSYSTEMS, 0, 1, "the 2 public ecosystem sides"),

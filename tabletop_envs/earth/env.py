@@ -14,7 +14,7 @@ choice where it is silent).
 | import | ``from tabletop_envs import earth_v0; env = earth_v0.env(num_players=2)`` |
 | agents | ``player_0`` … ``player_{n-1}`` |
 | actions | Discrete(730) |
-| observation | Dict(``observation``: Box(4864,) float32, ``action_mask``: Box(730,) int8) |
+| observation | Dict(``observation``: Box(5147,) float32, ``action_mask``: Box(730,) int8) |
 
 Arguments
 ---------
@@ -56,7 +56,8 @@ in the middle of an ability). ``env.action_to_string(a)`` names any action.
 
 Observation
 -----------
-Only what the observing player may know: their own hand, draw choice and personal ecosystem; for
+Only what the observing player may know: their own hand, draw choice, personal ecosystem and the
+cards they composted from hand; for
 every seat (relative to the observer: seat 0 is you) the tableau with sprouts and growth, soil,
 hand/compost/event counts, event stacks, island and climate (others' hidden during setup), the last
 action marker; the fauna board with leaves, the public ecosystems, the turn's action and the
@@ -80,19 +81,20 @@ stay hidden (tested by resampling them).
 | 334–335 | `deck` | 2 | 0…1 | draw pile and discard sizes / 283 |
 | 336–618 | `hand` | 283 | 0…1 | my hand (multi-hot by catalogue id) |
 | 619–901 | `drawn` | 283 | 0…1 | cards I drew and must choose from (draw 4 keep 1) |
-| 902–965 | `my_ecosystem` | 64 | 0…1 | my personal ecosystem side (or the sides I may choose in setup) |
-| 966–1005 | `my_offers` | 40 | 0…1 | island and climate sides I may choose (setup) |
-| 1006–1069 | `public_ecosystems` | 64 | 0…1 | the 2 public ecosystem sides |
-| 1070–1253 | `fauna` | 4×46 | 0…1 | fauna side on each of the 4 fauna spaces |
-| 1254–1273 | `fauna_leaves` | 4×5 | 0…1 | leaf of relative seat s on fauna space f, value (6 - order)/5 |
-| 1274–1278 | `bonus` | 5 | 0…1 | relative seat holding the first-completion 7 VP leaf |
-| 1279–1308 | `resources` | 5×6 | 0…1 | per seat: soil/40, hand/30, compost/30, events/10, cards/16, last action |
-| 1309–1328 | `last_action` | 5×4 | 0…1 | per seat: leaf marker of the action chosen last |
-| 1329–1428 | `island` | 5×20 | 0…1 | per seat: island side (others' hidden during setup) |
-| 1429–1528 | `climate` | 5×20 | 0…1 | per seat: climate side (others' hidden during setup) |
-| 1529–1718 | `event_stack` | 5×38 | 0…1 | per seat: events played (public) |
-| 1719–2943 | `tableau_cards` | 5×245 | 0…1 | per seat: cards in the tableau (multi-hot) |
-| 2944–4863 | `cells` | 5×16×24 | 0…1 | per seat and cell: static card features (occupied, cost, VP, growth max, canopy, sprout spaces, terrain, 4 types, 4 habitats, 7 colours) then sprouts/6 and growth/8 |
+| 902–1184 | `my_known_compost` | 283 | 0…1 | cards I composted from my hand (still in my compost) |
+| 1185–1248 | `my_ecosystem` | 64 | 0…1 | my personal ecosystem side (or the sides I may choose in setup) |
+| 1249–1288 | `my_offers` | 40 | 0…1 | island and climate sides I may choose (setup) |
+| 1289–1352 | `public_ecosystems` | 64 | 0…1 | the 2 public ecosystem sides |
+| 1353–1536 | `fauna` | 4×46 | 0…1 | fauna side on each of the 4 fauna spaces |
+| 1537–1556 | `fauna_leaves` | 4×5 | 0…1 | leaf of relative seat s on fauna space f, value (6 - order)/5 |
+| 1557–1561 | `bonus` | 5 | 0…1 | relative seat holding the first-completion 7 VP leaf |
+| 1562–1591 | `resources` | 5×6 | 0…1 | per seat: soil/40, hand/30, compost/30, events/10, cards/16, last action |
+| 1592–1611 | `last_action` | 5×4 | 0…1 | per seat: leaf marker of the action chosen last |
+| 1612–1711 | `island` | 5×20 | 0…1 | per seat: island side (others' hidden during setup) |
+| 1712–1811 | `climate` | 5×20 | 0…1 | per seat: climate side (others' hidden during setup) |
+| 1812–2001 | `event_stack` | 5×38 | 0…1 | per seat: events played (public) |
+| 2002–3226 | `tableau_cards` | 5×245 | 0…1 | per seat: cards in the tableau (multi-hot) |
+| 3227–5146 | `cells` | 5×16×24 | 0…1 | per seat and cell: static card features (occupied, cost, VP, growth max, canopy, sprout spaces, terrain, 4 types, 4 habitats, 7 colours) then sprouts/6 and growth/8 |
 
 Action mask
 -----------

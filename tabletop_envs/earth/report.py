@@ -1,0 +1,69 @@
+"""Random-vs-random (or any policies) statistics for Earth: final scores, turns, rounds and decisions.
+
+    python -m tabletop_envs.earth.report --players 2 --games 200
+    python -m tabletop_envs.earth.report --players 2 --games 100 --policy earth_v0/heuristic
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+
+import numpy as np
+
+from tabletop_envs.core.policy import load_policy
+
+from .engine import EarthGame
+
+
+def play(game: EarthGame, policies: list, seed: int) -> tuple:
+    s = game.new_initial_state(seed)
+    rng = np.random.default_rng(seed)
+    decisions = 0
+    while not s.is_terminal():
+        p = s.current_player()
+        s.apply_action(policies[p].act(s.observation(p), s.legal_action_mask(), rng))
+        decisions += 1
+    return s, decisions
+
+
+def summary(players: int, games: int, policy: str = "earth_v0/random", seed: int = 0) -> dict:
+    game = EarthGame(num_players=players)
+    pol = load_policy(policy)
+    scores, turns, rounds, decisions = [], [], [], []
+    start = time.perf_counter()
+    for g in range(games):
+        s, d = play(game, [pol] * players, seed + g)
+        scores += s.scores
+        turns.append(s.turns)
+        rounds.append(s.rounds)
+        decisions.append(d)
+    took = time.perf_counter() - start
+
+    def stats(x):
+        x = np.asarray(x, float)
+        return {"mean": round(float(x.mean()), 1), "std": round(float(x.std()), 1), "min": int(x.min()),
+                "max": int(x.max())}
+
+    return {"players": players, "games": games, "policy": policy, "final_vp": stats(scores),
+            "turns": stats(turns), "rounds": stats(rounds), "decisions": stats(decisions),
+            "engine_us_per_decision": round(took / sum(decisions) * 1e6, 1)}
+
+
+def main(argv=None) -> dict:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--players", type=int, nargs="+", default=[2])
+    ap.add_argument("--games", type=int, default=100)
+    ap.add_argument("--policy", default="earth_v0/random")
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args(argv)
+    out = {}
+    for n in args.players:
+        out[n] = summary(n, args.games, args.policy, args.seed)
+        print(json.dumps(out[n]))
+    return out
+
+
+if __name__ == "__main__":
+    main()
