@@ -89,10 +89,27 @@ class TerraloreGame(Game):
         self.deck_out = deck_out
         self.num_players = 2
         self.action_layout = build_action_layout(self.catalogue)
+        self.first_action = dict(self.action_layout.start)
+        self._num_actions = self.action_layout.num_actions
         from .encoder import Encoder
 
         self.encoder = Encoder(self.catalogue)
         self.observation_layout = self.encoder.layout
+
+    @property
+    def num_actions(self) -> int:
+        return self._num_actions
+
+    @property
+    def action_handlers(self) -> list:
+        """(state method, index within its segment) for every action id: a table, not a lookup per step."""
+        handlers = self.__dict__.get("_handlers")
+        if handlers is None:
+            layout = self.action_layout
+            handlers = [(getattr(TerraloreState, "_do_" + layout.decode(a)[0]), layout.decode(a)[1])
+                        for a in range(layout.num_actions)]
+            self._handlers = handlers
+        return handlers
 
     def config(self) -> dict:
         return {"decks": [d if isinstance(d, str) else list(d) for d in self.decks],
@@ -208,8 +225,8 @@ class TerraloreState(State):
         return self.game.encoder.encode(self, player)
 
     def _legal_action_mask(self) -> np.ndarray:
-        layout = self.game.action_layout
-        mask = np.zeros(layout.num_actions, np.int8)
+        game = self.game
+        mask = np.zeros(game.num_actions, np.int8)
         if self.phase == "over":
             return mask
         p = self.actor
@@ -217,27 +234,25 @@ class TerraloreState(State):
         if d == PLAY:
             hand = self.hand[p]
             spare = len(hand) - 1
-            start = layout.start["play"]
             cost = self.cat.cost
-            mask[[start + c for c in hand if cost[c] <= spare]] = 1
-            mask[layout.start["end_play"]] = 1
+            start = game.first_action["play"]
+            mask.put([start + c for c in hand if cost[c] <= spare], 1)
+            mask[game.first_action["end_play"]] = 1
         elif d == DISCARD:
-            start = layout.start["discard"]
-            mask[[start + c for c in self.hand[p]]] = 1
+            mask.put([game.first_action["discard"] + c for c in self.hand[p]], 1)
         elif d == LANE:
-            start = layout.start["lane"]
+            start = game.first_action["lane"]
             mask[start:start + 2] = 1
         elif d == DESTROY:
-            start = layout.start["destroy"]
-            mask[[start + c for c in self._destroy_candidates()]] = 1
+            mask.put([game.first_action["destroy"] + c for c in self._destroy_candidates()], 1)
         else:
-            start = layout.start["mulligan"]
+            start = game.first_action["mulligan"]
             mask[start:start + 2] = 1
         return mask
 
     def _apply_action(self, action: int) -> None:
-        segment, index = self.game.action_layout.decode(action)
-        getattr(self, "_do_" + segment)(index)
+        handler, index = self.game.action_handlers[action]
+        handler(self, index)
 
     # ------------------------------------------------------------------ decisions
     def _do_mulligan(self, take: int) -> None:
