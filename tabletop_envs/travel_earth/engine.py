@@ -690,19 +690,27 @@ class TravelEarthState(State):
         def names(cards):
             return ", ".join(cat.label(c) for c in sorted(cards)) or "-"
 
+        def with_stats(cards):
+            # the printed values, so a human can choose a statistic without a card list at hand
+            return ", ".join(f"{cat.label(c)} [{' '.join(f'{v:g}' for v in cat.values[c])}]"
+                             for c in sorted(cards)) or "-"
+
         def who(p):
             return f"Player {1 if p == self.first else 2} (seat {p})"
 
         head = f"Travel Earth TCG - turn {self.turns + 1}: {who(self.player)}'s turn"
         if not self.is_terminal():
-            head += f"; {who(self.current_player())} decides: {self.phase}"
-        lines = [head]
+            decider = self.current_player()
+            head += f", deciding: {self.phase}" if decider == self.player else \
+                f"; {who(decider)} decides: {self.phase}"
+        lines = [head, "  [values: " + ", ".join(f"{n} {u}" for n, u in zip(cat.stat_names, cat.stat_units))
+                 + "; Development Time: lower wins, the others: higher wins]"]
         for p in (self.first, 1 - self.first):
             sees = player is None or player == p
             lines.append(f"{who(p)}: Deck {len(self.deck[p])}, Hand {len(self.hand[p])}"
-                         + (f": {names(self.hand[p])}" if sees else ""))
-            lines.append(f"  Ready Row:   {names(self.ready[p])}")
-            lines.append(f"  Resting Row: {names(self.resting[p])}")
+                         + (f": {with_stats(self.hand[p])}" if sees else ""))
+            lines.append(f"  Ready Row:   {with_stats(self.ready[p])}")
+            lines.append(f"  Resting Row: {with_stats(self.resting[p])}")
             size = self.reservoir_size(p)
             content = ""
             if sees:
