@@ -41,3 +41,27 @@ def test_heuristic_beats_random_in_the_casual_format():
     res = play_match("travel_earth_v0", ["travel_earth_v0/heuristic", "travel_earth_v0/random"], 60, seed=2,
                      game_kwargs={"deck_format": "casual"})
     assert res.win_rate(0) >= 0.85, res.summary()
+
+
+def _bot_move(state):
+    bot = load_policy("travel_earth_v0/heuristic")
+    seat = state.current_player()
+    action = bot.act(state.observation(seat), state.legal_action_mask(), np.random.default_rng(0))
+    return state.action_to_string(action)
+
+
+def test_heuristic_picks_a_statistic_that_beats_the_whole_opposing_field():
+    from .scenario import act, scenario
+
+    s = scenario(p0=dict(ready=["Cheetah"], reservoir=["Koala"]), p1=dict(ready=["African bush elephant", "Lion"]))
+    act(s, "declare", "Cheetah")
+    assert _bot_move(s) in ("challenge on Top Speed", "challenge on Development Time")  # beats both there
+
+
+def test_heuristic_defends_with_an_animal_that_wins():
+    from .scenario import act, scenario
+
+    s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]), p1=dict(ready=["Sea otter"], resting=["Blue whale"]))
+    act(s, "declare", "Lion")
+    act(s, "statistic", 1)  # Weight
+    assert _bot_move(s) == "defend with Resting Blue whale TE-026"

@@ -4,6 +4,8 @@ name + collector number with every printing counted together; clear errors; both
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tabletop_envs.core.errors import ConfigError, DeckError
 from tabletop_envs.travel_earth.catalogue import build_deck, load_catalogue, preset_decks
@@ -93,3 +95,19 @@ def test_both_formats_selectable_via_kwargs():
         env(deck_format="draft")
     with pytest.raises(DeckError, match="seat 1 deck"):
         TravelEarthGame(deck_format="championship", decks=["expedition", deck_of(40)])
+
+_NUMBERS = [c["collector_number"] for c in CAT.cards]
+
+
+@settings(max_examples=60, deadline=None)
+@given(counts=st.dictionaries(st.sampled_from(_NUMBERS), st.integers(1, 6), min_size=3, max_size=25),
+       deck_format=st.sampled_from(["casual", "championship"]))
+def test_validator_accepts_exactly_the_legal_decks(counts, deck_format):
+    size = sum(counts.values())
+    legal = max(counts.values()) <= 4 and (size >= 20 if deck_format == "casual" else size == 60)
+    try:
+        cards = build_deck(counts, deck_format, CAT)
+    except DeckError:
+        assert not legal
+    else:
+        assert legal and len(cards) == size
