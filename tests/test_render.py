@@ -131,7 +131,7 @@ def test_a_players_picture_shows_nothing_they_cannot_see(env_name, kwargs):
         env.reset(seed=seed)
         rng = np.random.default_rng(seed)
         for _ in range(4):
-            random_steps(env, 4, rng)
+            random_steps(env, 12, rng)
             if env.state.is_terminal():
                 break
             state = env.state
@@ -142,4 +142,5 @@ def test_a_players_picture_shows_nothing_they_cannot_see(env_name, kwargs):
                 assert np.array_equal(draw_state(env, player), mine), f"{env_name}: picture of seat {player} leaks"
                 hidden_changed += not np.array_equal(draw_state(env, None), whole)
                 env.state = state
-    assert hidden_changed > 0
+    if env.game.num_players > 1:  # solo: the whole table is the player's own view
+        assert hidden_changed > 0

@@ -1,7 +1,7 @@
 """Pictures of the table: a small shared drawing toolkit (Pillow) and the ``"human"`` window.
 
 A game supplies one function, ``draw_table(state, player=None) -> Canvas | PIL.Image``, in
-``tabletop_envs/<game>/render.py`` (or as ``draw_table`` on its ``raw_env`` class) and lists
+``tabletop_envs/<game>/render.py`` or ``picture.py`` (or as ``draw_table`` on its ``raw_env`` class) and lists
 ``"rgb_array"`` / ``"human"`` in its metadata; :func:`render_env_image` does the rest. With
 ``player`` given the drawing must show only what that seat may see (``env.render_player``; default
 ``None``, the whole table, as a spectator's camera for videos). Pictures have a fixed size per game
@@ -67,6 +67,11 @@ def font(size: int = 14, bold: bool = False):
     return ImageFont.load_default(size=size)
 
 
+@lru_cache(maxsize=50_000)
+def _text_width(text: str, size: int, bold: bool) -> int:
+    return int(font(size, bold).getlength(text))
+
+
 def color_for(key: str, lightness: int = 200) -> tuple[int, int, int]:
     """A stable pastel colour for a name (an affinity, a biome …), the same on every run."""
     digest = hashlib.md5(key.encode()).digest()
@@ -106,7 +111,7 @@ class Canvas:
 
     # -- text
     def text_width(self, text: str, size: int = 14, bold: bool = False) -> int:
-        return int(self.draw.textlength(text, font=font(size, bold)))
+        return _text_width(text, size, bold)
 
     def fit(self, text: str, max_width: int, size: int = 14, bold: bool = False) -> str:
         """``text`` cut with an ellipsis so it fits in ``max_width`` pixels."""
@@ -192,7 +197,13 @@ class Canvas:
 
     # -- cards
     def card(self, x, y, face: CardFace, w: int = CARD_W, h: int = CARD_H) -> None:
-        """One card: name at the top, key number in the corner, stat lines, footer."""
+        """One card: name at the top, key number in the corner, stat lines, footer.
+
+        Drawn once per look and size, then pasted: the same cards come back frame after frame."""
+        tile = _card_tile(_face_key(face), int(w), int(h))
+        self.image.paste(tile, (int(round(x)), int(round(y))), tile)
+
+    def _draw_card(self, x, y, face: CardFace, w: int, h: int) -> None:
         if face.face_down:
             self.box(x, y, x + w, y + h, fill=CARD_BACK, outline=CARD_EDGE, radius=7, width=2)
             self.box(x + 6, y + 6, x + w - 6, y + h - 6, fill=mix(CARD_BACK, (255, 255, 255), 0.15),
@@ -266,11 +277,27 @@ class Canvas:
         elif top is not None:
             self.card(x, y, top, w, h)
         else:
-            self.card(x, y, CardFace(face_down=True), w, h)
+            self.card(x, y, CardFace(face_down=face_down), w, h)
         self.text(x + w / 2, y + h + 4, f"{label}: {count}", 12, TEXT, bold=True, anchor="ma", max_width=w + 30)
 
     def array(self) -> np.ndarray:
         return to_array(self)
+
+
+def _face_key(face: CardFace) -> tuple:
+    return (face.title, tuple(face.lines), str(face.corner), face.footer, face.text,
+            tuple(face.color) if face.color else None, face.face_down, face.highlight, face.dim)
+
+
+@lru_cache(maxsize=4096)
+def _card_tile(key: tuple, w: int, h: int):
+    title, lines, corner, footer, text, color, face_down, highlight, dim = key
+    face = CardFace(title, lines, corner, footer, text, color, face_down, highlight, dim)
+    canvas = Canvas(w + 1, h + 1, (0, 0, 0))
+    canvas.image = Image.new("RGBA", (w + 1, h + 1), (0, 0, 0, 0))
+    canvas.draw = ImageDraw.Draw(canvas.image)
+    canvas._draw_card(0, 0, face, w, h)
+    return canvas.image
 
 
 def _readable_on(color: Sequence[int]) -> tuple[int, int, int]:
@@ -310,22 +337,30 @@ def text_picture(text: str, width: int = 900, height: int = 640, title: str = ""
 DrawFn = Callable[..., object]
 
 
+#: modules of a game package searched for ``draw_table``, in order
+DRAW_MODULES = ("render", "picture")
+
+
 def find_draw_function(env) -> DrawFn | None:
-    """``raw_env.draw_table`` if set, else ``draw_table`` in the game package's ``render`` module."""
+    """``raw_env.draw_table`` if set, else ``draw_table`` in the game package's ``render`` or
+    ``picture`` module."""
     draw = getattr(type(env), "draw_table", None)
     if draw is not None:
         return draw
     package = type(env.game).__module__.rpartition(".")[0]
     if not package:
         return None
-    name = f"{package}.render"
-    try:
-        module = importlib.import_module(name)
-    except ModuleNotFoundError as exc:
-        if exc.name == name:
-            return None
-        raise
-    return getattr(module, "draw_table", None)
+    for module_name in DRAW_MODULES:
+        name = f"{package}.{module_name}"
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name == name:
+                continue
+            raise
+        if hasattr(module, "draw_table"):
+            return module.draw_table
+    return None
 
 
 def draw_state(env, player: int | None = None) -> np.ndarray:
