@@ -42,6 +42,8 @@ class SelfPlayEnv(SingleAgentEnv):
 
     def step(self, action):
         obs, reward, terminated, truncated, info = super().step(action)
+        # MaskablePPO reads masks through action_masks(); DummyVecEnv deep-copies every info dict.
+        info.pop("action_mask", None)
         if terminated or truncated:
             info["opponent_tags"] = [getattr(p, "pool_tag", getattr(p, "name", "other"))
                                      for p in self.episode_opponents]
