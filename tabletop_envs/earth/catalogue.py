@@ -263,6 +263,13 @@ class Catalogue:
             for col in self.colours_of[i]:
                 f[15 + COLOURS.index(col)] = 1.0
         self.card_features = feats
+        # Python-list twins for scalar lookups in the engine's hot paths (numpy scalar indexing is slow)
+        self.is_flora_l = self.is_flora.tolist()
+        self.is_event_l = self.is_event.tolist()
+        self.plantable_l = self.plantable.tolist()
+        self.sprout_spaces_l = self.sprout_spaces.tolist()
+        self.max_growth_l = self.max_growth.tolist()
+        self.cost_l = self.cost.tolist()
         self.names = [c["name"] for c in e]
 
 

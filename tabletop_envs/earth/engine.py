@@ -320,7 +320,7 @@ class EarthState(State):
     def effective_cost(self, p: int, card: int, reductions: list | None = None) -> int:
         """Soil cost after brown cost reductions in p's area (never below 0)."""
         cat = self.game.cat
-        cost = int(cat.cost[card])
+        cost = cat.cost_l[card]
         for f, n in (self.cost_reductions(p) if reductions is None else reductions):
             if matches(cat, card, f):
                 cost -= n
@@ -338,12 +338,12 @@ class EarthState(State):
 
     def room(self, p: int, cell: int, res: str) -> int:
         card = self.grid[p][cell]
-        if card < 0 or not self.game.cat.is_flora[card]:
-            return 0
         cat = self.game.cat
+        if card < 0 or not cat.is_flora_l[card]:
+            return 0
         if res == "sprouts":
-            return int(cat.sprout_spaces[card]) - self.spr[p][cell]
-        return int(cat.max_growth[card]) - self.gro[p][cell]
+            return cat.sprout_spaces_l[card] - self.spr[p][cell]
+        return cat.max_growth_l[card] - self.gro[p][cell]
 
     def can_pay(self, p: int, cost: dict | None) -> bool:
         for res, n in (cost or {}).items():
@@ -617,8 +617,9 @@ class EarthState(State):
                 return []
             soil = self.soil[p]
             red = self.cost_reductions(p)
+            plantable = cat.plantable_l
             return [A["plant"] + c for c in sorted(set(self.hands[p]))
-                    if cat.plantable[c] and self.effective_cost(p, c, red) <= soil]
+                    if plantable[c] and self.effective_cost(p, c, red) <= soil]
         if t == "plant_cell":
             return [A["cell"] + i for i in self.legal_cells_to_plant(p)]
         if t == "keep":
@@ -656,7 +657,8 @@ class EarthState(State):
         if task["t"] not in ANYTIME_DECISIONS or self.phase != "play":
             return [], False
         cat = self.game.cat
-        events = [c for c in sorted(set(self.hands[p])) if cat.is_event[c]
+        is_event = cat.is_event_l
+        events = [c for c in sorted(set(self.hands[p])) if is_event[c]
                   and self.can_pay(p, cat.earth[c]["abilities"][0].get("cost"))]
         # no conversion during the Watering action itself
         watering = self.stage == "rows" and self.action >= 0 and ACTIONS[self.action] == "water"
