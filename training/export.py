@@ -176,7 +176,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--model", required=True, help="SB3 MaskablePPO .zip (from training.train)")
     parser.add_argument("--out", required=True, help="output stem: writes <out>.onnx, .npz and .json")
     parser.add_argument("--env", help="env name; default: from run.json next to the model")
-    parser.add_argument("--eval-games", type=int, default=0, help="also measure vs random/heuristic (seat-rotated)")
+    parser.add_argument("--eval-games", type=int, default=0, help="also measure against the anchors (seat-rotated)")
+    parser.add_argument("--anchors", nargs="+", default=["random", "heuristic"], help="opponents for --eval-games")
     args = parser.parse_args(argv)
     from sb3_contrib import MaskablePPO
 
@@ -191,9 +192,11 @@ def main(argv: list[str] | None = None) -> None:
     model = MaskablePPO.load(args.model, device="cpu")
     path = export_model(model, args.out, env_name, game_config, training=run_info.get("training", {}))
     if args.eval_games:
-        from .evaluate import anchor_evaluation
+        from .evaluate import anchor_evaluation, split_env_kwargs
 
-        evaluation = anchor_evaluation(env_name, str(path), args.eval_games, game_kwargs=game_config)
+        _, max_turns = split_env_kwargs(run_info.get("env_kwargs"))
+        evaluation = anchor_evaluation(env_name, str(path), args.eval_games, anchors=args.anchors,
+                                       game_kwargs=game_config, max_turns=max_turns)
         update_sidecar(path, evaluation=evaluation)
     print(f"wrote {path} (+ .npz, .json)")
 

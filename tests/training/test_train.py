@@ -76,3 +76,18 @@ def test_an_interrupted_run_still_saves_evaluates_and_exports(toy, tmp_path, mon
     meta = json.loads((tmp_path / "run" / "ppo.json").read_text())
     assert meta["training"]["stopped_early"] is True and meta["evaluation"]["vs_random"]["games"] == 40
     assert list((tmp_path / "run" / "checkpoints").glob("step_*/model.zip"))
+
+
+def test_export_cli_rebuilds_the_policy_from_a_run_folder(toy, tmp_path):
+    from training.export import main as export_main
+
+    cfg = load_config(data={**TINY, "ppo": {**TINY["ppo"], "total_timesteps": 256},
+                            "eval": {**TINY["eval"], "final_games": 0},
+                            "output": {**TINY["output"], "dir": str(tmp_path / "run"), "export": False}})
+    train(cfg)
+    export_main(["--model", str(tmp_path / "run" / "final_model.zip"), "--out", str(tmp_path / "m" / "ppo"),
+                 "--eval-games", "20", "--anchors", "random"])
+    meta = json.loads((tmp_path / "m" / "ppo.json").read_text())
+    assert meta["env_id"] == "toy_v0" and meta["training"]["steps"] == 256
+    assert meta["evaluation"]["vs_random"]["games"] == 20
+    assert load_policy(str(tmp_path / "m" / "ppo.onnx")).num_actions == 11
