@@ -4,8 +4,9 @@
     python examples/record_bots.py --games terralore --frames 30 --fps 3
     python examples/record_bots.py --still-dir docs/images   # also refresh the README pictures
 
-Each frame is ``env.render()`` of an env built with ``render_mode="rgb_array"`` (the whole table, as
-a spectator sees it), so the same frames work with any video wrapper. Needs Pillow
+The game is played once and saved as a replay (``recordings/<game>.replay.json``), then replayed
+to draw the frames: each is ``env.render()`` of an env built with ``render_mode="rgb_array"`` (the
+whole table, as a spectator sees it), the same frames any video wrapper would get. Needs Pillow
 (``pip install 'tabletop-envs[render]'``).
 """
 
@@ -20,37 +21,60 @@ from PIL import Image
 from tabletop_envs.core.play import default_opponent, resolve_env_name
 from tabletop_envs.core.policy import load_policy
 from tabletop_envs.core.registry import ENVS, available_envs
-from tabletop_envs.core.render import save_gif
+from tabletop_envs.core.render import BACKGROUND, save_gif
+from tabletop_envs.core.replay import Replay
 
 
-def record(env_name: str, seed: int, num_players: int | None, max_frames: int):
-    """Play one bot-vs-bot game; returns the frames (at most ``max_frames``, spread over the game)
-    and the policy ids per seat."""
+def play(env_name: str, seed: int, num_players: int | None) -> Replay:
+    """One game between copies of the game's heuristic bot (random where a game has none), as a replay."""
     kwargs = {} if num_players is None else {"num_players": num_players}
-    env = ENVS[env_name].load_module().env(render_mode="rgb_array", **kwargs)
+    env = ENVS[env_name].load_module().raw_env(**kwargs)
     policy_id = default_opponent(env_name)
     policies = [load_policy(policy_id) for _ in range(env.game.num_players)]
+    replay = Replay.start(env, seed, [policy_id] * env.game.num_players)
     env.reset(seed=seed)
     rng = np.random.default_rng(seed)
-    frames = [env.render()]
     for agent in env.agent_iter():
         _, _, terminated, truncated, _ = env.last()
         if terminated or truncated:
             break
         player = env.agent_name_mapping[agent]
         state = env.state
-        env.step(policies[player].act(state.observation(player), state.legal_action_mask(), rng))
-        frames.append(env.render())
-    if len(frames) > max_frames:  # spread the frames over the whole game, keeping the end
-        keep = np.linspace(0, len(frames) - 1, max_frames).round().astype(int)
-        frames = [frames[i] for i in keep]
-    return frames, [policy_id] * env.game.num_players
+        action = policies[player].act(state.observation(player), state.legal_action_mask(), rng)
+        env.step(action)
+        replay.record(action)
+    replay.finish(env)
+    return replay
+
+
+def frames_of(replay: Replay, max_frames: int) -> list[np.ndarray]:
+    """Pictures of at most ``max_frames`` positions spread over the game, first and last included.
+
+    The game is replayed (and so verified) and only the kept positions are drawn: a long game costs
+    its steps, not a picture per step."""
+    total = len(replay.actions)
+    keep = set(np.linspace(0, total, min(max_frames, total + 1)).round().astype(int).tolist())
+    env = replay.make_env(render_mode="rgb_array")
+    frames = []
+    for index, _, _ in replay.steps(env):  # yields before action ``index``: the position after ``index`` actions
+        if index in keep:
+            frames.append(env.render())
+    frames.append(env.render())
+    return frames
+
+
+def busiest(frames: list[np.ndarray]) -> np.ndarray:
+    """The frame with the most drawn on it (cards on the table), from the middle of the game on."""
+    middle = frames[len(frames) // 3:] or frames
+    background = np.array(BACKGROUND, np.uint8)
+    return max(middle, key=lambda f: int(np.count_nonzero((f != background).any(axis=2))))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", nargs="*", default=None, help="games to record (default: all installed)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--tries", type=int, default=1, help="play this many games (seeds seed, seed+1, …), record the longest")
     parser.add_argument("--players", type=int, default=3, help="players for games with several counts (Earth)")
     parser.add_argument("--frames", type=int, default=40, help="at most this many frames per GIF")
     parser.add_argument("--fps", type=float, default=2.0)
@@ -60,14 +84,18 @@ def main() -> None:
     games = [resolve_env_name(g) for g in args.games] if args.games else available_envs()
     for env_name in games:
         players = args.players if len(ENVS[env_name].player_counts) > 1 else None
-        frames, seats = record(env_name, args.seed, players, args.frames)
+        # the longest of a few games shows the most of the game
+        replay = max((play(env_name, args.seed + k, players) for k in range(args.tries)), key=lambda r: len(r.actions))
+        frames = frames_of(replay, args.frames)
         game = env_name.rsplit("_v", 1)[0]
         gif = save_gif(frames, Path(args.out) / f"{game}.gif", args.fps)
-        print(f"{env_name}: {len(frames)} frames of {' vs '.join(seats)} -> {gif}")
+        saved = replay.save(Path(args.out) / f"{game}.replay.json")
+        print(f"{env_name}: {len(replay.actions)} actions of {' vs '.join(replay.players)}, returns {replay.returns}")
+        print(f"  {len(frames)} frames -> {gif}; replay -> {saved} (watch: tabletop-envs replay {saved})")
         if args.still_dir:
             still = Path(args.still_dir) / f"{game}.png"
             still.parent.mkdir(parents=True, exist_ok=True)
-            Image.fromarray(frames[len(frames) * 2 // 3]).save(still, optimize=True)
+            Image.fromarray(busiest(frames)).save(still, optimize=True)
             print(f"  still picture -> {still}")
 
 

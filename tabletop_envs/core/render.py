@@ -121,11 +121,15 @@ class Canvas:
             text = text[:-1]
         return text + "…"
 
-    def wrap(self, text: str, max_width: int, size: int = 14, bold: bool = False, max_lines: int = 2) -> list[str]:
+    def wrap(self, text: str, max_width: int, size: int = 14, bold: bool = False, max_lines: int = 2,
+             first_width: int | None = None) -> list[str]:
+        """Words in lines of at most ``max_width`` pixels (the first line ``first_width``, e.g. beside a
+        corner badge); what does not fit in ``max_lines`` ends the last line with an ellipsis."""
+        widths = lambda i: first_width if i == 0 and first_width is not None else max_width  # noqa: E731
         words, lines, line = text.split(), [], ""
         for word in words:
             candidate = f"{line} {word}".strip()
-            if self.text_width(candidate, size, bold) <= max_width or not line:
+            if self.text_width(candidate, size, bold) <= widths(len(lines)) or not line:
                 line = candidate
             else:
                 lines.append(line)
@@ -134,7 +138,7 @@ class Canvas:
             lines.append(line)
         if len(lines) > max_lines:
             lines = lines[:max_lines - 1] + [" ".join(lines[max_lines - 1:])]
-        return [self.fit(one, max_width, size, bold) for one in lines]
+        return [self.fit(one, widths(i), size, bold) for i, one in enumerate(lines)]
 
     def text(self, x: float, y: float, text: str, size: int = 14, color=TEXT, bold: bool = False,
              anchor: str = "la", max_width: int | None = None) -> int:
@@ -223,7 +227,11 @@ class Canvas:
             corner_w = 22
             self.draw.ellipse((x + w - 24, y + 4, x + w - 4, y + 24), fill=frame, outline=CARD_EDGE)
             self.text(x + w - 14, y + 14, str(face.corner), 11, _readable_on(frame), bold=True, anchor="mm")
-        title_lines = self.wrap(face.title, w - 10 - corner_w, title_size, bold=True, max_lines=2)
+        words = face.title.split()[:2]
+        while title_size > 9 and any(self.text_width(word, title_size, True) > w - 10 - corner_w * (i == 0)
+                                     for i, word in enumerate(words)):
+            title_size -= 1  # a long name gets a smaller font before it gets an ellipsis
+        title_lines = self.wrap(face.title, w - 10, title_size, bold=True, max_lines=2, first_width=w - 10 - corner_w)
         ty = y + 5
         for line in title_lines:
             self.text(x + 5, ty, line, title_size, DARK_TEXT, bold=True)

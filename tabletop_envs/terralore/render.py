@@ -16,7 +16,7 @@ AFFINITY_COLORS = {"water": (80, 140, 220), "earth": (150, 110, 70), "fire": (22
                    "wind": (120, 200, 150), "light": (235, 205, 90), "shadow": (125, 85, 160)}
 LANE_W, LANE_H = 585, 168
 HAND_CARD = (96, 128)
-SMALL_CARD = (76, 96)
+SMALL_CARD = (84, 96)
 
 
 def card_face(state, card: int, owner: int | None = None, lane: int | None = None, **extra) -> CardFace:

@@ -33,6 +33,8 @@ STAT_SHORT = {"top_speed": ("Speed", "km/h"), "weight": ("Weight", "kg"), "lengt
 
 
 def _value(v: float) -> str:
+    if abs(v) >= 10_000:
+        return f"{v / 1000:.3g}k"
     return f"{v:.3g}" if abs(v) < 1000 else f"{v:,.0f}"
 
 
