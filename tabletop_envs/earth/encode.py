@@ -9,6 +9,8 @@ from tabletop_envs.core.engine import new_rng
 from .catalogue import ACTIONS, COLOURS, NUM_EARTH, NUM_ISLANDS, NUM_PLANTABLE_IDS
 
 DECISION_INDEX = None
+# soil/40, hand/30, compost/30, events/10, cards/16, is active — per relative seat
+_RES_SCALE = np.tile(np.array([1 / 40, 1 / 30, 1 / 30, 1 / 10, 1 / 16, 1], np.float32), 5)
 EVENT0 = NUM_PLANTABLE_IDS
 
 
@@ -76,24 +78,27 @@ def encode(s, player: int) -> np.ndarray:
     if s.bonus >= 0:
         idx.append(o["bonus"] + rel[s.bonus])
     setup = s.phase == "setup"
-    for q in range(n):
-        r = rel[q]
-        base = o["resources"] + r * 6
+    res: list[float] = []
+    la, isl, cli, ev, tab = (o["last_action"], o["island"], o["climate"], o["event_stack"] - EVENT0,
+                             o["tableau_cards"])
+    for r in range(n):  # relative seat order, so the resources block is contiguous
+        q = (player + r) % n
         grid = s.grid[q]
-        sidx += [base, base + 1, base + 2, base + 3, base + 4, base + 5]
-        val += [min(s.soil[q] / 40.0, 1.0), min(len(s.hands[q]) / 30.0, 1.0), min(len(s.compost[q]) / 30.0, 1.0),
-                min(len(s.events[q]) / 10.0, 1.0), (16 - grid.count(-1)) / 16.0, float(q == s.active)]
+        res += [s.soil[q], len(s.hands[q]), len(s.compost[q]), len(s.events[q]), 16 - grid.count(-1),
+                q == s.active]
         if s.last_action[q] >= 0:
-            idx.append(o["last_action"] + r * 4 + s.last_action[q])
+            idx.append(la + r * 4 + s.last_action[q])
         if not setup or q == player:
             if s.island[q] >= 0:
-                idx.append(o["island"] + r * NUM_ISLANDS + s.island[q])
+                idx.append(isl + r * NUM_ISLANDS + s.island[q])
             if s.climate[q] >= 0:
-                idx.append(o["climate"] + r * 20 + s.climate[q])
-        e0 = o["event_stack"] + r * 38 - EVENT0
+                idx.append(cli + r * 20 + s.climate[q])
+        e0 = ev + r * 38
         idx += [e0 + c for c in s.events[q]]
-        t0 = o["tableau_cards"] + r * NUM_PLANTABLE_IDS
+        t0 = tab + r * NUM_PLANTABLE_IDS
         idx += [t0 + c for c in grid if c >= 0]
+    r0 = o["resources"]
+    v[r0:r0 + 6 * n] = np.minimum(np.array(res, np.float32) * _RES_SCALE[:6 * n], 1.0)
     v.put(idx, 1.0)  # put() converts a Python list ~3x faster than fancy assignment
     if sidx:
         v.put(sidx, val)

@@ -847,15 +847,17 @@ class EarthState(State):
         assert not pending or all(any(c in h for h in self.hands) for c in pending)
         assert sorted(zones) == list(range(NUM_EARTH)), "Earth cards are not conserved across the zones"
         cat = self.game.cat
+        flora, spaces, tall = cat.is_flora_l, cat.sprout_spaces_l, cat.max_growth_l
         for p in range(self.n):
             assert self.soil[p] >= 0, f"player {p} has negative soil"
             assert len(self.compost[p]) == len(self.compost_known[p])
+            spr, gro = self.spr[p], self.gro[p]
             for i, c in enumerate(self.grid[p]):
-                if c < 0 or not cat.is_flora[c]:
-                    assert self.spr[p][i] == 0 and self.gro[p][i] == 0, "pieces on an empty cell or terrain"
+                if c < 0 or not flora[c]:
+                    assert spr[i] == 0 and gro[i] == 0, "pieces on an empty cell or terrain"
                 else:
-                    assert 0 <= self.spr[p][i] <= cat.sprout_spaces[c], "sprouts beyond the sprout spaces"
-                    assert 0 <= self.gro[p][i] <= cat.max_growth[c], "growth beyond the maximum"
+                    assert 0 <= spr[i] <= spaces[c], "sprouts beyond the sprout spaces"
+                    assert 0 <= gro[i] <= tall[c], "growth beyond the maximum"
         for claimed in self.leaves:
             assert len(set(claimed)) == len(claimed), "a player claimed a fauna twice"
 
