@@ -26,7 +26,7 @@ pytestmark = pytest.mark.distributed
 GAMES = [name for name in ("terralore_v0", "travel_earth_v0", "earth_v0") if name in available_envs()]
 CONFIGS = [("toy_v0", {})] + [(name, {}) for name in GAMES]
 if "earth_v0" in GAMES:
-    CONFIGS.append(("earth_v0", {"num_players": 3}))
+    CONFIGS += [("earth_v0", {"num_players": 1}), ("earth_v0", {"num_players": 3})]
 
 
 @pytest.fixture(autouse=True)
@@ -149,14 +149,50 @@ def test_unknown_env_name_is_a_config_error():
         TabletopMultiAgentEnv({"env": "terralor_v0"})
 
 
-def _module(env, hiddens=(16,)):
+def _module(env, hiddens=(16,), activation="tanh", vf_share_layers=False):
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
     agent = env.possible_agents[0]
     spec = RLModuleSpec(module_class=MaskedPPOTorchRLModule, observation_space=env.observation_spaces[agent],
                         action_space=env.action_spaces[agent],
-                        model_config={"fcnet_hiddens": list(hiddens), "fcnet_activation": "tanh"})
+                        model_config={"fcnet_hiddens": list(hiddens), "fcnet_activation": activation,
+                                      "vf_share_layers": vf_share_layers})
     return spec.build()
+
+
+@pytest.mark.parametrize(("activation", "vf_share_layers"), [("tanh", False), ("relu", False), ("tanh", True)])
+def test_export_reproduces_module_logits_for_each_network_shape(activation, vf_share_layers, tmp_path):
+    import torch
+
+    from tabletop_envs import load_policy
+    from training.rllib_train import export_module, load_rllib_config, module_mlp_weights
+
+    name = GAMES[0] if GAMES else "toy_v0"
+    env = TabletopMultiAgentEnv({"env": name})
+    module = _module(env, (24, 12), activation, vf_share_layers)
+    weights, got_activation = module_mlp_weights(module)
+    assert got_activation == activation and [w.shape[1] for w, _ in weights] == [24, 12, env.game.num_actions]
+    cfg = load_rllib_config(data={"env": name, "output": {"dir": str(tmp_path)}})
+    path = export_module(module, tmp_path / "m", cfg, steps=123, iterations=1)
+    probe = _batch(env, range(6))["obs"]["observations"]
+    with torch.no_grad():
+        expected = module.logits_torch(probe).numpy()
+    for backend in ("numpy", "onnxruntime"):
+        policy = load_policy(str(path), backend=backend)
+        np.testing.assert_allclose(policy.logits(probe.numpy()), expected, rtol=1e-4, atol=1e-4)
+    assert json.loads(path.with_suffix(".json").read_text())["network"]["activation"] == activation
+
+
+def test_export_refuses_a_layer_the_opponent_format_cannot_express():
+    from training.rllib_train import module_mlp_weights
+
+    env = TabletopMultiAgentEnv({"env": "toy_v0"})
+    module = _module(env)
+    import torch
+
+    module.pi.net.mlp.insert(0, torch.nn.LayerNorm(16))
+    with pytest.raises(TypeError, match="cannot export layer LayerNorm"):
+        module_mlp_weights(module)
 
 
 def _batch(env, seeds):
