@@ -42,6 +42,8 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--option", action="append", type=_option, default=[], metavar="KEY=VALUE",
                       help="rule option passed to the game (JSON value), repeatable")
     play.add_argument("--save", default=None, metavar="FILE", help="save the replay here without asking")
+    play.add_argument("--window", action="store_true",
+                      help="also show your view of the table as a picture in a window (needs pygame or matplotlib)")
 
     replay = sub.add_parser("replay", help="step through a saved replay, verifying it reproduces the game")
     replay.add_argument("file")
@@ -67,7 +69,7 @@ def _play(args, ask, say) -> int:
     if args.players == 1 and args.opponent is None:
         opponents = []
     result = play_match(env_name, opponents, human_seat=args.seat, seed=args.seed, ask=ask, say=say,
-                        env_kwargs=env_kwargs)
+                        env_kwargs=env_kwargs, window=args.window)
     env = result.replay.make_env()
     for _ in result.replay.steps(env):  # the final table, rebuilt (and verified) from the replay
         pass

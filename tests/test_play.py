@@ -148,3 +148,30 @@ def test_full_game_of_every_shipped_game_against_its_bot(env_name, tmp_path):
     assert "No legal move is called 'nonsense!'" in text
     replay = Replay.load(tmp_path / "game.json")
     assert replay.env == env_name and replay.replay() is not None
+
+
+def test_window_shows_only_the_humans_view(monkeypatch):
+    monkeypatch.setitem(ENVS, "toy_v0", EnvSpec("toy_v0", "toy_picture_game", "test/toy-v0", "test/Toy-v0", (2,),
+                                                "", "toy"))
+    import toy_picture_game
+
+    from tabletop_envs.core import render
+
+    views, shown = [], []
+    monkeypatch.setattr(toy_picture_game.raw_env, "draw_table",
+                        staticmethod(lambda state, player=None: views.append(player) or toy_picture_game.draw_toy(
+                            state, player)))
+    monkeypatch.setattr(render.PygameViewer, "show", lambda self, array: shown.append(array.shape))
+    result = play_match("toy_v0", ["toy_v0/random"], human_seat=1, seed=2, ask=Script(["1"] * 3), say=lambda s: None,
+                        window=True)
+    assert result.finished and set(views) == {1}
+    assert len(shown) == 1 + 6 and set(shown) == {(320, 480, 3)}  # the start, then every move
+
+
+def test_console_script_module_runs():
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-m", "tabletop_envs.cli", "list"], capture_output=True, text=True,
+                         check=True).stdout
+    assert "terralore_v0" in out and "opponents:" in out

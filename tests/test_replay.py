@@ -133,3 +133,17 @@ def test_replay_round_trip_for_every_shipped_game(env_name, tmp_path):
     loaded = Replay.load(replay.save(tmp_path / "g.json"))
     assert loaded.replay().state == env.state
     assert loaded.config == env.game.config()
+
+
+def test_cli_replay_writes_a_gif_of_every_position(monkeypatch, tmp_path):
+    monkeypatch.setitem(ENVS, "toy_v0", EnvSpec("toy_v0", "toy_picture_game", "test/toy-v0", "test/Toy-v0", (2,),
+                                                "", "toy"))
+    replay, _, _ = record_random_game("toy_v0", seed=3)
+    out = []
+    gif = tmp_path / "g.gif"
+    assert main(["replay", str(replay.save(tmp_path / "g.json")), "--no-pause", "--gif", str(gif), "--seat", "1"],
+                say=out.append) == 0
+    from PIL import Image
+
+    with Image.open(gif) as picture:
+        assert picture.n_frames == len(replay.actions) + 1 and picture.size == (480, 320)

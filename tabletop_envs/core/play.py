@@ -125,19 +125,23 @@ def _human_move(env, seat: int, ask: Ask, say: Say) -> int:
 
 
 def _banner(env, seat: int) -> str:
-    return f"\n{'=' * 24} {env.metadata['name']} · turn {env.state.turn} · you are player_{seat} {'=' * 24}"
+    return f"\n{'=' * 24} {env.metadata['name']} · you are player_{seat} {'=' * 24}"
 
 
 def play_match(env_name: str, opponents: Sequence[str | Policy], human_seat: int = 0, seed: int | None = None,
-               ask: Ask = input, say: Say = print, env_kwargs: dict | None = None) -> PlayResult:
+               ask: Ask = input, say: Say = print, env_kwargs: dict | None = None, window: bool = False) -> PlayResult:
     """One game: the human at ``human_seat``, ``opponents`` in the other seats in order.
 
-    ``env_kwargs`` go to the env (rule options, ``num_players``, ``max_turns``).
+    ``env_kwargs`` go to the env (rule options, ``num_players``, ``max_turns``). ``window``: also show
+    the table, from the human's seat only, as a picture in a window (``render_mode="human"``).
     """
     from .registry import get_spec
 
     env_kwargs = dict(env_kwargs or {})
+    if window:
+        env_kwargs["render_mode"] = "human"
     env = get_spec(env_name).load_module().raw_env(**env_kwargs)
+    env.render_player = human_seat  # the window shows only what the human may see
     n = env.game.num_players
     if not 0 <= human_seat < n:
         raise ValueError(f"--seat must be between 0 and {n - 1} for {n} players, got {human_seat}")
@@ -159,6 +163,8 @@ def play_match(env_name: str, opponents: Sequence[str | Policy], human_seat: int
     seed = secrets.randbelow(2**31) if seed is None else int(seed)
     replay = Replay.start(env, seed, names)
     env.reset(seed=seed)
+    if window:
+        env.render()
     bot_rng = np.random.default_rng(seed)
     say(f"{env_name}, seed {seed}. Seats: " + ", ".join(f"player_{i} = {p}" for i, p in enumerate(names)))
     say("Type h for help.")
@@ -184,6 +190,8 @@ def play_match(env_name: str, opponents: Sequence[str | Policy], human_seat: int
             replay.record(action)
     except QuitGame as stop:
         reason = str(stop)
+    finally:
+        env.close()
     replay.finish(env)
     return PlayResult(replay, replay.returns, human_seat, reason in ("terminated", "truncated"), reason)
 
