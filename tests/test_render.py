@@ -144,3 +144,18 @@ def test_a_players_picture_shows_nothing_they_cannot_see(env_name, kwargs):
                 env.state = state
     if env.game.num_players > 1:  # solo: the whole table is the player's own view
         assert hidden_changed > 0
+
+
+def test_gymnasium_face_renders_pictures_for_video_wrappers():
+    import gymnasium
+
+    import tabletop_envs  # noqa: F401  (registers the gymnasium ids)
+
+    name = available_envs()[0]
+    single = gymnasium.make(ENVS[name].gymnasium_id, render_mode="rgb_array", opponent=f"{name}/random")
+    single.reset(seed=0)
+    first = single.render()
+    assert first.dtype == np.uint8 and first.ndim == 3 and first.shape[2] == 3
+    single.step(int(np.flatnonzero(single.unwrapped.action_masks())[0]))
+    assert single.render().shape == first.shape
+    single.close()

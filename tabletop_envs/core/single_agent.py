@@ -31,7 +31,7 @@ class SingleAgentEnv(gymnasium.Env):
         **env_kwargs: passed to the AEC env (rule options, ``max_turns``, ``illegal_action`` …).
     """
 
-    metadata = {"render_modes": ["ansi"]}
+    metadata = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": 2}
 
     def __init__(self, env: str | TabletopAECEnv = "terralore_v0", opponent: OpponentSpec | None = None,
                  learner_seat: int | None = None, render_mode: str | None = None, **env_kwargs):
@@ -137,6 +137,8 @@ class SingleAgentEnv(gymnasium.Env):
         return aec.state.legal_action_mask().astype(bool)
 
     def render(self):
+        if self.render_mode in ("rgb_array", "human"):  # the table picture (for video wrappers)
+            return self.aec.render()
         return self.aec.state.render_text(self.aec.agent_name_mapping[self.learner])
 
     def close(self):
