@@ -51,6 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("--no-pause", action="store_true", help="do not wait for Enter between actions")
     replay.add_argument("--gif", default=None, metavar="FILE", help="also write the game as an animated GIF")
     replay.add_argument("--fps", type=float, default=2.0, help="GIF frames per second")
+    replay.add_argument("--window", action="store_true", help="also show the pictures in a window")
 
     sub.add_parser("list", help="list the games and the registered opponents")
     return parser
@@ -86,7 +87,8 @@ def _replay(args, ask, say) -> int:
 
     replay = Replay.load(args.file)
     frames = [] if args.gif else None
-    watch_replay(replay, seat=args.seat, ask=None if args.no_pause else ask, say=say, frames=frames)
+    watch_replay(replay, seat=args.seat, ask=None if args.no_pause else ask, say=say, frames=frames,
+                 window=args.window)
     if frames:
         from .core.render import save_gif
 

@@ -147,3 +147,17 @@ def test_cli_replay_writes_a_gif_of_every_position(monkeypatch, tmp_path):
 
     with Image.open(gif) as picture:
         assert picture.n_frames == len(replay.actions) + 1 and picture.size == (480, 320)
+
+
+def test_cli_replay_in_a_window(monkeypatch, tmp_path):
+    monkeypatch.setitem(ENVS, "toy_v0", EnvSpec("toy_v0", "toy_picture_game", "test/toy-v0", "test/Toy-v0", (2,),
+                                                "", "toy"))
+    from tabletop_envs.core import render
+
+    shown = []
+    monkeypatch.setattr(render.PygameViewer, "show", lambda self, array: shown.append(array.shape))
+    replay, _, _ = record_random_game("toy_v0", seed=3)
+    out = []
+    assert main(["replay", str(replay.save(tmp_path / "g.json")), "--no-pause", "--window"], say=out.append) == 0
+    assert len(shown) >= len(replay.actions) + 1 and set(shown) == {(320, 480, 3)}
+    assert "Replay verified" in out[-1]

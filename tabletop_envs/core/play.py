@@ -235,12 +235,21 @@ def offer_save(result: PlayResult, ask: Ask = input, say: Say = print, path: str
 
 
 def watch_replay(replay: Replay, seat: int | None = None, ask: Ask | None = input, say: Say = print,
-                 frames: list | None = None) -> None:
+                 frames: list | None = None, window: bool = False) -> None:
     """Step through a replay, showing the table (from ``seat``'s view, or the whole table) before
-    each action. ``ask`` pauses between steps (None: no pause). ``frames`` collects rgb images."""
-    env = replay.make_env(render_mode="rgb_array") if frames is not None else replay.make_env()
-    if frames is not None:
-        env.render_player = seat
+    each action. ``ask`` pauses between steps (None: no pause). ``frames`` collects rgb images;
+    ``window`` shows the pictures in a window as the replay goes."""
+    env = replay.make_env(render_mode="human" if window else None)
+    env.render_player = seat
+
+    def snapshot():
+        if window:
+            env.render()
+        if frames is not None:
+            from .render import draw_state
+
+            frames.append(draw_state(env, seat))
+
     n = env.game.num_players
     if seat is not None and not 0 <= seat < n:
         raise ValueError(f"--seat must be between 0 and {n - 1}, got {seat}")
@@ -252,19 +261,19 @@ def watch_replay(replay: Replay, seat: int | None = None, ask: Ask | None = inpu
         state = env.state
         say(f"\n--- action {index + 1}/{len(replay.actions)} · turn {state.turn} ---")
         say(state.render_text(seat))
-        if frames is not None:
-            frames.append(env.render())
+        snapshot()
         shown = state.action_to_string(action) if seat is None or seat == player else "(hidden from your seat)"
         say(f"player_{player} ({players[player] if player < len(players) else '?'}): {shown}")
         if ask is not None:
             try:
                 if ask("[Enter] next, q quit > ").strip().lower() in ("q", "quit"):
                     say("Stopped.")
+                    env.close()
                     return
             except EOFError:
                 ask = None  # input closed: play the rest without pausing
-    if frames is not None:
-        frames.append(env.render())
+    snapshot()
+    env.close()
     say(f"\n--- end: final table ---\n{env.state.render_text(seat)}")
     if replay.returns is not None:
         say("Returns: " + ", ".join(f"player_{i}: {r:+g}" for i, r in enumerate(replay.returns)))
