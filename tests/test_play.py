@@ -175,3 +175,46 @@ def test_console_script_module_runs():
     out = subprocess.run([sys.executable, "-m", "tabletop_envs.cli", "list"], capture_output=True, text=True,
                          check=True).stdout
     assert "terralore_v0" in out and "opponents:" in out
+
+
+def _text_cases():
+    cases = []
+    for name in available_envs():
+        for n in ENVS[name].player_counts:
+            if n == 1 or n > 3:
+                continue
+            marks = []
+            if name == "earth_v0":
+                marks = [pytest.mark.xfail(strict=True, reason=(
+                    "Earth's render_text(player) prints every player's 'score now', which counts their hidden "
+                    "personal ecosystem: re-dealing it changes the text (reported to the lead)"))]
+            cases.append(pytest.param(name, {"num_players": n} if len(ENVS[name].player_counts) > 1 else {},
+                                      marks=marks, id=f"{name}-{n}p"))
+    return cases
+
+
+@pytest.mark.parametrize(("env_name", "kwargs"), _text_cases())
+def test_the_humans_text_view_shows_nothing_they_cannot_see(env_name, kwargs):
+    """What the terminal shows a seat (render_text(seat)) is unchanged when everything that seat cannot
+    see is re-dealt, like the observation no-leak check."""
+    import numpy as np
+
+    module = ENVS[env_name].load_module()
+    checked = 0
+    for seed in range(3):
+        env = module.raw_env(**kwargs)
+        env.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        for step in range(300):
+            agent = env.agent_selection
+            if env.terminations[agent] or env.truncations[agent]:
+                break
+            if step % 7 == 0:
+                state = env.state
+                for player in range(env.game.num_players):
+                    text = state.render_text(player)
+                    assert state.resample_hidden(player, rng).render_text(player) == text, (
+                        f"{env_name} seed {seed} step {step}: the text view of seat {player} leaks")
+                    checked += 1
+            env.step(int(rng.choice(np.flatnonzero(env.observe(agent)["action_mask"]))))
+    assert checked >= 6
