@@ -218,3 +218,15 @@ def test_the_humans_text_view_shows_nothing_they_cannot_see(env_name, kwargs):
                     checked += 1
             env.step(int(rng.choice(np.flatnonzero(env.observe(agent)["action_mask"]))))
     assert checked >= 6
+
+
+def test_turn_limit_ends_the_game_without_a_winner_and_the_replay_still_verifies(toy, tmp_path):
+    out = []
+    path = tmp_path / "t.json"
+    main(["play", "toy", "--seed", "4", "--max-turns", "2", "--opponent", "toy_v0/random", "--save", str(path)],
+         ask=Script(["1"]), say=out.append)
+    text = "\n".join(out)
+    assert "turn limit (2 turns)" in text and "Replay saved" in text
+    replay = Replay.load(path)
+    assert replay.returns is None and replay.max_turns == 2 and len(replay.actions) == 2
+    assert replay.replay().truncations["player_0"]

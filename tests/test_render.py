@@ -159,3 +159,21 @@ def test_gymnasium_face_renders_pictures_for_video_wrappers():
     single.step(int(np.flatnonzero(single.unwrapped.action_masks())[0]))
     assert single.render().shape == first.shape
     single.close()
+
+
+def test_human_mode_falls_back_to_matplotlib_then_to_a_clear_error(monkeypatch):
+    import sys
+
+    import matplotlib
+
+    from tabletop_envs.core import render
+    from tabletop_envs.core.errors import TabletopError
+
+    matplotlib.use("Agg")
+    monkeypatch.setitem(sys.modules, "pygame", None)  # "not installed"
+    viewer = render.make_viewer("test")
+    assert isinstance(viewer, render.MatplotlibViewer)
+    viewer.close()
+    monkeypatch.setitem(sys.modules, "matplotlib.pyplot", None)
+    with pytest.raises(TabletopError, match="needs a window library: pip install pygame"):
+        render.make_viewer("test")
