@@ -171,9 +171,11 @@ def test_window_shows_only_the_humans_view(monkeypatch):
 def test_console_script_module_runs():
     import subprocess
     import sys
+    from pathlib import Path
 
+    root = Path(__file__).resolve().parents[1]
     out = subprocess.run([sys.executable, "-m", "tabletop_envs.cli", "list"], capture_output=True, text=True,
-                         check=True).stdout
+                         check=True, cwd=root).stdout
     assert "terralore_v0" in out and "opponents:" in out
 
 

@@ -177,3 +177,24 @@ def test_human_mode_falls_back_to_matplotlib_then_to_a_clear_error(monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib.pyplot", None)
     with pytest.raises(TabletopError, match="needs a window library: pip install pygame"):
         render.make_viewer("test")
+
+
+def test_record_bots_example_writes_a_gif_a_replay_and_a_still(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from PIL import Image
+
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")])}
+    subprocess.run([sys.executable, str(root / "examples" / "record_bots.py"), "--games", "terralore", "--frames",
+                    "4", "--out", str(tmp_path), "--still-dir", str(tmp_path / "stills")],
+                   check=True, capture_output=True, env=env)
+    with Image.open(tmp_path / "terralore.gif") as gif:
+        assert gif.n_frames >= 2
+    with Image.open(tmp_path / "stills" / "terralore.png") as still:
+        assert still.size == gif.size
+    from tabletop_envs.core.replay import Replay
+
+    assert Replay.load(tmp_path / "terralore.replay.json").replay().state.is_terminal()
