@@ -3,6 +3,8 @@
     python -m training.rllib_train --config configs/rllib_terralore.yaml
     python -m training.rllib_train --config configs/rllib_terralore.yaml --address auto   # existing cluster
     python -m training.rllib_train --config configs/rllib_terralore.yaml --set iterations=3 --set env_runners.num_env_runners=0
+    python -m training.rllib_train --config configs/rllib_terralore.yaml --resume runs/rllib/terralore_v0-s0/checkpoint_00010
+    python -m training.rllib_train --config configs/rllib_terralore.yaml --export-checkpoint runs/.../checkpoint_00010
 
 Every seat of the turn-based :class:`~tabletop_envs.rllib_adapter.TabletopMultiAgentEnv` is played
 by one shared, trained module ``main`` (``selfplay.mode: shared``), or one seat per episode by
@@ -364,8 +366,12 @@ def _game_kwargs(cfg: RLlibTrainConfig) -> dict:
 
 
 # ------------------------------------------------------------------------------------ main
-def train(cfg: RLlibTrainConfig, address: str | None = None, log=print) -> dict:
-    """Run the whole recipe; returns a summary (run dir, checkpoint, exported model, metrics per iteration)."""
+def train(cfg: RLlibTrainConfig, address: str | None = None, log=print, resume: str | Path | None = None) -> dict:
+    """Run the whole recipe; returns a summary (run dir, checkpoint, exported model, metrics per iteration).
+
+    ``resume``: an RLlib checkpoint of this recipe; training continues from its iteration up to
+    ``iterations`` in total.
+    """
     import ray
 
     run_dir = cfg.run_dir().resolve()
@@ -380,10 +386,13 @@ def train(cfg: RLlibTrainConfig, address: str | None = None, log=print) -> dict:
     summary: dict = {"run_dir": str(run_dir)}
     try:
         algo = build_algo_config(cfg).build_algo()
-        if cfg.selfplay.mode == "frozen":
+        if resume is not None:
+            algo.restore_from_path(str(Path(resume).resolve()))
+            log(f"resumed from {resume} at iteration {algo.iteration}")
+        elif cfg.selfplay.mode == "frozen":
             copy_main_to_frozen(algo)
         with open(run_dir / "progress.jsonl", "a") as progress:
-            for it in range(1, cfg.iterations + 1):
+            for it in range(algo.iteration + 1, cfg.iterations + 1):
                 t0 = time.perf_counter()
                 result = algo.train()
                 metrics = iteration_metrics(result)
@@ -397,11 +406,11 @@ def train(cfg: RLlibTrainConfig, address: str | None = None, log=print) -> dict:
                 if it % cfg.output.checkpoint_every == 0 or it == cfg.iterations:
                     checkpoint = algo.save_to_path(str(run_dir / f"checkpoint_{it:05d}"))
                     summary["checkpoint"] = str(checkpoint)
-        steps = int(history[-1]["env_steps_sampled"] or 0)
+        steps = int(history[-1]["env_steps_sampled"] or 0) if history else _steps_at(run_dir, algo.iteration)
         summary["env_steps"] = steps
         if cfg.output.export:
             module = algo.get_module("main")
-            path = export_module(module, run_dir / cfg.output.name, cfg, steps, cfg.iterations)
+            path = export_module(module, run_dir / cfg.output.name, cfg, steps, algo.iteration)
             summary["model"] = str(path)
             log(f"exported {path} (+ .npz, .json)")
             if cfg.output.eval_games:
@@ -414,6 +423,34 @@ def train(cfg: RLlibTrainConfig, address: str | None = None, log=print) -> dict:
             ray.shutdown()
     summary["history"] = history
     return summary
+
+
+def _steps_at(run_dir: Path, iteration: int) -> int:
+    """Env steps sampled up to ``iteration``, from the run's progress.jsonl (0 when unknown)."""
+    progress = run_dir / "progress.jsonl"
+    steps = 0
+    if progress.exists():
+        for line in progress.read_text().splitlines():
+            row = json.loads(line)
+            if row.get("iteration") == iteration and row.get("env_steps_sampled") is not None:
+                steps = int(row["env_steps_sampled"])
+    return steps
+
+
+def export_checkpoint(cfg: RLlibTrainConfig, checkpoint: str | Path, out_stem: str | Path | None = None) -> Path:
+    """Export module 'main' of an RLlib checkpoint (no Ray cluster needed), e.g. after a crashed run."""
+    from ray.rllib.core import COMPONENT_LEARNER, COMPONENT_LEARNER_GROUP, COMPONENT_RL_MODULE
+    from ray.rllib.core.rl_module.rl_module import RLModule
+
+    checkpoint = Path(checkpoint).resolve()
+    module_dir = checkpoint / COMPONENT_LEARNER_GROUP / COMPONENT_LEARNER / COMPONENT_RL_MODULE / "main"
+    if not module_dir.is_dir():
+        raise FileNotFoundError(f"{checkpoint} is not an RLlib checkpoint of this trainer: {module_dir} is missing")
+    module = RLModule.from_checkpoint(str(module_dir))
+    iteration = int(checkpoint.name.rsplit("_", 1)[-1]) if checkpoint.name.rsplit("_", 1)[-1].isdigit() else 0
+    steps = _steps_at(checkpoint.parent, iteration)
+    out_stem = Path(out_stem) if out_stem else checkpoint.parent / f"{cfg.output.name}_{checkpoint.name}"
+    return export_module(module, out_stem, cfg, steps, iteration)
 
 
 def evaluate_vs_random(cfg: RLlibTrainConfig, model_path: Path, games: int) -> dict:
@@ -444,12 +481,19 @@ def main(argv: list[str] | None = None) -> dict:
                              "default: start a local Ray")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="override one config key, e.g. --set iterations=3")
+    parser.add_argument("--resume", metavar="CHECKPOINT", help="continue from an RLlib checkpoint of this recipe")
+    parser.add_argument("--export-checkpoint", metavar="CHECKPOINT",
+                        help="only export module 'main' of this checkpoint (no training, no Ray cluster)")
     args = parser.parse_args(argv)
     try:
         cfg = load_rllib_config(args.config, args.set)
     except ConfigError as exc:
         parser.exit(2, f"config error: {exc}\n")
-    summary = train(cfg, args.address)
+    if args.export_checkpoint:
+        path = export_checkpoint(cfg, args.export_checkpoint)
+        print(f"wrote {path} (+ .npz, .json)")
+        return {"model": str(path)}
+    summary = train(cfg, args.address, resume=args.resume)
     print(json.dumps({k: v for k, v in summary.items() if k != "history"}, indent=2))
     return summary
 

@@ -292,25 +292,36 @@ TINY = {"ppo": {"train_batch_size_per_learner": 256, "minibatch_size": 128, "num
         "model": {"fcnet_hiddens": [32]}, "illegal_action": "raise"}
 
 
-@pytest.mark.skipif("terralore_v0" not in GAMES, reason="Terralore is not in this checkout")
-def test_terralore_selfplay_on_local_ray_exports_a_policy_that_plays_legal_games(local_ray, tmp_path):
+@pytest.fixture(scope="module")
+def terralore_run(local_ray, tmp_path_factory):
+    """3 tiny self-play iterations on Terralore, sampled by a remote env runner (envs raise on illegal actions)."""
+    if "terralore_v0" not in GAMES:
+        pytest.skip("Terralore is not in this checkout")
     from training.rllib_train import load_rllib_config, train
 
+    run_dir = tmp_path_factory.mktemp("terralore") / "run"
     cfg = load_rllib_config(data={**TINY, "env": "terralore_v0", "iterations": 3,
-                                  "env_runners": {"num_env_runners": 1},
-                                  "output": {"dir": str(tmp_path / "run"), "checkpoint_every": 2}})
-    summary = train(cfg, log=lambda *_: None)
-    # A remote env runner stepped envs that raise on any illegal action: the masks held for 3 iterations.
-    history = summary["history"]
-    assert [h["iteration"] for h in history] == [1, 2, 3]
-    assert summary["env_steps"] >= 3 * 256
-    assert (tmp_path / "run" / "checkpoint_00002").is_dir() and (tmp_path / "run" / "checkpoint_00003").is_dir()
-    assert len((tmp_path / "run" / "progress.jsonl").read_text().splitlines()) == 3
+                                  "env_runners": {"num_env_runners": 1, "num_envs_per_env_runner": 4},
+                                  "output": {"dir": str(run_dir), "checkpoint_every": 2}})
+    return cfg, run_dir, train(cfg, log=lambda *_: None)
 
+
+def test_terralore_selfplay_on_local_ray_completes_with_masks_respected(terralore_run):
+    _, run_dir, summary = terralore_run
+    # The remote runner's envs use illegal_action="raise": one sampled illegal action would have failed the run.
+    assert [h["iteration"] for h in summary["history"]] == [1, 2, 3]
+    assert summary["env_steps"] >= 3 * 256
+    assert all(h["episodes"] > 0 for h in summary["history"][1:])
+    assert (run_dir / "checkpoint_00002").is_dir() and (run_dir / "checkpoint_00003").is_dir()
+    assert len((run_dir / "progress.jsonl").read_text().splitlines()) == 3
+
+
+def test_terralore_export_loads_with_load_policy_and_plays_legal_games(terralore_run):
     from tabletop_envs import load_policy
     from tabletop_envs.core.registry import get_spec
 
-    meta = json.loads((tmp_path / "run" / "rllib_ppo.json").read_text())
+    _, run_dir, summary = terralore_run
+    meta = json.loads((run_dir / "rllib_ppo.json").read_text())
     game = get_spec("terralore_v0").load_module().raw_env().game
     assert meta["env_id"] == "terralore_v0" and meta["env_version"] == 0
     assert meta["observation_layout_hash"] == game.observation_layout.hash()
@@ -321,6 +332,36 @@ def test_terralore_selfplay_on_local_ray_exports_a_policy_that_plays_legal_games
     onnx_policy = load_policy(summary["model"], backend="onnxruntime")
     obs = game.new_initial_state(3).observation(0)
     np.testing.assert_allclose(onnx_policy.logits(obs), policy.logits(obs), rtol=1e-4, atol=1e-4)
+
+
+def test_checkpoint_exports_the_same_policy_without_the_algorithm(terralore_run, tmp_path):
+    from tabletop_envs import load_policy
+    from training.rllib_train import export_checkpoint
+
+    cfg, run_dir, summary = terralore_run
+    path = export_checkpoint(cfg, run_dir / "checkpoint_00003", tmp_path / "again")
+    final, again = load_policy(summary["model"]), load_policy(str(path))
+    obs = np.stack([_first_obs("terralore_v0", seed) for seed in range(5)])
+    np.testing.assert_allclose(again.logits(obs), final.logits(obs), rtol=1e-5, atol=1e-5)
+    assert again.metadata["training"]["steps"] == summary["env_steps"]
+    assert again.metadata["training"]["iterations"] == 3
+
+
+def test_resume_continues_from_a_checkpoint(terralore_run, tmp_path):
+    from dataclasses import replace
+
+    from training.rllib_train import train
+
+    cfg, run_dir, _ = terralore_run
+    cfg = replace(cfg, iterations=4, output=replace(cfg.output, dir=str(tmp_path / "resumed"), export=False))
+    summary = train(cfg, log=lambda *_: None, resume=run_dir / "checkpoint_00003")
+    assert [h["iteration"] for h in summary["history"]] == [4]
+    assert (tmp_path / "resumed" / "checkpoint_00004").is_dir()
+
+
+def _first_obs(env_name, seed):
+    obs, _ = TabletopMultiAgentEnv({"env": env_name}).reset(seed=seed)
+    return next(iter(obs.values()))["observations"]
 
 
 def _plays_legal_games(policy, env_name, games):
