@@ -35,6 +35,8 @@ class TabletopAECEnv(AECEnv):
 
     game_class: type[Game]
     metadata: dict[str, Any] = {"render_modes": ["ansi"], "name": "", "is_parallelizable": False, "render_fps": 2}
+    #: seat whose view the "rgb_array"/"human" picture shows; None = the whole table (a spectator)
+    render_player: int | None = None
 
     def __init__(self, render_mode: str | None = None, max_turns: int | None = None,
                  illegal_action: str = "raise", **game_kwargs):

@@ -385,7 +385,7 @@ def draw_state(env, player: int | None = None) -> np.ndarray:
 def render_env_image(env):
     """What ``env.render()`` returns in ``"rgb_array"`` mode (an array) and ``"human"`` mode (None,
     after showing the picture in a window)."""
-    array = draw_state(env, getattr(env, "render_player", None))
+    array = draw_state(env, env.render_player)
     if env.render_mode != "human":
         return array
     viewer = env.__dict__.get("_viewer")
