@@ -119,7 +119,7 @@ def main(argv: list[str] | None = None, ask=input, say=print) -> int:
         if args.command == "replay":
             return _replay(args, ask, say)
         return _list(say)
-    except (TabletopError, ValueError, KeyError) as exc:
+    except (TabletopError, ValueError, KeyError, OSError) as exc:
         say(f"error: {exc.args[0] if isinstance(exc, KeyError) and exc.args else exc}")
         return 2
     except KeyboardInterrupt:

@@ -232,3 +232,11 @@ def test_turn_limit_ends_the_game_without_a_winner_and_the_replay_still_verifies
     replay = Replay.load(path)
     assert replay.returns is None and replay.max_turns == 2 and len(replay.actions) == 2
     assert replay.replay().truncations["player_0"]
+
+
+def test_opponents_of_another_game_and_missing_models_are_clear_errors(toy, tmp_path):
+    out = []
+    assert main(["play", "toy", "--opponent", "earth_v0/random"], ask=Script([]), say=out.append) == 2
+    assert "plays earth_v0, not toy_v0" in out[-1]
+    assert main(["play", "toy", "--opponent", str(tmp_path / "gone.onnx")], ask=Script([]), say=out.append) == 2
+    assert out[-1].startswith("error: ") and "gone" in out[-1]

@@ -124,6 +124,18 @@ def _human_move(env, seat: int, ask: Ask, say: Say) -> int:
         say(problem)
 
 
+def _load_opponent(opponent: str | Policy, env_name: str) -> Policy:
+    """A policy id, or a model file that must have been trained on this env (else ModelMismatchError)."""
+    from pathlib import Path
+
+    if isinstance(opponent, str) and (opponent.endswith((".onnx", ".json", ".npz")) or Path(opponent).is_file()):
+        return load_policy(opponent, env=env_name)
+    if isinstance(opponent, str) and "/" in opponent and opponent.split("/", 1)[0] != env_name:
+        raise ValueError(f"opponent {opponent!r} plays {opponent.split('/', 1)[0]}, not {env_name}; "
+                         f"pick one of {env_name}'s policies (tabletop-envs list)")
+    return load_policy(opponent)
+
+
 def _banner(env, seat: int) -> str:
     return f"\n{'=' * 24} {env.metadata['name']} · you are player_{seat} {'=' * 24}"
 
@@ -149,7 +161,7 @@ def play_match(env_name: str, opponents: Sequence[str | Policy], human_seat: int
         opponents = list(opponents) * (n - 1)
     if len(opponents) != n - 1:
         raise ValueError(f"{env_name} with {n} players needs {n - 1} opponents, got {len(opponents)}")
-    policies = [load_policy(o) for o in opponents]
+    policies = [_load_opponent(o, env_name) for o in opponents]
     seat_policy: dict[int, Policy] = {}
     names: list[str] = []
     others = iter(zip(opponents, policies))
