@@ -25,7 +25,7 @@ COLOURS = ("green", "red", "blue", "yellow", "multi", "black", "brown")
 GAIN_RES = ("soil", "sprouts", "growth", "draw", "compost_deck", "compost_hand", "compost_draw")
 COST_RES = ("soil", "sprouts", "growth", "hand_compost", "compost_discard")
 DIRS = ("row", "col", "adj", "orth", "diag", "all")
-ABILITY_KINDS = ("gain", "copy", "all_types", "cost_reduction", "forbid_action", "on_event", "score")
+ABILITY_KINDS = ("gain", "copy", "all_types", "cost_reduction", "forbid_action", "on_event", "score", "alt_cost")
 SCORE_PATTERNS = ("per_in_dir", "longest_path", "sets", "per_resource", "any_player")
 MEASURES = ("flora_growth_ge", "flora_sprouts_ge", "soil", "compost", "hand", "events", "habitat", "type", "color",
             "full_cols", "full_rows", "full_diagonals", "vp_ge", "vp_le", "cost_ge", "cost_le", "sets_rbyte", "tag",
@@ -103,6 +103,8 @@ def check_ability(a) -> str | None:
             return p
         if not isinstance(a.get("n"), int) or a["n"] < 1:
             return "cost_reduction needs a positive int 'n'"
+    if kind == "alt_cost" and a.get("res") not in ("hand_compost", "sprouts", "growth"):
+        return "alt_cost needs 'res' in ('hand_compost', 'sprouts', 'growth')"
     if kind == "forbid_action" and a.get("action") not in ACTIONS:
         return f"forbid_action needs 'action' in {ACTIONS}"
     if kind == "score":
@@ -270,6 +272,8 @@ class Catalogue:
         self.sprout_spaces_l = self.sprout_spaces.tolist()
         self.max_growth_l = self.max_growth.tolist()
         self.cost_l = self.cost.tolist()
+        # "this card's cost may be paid with ... instead of soil": the resource, or None
+        self.alt_cost_l = [next((a["res"] for a in c["abilities"] if a["kind"] == "alt_cost"), None) for c in e]
         self.names = [c["name"] for c in e]
 
 

@@ -42,7 +42,7 @@ NUM_SLOTS = 36
 MAX_SEATS = 5
 
 DECISIONS = ("side", "setup_compost", "action", "plant", "plant_cell", "keep", "option", "place", "pay",
-             "pay_hand", "compost_hand", "activate", "copy", "window")
+             "pay_hand", "compost_hand", "activate", "copy", "window", "pay_method")
 # decision points where a player may also play an event or convert sprouts (never mid-ability)
 ANYTIME_DECISIONS = frozenset({"action", "plant", "option", "activate", "window"})
 OPTION_LABELS = {"compost": ("gain 2 soil", "compost 2 from the deck"),
@@ -400,10 +400,8 @@ class EarthState(State):
                 tasks.append({"t": "auto", "p": p, "op": "pay_soil", "n": n})
             elif res == "compost_discard":
                 tasks.append({"t": "auto", "p": p, "op": "compost_discard", "n": n})
-            elif res == "hand_compost":
-                tasks.append({"t": "pay_hand", "p": p, "left": n})
             else:
-                tasks.append({"t": "pay", "p": p, "res": res, "left": n})
+                tasks.append(self.payment_task(p, res, n))
         for g in a["gain"]:
             mult = self.count_per(p, g["per"], cell) if g.get("per") else 1
             amount = g["n"] * mult
@@ -615,16 +613,15 @@ class EarthState(State):
         if t == "plant":
             if not self.legal_cells_to_plant(p):
                 return []
-            soil = self.soil[p]
             red = self.cost_reductions(p)
             plantable = cat.plantable_l
             return [A["plant"] + c for c in sorted(set(self.hands[p]))
-                    if plantable[c] and self.effective_cost(p, c, red) <= soil]
+                    if plantable[c] and self.pay_methods(p, c, self.effective_cost(p, c, red))]
         if t == "plant_cell":
             return [A["cell"] + i for i in self.legal_cells_to_plant(p)]
         if t == "keep":
             return [A["card"] + c for c in sorted(set(self.drawn[p]))]
-        if t == "option":
+        if t in ("option", "pay_method"):
             return [A["option"], A["option"] + 1]
         if t == "place":
             return [A["cell"] + i for i in self.place_cells(task)] if task["left"] > 0 else []
@@ -731,14 +728,47 @@ class EarthState(State):
     def _do_plant_cell(self, task, seg, cell):
         p, card = task["p"], task["card"]
         self.queue.pop(0)
-        self.soil[p] -= self.effective_cost(p, card)
+        cost = self.effective_cost(p, card)
+        methods = self.pay_methods(p, card, cost)
         self.hands[p].remove(card)
         self.grid[p][cell] = card
         self.planted[p].append(card)
+        tasks = []
+        if methods == ["soil"]:
+            self.soil[p] -= cost
+        elif "soil" in methods:
+            tasks.append({"t": "pay_method", "p": p, "left": cost, "res": methods[1]})
+        else:
+            tasks.append(self.payment_task(p, methods[0], cost))
         # black abilities trigger once, when the card is played (optional, like every ability)
-        if any(a["color"] == "black" for a in self.game.cat.earth[card]["abilities"]):
-            self.queue.insert(0, {"t": "activate", "p": p, "colour": "black", "tn": 0, "icn": 0, "tc": False,
-                                  "icc": False, "only": cell})
+        if any(a["color"] == "black" and a["kind"] == "gain" for a in self.game.cat.earth[card]["abilities"]):
+            tasks.append({"t": "activate", "p": p, "colour": "black", "tn": 0, "icn": 0, "tc": False,
+                          "icc": False, "only": cell})
+        self.queue[0:0] = tasks
+
+    def pay_methods(self, p: int, card: int, cost: int) -> list[str]:
+        """How p can pay ``cost`` for ``card`` now: soil, and the card's alternative resource if it has one."""
+        out = ["soil"] if self.soil[p] >= cost else []
+        alt = self.game.cat.alt_cost_l[card]
+        if alt is not None and cost > 0:
+            have = {"hand_compost": len(self.hands[p]) - 1, "sprouts": sum(self.spr[p]),
+                    "growth": sum(self.gro[p])}[alt]
+            if have >= cost:
+                out.append(alt)
+        return out
+
+    def payment_task(self, p: int, res: str, n: int) -> dict:
+        if res == "hand_compost":
+            return {"t": "pay_hand", "p": p, "left": n}
+        return {"t": "pay", "p": p, "res": res, "left": n}
+
+    def _do_pay_method(self, task, seg, i):
+        p = task["p"]
+        self.queue.pop(0)
+        if i == 0:
+            self.soil[p] -= task["left"]
+        else:
+            self.queue.insert(0, self.payment_task(p, task["res"], task["left"]))
 
     def _do_keep(self, task, seg, card):
         p = task["p"]

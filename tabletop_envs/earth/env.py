@@ -14,7 +14,7 @@ choice where it is silent).
 | import | ``from tabletop_envs import earth_v0; env = earth_v0.env(num_players=2)`` |
 | agents | ``player_0`` … ``player_{n-1}`` |
 | actions | Discrete(730) |
-| observation | Dict(``observation``: Box(5147,) float32, ``action_mask``: Box(730,) int8) |
+| observation | Dict(``observation``: Box(5148,) float32, ``action_mask``: Box(730,) int8) |
 
 Arguments
 ---------
@@ -67,34 +67,34 @@ stay hidden (tested by resampling them).
 | indices | name | shape | range | meaning |
 |---|---|---|---|---|
 | 0–2 | `phase` | 3 | 0…1 | one-hot: setup, play, over |
-| 3–16 | `decision` | 14 | 0…1 | my pending decision one-hot ('side', 'setup_compost', 'action', 'plant', 'plant_cell', 'keep', 'option', 'place', 'pay', 'pay_hand', 'compost_hand', 'activate', 'copy', 'window') (zeros if not mine) |
-| 17–21 | `decider` | 5 | 0…1 | seat (relative to me) whose decision is pending |
-| 22–26 | `active` | 5 | 0…1 | active player, relative seat |
-| 27–31 | `first` | 5 | 0…1 | first player token, relative seat |
-| 32–36 | `seats_in_game` | 5 | 0…1 | 1 for relative seats that exist |
-| 37–40 | `action` | 4 | 0…1 | the action chosen this turn |
-| 41–47 | `activation_colour` | 7 | 0…1 | colour being activated in my pending activation |
-| 48 | `pending_count` | 1 | 0…1 | pieces / cards left in my pending decision / 12 (clipped) |
-| 49–331 | `pending_card` | 283 | 0…1 | the card I am planting (my plant_cell decision) |
-| 332 | `round` | 1 | 0…1 | rounds played / 100 (clipped) |
-| 333 | `end_triggered` | 1 | 0…1 | someone completed 16 cards: this is the last round |
-| 334–335 | `deck` | 2 | 0…1 | draw pile and discard sizes / 283 |
-| 336–618 | `hand` | 283 | 0…1 | my hand (multi-hot by catalogue id) |
-| 619–901 | `drawn` | 283 | 0…1 | cards I drew and must choose from (draw 4 keep 1) |
-| 902–1184 | `my_known_compost` | 283 | 0…1 | cards I composted from my hand (still in my compost) |
-| 1185–1248 | `my_ecosystem` | 64 | 0…1 | my personal ecosystem side (or the sides I may choose in setup) |
-| 1249–1288 | `my_offers` | 40 | 0…1 | island and climate sides I may choose (setup) |
-| 1289–1352 | `public_ecosystems` | 64 | 0…1 | the 2 public ecosystem sides |
-| 1353–1536 | `fauna` | 4×46 | 0…1 | fauna side on each of the 4 fauna spaces |
-| 1537–1556 | `fauna_leaves` | 4×5 | 0…1 | leaf of relative seat s on fauna space f, value (6 - order)/5 |
-| 1557–1561 | `bonus` | 5 | 0…1 | relative seat holding the first-completion 7 VP leaf |
-| 1562–1591 | `resources` | 5×6 | 0…1 | per seat: soil/40, hand/30, compost/30, events/10, cards/16, last action |
-| 1592–1611 | `last_action` | 5×4 | 0…1 | per seat: leaf marker of the action chosen last |
-| 1612–1711 | `island` | 5×20 | 0…1 | per seat: island side (others' hidden during setup) |
-| 1712–1811 | `climate` | 5×20 | 0…1 | per seat: climate side (others' hidden during setup) |
-| 1812–2001 | `event_stack` | 5×38 | 0…1 | per seat: events played (public) |
-| 2002–3226 | `tableau_cards` | 5×245 | 0…1 | per seat: cards in the tableau (multi-hot) |
-| 3227–5146 | `cells` | 5×16×24 | 0…1 | per seat and cell: static card features (occupied, cost, VP, growth max, canopy, sprout spaces, terrain, 4 types, 4 habitats, 7 colours) then sprouts/6 and growth/8 |
+| 3–17 | `decision` | 15 | 0…1 | my pending decision one-hot ('side', 'setup_compost', 'action', 'plant', 'plant_cell', 'keep', 'option', 'place', 'pay', 'pay_hand', 'compost_hand', 'activate', 'copy', 'window', 'pay_method') (zeros if not mine) |
+| 18–22 | `decider` | 5 | 0…1 | seat (relative to me) whose decision is pending |
+| 23–27 | `active` | 5 | 0…1 | active player, relative seat |
+| 28–32 | `first` | 5 | 0…1 | first player token, relative seat |
+| 33–37 | `seats_in_game` | 5 | 0…1 | 1 for relative seats that exist |
+| 38–41 | `action` | 4 | 0…1 | the action chosen this turn |
+| 42–48 | `activation_colour` | 7 | 0…1 | colour being activated in my pending activation |
+| 49 | `pending_count` | 1 | 0…1 | pieces / cards left in my pending decision / 12 (clipped) |
+| 50–332 | `pending_card` | 283 | 0…1 | the card I am planting (my plant_cell decision) |
+| 333 | `round` | 1 | 0…1 | rounds played / 100 (clipped) |
+| 334 | `end_triggered` | 1 | 0…1 | someone completed 16 cards: this is the last round |
+| 335–336 | `deck` | 2 | 0…1 | draw pile and discard sizes / 283 |
+| 337–619 | `hand` | 283 | 0…1 | my hand (multi-hot by catalogue id) |
+| 620–902 | `drawn` | 283 | 0…1 | cards I drew and must choose from (draw 4 keep 1) |
+| 903–1185 | `my_known_compost` | 283 | 0…1 | cards I composted from my hand (still in my compost) |
+| 1186–1249 | `my_ecosystem` | 64 | 0…1 | my personal ecosystem side (or the sides I may choose in setup) |
+| 1250–1289 | `my_offers` | 40 | 0…1 | island and climate sides I may choose (setup) |
+| 1290–1353 | `public_ecosystems` | 64 | 0…1 | the 2 public ecosystem sides |
+| 1354–1537 | `fauna` | 4×46 | 0…1 | fauna side on each of the 4 fauna spaces |
+| 1538–1557 | `fauna_leaves` | 4×5 | 0…1 | leaf of relative seat s on fauna space f, value (6 - order)/5 |
+| 1558–1562 | `bonus` | 5 | 0…1 | relative seat holding the first-completion 7 VP leaf |
+| 1563–1592 | `resources` | 5×6 | 0…1 | per seat: soil/40, hand/30, compost/30, events/10, cards/16, last action |
+| 1593–1612 | `last_action` | 5×4 | 0…1 | per seat: leaf marker of the action chosen last |
+| 1613–1712 | `island` | 5×20 | 0…1 | per seat: island side (others' hidden during setup) |
+| 1713–1812 | `climate` | 5×20 | 0…1 | per seat: climate side (others' hidden during setup) |
+| 1813–2002 | `event_stack` | 5×38 | 0…1 | per seat: events played (public) |
+| 2003–3227 | `tableau_cards` | 5×245 | 0…1 | per seat: cards in the tableau (multi-hot) |
+| 3228–5147 | `cells` | 5×16×24 | 0…1 | per seat and cell: static card features (occupied, cost, VP, growth max, canopy, sprout spaces, terrain, 4 types, 4 habitats, 7 colours) then sprouts/6 and growth/8 |
 
 Action mask
 -----------

@@ -77,6 +77,8 @@ def ability_text(a: dict) -> str:
             body += f", if you chose the {ACTION_COLOUR[a['if_action']]} action"
     elif kind == "copy":
         body = f"copy one {colour} ability in your tableau"
+    elif kind == "alt_cost":
+        body = f"this card's soil cost may be paid with {COST_WORDS[a['res']]} instead"
     elif kind == "all_types":
         body = "counts as every flora type"
     elif kind == "cost_reduction":

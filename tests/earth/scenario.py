@@ -71,6 +71,7 @@ def take(s, card: int) -> int:
 def give(s, p: int, *cards: int) -> None:
     for c in cards:
         s.hands[p].append(take(s, c))
+    s._mask_cache = None
 
 
 def put(s, p: int, cell: int, card: int, sprouts: int = 0, growth: int = 0) -> None:

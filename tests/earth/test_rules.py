@@ -593,7 +593,7 @@ def test_you_are_never_forced_to_activate_a_card_ability():
 
 
 def test_black_abilities_are_triggered_only_when_played():
-    black = with_ability(lambda a: a["color"] == "black" and a["gain"][0]["res"] == "draw" and not a.get("cost"))
+    black = with_ability(lambda a: a["color"] == "black" and a["kind"] == "gain" and a["gain"][0]["res"] == "draw" and not a.get("cost"))
     s = at_action(2, p=0)
     empty_hands(s)
     give(s, 0, black)

@@ -342,3 +342,54 @@ def test_every_catalogue_ability_is_in_the_vocabulary_and_has_generated_text():
         for a in rec["abilities"]:
             assert check_ability(a) is None
         assert rec["text"] == " ".join(ability_text(a) for a in rec["abilities"])
+
+
+# ------------------------------------------------------------------ paying a card's cost with something else
+def alt_card(res):
+    return next(c["id"] for c in CAT.earth if any(a["kind"] == "alt_cost" and a["res"] == res
+                                                  for a in c["abilities"]))
+
+
+def plant_board(card, soil):
+    s = board()
+    s.hands[0] = []
+    give(s, 0, card)
+    s.soil[0] = soil
+    set_decision(s, {"t": "plant", "p": 0, "left": 1})
+    s.queue.append({"t": "action", "p": 1})
+    return s
+
+
+def test_alt_cost_card_is_plantable_without_soil_when_the_other_resource_covers_it():
+    card = alt_card("hand_compost")
+    cost = CAT.earth[card]["cost"]
+    s = plant_board(card, 0)
+    assert legal(s, "plant") == []  # nothing else in hand to compost
+    extra = [c for c in s.deck if CAT.cost[c] > 0][:cost]
+    give(s, 0, *extra)
+    assert legal(s, "plant") == [card]
+    act(s, "plant", card)
+    act(s, "cell", 0)
+    assert s.decision() == "pay_hand" and A(s, "pass") not in s.legal_actions()
+    for c in extra:
+        act(s, "card", c)
+    assert s.grid[0][0] == card and s.soil[0] == 0 and s.compost[0][-cost:] == extra
+
+
+@pytest.mark.parametrize("res", ["sprouts", "growth"])
+def test_alt_cost_with_sprouts_or_growth_offers_the_choice_when_soil_also_covers_it(res):
+    card = alt_card(res)
+    cost = CAT.earth[card]["cost"]
+    s = plant_board(card, 10)
+    f = roomy()
+    put(s, 0, 5, f, sprouts=cost if res == "sprouts" else 0, growth=cost if res == "growth" else 0)
+    act(s, "plant", card)
+    act(s, "cell", 0)
+    assert s.decision() == "pay_method" and legal(s, "option") == [0, 1]
+    t = s.clone()
+    act(t, "option", 0)  # pay soil
+    assert t.soil[0] == 10 - cost
+    act(s, "option", 1)  # pay with the other resource, piece by piece
+    for _ in range(cost):
+        act(s, "cell", 5)
+    assert s.soil[0] == 10 and (s.spr[0][5] if res == "sprouts" else s.gro[0][5]) == 0

@@ -209,6 +209,7 @@ def make_flora(rng) -> list[dict]:
     names = flora_names(rng, types)
     cards = []
     ci = 0
+    alt_left = ["growth", "sprouts", "hand_compost"]
     for i, t in enumerate(types):
         g = growth[i]
         canopy = 0 if g == 0 else max(1, min(13, int(round(1.25 * g + rng.normal(0.2, 0.8)))))
@@ -221,6 +222,9 @@ def make_flora(rng) -> list[dict]:
             col = colours[ci]
             ci += 1
             abilities = [MAKERS[c](rng, power) for c in col.split("+")]
+            if col == "black" and alt_left:
+                # a few black flora may be paid for with something other than soil (Horn of Plenty style)
+                abilities = [{"color": "black", "kind": "alt_cost", "res": alt_left.pop()}]
         cards.append({"name": names[i], "kind": "flora", "type": t, "cost": cost[i], "vp": vp[i], "growth": g,
                       "canopy": canopy, "sprouts": sprouts[i], "habitats": habs, "tags": name_tags(names[i]),
                       "abilities": abilities})
