@@ -22,6 +22,10 @@ from .encoder import DECISION_ORDER, build_layout
 
 #: points a face-down enemy card is guessed to add to its lane
 FACE_DOWN_GUESS = 2.0
+#: share of a creature's effect on this turn's counting added to its points when choosing what to play
+CREATURE_GAIN = 1.0
+#: cards worth no more than this are not worth placing (guards against rounding noise too)
+MIN_WORTH = 0.05
 
 
 class TerraloreHeuristic:
@@ -76,7 +80,7 @@ class TerraloreHeuristic:
         """Worth of playing ``card`` now; a skill's targeted effects are judged in its best lane."""
         worth = self.base_worth[card] - self._deck_out_risk(card, view)
         if self.is_creature[card]:
-            return worth
+            return worth + CREATURE_GAIN * max(0.0, self._creature_gain(card, view))
         for e in self.cat[card].effects:
             if e.kind == "heal_castle":
                 missing = 10 - round(view["castles"][0] * 10)
@@ -84,6 +88,14 @@ class TerraloreHeuristic:
             elif e.kind in ("destroy", "exile", "weaken", "move"):
                 worth -= self._static_worth_of(e)
         return worth + max(self._skill_gain(card, view, lane) for lane in (0, 1))
+
+    def _creature_gain(self, card: int, view) -> float:
+        """How much this turn's counting improves with the creature in its better lane (lethal shows here)."""
+        own_att, own_def, opp_att, opp_def = self._lane_estimates(view)
+        pts = self.points[card]
+        before = self._balance(view, own_att, own_def, opp_att, opp_def)
+        return max(self._balance(view, own_att + pts, own_def, opp_att, opp_def),
+                   self._balance(view, own_att, own_def + pts, opp_att, opp_def)) - before
 
     def _deck_out_risk(self, card: int, view) -> float:
         """Extra draws late in the game make you the first to run out of cards: price them in."""
@@ -162,7 +174,7 @@ class TerraloreHeuristic:
         """The cards to place from ``hand`` that are worth most together, each costing its cost plus
         itself out of ``budget`` cards (the rest of the hand pays the costs)."""
         worth = {c: self._worth(c, view) for c in hand}
-        useful = [c for c in hand if worth[c] > 0]
+        useful = [c for c in hand if worth[c] > MIN_WORTH]
         best, best_value = [], 0.0
         for bits in range(1, 1 << len(useful)):
             chosen = [c for i, c in enumerate(useful) if bits >> i & 1]
@@ -206,6 +218,8 @@ class TerraloreHeuristic:
         pts = self.points[card]
         attack = self._balance(view, own_att + pts, own_def, opp_att, opp_def)
         defend = self._balance(view, own_att, own_def + pts, opp_att, opp_def)
+        if attack == defend >= 100.0:
+            return 1  # the attack is already lethal: more defence guards against what we cannot see
         return 0 if attack >= defend else 1
 
 
