@@ -187,17 +187,21 @@ def check_compatible(meta: dict, env: str | None = None, source: str = "model") 
         hint = (f"this library has {ours}: the env version changed, so retrain or install the version the model "
                 "was made for") if ours else f"known envs: {sorted(ENVS)}"
         raise ModelMismatchError(f"{source} was trained for env {env_id!r}, which this library does not have; {hint}")
-    game = make_game(env_id, **meta.get("game_config", {}))
-    layout = game.observation_layout
+    key = (env_id, json.dumps(meta.get("game_config", {}), sort_keys=True))
+    if key not in _LAYOUTS:  # building a game loads its catalogue: once per process is enough
+        game = make_game(env_id, **meta.get("game_config", {}))
+        _LAYOUTS[key] = (game.observation_layout.hash(), game.observation_layout.size, game.num_actions,
+                         game.action_layout.hash())
+    obs_hash, obs_size, num_actions, action_hash = _LAYOUTS[key]
     problems = []
-    if meta["observation_layout_hash"] != layout.hash():
-        problems.append(f"observation-layout hash {meta['observation_layout_hash']} != {layout.hash()}")
-    if int(meta["observation_size"]) != layout.size:
-        problems.append(f"observation size {meta['observation_size']} != {layout.size}")
-    if int(meta["num_actions"]) != game.num_actions:
-        problems.append(f"number of actions {meta['num_actions']} != {game.num_actions}")
-    if "action_layout_hash" in meta and meta["action_layout_hash"] != game.action_layout.hash():
-        problems.append(f"action-layout hash {meta['action_layout_hash']} != {game.action_layout.hash()}")
+    if meta["observation_layout_hash"] != obs_hash:
+        problems.append(f"observation-layout hash {meta['observation_layout_hash']} != {obs_hash}")
+    if int(meta["observation_size"]) != obs_size:
+        problems.append(f"observation size {meta['observation_size']} != {obs_size}")
+    if int(meta["num_actions"]) != num_actions:
+        problems.append(f"number of actions {meta['num_actions']} != {num_actions}")
+    if "action_layout_hash" in meta and meta["action_layout_hash"] != action_hash:
+        problems.append(f"action-layout hash {meta['action_layout_hash']} != {action_hash}")
     if problems:
         raise ModelMismatchError(f"{source} does not match {env_id} as built by this library: "
                                  + "; ".join(problems)
@@ -244,9 +248,23 @@ def load_model_policy(path: str | Path, env: str | None = None, deterministic: b
 
 
 def _read_weights(npz_path: Path) -> list[tuple[np.ndarray, np.ndarray]]:
-    with np.load(npz_path) as data:
-        n = len([k for k in data.files if k.startswith("W")])
-        return [(data[f"W{i}"], data[f"b{i}"]) for i in range(n)]
+    """The layers of an .npz, shared read-only between the policies loaded from the same file."""
+    stat = npz_path.stat()
+    key = (str(npz_path.resolve()), stat.st_mtime_ns, stat.st_size)
+    if key not in _WEIGHTS:
+        with np.load(npz_path) as data:
+            n = len([k for k in data.files if k.startswith("W")])
+            layers = [(np.ascontiguousarray(data[f"W{i}"], np.float32), np.ascontiguousarray(data[f"b{i}"], np.float32))
+                      for i in range(n)]
+        for w, b in layers:
+            w.flags.writeable = b.flags.writeable = False
+        _WEIGHTS[key] = layers
+    return _WEIGHTS[key]
+
+
+# Per-process caches: (env id, game config) -> layout facts; (npz path, mtime, size) -> weights.
+_LAYOUTS: dict[tuple, tuple] = {}
+_WEIGHTS: dict[tuple, list] = {}
 
 
 def model_path_for_id(policy_id: str) -> Path | None:
