@@ -7,7 +7,7 @@ import numpy as np
 
 from tabletop_envs.core.policy import register_policy
 
-from .catalogue import NUM_EARTH, load_catalogue
+from .catalogue import load_catalogue
 from .engine import DECISIONS, EVENT0, build_action_layout, build_observation_layout
 
 
@@ -144,11 +144,12 @@ class EarthHeuristic:
     def _window(self, obs, mask, legal):
         return self.A["pass"]
 
+    def _pay_method(self, obs, mask, legal):
+        return self.A["option"]  # soil: sprouts, growth and compost cards are worth VP
+
 
 def _make(**kwargs) -> EarthHeuristic:
     return EarthHeuristic(**kwargs)
 
 
 register_policy("earth_v0/heuristic", _make, overwrite=True)
-
-__all__ = ["EarthHeuristic", "NUM_EARTH"]

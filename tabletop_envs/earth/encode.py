@@ -6,9 +6,8 @@ import numpy as np
 
 from tabletop_envs.core.engine import new_rng
 
-from .catalogue import ACTIONS, COLOURS, NUM_EARTH, NUM_ISLANDS, NUM_PLANTABLE_IDS
+from .catalogue import COLOURS, NUM_EARTH, NUM_ISLANDS, NUM_PLANTABLE_IDS
 
-DECISION_INDEX = None
 # soil/40, hand/30, compost/30, events/10, cards/16, is active — per relative seat
 _RES_SCALE = np.tile(np.array([1 / 40, 1 / 30, 1 / 30, 1 / 10, 1 / 16, 1], np.float32), 5)
 EVENT0 = NUM_PLANTABLE_IDS
@@ -156,5 +155,3 @@ def resample(s, player: int, rng: np.random.Generator):
     t._mask_cache = None
     return t
 
-
-__all__ = ["encode", "resample", "ACTIONS"]

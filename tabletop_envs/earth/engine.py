@@ -122,8 +122,9 @@ def build_action_layout(cat) -> ActionLayout:
         ("event", NUM_EVENTS, "anytime: play this event from hand to your event stack",
          [f"play event {n}" for n in names[EVENT0:]]),
         ("convert", 1, "anytime: convert 3 sprouts in your tableau to 2 soil", ["convert 3 sprouts to 2 soil"]),
-        ("option", 2, "other players' row choice (see OPTION_LABELS: first / second option)",
-         ["option A (soil / sprouts / draw)", "option B (compost / soil / growth)"]),
+        ("option", 2, "binary choice: other players' row (Composting: 2 soil / compost 2; Watering: 2 sprouts / "
+         "2 soil; Growing: draw 2 / 2 growth) or paying a cost with soil / the card's alternative",
+         ["option A (soil / sprouts / draw / pay soil)", "option B (compost / soil / growth / pay alternative)"]),
         ("pass", 1, "stop / decline / end activation / end window", ["pass"]),
     ])
 
@@ -461,10 +462,16 @@ class EarthState(State):
             getattr(self, "_auto_" + t)(task)
 
     def _has_choice(self, task: dict) -> bool:
-        t, p = task["t"], task["p"]
-        if t == "window":
-            return self._anytime_options(p, task) != ([], False)
-        return bool(self._choices(task))
+        """Does this decision offer a real choice? If so its mask is built now (the env asks for it next)."""
+        choices = self._choices(task)
+        if task["t"] == "window":
+            events, convert = self._anytime_options(task["p"], task)
+            real = bool(events) or convert
+        else:
+            real = bool(choices)
+        if real:
+            self._mask_cache = self._build_mask(task, choices)
+        return real
 
     # ------------------------------------------------------------------ automatic tasks
     def _auto_auto(self, task: dict) -> None:
@@ -662,12 +669,15 @@ class EarthState(State):
         return events, (not watering and sum(self.spr[p]) >= 3)
 
     def _legal_action_mask(self) -> np.ndarray:
-        mask = np.zeros(self.game.num_actions, np.int8)
         if self.phase == "over":
-            return mask
+            return np.zeros(self.game.num_actions, np.int8)
         task = self.queue[0]
+        return self._build_mask(task, self._choices(task))
+
+    def _build_mask(self, task: dict, choices: list[int]) -> np.ndarray:
+        mask = np.zeros(self.game.num_actions, np.int8)
         A = self.game.A
-        mask.put(self._choices(task), 1)
+        mask.put(choices, 1)
         if self._may_pass(task):
             mask[A["pass"]] = 1
         events, convert = self._anytime_options(task["p"], task)
@@ -908,6 +918,14 @@ class EarthState(State):
         return render(self, player)
 
     def action_to_string(self, action: int) -> str:
+        """The layout's label, made specific for the binary ``option`` choice of the pending decision."""
+        seg, i = self.game.action_layout.decode(action)
+        if seg == "option" and self.phase == "play":
+            task = self.queue[0]
+            if task["t"] == "option" and self.action >= 0:
+                return OPTION_LABELS[ACTIONS[self.action]][i]
+            if task["t"] == "pay_method":
+                return "pay the cost in soil" if i == 0 else f"pay the cost with {task['res'].replace('_', ' ')}"
         return self.game.action_layout.label(action)
 
 

@@ -29,7 +29,8 @@ Actions
 -------
 Every compound move is a chain of small decisions, each with its own mask; ids are indexed by
 catalogue id (cards, sides, events) or by cell / ability slot, never by hand position.
-Planting: ``plant`` *card* → ``cell``. Sprouts and growth: one ``cell`` per piece (``pass`` stops
+Planting: ``plant`` *card* → ``cell`` (→ ``option``: pay soil or the card's alternative,
+for the few cards that have one and when both can pay). Sprouts and growth: one ``cell`` per piece (``pass`` stops
 an "up to"). Paying sprouts or growth: one ``cell`` per piece removed; paying or composting cards
 from hand: one ``card`` per card. Activation: the player picks the next ability to activate
 (``activate`` slot) — tableau slots only in reading order, island then climate either all before or
@@ -51,7 +52,7 @@ in the middle of an ability). ``env.action_to_string(a)`` names any action.
 | 652–687 | `activate` | activate this ability: tableau cell*2+k, 32-33 island, 34-35 climate |
 | 688–725 | `event` | anytime: play this event from hand to your event stack |
 | 726 | `convert` | anytime: convert 3 sprouts in your tableau to 2 soil |
-| 727–728 | `option` | other players' row choice (see OPTION_LABELS: first / second option) |
+| 727–728 | `option` | binary choice: other players' row (Composting: 2 soil / compost 2; Watering: 2 sprouts / 2 soil; Growing: draw 2 / 2 growth) or paying a cost with soil / the card's alternative |
 | 729 | `pass` | stop / decline / end activation / end window |
 
 Observation

@@ -138,3 +138,24 @@ def test_every_test_named_in_rules_md_exists():
     names = set(re.findall(r"`(test_[a-z0-9_]+)`", text))
     source = "".join(p.read_text() for p in Path(__file__).parent.glob("test_*.py"))
     assert names and not [n for n in names if f"def {n}(" not in source]
+
+
+def test_option_labels_name_the_choice_of_the_current_action():
+    from .scenario import act, after_setup
+
+    s = after_setup(2, 0)
+    act(s, "action", 1)  # composting
+    while s.decision() != "option":
+        s.apply_action(s.legal_actions()[0])
+    a = s.game.action_layout.id("option", 0)
+    assert s.action_to_string(a) == "gain 2 soil"
+    assert s.action_to_string(a + 1) == "compost 2 from the deck"
+
+
+@pytest.mark.parametrize("n", [2, 4])
+def test_mask_built_while_advancing_equals_a_freshly_computed_mask(n):
+    s = EarthGame(num_players=n).new_initial_state(n)
+    rng = np.random.default_rng(n)
+    while not s.is_terminal():
+        np.testing.assert_array_equal(s.legal_action_mask(), s._legal_action_mask())
+        s.apply_action(int(rng.choice(s.legal_actions())))
