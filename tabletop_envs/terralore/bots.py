@@ -22,8 +22,6 @@ from .encoder import DECISION_ORDER, build_layout
 
 #: points a face-down enemy card is guessed to add to its lane
 FACE_DOWN_GUESS = 2.0
-#: share of a creature's effect on this turn's counting added to its points when choosing what to play
-CREATURE_GAIN = 1.0
 #: cards worth no more than this are not worth placing (guards against rounding noise too)
 MIN_WORTH = 0.05
 
@@ -50,52 +48,40 @@ class TerraloreHeuristic:
         self.points = np.array(self.cat.points, float)
         self.cost = np.array(self.cat.cost, float)
         self.is_creature = np.array(self.cat.is_creature, bool)
-        self.base_worth = np.array([self._static_worth(c) for c in self.cat.cards])
+        self.lasting = np.array([self._lasting_worth(c) for c in self.cat.cards])
 
     # ------------------------------------------------------------------ card worth
-    def _static_worth(self, card) -> float:
+    def _lasting_worth(self, card) -> float:
+        """What a card is worth beyond this turn's counting: points, lane effects, cards gained."""
         worth = float(card.points) if card.is_creature else 0.0
         for e in card.effects:
             if e.kind in ("lane_buff", "synergy"):
                 worth += 1.0 * e.amount
             elif e.kind == "lane_debuff":
                 worth += 1.5 * e.amount
-            elif e.kind == "damage_castle":
-                worth += 1.5 * e.amount
             elif e.kind == "draw":
                 worth += 0.6 * e.amount
-            elif e.kind in ("destroy", "exile"):
-                worth += -1.0 if e.target == "own_here_weakest" else 3.0
-            elif e.kind == "weaken":
-                worth += 0.6 * e.amount
-            elif e.kind == "move":
-                worth += 1.5
             elif e.kind == "recover":
                 worth += 1.0
-            elif e.kind == "heal_castle":
-                worth += 0.5 * e.amount
+            elif e.kind == "destroy" and e.target == "own_here_weakest":
+                worth -= 1.0
         return worth
 
     def _worth(self, card: int, view) -> float:
-        """Worth of playing ``card`` now; a skill's targeted effects are judged in its best lane."""
-        worth = self.base_worth[card] - self._deck_out_risk(card, view)
-        if self.is_creature[card]:
-            return worth + CREATURE_GAIN * max(0.0, self._creature_gain(card, view))
+        """Worth of placing ``card`` now: what lasts (points, lane effects, cards, castle HP) plus how
+        much it improves this turn's counting in its better lane."""
+        return (self.lasting[card] + self._castle_worth(card, view) - self._deck_out_risk(card, view)
+                + max(0.0, max(self._gain(card, view, lane) for lane in (0, 1))))
+
+    def _castle_worth(self, card: int, view) -> float:
+        missing = 10 - round(view["castles"][0] * 10)
+        worth = 0.0
         for e in self.cat[card].effects:
             if e.kind == "heal_castle":
-                missing = 10 - round(view["castles"][0] * 10)
-                worth += 0.7 * min(missing, e.amount) - 0.5 * e.amount
-            elif e.kind in ("destroy", "exile", "weaken", "move"):
-                worth -= self._static_worth_of(e)
-        return worth + max(self._skill_gain(card, view, lane) for lane in (0, 1))
-
-    def _creature_gain(self, card: int, view) -> float:
-        """How much this turn's counting improves with the creature in its better lane (lethal shows here)."""
-        own_att, own_def, opp_att, opp_def = self._lane_estimates(view)
-        pts = self.points[card]
-        before = self._balance(view, own_att, own_def, opp_att, opp_def)
-        return max(self._balance(view, own_att + pts, own_def, opp_att, opp_def),
-                   self._balance(view, own_att, own_def + pts, opp_att, opp_def)) - before
+                worth += 0.7 * min(missing, e.amount)
+            elif e.kind == "damage_castle":
+                worth += 1.0 * e.amount
+        return worth
 
     def _deck_out_risk(self, card: int, view) -> float:
         """Extra draws late in the game make you the first to run out of cards: price them in."""
@@ -107,43 +93,45 @@ class TerraloreHeuristic:
             return 0.6 * draws + 3.0
         return 0.0
 
-    def _static_worth_of(self, e) -> float:
-        if e.kind in ("destroy", "exile"):
-            return 3.0
-        return 0.6 * e.amount if e.kind == "weaken" else 1.5
-
-    def _skill_gain(self, card: int, view, lane: int) -> float:
-        """Change of this turn's castle-damage balance if the skill's targeted effects hit in ``lane``."""
+    def _gain(self, card: int, view, lane: int) -> float:
+        """Change of this turn's counting outlook with ``card`` in ``lane``: its points, the enemy
+        creatures its effects remove, weaken or move, and its castle healing and damage."""
         own_att, own_def, opp_att, opp_def = self._lane_estimates(view)
         before = self._balance(view, own_att, own_def, opp_att, opp_def)
-        # enemies "here": my attacking lane faces their defending lane and vice versa
-        lanes = {0: [int(c) for c in np.flatnonzero(view["opp_defending"])],
-                 1: [int(c) for c in np.flatnonzero(view["opp_attacking"])]}
-        totals = {0: opp_def, 1: opp_att}
+        own = [own_att, own_def]
+        if self.is_creature[card]:
+            own[lane] += self.points[card]
+        # enemies "here": my attacking lane (0) faces their defending lane and vice versa
+        enemies = {0: [int(c) for c in np.flatnonzero(view["opp_defending"])],
+                   1: [int(c) for c in np.flatnonzero(view["opp_attacking"])]}
+        facing = {0: opp_def, 1: opp_att}
+        heal = burn = 0
         for e in self.cat[card].effects:
-            if e.kind not in ("destroy", "exile", "weaken", "move") or not e.target.startswith("enemy"):
-                continue
-            pool = lanes[0] + lanes[1] if e.target == "enemy_any_strongest" else lanes[lane]
-            if e.affinity is not None:
-                pool = [c for c in pool if self.cat[c].affinity == e.affinity]
-            if not pool:
-                continue
-            pick = max if e.target.endswith("strongest") else min
-            victim = pick(pool, key=lambda c: self.points[c])
-            where = 0 if victim in lanes[0] else 1
-            hit = min(self.points[victim], e.amount) if e.kind == "weaken" else self.points[victim]
-            totals[where] -= hit
-            if e.kind == "move":
-                totals[1 - where] += hit
-        after = self._balance(view, own_att, own_def, totals[1], totals[0])
-        return after - before
+            if e.kind == "heal_castle":
+                heal += e.amount
+            elif e.kind == "damage_castle":
+                burn += e.amount
+            elif e.kind in ("destroy", "exile", "weaken", "move") and e.target.startswith("enemy"):
+                pool = enemies[0] + enemies[1] if e.target == "enemy_any_strongest" else enemies[lane]
+                if e.affinity is not None:
+                    pool = [c for c in pool if self.cat[c].affinity == e.affinity]
+                if not pool:
+                    continue
+                pick = max if e.target.endswith("strongest") else min
+                victim = pick(pool, key=lambda c: self.points[c])
+                where = 0 if victim in enemies[0] else 1
+                hit = min(self.points[victim], e.amount) if e.kind == "weaken" else self.points[victim]
+                facing[where] -= hit
+                if e.kind == "move":
+                    facing[1 - where] += hit
+        return self._balance(view, own[0], own[1], facing[1], facing[0], heal, burn) - before
 
-    def _balance(self, view, own_att, own_def, opp_att, opp_def) -> float:
+    def _balance(self, view, own_att, own_def, opp_att, opp_def, heal=0, burn=0) -> float:
         """How good this turn's counting looks: lethal either way dominates, else damage dealt minus taken."""
         my, their = view["castles"] * 10
         taken = max(0.0, opp_att - own_def)
         dealt = max(0.0, own_att - opp_def)
-        mine_left, theirs_left = my - taken, their - dealt
+        mine_left, theirs_left = min(10.0, my + heal) - taken, their - burn - dealt
         if theirs_left <= 0 < mine_left:
             return 100.0
         if mine_left <= 0 < theirs_left:
@@ -212,15 +200,13 @@ class TerraloreHeuristic:
 
     def _choose_lane(self, view) -> int:
         card = int(np.argmax(view["pending_card"]))
-        if not self.is_creature[card]:
-            return int(self._skill_gain(card, view, 1) > self._skill_gain(card, view, 0))
-        own_att, own_def, opp_att, opp_def = self._lane_estimates(view)
-        pts = self.points[card]
-        attack = self._balance(view, own_att + pts, own_def, opp_att, opp_def)
-        defend = self._balance(view, own_att, own_def + pts, opp_att, opp_def)
-        if attack == defend >= 100.0:
+        attack, defend = self._gain(card, view, 0), self._gain(card, view, 1)
+        if self.is_creature[card] and attack == defend and self._balance_now(view) + attack >= 100.0:
             return 1  # the attack is already lethal: more defence guards against what we cannot see
         return 0 if attack >= defend else 1
+
+    def _balance_now(self, view) -> float:
+        return self._balance(view, *self._lane_estimates(view))
 
 
 register_policy("terralore_v0/heuristic", TerraloreHeuristic)
