@@ -1,15 +1,18 @@
 """Terralore opponents: a heuristic bot, registered as ``"terralore_v0/heuristic"``.
 
 The bot reads only the observation vector (decoded through the game's ``ObservationLayout``) and the
-action mask, plus the public card catalogue. Its plan, per placement:
+action mask, plus the public card catalogue. Its plan, at every placement:
 
-- play the card whose worth most exceeds the worth of the cheapest cards that would pay for it;
-  stop placing when no card is worth its price;
-- put creatures where they change the castle damage most: the attacking lane adds damage beyond the
-  opponent's defence, the defending lane soaks the opponent's attack (face-down enemy cards are
-  guessed at a few points each);
-- aim targeted skills at the lane whose enemy creatures are strongest;
-- pay with the least useful cards; free lane space by destroying the weakest creature.
+- a card's worth is what lasts (points, lane effects, cards drawn or recovered, castle HP) plus how
+  much it improves this turn's counting in its better lane: the attacking lane adds damage beyond
+  the opponent's defence, the defending lane soaks their attack, removal takes points off a lane,
+  castle damage and healing count too; a lethal attack (or avoiding one) outweighs everything.
+  Face-down enemy cards are guessed at a few points each;
+- place the set of cards worth most together that the hand can pay for (each card costs itself
+  plus its cost in discards), best card first; stop when nothing is worth placing;
+- pay with the cards outside that set that are worth least; free lane space by destroying the
+  weakest creature; draw effects are avoided when they would run the deck out first;
+- once the attack is lethal, further creatures defend.
 """
 
 from __future__ import annotations
