@@ -158,3 +158,17 @@ def test_clone_shares_no_mutable_zone_with_the_original():
     twin.field[0][A].append(cid("Pebble Mole"))
     twin.hand[0].clear()
     assert s.field[0][A] == [cid("Stone Tortoise")] and s.hand[0] == [cid("Tidepool Crab")]
+
+
+@pytest.mark.parametrize("corrupt", [
+    lambda s: s.hand[0].append(s.deck[0][0]),  # a card in two zones
+    lambda s: s.deck[1].pop(),  # a card lost
+    lambda s: s.castle.__setitem__(0, 11),  # castle above its starting HP
+    lambda s: s.field[0][A].extend([cid("Tidepool Crab"), cid("Fortified Shell"), cid("Clay Golem")]),
+])
+def test_check_invariants_catches_broken_states(corrupt):
+    s = make_state(hands=(["Sturdy Turtle"], []))
+    s.check_invariants()
+    corrupt(s)
+    with pytest.raises(AssertionError):
+        s.check_invariants()
