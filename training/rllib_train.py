@@ -303,6 +303,24 @@ def _plain(value):
 
 
 # ------------------------------------------------------------------------------------ export
+def trained_module(algorithm, module_id: str = "main"):
+    """A copy of the env runners' module ``module_id`` holding the learners' current weights.
+
+    The learners hold the authoritative weights (local or remote); the env runners' copy only
+    supplies the inference-only architecture.
+    """
+    import copy
+
+    from ray.rllib.core import COMPONENT_LEARNER, COMPONENT_RL_MODULE
+
+    state = algorithm.learner_group.get_state(
+        components=f"{COMPONENT_LEARNER}/{COMPONENT_RL_MODULE}/{module_id}", inference_only=True,
+    )[COMPONENT_LEARNER][COMPONENT_RL_MODULE][module_id]
+    module = copy.deepcopy(algorithm.get_module(module_id))
+    module.set_state(state)
+    return module
+
+
 def module_mlp_weights(module) -> tuple[list, str]:
     """The logits path of ``MaskedPPOTorchRLModule`` (actor encoder MLP + pi head) as ``[(W, b), ...]``.
 
@@ -409,7 +427,7 @@ def train(cfg: RLlibTrainConfig, address: str | None = None, log=print, resume: 
         steps = int(history[-1]["env_steps_sampled"] or 0) if history else _steps_at(run_dir, algo.iteration)
         summary["env_steps"] = steps
         if cfg.output.export:
-            module = algo.get_module("main")
+            module = trained_module(algo, "main")
             path = export_module(module, run_dir / cfg.output.name, cfg, steps, algo.iteration)
             summary["model"] = str(path)
             log(f"exported {path} (+ .npz, .json)")

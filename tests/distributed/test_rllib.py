@@ -394,6 +394,7 @@ def test_exported_module_matches_rllib_logits_and_frozen_copy_tracks_main(local_
         copy_main_to_frozen,
         load_rllib_config,
         module_mlp_weights,
+        trained_module,
     )
 
     cfg = load_rllib_config(data={**TINY, "env": "toy_v0", "selfplay": {"mode": "frozen"},
@@ -412,11 +413,14 @@ def test_exported_module_matches_rllib_logits_and_frozen_copy_tracks_main(local_
             assert torch.equal(a, b)
         from tabletop_envs.core.onnx_policy import MLPPolicy
 
+        exported = trained_module(algo, "main")
+        for a, b in zip(main.pi.parameters(), exported.pi.parameters()):
+            assert torch.equal(a, b)  # the export holds the learner's latest weights
         env = TabletopMultiAgentEnv({"env": "toy_v0"})
-        weights, activation = module_mlp_weights(main)
+        weights, activation = module_mlp_weights(exported)
         probe = _batch(env, range(8))["obs"]["observations"]
         with torch.no_grad():
-            expected = main.logits_torch(probe).numpy()
+            expected = main.logits_torch(probe).numpy()  # the learner's full module
         np.testing.assert_allclose(MLPPolicy(weights, activation).logits(probe.numpy()), expected, atol=1e-5)
     finally:
         algo.stop()
