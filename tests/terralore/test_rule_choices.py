@@ -198,3 +198,19 @@ def test_recovered_cards_are_public_to_the_opponent():
     lay = s.game.observation_layout
     assert lay.view(s.observation(1), "opp_known_hand")[cid("Cinder Hound")] == 1
     assert cid("Cinder Hound") in s.hand[0]
+
+
+def test_rules_md_names_only_existing_tests_and_every_rule_option():
+    import inspect
+    import re
+    from pathlib import Path
+
+    import tabletop_envs.terralore as pkg
+
+    text = (Path(pkg.__file__).parent / "RULES.md").read_text()
+    here = Path(__file__).parent
+    defined = {m for f in here.glob("test_*.py") for m in re.findall(r"^def (test_\w+)", f.read_text(), re.M)}
+    named = set(re.findall(r"`(test_\w+)`", text))
+    assert named and named <= defined, f"RULES.md names missing tests: {sorted(named - defined)}"
+    options = [p for p in inspect.signature(TerraloreGame).parameters if p != "num_players"]
+    assert all(f"`{opt}`" in text for opt in options), "every rule option is documented in RULES.md"
