@@ -280,6 +280,11 @@ class Catalogue:
 STATIC_FEATURES = 22
 
 
+def load_catalogue(data_dir: str | Path | None = None) -> Catalogue:
+    """The validated catalogue, loaded once per folder (every game and bot shares the same object)."""
+    return _load(str(Path(data_dir or DATA).resolve()))
+
+
 @lru_cache(maxsize=4)
-def load_catalogue(data_dir: str | None = None) -> Catalogue:
-    return Catalogue(data_dir or DATA)
+def _load(data_dir: str) -> Catalogue:
+    return Catalogue(data_dir)

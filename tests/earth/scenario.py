@@ -129,3 +129,26 @@ def random_play(s, rng=None, until=None, max_steps=100_000) -> None:
 
 
 __all__ = ["EVENT0"]
+
+
+def island_where(pred) -> int:
+    return next(i["id"] for i in CAT.islands if pred(i["abilities"][0]))
+
+
+def climate_where(pred) -> int:
+    return next(c["id"] for c in CAT.climates if all(pred(a) for a in c["abilities"]))
+
+
+def _conditional(a) -> bool:
+    return a["kind"] == "gain" and bool(a.get("if_action"))
+
+
+# an island and a climate whose abilities only work when their action was chosen: quiet in tests
+QUIET_ISLAND = island_where(_conditional)
+QUIET_CLIMATE = climate_where(_conditional)
+
+
+def quiet(s, *players) -> None:
+    for q in players or range(s.n):
+        s.island[q], s.climate[q] = QUIET_ISLAND, QUIET_CLIMATE
+    s._mask_cache = None

@@ -17,12 +17,15 @@ from .scenario import (
     after_setup,
     choose_action,
     clear_tableau,
+    climate_where,
     flora,
     game,
     give,
+    island_where,
     legal,
     plain_flora,
     put,
+    quiet,
     random_play,
     set_decision,
     take,
@@ -501,7 +504,7 @@ def test_each_ability_only_once_per_turn_and_the_tableau_left_to_right_top_to_bo
     f2 = with_ability(lambda a: a["color"] == "multi" and a["gain"][0]["res"] == "soil" and not a.get("cost"), skip=1)
     put(s, 0, 0, f)
     put(s, 0, 5, f2)
-    s.island[0], s.climate[0] = 2, 1  # brown island, blue climate: no red ability outside the tableau
+    quiet(s, 0)  # no island/climate ability can be activated
     set_decision(s, {"t": "activate", "p": 0, "colour": "red", "tn": 0, "icn": 0, "tc": False, "icc": False,
                      "only": -1})
     s.queue.append({"t": "action", "p": 0})
@@ -518,8 +521,8 @@ def test_island_and_climate_both_before_or_both_after_the_tableau():
                       and c["abilities"][0]["gain"][0]["res"] == "soil" and not c["abilities"][0].get("cost")
                       and not c["abilities"][0].get("if_action") and "per" not in c["abilities"][0]["gain"][0])
     put(s, 0, 0, red_flora)
-    s.island[0] = 19  # [Red] +2 sprouts if you chose Red
-    s.climate[0] = 0  # [Red] +2 soil
+    s.island[0] = island_where(lambda a: a["kind"] == "gain" and a["color"] == "red" and not a.get("cost"))
+    s.climate[0] = climate_where(lambda a: a["color"] == "red" and not a.get("cost") and not a.get("if_action"))
     s.action = ACTIONS.index("compost")
     base = {"t": "activate", "p": 0, "colour": "red", "tn": 0, "icn": 0, "tc": False, "icc": False, "only": -1}
     # island first: then the climate, then the tableau
@@ -552,7 +555,7 @@ def test_abilities_with_a_cost_before_the_colon_must_be_paid_first_and_only_when
     put(s, 0, 0, payer)
     target = sprout_flora(4)
     put(s, 0, 1, target, sprouts=1)
-    s.island[0], s.climate[0] = 2, 1
+    quiet(s, 0)
     set_decision(s, {"t": "activate", "p": 0, "colour": "yellow", "tn": 0, "icn": 0, "tc": False, "icc": False,
                      "only": -1})
     s.queue.append({"t": "action", "p": 1})
@@ -570,7 +573,7 @@ def test_multicoloured_abilities_matching_the_current_action_are_also_activated(
     s = at_action(2, p=0)
     multi = with_ability(lambda a: a["color"] == "multi")
     put(s, 0, 0, multi)
-    s.island[0], s.climate[0] = 2, 1
+    quiet(s, 0)
     s.soil[0] = 10
     for colour, ok in (("red", True), ("blue", True), ("yellow", True), ("green", False)):
         set_decision(s, {"t": "activate", "p": 0, "colour": colour, "tn": 0, "icn": 0, "tc": False, "icc": False,
@@ -623,7 +626,7 @@ def test_all_players_activate_clockwise_from_the_active_player():
     for q in range(3):
         put(s, q, 0, multi if q == 0 else with_ability(lambda a: a["color"] == "multi" and not a.get("cost"),
                                                          skip=q))
-        s.island[q], s.climate[q] = 2, 1
+        quiet(s, q)
     choose_action(s, "compost")
     for q in (2, 0):
         assert s.current_player() == q
@@ -661,7 +664,7 @@ def test_events_can_be_played_between_the_activation_of_2_abilities():
     give(s, 0, e)
     put(s, 0, 0, with_ability(lambda a: a["color"] == "multi" and not a.get("cost")))
     put(s, 0, 1, with_ability(lambda a: a["color"] == "multi" and not a.get("cost"), skip=1))
-    s.island[0], s.climate[0] = 2, 1
+    quiet(s, 0)
     set_decision(s, {"t": "activate", "p": 0, "colour": "red", "tn": 0, "icn": 0, "tc": False, "icc": False,
                      "only": -1})
     s.queue.append({"t": "action", "p": 1})
@@ -705,7 +708,7 @@ def test_events_may_earn_or_lose_points_at_the_end_of_the_game():
 
 def test_whenever_you_play_an_event_brown_ability_triggers():
     s = at_action(2, p=0)
-    s.island[0] = 3  # [Brown] whenever you play an event: +1 soil
+    s.island[0] = island_where(lambda a: a["kind"] == "on_event" and a["gain"][0]["res"] == "soil")
     e = event_card(lambda c: not c["abilities"][0].get("cost") and c["abilities"][0]["gain"][0]["res"] == "draw")
     give(s, 0, e)
     soil = s.soil[0]

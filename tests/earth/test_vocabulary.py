@@ -8,7 +8,21 @@ from tabletop_envs.earth import scoring
 from tabletop_envs.earth.catalogue import ACTIONS, check_ability
 from tabletop_envs.earth.text import ability_text
 
-from .scenario import CAT, EVENT0, A, act, after_setup, clear_tableau, flora, give, legal, put, set_decision
+from .scenario import (
+    CAT,
+    EVENT0,
+    A,
+    act,
+    after_setup,
+    clear_tableau,
+    flora,
+    give,
+    island_where,
+    legal,
+    put,
+    quiet,
+    set_decision,
+)
 
 
 def board(n=2):
@@ -16,7 +30,7 @@ def board(n=2):
     for q in range(n):
         clear_tableau(s, q)
     s.active = s.first = 0
-    s.island[0], s.climate[0] = 4, 1  # abilities that never trigger on their own in these tests
+    quiet(s, 0)  # island and climate abilities that never trigger on their own in these tests
     set_decision(s, {"t": "action", "p": 0})
     return s
 
@@ -102,6 +116,9 @@ def test_pay_to_gain_each_payment_resource(res):
     f = roomy()
     put(s, 0, 0, f, sprouts=3, growth=2)
     s.soil[0] = 4
+    for _ in range(2):
+        s.compost[0].append(s.deck.pop())
+        s.compost_known[0].append(False)
     before = {"soil": s.soil[0], "sprouts": sum(s.spr[0]), "growth": sum(s.gro[0]),
               "hand_compost": len(s.hands[0]), "compost_discard": len(s.compost[0])}
     ab = {"color": "blue", "kind": "gain", "cost": {res: 2}, "gain": [{"res": "draw", "n": 1}]}
@@ -222,8 +239,9 @@ def test_cost_reduction_by_type_or_habitat_not_below_zero():
     assert s.effective_cost(0, cheap) == 0
     assert s.effective_cost(0, pricey) == CAT.earth[pricey]["cost"] - red["n"]
     assert s.effective_cost(0, other) == CAT.earth[other]["cost"]
-    s.island[0] = 2  # Sunny cards cost 1 less
-    sunny = next(c["id"] for c in CAT.earth if c["kind"] == "flora" and "sunny" in c["habitats"]
+    s.island[0] = island_where(lambda a: a["kind"] == "cost_reduction")
+    hab = CAT.islands[s.island[0]]["abilities"][0]["filter"]["habitat"]
+    sunny = next(c["id"] for c in CAT.earth if c["kind"] == "flora" and hab in c["habitats"]
                  and t not in CAT.types_of[c["id"]] and c["cost"] >= 3)
     assert s.effective_cost(0, sunny) == CAT.earth[sunny]["cost"] - 1
 
@@ -273,7 +291,7 @@ def test_cannot_choose_action_x_as_active_player():
 
 def test_whenever_you_play_an_event_gain():
     s = board()
-    s.island[0] = 8  # [Brown] whenever you play an event: draw 1
+    s.island[0] = island_where(lambda a: a["kind"] == "on_event" and a["gain"][0]["res"] == "draw")
     e = next(c["id"] for c in CAT.earth if c["kind"] == "event" and not c["abilities"][0].get("cost")
              and c["abilities"][0]["gain"][0]["res"] == "soil")
     give(s, 0, e)

@@ -86,13 +86,19 @@ def assign(values: list[int], keys: np.ndarray) -> list[int]:
     return out
 
 
+def pick(rng, weights: list[float]) -> int:
+    """A template index; weights follow the real game's most frequent ability atoms (facts B.5)."""
+    w = np.asarray(weights, float)
+    return int(rng.choice(len(w), p=w / w.sum()))
+
+
 def gen(res: str, n: int, **extra) -> dict:
     return {"res": res, "n": n, **extra}
 
 
 # ---------------------------------------------------------------- ability templates by colour
 def red_ability(rng, power: int) -> dict:
-    k = int(rng.integers(7))
+    k = pick(rng, [0.3, 0.15, 0.15, 0.1, 0.1, 0.1, 0.1])
     if k == 0:
         return {"color": "red", "kind": "gain", "gain": [gen("soil", 1 + power)]}
     if k == 1:
@@ -111,7 +117,7 @@ def red_ability(rng, power: int) -> dict:
 
 
 def blue_ability(rng, power: int) -> dict:
-    k = int(rng.integers(7))
+    k = pick(rng, [0.3, 0.2, 0.1, 0.1, 0.1, 0.08, 0.12])
     if k == 0:
         return {"color": "blue", "kind": "gain", "gain": [gen("sprouts", 1 + power)]}
     if k == 1:
@@ -133,7 +139,7 @@ def blue_ability(rng, power: int) -> dict:
 
 
 def yellow_ability(rng, power: int) -> dict:
-    k = int(rng.integers(7))
+    k = pick(rng, [0.3, 0.2, 0.1, 0.15, 0.08, 0.07, 0.1])
     if k == 0:
         return {"color": "yellow", "kind": "gain", "gain": [gen("growth", 1 + power)]}
     if k == 1:
@@ -165,7 +171,7 @@ def multi_ability(rng, power: int) -> dict:
 
 
 def black_ability(rng, power: int) -> dict:
-    k = int(rng.integers(5))
+    k = pick(rng, [0.35, 0.15, 0.3, 0.1, 0.1])
     if k == 0:
         return {"color": "black", "kind": "gain", "gain": [gen("draw", 1 + power)]}
     if k == 1:
