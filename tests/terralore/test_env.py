@@ -172,3 +172,23 @@ def test_check_invariants_catches_broken_states(corrupt):
     corrupt(s)
     with pytest.raises(AssertionError):
         s.check_invariants()
+
+
+def test_single_agent_env_against_the_heuristic_plays_whole_games():
+    import gymnasium
+
+    import tabletop_envs  # noqa: F401  (registers the gymnasium ids)
+
+    env = gymnasium.make("tabletop_envs/Terralore-v0", opponent="terralore_v0/heuristic")
+    rng = np.random.default_rng(0)
+    results = []
+    for seed in range(4):
+        obs, info = env.reset(seed=seed)
+        done = False
+        while not done:
+            mask = env.unwrapped.action_masks()
+            assert mask.any() and obs.shape == env.observation_space.shape
+            obs, reward, term, trunc, info = env.step(int(rng.choice(np.flatnonzero(mask))))
+            done = term or trunc
+        results.append(reward)
+    assert set(results) <= {-1.0, 0.0, 1.0}
