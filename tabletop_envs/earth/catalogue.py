@@ -264,7 +264,7 @@ class Catalogue:
                 f[11 + HABITATS.index(h)] = 1.0
             for col in self.colours_of[i]:
                 f[15 + COLOURS.index(col)] = 1.0
-        self.card_features = feats
+        self.card_features = np.clip(feats, 0.0, 1.0)  # custom catalogues may exceed the usual ranges
         # Python-list twins for scalar lookups in the engine's hot paths (numpy scalar indexing is slow)
         self.is_flora_l = self.is_flora.tolist()
         self.is_event_l = self.is_event.tolist()
