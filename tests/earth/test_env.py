@@ -159,3 +159,18 @@ def test_mask_built_while_advancing_equals_a_freshly_computed_mask(n):
     while not s.is_terminal():
         np.testing.assert_array_equal(s.legal_action_mask(), s._legal_action_mask())
         s.apply_action(int(rng.choice(s.legal_actions())))
+
+
+def test_single_agent_env_against_heuristic_opponents_in_a_3_player_game():
+    from tabletop_envs.core.single_agent import SingleAgentEnv
+
+    env = SingleAgentEnv("earth_v0", opponent="earth_v0/heuristic", num_players=3)
+    obs, info = env.reset(seed=3)
+    rng = np.random.default_rng(3)
+    done, steps, reward = False, 0, 0.0
+    while not done:
+        mask = env.action_masks()
+        obs, reward, term, trunc, info = env.step(int(rng.choice(np.flatnonzero(mask))))
+        done = term or trunc
+        steps += 1
+    assert steps > 20 and -1.0 <= reward <= 1.0 and done

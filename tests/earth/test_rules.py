@@ -104,6 +104,26 @@ def test_advanced_game_deals_2_island_2_climate_and_2_ecosystem_cards_to_choose_
     assert len(s.public_eco) == 2  # the 2 public ecosystems are still placed (RULES.md)
 
 
+def test_shuffle_all_the_earth_cards_into_a_face_down_draw_pile():
+    a, b = game(2).new_initial_state(1), game(2).new_initial_state(2)
+    assert sorted(a.deck + [c for h in a.hands for c in h]) == list(range(len(CAT.earth)))
+    assert a.deck != b.deck
+    s = after_setup(2, 1)
+    obs = s.observation(0)
+    t = s.resample_hidden(0, np.random.default_rng(0))  # deck order is hidden: re-dealing it changes nothing seen
+    assert t.deck != s.deck
+    np.testing.assert_array_equal(t.observation(0), obs)
+
+
+def test_the_5th_leaf_token_marks_the_action_chosen_this_turn():
+    s = at_action(2, p=0)
+    choose_action(s, "grow")
+    lay = s.game.observation_layout
+    seen_by_other = lay.view(s.observation(1), "last_action")
+    assert seen_by_other[1].tolist() == [0, 0, 0, 1]  # relative seat 1 of player 1 is player 0
+    assert lay.view(s.observation(1), "action").tolist() == [0, 0, 0, 1]
+
+
 def test_randomly_choose_a_start_player_and_give_them_the_1st_player_token():
     firsts = {game(3).new_initial_state(seed).first for seed in range(40)}
     assert firsts == {0, 1, 2}
@@ -455,6 +475,15 @@ def test_growth_is_limited_by_the_maximum_and_the_last_piece_is_a_canopy():
     tall = flora(lambda c: c["growth"] >= 3)
     assert scoring.growth_vp(CAT, tall, 2) == 2
     assert scoring.growth_vp(CAT, tall, CAT.earth[tall]["growth"]) == CAT.earth[tall]["canopy"]
+
+
+def test_growth_that_cannot_be_placed_this_turn_is_lost():
+    s = at_action(2, p=0)
+    one = flora(lambda c: c["growth"] == 1)
+    put(s, 0, 0, one)
+    choose_action(s, "grow")
+    act(s, "cell", 0)  # the only room: the second growth is lost at once
+    assert s.gro[0][0] == 1 and s.current_player() == 1 and sum(s.gro[0]) == 1
 
 
 def test_growing_other_players_draw_2_or_place_up_to_2_growth():
