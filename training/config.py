@@ -73,6 +73,8 @@ class EvalConfig:
     final_games: int = _key(400, "seat-rotated games per anchor after training", min=0)
     opponents: list[str] = _key(["random", "heuristic"], "anchors: names under the env "
                                 "('random' -> '<env>/random'), policy ids or model paths")
+    deterministic: bool = _key(True, "evaluate (and ship) the policy as masked argmax (true) or masked sampling "
+                                     "(false); recorded in the sidecar as the loader's default")
 
 
 @dataclass

@@ -163,14 +163,14 @@ def round_robin(env_name: str, policies: list, games: int, seed: int = 0, game_k
 
 
 def anchor_evaluation(env_name: str, policy, games: int, seed: int = 12345, anchors=("random", "heuristic"),
-                      game_kwargs: dict | None = None, max_turns: int | None = None) -> dict:
+                      game_kwargs: dict | None = None, max_turns: int | None = None, act: str = "argmax") -> dict:
     """``{"vs_random": {...}, "vs_heuristic": {...}}``: rates with 95 % CIs of ``policy`` against each anchor."""
     out = {}
     for anchor in anchors:
         res = play_pair(env_name, policy, anchor, games, seed, game_kwargs, max_turns)
         out[f"vs_{Path(str(anchor)).stem if str(anchor).endswith('.onnx') else anchor}"] = res.rates()
     out["protocol"] = (f"{games}+ games per anchor, every deal played from every seat rotation (paired seeds), "
-                       f"seed {seed}, masked argmax")
+                       f"seed {seed}, masked {act}")
     return out
 
 

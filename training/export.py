@@ -111,7 +111,8 @@ def code_version() -> dict:
 
 
 def export_policy(weights, activation: str, out_stem: str | Path, env_name: str, game_config: dict | None = None,
-                  training: dict | None = None, evaluation: dict | None = None, name: str | None = None) -> Path:
+                  training: dict | None = None, evaluation: dict | None = None, name: str | None = None,
+                  deterministic: bool = True) -> Path:
     """Write ``<out_stem>.onnx``, ``.npz`` and ``.json``; returns the .onnx path."""
     import onnx
 
@@ -143,6 +144,7 @@ def export_policy(weights, activation: str, out_stem: str | Path, env_name: str,
         "num_actions": game.num_actions,
         "network": {"kind": "mlp", "hidden": [int(w.shape[1]) for w, _ in weights[:-1]], "activation": activation},
         "mask": "not in the graph: set logits of illegal actions to -inf, then argmax (or sample)",
+        "act": "argmax" if deterministic else "sample",
         "files": {"onnx": onnx_path.name, "weights": out_stem.with_suffix(".npz").name},
         "training": training or {},
         "evaluation": evaluation or {},
@@ -154,10 +156,11 @@ def export_policy(weights, activation: str, out_stem: str | Path, env_name: str,
 
 
 def export_model(model, out_stem, env_name: str, game_config: dict | None = None, training: dict | None = None,
-                 evaluation: dict | None = None, name: str | None = None) -> Path:
+                 evaluation: dict | None = None, name: str | None = None, deterministic: bool = True) -> Path:
     weights, activation = mlp_weights(model)
     training = {"steps": int(getattr(model, "num_timesteps", 0)), **(training or {})}
-    return export_policy(weights, activation, out_stem, env_name, game_config, training, evaluation, name)
+    return export_policy(weights, activation, out_stem, env_name, game_config, training, evaluation, name,
+                         deterministic)
 
 
 def update_sidecar(path: str | Path, **sections) -> dict:
@@ -178,6 +181,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--env", help="env name; default: from run.json next to the model")
     parser.add_argument("--eval-games", type=int, default=0, help="also measure against the anchors (seat-rotated)")
     parser.add_argument("--anchors", nargs="+", default=["random", "heuristic"], help="opponents for --eval-games")
+    parser.add_argument("--act", choices=["argmax", "sample"], default="argmax",
+                        help="how the policy picks among legal actions (evaluation and the loader's default)")
     args = parser.parse_args(argv)
     from sb3_contrib import MaskablePPO
 
@@ -190,13 +195,21 @@ def main(argv: list[str] | None = None) -> None:
         parser.error("--env is required when the model has no run.json next to it")
     game_config = run_info.get("game_config", {})
     model = MaskablePPO.load(args.model, device="cpu")
-    path = export_model(model, args.out, env_name, game_config, training=run_info.get("training", {}))
+    training = dict(run_info.get("training", {}))
+    if "config" in run_info:
+        training["config"] = run_info["config"]
+    summary_json = Path(args.model).with_name("summary.json")
+    if summary_json.exists():
+        training["wall_time_s"] = json.loads(summary_json.read_text()).get("train_seconds")
+    deterministic = args.act == "argmax"
+    path = export_model(model, args.out, env_name, game_config, training=training, deterministic=deterministic,
+                        name=f"{env_name}/{Path(args.out).name}")
     if args.eval_games:
         from .evaluate import anchor_evaluation, split_env_kwargs
 
         _, max_turns = split_env_kwargs(run_info.get("env_kwargs"))
         evaluation = anchor_evaluation(env_name, str(path), args.eval_games, anchors=args.anchors,
-                                       game_kwargs=game_config, max_turns=max_turns)
+                                       game_kwargs=game_config, max_turns=max_turns, act=args.act)
         update_sidecar(path, evaluation=evaluation)
     print(f"wrote {path} (+ .npz, .json)")
 

@@ -176,10 +176,11 @@ class SelfPlayCallback(BaseCallback):
         from .export import numpy_policy
 
         game_kwargs, max_turns = split_env_kwargs(self.cfg.env_kwargs)
-        learner = numpy_policy(self.model, deterministic=True)
+        learner = numpy_policy(self.model, deterministic=self.cfg.eval.deterministic)
         t0 = time.perf_counter()
         result = anchor_evaluation(self.cfg.env, learner, games, seed=self.cfg.seed + 1000,
-                                   anchors=self.cfg.eval.opponents, game_kwargs=game_kwargs, max_turns=max_turns)
+                                   anchors=self.cfg.eval.opponents, game_kwargs=game_kwargs, max_turns=max_turns,
+                                   act="argmax" if self.cfg.eval.deterministic else "sample")
         point = {"steps": int(self.num_timesteps), "eval_seconds": round(time.perf_counter() - t0, 2)}
         for key, rates in result.items():
             if key.startswith("vs_"):
@@ -309,7 +310,7 @@ def train(cfg: TrainConfig, resume: bool = False, command: str | None = None) ->
                     "stopped_early": interrupted, "config": cfg.to_dict(),
                     "machine": {"cpus": os.cpu_count(), "load_average_at_end": [round(x, 2) for x in os.getloadavg()]}}
         path = export_model(model, run_dir / cfg.output.name, cfg.env, game_config, training, evaluation,
-                            name=f"{cfg.env}/{cfg.output.name}")
+                            name=f"{cfg.env}/{cfg.output.name}", deterministic=cfg.eval.deterministic)
         if evaluation:
             update_sidecar(path, evaluation=evaluation)
         summary["exported"] = str(path)

@@ -209,14 +209,15 @@ def check_compatible(meta: dict, env: str | None = None, source: str = "model") 
                                  "(the sidecar's training.command reproduces it).")
 
 
-def load_model_policy(path: str | Path, env: str | None = None, deterministic: bool = True,
+def load_model_policy(path: str | Path, env: str | None = None, deterministic: bool | None = None,
                       backend: str = "auto", check: bool = True):
     """A ``Policy`` from a saved model (``.onnx``, ``.npz`` or ``.json`` path), without torch or SB3.
 
     Args:
         path: any of the model's three files.
         env: the env name it must be for (``"terralore_v0"``); None accepts the sidecar's env.
-        deterministic: masked argmax (True) or masked sampling.
+        deterministic: masked argmax (True) or masked sampling (False); None = the sidecar's ``act``
+            (how the model was evaluated; argmax when absent).
         backend: ``"numpy"`` (needs the .npz), ``"onnxruntime"`` (needs the .onnx) or ``"auto"``.
         check: refuse a model whose env id, version or layout differs (ModelMismatchError).
     """
@@ -230,6 +231,8 @@ def load_model_policy(path: str | Path, env: str | None = None, deterministic: b
     npz = base.with_name(files.get("weights", base.with_suffix(".npz").name))
     onnx_file = base.with_name(files.get("onnx", base.with_suffix(".onnx").name))
     name = meta.get("name", base.stem)
+    if deterministic is None:
+        deterministic = meta.get("act", "argmax") == "argmax"
     network = meta["network"]
     if backend != "onnxruntime" and network.get("kind") == "mlp" and npz.exists():
         policy = MLPPolicy(_read_weights(npz), network.get("activation", "tanh"), deterministic, name)

@@ -168,3 +168,14 @@ def test_pickled_onnx_policy_reopens_its_session(exported):
     policy.act(np.zeros(32, np.float32), np.ones(11, np.int8), None)
     clone = pickle.loads(pickle.dumps(policy))
     np.testing.assert_allclose(clone.logits(np.ones(32, np.float32)), policy.logits(np.ones(32, np.float32)))
+
+
+def test_the_sidecars_act_mode_is_the_loaders_default_and_can_be_overridden(toy_model, tmp_path):
+    from training.export import export_model
+
+    sampled = export_model(toy_model, tmp_path / "s" / "ppo", "toy_v0", deterministic=False)
+    assert json.loads(sampled.with_suffix(".json").read_text())["act"] == "sample"
+    assert load_policy(str(sampled)).deterministic is False
+    assert load_policy(str(sampled), deterministic=True).deterministic is True
+    argmax = export_model(toy_model, tmp_path / "a" / "ppo", "toy_v0")
+    assert load_policy(str(argmax)).deterministic is True
