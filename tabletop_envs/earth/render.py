@@ -9,13 +9,13 @@ from .scoring import final_score
 def _cell(s, q: int, i: int) -> str:
     c = s.grid[q][i]
     if c < 0:
-        return "·".center(22)
+        return "·".center(26)
     cat = s.game.cat
-    name = cat.names[c][:14]
+    name = cat.names[c][:13]
     extra = ""
     if cat.is_flora[c]:
         extra = f" s{s.spr[q][i]}/{int(cat.sprout_spaces[c])} g{s.gro[q][i]}/{int(cat.max_growth[c])}"
-    return f"{name}{extra}"[:22].ljust(22)
+    return f"{name}{extra}"[:26].ljust(26)
 
 
 def render(s, player: int | None = None) -> str:

@@ -13,6 +13,10 @@ DIR_WORDS = {"row": "in this row", "col": "in this column", "adj": "on the 8 adj
 ACTION_COLOUR = {"plant": "Green", "compost": "Red", "water": "Blue", "grow": "Yellow"}
 
 
+def plural(word: str) -> str:
+    return word + ("es" if word.endswith(("sh", "s", "x")) else "s")
+
+
 def filter_text(f: dict | None) -> str:
     if not f:
         return "card"
@@ -82,7 +86,7 @@ def ability_text(a: dict) -> str:
     elif kind == "all_types":
         body = "counts as every flora type"
     elif kind == "cost_reduction":
-        body = f"{filter_text(a['filter'])}s cost {a['n']} less soil (not below 0)"
+        body = f"{plural(filter_text(a['filter']))} cost {a['n']} less soil (not below 0)"
     elif kind == "forbid_action":
         body = f"you cannot choose the {ACTION_COLOUR[a['action']]} action as active player"
     elif kind == "on_event":
@@ -97,14 +101,14 @@ def ability_text(a: dict) -> str:
 MEASURE_WORDS = {
     "flora_growth_ge": "flora with at least {arg} growth", "flora_sprouts_ge": "flora with at least {arg} sprouts",
     "soil": "soil in reserve", "compost": "cards in compost", "hand": "cards in hand", "events": "events played",
-    "habitat": "{Arg} habitats", "type": "{Arg}s", "color": "{Arg} abilities", "full_cols": "full columns",
+    "habitat": "{Arg} habitats", "type": "{Args}", "color": "{Arg} abilities", "full_cols": "full columns",
     "full_rows": "full rows", "full_diagonals": "full diagonals", "vp_ge": "cards worth at least {arg} VP",
     "vp_le": "cards worth at most {arg} VP", "cost_ge": "cards costing at least {arg}",
     "cost_le": "cards costing at most {arg}", "sets_rbyte": "sets of Red/Blue/Yellow/Terrain/Event",
-    "tag": "flora with a {arg} word in the name", "sprout_spaces_eq": "flora with {arg} sprout spaces",
+    "tag": "flora with {a_arg} word in the name", "sprout_spaces_eq": "flora with {arg} sprout spaces",
     "flora_full": "completely filled flora", "flora_bare": "flora with no growth and no sprouts",
     "vp_odd": "cards with odd VP", "vp_even": "cards with even VP", "terrain": "Terrain cards",
-    "diag_path_type": "{Arg}s on your longest diagonal path", "lines_diff_color":
+    "diag_path_type": "{Args} on your longest diagonal path", "lines_diff_color":
     "rows/columns of 4 cards with 4 different ability colours", "lines_same_color":
     "rows/columns of 4 cards sharing one ability colour", "lines_diff_type": "rows/columns of 4 different types",
     "lines_same_type": "rows/columns of 4 flora of one type", "lines_diff_sprouts":
@@ -115,7 +119,9 @@ MEASURE_WORDS = {
 
 
 def measure_text(measure: str, arg) -> str:
-    return MEASURE_WORDS[measure].format(arg=arg, Arg=str(arg).capitalize())
+    article = "an" if str(arg)[:1] in "aeiou" else "a"
+    return MEASURE_WORDS[measure].format(arg=arg, Arg=str(arg).capitalize(), Args=plural(str(arg).capitalize()),
+                                         a_arg=f"{article} {arg}")
 
 
 def objective_text(o: dict, kind: str) -> str:
@@ -125,4 +131,6 @@ def objective_text(o: dict, kind: str) -> str:
     if o.get("table"):
         return "VP by count of " + what + ": " + ", ".join(f"{i}:{v}" for i, v in enumerate(o["table"]) if i) + "+."
     cap = f" (max {o['max']})" if o.get("max") else ""
+    if o["per"] == 1:
+        return f"{o['vp']} VP each for {what}{cap}."
     return f"{o['vp']} VP per {o['per']} {what}{cap}."
