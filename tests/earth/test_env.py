@@ -43,9 +43,20 @@ def test_conformance_full(n):
     conformance.check_no_leak("earth_v0", kw, num_states=60)
 
 
-def test_advanced_draft_and_vp_margin_options_pass_the_random_game_checks():
-    conformance.check_random_games("earth_v0", {"num_players": 3, "advanced_draft": True, "reward": "vp_margin"},
-                                   num_games=2)
+@pytest.mark.parametrize("kw", [{"num_players": 3, "advanced_draft": True, "reward": "vp_margin"},
+                                {"num_players": 4, "fauna_side": "beginner"},
+                                {"num_players": 1, "advanced_draft": True, "max_rounds": 5}])
+def test_rule_options_pass_the_random_game_checks(kw):
+    conformance.check_random_games("earth_v0", kw, num_games=2)
+    conformance.check_no_leak("earth_v0", kw, num_states=4)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n", COUNTS)
+def test_rule_option_combinations_many_games(n):
+    for kw in ({"advanced_draft": True}, {"fauna_side": "beginner", "reward": "vp_margin"}):
+        conformance.check_random_games("earth_v0", {"num_players": n, **kw}, num_games=30, seed=n)
+        conformance.check_mask_equals_rules("earth_v0", {"num_players": n, **kw}, num_states=10, seed=n)
 
 
 def test_docstring_tables_are_the_layouts():

@@ -687,6 +687,15 @@ def test_events_can_be_played_at_any_time_including_other_players_turns():
     assert e in s.events[1] and s.decision() == "option" and s.current_player() == 1
 
 
+def test_events_and_conversion_start_with_the_first_turn_not_during_setup():
+    s = game(2).new_initial_state(4)
+    while s.decision() != "setup_compost":
+        s.apply_action(s.legal_actions()[0])
+    p = s.current_player()
+    give(s, p, free_event())
+    assert legal(s, "event") == [] and legal(s, "convert") == []
+
+
 def test_events_can_be_played_between_the_activation_of_2_abilities():
     s = at_action(2, p=0)
     e = free_event()
