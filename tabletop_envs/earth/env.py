@@ -29,9 +29,9 @@ Actions
 -------
 Every compound move is a chain of small decisions, each with its own mask; ids are indexed by
 catalogue id (cards, sides, events) or by cell / ability slot, never by hand position.
-Planting: ``plant`` *card* → ``cell`` (→ ``option``: pay soil or the card's alternative,
-for the few cards that have one and when both can pay). Sprouts and growth: one ``cell`` per piece (``pass`` stops
-an "up to"). Paying sprouts or growth: one ``cell`` per piece removed; paying or composting cards
+Planting: ``plant`` *card* → ``cell`` (→ ``option``: pay soil or the card's alternative, for the
+few cards that have one, when both can pay). Sprouts and growth: one ``cell`` per piece (``pass``
+stops an "up to"). Paying sprouts or growth: one ``cell`` per piece removed; paying or composting cards
 from hand: one ``card`` per card. Activation: the player picks the next ability to activate
 (``activate`` slot) — tableau slots only in reading order, island then climate either all before or
 all after the tableau — or ``pass`` to end. **Anytime**: at every ``action``, ``plant``, ``option``,
@@ -58,8 +58,8 @@ in the middle of an ability). ``env.action_to_string(a)`` names any action.
 Observation
 -----------
 Only what the observing player may know: their own hand, draw choice, personal ecosystem and the
-cards they composted from hand; for
-every seat (relative to the observer: seat 0 is you) the tableau with sprouts and growth, soil,
+cards they composted from hand; for every seat (relative to the observer: seat 0 is you; seats
+beyond the player count are zeros) the tableau with sprouts and growth, soil,
 hand/compost/event counts, event stacks, island and climate (others' hidden during setup), the last
 action marker; the fauna board with leaves, the public ecosystems, the turn's action and the
 pending decision. Other players' hands, personal ecosystems, compost contents and the deck order

@@ -113,12 +113,6 @@ def with_ability(kind_pred, card_kind: str = "flora", skip: int = 0) -> int:
     return found[skip]
 
 
-def plain_flora(skip: int = 0) -> int:
-    """A flora whose only ability is a simple unconditional gain (no cost, per or where)."""
-    return with_ability(lambda a: a["kind"] == "gain" and not a.get("cost") and not a.get("if_action")
-                        and all("per" not in g and "where" not in g for g in a["gain"]), skip=skip)
-
-
 def random_play(s, rng=None, until=None, max_steps=100_000) -> None:
     rng = rng or np.random.default_rng(0)
     steps = 0

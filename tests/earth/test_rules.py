@@ -23,7 +23,6 @@ from .scenario import (
     give,
     island_where,
     legal,
-    plain_flora,
     put,
     quiet,
     random_play,
@@ -994,7 +993,3 @@ def test_island_and_climate_count_for_habitat_objectives():
     clear_tableau(s, 0)
     s.island[0] = next(i["id"] for i in CAT.islands if hab not in i["habitats"])
     assert scoring.measure(s, 0, "habitat", hab) == before - 1
-
-
-def test_plain_flora_helper_exists():
-    assert CAT.earth[plain_flora()]["abilities"][0]["kind"] == "gain"
