@@ -9,6 +9,7 @@ from tabletop_envs.core.engine import new_rng
 from .catalogue import COLOURS, NUM_EARTH, NUM_ISLANDS, NUM_PLANTABLE_IDS
 
 # soil/40, hand/30, compost/30, events/10, cards/16, is active — per relative seat
+_SEAT_STRIDE = np.arange(5) * NUM_PLANTABLE_IDS
 _RES_SCALE = np.tile(np.array([1 / 40, 1 / 30, 1 / 30, 1 / 10, 1 / 16, 1], np.float32), 5)
 EVENT0 = NUM_PLANTABLE_IDS
 
@@ -94,22 +95,24 @@ def encode(s, player: int) -> np.ndarray:
                 idx.append(cli + r * 20 + s.climate[q])
         e0 = ev + r * 38
         idx += [e0 + c for c in s.events[q]]
-        t0 = tab + r * NUM_PLANTABLE_IDS
-        idx += [t0 + c for c in grid if c >= 0]
     r0 = o["resources"]
     v[r0:r0 + 6 * n] = np.minimum(np.array(res, np.float32) * _RES_SCALE[:6 * n], 1.0)
     v.put(idx, 1.0)  # put() converts a Python list ~3x faster than fancy assignment
     if sidx:
         v.put(sidx, val)
-    if s.phase != "setup" or any(c >= 0 for g in s.grid for c in g):
-        cat = game.cat
-        feats = cat.card_features
+    order = [(player + r) % n for r in range(n)]  # absolute seat of each relative seat
+    grids = np.array([s.grid[q] for q in order])
+    placed = grids >= 0
+    if placed.any():
+        # tableau multi-hot and per-cell features for all seats at once
+        v[(tab + _SEAT_STRIDE[:n, None] + grids)[placed]] = 1.0
+        feats = game.cat.card_features
         w = feats.shape[1] + 2
         block = v[o["cells"]:o["cells"] + 5 * 16 * w].reshape(5, 16, w)
-        order = [(player + r) % n for r in range(n)]  # absolute seat of each relative seat
-        block[:n, :, :-2] = feats[np.array([s.grid[q] for q in order])]
-        block[:n, :, -2] = np.array([s.spr[q] for q in order], np.float32) * (1 / 6.0)
-        block[:n, :, -1] = np.array([s.gro[q] for q in order], np.float32) * (1 / 8.0)
+        block[:n, :, :-2] = feats[grids]
+        pieces = np.array([s.spr[q] + s.gro[q] for q in order], np.float32)
+        block[:n, :, -2] = pieces[:, :16] * (1 / 6.0)
+        block[:n, :, -1] = pieces[:, 16:] * (1 / 8.0)
     return v
 
 
