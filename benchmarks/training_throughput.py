@@ -38,9 +38,9 @@ class ConnectFourVsRandom(gymnasium.Env):
     """
 
     def __init__(self):
-        from pettingzoo.classic import connect_four_v3
+        import pettingzoo
 
-        self.aec = connect_four_v3.env()
+        self.aec = pettingzoo.make("aec", "classic/connect_four-v3")  # default wrappers, as users get it
         self.observation_space = gymnasium.spaces.Box(0, 1, (6 * 7 * 2,), np.float32)
         self.action_space = gymnasium.spaces.Discrete(7)
         self._opp_rng = np.random.default_rng()
