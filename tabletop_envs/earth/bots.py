@@ -79,24 +79,24 @@ class EarthHeuristic:
         return self.A["card"] + min(cards, key=lambda c: self.keep_value[c])
 
     def _action(self, obs, mask, legal):
+        """Pick the action with the best rough VP estimate for this turn (planting also counts
+        progress towards the 16 cards that end the game)."""
         acts = self._in(legal, "action")
         soil = self._soil(obs)
         cells = self._my_cells(obs)
         empty = 16 - int(cells[:, 0].sum())
         hand = [c for c in self._hand(obs) if c < EVENT0]
-        affordable = [c for c in hand if self.cat.cost[c] <= soil]
-        room_s = float(((cells[:, 5] * 6 - cells[:, -2] * 6) * cells[:, 0]).sum())
-        room_g = float(((cells[:, 3] * 8 - cells[:, -1] * 8) * cells[:, 0]).sum())
-        want = []
-        if empty and affordable:
-            want.append(0)
-        if empty and (not hand or soil < 4):
-            want.append(1 if soil < 8 or not hand else 3)
-        want += [2 if room_s >= room_g and room_s >= 3 else 3 if room_g >= 2 else 1]
-        for w in want + [0, 1, 2, 3]:
-            if w in acts:
-                return self.A["action"] + w
-        return None
+        affordable = sorted((self.worth[c] for c in hand if self.cat.cost[c] <= soil), reverse=True)
+        room_s = float(((cells[:, 5] - cells[:, -2]) * 6 * cells[:, 0]).sum())
+        room_g = float(((cells[:, 3] - cells[:, -1]) * 8 * cells[:, 0]).sum())
+        value = {
+            0: (sum(affordable[:2]) + 2.5 * min(len(affordable), 2)) if empty else -1.0,
+            1: 2.0 + 0.35 * 5 + (2.0 if soil < 4 and hand else 0.0),
+            2: min(6.0, room_s) + 0.35 * 2,
+            3: 1.4 * min(2.0, room_g) + 0.3 * 4 + (1.5 if not hand else 0.0),
+        }
+        best = max(acts, key=lambda a: value.get(a, -2.0))
+        return self.A["action"] + best
 
     def _plant(self, obs, mask, legal):
         cards = self._in(legal, "plant")
@@ -142,6 +142,10 @@ class EarthHeuristic:
         return self.A["activate"] + self._in(legal, "activate")[0]
 
     def _window(self, obs, mask, legal):
+        events = [EVENT0 + e for e in self._in(legal, "event")]
+        good = [c for c in events if self.cat.vp[c] >= 0 and not self.cat.earth[c]["abilities"][0].get("cost")]
+        if good:
+            return self.A["event"] + good[0] - EVENT0
         return self.A["pass"]
 
     def _pay_method(self, obs, mask, legal):
