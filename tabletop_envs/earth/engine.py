@@ -98,6 +98,10 @@ class EarthGame(Game):
     def new_initial_state(self, seed: int | None = None) -> EarthState:
         return EarthState(self, seed)
 
+    def __reduce__(self):
+        # pickled by its options: the catalogue is reloaded (validated, shared) rather than copied
+        return (_game_from_config, (self.config(),))
+
 
 def build_action_layout(cat) -> ActionLayout:
     names = cat.names
@@ -927,6 +931,10 @@ class EarthState(State):
             if task["t"] == "pay_method":
                 return "pay the cost in soil" if i == 0 else f"pay the cost with {task['res'].replace('_', ' ')}"
         return self.game.action_layout.label(action)
+
+
+def _game_from_config(config: dict) -> EarthGame:
+    return EarthGame(**config)
 
 
 def _copy_json(v):

@@ -185,3 +185,14 @@ def test_single_agent_env_against_heuristic_opponents_in_a_3_player_game():
         done = term or trunc
         steps += 1
     assert steps > 20 and -1.0 <= reward <= 1.0 and done
+
+
+def test_pickled_game_is_rebuilt_from_its_options_and_shares_the_catalogue():
+    import pickle
+
+    e = earth_env.env(num_players=3, reward="vp_margin", fauna_side="beginner")
+    e.reset(seed=0)
+    back = pickle.loads(pickle.dumps(e))
+    assert back.game.config() == e.game.config()
+    assert back.game.cat is e.game.cat and back.state.game is back.game
+    assert back.state == e.state
