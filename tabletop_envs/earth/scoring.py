@@ -43,6 +43,20 @@ def matches(cat, card: int, f: dict | None) -> bool:
     return cat.earth[card]["kind"] == f["kind"]
 
 
+def max_sets(items: list[set], elements: list) -> int:
+    """How many complete sets of ``elements`` can be formed, each element from a different item (a card
+    counting as several elements, like a joker, still serves one). By Hall's theorem k sets exist iff
+    every subset S of elements is covered by at least k*|S| items."""
+    best = None
+    n = len(elements)
+    for mask in range(1, 1 << n):
+        subset = {elements[i] for i in range(n) if mask >> i & 1}
+        covered = sum(1 for it in items if it & subset)
+        k = covered // len(subset)
+        best = k if best is None else min(best, k)
+    return best or 0
+
+
 def tableau(s, p: int) -> list[int]:
     return [c for c in s.grid[p] if c >= 0]
 
@@ -159,11 +173,9 @@ def measure(s, p: int, name: str, arg=None) -> int:
     if name == "full_diagonals":
         return sum(all(grid[i] >= 0 for i in line) for line in DIAGONALS)
     if name == "sets_rbyte":
-        cards = tableau(s, p)
-        counts = [sum(col in cat.colours_of[c] for c in cards) for col in ("red", "blue", "yellow")]
-        counts.append(sum(bool(cat.is_terrain[c]) for c in cards))
-        counts.append(len(s.events[p]))
-        return min(counts)
+        items = [set(cat.colours_of[c]) | ({"terrain"} if cat.is_terrain[c] else set()) for c in tableau(s, p)]
+        items += [{"event"} for _ in s.events[p]]
+        return max_sets(items, ["red", "blue", "yellow", "terrain", "event"])
     if name.startswith("lines_"):
         return _count_lines(s, p, name)
     if name == "diag_path_type":
@@ -258,8 +270,7 @@ def terrain_vp(s, p: int, cell: int, score: dict) -> int:
         ok = [c >= 0 and score["habitat"] in cat.habitats_of[c] for c in grid]
         return score["vp"] * _longest_path(ok, DIR_CELLS["orth"], start=cell)
     if pat == "sets":
-        cards = tableau(s, p)
-        return score["vp"] * min(sum(e in cat.types_of[c] for c in cards) for e in score["elements"])
+        return score["vp"] * max_sets([cat.types_of[c] for c in tableau(s, p)], score["elements"])
     if pat == "per_resource":
         return score["vp"] * (measure(s, p, score["res"]) // score["per"])
     if pat == "any_player":

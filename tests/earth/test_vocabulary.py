@@ -338,6 +338,20 @@ def test_score_sets_of_flora_types():
                                                      vp=5)) == 5
 
 
+def test_sets_take_each_element_from_a_different_card():
+    s = board()
+    joker = next(c["id"] for c in CAT.earth if c["type"] == "joker")
+    trees = [c["id"] for c in CAT.earth if c["type"] == "tree"]
+    herb = next(c["id"] for c in CAT.earth if c["type"] == "herb")
+    pattern = terrain_with("sets", elements=["tree", "herb", "mushroom", "bush"], vp=5)
+    for i, c in enumerate([trees[0], trees[1], herb, joker]):
+        put(s, 0, i, c)
+    assert scoring.terrain_vp(s, 0, 15, pattern) == 0  # the joker cannot be both the mushroom and the bush
+    put(s, 0, 1, next(c["id"] for c in CAT.earth if c["type"] == "mushroom"))
+    assert scoring.terrain_vp(s, 0, 15, pattern) == 5  # tree, herb, mushroom + joker as bush
+    assert scoring.max_sets([{"a", "b"}, {"a", "b"}, {"a"}], ["a", "b"]) == 1
+
+
 def test_score_per_resource():
     s = board()
     s.soil[0] = 10
