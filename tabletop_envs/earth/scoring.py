@@ -3,7 +3,7 @@ final score (scoring steps 1-8). Pure functions of the state's fields and the ca
 
 from __future__ import annotations
 
-from itertools import permutations
+from itertools import permutations, product
 
 from .catalogue import TYPES
 
@@ -227,7 +227,8 @@ def _count_lines(s, p: int, name: str) -> int:
         if any(c < 0 for c in ids):
             continue
         if name == "lines_diff_color":
-            n += len({cat.colours_of[c][0] for c in ids}) == 4
+            # some choice of one ability colour per card gives 4 different colours
+            n += any(len(set(pick)) == 4 for pick in product(*[cat.colours_of[c] for c in ids]))
         elif name == "lines_same_color":
             n += bool(set.intersection(*[set(cat.colours_of[c]) for c in ids]))
         elif name == "lines_diff_type":

@@ -352,6 +352,18 @@ def test_sets_take_each_element_from_a_different_card():
     assert scoring.max_sets([{"a", "b"}, {"a", "b"}, {"a"}], ["a", "b"]) == 1
 
 
+def test_line_of_four_different_ability_colours_may_use_either_colour_of_a_two_colour_card():
+    s = board()
+    single = {col: next(c["id"] for c in CAT.earth if c["kind"] == "flora" and c["type"] != "joker"
+                        and [a["color"] for a in c["abilities"]] == [col]) for col in ("red", "blue", "yellow", "multi")}
+    two = next(c["id"] for c in CAT.earth if [a["color"] for a in c["abilities"]] == ["red", "blue"])
+    for i, c in enumerate([single["red"], two, single["yellow"], single["multi"]]):
+        put(s, 0, i, c)  # red, red+blue (as blue), yellow, multi: 4 different
+    assert scoring.measure(s, 0, "lines_diff_color") == 1
+    put(s, 0, 3, single["blue"])  # red, red/blue, yellow, blue: only 3 colours available
+    assert scoring.measure(s, 0, "lines_diff_color") == 0
+
+
 def test_score_per_resource():
     s = board()
     s.soil[0] = 10
