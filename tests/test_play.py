@@ -185,13 +185,8 @@ def _text_cases():
         for n in ENVS[name].player_counts:
             if n == 1 or n > 3:
                 continue
-            marks = []
-            if name == "earth_v0":
-                marks = [pytest.mark.xfail(strict=True, reason=(
-                    "Earth's render_text(player) prints every player's 'score now', which counts their hidden "
-                    "personal ecosystem: re-dealing it changes the text (reported to the lead)"))]
             cases.append(pytest.param(name, {"num_players": n} if len(ENVS[name].player_counts) > 1 else {},
-                                      marks=marks, id=f"{name}-{n}p"))
+                                      id=f"{name}-{n}p"))
     return cases
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .catalogue import ACTIONS
-from .scoring import final_score
+from .scoring import final_score, score_breakdown
 
 
 def _cell(s, q: int, i: int) -> str:
@@ -38,8 +38,10 @@ def render(s, player: int | None = None) -> str:
                f"compost {len(s.compost[q])}, events {len(s.events[q])}"
         if s.phase == "over":
             head += f", score {s.scores[q]}"
-        elif s.phase == "play":
+        elif s.phase == "play" and see_all:
             head += f", score now {final_score(s, q)}"
+        elif s.phase == "play":  # their personal ecosystem is hidden from this seat
+            head += f", score now {sum(score_breakdown(s, q, personal=False).values())} + personal ecosystem"
         lines.append(head)
         if s.island[q] >= 0 and (see_all or s.phase != "setup"):
             isl, cli = cat.islands[s.island[q]], cat.climates[s.climate[q]]

@@ -291,8 +291,9 @@ BEGINNER_FAUNA_VP = 10
 FIRST_COMPLETION_BONUS = 7
 
 
-def score_breakdown(s, p: int) -> dict:
-    """Scoring steps 1-8 of the rules, one entry per step."""
+def score_breakdown(s, p: int, personal: bool = True) -> dict:
+    """Scoring steps 1-8 of the rules, one entry per step (``personal=False``: without the personal
+    ecosystem, i.e. what the other players can work out)."""
     cat, g = s.game.cat, s.game
     grid = s.grid[p]
     base = sum(int(cat.vp[c]) for c in grid if c >= 0)
@@ -304,7 +305,7 @@ def score_breakdown(s, p: int) -> dict:
             for a in cat.earth[c]["abilities"]:
                 if a["kind"] == "score":
                     terrain += terrain_vp(s, p, i, a["score"])
-    ecos = [e for e in s.public_eco] + ([s.eco[p]] if s.eco[p] >= 0 else [])
+    ecos = [e for e in s.public_eco] + ([s.eco[p]] if s.eco[p] >= 0 and personal else [])
     fauna = 0
     for claimed in s.leaves:
         if p in claimed:

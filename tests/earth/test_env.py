@@ -196,3 +196,15 @@ def test_pickled_game_is_rebuilt_from_its_options_and_shares_the_catalogue():
     assert back.game.config() == e.game.config()
     assert back.game.cat is e.game.cat and back.state.game is back.game
     assert back.state == e.state
+
+
+def test_text_view_does_not_leak_hidden_information():
+    s = after_setup(3, 2)
+    rng = np.random.default_rng(0)
+    for step in range(300):
+        if s.is_terminal():
+            break
+        if step % 5 == 0:
+            for p in range(3):
+                assert s.resample_hidden(p, rng).render_text(p) == s.render_text(p), f"seat {p} step {step}"
+        s.apply_action(int(rng.choice(s.legal_actions())))
