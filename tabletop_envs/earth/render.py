@@ -37,7 +37,8 @@ def render(s, player: int | None = None) -> str:
         head = f"P{q}{' (you)' if player == q else ''}: soil {s.soil[q]}, hand {len(s.hands[q])}, " \
                f"compost {len(s.compost[q])}, events {len(s.events[q])}"
         if s.phase == "over":
-            head += f", score {s.scores[q]}"
+            steps = score_breakdown(s, q)
+            head += f", score {s.scores[q]} (" + ", ".join(f"{k[2:]} {v}" for k, v in steps.items()) + ")"
         elif s.phase == "play" and see_all:
             head += f", score now {final_score(s, q)}"
         elif s.phase == "play":  # their personal ecosystem is hidden from this seat
