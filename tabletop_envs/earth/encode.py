@@ -140,20 +140,21 @@ def resample(s, player: int, rng: np.random.Generator):
     order = rng.permutation(len(pool))
     for (zone, i), j in zip(slots, order):
         zone[i] = pool[int(j)]
-    # other players' personal ecosystems: any card not public and not offered to player
-    eco_cards = getattr(s.game, "_eco_cards", None) or list(range(len(s.game.cat.ecosystems) // 2))
-    taken = {e // 2 for e in t.public_eco} | set(t.offers["ecosystem"][player])
-    free = [c for c in eco_cards if c not in taken]
-    free = [free[int(i)] for i in rng.permutation(len(free))]
-    k = 0
-    for q in range(n):
-        if q == player:
-            continue
-        m = len(t.offers["ecosystem"][q])
-        t.offers["ecosystem"][q] = free[k:k + m]
-        k += m
-        if t.eco[q] >= 0:
-            t.eco[q] = 2 * t.offers["ecosystem"][q][int(rng.integers(m))] + int(rng.integers(2))
+    if t.phase != "over":  # at the end personal ecosystems are revealed for scoring
+        # other players' personal ecosystems: any card not public and not offered to player
+        eco_cards = range(len(s.game.cat.ecosystems) // 2)
+        taken = {e // 2 for e in t.public_eco} | set(t.offers["ecosystem"][player])
+        free = [c for c in eco_cards if c not in taken]
+        free = [free[int(i)] for i in rng.permutation(len(free))]
+        k = 0
+        for q in range(n):
+            if q == player:
+                continue
+            m = len(t.offers["ecosystem"][q])
+            t.offers["ecosystem"][q] = free[k:k + m]
+            k += m
+            if t.eco[q] >= 0:
+                t.eco[q] = 2 * t.offers["ecosystem"][q][int(rng.integers(m))] + int(rng.integers(2))
     t.rng = new_rng(int(rng.integers(2**63 - 1)))
     t._mask_cache = None
     return t

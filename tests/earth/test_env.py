@@ -201,10 +201,12 @@ def test_pickled_game_is_rebuilt_from_its_options_and_shares_the_catalogue():
 def test_text_view_does_not_leak_hidden_information():
     s = after_setup(3, 2)
     rng = np.random.default_rng(0)
-    for step in range(300):
-        if s.is_terminal():
-            break
-        if step % 5 == 0:
+    step = 0
+    while True:
+        if step % 5 == 0 or s.is_terminal():
             for p in range(3):
                 assert s.resample_hidden(p, rng).render_text(p) == s.render_text(p), f"seat {p} step {step}"
+        if s.is_terminal():
+            break
         s.apply_action(int(rng.choice(s.legal_actions())))
+        step += 1
