@@ -48,7 +48,8 @@ def card(models_dir: Path = MODELS) -> str:
                   f"| training | {tr.get('steps', '?'):,} learner steps, seed {tr.get('seed', '?')}, "
                   f"{tr.get('wall_time_s', 0) / 60:.1f} min wall time on a 2-core machine shared with other work "
                   f"(load average at the end {tr.get('machine', {}).get('load_average_at_end', '?')})"
-                  + (", stopped early by the operator" if tr.get("stopped_early") else "") + " |",
+                  + (", stopped early by the operator" if tr.get("stopped_early") else "")
+                  + (f"; {tr['note']}" if tr.get("note") else "") + " |",
                   f"| reproduce | `{tr.get('command', '?')}` |",
                   f"| vs random | {_rate(ev, 'vs_random')} |",
                   f"| vs heuristic | {_rate(ev, 'vs_heuristic')} |",
