@@ -20,7 +20,7 @@ from typing import Any, Literal
 from tabletop_envs.core.errors import ConfigError
 
 
-def _key(default, doc: str, **kw):
+def config_key(default, doc: str, **kw):
     if isinstance(default, (list, dict)):
         return field(default_factory=lambda: type(default)(default), metadata={"doc": doc, **kw})
     return field(default=default, metadata={"doc": doc, **kw})
@@ -28,72 +28,72 @@ def _key(default, doc: str, **kw):
 
 @dataclass
 class PPOConfig:
-    total_timesteps: int = _key(200_000, "learner decisions (env steps) to train for", min=1)
-    learning_rate: float = _key(3e-4, "Adam step size", min=0)
-    n_steps: int = _key(512, "rollout length per env before each update", min=2)
-    batch_size: int = _key(256, "minibatch size of the PPO update", min=2)
-    n_epochs: int = _key(4, "passes over each rollout", min=1)
-    gamma: float = _key(0.99, "discount", min=0, max=1)
-    gae_lambda: float = _key(0.95, "GAE lambda", min=0, max=1)
-    clip_range: float = _key(0.2, "PPO clip range", min=0)
-    ent_coef: float = _key(0.01, "entropy bonus (over legal actions only)", min=0)
-    vf_coef: float = _key(0.5, "value-loss weight", min=0)
-    max_grad_norm: float = _key(0.5, "gradient clipping", min=0)
-    net_arch: list[int] = _key([128, 128], "hidden layer sizes of the policy and value MLPs (not shared)")
-    activation: Literal["tanh", "relu"] = _key("tanh", "hidden activation; exported as-is")
-    torch_threads: int = _key(1, "torch intra-op threads (1 leaves the other core to the envs)", min=1)
-    device: str = _key("cpu", "torch device for the learner")
+    total_timesteps: int = config_key(200_000, "learner decisions (env steps) to train for", min=1)
+    learning_rate: float = config_key(3e-4, "Adam step size", min=0)
+    n_steps: int = config_key(512, "rollout length per env before each update", min=2)
+    batch_size: int = config_key(256, "minibatch size of the PPO update", min=2)
+    n_epochs: int = config_key(4, "passes over each rollout", min=1)
+    gamma: float = config_key(0.99, "discount", min=0, max=1)
+    gae_lambda: float = config_key(0.95, "GAE lambda", min=0, max=1)
+    clip_range: float = config_key(0.2, "PPO clip range", min=0)
+    ent_coef: float = config_key(0.01, "entropy bonus (over legal actions only)", min=0)
+    vf_coef: float = config_key(0.5, "value-loss weight", min=0)
+    max_grad_norm: float = config_key(0.5, "gradient clipping", min=0)
+    net_arch: list[int] = config_key([128, 128], "hidden layer sizes of the policy and value MLPs (not shared)")
+    activation: Literal["tanh", "relu"] = config_key("tanh", "hidden activation; exported as-is")
+    torch_threads: int = config_key(1, "torch intra-op threads (1 leaves the other core to the envs)", min=1)
+    device: str = config_key("cpu", "torch device for the learner")
 
 
 @dataclass
 class VecConfig:
-    n_envs: int = _key(2, "parallel envs collecting rollouts", min=1)
-    kind: Literal["dummy", "subproc"] = _key("dummy", "DummyVecEnv (one process) or SubprocVecEnv (one per env)")
+    n_envs: int = config_key(2, "parallel envs collecting rollouts", min=1)
+    kind: Literal["dummy", "subproc"] = config_key("dummy", "DummyVecEnv (one process) or SubprocVecEnv (one per env)")
 
 
 @dataclass
 class SelfPlayConfig:
-    random_weight: float = _key(0.1, "share of episodes against the random anchor", min=0, max=1)
-    heuristic_weight: float = _key(0.2, "share of episodes against the game's heuristic bot", min=0, max=1)
-    snapshot_every: int = _key(20_000, "steps between attempts to freeze the learner into the pool", min=1)
-    window: int = _key(5, "snapshots kept: the last K frozen ones", min=1)
-    play_latest_ratio: float = _key(0.5, "of the snapshot episodes, the share against the newest snapshot",
+    random_weight: float = config_key(0.1, "share of episodes against the random anchor", min=0, max=1)
+    heuristic_weight: float = config_key(0.2, "share of episodes against the game's heuristic bot", min=0, max=1)
+    snapshot_every: int = config_key(20_000, "steps between attempts to freeze the learner into the pool", min=1)
+    window: int = config_key(5, "snapshots kept: the last K frozen ones", min=1)
+    play_latest_ratio: float = config_key(0.5, "of the snapshot episodes, the share against the newest snapshot",
                                     min=0, max=1)
-    gate_win_rate: float = _key(0.5, "freeze a new snapshot only if the learner's recent win rate against the "
+    gate_win_rate: float = config_key(0.5, "freeze a new snapshot only if the learner's recent win rate against the "
                                      "pool's snapshots is at least this (0 = always)", min=0, max=1)
-    gate_episodes: int = _key(100, "recent episodes against snapshots that the gate looks at", min=1)
-    snapshot_sampling: Literal["sample", "argmax"] = _key("sample", "how snapshots pick among legal actions")
-    initial_snapshot: bool = _key(True, "put the untrained learner in the pool at step 0")
+    gate_episodes: int = config_key(100, "recent episodes against snapshots that the gate looks at", min=1)
+    snapshot_sampling: Literal["sample", "argmax"] = config_key("sample", "how snapshots pick among legal actions")
+    initial_snapshot: bool = config_key(True, "put the untrained learner in the pool at step 0")
 
 
 @dataclass
 class EvalConfig:
-    every: int = _key(20_000, "steps between scheduled evaluations", min=1)
-    games: int = _key(100, "seat-rotated games per anchor at each scheduled evaluation", min=2)
-    final_games: int = _key(400, "seat-rotated games per anchor after training", min=0)
-    opponents: list[str] = _key(["random", "heuristic"], "anchors: names under the env "
+    every: int = config_key(20_000, "steps between scheduled evaluations", min=1)
+    games: int = config_key(100, "seat-rotated games per anchor at each scheduled evaluation", min=2)
+    final_games: int = config_key(400, "seat-rotated games per anchor after training", min=0)
+    opponents: list[str] = config_key(["random", "heuristic"], "anchors: names under the env "
                                 "('random' -> '<env>/random'), policy ids or model paths")
-    deterministic: bool = _key(True, "evaluate (and ship) the policy as masked argmax (true) or masked sampling "
+    deterministic: bool = config_key(True, "evaluate (and ship) the policy as masked argmax (true) or masked sampling "
                                      "(false); recorded in the sidecar as the loader's default")
 
 
 @dataclass
 class OutputConfig:
-    dir: str = _key("runs/{env}-s{seed}", "run folder; {env}, {seed} and {name} are filled in")
-    name: str = _key("ppo", "model name (file stem of the exported policy)")
-    checkpoint_every: int = _key(50_000, "steps between checkpoints (model zip + pool)", min=1)
-    tensorboard: bool = _key(True, "write TensorBoard logs under <dir>/tb")
-    progress_bar: bool = _key(True, "tqdm/rich progress bar")
-    learning_curve: bool = _key(True, "write <dir>/learning_curve.png at the end")
-    export: bool = _key(True, "export ONNX + npz + JSON sidecar into <dir> at the end")
-    verbose: int = _key(0, "SB3 verbosity (0 quiet, 1 per-update table)", min=0, max=2)
+    dir: str = config_key("runs/{env}-s{seed}", "run folder; {env}, {seed} and {name} are filled in")
+    name: str = config_key("ppo", "model name (file stem of the exported policy)")
+    checkpoint_every: int = config_key(50_000, "steps between checkpoints (model zip + pool)", min=1)
+    tensorboard: bool = config_key(True, "write TensorBoard logs under <dir>/tb")
+    progress_bar: bool = config_key(True, "tqdm/rich progress bar")
+    learning_curve: bool = config_key(True, "write <dir>/learning_curve.png at the end")
+    export: bool = config_key(True, "export ONNX + npz + JSON sidecar into <dir> at the end")
+    verbose: int = config_key(0, "SB3 verbosity (0 quiet, 1 per-update table)", min=0, max=2)
 
 
 @dataclass
 class TrainConfig:
-    env: str = _key("terralore_v0", "env name from the registry")
-    env_kwargs: dict[str, Any] = _key({}, "rule options / num_players / max_turns passed to the env")
-    seed: int = _key(0, "seeds torch, the envs, the opponent pool and evaluation", min=0)
+    env: str = config_key("terralore_v0", "env name from the registry")
+    env_kwargs: dict[str, Any] = config_key({}, "rule options / num_players / max_turns passed to the env")
+    seed: int = config_key(0, "seeds torch, the envs, the opponent pool and evaluation", min=0)
     ppo: PPOConfig = field(default_factory=PPOConfig, metadata={"doc": "MaskablePPO hyperparameters"})
     vec: VecConfig = field(default_factory=VecConfig, metadata={"doc": "vectorised collection"})
     selfplay: SelfPlayConfig = field(default_factory=SelfPlayConfig, metadata={"doc": "opponent pool"})
@@ -123,6 +123,15 @@ class TrainConfig:
 def load_config(path: str | Path | None = None, overrides: list[str] | None = None,
                 data: dict | None = None) -> TrainConfig:
     """A validated config from a YAML file and/or a dict, then ``section.key=value`` overrides."""
+    return load_typed_config(TrainConfig, path, overrides, data, "recipes live in configs/*.yaml")
+
+
+def load_typed_config(schema: type, path: str | Path | None = None, overrides: list[str] | None = None,
+                      data: dict | None = None, where: str = ""):
+    """Any dataclass ``schema`` built with :func:`config_key` fields from YAML, a dict and ``--set`` overrides.
+
+    Unknown or ill-typed keys are a ConfigError naming the key, the source and the fix.
+    """
     import yaml
 
     source = str(path) if path else "<dict>"
@@ -131,7 +140,7 @@ def load_config(path: str | Path | None = None, overrides: list[str] | None = No
         try:
             raw = yaml.safe_load(Path(path).read_text()) or {}
         except FileNotFoundError:
-            raise ConfigError(f"config file {path} not found; recipes live in configs/*.yaml") from None
+            raise ConfigError(f"config file {path} not found; {where}") from None
         except yaml.YAMLError as exc:
             raise ConfigError(f"{path} is not valid YAML: {exc}") from None
         if not isinstance(raw, dict):
@@ -139,13 +148,13 @@ def load_config(path: str | Path | None = None, overrides: list[str] | None = No
     if data:
         raw = _merge(raw, data)
     for item in overrides or []:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
+        name, sep, value = item.partition("=")
+        if not sep or not name:
             raise ConfigError(f"override {item!r} must look like section.key=value, e.g. ppo.n_steps=256")
-        raw = _merge(raw, _nest(key.strip().split("."), yaml.safe_load(value)))
+        raw = _merge(raw, _nest(name.strip().split("."), yaml.safe_load(value)))
     if overrides:
         source = f"{source} + --set"
-    return _build(TrainConfig, raw, "", source).validate()
+    return _build(schema, raw, "", source).validate()
 
 
 def _nest(keys: list[str], value) -> dict:

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from tabletop_envs.core.errors import ConfigError
-from training.config import _build, _key, _merge, _nest
+from training.config import config_key, load_typed_config
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
@@ -40,74 +40,74 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 # ------------------------------------------------------------------------------------ config schema
 @dataclass
 class RayConfig:
-    address: str = _key("", "Ray cluster to join ('auto', 'ray://head:10001', 'head:6379'); '' starts a local Ray")
-    num_cpus: int = _key(2, "CPUs of the local Ray the script starts (ignored with an address)", min=1)
-    include_dashboard: bool = _key(False, "start the Ray dashboard with the local Ray")
+    address: str = config_key("", "Ray cluster to join ('auto', 'ray://head:10001', 'head:6379'); '' starts a local Ray")
+    num_cpus: int = config_key(2, "CPUs of the local Ray the script starts (ignored with an address)", min=1)
+    include_dashboard: bool = config_key(False, "start the Ray dashboard with the local Ray")
 
 
 @dataclass
 class EnvRunnersConfig:
-    num_env_runners: int = _key(1, "sampling actors (0 = sample in the driver process)", min=0)
-    num_envs_per_env_runner: int = _key(16, "envs stepped by each runner (batched forward passes)", min=1)
-    num_cpus_per_env_runner: float = _key(1.0, "CPUs reserved per runner", min=0)
-    rollout_fragment_length: int = _key(0, "env steps per runner per sample call (0 = 'auto': the train batch "
+    num_env_runners: int = config_key(1, "sampling actors (0 = sample in the driver process)", min=0)
+    num_envs_per_env_runner: int = config_key(16, "envs stepped by each runner (batched forward passes)", min=1)
+    num_cpus_per_env_runner: float = config_key(1.0, "CPUs reserved per runner", min=0)
+    rollout_fragment_length: int = config_key(0, "env steps per runner per sample call (0 = 'auto': the train batch "
                                          "split evenly over the runners' envs)", min=0)
-    sample_timeout_s: float = _key(120.0, "seconds to wait for a runner's samples", min=1)
+    sample_timeout_s: float = config_key(120.0, "seconds to wait for a runner's samples", min=1)
 
 
 @dataclass
 class LearnersConfig:
-    num_learners: int = _key(0, "learner actors (0 = learn in the driver process; N > 1 = data-parallel)", min=0)
-    num_cpus_per_learner: float = _key(1.0, "CPUs per learner actor", min=0)
-    num_gpus_per_learner: float = _key(0.0, "GPUs per learner actor", min=0)
+    num_learners: int = config_key(0, "learner actors (0 = learn in the driver process; N > 1 = data-parallel)", min=0)
+    num_cpus_per_learner: float = config_key(1.0, "CPUs per learner actor", min=0)
+    num_gpus_per_learner: float = config_key(0.0, "GPUs per learner actor", min=0)
 
 
 @dataclass
 class RLlibPPOConfig:
-    train_batch_size_per_learner: int = _key(2000, "env steps per learner per training iteration", min=2)
-    minibatch_size: int = _key(256, "SGD minibatch size", min=2)
-    num_epochs: int = _key(4, "passes over each train batch", min=1)
-    lr: float = _key(3e-4, "Adam step size", min=0)
-    gamma: float = _key(0.99, "discount", min=0, max=1)
-    lambda_: float = _key(0.95, "GAE lambda", min=0, max=1)
-    clip_param: float = _key(0.2, "PPO clip range", min=0)
-    entropy_coeff: float = _key(0.01, "entropy bonus", min=0)
-    vf_loss_coeff: float = _key(0.5, "value-loss weight", min=0)
-    vf_clip_param: float = _key(10.0, "value clip range (returns are in [-1, 1])", min=0)
-    grad_clip: float = _key(0.5, "global gradient-norm clip", min=0)
+    train_batch_size_per_learner: int = config_key(2000, "env steps per learner per training iteration", min=2)
+    minibatch_size: int = config_key(256, "SGD minibatch size", min=2)
+    num_epochs: int = config_key(4, "passes over each train batch", min=1)
+    lr: float = config_key(3e-4, "Adam step size", min=0)
+    gamma: float = config_key(0.99, "discount", min=0, max=1)
+    lambda_: float = config_key(0.95, "GAE lambda", min=0, max=1)
+    clip_param: float = config_key(0.2, "PPO clip range", min=0)
+    entropy_coeff: float = config_key(0.01, "entropy bonus", min=0)
+    vf_loss_coeff: float = config_key(0.5, "value-loss weight", min=0)
+    vf_clip_param: float = config_key(10.0, "value clip range (returns are in [-1, 1])", min=0)
+    grad_clip: float = config_key(0.5, "global gradient-norm clip", min=0)
 
 
 @dataclass
 class ModelConfig:
-    fcnet_hiddens: list[int] = _key([128, 128], "hidden layer sizes of the policy (and value) MLP")
-    fcnet_activation: Literal["tanh", "relu"] = _key("tanh", "hidden activation; exported as-is")
-    vf_share_layers: bool = _key(False, "policy and value share the hidden layers")
+    fcnet_hiddens: list[int] = config_key([128, 128], "hidden layer sizes of the policy (and value) MLP")
+    fcnet_activation: Literal["tanh", "relu"] = config_key("tanh", "hidden activation; exported as-is")
+    vf_share_layers: bool = config_key(False, "policy and value share the hidden layers")
 
 
 @dataclass
 class SelfPlayConfig:
-    mode: Literal["shared", "frozen"] = _key("shared", "'shared': every seat plays and trains 'main'; 'frozen': "
+    mode: Literal["shared", "frozen"] = config_key("shared", "'shared': every seat plays and trains 'main'; 'frozen': "
                                              "one seat per episode plays 'main', the others a frozen copy")
-    frozen_update_every: int = _key(5, "iterations between copies of 'main' into 'frozen' (mode frozen)", min=1)
+    frozen_update_every: int = config_key(5, "iterations between copies of 'main' into 'frozen' (mode frozen)", min=1)
 
 
 @dataclass
 class OutputConfig:
-    dir: str = _key("runs/rllib/{env}-s{seed}", "run folder; {env} and {seed} are filled in")
-    name: str = _key("rllib_ppo", "file stem of the exported policy")
-    checkpoint_every: int = _key(10, "iterations between RLlib checkpoints (the last one is always saved)", min=1)
-    export: bool = _key(True, "export ONNX + npz + JSON sidecar of 'main' at the end")
-    eval_games: int = _key(0, "seat-rotated games of the exported policy vs random at the end (0 = skip)", min=0)
+    dir: str = config_key("runs/rllib/{env}-s{seed}", "run folder; {env} and {seed} are filled in")
+    name: str = config_key("rllib_ppo", "file stem of the exported policy")
+    checkpoint_every: int = config_key(10, "iterations between RLlib checkpoints (the last one is always saved)", min=1)
+    export: bool = config_key(True, "export ONNX + npz + JSON sidecar of 'main' at the end")
+    eval_games: int = config_key(0, "seat-rotated games of the exported policy vs random at the end (0 = skip)", min=0)
 
 
 @dataclass
 class RLlibTrainConfig:
-    env: str = _key("terralore_v0", "env name from the registry")
-    env_kwargs: dict[str, Any] = _key({}, "rule options / num_players / max_turns passed to the env")
-    illegal_action: Literal["raise", "penalty", "random_legal"] = _key(
+    env: str = config_key("terralore_v0", "env name from the registry")
+    env_kwargs: dict[str, Any] = config_key({}, "rule options / num_players / max_turns passed to the env")
+    illegal_action: Literal["raise", "penalty", "random_legal"] = config_key(
         "raise", "what the env does with an illegal action ('raise': a masking bug stops the run)")
-    seed: int = _key(0, "seeds RLlib (torch, env runners)", min=0)
-    iterations: int = _key(20, "training iterations (each samples train_batch_size_per_learner steps)", min=1)
+    seed: int = config_key(0, "seeds RLlib (torch, env runners)", min=0)
+    iterations: int = config_key(20, "training iterations (each samples train_batch_size_per_learner steps)", min=1)
     ray: RayConfig = field(default_factory=RayConfig, metadata={"doc": "where Ray runs"})
     env_runners: EnvRunnersConfig = field(default_factory=EnvRunnersConfig, metadata={"doc": "sampling"})
     learners: LearnersConfig = field(default_factory=LearnersConfig, metadata={"doc": "learning"})
@@ -140,28 +140,7 @@ class RLlibTrainConfig:
 def load_rllib_config(path: str | Path | None = None, overrides: list[str] | None = None,
                       data: dict | None = None) -> RLlibTrainConfig:
     """A validated config from a YAML file and/or a dict, then ``section.key=value`` overrides."""
-    import yaml
-
-    source = str(path) if path else "<dict>"
-    raw: dict = {}
-    if path is not None:
-        try:
-            raw = yaml.safe_load(Path(path).read_text()) or {}
-        except FileNotFoundError:
-            raise ConfigError(f"config file {path} not found; RLlib recipes are configs/rllib_*.yaml") from None
-        except yaml.YAMLError as exc:
-            raise ConfigError(f"{path} is not valid YAML: {exc}") from None
-        if not isinstance(raw, dict):
-            raise ConfigError(f"{path}: the top level must be a mapping of keys, got {type(raw).__name__}")
-    if data:
-        raw = _merge(raw, data)
-    for item in overrides or []:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            raise ConfigError(f"override {item!r} must look like section.key=value, e.g. iterations=3")
-        raw = _merge(raw, _nest(key.strip().split("."), yaml.safe_load(value)))
-        source = f"{source} + --set"
-    return _build(RLlibTrainConfig, raw, "", source).validate()
+    return load_typed_config(RLlibTrainConfig, path, overrides, data, "RLlib recipes are configs/rllib_*.yaml")
 
 
 # ------------------------------------------------------------------------------------ RLlib setup
