@@ -67,6 +67,11 @@ def test_observation_does_not_leak_hidden_information(env_name, kwargs):
 
 
 @pytest.mark.parametrize("env_name", list(ENVS))
+def test_documentation_page_shows_the_layouts(env_name):
+    conformance.check_doc_page(env_name)
+
+
+@pytest.mark.parametrize("env_name", list(ENVS))
 def test_registered_with_pettingzoo_and_gymnasium(env_name):
     import gymnasium
     import pettingzoo

@@ -226,3 +226,8 @@ def test_arena_rotates_seats_and_pairs_deals(toy):
     assert res.win_rate(0) > 0.6  # playing high cards beats random play
     mirror = play_match(toy, [RandomPolicy(), RandomPolicy()], 400, seed=3)
     assert abs(mirror.win_rate(0) - mirror.win_rate(1)) < 0.15  # seat rotation: no built-in edge
+
+
+def test_doc_page_check_catches_a_page_without_the_layout_tables(toy):
+    with pytest.raises(AssertionError, match="action table in env.py's docstring is out of date"):
+        conformance.check_doc_page(toy)

@@ -227,3 +227,17 @@ def check_no_leak(env_name: str, game_kwargs: dict, num_states: int = 60, resamp
                 tested += 1
             state.apply_action(int(rng.choice(state.legal_actions())))
     assert changed > 0, "resample_hidden never changed anything: the leak test would be vacuous"
+
+
+def check_doc_page(env_name: str, game_kwargs: dict | None = None) -> None:
+    """The env module's docstring (its documentation page) shows the layouts' tables and sizes."""
+    from .docs import doc_tables
+
+    game = make_game(env_name, **(game_kwargs or {}))
+    doc = get_spec(env_name).load_module().__doc__ or ""
+    fix = f"regenerate it with `python -m tabletop_envs.core.docs {env_name}`"
+    actions, observations = doc_tables(game)
+    assert actions in doc, f"{env_name}: the action table in env.py's docstring is out of date; {fix}"
+    assert observations in doc, f"{env_name}: the observation table in env.py's docstring is out of date; {fix}"
+    assert f"Discrete({game.num_actions})" in doc, f"{env_name}: the documented action count is wrong; {fix}"
+    assert f"({game.observation_layout.size},)" in doc, f"{env_name}: the documented observation size is wrong; {fix}"

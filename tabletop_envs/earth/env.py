@@ -126,9 +126,3 @@ class raw_env(TabletopAECEnv):
 def env(**kwargs) -> raw_env:
     """The Earth AEC env (keyword arguments: see the module documentation)."""
     return raw_env(**kwargs)
-
-
-def doc_tables() -> tuple[str, str]:
-    """(action table, observation table) as the module documentation must show them."""
-    game = EarthGame()
-    return game.action_layout.table_markdown(), game.observation_layout.table_markdown()

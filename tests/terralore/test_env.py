@@ -15,9 +15,7 @@ from .scenario import CAT, A, D, cid, end, make_state, place
 
 
 def test_module_doc_tables_equal_the_layouts():
-    actions, observations = env_module.doc_tables()
-    assert actions in env_module.__doc__, "action table out of date: paste env.doc_tables()[0] into env.py"
-    assert observations in env_module.__doc__, "observation table out of date: paste env.doc_tables()[1] into env.py"
+    conformance.check_doc_page("terralore_v0")
     assert terralore_v0.__doc__ == env_module.__doc__
 
 

@@ -1,0 +1,48 @@
+"""Each env's documentation page is its ``env.py`` docstring; its tables come from the layouts.
+
+``python -m tabletop_envs.core.docs [env_name ...]`` rewrites the action and observation tables and
+the space sizes in those docstrings from the code; the conformance harness
+(``conformance.check_doc_page``) fails when a page no longer matches.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+from .registry import ENVS, get_spec, make_game
+
+ACTION_HEADER = "| ids | name | meaning |"
+OBSERVATION_HEADER = "| indices | name |"
+
+
+def doc_tables(game) -> tuple[str, str]:
+    """(action table, observation table) exactly as the documentation page must show them."""
+    return game.action_layout.table_markdown(), game.observation_layout.table_markdown()
+
+
+def _replace_table(text: str, header: str, table: str) -> str:
+    start = text.index(header)
+    end = text.find("\n\n", start)
+    return text[:start] + table + (text[end:] if end >= 0 else "\n")
+
+
+def refresh(env_name: str) -> Path:
+    spec = get_spec(env_name)
+    game = make_game(env_name)
+    path = Path(spec.load_module().__file__)
+    actions, observations = doc_tables(game)
+    text = path.read_text()
+    text = _replace_table(text, ACTION_HEADER, actions)
+    text = _replace_table(text, OBSERVATION_HEADER, observations)
+    text = re.sub(r"Discrete\(\d+\)", f"Discrete({game.num_actions})", text)
+    text = re.sub(r"Box\(\d+,\) float32", f"Box({game.observation_layout.size},) float32", text)
+    text = re.sub(r"\(\d+,\), float32", f"({game.observation_layout.size},), float32", text)
+    path.write_text(text)
+    return path
+
+
+if __name__ == "__main__":
+    for name in sys.argv[1:] or list(ENVS):
+        print("refreshed", refresh(name))
