@@ -67,6 +67,18 @@ class SelfPlayConfig:
 
 
 @dataclass
+class PretrainConfig:
+    teacher: str = config_key("", "warm start: clone this policy ('heuristic', an id or a model path) into the "
+                              "learner before PPO; empty = start from scratch")
+    games: int = config_key(1000, "teacher games recorded for the warm start", min=1)
+    vs_random_share: float = config_key(0.25, "share of those games the teacher plays against random", min=0, max=1)
+    epochs: int = config_key(5, "passes over the teacher data", min=0)
+    batch_size: int = config_key(512, "minibatch size of the cloning fit", min=2)
+    learning_rate: float = config_key(1e-3, "Adam step size of the cloning fit", min=0)
+    vf_coef: float = config_key(0.5, "weight of the value head's fit to the teacher games' returns", min=0)
+
+
+@dataclass
 class EvalConfig:
     every: int = config_key(20_000, "steps between scheduled evaluations", min=1)
     games: int = config_key(100, "seat-rotated games per anchor at each scheduled evaluation", min=2)
@@ -97,6 +109,7 @@ class TrainConfig:
     ppo: PPOConfig = field(default_factory=PPOConfig, metadata={"doc": "MaskablePPO hyperparameters"})
     vec: VecConfig = field(default_factory=VecConfig, metadata={"doc": "vectorised collection"})
     selfplay: SelfPlayConfig = field(default_factory=SelfPlayConfig, metadata={"doc": "opponent pool"})
+    pretrain: PretrainConfig = field(default_factory=PretrainConfig, metadata={"doc": "warm start by cloning a bot"})
     eval: EvalConfig = field(default_factory=EvalConfig, metadata={"doc": "evaluation schedule"})
     output: OutputConfig = field(default_factory=OutputConfig, metadata={"doc": "files and logging"})
 

@@ -275,7 +275,16 @@ def train(cfg: TrainConfig, resume: bool = False, command: str | None = None) ->
         model = build_model(cfg, venv, run_dir)
     else:
         model = build_model(cfg, venv, run_dir)
+    pretrain_report = None
+    if checkpoint is None and cfg.pretrain.teacher:
+        from .pretrain import warm_start
+
+        pretrain_report = warm_start(model, cfg)
+        (run_dir / "pretrain.json").write_text(json.dumps(pretrain_report, indent=2) + "\n")
+    elif checkpoint is not None and (run_dir / "pretrain.json").exists():
+        pretrain_report = json.loads((run_dir / "pretrain.json").read_text())
     callback = SelfPlayCallback(cfg, pool, run_dir, state)
+    ppo_start = time.perf_counter()
     remaining = cfg.ppo.total_timesteps - model.num_timesteps
     start_steps = model.num_timesteps
     interrupted = False
@@ -290,15 +299,18 @@ def train(cfg: TrainConfig, resume: bool = False, command: str | None = None) ->
               "(interrupt again to abort; --resume continues the run)", flush=True)
     finally:
         venv.close()
-    train_seconds = time.perf_counter() - start
+    end = time.perf_counter()
+    train_seconds = end - start
     model.save(run_dir / "final_model.zip")
     callback.checkpoint()
 
     summary = {"env": cfg.env, "run_dir": str(run_dir), "steps": int(model.num_timesteps),
                "train_seconds": round(train_seconds, 1),
-               "steps_per_second": round((model.num_timesteps - start_steps) / train_seconds, 1),
+               "steps_per_second": round((model.num_timesteps - start_steps) / max(end - ppo_start, 1e-9), 1),
                "snapshots": [s.name for s in pool.snapshots], "snapshots_gated_out": callback.snapshots_skipped,
                "interrupted": interrupted}
+    if pretrain_report:
+        summary["pretrain"] = {k: v for k, v in pretrain_report.items() if k != "epochs"}
     evaluation = {}
     if cfg.eval.final_games:
         callback.num_timesteps = model.num_timesteps
@@ -308,6 +320,7 @@ def train(cfg: TrainConfig, resume: bool = False, command: str | None = None) ->
     if cfg.output.export:
         training = {"seed": cfg.seed, "command": command, "wall_time_s": round(train_seconds, 1),
                     "stopped_early": interrupted, "config": cfg.to_dict(),
+                    "pretrain": summary.get("pretrain"),
                     "machine": {"cpus": os.cpu_count(), "load_average_at_end": [round(x, 2) for x in os.getloadavg()]}}
         path = export_model(model, run_dir / cfg.output.name, cfg.env, game_config, training, evaluation,
                             name=f"{cfg.env}/{cfg.output.name}", deterministic=cfg.eval.deterministic)
