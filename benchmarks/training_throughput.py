@@ -4,6 +4,9 @@
    of itself, the opponent pool's hot path), side by side with the *same* MaskablePPO settings on
    PettingZoo ``connect_four-v3`` against a random opponent, through a correct single-agent
    reduction (below). Steps are learner decisions, i.e. what PPO trains on, on both sides.
+   Each run is paired with a zero-cost env of the same observation and action shape trained with the
+   same settings: MaskablePPO's own cost for that shape, the ceiling no env of that shape can beat.
+   The difference is the env's own cost per learner step, compared with connect_four's ("env cost × ref").
 2. ``load_policy`` + ``act`` latency of a shipped opponent (median over real observations).
 
     python -m benchmarks.training_throughput --steps 20000 --json benchmarks/results/training_throughput.json
@@ -83,6 +86,43 @@ class ConnectFourVsRandom(gymnasium.Env):
         return self.aec.observe(self.learner)["action_mask"].astype(bool)
 
 
+class ZeroCostEnv(gymnasium.Env):
+    """An env of a given observation and action shape that costs (almost) nothing per step.
+
+    MaskablePPO's own cost per step (rollout plumbing, masked distribution, the update) grows with
+    the observation width and the number of actions. Trained on this env with the same settings it
+    gives the ceiling any env of that shape can reach, so the part of a game's training time that
+    the env itself causes is measured, not guessed. Episodes last ``length`` steps; all actions legal.
+    """
+
+    def __init__(self, obs_size: int, num_actions: int, length: int = 30):
+        self.observation_space = gymnasium.spaces.Box(0, 1, (obs_size,), np.float32)
+        self.action_space = gymnasium.spaces.Discrete(num_actions)
+        self._obs = np.zeros(obs_size, np.float32)
+        self._mask = np.ones(num_actions, bool)
+        self.length, self._t = length, 0
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        self._t = 0
+        return self._obs.copy(), {}
+
+    def step(self, action):
+        self._t += 1
+        return self._obs.copy(), 0.0, self._t >= self.length, False, {}  # new data each call, as a real env
+
+    def action_masks(self):
+        return self._mask
+
+
+class _ZeroCost:
+    def __init__(self, obs_size: int, num_actions: int):
+        self.obs_size, self.num_actions = obs_size, num_actions
+
+    def __call__(self):
+        return ZeroCostEnv(self.obs_size, self.num_actions)
+
+
 def snapshot_opponent(env_name: str, kwargs: dict, net_arch):
     """A numpy snapshot of a fresh MaskablePPO learner, sampling as the pool's snapshots do."""
     from sb3_contrib import MaskablePPO
@@ -117,19 +157,39 @@ def training_throughput(steps: int, n_envs: int, games: list[str]) -> list[dict]
     settings = {"n_steps": 512, "batch_size": 256, "n_epochs": 4, "policy_kwargs": {"net_arch": [128, 128]}}
     rows = []
     ref = measure([ConnectFourVsRandom for _ in range(n_envs)], steps, settings)
-    rows.append({"env": REFERENCE, "opponent": "random (inside env)", "n_envs": n_envs, **ref})
+    ref_floor = measure([_ZeroCost(6 * 7 * 2, 7) for _ in range(n_envs)], steps, settings)
+    ref_env_us = _env_us(ref, ref_floor)
+    rows.append({"env": REFERENCE, "opponent": "random (inside env)", "n_envs": n_envs, **ref,
+                 "zero_cost_env_steps_per_s": ref_floor["steps_per_s"],
+                 "zero_cost_vs_reference": round(ref_floor["steps_per_s"] / ref["steps_per_s"], 2),
+                 "env_us_per_step": ref_env_us})
     for label in games:
+        from tabletop_envs.core.registry import make_game
+
         env_name = label.split(" ")[0]
         kwargs = GAMES[label]
+        game = make_game(env_name, **kwargs)
         snap = snapshot_opponent(env_name, kwargs, settings["policy_kwargs"]["net_arch"])
         fns = [_WithOpponent(env_name, kwargs, snap) for _ in range(n_envs)]
         res = measure(fns, steps, settings)
+        floor = measure([_ZeroCost(game.observation_layout.size, game.num_actions) for _ in range(n_envs)],
+                        steps, settings)
+        env_us = _env_us(res, floor)
         rows.append({"env": label, "opponent": "numpy snapshot (self-play)", "n_envs": n_envs, **res,
-                     "vs_reference": round(res["steps_per_s"] / ref["steps_per_s"], 2)})
+                     "vs_reference": round(res["steps_per_s"] / ref["steps_per_s"], 2),
+                     "zero_cost_env_steps_per_s": floor["steps_per_s"],
+                     "zero_cost_vs_reference": round(floor["steps_per_s"] / ref["steps_per_s"], 2),
+                     "env_us_per_step": env_us,
+                     "env_cost_vs_reference": round(ref_env_us / env_us, 2) if env_us > 0 else None})
     for row in rows:
         row["settings"] = f"MaskablePPO MlpPolicy {settings['policy_kwargs']['net_arch']}, n_steps {settings['n_steps']}, " \
                           f"batch {settings['batch_size']}, epochs {settings['n_epochs']}, DummyVecEnv, torch 1 thread"
     return rows
+
+
+def _env_us(run: dict, floor: dict) -> float:
+    """µs per learner step that the env adds over a zero-cost env of the same shape."""
+    return round(1e6 / run["steps_per_s"] - 1e6 / floor["steps_per_s"], 1)
 
 
 class _WithOpponent:
@@ -137,9 +197,9 @@ class _WithOpponent:
         self.env_name, self.kwargs, self.opponent = env_name, kwargs, opponent
 
     def __call__(self):
-        from tabletop_envs.core.single_agent import SingleAgentEnv
+        from training.train import SelfPlayEnv  # what training.train collects with
 
-        return SingleAgentEnv(self.env_name, opponent=self.opponent, **self.kwargs)
+        return SelfPlayEnv(self.env_name, opponent=self.opponent, **self.kwargs)
 
 
 def act_latency(policy_id: str, env_name: str, kwargs: dict, calls: int = 2000) -> dict:
@@ -195,9 +255,12 @@ def main(argv=None) -> dict:
         result["training"] = training_throughput(args.steps, args.n_envs, args.games)
         print(f"\nMaskablePPO self-play throughput ({args.steps} learner steps, {args.n_envs} envs, "
               f"{result['training'][0]['settings']})")
-        print(f"| env | opponent | steps/s | × {REFERENCE} |\n|---|---|---:|---:|")
+        print(f"| env | opponent | steps/s | × {REFERENCE} | zero-cost env of this shape: steps/s (× ref) | "
+              f"env µs/step | env cost × ref |\n|---|---|---:|---:|---:|---:|---:|")
         for row in result["training"]:
-            print(f"| {row['env']} | {row['opponent']} | {row['steps_per_s']:,.0f} | {row.get('vs_reference', 1.0):.2f} |")
+            print(f"| {row['env']} | {row['opponent']} | {row['steps_per_s']:,.0f} | {row.get('vs_reference', 1.0):.2f} | "
+                  f"{row['zero_cost_env_steps_per_s']:,.0f} ({row.get('zero_cost_vs_reference', 1.0):.2f}) | "
+                  f"{row['env_us_per_step']:.0f} | {row.get('env_cost_vs_reference') or 1.0:.2f} |")
     from tabletop_envs.core.onnx_policy import model_path_for_id
 
     policies = args.policies

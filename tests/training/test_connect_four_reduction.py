@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from benchmarks.training_throughput import ConnectFourVsRandom
+from benchmarks.training_throughput import ConnectFourVsRandom, ZeroCostEnv
 
 
 def test_losses_on_the_opponents_move_reach_the_learner_and_seats_are_drawn():
@@ -27,3 +27,14 @@ def test_losses_on_the_opponents_move_reach_the_learner_and_seats_are_drawn():
         outcomes.append(total)
     assert seats == {"player_0", "player_1"}
     assert -1.0 in outcomes and 1.0 in outcomes  # the opponent's winning move is a -1 for the learner
+
+
+def test_the_zero_cost_env_has_the_games_shape_and_is_a_valid_masked_env():
+    from gymnasium.utils.env_checker import check_env
+
+    env = ZeroCostEnv(889, 203, length=5)
+    check_env(env, skip_render_check=True)
+    obs, _ = env.reset(seed=0)
+    assert obs.shape == (889,) and env.action_masks().all() and env.action_masks().shape == (203,)
+    ends = [env.step(0)[2] for _ in range(5)]
+    assert ends == [False] * 4 + [True]  # episodes of `length` learner steps, so resets are counted too
