@@ -23,6 +23,14 @@ def _rate(evaluation: dict, key: str) -> str:
             f"draws {100 * r['draw']['rate']:.1f}%{mark}")
 
 
+def _warm_start(pretrain: dict | None) -> str:
+    if not pretrain:
+        return "none (PPO from a random initialisation)"
+    return (f"cloned `{pretrain['teacher']}` from {pretrain['games']:,} recorded games ({pretrain['samples']:,} "
+            f"decisions, {pretrain['collect_seconds'] + pretrain['fit_seconds']:.0f} s), "
+            f"{100 * pretrain['holdout_agreement']:.1f}% held-out agreement with it, then PPO")
+
+
 def card(models_dir: Path = MODELS) -> str:
     lines = ["# Shipped opponents", "",
              "Trained by self-play MaskablePPO (`training/train.py`), exported by `training/export.py`: an ONNX",
@@ -51,6 +59,7 @@ def card(models_dir: Path = MODELS) -> str:
                   + (", stopped early by the operator" if tr.get("stopped_early") else "")
                   + (f"; {tr['note']}" if tr.get("note") else "") + " |",
                   f"| reproduce | `{tr.get('command', '?')}` |",
+                  f"| warm start | {_warm_start(tr.get('pretrain'))} |",
                   f"| vs random | {_rate(ev, 'vs_random')} |",
                   f"| vs heuristic | {_rate(ev, 'vs_heuristic')} |",
                   f"| evaluation | {ev.get('protocol', '')} |",

@@ -33,3 +33,9 @@ def test_shipped_opponent_loads_by_id_and_plays_legal_games(env_name):
 
 def test_every_game_ships_an_opponent():
     assert set(SHIPPED) == set(ENVS)
+
+
+def test_models_readme_is_the_card_generated_from_the_sidecars():
+    from training.model_card import MODELS, card
+
+    assert (MODELS / "README.md").read_text() == card(MODELS), "run: python -m training.model_card"
