@@ -9,7 +9,7 @@
    The difference is the env's own cost per learner step, compared with connect_four's ("env cost × ref").
 2. ``load_policy`` + ``act`` latency of a shipped opponent (median over real observations).
 
-    python -m benchmarks.training_throughput --steps 20000 --json benchmarks/results/training_throughput.json
+    python -m benchmarks.training_throughput --steps 12288 --repeats 3 --json benchmarks/results/training_throughput.json
 
 Absolute numbers depend on the machine and on whatever else runs on it; the ratio measured in one
 run is the comparable figure.
@@ -153,27 +153,34 @@ def measure(env_fns, steps: int, settings: dict, seed: int = 0) -> dict:
             "steps_per_s": round(model.num_timesteps / seconds, 1)}
 
 
-def training_throughput(steps: int, n_envs: int, games: list[str]) -> list[dict]:
-    settings = {"n_steps": 512, "batch_size": 256, "n_epochs": 4, "policy_kwargs": {"net_arch": [128, 128]}}
-    rows = []
-    ref = measure([ConnectFourVsRandom for _ in range(n_envs)], steps, settings)
-    ref_floor = measure([_ZeroCost(6 * 7 * 2, 7) for _ in range(n_envs)], steps, settings)
-    ref_env_us = _env_us(ref, ref_floor)
-    rows.append({"env": REFERENCE, "opponent": "random (inside env)", "n_envs": n_envs, **ref,
-                 "zero_cost_env_steps_per_s": ref_floor["steps_per_s"],
-                 "zero_cost_vs_reference": round(ref_floor["steps_per_s"] / ref["steps_per_s"], 2),
-                 "env_us_per_step": ref_env_us})
-    for label in games:
-        from tabletop_envs.core.registry import make_game
+def training_throughput(steps: int, n_envs: int, games: list[str], repeats: int = 1) -> list[dict]:
+    """One row per env; with ``repeats`` > 1 every measurement is repeated in interleaved rounds
+    (so a slow spell of the machine hits all of them alike) and the median run is kept."""
+    from tabletop_envs.core.registry import make_game
 
-        env_name = label.split(" ")[0]
-        kwargs = GAMES[label]
+    settings = {"n_steps": 512, "batch_size": 256, "n_epochs": 4, "policy_kwargs": {"net_arch": [128, 128]}}
+    jobs = {(REFERENCE, "run"): [ConnectFourVsRandom for _ in range(n_envs)],
+            (REFERENCE, "floor"): [_ZeroCost(6 * 7 * 2, 7) for _ in range(n_envs)]}
+    for label in games:
+        env_name, kwargs = label.split(" ")[0], GAMES[label]
         game = make_game(env_name, **kwargs)
         snap = snapshot_opponent(env_name, kwargs, settings["policy_kwargs"]["net_arch"])
-        fns = [_WithOpponent(env_name, kwargs, snap) for _ in range(n_envs)]
-        res = measure(fns, steps, settings)
-        floor = measure([_ZeroCost(game.observation_layout.size, game.num_actions) for _ in range(n_envs)],
-                        steps, settings)
+        jobs[(label, "run")] = [_WithOpponent(env_name, kwargs, snap) for _ in range(n_envs)]
+        jobs[(label, "floor")] = [_ZeroCost(game.observation_layout.size, game.num_actions) for _ in range(n_envs)]
+    runs: dict = {key: [] for key in jobs}
+    for _ in range(repeats):
+        for key, fns in jobs.items():
+            runs[key].append(measure(fns, steps, settings))
+    median = {key: sorted(r, key=lambda m: m["steps_per_s"])[len(r) // 2] | {"repeats": len(r)}
+              for key, r in runs.items()}
+    ref, ref_floor = median[(REFERENCE, "run")], median[(REFERENCE, "floor")]
+    ref_env_us = _env_us(ref, ref_floor)
+    rows = [{"env": REFERENCE, "opponent": "random (inside env)", "n_envs": n_envs, **ref,
+             "zero_cost_env_steps_per_s": ref_floor["steps_per_s"],
+             "zero_cost_vs_reference": round(ref_floor["steps_per_s"] / ref["steps_per_s"], 2),
+             "env_us_per_step": ref_env_us}]
+    for label in games:
+        res, floor = median[(label, "run")], median[(label, "floor")]
         env_us = _env_us(res, floor)
         rows.append({"env": label, "opponent": "numpy snapshot (self-play)", "n_envs": n_envs, **res,
                      "vs_reference": round(res["steps_per_s"] / ref["steps_per_s"], 2),
@@ -241,6 +248,7 @@ def main(argv=None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--steps", type=int, default=20000, help="learner steps per measurement")
     parser.add_argument("--n-envs", type=int, default=4)
+    parser.add_argument("--repeats", type=int, default=1, help="interleaved rounds; the median run is reported")
     parser.add_argument("--games", nargs="*", default=list(GAMES), help=f"subset of {list(GAMES)}")
     parser.add_argument("--policies", nargs="*", default=None,
                         help="policy ids or paths for the latency benchmark (default: the shipped <game>/ppo)")
@@ -252,8 +260,8 @@ def main(argv=None) -> dict:
     result = {"machine": {"python": platform.python_version(), "cpus": os.cpu_count(),
                           "load_average": os.getloadavg()}, "training": [], "latency": []}
     if not args.skip_training:
-        result["training"] = training_throughput(args.steps, args.n_envs, args.games)
-        print(f"\nMaskablePPO self-play throughput ({args.steps} learner steps, {args.n_envs} envs, "
+        result["training"] = training_throughput(args.steps, args.n_envs, args.games, args.repeats)
+        print(f"\nMaskablePPO self-play throughput ({args.steps} learner steps, median of {args.repeats}, {args.n_envs} envs, "
               f"{result['training'][0]['settings']})")
         print(f"| env | opponent | steps/s | × {REFERENCE} | zero-cost env of this shape: steps/s (× ref) | "
               f"env µs/step | env cost × ref |\n|---|---|---:|---:|---:|---:|---:|")

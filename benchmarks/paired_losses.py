@@ -1,0 +1,53 @@
+"""Are a policy's losses against an opponent tied to the deal, or to its own play?
+
+Every deal (seed) is played from both seats. If losses came from hopeless deals, the same deal
+would be lost from both seats far more often than the product of the two seats' loss rates; if
+they are the policy's (or the dice's) doing, both-seat losses match that product.
+
+    python -m benchmarks.paired_losses --env terralore_v0 --policy terralore_v0/ppo --deals 1000
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+import numpy as np
+
+from tabletop_envs import load_policy
+from tabletop_envs.core.arena import play_game
+from tabletop_envs.core.registry import make_game
+
+
+def paired_losses(env_name: str, policy, opponent, deals: int, seed: int = 0, game_kwargs: dict | None = None) -> dict:
+    game = make_game(env_name, **(game_kwargs or {}))
+    if game.num_players != 2:
+        raise ValueError("paired losses are defined for two-player games")
+    lost = np.zeros((deals, 2), bool)
+    for i in range(deals):
+        deal = seed + i
+        for seat in (0, 1):
+            policies = [policy, opponent] if seat == 0 else [opponent, policy]
+            returns, _ = play_game(game, policies, deal, rng=np.random.default_rng([deal, seat]))
+            lost[i, seat] = returns[seat] < returns[1 - seat]
+    p0, p1 = lost.mean(0)
+    return {"env": env_name, "deals": deals, "loss_rate_seat_0": float(p0), "loss_rate_seat_1": float(p1),
+            "both_seats_lost": float(lost.all(1).mean()), "if_independent": float(p0 * p1)}
+
+
+def main(argv=None) -> dict:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--env", required=True)
+    parser.add_argument("--policy", required=True, help="policy id or model path")
+    parser.add_argument("--opponent", default=None, help="default: <env>/random")
+    parser.add_argument("--deals", type=int, default=1000)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    result = paired_losses(args.env, load_policy(args.policy), load_policy(args.opponent or f"{args.env}/random"),
+                           args.deals, args.seed)
+    print(json.dumps(result, indent=2))
+    return result
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,29 @@
+"""benchmarks.paired_losses: every deal from both seats, and the both-seats loss rate against independence."""
+
+from __future__ import annotations
+
+import pytest
+
+from benchmarks.paired_losses import paired_losses
+from tabletop_envs.core.policy import RandomPolicy
+
+
+def test_in_a_mirror_match_each_deal_is_lost_from_exactly_one_seat(toy, play_highest):
+    # The same deterministic policy on both sides: the cards alone decide, so whichever seat the
+    # deal favours wins both times and no deal is lost from both seats.
+    mirror = paired_losses(toy, play_highest, play_highest, deals=100)
+    assert mirror["both_seats_lost"] == 0.0
+    assert 0.3 < mirror["loss_rate_seat_0"] < 0.7 and mirror["if_independent"] > 0.05
+
+
+def test_against_random_the_measure_separates_deal_luck_from_play(toy, play_highest):
+    # In the toy game the deal matters a lot: losing one seat of a deal almost guarantees winning
+    # the other, so both-seat losses fall far below what independent losses would give.
+    result = paired_losses(toy, play_highest, RandomPolicy(), deals=200)
+    assert result["loss_rate_seat_0"] > 0.1 and result["loss_rate_seat_1"] > 0.1
+    assert result["both_seats_lost"] < 0.5 * result["if_independent"]
+
+
+def test_paired_losses_need_two_players():
+    with pytest.raises(ValueError, match="two-player"):
+        paired_losses("earth_v0", RandomPolicy(), RandomPolicy(), deals=1, game_kwargs={"num_players": 3})
