@@ -72,7 +72,7 @@ class PretrainConfig:
                               "learner before PPO; empty = start from scratch")
     games: int = config_key(1000, "teacher games recorded for the warm start", min=1)
     vs_random_share: float = config_key(0.25, "share of those games the teacher plays against random", min=0, max=1)
-    epochs: int = config_key(5, "passes over the teacher data", min=0)
+    epochs: int = config_key(5, "passes over the teacher data", min=1)
     batch_size: int = config_key(512, "minibatch size of the cloning fit", min=2)
     learning_rate: float = config_key(1e-3, "Adam step size of the cloning fit", min=0)
     vf_coef: float = config_key(0.5, "weight of the value head's fit to the teacher games' returns", min=0)

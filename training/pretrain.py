@@ -146,7 +146,7 @@ def clone(policy, data: TeacherData, epochs: int = 5, batch_size: int = 512, lea
             f"{100 * agreement:.1f}% (held-out), value mse {value_mse:.3f}")
     policy.set_training_mode(False)
     report["fit_seconds"] = round(time.perf_counter() - t0, 1)
-    report["holdout_agreement"] = report["epochs"][-1]["holdout_agreement"] if epochs else None
+    report["holdout_agreement"] = report["epochs"][-1]["holdout_agreement"]
     return report
 
 
