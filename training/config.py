@@ -101,6 +101,11 @@ class OutputConfig:
     verbose: int = config_key(0, "SB3 verbosity (0 quiet, 1 per-update table)", min=0, max=2)
 
 
+# What a phase may change mid-run: values read afresh at every update or every episode.
+PHASE_KEYS = {"ppo.learning_rate", "ppo.ent_coef", "selfplay.random_weight", "selfplay.heuristic_weight",
+              "selfplay.play_latest_ratio", "selfplay.gate_win_rate"}
+
+
 @dataclass
 class TrainConfig:
     env: str = config_key("terralore_v0", "env name from the registry")
@@ -112,8 +117,12 @@ class TrainConfig:
     pretrain: PretrainConfig = field(default_factory=PretrainConfig, metadata={"doc": "warm start by cloning a bot"})
     eval: EvalConfig = field(default_factory=EvalConfig, metadata={"doc": "evaluation schedule"})
     output: OutputConfig = field(default_factory=OutputConfig, metadata={"doc": "files and logging"})
+    phases: list[dict[str, Any]] = config_key([], "later phases of the same run: [{at: <step>, set: {<key>: <value>}}], "
+                                              "applied in order when the learner reaches each step (and again on "
+                                              f"--resume); keys: {', '.join(sorted(PHASE_KEYS))}")
 
     def validate(self) -> TrainConfig:
+        self._check_phases()
         sp = self.selfplay
         if sp.random_weight + sp.heuristic_weight > 1 + 1e-9:
             raise ConfigError(f"selfplay.random_weight + selfplay.heuristic_weight = "
@@ -124,6 +133,35 @@ class TrainConfig:
         if not self.ppo.net_arch or any(h < 1 for h in self.ppo.net_arch):
             raise ConfigError(f"ppo.net_arch must be a non-empty list of positive sizes, got {self.ppo.net_arch}")
         return self
+
+    def _check_phases(self) -> None:
+        previous = 0
+        for i, phase in enumerate(self.phases):
+            where = f"phases[{i}]"
+            if set(phase) != {"at", "set"} or not isinstance(phase["set"], dict) or not phase["set"]:
+                raise ConfigError(f"{where} must be a mapping with exactly 'at' (a step) and 'set' (keys to change), "
+                                  f"got {phase!r}")
+            at = phase["at"]
+            if isinstance(at, bool) or not isinstance(at, int) or not previous < at < self.ppo.total_timesteps:
+                raise ConfigError(f"{where}.at must be a step after the previous phase's ({previous}) and before "
+                                  f"ppo.total_timesteps ({self.ppo.total_timesteps}), got {at!r}; for a shorter run drop them: --set phases=[]")
+            previous = at
+            for key, value in phase["set"].items():
+                if key not in PHASE_KEYS:
+                    raise ConfigError(f"{where}.set: {key!r} cannot change during a run; phase keys are "
+                                      f"{', '.join(sorted(PHASE_KEYS))}")
+                section, name = key.split(".")
+                part = getattr(self, section)
+                hint = typing.get_type_hints(type(part))[name]
+                meta = {f.name: f.metadata for f in dataclasses.fields(part)}[name]
+                phase["set"][key] = _check_type(value, hint, f"{where}.set.{key}", "phases", meta)
+        weights = {"selfplay.random_weight": self.selfplay.random_weight,
+                   "selfplay.heuristic_weight": self.selfplay.heuristic_weight}
+        for i, phase in enumerate(self.phases):
+            weights.update({k: v for k, v in phase["set"].items() if k in weights})
+            if sum(weights.values()) > 1 + 1e-9:
+                raise ConfigError(f"phases[{i}]: selfplay.random_weight + selfplay.heuristic_weight = "
+                                  f"{sum(weights.values()):g} > 1; they are shares of episodes")
 
     def run_dir(self) -> Path:
         return Path(self.output.dir.format(env=self.env, seed=self.seed, name=self.output.name))

@@ -33,23 +33,26 @@ class OpponentPool:
 
     def __init__(self, env_name: str, random_weight: float = 0.1, heuristic_weight: float = 0.2,
                  window: int = 5, play_latest_ratio: float = 0.5):
-        if random_weight + heuristic_weight > 1 + 1e-9:
-            raise ValueError("random_weight + heuristic_weight must be <= 1")
         self.env_name = env_name
-        self.random_weight = random_weight
-        self.heuristic_weight = heuristic_weight
         self.window = window
         self.play_latest_ratio = play_latest_ratio
         self.snapshots: deque[MLPPolicy] = deque(maxlen=window)
         self.random = _tagged(RandomPolicy(), RANDOM, "random")
         self.heuristic = None
-        if heuristic_weight > 0:
+        self.set_weights(random_weight, heuristic_weight)
+
+    def set_weights(self, random_weight: float, heuristic_weight: float) -> None:
+        """Change the anchors' shares (a recipe phase); the heuristic is loaded when it first gets a share."""
+        if random_weight + heuristic_weight > 1 + 1e-9:
+            raise ValueError("random_weight + heuristic_weight must be <= 1")
+        if heuristic_weight > 0 and self.heuristic is None:
             try:
-                bot = load_policy(f"{env_name}/heuristic")
+                bot = load_policy(f"{self.env_name}/heuristic")
             except Exception as exc:
-                raise ConfigError(f"selfplay.heuristic_weight is {heuristic_weight} but {env_name}/heuristic cannot "
-                                  f"be loaded ({exc}); set selfplay.heuristic_weight: 0") from exc
+                raise ConfigError(f"selfplay.heuristic_weight is {heuristic_weight} but {self.env_name}/heuristic "
+                                  f"cannot be loaded ({exc}); set selfplay.heuristic_weight: 0") from exc
             self.heuristic = _tagged(bot, HEURISTIC, "heuristic")
+        self.random_weight, self.heuristic_weight = random_weight, heuristic_weight
 
     # ------------------------------------------------------------------ sampling
     def probabilities(self) -> dict[str, float]:

@@ -32,7 +32,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 
 from tabletop_envs.core.single_agent import SingleAgentEnv
 
-from .config import TrainConfig, load_config
+from .config import PHASE_KEYS, TrainConfig, load_config
 from .evaluate import anchor_evaluation, split_env_kwargs
 from .pool import SNAPSHOT, OpponentPool, WinRateGate
 
@@ -109,6 +109,8 @@ class SelfPlayCallback(BaseCallback):
         self.next_snapshot = sp.snapshot_every
         self.next_eval = cfg.eval.every
         self.next_checkpoint = cfg.output.checkpoint_every
+        self.phases_applied: list[dict] = []
+        self.live = {key: getattr(getattr(cfg, key.split(".")[0]), key.split(".")[1]) for key in PHASE_KEYS}
         if state:
             self.history = state["history"]
             self.next_snapshot, self.next_eval = state["next_snapshot"], state["next_eval"]
@@ -119,6 +121,7 @@ class SelfPlayCallback(BaseCallback):
     def _on_training_start(self) -> None:
         if not self.pool.snapshots and self.cfg.selfplay.initial_snapshot:
             self._freeze()
+        self._apply_phases()  # on --resume: the phases already reached
         self._push_pool()
         if not self.history:
             self.evaluate(self.cfg.eval.games)  # the curve starts from the untrained policy
@@ -128,6 +131,8 @@ class SelfPlayCallback(BaseCallback):
             if done and "returns" in info:
                 self._record(info)
         steps = self.num_timesteps
+        if self._apply_phases():
+            self._push_pool()
         if steps >= self.next_snapshot:
             self.next_snapshot += self.cfg.selfplay.snapshot_every
             if self.gate.open():
@@ -155,6 +160,24 @@ class SelfPlayCallback(BaseCallback):
             self.logger.record("selfplay/gate_win_rate", self.gate.win_rate())
 
     # -------------------------------------------------------------- pieces
+    def _apply_phases(self) -> bool:
+        """Apply the recipe's phases the learner has reached; True if any was applied now."""
+        phases, applied = self.cfg.phases, False
+        while len(self.phases_applied) < len(phases) and self.num_timesteps >= phases[len(self.phases_applied)]["at"]:
+            phase = phases[len(self.phases_applied)]
+            self.live.update(phase["set"])
+            model, live = self.model, self.live
+            model.learning_rate = live["ppo.learning_rate"]
+            model._setup_lr_schedule()  # SB3 reads the rate through its schedule at every update
+            model.ent_coef = live["ppo.ent_coef"]
+            self.pool.set_weights(live["selfplay.random_weight"], live["selfplay.heuristic_weight"])
+            self.pool.play_latest_ratio = live["selfplay.play_latest_ratio"]
+            self.gate.threshold = live["selfplay.gate_win_rate"]
+            self.phases_applied.append({"at": phase["at"], "step": int(self.num_timesteps), "set": phase["set"]})
+            print(f"[phase] step {self.num_timesteps}: {phase['set']}", flush=True)
+            applied = True
+        return applied
+
     def _record(self, info: dict) -> None:
         score = learner_score(info["returns"], info["learner_seat"])
         for tag in set(info.get("opponent_tags", [])):
@@ -308,7 +331,7 @@ def train(cfg: TrainConfig, resume: bool = False, command: str | None = None) ->
                "train_seconds": round(train_seconds, 1),
                "steps_per_second": round((model.num_timesteps - start_steps) / max(end - ppo_start, 1e-9), 1),
                "snapshots": [s.name for s in pool.snapshots], "snapshots_gated_out": callback.snapshots_skipped,
-               "interrupted": interrupted}
+               "interrupted": interrupted, "phases_applied": callback.phases_applied}
     if pretrain_report:
         summary["pretrain"] = {k: v for k, v in pretrain_report.items() if k != "epochs"}
     evaluation = {}

@@ -92,3 +92,17 @@ def test_every_key_is_documented_with_its_default():
 def test_shipped_recipes_load(path):
     cfg = load_config(path)
     assert cfg.env.endswith("_v0")
+
+
+@pytest.mark.parametrize(("phases", "message"), [
+    ([{"at": 500}], "exactly 'at'"),
+    ([{"at": 500, "set": {"ppo.n_steps": 64}}], "'ppo.n_steps' cannot change during a run"),
+    ([{"at": 500, "set": {"ppo.learning_rate": 1e-4}}, {"at": 400, "set": {"ppo.ent_coef": 0.0}}],
+     r"phases\[1\].at must be a step after the previous phase's \(500\)"),
+    ([{"at": 5000, "set": {"ppo.learning_rate": 1e-4}}], r"before ppo.total_timesteps \(1000\)"),
+    ([{"at": 500, "set": {"ppo.learning_rate": "fast"}}], "'phases\\[0\\].set.ppo.learning_rate' must be a number"),
+    ([{"at": 500, "set": {"selfplay.heuristic_weight": 0.95}}], r"phases\[0\]: selfplay.random_weight \+ "),
+])
+def test_bad_phases_are_clear_errors(phases, message):
+    with pytest.raises(ConfigError, match=message):
+        load_config(data={"ppo": {"total_timesteps": 1000}, "phases": phases})

@@ -130,3 +130,13 @@ def test_snapshot_is_an_mlp_policy_that_plays_legal_moves(toy):
         mask = (rng.random(11) < 0.3).astype(np.int8)
         mask[rng.integers(11)] = 1
         assert mask[snap.act(rng.random(32).astype(np.float32), mask, rng)] == 1
+
+
+def test_set_weights_moves_the_draws_and_loads_the_heuristic_when_it_first_gets_a_share():
+    pool = OpponentPool("terralore_v0", random_weight=1.0, heuristic_weight=0.0)
+    assert pool.heuristic is None
+    pool.set_weights(0.0, 1.0)
+    rng = np.random.default_rng(0)
+    assert {pool(rng).pool_tag for _ in range(50)} == {"heuristic"}
+    with pytest.raises(ValueError, match="<= 1"):
+        pool.set_weights(0.6, 0.6)

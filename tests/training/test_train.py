@@ -91,3 +91,31 @@ def test_export_cli_rebuilds_the_policy_from_a_run_folder(toy, tmp_path):
     assert meta["env_id"] == "toy_v0" and meta["training"]["steps"] == 256
     assert meta["evaluation"]["vs_random"]["games"] == 20
     assert load_policy(str(tmp_path / "m" / "ppo.onnx")).num_actions == 11
+
+
+def test_a_phase_changes_the_learning_rate_and_the_pool_when_the_learner_reaches_its_step(toy, tmp_path):
+    from sb3_contrib import MaskablePPO
+
+    data = {**TINY, "phases": [{"at": 512, "set": {"ppo.learning_rate": 1e-5, "selfplay.random_weight": 0.0}}],
+            "output": {**TINY["output"], "dir": str(tmp_path / "run"), "export": False, "learning_curve": False},
+            "eval": {**TINY["eval"], "final_games": 0}}
+    summary = train(load_config(data=data))
+    (applied,) = summary["phases_applied"]
+    assert 512 <= applied["step"] < 512 + 256  # at the first step on or after 512 (rollouts of 2 x 128)
+    model = MaskablePPO.load(tmp_path / "run" / "final_model.zip")
+    assert model.policy.optimizer.param_groups[0]["lr"] == 1e-5  # the updates after the phase used the new rate
+    run = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert run["config"]["ppo"]["learning_rate"] == 3e-4  # the recipe as written; phases are recorded beside it
+
+
+def test_resume_reapplies_the_phases_already_reached(toy, tmp_path):
+    data = {**TINY, "phases": [{"at": 512, "set": {"selfplay.random_weight": 0.0, "ppo.ent_coef": 0.0}}],
+            "output": {**TINY["output"], "dir": str(tmp_path / "run"), "export": False, "learning_curve": False},
+            "eval": {**TINY["eval"], "final_games": 0}}
+    data["ppo"] = {**TINY["ppo"], "total_timesteps": 768}
+    first = train(load_config(data=data))
+    data["ppo"] = {**TINY["ppo"], "total_timesteps": 1024}
+    second = train(load_config(data=data), resume=True)
+    assert [p["at"] for p in first["phases_applied"]] == [512]
+    assert second["phases_applied"] == [{"at": 512, "step": 768, "set": {"selfplay.random_weight": 0.0,
+                                                                         "ppo.ent_coef": 0.0}}]
