@@ -123,10 +123,7 @@ class TrainConfig:
 
     def validate(self) -> TrainConfig:
         self._check_phases()
-        sp = self.selfplay
-        if sp.random_weight + sp.heuristic_weight > 1 + 1e-9:
-            raise ConfigError(f"selfplay.random_weight + selfplay.heuristic_weight = "
-                              f"{sp.random_weight + sp.heuristic_weight:g} > 1; they are shares of episodes")
+        self._check_shares()
         if self.ppo.batch_size > self.ppo.n_steps * self.vec.n_envs:
             raise ConfigError(f"ppo.batch_size {self.ppo.batch_size} exceeds the rollout size ppo.n_steps * "
                               f"vec.n_envs = {self.ppo.n_steps * self.vec.n_envs}; lower it or raise n_steps")
@@ -155,13 +152,16 @@ class TrainConfig:
                 hint = typing.get_type_hints(type(part))[name]
                 meta = {f.name: f.metadata for f in dataclasses.fields(part)}[name]
                 phase["set"][key] = _check_type(value, hint, f"{where}.set.{key}", "phases", meta)
-        weights = {"selfplay.random_weight": self.selfplay.random_weight,
-                   "selfplay.heuristic_weight": self.selfplay.heuristic_weight}
-        for i, phase in enumerate(self.phases):
-            weights.update({k: v for k, v in phase["set"].items() if k in weights})
-            if sum(weights.values()) > 1 + 1e-9:
-                raise ConfigError(f"phases[{i}]: selfplay.random_weight + selfplay.heuristic_weight = "
-                                  f"{sum(weights.values()):g} > 1; they are shares of episodes")
+
+    def _check_shares(self) -> None:
+        """The anchors' shares of episodes, as written and after each phase, sum to at most 1."""
+        shares = {"selfplay.random_weight": self.selfplay.random_weight,
+                  "selfplay.heuristic_weight": self.selfplay.heuristic_weight}
+        for where, changes in [("", {}), *((f"phases[{i}]: ", p["set"]) for i, p in enumerate(self.phases))]:
+            shares.update({k: v for k, v in changes.items() if k in shares})
+            if sum(shares.values()) > 1 + 1e-9:
+                raise ConfigError(f"{where}selfplay.random_weight + selfplay.heuristic_weight = "
+                                  f"{sum(shares.values()):g} > 1; they are shares of episodes")
 
     def run_dir(self) -> Path:
         return Path(self.output.dir.format(env=self.env, seed=self.seed, name=self.output.name))
