@@ -7,6 +7,9 @@
    Each run is paired with a zero-cost env of the same observation and action shape trained with the
    same settings: MaskablePPO's own cost for that shape, the ceiling no env of that shape can beat.
    The difference is the env's own cost per learner step, compared with connect_four's ("env cost × ref").
+   Both sides use the policy class ``training.train`` trains with (``--policy fast``, our
+   ``FastMaskablePolicy``: sb3-contrib's numbers with a cheaper mask) or sb3-contrib's stock
+   ``MlpPolicy`` (``--policy stock``); never one for us and the other for the reference.
 2. ``load_policy`` + ``act`` latency of a shipped opponent (median over real observations).
 
     python -m benchmarks.training_throughput --steps 12288 --repeats 3 --json benchmarks/results/training_throughput.json
@@ -137,14 +140,27 @@ def snapshot_opponent(env_name: str, kwargs: dict, net_arch):
     return MLPPolicy(weights, activation, deterministic=False, name="snapshot")
 
 
-def measure(env_fns, steps: int, settings: dict, seed: int = 0) -> dict:
+POLICIES = ("fast", "stock")
+
+
+def policy_class(name: str):
+    if name not in POLICIES:
+        raise ValueError(f"unknown policy {name!r}: choose one of {', '.join(POLICIES)}")
+    if name == "stock":
+        return "MlpPolicy"
+    from training.masked_policy import FastMaskablePolicy
+
+    return FastMaskablePolicy
+
+
+def measure(env_fns, steps: int, settings: dict, seed: int = 0, policy: str = "fast") -> dict:
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import DummyVecEnv
 
     torch.set_num_threads(1)
     venv = DummyVecEnv(env_fns)
-    model = MaskablePPO("MlpPolicy", venv, seed=seed, device="cpu", verbose=0, **settings)
+    model = MaskablePPO(policy_class(policy), venv, seed=seed, device="cpu", verbose=0, **settings)
     start = time.perf_counter()
     model.learn(steps)
     seconds = time.perf_counter() - start
@@ -153,7 +169,8 @@ def measure(env_fns, steps: int, settings: dict, seed: int = 0) -> dict:
             "steps_per_s": round(model.num_timesteps / seconds, 1)}
 
 
-def training_throughput(steps: int, n_envs: int, games: list[str], repeats: int = 1) -> list[dict]:
+def training_throughput(steps: int, n_envs: int, games: list[str], repeats: int = 1,
+                        policy: str = "fast") -> list[dict]:
     """One row per env; with ``repeats`` > 1 every measurement is repeated in interleaved rounds
     (so a slow spell of the machine hits all of them alike) and the median run is kept."""
     from tabletop_envs.core.registry import make_game
@@ -170,7 +187,7 @@ def training_throughput(steps: int, n_envs: int, games: list[str], repeats: int 
     runs: dict = {key: [] for key in jobs}
     for _ in range(repeats):
         for key, fns in jobs.items():
-            runs[key].append(measure(fns, steps, settings))
+            runs[key].append(measure(fns, steps, settings, policy=policy))
     median = {key: sorted(r, key=lambda m: m["steps_per_s"])[len(r) // 2] | {"repeats": len(r)}
               for key, r in runs.items()}
     ref, ref_floor = median[(REFERENCE, "run")], median[(REFERENCE, "floor")]
@@ -189,7 +206,8 @@ def training_throughput(steps: int, n_envs: int, games: list[str], repeats: int 
                      "env_us_per_step": env_us,
                      "env_cost_vs_reference": round(ref_env_us / env_us, 2) if env_us > 0 else None})
     for row in rows:
-        row["settings"] = f"MaskablePPO MlpPolicy {settings['policy_kwargs']['net_arch']}, n_steps {settings['n_steps']}, " \
+        name = "FastMaskablePolicy" if policy == "fast" else "MlpPolicy"
+        row["settings"] = f"MaskablePPO {name} {settings['policy_kwargs']['net_arch']}, n_steps {settings['n_steps']}, " \
                           f"batch {settings['batch_size']}, epochs {settings['n_epochs']}, DummyVecEnv, torch 1 thread"
     return rows
 
@@ -252,6 +270,8 @@ def main(argv=None) -> dict:
     parser.add_argument("--games", nargs="*", default=list(GAMES), help=f"subset of {list(GAMES)}")
     parser.add_argument("--policies", nargs="*", default=None,
                         help="policy ids or paths for the latency benchmark (default: the shipped <game>/ppo)")
+    parser.add_argument("--policy", choices=POLICIES, default="fast",
+                        help="policy class on both sides: ours (what training.train uses) or sb3-contrib's MlpPolicy")
     parser.add_argument("--skip-training", action="store_true")
     parser.add_argument("--json", help="write the results here")
     args = parser.parse_args(argv)
@@ -260,7 +280,7 @@ def main(argv=None) -> dict:
     result = {"machine": {"python": platform.python_version(), "cpus": os.cpu_count(),
                           "load_average": os.getloadavg()}, "training": [], "latency": []}
     if not args.skip_training:
-        result["training"] = training_throughput(args.steps, args.n_envs, args.games, args.repeats)
+        result["training"] = training_throughput(args.steps, args.n_envs, args.games, args.repeats, args.policy)
         print(f"\nMaskablePPO self-play throughput ({args.steps} learner steps, median of {args.repeats}, {args.n_envs} envs, "
               f"{result['training'][0]['settings']})")
         print(f"| env | opponent | steps/s | × {REFERENCE} | zero-cost env of this shape: steps/s (× ref) | "

@@ -38,3 +38,18 @@ def test_the_zero_cost_env_has_the_games_shape_and_is_a_valid_masked_env():
     assert obs.shape == (889,) and env.action_masks().all() and env.action_masks().shape == (203,)
     ends = [env.step(0)[2] for _ in range(5)]
     assert ends == [False] * 4 + [True]  # episodes of `length` learner steps, so resets are counted too
+
+
+def test_the_benchmark_trains_both_sides_with_the_named_policy_class():
+    import pytest
+
+    from benchmarks.training_throughput import _ZeroCost, measure, policy_class
+    from training.masked_policy import FastMaskablePolicy
+
+    assert policy_class("fast") is FastMaskablePolicy and policy_class("stock") == "MlpPolicy"
+    settings = {"n_steps": 32, "batch_size": 32, "n_epochs": 1, "policy_kwargs": {"net_arch": [8]}}
+    for name in ("fast", "stock"):
+        result = measure([_ZeroCost(6, 4)] * 2, 64, settings, policy=name)
+        assert result["steps"] == 64 and result["steps_per_s"] > 0
+    with pytest.raises(ValueError, match="fast, stock"):
+        policy_class("sb3")

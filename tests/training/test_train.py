@@ -33,6 +33,11 @@ def test_a_tiny_run_writes_model_curve_checkpoints_and_an_exported_policy(toy, t
     assert meta["evaluation"]["vs_random"]["games"] == 40 and meta["training"]["steps"] >= 1024
     policy = load_policy(str(run / "ppo.onnx"))
     assert policy.metadata["env_id"] == "toy_v0"
+    from sb3_contrib import MaskablePPO
+
+    from training.masked_policy import FastMaskablePolicy
+
+    assert isinstance(MaskablePPO.load(run / "final_model.zip", device="cpu").policy, FastMaskablePolicy)
 
 
 def test_resume_continues_from_the_newest_checkpoint(toy, tmp_path):

@@ -1,0 +1,106 @@
+"""The fast masked distribution gives sb3-contrib's numbers, and training uses it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+from sb3_contrib.common.maskable.distributions import MaskableCategorical
+
+from training.masked_policy import FastMaskableCategorical, FastMaskablePolicy
+
+
+def _pair(logits, mask):
+    stock, fast = MaskableCategorical(logits=logits), FastMaskableCategorical(logits=logits)
+    stock.apply_masking(mask)
+    fast.apply_masking(mask)
+    return stock, fast
+
+
+def _cases():
+    gen = torch.Generator().manual_seed(0)
+    for batch, actions, legal_share, scale in [(64, 730, 0.03, 3.0), (32, 203, 0.2, 1.0), (16, 7, 0.9, 1.0),
+                                                (8, 50, 0.3, 60.0)]:  # scale 60: legal logits that underflow
+        logits = torch.randn(batch, actions, generator=gen) * scale
+        mask = torch.rand(batch, actions, generator=gen) < legal_share
+        mask[:, 0] = True
+        mask[0] = False
+        mask[0, 3] = True  # a row with a single legal action
+        yield logits, mask
+
+
+@pytest.mark.parametrize("case", list(range(4)))
+def test_masked_log_probs_probabilities_entropy_and_gradients_match_sb3_contrib(case):
+    logits, mask = list(_cases())[case]
+    logits_s, logits_f = logits.clone().requires_grad_(), logits.clone().requires_grad_()
+    stock, fast = _pair(logits_s, mask)[0], _pair(logits_f, mask)[1]
+    actions = torch.stack([torch.multinomial(m.float(), 1)[0] for m in mask])  # legal actions, as PPO replays
+    torch.testing.assert_close(fast.log_prob(actions), stock.log_prob(actions), atol=1e-5, rtol=1e-5)
+    torch.testing.assert_close(fast.probs, stock.probs, atol=1e-6, rtol=1e-5)
+    torch.testing.assert_close(fast.entropy(), stock.entropy(), atol=1e-5, rtol=1e-5)
+    assert (fast.probs[~mask] == 0).all()
+    assert (fast.logits[~mask] == -1e8).all()
+    (stock.log_prob(actions).sum() + 0.01 * stock.entropy().sum()).backward()
+    (fast.log_prob(actions).sum() + 0.01 * fast.entropy().sum()).backward()
+    torch.testing.assert_close(logits_f.grad, logits_s.grad, atol=1e-5, rtol=1e-4)
+
+
+def test_samples_and_the_mode_are_always_legal():
+    for logits, mask in _cases():
+        fast = FastMaskableCategorical(logits=logits)
+        fast.apply_masking(mask)
+        for _ in range(20):
+            assert mask.gather(1, fast.sample()[:, None]).all()
+        assert mask.gather(1, fast.probs.argmax(-1)[:, None]).all()  # what deterministic predict takes
+
+
+def test_no_mask_and_a_row_without_legal_actions_behave_as_sb3_contrib():
+    logits = torch.randn(4, 9)
+    stock, fast = _pair(logits, None)
+    torch.testing.assert_close(fast.probs, stock.probs)
+    torch.testing.assert_close(fast.entropy(), stock.entropy())
+    mask = torch.ones(4, 9, dtype=torch.bool)
+    mask[2] = False  # sb3-contrib falls back to all actions alike
+    stock, fast = _pair(logits, mask)
+    torch.testing.assert_close(fast.probs, stock.probs)
+    torch.testing.assert_close(fast.entropy(), stock.entropy())
+    fast.apply_masking(None)  # removing the mask restores the unmasked distribution
+    torch.testing.assert_close(fast.probs, torch.softmax(logits, -1))
+
+
+def test_the_policy_evaluates_actions_as_the_stock_policy_with_the_same_weights(toy):
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    from tabletop_envs.core.single_agent import SingleAgentEnv
+
+    env = SingleAgentEnv(toy)
+    kwargs = {"net_arch": [16], "lr_schedule": lambda _: 1e-3}
+    stock = MaskableActorCriticPolicy(env.observation_space, env.action_space, **kwargs)
+    fast = FastMaskablePolicy(env.observation_space, env.action_space, **kwargs)
+    fast.load_state_dict(stock.state_dict())
+    obs, masks = [], []
+    rng = np.random.default_rng(0)
+    o, _ = env.reset(seed=0)
+    for _ in range(40):
+        m = env.action_masks()
+        obs.append(o)
+        masks.append(m)
+        o, _, term, trunc, _ = env.step(int(rng.choice(np.flatnonzero(m))))
+        if term or trunc:
+            o, _ = env.reset()
+    obs_t, masks_np = torch.as_tensor(np.array(obs)), np.array(masks)
+    actions = torch.as_tensor([int(np.flatnonzero(m)[0]) for m in masks_np])
+    with torch.no_grad():
+        v_s, lp_s, ent_s = stock.evaluate_actions(obs_t, actions, action_masks=masks_np)
+        v_f, lp_f, ent_f = fast.evaluate_actions(obs_t, actions, action_masks=masks_np)
+    torch.testing.assert_close(v_f, v_s)
+    torch.testing.assert_close(lp_f, lp_s, atol=1e-5, rtol=1e-5)
+    torch.testing.assert_close(ent_f, ent_s, atol=1e-5, rtol=1e-5)
+
+
+def test_the_policy_refuses_a_non_discrete_action_space():
+    import gymnasium
+
+    space = gymnasium.spaces.Box(0, 1, (3,), np.float32)
+    with pytest.raises(TypeError, match="Discrete"):
+        FastMaskablePolicy(space, gymnasium.spaces.MultiDiscrete([2, 3]), lambda _: 1e-3)
