@@ -104,3 +104,26 @@ def test_the_policy_refuses_a_non_discrete_action_space():
     space = gymnasium.spaces.Box(0, 1, (3,), np.float32)
     with pytest.raises(TypeError, match="Discrete"):
         FastMaskablePolicy(space, gymnasium.spaces.MultiDiscrete([2, 3]), lambda _: 1e-3)
+
+
+def test_the_policy_uses_fused_adam_and_its_step_equals_the_plain_adam_step():
+    import gymnasium
+
+    obs_space, act_space = gymnasium.spaces.Box(0, 1, (12,), np.float32), gymnasium.spaces.Discrete(5)
+    fast = FastMaskablePolicy(obs_space, act_space, lambda _: 1e-2, net_arch=[8])
+    plain = FastMaskablePolicy(obs_space, act_space, lambda _: 1e-2, net_arch=[8], optimizer_kwargs={"fused": False})
+    assert fast.optimizer.param_groups[0]["fused"] and not plain.optimizer.param_groups[0]["fused"]
+    plain.load_state_dict(fast.state_dict())
+    start = [p.detach().clone() for p in fast.parameters()]
+    obs = torch.rand(32, 12)
+    actions = torch.randint(0, 5, (32,))
+    for policy in (fast, plain):
+        for _ in range(3):
+            values, log_prob, entropy = policy.evaluate_actions(obs, actions, action_masks=np.ones((32, 5), bool))
+            loss = -log_prob.mean() + values.pow(2).mean() - 0.01 * entropy.mean()
+            policy.optimizer.zero_grad()
+            loss.backward()
+            policy.optimizer.step()
+    for a, b in zip(fast.parameters(), plain.parameters()):
+        torch.testing.assert_close(a, b, atol=1e-6, rtol=1e-5)
+    assert all((a - b).abs().max() > 1e-4 for a, b in zip(fast.parameters(), start))  # the steps moved every weight
