@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -25,7 +26,7 @@ class ObsSegment:
 
     @property
     def size(self) -> int:
-        return int(np.prod(self.shape))
+        return math.prod(self.shape)
 
     @property
     def stop(self) -> int:
@@ -55,14 +56,15 @@ class ObservationLayout:
             self.low[seg.start : seg.stop] = seg.low
             self.high[seg.start : seg.stop] = seg.high
         self.slices = {n: slice(s.start, s.stop) for n, s in self.segments.items()}
+        self._views = {n: (self.slices[n], s.shape) for n, s in self.segments.items()}  # bots read these per move
 
     def new(self) -> np.ndarray:
         return np.zeros(self.size, np.float32)
 
     def view(self, vector: np.ndarray, name: str) -> np.ndarray:
         """The part of ``vector`` that belongs to segment ``name``, in its shape (a view, writable)."""
-        seg = self.segments[name]
-        return vector[seg.start : seg.stop].reshape(seg.shape)
+        where, shape = self._views[name]
+        return vector[where].reshape(shape)
 
     def space(self):
         from gymnasium.spaces import Box

@@ -73,8 +73,12 @@ class TerraloreHeuristic:
     def _worth(self, card: int, view) -> float:
         """Worth of placing ``card`` now: what lasts (points, lane effects, cards, castle HP) plus how
         much it improves this turn's counting in its better lane."""
-        return (self.lasting[card] + self._castle_worth(card, view) - self._deck_out_risk(card, view)
+        known = view["_worth"].get(card)
+        if known is None:
+            known = view["_worth"][card] = (
+                self.lasting[card] + self._castle_worth(card, view) - self._deck_out_risk(card, view)
                 + max(0.0, max(self._gain(card, view, lane) for lane in (0, 1))))
+        return known
 
     def _castle_worth(self, card: int, view) -> float:
         missing = 10 - round(view["castles"][0] * 10)
@@ -99,14 +103,11 @@ class TerraloreHeuristic:
     def _gain(self, card: int, view, lane: int) -> float:
         """Change of this turn's counting outlook with ``card`` in ``lane``: its points, the enemy
         creatures its effects remove, weaken or move, and its castle healing and damage."""
-        own_att, own_def, opp_att, opp_def = self._lane_estimates(view)
-        before = self._balance(view, own_att, own_def, opp_att, opp_def)
+        own_att, own_def, opp_att, opp_def = view["_estimates"]
         own = [own_att, own_def]
         if self.is_creature[card]:
             own[lane] += self.points[card]
-        # enemies "here": my attacking lane (0) faces their defending lane and vice versa
-        enemies = {0: [int(c) for c in np.flatnonzero(view["opp_defending"])],
-                   1: [int(c) for c in np.flatnonzero(view["opp_attacking"])]}
+        enemies = view["_enemies"]
         facing = {0: opp_def, 1: opp_att}
         heal = burn = 0
         for e in self.cat[card].effects:
@@ -127,7 +128,7 @@ class TerraloreHeuristic:
                 facing[where] -= hit
                 if e.kind == "move":
                     facing[1 - where] += hit
-        return self._balance(view, own[0], own[1], facing[1], facing[0], heal, burn) - before
+        return self._balance(view, own[0], own[1], facing[1], facing[0], heal, burn) - view["_before"]
 
     def _balance(self, view, own_att, own_def, opp_att, opp_def, heal=0, burn=0) -> float:
         """How good this turn's counting looks: lethal either way dominates, else damage dealt minus taken."""
@@ -146,6 +147,13 @@ class TerraloreHeuristic:
     # ------------------------------------------------------------------ policy
     def act(self, observation, action_mask, rng) -> int:
         view = {name: self.layout.view(observation, name) for name in self.layout.segments}
+        # what every card's worth is measured against, computed once per decision
+        view["_estimates"] = self._lane_estimates(view)
+        view["_before"] = self._balance(view, *view["_estimates"])
+        # enemies "here": my attacking lane (0) faces their defending lane and vice versa
+        view["_enemies"] = {0: [int(c) for c in np.flatnonzero(view["opp_defending"])],
+                            1: [int(c) for c in np.flatnonzero(view["opp_attacking"])]}
+        view["_worth"] = {}
         decision = DECISION_ORDER[int(np.argmax(view["decision"]))] if view["decision"].any() else "play"
         legal = np.flatnonzero(action_mask)
         if decision == "mulligan":
@@ -209,7 +217,7 @@ class TerraloreHeuristic:
         return 0 if attack >= defend else 1
 
     def _balance_now(self, view) -> float:
-        return self._balance(view, *self._lane_estimates(view))
+        return view["_before"]
 
 
 register_policy("terralore_v0/heuristic", TerraloreHeuristic)
