@@ -212,6 +212,28 @@ def training_throughput(steps: int, n_envs: int, games: list[str], repeats: int 
     return rows
 
 
+def policy_comparison(steps: int, n_envs: int, games: list[str], repeats: int = 3) -> list[dict]:
+    """Each env (connect_four included) trained with sb3-contrib's MlpPolicy and with ours, the two
+    interleaved in every round so a slow spell of the machine hits both alike; medians."""
+    settings = {"n_steps": 512, "batch_size": 256, "n_epochs": 4, "policy_kwargs": {"net_arch": [128, 128]}}
+    jobs = {REFERENCE: [ConnectFourVsRandom for _ in range(n_envs)]}
+    for label in games:
+        env_name, kwargs = label.split(" ")[0], GAMES[label]
+        snap = snapshot_opponent(env_name, kwargs, settings["policy_kwargs"]["net_arch"])
+        jobs[label] = [_WithOpponent(env_name, kwargs, snap) for _ in range(n_envs)]
+    runs: dict = {}
+    for _ in range(repeats):
+        for label, fns in jobs.items():
+            for policy in POLICIES:
+                runs.setdefault((label, policy), []).append(measure(fns, steps, settings, policy=policy)["steps_per_s"])
+    rows = []
+    for label in jobs:
+        stock, fast = (statistics.median(runs[(label, p)]) for p in ("stock", "fast"))
+        rows.append({"env": label, "stock_steps_per_s": round(stock, 1), "fast_steps_per_s": round(fast, 1),
+                     "speedup": round(fast / stock, 2), "repeats": repeats})
+    return rows
+
+
 def _env_us(run: dict, floor: dict) -> float:
     """µs per learner step that the env adds over a zero-cost env of the same shape."""
     return round(1e6 / run["steps_per_s"] - 1e6 / floor["steps_per_s"], 1)
@@ -272,6 +294,8 @@ def main(argv=None) -> dict:
                         help="policy ids or paths for the latency benchmark (default: the shipped <game>/ppo)")
     parser.add_argument("--policy", choices=POLICIES, default="fast",
                         help="policy class on both sides: ours (what training.train uses) or sb3-contrib's MlpPolicy")
+    parser.add_argument("--compare-policies", action="store_true",
+                        help="instead: each env trained with the stock and with our policy class, interleaved")
     parser.add_argument("--skip-training", action="store_true")
     parser.add_argument("--json", help="write the results here")
     args = parser.parse_args(argv)
@@ -279,7 +303,14 @@ def main(argv=None) -> dict:
 
     result = {"machine": {"python": platform.python_version(), "cpus": os.cpu_count(),
                           "load_average": os.getloadavg()}, "training": [], "latency": []}
-    if not args.skip_training:
+    if args.compare_policies:
+        result["policy_comparison"] = policy_comparison(args.steps, args.n_envs, args.games, args.repeats)
+        print(f"\nsb3-contrib MlpPolicy vs FastMaskablePolicy ({args.steps} learner steps, median of {args.repeats})")
+        print("| env | MlpPolicy steps/s | FastMaskablePolicy steps/s | speed-up |\n|---|---:|---:|---:|")
+        for row in result["policy_comparison"]:
+            print(f"| {row['env']} | {row['stock_steps_per_s']:,.0f} | {row['fast_steps_per_s']:,.0f} | "
+                  f"{row['speedup']:.2f} |")
+    elif not args.skip_training:
         result["training"] = training_throughput(args.steps, args.n_envs, args.games, args.repeats, args.policy)
         print(f"\nMaskablePPO self-play throughput ({args.steps} learner steps, median of {args.repeats}, {args.n_envs} envs, "
               f"{result['training'][0]['settings']})")

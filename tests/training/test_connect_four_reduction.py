@@ -53,3 +53,19 @@ def test_the_benchmark_trains_both_sides_with_the_named_policy_class():
         assert result["steps"] == 64 and result["steps_per_s"] > 0
     with pytest.raises(ValueError, match="fast, stock"):
         policy_class("sb3")
+
+
+def test_the_policy_comparison_trains_every_env_with_both_policy_classes(monkeypatch):
+    import benchmarks.training_throughput as tt
+
+    calls = []
+
+    def fake_measure(fns, steps, settings, seed=0, policy="fast"):
+        calls.append((len(fns), policy))
+        return {"steps": steps, "seconds": 1.0, "steps_per_s": 200.0 if policy == "fast" else 100.0}
+
+    monkeypatch.setattr(tt, "measure", fake_measure)
+    rows = tt.policy_comparison(64, 2, ["terralore_v0"], repeats=1)
+    assert [r["env"] for r in rows] == ["connect_four-v3", "terralore_v0"]
+    assert sorted(calls) == [(2, "fast"), (2, "fast"), (2, "stock"), (2, "stock")]
+    assert all(r["speedup"] == 2.0 for r in rows)
