@@ -141,6 +141,7 @@ def snapshot_opponent(env_name: str, kwargs: dict, net_arch):
 
 
 POLICIES = ("fast", "stock")
+SETTINGS = {"n_steps": 512, "batch_size": 256, "n_epochs": 4, "policy_kwargs": {"net_arch": [128, 128]}}
 
 
 def policy_class(name: str):
@@ -175,7 +176,7 @@ def training_throughput(steps: int, n_envs: int, games: list[str], repeats: int 
     (so a slow spell of the machine hits all of them alike) and the median run is kept."""
     from tabletop_envs.core.registry import make_game
 
-    settings = {"n_steps": 512, "batch_size": 256, "n_epochs": 4, "policy_kwargs": {"net_arch": [128, 128]}}
+    settings = SETTINGS
     jobs = {(REFERENCE, "run"): [ConnectFourVsRandom for _ in range(n_envs)],
             (REFERENCE, "floor"): [_ZeroCost(6 * 7 * 2, 7) for _ in range(n_envs)]}
     for label in games:
@@ -205,8 +206,8 @@ def training_throughput(steps: int, n_envs: int, games: list[str], repeats: int 
                      "zero_cost_vs_reference": round(floor["steps_per_s"] / ref["steps_per_s"], 2),
                      "env_us_per_step": env_us,
                      "env_cost_vs_reference": round(ref_env_us / env_us, 2) if env_us > 0 else None})
+    name = "FastMaskablePolicy" if policy == "fast" else "MlpPolicy"
     for row in rows:
-        name = "FastMaskablePolicy" if policy == "fast" else "MlpPolicy"
         row["settings"] = f"MaskablePPO {name} {settings['policy_kwargs']['net_arch']}, n_steps {settings['n_steps']}, " \
                           f"batch {settings['batch_size']}, epochs {settings['n_epochs']}, DummyVecEnv, torch 1 thread"
     return rows
@@ -215,7 +216,7 @@ def training_throughput(steps: int, n_envs: int, games: list[str], repeats: int 
 def policy_comparison(steps: int, n_envs: int, games: list[str], repeats: int = 3) -> list[dict]:
     """Each env (connect_four included) trained with sb3-contrib's MlpPolicy and with ours, the two
     interleaved in every round so a slow spell of the machine hits both alike; medians."""
-    settings = {"n_steps": 512, "batch_size": 256, "n_epochs": 4, "policy_kwargs": {"net_arch": [128, 128]}}
+    settings = SETTINGS
     jobs = {REFERENCE: [ConnectFourVsRandom for _ in range(n_envs)]}
     for label in games:
         env_name, kwargs = label.split(" ")[0], GAMES[label]

@@ -64,10 +64,8 @@ class FastMaskableCategorical(MaskableCategorical):
         log_total = th.log(th.exp(shifted).masked_fill(illegal, 0.0).sum(-1, keepdim=True))
         normalised = shifted - log_total  # finite everywhere; meaningful only where legal
         self._normalised = normalised
-        self.__dict__.pop("logits", None)
         probs = th.exp(normalised).masked_fill(illegal, 0.0)
         # Categorical.__init__ would divide by the sum again: a second, costly node in the graph
-        self.__dict__.pop("probs", None)
         self.probs = self._param = probs
         self._num_events = probs.size(-1)
         Distribution.__init__(self, probs.size()[:-1], validate_args=False)

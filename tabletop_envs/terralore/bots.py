@@ -212,12 +212,9 @@ class TerraloreHeuristic:
     def _choose_lane(self, view) -> int:
         card = int(np.argmax(view["pending_card"]))
         attack, defend = self._gain(card, view, 0), self._gain(card, view, 1)
-        if self.is_creature[card] and attack == defend and self._balance_now(view) + attack >= 100.0:
+        if self.is_creature[card] and attack == defend and view["_before"] + attack >= 100.0:
             return 1  # the attack is already lethal: more defence guards against what we cannot see
         return 0 if attack >= defend else 1
-
-    def _balance_now(self, view) -> float:
-        return view["_before"]
 
 
 register_policy("terralore_v0/heuristic", TerraloreHeuristic)
