@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from benchmarks.training_throughput import ConnectFourVsRandom, ZeroCostEnv
 
@@ -41,8 +42,6 @@ def test_the_zero_cost_env_has_the_games_shape_and_is_a_valid_masked_env():
 
 
 def test_the_benchmark_trains_both_sides_with_the_named_policy_class():
-    import pytest
-
     from benchmarks.training_throughput import _ZeroCost, measure, policy_class
     from training.masked_policy import FastMaskablePolicy
 
