@@ -18,6 +18,7 @@ nonsense without any error.
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import numpy as np
@@ -25,10 +26,29 @@ import numpy as np
 from .errors import ModelMismatchError, TabletopError
 
 SIDECAR_FORMAT = "tabletop_envs.policy/1"
-ACTIVATIONS = {
-    "tanh": np.tanh,
+ACTIVATIONS = {  # in place: applied only to fresh products
+    "tanh": lambda x: np.tanh(x, out=x),
     "relu": lambda x: np.maximum(x, 0, out=x),
 }
+
+
+def mlp_forward(h: np.ndarray, layers, act) -> np.ndarray:
+    """An MLP's output for one input (1-D) or a batch (2-D): ``act`` after every layer but the last.
+
+    ``layers`` is ``[(W, b), ...]`` with ``W`` of shape (in, out), any memory order (the learner's
+    rollout passes views of its torch weights, which are (out, in), transposed).
+    """
+    # Card-game observations are mostly zeros (one-hot zones): multiplying only the rows of the
+    # columns that are non-zero somewhere in the input costs a few µs where the dense product of a
+    # wide first layer costs hundreds on a busy machine.
+    nonzero = (h if h.ndim == 1 else h.any(0)).nonzero()[0]
+    w, b = layers[0]
+    h = h[..., nonzero] @ w[nonzero] if nonzero.shape[0] * 4 < h.shape[-1] else h @ w
+    h += b  # products are fresh arrays: add and activate in place
+    for w, b in layers[1:]:
+        h = act(h) @ w
+        h += b
+    return h
 
 
 class MLPPolicy:
@@ -56,23 +76,7 @@ class MLPPolicy:
 
     def logits(self, observation: np.ndarray) -> np.ndarray:
         """Logits for one observation (1-D) or a batch (2-D)."""
-        h = np.asarray(observation, np.float32)
-        layers = self.layers
-        if h.ndim == 1:
-            # Card-game observations are mostly zeros (one-hot zones): multiplying only the rows of
-            # the non-zero entries costs a few µs where the dense product of a wide first layer
-            # costs hundreds on a busy machine.
-            nonzero = np.flatnonzero(h)
-            if nonzero.shape[0] * 4 < h.shape[0]:
-                w, b = layers[0]
-                h = self._act(h[nonzero] @ w[nonzero] + b) if len(layers) > 1 else h[nonzero] @ w[nonzero] + b
-                layers = layers[1:]
-                if not layers:
-                    return h
-        for w, b in layers[:-1]:
-            h = self._act(h @ w + b)
-        w, b = layers[-1]
-        return h @ w + b
+        return mlp_forward(np.asarray(observation, np.float32), self.layers, self._act)
 
     def act(self, observation, action_mask, rng) -> int:
         return choose_legal(self.logits(observation), action_mask, rng, self.deterministic)
@@ -135,16 +139,31 @@ class OnnxPolicy:
 def choose_legal(logits: np.ndarray, action_mask: np.ndarray, rng, deterministic: bool) -> int:
     """Argmax of (or a sample from) the logits restricted to the legal actions: always legal."""
     legal = np.flatnonzero(action_mask)
-    if legal.shape[0] == 0:
+    count = legal.shape[0]
+    if count == 0:
         raise ValueError("the action mask has no legal action: a policy is only asked at a decision point")
+    if count == 1:
+        return int(legal[0])
     z = logits[legal]
     if deterministic:
         return int(legal[np.argmax(z)])
-    weights = np.cumsum(np.exp(z - z.max()))
     if rng is None:
         rng = np.random.default_rng()
+    if count <= 16:
+        # A handful of legal actions (the usual case in card games): Python floats cost less than
+        # numpy's per-call overhead. Same draw: the first action whose cumulative weight exceeds u * total.
+        values = z.tolist()
+        top = max(values)
+        weights = [math.exp(v - top) for v in values]
+        threshold = rng.random() * math.fsum(weights)
+        for i, w in enumerate(weights):
+            threshold -= w
+            if threshold < 0:
+                return int(legal[i])
+        return int(legal[-1])
+    weights = np.cumsum(np.exp(z - z.max()))
     pick = np.searchsorted(weights, rng.random() * weights[-1], side="right")
-    return int(legal[min(pick, legal.shape[0] - 1)])
+    return int(legal[min(pick, count - 1)])
 
 
 # ------------------------------------------------------------------------------------ loading
