@@ -41,7 +41,10 @@ class PPOConfig:
     max_grad_norm: float = config_key(0.5, "gradient clipping", min=0)
     net_arch: list[int] = config_key([128, 128], "hidden layer sizes of the policy and value MLPs (not shared)")
     activation: Literal["tanh", "relu"] = config_key("tanh", "hidden activation; exported as-is")
-    torch_threads: int = config_key(1, "torch intra-op threads (1 leaves the other core to the envs)", min=1)
+    torch_threads: int = config_key(1, "torch intra-op threads while collecting (1 leaves the other core to the envs)",
+                                    min=1)
+    update_threads: int = config_key(2, "torch intra-op threads during the PPO update, when the envs wait (capped at "
+                                     "the machine's cores)", min=1)
     device: str = config_key("cpu", "torch device for the learner")
 
 

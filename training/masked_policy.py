@@ -18,16 +18,29 @@ size of a small network's forward pass. A NaN in the logits still fails loudly: 
 refuses NaN probabilities when the rollout samples. The policy's Adam is torch's fused
 implementation: the same update in one kernel per step.
 
+The rollout's forward pass (under ``no_grad``: one call per vectorised step, a batch of n_envs
+observations) runs in numpy on copies of the torch weights made after each update
+(:func:`mlp_forward`, the one the shipped opponents use). torch's per-operator overhead made that call ~0.6 ms for a network whose arithmetic
+takes a few µs, the largest single cost of collecting a rollout. It samples from the same masked
+distribution with torch's random generator, so a seeded run stays reproducible; the update
+(``evaluate_actions``, with gradients) stays in torch.
+
 Use ``MaskablePPO(FastMaskablePolicy, env, ...)``; checkpoints saved with it load as usual.
 """
 
 from __future__ import annotations
 
+import weakref
+
+import numpy as np
 import torch as th
 from gymnasium import spaces
 from sb3_contrib.common.maskable.distributions import MaskableCategorical, MaskableCategoricalDistribution
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+from stable_baselines3.common.torch_layers import FlattenExtractor
 from torch.distributions import Categorical, Distribution
+
+from tabletop_envs.core.onnx_policy import ACTIVATIONS, mlp_forward
 
 HUGE_NEG = -1e8  # what sb3-contrib writes into masked logits; kept so the logits match
 
@@ -97,3 +110,101 @@ class FastMaskablePolicy(MaskableActorCriticPolicy):
             kwargs["optimizer_kwargs"] = {"fused": True, **(kwargs.get("optimizer_kwargs") or {})}
         super().__init__(observation_space, action_space, *args, **kwargs)
         self.action_dist = FastMaskableCategoricalDistribution(int(action_space.n))
+        self.optimizer.register_step_post_hook(_call_weakly(self._weights_changed))
+
+    def forward(self, obs: th.Tensor, deterministic: bool = False, action_masks=None):
+        plan = None if th.is_grad_enabled() or obs.device.type != "cpu" else self._numpy_plan()
+        if plan is None:
+            return super().forward(obs, deterministic, action_masks)
+        pi_layers, vf_layers, act = plan
+        x = obs.numpy().astype(np.float32, copy=False).reshape(obs.shape[0], -1)
+        logits = mlp_forward(x, pi_layers, act)
+        values = mlp_forward(x, vf_layers, act)
+        mask = np.ones(logits.shape, bool) if action_masks is None else \
+            np.asarray(action_masks, bool).reshape(logits.shape)
+        if not mask.any(1).all():  # a row without a legal action: sb3-contrib's own fallback
+            return super().forward(obs, deterministic, action_masks)
+        shifted = np.where(mask, logits, -np.inf)
+        shifted -= shifted.max(1, keepdims=True)
+        cumulative = np.cumsum(np.exp(shifted), 1)  # exp(-inf) = 0: illegal actions add nothing
+        total = cumulative[:, -1]
+        if deterministic:
+            actions = shifted.argmax(1)
+        else:
+            # inverse CDF with u in (0, 1]: the first index whose cumulative mass reaches u * total,
+            # never an illegal one (it adds no mass) nor past the last legal one
+            u = 1.0 - th.rand(x.shape[0], dtype=th.float64).numpy()
+            actions = (cumulative < (u * total)[:, None]).sum(1)
+        log_prob = shifted[np.arange(x.shape[0]), actions] - np.log(total)
+        return (th.from_numpy(actions.astype(np.int64)), th.from_numpy(np.ascontiguousarray(values, np.float32)),
+                th.from_numpy(log_prob.astype(np.float32)))
+
+    def _numpy_plan(self):
+        """The rollout's numpy forward, or None where it doesn't apply (then torch's runs).
+
+        The layers are numpy copies of the torch weights, each (in, out) in row order: the sparse
+        first layer gathers whole rows (a few cache lines each) instead of a strided column of a
+        transposed view (one line per element, all cold after the envs have stepped). The copies are
+        made again when a weight's storage or version changes (``load_state_dict``, in-place edits),
+        when the policy's optimiser steps (a fused step leaves the version alone) and when the
+        policy switches between training and evaluation mode.
+        """
+        if not hasattr(self, "_linears"):
+            self._linears = None
+            extractors = [self.features_extractor] if self.share_features_extractor else \
+                [self.pi_features_extractor, self.vf_features_extractor]
+            if isinstance(self.observation_space, spaces.Box) and \
+                    all(type(e) is FlattenExtractor for e in extractors):
+                try:
+                    pi, act = _linears(self.mlp_extractor.policy_net)
+                    vf, vf_act = _linears(self.mlp_extractor.value_net)
+                except TypeError:
+                    return None
+                if None in (act, vf_act) or act == vf_act:
+                    self._linears = (pi + [self.action_net], vf + [self.value_net], ACTIVATIONS[act or vf_act or "tanh"])
+                    self._weights = [t for lin in self._linears[0] + self._linears[1] for t in (lin.weight, lin.bias)]
+                    self._copies_key = None
+        if self._linears is None:
+            return None
+        key = [(t.data_ptr(), t._version) for t in self._weights]
+        if key != self._copies_key:
+            pi, vf, act = self._linears
+            self._copies = tuple([(np.ascontiguousarray(lin.weight.detach().numpy().T), lin.bias.detach().numpy().copy())
+                                  for lin in branch] for branch in (pi, vf)) + (act,)
+            self._copies_key = key
+        return self._copies
+
+    def _weights_changed(self, *_) -> None:
+        self._copies_key = None
+
+    def set_training_mode(self, mode: bool) -> None:
+        self._weights_changed()  # PPO switches mode between the update and the next rollout
+        super().set_training_mode(mode)
+
+
+def _call_weakly(method):
+    """A hook that calls ``method`` while its object lives (the optimiser must not keep the policy alive)."""
+    ref = weakref.WeakMethod(method)
+
+    def hook(*_):
+        bound = ref()
+        if bound is not None:
+            bound()
+
+    return hook
+
+
+def _linears(net: th.nn.Sequential):
+    """An MLP extractor branch as its Linear layers and its one activation's name."""
+    linears, act = [], None
+    for module in net:
+        if isinstance(module, th.nn.Linear):
+            linears.append(module)
+        elif type(module) in (th.nn.Tanh, th.nn.ReLU):
+            name = "tanh" if type(module) is th.nn.Tanh else "relu"
+            if act not in (None, name):
+                raise TypeError("mixed activations")
+            act = name
+        else:
+            raise TypeError(f"no numpy forward for {module!r}")
+    return linears, act

@@ -97,6 +97,35 @@ def build_model(cfg: TrainConfig, venv, run_dir: Path):
     )
 
 
+class UpdateThreads(BaseCallback):
+    """torch runs the PPO update on ``update`` threads and the rest of training on ``collect``.
+
+    While the update runs, the envs wait (in this process or their own), so the other cores are free
+    for its matrix products, which our wide observations make large (Earth's first layers are
+    5,148 x 128); collecting calls torch only on batches of n_envs, where threads add overhead, and
+    env worker processes need those cores then.
+    """
+
+    def __init__(self, collect: int, update: int):
+        super().__init__()
+        self.collect, self.update = collect, max(1, min(update, os.cpu_count() or 1))
+
+    def _on_rollout_end(self) -> None:
+        import torch
+
+        torch.set_num_threads(self.update)
+
+    def _on_rollout_start(self) -> None:
+        import torch
+
+        torch.set_num_threads(self.collect)
+
+    _on_training_end = _on_rollout_start
+
+    def _on_step(self) -> bool:
+        return True
+
+
 class SelfPlayCallback(BaseCallback):
     """Snapshots into the pool (gated), win-rate logging, scheduled evaluation, checkpoints."""
 
@@ -315,7 +344,8 @@ def train(cfg: TrainConfig, resume: bool = False, command: str | None = None) ->
     interrupted = False
     try:
         if remaining > 0:
-            model.learn(remaining, callback=callback, progress_bar=cfg.output.progress_bar,
+            model.learn(remaining, callback=[callback, UpdateThreads(cfg.ppo.torch_threads, cfg.ppo.update_threads)],
+                        progress_bar=cfg.output.progress_bar,
                         reset_num_timesteps=checkpoint is None, tb_log_name="run")
     except KeyboardInterrupt:
         # Stopping early is a normal way to end a run: keep what was learnt, still evaluate and export.

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 import torch
@@ -127,3 +129,149 @@ def test_the_policy_uses_fused_adam_and_its_step_equals_the_plain_adam_step():
     for a, b in zip(fast.parameters(), plain.parameters()):
         torch.testing.assert_close(a, b, atol=1e-6, rtol=1e-5)
     assert all((a - b).abs().max() > 1e-4 for a, b in zip(fast.parameters(), start))  # the steps moved every weight
+
+
+# ----------------------------------------------------------------- the rollout's numpy forward
+def _terralore_batch(n=6, seed=0):
+    """Real, sparse Terralore observations with their masks, as a rollout sees them."""
+    from tabletop_envs.core.single_agent import SingleAgentEnv
+
+    env = SingleAgentEnv("terralore_v0")
+    rng = np.random.default_rng(seed)
+    obs, masks = [], []
+    o, _ = env.reset(seed=seed)
+    while len(obs) < n:
+        m = env.action_masks()
+        obs.append(o)
+        masks.append(m)
+        o, _, term, trunc, _ = env.step(int(rng.choice(np.flatnonzero(m))))
+        if term or trunc:
+            o, _ = env.reset()
+    return env, torch.as_tensor(np.array(obs)), np.array(masks)
+
+
+def _torch_forward(policy, obs, masks, deterministic):
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    with torch.no_grad():
+        return MaskableActorCriticPolicy.forward(policy, obs, deterministic=deterministic, action_masks=masks)
+
+
+@pytest.mark.parametrize("arch", [{"net_arch": [32, 16]}, {"net_arch": [24], "activation_fn": torch.nn.ReLU},
+                                  {"net_arch": [16], "share_features_extractor": False}, {"net_arch": []}])
+@pytest.mark.parametrize("dense", [False, True])
+def test_the_rollout_forward_runs_in_numpy_and_matches_torch(arch, dense):
+    env, obs, masks = _terralore_batch()
+    if dense:  # every column non-zero: the dense product instead of the sparse rows
+        obs = torch.rand(obs.shape)
+    policy = FastMaskablePolicy(env.observation_space, env.action_space, lambda _: 1e-3, **arch)
+    assert policy._numpy_plan() is not None
+    torch.manual_seed(1)
+    with torch.no_grad():
+        greedy, values, log_prob = policy(obs, deterministic=True, action_masks=masks)
+        sampled, _, sampled_log_prob = policy(obs, action_masks=masks)
+    t_greedy, t_values, t_log_prob = _torch_forward(policy, obs, masks, deterministic=True)
+    assert greedy.dtype == t_greedy.dtype == torch.int64 and values.shape == t_values.shape
+    assert torch.equal(greedy, t_greedy)
+    torch.testing.assert_close(values, t_values, atol=1e-5, rtol=1e-5)
+    torch.testing.assert_close(log_prob, t_log_prob, atol=1e-5, rtol=1e-5)
+    # what the update will compare the rollout's log-probabilities with
+    _, replay_log_prob, _ = policy.evaluate_actions(obs, sampled, action_masks=masks)
+    torch.testing.assert_close(sampled_log_prob, replay_log_prob.detach(), atol=1e-5, rtol=1e-5)
+    assert masks[np.arange(len(masks)), sampled.numpy()].all()
+
+
+def test_rollout_samples_follow_the_masked_probabilities_and_torchs_seed():
+    env, obs, masks = _terralore_batch(n=1)
+    policy = FastMaskablePolicy(env.observation_space, env.action_space, lambda _: 1e-3, net_arch=[16])
+    with torch.no_grad():  # sharpen the logits so the frequencies differ visibly between actions
+        policy.action_net.weight.mul_(40)
+    batch = obs.repeat(4000, 1)
+    masks = np.repeat(masks, 4000, 0)
+    torch.manual_seed(7)
+    with torch.no_grad():
+        actions = policy(batch, action_masks=masks)[0].numpy()
+    torch.manual_seed(7)
+    with torch.no_grad():
+        assert np.array_equal(policy(batch, action_masks=masks)[0].numpy(), actions)  # seeded as torch is
+    probs = policy.get_distribution(obs, action_masks=masks[:1]).distribution.probs[0].detach().numpy()
+    counts = np.bincount(actions, minlength=probs.shape[0])
+    assert counts[~masks[0]].sum() == 0
+    assert probs.max() < 0.9 and (probs > 0.02).sum() >= 2  # a real choice between several actions
+    # each action's count within 5 binomial standard deviations of its expectation
+    assert np.all(np.abs(counts - 4000 * probs) <= 5 * np.sqrt(4000 * probs * (1 - probs)) + 1)
+
+
+def test_the_numpy_forward_follows_optimiser_steps_in_place_updates_and_moved_weights():
+    env, obs, masks = _terralore_batch()
+    policy = FastMaskablePolicy(env.observation_space, env.action_space, lambda _: 1e-3, net_arch=[16])
+    other = FastMaskablePolicy(env.observation_space, env.action_space, lambda _: 1e-3, net_arch=[16])
+    with torch.no_grad():
+        before = policy(obs, deterministic=True, action_masks=masks)[1]
+    policy.load_state_dict(other.state_dict())  # in place: the cached views see it
+    with torch.no_grad():
+        after = policy(obs, deterministic=True, action_masks=masks)[1]
+    torch.testing.assert_close(after, _torch_forward(other, obs, masks, True)[1], atol=1e-5, rtol=1e-5)
+    assert not torch.allclose(before, after)
+    policy.value_net.weight.data = policy.value_net.weight.data * 2  # a new storage: the copies are remade
+    with torch.no_grad():
+        moved = policy(obs, deterministic=True, action_masks=masks)[1]
+    torch.testing.assert_close(moved, _torch_forward(policy, obs, masks, True)[1], atol=1e-5, rtol=1e-5)
+    assert policy.optimizer.param_groups[0]["fused"]  # whose in-place step leaves torch's version counter alone
+    for _ in range(3):
+        values, _, _ = policy.evaluate_actions(obs, torch.as_tensor(masks.argmax(1)), action_masks=masks)
+        policy.optimizer.zero_grad()
+        (values - 5.0).pow(2).mean().backward()
+        policy.optimizer.step()
+        with torch.no_grad():
+            stepped = policy(obs, deterministic=True, action_masks=masks)[1]
+        torch.testing.assert_close(stepped, _torch_forward(policy, obs, masks, True)[1], atol=1e-5, rtol=1e-5)
+    assert not torch.allclose(stepped, moved)
+
+
+def test_gradients_a_row_without_legal_actions_and_other_extractors_take_torchs_path():
+    env, obs, masks = _terralore_batch()
+    policy = FastMaskablePolicy(env.observation_space, env.action_space, lambda _: 1e-3, net_arch=[16])
+    _, values, log_prob = policy(obs, action_masks=masks)  # gradients on: the torch graph
+    assert values.grad_fn is not None and log_prob.grad_fn is not None
+    masks = masks.copy()
+    masks[2] = False
+    torch.manual_seed(3)
+    with torch.no_grad():
+        got = policy(obs, deterministic=True, action_masks=masks)
+    for a, b in zip(got, _torch_forward(policy, obs, masks, True)):
+        torch.testing.assert_close(a, b)
+    policy.mlp_extractor.policy_net.append(torch.nn.Dropout(0.0))
+    del policy._linears  # the plan is built once; rebuild it for the changed network
+    assert policy._numpy_plan() is None
+
+
+def test_training_switches_torch_threads_between_collecting_and_updating(toy, monkeypatch):
+    from sb3_contrib import MaskablePPO
+
+    from tabletop_envs.core.single_agent import SingleAgentEnv
+    from training.train import UpdateThreads
+
+    torch.set_num_threads(1)
+    model = MaskablePPO(FastMaskablePolicy, SingleAgentEnv(toy), n_steps=64, batch_size=32, n_epochs=1, seed=0,
+                        policy_kwargs={"net_arch": [8]}, device="cpu")
+    seen = {"collect": set(), "update": set()}
+    train = model.train
+
+    def spy_train():
+        seen["update"].add(torch.get_num_threads())
+        return train()
+
+    monkeypatch.setattr(model, "train", spy_train)
+    threads = UpdateThreads(collect=1, update=2)
+    original_step = threads._on_step
+
+    def on_step():
+        seen["collect"].add(torch.get_num_threads())
+        return original_step()
+
+    threads._on_step = on_step
+    model.learn(192, callback=threads)
+    assert seen["collect"] == {1}
+    assert seen["update"] == {min(2, os.cpu_count())}
+    assert torch.get_num_threads() == 1  # restored when training ends
