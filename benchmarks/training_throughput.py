@@ -95,35 +95,57 @@ class ZeroCostEnv(gymnasium.Env):
     MaskablePPO's own cost per step (rollout plumbing, masked distribution, the update) grows with
     the observation width and the number of actions. Trained on this env with the same settings it
     gives the ceiling any env of that shape can reach, so the part of a game's training time that
-    the env itself causes is measured, not guessed. Episodes last ``length`` steps; all actions legal.
+    the env itself causes is measured, not guessed. It replays ``observations`` (real ones, recorded
+    from the game: the rollout's forward multiplies only the non-zero columns, so zeros would flatter
+    it) in turn; episodes last ``length`` steps; all actions legal.
     """
 
-    def __init__(self, obs_size: int, num_actions: int, length: int = 30):
-        self.observation_space = gymnasium.spaces.Box(0, 1, (obs_size,), np.float32)
+    def __init__(self, observations: np.ndarray, num_actions: int, length: int = 30):
+        self._bank = np.asarray(observations, np.float32)
+        self.observation_space = gymnasium.spaces.Box(0, 1, self._bank.shape[1:], np.float32)
         self.action_space = gymnasium.spaces.Discrete(num_actions)
-        self._obs = np.zeros(obs_size, np.float32)
         self._mask = np.ones(num_actions, bool)
-        self.length, self._t = length, 0
+        self.length, self._t, self._i = length, 0, 0
+
+    def _next(self) -> np.ndarray:
+        self._i = (self._i + 1) % self._bank.shape[0]
+        return self._bank[self._i].copy()  # new data each call, as a real env
 
     def reset(self, *, seed=None, options=None):
         super().reset(seed=seed)
+        if seed is not None:
+            self._i = int(self.np_random.integers(self._bank.shape[0]))
         self._t = 0
-        return self._obs.copy(), {}
+        return self._next(), {}
 
     def step(self, action):
         self._t += 1
-        return self._obs.copy(), 0.0, self._t >= self.length, False, {}  # new data each call, as a real env
+        return self._next(), 0.0, self._t >= self.length, False, {}
 
     def action_masks(self):
         return self._mask
 
 
+def record_observations(env_fn, count: int = 256, seed: int = 0) -> np.ndarray:
+    """``count`` learner observations of an env played with random legal actions."""
+    env = env_fn()
+    rng = np.random.default_rng(seed)
+    obs, _ = env.reset(seed=seed)
+    bank = []
+    while len(bank) < count:
+        bank.append(obs)
+        obs, _, terminated, truncated, _ = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+        if terminated or truncated:
+            obs, _ = env.reset()
+    return np.array(bank, np.float32)
+
+
 class _ZeroCost:
-    def __init__(self, obs_size: int, num_actions: int):
-        self.obs_size, self.num_actions = obs_size, num_actions
+    def __init__(self, observations: np.ndarray, num_actions: int):
+        self.observations, self.num_actions = observations, num_actions
 
     def __call__(self):
-        return ZeroCostEnv(self.obs_size, self.num_actions)
+        return ZeroCostEnv(self.observations, self.num_actions)
 
 
 def snapshot_opponent(env_name: str, kwargs: dict, net_arch):
@@ -142,6 +164,7 @@ def snapshot_opponent(env_name: str, kwargs: dict, net_arch):
 
 POLICIES = ("fast", "stock")
 SETTINGS = {"n_steps": 512, "batch_size": 256, "n_epochs": 4, "policy_kwargs": {"net_arch": [128, 128]}}
+THREADS = {"collect": 1, "update": 2}  # training.train's defaults (ppo.torch_threads, ppo.update_threads)
 
 
 def policy_class(name: str):
@@ -159,11 +182,13 @@ def measure(env_fns, steps: int, settings: dict, seed: int = 0, policy: str = "f
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    torch.set_num_threads(1)
+    from training.train import UpdateThreads
+
+    torch.set_num_threads(THREADS["collect"])
     venv = DummyVecEnv(env_fns)
     model = MaskablePPO(policy_class(policy), venv, seed=seed, device="cpu", verbose=0, **settings)
     start = time.perf_counter()
-    model.learn(steps)
+    model.learn(steps, callback=UpdateThreads(**THREADS))  # what training.train does by default
     seconds = time.perf_counter() - start
     venv.close()
     return {"steps": int(model.num_timesteps), "seconds": round(seconds, 2),
@@ -177,14 +202,16 @@ def training_throughput(steps: int, n_envs: int, games: list[str], repeats: int 
     from tabletop_envs.core.registry import make_game
 
     settings = SETTINGS
+    ref_bank = record_observations(ConnectFourVsRandom)
     jobs = {(REFERENCE, "run"): [ConnectFourVsRandom for _ in range(n_envs)],
-            (REFERENCE, "floor"): [_ZeroCost(6 * 7 * 2, 7) for _ in range(n_envs)]}
+            (REFERENCE, "floor"): [_ZeroCost(ref_bank, 7) for _ in range(n_envs)]}
     for label in games:
         env_name, kwargs = label.split(" ")[0], GAMES[label]
         game = make_game(env_name, **kwargs)
         snap = snapshot_opponent(env_name, kwargs, settings["policy_kwargs"]["net_arch"])
         jobs[(label, "run")] = [_WithOpponent(env_name, kwargs, snap) for _ in range(n_envs)]
-        jobs[(label, "floor")] = [_ZeroCost(game.observation_layout.size, game.num_actions) for _ in range(n_envs)]
+        bank = record_observations(jobs[(label, "run")][0])
+        jobs[(label, "floor")] = [_ZeroCost(bank, game.num_actions) for _ in range(n_envs)]
     runs: dict = {key: [] for key in jobs}
     for _ in range(repeats):
         for key, fns in jobs.items():
@@ -209,7 +236,8 @@ def training_throughput(steps: int, n_envs: int, games: list[str], repeats: int 
     name = "FastMaskablePolicy" if policy == "fast" else "MlpPolicy"
     for row in rows:
         row["settings"] = f"MaskablePPO {name} {settings['policy_kwargs']['net_arch']}, n_steps {settings['n_steps']}, " \
-                          f"batch {settings['batch_size']}, epochs {settings['n_epochs']}, DummyVecEnv, torch 1 thread"
+                          f"batch {settings['batch_size']}, epochs {settings['n_epochs']}, DummyVecEnv, torch " \
+                          f"{THREADS['collect']} thread collecting, {THREADS['update']} updating"
     return rows
 
 

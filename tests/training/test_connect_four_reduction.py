@@ -30,15 +30,28 @@ def test_losses_on_the_opponents_move_reach_the_learner_and_seats_are_drawn():
     assert -1.0 in outcomes and 1.0 in outcomes  # the opponent's winning move is a -1 for the learner
 
 
-def test_the_zero_cost_env_has_the_games_shape_and_is_a_valid_masked_env():
+def test_the_zero_cost_env_replays_real_observations_in_the_games_shape_and_is_a_valid_masked_env():
     from gymnasium.utils.env_checker import check_env
 
-    env = ZeroCostEnv(889, 203, length=5)
+    from benchmarks.training_throughput import _WithOpponent, record_observations
+    from tabletop_envs.core.policy import RandomPolicy
+
+    bank = record_observations(_WithOpponent("terralore_v0", {}, RandomPolicy()), count=12)
+    assert bank.shape == (12, 889) and bank.any(1).all()
+    assert 0 < np.count_nonzero(bank) < bank.size / 4  # sparse, as the game's observations are
+    env = ZeroCostEnv(bank, 203, length=5)
     check_env(env, skip_render_check=True)
     obs, _ = env.reset(seed=0)
     assert obs.shape == (889,) and env.action_masks().all() and env.action_masks().shape == (203,)
-    ends = [env.step(0)[2] for _ in range(5)]
+    seen = [obs]
+    ends = []
+    for _ in range(5):
+        obs, _, end, _, _ = env.step(0)
+        seen.append(obs)
+        ends.append(end)
     assert ends == [False] * 4 + [True]  # episodes of `length` learner steps, so resets are counted too
+    assert any(not np.array_equal(a, b) for a, b in zip(seen, seen[1:]))  # the recorded observations in turn
+    assert all(any(np.array_equal(o, b) for b in bank) for o in seen)
 
 
 def test_the_benchmark_trains_both_sides_with_the_named_policy_class():
@@ -48,7 +61,7 @@ def test_the_benchmark_trains_both_sides_with_the_named_policy_class():
     assert policy_class("fast") is FastMaskablePolicy and policy_class("stock") == "MlpPolicy"
     settings = {"n_steps": 32, "batch_size": 32, "n_epochs": 1, "policy_kwargs": {"net_arch": [8]}}
     for name in ("fast", "stock"):
-        result = measure([_ZeroCost(6, 4)] * 2, 64, settings, policy=name)
+        result = measure([_ZeroCost(np.eye(6, dtype=np.float32), 4)] * 2, 64, settings, policy=name)
         assert result["steps"] == 64 and result["steps_per_s"] > 0
     with pytest.raises(ValueError, match="fast, stock"):
         policy_class("sb3")
