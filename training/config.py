@@ -90,6 +90,11 @@ class EvalConfig:
                                 "('random' -> '<env>/random'), policy ids or model paths")
     deterministic: bool = config_key(True, "evaluate (and ship) the policy as masked argmax (true) or masked sampling "
                                      "(false); recorded in the sidecar as the loader's default")
+    select_games: int = config_key(0, "after training, play this many seat-rotated games against select_anchor with "
+                                   "the checkpoint reached at each multiple of select_every steps and with the final "
+                                   "model, then evaluate and export the best (0: the final model)", min=0)
+    select_every: int = config_key(200_000, "spacing in steps of the checkpoints select_games compares", min=1)
+    select_anchor: str = config_key("heuristic", "the anchor the selection games are played against")
 
 
 @dataclass

@@ -226,22 +226,25 @@ class SelfPlayCallback(BaseCallback):
     def _push_pool(self) -> None:
         self.training_env.env_method("set_opponent", self.pool)
 
-    def evaluate(self, games: int) -> dict:
+    def evaluate(self, games: int, model=None) -> dict:
+        """The learner's (or ``model``'s, at its own step) win rates against the anchors, into the history."""
         from .export import numpy_policy
 
         game_kwargs, max_turns = split_env_kwargs(self.cfg.env_kwargs)
-        learner = numpy_policy(self.model, deterministic=self.cfg.eval.deterministic)
+        evaluated = self.model if model is None else model
+        learner = numpy_policy(evaluated, deterministic=self.cfg.eval.deterministic)
         t0 = time.perf_counter()
         result = anchor_evaluation(self.cfg.env, learner, games, seed=self.cfg.seed + 1000,
                                    anchors=self.cfg.eval.opponents, game_kwargs=game_kwargs, max_turns=max_turns,
                                    act="argmax" if self.cfg.eval.deterministic else "sample")
-        point = {"steps": int(self.num_timesteps), "eval_seconds": round(time.perf_counter() - t0, 2)}
+        point = {"steps": int(evaluated.num_timesteps), "eval_seconds": round(time.perf_counter() - t0, 2)}
         for key, rates in result.items():
             if key.startswith("vs_"):
                 point[key] = rates["win"]["rate"]
                 point[f"{key}_ci95"] = rates["win"]["ci95"]
                 point[f"{key}_score"] = rates["score"]
-                self.logger.record(f"eval/win_rate_{key}", rates["win"]["rate"])
+                if model is None:
+                    self.logger.record(f"eval/win_rate_{key}", rates["win"]["rate"])
         self.history.append(point)
         rates = "  ".join(f"{k} {100 * v:.1f}%" for k, v in point.items() if k.startswith("vs_") and
                           isinstance(v, float) and not k.endswith("_score"))
@@ -268,6 +271,47 @@ def latest_checkpoint(run_dir: Path) -> Path | None:
     return found[-1].parent if found else None
 
 
+def select_checkpoint(cfg: TrainConfig, run_dir: Path, final_model) -> tuple:
+    """The best of the run's checkpoints (one per ``eval.select_every`` steps) and the final model,
+    by score against ``eval.select_anchor`` over ``eval.select_games`` games; ties go to the later.
+
+    A long run's last model is not always its best (Earth's win rate against the heuristic rose and
+    fell by 20 points within one run), so the recipe can ship the best one it saw. The selection
+    games use their own seed (seed + 2000): the final evaluation (seed + 1000) plays other deals, so
+    its numbers are not inflated by having picked the luckiest candidate.
+    """
+    from sb3_contrib import MaskablePPO
+
+    from .export import numpy_policy
+
+    ev = cfg.eval
+    last = int(final_model.num_timesteps)
+    saved = sorted((int(p.parent.name.split("_")[1]), p) for p in (run_dir / "checkpoints").glob("step_*/model.zip"))
+    candidates: dict[int, Path | None] = {}
+    for mark in range(ev.select_every, last, ev.select_every):
+        reached = next((item for item in saved if item[0] >= mark), None)
+        if reached is not None and reached[0] < last:
+            candidates[reached[0]] = reached[1]
+    candidates[last] = None  # the final model, in memory
+    game_kwargs, max_turns = split_env_kwargs(cfg.env_kwargs)
+    results, best = [], None
+    for steps, path in sorted(candidates.items()):
+        model = final_model if path is None else MaskablePPO.load(path, device=cfg.ppo.device)
+        rates = anchor_evaluation(cfg.env, numpy_policy(model, deterministic=ev.deterministic), ev.select_games,
+                                  seed=cfg.seed + 2000, anchors=[ev.select_anchor], game_kwargs=game_kwargs,
+                                  max_turns=max_turns, act="argmax" if ev.deterministic else "sample")
+        score = next(v for k, v in rates.items() if k.startswith("vs_"))
+        results.append({"steps": steps, "score": score["score"], "win": score["win"]["rate"],
+                        "win_ci95": score["win"]["ci95"]})
+        print(f"[select] step {steps}: score {score['score']:.3f} vs {ev.select_anchor} "
+              f"({ev.select_games} games)", flush=True)
+        if best is None or score["score"] >= best[0]:
+            best = (score["score"], steps, model)
+    print(f"[select] shipping the model of step {best[1]}", flush=True)
+    return best[2], {"anchor": ev.select_anchor, "games": ev.select_games, "seed": cfg.seed + 2000,
+                     "candidates": results, "selected_steps": best[1]}
+
+
 def learning_curve_png(history: list[dict], path: Path, title: str) -> None:
     import matplotlib
 
@@ -277,7 +321,8 @@ def learning_curve_png(history: list[dict], path: Path, title: str) -> None:
     fig, ax = plt.subplots(figsize=(6, 4))
     keys = sorted({k for h in history for k in h if k.startswith("vs_") and not k.endswith(("_ci95", "_score"))})
     for key in keys:
-        pts = [h for h in history if key in h]
+        pts = sorted((h for h in history if key in h), key=lambda h: h["steps"])  # a selected model's final
+        # evaluation sits at its own (earlier) step
         steps = [h["steps"] for h in pts]
         ax.plot(steps, [h[key] for h in pts], marker="o", label=key.replace("_", " "))
         ax.fill_between(steps, [h[f"{key}_ci95"][0] for h in pts], [h[f"{key}_ci95"][1] for h in pts], alpha=0.2)
@@ -359,23 +404,27 @@ def train(cfg: TrainConfig, resume: bool = False, command: str | None = None) ->
     model.save(run_dir / "final_model.zip")
     callback.checkpoint()
 
-    summary = {"env": cfg.env, "run_dir": str(run_dir), "steps": int(model.num_timesteps),
+    last_steps = int(model.num_timesteps)
+    if cfg.eval.select_games:
+        model, summary_selection = select_checkpoint(cfg, run_dir, model)
+    summary = {"env": cfg.env, "run_dir": str(run_dir), "steps": last_steps,
                "train_seconds": round(train_seconds, 1),
                "steps_per_second": round((model.num_timesteps - start_steps) / max(end - ppo_start, 1e-9), 1),
                "snapshots": [s.name for s in pool.snapshots], "snapshots_gated_out": callback.snapshots_skipped,
                "interrupted": interrupted, "phases_applied": callback.phases_applied}
     if pretrain_report:
         summary["pretrain"] = {k: v for k, v in pretrain_report.items() if k != "epochs"}
+    if cfg.eval.select_games:
+        summary["selection"] = summary_selection
     evaluation = {}
     if cfg.eval.final_games:
-        callback.num_timesteps = model.num_timesteps
-        evaluation = callback.evaluate(cfg.eval.final_games)
+        evaluation = callback.evaluate(cfg.eval.final_games, model)  # the selected model, if one was
         summary["evaluation"] = evaluation
     (run_dir / "history.json").write_text(json.dumps(callback.history, indent=2) + "\n")
     if cfg.output.export:
         training = {"seed": cfg.seed, "command": command, "wall_time_s": round(train_seconds, 1),
                     "stopped_early": interrupted, "config": cfg.to_dict(),
-                    "pretrain": summary.get("pretrain"),
+                    "pretrain": summary.get("pretrain"), "selection": summary.get("selection"),
                     "machine": {"cpus": os.cpu_count(), "load_average_at_end": [round(x, 2) for x in os.getloadavg()]}}
         path = export_model(model, run_dir / cfg.output.name, cfg.env, game_config, training, evaluation,
                             name=f"{cfg.env}/{cfg.output.name}", deterministic=cfg.eval.deterministic)

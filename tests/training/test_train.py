@@ -124,3 +124,40 @@ def test_resume_reapplies_the_phases_already_reached(toy, tmp_path):
     assert [p["at"] for p in first["phases_applied"]] == [512]
     assert second["phases_applied"] == [{"at": 512, "step": 768, "set": {"selfplay.random_weight": 0.0,
                                                                          "ppo.ent_coef": 0.0}}]
+
+
+def test_selection_ships_the_best_checkpoint_by_its_own_games_and_evaluates_it_on_others(toy, tmp_path, monkeypatch):
+    import numpy as np
+    from sb3_contrib import MaskablePPO
+
+    import training.train as train_module
+    from training.export import numpy_policy
+
+    data = {**TINY, "ppo": {**TINY["ppo"], "total_timesteps": 2048},
+            "eval": {**TINY["eval"], "select_games": 20, "select_every": 512, "select_anchor": "random"},
+            "output": {**TINY["output"], "dir": str(tmp_path / "run"), "checkpoint_every": 256}}
+    calls = []
+    real = train_module.anchor_evaluation
+
+    def scripted(env, policy, games, seed, anchors, **kw):  # real games; the candidate at 1024 steps scores best
+        result = real(env, policy, games, seed=seed, anchors=anchors, **kw)
+        calls.append((seed, tuple(anchors), games))
+        if seed == 1 + 2000:  # candidates are evaluated in step order: 512, 1024, 1536, 2048
+            result[f"vs_{anchors[0]}"]["score"] = 0.9 if sum(c[0] == seed for c in calls) == 2 else 0.2
+        return result
+
+    monkeypatch.setattr(train_module, "anchor_evaluation", scripted)
+    summary = train(load_config(data=data))
+    selection = summary["selection"]
+    assert [c["steps"] for c in selection["candidates"]] == [512, 1024, 1536, 2048]
+    assert selection["selected_steps"] == 1024 and selection["seed"] == 2001 and selection["games"] == 20
+    assert [c for c in calls if c[0] == 2001] == [(2001, ("random",), 20)] * 4
+    meta = json.loads((tmp_path / "run" / "ppo.json").read_text())
+    assert meta["training"]["selection"]["selected_steps"] == 1024
+    assert meta["training"]["steps"] == 1024 and summary["steps"] == 2048  # shipped: the selected one
+    shipped = load_policy(str(tmp_path / "run" / "ppo.npz"))
+    chosen = numpy_policy(MaskablePPO.load(tmp_path / "run" / "checkpoints" / "step_000001024" / "model.zip"))
+    probe = np.random.default_rng(0).random((5, chosen.observation_size)).astype(np.float32)
+    np.testing.assert_allclose(shipped.logits(probe), chosen.logits(probe), rtol=1e-5, atol=1e-6)
+    assert meta["evaluation"]["vs_random"]["games"] == 40  # the final evaluation: its own seed, the chosen model
+    assert any(c[0] == 1 + 1000 and c[2] == 40 for c in calls)
