@@ -157,7 +157,7 @@ def snapshot_opponent(env_name: str, kwargs: dict, net_arch):
     from training.export import mlp_weights
 
     model = MaskablePPO("MlpPolicy", SingleAgentEnv(env_name, **kwargs), policy_kwargs={"net_arch": net_arch},
-                        device="cpu")
+                        device="cpu", seed=0)  # the same opponent, so the same games, in every run
     weights, activation = mlp_weights(model)
     return MLPPolicy(weights, activation, deterministic=False, name="snapshot")
 
@@ -198,7 +198,8 @@ def measure(env_fns, steps: int, settings: dict, seed: int = 0, policy: str = "f
 def training_throughput(steps: int, n_envs: int, games: list[str], repeats: int = 1,
                         policy: str = "fast") -> list[dict]:
     """One row per env; with ``repeats`` > 1 every measurement is repeated in interleaved rounds
-    (so a slow spell of the machine hits all of them alike) and the median run is kept."""
+    (so a slow spell of the machine hits all of them alike): steps/s are the median run, ratios the
+    median of each round's own ratio (this machine's speed drifts by tens of percent over minutes)."""
     from tabletop_envs.core.registry import make_game
 
     settings = SETTINGS
@@ -218,19 +219,28 @@ def training_throughput(steps: int, n_envs: int, games: list[str], repeats: int 
             runs[key].append(measure(fns, steps, settings, policy=policy))
     median = {key: sorted(r, key=lambda m: m["steps_per_s"])[len(r) // 2] | {"repeats": len(r)}
               for key, r in runs.items()}
+    per_round = {key: [m["steps_per_s"] for m in r] for key, r in runs.items()}
+
+    def ratio(key, ref_key=(REFERENCE, "run")) -> float:
+        return round(statistics.median(a / b for a, b in zip(per_round[key], per_round[ref_key])), 2)
+
     ref, ref_floor = median[(REFERENCE, "run")], median[(REFERENCE, "floor")]
     ref_env_us = _env_us(ref, ref_floor)
     rows = [{"env": REFERENCE, "opponent": "random (inside env)", "n_envs": n_envs, **ref,
+             "steps_per_s_each_round": per_round[(REFERENCE, "run")],
              "zero_cost_env_steps_per_s": ref_floor["steps_per_s"],
-             "zero_cost_vs_reference": round(ref_floor["steps_per_s"] / ref["steps_per_s"], 2),
+             "zero_cost_vs_reference": ratio((REFERENCE, "floor")),
              "env_us_per_step": ref_env_us}]
     for label in games:
         res, floor = median[(label, "run")], median[(label, "floor")]
         env_us = _env_us(res, floor)
         rows.append({"env": label, "opponent": "numpy snapshot (self-play)", "n_envs": n_envs, **res,
-                     "vs_reference": round(res["steps_per_s"] / ref["steps_per_s"], 2),
+                     "steps_per_s_each_round": per_round[(label, "run")],
+                     "vs_reference": ratio((label, "run")),
+                     "vs_reference_each_round": [round(a / b, 2) for a, b in
+                                                 zip(per_round[(label, "run")], per_round[(REFERENCE, "run")])],
                      "zero_cost_env_steps_per_s": floor["steps_per_s"],
-                     "zero_cost_vs_reference": round(floor["steps_per_s"] / ref["steps_per_s"], 2),
+                     "zero_cost_vs_reference": ratio((label, "floor")),
                      "env_us_per_step": env_us,
                      "env_cost_vs_reference": round(ref_env_us / env_us, 2) if env_us > 0 else None})
     name = "FastMaskablePolicy" if policy == "fast" else "MlpPolicy"
@@ -317,7 +327,8 @@ def main(argv=None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--steps", type=int, default=20000, help="learner steps per measurement")
     parser.add_argument("--n-envs", type=int, default=4)
-    parser.add_argument("--repeats", type=int, default=1, help="interleaved rounds; the median run is reported")
+    parser.add_argument("--repeats", type=int, default=1,
+                        help="interleaved rounds; the median run and the median of the rounds' ratios are reported")
     parser.add_argument("--games", nargs="*", default=list(GAMES), help=f"subset of {list(GAMES)}")
     parser.add_argument("--policies", nargs="*", default=None,
                         help="policy ids or paths for the latency benchmark (default: the shipped <game>/ppo)")
@@ -343,10 +354,12 @@ def main(argv=None) -> dict:
         result["training"] = training_throughput(args.steps, args.n_envs, args.games, args.repeats, args.policy)
         print(f"\nMaskablePPO self-play throughput ({args.steps} learner steps, median of {args.repeats}, {args.n_envs} envs, "
               f"{result['training'][0]['settings']})")
-        print(f"| env | opponent | steps/s | × {REFERENCE} | zero-cost env of this shape: steps/s (× ref) | "
+        print(f"| env | opponent | steps/s | × {REFERENCE} (each round) | zero-cost env of this shape: steps/s (× ref) | "
               f"env µs/step | env cost × ref |\n|---|---|---:|---:|---:|---:|---:|")
         for row in result["training"]:
-            print(f"| {row['env']} | {row['opponent']} | {row['steps_per_s']:,.0f} | {row.get('vs_reference', 1.0):.2f} | "
+            rounds = ", ".join(f"{r:.2f}" for r in row.get("vs_reference_each_round", []))
+            print(f"| {row['env']} | {row['opponent']} | {row['steps_per_s']:,.0f} | {row.get('vs_reference', 1.0):.2f}"
+                  f"{f' ({rounds})' if rounds else ''} | "
                   f"{row['zero_cost_env_steps_per_s']:,.0f} ({row.get('zero_cost_vs_reference', 1.0):.2f}) | "
                   f"{row['env_us_per_step']:.0f} | {row.get('env_cost_vs_reference') or 1.0:.2f} |")
     from tabletop_envs.core.onnx_policy import model_path_for_id

@@ -81,3 +81,30 @@ def test_the_policy_comparison_trains_every_env_with_both_policy_classes(monkeyp
     assert [r["env"] for r in rows] == ["connect_four-v3", "terralore_v0"]
     assert sorted(calls) == [(2, "fast"), (2, "fast"), (2, "stock"), (2, "stock")]
     assert all(r["speedup"] == 2.0 for r in rows)
+
+
+def test_throughput_ratios_are_the_median_of_each_rounds_own_ratio(monkeypatch):
+    import benchmarks.training_throughput as tt
+
+    # the machine is twice as fast in round 2: each round's ratio is 1.5, the ratio of medians is not
+    speeds = {"connect_four-v3": [100.0, 200.0, 110.0], "terralore_v0": [150.0, 300.0, 165.0]}
+    order = []
+
+    def fake_measure(fns, steps, settings, seed=0, policy="fast"):
+        env = "connect_four-v3" if fns[0] is tt.ConnectFourVsRandom or isinstance(fns[0], tt._ZeroCost) and \
+            fns[0].num_actions == 7 else "terralore_v0"
+        floor = isinstance(fns[0], tt._ZeroCost)
+        key = (env, floor)
+        order.append(key)
+        value = speeds[env][sum(k == key for k in order) - 1] * (3 if floor else 1)
+        return {"steps": steps, "seconds": steps / value, "steps_per_s": value}
+
+    monkeypatch.setattr(tt, "measure", fake_measure)
+    monkeypatch.setattr(tt, "record_observations", lambda env_fn, count=256, seed=0: np.eye(4, dtype=np.float32))
+    rows = tt.training_throughput(64, 2, ["terralore_v0"], repeats=3)
+    ref, ours = rows
+    assert ref["steps_per_s"] == 110.0 and ref["steps_per_s_each_round"] == [100.0, 200.0, 110.0]
+    assert ours["vs_reference_each_round"] == [1.5, 1.5, 1.5] and ours["vs_reference"] == 1.5
+    assert ours["zero_cost_vs_reference"] == 4.5 and ref["zero_cost_vs_reference"] == 3.0
+    assert len(order) == 12  # 4 jobs x 3 rounds, interleaved
+    assert order[:4] == order[4:8] == order[8:]
