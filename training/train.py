@@ -266,6 +266,18 @@ class SelfPlayCallback(BaseCallback):
         return folder
 
 
+def set_aside_old_checkpoints(run_dir: Path) -> Path | None:
+    """A fresh run in a folder that holds an earlier run's checkpoints renames them, so that neither
+    ``--resume`` nor the checkpoint selection mistakes them for this run's (and nothing is deleted)."""
+    old = run_dir / "checkpoints"
+    if not old.is_dir() or not any(old.iterdir()):
+        return None
+    target = run_dir / f"checkpoints.before-{time.strftime('%Y%m%d-%H%M%S')}"
+    old.rename(target)
+    print(f"{run_dir} held checkpoints of an earlier run: moved them to {target}", flush=True)
+    return target
+
+
 def latest_checkpoint(run_dir: Path) -> Path | None:
     found = sorted((run_dir / "checkpoints").glob("step_*/model.zip"))
     return found[-1].parent if found else None
@@ -357,6 +369,10 @@ def train(cfg: TrainConfig, resume: bool = False, command: str | None = None) ->
                 "training": {"seed": cfg.seed, "command": command}}
     (run_dir / "run.json").write_text(json.dumps(run_info, indent=2) + "\n")
 
+    if cfg.eval.select_games:
+        from .evaluate import resolve
+
+        resolve(cfg.eval.select_anchor, cfg.env)  # an unknown anchor fails now, not after the whole run
     sp = cfg.selfplay
     pool = OpponentPool(cfg.env, sp.random_weight, sp.heuristic_weight, sp.window, sp.play_latest_ratio)
     venv = make_vec_env(cfg, pool)
@@ -369,10 +385,10 @@ def train(cfg: TrainConfig, resume: bool = False, command: str | None = None) ->
             pool.load_state_dict(pickle.load(fh))
         state = json.loads((checkpoint / "state.json").read_text())
         print(f"resuming from {checkpoint} at {model.num_timesteps} steps")
-    elif resume:
-        print(f"no checkpoint under {run_dir}/checkpoints; starting afresh")
-        model = build_model(cfg, venv, run_dir)
     else:
+        if resume:
+            print(f"no checkpoint under {run_dir}/checkpoints; starting afresh")
+        set_aside_old_checkpoints(run_dir)
         model = build_model(cfg, venv, run_dir)
     pretrain_report = None
     if checkpoint is None and cfg.pretrain.teacher:

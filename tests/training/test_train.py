@@ -161,3 +161,28 @@ def test_selection_ships_the_best_checkpoint_by_its_own_games_and_evaluates_it_o
     np.testing.assert_allclose(shipped.logits(probe), chosen.logits(probe), rtol=1e-5, atol=1e-6)
     assert meta["evaluation"]["vs_random"]["games"] == 40  # the final evaluation: its own seed, the chosen model
     assert any(c[0] == 1 + 1000 and c[2] == 40 for c in calls)
+
+
+def test_a_fresh_run_in_a_used_folder_sets_the_old_checkpoints_aside(toy, tmp_path):
+    data = {**TINY, "ppo": {**TINY["ppo"], "total_timesteps": 512},
+            "eval": {**TINY["eval"], "final_games": 0, "select_games": 4, "select_every": 256,
+                     "select_anchor": "random"},
+            "output": {**TINY["output"], "dir": str(tmp_path / "run"), "export": False, "learning_curve": False,
+                       "checkpoint_every": 256}}
+    old = tmp_path / "run" / "checkpoints" / "step_000009999"
+    old.mkdir(parents=True)
+    (old / "model.zip").write_bytes(b"an earlier run's model")
+    summary = train(load_config(data=data))
+    kept = list(tmp_path.glob("run/checkpoints.before-*/step_000009999/model.zip"))
+    assert len(kept) == 1 and kept[0].read_bytes() == b"an earlier run's model"  # nothing lost
+    assert sorted(p.name for p in (tmp_path / "run" / "checkpoints").iterdir()) == ["step_000000256",
+                                                                                     "step_000000512"]
+    assert [c["steps"] for c in summary["selection"]["candidates"]] == [256, 512]  # only this run's
+
+
+def test_an_unknown_selection_anchor_fails_before_training(toy, tmp_path):
+    data = {**TINY, "eval": {**TINY["eval"], "select_games": 4, "select_anchor": "grandmaster"},
+            "output": {**TINY["output"], "dir": str(tmp_path / "run")}}
+    with pytest.raises(Exception, match="grandmaster"):
+        train(load_config(data=data))
+    assert not (tmp_path / "run" / "checkpoints").exists()
