@@ -31,6 +31,29 @@ def _cases():
         yield logits, mask
 
 
+def _recorded(env_id, n=6, seed=0):
+    """Real observations with their masks, as a rollout sees them (random legal play)."""
+    from tabletop_envs.core.single_agent import SingleAgentEnv
+
+    env = SingleAgentEnv(env_id)
+    rng = np.random.default_rng(seed)
+    obs, masks = [], []
+    o, _ = env.reset(seed=seed)
+    while len(obs) < n:
+        m = env.action_masks()
+        obs.append(o)
+        masks.append(m)
+        o, _, term, trunc, _ = env.step(int(rng.choice(np.flatnonzero(m))))
+        if term or trunc:
+            o, _ = env.reset()
+    return env, torch.as_tensor(np.array(obs)), np.array(masks)
+
+
+def _terralore_batch(n=6, seed=0):
+    """Real, sparse Terralore observations: what the numpy forward's sparse path sees."""
+    return _recorded("terralore_v0", n, seed)
+
+
 @pytest.mark.parametrize("case", list(range(4)))
 def test_masked_log_probs_probabilities_entropy_and_gradients_match_sb3_contrib(case):
     logits, mask = list(_cases())[case]
@@ -73,24 +96,11 @@ def test_no_mask_and_a_row_without_legal_actions_behave_as_sb3_contrib():
 def test_the_policy_evaluates_actions_as_the_stock_policy_with_the_same_weights(toy):
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
-    from tabletop_envs.core.single_agent import SingleAgentEnv
-
-    env = SingleAgentEnv(toy)
+    env, obs_t, masks_np = _recorded(toy, 40)
     kwargs = {"net_arch": [16], "lr_schedule": lambda _: 1e-3}
     stock = MaskableActorCriticPolicy(env.observation_space, env.action_space, **kwargs)
     fast = FastMaskablePolicy(env.observation_space, env.action_space, **kwargs)
     fast.load_state_dict(stock.state_dict())
-    obs, masks = [], []
-    rng = np.random.default_rng(0)
-    o, _ = env.reset(seed=0)
-    for _ in range(40):
-        m = env.action_masks()
-        obs.append(o)
-        masks.append(m)
-        o, _, term, trunc, _ = env.step(int(rng.choice(np.flatnonzero(m))))
-        if term or trunc:
-            o, _ = env.reset()
-    obs_t, masks_np = torch.as_tensor(np.array(obs)), np.array(masks)
     actions = torch.as_tensor([int(np.flatnonzero(m)[0]) for m in masks_np])
     with torch.no_grad():
         v_s, lp_s, ent_s = stock.evaluate_actions(obs_t, actions, action_masks=masks_np)
@@ -132,24 +142,6 @@ def test_the_policy_uses_fused_adam_and_its_step_equals_the_plain_adam_step():
 
 
 # ----------------------------------------------------------------- the rollout's numpy forward
-def _terralore_batch(n=6, seed=0):
-    """Real, sparse Terralore observations with their masks, as a rollout sees them."""
-    from tabletop_envs.core.single_agent import SingleAgentEnv
-
-    env = SingleAgentEnv("terralore_v0")
-    rng = np.random.default_rng(seed)
-    obs, masks = [], []
-    o, _ = env.reset(seed=seed)
-    while len(obs) < n:
-        m = env.action_masks()
-        obs.append(o)
-        masks.append(m)
-        o, _, term, trunc, _ = env.step(int(rng.choice(np.flatnonzero(m))))
-        if term or trunc:
-            o, _ = env.reset()
-    return env, torch.as_tensor(np.array(obs)), np.array(masks)
-
-
 def _torch_forward(policy, obs, masks, deterministic):
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
