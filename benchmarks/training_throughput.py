@@ -221,8 +221,11 @@ def training_throughput(steps: int, n_envs: int, games: list[str], repeats: int 
               for key, r in runs.items()}
     per_round = {key: [m["steps_per_s"] for m in r] for key, r in runs.items()}
 
-    def ratio(key, ref_key=(REFERENCE, "run")) -> float:
-        return round(statistics.median(a / b for a, b in zip(per_round[key], per_round[ref_key])), 2)
+    def each_round(key) -> list[float]:
+        return [a / b for a, b in zip(per_round[key], per_round[(REFERENCE, "run")])]
+
+    def ratio(key) -> float:
+        return round(statistics.median(each_round(key)), 2)
 
     ref, ref_floor = median[(REFERENCE, "run")], median[(REFERENCE, "floor")]
     ref_env_us = _env_us(ref, ref_floor)
@@ -237,8 +240,7 @@ def training_throughput(steps: int, n_envs: int, games: list[str], repeats: int 
         rows.append({"env": label, "opponent": "numpy snapshot (self-play)", "n_envs": n_envs, **res,
                      "steps_per_s_each_round": per_round[(label, "run")],
                      "vs_reference": ratio((label, "run")),
-                     "vs_reference_each_round": [round(a / b, 2) for a, b in
-                                                 zip(per_round[(label, "run")], per_round[(REFERENCE, "run")])],
+                     "vs_reference_each_round": [round(r, 2) for r in each_round((label, "run"))],
                      "zero_cost_env_steps_per_s": floor["steps_per_s"],
                      "zero_cost_vs_reference": ratio((label, "floor")),
                      "env_us_per_step": env_us,

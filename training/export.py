@@ -26,9 +26,25 @@ from tabletop_envs.core.registry import make_game
 OPSET = 17
 
 
+def linear_layers(net) -> tuple[list, str | None]:
+    """An SB3 MLP branch (Linear and one kind of activation) as its Linear layers and the activation's
+    name; TypeError for anything else, which neither the export nor a numpy forward can run."""
+    import torch
+
+    names = {torch.nn.Tanh: "tanh", torch.nn.ReLU: "relu"}
+    linears, activation = [], None
+    for module in net:
+        if isinstance(module, torch.nn.Linear):
+            linears.append(module)
+        elif type(module) in names and activation in (None, names[type(module)]):
+            activation = names[type(module)]
+        else:
+            raise TypeError(f"cannot export layer {module!r} of the policy MLP: only Linear and one of tanh/relu")
+    return linears, activation
+
+
 def mlp_weights(model) -> tuple[list[tuple[np.ndarray, np.ndarray]], str]:
     """The logits path of an SB3 (Maskable)ActorCriticPolicy as ``[(W, b), ...]`` with W of shape (in, out)."""
-    import torch
     from stable_baselines3.common.torch_layers import FlattenExtractor
 
     policy = getattr(model, "policy", model)
@@ -36,16 +52,7 @@ def mlp_weights(model) -> tuple[list[tuple[np.ndarray, np.ndarray]], str]:
         policy.features_extractor
     if not isinstance(extractor, FlattenExtractor):
         raise TypeError(f"only MlpPolicy (FlattenExtractor) exports to a plain MLP, got {type(extractor).__name__}")
-    layers, activation = [], None
-    for module in policy.mlp_extractor.policy_net:
-        if isinstance(module, torch.nn.Linear):
-            layers.append(module)
-        elif isinstance(module, torch.nn.Tanh):
-            activation = "tanh"
-        elif isinstance(module, torch.nn.ReLU):
-            activation = "relu"
-        else:
-            raise TypeError(f"cannot export layer {module!r} of the policy MLP")
+    layers, activation = linear_layers(policy.mlp_extractor.policy_net)
     layers.append(policy.action_net)
     weights = [(lin.weight.detach().cpu().numpy().T.copy(), lin.bias.detach().cpu().numpy().copy())
                for lin in layers]

@@ -20,8 +20,9 @@ implementation: the same update in one kernel per step.
 
 The rollout's forward pass (under ``no_grad``: one call per vectorised step, a batch of n_envs
 observations) runs in numpy on copies of the torch weights made after each update
-(:func:`mlp_forward`, the one the shipped opponents use). torch's per-operator overhead made that call ~0.6 ms for a network whose arithmetic
-takes a few µs, the largest single cost of collecting a rollout. It samples from the same masked
+(:func:`mlp_forward`, the one the shipped opponents use). torch's per-operator overhead made that
+call ~0.6 ms for a network whose arithmetic takes a few µs, the largest single cost of collecting
+a rollout. It samples from the same masked
 distribution with torch's random generator, so a seeded run stays reproducible; the update
 (``evaluate_actions``, with gradients) stays in torch.
 
@@ -145,9 +146,8 @@ class FastMaskablePolicy(MaskableActorCriticPolicy):
         The layers are numpy copies of the torch weights, each (in, out) in row order: the sparse
         first layer gathers whole rows (a few cache lines each) instead of a strided column of a
         transposed view (one line per element, all cold after the envs have stepped). The copies are
-        made again when a weight's storage or version changes (``load_state_dict``, in-place edits),
-        when the policy's optimiser steps (a fused step leaves the version alone) and when the
-        policy switches between training and evaluation mode.
+        made again when a weight's storage or version changes (``load_state_dict``, in-place edits)
+        and when the policy's optimiser steps (a fused step leaves the version alone).
         """
         if not hasattr(self, "_linears"):
             self._linears = None
@@ -155,9 +155,11 @@ class FastMaskablePolicy(MaskableActorCriticPolicy):
                 [self.pi_features_extractor, self.vf_features_extractor]
             if isinstance(self.observation_space, spaces.Box) and \
                     all(type(e) is FlattenExtractor for e in extractors):
+                from .export import linear_layers
+
                 try:
-                    pi, act = _linears(self.mlp_extractor.policy_net)
-                    vf, vf_act = _linears(self.mlp_extractor.value_net)
+                    pi, act = linear_layers(self.mlp_extractor.policy_net)
+                    vf, vf_act = linear_layers(self.mlp_extractor.value_net)
                 except TypeError:
                     return None
                 if None in (act, vf_act) or act == vf_act:
@@ -177,10 +179,6 @@ class FastMaskablePolicy(MaskableActorCriticPolicy):
     def _weights_changed(self, *_) -> None:
         self._copies_key = None
 
-    def set_training_mode(self, mode: bool) -> None:
-        self._weights_changed()  # PPO switches mode between the update and the next rollout
-        super().set_training_mode(mode)
-
 
 def _call_weakly(method):
     """A hook that calls ``method`` while its object lives (the optimiser must not keep the policy alive)."""
@@ -192,19 +190,3 @@ def _call_weakly(method):
             bound()
 
     return hook
-
-
-def _linears(net: th.nn.Sequential):
-    """An MLP extractor branch as its Linear layers and its one activation's name."""
-    linears, act = [], None
-    for module in net:
-        if isinstance(module, th.nn.Linear):
-            linears.append(module)
-        elif type(module) in (th.nn.Tanh, th.nn.ReLU):
-            name = "tanh" if type(module) is th.nn.Tanh else "relu"
-            if act not in (None, name):
-                raise TypeError("mixed activations")
-            act = name
-        else:
-            raise TypeError(f"no numpy forward for {module!r}")
-    return linears, act

@@ -228,15 +228,10 @@ class SelfPlayCallback(BaseCallback):
 
     def evaluate(self, games: int, model=None) -> dict:
         """The learner's (or ``model``'s, at its own step) win rates against the anchors, into the history."""
-        from .export import numpy_policy
 
-        game_kwargs, max_turns = split_env_kwargs(self.cfg.env_kwargs)
         evaluated = self.model if model is None else model
-        learner = numpy_policy(evaluated, deterministic=self.cfg.eval.deterministic)
         t0 = time.perf_counter()
-        result = anchor_evaluation(self.cfg.env, learner, games, seed=self.cfg.seed + 1000,
-                                   anchors=self.cfg.eval.opponents, game_kwargs=game_kwargs, max_turns=max_turns,
-                                   act="argmax" if self.cfg.eval.deterministic else "sample")
+        result = evaluate_model(self.cfg, evaluated, games, self.cfg.seed + 1000, self.cfg.eval.opponents)
         point = {"steps": int(evaluated.num_timesteps), "eval_seconds": round(time.perf_counter() - t0, 2)}
         for key, rates in result.items():
             if key.startswith("vs_"):
@@ -264,6 +259,16 @@ class SelfPlayCallback(BaseCallback):
             pickle.dump(self.pool.state_dict(), fh)
         (folder / "state.json").write_text(json.dumps(self.state()))
         return folder
+
+
+def evaluate_model(cfg: TrainConfig, model, games: int, seed: int, anchors) -> dict:
+    """``model``'s rates against ``anchors``, played as the recipe ships it (argmax or sampling)."""
+    from .export import numpy_policy
+
+    game_kwargs, max_turns = split_env_kwargs(cfg.env_kwargs)
+    return anchor_evaluation(cfg.env, numpy_policy(model, deterministic=cfg.eval.deterministic), games, seed=seed,
+                             anchors=anchors, game_kwargs=game_kwargs, max_turns=max_turns,
+                             act="argmax" if cfg.eval.deterministic else "sample")
 
 
 def set_aside_old_checkpoints(run_dir: Path) -> Path | None:
@@ -294,8 +299,6 @@ def select_checkpoint(cfg: TrainConfig, run_dir: Path, final_model) -> tuple:
     """
     from sb3_contrib import MaskablePPO
 
-    from .export import numpy_policy
-
     ev = cfg.eval
     last = int(final_model.num_timesteps)
     saved = sorted((int(p.parent.name.split("_")[1]), p) for p in (run_dir / "checkpoints").glob("step_*/model.zip"))
@@ -305,13 +308,10 @@ def select_checkpoint(cfg: TrainConfig, run_dir: Path, final_model) -> tuple:
         if reached is not None and reached[0] < last:
             candidates[reached[0]] = reached[1]
     candidates[last] = None  # the final model, in memory
-    game_kwargs, max_turns = split_env_kwargs(cfg.env_kwargs)
     results, best = [], None
     for steps, path in sorted(candidates.items()):
         model = final_model if path is None else MaskablePPO.load(path, device=cfg.ppo.device)
-        rates = anchor_evaluation(cfg.env, numpy_policy(model, deterministic=ev.deterministic), ev.select_games,
-                                  seed=cfg.seed + 2000, anchors=[ev.select_anchor], game_kwargs=game_kwargs,
-                                  max_turns=max_turns, act="argmax" if ev.deterministic else "sample")
+        rates = evaluate_model(cfg, model, ev.select_games, cfg.seed + 2000, [ev.select_anchor])
         score = next(v for k, v in rates.items() if k.startswith("vs_"))
         results.append({"steps": steps, "score": score["score"], "win": score["win"]["rate"],
                         "win_ci95": score["win"]["ci95"]})

@@ -35,8 +35,8 @@ ACTIVATIONS = {  # in place: applied only to fresh products
 def mlp_forward(h: np.ndarray, layers, act) -> np.ndarray:
     """An MLP's output for one input (1-D) or a batch (2-D): ``act`` after every layer but the last.
 
-    ``layers`` is ``[(W, b), ...]`` with ``W`` of shape (in, out), any memory order (the learner's
-    rollout passes views of its torch weights, which are (out, in), transposed).
+    ``layers`` is ``[(W, b), ...]`` with ``W`` of shape (in, out), best in row order: the sparse
+    first layer gathers whole rows of it.
     """
     # Card-game observations are mostly zeros (one-hot zones): multiplying only the rows of the
     # columns that are non-zero somewhere in the input costs a few µs where the dense product of a
