@@ -163,6 +163,7 @@ def snapshot_opponent(env_name: str, kwargs: dict, net_arch):
 
 
 POLICIES = ("fast", "stock")
+VEC_NAMES = {"batched": "SelfPlayVecEnv", "dummy": "DummyVecEnv"}
 SETTINGS = {"n_steps": 512, "batch_size": 256, "n_epochs": 4, "policy_kwargs": {"net_arch": [128, 128]}}
 THREADS = {"collect": 1, "update": 2}  # training.train's defaults (ppo.torch_threads, ppo.update_threads)
 
@@ -177,15 +178,32 @@ def policy_class(name: str):
     return FastMaskablePolicy
 
 
-def measure(env_fns, steps: int, settings: dict, seed: int = 0, policy: str = "fast") -> dict:
+VEC_ENVS = ("batched", "dummy")
+
+
+def vec_env_class(name: str):
+    """``batched``: training.train's SelfPlayVecEnv (our envs' opponents move in batched forward passes;
+    connect_four, which has no such hook, is stepped env by env as DummyVecEnv does, minus the deep
+    copy of infos); ``dummy``: SB3's DummyVecEnv on both sides."""
+    if name not in VEC_ENVS:
+        raise ValueError(f"unknown vec env {name!r}: choose one of {', '.join(VEC_ENVS)}")
+    if name == "dummy":
+        from stable_baselines3.common.vec_env import DummyVecEnv
+
+        return DummyVecEnv
+    from training.vec_env import SelfPlayVecEnv
+
+    return SelfPlayVecEnv
+
+
+def measure(env_fns, steps: int, settings: dict, seed: int = 0, policy: str = "fast", vec: str = "batched") -> dict:
     import torch
     from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.vec_env import DummyVecEnv
 
     from training.train import UpdateThreads
 
     torch.set_num_threads(THREADS["collect"])
-    venv = DummyVecEnv(env_fns)
+    venv = vec_env_class(vec)(env_fns)
     model = MaskablePPO(policy_class(policy), venv, seed=seed, device="cpu", verbose=0, **settings)
     start = time.perf_counter()
     model.learn(steps, callback=UpdateThreads(**THREADS))  # what training.train does by default
@@ -196,7 +214,7 @@ def measure(env_fns, steps: int, settings: dict, seed: int = 0, policy: str = "f
 
 
 def training_throughput(steps: int, n_envs: int, games: list[str], repeats: int = 1,
-                        policy: str = "fast") -> list[dict]:
+                        policy: str = "fast", vec: str = "batched") -> list[dict]:
     """One row per env; with ``repeats`` > 1 every measurement is repeated in interleaved rounds
     (so a slow spell of the machine hits all of them alike): steps/s are the median run, ratios the
     median of each round's own ratio (this machine's speed drifts by tens of percent over minutes)."""
@@ -216,7 +234,7 @@ def training_throughput(steps: int, n_envs: int, games: list[str], repeats: int 
     runs: dict = {key: [] for key in jobs}
     for _ in range(repeats):
         for key, fns in jobs.items():
-            runs[key].append(measure(fns, steps, settings, policy=policy))
+            runs[key].append(measure(fns, steps, settings, policy=policy, vec=vec))
     median = {key: sorted(r, key=lambda m: m["steps_per_s"])[len(r) // 2] | {"repeats": len(r)}
               for key, r in runs.items()}
     per_round = {key: [m["steps_per_s"] for m in r] for key, r in runs.items()}
@@ -248,7 +266,7 @@ def training_throughput(steps: int, n_envs: int, games: list[str], repeats: int 
     name = "FastMaskablePolicy" if policy == "fast" else "MlpPolicy"
     for row in rows:
         row["settings"] = f"MaskablePPO {name} {settings['policy_kwargs']['net_arch']}, n_steps {settings['n_steps']}, " \
-                          f"batch {settings['batch_size']}, epochs {settings['n_epochs']}, DummyVecEnv, torch " \
+                          f"batch {settings['batch_size']}, epochs {settings['n_epochs']}, {VEC_NAMES[vec]}, torch " \
                           f"{THREADS['collect']} thread collecting, {THREADS['update']} updating"
     return rows
 
@@ -336,6 +354,8 @@ def main(argv=None) -> dict:
                         help="policy ids or paths for the latency benchmark (default: the shipped <game>/ppo)")
     parser.add_argument("--policy", choices=POLICIES, default="fast",
                         help="policy class on both sides: ours (what training.train uses) or sb3-contrib's MlpPolicy")
+    parser.add_argument("--vec", choices=VEC_ENVS, default="batched",
+                        help="vec env on both sides: training.train's SelfPlayVecEnv or SB3's DummyVecEnv")
     parser.add_argument("--compare-policies", action="store_true",
                         help="instead: each env trained with the stock and with our policy class, interleaved")
     parser.add_argument("--skip-training", action="store_true")
@@ -353,7 +373,8 @@ def main(argv=None) -> dict:
             print(f"| {row['env']} | {row['stock_steps_per_s']:,.0f} | {row['fast_steps_per_s']:,.0f} | "
                   f"{row['speedup']:.2f} |")
     elif not args.skip_training:
-        result["training"] = training_throughput(args.steps, args.n_envs, args.games, args.repeats, args.policy)
+        result["training"] = training_throughput(args.steps, args.n_envs, args.games, args.repeats, args.policy,
+                                                 args.vec)
         print(f"\nMaskablePPO self-play throughput ({args.steps} learner steps, median of {args.repeats}, {args.n_envs} envs, "
               f"{result['training'][0]['settings']})")
         print(f"| env | opponent | steps/s | × {REFERENCE} (each round) | zero-cost env of this shape: steps/s (× ref) | "

@@ -231,3 +231,63 @@ def test_arena_rotates_seats_and_pairs_deals(toy):
 def test_doc_page_check_catches_a_page_without_the_layout_tables(toy):
     with pytest.raises(AssertionError, match="action table in env.py's docstring is out of date"):
         conformance.check_doc_page(toy)
+
+
+def _first_illegal(mask) -> int:
+    return int(np.flatnonzero(np.asarray(mask) == 0)[0])
+
+
+def test_single_agent_env_penalty_ends_the_game_with_penalty_returns(toy):
+    import toy_game
+
+    env = SingleAgentEnv(toy_game.raw_env(illegal_action="penalty"), opponent=RandomPolicy(), learner_seat=0)
+    env.reset(seed=0)
+    _, reward, terminated, truncated, info = env.step(_first_illegal(env.action_masks()))
+    assert (reward, terminated, truncated) == (-1.0, True, False)
+    assert info["returns"] == [-1.0, 1.0] and info["illegal_action"] is True
+
+
+def test_single_agent_env_random_legal_plays_a_legal_action_and_says_so(toy):
+    import toy_game
+
+    env = SingleAgentEnv(toy_game.raw_env(illegal_action="random_legal"), opponent=RandomPolicy(), learner_seat=0)
+    env.reset(seed=0)
+    turn = env.state.turn
+    _, _, _, _, info = env.step(_first_illegal(env.action_masks()))
+    assert info["illegal_action"] is True and env.state.turn > turn
+    _, _, _, _, info = env.step(int(np.flatnonzero(env.action_masks())[0]))
+    assert "illegal_action" not in info
+
+
+def test_single_agent_env_raise_names_the_legal_actions(toy):
+    import toy_game
+
+    env = SingleAgentEnv(toy_game.raw_env(), opponent=RandomPolicy(), learner_seat=0)
+    env.reset(seed=0)
+    with pytest.raises(IllegalActionError, match="Legal actions"):
+        env.step(_first_illegal(env.action_masks()))
+
+
+def test_single_agent_env_refuses_to_step_before_reset_or_after_the_end(toy):
+    import toy_game
+
+    env = SingleAgentEnv(toy_game.raw_env(illegal_action="penalty"), opponent=RandomPolicy(), learner_seat=0)
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step(0)
+    env.reset(seed=0)
+    env.step(_first_illegal(env.action_masks()))
+    with pytest.raises(RuntimeError, match="episode is over"):
+        env.step(0)
+
+
+def test_single_agent_env_truncates_at_max_turns_with_reward_zero(toy):
+    import toy_game
+
+    env = SingleAgentEnv(toy_game.raw_env(max_turns=2), opponent=RandomPolicy(), learner_seat=0)
+    env.reset(seed=0)
+    done, reward = False, None
+    while not done:
+        _, reward, terminated, truncated, info = env.step(int(np.flatnonzero(env.action_masks())[0]))
+        done = terminated or truncated
+    assert (terminated, truncated, reward) == (False, True, 0.0)
+    assert info["returns"] == [0.0, 0.0] and env.state.turn == 2

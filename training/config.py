@@ -51,7 +51,10 @@ class PPOConfig:
 @dataclass
 class VecConfig:
     n_envs: int = config_key(2, "parallel envs collecting rollouts", min=1)
-    kind: Literal["dummy", "subproc"] = config_key("dummy", "DummyVecEnv (one process) or SubprocVecEnv (one per env)")
+    kind: Literal["batched", "dummy", "subproc"] = config_key(
+        "batched", "batched: one process, the opponents of all envs move in one forward pass per policy "
+        "(training.vec_env); dummy: SB3's DummyVecEnv (one process, one env after the other); subproc: "
+        "SubprocVecEnv (one process per env)")
 
 
 @dataclass

@@ -40,10 +40,10 @@ from .pool import SNAPSHOT, OpponentPool, WinRateGate
 class SelfPlayEnv(SingleAgentEnv):
     """SingleAgentEnv that reports, at the end of an episode, which kinds of opponent it faced."""
 
-    def step(self, action):
-        obs, reward, terminated, truncated, info = super().step(action)
-        # MaskablePPO reads masks through action_masks(); DummyVecEnv deep-copies every info dict.
-        info.pop("action_mask", None)
+    info_action_mask = False  # MaskablePPO reads masks through action_masks()
+
+    def outcome(self):
+        obs, reward, terminated, truncated, info = super().outcome()
         if terminated or truncated:
             info["opponent_tags"] = [getattr(p, "pool_tag", getattr(p, "name", "other"))
                                      for p in self.episode_opponents]
@@ -72,11 +72,15 @@ def learner_score(returns: list[float], seat: int) -> float:
 def make_vec_env(cfg: TrainConfig, pool: OpponentPool):
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
 
+    from .vec_env import SelfPlayVecEnv
+
     fns = [EnvFactory(cfg.env, cfg.env_kwargs, pool) for _ in range(cfg.vec.n_envs)]
     if cfg.vec.kind == "subproc":
         venv = SubprocVecEnv(fns, start_method="forkserver")
-    else:
+    elif cfg.vec.kind == "dummy":
         venv = DummyVecEnv(fns)
+    else:
+        venv = SelfPlayVecEnv(fns)
     return VecMonitor(venv)
 
 

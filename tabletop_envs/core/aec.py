@@ -20,6 +20,34 @@ from .errors import IllegalActionError
 ILLEGAL_ACTION_POLICIES = ("raise", "penalty", "random_legal")
 
 
+def resolve_action(state, action, policy: str, rng: np.random.Generator) -> int | None:
+    """The action to apply for ``action`` under an ``illegal_action`` policy.
+
+    A legal action comes back as an int. An illegal one (or ``None``) raises
+    :class:`IllegalActionError` naming the legal actions (``"raise"``), comes back as ``None``
+    (``"penalty"``: the caller ends the game with :func:`penalty_returns`), or is replaced by a
+    uniformly random legal action (``"random_legal"``). The AEC env and the single-agent env share it,
+    so both faces treat a bad action alike.
+    """
+    mask = state.legal_action_mask()
+    if action is not None:
+        index = int(action)
+        if 0 <= index < mask.shape[0] and mask[index]:
+            return index
+    if policy == "raise":
+        raise IllegalActionError(action, state.legal_actions(), state._describe_safe, state.decision())
+    if policy == "penalty":
+        return None
+    return int(rng.choice(np.flatnonzero(mask)))
+
+
+def penalty_returns(num_players: int, mover: int) -> np.ndarray:
+    """Zero-sum result of an illegal move under ``illegal_action="penalty"``: mover -1, the others share +1."""
+    returns = np.full(num_players, 1.0 / (num_players - 1))
+    returns[mover] = -1.0
+    return returns
+
+
 class TabletopAECEnv(AECEnv):
     """AEC env over an engine. Subclassed per game only to set ``game_class`` and ``metadata``.
 
@@ -125,18 +153,12 @@ class TabletopAECEnv(AECEnv):
         self._cumulative_rewards[agent] = 0.0
         for a in self.agents:
             self.rewards[a] = 0.0
-        mask = state.legal_action_mask()
-        legal = action is not None and 0 <= int(action) < mask.shape[0] and mask[int(action)]
-        if not legal:
-            if self.illegal_action == "raise":
-                if action is None:
-                    raise IllegalActionError(None, state.legal_actions(), state._describe_safe, state.decision())
-                state.apply_action(action)  # raises IllegalActionError with the legal list
-            if self.illegal_action == "penalty":
-                self._end_with_penalty(mover)
-                return
-            action = int(self._illegal_rng.choice(np.flatnonzero(mask)))
-        state.apply_action(int(action))
+        chosen = resolve_action(state, action, self.illegal_action, self._illegal_rng)
+        if chosen is None:
+            self._end_with_penalty(mover)
+            return
+        legal = chosen == action
+        state.apply_action(chosen)
         self.num_steps += 1
         if state.is_terminal():
             returns = state.returns()
@@ -158,9 +180,9 @@ class TabletopAECEnv(AECEnv):
             self.render()
 
     def _end_with_penalty(self, mover: int) -> None:
-        n = len(self.agents)
+        returns = penalty_returns(len(self.agents), mover)
         for i, a in enumerate(self.agents):
-            self.rewards[a] = -1.0 if i == mover else 1.0 / (n - 1)
+            self.rewards[a] = float(returns[i])
             self.terminations[a] = True
             self.infos[a] = {"action_mask": self._zero_mask, "illegal_action": True}
         self._accumulate_rewards()

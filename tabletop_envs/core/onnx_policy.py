@@ -41,9 +41,9 @@ def mlp_forward(h: np.ndarray, layers, act) -> np.ndarray:
     # Card-game observations are mostly zeros (one-hot zones): multiplying only the rows of the
     # columns that are non-zero somewhere in the input costs a few µs where the dense product of a
     # wide first layer costs hundreds on a busy machine.
-    nonzero = (h if h.ndim == 1 else h.any(0)).nonzero()[0]
+    nonzero = (h.astype(bool) if h.ndim == 1 else h.any(0)).nonzero()[0]  # bool: the fast nonzero
     w, b = layers[0]
-    h = h[..., nonzero] @ w[nonzero] if nonzero.shape[0] * 4 < h.shape[-1] else h @ w
+    h = h.take(nonzero, -1) @ w.take(nonzero, 0) if nonzero.shape[0] * 4 < h.shape[-1] else h @ w
     h += b  # products are fresh arrays: add and activate in place
     for w, b in layers[1:]:
         h = act(h) @ w
@@ -80,6 +80,10 @@ class MLPPolicy:
 
     def act(self, observation, action_mask, rng) -> int:
         return choose_legal(self.logits(observation), action_mask, rng, self.deterministic)
+
+    def act_batch(self, observations, action_masks, rng) -> np.ndarray:
+        """``act`` for a batch of rows (one forward pass); see :func:`~tabletop_envs.core.policy.act_batch`."""
+        return choose_legal_batch(self.logits(observations), action_masks, rng, self.deterministic)
 
     def __getstate__(self):
         state = self.__dict__.copy()
@@ -127,6 +131,9 @@ class OnnxPolicy:
     def act(self, observation, action_mask, rng) -> int:
         return choose_legal(self.logits(observation), action_mask, rng, self.deterministic)
 
+    def act_batch(self, observations, action_masks, rng) -> np.ndarray:
+        return choose_legal_batch(self.logits(observations), action_masks, rng, self.deterministic)
+
     def __getstate__(self):
         state = self.__dict__.copy()
         state["_session"] = None  # sessions do not pickle; reopened on first use
@@ -164,6 +171,29 @@ def choose_legal(logits: np.ndarray, action_mask: np.ndarray, rng, deterministic
     weights = np.cumsum(np.exp(z - z.max()))
     pick = np.searchsorted(weights, rng.random() * weights[-1], side="right")
     return int(legal[min(pick, count - 1)])
+
+
+def choose_legal_batch(logits: np.ndarray, action_masks: np.ndarray, rng, deterministic: bool) -> np.ndarray:
+    """:func:`choose_legal` for each row of a batch: argmax of (or one draw from) the legal logits."""
+    masks = np.asarray(action_masks, bool)
+    if not masks.any(1).all():
+        raise ValueError("an action mask of the batch has no legal action: a policy is only asked at a decision point")
+    z = np.where(masks, logits, -np.inf)
+    if deterministic:
+        return z.argmax(1)
+    weights = np.exp(z - z.max(1, keepdims=True))  # illegal actions weigh exactly 0
+    np.cumsum(weights, 1, out=weights)
+    if rng is None:
+        rng = np.random.default_rng()
+    threshold = rng.random(len(weights)) * weights[:, -1]
+    # The first action whose cumulative weight exceeds the threshold: cumulative weights only rise at
+    # legal actions, so it is legal, as in choose_legal.
+    picks = (weights <= threshold[:, None]).sum(1)
+    np.minimum(picks, masks.shape[1] - 1, out=picks)
+    bad = ~masks[np.arange(len(picks)), picks]
+    if bad.any():  # rounding at the very top of a row: its last legal action
+        picks[bad] = [np.flatnonzero(m)[-1] for m in masks[bad]]
+    return picks
 
 
 # ------------------------------------------------------------------------------------ loading

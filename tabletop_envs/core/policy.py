@@ -37,6 +37,19 @@ class RandomPolicy:
         return "RandomPolicy()"
 
 
+def act_batch(policy: Policy, observations: np.ndarray, action_masks: np.ndarray,
+              rng: np.random.Generator) -> np.ndarray:
+    """One action per row of a batch (rows: seats of different games that this policy plays).
+
+    A policy may define ``act_batch(observations, action_masks, rng)`` to answer a batch with one
+    forward pass (the numpy MLP does); any other is asked row by row.
+    """
+    batched = getattr(policy, "act_batch", None)
+    if batched is not None:
+        return batched(observations, action_masks, rng)
+    return np.array([policy.act(o, m, rng) for o, m in zip(observations, action_masks)], np.int64)
+
+
 _POLICIES: dict[str, Callable[..., Policy]] = {}
 
 

@@ -14,8 +14,11 @@ from collections.abc import Callable, Sequence
 import gymnasium
 import numpy as np
 
-from .aec import TabletopAECEnv
+from .aec import TabletopAECEnv, penalty_returns, resolve_action
 from .policy import Policy, RandomPolicy, load_policy
+
+#: deals in a row that may end before the learner's first decision before reset gives up
+MAX_REDEALS = 1000
 
 OpponentSpec = Policy | str | Callable[[np.random.Generator], Policy] | Sequence
 
@@ -47,6 +50,10 @@ class SingleAgentEnv(gymnasium.Env):
         self.learner_seat_fixed = learner_seat
         self.set_opponent(opponent)
         self.learner = self.aec.possible_agents[0]
+        self.learner_seat = 0
+        self.max_turns, self.illegal_action = env.max_turns, env.illegal_action
+        self.state = None
+        self._returns, self.truncated, self.illegal_action_played = None, False, False
         self._opp_rng = np.random.default_rng()
         self.episode_opponents: list[Policy] = []
 
@@ -72,74 +79,130 @@ class SingleAgentEnv(gymnasium.Env):
             return [self.opponent] * n_other
         return [self.opponent(self._opp_rng) for _ in range(n_other)]
 
+    # ------------------------------------------------------------------ the episode
+    # In pieces (deal, opponent_to_move, play, outcome) so that a vectorised driver can interleave
+    # many envs and move their opponents in one batched forward pass (training.vec_env); reset and
+    # step below are those pieces for one env. The engine state is stepped directly: the AEC env
+    # only deals (same seeds as its own reset) and renders, its PettingZoo bookkeeping is not kept.
+    def deal(self) -> None:
+        """A new deal: seat and opponents drawn, nothing played yet (opponents may be first to move)."""
+        aec = self.aec
+        aec.reset(seed=int(self.np_random.integers(2**31 - 1)))
+        self.state = aec.state
+        self._illegal_rng = aec._illegal_rng
+        n = self.game.num_players
+        seat = self.learner_seat_fixed
+        if seat is None:
+            seat = int(self.np_random.integers(n))
+        self.learner_seat, self.learner = seat, aec.possible_agents[seat]
+        opponents = self._draw_opponents()
+        self.seat_policies = [None if s == seat else opponents.pop(0) for s in range(n)]
+        self.seat_policy = {aec.possible_agents[s]: p for s, p in enumerate(self.seat_policies) if s != seat}
+        self.episode_opponents = list(self.seat_policy.values())
+        self._reward = 0.0
+        self._returns = None  # the result once the game is over (None: not over)
+        self.truncated = False
+        self.illegal_action_played = False
+
+    @property
+    def over(self) -> bool:
+        return self._returns is not None or self.truncated
+
+    def opponent_to_move(self) -> tuple[Policy, int] | None:
+        """The policy and seat that must move now, or None when the learner decides or the game is over."""
+        if self._returns is not None or self.truncated:
+            return None
+        player = self.state.current_player()
+        if player == self.learner_seat:
+            return None
+        return self.seat_policies[player], player
+
+    def play(self, action) -> None:
+        """Apply the current mover's action (the ``illegal_action`` rule decides about a bad one)."""
+        state = self.state
+        mover = state.current_player()
+        chosen = resolve_action(state, action, self.illegal_action, self._illegal_rng)
+        if mover == self.learner_seat and chosen != action:
+            self.illegal_action_played = True
+        if chosen is None:
+            self._end(penalty_returns(self.game.num_players, mover))
+            return
+        state.apply_action(chosen)
+        if state.is_terminal():
+            self._end(state.returns())
+        elif state.turn >= self.max_turns:
+            self.truncated = True  # reward 0, as the AEC env
+
+    def _end(self, returns: np.ndarray) -> None:
+        self._returns = returns
+        self._reward += float(returns[self.learner_seat])
+
+    def begin_step(self, action) -> None:
+        """The learner's move, the first piece of ``step``."""
+        if self.state is None:
+            raise RuntimeError("reset() must be called before step(): call env.reset(seed=...) first")
+        if self.over:
+            raise RuntimeError("the episode is over: call env.reset() before step()")
+        self._reward = 0.0
+        self.illegal_action_played = False
+        self.play(action)
+
+    def outcome(self):
+        """``step``'s return value once the opponents have moved."""
+        terminated = self._returns is not None
+        truncated = self.truncated and not terminated
+        seat = self.learner_seat
+        obs = self.state.observation(seat)
+        info = {"action_mask": self.action_masks()} if self.info_action_mask else {}
+        if terminated or truncated:
+            info["returns"] = self._returns.tolist() if terminated else [0.0] * self.game.num_players
+            info["learner_seat"] = seat
+        if self.illegal_action_played:
+            info["illegal_action"] = True
+        return obs, self._reward, terminated, truncated, info
+
+    #: put the action mask in every step's info (MaskablePPO reads action_masks() instead)
+    info_action_mask = True
+
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
         if seed is not None:
             self._opp_rng = np.random.default_rng(seed + 1)
         # A game can end before the learner's first decision (e.g. a first-turn win in Travel Earth);
         # Gymnasium's reset cannot return a finished episode, so such a deal is replaced by a new one.
-        for _ in range(1000):
-            self.aec.reset(seed=int(self.np_random.integers(2**31 - 1)))
-            n = self.game.num_players
-            seat = self.learner_seat_fixed
-            if seat is None:
-                seat = int(self.np_random.integers(n))
-            self.learner = self.aec.possible_agents[seat]
-            opponents = self._draw_opponents()
-            self.seat_policy = {}
-            for agent in self.aec.possible_agents:
-                if agent != self.learner:
-                    self.seat_policy[agent] = opponents.pop(0)
-            self.episode_opponents = list(self.seat_policy.values())
-            self._reward = 0.0
+        for _ in range(MAX_REDEALS):
+            self.deal()
             self._play_opponents()
-            if not (self.aec.terminations[self.learner] or self.aec.truncations[self.learner]):
+            if not self.over:
                 break
         else:
-            raise RuntimeError("1000 deals in a row ended before the learner's first decision; check the opponents")
-        obs = self.aec.state.observation(seat)
-        return obs, {"learner_seat": seat, "action_mask": self.action_masks()}
+            raise RuntimeError(f"{MAX_REDEALS} deals in a row ended before the learner's first decision; "
+                               "check the opponents")
+        obs = self.state.observation(self.learner_seat)
+        return obs, {"learner_seat": self.learner_seat, "action_mask": self.action_masks()}
 
     def _play_opponents(self) -> None:
         """Let opponents move until the learner decides or the game is over."""
-        aec = self.aec
-        state = aec.state
-        while not (aec.terminations[self.learner] or aec.truncations[self.learner]):
-            agent = aec.agent_selection
-            if agent == self.learner:
-                return
-            player = aec.agent_name_mapping[agent]
-            action = self.seat_policy[agent].act(state.observation(player), state.legal_action_mask(), self._opp_rng)
-            aec.step(action)
-            self._reward += aec.rewards[self.learner]
+        state, rng = self.state, self._opp_rng
+        while (turn := self.opponent_to_move()) is not None:
+            policy, player = turn
+            self.play(policy.act(state.observation(player), state.legal_action_mask(), rng))
 
     def step(self, action):
-        aec = self.aec
-        self._reward = 0.0
-        aec.step(int(action))
-        self._reward += aec.rewards[self.learner]
+        self.begin_step(action)
         self._play_opponents()
-        terminated = aec.terminations[self.learner]
-        truncated = aec.truncations[self.learner] and not terminated
-        seat = aec.agent_name_mapping[self.learner]
-        obs = aec.state.observation(seat)
-        info = {"action_mask": self.action_masks()}
-        if terminated or truncated:
-            info["returns"] = aec.state.returns().tolist() if terminated else [0.0] * self.game.num_players
-            info["learner_seat"] = seat
-        return obs, float(self._reward), bool(terminated), bool(truncated), info
+        return self.outcome()
 
     def action_masks(self) -> np.ndarray:
-        aec = self.aec
-        if aec.terminations[self.learner] or aec.truncations[self.learner] or aec.agent_selection != self.learner:
+        if self.over or self.state.current_player() != self.learner_seat:
             # Nothing to decide; an all-True mask keeps batched policies finite (as Pgx does).
             return np.ones(self.game.num_actions, bool)
-        return aec.state.legal_action_mask().astype(bool)
+        return self.state.legal_action_mask().astype(bool)
 
     def render(self):
         if self.render_mode in ("rgb_array", "human"):  # the table picture (for video wrappers)
             return self.aec.render()
-        return self.aec.state.render_text(self.aec.agent_name_mapping[self.learner])
+        return self.state.render_text(self.learner_seat)
 
     def close(self):
         self.aec.close()

@@ -34,7 +34,7 @@ def test_unknown_top_level_section_is_an_error():
     ("ppo.learning_rate=fast", "'ppo.learning_rate' must be a number"),
     ("ppo.net_arch=64", "'ppo.net_arch' must be a list of integers"),
     ("ppo.net_arch=[64, x]", r"'ppo.net_arch\[1\]' must be an integer"),
-    ("vec.kind=threads", "'vec.kind' must be one of 'dummy', 'subproc'"),
+    ("vec.kind=threads", "'vec.kind' must be one of 'batched', 'dummy', 'subproc'"),
     ("output.tensorboard=1", "'output.tensorboard' must be true or false"),
     ("selfplay.play_latest_ratio=1.5", "'selfplay.play_latest_ratio' must be <= 1"),
     ("selfplay.window=0", "'selfplay.window' must be >= 1"),

@@ -72,7 +72,7 @@ def test_the_policy_comparison_trains_every_env_with_both_policy_classes(monkeyp
 
     calls = []
 
-    def fake_measure(fns, steps, settings, seed=0, policy="fast"):
+    def fake_measure(fns, steps, settings, seed=0, policy="fast", vec="batched"):
         calls.append((len(fns), policy))
         return {"steps": steps, "seconds": 1.0, "steps_per_s": 200.0 if policy == "fast" else 100.0}
 
@@ -90,7 +90,7 @@ def test_throughput_ratios_are_the_median_of_each_rounds_own_ratio(monkeypatch):
     speeds = {"connect_four-v3": [100.0, 200.0, 110.0], "terralore_v0": [150.0, 300.0, 165.0]}
     order = []
 
-    def fake_measure(fns, steps, settings, seed=0, policy="fast"):
+    def fake_measure(fns, steps, settings, seed=0, policy="fast", vec="batched"):
         env = "connect_four-v3" if fns[0] is tt.ConnectFourVsRandom or isinstance(fns[0], tt._ZeroCost) and \
             fns[0].num_actions == 7 else "terralore_v0"
         floor = isinstance(fns[0], tt._ZeroCost)

@@ -1,0 +1,161 @@
+"""SelfPlayVecEnv: the same episodes as DummyVecEnv, with the opponents' moves batched across envs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tabletop_envs.core.onnx_policy import MLPPolicy, choose_legal, choose_legal_batch
+from tabletop_envs.core.policy import RandomPolicy, act_batch
+
+
+def _mlp(env_name: str, deterministic: bool, seed: int = 0) -> MLPPolicy:
+    from tabletop_envs.core.registry import make_game
+
+    game = make_game(env_name)
+    rng = np.random.default_rng(seed)
+    sizes = [game.observation_layout.size, 32, game.num_actions]
+    weights = [(rng.normal(0, 1, (a, b)).astype(np.float32), rng.normal(0, 0.1, b).astype(np.float32))
+                for a, b in zip(sizes, sizes[1:])]
+    return MLPPolicy(weights, "tanh", deterministic=deterministic, name="mlp")
+
+
+class CountingPolicy:
+    """Wraps a policy and records the size of every batch it is asked for."""
+
+    def __init__(self, inner):
+        self.inner, self.batches, self.single = inner, [], 0
+
+    def act(self, obs, mask, rng):
+        self.single += 1
+        return self.inner.act(obs, mask, rng)
+
+    def act_batch(self, obs, masks, rng):
+        self.batches.append(len(obs))
+        return self.inner.act_batch(obs, masks, rng)
+
+
+def _vec(cls, env_name, opponent, n=4, **env_kwargs):
+    from training.train import SelfPlayEnv
+
+    venv = cls([lambda: SelfPlayEnv(env_name, opponent=opponent, **env_kwargs) for _ in range(n)])
+    venv.seed(3)
+    return venv
+
+
+def _play(venv, steps, seed=0):
+    """Random legal learner actions; every step's outputs, terminal observations included."""
+    rng = np.random.default_rng(seed)
+    trace = [venv.reset().copy()]
+    for _ in range(steps):
+        masks = np.stack(venv.env_method("action_masks"))
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        obs, rewards, dones, infos = venv.step(actions)
+        trace.append((obs.copy(), rewards.copy(), dones.copy(),
+                      [(i.get("returns"), i["TimeLimit.truncated"], i.get("terminal_observation")) for i in infos]))
+    return trace
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return np.array_equal(a, b)
+    if isinstance(a, (tuple, list)):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    return a == b
+
+
+@pytest.mark.parametrize("env_name", ["terralore_v0", "travel_earth_v0"])
+def test_selfplay_vec_env_plays_the_same_episodes_as_dummy_vec_env(env_name):
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from training.vec_env import SelfPlayVecEnv
+
+    opponent = _mlp(env_name, deterministic=True)  # no draws, so both drivers must agree exactly
+    dummy = _play(_vec(DummyVecEnv, env_name, opponent), 300)
+    batched = _play(_vec(SelfPlayVecEnv, env_name, opponent), 300)
+    assert sum(step[2].sum() for step in batched[1:]) >= 4  # episodes ended and were re-dealt
+    assert _same(dummy, batched)
+
+
+def test_selfplay_vec_env_answers_envs_waiting_on_one_policy_in_one_batch():
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from training.vec_env import SelfPlayVecEnv
+
+    alone = CountingPolicy(_mlp("terralore_v0", deterministic=True))
+    _play(_vec(DummyVecEnv, "terralore_v0", alone, n=8), 200)
+    together = CountingPolicy(_mlp("terralore_v0", deterministic=True))
+    _play(_vec(SelfPlayVecEnv, "terralore_v0", together, n=8), 200)
+    assert alone.batches == [] and max(together.batches) > 1
+    # the same games, so the same opponent decisions, fewer calls
+    assert sum(together.batches) + together.single == alone.single
+    assert len(together.batches) + together.single < alone.single
+
+
+def test_selfplay_vec_env_reports_truncation_for_sb3_bootstrapping():
+    from training.vec_env import SelfPlayVecEnv
+
+    venv = _vec(SelfPlayVecEnv, "terralore_v0", RandomPolicy(), n=2, max_turns=2)
+    trace = _play(venv, 60)
+    ended = [(returns, truncated, terminal) for _, _, dones, infos in trace[1:]
+             for done, (returns, truncated, terminal) in zip(dones, infos) if done]
+    assert ended and all(truncated and terminal is not None and returns == [0.0, 0.0] for returns, truncated, terminal in ended)
+
+
+def test_selfplay_vec_env_replaces_deals_that_end_before_the_learner_decides():
+    from tests.travel_earth.test_env import _FirstTurnAmbush
+    from training.vec_env import SelfPlayVecEnv
+
+    fast = {"TE-005": 4, "TE-070": 4, "TE-038": 4, "TE-039": 4, "TE-011": 4}
+    slow = {"TE-069": 4, "TE-021": 4, "TE-054": 4, "TE-055": 4, "TE-036": 4}
+    from training.train import SelfPlayEnv
+
+    def make():
+        return SelfPlayEnv("travel_earth_v0", opponent=_FirstTurnAmbush(), learner_seat=1, deck_format="casual",
+                           decks=[fast, slow], first_player=0)
+
+    venv = SelfPlayVecEnv([make, make])
+    venv.seed(0)
+    deals = []
+    for env in venv.envs:
+        original = env.deal
+        env.deal = lambda original=original: (deals.append(1), original())[1]
+    venv.reset()
+    rng, episodes = np.random.default_rng(0), 0
+    for _ in range(80):
+        masks = np.stack(venv.env_method("action_masks"))
+        _, _, dones, _ = venv.step(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
+        episodes += int(dones.sum())
+        for env in venv.envs:  # every observation handed back is one the learner must decide on
+            assert not env.over and env.state.current_player() == env.learner_seat
+    assert len(deals) > episodes + len(venv.envs)  # some deals ended on Player 1's first turn: replaced
+
+
+def test_choose_legal_batch_argmax_matches_one_row_at_a_time():
+    rng = np.random.default_rng(0)
+    logits = rng.normal(size=(64, 30)).astype(np.float32)
+    masks = rng.random((64, 30)) < 0.2
+    masks[np.arange(64), rng.integers(30, size=64)] = True
+    batch = choose_legal_batch(logits, masks, None, deterministic=True)
+    assert batch.tolist() == [choose_legal(lg, m, None, True) for lg, m in zip(logits, masks)]
+
+
+def test_choose_legal_batch_samples_legal_actions_by_their_masked_softmax():
+    rng = np.random.default_rng(1)
+    logits = np.array([[0.0, 1.0, 2.0, 50.0, -1.0]], np.float32).repeat(20000, 0)
+    masks = np.array([[True, True, True, False, False]]).repeat(20000, 0)
+    picks = choose_legal_batch(logits, masks, rng, deterministic=False)
+    assert masks[0, picks].all()
+    expected = np.exp([0.0, 1.0, 2.0]) / np.exp([0.0, 1.0, 2.0]).sum()
+    np.testing.assert_allclose(np.bincount(picks, minlength=3)[:3] / len(picks), expected, atol=0.015)
+
+
+def test_choose_legal_batch_refuses_a_row_without_legal_actions():
+    with pytest.raises(ValueError, match="no legal action"):
+        choose_legal_batch(np.zeros((2, 3)), np.array([[1, 0, 0], [0, 0, 0]], bool), None, True)
+
+
+def test_act_batch_asks_a_policy_without_act_batch_row_by_row():
+    masks = np.array([[0, 1, 0], [1, 0, 0], [0, 0, 1]], np.int8)
+    actions = act_batch(RandomPolicy(), np.zeros((3, 4), np.float32), masks, np.random.default_rng(0))
+    assert actions.tolist() == [1, 0, 2]
