@@ -301,7 +301,9 @@ def _describe(hint) -> str:
     if origin is Literal:
         return "one of " + ", ".join(repr(a) for a in typing.get_args(hint))
     if origin is list:
-        return f"a list of {_describe(typing.get_args(hint)[0]).split(' ', 1)[-1]}s"
+        inner = _describe(typing.get_args(hint)[0]).split(" ", 1)[-1]  # "mapping with string keys"
+        noun, _, rest = inner.partition(" ")
+        return f"a list of {noun}s{' ' + rest if rest else ''}"
     if origin is dict:
         return "a mapping with string keys"
     return {int: "an integer", float: "a number", bool: "true or false", str: "a string"}.get(hint, str(hint))

@@ -78,11 +78,18 @@ class SelfPlayVecEnv(DummyVecEnv):
         pending = list(indices)
         while pending:
             groups: dict[int, tuple] = {}
+            forced = []
             for i in pending:
                 turn = envs[i].opponent_to_move()
-                if turn is not None:
+                if turn is None:
+                    continue
+                mask = envs[i].state.legal_action_mask()
+                if np.count_nonzero(mask) == 1:  # a forced move: no policy to ask, as SingleAgentEnv
+                    envs[i].play(int(mask.argmax()))
+                    forced.append(i)
+                else:
                     groups.setdefault(id(turn[0]), (turn[0], []))[1].append((i, turn[1]))
-            pending = []
+            pending = forced
             for policy, seats in groups.values():
                 if len(seats) == 1:
                     i, player = seats[0]

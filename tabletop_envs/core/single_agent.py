@@ -32,6 +32,10 @@ class SingleAgentEnv(gymnasium.Env):
             ``rng -> policy`` drawn anew each episode (an opponent pool). Default: random.
         learner_seat: fixed seat, or ``None`` to draw it every episode.
         **env_kwargs: passed to the AEC env (rule options, ``max_turns``, ``illegal_action`` …).
+
+    An opponent with a single legal action is not asked: the env plays it. A policy can only
+    return that action, and a fifth of Terralore's decisions are forced, so this saves an
+    observation and a forward pass each (the policies here are stateless).
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": 2}
@@ -186,7 +190,11 @@ class SingleAgentEnv(gymnasium.Env):
         state, rng = self.state, self._opp_rng
         while (turn := self.opponent_to_move()) is not None:
             policy, player = turn
-            self.play(policy.act(state.observation(player), state.legal_action_mask(), rng))
+            mask = state.legal_action_mask()
+            if np.count_nonzero(mask) == 1:  # a forced move: no policy to ask (see the class doc)
+                self.play(int(mask.argmax()))
+            else:
+                self.play(policy.act(state.observation(player), mask, rng))
 
     def step(self, action):
         self.begin_step(action)

@@ -64,6 +64,11 @@ class Encoder:
         self.off = {name: seg.start for name, seg in s.items()}
         self.tail_start = s["lane_points"].start
         self.tail_size = self.layout.size - self.tail_start
+        # offset.__add__ per card segment, bound once: the index list is the hot part of encode
+        self._adds = tuple(self.off[name].__add__ for name in (
+            "hand", "own_attacking", "own_defending", "own_face_down_attacking", "own_face_down_defending",
+            "opp_attacking", "opp_defending", "opp_known_hand", "own_graveyard", "opp_graveyard",
+            "own_exile", "opp_exile"))
 
     def encode(self, state, player: int) -> np.ndarray:
         p, q = player, 1 - player
@@ -71,18 +76,14 @@ class Encoder:
         vec = np.zeros(self.layout.size, np.float32)
         fd_p, fd_q = state.face_down[p], state.face_down[q]
         field_p, field_q = state.field[p], state.field[q]
-        idx = [*map(o["hand"].__add__, state.hand[p]),
-               *map(o["own_attacking"].__add__, field_p[0]),
-               *map(o["own_defending"].__add__, field_p[1]),
-               *map(o["own_face_down_attacking"].__add__, fd_p[0]),
-               *map(o["own_face_down_defending"].__add__, fd_p[1]),
-               *map(o["opp_attacking"].__add__, field_q[0]),
-               *map(o["opp_defending"].__add__, field_q[1]),
-               *map(o["opp_known_hand"].__add__, state.known_hand[q]),
-               *map(o["own_graveyard"].__add__, state.graveyard[p]),
-               *map(o["opp_graveyard"].__add__, state.graveyard[q]),
-               *map(o["own_exile"].__add__, state.exile[p]),
-               *map(o["opp_exile"].__add__, state.exile[q])]
+        hand, own_a, own_d, own_fa, own_fd, opp_a, opp_d, opp_known, own_g, opp_g, own_x, opp_x = self._adds
+        idx = [*map(hand, state.hand[p]),
+               *map(own_a, field_p[0]), *map(own_d, field_p[1]),
+               *map(own_fa, fd_p[0]), *map(own_fd, fd_p[1]),
+               *map(opp_a, field_q[0]), *map(opp_d, field_q[1]),
+               *map(opp_known, state.known_hand[q]),
+               *map(own_g, state.graveyard[p]), *map(opp_g, state.graveyard[q]),
+               *map(own_x, state.exile[p]), *map(opp_x, state.exile[q])]
         mine = state.actor == p and state.phase != "over"
         if mine and state.pending_card >= 0:
             idx.append(o["pending_card"] + state.pending_card)

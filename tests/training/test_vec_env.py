@@ -159,3 +159,34 @@ def test_act_batch_asks_a_policy_without_act_batch_row_by_row():
     masks = np.array([[0, 1, 0], [1, 0, 0], [0, 0, 1]], np.int8)
     actions = act_batch(RandomPolicy(), np.zeros((3, 4), np.float32), masks, np.random.default_rng(0))
     assert actions.tolist() == [1, 0, 2]
+
+
+class _LegalCounter:
+    """Plays the first legal action and records how many were legal each time it was asked."""
+
+    def __init__(self):
+        self.seen = []
+
+    def act(self, obs, mask, rng):
+        self.seen.append(int(np.count_nonzero(mask)))
+        return int(np.flatnonzero(mask)[0])
+
+
+@pytest.mark.parametrize("driver", ["single", "batched"])
+def test_opponents_are_not_asked_about_forced_moves(driver):
+    from training.train import SelfPlayEnv
+    from training.vec_env import SelfPlayVecEnv
+
+    opponent = _LegalCounter()
+    venv = SelfPlayVecEnv([lambda: SelfPlayEnv("terralore_v0", opponent=opponent) for _ in range(2)])
+    venv.seed(0)
+    opponent_moves = []
+    for env in venv.envs:
+        original = env.play
+        env.play = lambda action, env=env, original=original: (
+            opponent_moves.append(1) if env.state.current_player() != env.learner_seat else None, original(action))[1]
+    if driver == "single":
+        venv.batched = False  # each env steps itself (SingleAgentEnv.step)
+    _play(venv, 300)
+    assert opponent.seen and min(opponent.seen) >= 2
+    assert len(opponent_moves) > len(opponent.seen) + 20  # forced moves were played without asking
