@@ -108,3 +108,17 @@ def test_throughput_ratios_are_the_median_of_each_rounds_own_ratio(monkeypatch):
     assert ours["zero_cost_vs_reference"] == 4.5 and ref["zero_cost_vs_reference"] == 3.0
     assert len(order) == 12  # 4 jobs x 3 rounds, interleaved
     assert order[:4] == order[4:8] == order[8:]
+
+
+def test_the_benchmark_runs_both_sides_in_the_vec_env_it_is_told():
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    import benchmarks.training_throughput as tt
+    from training.vec_env import SelfPlayVecEnv
+
+    assert tt.vec_env_class("batched") is SelfPlayVecEnv and tt.vec_env_class("dummy") is DummyVecEnv
+    with pytest.raises(ValueError, match="batched, dummy"):
+        tt.vec_env_class("subproc")
+    result = tt.measure([tt.ConnectFourVsRandom, tt.ConnectFourVsRandom], 64,
+                        {"n_steps": 32, "batch_size": 32, "n_epochs": 1, "policy_kwargs": {"net_arch": [16]}})
+    assert result["steps"] >= 64 and result["steps_per_s"] > 0
