@@ -161,8 +161,17 @@ def warm_start(model, cfg, log=print) -> dict:
     data = collect(cfg.env, teacher, pt.games, seed=cfg.seed + 7, vs_random_share=pt.vs_random_share,
                    gamma=cfg.ppo.gamma, game_kwargs=game_kwargs, max_turns=max_turns)
     log(f"[pretrain] {len(data)} teacher decisions in {data.seconds:.0f} s; fitting {pt.epochs} epochs")
-    report = clone(model.policy, data, epochs=pt.epochs, batch_size=pt.batch_size,
-                   learning_rate=pt.learning_rate, vf_coef=pt.vf_coef, seed=cfg.seed, log=log)
+    import torch
+
+    from .train import update_thread_count
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(update_thread_count(cfg.ppo.update_threads))  # the fit is an update too
+    try:
+        report = clone(model.policy, data, epochs=pt.epochs, batch_size=pt.batch_size,
+                       learning_rate=pt.learning_rate, vf_coef=pt.vf_coef, seed=cfg.seed, log=log)
+    finally:
+        torch.set_num_threads(threads)
     report["teacher"] = name
     return report
 

@@ -101,6 +101,11 @@ def build_model(cfg: TrainConfig, venv, run_dir: Path):
     )
 
 
+def update_thread_count(configured: int) -> int:
+    """``ppo.update_threads``, capped at the machine's cores."""
+    return max(1, min(configured, os.cpu_count() or 1))
+
+
 class UpdateThreads(BaseCallback):
     """torch runs the PPO update on ``update`` threads and the rest of training on ``collect``.
 
@@ -112,7 +117,7 @@ class UpdateThreads(BaseCallback):
 
     def __init__(self, collect: int, update: int):
         super().__init__()
-        self.collect, self.update = collect, max(1, min(update, os.cpu_count() or 1))
+        self.collect, self.update = collect, update_thread_count(update)
 
     def _on_rollout_end(self) -> None:
         import torch
@@ -415,6 +420,7 @@ def train(cfg: TrainConfig, resume: bool = False, command: str | None = None) ->
     except KeyboardInterrupt:
         # Stopping early is a normal way to end a run: keep what was learnt, still evaluate and export.
         interrupted = True
+        torch.set_num_threads(cfg.ppo.torch_threads)  # an update may have been cut short
         print(f"\ninterrupted at {model.num_timesteps} steps: saving, evaluating and exporting "
               "(interrupt again to abort; --resume continues the run)", flush=True)
     finally:

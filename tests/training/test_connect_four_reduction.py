@@ -83,6 +83,24 @@ def test_the_policy_comparison_trains_every_env_with_both_policy_classes(monkeyp
     assert all(r["speedup"] == 2.0 for r in rows)
 
 
+def test_the_policy_comparisons_speedup_is_the_median_of_each_rounds_own_ratio(monkeypatch):
+    import benchmarks.training_throughput as tt
+
+    speeds = {"stock": [100.0, 200.0, 300.0], "fast": [300.0, 250.0, 330.0]}  # rounds: 3.0, 1.25, 1.1
+    count = {}
+
+    def fake_measure(fns, steps, settings, seed=0, policy="fast", vec="batched"):
+        key = (id(fns), policy)
+        count[key] = count.get(key, -1) + 1
+        return {"steps": steps, "seconds": 1.0, "steps_per_s": speeds[policy][count[key]]}
+
+    monkeypatch.setattr(tt, "measure", fake_measure)
+    rows = tt.policy_comparison(64, 2, ["terralore_v0"], repeats=3)
+    for row in rows:
+        assert row["speedup"] == 1.25 and row["speedup_each_round"] == [3.0, 1.25, 1.1]  # not 250 / 200
+        assert (row["stock_steps_per_s"], row["fast_steps_per_s"]) == (200.0, 300.0)
+
+
 def test_throughput_ratios_are_the_median_of_each_rounds_own_ratio(monkeypatch):
     import benchmarks.training_throughput as tt
 

@@ -101,3 +101,22 @@ def test_an_unknown_teacher_is_a_clear_error(toy, tmp_path):
                             "output": {**TINY["output"], "dir": str(tmp_path / "run")}})
     with pytest.raises(TabletopError, match="no policy registered as 'toy_v0/grandmaster'"):
         train(cfg)
+
+
+def test_the_cloning_fit_runs_on_the_update_threads_and_restores_the_count(toy, toy_teacher, tmp_path, monkeypatch):
+    import os
+
+    import torch
+
+    import training.pretrain as pretrain
+
+    cfg = load_config(data={**TINY, "ppo": {**TINY.get("ppo", {}), "update_threads": 2},
+                            "pretrain": {"teacher": toy_teacher, "games": 20, "epochs": 1},
+                            "output": {"dir": str(tmp_path / "run"), "tensorboard": False}})
+    model = build_model(cfg, make_vec_env(cfg, OpponentPool(toy, 1.0, 0.0)), tmp_path)
+    seen = []
+    original = pretrain.clone
+    monkeypatch.setattr(pretrain, "clone", lambda *a, **k: (seen.append(torch.get_num_threads()), original(*a, **k))[1])
+    torch.set_num_threads(1)
+    warm_start(model, cfg, log=lambda *_: None)
+    assert seen == [min(2, os.cpu_count())] and torch.get_num_threads() == 1
