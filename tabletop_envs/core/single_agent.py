@@ -35,7 +35,8 @@ class SingleAgentEnv(gymnasium.Env):
 
     An opponent with a single legal action is not asked: the env plays it. A policy can only
     return that action, and a fifth of Terralore's decisions are forced, so this saves an
-    observation and a forward pass each (the policies here are stateless).
+    observation and a forward pass each. A policy that keeps state between calls does not see those
+    decisions; the library's policies keep none.
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": 2}
