@@ -83,9 +83,7 @@ class SelfPlayVecEnv(DummyVecEnv):
                 turn = envs[i].opponent_to_move()
                 if turn is None:
                     continue
-                mask = envs[i].state.legal_action_mask()
-                if np.count_nonzero(mask) == 1:  # a forced move: no policy to ask, as SingleAgentEnv
-                    envs[i].play(int(mask.argmax()))
+                if envs[i].play_if_forced():
                     forced.append(i)
                 else:
                     groups.setdefault(id(turn[0]), (turn[0], []))[1].append((i, turn[1]))

@@ -138,6 +138,14 @@ class SingleAgentEnv(gymnasium.Env):
         elif state.turn >= self.max_turns:
             self.truncated = True  # reward 0, as the AEC env
 
+    def play_if_forced(self) -> bool:
+        """Play the mover's only legal action if it has just one (no policy is asked: see the class doc)."""
+        mask = self.state.legal_action_mask()
+        if np.count_nonzero(mask) != 1:
+            return False
+        self.play(int(mask.argmax()))
+        return True
+
     def _end(self, returns: np.ndarray) -> None:
         self._returns = returns
         self._reward += float(returns[self.learner_seat])
@@ -190,12 +198,9 @@ class SingleAgentEnv(gymnasium.Env):
         """Let opponents move until the learner decides or the game is over."""
         state, rng = self.state, self._opp_rng
         while (turn := self.opponent_to_move()) is not None:
-            policy, player = turn
-            mask = state.legal_action_mask()
-            if np.count_nonzero(mask) == 1:  # a forced move: no policy to ask (see the class doc)
-                self.play(int(mask.argmax()))
-            else:
-                self.play(policy.act(state.observation(player), mask, rng))
+            if not self.play_if_forced():
+                policy, player = turn
+                self.play(policy.act(state.observation(player), state.legal_action_mask(), rng))
 
     def step(self, action):
         self.begin_step(action)
