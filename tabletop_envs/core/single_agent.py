@@ -102,8 +102,7 @@ class SingleAgentEnv(gymnasium.Env):
         self.learner_seat, self.learner = seat, aec.possible_agents[seat]
         opponents = self._draw_opponents()
         self.seat_policies = [None if s == seat else opponents.pop(0) for s in range(n)]
-        self.seat_policy = {aec.possible_agents[s]: p for s, p in enumerate(self.seat_policies) if s != seat}
-        self.episode_opponents = list(self.seat_policy.values())
+        self.episode_opponents = [p for s, p in enumerate(self.seat_policies) if s != seat]
         self._reward = 0.0
         self._returns = None  # the result once the game is over (None: not over)
         self.truncated = False
