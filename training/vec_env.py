@@ -89,10 +89,9 @@ class SelfPlayVecEnv(DummyVecEnv):
                     groups.setdefault(id(turn[0]), (turn[0], []))[1].append((i, turn[1]))
             pending = forced
             for policy, seats in groups.values():
-                if len(seats) == 1:
+                if len(seats) == 1:  # a one-row batch costs more than the single-observation path
                     i, player = seats[0]
-                    state = envs[i].state
-                    envs[i].play(policy.act(state.observation(player), state.legal_action_mask(), rng))
+                    envs[i].play_opponent(policy, player, rng)
                 else:
                     states = [envs[i].state for i, _ in seats]
                     observations = np.stack([s.observation(p) for s, (_, p) in zip(states, seats)])

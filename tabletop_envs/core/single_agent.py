@@ -100,9 +100,9 @@ class SingleAgentEnv(gymnasium.Env):
         if seat is None:
             seat = int(self.np_random.integers(n))
         self.learner_seat, self.learner = seat, aec.possible_agents[seat]
-        opponents = self._draw_opponents()
-        self.seat_policies = [None if s == seat else opponents.pop(0) for s in range(n)]
-        self.episode_opponents = [p for s, p in enumerate(self.seat_policies) if s != seat]
+        self.episode_opponents = self._draw_opponents()
+        others = iter(self.episode_opponents)
+        self.seat_policies = [None if s == seat else next(others) for s in range(n)]
         self._reward = 0.0
         self._returns = None  # the result once the game is over (None: not over)
         self.truncated = False
@@ -136,6 +136,11 @@ class SingleAgentEnv(gymnasium.Env):
             self._end(state.returns())
         elif state.turn >= self.max_turns:
             self.truncated = True  # reward 0, as the AEC env
+
+    def play_opponent(self, policy: Policy, player: int, rng: np.random.Generator) -> None:
+        """Ask ``policy`` for seat ``player``'s move (what that seat sees) and play it."""
+        state = self.state
+        self.play(policy.act(state.observation(player), state.legal_action_mask(), rng))
 
     def play_if_forced(self) -> bool:
         """Play the mover's only legal action if it has just one (no policy is asked: see the class doc)."""
@@ -195,11 +200,9 @@ class SingleAgentEnv(gymnasium.Env):
 
     def _play_opponents(self) -> None:
         """Let opponents move until the learner decides or the game is over."""
-        state, rng = self.state, self._opp_rng
         while (turn := self.opponent_to_move()) is not None:
             if not self.play_if_forced():
-                policy, player = turn
-                self.play(policy.act(state.observation(player), state.legal_action_mask(), rng))
+                self.play_opponent(*turn, self._opp_rng)
 
     def step(self, action):
         self.begin_step(action)
