@@ -7,9 +7,10 @@
    Each run is paired with a zero-cost env of the same observation and action shape trained with the
    same settings: MaskablePPO's own cost for that shape, the ceiling no env of that shape can beat.
    The difference is the env's own cost per learner step, compared with connect_four's ("env cost × ref").
-   Both sides use the policy class ``training.train`` trains with (``--policy fast``, our
-   ``FastMaskablePolicy``: sb3-contrib's numbers with a cheaper mask) or sb3-contrib's stock
-   ``MlpPolicy`` (``--policy stock``); never one for us and the other for the reference.
+   Both sides use the policy class and rollout buffer ``training.train`` trains with (``--policy fast``,
+   our ``FastMaskablePolicy`` and ``FastMaskableRolloutBuffer``: sb3-contrib's numbers with a cheaper
+   mask and fewer copies) or sb3-contrib's stock ``MlpPolicy`` and buffer (``--policy stock``); never
+   one for us and the other for the reference.
 2. ``load_policy`` + ``act`` latency of a shipped opponent (median over real observations).
 
     python -m benchmarks.training_throughput --steps 12288 --repeats 3 --json benchmarks/results/training_throughput.json
@@ -168,14 +169,16 @@ SETTINGS = {"n_steps": 512, "batch_size": 256, "n_epochs": 4, "policy_kwargs": {
 THREADS = {"collect": 1, "update": 2}  # training.train's defaults (ppo.torch_threads, ppo.update_threads)
 
 
-def policy_class(name: str):
+def algorithm_kwargs(name: str) -> dict:
+    """``fast``: what training.train gives MaskablePPO (our policy class and rollout buffer);
+    ``stock``: sb3-contrib's MlpPolicy and MaskableRolloutBuffer."""
     if name not in POLICIES:
         raise ValueError(f"unknown policy {name!r}: choose one of {', '.join(POLICIES)}")
     if name == "stock":
-        return "MlpPolicy"
-    from training.masked_policy import FastMaskablePolicy
+        return {"policy": "MlpPolicy"}
+    from training.masked_policy import ALGORITHM_KWARGS
 
-    return FastMaskablePolicy
+    return dict(ALGORITHM_KWARGS)
 
 
 VEC_ENVS = ("batched", "dummy")
@@ -204,7 +207,7 @@ def measure(env_fns, steps: int, settings: dict, seed: int = 0, policy: str = "f
 
     torch.set_num_threads(THREADS["collect"])
     venv = vec_env_class(vec)(env_fns)
-    model = MaskablePPO(policy_class(policy), venv, seed=seed, device="cpu", verbose=0, **settings)
+    model = MaskablePPO(env=venv, **algorithm_kwargs(policy), seed=seed, device="cpu", verbose=0, **settings)
     start = time.perf_counter()
     model.learn(steps, callback=UpdateThreads(**THREADS))  # what training.train does by default
     seconds = time.perf_counter() - start

@@ -88,12 +88,12 @@ def build_model(cfg: TrainConfig, venv, run_dir: Path):
     import torch
     from sb3_contrib import MaskablePPO
 
-    from .masked_policy import FastMaskablePolicy
+    from .masked_policy import ALGORITHM_KWARGS
 
     p = cfg.ppo
     activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[p.activation]
     return MaskablePPO(
-        FastMaskablePolicy, venv, learning_rate=p.learning_rate, n_steps=p.n_steps, batch_size=p.batch_size,
+        env=venv, **ALGORITHM_KWARGS, learning_rate=p.learning_rate, n_steps=p.n_steps, batch_size=p.batch_size,
         n_epochs=p.n_epochs, gamma=p.gamma, gae_lambda=p.gae_lambda, clip_range=p.clip_range,
         ent_coef=p.ent_coef, vf_coef=p.vf_coef, max_grad_norm=p.max_grad_norm, seed=cfg.seed, device=p.device,
         policy_kwargs={"net_arch": {"pi": list(p.net_arch), "vf": list(p.net_arch)}, "activation_fn": activation},

@@ -55,16 +55,17 @@ def test_the_zero_cost_env_replays_real_observations_in_the_games_shape_and_is_a
 
 
 def test_the_benchmark_trains_both_sides_with_the_named_policy_class():
-    from benchmarks.training_throughput import _ZeroCost, measure, policy_class
-    from training.masked_policy import FastMaskablePolicy
+    from benchmarks.training_throughput import _ZeroCost, algorithm_kwargs, measure
+    from training.masked_policy import FastMaskablePolicy, FastMaskableRolloutBuffer
 
-    assert policy_class("fast") is FastMaskablePolicy and policy_class("stock") == "MlpPolicy"
+    assert algorithm_kwargs("fast") == {"policy": FastMaskablePolicy, "rollout_buffer_class": FastMaskableRolloutBuffer}
+    assert algorithm_kwargs("stock") == {"policy": "MlpPolicy"}
     settings = {"n_steps": 32, "batch_size": 32, "n_epochs": 1, "policy_kwargs": {"net_arch": [8]}}
     for name in ("fast", "stock"):
         result = measure([_ZeroCost(np.eye(6, dtype=np.float32), 4)] * 2, 64, settings, policy=name)
         assert result["steps"] == 64 and result["steps_per_s"] > 0
     with pytest.raises(ValueError, match="fast, stock"):
-        policy_class("sb3")
+        algorithm_kwargs("sb3")
 
 
 def test_the_policy_comparison_trains_every_env_with_both_policy_classes(monkeypatch):

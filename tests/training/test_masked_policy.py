@@ -93,6 +93,23 @@ def test_no_mask_and_a_row_without_legal_actions_behave_as_sb3_contrib():
     torch.testing.assert_close(fast.probs, torch.softmax(logits, -1))
 
 
+def test_float_masks_from_the_rollout_buffer_and_remasking_give_the_same_distribution():
+    logits, mask = list(_cases())[1]
+    stock = MaskableCategorical(logits=logits)
+    stock.apply_masking(mask)
+    fast = FastMaskableCategorical(logits=logits)
+    fast.apply_masking(mask.float())  # MaskableRolloutBuffer hands the update float 0/1 masks
+    torch.testing.assert_close(fast.probs, stock.probs, atol=1e-6, rtol=1e-5)
+    assert fast.masks.dtype == torch.bool and torch.equal(fast.masks, mask)
+    other = torch.ones_like(mask)
+    fast.apply_masking(other.numpy().astype(np.int8))  # cached probabilities must not survive a new mask
+    torch.testing.assert_close(fast.probs, torch.softmax(logits, -1), atol=1e-6, rtol=1e-5)
+    fast.apply_masking(mask)
+    illegal = (~mask).float().argmax(-1)  # the first illegal action of every row (row 0 has some)
+    assert (fast.log_prob(illegal)[(~mask).any(-1)] == -1e8).all()  # as sb3-contrib, to float rounding
+    assert (stock.log_prob(illegal)[(~mask).any(-1)] < -9.9e7).all()
+
+
 def test_the_policy_evaluates_actions_as_the_stock_policy_with_the_same_weights(toy):
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
@@ -267,3 +284,34 @@ def test_training_switches_torch_threads_between_collecting_and_updating(toy, mo
     assert seen["collect"] == {1}
     assert seen["update"] == {min(2, os.cpu_count())}
     assert torch.get_num_threads() == 1  # restored when training ends
+
+
+def test_the_rollout_buffer_gives_the_stock_buffers_minibatches_as_tensors_of_their_own():
+    from gymnasium import spaces
+    from sb3_contrib.common.maskable.buffers import MaskableRolloutBuffer
+
+    from training.masked_policy import FastMaskableRolloutBuffer
+
+    obs_space, act_space = spaces.Box(0, 1, (5,), np.float32), spaces.Discrete(4)
+    rng = np.random.default_rng(0)
+    buffers = [cls(8, obs_space, act_space, device="cpu", n_envs=2) for cls in (MaskableRolloutBuffer,
+                                                                                 FastMaskableRolloutBuffer)]
+    for _ in range(8):
+        step = (rng.random((2, 5), dtype=np.float32), rng.integers(4, size=(2, 1)), rng.random(2), np.zeros(2, bool),
+                torch.rand(2), torch.rand(2), rng.random((2, 4)) < 0.5)
+        for buffer in buffers:
+            buffer.add(*step[:6], action_masks=step[6])
+    last_values = torch.rand(2)
+    for buffer in buffers:
+        buffer.compute_returns_and_advantage(last_values, np.zeros(2, bool))
+    minibatches = []
+    for buffer in buffers:
+        np.random.seed(0)  # get() shuffles with numpy's global generator
+        minibatches.append(list(buffer.get(6)))
+    for stock, fast in zip(*minibatches):
+        for a, b in zip(stock, fast):
+            torch.testing.assert_close(b, a, rtol=0, atol=0)
+    first = minibatches[1][0]
+    first.observations.add_(1)  # each minibatch owns its data: the rollout is untouched
+    np.random.seed(0)
+    torch.testing.assert_close(next(buffers[1].get(6)).observations, minibatches[0][0].observations, rtol=0, atol=0)

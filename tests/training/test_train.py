@@ -35,9 +35,11 @@ def test_a_tiny_run_writes_model_curve_checkpoints_and_an_exported_policy(toy, t
     assert policy.metadata["env_id"] == "toy_v0"
     from sb3_contrib import MaskablePPO
 
-    from training.masked_policy import FastMaskablePolicy
+    from training.masked_policy import FastMaskablePolicy, FastMaskableRolloutBuffer
 
-    assert isinstance(MaskablePPO.load(run / "final_model.zip", device="cpu").policy, FastMaskablePolicy)
+    loaded = MaskablePPO.load(run / "final_model.zip", device="cpu")
+    assert isinstance(loaded.policy, FastMaskablePolicy)
+    assert loaded.rollout_buffer_class is FastMaskableRolloutBuffer
 
 
 def test_resume_continues_from_the_newest_checkpoint(toy, tmp_path):
