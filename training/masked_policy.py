@@ -24,11 +24,12 @@ implementation: the same update in one kernel per step.
 
 The rollout's forward pass (under ``no_grad``: one call per vectorised step, a batch of n_envs
 observations) runs in numpy on copies of the torch weights made after each update
-(:func:`mlp_forward`, the one the shipped opponents use). torch's per-operator overhead made that
-call ~0.6 ms for a network whose arithmetic takes a few µs, the largest single cost of collecting
-a rollout. It samples from the same masked
-distribution with torch's random generator, so a seeded run stays reproducible; the update
-(``evaluate_actions``, with gradients) stays in torch.
+(:func:`~tabletop_envs.core.onnx_policy.sparse_linear` and :func:`mlp_continue`, the shipped
+opponents' forward; the policy's and the value network's first layers are one product). torch's
+per-operator overhead made that call ~0.6 ms for a network whose arithmetic takes a few µs, the
+largest single cost of collecting a rollout. It samples from the same masked distribution with
+torch's random generator, so a seeded run stays reproducible; the update (``evaluate_actions``,
+with gradients) stays in torch.
 
 :class:`FastMaskableRolloutBuffer` hands the update its minibatches without a second copy: sb3's
 buffer indexes a minibatch out of the rollout (a copy) and then copies that into a tensor, which for
@@ -53,7 +54,7 @@ from stable_baselines3.common.torch_layers import FlattenExtractor
 from torch.distributions import Categorical, Distribution
 from torch.distributions.utils import logits_to_probs, probs_to_logits
 
-from tabletop_envs.core.onnx_policy import ACTIVATIONS, mlp_forward
+from tabletop_envs.core.onnx_policy import ACTIVATIONS, mlp_continue, sparse_linear
 
 HUGE_NEG = -1e8  # what sb3-contrib writes into masked logits; kept so the logits match
 
@@ -171,10 +172,12 @@ class FastMaskablePolicy(MaskableActorCriticPolicy):
         plan = None if th.is_grad_enabled() or obs.device.type != "cpu" else self._numpy_plan()
         if plan is None:
             return super().forward(obs, deterministic, action_masks)
-        pi_layers, vf_layers, act = plan
+        first, split, pi_rest, vf_rest, act = plan
         x = obs.numpy().astype(np.float32, copy=False).reshape(obs.shape[0], -1)
-        logits = mlp_forward(x, pi_layers, act)
-        values = mlp_forward(x, vf_layers, act)
+        # both networks read the same observation: their first layers are one product
+        h = sparse_linear(x, *first)
+        logits = mlp_continue(h[:, :split], pi_rest, act)
+        values = mlp_continue(h[:, split:], vf_rest, act)
         mask = np.ones(logits.shape, bool) if action_masks is None else \
             np.asarray(action_masks, bool).reshape(logits.shape)
         if not mask.any(1).all():  # a row without a legal action: sb3-contrib's own fallback
@@ -199,7 +202,8 @@ class FastMaskablePolicy(MaskableActorCriticPolicy):
 
         The layers are numpy copies of the torch weights, each (in, out) in row order: the sparse
         first layer gathers whole rows (a few cache lines each) instead of a strided column of a
-        transposed view (one line per element, all cold after the envs have stepped). The copies are
+        transposed view (one line per element, all cold after the envs have stepped). The policy's
+        and the value network's first layers sit side by side in one matrix. The copies are
         made again when a weight's storage or version changes (``load_state_dict``, in-place edits)
         and when the policy's optimiser steps (a fused step leaves the version alone).
         """
@@ -225,8 +229,11 @@ class FastMaskablePolicy(MaskableActorCriticPolicy):
         key = [(t.data_ptr(), t._version) for t in self._weights]
         if key != self._copies_key:
             pi, vf, act = self._linears
-            self._copies = tuple([(np.ascontiguousarray(lin.weight.detach().numpy().T), lin.bias.detach().numpy().copy())
-                                  for lin in branch] for branch in (pi, vf)) + (act,)
+            first = (np.ascontiguousarray(np.concatenate([pi[0].weight.detach().numpy(), vf[0].weight.detach().numpy()]).T),
+                     np.concatenate([pi[0].bias.detach().numpy(), vf[0].bias.detach().numpy()]))
+            pi_rest, vf_rest = ([(np.ascontiguousarray(lin.weight.detach().numpy().T), lin.bias.detach().numpy().copy())
+                                 for lin in branch[1:]] for branch in (pi, vf))
+            self._copies = (first, pi[0].out_features, pi_rest, vf_rest, act)
             self._copies_key = key
         return self._copies
 

@@ -38,14 +38,24 @@ def mlp_forward(h: np.ndarray, layers, act) -> np.ndarray:
     ``layers`` is ``[(W, b), ...]`` with ``W`` of shape (in, out), best in row order: the sparse
     first layer gathers whole rows of it.
     """
+    return mlp_continue(sparse_linear(h, *layers[0]), layers[1:], act)
+
+
+def sparse_linear(h: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``h @ w + b`` as a fresh array, for one input (1-D) or a batch (2-D)."""
     # Card-game observations are mostly zeros (one-hot zones): multiplying only the rows of the
     # columns that are non-zero somewhere in the input costs a few µs where the dense product of a
     # wide first layer costs hundreds on a busy machine.
     nonzero = (h.astype(bool) if h.ndim == 1 else h.any(0)).nonzero()[0]  # bool: the fast nonzero
-    w, b = layers[0]
     h = h.take(nonzero, -1) @ w.take(nonzero, 0) if nonzero.shape[0] * 4 < h.shape[-1] else h @ w
-    h += b  # products are fresh arrays: add and activate in place
-    for w, b in layers[1:]:
+    h += b  # products are fresh arrays: add in place
+    return h
+
+
+def mlp_continue(h: np.ndarray, layers, act) -> np.ndarray:
+    """The rest of an MLP from the previous layer's output ``h`` (before its activation, which is
+    applied in place)."""
+    for w, b in layers:
         h = act(h) @ w
         h += b
     return h
