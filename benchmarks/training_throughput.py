@@ -220,7 +220,8 @@ def training_throughput(steps: int, n_envs: int, games: list[str], repeats: int 
                         policy: str = "fast", vec: str = "batched") -> list[dict]:
     """One row per env; with ``repeats`` > 1 every measurement is repeated in interleaved rounds
     (so a slow spell of the machine hits all of them alike): steps/s are the median run, ratios the
-    median of each round's own ratio (this machine's speed drifts by tens of percent over minutes)."""
+    median of each round's own ratio, a game's run against the mean of the reference runs just
+    before and after it (this machine's speed drifts by tens of percent over minutes)."""
     from tabletop_envs.core.registry import make_game
 
     settings = SETTINGS
@@ -234,16 +235,30 @@ def training_throughput(steps: int, n_envs: int, games: list[str], repeats: int 
         jobs[(label, "run")] = [_WithOpponent(env_name, kwargs, snap) for _ in range(n_envs)]
         bank = record_observations(jobs[(label, "run")][0])
         jobs[(label, "floor")] = [_ZeroCost(bank, game.num_actions) for _ in range(n_envs)]
+    # Each round brackets every game's run with reference runs (R G1 R G2 R ...), so a game's ratio
+    # compares it with the reference measured just before and just after it: the machine's drift
+    # over a round (tens of seconds) cancels out, to first order. The zero-cost floors follow.
+    ref_key = (REFERENCE, "run")
     runs: dict = {key: [] for key in jobs}
+    ref_rounds: list[list[float]] = []
     for _ in range(repeats):
-        for key, fns in jobs.items():
-            runs[key].append(measure(fns, steps, settings, policy=policy, vec=vec))
+        order = [ref_key] + [k for label in games for k in ((label, "run"), ref_key)]
+        order += [(label, "floor") for label in [REFERENCE, *games]]
+        ref_speeds = []
+        for key in order:
+            runs[key].append(measure(jobs[key], steps, settings, policy=policy, vec=vec))
+            if key == ref_key:
+                ref_speeds.append(runs[key][-1]["steps_per_s"])
+        ref_rounds.append(ref_speeds)
     median = {key: sorted(r, key=lambda m: m["steps_per_s"])[len(r) // 2] | {"repeats": len(r)}
               for key, r in runs.items()}
-    per_round = {key: [m["steps_per_s"] for m in r] for key, r in runs.items()}
+    per_round = {key: [m["steps_per_s"] for m in r] for key, r in runs.items() if key != ref_key}
 
     def each_round(key) -> list[float]:
-        return [a / b for a, b in zip(per_round[key], per_round[(REFERENCE, "run")])]
+        if key[1] == "run":  # the reference runs just before and after this one
+            i = games.index(key[0])
+            return [speed / ((refs[i] + refs[i + 1]) / 2) for speed, refs in zip(per_round[key], ref_rounds)]
+        return [speed / statistics.mean(refs) for speed, refs in zip(per_round[key], ref_rounds)]
 
     def ratio(key) -> float:
         return round(statistics.median(each_round(key)), 2)
@@ -251,7 +266,7 @@ def training_throughput(steps: int, n_envs: int, games: list[str], repeats: int 
     ref, ref_floor = median[(REFERENCE, "run")], median[(REFERENCE, "floor")]
     ref_env_us = _env_us(ref, ref_floor)
     rows = [{"env": REFERENCE, "opponent": "random (inside env)", "n_envs": n_envs, **ref,
-             "steps_per_s_each_round": per_round[(REFERENCE, "run")],
+             "repeats": repeats, "runs_per_round": len(games) + 1, "steps_per_s_each_round": ref_rounds,
              "zero_cost_env_steps_per_s": ref_floor["steps_per_s"],
              "zero_cost_vs_reference": ratio((REFERENCE, "floor")),
              "env_us_per_step": ref_env_us}]

@@ -105,28 +105,39 @@ def test_the_policy_comparisons_speedup_is_the_median_of_each_rounds_own_ratio(m
 def test_throughput_ratios_are_the_median_of_each_rounds_own_ratio(monkeypatch):
     import benchmarks.training_throughput as tt
 
-    # the machine is twice as fast in round 2: each round's ratio is 1.5, the ratio of medians is not
-    speeds = {"connect_four-v3": [100.0, 200.0, 110.0], "terralore_v0": [150.0, 300.0, 165.0]}
+    # The machine is twice as fast in round 2, and within every round it speeds up by a tenth of its
+    # speed per run: each game's ratio against the mean of the reference runs just before and after
+    # it is 1.5 (or 0.8); the ratio of medians is not, nor is a ratio against the round's first
+    # reference run.
+    games = ["terralore_v0", "travel_earth_v0"]
+    truth = {"connect_four-v3": 100.0, "terralore_v0": 150.0, "travel_earth_v0": 80.0}
+    machine = [1.0, 2.0, 1.1]
     order = []
 
     def fake_measure(fns, steps, settings, seed=0, policy="fast", vec="batched"):
-        env = "connect_four-v3" if fns[0] is tt.ConnectFourVsRandom or isinstance(fns[0], tt._ZeroCost) and \
-            fns[0].num_actions == 7 else "terralore_v0"
         floor = isinstance(fns[0], tt._ZeroCost)
-        key = (env, floor)
-        order.append(key)
-        value = speeds[env][sum(k == key for k in order) - 1] * (3 if floor else 1)
+        if fns[0] is tt.ConnectFourVsRandom or floor and fns[0].num_actions == 7:
+            env = "connect_four-v3"
+        else:
+            env = fns[0].env_name if not floor else games[[203, 449].index(fns[0].num_actions)]
+        round_index, within = divmod(len(order), runs_per_round)
+        order.append((env, floor))
+        value = truth[env] * machine[round_index] * (1 + 0.1 * within) * (3 if floor else 1)
         return {"steps": steps, "seconds": steps / value, "steps_per_s": value}
 
+    runs_per_round = 1 + 2 * len(games) + 1 + len(games)  # R (G R)... then the floors
     monkeypatch.setattr(tt, "measure", fake_measure)
     monkeypatch.setattr(tt, "record_observations", lambda env_fn, count=256, seed=0: np.eye(4, dtype=np.float32))
-    rows = tt.training_throughput(64, 2, ["terralore_v0"], repeats=3)
-    ref, ours = rows
-    assert ref["steps_per_s"] == 110.0 and ref["steps_per_s_each_round"] == [100.0, 200.0, 110.0]
-    assert ours["vs_reference_each_round"] == [1.5, 1.5, 1.5] and ours["vs_reference"] == 1.5
-    assert ours["zero_cost_vs_reference"] == 4.5 and ref["zero_cost_vs_reference"] == 3.0
-    assert len(order) == 12  # 4 jobs x 3 rounds, interleaved
-    assert order[:4] == order[4:8] == order[8:]
+    rows = tt.training_throughput(64, 2, games, repeats=3)
+    ref, terralore, travel = rows
+    assert len(order) == 3 * runs_per_round
+    assert order[:runs_per_round] == order[runs_per_round:2 * runs_per_round]  # the same interleaving each round
+    assert [e for e, f in order[:5]] == ["connect_four-v3", "terralore_v0", "connect_four-v3", "travel_earth_v0",
+                                          "connect_four-v3"]
+    assert [round(r, 6) for r in terralore["vs_reference_each_round"]] == [1.5, 1.5, 1.5]
+    assert terralore["vs_reference"] == 1.5 and travel["vs_reference"] == 0.8
+    assert ref["repeats"] == 3 and len(ref["steps_per_s_each_round"]) == 3
+    assert all(len(r) == 3 for r in ref["steps_per_s_each_round"])
 
 
 def test_the_benchmark_runs_both_sides_in_the_vec_env_it_is_told():
