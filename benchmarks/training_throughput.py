@@ -11,9 +11,11 @@
    our ``FastMaskablePolicy`` and ``FastMaskableRolloutBuffer``: sb3-contrib's numbers with a cheaper
    mask and fewer copies) or sb3-contrib's stock ``MlpPolicy`` and buffer (``--policy stock``); never
    one for us and the other for the reference.
+   Each round runs the reference before and after every game; a game's ratio is taken against the
+   mean of those two runs, so the machine's drift cancels to first order.
 2. ``load_policy`` + ``act`` latency of a shipped opponent (median over real observations).
 
-    python -m benchmarks.training_throughput --steps 12288 --repeats 3 --json benchmarks/results/training_throughput.json
+    python -m benchmarks.training_throughput --steps 12288 --repeats 7 --json benchmarks/results/training_throughput.json
 
 Absolute numbers depend on the machine and on whatever else runs on it; the ratio measured in one
 run is the comparable figure.

@@ -26,21 +26,33 @@ from tabletop_envs.core.registry import make_game
 OPSET = 17
 
 
-def linear_layers(net) -> tuple[list, str | None]:
-    """An SB3 MLP branch (Linear and one kind of activation) as its Linear layers and the activation's
-    name; TypeError for anything else, which neither the export nor a numpy forward can run."""
+def linear_layers(*parts) -> tuple[list, str | None]:
+    """The Linear layers of an MLP made of ``parts`` (an SB3 branch, or RLlib's encoder and head), in
+    order, and its activation's name. Containers are walked; any other layer (LayerNorm, dropout, a
+    second kind of activation …) is a TypeError, because neither the export nor a numpy forward can
+    run it and a silently different opponent would be worse than none."""
     import torch
 
     names = {torch.nn.Tanh: "tanh", torch.nn.ReLU: "relu"}
-    linears, activation = [], None
-    for module in net:
-        if isinstance(module, torch.nn.Linear):
-            linears.append(module)
-        elif type(module) in names and activation in (None, names[type(module)]):
-            activation = names[type(module)]
-        else:
-            raise TypeError(f"cannot export layer {module!r} of the policy MLP: only Linear and one of tanh/relu")
-    return linears, activation
+    containers = (torch.nn.Sequential, torch.nn.ModuleList, torch.nn.ModuleDict, torch.nn.Identity)
+    linears, activations = [], set()
+    for part in parts:
+        for module in part.modules():
+            if isinstance(module, torch.nn.Linear):
+                linears.append(module)
+            elif type(module) in names:
+                activations.add(names[type(module)])
+            elif not isinstance(module, containers) and next(module.children(), None) is None:
+                raise TypeError(f"cannot export layer {module!r} of the policy MLP: only Linear layers and one of "
+                                "tanh/relu export to the opponent format")
+    if len(activations) > 1:
+        raise TypeError(f"mixed activations {sorted(activations)} do not export to the opponent format")
+    return linears, (activations.pop() if activations else None)
+
+
+def layer_weights(linears) -> list[tuple[np.ndarray, np.ndarray]]:
+    """``[(W, b), ...]`` of torch Linear layers, W of shape (in, out) (the opponent format's order)."""
+    return [(lin.weight.detach().cpu().numpy().T.copy(), lin.bias.detach().cpu().numpy().copy()) for lin in linears]
 
 
 def mlp_weights(model) -> tuple[list[tuple[np.ndarray, np.ndarray]], str]:
@@ -52,11 +64,8 @@ def mlp_weights(model) -> tuple[list[tuple[np.ndarray, np.ndarray]], str]:
         policy.features_extractor
     if not isinstance(extractor, FlattenExtractor):
         raise TypeError(f"only MlpPolicy (FlattenExtractor) exports to a plain MLP, got {type(extractor).__name__}")
-    layers, activation = linear_layers(policy.mlp_extractor.policy_net)
-    layers.append(policy.action_net)
-    weights = [(lin.weight.detach().cpu().numpy().T.copy(), lin.bias.detach().cpu().numpy().copy())
-               for lin in layers]
-    return weights, activation or "tanh"
+    layers, activation = linear_layers(policy.mlp_extractor.policy_net, policy.action_net)
+    return layer_weights(layers), activation or "tanh"
 
 
 def numpy_policy(model, deterministic: bool = True, name: str = "learner") -> MLPPolicy:

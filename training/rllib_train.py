@@ -305,27 +305,11 @@ def module_mlp_weights(module) -> tuple[list, str]:
 
     Refuses any layer a plain MLP cannot express, so the numpy/ONNX policy cannot silently differ.
     """
-    import torch
+    from .export import layer_weights, linear_layers
 
     encoder = module.encoder.actor_encoder if hasattr(module.encoder, "actor_encoder") else module.encoder.encoder
-    linears, activations = [], set()
-    for part in (encoder, module.pi):
-        for layer in part.modules():
-            if isinstance(layer, torch.nn.Linear):
-                linears.append(layer)
-            elif isinstance(layer, torch.nn.Tanh):
-                activations.add("tanh")
-            elif isinstance(layer, torch.nn.ReLU):
-                activations.add("relu")
-            elif isinstance(layer, (torch.nn.LayerNorm, torch.nn.Dropout, torch.nn.Conv1d, torch.nn.Conv2d,
-                                    torch.nn.LSTM, torch.nn.GELU, torch.nn.SiLU, torch.nn.ELU)):
-                raise TypeError(f"cannot export layer {layer!r}: only Linear + tanh/relu MLPs export to the "
-                                "opponent format; use model.fcnet_activation tanh/relu without layer norm")
-    if len(activations) > 1:
-        raise TypeError(f"mixed activations {sorted(activations)} do not export to the opponent format")
-    weights = [(lin.weight.detach().cpu().numpy().T.copy(), lin.bias.detach().cpu().numpy().copy())
-               for lin in linears]
-    return weights, (activations.pop() if activations else "tanh")
+    linears, activation = linear_layers(encoder, module.pi)
+    return layer_weights(linears), activation or "tanh"
 
 
 def export_module(module, out_stem: str | Path, cfg: RLlibTrainConfig, steps: int, iterations: int) -> Path:

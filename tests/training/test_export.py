@@ -179,3 +179,21 @@ def test_the_sidecars_act_mode_is_the_loaders_default_and_can_be_overridden(toy_
     assert load_policy(str(sampled), deterministic=True).deterministic is True
     argmax = export_model(toy_model, tmp_path / "a" / "ppo", "toy_v0")
     assert load_policy(str(argmax)).deterministic is True
+
+
+def test_linear_layers_walks_nested_containers_and_refuses_what_the_opponent_format_cannot_run():
+    import torch
+
+    from training.export import layer_weights, linear_layers
+
+    first, second, head = torch.nn.Linear(5, 4), torch.nn.Linear(4, 3), torch.nn.Linear(3, 2)
+    net = torch.nn.Sequential(torch.nn.Sequential(first, torch.nn.Tanh()), torch.nn.ModuleList([second]),
+                              torch.nn.Tanh(), torch.nn.Identity())
+    linears, activation = linear_layers(net, head)
+    assert linears == [first, second, head] and activation == "tanh"
+    assert [w.shape for w, _ in layer_weights(linears)] == [(5, 4), (4, 3), (3, 2)]
+    assert linear_layers(torch.nn.Sequential(), head) == ([head], None)  # net_arch []: the head alone
+    with pytest.raises(TypeError, match="cannot export layer LayerNorm"):
+        linear_layers(torch.nn.Sequential(first, torch.nn.LayerNorm(4), second))
+    with pytest.raises(TypeError, match="mixed activations"):
+        linear_layers(torch.nn.Sequential(first, torch.nn.Tanh(), second, torch.nn.ReLU()))
