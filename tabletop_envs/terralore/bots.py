@@ -146,7 +146,7 @@ class TerraloreHeuristic:
 
     # ------------------------------------------------------------------ policy
     def act(self, observation, action_mask, rng) -> int:
-        view = {name: self.layout.view(observation, name) for name in self.layout.segments}
+        view = _SegmentViews(self.layout, observation)
         # what every card's worth is measured against, computed once per decision
         view["_estimates"] = self._lane_estimates(view)
         view["_before"] = self._balance(view, *view["_estimates"])
@@ -215,6 +215,19 @@ class TerraloreHeuristic:
         if self.is_creature[card] and attack == defend and view["_before"] + attack >= 100.0:
             return 1  # the attack is already lethal: more defence guards against what we cannot see
         return 0 if attack >= defend else 1
+
+
+class _SegmentViews(dict):
+    """The observation's segments by name, each cut out the first time a decision reads it (a
+    decision reads about half of them); the bot's own working values are stored alongside."""
+
+    def __init__(self, layout, observation):
+        super().__init__()
+        self._layout, self._observation = layout, observation
+
+    def __missing__(self, name):
+        part = self[name] = self._layout.view(self._observation, name)
+        return part
 
 
 register_policy("terralore_v0/heuristic", TerraloreHeuristic)
