@@ -390,8 +390,9 @@ def main(argv=None) -> dict:
                           "load_average": os.getloadavg()}, "training": [], "latency": []}
     if args.compare_policies:
         result["policy_comparison"] = policy_comparison(args.steps, args.n_envs, args.games, args.repeats)
-        print(f"\nsb3-contrib MlpPolicy vs FastMaskablePolicy ({args.steps} learner steps, median of {args.repeats})")
-        print("| env | MlpPolicy steps/s | FastMaskablePolicy steps/s | speed-up |\n|---|---:|---:|---:|")
+        print(f"\nsb3-contrib MlpPolicy + MaskableRolloutBuffer vs FastMaskablePolicy + FastMaskableRolloutBuffer "
+              f"({args.steps} learner steps, median of {args.repeats})")
+        print("| env | stock steps/s | ours steps/s | speed-up |\n|---|---:|---:|---:|")
         for row in result["policy_comparison"]:
             print(f"| {row['env']} | {row['stock_steps_per_s']:,.0f} | {row['fast_steps_per_s']:,.0f} | "
                   f"{row['speedup']:.2f} |")
