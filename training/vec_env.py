@@ -19,7 +19,7 @@ import numpy as np
 from stable_baselines3.common.vec_env import DummyVecEnv
 
 from tabletop_envs.core.policy import act_batch
-from tabletop_envs.core.single_agent import MAX_REDEALS, SingleAgentEnv
+from tabletop_envs.core.single_agent import MAX_REDEALS, REDEALS_EXHAUSTED, SingleAgentEnv
 
 
 class SelfPlayVecEnv(DummyVecEnv):
@@ -118,7 +118,7 @@ class SelfPlayVecEnv(DummyVecEnv):
                     obs_buf[i] = env.state.observation(env.learner_seat)
                     self.reset_infos[i] = {"learner_seat": env.learner_seat}
             indices = again
-        raise RuntimeError(f"{MAX_REDEALS} deals in a row ended before the learner's first decision; check the opponents")
+        raise RuntimeError(REDEALS_EXHAUSTED)
 
     # ------------------------------------------------------------------ the masks MaskablePPO asks for every step
     def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs):

@@ -158,7 +158,7 @@ class TabletopAECEnv(AECEnv):
             self._end_with_penalty(mover)
             return
         legal = chosen == action
-        state.apply_action(chosen)
+        state.apply_legal_action(chosen)
         self.num_steps += 1
         if state.is_terminal():
             returns = state.returns()

@@ -122,6 +122,11 @@ class State:
         mask = self.legal_action_mask()
         if not (0 <= action < mask.shape[0]) or not mask[action]:
             raise IllegalActionError(action, self.legal_actions(), self._describe_safe, self.decision())
+        self.apply_legal_action(action)
+
+    def apply_legal_action(self, action: int) -> None:
+        """``apply_action`` for an int already checked against ``legal_action_mask()`` (the envs check
+        it once, in :func:`~tabletop_envs.core.aec.resolve_action`, and must not pay for it twice)."""
         self._mask_cache = None
         self._apply_action(action)
 

@@ -61,7 +61,19 @@ def mlp_continue(h: np.ndarray, layers, act) -> np.ndarray:
     return h
 
 
-class MLPPolicy:
+class _LogitsPolicy:
+    """A policy that acts from ``self.logits(observation)``: masked argmax (``self.deterministic``)
+    or a masked draw."""
+
+    def act(self, observation, action_mask, rng) -> int:
+        return choose_legal(self.logits(observation), action_mask, rng, self.deterministic)
+
+    def act_batch(self, observations, action_masks, rng) -> np.ndarray:
+        """``act`` for a batch of rows (one forward pass); see :func:`~tabletop_envs.core.policy.act_batch`."""
+        return choose_legal_batch(self.logits(observations), action_masks, rng, self.deterministic)
+
+
+class MLPPolicy(_LogitsPolicy):
     """Masked argmax (or masked sampling) over the logits of a numpy MLP.
 
     Args:
@@ -88,13 +100,6 @@ class MLPPolicy:
         """Logits for one observation (1-D) or a batch (2-D)."""
         return mlp_forward(np.asarray(observation, np.float32), self.layers, self._act)
 
-    def act(self, observation, action_mask, rng) -> int:
-        return choose_legal(self.logits(observation), action_mask, rng, self.deterministic)
-
-    def act_batch(self, observations, action_masks, rng) -> np.ndarray:
-        """``act`` for a batch of rows (one forward pass); see :func:`~tabletop_envs.core.policy.act_batch`."""
-        return choose_legal_batch(self.logits(observations), action_masks, rng, self.deterministic)
-
     def __getstate__(self):
         state = self.__dict__.copy()
         del state["_act"]  # lambdas do not pickle; rebuilt from the name
@@ -109,7 +114,7 @@ class MLPPolicy:
         return f"MLPPolicy({self.name!r}, {'-'.join(map(str, sizes))}, {self.activation})"
 
 
-class OnnxPolicy:
+class OnnxPolicy(_LogitsPolicy):
     """The same contract through onnxruntime, for graphs that are not a plain MLP."""
 
     def __init__(self, onnx_path: str | Path, deterministic: bool = True, name: str = "onnx"):
@@ -137,12 +142,6 @@ class OnnxPolicy:
         obs = np.asarray(observation, np.float32)
         out = self._run(obs[None] if obs.ndim == 1 else obs)
         return out[0] if obs.ndim == 1 else out
-
-    def act(self, observation, action_mask, rng) -> int:
-        return choose_legal(self.logits(observation), action_mask, rng, self.deterministic)
-
-    def act_batch(self, observations, action_masks, rng) -> np.ndarray:
-        return choose_legal_batch(self.logits(observations), action_masks, rng, self.deterministic)
 
     def __getstate__(self):
         state = self.__dict__.copy()

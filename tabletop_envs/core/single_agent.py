@@ -19,6 +19,8 @@ from .policy import Policy, RandomPolicy, load_policy
 
 #: deals in a row that may end before the learner's first decision before reset gives up
 MAX_REDEALS = 1000
+REDEALS_EXHAUSTED = (f"{MAX_REDEALS} deals in a row ended before the learner's first decision; "
+                     "check the opponents")
 
 OpponentSpec = Policy | str | Callable[[np.random.Generator], Policy] | Sequence
 
@@ -131,7 +133,7 @@ class SingleAgentEnv(gymnasium.Env):
         if chosen is None:
             self._end(penalty_returns(self.game.num_players, mover))
             return
-        state.apply_action(chosen)
+        state.apply_legal_action(chosen)
         if state.is_terminal():
             self._end(state.returns())
         elif state.turn >= self.max_turns:
@@ -193,8 +195,7 @@ class SingleAgentEnv(gymnasium.Env):
             if not self.over:
                 break
         else:
-            raise RuntimeError(f"{MAX_REDEALS} deals in a row ended before the learner's first decision; "
-                               "check the opponents")
+            raise RuntimeError(REDEALS_EXHAUSTED)
         obs = self.state.observation(self.learner_seat)
         return obs, {"learner_seat": self.learner_seat, "action_mask": self.action_masks()}
 
