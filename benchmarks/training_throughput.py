@@ -183,7 +183,7 @@ def algorithm_kwargs(name: str) -> dict:
     return dict(ALGORITHM_KWARGS)
 
 
-VEC_ENVS = ("batched", "dummy")
+VEC_ENVS = tuple(VEC_NAMES)
 
 
 def vec_env_class(name: str):
