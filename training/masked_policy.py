@@ -57,6 +57,9 @@ from torch.distributions.utils import logits_to_probs, probs_to_logits
 from tabletop_envs.core.onnx_policy import ACTIVATIONS, mlp_continue, sparse_linear
 
 HUGE_NEG = -1e8  # what sb3-contrib writes into masked logits; kept so the logits match
+TORCH_ACTIVATIONS = {"tanh": th.tanh, "relu": th.relu}
+#: evaluate_actions reads only the active columns when they are at most this share of the observation
+COMPACT_SHARE = 0.75
 
 
 class FastMaskableCategorical(MaskableCategorical):
@@ -197,16 +200,9 @@ class FastMaskablePolicy(MaskableActorCriticPolicy):
         return (th.from_numpy(actions.astype(np.int64)), th.from_numpy(np.ascontiguousarray(values, np.float32)),
                 th.from_numpy(log_prob.astype(np.float32)))
 
-    def _numpy_plan(self):
-        """The rollout's numpy forward, or None where it doesn't apply (then torch's runs).
-
-        The layers are numpy copies of the torch weights, each (in, out) in row order: the sparse
-        first layer gathers whole rows (a few cache lines each) instead of a strided column of a
-        transposed view (one line per element, all cold after the envs have stepped). The policy's
-        and the value network's first layers sit side by side in one matrix. The copies are
-        made again when a weight's storage or version changes (``load_state_dict``, in-place edits)
-        and when the policy's optimiser steps (a fused step leaves the version alone).
-        """
+    def _mlp(self):
+        """``(policy linears + action_net, value linears + value_net, activation name)`` of a plain
+        MlpPolicy on a Box observation, or None for anything else (then sb3's own paths run)."""
         if not hasattr(self, "_linears"):
             self._linears = None
             extractors = [self.features_extractor] if self.share_features_extractor else \
@@ -221,10 +217,53 @@ class FastMaskablePolicy(MaskableActorCriticPolicy):
                 except TypeError:
                     return None
                 if None in (act, vf_act) or act == vf_act:
-                    self._linears = (pi + [self.action_net], vf + [self.value_net], ACTIVATIONS[act or vf_act or "tanh"])
+                    self._linears = (pi + [self.action_net], vf + [self.value_net], act or vf_act or "tanh")
                     self._weights = [t for lin in self._linears[0] + self._linears[1] for t in (lin.weight, lin.bias)]
                     self._copies_key = None
-        if self._linears is None:
+        return self._linears
+
+    def evaluate_actions(self, obs: th.Tensor, actions: th.Tensor, action_masks=None):
+        """sb3-contrib's ``evaluate_actions``; when the minibatch carries the rollout's active columns
+        (:class:`FastMaskableRolloutBuffer`), the first layers read only those.
+
+        An observation column that is 0 in every sample of the rollout adds exactly 0 to the first
+        layers' products and gets exactly 0 gradient, so leaving it out changes nothing but float
+        rounding. Our observations are wide and sparse (Earth: 5,148 columns, about 1,600 of them
+        ever non-zero in a rollout), and the first layers' products, forward and backward, were the
+        largest cost of the update.
+        """
+        columns = getattr(obs, "active_columns", None)
+        mlp = self._mlp() if columns is not None else None
+        # with most columns active the gathers cost more than the products they save
+        if mlp is None or len(columns) > COMPACT_SHARE * obs[0].numel():
+            return super().evaluate_actions(obs, actions, action_masks=action_masks)
+        pi, vf, act = mlp
+        act = TORCH_ACTIVATIONS[act]
+        x = obs.reshape(obs.shape[0], -1).float().index_select(1, columns)
+        latents = []
+        for layers in (pi, vf):
+            first = layers[0]
+            h = th.nn.functional.linear(x, first.weight.index_select(1, columns), first.bias)
+            for layer in layers[1:]:
+                h = layer(act(h))
+            latents.append(h)
+        logits, values = latents
+        distribution = self.action_dist.proba_distribution(action_logits=logits)
+        if action_masks is not None:
+            distribution.apply_masking(action_masks)
+        return values, distribution.log_prob(actions), distribution.entropy()
+
+    def _numpy_plan(self):
+        """The rollout's numpy forward, or None where it doesn't apply (then torch's runs).
+
+        The layers are numpy copies of the torch weights, each (in, out) in row order: the sparse
+        first layer gathers whole rows (a few cache lines each) instead of a strided column of a
+        transposed view (one line per element, all cold after the envs have stepped). The policy's
+        and the value network's first layers sit side by side in one matrix. The copies are
+        made again when a weight's storage or version changes (``load_state_dict``, in-place edits)
+        and when the policy's optimiser steps (a fused step leaves the version alone).
+        """
+        if self._mlp() is None:
             return None
         key = [(t.data_ptr(), t._version) for t in self._weights]
         if key != self._copies_key:
@@ -233,7 +272,7 @@ class FastMaskablePolicy(MaskableActorCriticPolicy):
                      np.concatenate([pi[0].bias.detach().numpy(), vf[0].bias.detach().numpy()]))
             pi_rest, vf_rest = ([(np.ascontiguousarray(lin.weight.detach().numpy().T), lin.bias.detach().numpy().copy())
                                  for lin in branch[1:]] for branch in (pi, vf))
-            self._copies = (first, pi[0].out_features, pi_rest, vf_rest, act)
+            self._copies = (first, pi[0].out_features, pi_rest, vf_rest, ACTIVATIONS[act])
             self._copies_key = key
         return self._copies
 
@@ -256,6 +295,10 @@ def _call_weakly(method):
 class FastMaskableRolloutBuffer(MaskableRolloutBuffer):
     """``MaskableRolloutBuffer`` whose minibatches are tensors over the indexed copies themselves."""
 
+    def reset(self) -> None:
+        super().reset()
+        self._columns_of = None
+
     def _get_samples(self, batch_inds: np.ndarray, env=None) -> MaskableRolloutBufferSamples:
         if self.device.type != "cpu":
             return super()._get_samples(batch_inds, env)
@@ -268,7 +311,18 @@ class FastMaskableRolloutBuffer(MaskableRolloutBuffer):
             self.returns[batch_inds].flatten(),
             self.action_masks[batch_inds].reshape(-1, self.mask_dims),
         )
-        return MaskableRolloutBufferSamples(*(th.from_numpy(np.ascontiguousarray(a)) for a in data))
+        samples = MaskableRolloutBufferSamples(*(th.from_numpy(np.ascontiguousarray(a)) for a in data))
+        # a hint that FastMaskablePolicy.evaluate_actions reads and any other policy ignores
+        samples.observations.active_columns = self.active_columns()
+        return samples
+
+    def active_columns(self) -> th.Tensor:
+        """The flat observation columns that are non-zero somewhere in this rollout (computed once)."""
+        if self._columns_of is not self.observations:  # the flattened rollout is a new array
+            flat = self.observations.reshape(self.observations.shape[0], -1)
+            self._columns = th.from_numpy(np.flatnonzero(flat.any(0)))
+            self._columns_of = self.observations
+        return self._columns
 
 
 #: what training.train gives MaskablePPO besides the settings of a recipe

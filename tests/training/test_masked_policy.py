@@ -315,3 +315,68 @@ def test_the_rollout_buffer_gives_the_stock_buffers_minibatches_as_tensors_of_th
     first.observations.add_(1)  # each minibatch owns its data: the rollout is untouched
     np.random.seed(0)
     torch.testing.assert_close(next(buffers[1].get(6)).observations, minibatches[0][0].observations, rtol=0, atol=0)
+
+
+# ----------------------------------------------------------------- the update's active columns
+def _hinted(obs, columns):
+    hinted = obs.clone()
+    hinted.active_columns = torch.as_tensor(columns)
+    return hinted
+
+
+def _evaluate_with_gradients(policy, obs, actions, masks):
+    policy.zero_grad()
+    values, log_prob, entropy = policy.evaluate_actions(obs, actions, action_masks=masks)
+    (values.sum() + log_prob.sum() + entropy.sum()).backward()
+    grads = [p.grad.clone() for p in policy.parameters()]
+    return [values.detach(), log_prob.detach(), entropy.detach()], grads
+
+
+@pytest.mark.parametrize("arch", [{"net_arch": [32, 16]}, {"net_arch": [24], "activation_fn": torch.nn.ReLU},
+                                  {"net_arch": [16], "share_features_extractor": False}, {"net_arch": []}])
+def test_the_update_reads_only_the_rollouts_active_columns_and_matches_the_dense_update(arch):
+    env, obs, masks = _recorded("terralore_v0", n=32)
+    policy = FastMaskablePolicy(env.observation_space, env.action_space, lambda _: 1e-3, **arch)
+    actions = torch.as_tensor([np.flatnonzero(m)[0] for m in masks])
+    active = np.flatnonzero(obs.numpy().any(0))
+    assert len(active) < 0.75 * obs.shape[1]  # sparse enough for the compact path
+    dense_out, dense_grads = _evaluate_with_gradients(policy, obs, actions, masks)
+    out, grads = _evaluate_with_gradients(policy, _hinted(obs, active), actions, masks)
+    for a, b in zip(out + grads, dense_out + dense_grads):
+        torch.testing.assert_close(a, b, atol=1e-5, rtol=1e-5)
+    # the hint is really read: leaving out an active column changes the result
+    wrong, _ = _evaluate_with_gradients(policy, _hinted(obs, active[1:]), actions, masks)
+    assert not torch.allclose(wrong[0], dense_out[0]) or not torch.allclose(wrong[1], dense_out[1])
+
+
+def test_with_most_columns_active_the_update_takes_the_dense_path():
+    env, obs, masks = _terralore_batch(n=8)
+    obs = torch.rand(obs.shape)  # every column active
+    policy = FastMaskablePolicy(env.observation_space, env.action_space, lambda _: 1e-3, net_arch=[16])
+    actions = torch.as_tensor([np.flatnonzero(m)[0] for m in masks])
+    dense_out, _ = _evaluate_with_gradients(policy, obs, actions, masks)
+    # a hint that would drop columns is not used when it keeps more than COMPACT_SHARE of them
+    kept = np.arange(int(0.9 * obs.shape[1]))
+    out, _ = _evaluate_with_gradients(policy, _hinted(obs, kept), actions, masks)
+    for a, b in zip(out, dense_out):
+        torch.testing.assert_close(a, b, rtol=0, atol=0)
+
+
+def test_the_rollout_buffer_hints_the_columns_active_anywhere_in_the_current_rollout():
+    from gymnasium import spaces
+
+    from training.masked_policy import FastMaskableRolloutBuffer
+
+    obs_space, act_space = spaces.Box(0, 1, (2, 5), np.float32), spaces.Discrete(3)
+    buffer = FastMaskableRolloutBuffer(4, obs_space, act_space, device="cpu", n_envs=2)
+    for rollout, hot in enumerate([(0, 3), (1, 9)]):
+        buffer.reset()
+        for step in range(4):
+            obs = np.zeros((2, 2, 5), np.float32)
+            obs[step % 2].flat[hot[step // 2]] = 0.5  # each hot column in one sample only
+            buffer.add(obs, np.zeros((2, 1)), np.zeros(2), np.zeros(2, bool), torch.zeros(2), torch.zeros(2),
+                       action_masks=np.ones((2, 3), bool))
+        buffer.compute_returns_and_advantage(torch.zeros(2), np.zeros(2, bool))
+        minibatches = list(buffer.get(3))
+        for minibatch in minibatches:
+            assert minibatch.observations.active_columns.tolist() == list(hot), rollout
