@@ -101,6 +101,20 @@ def test_illegal_action_random_legal_plays_a_legal_move(toy):
     assert env.infos["player_0"].get("illegal_action") is True
 
 
+def test_switching_to_random_legal_after_reset_is_a_clear_error_until_the_next_reset(toy):
+    import toy_game
+
+    env = toy_game.env()
+    env.reset(seed=0)
+    env.unwrapped.illegal_action = "random_legal"
+    bad = next(i for i in range(10) if i not in env.unwrapped.state.hands[0])
+    with pytest.raises(RuntimeError, match="call reset"):
+        env.step(bad)
+    env.reset(seed=0)
+    env.step(bad)
+    assert env.unwrapped.infos["player_0"].get("illegal_action") is True
+
+
 def test_out_of_range_action_raises(toy):
     import toy_game
 
@@ -202,6 +216,27 @@ def test_layouts_tables_and_hash():
         act.decode(5)
     with pytest.raises(ValueError, match="duplicate"):
         ActionLayout([("x", 1, "", None), ("x", 1, "", None)])
+
+
+def test_action_handlers_map_every_id_to_its_segment_method_and_index():
+    act = ActionLayout([("pass", 1, "pass", ["pass"]), ("play", 4, "play card", None)])
+
+    class Owner:
+        def _do_pass(self, index):
+            return ("pass", index)
+
+        def _do_play(self, index):
+            return ("play", index)
+
+    class Child(Owner):  # an override in a subclass is what its table dispatches to
+        def _do_play(self, index):
+            return ("child play", index)
+
+    owner, child = Owner(), Child()
+    assert [method(owner, i) for method, i in act.handlers(Owner)] == \
+        [("pass", 0)] + [("play", i) for i in range(4)]
+    assert [method(child, i) for method, i in act.handlers(Child)][1:] == [("child play", i) for i in range(4)]
+    assert act.handlers(Owner) is act.handlers(Owner)  # built once per class
 
 
 def test_import_does_not_import_torch():

@@ -38,6 +38,9 @@ def resolve_action(state, action, policy: str, rng: np.random.Generator) -> int 
         raise IllegalActionError(action, state.legal_actions(), state._describe_safe, state.decision())
     if policy == "penalty":
         return None
+    if rng is None:  # the env deals its generator only for this policy
+        raise RuntimeError("illegal_action became 'random_legal' after reset(): call reset() again so that "
+                           "the replacement draws are seeded")
     return int(rng.choice(np.flatnonzero(mask)))
 
 
@@ -105,7 +108,8 @@ class TabletopAECEnv(AECEnv):
             self._seed_rng = np.random.default_rng(seed)
         game_seed = int(self._seed_rng.integers(2**63 - 1))
         self.state = self.game.new_initial_state(game_seed)
-        self._illegal_rng = np.random.default_rng(game_seed)
+        # only "random_legal" draws from it; making a generator costs as much as a few moves
+        self._illegal_rng = np.random.default_rng(game_seed) if self.illegal_action == "random_legal" else None
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}

@@ -268,7 +268,7 @@ def deck_themes(path: str | Path = DECKS_PATH) -> dict[str, str]:
 
 def random_deck(catalogue: Catalogue, rng: np.random.Generator) -> list[int]:
     """A uniformly random legal deck: 20 distinct cards of the catalogue."""
-    return sorted(int(i) for i in rng.choice(catalogue.size, DECK_SIZE, replace=False))
+    return sorted(rng.choice(catalogue.size, DECK_SIZE, replace=False).tolist())
 
 
 def normalize_deck_spec(catalogue: Catalogue, spec, where: str):

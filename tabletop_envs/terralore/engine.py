@@ -100,17 +100,6 @@ class TerraloreGame(Game):
     def num_actions(self) -> int:
         return self._num_actions
 
-    @property
-    def action_handlers(self) -> list:
-        """(state method, index within its segment) for every action id: a table, not a lookup per step."""
-        handlers = self.__dict__.get("_handlers")
-        if handlers is None:
-            layout = self.action_layout
-            handlers = [(getattr(TerraloreState, "_do_" + layout.decode(a)[0]), layout.decode(a)[1])
-                        for a in range(layout.num_actions)]
-            self._handlers = handlers
-        return handlers
-
     def config(self) -> dict:
         return {"decks": [d if isinstance(d, str) else list(d) for d in self.decks],
                 "draw_on_first_turn": self.draw_on_first_turn, "mulligan": self.mulligan,
@@ -251,7 +240,7 @@ class TerraloreState(State):
         return mask
 
     def _apply_action(self, action: int) -> None:
-        handler, index = self.game.action_handlers[action]
+        handler, index = self.game.action_layout.handlers(type(self))[action]
         handler(self, index)
 
     # ------------------------------------------------------------------ decisions

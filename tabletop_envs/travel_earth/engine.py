@@ -176,8 +176,16 @@ class TravelEarthGame(Game):
         ]
         self.observation_layout = lay = ObservationLayout(segs)
         sl = lay.slices
-        self.O = {name: sl[name].start for name in sl}
+        self.O = o = {name: sl[name].start for name in sl}
         self.zone_offsets = [sl[name].start for name, _ in zones]
+        # bound offset.__add__ per zone, the phase columns and the fixed tail columns: looked up once,
+        # not per observation
+        self.zone_adds = tuple(off.__add__ for off in self.zone_offsets)
+        self.phase_column = {phase: o["phase"] + i for i, phase in enumerate(PHASES)}
+        t, u = o["my_reservoir"], o["opp_reservoir"]
+        self.tail_columns = np.array([t, t + 1, t + 2, t + 3, u, u + 1, u + 2, o["deck_sizes"], o["deck_sizes"] + 1,
+                                      o["hand_sizes"], o["hand_sizes"] + 1, o["turn"], o["change_made"],
+                                      o["my_turn"], o["i_went_first"]])
 
 
 class TravelEarthState(State):
@@ -526,8 +534,8 @@ class TravelEarthState(State):
         return [g.A_PAY + c for c in known] + ([g.A_PAY_UNSEEN] if unseen else [])
 
     def _apply_action(self, action: int) -> None:
-        name, index = self.game.action_layout.decode(action)
-        getattr(self, "_do_" + name)(index)  # one small method per action segment
+        handler, index = self.game.action_layout.handlers(type(self))[action]
+        handler(self, index)  # one small method per action segment
 
     def _do_add_to_reservoir(self, card: int):
         p = self.player
@@ -593,51 +601,44 @@ class TravelEarthState(State):
         g = self.game
         o = g.O
         me, opp = player, 1 - player
-        # Every non-zero entry as (index, value); one weighted bincount builds the vector.
-        zones = (self.hand[me], self.ready[me], self.resting[me], self.ready[opp], self.resting[opp],
-                 self.reservoir[me], self.discard[me], self.discard[opp], self.queue)
-        idx = []
-        for off, zone in zip(g.zone_offsets, zones):
-            idx += [off + c for c in zone]
-        val = [0.25] * len(idx)
-        size_me, size_opp = self.reservoir_size(me), self.reservoir_size(opp)
-        dm, do = g.deck_sizes[me], g.deck_sizes[opp]
-        t, u = o["my_reservoir"], o["opp_reservoir"]
-        idx += [t, t + 1, t + 2, t + 3, u, u + 1, u + 2, o["deck_sizes"], o["deck_sizes"] + 1,
-                o["hand_sizes"], o["hand_sizes"] + 1, o["turn"], o["change_made"], o["my_turn"], o["i_went_first"]]
-        val += [size_me / 7, (size_me - self.empty[me]) / 7, self.empty[me] / 7, len(self.unseen[me]),
-                size_opp / 7, (size_opp - self.empty[opp]) / 7, self.empty[opp] / 7,
-                len(self.deck[me]) / dm, len(self.deck[opp]) / do, len(self.hand[me]) / dm, len(self.hand[opp]) / do,
-                min(self.turns / g.default_max_turns, 1.0), self.changed, self.player == me, self.first == me]
+        hand, ready, resting, reservoir = self.hand, self.ready, self.resting, self.reservoir
+        # Zone cards count copies / 4: a bincount of their columns (a deck may hold copies of a card).
+        a = g.zone_adds
+        idx = [*map(a[0], hand[me]), *map(a[1], ready[me]), *map(a[2], resting[me]), *map(a[3], ready[opp]),
+               *map(a[4], resting[opp]), *map(a[5], reservoir[me]), *map(a[6], self.discard[me]),
+               *map(a[7], self.discard[opp]), *map(a[8], self.queue)]
+        vec = np.bincount(idx, minlength=g.observation_layout.size).astype(np.float32)
+        vec *= 0.25
+        ones = []
         if self.challenger >= 0:
-            idx.append(o["challenger"] + self.challenger)
-            val.append(1.0)
+            ones.append(o["challenger"] + self.challenger)
         if self.defender >= 0:
-            idx += [o["defender"] + self.defender, o["defender_row"] + self.defender_row]
-            val += [1.0, 1.0]
+            ones += [o["defender"] + self.defender, o["defender_row"] + self.defender_row]
         if self.stat >= 0:
-            idx.append(o["statistic"] + self.stat)
-            val.append(1.0)
+            ones.append(o["statistic"] + self.stat)
             if self.defender >= 0:
-                idx.append(o["comparison"] + 1 - self.outcome(self.challenger, self.defender, self.stat))
-                val.append(1.0)
+                ones.append(o["comparison"] + 1 - self.outcome(self.challenger, self.defender, self.stat))
         used = self.used
         if used:
             base = o["used_statistics"]
-            for s in range(NUM_STATS):
-                if used >> s & 1:
-                    idx.append(base + s)
-                    val.append(1.0)
+            ones += [base + s for s in range(NUM_STATS) if used >> s & 1]
         if self.change_stat >= 0:
-            idx.append(o["change_target"] + self.change_stat)
-            val.append(1.0)
+            ones.append(o["change_target"] + self.change_stat)
         if not self.is_terminal():
-            idx.append(o["phase"] + PHASES.index(self.phase))
-            val.append(1.0)
+            ones.append(g.phase_column[self.phase])
+        if ones:
+            vec.put(ones, 1.0)
+        unseen, empty = self.unseen, self.empty
+        size_me, size_opp = len(reservoir[me]) + len(unseen[me]), len(reservoir[opp]) + len(unseen[opp])
+        dm, do = g.deck_sizes[me], g.deck_sizes[opp]
+        vec.put(g.tail_columns, (
+            size_me / 7, (size_me - empty[me]) / 7, empty[me] / 7, len(unseen[me]),
+            size_opp / 7, (size_opp - empty[opp]) / 7, empty[opp] / 7,
+            len(self.deck[me]) / dm, len(self.deck[opp]) / do, len(hand[me]) / dm, len(hand[opp]) / do,
+            min(self.turns / g.default_max_turns, 1.0), self.changed, self.player == me, self.first == me))
         if self.player == me:
-            idx.append(o["reservoir_adds"])
-            val.append(self.adds / 2)
-        return np.bincount(idx, val, g.observation_layout.size).astype(np.float32)
+            vec[o["reservoir_adds"]] = self.adds / 2
+        return vec
 
     def resample_hidden(self, player: int, rng: np.random.Generator) -> TravelEarthState:
         """Re-deal what ``player`` cannot see: their own Deck order and unseen Reservoir card, and the
