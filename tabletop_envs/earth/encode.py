@@ -12,6 +12,9 @@ from .catalogue import COLOURS, NUM_EARTH, NUM_ISLANDS, NUM_PLANTABLE_IDS
 _SEAT_STRIDE = np.arange(5) * NUM_PLANTABLE_IDS
 _RES_SCALE = np.tile(np.array([1 / 40, 1 / 30, 1 / 30, 1 / 10, 1 / 16, 1], np.float32), 5)
 EVENT0 = NUM_PLANTABLE_IDS
+# piece counts / 6 (sprouts) and / 8 (growth) as float32 products, the values the block arithmetic gave
+_SIXTHS = [float(np.float32(k) * np.float32(1 / 6.0)) for k in range(64)]
+_EIGHTHS = [float(np.float32(k) * np.float32(1 / 8.0)) for k in range(64)]
 
 
 def _layout_offsets(game):
@@ -97,22 +100,32 @@ def encode(s, player: int) -> np.ndarray:
         idx += [e0 + c for c in s.events[q]]
     r0 = o["resources"]
     v[r0:r0 + 6 * n] = np.minimum(np.array(res, np.float32) * _RES_SCALE[:6 * n], 1.0)
+    # the tableaux, relative seat order: card multi-hot, and per cell the card's features and its
+    # sprouts / 6 and growth / 8 (Python lists: a few small numpy operations cost more on 2 x 16 cells)
+    cells = o["cells"]
+    feats = game.cat.card_features
+    w = feats.shape[1] + 2
+    placed_from = len(idx)
+    ids: list[int] = []
+    for r in range(n):
+        q = (player + r) % n
+        grid = s.grid[q]
+        base = tab + r * NUM_PLANTABLE_IDS
+        idx += [base + g for g in grid if g >= 0]
+        ids += grid
+        c0 = cells + r * 16 * w + w - 2
+        for c, (sprouts, growth) in enumerate(zip(s.spr[q], s.gro[q])):
+            if sprouts:
+                sidx.append(c0 + c * w)
+                val.append(_SIXTHS[sprouts])
+            if growth:
+                sidx.append(c0 + c * w + 1)
+                val.append(_EIGHTHS[growth])
     v.put(idx, 1.0)  # put() converts a Python list ~3x faster than fancy assignment
     if sidx:
         v.put(sidx, val)
-    order = [(player + r) % n for r in range(n)]  # absolute seat of each relative seat
-    grids = np.array([s.grid[q] for q in order])
-    placed = grids >= 0
-    if placed.any():
-        # tableau multi-hot and per-cell features for all seats at once
-        v[(tab + _SEAT_STRIDE[:n, None] + grids)[placed]] = 1.0
-        feats = game.cat.card_features
-        w = feats.shape[1] + 2
-        block = v[o["cells"]:o["cells"] + 5 * 16 * w].reshape(5, 16, w)
-        block[:n, :, :-2] = feats[grids]
-        pieces = np.array([s.spr[q] + s.gro[q] for q in order], np.float32)
-        block[:n, :, -2] = pieces[:, :16] * (1 / 6.0)
-        block[:n, :, -1] = pieces[:, 16:] * (1 / 8.0)
+    if len(idx) > placed_from:  # an empty cell (-1) reads the catalogue's all-zero last row
+        v[cells:cells + 5 * 16 * w].reshape(5, 16, w)[:n, :, :-2] = feats.take(ids, 0).reshape(n, 16, -1)
     return v
 
 
