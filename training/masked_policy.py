@@ -33,7 +33,12 @@ with gradients) stays in torch.
 
 :class:`FastMaskableRolloutBuffer` hands the update its minibatches without a second copy: sb3's
 buffer indexes a minibatch out of the rollout (a copy) and then copies that into a tensor, which for
-Earth's 256 x 5,148 observations is a visible share of each minibatch.
+Earth's 256 x 5,148 observations is a visible share of each minibatch. With each minibatch it hints
+the observation columns that are non-zero somewhere in the rollout (``active_columns``, computed
+once per rollout); the policy's update then multiplies only those in its first layers, which gives
+the same numbers (a column of zeros adds 0 and gets a 0 gradient) for a fraction of the work when
+few columns are active (Earth: about 1,600 of 5,148; Travel Earth: about 260 of 838). Other
+policies ignore the hint.
 
 Use ``MaskablePPO(FastMaskablePolicy, env, rollout_buffer_class=FastMaskableRolloutBuffer, ...)``
 (:data:`ALGORITHM_KWARGS`); checkpoints saved with it load as usual.
@@ -50,6 +55,7 @@ from gymnasium import spaces
 from sb3_contrib.common.maskable.buffers import MaskableRolloutBuffer, MaskableRolloutBufferSamples
 from sb3_contrib.common.maskable.distributions import MaskableCategorical, MaskableCategoricalDistribution
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+from stable_baselines3.common.preprocessing import is_image_space
 from stable_baselines3.common.torch_layers import FlattenExtractor
 from torch.distributions import Categorical, Distribution
 from torch.distributions.utils import logits_to_probs, probs_to_logits
@@ -207,7 +213,9 @@ class FastMaskablePolicy(MaskableActorCriticPolicy):
             self._linears = None
             extractors = [self.features_extractor] if self.share_features_extractor else \
                 [self.pi_features_extractor, self.vf_features_extractor]
-            if isinstance(self.observation_space, spaces.Box) and \
+            # an image space is divided by 255 on its way in (sb3's preprocess_obs): torch's path only
+            scaled = is_image_space(self.observation_space) and self.normalize_images
+            if isinstance(self.observation_space, spaces.Box) and not scaled and \
                     all(type(e) is FlattenExtractor for e in extractors):
                 from .export import linear_layers
 

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 import torch
 from sb3_contrib.common.maskable.distributions import MaskableCategorical
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
 from training.masked_policy import FastMaskableCategorical, FastMaskablePolicy
 
@@ -253,6 +254,23 @@ def test_gradients_a_row_without_legal_actions_and_other_extractors_take_torchs_
     policy.mlp_extractor.policy_net.append(torch.nn.Dropout(0.0))
     del policy._linears  # the plan is built once; rebuild it for the changed network
     assert policy._numpy_plan() is None
+
+
+def test_image_observations_scaled_by_255_take_torchs_path_in_the_rollout_and_the_update():
+    from gymnasium import spaces
+
+    space = spaces.Box(0, 255, (8, 8, 1), np.uint8)  # an image space: sb3 divides it by 255
+    policy = FastMaskablePolicy(space, spaces.Discrete(4), lambda _: 1e-3, net_arch=[8])
+    assert policy._numpy_plan() is None
+    rng = np.random.default_rng(0)
+    obs = torch.as_tensor(rng.integers(0, 2, (6, 8, 8, 1)) * 255, dtype=torch.uint8)
+    masks = np.ones((6, 4), bool)
+    actions = torch.zeros(6, dtype=torch.long)
+    expected = MaskableActorCriticPolicy.evaluate_actions(policy, obs.float(), actions, action_masks=masks)
+    hinted = obs.float()
+    hinted.active_columns = torch.as_tensor(np.flatnonzero(obs.reshape(6, -1).numpy().any(0))[:10])
+    for a, b in zip(policy.evaluate_actions(hinted, actions, action_masks=masks), expected):
+        torch.testing.assert_close(a, b)
 
 
 def test_training_switches_torch_threads_between_collecting_and_updating(toy, monkeypatch):
