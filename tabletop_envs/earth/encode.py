@@ -9,7 +9,6 @@ from tabletop_envs.core.engine import new_rng
 from .catalogue import COLOURS, NUM_EARTH, NUM_ISLANDS, NUM_PLANTABLE_IDS
 
 # soil/40, hand/30, compost/30, events/10, cards/16, is active — per relative seat
-_SEAT_STRIDE = np.arange(5) * NUM_PLANTABLE_IDS
 _RES_SCALE = np.tile(np.array([1 / 40, 1 / 30, 1 / 30, 1 / 10, 1 / 16, 1], np.float32), 5)
 EVENT0 = NUM_PLANTABLE_IDS
 # piece counts / 6 (sprouts) and / 8 (growth) as float32 products, the values the block arithmetic gave
@@ -30,8 +29,8 @@ def _layout_offsets(game):
 
 
 def encode(s, player: int) -> np.ndarray:
-    """Ones and scalars are gathered as (index, value) lists and written with one fancy assignment;
-    the tableau cells of all seats are written as one block (this keeps encoding ~30 µs)."""
+    """Ones and scalars are gathered as (index, value) lists and written with one ``put`` each; the
+    card features of every seat's tableau cells are one gather (encoding takes ~30 µs here)."""
     game = s.game
     lay = game.observation_layout
     o = _layout_offsets(game)
