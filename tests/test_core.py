@@ -218,6 +218,14 @@ def test_layouts_tables_and_hash():
         ActionLayout([("x", 1, "", None), ("x", 1, "", None)])
 
 
+def test_column_adders_give_each_cards_column_in_its_segment():
+    obs = ObservationLayout([("a", 3, 0, 1, "first"), ("b", 4, 0, 1, "second")])
+    add_a, add_b = obs.column_adders("a", "b")
+    assert list(map(add_b, [0, 3])) == [3, 6] and add_a(2) == 2
+    with pytest.raises(KeyError):
+        obs.column_adders("c")
+
+
 def test_action_handlers_map_every_id_to_its_segment_method_and_index():
     act = ActionLayout([("pass", 1, "pass", ["pass"]), ("play", 4, "play card", None)])
 

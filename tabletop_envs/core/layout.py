@@ -61,6 +61,11 @@ class ObservationLayout:
     def new(self) -> np.ndarray:
         return np.zeros(self.size, np.float32)
 
+    def column_adders(self, *names: str) -> tuple:
+        """``start.__add__`` of each named segment: ``map(adder, card_ids)`` gives the columns of those
+        cards in that segment, the cheapest way an encoder turns a zone into indices."""
+        return tuple(self.segments[name].start.__add__ for name in names)
+
     def view(self, vector: np.ndarray, name: str) -> np.ndarray:
         """The part of ``vector`` that belongs to segment ``name``, in its shape (a view, writable)."""
         where, shape = self._views[name]

@@ -64,11 +64,11 @@ class Encoder:
         self.off = {name: seg.start for name, seg in s.items()}
         self.tail_start = s["lane_points"].start
         self.tail_size = self.layout.size - self.tail_start
-        # offset.__add__ per card segment, bound once: the index list is the hot part of encode
-        self._adds = tuple(self.off[name].__add__ for name in (
+        # the index list is the hot part of encode
+        self._adds = self.layout.column_adders(
             "hand", "own_attacking", "own_defending", "own_face_down_attacking", "own_face_down_defending",
             "opp_attacking", "opp_defending", "opp_known_hand", "own_graveyard", "opp_graveyard",
-            "own_exile", "opp_exile"))
+            "own_exile", "opp_exile")
 
     def encode(self, state, player: int) -> np.ndarray:
         p, q = player, 1 - player

@@ -177,9 +177,9 @@ class TravelEarthGame(Game):
         self.observation_layout = lay = ObservationLayout(segs)
         sl = lay.slices
         self.O = o = {name: sl[name].start for name in sl}
-        # bound offset.__add__ per zone, the phase columns and the fixed tail columns: looked up once,
-        # not per observation
-        self.zone_adds = tuple(sl[name].start.__add__ for name, _ in zones)
+        # the zones' column adders, the phase columns and the fixed tail columns: looked up once, not
+        # per observation
+        self.zone_adds = lay.column_adders(*(name for name, _ in zones))
         self.phase_column = {phase: o["phase"] + i for i, phase in enumerate(PHASES)}
         t, u = o["my_reservoir"], o["opp_reservoir"]
         self.tail_columns = np.array([t, t + 1, t + 2, t + 3, u, u + 1, u + 2, o["deck_sizes"], o["deck_sizes"] + 1,
