@@ -98,16 +98,20 @@ class ZeroCostEnv(gymnasium.Env):
     MaskablePPO's own cost per step (rollout plumbing, masked distribution, the update) grows with
     the observation width and the number of actions. Trained on this env with the same settings it
     gives the ceiling any env of that shape can reach, so the part of a game's training time that
-    the env itself causes is measured, not guessed. It replays ``observations`` (real ones, recorded
-    from the game: the rollout's forward multiplies only the non-zero columns, so zeros would flatter
-    it) in turn; episodes last ``length`` steps; all actions legal.
+    the env itself causes is measured, not guessed. It replays ``observations`` and their action
+    ``masks`` (real ones, recorded from the game: the learner's cost depends on both, since the
+    rollout's forward multiplies only the non-zero columns and the update's distribution reads only
+    the legal actions, so zeros or all-legal masks would misstate it) in turn; episodes last
+    ``length`` steps. Without ``masks`` every one of ``num_actions`` actions is legal.
     """
 
-    def __init__(self, observations: np.ndarray, num_actions: int, length: int = 30):
+    def __init__(self, observations: np.ndarray, num_actions: int, length: int = 30, masks: np.ndarray | None = None):
         self._bank = np.asarray(observations, np.float32)
         self.observation_space = gymnasium.spaces.Box(0, 1, self._bank.shape[1:], np.float32)
         self.action_space = gymnasium.spaces.Discrete(num_actions)
-        self._mask = np.ones(num_actions, bool)
+        self._masks = np.ones((len(self._bank), num_actions), bool) if masks is None else np.asarray(masks, bool)
+        if self._masks.shape != (len(self._bank), num_actions) or not self._masks.any(1).all():
+            raise ValueError(f"masks must be ({len(self._bank)}, {num_actions}) with a legal action in every row")
         self.length, self._t, self._i = length, 0, 0
 
     def _next(self) -> np.ndarray:
@@ -126,29 +130,31 @@ class ZeroCostEnv(gymnasium.Env):
         return self._next(), 0.0, self._t >= self.length, False, {}
 
     def action_masks(self):
-        return self._mask
+        return self._masks[self._i]
 
 
-def record_observations(env_fn, count: int = 256, seed: int = 0) -> np.ndarray:
-    """``count`` learner observations of an env played with random legal actions."""
+def record_observations(env_fn, count: int = 256, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """``count`` learner observations of an env played with random legal actions, and their masks."""
     env = env_fn()
     rng = np.random.default_rng(seed)
     obs, _ = env.reset(seed=seed)
-    bank = []
+    bank, masks = [], []
     while len(bank) < count:
+        mask = env.action_masks()
         bank.append(obs)
-        obs, _, terminated, truncated, _ = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+        masks.append(mask)
+        obs, _, terminated, truncated, _ = env.step(int(rng.choice(np.flatnonzero(mask))))
         if terminated or truncated:
             obs, _ = env.reset()
-    return np.array(bank, np.float32)
+    return np.array(bank, np.float32), np.array(masks, bool)
 
 
 class _ZeroCost:
-    def __init__(self, observations: np.ndarray, num_actions: int):
-        self.observations, self.num_actions = observations, num_actions
+    def __init__(self, observations: np.ndarray, num_actions: int, masks: np.ndarray | None = None):
+        self.observations, self.num_actions, self.masks = observations, num_actions, masks
 
     def __call__(self):
-        return ZeroCostEnv(self.observations, self.num_actions)
+        return ZeroCostEnv(self.observations, self.num_actions, masks=self.masks)
 
 
 def snapshot_opponent(env_name: str, kwargs: dict, net_arch):
@@ -227,16 +233,16 @@ def training_throughput(steps: int, n_envs: int, games: list[str], repeats: int 
     from tabletop_envs.core.registry import make_game
 
     settings = SETTINGS
-    ref_bank = record_observations(ConnectFourVsRandom)
+    ref_bank, ref_masks = record_observations(ConnectFourVsRandom)
     jobs = {(REFERENCE, "run"): [ConnectFourVsRandom for _ in range(n_envs)],
-            (REFERENCE, "floor"): [_ZeroCost(ref_bank, 7) for _ in range(n_envs)]}
+            (REFERENCE, "floor"): [_ZeroCost(ref_bank, 7, ref_masks) for _ in range(n_envs)]}
     for label in games:
         env_name, kwargs = label.split(" ")[0], GAMES[label]
         game = make_game(env_name, **kwargs)
         snap = snapshot_opponent(env_name, kwargs, settings["policy_kwargs"]["net_arch"])
         jobs[(label, "run")] = [_WithOpponent(env_name, kwargs, snap) for _ in range(n_envs)]
-        bank = record_observations(jobs[(label, "run")][0])
-        jobs[(label, "floor")] = [_ZeroCost(bank, game.num_actions) for _ in range(n_envs)]
+        bank, masks = record_observations(jobs[(label, "run")][0])
+        jobs[(label, "floor")] = [_ZeroCost(bank, game.num_actions, masks) for _ in range(n_envs)]
     # Each round brackets every game's run with reference runs (R G1 R G2 R ...), so a game's ratio
     # compares it with the reference measured just before and just after it: the machine's drift
     # over a round (tens of seconds) cancels out, to first order. The zero-cost floors follow.

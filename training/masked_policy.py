@@ -46,6 +46,7 @@ Use ``MaskablePPO(FastMaskablePolicy, env, rollout_buffer_class=FastMaskableRoll
 
 from __future__ import annotations
 
+import math
 import weakref
 from functools import cached_property
 
@@ -66,6 +67,9 @@ HUGE_NEG = -1e8  # what sb3-contrib writes into masked logits; kept so the logit
 TORCH_ACTIVATIONS = {"tanh": th.tanh, "relu": th.relu}
 #: evaluate_actions reads only the active columns when they are at most this share of the observation
 COMPACT_SHARE = 0.75
+#: the rollout buffer hints each sample's legal actions when the most any sample has is at most this
+#: share of the actions
+COMPACT_ACTION_SHARE = 0.5
 
 
 class FastMaskableCategorical(MaskableCategorical):
@@ -156,6 +160,23 @@ class FastMaskableCategorical(MaskableCategorical):
         return log_total - (exp * shifted).sum(-1) / total
 
 
+def legal_log_prob_entropy(logits: th.Tensor, actions: th.Tensor, masks: th.Tensor, index: th.Tensor,
+                           valid: th.Tensor) -> tuple[th.Tensor, th.Tensor]:
+    """The masked distribution's log-probabilities of ``actions`` and its entropy, from the legal
+    logits only: ``index`` (batch x width) holds each row's legal actions, ``valid`` which of its
+    entries are real (the rest pad the row). Every row needs a legal action. A taken action that
+    ``masks`` (0/1, batch x actions) calls illegal gets sb3-contrib's -1e8, as in
+    :meth:`FastMaskableCategorical.log_prob`."""
+    legal_logits = th.where(valid, logits.gather(1, index), -math.inf)
+    log_total = th.logsumexp(legal_logits, 1)
+    probs = th.exp(legal_logits - log_total[:, None])  # padding: exp(-inf) = 0
+    # -sum p log p = log total - sum p * logit; the padding's 0 * -inf would be NaN, so 0 * 0
+    entropy = log_total - (probs * th.where(valid, legal_logits, 0.0)).sum(1)
+    taken = actions.long().reshape(-1, 1)
+    log_prob = logits.gather(1, taken).squeeze(1) - log_total
+    return th.where(masks.gather(1, taken).squeeze(1) > 0, log_prob, HUGE_NEG), entropy
+
+
 class FastMaskableCategoricalDistribution(MaskableCategoricalDistribution):
     def proba_distribution(self, action_logits: th.Tensor):
         self.distribution = FastMaskableCategorical(logits=action_logits.view(-1, self.action_dim))
@@ -231,35 +252,49 @@ class FastMaskablePolicy(MaskableActorCriticPolicy):
         return self._linears
 
     def evaluate_actions(self, obs: th.Tensor, actions: th.Tensor, action_masks=None):
-        """sb3-contrib's ``evaluate_actions``; when the minibatch carries the rollout's active columns
-        (:class:`FastMaskableRolloutBuffer`), the first layers read only those.
+        """sb3-contrib's ``evaluate_actions``, with two shortcuts that :class:`FastMaskableRolloutBuffer`
+        hints on its minibatches.
 
-        An observation column that is 0 in every sample of the rollout adds exactly 0 to the first
-        layers' products and gets exactly 0 gradient, so leaving it out changes nothing but float
-        rounding. Our observations are wide and sparse (Earth: 5,148 columns, about 1,600 of them
-        ever non-zero in a rollout), and the first layers' products, forward and backward, were the
-        largest cost of the update.
+        - ``active_columns`` (on the observations): the first layers read only those. An observation
+          column that is 0 in every sample of the rollout adds exactly 0 to the first layers'
+          products and gets exactly 0 gradient, so leaving it out changes nothing but float
+          rounding. Our observations are wide and sparse (Earth: 5,148 columns, about 1,600 of them
+          ever non-zero in a rollout), and the first layers' products, forward and backward, were
+          the largest cost of the update.
+        - ``legal_actions`` (on the masks): each sample's legal actions, padded to the rollout's
+          largest count. The log-probabilities and the entropy are computed over those few logits
+          instead of all of them (Travel Earth: at most about a dozen legal of 449). An illegal
+          action has probability exactly 0, so it adds nothing to the normaliser or the entropy and
+          gets no gradient from them: the same numbers, to float rounding.
         """
         columns = getattr(obs, "active_columns", None)
-        mlp = self._mlp() if columns is not None else None
+        legal = getattr(action_masks, "legal_actions", None)
+        mlp = self._mlp() if columns is not None or legal is not None else None
         # with most columns active the gathers cost more than the products they save
-        if mlp is None or len(columns) > COMPACT_SHARE * obs[0].numel():
+        if columns is not None and len(columns) > COMPACT_SHARE * obs[0].numel():
+            columns = None
+        if mlp is None or (columns is None and legal is None):
             return super().evaluate_actions(obs, actions, action_masks=action_masks)
         pi, vf, act = mlp
         act = TORCH_ACTIVATIONS[act]
-        x = obs.reshape(obs.shape[0], -1).float().index_select(1, columns)
+        x = obs.reshape(obs.shape[0], -1).float()
+        if columns is not None:
+            x = x.index_select(1, columns)
         latents = []
         for layers in (pi, vf):
             first = layers[0]
-            h = th.nn.functional.linear(x, first.weight.index_select(1, columns), first.bias)
+            weight = first.weight if columns is None else first.weight.index_select(1, columns)
+            h = th.nn.functional.linear(x, weight, first.bias)
             for layer in layers[1:]:
                 h = layer(act(h))
             latents.append(h)
         logits, values = latents
-        distribution = self.action_dist.proba_distribution(action_logits=logits)
-        if action_masks is not None:
-            distribution.apply_masking(action_masks)
-        return values, distribution.log_prob(actions), distribution.entropy()
+        if legal is None:
+            distribution = self.action_dist.proba_distribution(action_logits=logits)
+            if action_masks is not None:
+                distribution.apply_masking(action_masks)
+            return values, distribution.log_prob(actions), distribution.entropy()
+        return values, *legal_log_prob_entropy(logits, actions, action_masks, *legal)
 
     def _numpy_plan(self):
         """The rollout's numpy forward, or None where it doesn't apply (then torch's runs).
@@ -305,7 +340,7 @@ class FastMaskableRolloutBuffer(MaskableRolloutBuffer):
 
     def reset(self) -> None:
         super().reset()
-        self._columns_of = None
+        self._columns_of = self._legal_of = None
 
     def _get_samples(self, batch_inds: np.ndarray, env=None) -> MaskableRolloutBufferSamples:
         if self.device.type != "cpu":
@@ -320,8 +355,11 @@ class FastMaskableRolloutBuffer(MaskableRolloutBuffer):
             self.action_masks[batch_inds].reshape(-1, self.mask_dims),
         )
         samples = MaskableRolloutBufferSamples(*(th.from_numpy(np.ascontiguousarray(a)) for a in data))
-        # a hint that FastMaskablePolicy.evaluate_actions reads and any other policy ignores
+        # hints that FastMaskablePolicy.evaluate_actions reads and any other policy ignores
         samples.observations.active_columns = self.active_columns()
+        legal = self.legal_actions()
+        if legal is not None:
+            samples.action_masks.legal_actions = tuple(th.from_numpy(a[batch_inds]) for a in legal)
         return samples
 
     def active_columns(self) -> th.Tensor:
@@ -331,6 +369,27 @@ class FastMaskableRolloutBuffer(MaskableRolloutBuffer):
             self._columns = th.from_numpy(np.flatnonzero(flat.any(0)))
             self._columns_of = self.observations
         return self._columns
+
+    def legal_actions(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """Each sample's legal actions in ascending order, padded to the rollout's largest count
+        (``index``, int64), and which entries are real (``valid``); computed once per rollout. None
+        when that count exceeds ``COMPACT_ACTION_SHARE`` of the actions (nothing to save) or a sample
+        has no legal action."""
+        if self._legal_of is not self.action_masks:
+            legal = self.action_masks.reshape(-1, self.mask_dims) > 0
+            counts = legal.sum(1)
+            width = int(counts.max()) if counts.size else 0
+            self._legal = None
+            if counts.size and counts.min() > 0 and width <= COMPACT_ACTION_SHARE * self.mask_dims:
+                rows, actions = np.nonzero(legal)  # row by row, ascending within a row
+                slot = np.arange(rows.shape[0]) - np.repeat(np.cumsum(counts) - counts, counts)
+                index = np.zeros((legal.shape[0], width), np.int64)  # padding points at action 0, unused
+                valid = np.zeros((legal.shape[0], width), bool)
+                index[rows, slot] = actions
+                valid[rows, slot] = True
+                self._legal = (index, valid)
+            self._legal_of = self.action_masks
+        return self._legal
 
 
 #: what training.train gives MaskablePPO besides the settings of a recipe

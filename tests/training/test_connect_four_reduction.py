@@ -30,28 +30,33 @@ def test_losses_on_the_opponents_move_reach_the_learner_and_seats_are_drawn():
     assert -1.0 in outcomes and 1.0 in outcomes  # the opponent's winning move is a -1 for the learner
 
 
-def test_the_zero_cost_env_replays_real_observations_in_the_games_shape_and_is_a_valid_masked_env():
+def test_the_zero_cost_env_replays_real_observations_and_masks_in_the_games_shape_and_is_a_valid_masked_env():
     from gymnasium.utils.env_checker import check_env
 
     from benchmarks.training_throughput import _WithOpponent, record_observations
     from tabletop_envs.core.policy import RandomPolicy
 
-    bank = record_observations(_WithOpponent("terralore_v0", {}, RandomPolicy()), count=12)
+    bank, masks = record_observations(_WithOpponent("terralore_v0", {}, RandomPolicy()), count=12)
     assert bank.shape == (12, 889) and bank.any(1).all()
     assert 0 < np.count_nonzero(bank) < bank.size / 4  # sparse, as the game's observations are
-    env = ZeroCostEnv(bank, 203, length=5)
+    assert masks.shape == (12, 203) and masks.any(1).all() and masks.sum() < masks.size / 4  # few legal actions
+    env = ZeroCostEnv(bank, 203, length=5, masks=masks)
     check_env(env, skip_render_check=True)
     obs, _ = env.reset(seed=0)
-    assert obs.shape == (889,) and env.action_masks().all() and env.action_masks().shape == (203,)
-    seen = [obs]
+    assert obs.shape == (889,) and env.action_masks().shape == (203,)
+    seen = [(obs, env.action_masks())]
     ends = []
     for _ in range(5):
         obs, _, end, _, _ = env.step(0)
-        seen.append(obs)
+        seen.append((obs, env.action_masks()))
         ends.append(end)
     assert ends == [False] * 4 + [True]  # episodes of `length` learner steps, so resets are counted too
-    assert any(not np.array_equal(a, b) for a, b in zip(seen, seen[1:]))  # the recorded observations in turn
-    assert all(any(np.array_equal(o, b) for b in bank) for o in seen)
+    assert any(not np.array_equal(a, b) for (a, _), (b, _) in zip(seen, seen[1:]))  # the recordings in turn
+    # each observation comes with the mask recorded with it
+    assert all(any(np.array_equal(o, b) and np.array_equal(m, n) for b, n in zip(bank, masks)) for o, m in seen)
+    assert ZeroCostEnv(bank, 203).action_masks().all()  # without masks: every action legal
+    with pytest.raises(ValueError, match="legal action in every row"):
+        ZeroCostEnv(bank, 203, masks=np.zeros_like(masks))
 
 
 def test_the_benchmark_trains_both_sides_with_the_named_policy_class():
@@ -127,7 +132,7 @@ def test_throughput_ratios_are_the_median_of_each_rounds_own_ratio(monkeypatch):
 
     runs_per_round = 1 + 2 * len(games) + 1 + len(games)  # R (G R)... then the floors
     monkeypatch.setattr(tt, "measure", fake_measure)
-    monkeypatch.setattr(tt, "record_observations", lambda env_fn, count=256, seed=0: np.eye(4, dtype=np.float32))
+    monkeypatch.setattr(tt, "record_observations", lambda env_fn, count=256, seed=0: (np.eye(4, dtype=np.float32), np.ones((4, 7), bool)))
     rows = tt.training_throughput(64, 2, games, repeats=3)
     ref, terralore, travel = rows
     assert len(order) == 3 * runs_per_round

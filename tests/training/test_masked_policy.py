@@ -398,3 +398,87 @@ def test_the_rollout_buffer_hints_the_columns_active_anywhere_in_the_current_rol
         minibatches = list(buffer.get(3))
         for minibatch in minibatches:
             assert minibatch.observations.active_columns.tolist() == list(hot), rollout
+
+
+# ----------------------------------------------------------------- the update's legal actions
+def _legal_hint(masks, drop_one=False):
+    """What FastMaskableRolloutBuffer hints: each row's legal actions, padded to the widest row."""
+    width = int(masks.sum(1).max())
+    index, valid = np.zeros((len(masks), width), np.int64), np.zeros((len(masks), width), bool)
+    for row, mask in enumerate(masks):
+        legal = np.flatnonzero(mask)
+        if drop_one and row == 1 and len(legal) > 1:
+            legal = legal[1:]
+        index[row, :len(legal)], valid[row, :len(legal)] = legal, True
+    hinted = torch.as_tensor(masks.astype(np.float32))
+    hinted.legal_actions = (torch.as_tensor(index), torch.as_tensor(valid))
+    return hinted
+
+
+@pytest.mark.parametrize("env_id", ["terralore_v0", "travel_earth_v0"])
+@pytest.mark.parametrize("columns", [False, True])
+def test_the_update_reads_only_each_samples_legal_actions_and_matches_the_full_update(env_id, columns):
+    env, obs, masks = _recorded(env_id, n=40, seed=1)
+    policy = FastMaskablePolicy(env.observation_space, env.action_space, lambda _: 1e-3, net_arch=[32, 16])
+    rng = np.random.default_rng(0)
+    actions = torch.as_tensor([rng.choice(np.flatnonzero(m)) for m in masks])
+    actions[0] = int(np.flatnonzero(~masks[0])[0])  # an illegal action gets sb3-contrib's -1e8
+    # the full update: the policy without hints (itself checked against sb3-contrib's above)
+    full_out, full_grads = _evaluate_with_gradients(policy, obs, actions, torch.as_tensor(masks.astype(np.float32)))
+    if columns:
+        obs = _hinted(obs, np.flatnonzero(obs.numpy().any(0)))
+    out, grads = _evaluate_with_gradients(policy, obs, actions, _legal_hint(masks))
+    assert out[1][0] == -1e8
+    for a, b in zip(out + grads, full_out + full_grads):
+        torch.testing.assert_close(a, b, atol=1e-5, rtol=1e-5)
+    # the hint is really read: a row that leaves out one of its legal actions gets another entropy
+    wrong, _ = _evaluate_with_gradients(policy, obs, actions, _legal_hint(masks, drop_one=True))
+    assert not torch.allclose(wrong[2][1], out[2][1])
+    torch.testing.assert_close(wrong[2][2:], out[2][2:])
+
+
+def _filled_buffer(masks_per_step, n_envs=2, actions=3):
+    from gymnasium import spaces
+
+    from training.masked_policy import FastMaskableRolloutBuffer
+
+    obs_space, act_space = spaces.Box(0, 1, (4,), np.float32), spaces.Discrete(actions)
+    buffer = FastMaskableRolloutBuffer(len(masks_per_step), obs_space, act_space, device="cpu", n_envs=n_envs)
+    for masks in masks_per_step:
+        buffer.add(np.ones((n_envs, 4), np.float32), np.zeros((n_envs, 1)), np.zeros(n_envs), np.zeros(n_envs, bool),
+                   torch.zeros(n_envs), torch.zeros(n_envs), action_masks=np.asarray(masks, bool))
+    buffer.compute_returns_and_advantage(torch.zeros(n_envs), np.zeros(n_envs, bool))
+    return buffer
+
+
+def test_the_rollout_buffer_hints_each_samples_legal_actions_padded_to_the_rollouts_widest():
+    rng = np.random.default_rng(0)
+    buffer = None
+    for rollout in range(2):
+        masks = rng.random((4, 2, 10)) < 0.2
+        masks[..., 7] = True  # every sample has a legal action
+        buffer = _filled_buffer(masks, actions=10) if buffer is None else buffer
+        if rollout:  # the same buffer, reset and filled again: the hint follows the new rollout
+            buffer.reset()
+            for step in masks:
+                buffer.add(np.ones((2, 4), np.float32), np.zeros((2, 1)), np.zeros(2), np.zeros(2, bool),
+                           torch.zeros(2), torch.zeros(2), action_masks=step)
+            buffer.compute_returns_and_advantage(torch.zeros(2), np.zeros(2, bool))
+        width = int(masks.sum(-1).max())
+        for minibatch in buffer.get(3):
+            index, valid = minibatch.action_masks.legal_actions
+            assert index.shape == valid.shape == (len(minibatch.actions), width)
+            for row, mask in enumerate(minibatch.action_masks.numpy()):
+                assert index[row][valid[row]].tolist() == np.flatnonzero(mask).tolist(), rollout
+
+
+@pytest.mark.parametrize("case", ["a sample without a legal action", "too many legal actions"])
+def test_the_rollout_buffer_gives_no_legal_hint_where_it_would_not_help_or_not_hold(case):
+    masks = np.zeros((4, 2, 10), bool)
+    masks[..., 2] = True
+    if case == "a sample without a legal action":
+        masks[1, 0] = False
+    else:
+        masks[3, 1, :6] = True  # 6 of 10 legal: more than COMPACT_ACTION_SHARE
+    for minibatch in _filled_buffer(masks, actions=10).get(4):
+        assert not hasattr(minibatch.action_masks, "legal_actions")
