@@ -202,18 +202,17 @@ class FastMaskablePolicy(MaskableActorCriticPolicy):
         plan = None if th.is_grad_enabled() or obs.device.type != "cpu" else self._numpy_plan()
         if plan is None:
             return super().forward(obs, deterministic, action_masks)
-        first, split, pi_rest, vf_rest, act = plan
+        layers, num_actions, act = plan
         x = obs.numpy().astype(np.float32, copy=False).reshape(obs.shape[0], -1)
-        # both networks read the same observation: their first layers are one product
-        h = sparse_linear(x, *first)
-        logits = mlp_continue(h[:, :split], pi_rest, act)
-        values = mlp_continue(h[:, split:], vf_rest, act)
-        mask = np.ones(logits.shape, bool) if action_masks is None else \
-            np.asarray(action_masks, bool).reshape(logits.shape)
-        if not mask.any(1).all():  # a row without a legal action: sb3-contrib's own fallback
+        # the policy's and the value network's layers side by side: one product per depth
+        out = mlp_continue(sparse_linear(x, *layers[0]), layers[1:], act)
+        logits = out[:, :num_actions]
+        mask = None if action_masks is None else np.asarray(action_masks, bool).reshape(logits.shape)
+        shifted = logits.copy() if mask is None else np.where(mask, logits, -np.inf)
+        top = shifted.max(1, keepdims=True)
+        if top.min() == -np.inf:  # a row without a legal action: sb3-contrib's own fallback
             return super().forward(obs, deterministic, action_masks)
-        shifted = np.where(mask, logits, -np.inf)
-        shifted -= shifted.max(1, keepdims=True)
+        shifted -= top
         cumulative = np.cumsum(np.exp(shifted), 1)  # exp(-inf) = 0: illegal actions add nothing
         total = cumulative[:, -1]
         if deterministic:
@@ -222,10 +221,9 @@ class FastMaskablePolicy(MaskableActorCriticPolicy):
             # inverse CDF with u in (0, 1]: the first index whose cumulative mass reaches u * total,
             # never an illegal one (it adds no mass) nor past the last legal one
             u = 1.0 - th.rand(x.shape[0], dtype=th.float64).numpy()
-            actions = (cumulative < (u * total)[:, None]).sum(1)
-        log_prob = shifted[np.arange(x.shape[0]), actions] - np.log(total)
-        return (th.from_numpy(actions.astype(np.int64)), th.from_numpy(np.ascontiguousarray(values, np.float32)),
-                th.from_numpy(log_prob.astype(np.float32)))
+            actions = (cumulative < (u * total)[:, None]).sum(1)  # int64, as sb3 stores actions
+        log_prob = shifted[np.arange(x.shape[0]), actions] - np.log(total)  # float32, as logits
+        return th.from_numpy(actions), th.from_numpy(np.ascontiguousarray(out[:, num_actions:])), th.from_numpy(log_prob)
 
     def _mlp(self):
         """``(policy linears + action_net, value linears + value_net, activation name)`` of a plain
@@ -299,23 +297,32 @@ class FastMaskablePolicy(MaskableActorCriticPolicy):
     def _numpy_plan(self):
         """The rollout's numpy forward, or None where it doesn't apply (then torch's runs).
 
-        The layers are numpy copies of the torch weights, each (in, out) in row order: the sparse
-        first layer gathers whole rows (a few cache lines each) instead of a strided column of a
-        transposed view (one line per element, all cold after the envs have stepped). The policy's
-        and the value network's first layers sit side by side in one matrix. The copies are
-        made again when a weight's storage or version changes (``load_state_dict``, in-place edits)
-        and when the policy's optimiser steps (a fused step leaves the version alone).
+        The policy's and the value network's layers of each depth are one matrix: the first layers
+        side by side (both read the observation), the later ones block-diagonal, so the output holds
+        the logits and then the value. At a rollout's few rows the wasted zero blocks cost less than
+        a second chain of numpy calls. Each matrix is (in, out) in row order: the sparse first layer
+        gathers whole rows (a few cache lines each) instead of a strided column of a transposed view
+        (one line per element, all cold after the envs have stepped). The copies are made again
+        when a weight's storage or version changes (``load_state_dict``, in-place edits) and when
+        the policy's optimiser steps (a fused step leaves the version alone). Networks whose policy
+        and value branches differ in depth take torch's path.
         """
-        if self._mlp() is None:
+        if self._mlp() is None or len(self._linears[0]) != len(self._linears[1]):
             return None
         key = [(t.data_ptr(), t._version) for t in self._weights]
         if key != self._copies_key:
             pi, vf, act = self._linears
-            first = (np.ascontiguousarray(np.concatenate([pi[0].weight.detach().numpy(), vf[0].weight.detach().numpy()]).T),
-                     np.concatenate([pi[0].bias.detach().numpy(), vf[0].bias.detach().numpy()]))
-            pi_rest, vf_rest = ([(np.ascontiguousarray(lin.weight.detach().numpy().T), lin.bias.detach().numpy().copy())
-                                 for lin in branch[1:]] for branch in (pi, vf))
-            self._copies = (first, pi[0].out_features, pi_rest, vf_rest, ACTIVATIONS[act])
+            layers = []
+            for depth, (p, v) in enumerate(zip(pi, vf)):
+                wp, wv = p.weight.detach().numpy().T, v.weight.detach().numpy().T
+                if depth == 0:
+                    w = np.concatenate([wp, wv], 1)
+                else:
+                    w = np.zeros((wp.shape[0] + wv.shape[0], wp.shape[1] + wv.shape[1]), np.float32)
+                    w[:wp.shape[0], :wp.shape[1]] = wp
+                    w[wp.shape[0]:, wp.shape[1]:] = wv
+                layers.append((np.ascontiguousarray(w), np.concatenate([p.bias.detach().numpy(), v.bias.detach().numpy()])))
+            self._copies = (layers, pi[-1].out_features, ACTIVATIONS[act])
             self._copies_key = key
         return self._copies
 
