@@ -349,6 +349,24 @@ class FastMaskableRolloutBuffer(MaskableRolloutBuffer):
         super().reset()
         self._columns_of = self._legal_of = None
 
+    def add(self, obs, action, reward, episode_start, value, log_prob, action_masks=None) -> None:
+        """``MaskableRolloutBuffer.add``, writing each input into the rollout directly: sb3 first copies
+        every one of them (``np.array``, ``clone``), and the assignment copies again."""
+        if isinstance(self.observation_space, spaces.Discrete) or log_prob.dim() == 0:
+            return super().add(obs, action, reward, episode_start, value, log_prob, action_masks=action_masks)
+        pos = self.pos
+        if action_masks is not None:
+            self.action_masks[pos] = action_masks.reshape((self.n_envs, self.mask_dims))
+        self.observations[pos] = obs
+        self.actions[pos] = action.reshape((self.n_envs, self.action_dim))
+        self.rewards[pos] = reward
+        self.episode_starts[pos] = episode_start
+        self.values[pos] = value.detach().cpu().numpy().reshape(-1)
+        self.log_probs[pos] = log_prob.detach().cpu().numpy()
+        self.pos += 1
+        if self.pos == self.buffer_size:
+            self.full = True
+
     def _get_samples(self, batch_inds: np.ndarray, env=None) -> MaskableRolloutBufferSamples:
         if self.device.type != "cpu":
             return super()._get_samples(batch_inds, env)

@@ -316,7 +316,7 @@ def test_the_rollout_buffer_gives_the_stock_buffers_minibatches_as_tensors_of_th
                                                                                  FastMaskableRolloutBuffer)]
     for _ in range(8):
         step = (rng.random((2, 5), dtype=np.float32), rng.integers(4, size=(2, 1)), rng.random(2), np.zeros(2, bool),
-                torch.rand(2), torch.rand(2), rng.random((2, 4)) < 0.5)
+                torch.rand(2, 1), torch.rand(2), rng.random((2, 4)) < 0.5)  # values as the policy returns them
         for buffer in buffers:
             buffer.add(*step[:6], action_masks=step[6])
     last_values = torch.rand(2)
