@@ -25,7 +25,7 @@ implementation: the same update in one kernel per step.
 The rollout's forward pass (under ``no_grad``: one call per vectorised step, a batch of n_envs
 observations) runs in numpy on copies of the torch weights made after each update
 (:func:`~tabletop_envs.core.onnx_policy.sparse_linear` and :func:`mlp_continue`, the shipped
-opponents' forward; the policy's and the value network's first layers are one product). torch's
+opponents' forward; the policy's and the value network's layers are one matrix per depth). torch's
 per-operator overhead made that call ~0.6 ms for a network whose arithmetic takes a few µs, the
 largest single cost of collecting a rollout. It samples from the same masked distribution with
 torch's random generator, so a seeded run stays reproducible; the update (``evaluate_actions``,
@@ -34,11 +34,13 @@ with gradients) stays in torch.
 :class:`FastMaskableRolloutBuffer` hands the update its minibatches without a second copy: sb3's
 buffer indexes a minibatch out of the rollout (a copy) and then copies that into a tensor, which for
 Earth's 256 x 5,148 observations is a visible share of each minibatch. With each minibatch it hints
-the observation columns that are non-zero somewhere in the rollout (``active_columns``, computed
-once per rollout); the policy's update then multiplies only those in its first layers, which gives
-the same numbers (a column of zeros adds 0 and gets a 0 gradient) for a fraction of the work when
-few columns are active (Earth: about 1,600 of 5,148; Travel Earth: about 260 of 838). Other
-policies ignore the hint.
+the observation columns that are non-zero somewhere in the rollout (``active_columns``) and each
+sample's legal actions (``legal_actions``), both computed once per rollout. The policy's update
+then multiplies only those columns in its first layers, and normalises and takes the entropy over
+only those actions. Both give the same numbers (a column of zeros adds 0 and gets a 0 gradient; an
+illegal action has probability 0) for a fraction of the work: Earth has about 1,600 active columns
+of 5,148, Travel Earth about 260 of 838, and a rollout's widest sample has about a dozen legal
+actions of Travel Earth's 449 (Earth: up to about 80 of 730). Other policies ignore the hints.
 
 Use ``MaskablePPO(FastMaskablePolicy, env, rollout_buffer_class=FastMaskableRolloutBuffer, ...)``
 (:data:`ALGORITHM_KWARGS`); checkpoints saved with it load as usual.

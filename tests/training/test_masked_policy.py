@@ -191,6 +191,17 @@ def test_the_rollout_forward_runs_in_numpy_and_matches_torch(arch, dense):
     assert masks[np.arange(len(masks)), sampled.numpy()].all()
 
 
+def test_branches_of_different_depths_take_torchs_path_in_the_rollout():
+    env, obs, masks = _terralore_batch()
+    policy = FastMaskablePolicy(env.observation_space, env.action_space, lambda _: 1e-3,
+                                net_arch={"pi": [16, 8], "vf": [16]})
+    assert policy._numpy_plan() is None  # the layers of a depth could not be one matrix
+    with torch.no_grad():
+        got = policy(obs, deterministic=True, action_masks=masks)
+    for a, b in zip(got, _torch_forward(policy, obs, masks, True)):
+        torch.testing.assert_close(a, b)
+
+
 def test_rollout_samples_follow_the_masked_probabilities_and_torchs_seed():
     env, obs, masks = _terralore_batch(n=1)
     policy = FastMaskablePolicy(env.observation_space, env.action_space, lambda _: 1e-3, net_arch=[16])
