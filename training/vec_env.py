@@ -5,7 +5,8 @@ a one-row batch, and it deep-copies every info dict. ``SelfPlayVecEnv`` gives SB
 interface over :class:`~tabletop_envs.core.single_agent.SingleAgentEnv` instances, but plays each
 env's pieces (learner move, opponent moves, outcome, new deal) in rounds across all envs: in each
 round, the envs waiting on the same opponent policy (a pool snapshot) are answered with one batched
-forward pass (:func:`~tabletop_envs.core.policy.act_batch`). Episodes are the ones the envs would
+forward pass (:func:`~tabletop_envs.core.policy.act_batch`) when there are at least ``BATCH_MIN``
+of them, else one by one. Episodes are the ones the envs would
 play alone; with a sampling opponent the draws come from this vec env's own generator (seeded by
 ``seed``), so a seeded run is reproducible but not draw-for-draw the same as under DummyVecEnv.
 
@@ -20,6 +21,12 @@ from stable_baselines3.common.vec_env import DummyVecEnv
 
 from tabletop_envs.core.policy import act_batch
 from tabletop_envs.core.single_agent import MAX_REDEALS, REDEALS_EXHAUSTED, SingleAgentEnv
+
+#: the fewest envs waiting on one policy that get one batched forward pass: stacking the
+#: observations and masks and masking a batch cost more than one or two single-observation moves
+#: (a one-off timing on recorded Terralore and Travel Earth decisions: two rows took 1.4-1.9x the
+#: time of two single moves, three about the same, four less)
+BATCH_MIN = 3
 
 
 class SelfPlayVecEnv(DummyVecEnv):
@@ -89,9 +96,9 @@ class SelfPlayVecEnv(DummyVecEnv):
                     groups.setdefault(id(turn[0]), (turn[0], []))[1].append((i, turn[1]))
             pending = forced
             for policy, seats in groups.values():
-                if len(seats) == 1:  # a one-row batch costs more than the single-observation path
-                    i, player = seats[0]
-                    envs[i].play_opponent(policy, player, rng)
+                if len(seats) < BATCH_MIN:
+                    for i, player in seats:
+                        envs[i].play_opponent(policy, player, rng)
                 else:
                     states = [envs[i].state for i, _ in seats]
                     observations = np.stack([s.observation(p) for s, (_, p) in zip(states, seats)])

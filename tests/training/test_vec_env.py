@@ -80,13 +80,14 @@ def test_selfplay_vec_env_plays_the_same_episodes_as_dummy_vec_env(env_name):
 def test_selfplay_vec_env_answers_envs_waiting_on_one_policy_in_one_batch():
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from training.vec_env import SelfPlayVecEnv
+    from training.vec_env import BATCH_MIN, SelfPlayVecEnv
 
     alone = CountingPolicy(_mlp("terralore_v0", deterministic=True))
     _play(_vec(DummyVecEnv, "terralore_v0", alone, n=8), 200)
     together = CountingPolicy(_mlp("terralore_v0", deterministic=True))
     _play(_vec(SelfPlayVecEnv, "terralore_v0", together, n=8), 200)
     assert alone.batches == [] and max(together.batches) > 1
+    assert min(together.batches) >= BATCH_MIN  # fewer waiting envs move one by one, as they cost less
     # the same games, so the same opponent decisions, fewer calls
     assert sum(together.batches) + together.single == alone.single
     assert len(together.batches) + together.single < alone.single
