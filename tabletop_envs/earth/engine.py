@@ -351,9 +351,21 @@ class EarthState(State):
         return cat.max_growth_l[card] - self.gro[p][cell]
 
     def can_pay(self, p: int, cost: dict | None) -> bool:
+        # only the resources the cost names are counted: this runs for every ability slot and event
+        # card each time a decision's options are listed
         for res, n in (cost or {}).items():
-            have = {"soil": self.soil[p], "sprouts": sum(self.spr[p]), "growth": sum(self.gro[p]),
-                    "hand_compost": len(self.hands[p]), "compost_discard": len(self.compost[p])}[res]
+            if res == "soil":
+                have = self.soil[p]
+            elif res == "sprouts":
+                have = sum(self.spr[p])
+            elif res == "growth":
+                have = sum(self.gro[p])
+            elif res == "hand_compost":
+                have = len(self.hands[p])
+            elif res == "compost_discard":
+                have = len(self.compost[p])
+            else:
+                raise KeyError(res)
             if have < n:
                 return False
         return True
@@ -468,13 +480,14 @@ class EarthState(State):
     def _has_choice(self, task: dict) -> bool:
         """Does this decision offer a real choice? If so its mask is built now (the env asks for it next)."""
         choices = self._choices(task)
+        anytime = None
         if task["t"] == "window":
-            events, convert = self._anytime_options(task["p"], task)
-            real = bool(events) or convert
+            anytime = self._anytime_options(task["p"], task)
+            real = bool(anytime[0]) or anytime[1]
         else:
             real = bool(choices)
         if real:
-            self._mask_cache = self._build_mask(task, choices)
+            self._mask_cache = self._build_mask(task, choices, anytime)
         return real
 
     # ------------------------------------------------------------------ automatic tasks
@@ -678,13 +691,15 @@ class EarthState(State):
         task = self.queue[0]
         return self._build_mask(task, self._choices(task))
 
-    def _build_mask(self, task: dict, choices: list[int]) -> np.ndarray:
+    def _build_mask(self, task: dict, choices: list[int], anytime: tuple | None = None) -> np.ndarray:
+        """The mask of decision ``task``: its ``choices``, pass, and ``anytime`` (the task's
+        ``_anytime_options``, computed here unless given)."""
         mask = np.zeros(self.game.num_actions, np.int8)
         A = self.game.A
         mask.put(choices, 1)
         if self._may_pass(task):
             mask[A["pass"]] = 1
-        events, convert = self._anytime_options(task["p"], task)
+        events, convert = self._anytime_options(task["p"], task) if anytime is None else anytime
         if events:
             mask.put([A["event"] + c - EVENT0 for c in events], 1)
         if convert:
