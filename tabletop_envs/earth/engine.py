@@ -350,25 +350,23 @@ class EarthState(State):
             return cat.sprout_spaces_l[card] - self.spr[p][cell]
         return cat.max_growth_l[card] - self.gro[p][cell]
 
+    def have(self, p: int, res: str) -> int:
+        """How much of a payable resource p holds. Counted only when asked: costs are checked for
+        every ability slot and event card each time a decision's options are listed."""
+        if res == "soil":
+            return self.soil[p]
+        if res == "sprouts":
+            return sum(self.spr[p])
+        if res == "growth":
+            return sum(self.gro[p])
+        if res == "hand_compost":
+            return len(self.hands[p])
+        if res == "compost_discard":
+            return len(self.compost[p])
+        raise KeyError(res)
+
     def can_pay(self, p: int, cost: dict | None) -> bool:
-        # only the resources the cost names are counted: this runs for every ability slot and event
-        # card each time a decision's options are listed
-        for res, n in (cost or {}).items():
-            if res == "soil":
-                have = self.soil[p]
-            elif res == "sprouts":
-                have = sum(self.spr[p])
-            elif res == "growth":
-                have = sum(self.gro[p])
-            elif res == "hand_compost":
-                have = len(self.hands[p])
-            elif res == "compost_discard":
-                have = len(self.compost[p])
-            else:
-                raise KeyError(res)
-            if have < n:
-                return False
-        return True
+        return all(self.have(p, res) >= n for res, n in (cost or {}).items())
 
     def count_per(self, p: int, per: dict, cell: int | None) -> int:
         cat = self.game.cat
@@ -780,9 +778,8 @@ class EarthState(State):
         out = ["soil"] if self.soil[p] >= cost else []
         alt = self.game.cat.alt_cost_l[card]
         if alt is not None and cost > 0:
-            have = {"hand_compost": len(self.hands[p]) - 1, "sprouts": sum(self.spr[p]),
-                    "growth": sum(self.gro[p])}[alt]
-            if have >= cost:
+            # the card being planted is in the hand but cannot compost itself
+            if self.have(p, alt) - (alt == "hand_compost") >= cost:
                 out.append(alt)
         return out
 
