@@ -132,7 +132,7 @@ class TerraloreHeuristic:
 
     def _balance(self, view, own_att, own_def, opp_att, opp_def, heal=0, burn=0) -> float:
         """How good this turn's counting looks: lethal either way dominates, else damage dealt minus taken."""
-        my, their = view["castles"] * 10
+        my, their = view["_castle_hp"]
         taken = max(0.0, opp_att - own_def)
         dealt = max(0.0, own_att - opp_def)
         mine_left, theirs_left = min(10.0, my + heal) - taken, their - burn - dealt
@@ -148,6 +148,7 @@ class TerraloreHeuristic:
     def act(self, observation, action_mask, rng) -> int:
         view = _SegmentViews(self.layout, observation)
         # what every card's worth is measured against, computed once per decision
+        view["_castle_hp"] = tuple(view["castles"] * 10)  # (mine, theirs), as numpy float32 scalars
         view["_estimates"] = self._lane_estimates(view)
         view["_before"] = self._balance(view, *view["_estimates"])
         # enemies "here": my attacking lane (0) faces their defending lane and vice versa
@@ -155,7 +156,6 @@ class TerraloreHeuristic:
                             1: [int(c) for c in np.flatnonzero(view["opp_attacking"])]}
         view["_worth"] = {}
         decision = DECISION_ORDER[int(np.argmax(view["decision"]))] if view["decision"].any() else "play"
-        legal = np.flatnonzero(action_mask)
         if decision == "mulligan":
             return self.a_mulligan  # keep: a card fewer costs more than a better hand gains
         if decision == "play":
@@ -167,7 +167,7 @@ class TerraloreHeuristic:
         if decision == "destroy":
             own = np.flatnonzero(action_mask[self.a_destroy:self.a_destroy + self.n])
             return self.a_destroy + int(min(own, key=lambda c: (self.points[c], c)))
-        return int(legal[0])
+        return int(np.flatnonzero(action_mask)[0])
 
     def _plan(self, hand: list[int], budget: int, view) -> list[int]:
         """The cards to place from ``hand`` that are worth most together, each costing its cost plus
