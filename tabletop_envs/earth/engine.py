@@ -45,6 +45,9 @@ DECISIONS = ("side", "setup_compost", "action", "plant", "plant_cell", "keep", "
              "pay_hand", "compost_hand", "activate", "copy", "window", "pay_method")
 # decision points where a player may also play an event or convert sprouts (never mid-ability)
 ANYTIME_DECISIONS = frozenset({"action", "plant", "option", "activate", "window"})
+#: the count (scoring.measure) behind each resource a cost can name
+PAYABLE_COUNTS = {"soil": "soil", "sprouts": "sprouts", "growth": "growth", "hand_compost": "hand",
+                  "compost_discard": "compost"}
 OPTION_LABELS = {"compost": ("gain 2 soil", "compost 2 from the deck"),
                  "water": ("place up to 2 sprouts", "gain 2 soil"),
                  "grow": ("draw 2 cards", "place up to 2 growth")}
@@ -351,19 +354,10 @@ class EarthState(State):
         return cat.max_growth_l[card] - self.gro[p][cell]
 
     def have(self, p: int, res: str) -> int:
-        """How much of a payable resource p holds. Counted only when asked: costs are checked for
-        every ability slot and event card each time a decision's options are listed."""
-        if res == "soil":
-            return self.soil[p]
-        if res == "sprouts":
-            return sum(self.spr[p])
-        if res == "growth":
-            return sum(self.gro[p])
-        if res == "hand_compost":
-            return len(self.hands[p])
-        if res == "compost_discard":
-            return len(self.compost[p])
-        raise KeyError(res)
+        """How much of a payable resource p holds (the objectives' count of it). Counted only when
+        asked: costs are checked for every ability slot and event card each time a decision's
+        options are listed."""
+        return scoring.measure(self, p, PAYABLE_COUNTS[res])
 
     def can_pay(self, p: int, cost: dict | None) -> bool:
         return all(self.have(p, res) >= n for res, n in (cost or {}).items())
