@@ -210,7 +210,8 @@ class FastMaskablePolicy(MaskableActorCriticPolicy):
         out = mlp_continue(sparse_linear(x, *layers[0]), layers[1:], act)
         logits = out[:, :num_actions]
         mask = None if action_masks is None else np.asarray(action_masks, bool).reshape(logits.shape)
-        shifted = logits.copy() if mask is None else np.where(mask, logits, -np.inf)
+        # without a mask the logits are shifted in place: nothing reads them from `out` afterwards
+        shifted = logits if mask is None else np.where(mask, logits, -np.inf)
         top = shifted.max(1, keepdims=True)
         if top.min() == -np.inf:  # a row without a legal action: sb3-contrib's own fallback
             return super().forward(obs, deterministic, action_masks)

@@ -191,6 +191,17 @@ def test_the_rollout_forward_runs_in_numpy_and_matches_torch(arch, dense):
     assert masks[np.arange(len(masks)), sampled.numpy()].all()
 
 
+def test_the_rollout_forward_without_masks_matches_torch():
+    env, obs, _ = _terralore_batch()
+    policy = FastMaskablePolicy(env.observation_space, env.action_space, lambda _: 1e-3, net_arch=[32, 16])
+    with torch.no_grad():
+        got = policy(obs, deterministic=True)
+    expected = _torch_forward(policy, obs, None, True)
+    assert torch.equal(got[0], expected[0])
+    for a, b in zip(got[1:], expected[1:]):
+        torch.testing.assert_close(a, b, atol=1e-5, rtol=1e-5)
+
+
 def test_branches_of_different_depths_take_torchs_path_in_the_rollout():
     env, obs, masks = _terralore_batch()
     policy = FastMaskablePolicy(env.observation_space, env.action_space, lambda _: 1e-3,
