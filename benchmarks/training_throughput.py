@@ -13,6 +13,9 @@
    one for us and the other for the reference.
    Each round runs the reference before and after every game; a game's ratio is taken against the
    mean of those two runs, so the machine's drift cancels to first order.
+   Every run also times its pieces (:data:`PIECES`: the envs' step, the masks, the rollout's forward
+   pass, the rollout buffer, the update), so where a learner step's time goes is measured in the
+   same runs as the ratios.
 2. ``load_policy`` + ``act`` latency of a shipped opponent (median over real observations).
 
     python -m benchmarks.training_throughput --steps 12288 --repeats 7 --json benchmarks/results/training_throughput.json
@@ -207,6 +210,57 @@ def vec_env_class(name: str):
     return SelfPlayVecEnv
 
 
+#: the pieces of a learner step that every run times: (name, what owns the method, method, what it is)
+PIECES = (
+    ("env", "env", "step_wait", "the envs' step: the learner's move, the opponents' moves, new deals"),
+    ("masks", "env", "env_method", "the action masks MaskablePPO asks the envs for before each forward pass"),
+    ("forward", "policy", "forward", "the rollout's forward pass (actions, values, log-probabilities)"),
+    ("buffer", "rollout_buffer", "add", "writing a step into the rollout buffer"),
+    ("collection", "model", "collect_rollouts", "collecting a rollout, the four above included"),
+    ("update", "model", "train", "PPO's update (the epochs of minibatches)"),
+)
+
+
+class _PieceClock:
+    """Times the :data:`PIECES` of one model's training by wrapping the methods on the instances
+    (nothing global is patched; :meth:`remove` restores them). A wrapper costs well under a µs per
+    call, a few calls per vectorised step."""
+
+    def __init__(self, model):
+        self.seconds = dict.fromkeys([name for name, *_ in PIECES], 0.0)
+        self._wrapped = []
+        for name, owner, method, _ in PIECES:
+            obj = model if owner == "model" else getattr(model, owner)
+            self._wrapped.append((obj, method))
+            setattr(obj, method, self._timed(name, getattr(obj, method)))
+
+    def _timed(self, name, method):
+        seconds, clock = self.seconds, time.perf_counter
+
+        def timed(*args, **kwargs):
+            start = clock()
+            try:
+                return method(*args, **kwargs)
+            finally:
+                seconds[name] += clock() - start
+
+        return timed
+
+    def remove(self) -> None:
+        for obj, method in self._wrapped:
+            vars(obj).pop(method, None)  # the class's method shows through again
+
+    def per_step(self, steps: int, seconds: float) -> dict:
+        """µs per learner step of each piece; ``other collection`` is the rest of collecting (SB3's
+        loop around the pieces), ``rest`` what ``learn`` spends outside collecting and updating."""
+        us = {name: s / steps * 1e6 for name, s in self.seconds.items()}
+        inner = us["env"] + us["masks"] + us["forward"] + us["buffer"]
+        us["other collection"] = us["collection"] - inner
+        us["total"] = seconds / steps * 1e6
+        us["rest"] = us["total"] - us["collection"] - us["update"]
+        return {name: round(value, 1) for name, value in us.items()}
+
+
 def measure(env_fns, steps: int, settings: dict, seed: int = 0, policy: str = "fast", vec: str = "batched") -> dict:
     import torch
     from sb3_contrib import MaskablePPO
@@ -216,12 +270,17 @@ def measure(env_fns, steps: int, settings: dict, seed: int = 0, policy: str = "f
     torch.set_num_threads(THREADS["collect"])
     venv = vec_env_class(vec)(env_fns)
     model = MaskablePPO(env=venv, **algorithm_kwargs(policy), seed=seed, device="cpu", verbose=0, **settings)
+    clock = _PieceClock(model)
     start = time.perf_counter()
-    model.learn(steps, callback=UpdateThreads(**THREADS))  # what training.train does by default
+    try:
+        model.learn(steps, callback=UpdateThreads(**THREADS))  # what training.train does by default
+    finally:
+        clock.remove()
     seconds = time.perf_counter() - start
     venv.close()
     return {"steps": int(model.num_timesteps), "seconds": round(seconds, 2),
-            "steps_per_s": round(model.num_timesteps / seconds, 1)}
+            "steps_per_s": round(model.num_timesteps / seconds, 1),
+            "us_per_step": clock.per_step(model.num_timesteps, seconds)}
 
 
 def training_throughput(steps: int, n_envs: int, games: list[str], repeats: int = 1,
@@ -271,12 +330,15 @@ def training_throughput(steps: int, n_envs: int, games: list[str], repeats: int 
     def ratio(key) -> float:
         return round(statistics.median(each_round(key)), 2)
 
+    for key, r in runs.items():  # each piece's median over the rounds (the median run's own may be off)
+        median[key]["us_per_step"] = _median_pieces(r)
     ref, ref_floor = median[(REFERENCE, "run")], median[(REFERENCE, "floor")]
     ref_env_us = _env_us(ref, ref_floor)
     rows = [{"env": REFERENCE, "opponent": "random (inside env)", "n_envs": n_envs, **ref,
              "repeats": repeats, "runs_per_round": len(games) + 1, "steps_per_s_each_round": ref_rounds,
              "zero_cost_env_steps_per_s": ref_floor["steps_per_s"],
              "zero_cost_vs_reference": ratio((REFERENCE, "floor")),
+             "zero_cost_us_per_step": ref_floor["us_per_step"],
              "env_us_per_step": ref_env_us}]
     for label in games:
         res, floor = median[(label, "run")], median[(label, "floor")]
@@ -287,6 +349,7 @@ def training_throughput(steps: int, n_envs: int, games: list[str], repeats: int 
                      "vs_reference_each_round": [round(r, 2) for r in each_round((label, "run"))],
                      "zero_cost_env_steps_per_s": floor["steps_per_s"],
                      "zero_cost_vs_reference": ratio((label, "floor")),
+                     "zero_cost_us_per_step": floor["us_per_step"],
                      "env_us_per_step": env_us,
                      "env_cost_vs_reference": round(ref_env_us / env_us, 2) if env_us > 0 else None})
     name = "FastMaskablePolicy" if policy == "fast" else "MlpPolicy"
@@ -320,6 +383,14 @@ def policy_comparison(steps: int, n_envs: int, games: list[str], repeats: int = 
                      "speedup": round(statistics.median(each), 2),
                      "speedup_each_round": [round(r, 2) for r in each], "repeats": repeats})
     return rows
+
+
+def _median_pieces(runs: list[dict]) -> dict | None:
+    """The median over runs of each piece's µs per learner step (None when a run has no pieces)."""
+    pieces = [r.get("us_per_step") for r in runs]
+    if not pieces or None in pieces:
+        return None
+    return {name: round(statistics.median(p[name] for p in pieces), 1) for name in pieces[0]}
 
 
 def _env_us(run: dict, floor: dict) -> float:
@@ -372,6 +443,22 @@ def act_latency(policy_id: str, env_name: str, kwargs: dict, calls: int = 2000) 
             "act_p99_us": round(float(np.percentile(times, 99)) * 1e6, 1), "calls": calls}
 
 
+def _print_pieces(rows: list[dict]) -> None:
+    """Where a learner step's time goes, for each run and its zero-cost env (medians of the rounds)."""
+    names = ("env", "masks", "forward", "buffer", "other collection", "update", "rest", "total")
+    lines = []
+    for row in rows:
+        for label, pieces in ((row["env"], row.get("us_per_step")), (f"{row['env']}, zero-cost env",
+                                                                       row.get("zero_cost_us_per_step"))):
+            if pieces:
+                lines.append(f"| {label} | " + " | ".join(f"{pieces[n]:.0f}" for n in names) + " |")
+    if lines:
+        print("\nµs per learner step, by piece (" + "; ".join(f"{n}: {what}" for n, _, _, what in PIECES
+                                                             if n != "collection") + ")")
+        print("| run | " + " | ".join(names) + " |\n|---|" + "---:|" * len(names))
+        print("\n".join(lines))
+
+
 def main(argv=None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--steps", type=int, default=20000, help="learner steps per measurement")
@@ -415,6 +502,7 @@ def main(argv=None) -> dict:
                   f"{f' ({rounds})' if rounds else ''} | "
                   f"{row['zero_cost_env_steps_per_s']:,.0f} ({row.get('zero_cost_vs_reference', 1.0):.2f}) | "
                   f"{row['env_us_per_step']:.0f} | {row.get('env_cost_vs_reference') or 1.0:.2f} |")
+        _print_pieces(result["training"])
     from tabletop_envs.core.onnx_policy import model_path_for_id
 
     policies = args.policies

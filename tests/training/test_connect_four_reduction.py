@@ -73,6 +73,53 @@ def test_the_benchmark_trains_both_sides_with_the_named_policy_class():
         algorithm_kwargs("sb3")
 
 
+class _SlowEnv(ZeroCostEnv):
+    """A zero-cost env whose step sleeps 2 ms: the clock must put that time in the env piece."""
+
+    def step(self, action):
+        import time
+
+        time.sleep(0.002)
+        return super().step(action)
+
+
+def test_every_run_times_its_pieces_and_the_env_piece_holds_the_envs_own_time():
+    from benchmarks.training_throughput import PIECES, measure
+
+    settings = {"n_steps": 32, "batch_size": 32, "n_epochs": 1, "policy_kwargs": {"net_arch": [8]}}
+    bank = np.eye(6, dtype=np.float32)
+    for policy in ("fast", "stock"):
+        for vec in ("batched", "dummy"):
+            us = measure([lambda: _SlowEnv(bank, 4)] * 2, 64, settings, policy=policy, vec=vec)["us_per_step"]
+            assert set(us) == {name for name, *_ in PIECES} | {"other collection", "total", "rest"}
+            assert all(us[name] >= 0 for name, *_ in PIECES)
+            # two envs sleep 2 ms each per vectorised step of two learner steps: >= 2,000 µs a learner step
+            assert us["env"] >= 2000 and us["masks"] + us["forward"] + us["buffer"] < 1000  # the sleep is the env's
+            inner = us["env"] + us["masks"] + us["forward"] + us["buffer"]
+            assert inner <= us["collection"] + 0.2 and us["collection"] + us["update"] <= us["total"] + 0.2
+
+
+def test_the_piece_clock_wraps_instances_only_and_removes_its_wrappers():
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from benchmarks.training_throughput import PIECES, _PieceClock
+
+    bank = np.eye(6, dtype=np.float32)
+    model = MaskablePPO("MlpPolicy", DummyVecEnv([lambda: ZeroCostEnv(bank, 4)]), n_steps=16, batch_size=16,
+                        n_epochs=1, policy_kwargs={"net_arch": [8]}, device="cpu")
+    clock = _PieceClock(model)
+    assert "forward" in vars(model.policy) and "train" in vars(model)
+    model.learn(32)
+    assert all(clock.seconds[name] > 0 for name, *_ in PIECES)
+    clock.remove()
+    owners = {"env": model.env, "policy": model.policy, "rollout_buffer": model.rollout_buffer, "model": model}
+    assert not any(method in vars(owners[owner]) for _, owner, method, _ in PIECES)
+    seconds = dict(clock.seconds)
+    model.learn(32)  # no longer timed
+    assert clock.seconds == seconds
+
+
 def test_the_policy_comparison_trains_every_env_with_both_policy_classes(monkeypatch):
     import benchmarks.training_throughput as tt
 
