@@ -179,8 +179,16 @@ def test_throughput_ratios_are_the_median_of_each_rounds_own_ratio(monkeypatch):
 
     runs_per_round = 1 + 2 * len(games) + 1 + len(games)  # R (G R)... then the floors
     monkeypatch.setattr(tt, "measure", fake_measure)
-    monkeypatch.setattr(tt, "record_observations", lambda env_fn, count=256, seed=0: (np.eye(4, dtype=np.float32), np.ones((4, 7), bool)))
+    counts = []
+
+    def fake_record(env_fn, count=256, seed=0):
+        counts.append(count)
+        return np.eye(4, dtype=np.float32), np.ones((4, 7), bool)
+
+    monkeypatch.setattr(tt, "record_observations", fake_record)
     rows = tt.training_throughput(64, 2, games, repeats=3)
+    # every zero-cost env replays as many recordings as a rollout holds (n_steps per env x envs)
+    assert counts == [tt.SETTINGS["n_steps"] * 2] * (1 + len(games))
     ref, terralore, travel = rows
     assert len(order) == 3 * runs_per_round
     assert order[:runs_per_round] == order[runs_per_round:2 * runs_per_round]  # the same interleaving each round
