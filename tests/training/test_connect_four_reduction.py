@@ -94,7 +94,8 @@ def test_every_run_times_its_pieces_and_the_env_piece_holds_the_envs_own_time():
             assert set(us) == {name for name, *_ in PIECES} | {"other collection", "total", "rest"}
             assert all(us[name] >= 0 for name, *_ in PIECES)
             # two envs sleep 2 ms each per vectorised step of two learner steps: >= 2,000 µs a learner step
-            assert us["env"] >= 2000 and us["masks"] + us["forward"] + us["buffer"] < 1000  # the sleep is the env's
+            # the sleep is the env's, not the loop's around it (the forward can hold torch's first-call set-up)
+            assert us["env"] >= 2000 and us["masks"] + us["buffer"] + us["other collection"] < 1000
             inner = us["env"] + us["masks"] + us["forward"] + us["buffer"]
             assert inner <= us["collection"] + 0.2 and us["collection"] + us["update"] <= us["total"] + 0.2
 
