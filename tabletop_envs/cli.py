@@ -12,7 +12,7 @@ import argparse
 import json
 import sys
 
-from .core.errors import TabletopError
+from .core.errors import TabletopError, cli_message
 
 
 def _option(text: str) -> tuple[str, object]:
@@ -120,7 +120,7 @@ def main(argv: list[str] | None = None, ask=input, say=print) -> int:
             return _replay(args, ask, say)
         return _list(say)
     except (TabletopError, ValueError, KeyError, OSError) as exc:
-        say(f"error: {exc.args[0] if isinstance(exc, KeyError) and exc.args else exc}")
+        say(f"error: {cli_message(exc)}")
         return 2
     except KeyboardInterrupt:
         say("\ninterrupted")

@@ -10,7 +10,7 @@ import pytest
 
 from tabletop_envs.core import IllegalActionError, RandomPolicy, SingleAgentEnv, conformance
 from tabletop_envs.core.layout import ActionLayout, ObservationLayout
-from tabletop_envs.core.registry import ENVS, EnvSpec
+from tabletop_envs.core.registry import ENVS, EnvSpec, make_game
 
 
 @pytest.fixture()
@@ -334,3 +334,25 @@ def test_single_agent_env_truncates_at_max_turns_with_reward_zero(toy):
         done = terminated or truncated
     assert (terminated, truncated, reward) == (False, True, 0.0)
     assert info["returns"] == [0.0, 0.0] and env.state.turn == 2
+
+
+def test_run_cli_ends_a_user_error_in_one_line_with_status_2(capsys):
+    from tabletop_envs.core.errors import ConfigError, run_cli
+
+    def bad_recipe(argv):
+        raise ConfigError("unknown key 'ppo.total_steps'")
+
+    def unknown_env(argv):
+        make_game("nope_v0")
+
+    assert run_cli(bad_recipe) == 2
+    assert capsys.readouterr().err == "error: unknown key 'ppo.total_steps'\n"
+    assert run_cli(unknown_env) == 2
+    assert capsys.readouterr().err.startswith("error: unknown env 'nope_v0'")  # no KeyError quotes around it
+    assert run_cli(lambda argv: None) == 0
+
+    def bug(argv):
+        raise ZeroDivisionError("a bug keeps its traceback")
+
+    with pytest.raises(ZeroDivisionError):
+        run_cli(bug)

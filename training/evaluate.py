@@ -17,12 +17,14 @@ import argparse
 import itertools
 import json
 import math
+import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
 
 from tabletop_envs.core.arena import play_game
+from tabletop_envs.core.errors import ConfigError, run_cli
 from tabletop_envs.core.policy import load_policy
 from tabletop_envs.core.registry import make_game
 
@@ -149,7 +151,7 @@ def round_robin(env_name: str, policies: list, games: int, seed: int = 0, game_k
     named = [resolve(p, env_name) for p in policies]
     names = [n for n, _ in named]
     if len(set(names)) != len(names):
-        raise ValueError(f"policy names must be distinct, got {names}")
+        raise ConfigError(f"policy names must be distinct, got {names}: name each policy once")
     pairs = []
     for (i, (na, pa)), (j, (nb, pb)) in itertools.combinations(enumerate(named), 2):
         res = play_pair(env_name, pa, pb, games, seed + 7919 * (i * len(named) + j), game_kwargs, max_turns, filler)
@@ -234,9 +236,9 @@ def main(argv: list[str] | None = None) -> dict:
 
 
 def cli() -> None:
-    """Console-script entry point (its return value would become the exit status)."""
-    main()
+    """Console-script entry point: an error of the arguments or the recipe ends it in one line."""
+    sys.exit(run_cli(main))
 
 
 if __name__ == "__main__":
-    main()
+    cli()

@@ -16,10 +16,12 @@ import datetime
 import json
 import platform
 import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
 
+from tabletop_envs.core.errors import run_cli
 from tabletop_envs.core.onnx_policy import SIDECAR_FORMAT, MLPPolicy
 from tabletop_envs.core.registry import make_game
 
@@ -230,5 +232,10 @@ def main(argv: list[str] | None = None) -> None:
     print(f"wrote {path} (+ .npz, .json)")
 
 
+def cli() -> None:
+    """Console-script entry point: an error of the arguments or the recipe ends it in one line."""
+    sys.exit(run_cli(main))
+
+
 if __name__ == "__main__":
-    main()
+    cli()

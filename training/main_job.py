@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from pathlib import Path
 
+from tabletop_envs.core.errors import run_cli
 from tabletop_envs.core.onnx_policy import model_path_for_id
 
 from .config import load_config
@@ -74,9 +76,9 @@ def main(argv: list[str] | None = None) -> dict:
 
 
 def cli() -> None:
-    """Console-script entry point (its return value would become the exit status)."""
-    main()
+    """Console-script entry point: an error of the arguments or the recipe ends it in one line."""
+    sys.exit(run_cli(main))
 
 
 if __name__ == "__main__":
-    main()
+    cli()

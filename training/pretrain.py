@@ -22,11 +22,13 @@ runs the warm start alone and reports the held-out agreement with the teacher.
 
 from __future__ import annotations
 
+import sys
 import time
 from dataclasses import dataclass
 
 import numpy as np
 
+from tabletop_envs.core.errors import run_cli
 from tabletop_envs.core.policy import RandomPolicy
 
 
@@ -212,5 +214,10 @@ def main(argv: list[str] | None = None) -> dict:
     return report
 
 
+def cli() -> None:
+    """Console-script entry point: an error of the arguments or the recipe ends it in one line."""
+    sys.exit(run_cli(main))
+
+
 if __name__ == "__main__":
-    main()
+    cli()

@@ -31,7 +31,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from tabletop_envs.core.errors import ConfigError
+from tabletop_envs.core.errors import ConfigError, run_cli
 from training.config import config_key, load_typed_config
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -466,10 +466,7 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--export-checkpoint", metavar="CHECKPOINT",
                         help="only export module 'main' of this checkpoint (no training, no Ray cluster)")
     args = parser.parse_args(argv)
-    try:
-        cfg = load_rllib_config(args.config, args.set)
-    except ConfigError as exc:
-        parser.exit(2, f"config error: {exc}\n")
+    cfg = load_rllib_config(args.config, args.set)
     if args.export_checkpoint:
         path = export_checkpoint(cfg, args.export_checkpoint)
         print(f"wrote {path} (+ .npz, .json)")
@@ -479,5 +476,10 @@ def main(argv: list[str] | None = None) -> dict:
     return summary
 
 
+def cli() -> None:
+    """Console-script entry point: an error of the arguments or the recipe ends it in one line."""
+    sys.exit(run_cli(main))
+
+
 if __name__ == "__main__":
-    main()
+    cli()

@@ -30,6 +30,7 @@ from pathlib import Path
 import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 
+from tabletop_envs.core.errors import run_cli
 from tabletop_envs.core.single_agent import SingleAgentEnv
 
 from .config import PHASE_KEYS, TrainConfig, load_config
@@ -485,9 +486,9 @@ def main(argv: list[str] | None = None) -> dict:
 
 
 def cli() -> None:
-    """Console-script entry point (its return value would become the exit status)."""
-    main()
+    """Console-script entry point: an error of the arguments or the recipe ends it in one line."""
+    sys.exit(run_cli(main))
 
 
 if __name__ == "__main__":
-    main()
+    cli()

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import sys
+
 
 class TabletopError(Exception):
     """Base class of every error this library raises on purpose."""
@@ -50,3 +53,25 @@ class ModelMismatchError(TabletopError, ValueError):
 
 class ReplayError(TabletopError, ValueError):
     """A replay file that is malformed or belongs to another env version."""
+
+
+#: what a command-line tool reports in one line instead of a traceback: the library's own errors, an
+#: unknown env name, a missing file, malformed JSON in an argument
+CLI_ERRORS = (TabletopError, KeyError, FileNotFoundError, json.JSONDecodeError)
+
+
+def cli_message(exc: BaseException) -> str:
+    """The message of ``exc`` for a user (``str`` of a KeyError is its repr, quotes and all)."""
+    return str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
+
+
+def run_cli(main, argv: list[str] | None = None) -> int:
+    """Run a command's ``main(argv)`` for its console script or ``python -m``: an error of
+    :data:`CLI_ERRORS` ends it with ``error: <message>`` on stderr and exit status 2, as argparse ends
+    a bad argument, instead of a traceback. ``main`` itself raises, for callers and tests."""
+    try:
+        main(argv)
+    except CLI_ERRORS as exc:
+        print(f"error: {cli_message(exc)}", file=sys.stderr)
+        return 2
+    return 0

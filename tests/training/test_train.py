@@ -188,3 +188,19 @@ def test_an_unknown_selection_anchor_fails_before_training(toy, tmp_path):
     with pytest.raises(Exception, match="grandmaster"):
         train(load_config(data=data))
     assert not (tmp_path / "run" / "checkpoints").exists()
+
+
+def test_the_command_line_reports_a_bad_recipe_in_one_line():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    for module, args, message in [
+        ("training.train", ["--config", "configs/terralore.yaml", "--set", "ppo.total_steps=1"],
+         "unknown key 'ppo.total_steps'"),
+        ("training.evaluate", ["--env", "nope_v0", "--policies", "random", "heuristic"], "unknown env 'nope_v0'"),
+    ]:
+        done = subprocess.run([sys.executable, "-m", module, *args], capture_output=True, text=True, timeout=120,
+                              cwd=Path(__file__).resolve().parents[2])
+        assert done.returncode == 2, done.stderr
+        assert message in done.stderr and "Traceback" not in done.stderr
