@@ -287,6 +287,9 @@ def _check_type(value, hint, name: str, source: str, meta) -> Any:
             raise bad
         value = float(value)
     elif hint is str:
+        if value is None:  # `--set key=` and `key:` read as null in YAML
+            raise ConfigError(f"{source}: {name!r} must be a string, got nothing; for the empty string write "
+                              f"{name}: '' (or --set \"{name}=''\")")
         if not isinstance(value, str):
             raise bad
     if "min" in meta and value < meta["min"]:

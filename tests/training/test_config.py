@@ -39,10 +39,15 @@ def test_unknown_top_level_section_is_an_error():
     ("selfplay.play_latest_ratio=1.5", "'selfplay.play_latest_ratio' must be <= 1"),
     ("selfplay.window=0", "'selfplay.window' must be >= 1"),
     ("ppo=3", "'ppo' must be a mapping"),
+    ("pretrain.teacher=", "'pretrain.teacher' must be a string, got nothing; for the empty string write"),
 ])
 def test_ill_typed_values_are_clear_errors(override, message):
     with pytest.raises(ConfigError, match=message):
         load_config(overrides=[override])
+
+
+def test_an_empty_string_is_written_as_two_quotes():
+    assert load_config(overrides=["pretrain.teacher=''"]).pretrain.teacher == ""
 
 
 def test_override_without_equals_sign_explains_the_syntax():
