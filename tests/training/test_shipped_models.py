@@ -6,6 +6,8 @@ A failure here after an encoding change means the env needs a version bump or th
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -13,15 +15,20 @@ from tabletop_envs import load_policy
 from tabletop_envs.core.arena import play_game
 from tabletop_envs.core.onnx_policy import model_path_for_id
 from tabletop_envs.core.registry import ENVS, make_game
+from training.model_card import MODELS
 
 SHIPPED = [name for name in ENVS if model_path_for_id(f"{name}/ppo") is not None]
+#: every shipped model by its id, e.g. "earth_v0/ppo_4p" (models/earth/ppo_4p.json)
+SHIPPED_IDS = sorted(f"{json.loads(side.read_text())['env_id']}/{side.stem}" for side in MODELS.glob("*/*.json")
+                     if "env_id" in json.loads(side.read_text()))
 
 
-@pytest.mark.parametrize("env_name", SHIPPED)
-def test_shipped_opponent_loads_by_id_and_plays_legal_games(env_name):
-    policy = load_policy(f"{env_name}/ppo")
+@pytest.mark.parametrize("policy_id", SHIPPED_IDS)
+def test_shipped_opponent_loads_by_id_and_plays_legal_games(policy_id):
+    env_name = policy_id.split("/")[0]
+    policy = load_policy(policy_id)
     meta = policy.metadata
-    assert meta["env_id"] == env_name
+    assert meta["env_id"] == env_name and meta["name"] == policy_id
     assert meta["training"]["command"].startswith("python -m training.train --config configs/")
     assert meta["evaluation"]["vs_random"]["games"] >= 300 and "vs_heuristic" in meta["evaluation"]
     game = make_game(env_name, **meta["game_config"])
