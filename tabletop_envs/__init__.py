@@ -17,6 +17,7 @@ from .core.errors import (
     ModelMismatchError,
     ReplayError,
     TabletopError,
+    UnknownEnvError,
 )
 from .core.policy import Policy, RandomPolicy, load_policy, register_policy, registered_policies
 from .core.registry import ENVS
@@ -25,7 +26,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "ENVS", "CatalogueError", "ConfigError", "DeckError", "IllegalActionError", "ModelMismatchError",
-    "Policy", "RandomPolicy", "ReplayError", "TabletopError", "load_policy", "register_policy",
+    "Policy", "RandomPolicy", "ReplayError", "TabletopError", "UnknownEnvError", "load_policy", "register_policy",
     "registered_policies", "earth_v0", "terralore_v0", "travel_earth_v0",
 ]
 

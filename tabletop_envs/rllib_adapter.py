@@ -65,7 +65,7 @@ def make_aec_env(env_config: dict[str, Any]) -> TabletopAECEnv:
     try:
         spec = get_spec(env_name)
     except KeyError as exc:
-        raise ConfigError(str(exc.args[0])) from None
+        raise ConfigError(str(exc)) from None
     return spec.load_module().raw_env(**kwargs)
 
 

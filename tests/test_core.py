@@ -349,10 +349,12 @@ def test_run_cli_ends_a_user_error_in_one_line_with_status_2(capsys):
     assert capsys.readouterr().err == "error: unknown key 'ppo.total_steps'\n"
     assert run_cli(unknown_env) == 2
     assert capsys.readouterr().err.startswith("error: unknown env 'nope_v0'")  # no KeyError quotes around it
+    with pytest.raises(KeyError, match="unknown env 'nope_v0'"):  # still a KeyError for callers
+        make_game("nope_v0")
     assert run_cli(lambda argv: None) == 0
 
     def bug(argv):
-        raise ZeroDivisionError("a bug keeps its traceback")
+        return {}["a lookup bug keeps its traceback"]
 
-    with pytest.raises(ZeroDivisionError):
+    with pytest.raises(KeyError):
         run_cli(bug)

@@ -55,9 +55,16 @@ class ReplayError(TabletopError, ValueError):
     """A replay file that is malformed or belongs to another env version."""
 
 
-#: what a command-line tool reports in one line instead of a traceback: the library's own errors, an
-#: unknown env name, a missing file, malformed JSON in an argument
-CLI_ERRORS = (TabletopError, KeyError, FileNotFoundError, json.JSONDecodeError)
+class UnknownEnvError(TabletopError, KeyError):
+    """An env name that is not registered (a KeyError, as a failed lookup is)."""
+
+    def __str__(self) -> str:  # KeyError's own str is the repr of its argument, quotes and all
+        return str(self.args[0]) if self.args else ""
+
+
+#: what a command-line tool reports in one line instead of a traceback: the library's own errors (an
+#: unknown env name among them), a missing file, malformed JSON in an argument
+CLI_ERRORS = (TabletopError, FileNotFoundError, json.JSONDecodeError)
 
 
 def cli_message(exc: BaseException) -> str:

@@ -9,6 +9,8 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass
 
+from .errors import UnknownEnvError
+
 
 @dataclass(frozen=True)
 class EnvSpec:
@@ -53,7 +55,7 @@ def get_spec(env_name: str) -> EnvSpec:
     try:
         return ENVS[env_name]
     except KeyError:
-        raise KeyError(f"unknown env {env_name!r}; known: {sorted(ENVS)}") from None
+        raise UnknownEnvError(f"unknown env {env_name!r}; known: {sorted(ENVS)}") from None
 
 
 def make_game(env_name: str, **game_kwargs):
