@@ -103,10 +103,13 @@ def _list(say) -> int:
     for name, spec in ENVS.items():
         players = ", ".join(map(str, spec.player_counts))
         say(f"{name:18} players {players:14} {'ready' if name in ready else 'not installed'}")
+    from .core.onnx_policy import shipped_model_ids
     from .core.play import default_opponent
 
     heuristics = [default_opponent(n) for n in ready]
-    say("opponents: " + ", ".join([f"{n}/random" for n in ready] + [h for h in heuristics if "random" not in h]))
+    trained = [m for n in ready for m in shipped_model_ids(n)]
+    say("opponents: " + ", ".join([f"{n}/random" for n in ready] + [h for h in heuristics if "random" not in h]
+                                  + trained))
     return 0
 
 

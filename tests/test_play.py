@@ -177,6 +177,7 @@ def test_console_script_module_runs():
     out = subprocess.run([sys.executable, "-m", "tabletop_envs.cli", "list"], capture_output=True, text=True,
                          check=True, cwd=root).stdout
     assert "terralore_v0" in out and "opponents:" in out
+    assert "earth_v0/ppo_4p" in out  # the trained opponents are listed by id too
 
 
 def _text_cases():

@@ -328,21 +328,38 @@ _LAYOUTS: dict[tuple, tuple] = {}
 _WEIGHTS: dict[tuple, list] = {}
 
 
-def model_path_for_id(policy_id: str) -> Path | None:
-    """``"terralore_v0/ppo"`` -> ``models/terralore/ppo.onnx`` when that file (or its .npz) exists."""
+def _model_roots() -> list[Path]:
+    """Where models are looked up by id: ``TABLETOP_MODELS_DIR`` (os.pathsep-separated), then ``models/``."""
     import os
 
+    roots = [Path(p) for p in os.environ.get("TABLETOP_MODELS_DIR", "").split(os.pathsep) if p]
+    return roots + [Path(__file__).resolve().parents[2] / "models"]
+
+
+def model_path_for_id(policy_id: str) -> Path | None:
+    """``"terralore_v0/ppo"`` -> ``models/terralore/ppo.onnx`` when that file (or its .npz) exists."""
     from .registry import ENVS
 
     env_name, _, name = policy_id.partition("/")
     spec = ENVS.get(env_name)
     if spec is None or not name:
         return None
-    roots = [Path(p) for p in os.environ.get("TABLETOP_MODELS_DIR", "").split(os.pathsep) if p]
-    roots.append(Path(__file__).resolve().parents[2] / "models")
-    for root in roots:
+    for root in _model_roots():
         for suffix in (".onnx", ".npz"):
             candidate = root / spec.models_dir / f"{name}{suffix}"
             if candidate.exists() and sidecar_path(candidate).exists():
                 return candidate
     return None
+
+
+def shipped_model_ids(env_name: str | None = None) -> list[str]:
+    """The ids of the models that load by id (``"earth_v0/ppo_4p"``), of one env or of all."""
+    from .registry import ENVS
+
+    ids = set()
+    for name, spec in ENVS.items():
+        if env_name in (None, name):
+            for root in _model_roots():
+                ids.update(f"{name}/{side.stem}" for side in (root / spec.models_dir).glob("*.json")
+                           if model_path_for_id(f"{name}/{side.stem}") is not None)
+    return sorted(ids)

@@ -6,21 +6,17 @@ A failure here after an encoding change means the env needs a version bump or th
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pytest
 
 from tabletop_envs import load_policy
 from tabletop_envs.core.arena import play_game
-from tabletop_envs.core.onnx_policy import model_path_for_id
+from tabletop_envs.core.onnx_policy import model_path_for_id, shipped_model_ids
 from tabletop_envs.core.registry import ENVS, make_game
-from training.model_card import MODELS
 
 SHIPPED = [name for name in ENVS if model_path_for_id(f"{name}/ppo") is not None]
 #: every shipped model by its id, e.g. "earth_v0/ppo_4p" (models/earth/ppo_4p.json)
-SHIPPED_IDS = sorted(f"{json.loads(side.read_text())['env_id']}/{side.stem}" for side in MODELS.glob("*/*.json")
-                     if "env_id" in json.loads(side.read_text()))
+SHIPPED_IDS = shipped_model_ids()
 
 
 @pytest.mark.parametrize("policy_id", SHIPPED_IDS)
@@ -46,3 +42,11 @@ def test_models_readme_is_the_card_generated_from_the_sidecars():
     from training.model_card import MODELS, card
 
     assert (MODELS / "README.md").read_text() == card(MODELS), "run: python -m training.model_card"
+
+
+def test_every_sidecar_under_models_is_a_shipped_id():
+    from training.model_card import MODELS
+
+    sidecars = {side.stem for side in MODELS.glob("*/*.json")}
+    assert {policy_id.split("/")[1] for policy_id in SHIPPED_IDS} == sidecars
+    assert "earth_v0/ppo_4p" in SHIPPED_IDS
