@@ -448,6 +448,26 @@ def act_latency(policy_id: str, env_name: str, kwargs: dict, calls: int = 2000) 
             "act_p99_us": round(float(np.percentile(times, 99)) * 1e6, 1), "calls": calls}
 
 
+def latency_targets(policies: list[str] | None, games: list[str]) -> list[tuple[str, str, dict]]:
+    """``(policy, env name, game kwargs)`` for the latency benchmark: the given policies, or every shipped
+    model of the benchmarked games; a model is timed on the game it was trained for (its sidecar's
+    game config: ``earth_v0/ppo_4p`` at four players)."""
+    from tabletop_envs.core.onnx_policy import model_path_for_id, read_sidecar, shipped_model_ids
+
+    if policies is None:
+        policies = [m for g in games for m in shipped_model_ids(g.split(" ")[0])]
+    targets = []
+    for pid in policies:
+        path = model_path_for_id(pid) or (Path(pid) if Path(pid).exists() else None)
+        if path is not None:
+            meta = read_sidecar(path)
+            targets.append((pid, meta["env_id"], meta.get("game_config", {})))
+        else:  # a policy without a model file (heuristic, random): the benchmarked game's settings
+            env_name = pid.split("/")[0]
+            targets.append((pid, env_name, next((GAMES[g] for g in GAMES if g.split(" ")[0] == env_name), {})))
+    return targets
+
+
 def _print_pieces(rows: list[dict]) -> None:
     """Where a learner step's time goes, for each run and its zero-cost env (medians of the rounds)."""
     names = ("env", "masks", "forward", "buffer", "other collection", "update", "rest", "total")
@@ -472,7 +492,7 @@ def main(argv=None) -> dict:
                         help="interleaved rounds; the median run and the median of the rounds' ratios are reported")
     parser.add_argument("--games", nargs="*", default=list(GAMES), help=f"subset of {list(GAMES)}")
     parser.add_argument("--policies", nargs="*", default=None,
-                        help="policy ids or paths for the latency benchmark (default: the shipped <game>/ppo)")
+                        help="policy ids or paths for the latency benchmark (default: every shipped model of the games)")
     parser.add_argument("--policy", choices=POLICIES, default="fast",
                         help="policy class on both sides: ours (what training.train uses) or sb3-contrib's MlpPolicy")
     parser.add_argument("--vec", choices=VEC_ENVS, default="batched",
@@ -508,18 +528,7 @@ def main(argv=None) -> dict:
                   f"{row['zero_cost_env_steps_per_s']:,.0f} ({row.get('zero_cost_vs_reference', 1.0):.2f}) | "
                   f"{row['env_us_per_step']:.0f} | {row.get('env_cost_vs_reference') or 1.0:.2f} |")
         _print_pieces(result["training"])
-    from tabletop_envs.core.onnx_policy import model_path_for_id
-
-    policies = args.policies
-    if policies is None:
-        policies = [f"{g.split(' ')[0]}/ppo" for g in args.games if model_path_for_id(f"{g.split(' ')[0]}/ppo")]
-    for pid in policies:
-        env_name = pid.split("/")[0] if "/" in pid and not Path(pid).exists() else None
-        if env_name is None:
-            from tabletop_envs.core.onnx_policy import read_sidecar
-
-            env_name = read_sidecar(pid)["env_id"]
-        kwargs = next((GAMES[g] for g in GAMES if g.split(" ")[0] == env_name), {})
+    for pid, env_name, kwargs in latency_targets(args.policies, args.games):
         result["latency"].append(act_latency(pid, env_name, kwargs))
     if result["latency"]:
         print("\n| policy | backend | load_policy ms | act median µs | act p99 µs |\n|---|---|---:|---:|---:|")

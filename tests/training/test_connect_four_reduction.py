@@ -216,3 +216,14 @@ def test_the_benchmark_runs_both_sides_in_the_vec_env_it_is_told():
     result = tt.measure([tt.ConnectFourVsRandom, tt.ConnectFourVsRandom], 64,
                         {"n_steps": 32, "batch_size": 32, "n_epochs": 1, "policy_kwargs": {"net_arch": [16]}})
     assert result["steps"] >= 64 and result["steps_per_s"] > 0
+
+
+def test_the_latency_benchmark_times_every_shipped_model_on_the_game_it_was_trained_for():
+    from benchmarks.training_throughput import GAMES, latency_targets
+    from tabletop_envs.core.onnx_policy import shipped_model_ids
+
+    targets = {pid: (env_name, kwargs) for pid, env_name, kwargs in latency_targets(None, list(GAMES))}
+    assert set(targets) == set(shipped_model_ids())
+    assert targets["earth_v0/ppo_4p"][1]["num_players"] == 4 and targets["earth_v0/ppo"][1]["num_players"] == 2
+    assert latency_targets(["earth_v0/heuristic"], list(GAMES)) == [("earth_v0/heuristic", "earth_v0",
+                                                                       {"num_players": 2})]
