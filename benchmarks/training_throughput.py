@@ -38,6 +38,11 @@ import gymnasium
 import numpy as np
 
 GAMES = {"terralore_v0": {}, "travel_earth_v0": {}, "earth_v0 (2p)": {"num_players": 2}}
+
+
+def env_name_of(label: str) -> str:
+    """The env a row label of :data:`GAMES` runs: ``"earth_v0 (2p)"`` -> ``"earth_v0"``."""
+    return label.split(" ")[0]
 REFERENCE = "connect_four-v3"
 
 
@@ -301,7 +306,7 @@ def training_throughput(steps: int, n_envs: int, games: list[str], repeats: int 
     jobs = {(REFERENCE, "run"): [ConnectFourVsRandom for _ in range(n_envs)],
             (REFERENCE, "floor"): [_ZeroCost(ref_bank, 7, ref_masks) for _ in range(n_envs)]}
     for label in games:
-        env_name, kwargs = label.split(" ")[0], GAMES[label]
+        env_name, kwargs = env_name_of(label), GAMES[label]
         game = make_game(env_name, **kwargs)
         snap = snapshot_opponent(env_name, kwargs, settings["policy_kwargs"]["net_arch"])
         jobs[(label, "run")] = [_WithOpponent(env_name, kwargs, snap) for _ in range(n_envs)]
@@ -372,7 +377,7 @@ def policy_comparison(steps: int, n_envs: int, games: list[str], repeats: int = 
     settings = SETTINGS
     jobs = {REFERENCE: [ConnectFourVsRandom for _ in range(n_envs)]}
     for label in games:
-        env_name, kwargs = label.split(" ")[0], GAMES[label]
+        env_name, kwargs = env_name_of(label), GAMES[label]
         snap = snapshot_opponent(env_name, kwargs, settings["policy_kwargs"]["net_arch"])
         jobs[label] = [_WithOpponent(env_name, kwargs, snap) for _ in range(n_envs)]
     runs: dict = {}
@@ -455,7 +460,7 @@ def latency_targets(policies: list[str] | None, games: list[str]) -> list[tuple[
     from tabletop_envs.core.onnx_policy import model_path_for_id, read_sidecar, shipped_model_ids
 
     if policies is None:
-        policies = [m for g in games for m in shipped_model_ids(g.split(" ")[0])]
+        policies = [m for g in games for m in shipped_model_ids(env_name_of(g))]
     targets = []
     for pid in policies:
         path = model_path_for_id(pid) or (Path(pid) if Path(pid).exists() else None)
@@ -464,7 +469,7 @@ def latency_targets(policies: list[str] | None, games: list[str]) -> list[tuple[
             targets.append((pid, meta["env_id"], meta.get("game_config", {})))
         else:  # a policy without a model file (heuristic, random): the benchmarked game's settings
             env_name = pid.split("/")[0]
-            targets.append((pid, env_name, next((GAMES[g] for g in GAMES if g.split(" ")[0] == env_name), {})))
+            targets.append((pid, env_name, next((GAMES[g] for g in GAMES if env_name_of(g) == env_name), {})))
     return targets
 
 
