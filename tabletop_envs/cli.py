@@ -36,7 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="policy id (terralore_v0/heuristic, terralore_v0/random) or model path; "
                            "repeat once per other seat (Earth), or give one for all (default: the heuristic)")
     play.add_argument("--seat", type=int, default=0, help="your seat, 0-based (default 0: you move first)")
-    play.add_argument("--seed", type=int, default=None, help="game seed (default: random, shown at the start)")
+    play.add_argument("--seed", type=int, default=None, help="game seed (default: random, shown when the game ends: it fixes the hidden cards)")
     play.add_argument("--players", type=int, default=None, help="number of players (Earth: 1–5)")
     play.add_argument("--max-turns", type=int, default=None, help="turn limit (default: the game's)")
     play.add_argument("--option", action="append", type=_option, default=[], metavar="KEY=VALUE",

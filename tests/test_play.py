@@ -53,6 +53,16 @@ def test_full_game_against_a_bot_with_bad_inputs_then_saved_replay(toy, tmp_path
     assert script.lines == []
 
 
+def test_the_seed_is_shown_only_once_the_game_is_over(toy):
+    # the seed fixes the deal: shown before the end, it would let the human rebuild hidden cards
+    out = []
+    main(["play", "toy", "--opponent", "toy_v0/random", "--seed", "4321"], ask=Script(["1"] * 3 + ["n"]),
+         say=out.append)
+    over = next(i for i, line in enumerate(out) if "game over" in line)
+    assert not any("4321" in line for line in out[:over])
+    assert any("--seed 4321" in line for line in out[over:])
+
+
 def test_the_human_sees_only_their_own_view(toy, monkeypatch):
     import toy_game
 

@@ -178,7 +178,8 @@ def play_match(env_name: str, opponents: Sequence[str | Policy], human_seat: int
     if window:
         env.render()
     bot_rng = np.random.default_rng(seed)
-    say(f"{env_name}, seed {seed}. Seats: " + ", ".join(f"player_{i} = {p}" for i, p in enumerate(names)))
+    # The seed fixes the whole deal (hands, deck order): shown only once the game is over.
+    say(f"{env_name}. Seats: " + ", ".join(f"player_{i} = {p}" for i, p in enumerate(names)))
     say("Type h for help.")
     reason = ""
     bot_moves = 0
@@ -224,6 +225,7 @@ def announce_result(result: PlayResult, env, say: Say = print) -> None:
         say(f"The game reached the turn limit ({env.max_turns} turns) and ends without a winner.")
     else:
         say("Game stopped before the end.")
+    say(f"Seed {result.replay.seed} (play this deal again with --seed {result.replay.seed}).")
 
 
 def offer_save(result: PlayResult, ask: Ask = input, say: Say = print, path: str | None = None) -> str | None:
