@@ -136,7 +136,7 @@ class TabletopMultiAgentEnv(MultiAgentEnv):
         return {nxt: self._acting_obs(nxt)}, rewards, {"__all__": False}, {"__all__": False}, {nxt: {}}
 
     def render(self):
-        return self.aec.state.render_text() if self.aec.state is not None else None
+        return self.aec.state.render_text(self.aec.render_player) if self.aec.state is not None else None
 
     def close(self):
         self.aec.close()

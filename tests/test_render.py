@@ -161,6 +161,44 @@ def test_gymnasium_face_renders_pictures_for_video_wrappers():
     single.close()
 
 
+@pytest.mark.parametrize("env_name", available_envs())
+def test_gymnasium_face_draws_only_what_the_learner_may_see(env_name):
+    """Frames can reach the agent (AddRenderObservation): re-dealing what the learner cannot see must
+    not change them, while the render_view="table" frame does change somewhere (not vacuous)."""
+    from tabletop_envs.core.single_agent import SingleAgentEnv
+
+    table_changed = 0
+    for view in ("learner", "table"):
+        env = SingleAgentEnv(env_name, render_mode="rgb_array", render_view=view)
+        for seed in range(3):
+            env.reset(seed=seed)
+            state, seat = env.state, env.learner_seat
+            frame, text = env.render(), state.render_text(seat if view == "learner" else None)
+            env.aec.state = env.state = state.resample_hidden(seat, np.random.default_rng(seed))
+            if view == "learner":
+                assert np.array_equal(env.render(), frame), f"{env_name}: the learner's picture leaks"
+                assert env.state.render_text(seat) == text
+            else:
+                table_changed += not np.array_equal(env.render(), frame)
+    assert table_changed > 0
+
+
+def test_a_bad_render_view_is_a_clear_error():
+    from tabletop_envs.core.single_agent import SingleAgentEnv
+
+    with pytest.raises(ValueError, match="render_view must be one of"):
+        SingleAgentEnv(available_envs()[0], render_view="god")
+
+
+def test_ansi_render_follows_render_player():
+    name = available_envs()[0]
+    env = ENVS[name].load_module().env(render_mode="ansi")
+    env.reset(seed=1)
+    assert env.render() == env.state.render_text()
+    env.unwrapped.render_player = 1
+    assert env.render() == env.state.render_text(1) != env.state.render_text()
+
+
 def test_human_mode_falls_back_to_matplotlib_then_to_a_clear_error(monkeypatch):
     import sys
 

@@ -66,7 +66,7 @@ class TabletopAECEnv(AECEnv):
 
     game_class: type[Game]
     metadata: dict[str, Any] = {"render_modes": ["ansi"], "name": "", "is_parallelizable": False, "render_fps": 2}
-    #: seat whose view the "rgb_array"/"human" picture shows; None = the whole table (a spectator)
+    #: seat whose view render() shows (text and picture); None = the whole table (a spectator)
     render_player: int | None = None
 
     def __init__(self, render_mode: str | None = None, max_turns: int | None = None,
@@ -200,7 +200,7 @@ class TabletopAECEnv(AECEnv):
             return None
         self._require_reset()
         if self.render_mode == "ansi":
-            return self.state.render_text()
+            return self.state.render_text(self.render_player)
         return self._render_image()
 
     def _render_image(self):

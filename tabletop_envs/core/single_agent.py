@@ -22,6 +22,8 @@ MAX_REDEALS = 1000
 REDEALS_EXHAUSTED = (f"{MAX_REDEALS} deals in a row ended before the learner's first decision; "
                      "check the opponents")
 
+RENDER_VIEWS = ("learner", "table")
+
 OpponentSpec = Policy | str | Callable[[np.random.Generator], Policy] | Sequence
 
 
@@ -33,6 +35,9 @@ class SingleAgentEnv(gymnasium.Env):
         opponent: a policy, a policy id/path, a list with one per other seat, or a callable
             ``rng -> policy`` drawn anew each episode (an opponent pool). Default: random.
         learner_seat: fixed seat, or ``None`` to draw it every episode.
+        render_view: ``"learner"`` (default): ``render()`` shows only what the learner may see, so a
+            wrapper that feeds frames to the agent (``AddRenderObservation``) cannot leak hidden
+            cards; ``"table"``: the whole table, every hand face up (videos for spectators).
         **env_kwargs: passed to the AEC env (rule options, ``max_turns``, ``illegal_action`` …).
 
     An opponent with a single legal action is not asked: the env plays it. A policy can only
@@ -44,14 +49,17 @@ class SingleAgentEnv(gymnasium.Env):
     metadata = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": 2}
 
     def __init__(self, env: str | TabletopAECEnv = "terralore_v0", opponent: OpponentSpec | None = None,
-                 learner_seat: int | None = None, render_mode: str | None = None, **env_kwargs):
+                 learner_seat: int | None = None, render_mode: str | None = None, render_view: str = "learner",
+                 **env_kwargs):
+        if render_view not in RENDER_VIEWS:
+            raise ValueError(f"render_view must be one of {RENDER_VIEWS}, got {render_view!r}")
         if isinstance(env, str):
             from .registry import get_spec
 
             env = get_spec(env).load_module().raw_env(render_mode=render_mode, **env_kwargs)
         self.aec = env
         self.game = env.game
-        self.render_mode = render_mode
+        self.render_mode, self.render_view = render_mode, render_view
         self.observation_space = self.game.observation_layout.space()
         self.action_space = gymnasium.spaces.Discrete(self.game.num_actions)
         self.learner_seat_fixed = learner_seat
@@ -217,9 +225,11 @@ class SingleAgentEnv(gymnasium.Env):
         return self.state.legal_action_mask().astype(bool)
 
     def render(self):
+        seat = self.learner_seat if self.render_view == "learner" else None
         if self.render_mode in ("rgb_array", "human"):  # the table picture (for video wrappers)
+            self.aec.render_player = seat
             return self.aec.render()
-        return self.state.render_text(self.learner_seat)
+        return self.state.render_text(seat)
 
     def close(self):
         self.aec.close()
