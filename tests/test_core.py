@@ -101,6 +101,22 @@ def test_illegal_action_random_legal_plays_a_legal_move(toy):
     assert env.infos["player_0"].get("illegal_action") is True
 
 
+def test_random_legal_picks_come_from_a_stream_of_their_own_not_the_deals(toy, monkeypatch):
+    # the deal's generator is seeded with the game seed; a pick drawn from the same numbers would
+    # carry information about how the hidden cards were dealt
+    import toy_game
+
+    seeds = []
+    original = toy_game.ToyGame.new_initial_state
+    monkeypatch.setattr(toy_game.ToyGame, "new_initial_state",
+                        lambda self, seed: seeds.append(seed) or original(self, seed))
+    env = toy_game.env(illegal_action="random_legal")
+    env.reset(seed=0)
+    picks = env.unwrapped._illegal_rng.random(8)
+    assert not np.array_equal(picks, np.random.default_rng(seeds[-1]).random(8))
+    assert np.array_equal(picks, np.random.default_rng([seeds[-1], 1]).random(8))
+
+
 def test_switching_to_random_legal_after_reset_is_a_clear_error_until_the_next_reset(toy):
     import toy_game
 

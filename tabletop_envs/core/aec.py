@@ -108,8 +108,10 @@ class TabletopAECEnv(AECEnv):
             self._seed_rng = np.random.default_rng(seed)
         game_seed = int(self._seed_rng.integers(2**63 - 1))
         self.state = self.game.new_initial_state(game_seed)
-        # only "random_legal" draws from it; making a generator costs as much as a few moves
-        self._illegal_rng = np.random.default_rng(game_seed) if self.illegal_action == "random_legal" else None
+        # only "random_legal" draws from it; making a generator costs as much as a few moves. Its own
+        # stream ([seed, 1]), not the deal's: picks must tell nothing about how the cards were dealt.
+        self._illegal_rng = (np.random.default_rng([game_seed, 1]) if self.illegal_action == "random_legal"
+                             else None)
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
