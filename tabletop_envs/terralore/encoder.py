@@ -30,7 +30,8 @@ def build_layout(n: int) -> ObservationLayout:
         cards("own_face_down_defending", "is your face-down card in your defending lane"),
         cards("opp_attacking", "is the opponent's face-up creature in their attacking lane (your defending lane)"),
         cards("opp_defending", "is the opponent's face-up creature in their defending lane (your attacking lane)"),
-        cards("opp_known_hand", "was returned to the opponent's hand in view (from their Graveyard)"),
+        cards("opp_known_hand", "was returned to the opponent's hand in view (from their Graveyard) and not "
+                                  "seen since: in their hand, or one of their face-down cards"),
         cards("own_graveyard", "is in your Graveyard"),
         cards("opp_graveyard", "is in the opponent's Graveyard"),
         cards("own_exile", "is in your Exile"),

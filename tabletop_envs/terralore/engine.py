@@ -149,7 +149,9 @@ class TerraloreState(State):
         self.graveyard = [[], []]
         self.exile = [[], []]
         self.castle = [CASTLE_HP, CASTLE_HP]
-        self.known_hand = [[], []]  # cards the opponent saw enter this hand (recovered from the Graveyard)
+        # cards the opponent saw enter this hand (recovered from the Graveyard) and has not seen since:
+        # still in the hand, or placed face down this turn (which card went down is hidden)
+        self.known_hand = [[], []]
         self.weakened = [{}, {}]  # str(card id) -> points lost until the end of this turn
         self.mulliganed = [False, False]
         self.turn_number = 0
@@ -268,7 +270,7 @@ class TerraloreState(State):
 
     def _do_lane(self, lane: int) -> None:
         p, card = self.actor, self.pending_card
-        self._take_from_hand(p, card)
+        self.hand[p].remove(card)  # face down: a known card stays known until it is seen again
         self.face_down[p][lane].append(card)
         self.pending_lane = lane
         self.discards_left = self.cat.cost[card]
@@ -278,7 +280,8 @@ class TerraloreState(State):
 
     def _do_discard(self, card: int) -> None:
         p = self.actor
-        self._take_from_hand(p, card)
+        self.hand[p].remove(card)
+        self._seen(p, card)
         self.graveyard[p].append(card)
         self.discards_left -= 1
         self._next_payment_step()
@@ -289,6 +292,7 @@ class TerraloreState(State):
             self._remove_from_field(p, lane, card)
         else:
             self.face_down[p][lane].remove(card)
+            self._seen(p, card)
         self.graveyard[p].append(card)
         self.slots_to_free = max(0, self.slots_to_free - self.cat.slots[card])
         self._refresh_totals()
@@ -318,8 +322,8 @@ class TerraloreState(State):
         creature = self.cat.is_creature
         return self.field[p][lane] + [c for c in self.face_down[p][lane] if c != pending and creature[c]]
 
-    def _take_from_hand(self, p: int, card: int) -> None:
-        self.hand[p].remove(card)
+    def _seen(self, p: int, card: int) -> None:
+        """``card`` of player ``p`` is in view again: no longer a known-but-unseen card."""
         if card in self.known_hand[p]:
             self.known_hand[p].remove(card)
 
@@ -443,6 +447,7 @@ class TerraloreState(State):
                 self._reveal_card(p, lane, cards.pop(0))
 
     def _reveal_card(self, p: int, lane: int, card: int) -> None:
+        self._seen(p, card)
         creature = self.cat.is_creature[card]
         if creature:
             self.field[p][lane].append(card)
@@ -589,20 +594,20 @@ class TerraloreState(State):
         cards, face-down cards and deck, from the opponent's hidden cards.
 
         Face-down cards keep their cost (the discards paying for them were seen) and lane slots stay
-        within four; the card the opponent is placing right now, if any, is kept.
+        within four; the card the opponent is placing right now, if any, and their known cards (in
+        hand or face down) are kept where they are.
         """
         s = self.clone()
         q = 1 - player
         rng.shuffle(s.deck[player])
         pending = s.pending_card if s.actor == q else -1
         # the card the opponent is placing stays theirs even while it is still in hand (lane choice)
-        fixed_hand = list(s.known_hand[q]) + ([pending] if pending in s.hand[q] else [])
-        unknown_hand = list(s.hand[q])
-        for c in fixed_hand:
-            unknown_hand.remove(c)
-        face_down = [[c for c in s.face_down[q][ln] if c != pending] for ln in (ATTACK, DEFEND)]
+        keep = {*s.known_hand[q], pending}
+        fixed_hand = [c for c in s.hand[q] if c in keep]
+        unknown_hand = [c for c in s.hand[q] if c not in keep]
+        face_down = [[c for c in s.face_down[q][ln] if c not in keep] for ln in (ATTACK, DEFEND)]
         pool = unknown_hand + s.deck[q] + face_down[0] + face_down[1]
-        new_face_down = s._redeal_face_down(q, pool, pending, rng)
+        new_face_down = s._redeal_face_down(q, pool, keep, rng)
         if new_face_down is None:
             new_face_down = [list(s.face_down[q][ln]) for ln in (ATTACK, DEFEND)]
         placed = {c for ln in new_face_down for c in ln}
@@ -615,7 +620,7 @@ class TerraloreState(State):
         s._mask_cache = None
         return s
 
-    def _redeal_face_down(self, q, pool, pending, rng):
+    def _redeal_face_down(self, q, pool, keep, rng):
         cat = self.cat
         order = list(pool)
         rng.shuffle(order)
@@ -624,7 +629,7 @@ class TerraloreState(State):
         slots = [sum(cat.slots[c] for c in self.field[q][ln]) for ln in (ATTACK, DEFEND)]
         for ln in (ATTACK, DEFEND):
             for c in self.face_down[q][ln]:
-                if c == pending:
+                if c in keep:
                     choice = c
                 else:
                     choice = next((x for x in order if x not in used and cat.cost[x] == cat.cost[c]
@@ -647,7 +652,8 @@ class TerraloreState(State):
             assert len(self.deck_list[p]) == DECK_SIZE and len(set(self.deck_list[p])) == DECK_SIZE
             assert 0 <= self.castle[p] <= CASTLE_HP, f"castle {p} HP {self.castle[p]} out of 0..{CASTLE_HP}"
             assert len(self.hand[p]) <= HAND_LIMIT, f"player {p} holds {len(self.hand[p])} > {HAND_LIMIT}"
-            assert all(c in self.hand[p] for c in self.known_hand[p])
+            assert all(c in self.hand[p] or c in self.face_down[p][0] or c in self.face_down[p][1]
+                       for c in self.known_hand[p]), "a known card left the hand unseen"
             for ln in (ATTACK, DEFEND):
                 # while a replace-one choice is pending, the lane is over by exactly the slots to free
                 freeing = self.slots_to_free if (p, ln) == (self.actor, self.pending_lane) else 0
@@ -694,7 +700,8 @@ class TerraloreState(State):
             if not hidden:
                 lines.append("  hand: " + (", ".join(self.card_label(c) for c in self.hand[p]) or "-"))
             elif self.known_hand[p]:
-                lines.append("  known in hand: " + ", ".join(cat.names[c] for c in self.known_hand[p]))
+                where = "known, in hand or face down" if any(self.face_down[p]) else "known in hand"
+                lines.append(f"  {where}: " + ", ".join(cat.names[c] for c in self.known_hand[p]))
         if self.pending_card >= 0 and (player is None or player == self.actor):
             lines.append(f"placing {cat.names[self.pending_card]}: {self.discards_left} discard(s), "
                          f"{self.slots_to_free} slot(s) to free")

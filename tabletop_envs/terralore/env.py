@@ -52,7 +52,7 @@ turn; the pending decision. Card segments are indexed by catalogue card id.
 | 264–329 | `own_face_down_defending` | 66 | 0…1 | 1 where card *i* (catalogue id) is your face-down card in your defending lane |
 | 330–395 | `opp_attacking` | 66 | 0…1 | 1 where card *i* (catalogue id) is the opponent's face-up creature in their attacking lane (your defending lane) |
 | 396–461 | `opp_defending` | 66 | 0…1 | 1 where card *i* (catalogue id) is the opponent's face-up creature in their defending lane (your attacking lane) |
-| 462–527 | `opp_known_hand` | 66 | 0…1 | 1 where card *i* (catalogue id) was returned to the opponent's hand in view (from their Graveyard) |
+| 462–527 | `opp_known_hand` | 66 | 0…1 | 1 where card *i* (catalogue id) was returned to the opponent's hand in view (from their Graveyard) and not seen since: in their hand, or one of their face-down cards |
 | 528–593 | `own_graveyard` | 66 | 0…1 | 1 where card *i* (catalogue id) is in your Graveyard |
 | 594–659 | `opp_graveyard` | 66 | 0…1 | 1 where card *i* (catalogue id) is in the opponent's Graveyard |
 | 660–725 | `own_exile` | 66 | 0…1 | 1 where card *i* (catalogue id) is in your Exile |

@@ -82,9 +82,11 @@ def _hand(canvas: Canvas, state, p: int, y: int, viewer: int | None, size) -> No
     w, h = size
     if viewer is None or viewer == p:
         faces = [card_face(state, c) for c in state.hand[p]]
-    else:  # the cards they saw enter this hand, then backs for the rest (no order is shown)
-        known = [card_face(state, c) for c in state.known_hand[p]]
-        faces = known + [CardFace(face_down=True)] * (len(state.hand[p]) - len(known))
+    else:  # the cards they saw enter this hand, then backs for the rest (no order is shown); a known
+        # card may have gone down face down this turn, so the row never shows more than the hand holds
+        size = len(state.hand[p])
+        known = [card_face(state, c) for c in state.known_hand[p][:size]]
+        faces = known + [CardFace(face_down=True)] * (size - len(known))
     canvas.card_row(10, y, faces, WIDTH - 20, w, h, empty="empty hand")
 
 

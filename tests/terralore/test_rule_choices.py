@@ -200,6 +200,34 @@ def test_recovered_cards_are_public_to_the_opponent():
     assert cid("Cinder Hound") in s.hand[0]
 
 
+def test_a_known_card_placed_face_down_stays_known_until_it_is_seen_again():
+    """"The placement remains hidden from the opponent": placing the known Cinder Hound or the unknown
+    Coral Warden (same cost, same kind) face down with the same discards looks the same to player 1;
+    the Reveal Phase shows which it was."""
+    worlds = {}
+    for placed in ("Cinder Hound", "Coral Warden"):
+        s = make_state(hands=(["Cinder Hound", "Coral Warden", "Pebble Mole", "Sand Piper", "Gloom Bat"], []))
+        s.known_hand[0] = [cid("Cinder Hound")]
+        place(s, placed, A, discards=["Pebble Mole", "Sand Piper"])
+        worlds[placed] = s
+    known, hidden = worlds["Cinder Hound"], worlds["Coral Warden"]
+    assert np.array_equal(known.observation(1), hidden.observation(1))
+    assert known.render_text(1) == hidden.render_text(1)
+    assert "known, in hand or face down: Cinder Hound" in known.render_text(1)
+    known.check_invariants()
+    for s in worlds.values():
+        end_turn(s)
+    assert known.known_hand[0] == [] and cid("Cinder Hound") in known.field[0][A]
+    assert hidden.known_hand[0] == [cid("Cinder Hound")] and cid("Cinder Hound") in hidden.hand[0]
+
+
+def test_a_known_card_discarded_is_seen_and_no_longer_known():
+    s = make_state(hands=(["Coral Warden", "Cinder Hound", "Sand Piper", "Gloom Bat"], []))
+    s.known_hand[0] = [cid("Cinder Hound")]
+    place(s, "Coral Warden", A, discards=["Cinder Hound", "Sand Piper"])
+    assert s.known_hand[0] == [] and cid("Cinder Hound") in s.graveyard[0]
+
+
 def test_rules_md_names_only_existing_tests_and_every_rule_option():
     import inspect
     import re
