@@ -125,15 +125,8 @@ def _human_move(env, seat: int, ask: Ask, say: Say) -> int:
 
 
 def _load_opponent(opponent: str | Policy, env_name: str) -> Policy:
-    """A policy id, or a model file that must have been trained on this env (else ModelMismatchError)."""
-    from pathlib import Path
-
-    if isinstance(opponent, str) and (opponent.endswith((".onnx", ".json", ".npz")) or Path(opponent).is_file()):
-        return load_policy(opponent, env=env_name)
-    if isinstance(opponent, str) and "/" in opponent and opponent.split("/", 1)[0] != env_name:
-        raise ValueError(f"opponent {opponent!r} plays {opponent.split('/', 1)[0]}, not {env_name}; "
-                         f"pick one of {env_name}'s policies (tabletop-envs list)")
-    return load_policy(opponent)
+    """A policy id, or a model file, that must be for this env (else ModelMismatchError)."""
+    return load_policy(opponent, env=env_name)
 
 
 def _banner(env, seat: int) -> str:

@@ -78,36 +78,49 @@ def _import_policies(env_name: str) -> None:
         importlib.import_module(spec.policies_module)
 
 
-def load_policy(policy: str | Path | Policy, **kwargs) -> Policy:
+def load_policy(policy: str | Path | Policy, env: str | None = None, **kwargs) -> Policy:
     """A ready ``Policy`` from an id (``"terralore_v0/heuristic"``), a model file path, or a policy.
 
     Model files (``.onnx`` with a ``.json`` sidecar) are loaded without torch; a model whose env id,
-    version or observation-layout hash does not match the env is refused.
+    version or observation-layout hash does not match the env is refused. ``env`` given (an env name),
+    a policy of another game is refused too (ModelMismatchError): an id naming another env, a model
+    trained for another env, or a loaded model policy whose metadata says so.
     """
     if not isinstance(policy, (str, Path)):
         if isinstance(policy, Policy):
+            meta = getattr(policy, "metadata", None)
+            if env is not None and isinstance(meta, dict) and "env_id" in meta:
+                from .onnx_policy import check_compatible
+
+                check_compatible(meta, env, source=f"policy {getattr(policy, 'name', type(policy).__name__)!r}")
             return policy
         raise TypeError(f"expected a policy id, a model path or an object with act(); got {type(policy).__name__}")
     text = str(policy)
     if text.endswith((".onnx", ".json", ".npz")) or Path(text).is_file():
         from .onnx_policy import load_model_policy
 
-        return load_model_policy(text, **kwargs)
+        return load_model_policy(text, env=env, **kwargs)
     env_name, _, name = text.partition("/")
+    if env is not None and name and env_name != env:
+        from .errors import ModelMismatchError
+
+        raise ModelMismatchError(f"opponent {text!r} plays {env_name}, not {env}; pick one of {env}'s policies "
+                                 "(tabletop-envs list)")
     if name == "random":
         from .registry import ENVS
 
         if env_name not in ENVS:
             raise TabletopError(f"unknown env {env_name!r} in policy id {text!r}; known: {sorted(ENVS)}")
-        return RandomPolicy()
+        return RandomPolicy(**kwargs)
     if text not in _POLICIES:
         _import_policies(env_name)
     if text not in _POLICIES:
-        from .onnx_policy import load_model_policy, model_path_for_id
+        from .onnx_policy import load_model_policy, model_path_for_id, shipped_model_ids
 
         shipped = model_path_for_id(text)  # "terralore_v0/ppo" -> models/terralore/ppo.onnx
         if shipped is not None:
             return load_model_policy(shipped, env=env_name, **kwargs)
-        known = ", ".join(registered_policies())
-        raise TabletopError(f"no policy registered as {text!r}. Known ids: {known}; or pass a path to a .onnx model")
+        known = ", ".join(sorted({*registered_policies(), *shipped_model_ids()}))
+        raise TabletopError(f"no policy registered as {text!r}. Known ids: {known} (and <env>/random); "
+                            "or pass a path to a .onnx model")
     return _POLICIES[text](**kwargs)

@@ -10,6 +10,7 @@ This is the self-play reduction that works with SB3 / sb3-contrib MaskablePPO:
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from pathlib import PurePath
 
 import gymnasium
 import numpy as np
@@ -24,7 +25,7 @@ REDEALS_EXHAUSTED = (f"{MAX_REDEALS} deals in a row ended before the learner's f
 
 RENDER_VIEWS = ("learner", "table")
 
-OpponentSpec = Policy | str | Callable[[np.random.Generator], Policy] | Sequence
+OpponentSpec = Policy | str | PurePath | Callable[[np.random.Generator], Policy] | Sequence
 
 
 class SingleAgentEnv(gymnasium.Env):
@@ -76,10 +77,11 @@ class SingleAgentEnv(gymnasium.Env):
     def set_opponent(self, opponent: OpponentSpec | None) -> None:
         if opponent is None:
             opponent = RandomPolicy()
-        if isinstance(opponent, (str,)) or hasattr(opponent, "act"):
-            opponent = load_policy(opponent)
+        env_name = self.aec.metadata.get("name") or None  # a policy for another game is refused
+        if isinstance(opponent, (str, PurePath)) or hasattr(opponent, "act"):
+            opponent = load_policy(opponent, env=env_name)
         elif isinstance(opponent, Sequence):
-            opponent = [load_policy(o) for o in opponent]
+            opponent = [load_policy(o, env=env_name) for o in opponent]
             if len(opponent) != self.game.num_players - 1:
                 raise ValueError(f"{len(opponent)} opponents given for {self.game.num_players - 1} other seats")
         elif not callable(opponent):

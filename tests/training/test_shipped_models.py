@@ -50,3 +50,32 @@ def test_every_sidecar_under_models_is_a_shipped_id():
     sidecars = {side.stem for side in MODELS.glob("*/*.json")}
     assert {policy_id.split("/")[1] for policy_id in SHIPPED_IDS} == sidecars
     assert "earth_v0/ppo_4p" in SHIPPED_IDS
+
+
+@pytest.mark.parametrize("policy_id", SHIPPED_IDS)
+def test_a_shipped_opponent_loads_for_its_own_env_and_is_refused_by_another(policy_id):
+    from tabletop_envs.core.errors import ModelMismatchError
+
+    env_name = policy_id.split("/")[0]
+    assert load_policy(policy_id, env=env_name).metadata["env_id"] == env_name
+    other = next(name for name in ENVS if name != env_name)
+    with pytest.raises(ModelMismatchError, match=f"not {other}"):
+        load_policy(policy_id, env=other)
+
+
+def test_the_gymnasium_face_refuses_an_opponent_of_another_game():
+    """An Earth network fits Terralore's smaller observation and actions: unchecked, it would play
+    nonsense moves without an error."""
+    from pathlib import Path
+
+    from tabletop_envs.core.errors import ModelMismatchError
+    from tabletop_envs.core.single_agent import SingleAgentEnv
+
+    earth_model = model_path_for_id("earth_v0/ppo")
+    for opponent in ("earth_v0/ppo", "earth_v0/heuristic", "earth_v0/random", Path(earth_model),
+                     load_policy("earth_v0/ppo"), ["earth_v0/heuristic"]):
+        with pytest.raises(ModelMismatchError, match="earth_v0"):
+            SingleAgentEnv("terralore_v0", opponent=opponent)
+    env = SingleAgentEnv("terralore_v0", opponent=Path(model_path_for_id("terralore_v0/ppo")))
+    env.reset(seed=0)
+    assert env.episode_opponents[0].metadata["env_id"] == "terralore_v0"
