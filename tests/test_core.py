@@ -374,3 +374,20 @@ def test_run_cli_ends_a_user_error_in_one_line_with_status_2(capsys):
 
     with pytest.raises(KeyError):
         run_cli(bug)
+
+
+def test_the_masks_handed_out_are_read_only_so_editing_one_cannot_change_the_rules(toy):
+    # info["action_mask"] is the engine's cached mask (no copy per move): written to, it would change
+    # which moves the engine accepts
+    import toy_game
+
+    env = toy_game.env()
+    env.reset(seed=0)
+    waiting = next(a for a in env.agents if a != env.agent_selection)
+    for mask in (env.infos[env.agent_selection]["action_mask"], env.infos[waiting]["action_mask"],
+                 env.unwrapped.state.legal_action_mask()):
+        with pytest.raises(ValueError, match="read-only"):
+            mask[0] = 1 - mask[0]
+    observed = env.observe(env.agent_selection)["action_mask"]
+    observed[:] = 0  # observe() hands out a copy of its own
+    assert env.unwrapped.state.legal_action_mask().any()

@@ -92,6 +92,7 @@ class TabletopAECEnv(AECEnv):
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: act_space for a in self.possible_agents}
         self._zero_mask = np.zeros(self.game.num_actions, np.int8)
+        self._zero_mask.flags.writeable = False  # one array in every waiting seat's info
         self.state = None
         self._seed_rng = np.random.default_rng()
 

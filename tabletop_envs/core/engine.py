@@ -111,6 +111,8 @@ class State:
         mask = self.__dict__.get("_mask_cache")
         if mask is None:
             mask = self._legal_action_mask()
+            # shared (info["action_mask"], opponents, the next call): a write would change the rules
+            mask.flags.writeable = False
             self._mask_cache = mask
         return mask
 
