@@ -428,8 +428,12 @@ class TravelEarthState(State):
             self.empty[d] += 1
             self._resolve_change()
             return
-        known, unseen = self._pay_options()
-        if len(known) + unseen == 1:
+        # Whether the defending player is asked may depend only on what the Challenger can see: the
+        # Reservoir's size is public, its cards are face down. A single card pays automatically; two or
+        # more always ask, even when they are copies of one card (a single legal move) - skipping the
+        # question then would tell the Challenger that the Reservoir holds no two different cards.
+        if self.reservoir_size(d) == 1:
+            known, _ = self._pay_options()
             self._pay(known[0] if known else -1)
         else:
             self.phase = "pay"

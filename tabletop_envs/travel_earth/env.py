@@ -97,7 +97,9 @@ Reservoir contents are never shown (their sizes and Full/Empty counts are).
 
 ``obs["action_mask"]`` (and ``info["action_mask"]``) marks the legal ids of the seat to move; the
 other seat's mask is all zeros. Steps with only one possible move (nothing to add, an empty Hand,
-no Animal that can be declared) are taken automatically by the engine.
+no Animal that can be declared, a single Reservoir card to pay with) are taken automatically by the
+engine, but only where public information shows it: the defending player choosing which of two or more
+face-down Reservoir cards pays is always asked, even when they are copies of one card.
 
 ## Rewards
 
@@ -108,6 +110,11 @@ without stopping a Challenger. A stalemate (``stalemate_turns``) ends the game a
 ## Version history
 
 - v0: first release (69 species + 3 variant cards, 14 printed abilities, hand-size table option).
+- v0 (hidden-information fix; observation and action layouts unchanged, decision sequences changed): after a
+  defensive change with two or more Reservoir cards, the defending player is always asked which card pays,
+  even when they are copies of one card (a single legal move); only a single Reservoir card pays
+  automatically. Skipping the question before told the Challenger that the face-down Reservoir held no two
+  different cards.
 """
 from tabletop_envs.core import TabletopAECEnv
 

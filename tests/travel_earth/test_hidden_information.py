@@ -1,0 +1,134 @@
+"""Reservoir cards stay face down: whether the defending player is asked a decision may depend only on
+what the Challenger can see (the Reservoir's size), never on which cards lie in it."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tabletop_envs.travel_earth.engine import TravelEarthGame
+
+from .scenario import act, cid, legal, scenario
+
+WEIGHT, DEVELOPMENT = 1, 5
+
+
+def _worlds():
+    """Three positions that differ only in seat 1's face-down cards (the same two decks in each):
+    its Reservoir holds two copies of one card, two different cards, or a known card and Player 2's
+    unseen one. Seat 0's Lion challenges seat 1's Tiger on Weight; Tiger wins on Development Time."""
+    common = dict(ready=["Tiger"])
+    return {
+        "copies": scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]),
+                           p1=dict(common, reservoir=["Giraffe", "Giraffe"], hand=["Horse"])),
+        "different": scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]),
+                              p1=dict(common, reservoir=["Giraffe", "Horse"], hand=["Giraffe"])),
+        "unseen": scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]),
+                           p1=dict(common, reservoir=["Giraffe"], unseen=["Horse"], hand=["Giraffe"])),
+    }
+
+
+def _challengers_view(state):
+    return state.observation(0), state.current_player(), state.decision(), state.render_text(player=0)
+
+
+def _assert_same_view(worlds):
+    views = {name: _challengers_view(s) for name, s in worlds.items()}
+    first = next(iter(views.values()))
+    for name, (obs, decider, decision, text) in views.items():
+        np.testing.assert_array_equal(obs, first[0], err_msg=f"world {name!r}: the Challenger's observation differs")
+        assert (decider, decision, text) == first[1:], f"world {name!r}: {decision!r} decided by seat {decider}"
+    return first[1]
+
+
+def test_whether_the_defender_is_asked_to_pay_depends_only_on_public_information():
+    worlds = _worlds()
+    assert len({tuple(s.game.decklists[1]) for s in worlds.values()}) == 1  # the same deck, re-dealt
+    deciders = {name: [] for name in worlds}
+    moves = [("declare", "Lion"), ("statistic", WEIGHT), ("defend_ready", "Tiger"),
+             ("change_statistic", DEVELOPMENT), ("pay_reservoir", "Giraffe")]
+    _assert_same_view(worlds)
+    for segment, index in moves:
+        for name, s in worlds.items():
+            act(s, segment, cid(index) if isinstance(index, str) else index)
+            deciders[name].append(s.current_player())
+        _assert_same_view(worlds)
+    assert len({tuple(d) for d in deciders.values()}) == 1
+    # seat 1 was asked which card pays in every world, then Tiger won: seat 1's turn begins
+    assert deciders["copies"] == [0, 1, 1, 1, 1]
+    assert all(s.player == 1 and s.discard[0] == [cid("Lion")] for s in worlds.values())
+
+
+def test_the_defender_is_asked_to_pay_even_when_its_reservoir_holds_copies_of_one_card():
+    s = _worlds()["copies"]
+    for segment, index in [("declare", "Lion"), ("statistic", WEIGHT), ("defend_ready", "Tiger"),
+                           ("change_statistic", DEVELOPMENT)]:
+        act(s, segment, index)
+    assert s.phase == "pay" and s.current_player() == 1
+    assert legal(s, "pay_reservoir") == [cid("Giraffe")] and legal(s, "pay_unseen") == []  # one legal move
+
+
+def test_a_single_reservoir_card_pays_for_the_change_automatically():
+    # one card in the Reservoir (public) leaves nothing to choose, known or unseen
+    for reservoir in (dict(reservoir=["Giraffe"]), dict(unseen=["Giraffe"])):
+        s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]), p1=dict(ready=["Tiger"], **reservoir))
+        for segment, index in [("declare", "Lion"), ("statistic", WEIGHT), ("defend_ready", "Tiger"),
+                               ("change_statistic", DEVELOPMENT)]:
+            act(s, segment, index)
+        assert s.reservoir_size(1) == 0 and s.discard[1] == [cid("Giraffe")]
+        assert s.player == 1 and s.discard[0] == [cid("Lion")]  # no pay decision: the change resolved
+
+
+def _with_copies_in_reservoir(state, seat: int):
+    """``state`` with ``seat``'s face-down Reservoir re-dealt as copies of one card from its hidden cards
+    (Hand, Deck, Reservoir), every zone keeping its size; None when no card has enough copies."""
+    size = len(state.reservoir[seat])
+    hidden = state.hand[seat] + state.deck[seat] + state.reservoir[seat]
+    card = next((c for c in sorted(set(hidden)) if hidden.count(c) >= size), None)
+    if card is None:
+        return None
+    world = state.clone()
+    rest = list(hidden)
+    for _ in range(size):
+        rest.remove(card)
+    n_hand = len(state.hand[seat])
+    world.hand[seat], world.deck[seat], world.reservoir[seat] = rest[:n_hand], rest[n_hand:], [card] * size
+    world._mask_cache = None
+    world.check_invariants()
+    return world
+
+
+def test_the_challenger_cannot_tell_the_defenders_reservoir_cards_from_a_defensive_change():
+    """Random games: at every defensive-change decision, re-deal what the Challenger cannot see (at random,
+    and once with the Reservoir's known cards all copies of one card) and make the same change in each
+    world; until the paying card is discarded, the worlds look the same to the Challenger and the same
+    seat decides next."""
+    game = TravelEarthGame()
+    checked = copies = 0
+    for seed in range(12):
+        s = game.new_initial_state(seed)
+        rng = np.random.default_rng(seed)
+        while not s.is_terminal() and s.turns < 200:
+            defender = s.current_player()
+            if s.phase == "change" and s.reservoir_size(defender) >= 2:
+                challenger = s.player
+                worlds = [s] + [s.resample_hidden(challenger, rng) for _ in range(3)]
+                same = _with_copies_in_reservoir(s, defender)
+                if same is not None:
+                    worlds.append(same)
+                    copies += 1
+                for w in worlds[1:]:
+                    np.testing.assert_array_equal(w.observation(challenger), s.observation(challenger))
+                for action in s.legal_actions():
+                    after = []
+                    for w in worlds:
+                        w = w.clone()
+                        w.apply_action(action)
+                        after.append(w)
+                    for w in after[1:]:
+                        assert (w.current_player(), w.decision()) == (after[0].current_player(), after[0].decision())
+                        np.testing.assert_array_equal(w.observation(challenger), after[0].observation(challenger))
+                        assert w.render_text(player=challenger) == after[0].render_text(player=challenger)
+                    checked += 1
+            legal_ids = s.legal_actions()
+            s.apply_action(int(legal_ids[rng.integers(len(legal_ids))]))
+    assert checked >= 20 and copies >= 5
