@@ -171,3 +171,18 @@ def test_render_text_shows_the_compared_printed_values():
     act(s, "defend_ready", "Tiger")
     assert "Challenge: Lion TE-003 on Weight (used: Weight) vs Ready Tiger TE-004: 175 against 119.7 kg" in \
         s.render_text(player=1)
+
+
+def test_rules_md_names_only_existing_tests():
+    import re
+    from pathlib import Path
+
+    import tabletop_envs.travel_earth as pkg
+
+    text = (Path(pkg.__file__).parent / "RULES.md").read_text()
+    defined = {m for f in Path(__file__).parent.glob("test_*.py")
+               for m in re.findall(r"^def (test_\w+)", f.read_text(), re.M)}
+    named = set(re.findall(r"`(test_\w+)`", text))
+    prefixes = set(re.findall(r"`(test_\w+)\*`", text))  # `test_last_resort_*`: at least one such test
+    assert named and named <= defined, f"RULES.md names missing tests: {sorted(named - defined)}"
+    assert all(any(d.startswith(p) for d in defined) for p in prefixes), sorted(prefixes)
