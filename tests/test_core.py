@@ -391,3 +391,50 @@ def test_the_masks_handed_out_are_read_only_so_editing_one_cannot_change_the_rul
     observed = env.observe(env.agent_selection)["action_mask"]
     observed[:] = 0  # observe() hands out a copy of its own
     assert env.unwrapped.state.legal_action_mask().any()
+
+
+def test_after_truncation_or_a_penalty_no_observation_offers_a_legal_move(toy):
+    import toy_game
+
+    env = toy_game.env(max_turns=1)
+    env.reset(seed=0)
+    env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
+    assert all(env.truncations.values())
+    for agent in env.agents:
+        assert not env.observe(agent)["action_mask"].any() and not env.infos[agent]["action_mask"].any()
+    env = toy_game.env(illegal_action="penalty")
+    env.reset(seed=0)
+    env.step(99)
+    assert all(env.terminations.values())
+    assert not any(env.observe(a)["action_mask"].any() for a in env.agents)
+
+
+def test_a_penalty_alone_at_the_table_costs_the_mover_one_point():
+    from tabletop_envs import earth_v0
+
+    env = earth_v0.env(num_players=1, illegal_action="penalty")
+    env.reset(seed=0)
+    env.step(10_000)
+    assert env.rewards == {"player_0": -1.0} and env.terminations["player_0"]
+
+
+def test_stepping_after_every_agent_left_and_last_before_reset_are_clear_errors(toy):
+    import toy_game
+
+    env = toy_game.env()
+    with pytest.raises(RuntimeError, match="reset"):
+        env.last()
+    env.reset(seed=0)
+    while env.agents:
+        env.step(None if env.terminations[env.agent_selection] else
+                 int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
+    with pytest.raises(RuntimeError, match="game is over"):
+        env.step(0)
+
+
+@pytest.mark.parametrize("seat", [2, -1, 1.0, True])
+def test_a_learner_seat_outside_the_table_is_a_clear_error(toy, seat):
+    import toy_game
+
+    with pytest.raises(ValueError, match="learner_seat must be None"):
+        SingleAgentEnv(toy_game.raw_env(), learner_seat=seat)

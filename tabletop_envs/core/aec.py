@@ -45,8 +45,9 @@ def resolve_action(state, action, policy: str, rng: np.random.Generator) -> int 
 
 
 def penalty_returns(num_players: int, mover: int) -> np.ndarray:
-    """Zero-sum result of an illegal move under ``illegal_action="penalty"``: mover -1, the others share +1."""
-    returns = np.full(num_players, 1.0 / (num_players - 1))
+    """Zero-sum result of an illegal move under ``illegal_action="penalty"``: mover -1, the others share +1
+    (alone at the table, the mover just gets -1)."""
+    returns = np.full(num_players, 1.0 / max(1, num_players - 1))
     returns[mover] = -1.0
     return returns
 
@@ -133,17 +134,22 @@ class TabletopAECEnv(AECEnv):
         if player == TERMINAL:
             return
         agent = self.possible_agents[player]
-        prev = self.agent_selection if hasattr(self, "agent_selection") else None
+        prev = getattr(self, "agent_selection", None)
         if prev is not None and prev != agent and prev in self.infos:
             self.infos[prev] = {"action_mask": self._zero_mask}
         self.agent_selection = agent
         self.infos[agent] = {"action_mask": state.legal_action_mask()}
 
+    def last(self, observe: bool = True):
+        self._require_reset()
+        return super().last(observe)
+
     def observe(self, agent: str) -> dict:
         self._require_reset()
         player = self.agent_name_mapping[agent]
         state = self.state
-        if player == state.current_player():
+        # a truncated or penalised game is not over in the engine, but nobody may move any more
+        if player == state.current_player() and not (self.terminations.get(agent) or self.truncations.get(agent)):
             mask = state.legal_action_mask().copy()
         else:
             mask = self._zero_mask.copy()
@@ -151,6 +157,8 @@ class TabletopAECEnv(AECEnv):
 
     def step(self, action) -> None:
         self._require_reset()
+        if not self.agents:
+            raise RuntimeError("the game is over and every agent has left: call env.reset() before step()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)

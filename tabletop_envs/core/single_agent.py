@@ -63,6 +63,11 @@ class SingleAgentEnv(gymnasium.Env):
         self.render_mode, self.render_view = render_mode, render_view
         self.observation_space = self.game.observation_layout.space()
         self.action_space = gymnasium.spaces.Discrete(self.game.num_actions)
+        n = self.game.num_players
+        if learner_seat is not None and (isinstance(learner_seat, bool) or not isinstance(learner_seat, (int, np.integer))
+                                         or not 0 <= learner_seat < n):
+            raise ValueError(f"learner_seat must be None (a random seat each episode) or a seat 0..{n - 1}, "
+                             f"got {learner_seat!r}")
         self.learner_seat_fixed = learner_seat
         self.set_opponent(opponent)
         self.learner = self.aec.possible_agents[0]
