@@ -438,3 +438,28 @@ def test_a_learner_seat_outside_the_table_is_a_clear_error(toy, seat):
 
     with pytest.raises(ValueError, match="learner_seat must be None"):
         SingleAgentEnv(toy_game.raw_env(), learner_seat=seat)
+
+
+@pytest.mark.parametrize("env_name, kwargs, problem", [
+    ("terralore_v0", {"foo": 1}, "has no option foo; its options are: decks, "),
+    ("terralore_v0", {"mulligan": "no"}, "mulligan must be True or False"),
+    ("earth_v0", {"advanced_draft": "no"}, "advanced_draft must be True or False"),
+    ("earth_v0", {"num_players": 3.0}, "Earth is for 1-5 players"),
+    ("travel_earth_v0", {"first_player": True}, "first_player must be None"),
+    ("terralore_v0", {"max_turns": -5}, "max_turns must be None"),
+    ("terralore_v0", {"max_turns": 2.7}, "max_turns must be None"),
+])
+def test_a_bad_rule_option_is_a_config_error_that_names_it(env_name, kwargs, problem):
+    from tabletop_envs.core.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=problem):
+        ENVS[env_name].load_module().env(**kwargs)
+    if "max_turns" not in kwargs:
+        with pytest.raises(ConfigError, match=problem):
+            make_game(env_name, **kwargs)
+
+
+def test_a_deck_given_as_numpy_ids_is_the_same_deck_as_a_list():
+    ids = np.arange(20)
+    assert make_game("terralore_v0", decks=(ids, "random")).decks == make_game("terralore_v0",
+                                                                                 decks=(ids.tolist(), "random")).decks

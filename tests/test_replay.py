@@ -161,3 +161,12 @@ def test_cli_replay_in_a_window(monkeypatch, tmp_path):
     assert main(["replay", str(replay.save(tmp_path / "g.json")), "--no-pause", "--window"], say=out.append) == 0
     assert len(shown) >= len(replay.actions) + 1 and set(shown) == {(320, 480, 3)}
     assert "Replay verified" in out[-1]
+
+
+@pytest.mark.parametrize("key, value", [("seed", "abc"), ("config", ["x"]), ("max_turns", None), ("env", 3)])
+def test_a_replay_field_of_the_wrong_type_is_refused_by_name(toy, key, value):
+    replay, _, _ = record_random_game("toy_v0", seed=2)
+    data = json.loads(replay.to_json())
+    data[key] = value
+    with pytest.raises(ReplayError, match=f"'{key}' must be"):
+        Replay.from_json(json.dumps(data))

@@ -15,7 +15,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from .engine import TERMINAL, Game
-from .errors import IllegalActionError
+from .errors import ConfigError, IllegalActionError
 
 ILLEGAL_ACTION_POLICIES = ("raise", "penalty", "random_legal")
 
@@ -77,7 +77,10 @@ class TabletopAECEnv(AECEnv):
             raise ValueError(f"render_mode {render_mode!r} not in {self.metadata['render_modes']}")
         if illegal_action not in ILLEGAL_ACTION_POLICIES:
             raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTION_POLICIES}, got {illegal_action!r}")
-        self.game: Game = self.game_class(**game_kwargs)
+        if max_turns is not None and (isinstance(max_turns, bool) or not isinstance(max_turns, (int, np.integer))
+                                      or max_turns < 1):
+            raise ConfigError(f"max_turns must be None (the game's default) or a positive int, got {max_turns!r}")
+        self.game: Game = self.game_class.build(**game_kwargs)
         self.game_kwargs = game_kwargs
         self.render_mode = render_mode
         self.max_turns = self.game.default_max_turns if max_turns is None else int(max_turns)

@@ -10,15 +10,23 @@ implements". Everything else (AEC env, single-agent env, conformance tests, benc
 from __future__ import annotations
 
 import copy
+import inspect
 import json
 from typing import Any, ClassVar
 
 import numpy as np
 
-from .errors import IllegalActionError
+from .errors import ConfigError, IllegalActionError
 from .layout import ActionLayout, ObservationLayout
 
 TERMINAL = -1
+
+
+def check_flags(**flags) -> None:
+    """Rule options that are switches must be real booleans: bool("no") is True."""
+    for name, value in flags.items():
+        if not isinstance(value, (bool, np.bool_)):
+            raise ConfigError(f"{name} must be True or False, got {value!r}")
 
 
 class Game:
@@ -36,6 +44,19 @@ class Game:
     action_layout: ActionLayout
     observation_layout: ObservationLayout
     state_class: ClassVar[type[State]]
+
+    @classmethod
+    def build(cls, **game_kwargs) -> Game:
+        """The game with these rule options; an unknown option is a ConfigError that lists the known ones
+        (a plain TypeError would not)."""
+        params = inspect.signature(cls.__init__).parameters
+        if not any(p.kind is p.VAR_KEYWORD for p in params.values()):
+            unknown = sorted(set(game_kwargs) - set(params))
+            if unknown:
+                known = ", ".join(n for n in params if n != "self")
+                raise ConfigError(f"{cls.env_name or cls.__name__} has no option {', '.join(unknown)}; "
+                                  f"its options are: {known} (and the env's render_mode, max_turns, illegal_action)")
+        return cls(**game_kwargs)
 
     @property
     def num_actions(self) -> int:

@@ -59,4 +59,4 @@ def get_spec(env_name: str) -> EnvSpec:
 
 
 def make_game(env_name: str, **game_kwargs):
-    return get_spec(env_name).load_module().raw_env.game_class(**game_kwargs)
+    return get_spec(env_name).load_module().raw_env.game_class.build(**game_kwargs)

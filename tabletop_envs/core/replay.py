@@ -98,6 +98,11 @@ class Replay:
                               f"{REPLAY_FORMAT}. Use tabletop-envs {data.get('library_version', '?')} to replay it")
         if not isinstance(data["actions"], list) or not all(isinstance(a, int) for a in data["actions"]):
             raise ReplayError(f"{source}: 'actions' must be a list of integer action ids")
+        for key, kind, what in (("env", str, "an env name"), ("config", dict, "a mapping of rule options"),
+                                ("seed", int, "an integer"), ("max_turns", int, "an integer")):
+            if not isinstance(data[key], kind) or isinstance(data[key], bool):
+                raise ReplayError(f"{source}: {key!r} must be {what}, got {data[key]!r}; the file was edited "
+                                  "or is not a tabletop-envs replay")
         known = {f for f in cls.__dataclass_fields__}
         return cls(**{k: v for k, v in data.items() if k in known})
 

@@ -14,7 +14,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from tabletop_envs.core.engine import TERMINAL, Game, State, new_rng
+from tabletop_envs.core.engine import TERMINAL, Game, State, check_flags, new_rng
 from tabletop_envs.core.errors import ConfigError
 from tabletop_envs.core.layout import ActionLayout, ObservationLayout
 
@@ -73,15 +73,17 @@ class EarthGame(Game):
 
     def __init__(self, num_players: int = 2, reward: str = "rank", advanced_draft: bool = False,
                  fauna_side: str = "normal", max_rounds: int = 100, data_dir: str | None = None):
-        if num_players not in self.player_counts:
+        if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)) \
+                or num_players not in self.player_counts:
             raise ConfigError(f"Earth is for 1-5 players, got num_players={num_players!r}")
         if reward not in REWARD_MODES:
             raise ConfigError(f"reward must be one of {REWARD_MODES}, got {reward!r}")
+        check_flags(advanced_draft=advanced_draft)
         if fauna_side not in ("normal", "beginner"):
             raise ConfigError(f"fauna_side must be 'normal' or 'beginner', got {fauna_side!r}")
         if not isinstance(max_rounds, int) or max_rounds < 1:
             raise ConfigError(f"max_rounds must be a positive int, got {max_rounds!r}")
-        self.num_players = num_players
+        self.num_players = int(num_players)
         self.reward = reward
         self.advanced_draft = bool(advanced_draft)
         self.fauna_side = fauna_side

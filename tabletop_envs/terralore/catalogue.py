@@ -273,6 +273,8 @@ def random_deck(catalogue: Catalogue, rng: np.random.Generator) -> list[int]:
 
 def normalize_deck_spec(catalogue: Catalogue, spec, where: str):
     """A JSON-safe deck spec: ``"random"``, a preset name, or a validated list of card ids."""
+    if isinstance(spec, np.ndarray):  # ids from NumPy: compared with == they would be an array
+        spec = spec.tolist()
     if spec == "random":
         return "random"
     if isinstance(spec, str):

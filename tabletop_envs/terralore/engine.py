@@ -24,7 +24,7 @@ import copy
 
 import numpy as np
 
-from ..core.engine import TERMINAL, Game, State, new_rng
+from ..core.engine import TERMINAL, Game, State, check_flags, new_rng
 from ..core.errors import ConfigError, DeckError
 from ..core.layout import ActionLayout
 from .catalogue import (
@@ -75,10 +75,8 @@ class TerraloreGame(Game):
             raise ConfigError(f"Terralore is a two-player game; got num_players={num_players}")
         if deck_out not in DECK_OUT_RULES:
             raise ConfigError(f"deck_out must be one of {DECK_OUT_RULES}, got {deck_out!r}")
-        for name, value in (("draw_on_first_turn", draw_on_first_turn), ("mulligan", mulligan),
-                            ("defenders_deal_damage", defenders_deal_damage)):
-            if not isinstance(value, bool):
-                raise ConfigError(f"{name} must be True or False, got {value!r}")
+        check_flags(draw_on_first_turn=draw_on_first_turn, mulligan=mulligan,
+                    defenders_deal_damage=defenders_deal_damage)
         self.catalogue: Catalogue = default_catalogue()
         if isinstance(decks, str) or not hasattr(decks, "__len__") or len(decks) != 2:
             raise DeckError(f"decks must be a pair (one deck per player), e.g. ('random', 'ember_rush'); got {decks!r}")

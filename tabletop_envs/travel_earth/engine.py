@@ -75,7 +75,7 @@ class TravelEarthGame(Game):
                               f"size, e.g. {DEFAULT_HAND_SIZE_TABLE}; got {hand_size_table!r}")
         if not isinstance(stalemate_turns, int) or stalemate_turns < 2:
             raise ConfigError(f"stalemate_turns must be an int >= 2, got {stalemate_turns!r}")
-        if first_player not in (None, 0, 1):
+        if first_player is not None and (isinstance(first_player, bool) or first_player not in (0, 1)):
             raise ConfigError(f"first_player must be None (coin flip), 0 or 1; got {first_player!r}")
         self.num_players = 2
         self.deck_format = deck_format
