@@ -463,3 +463,13 @@ def test_a_deck_given_as_numpy_ids_is_the_same_deck_as_a_list():
     ids = np.arange(20)
     assert make_game("terralore_v0", decks=(ids, "random")).decks == make_game("terralore_v0",
                                                                                  decks=(ids.tolist(), "random")).decks
+
+
+def test_an_envs_opponent_draws_are_not_the_next_envs_deal_draws(toy):
+    # vec envs are seeded seed, seed + 1, ...: an opponent stream seeded seed + 1 would replay the
+    # numbers the next env deals with
+    import toy_game
+
+    env = SingleAgentEnv(toy_game.raw_env())
+    env.reset(seed=5)
+    assert not np.array_equal(env._opp_rng.random(8), np.random.default_rng(6).random(8))

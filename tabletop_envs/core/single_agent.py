@@ -201,7 +201,9 @@ class SingleAgentEnv(gymnasium.Env):
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
         if seed is not None:
-            self._opp_rng = np.random.default_rng(seed + 1)
+            # [seed, 1], not seed + 1: vec envs are seeded seed, seed + 1, ..., and the next env's
+            # deals would draw the very numbers this env's opponents draw
+            self._opp_rng = np.random.default_rng([seed, 1])
         # A game can end before the learner's first decision (e.g. a first-turn win in Travel Earth);
         # Gymnasium's reset cannot return a finished episode, so such a deal is replaced by a new one.
         for _ in range(MAX_REDEALS):
