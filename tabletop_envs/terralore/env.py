@@ -86,6 +86,10 @@ Rewards
 Version history
 ---------------
 * v0: first release (66 cards, 5 preset decks).
+* v0 (hidden-information fix; observation and action layouts unchanged, observations changed): a card
+  recovered from the Graveyard stays in the opponent's ``opp_known_hand`` when it is placed face down,
+  until it is seen again (discarded, destroyed or revealed). Dropping it at placement told the opponent
+  which face-down card it was.
 """
 
 from __future__ import annotations
