@@ -473,3 +473,24 @@ def test_an_envs_opponent_draws_are_not_the_next_envs_deal_draws(toy):
     env = SingleAgentEnv(toy_game.raw_env())
     env.reset(seed=5)
     assert not np.array_equal(env._opp_rng.random(8), np.random.default_rng(6).random(8))
+
+
+@pytest.mark.parametrize("action", [2.5, "3", True, np.array([0.0])])
+def test_an_action_that_is_no_integer_is_illegal_not_rounded(toy, action):
+    import toy_game
+
+    env = toy_game.env()
+    env.reset(seed=0)
+    with pytest.raises(IllegalActionError):
+        env.step(action)
+
+
+def test_integer_actions_from_numpy_are_accepted(toy):
+    import toy_game
+
+    for kind in (np.int64, lambda a: np.array([a]), lambda a: np.array(a, np.int32)):
+        env = toy_game.env()
+        env.reset(seed=0)
+        legal = int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0])
+        env.step(kind(legal))
+        assert env.unwrapped.state.turn == 1

@@ -8,6 +8,7 @@ agent follows the AEC protocol.
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 import numpy as np
@@ -30,10 +31,9 @@ def resolve_action(state, action, policy: str, rng: np.random.Generator) -> int 
     so both faces treat a bad action alike.
     """
     mask = state.legal_action_mask()
-    if action is not None:
-        index = int(action)
-        if 0 <= index < mask.shape[0] and mask[index]:
-            return index
+    index = action_index(action)
+    if index is not None and 0 <= index < mask.shape[0] and mask[index]:
+        return index
     if policy == "raise":
         raise IllegalActionError(action, state.legal_actions(), state._describe_safe, state.decision())
     if policy == "penalty":
@@ -42,6 +42,19 @@ def resolve_action(state, action, policy: str, rng: np.random.Generator) -> int 
         raise RuntimeError("illegal_action became 'random_legal' after reset(): call reset() again so that "
                            "the replacement draws are seeded")
     return int(rng.choice(np.flatnonzero(mask)))
+
+
+def action_index(action) -> int | None:
+    """The action id an int-like action stands for (an int, a NumPy integer, a one-element integer
+    array as a vec env hands out), else None: 2.5 or "3" is no action id, not action 2 or 3."""
+    if isinstance(action, np.ndarray) and action.size == 1 and action.dtype.kind in "iu":
+        action = action.reshape(())[()]
+    if isinstance(action, bool):
+        return None
+    try:
+        return operator.index(action)
+    except TypeError:
+        return None
 
 
 def penalty_returns(num_players: int, mover: int) -> np.ndarray:
@@ -175,7 +188,7 @@ class TabletopAECEnv(AECEnv):
         if chosen is None:
             self._end_with_penalty(mover)
             return
-        legal = chosen == action
+        legal = chosen == action_index(action)
         state.apply_legal_action(chosen)
         self.num_steps += 1
         if state.is_terminal():

@@ -15,7 +15,7 @@ from pathlib import PurePath
 import gymnasium
 import numpy as np
 
-from .aec import TabletopAECEnv, penalty_returns, resolve_action
+from .aec import TabletopAECEnv, action_index, penalty_returns, resolve_action
 from .policy import Policy, RandomPolicy, load_policy
 
 #: deals in a row that may end before the learner's first decision before reset gives up
@@ -143,7 +143,7 @@ class SingleAgentEnv(gymnasium.Env):
         state = self.state
         mover = state.current_player()
         chosen = resolve_action(state, action, self.illegal_action, self._illegal_rng)
-        if mover == self.learner_seat and chosen != action:
+        if mover == self.learner_seat and chosen != action_index(action):
             self.illegal_action_played = True
         if chosen is None:
             self._end(penalty_returns(self.game.num_players, mover))
