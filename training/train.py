@@ -30,11 +30,11 @@ from pathlib import Path
 import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 
-from tabletop_envs.core.errors import run_cli
+from tabletop_envs.core.errors import ConfigError, run_cli
 from tabletop_envs.core.single_agent import SingleAgentEnv
 
 from .config import PHASE_KEYS, TrainConfig, load_config
-from .evaluate import anchor_evaluation, split_env_kwargs
+from .evaluate import anchor_evaluation, resolve, split_env_kwargs
 from .pool import SNAPSHOT, OpponentPool, WinRateGate
 
 
@@ -102,6 +102,38 @@ def build_model(cfg: TrainConfig, venv, run_dir: Path):
     )
 
 
+#: the PPO settings a resumed run takes from the recipe (SB3's load would keep the checkpoint's)
+RESUMABLE_PPO_KEYS = ("learning_rate", "n_steps", "batch_size", "n_epochs", "gamma", "gae_lambda", "clip_range",
+                      "ent_coef", "vf_coef", "max_grad_norm")
+
+
+def load_for_resume(path: Path, cfg: TrainConfig, venv):
+    """The checkpoint's model with the recipe's PPO settings, as run.json and the sidecar will record them."""
+    from sb3_contrib import MaskablePPO
+
+    return MaskablePPO.load(path, env=venv, device=cfg.ppo.device,
+                            **{key: getattr(cfg.ppo, key) for key in RESUMABLE_PPO_KEYS})
+
+
+def check_resumable(run_dir: Path, cfg: TrainConfig, game_config: dict) -> None:
+    """--resume continues a run only with a recipe for the same game, rules and network."""
+    run_json = run_dir / "run.json"
+    if not run_json.exists():
+        return
+    old = json.loads(run_json.read_text())
+    old_ppo = old.get("config", {}).get("ppo", {})
+    problems = []
+    if old.get("env") != cfg.env or old.get("game_config", game_config) != game_config:
+        problems.append(f"it trains {old.get('env')} with {old.get('game_config')}, this recipe {cfg.env} "
+                        f"with {game_config}")
+    for key in ("net_arch", "activation"):
+        if key in old_ppo and old_ppo[key] != getattr(cfg.ppo, key):
+            problems.append(f"its ppo.{key} is {old_ppo[key]}, this recipe's {getattr(cfg.ppo, key)}")
+    if problems:
+        raise ConfigError(f"--resume would continue the run in {run_dir}, but {'; '.join(problems)}. Resume "
+                          "with that run's recipe, or give this one another output.dir")
+
+
 def update_thread_count(configured: int) -> int:
     """``ppo.update_threads``, capped at the machine's cores."""
     return max(1, min(configured, os.cpu_count() or 1))
@@ -151,6 +183,8 @@ class SelfPlayCallback(BaseCallback):
         self.next_eval = cfg.eval.every
         self.next_checkpoint = cfg.output.checkpoint_every
         self.phases_applied: list[dict] = []
+        #: seconds spent on evaluations and checkpoints inside learn(): not PPO's throughput
+        self.overhead_seconds = 0.0
         self.live = {key: getattr(getattr(cfg, key.split(".")[0]), key.split(".")[1]) for key in PHASE_KEYS}
         if state:
             self.history = state["history"]
@@ -242,7 +276,10 @@ class SelfPlayCallback(BaseCallback):
         evaluated = self.model if model is None else model
         t0 = time.perf_counter()
         result = evaluate_model(self.cfg, evaluated, games, self.cfg.seed + 1000, self.cfg.eval.opponents)
-        point = {"steps": int(evaluated.num_timesteps), "eval_seconds": round(time.perf_counter() - t0, 2)}
+        seconds = time.perf_counter() - t0
+        if model is None:
+            self.overhead_seconds += seconds
+        point = {"steps": int(evaluated.num_timesteps), "eval_seconds": round(seconds, 2)}
         for key, rates in result.items():
             if key.startswith("vs_"):
                 point[key] = rates["win"]["rate"]
@@ -253,7 +290,8 @@ class SelfPlayCallback(BaseCallback):
         self.history.append(point)
         rates = "  ".join(f"{k} {100 * v:.1f}%" for k, v in point.items() if k.startswith("vs_") and
                           isinstance(v, float) and not k.endswith("_score"))
-        print(f"[eval] step {point['steps']}: win rate {rates} ({games} games each, "
+        played = max((r["games"] for k, r in result.items() if k.startswith("vs_")), default=games)
+        print(f"[eval] step {point['steps']}: win rate {rates} ({played} games each, "
               f"{point['eval_seconds']:.0f} s)", flush=True)
         return result
 
@@ -262,12 +300,14 @@ class SelfPlayCallback(BaseCallback):
                 "next_checkpoint": self.next_checkpoint, "gate_results": list(self.gate.results)}
 
     def checkpoint(self) -> Path:
+        t0 = time.perf_counter()
         folder = self.run_dir / "checkpoints" / f"step_{self.num_timesteps:09d}"
         folder.mkdir(parents=True, exist_ok=True)
         self.model.save(folder / "model.zip")
         with open(folder / "pool.pkl", "wb") as fh:
             pickle.dump(self.pool.state_dict(), fh)
         (folder / "state.json").write_text(json.dumps(self.state()))
+        self.overhead_seconds += time.perf_counter() - t0
         return folder
 
 
@@ -363,34 +403,35 @@ def learning_curve_png(history: list[dict], path: Path, title: str) -> None:
 def train(cfg: TrainConfig, resume: bool = False, command: str | None = None) -> dict:
     """Train, evaluate, export. Returns a summary dict (also written to ``<run>/summary.json``)."""
     import torch
-    from sb3_contrib import MaskablePPO
 
     from .export import export_model, update_sidecar
 
     torch.set_num_threads(cfg.ppo.torch_threads)
     run_dir = cfg.run_dir()
-    run_dir.mkdir(parents=True, exist_ok=True)
     game_kwargs, max_turns = split_env_kwargs(cfg.env_kwargs)
     from tabletop_envs.core.registry import make_game
 
+    # Everything that can be refused is checked before the run folder changes: a typo in a command
+    # must not move an earlier run's checkpoints aside or rewrite its run.json.
     game_config = make_game(cfg.env, **game_kwargs).config()
+    for anchor in dict.fromkeys([*cfg.eval.opponents, *([cfg.eval.select_anchor] if cfg.eval.select_games else [])]):
+        resolve(anchor, cfg.env)
+    if cfg.pretrain.teacher:
+        resolve(cfg.pretrain.teacher, cfg.env)
+    checkpoint = latest_checkpoint(run_dir) if resume else None
+    if checkpoint is not None:
+        check_resumable(run_dir, cfg, game_config)
     command = command or f"python -m training.train  # config {cfg.to_dict()}"
     run_info = {"env": cfg.env, "game_config": game_config, "env_kwargs": cfg.env_kwargs, "config": cfg.to_dict(),
                 "training": {"seed": cfg.seed, "command": command}}
-    (run_dir / "run.json").write_text(json.dumps(run_info, indent=2) + "\n")
 
-    if cfg.eval.select_games:
-        from .evaluate import resolve
-
-        resolve(cfg.eval.select_anchor, cfg.env)  # an unknown anchor fails now, not after the whole run
     sp = cfg.selfplay
     pool = OpponentPool(cfg.env, sp.random_weight, sp.heuristic_weight, sp.window, sp.play_latest_ratio)
     venv = make_vec_env(cfg, pool)
     start = time.perf_counter()
-    checkpoint = latest_checkpoint(run_dir) if resume else None
     state = None
     if checkpoint is not None:
-        model = MaskablePPO.load(checkpoint / "model.zip", env=venv, device=cfg.ppo.device)
+        model = load_for_resume(checkpoint / "model.zip", cfg, venv)
         with open(checkpoint / "pool.pkl", "rb") as fh:
             pool.load_state_dict(pickle.load(fh))
         state = json.loads((checkpoint / "state.json").read_text())
@@ -398,8 +439,10 @@ def train(cfg: TrainConfig, resume: bool = False, command: str | None = None) ->
     else:
         if resume:
             print(f"no checkpoint under {run_dir}/checkpoints; starting afresh")
-        set_aside_old_checkpoints(run_dir)
         model = build_model(cfg, venv, run_dir)
+        set_aside_old_checkpoints(run_dir)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "run.json").write_text(json.dumps(run_info, indent=2) + "\n")
     pretrain_report = None
     if checkpoint is None and cfg.pretrain.teacher:
         from .pretrain import warm_start
@@ -428,6 +471,8 @@ def train(cfg: TrainConfig, resume: bool = False, command: str | None = None) ->
         venv.close()
     end = time.perf_counter()
     train_seconds = end - start
+    # PPO's own pace: the steps this call trained over its time in learn(), less evaluations and checkpoints
+    steps_per_second = (model.num_timesteps - start_steps) / max(end - ppo_start - callback.overhead_seconds, 1e-9)
     model.save(run_dir / "final_model.zip")
     callback.checkpoint()
 
@@ -436,7 +481,7 @@ def train(cfg: TrainConfig, resume: bool = False, command: str | None = None) ->
         model, summary_selection = select_checkpoint(cfg, run_dir, model)
     summary = {"env": cfg.env, "run_dir": str(run_dir), "steps": last_steps,
                "train_seconds": round(train_seconds, 1),
-               "steps_per_second": round((model.num_timesteps - start_steps) / max(end - ppo_start, 1e-9), 1),
+               "steps_per_second": round(steps_per_second, 1),
                "snapshots": [s.name for s in pool.snapshots], "snapshots_gated_out": callback.snapshots_skipped,
                "interrupted": interrupted, "phases_applied": callback.phases_applied}
     if pretrain_report:

@@ -190,6 +190,75 @@ def test_an_unknown_selection_anchor_fails_before_training(toy, tmp_path):
     assert not (tmp_path / "run" / "checkpoints").exists()
 
 
+def test_resume_trains_with_the_recipes_ppo_settings_as_run_json_records_them(toy, tmp_path):
+    from sb3_contrib import MaskablePPO
+
+    data = {**TINY, "output": {**TINY["output"], "dir": str(tmp_path / "run"), "export": False,
+                               "learning_curve": False}, "eval": {**TINY["eval"], "final_games": 0}}
+    train(load_config(data=data))
+    data["ppo"] = {**TINY["ppo"], "total_timesteps": 1536, "learning_rate": 0.05, "n_steps": 64, "ent_coef": 0.02}
+    train(load_config(data=data), resume=True)
+    model = MaskablePPO.load(tmp_path / "run" / "final_model.zip", device="cpu")
+    assert (model.learning_rate, model.n_steps, model.ent_coef) == (0.05, 64, 0.02)
+    assert model.lr_schedule(1.0) == 0.05
+    recorded = json.loads((tmp_path / "run" / "run.json").read_text())["config"]["ppo"]
+    assert (recorded["learning_rate"], recorded["n_steps"], recorded["ent_coef"]) == (0.05, 64, 0.02)
+
+
+@pytest.mark.parametrize("change, resumes", [({"eval": {**TINY["eval"], "opponents": ["random", "nosuchbot"]}},
+                                              (False, True)),
+                                             ({"pretrain": {"teacher": "nosuchbot"}}, (False, True)),
+                                             ({"ppo": {**TINY["ppo"], "net_arch": [32]}}, (True,))])
+def test_a_refused_invocation_leaves_the_run_folder_as_it_was(toy, tmp_path, change, resumes):
+    data = {**TINY, "ppo": {**TINY["ppo"], "total_timesteps": 512},
+            "output": {**TINY["output"], "dir": str(tmp_path / "run"), "export": False, "learning_curve": False},
+            "eval": {**TINY["eval"], "final_games": 0}}
+    train(load_config(data=data))
+    run = tmp_path / "run"
+    before = {p.relative_to(run): p.read_bytes() for p in run.rglob("*") if p.is_file()}
+    for resume in resumes:
+        with pytest.raises(Exception, match="nosuchbot|net_arch"):
+            train(load_config(data={**data, **change}), resume=resume)
+        assert {p.relative_to(run): p.read_bytes() for p in run.rglob("*") if p.is_file()} == before
+
+
+def test_resume_with_a_recipe_for_another_game_is_refused(toy, tmp_path):
+    data = {**TINY, "ppo": {**TINY["ppo"], "total_timesteps": 256},
+            "output": {**TINY["output"], "dir": str(tmp_path / "run"), "export": False, "learning_curve": False},
+            "eval": {**TINY["eval"], "final_games": 0}}
+    train(load_config(data=data))
+    other = {**data, "env": "terralore_v0", "eval": {**data["eval"], "opponents": ["random"]}}
+    with pytest.raises(ConfigError, match="--resume would continue the run .* trains toy_v0"):
+        train(load_config(data=other), resume=True)
+    assert json.loads((tmp_path / "run" / "run.json").read_text())["env"] == "toy_v0"
+
+
+def test_steps_per_second_leaves_out_evaluations_and_counts_the_trained_steps_not_the_selected_ones(
+        toy, tmp_path, monkeypatch):
+    import training.train as tt
+
+    data = {**TINY, "ppo": {**TINY["ppo"], "total_timesteps": 512},
+            "eval": {**TINY["eval"], "every": 128, "final_games": 0, "select_games": 4, "select_every": 256,
+                     "select_anchor": "random"},
+            "output": {**TINY["output"], "dir": str(tmp_path / "run"), "export": False, "learning_curve": False,
+                       "checkpoint_every": 256}}
+    real = tt.evaluate_model
+    slow = 0.3
+
+    def slow_evaluation(*args, **kwargs):
+        import time
+
+        time.sleep(slow)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(tt, "evaluate_model", slow_evaluation)
+    summary = train(load_config(data=data))
+    ppo_seconds = summary["steps"] / summary["steps_per_second"]
+    evals = 1 + 512 // 128  # step 0, then every 128 steps
+    assert summary["train_seconds"] - ppo_seconds > 0.8 * evals * slow  # the sleeps are not PPO's time
+    assert summary["steps"] == 512
+
+
 def test_the_command_line_reports_a_bad_recipe_in_one_line():
     import subprocess
     import sys
