@@ -33,6 +33,9 @@ AEC_KWARGS = ("render_mode", "max_turns", "illegal_action")
 
 def split_env_kwargs(env_kwargs: dict | None) -> tuple[dict, int | None]:
     """(game kwargs, max_turns) from the env kwargs of a recipe."""
+    if env_kwargs is not None and not isinstance(env_kwargs, dict):
+        raise ConfigError(f"env kwargs must be a mapping of option names to values, e.g. {{\"num_players\": 3}}; "
+                          f"got {env_kwargs!r}")
     kwargs = dict(env_kwargs or {})
     max_turns = kwargs.pop("max_turns", None)
     for key in AEC_KWARGS:
@@ -42,14 +45,14 @@ def split_env_kwargs(env_kwargs: dict | None) -> tuple[dict, int | None]:
 
 def resolve(spec, env_name: str):
     """(display name, Policy) from a short name, an id, a path or a policy object."""
-    if not isinstance(spec, str):
-        return getattr(spec, "name", type(spec).__name__), spec
+    if not isinstance(spec, str):  # a loaded policy: checked against the env when it says what it was made for
+        return getattr(spec, "name", type(spec).__name__), load_policy(spec, env=env_name)
     if "/" in spec or spec.endswith((".onnx", ".json", ".npz")) or Path(spec).is_file():
         full = spec
     else:
         full = f"{env_name}/{spec}"
-    kwargs = {"env": env_name} if full.endswith((".onnx", ".json", ".npz")) or Path(full).is_file() else {}
-    return spec, load_policy(full, **kwargs)
+    # every kind (short name, id, shipped id, path) is checked against the env: another game's policy is refused
+    return spec, load_policy(full, env=env_name)
 
 
 @dataclass
@@ -95,13 +98,15 @@ def seatings(num_players: int) -> list[tuple[int, int]]:
 def play_pair(env_name: str, a, b, games: int, seed: int = 0, game_kwargs: dict | None = None,
               max_turns: int | None = None, filler="random") -> PairResult:
     """``games`` games of A against B (rounded up to whole sets of seat rotations), paired seeds."""
+    check_games(games)
     game = make_game(env_name, **(game_kwargs or {}))
     n = game.num_players
+    check_two_seats(env_name, n)
     name_a, pol_a = resolve(a, env_name)
     name_b, pol_b = resolve(b, env_name)
     _, pol_f = resolve(filler, env_name)
     rotations = seatings(n)
-    deals = max(1, math.ceil(games / len(rotations)))
+    deals = math.ceil(games / len(rotations))
     rng = np.random.default_rng(seed)
     wins = draws = losses = 0
     for deal in range(deals):
@@ -115,6 +120,19 @@ def play_pair(env_name: str, a, b, games: int, seed: int = 0, game_kwargs: dict 
             draws += ra == rb
             losses += ra < rb
     return PairResult(name_a, name_b, deals * len(rotations), int(wins), int(draws), int(losses))
+
+
+def check_games(games) -> None:
+    """A number of games to play must be a positive integer (0 or -5 used to play one deal anyway)."""
+    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
+        raise ConfigError(f"the number of games must be a positive integer, got {games!r}; e.g. --games 200")
+
+
+def check_two_seats(env_name: str, num_players: int) -> None:
+    """A pair of policies needs two seats: with one, both would sit on the same seat and always 'draw'."""
+    if num_players < 2:
+        raise ConfigError(f"{env_name} with {num_players} player has one seat, so two policies cannot play each "
+                          "other; evaluate with num_players >= 2 (e.g. --env-kwargs '{\"num_players\": 2}')")
 
 
 def bradley_terry_elo(names: list[str], pairs: list[PairResult], anchor: str | None = "random",
@@ -148,6 +166,12 @@ def bradley_terry_elo(names: list[str], pairs: list[PairResult], anchor: str | N
 
 def round_robin(env_name: str, policies: list, games: int, seed: int = 0, game_kwargs: dict | None = None,
                 max_turns: int | None = None, filler="random") -> dict:
+    if len(policies) < 2:
+        raise ConfigError(f"a round robin needs at least two policies, got {len(policies)} ({', '.join(map(str, policies))}"
+                          "); add an opponent, e.g. --policies heuristic random")
+    check_games(games)
+    n_players = make_game(env_name, **(game_kwargs or {})).num_players
+    check_two_seats(env_name, n_players)
     named = [resolve(p, env_name) for p in policies]
     names = [n for n, _ in named]
     if len(set(names)) != len(names):
@@ -158,7 +182,6 @@ def round_robin(env_name: str, policies: list, games: int, seed: int = 0, game_k
         res.a, res.b = na, nb
         pairs.append(res)
     elo = bradley_terry_elo(names, pairs)
-    n_players = make_game(env_name, **(game_kwargs or {})).num_players
     return {"env": env_name, "num_players": n_players, "games_per_pair": pairs[0].games if pairs else 0,
             "seed": seed, "policies": names, "elo": elo,
             "pairs": [{**asdict(p), **p.rates()} for p in pairs]}
@@ -220,7 +243,14 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--out", help="folder for elo.json, elo.md (and elo.png with --png)")
     parser.add_argument("--png", action="store_true", help="also draw the Elo table")
     args = parser.parse_args(argv)
-    game_kwargs, max_turns = split_env_kwargs(json.loads(args.env_kwargs))
+    check_games(args.games)
+    env_kwargs = json.loads(args.env_kwargs)
+    if env_kwargs is not None and not isinstance(env_kwargs, dict):
+        raise ConfigError(f"--env-kwargs must be a JSON object of rule options, e.g. '{{\"num_players\": 3}}'; "
+                          f"got {args.env_kwargs}")
+    game_kwargs, max_turns = split_env_kwargs(env_kwargs)
+    if args.out:
+        check_out_folder(Path(args.out))  # before the games, not after them
     report = round_robin(args.env, args.policies, args.games, args.seed, game_kwargs, max_turns, args.filler)
     text = markdown(report)
     print(text)
@@ -233,6 +263,17 @@ def main(argv: list[str] | None = None) -> dict:
             elo_png(report, out / "elo.png")
         print(f"wrote {out}/elo.json, elo.md" + (", elo.png" if args.png else ""))
     return report
+
+
+def check_out_folder(out: Path) -> None:
+    """``out`` is, or can become, a folder: no file sits on it or on any folder above it."""
+    for path in (out, *out.parents):
+        if path.exists():
+            if not path.is_dir():
+                what = "is a file" if path == out else f"lies under the file {path}"
+                raise ConfigError(f"--out {out} {what}; --out names a folder for elo.json and elo.md: "
+                                  "pick a folder (new or existing)")
+            return
 
 
 def cli() -> None:

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
 
+from tabletop_envs import ConfigError
 from training.evaluate import PairResult, bradley_terry_elo, main, play_pair, seatings, wilson
 
 
@@ -71,3 +73,79 @@ def test_earth_with_three_players_is_rank_based_over_all_seat_rotations():
     res = play_pair("earth_v0", "heuristic", "random", 6, seed=0, game_kwargs={"num_players": 3})
     assert res.games == 6  # one deal from all 6 (seat of A, seat of B) placements, random in the third seat
     assert res.wins >= 5  # the heuristic out-ranks random
+
+
+SHIPPED_EARTH = str(Path(__file__).resolve().parents[2] / "models" / "earth" / "ppo.onnx")
+
+
+@pytest.mark.parametrize("policy", ["earth_v0/ppo", "travel_earth_v0/ppo", "terralore_v0/random", SHIPPED_EARTH])
+def test_a_policy_of_another_env_is_refused_whatever_its_kind(policy, capsys):
+    # ids used to load unchecked: earth_v0/ppo played Terralore, travel_earth_v0/ppo died with an IndexError
+    from tabletop_envs import ModelMismatchError
+    from tabletop_envs.core.errors import run_cli
+
+    env = "earth_v0" if policy.startswith("terralore") else "terralore_v0"
+    argv = ["--env", env, "--policies", policy, "random", "--games", "2"]
+    with pytest.raises(ModelMismatchError, match=f"not '?{env}"):
+        main(argv)
+    assert run_cli(main, argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1
+
+
+def test_a_loaded_policy_of_another_env_is_refused(toy):
+    from tabletop_envs import ModelMismatchError, load_policy
+
+    shipped = load_policy("earth_v0/ppo")
+    with pytest.raises(ModelMismatchError, match="not 'terralore_v0'"):
+        play_pair("terralore_v0", shipped, "random", 2)
+
+
+@pytest.mark.parametrize("games", ["0", "-5"])
+def test_a_non_positive_number_of_games_is_refused(toy, games, capsys):
+    from tabletop_envs.core.errors import run_cli
+
+    argv = ["--env", toy, "--policies", "random", "toy_v0/random", "--games", games]
+    assert run_cli(main, argv) == 2
+    assert capsys.readouterr().err == f"error: the number of games must be a positive integer, got {games}; " \
+                                      "e.g. --games 200\n"
+    with pytest.raises(ConfigError, match="positive integer"):
+        play_pair(toy, "random", "random", int(games))
+
+
+def test_a_round_robin_needs_two_policies(toy):
+    with pytest.raises(ConfigError, match="at least two policies, got 1 .*--policies heuristic random"):
+        main(["--env", toy, "--policies", "random", "--games", "2"])
+
+
+def test_a_one_player_table_is_refused_instead_of_reported_as_all_draws():
+    pytest.importorskip("tabletop_envs.earth.bots")
+    with pytest.raises(ConfigError, match="earth_v0 with 1 player has one seat.*num_players >= 2"):
+        main(["--env", "earth_v0", "--policies", "heuristic", "random", "--games", "2",
+              "--env-kwargs", '{"num_players": 1}'])
+    with pytest.raises(ConfigError, match="one seat"):
+        play_pair("earth_v0", "heuristic", "random", 2, game_kwargs={"num_players": 1})
+
+
+@pytest.mark.parametrize("text", ["[1]", '"x"', "3"])
+def test_env_kwargs_that_are_no_json_object_are_refused(toy, text):
+    with pytest.raises(ConfigError, match="--env-kwargs must be a JSON object"):
+        main(["--env", toy, "--policies", "random", "toy_v0/random", "--games", "2", "--env-kwargs", text])
+
+
+def test_an_unknown_rule_option_is_a_config_error():
+    with pytest.raises(ConfigError, match="no option bogus"):
+        main(["--env", "terralore_v0", "--policies", "random", "heuristic", "--games", "2",
+              "--env-kwargs", '{"bogus": 1}'])
+
+
+def test_out_on_a_file_is_refused_before_any_game(toy, tmp_path, monkeypatch):
+    import training.evaluate as evaluate
+
+    monkeypatch.setattr(evaluate, "round_robin", lambda *a, **k: pytest.fail("played before checking --out"))
+    taken = tmp_path / "taken"
+    taken.write_text("keep me")
+    for out, what in ((taken, "is a file"), (taken / "sub", "lies under the file")):
+        with pytest.raises(ConfigError, match=f"--out .* {what}"):
+            main(["--env", toy, "--policies", "random", "toy_v0/random", "--games", "2", "--out", str(out)])
+    assert taken.read_text() == "keep me"
