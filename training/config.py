@@ -12,6 +12,9 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import math
+import re
+import string
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,7 +48,8 @@ class PPOConfig:
                                     min=1)
     update_threads: int = config_key(2, "torch intra-op threads during the PPO update, when the envs wait (capped at "
                                      "the machine's cores)", min=1)
-    device: str = config_key("cpu", "torch device for the learner")
+    device: str = config_key("cpu", "torch device for the learner: cpu, cuda, cuda:<N>, mps or auto (cuda when "
+                             "there is one)")
 
 
 @dataclass
@@ -103,7 +107,7 @@ class EvalConfig:
 @dataclass
 class OutputConfig:
     dir: str = config_key("runs/{env}-s{seed}", "run folder; {env}, {seed} and {name} are filled in")
-    name: str = config_key("ppo", "model name (file stem of the exported policy)")
+    name: str = config_key("ppo", "model name (file stem of the exported policy: letters, digits, _ and -)")
     checkpoint_every: int = config_key(50_000, "steps between checkpoints (model zip + pool)", min=1)
     tensorboard: bool = config_key(True, "write TensorBoard logs under <dir>/tb")
     progress_bar: bool = config_key(True, "tqdm/rich progress bar")
@@ -140,6 +144,9 @@ class TrainConfig:
                               f"vec.n_envs = {self.ppo.n_steps * self.vec.n_envs}; lower it or raise n_steps")
         if not self.ppo.net_arch or any(h < 1 for h in self.ppo.net_arch):
             raise ConfigError(f"ppo.net_arch must be a non-empty list of positive sizes, got {self.ppo.net_arch}")
+        check_device(self.ppo.device, "ppo.device")
+        check_file_stem(self.output.name, "output.name")
+        check_dir_template(self.output.dir, "output.dir", env=self.env, seed=self.seed, name=self.output.name)
         return self
 
     def _check_phases(self) -> None:
@@ -181,6 +188,45 @@ class TrainConfig:
         return dataclasses.asdict(self)
 
 
+def check_device(device: str, key: str) -> None:
+    """A torch device string, checked when the recipe loads rather than when the learner is built."""
+    if re.fullmatch(r"auto|cpu|(cuda|mps)(:\d+)?", device):
+        return
+    try:
+        import torch
+
+        torch.device(device)
+        return
+    except ImportError:
+        pass
+    except (RuntimeError, ValueError, TypeError):
+        pass
+    raise ConfigError(f"{key} {device!r} is not a torch device; use cpu, cuda, cuda:<N> (e.g. cuda:0), mps or auto")
+
+
+def check_file_stem(name: str, key: str) -> None:
+    """A name that becomes ``<run dir>/<name>.onnx``: no folder, no extension, not empty."""
+    if not re.fullmatch(r"[\w-]+", name):
+        raise ConfigError(f"{key} {name!r} must be a plain file stem (letters, digits, _ and -; no folder, dot or "
+                          f"space): the model is written as <run dir>/<{key.split('.')[-1]}>.onnx; e.g. ppo")
+
+
+def check_dir_template(template: str, key: str, **values) -> None:
+    """``template`` may use only the placeholders in ``values`` (``{{``/``}}`` for a literal brace)."""
+    allowed = ", ".join("{" + k + "}" for k in values)
+    try:
+        fields = [f for _, f, _, _ in string.Formatter().parse(template) if f is not None]
+        unknown = [f for f in fields if f not in values]
+        if not unknown:
+            template.format(**values)
+    except (ValueError, IndexError, KeyError, AttributeError) as exc:
+        raise ConfigError(f"{key} {template!r} is not a valid folder template ({exc}); its placeholders are "
+                          f"{allowed}; write {{{{ and }}}} for a literal brace") from None
+    if unknown:
+        raise ConfigError(f"{key} {template!r} uses the unknown placeholder {{{unknown[0]}}}; the placeholders are "
+                          f"{allowed} (write {{{{ and }}}} for a literal brace)")
+
+
 # ------------------------------------------------------------------------------------ parsing
 def load_config(path: str | Path | None = None, overrides: list[str] | None = None,
                 data: dict | None = None) -> TrainConfig:
@@ -203,8 +249,12 @@ def load_typed_config(schema: type, path: str | Path | None = None, overrides: l
             raw = yaml.safe_load(Path(path).read_text()) or {}
         except FileNotFoundError:
             raise ConfigError(f"config file {path} not found; {where}") from None
+        except IsADirectoryError:
+            raise ConfigError(f"config file {path} is a folder; pass a YAML file, {where}") from None
+        except UnicodeDecodeError:
+            raise ConfigError(f"config file {path} is not UTF-8 text; pass a YAML file, {where}") from None
         except yaml.YAMLError as exc:
-            raise ConfigError(f"{path} is not valid YAML: {exc}") from None
+            raise ConfigError(f"{_yaml_problem(exc, str(path))}; fix the file") from None
         if not isinstance(raw, dict):
             raise ConfigError(f"{path}: the top level must be a mapping of keys, got {type(raw).__name__}")
     if data:
@@ -213,10 +263,33 @@ def load_typed_config(schema: type, path: str | Path | None = None, overrides: l
         name, sep, value = item.partition("=")
         if not sep or not name:
             raise ConfigError(f"override {item!r} must look like section.key=value, e.g. ppo.n_steps=256")
-        raw = _merge(raw, _nest(name.strip().split("."), yaml.safe_load(value)))
+        try:
+            parsed = yaml.safe_load(value)
+        except yaml.YAMLError as exc:
+            raise ConfigError(f"override {name.strip()}: the value {value!r} is not valid YAML ({_yaml_problem(exc)}); "
+                              "close the brackets or quotes, e.g. ppo.net_arch=[64,64], or quote a string") from None
+        raw = _merge(raw, _nest(name.strip().split("."), parsed))
     if overrides:
         source = f"{source} + --set"
     return _build(schema, raw, "", source).validate()
+
+
+def _yaml_problem(exc, source: str | None = None) -> str:
+    """A YAML error in one line: where (the file's line and column) and what, without PyYAML's excerpts."""
+    mark = getattr(exc, "problem_mark", None)
+    problem = getattr(exc, "problem", None)
+    if problem is None:
+        text = " ".join(str(exc).split())
+        return f"{source} is not valid YAML: {text}" if source else text
+    context, context_mark = getattr(exc, "context", None), getattr(exc, "context_mark", None)
+    if source is None:  # a one-line value: no line numbers
+        return f"{problem} {context}" if context else problem
+    if context and context_mark is not None:
+        problem += f" ({context} begun on line {context_mark.line + 1}, column {context_mark.column + 1})"
+    elif context:
+        problem += f" ({context})"
+    where = f", line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+    return f"{source}{where}: not valid YAML: {problem}"
 
 
 def _nest(keys: list[str], value) -> dict:
@@ -286,6 +359,8 @@ def _check_type(value, hint, name: str, source: str, meta) -> Any:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise bad
         value = float(value)
+        if not math.isfinite(value):
+            raise ConfigError(f"{source}: {name!r} must be a finite number, got {value!r}")
     elif hint is str:
         if value is None:  # `--set key=` and `key:` read as null in YAML
             raise ConfigError(f"{source}: {name!r} must be a string, got nothing; for the empty string write "

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from tabletop_envs.core.errors import ConfigError, run_cli
-from training.config import config_key, load_typed_config
+from training.config import check_dir_template, check_file_stem, config_key, load_typed_config
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
@@ -94,7 +94,7 @@ class SelfPlayConfig:
 @dataclass
 class OutputConfig:
     dir: str = config_key("runs/rllib/{env}-s{seed}", "run folder; {env} and {seed} are filled in")
-    name: str = config_key("rllib_ppo", "file stem of the exported policy")
+    name: str = config_key("rllib_ppo", "file stem of the exported policy (letters, digits, _ and -)")
     checkpoint_every: int = config_key(10, "iterations between RLlib checkpoints (the last one is always saved)", min=1)
     export: bool = config_key(True, "export ONNX + npz + JSON sidecar of 'main' at the end")
     eval_games: int = config_key(0, "seat-rotated games of the exported policy vs random at the end (0 = skip)", min=0)
@@ -131,6 +131,8 @@ class RLlibTrainConfig:
         if not self.model.fcnet_hiddens or any(h < 1 for h in self.model.fcnet_hiddens):
             raise ConfigError(f"model.fcnet_hiddens must be a non-empty list of positive sizes, "
                               f"got {self.model.fcnet_hiddens}")
+        check_file_stem(self.output.name, "output.name")
+        check_dir_template(self.output.dir, "output.dir", env=self.env, seed=self.seed)
         return self
 
     def run_dir(self) -> Path:

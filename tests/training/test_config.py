@@ -111,3 +111,68 @@ def test_shipped_recipes_load(path):
 def test_bad_phases_are_clear_errors(phases, message):
     with pytest.raises(ConfigError, match=message):
         load_config(data={"ppo": {"total_timesteps": 1000}, "phases": phases})
+
+
+@pytest.mark.parametrize(("override", "bad"), [("ppo.n_steps=[1,2", "'[1,2'"),
+                                               ("pretrain.teacher='heur", "\"'heur\"")])
+def test_malformed_yaml_in_an_override_names_the_key_and_the_text(override, bad):
+    with pytest.raises(ConfigError) as info:
+        load_config(overrides=[override])
+    assert str(info.value).startswith(f"override {override.split('=')[0]}: the value {bad} is not valid YAML (")
+
+
+def test_malformed_yaml_file_is_one_line_naming_the_file_and_the_line(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("env: terralore_v0\nppo:\n  n_steps: [1, 2\n")
+    with pytest.raises(ConfigError) as info:
+        load_config(bad)
+    message = str(info.value)
+    assert message.startswith(f"{bad}, line 4, column 1: not valid YAML: expected ',' or ']'")
+    assert "begun on line 3" in message and "\n" not in message and "<unicode string>" not in message
+
+
+@pytest.mark.parametrize("value", [".nan", ".inf", "-.inf", "nan", "inf"])
+@pytest.mark.parametrize("key", ["ppo.learning_rate", "ppo.gamma", "selfplay.random_weight", "pretrain.vf_coef"])
+def test_non_finite_floats_are_refused_for_every_float_key(key, value):
+    with pytest.raises(ConfigError, match=f"'{key}' must be a finite number"):
+        load_config(overrides=[f"{key}={value}"])
+
+
+def test_non_finite_floats_are_refused_in_phases_too():
+    with pytest.raises(ConfigError, match="'phases\\[0\\].set.ppo.learning_rate' must be a finite number"):
+        load_config(data={"ppo": {"total_timesteps": 1000},
+                          "phases": [{"at": 500, "set": {"ppo.learning_rate": float("nan")}}]})
+
+
+@pytest.mark.parametrize(("template", "message"), [
+    ("runs/x-{bogus}", r"unknown placeholder \{bogus\}; the placeholders are \{env\}, \{seed\}, \{name\}"),
+    ("runs/{0}", r"unknown placeholder \{0\}"),
+    ("runs/x-{", r"not a valid folder template .*\{env\}, \{seed\}, \{name\}"),
+])
+def test_output_dir_with_an_unknown_placeholder_is_a_config_error(template, message):
+    with pytest.raises(ConfigError, match=f"output.dir .*{message}"):
+        load_config(overrides=[f"output.dir={template}"])
+
+
+def test_output_dir_placeholders_and_literal_braces_still_work():
+    cfg = load_config(overrides=["output.dir=runs/{{x}}-{env}-s{seed:02d}-{name}"])
+    assert str(cfg.run_dir()) == "runs/{x}-terralore_v0-s00-ppo"
+
+
+@pytest.mark.parametrize("device", ["gpu0", "cuda0", "cpu:x", "CUDA"])
+def test_an_unknown_device_is_refused_when_the_recipe_loads(device):
+    with pytest.raises(ConfigError, match=f"ppo.device '{device}' is not a torch device; use cpu, cuda"):
+        load_config(overrides=[f"ppo.device={device}"])
+
+
+@pytest.mark.parametrize("device", ["cpu", "cuda", "cuda:1", "mps", "auto"])
+def test_known_devices_are_accepted(device):
+    assert load_config(overrides=[f"ppo.device={device}"]).ppo.device == device
+
+
+@pytest.mark.parametrize("name", ["''", "a/b", "../x", "ppo.v2", "'my model'"])
+def test_an_empty_or_path_like_output_name_is_refused(name):
+    # output.name='' wrote runs/<dir>.onnx next to the run folder instead of inside it
+    with pytest.raises(ConfigError, match="output.name .* must be a plain file stem"):
+        load_config(overrides=[f"output.name={name}"])
+    assert load_config(overrides=["output.name=ppo_4p-b"]).output.name == "ppo_4p-b"
