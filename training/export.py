@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tabletop_envs.core.errors import run_cli
+from tabletop_envs.core.errors import ConfigError, ModelMismatchError, run_cli
 from tabletop_envs.core.onnx_policy import SIDECAR_FORMAT, MLPPolicy
 from tabletop_envs.core.registry import make_game
 
@@ -139,8 +139,8 @@ def export_policy(weights, activation: str, out_stem: str | Path, env_name: str,
     game = make_game(env_name, **(game_config or {}))
     n_obs, n_act = weights[0][0].shape[0], weights[-1][0].shape[1]
     if (n_obs, n_act) != (game.observation_layout.size, game.num_actions):
-        raise ValueError(f"network {n_obs}->{n_act} does not fit {env_name} "
-                         f"({game.observation_layout.size} observations, {game.num_actions} actions)")
+        raise ModelMismatchError(f"network {n_obs}->{n_act} does not fit {env_name} "
+                                 f"({game.observation_layout.size} observations, {game.num_actions} actions)")
     onnx_path = out_stem.with_suffix(".onnx")
     onnx.save(onnx_graph(weights, activation), str(onnx_path))
     arrays = {}
@@ -191,6 +191,30 @@ def update_sidecar(path: str | Path, **sections) -> dict:
     return meta
 
 
+def find_run_json(model: Path) -> Path | None:
+    """The run.json of the run that saved ``model``: next to it (``<run>/final_model.zip``), or in the run
+    folder above a checkpoint (``<run>/checkpoints/step_N/model.zip``)."""
+    candidates = [model.with_name("run.json")]
+    if model.parent.parent.name == "checkpoints":
+        candidates.append(model.parent.parent.parent / "run.json")
+    return next((c for c in candidates if c.is_file()), None)
+
+
+def check_model_file(model: Path) -> None:
+    """``model`` is an existing SB3 model zip (not an exported .onnx, not a folder)."""
+    import zipfile
+
+    if not model.exists():
+        raise FileNotFoundError(f"--model {model} does not exist; pass the .zip that training.train saved, e.g. "
+                                "runs/<run>/final_model.zip or runs/<run>/checkpoints/step_<N>/model.zip")
+    if not model.is_file() or not zipfile.is_zipfile(model):
+        what = "a folder" if model.is_dir() else "not a zip file"
+        hint = (" (it is already an exported policy: load it with tabletop_envs.load_policy)"
+                if model.suffix in (".onnx", ".npz", ".json") else "")
+        raise ConfigError(f"--model {model} is {what}{hint}; pass the SB3 MaskablePPO .zip that training.train "
+                          "saved, e.g. runs/<run>/final_model.zip")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -202,21 +226,37 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--act", choices=["argmax", "sample"], default="argmax",
                         help="how the policy picks among legal actions (evaluation and the loader's default)")
     args = parser.parse_args(argv)
-    from sb3_contrib import MaskablePPO
-
+    model_path = Path(args.model)
+    if not model_path.exists() and model_path.with_name(model_path.name + ".zip").is_file():
+        model_path = model_path.with_name(model_path.name + ".zip")  # SB3 adds the .zip too
+    check_model_file(model_path)
     run_info = {}
-    run_json = Path(args.model).with_name("run.json")
-    if run_json.exists():
+    run_json = find_run_json(model_path)
+    if run_json is not None:
         run_info = json.loads(run_json.read_text())
     env_name = args.env or run_info.get("env")
     if not env_name:
-        parser.error("--env is required when the model has no run.json next to it")
+        parser.error("--env is required when the model has no run.json next to it (or, for a checkpoint, in "
+                     "the run folder above checkpoints/)")
+    if args.env and run_info.get("env") and run_info["env"] != args.env:
+        raise ModelMismatchError(f"the model's run ({run_json}) is for {run_info['env']}, not {args.env}; drop "
+                                 f"--env (or pass --env {run_info['env']}), or export a model trained for {args.env}")
     game_config = run_info.get("game_config", {})
-    model = MaskablePPO.load(args.model, device="cpu")
+    if args.eval_games < 0:
+        raise ConfigError(f"--eval-games must be 0 (no evaluation) or a positive number of games, got "
+                          f"{args.eval_games}")
+    if args.eval_games:  # an unknown anchor fails now, before the three files are written
+        from .evaluate import resolve
+
+        for anchor in args.anchors:
+            resolve(anchor, env_name)
+    from sb3_contrib import MaskablePPO
+
+    model = MaskablePPO.load(model_path, device="cpu")
     training = dict(run_info.get("training", {}))
     if "config" in run_info:
         training["config"] = run_info["config"]
-    summary_json = Path(args.model).with_name("summary.json")
+    summary_json = model_path.with_name("summary.json")
     if summary_json.exists():
         training["wall_time_s"] = json.loads(summary_json.read_text()).get("train_seconds")
     deterministic = args.act == "argmax"

@@ -197,3 +197,90 @@ def test_linear_layers_walks_nested_containers_and_refuses_what_the_opponent_for
         linear_layers(torch.nn.Sequential(first, torch.nn.LayerNorm(4), second))
     with pytest.raises(TypeError, match="mixed activations"):
         linear_layers(torch.nn.Sequential(first, torch.nn.Tanh(), second, torch.nn.ReLU()))
+
+
+# ------------------------------------------------------------------------------------ the command line
+@pytest.fixture()
+def toy_run(toy_model, tmp_path):
+    """A run folder as training.train leaves it: final_model.zip, a checkpoint and run.json."""
+    run = tmp_path / "run"
+    (run / "checkpoints" / "step_000000512").mkdir(parents=True)
+    toy_model.save(run / "final_model.zip")
+    toy_model.save(run / "checkpoints" / "step_000000512" / "model.zip")
+    (run / "run.json").write_text(json.dumps({"env": "toy_v0", "game_config": {}, "env_kwargs": {}}))
+    return run
+
+
+def _written(stem):
+    return sorted(p.name for p in stem.parent.glob(stem.name + ".*")) if stem.parent.exists() else []
+
+
+def test_export_cli_refuses_a_model_that_is_no_sb3_zip(toy_run, exported, tmp_path):
+    from tabletop_envs import ConfigError
+    from training.export import main
+
+    out = tmp_path / "out" / "ppo"
+    with pytest.raises(ConfigError, match=r"ppo.onnx is not a zip file \(it is already an exported policy"):
+        main(["--model", str(exported), "--out", str(out)])
+    with pytest.raises(ConfigError, match="is a folder"):
+        main(["--model", str(toy_run), "--env", "toy_v0", "--out", str(out)])
+    assert _written(out) == []
+
+
+@pytest.mark.parametrize("env", [[], ["--env", "toy_v0"]])
+def test_export_cli_reports_a_missing_model_as_missing(toy, tmp_path, env):
+    # it said '--env is required ...' without --env, and 'model.zip.zip' was not found with it
+    from training.export import main
+
+    missing = tmp_path / "run" / "model.zip"
+    with pytest.raises(FileNotFoundError, match=f"--model {missing} does not exist"):
+        main(["--model", str(missing), "--out", str(tmp_path / "out"), *env])
+
+
+def test_export_cli_refuses_an_env_other_than_the_runs(toy_run, tmp_path):
+    # the run.json's game_config was passed to the other game's constructor: a TypeError
+    from training.export import main
+
+    out = tmp_path / "out" / "ppo"
+    with pytest.raises(ModelMismatchError, match="the model's run .*run.json.* is for toy_v0, not terralore_v0"):
+        main(["--model", str(toy_run / "final_model.zip"), "--env", "terralore_v0", "--out", str(out)])
+    assert _written(out) == []
+
+
+def test_export_cli_checks_the_anchors_before_writing(toy_run, tmp_path):
+    from training.export import main
+
+    out = tmp_path / "out" / "ppo"
+    with pytest.raises(TabletopError, match="no policy registered as 'toy_v0/nosuch'"):
+        main(["--model", str(toy_run / "final_model.zip"), "--out", str(out), "--eval-games", "2",
+              "--anchors", "random", "nosuch"])
+    assert _written(out) == []
+
+
+def test_export_cli_accepts_the_model_without_its_zip_suffix(toy_run, tmp_path):
+    from training.export import main
+
+    main(["--model", str(toy_run / "final_model"), "--out", str(tmp_path / "out" / "ppo")])
+    assert _written(tmp_path / "out" / "ppo") == ["ppo.json", "ppo.npz", "ppo.onnx"]
+
+
+def test_export_of_a_checkpoint_finds_the_run_json_in_the_run_folder(tmp_path):
+    # an Earth 4-player checkpoint was exported with game_config {} and num_players 2
+    pytest.importorskip("tabletop_envs.earth")
+    from sb3_contrib import MaskablePPO
+
+    from tabletop_envs.core.single_agent import SingleAgentEnv
+    from training.export import main
+
+    run = tmp_path / "earth-4p"
+    checkpoint = run / "checkpoints" / "step_000001024"
+    checkpoint.mkdir(parents=True)
+    MaskablePPO("MlpPolicy", SingleAgentEnv("earth_v0", num_players=4), device="cpu",
+                policy_kwargs={"net_arch": [8]}).save(checkpoint / "model.zip")
+    (run / "run.json").write_text(json.dumps({"env": "earth_v0", "game_config": {"num_players": 4},
+                                              "env_kwargs": {"num_players": 4}, "config": {"seed": 7}}))
+    out = tmp_path / "out" / "ppo_4p"
+    main(["--model", str(checkpoint / "model.zip"), "--out", str(out)])  # no --env: run.json says it
+    meta = json.loads(out.with_suffix(".json").read_text())
+    assert meta["env_id"] == "earth_v0" and meta["game_config"] == {"num_players": 4} and meta["num_players"] == 4
+    assert meta["training"]["config"] == {"seed": 7}
