@@ -18,11 +18,12 @@ import sys
 import time
 from pathlib import Path
 
-from tabletop_envs.core.errors import run_cli
+from tabletop_envs.core.errors import ConfigError, run_cli
 from tabletop_envs.core.onnx_policy import model_path_for_id
+from tabletop_envs.core.registry import make_game
 
 from .config import load_config
-from .evaluate import elo_png, markdown, round_robin, split_env_kwargs
+from .evaluate import check_games, check_two_seats, elo_png, markdown, round_robin, split_env_kwargs
 from .train import train
 
 DEFAULT_CONFIG = Path(__file__).resolve().parents[1] / "configs" / "main_job.yaml"
@@ -37,6 +38,12 @@ def main(argv: list[str] | None = None) -> dict:
     args = parser.parse_args(argv)
     started = time.perf_counter()
     cfg = load_config(args.config, args.overrides)
+    check_games(args.games)  # the round robin's arguments are checked before the training, not after it
+    if not cfg.output.export:
+        raise ConfigError("the main job plays the exported agent in its round robin, so output.export must be true; "
+                          "drop --set output.export=false (python -m training.train trains without exporting)")
+    game_kwargs, max_turns = split_env_kwargs(cfg.env_kwargs)
+    check_two_seats(cfg.env, make_game(cfg.env, **game_kwargs).num_players)
     cfg.eval.final_games = 0  # the round robin below is the final evaluation
     command = "python -m training.main_job " + " ".join(
         [f"--config {args.config}"] * (args.config != str(DEFAULT_CONFIG)) + [f"--set {o}" for o in args.overrides])
@@ -48,7 +55,6 @@ def main(argv: list[str] | None = None) -> dict:
     opponents = ["random", "heuristic"]
     if model_path_for_id(f"{cfg.env}/ppo") is not None:
         opponents.append("ppo")
-    game_kwargs, max_turns = split_env_kwargs(cfg.env_kwargs)
     policies = [trained, *opponents]
     report = round_robin(cfg.env, policies, args.games, seed=cfg.seed + 99, game_kwargs=game_kwargs,
                          max_turns=max_turns)

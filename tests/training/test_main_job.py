@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 
-from tabletop_envs import load_policy
+import pytest
+
+from tabletop_envs import ConfigError, load_policy
 from training.main_job import main
 
 
@@ -20,3 +22,26 @@ def test_the_main_job_trains_exports_and_ranks_the_new_agent_against_the_shipped
     assert json.loads((run / "pretrain.json").read_text())["games"] == 30
     assert (run / "main_job.md").exists() and (run / "elo.png").exists()
     assert load_policy(result["exported"]).metadata["env_id"] == "terralore_v0"
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--set", "output.export=false"], "the main job plays the exported agent .* output.export must be true"),
+    (["--games", "0"], "the number of games must be a positive integer, got 0"),
+    (["--set", "env=earth_v0", "--set", "env_kwargs={num_players: 1}"], "earth_v0 with 1 player has one seat"),
+])
+def test_the_main_job_refuses_what_its_round_robin_cannot_do_before_training(argv, message, monkeypatch):
+    # output.export=false trained, then died with KeyError: 'exported'
+    import training.main_job as main_job
+
+    monkeypatch.setattr(main_job, "train", lambda *a, **k: pytest.fail("trained before refusing"))
+    with pytest.raises(ConfigError, match=message):
+        main(argv)
+
+
+def test_the_main_job_recipe_quotes_no_measured_numbers_that_drift():
+    # it said "90.5 % vs random" and "in under a minute" long after either was true; the README has them
+    from training.main_job import DEFAULT_CONFIG
+
+    comments = [line for line in DEFAULT_CONFIG.read_text().splitlines() if line.lstrip().startswith("#")]
+    assert not [line for line in comments if "%" in line or "under a minute" in line]
+    assert any("README" in line for line in comments)
