@@ -1,0 +1,47 @@
+"""The models card's command line: a missing, misnamed or empty models folder is one clear line."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tabletop_envs import ConfigError
+from tabletop_envs.core.errors import run_cli
+from training.model_card import MODELS, main
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_a_missing_models_folder_is_one_line_not_a_traceback(tmp_path):
+    out = subprocess.run([sys.executable, "-m", "training.model_card", "--models", str(tmp_path / "nonexist")],
+                         cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2
+    assert out.stderr == f"error: --models {tmp_path / 'nonexist'} does not exist; pass the folder of exported " \
+                         "models (<game>/<name>.json sidecars), e.g. --models models\n"
+
+
+def test_a_folder_without_models_is_refused_and_its_readme_kept(tmp_path, capsys):
+    (tmp_path / "terralore").mkdir()
+    (tmp_path / "terralore" / "notes.json").write_text("{}")  # a JSON that is no sidecar
+    (tmp_path / "README.md").write_text("keep me")
+    with pytest.raises(ConfigError, match=f"no exported models under {tmp_path}"):
+        main(["--models", str(tmp_path)])
+    assert run_cli(main, ["--models", str(tmp_path)]) == 2
+    assert capsys.readouterr().err.startswith("error: no exported models")
+    assert (tmp_path / "README.md").read_text() == "keep me"
+
+
+def test_a_file_as_models_folder_is_refused(tmp_path):
+    (tmp_path / "f").write_text("")
+    with pytest.raises(ConfigError, match="is a file"):
+        main(["--models", str(tmp_path / "f")])
+
+
+def test_the_card_of_a_copy_of_the_shipped_models_is_written(tmp_path):
+    shutil.copytree(MODELS, tmp_path / "models")
+    main(["--models", str(tmp_path / "models")])
+    assert (tmp_path / "models" / "README.md").read_text() == (MODELS / "README.md").read_text()
