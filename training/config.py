@@ -235,10 +235,12 @@ def load_config(path: str | Path | None = None, overrides: list[str] | None = No
 
 
 def load_typed_config(schema: type, path: str | Path | None = None, overrides: list[str] | None = None,
-                      data: dict | None = None, where: str = ""):
+                      data: dict | None = None, where: str = "",
+                      keys_hint: str = "python -m training.config lists them all"):
     """Any dataclass ``schema`` built with :func:`config_key` fields from YAML, a dict and ``--set`` overrides.
 
-    Unknown or ill-typed keys are a ConfigError naming the key, the source and the fix.
+    Unknown or ill-typed keys are a ConfigError naming the key, the source and the fix; ``keys_hint``
+    says where the schema's keys are listed.
     """
     import yaml
 
@@ -271,7 +273,7 @@ def load_typed_config(schema: type, path: str | Path | None = None, overrides: l
         raw = _merge(raw, _nest(name.strip().split("."), parsed))
     if overrides:
         source = f"{source} + --set"
-    return _build(schema, raw, "", source).validate()
+    return _build(schema, raw, "", source, keys_hint).validate()
 
 
 def _yaml_problem(exc, source: str | None = None) -> str:
@@ -303,7 +305,7 @@ def _merge(base: dict, extra: dict) -> dict:
     return out
 
 
-def _build(cls, raw: dict, prefix: str, source: str):
+def _build(cls, raw: dict, prefix: str, source: str, keys_hint: str = "python -m training.config lists them all"):
     hints = typing.get_type_hints(cls)
     fields = {f.name: f for f in dataclasses.fields(cls)}
     kwargs = {}
@@ -313,12 +315,12 @@ def _build(cls, raw: dict, prefix: str, source: str):
             close = difflib.get_close_matches(str(key), list(fields), n=1)
             hint = f" Did you mean '{prefix}{close[0]}'?" if close else ""
             raise ConfigError(f"{source}: unknown key {name!r}.{hint} Known keys here: {', '.join(fields)} "
-                              "(python -m training.config lists them all)")
+                              f"({keys_hint})")
         hint = hints[key]
         if dataclasses.is_dataclass(hint):
             if not isinstance(value, dict):
                 raise ConfigError(f"{source}: {name!r} must be a mapping of keys, got {value!r}")
-            kwargs[key] = _build(hint, value, f"{name}.", source)
+            kwargs[key] = _build(hint, value, f"{name}.", source, keys_hint)
         else:
             kwargs[key] = _check_type(value, hint, name, source, fields[key].metadata)
     return cls(**kwargs)
@@ -387,8 +389,8 @@ def _describe(hint) -> str:
     return {int: "an integer", float: "a number", bool: "true or false", str: "a string"}.get(hint, str(hint))
 
 
-def schema_markdown() -> str:
-    """The documented schema: key, type, default, meaning."""
+def schema_markdown(schema: type | None = None) -> str:
+    """The documented schema (``TrainConfig``'s unless another is given): key, type, default, meaning."""
     rows = ["| key | type | default | meaning |", "|---|---|---|---|"]
 
     def walk(cls, prefix):
@@ -402,7 +404,7 @@ def schema_markdown() -> str:
             rows.append(f"| `{prefix}{f.name}` | {_describe(hint)} | `{getattr(default, f.name)!r}` | "
                         f"{f.metadata['doc']} |")
 
-    walk(TrainConfig, "")
+    walk(schema or TrainConfig, "")
     return "\n".join(rows)
 
 

@@ -5,6 +5,7 @@
     python -m training.rllib_train --config configs/rllib_terralore.yaml --set iterations=3 --set env_runners.num_env_runners=0
     python -m training.rllib_train --config configs/rllib_terralore.yaml --resume runs/rllib/terralore_v0-s0/checkpoint_00010
     python -m training.rllib_train --config configs/rllib_terralore.yaml --export-checkpoint runs/.../checkpoint_00010
+    python -m training.rllib_train --keys   # every recipe key with its type, default and meaning
 
 Every seat of the turn-based :class:`~tabletop_envs.rllib_adapter.TabletopMultiAgentEnv` is played
 by one shared, trained module ``main`` (``selfplay.mode: shared``), or one seat per episode by
@@ -31,7 +32,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from tabletop_envs.core.errors import ConfigError, run_cli
+from tabletop_envs.core.errors import ConfigError, TabletopError, run_cli
 from training.config import check_dir_template, check_file_stem, config_key, load_typed_config
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -142,7 +143,23 @@ class RLlibTrainConfig:
 def load_rllib_config(path: str | Path | None = None, overrides: list[str] | None = None,
                       data: dict | None = None) -> RLlibTrainConfig:
     """A validated config from a YAML file and/or a dict, then ``section.key=value`` overrides."""
-    return load_typed_config(RLlibTrainConfig, path, overrides, data, "RLlib recipes are configs/rllib_*.yaml")
+    return load_typed_config(RLlibTrainConfig, path, overrides, data, "RLlib recipes are configs/rllib_*.yaml",
+                             keys_hint=KEYS_HINT)
+
+
+KEYS_HINT = "python -m training.rllib_train --keys lists them all"
+
+RAY_MISSING = ("training.rllib_train needs Ray RLlib, which is not installed ({}); install the distributed extra: "
+               "pip install -e '.[distributed]' (from this checkout)")
+
+
+def require_ray() -> None:
+    """Ray RLlib is importable, or a one-line error that says how to install it."""
+    try:
+        import ray  # noqa: F401
+        import ray.rllib  # noqa: F401
+    except ImportError as exc:
+        raise TabletopError(RAY_MISSING.format(exc)) from None
 
 
 # ------------------------------------------------------------------------------------ RLlib setup
@@ -355,6 +372,7 @@ def train(cfg: RLlibTrainConfig, address: str | None = None, log=print, resume: 
     ``resume``: an RLlib checkpoint of this recipe; training continues from its iteration up to
     ``iterations`` in total.
     """
+    require_ray()
     import ray
 
     run_dir = cfg.run_dir().resolve()
@@ -422,6 +440,7 @@ def _steps_at(run_dir: Path, iteration: int) -> int:
 
 def export_checkpoint(cfg: RLlibTrainConfig, checkpoint: str | Path, out_stem: str | Path | None = None) -> Path:
     """Export module 'main' of an RLlib checkpoint (no Ray cluster needed), e.g. after a crashed run."""
+    require_ray()
     from ray.rllib.core import COMPONENT_LEARNER, COMPONENT_LEARNER_GROUP, COMPONENT_RL_MODULE
     from ray.rllib.core.rl_module.rl_module import RLModule
 
@@ -458,7 +477,7 @@ def _fmt(x) -> str:
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
-    parser.add_argument("--config", required=True, help="YAML recipe, e.g. configs/rllib_terralore.yaml")
+    parser.add_argument("--config", help="YAML recipe, e.g. configs/rllib_terralore.yaml (required)")
     parser.add_argument("--address", default=None,
                         help="join an existing Ray cluster ('auto' on a cluster node, or head-ip:6379); "
                              "default: start a local Ray")
@@ -467,8 +486,18 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--resume", metavar="CHECKPOINT", help="continue from an RLlib checkpoint of this recipe")
     parser.add_argument("--export-checkpoint", metavar="CHECKPOINT",
                         help="only export module 'main' of this checkpoint (no training, no Ray cluster)")
+    parser.add_argument("--keys", action="store_true",
+                        help="print every recipe key with its type, default and meaning, and exit")
     args = parser.parse_args(argv)
-    cfg = load_rllib_config(args.config, args.set)
+    if args.keys:
+        from training.config import schema_markdown
+
+        print(schema_markdown(RLlibTrainConfig))
+        return {}
+    if not args.config:
+        parser.error("the following arguments are required: --config")
+    cfg = load_rllib_config(args.config, args.set)  # a recipe's mistakes are reported with or without ray
+    require_ray()
     if args.export_checkpoint:
         path = export_checkpoint(cfg, args.export_checkpoint)
         print(f"wrote {path} (+ .npz, .json)")

@@ -3,10 +3,16 @@ tested in tests/distributed)."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from tabletop_envs import ConfigError
-from training.rllib_train import load_rllib_config
+from training.rllib_train import load_rllib_config, main
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize("name", ["''", "a/b", "ppo.v2"])
@@ -19,3 +25,42 @@ def test_rllib_output_dir_knows_only_env_and_seed():
     with pytest.raises(ConfigError, match=r"unknown placeholder \{name\}; the placeholders are \{env\}, \{seed\}"):
         load_rllib_config(overrides=["output.dir=runs/{name}"])
     assert str(load_rllib_config(overrides=["output.dir=runs/{env}-{seed}"]).run_dir()) == "runs/terralore_v0-0"
+
+
+def _run_without_ray(*args: str) -> subprocess.CompletedProcess:
+    # sys.modules[name] = None makes "import name" fail as if ray were not installed (whether it is or not)
+    code = ("import sys; sys.modules['ray'] = None; sys.modules['ray.rllib'] = None\n"
+            "from training.rllib_train import cli\n"
+            f"sys.argv = ['rllib_train', *{list(args)!r}]\ncli()")
+    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.parametrize("extra", [[], ["--export-checkpoint", "runs/rllib/x/checkpoint_00001"]])
+def test_rllib_train_without_ray_says_how_to_install_it_in_one_line(extra):
+    out = _run_without_ray("--config", "configs/rllib_terralore.yaml", *extra)
+    assert out.returncode == 2
+    assert out.stderr.startswith("error: training.rllib_train needs Ray RLlib, which is not installed")
+    assert "pip install -e '.[distributed]'" in out.stderr and out.stderr.count("\n") == 1
+
+
+def test_rllib_recipe_mistakes_are_reported_without_ray():
+    out = _run_without_ray("--config", "configs/rllib_terralore.yaml", "--set", "iteration=3")
+    assert out.returncode == 2 and "unknown key 'iteration'. Did you mean 'iterations'?" in out.stderr
+
+
+def test_rllib_unknown_key_points_to_the_rllib_key_list(capsys):
+    # it pointed to python -m training.config, which lists the SB3 recipe's keys only
+    with pytest.raises(ConfigError, match=r"unknown key 'env_runners.num_env_runner'.*"
+                                          r"\(python -m training.rllib_train --keys lists them all\)"):
+        load_rllib_config(data={"env_runners": {"num_env_runner": 2}})
+    main(["--keys"])
+    table = capsys.readouterr().out
+    assert "`env_runners.num_env_runners`" in table and "`selfplay.frozen_update_every`" in table
+    assert "`vec.n_envs`" not in table  # an SB3 recipe key
+
+
+def test_rllib_config_errors_still_point_sb3_users_to_training_config():
+    from training.config import load_config
+
+    with pytest.raises(ConfigError, match=r"\(python -m training.config lists them all\)"):
+        load_config(data={"ppo": {"n_step": 3}})
