@@ -95,6 +95,13 @@ class EarthGame(Game):
         self.observation_layout = build_observation_layout()
         al = self.action_layout
         self.A = {name: al.start[name] for name in al.segments}
+        cat = self.cat
+        # the catalogue's plantable cards and distinct event costs, cheapest first: whether a seat is asked
+        # to plant or given the end-of-turn window depends on these and public counts, never on its hand
+        self.plantable_by_cost = sorted((c for c in range(NUM_EARTH) if cat.plantable_l[c]), key=cat.cost_l.__getitem__)
+        event_costs = {tuple(sorted((cat.earth[c]["abilities"][0].get("cost") or {}).items()))
+                       for c in range(NUM_EARTH) if cat.is_event_l[c]}
+        self.event_costs = [dict(k) for k in sorted(event_costs, key=lambda k: (sum(n for _, n in k), k))]
 
     def config(self) -> dict:
         return {"num_players": self.num_players, "reward": self.reward, "advanced_draft": self.advanced_draft,
@@ -456,7 +463,7 @@ class EarthState(State):
 
     # ================================================================== the scheduler
     def _run(self) -> None:
-        """Run automatic tasks until a decision with a real choice is at the front (or the game ends)."""
+        """Run automatic tasks until a decision that is asked is at the front (or the game ends)."""
         while self.phase != "over":
             if not self.queue:
                 self._end_turn()
@@ -472,17 +479,41 @@ class EarthState(State):
             getattr(self, "_auto_" + t)(task)
 
     def _has_choice(self, task: dict) -> bool:
-        """Does this decision offer a real choice? If so its mask is built now (the env asks for it next)."""
+        """Is this decision asked? If so its mask is built now (the env asks for it next).
+
+        A decision is skipped only when what every other seat can see shows it offers no choice: who
+        is asked is public (agent_selection, the observation's ``decider``), so it must never depend
+        on a hand's contents. The window and planting are asked whenever the seat *could* have a
+        choice (``_may_play_event``, ``_may_plant``), even if its hand turns out to allow only pass;
+        every other decision's choices are public (tableaux, pieces, soil, counts, own drawn cards).
+        Solo play has no other seat to hide the hand from: there the hand decides, as it always did.
+        """
         choices = self._choices(task)
         anytime = None
-        if task["t"] == "window":
-            anytime = self._anytime_options(task["p"], task)
-            real = bool(anytime[0]) or anytime[1]
+        t, p = task["t"], task["p"]
+        if t == "window":
+            anytime = self._anytime_options(p, task)
+            asked = anytime[1] or (self._may_play_event(p) if self.n > 1 else bool(anytime[0]))
+        elif t == "plant":
+            asked = self._may_plant(p) if self.n > 1 else bool(choices)
         else:
-            real = bool(choices)
-        if real:
+            asked = bool(choices)
+        if asked:
             self._mask_cache = self._build_mask(task, choices, anytime)
-        return real
+        return asked
+
+    def _may_plant(self, p: int) -> bool:
+        """Could p plant a card now, as far as the other seats can tell: a legal cell, a card in hand, and
+        some plantable card of the catalogue p could pay for (soil, reductions, alternative costs)."""
+        if not self.hands[p] or not self.legal_cells_to_plant(p):
+            return False
+        red = self.cost_reductions(p)
+        return any(self.pay_methods(p, c, self.effective_cost(p, c, red)) for c in self.game.plantable_by_cost)
+
+    def _may_play_event(self, p: int) -> bool:
+        """Could p play an event now, as far as the other seats can tell: a card in hand, and some event
+        of the catalogue whose cost p can pay."""
+        return bool(self.hands[p]) and any(self.can_pay(p, cost) for cost in self.game.event_costs)
 
     # ------------------------------------------------------------------ automatic tasks
     def _auto_auto(self, task: dict) -> None:
