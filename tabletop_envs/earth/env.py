@@ -36,9 +36,11 @@ from hand: one ``card`` per card. Activation: the player picks the next ability 
 (``activate`` slot) — tableau slots only in reading order, island then climate either all before or
 all after the tableau — or ``pass`` to end. **Anytime**: at every ``action``, ``plant``, ``option``,
 ``activate`` decision and in an end-of-turn ``window`` offered to each player (clockwise from the
-active player) who holds a playable event or at least 3 sprouts, ``event`` *e* plays an event and
+active player) who has at least 3 sprouts or any card in hand, ``event`` *e* plays an event and
 ``convert`` starts a 3 sprouts → 2 soil conversion (not during the Watering action itself, never
-in the middle of an ability). ``env.action_to_string(a)`` names any action.
+in the middle of an ability). Whether a seat is asked depends only on what the other players can
+see, never on what its hand holds: the window, or a ``plant`` decision, may offer only ``pass``.
+``env.action_to_string(a)`` names any action.
 
 | ids | name | meaning |
 |---|---|---|
@@ -110,6 +112,13 @@ VP in solo play. ``max_turns`` (default 1000 player turns) truncates with reward
 Version history
 ---------------
 * v0: first release (283 Earth cards, 20 island, 20 climate, 46 fauna, 64 ecosystem sides).
+* v0, fix (same observation and action layouts, so no version bump; decision sequences changed):
+  who is asked no longer reveals a hidden hand. The end-of-turn window went only to players holding
+  a playable event (or 3 sprouts) and the "plant 1" / "plant up to 2" decisions only to players
+  holding an affordable card, so the others learned about that hand from whose turn it was. Now
+  every player with a card in hand gets the window, and is asked to plant when they have a legal
+  cell, even if only ``pass`` is legal. Random games take about 15 % (2 players) to 18 %
+  (4 players) more decisions, most of them pass-only windows; solo play is unchanged.
 """
 
 from __future__ import annotations
