@@ -63,14 +63,49 @@ def mlp_continue(h: np.ndarray, layers, act) -> np.ndarray:
 
 class _LogitsPolicy:
     """A policy that acts from ``self.logits(observation)``: masked argmax (``self.deterministic``)
-    or a masked draw."""
+    or a masked draw.
+
+    ``logits`` refuses an observation of another width, ``act`` / ``act_batch`` a mask of another
+    length (ModelMismatchError): a network fed another env's vectors picks rows or actions that mean
+    something else and plays nonsense without any error. The checks compare ints only (hot path).
+    """
 
     def act(self, observation, action_mask, rng) -> int:
-        return choose_legal(self.logits(observation), action_mask, rng, self.deterministic)
+        logits = self.logits(observation)
+        if len(action_mask) != logits.shape[-1]:
+            self._wrong_mask(np.shape(action_mask), logits.shape)
+        return choose_legal(logits, action_mask, rng, self.deterministic)
 
     def act_batch(self, observations, action_masks, rng) -> np.ndarray:
         """``act`` for a batch of rows (one forward pass); see :func:`~tabletop_envs.core.policy.act_batch`."""
-        return choose_legal_batch(self.logits(observations), action_masks, rng, self.deterministic)
+        logits = self.logits(observations)
+        masks = np.asarray(action_masks, bool)
+        if masks.shape != logits.shape:
+            self._wrong_mask(masks.shape, logits.shape)
+        return choose_legal_batch(logits, masks, rng, self.deterministic)
+
+    def _trained_for(self) -> str:
+        meta = getattr(self, "metadata", None)
+        env_id = meta.get("env_id") if isinstance(meta, dict) else None
+        return f" (trained for {env_id})" if env_id else ""
+
+    def _wrong_width(self, shape: tuple) -> None:
+        if not shape:
+            raise ValueError(f"policy {self.name!r} takes an observation vector of {self.observation_size} values "
+                             "(or a batch of them), got a scalar")
+        raise ModelMismatchError(
+            f"policy {self.name!r}{self._trained_for()} takes observations of {self.observation_size} values, "
+            f"got {shape[-1]} (shape {shape}): most likely a model of another env. Play it in the env it was "
+            "trained for, or load a model made for this env.")
+
+    def _wrong_mask(self, mask_shape: tuple, logits_shape: tuple) -> None:
+        if mask_shape[-1:] != logits_shape[-1:]:
+            raise ModelMismatchError(
+                f"policy {self.name!r}{self._trained_for()} has {logits_shape[-1]} actions, got an action mask "
+                f"of {mask_shape[-1] if mask_shape else 'no'} entries (shape {mask_shape}): most likely a model "
+                "of another env. Play it in the env it was trained for, or load a model made for this env.")
+        raise ValueError(f"the action masks (shape {mask_shape}) do not match the observations (logits of shape "
+                         f"{logits_shape}): give one mask row per observation row")
 
 
 class MLPPolicy(_LogitsPolicy):
@@ -95,10 +130,14 @@ class MLPPolicy(_LogitsPolicy):
         self.name = name
         self.observation_size = self.layers[0][0].shape[0]
         self.num_actions = self.layers[-1][0].shape[1]
+        self._width = (self.observation_size,)
 
     def logits(self, observation: np.ndarray) -> np.ndarray:
         """Logits for one observation (1-D) or a batch (2-D)."""
-        return mlp_forward(np.asarray(observation, np.float32), self.layers, self._act)
+        observation = np.asarray(observation, np.float32)
+        if observation.shape[-1:] != self._width:  # an int in a tuple: cheaper than the scan it guards
+            self._wrong_width(observation.shape)
+        return mlp_forward(observation, self.layers, self._act)
 
     def __getstate__(self):
         state = self.__dict__.copy()
@@ -108,6 +147,7 @@ class MLPPolicy(_LogitsPolicy):
     def __setstate__(self, state):
         self.__dict__.update(state)
         self._act = ACTIVATIONS[self.activation]
+        self._width = (self.observation_size,)  # (absent from pickles of older versions)
 
     def __repr__(self) -> str:
         sizes = [self.observation_size] + [w.shape[1] for w, _ in self.layers]
@@ -115,31 +155,55 @@ class MLPPolicy(_LogitsPolicy):
 
 
 class OnnxPolicy(_LogitsPolicy):
-    """The same contract through onnxruntime, for graphs that are not a plain MLP."""
+    """The same contract through onnxruntime, for graphs that are not a plain MLP.
 
-    def __init__(self, onnx_path: str | Path, deterministic: bool = True, name: str = "onnx"):
+    ``observation_size`` / ``num_actions`` (the sidecar's, when loaded by :func:`load_model_policy`)
+    are checked against the graph's input and output widths when the session opens; None takes the
+    graph's.
+    """
+
+    def __init__(self, onnx_path: str | Path, deterministic: bool = True, name: str = "onnx",
+                 observation_size: int | None = None, num_actions: int | None = None):
         self.onnx_path = str(onnx_path)
         self.deterministic = deterministic
         self.name = name
+        self.observation_size = observation_size
+        self.num_actions = num_actions
         self._session = None
+
+    def _open(self) -> None:
+        try:
+            import onnxruntime
+        except ImportError as exc:
+            raise TabletopError(f"{self.onnx_path} has no .npz weights next to it, so it needs "
+                                "onnxruntime: pip install onnxruntime") from exc
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = 1
+        options.inter_op_num_threads = 1
+        session = onnxruntime.InferenceSession(self.onnx_path, options, providers=["CPUExecutionProvider"])
+        graph_in, graph_out = session.get_inputs()[0], session.get_outputs()[0]
+        for attr, dims in (("observation_size", graph_in.shape), ("num_actions", graph_out.shape)):
+            width = dims[-1] if dims else None
+            if not isinstance(width, int):  # a symbolic width: nothing to check against
+                continue
+            if getattr(self, attr) is None:
+                setattr(self, attr, width)
+            elif getattr(self, attr) != width:
+                raise ModelMismatchError(f"{self.onnx_path} has {attr} {width} but its sidecar says "
+                                         f"{getattr(self, attr)}; re-export the model")
+        self._session, self._input = session, graph_in.name
 
     def _run(self, batch: np.ndarray) -> np.ndarray:
         if self._session is None:
-            try:
-                import onnxruntime
-            except ImportError as exc:
-                raise TabletopError(f"{self.onnx_path} has no .npz weights next to it, so it needs "
-                                    "onnxruntime: pip install onnxruntime") from exc
-            options = onnxruntime.SessionOptions()
-            options.intra_op_num_threads = 1
-            options.inter_op_num_threads = 1
-            self._session = onnxruntime.InferenceSession(self.onnx_path, options,
-                                                         providers=["CPUExecutionProvider"])
-            self._input = self._session.get_inputs()[0].name
+            self._open()
         return self._session.run(None, {self._input: batch})[0]
 
     def logits(self, observation: np.ndarray) -> np.ndarray:
         obs = np.asarray(observation, np.float32)
+        if self._session is None:
+            self._open()  # learns the graph's width when none was given
+        if self.observation_size is not None and obs.shape[-1:] != (self.observation_size,):
+            self._wrong_width(obs.shape)
         out = self._run(obs[None] if obs.ndim == 1 else obs)
         return out[0] if obs.ndim == 1 else out
 
@@ -297,7 +361,7 @@ def load_model_policy(path: str | Path, env: str | None = None, deterministic: b
     elif backend == "numpy":
         raise TabletopError(f"backend='numpy' needs the MLP weights {npz}; it is missing")
     elif onnx_file.exists():
-        policy = OnnxPolicy(onnx_file, deterministic, name)
+        policy = OnnxPolicy(onnx_file, deterministic, name, meta["observation_size"], meta["num_actions"])
     else:
         raise FileNotFoundError(f"model {path}: neither {npz.name} nor {onnx_file.name} exists next to the sidecar")
     policy.metadata = meta

@@ -284,3 +284,36 @@ def test_export_of_a_checkpoint_finds_the_run_json_in_the_run_folder(tmp_path):
     meta = json.loads(out.with_suffix(".json").read_text())
     assert meta["env_id"] == "earth_v0" and meta["game_config"] == {"num_players": 4} and meta["num_players"] == 4
     assert meta["training"]["config"] == {"seed": 7}
+
+
+@pytest.mark.parametrize("backend", ["numpy", "onnxruntime"])
+@pytest.mark.parametrize("width", [20, 40])
+def test_a_model_refuses_an_observation_of_another_width_single_and_batched(exported, backend, width):
+    policy = load_policy(str(exported), backend=backend)
+    mask = np.ones(11, np.int8)
+    with pytest.raises(ModelMismatchError, match=f"trained for toy_v0.*observations of 32 values, got {width}.*another env"):
+        policy.act(np.ones(width, np.float32), mask, None)
+    with pytest.raises(ModelMismatchError, match=f"observations of 32 values, got {width}"):
+        policy.act_batch(np.ones((3, width), np.float32), np.ones((3, 11), np.int8), None)
+    assert policy.act_batch(np.ones((3, 32), np.float32), np.ones((3, 11), np.int8), None).shape == (3,)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "onnxruntime"])
+@pytest.mark.parametrize("length", [10, 12])
+def test_a_model_refuses_an_action_mask_of_another_length_single_and_batched(exported, backend, length):
+    policy = load_policy(str(exported), backend=backend)
+    obs = np.ones(32, np.float32)
+    with pytest.raises(ModelMismatchError, match=f"has 11 actions, got an action mask of {length} entries"):
+        policy.act(obs, np.ones(length, np.int8), None)
+    with pytest.raises(ModelMismatchError, match=f"has 11 actions, got an action mask of {length} entries"):
+        policy.act_batch(np.stack([obs] * 3), np.ones((3, length), np.int8), None)
+    with pytest.raises(ValueError, match="one mask row per observation row"):
+        policy.act_batch(np.stack([obs] * 3), np.ones((2, 11), np.int8), None)
+
+
+def test_a_pickled_mlp_policy_still_checks_the_observation_width(exported):
+    import pickle
+
+    clone = pickle.loads(pickle.dumps(load_policy(str(exported), backend="numpy")))
+    with pytest.raises(ModelMismatchError, match="observations of 32 values, got 31"):
+        clone.act(np.ones(31, np.float32), np.ones(11, np.int8), None)

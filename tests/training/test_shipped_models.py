@@ -79,3 +79,19 @@ def test_the_gymnasium_face_refuses_an_opponent_of_another_game():
     env = SingleAgentEnv("terralore_v0", opponent=Path(model_path_for_id("terralore_v0/ppo")))
     env.reset(seed=0)
     assert env.episode_opponents[0].metadata["env_id"] == "terralore_v0"
+
+
+def test_the_earth_model_refuses_terralore_observations_and_masks_instead_of_playing_nonsense():
+    """Earth's sparse first layer would pick 889 of its 5148 rows for a Terralore observation and
+    play without an error; the width check refuses it, naming both sizes."""
+    from tabletop_envs.core.errors import ModelMismatchError
+
+    earth = load_policy("earth_v0/ppo")
+    state = make_game("terralore_v0").new_initial_state(0)
+    obs, mask = state.observation(state.current_player()), state.legal_action_mask()
+    with pytest.raises(ModelMismatchError, match=f"trained for earth_v0.*of 5148 values, got {obs.shape[0]}"):
+        earth.act(obs, mask, None)
+    with pytest.raises(ModelMismatchError, match=f"of 5148 values, got {obs.shape[0]}"):
+        earth.act_batch(obs[None], mask[None], None)
+    with pytest.raises(ModelMismatchError, match=f"has {earth.num_actions} actions, got an action mask of {mask.shape[0]}"):
+        earth.act(np.zeros(5148, np.float32), mask, None)
