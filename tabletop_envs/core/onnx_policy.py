@@ -349,27 +349,51 @@ def load_model_policy(path: str | Path, env: str | None = None, deterministic: b
     if check:
         check_compatible(meta, env, source=str(path))
     base = Path(path)
-    files = meta.get("files", {})
-    npz = base.with_name(files.get("weights", base.with_suffix(".npz").name))
-    onnx_file = base.with_name(files.get("onnx", base.with_suffix(".onnx").name))
+    npz_names, onnx_names = (_model_file_names(base, meta, key, suffix) for key, suffix in
+                             (("weights", ".npz"), ("onnx", ".onnx")))
+    npz = next((base.with_name(n) for n in npz_names if base.with_name(n).is_file()), None)
+    onnx_file = next((base.with_name(n) for n in onnx_names if base.with_name(n).is_file()), None)
     name = meta.get("name", base.stem)
     if deterministic is None:
         deterministic = meta.get("act", "argmax") == "argmax"
     network = meta["network"]
-    if backend != "onnxruntime" and network.get("kind") == "mlp" and npz.exists():
+    is_mlp = network.get("kind") == "mlp"
+    if backend != "onnxruntime" and is_mlp and npz is not None:
         policy = MLPPolicy(_read_weights(npz), network.get("activation", "tanh"), deterministic, name)
     elif backend == "numpy":
-        raise TabletopError(f"backend='numpy' needs the MLP weights {npz}; it is missing")
-    elif onnx_file.exists():
+        raise TabletopError(f"backend='numpy' needs the MLP weights ({' or '.join(npz_names)} in {base.parent}); "
+                            "they are missing: restore them, or use backend='onnxruntime'" if is_mlp else
+                            f"backend='numpy' runs MLPs only; the sidecar says this network is "
+                            f"{network.get('kind')!r}: use backend='onnxruntime'")
+    elif onnx_file is not None:
         policy = OnnxPolicy(onnx_file, deterministic, name, meta["observation_size"], meta["num_actions"])
     else:
-        raise FileNotFoundError(f"model {path}: neither {npz.name} nor {onnx_file.name} exists next to the sidecar")
+        wanted = [*(npz_names if backend == "auto" and is_mlp else []), *onnx_names]
+        raise FileNotFoundError(f"model {path}: found none of {', '.join(wanted)} in {base.parent}; restore them "
+                                "next to the sidecar, or re-export the model (python -m training.export)")
     policy.metadata = meta
     if isinstance(policy, MLPPolicy) and (policy.observation_size != meta["observation_size"]
                                           or policy.num_actions != meta["num_actions"]):
         raise ModelMismatchError(f"{npz} has shape {policy.observation_size}->{policy.num_actions} but its sidecar "
                                  f"says {meta['observation_size']}->{meta['num_actions']}; re-export the model")
     return policy
+
+
+def _model_file_names(base: Path, meta: dict, key: str, suffix: str) -> list[str]:
+    """Where a model's weights (``key="weights"``) or graph (``"onnx"``) may be, best first: the name
+    with the stem of the file the caller gave, then the name the sidecar records. An export names all
+    three files alike; a renamed copy (``m.onnx``, ``m.npz``, ``m.json``) keeps the old names in its
+    sidecar, and when those old files are there too they may be another model since."""
+    names = [base.with_suffix(suffix).name]
+    files = meta.get("files", {})
+    recorded = files.get(key) if isinstance(files, dict) else None
+    if recorded is not None:
+        if not isinstance(recorded, str) or not recorded or Path(recorded).name != recorded:
+            raise ModelMismatchError(f"sidecar {sidecar_path(base)}: files.{key} must be the name of a file next "
+                                     f"to it, got {recorded!r}; fix it or re-export the model")
+        if recorded not in names:
+            names.append(recorded)
+    return names
 
 
 def _read_weights(npz_path: Path) -> list[tuple[np.ndarray, np.ndarray]]:

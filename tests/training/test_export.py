@@ -317,3 +317,52 @@ def test_a_pickled_mlp_policy_still_checks_the_observation_width(exported):
     clone = pickle.loads(pickle.dumps(load_policy(str(exported), backend="numpy")))
     with pytest.raises(ModelMismatchError, match="observations of 32 values, got 31"):
         clone.act(np.ones(31, np.float32), np.ones(11, np.int8), None)
+
+
+def _copy_model(exported, folder, stem):
+    import shutil
+
+    folder.mkdir(exist_ok=True)
+    for suffix in (".onnx", ".npz", ".json"):
+        shutil.copy(exported.with_suffix(suffix), (folder / stem).with_suffix(suffix))
+    return (folder / stem).with_suffix(".onnx")
+
+
+def test_a_renamed_copy_of_the_three_files_loads_from_any_of_them(exported, tmp_path):
+    renamed = _copy_model(exported, tmp_path / "elsewhere", "m")  # its sidecar still names ppo.onnx / ppo.npz
+    for suffix in (".onnx", ".npz", ".json"):
+        assert isinstance(load_policy(str(renamed.with_suffix(suffix))), MLPPolicy)
+        policy = load_policy(str(renamed.with_suffix(suffix)), backend="onnxruntime")
+        assert isinstance(policy, OnnxPolicy) and policy.onnx_path == str(renamed)
+
+
+def test_a_sidecar_renamed_alone_finds_the_files_it_names(exported):
+    renamed = exported.with_name("alias.json")
+    exported.with_suffix(".json").rename(renamed)
+    assert isinstance(load_policy(str(renamed)), MLPPolicy)
+    assert load_policy(str(renamed), backend="onnxruntime").onnx_path == str(exported)
+
+
+def test_the_files_of_the_stem_given_win_over_the_older_names_in_a_copied_sidecar(exported):
+    copy = _copy_model(exported, exported.parent, "m")
+    weights = dict(np.load(copy.with_suffix(".npz")))
+    weights["b0"] = weights["b0"] + 1  # m.npz: another model than the ppo.npz its sidecar names
+    np.savez(copy.with_suffix(".npz"), **weights)
+    np.testing.assert_array_equal(load_policy(str(copy)).layers[0][1], weights["b0"])
+
+
+def test_a_model_without_its_files_names_every_file_looked_for(exported):
+    alone = exported.with_name("k.json")
+    alone.write_text(exported.with_suffix(".json").read_text())
+    for suffix in (".onnx", ".npz"):
+        exported.with_suffix(suffix).unlink()
+    with pytest.raises(FileNotFoundError, match="found none of k.npz, ppo.npz, k.onnx, ppo.onnx in .*re-export"):
+        load_policy(str(alone))
+    with pytest.raises(TabletopError, match=r"needs the MLP weights \(k.npz or ppo.npz in "):
+        load_policy(str(alone), backend="numpy")
+
+
+def test_a_sidecar_naming_a_file_outside_its_folder_is_refused(exported):
+    _edit_sidecar(exported, files={"onnx": "../other.onnx", "weights": "ppo.npz"})
+    with pytest.raises(ModelMismatchError, match="files.onnx must be the name of a file next to it"):
+        load_policy(str(exported))
