@@ -170,6 +170,12 @@ class OnnxPolicy(_LogitsPolicy):
         self.observation_size = observation_size
         self.num_actions = num_actions
         self._session = None
+        try:
+            import onnxruntime  # noqa: F401
+        except ImportError:
+            pass  # the install hint comes at first use
+        else:
+            self._open()  # now, so a file that is no ONNX graph fails at load, not at the first move
 
     def _open(self) -> None:
         try:
@@ -180,7 +186,12 @@ class OnnxPolicy(_LogitsPolicy):
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = 1
         options.inter_op_num_threads = 1
-        session = onnxruntime.InferenceSession(self.onnx_path, options, providers=["CPUExecutionProvider"])
+        if not Path(self.onnx_path).is_file():
+            raise FileNotFoundError(f"no ONNX graph at {self.onnx_path}")
+        try:
+            session = onnxruntime.InferenceSession(self.onnx_path, options, providers=["CPUExecutionProvider"])
+        except Exception as exc:  # onnxruntime's own classes (InvalidProtobuf, InvalidGraph, Fail) derive from Exception
+            raise _broken_file(self.onnx_path, f"onnxruntime: {str(exc).strip().splitlines()[0][:200]}") from exc
         graph_in, graph_out = session.get_inputs()[0], session.get_outputs()[0]
         for attr, dims in (("observation_size", graph_in.shape), ("num_actions", graph_out.shape)):
             width = dims[-1] if dims else None
@@ -397,18 +408,52 @@ def _model_file_names(base: Path, meta: dict, key: str, suffix: str) -> list[str
 
 
 def _read_weights(npz_path: Path) -> list[tuple[np.ndarray, np.ndarray]]:
-    """The layers of an .npz, shared read-only between the policies loaded from the same file."""
+    """The layers of an .npz, shared read-only between the policies loaded from the same file.
+
+    A truncated, empty or foreign file is refused here (ModelMismatchError naming it), not met as a
+    zip or pickle error, or as a matmul error at the first move."""
+    import zipfile
+    import zlib
+
     stat = npz_path.stat()
     key = (str(npz_path.resolve()), stat.st_mtime_ns, stat.st_size)
     if key not in _WEIGHTS:
-        with np.load(npz_path) as data:
-            n = len([k for k in data.files if k.startswith("W")])
-            layers = [(np.ascontiguousarray(data[f"W{i}"], np.float32), np.ascontiguousarray(data[f"b{i}"], np.float32))
-                      for i in range(n)]
+        try:
+            data = np.load(npz_path)  # no pickles: allow_pickle stays False
+            if not isinstance(data, np.lib.npyio.NpzFile):
+                raise ValueError("it holds a single array, not the W0, b0, W1, b1, ... of an .npz")
+            with data:
+                n = len([k for k in data.files if k.startswith("W")])
+                layers = [(np.ascontiguousarray(data[f"W{i}"], np.float32),
+                           np.ascontiguousarray(data[f"b{i}"], np.float32)) for i in range(n)]
+        except (OSError, EOFError, ValueError, KeyError, zipfile.BadZipFile, zlib.error) as exc:
+            raise _broken_file(npz_path, f"{type(exc).__name__}: {exc}") from exc
+        problem = _layer_shape_problem(layers)
+        if problem:
+            raise _broken_file(npz_path, problem)
         for w, b in layers:
             w.flags.writeable = b.flags.writeable = False
         _WEIGHTS[key] = layers
     return _WEIGHTS[key]
+
+
+def _layer_shape_problem(layers) -> str | None:
+    """What keeps ``[(W, b), ...]`` from being an MLP (W: in x out, b: out, each out the next in), or None."""
+    if not layers:
+        return "it has no layers (no W0)"
+    for i, (w, b) in enumerate(layers):
+        if w.ndim != 2 or b.shape != w.shape[1:]:
+            return f"layer {i} has W of shape {w.shape} and b of shape {b.shape}"
+        if i and w.shape[0] != layers[i - 1][0].shape[1]:
+            return f"layer {i} takes {w.shape[0]} inputs but layer {i - 1} gives {layers[i - 1][0].shape[1]}"
+    return None
+
+
+def _broken_file(path, problem: str) -> ModelMismatchError:
+    stem = Path(path).with_suffix("")
+    return ModelMismatchError(f"{path} is not a readable model file ({problem}): it is corrupt, truncated or not "
+                              f"an export; re-export the model (python -m training.export --model <run's .zip> "
+                              f"--out {stem}) or restore the file")
 
 
 # Per-process caches: (env id, game config) -> layout facts; (npz path, mtime, size) -> weights.

@@ -366,3 +366,50 @@ def test_a_sidecar_naming_a_file_outside_its_folder_is_refused(exported):
     _edit_sidecar(exported, files={"onnx": "../other.onnx", "weights": "ppo.npz"})
     with pytest.raises(ModelMismatchError, match="files.onnx must be the name of a file next to it"):
         load_policy(str(exported))
+
+
+def _single_array(path):
+    with open(path, "wb") as f:
+        np.save(f, np.zeros(3))
+
+
+def _misfit_layers(path):
+    np.savez(path, W0=np.zeros((32, 4)), b0=np.zeros(4), W1=np.zeros((5, 11)), b1=np.zeros(11))
+
+
+@pytest.mark.parametrize("damage, problem", [
+    (lambda p: p.write_bytes(p.read_bytes()[:100]), "BadZipFile"),
+    (lambda p: p.write_bytes(b""), "EOFError"),
+    (_single_array, "a single array"),
+    (lambda p: np.savez(p, W0=np.zeros((32, 11))), "b0"),
+    (_misfit_layers, "layer 1 takes 5 inputs but layer 0 gives 4"),
+], ids=["truncated", "empty", "single_array", "no_bias", "misfit_layers"])
+def test_a_corrupt_weights_file_is_refused_at_load_naming_it_and_the_fix(exported, damage, problem):
+    npz = exported.with_suffix(".npz")
+    damage(npz)
+    with pytest.raises(ModelMismatchError, match=f"{npz.name} is not a readable model file .*{problem}.*"
+                                                 "re-export the model \\(python -m training.export .*or restore"):
+        load_policy(str(exported))
+
+
+def test_a_garbage_onnx_graph_without_weights_is_refused_at_load_not_at_the_first_move(exported):
+    exported.with_suffix(".npz").unlink()
+    exported.write_bytes(b"not a protobuf at all")
+    with pytest.raises(ModelMismatchError, match="ppo.onnx is not a readable model file .*INVALID_PROTOBUF.*re-export"):
+        load_policy(str(exported))
+    exported.write_bytes(b"")
+    with pytest.raises(ModelMismatchError, match="ppo.onnx is not a readable model file"):
+        load_policy(str(exported), backend="onnxruntime")
+
+
+def test_an_onnx_graph_whose_widths_differ_from_its_sidecar_is_refused_at_load(exported):
+    import onnx
+
+    from training.export import onnx_graph
+
+    onnx.save(onnx_graph([(np.zeros((31, 4)), np.zeros(4)), (np.zeros((4, 11)), np.zeros(11))], "tanh"),
+              str(exported))
+    with pytest.raises(ModelMismatchError, match="has observation_size 31 but its sidecar says 32"):
+        load_policy(str(exported), backend="onnxruntime")
+    direct = OnnxPolicy(exported)  # no sidecar sizes: the graph's widths
+    assert (direct.observation_size, direct.num_actions) == (31, 11)
