@@ -306,8 +306,11 @@ def read_sidecar(path: str | Path) -> dict:
     return meta
 
 
-def check_compatible(meta: dict, env: str | None = None, source: str = "model") -> None:
-    """Raise ModelMismatchError unless ``meta`` matches the env this library builds for its env id."""
+def check_compatible(meta: dict, env: str | None = None, source: str = "model", *,
+                     sidecar: str | Path | None = None) -> None:
+    """Raise ModelMismatchError unless ``meta`` matches the env this library builds for its env id.
+
+    ``sidecar``: the file ``meta`` was read from, named when its content is at fault."""
     from .registry import ENVS, make_game
 
     env_id = meta["env_id"]
@@ -320,9 +323,19 @@ def check_compatible(meta: dict, env: str | None = None, source: str = "model") 
         hint = (f"this library has {ours}: the env version changed, so retrain or install the version the model "
                 "was made for") if ours else f"known envs: {sorted(ENVS)}"
         raise ModelMismatchError(f"{source} was trained for env {env_id!r}, which this library does not have; {hint}")
-    key = (env_id, json.dumps(meta.get("game_config", {}), sort_keys=True))
+    game_config = meta.get("game_config", {})
+    where = f"its sidecar {sidecar}" if sidecar else "its metadata"
+    if not isinstance(game_config, dict):
+        raise ModelMismatchError(f"{source}: the game_config of {where} must be a JSON object of {env_id}'s "
+                                 f"options, got {game_config!r}; restore the sidecar or re-export the model")
+    key = (env_id, json.dumps(game_config, sort_keys=True))
     if key not in _LAYOUTS:  # building a game loads its catalogue: once per process is enough
-        game = make_game(env_id, **meta.get("game_config", {}))
+        try:
+            game = make_game(env_id, **game_config)
+        except (TabletopError, TypeError, ValueError) as exc:
+            raise ModelMismatchError(f"{source}: {env_id} cannot be built with the game_config of {where} ({exc}). "
+                                     "The sidecar was edited or its env_id names another game: restore it or "
+                                     "re-export the model") from exc
         _LAYOUTS[key] = (game.observation_layout.hash(), game.observation_layout.size, game.num_actions,
                          game.action_layout.hash())
     obs_hash, obs_size, num_actions, action_hash = _LAYOUTS[key]
@@ -358,7 +371,7 @@ def load_model_policy(path: str | Path, env: str | None = None, deterministic: b
         raise ValueError(f"backend must be 'auto', 'numpy' or 'onnxruntime', got {backend!r}")
     meta = read_sidecar(path)
     if check:
-        check_compatible(meta, env, source=str(path))
+        check_compatible(meta, env, source=str(path), sidecar=sidecar_path(path))
     base = Path(path)
     npz_names, onnx_names = (_model_file_names(base, meta, key, suffix) for key, suffix in
                              (("weights", ".npz"), ("onnx", ".onnx")))

@@ -413,3 +413,14 @@ def test_an_onnx_graph_whose_widths_differ_from_its_sidecar_is_refused_at_load(e
         load_policy(str(exported), backend="onnxruntime")
     direct = OnnxPolicy(exported)  # no sidecar sizes: the graph's widths
     assert (direct.observation_size, direct.num_actions) == (31, 11)
+
+
+@pytest.mark.parametrize("game_config, problem", [
+    ({"bogus": 1}, r"game_config of its sidecar \S*ppo\.json \(toy_v0 has no option bogus; its options are: turns"),
+    ([1], r"game_config of its sidecar \S*ppo\.json must be a JSON object of toy_v0's options, got \[1\]"),
+], ids=["unknown_key", "not_an_object"])
+def test_a_sidecar_game_config_the_game_does_not_take_is_a_mismatch_naming_the_sidecar_and_the_key(
+        exported, game_config, problem):
+    _edit_sidecar(exported, game_config=game_config)
+    with pytest.raises(ModelMismatchError, match=f"{problem}.*re-export the model"):
+        load_policy(str(exported))

@@ -95,3 +95,21 @@ def test_the_earth_model_refuses_terralore_observations_and_masks_instead_of_pla
         earth.act_batch(obs[None], mask[None], None)
     with pytest.raises(ModelMismatchError, match=f"has {earth.num_actions} actions, got an action mask of {mask.shape[0]}"):
         earth.act(np.zeros(5148, np.float32), mask, None)
+
+
+def test_a_sidecar_whose_env_id_names_another_game_is_a_mismatch_naming_the_sidecar_and_the_keys(tmp_path):
+    """A Terralore sidecar relabelled earth_v0: Earth has no option 'decks' (a ConfigError from the
+    game's constructor), reported as the sidecar's fault."""
+    import json
+    import shutil
+
+    from tabletop_envs.core.errors import ModelMismatchError
+
+    source = model_path_for_id("terralore_v0/ppo")
+    for suffix in (".onnx", ".npz"):
+        shutil.copy(source.with_suffix(suffix), (tmp_path / "m").with_suffix(suffix))
+    meta = json.loads(source.with_suffix(".json").read_text())
+    (tmp_path / "m.json").write_text(json.dumps({**meta, "env_id": "earth_v0"}))
+    with pytest.raises(ModelMismatchError, match=r"earth_v0 cannot be built with the game_config of its sidecar "
+                                                 r".*m\.json \(earth_v0 has no option .*decks.*re-export"):
+        load_policy(str(tmp_path / "m.onnx"))
