@@ -314,6 +314,10 @@ def check_compatible(meta: dict, env: str | None = None, source: str = "model", 
     from .registry import ENVS, make_game
 
     env_id = meta["env_id"]
+    where = f"its sidecar {sidecar}" if sidecar else "its metadata"
+    if not isinstance(env_id, str):
+        raise ModelMismatchError(f"{source}: the env_id of {where} must be an env name such as 'terralore_v0', "
+                                 f"got {env_id!r}; restore the sidecar or re-export the model")
     if env is not None and env != env_id:
         raise ModelMismatchError(f"{source} was trained for {env_id!r}, not {env!r}; load a model made for "
                                  f"{env!r} (models/{env.rsplit('_v', 1)[0]}/) or play it in {env_id!r}")
@@ -323,8 +327,14 @@ def check_compatible(meta: dict, env: str | None = None, source: str = "model", 
         hint = (f"this library has {ours}: the env version changed, so retrain or install the version the model "
                 "was made for") if ours else f"known envs: {sorted(ENVS)}"
         raise ModelMismatchError(f"{source} was trained for env {env_id!r}, which this library does not have; {hint}")
+    # The version is the env id's _vN suffix (registry.py); a sidecar saying another one was edited or
+    # mixed up, and which of the two the weights were trained for is unknown. No env_version: older format.
+    version = env_id.rpartition("_v")[2] if "_v" in env_id else None
+    if "env_version" in meta and version is not None and str(meta["env_version"]) != version:
+        raise ModelMismatchError(f"{source}: {where} says env_version {meta['env_version']!r} but env_id {env_id!r} "
+                                 f"is version {version}; one of them was edited, so which env the model was "
+                                 "trained for is unknown: restore the sidecar or re-export the model")
     game_config = meta.get("game_config", {})
-    where = f"its sidecar {sidecar}" if sidecar else "its metadata"
     if not isinstance(game_config, dict):
         raise ModelMismatchError(f"{source}: the game_config of {where} must be a JSON object of {env_id}'s "
                                  f"options, got {game_config!r}; restore the sidecar or re-export the model")

@@ -424,3 +424,27 @@ def test_a_sidecar_game_config_the_game_does_not_take_is_a_mismatch_naming_the_s
     _edit_sidecar(exported, game_config=game_config)
     with pytest.raises(ModelMismatchError, match=f"{problem}.*re-export the model"):
         load_policy(str(exported))
+
+
+@pytest.mark.parametrize("env_version", [1, "0a", True])
+def test_a_sidecar_env_version_that_differs_from_its_env_ids_version_is_refused(exported, env_version):
+    _edit_sidecar(exported, env_version=env_version)
+    with pytest.raises(ModelMismatchError, match=f"says env_version {env_version!r} but env_id 'toy_v0' is version 0"
+                                                 ".*re-export"):
+        load_policy(str(exported))
+
+
+def test_a_sidecar_without_env_version_still_loads_as_the_older_format(exported):
+    side = exported.with_suffix(".json")
+    meta = json.loads(side.read_text())
+    del meta["env_version"]
+    side.write_text(json.dumps(meta))
+    assert load_policy(str(exported)).metadata["env_id"] == "toy_v0"
+    _edit_sidecar(exported, env_version="0")  # the version as text: the same version
+    assert isinstance(load_policy(str(exported)), MLPPolicy)
+
+
+def test_a_sidecar_env_id_that_is_no_name_is_refused(exported):
+    _edit_sidecar(exported, env_id=0)
+    with pytest.raises(ModelMismatchError, match="env_id of its sidecar .* must be an env name .*got 0"):
+        load_policy(str(exported))
