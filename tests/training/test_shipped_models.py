@@ -113,3 +113,14 @@ def test_a_sidecar_whose_env_id_names_another_game_is_a_mismatch_naming_the_side
     with pytest.raises(ModelMismatchError, match=r"earth_v0 cannot be built with the game_config of its sidecar "
                                                  r".*m\.json \(earth_v0 has no option .*decks.*re-export"):
         load_policy(str(tmp_path / "m.onnx"))
+
+
+def test_an_unknown_policy_id_lists_the_heuristics_random_and_every_shipped_model_id():
+    from tabletop_envs.core.errors import TabletopError
+
+    with pytest.raises(TabletopError, match="no policy registered as 'terralore_v0/nosuch'") as caught:
+        load_policy("terralore_v0/nosuch")
+    known = str(caught.value).split("Known ids: ", 1)[1]
+    for policy_id in [*SHIPPED_IDS, *(f"{name}/heuristic" for name in ENVS)]:
+        assert policy_id in known
+    assert "<env>/random" in known and ".onnx" in known  # random of any env; a model by its path
