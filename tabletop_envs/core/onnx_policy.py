@@ -204,18 +204,13 @@ class OnnxPolicy(_LogitsPolicy):
                                          f"{getattr(self, attr)}; re-export the model")
         self._session, self._input = session, graph_in.name
 
-    def _run(self, batch: np.ndarray) -> np.ndarray:
-        if self._session is None:
-            self._open()
-        return self._session.run(None, {self._input: batch})[0]
-
     def logits(self, observation: np.ndarray) -> np.ndarray:
         obs = np.asarray(observation, np.float32)
         if self._session is None:
             self._open()  # learns the graph's width when none was given
         if self.observation_size is not None and obs.shape[-1:] != (self.observation_size,):
             self._wrong_width(obs.shape)
-        out = self._run(obs[None] if obs.ndim == 1 else obs)
+        out = self._session.run(None, {self._input: obs[None] if obs.ndim == 1 else obs})[0]
         return out[0] if obs.ndim == 1 else out
 
     def __getstate__(self):

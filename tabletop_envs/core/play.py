@@ -124,11 +124,6 @@ def _human_move(env, seat: int, ask: Ask, say: Say) -> int:
         say(problem)
 
 
-def _load_opponent(opponent: str | Policy, env_name: str) -> Policy:
-    """A policy id, or a model file, that must be for this env (else ModelMismatchError)."""
-    return load_policy(opponent, env=env_name)
-
-
 def _banner(env, seat: int) -> str:
     return f"\n{'=' * 24} {env.metadata['name']} · you are player_{seat} {'=' * 24}"
 
@@ -154,7 +149,7 @@ def play_match(env_name: str, opponents: Sequence[str | Policy], human_seat: int
         opponents = list(opponents) * (n - 1)
     if len(opponents) != n - 1:
         raise ValueError(f"{env_name} with {n} players needs {n - 1} opponents, got {len(opponents)}")
-    policies = [_load_opponent(o, env_name) for o in opponents]
+    policies = [load_policy(o, env=env_name) for o in opponents]  # another game's policy: ModelMismatchError
     seat_policy: dict[int, Policy] = {}
     names: list[str] = []
     others = iter(zip(opponents, policies))
