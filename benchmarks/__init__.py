@@ -1,0 +1,34 @@
+"""Benchmarks: each writes its numbers with the facts of the machine that produced them."""
+
+from __future__ import annotations
+
+import os
+import platform
+from importlib import metadata
+
+#: the packages whose versions move the numbers (pure-Python references speed up or slow down with them)
+PACKAGES = ("numpy", "torch", "pettingzoo", "gymnasium", "stable_baselines3", "sb3_contrib")
+
+
+def machine_facts() -> dict:
+    """CPU model, core count, load and package versions: ratios against the reference envs differ
+    between machines (a CPU that runs pure Python faster favours the references), so a result
+    without them cannot be compared with another."""
+    cpu = {"model name": platform.processor() or platform.machine()}
+    try:
+        with open("/proc/cpuinfo") as f:
+            first = f.read().split("\n\n", 1)[0]  # the first core's block
+        for line in first.splitlines():
+            key, _, value = line.partition(":")
+            if key.strip() in ("model name", "cpu MHz", "cache size"):
+                cpu[key.strip()] = value.strip()
+    except OSError:
+        pass
+    versions = {}
+    for name in PACKAGES:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = None
+    return {"python": platform.python_version(), "cpu": cpu, "cpus": os.cpu_count(),
+            "load_average": [round(x, 2) for x in os.getloadavg()], "packages": versions}

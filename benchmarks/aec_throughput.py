@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import platform
 import statistics
 import time
 import warnings
 from pathlib import Path
 
 import numpy as np
+
+from benchmarks import machine_facts
 
 REFERENCES = {
     "texas_holdem-v4": "classic/texas_holdem-v4",
@@ -116,7 +117,7 @@ def main(argv=None) -> dict:
         ratio = res["steps_per_s"] / base if base else float("nan")
         res["ratio_vs_texas_holdem"] = ratio
         print(f"{name:<20} {res['steps_per_s']:>10,.0f} {res['us_per_step']:>9.1f} {ratio:>8.2f}")
-    report = {"python": platform.python_version(), "machine": platform.machine(), "seconds": args.seconds,
+    report = {"machine": machine_facts(), "seconds": args.seconds,
               "repeats": args.repeats, "results": results}
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)

@@ -27,13 +27,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import statistics
 import time
 import warnings
 from pathlib import Path
 
 import numpy as np
+
+from benchmarks import machine_facts
 
 
 def _median(rates: list[float]) -> dict:
@@ -200,8 +201,8 @@ def main(argv=None) -> dict:
 
     torch.set_num_threads(1)
     only = set(args.only or ["adapter", "sb3", "rllib"])
-    report = {"env": args.env, "python": platform.python_version(), "cpus": os.cpu_count(),
-              "load_before": os.getloadavg(), "seconds": args.seconds, "repeats": args.repeats, "results": {}}
+    report = {"env": args.env, "machine": machine_facts(), "seconds": args.seconds, "repeats": args.repeats,
+              "results": {}}
     res = report["results"]
     if "adapter" in only:
         res["adapter, random"] = adapter_random(args.env, {}, args.seconds, args.repeats)

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import platform
 import statistics
 import time
 from pathlib import Path
@@ -507,10 +506,9 @@ def main(argv=None) -> dict:
     parser.add_argument("--skip-training", action="store_true")
     parser.add_argument("--json", help="write the results here")
     args = parser.parse_args(argv)
-    import os
+    from benchmarks import machine_facts
 
-    result = {"machine": {"python": platform.python_version(), "cpus": os.cpu_count(),
-                          "load_average": os.getloadavg()}, "training": [], "latency": []}
+    result = {"machine": machine_facts(), "training": [], "latency": []}
     if args.compare_policies:
         result["policy_comparison"] = policy_comparison(args.steps, args.n_envs, args.games, args.repeats)
         print(f"\nsb3-contrib MlpPolicy + MaskableRolloutBuffer vs FastMaskablePolicy + FastMaskableRolloutBuffer "

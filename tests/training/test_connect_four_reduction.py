@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -227,3 +229,15 @@ def test_the_latency_benchmark_times_every_shipped_model_on_the_game_it_was_trai
     assert targets["earth_v0/ppo_4p"][1]["num_players"] == 4 and targets["earth_v0/ppo"][1]["num_players"] == 2
     assert latency_targets(["earth_v0/heuristic"], list(GAMES)) == [("earth_v0/heuristic", "earth_v0",
                                                                        {"num_players": 2})]
+
+
+def test_a_benchmark_result_records_the_machine_and_package_versions_that_produced_it(tmp_path):
+    # the ratios against the reference envs move by 0.2 between machines of this workplace
+    import benchmarks.training_throughput as tt
+
+    out = tmp_path / "result.json"
+    result = tt.main(["--skip-training", "--policies", "terralore_v0/random", "--json", str(out)])
+    machine = json.loads(out.read_text())["machine"]
+    assert machine == result["machine"]
+    assert machine["cpus"] >= 1 and machine["cpu"]["model name"]
+    assert machine["packages"]["pettingzoo"] and machine["packages"]["numpy"]
