@@ -66,6 +66,13 @@ def flora_cells(s, p: int) -> list[int]:
     return [i for i, c in enumerate(s.grid[p]) if c >= 0 and cat.is_flora[c]]
 
 
+def island_climate(s, p: int) -> list[dict]:
+    """p's island and climate records (once chosen): cards of p's area outside the tableau."""
+    cat = s.game.cat
+    out = [cat.islands[s.island[p]]] if s.island[p] >= 0 else []
+    return out + ([cat.climates[s.climate[p]]] if s.climate[p] >= 0 else [])
+
+
 def area_habitats(s, p: int) -> list[set]:
     """Habitat sets of every card in p's area: tableau, island and climate (they count for objectives)."""
     cat, g = s.game.cat, s.game
@@ -174,6 +181,8 @@ def measure(s, p: int, name: str, arg=None) -> int:
         return sum(all(grid[i] >= 0 for i in line) for line in DIAGONALS)
     if name == "sets_rbyte":
         items = [set(cat.colours_of[c]) | ({"terrain"} if cat.is_terrain[c] else set()) for c in tableau(s, p)]
+        # island and climate "can also count for ecosystem/fauna objectives": their ability colours are elements
+        items += [{a["color"] for a in card["abilities"]} for card in island_climate(s, p)]
         items += [{"event"} for _ in s.events[p]]
         return max_sets(items, ["red", "blue", "yellow", "terrain", "event"])
     if name.startswith("lines_"):
@@ -186,6 +195,10 @@ def measure(s, p: int, name: str, arg=None) -> int:
         return sum(c >= 0 and bool(cat.is_terrain[c]) for c in grid)
     if name in ("vp_ge", "vp_le", "cost_ge", "cost_le", "vp_odd", "vp_even"):
         vals = [int(cat.vp[c]) if name.startswith("vp") else int(cat.cost[c]) for c in grid if c >= 0]
+        if name.startswith("vp"):
+            # island and climate are cards with a VP value too: they "can also count for ecosystem/fauna
+            # objectives" (they have no soil cost, so the cost objectives stay tableau-only)
+            vals += [int(card["vp"]) for card in island_climate(s, p)]
         if name.endswith("_ge"):
             return sum(v >= arg for v in vals)
         if name.endswith("_le"):

@@ -994,3 +994,41 @@ def test_island_and_climate_count_for_habitat_objectives():
     clear_tableau(s, 0)
     s.island[0] = next(i["id"] for i in CAT.islands if hab not in i["habitats"])
     assert scoring.measure(s, 0, "habitat", hab) == before - 1
+
+
+def test_island_and_climate_cards_also_count_for_fauna_objectives_on_card_vp_and_sets():
+    # "These cards can also count for ecosystem/fauna objectives": an island and a climate worth >= 4 VP are two
+    # of the "6+ cards worth at least 4 VP", and their ability colours are elements of a Red/Blue/Yellow set
+    okapi = next(f["id"] for f in CAT.fauna if f["measure"] == "vp_ge")
+    need, low = CAT.fauna[okapi]["n"], CAT.fauna[okapi]["arg"]
+    s = at_action(2, p=0)
+    s.fauna = [okapi] + [f for f in s.fauna if f != okapi][:3]
+    s.island[0] = next(i["id"] for i in CAT.islands if i["vp"] >= low)
+    s.climate[0] = next(c["id"] for c in CAT.climates if c["vp"] >= low)
+    for cell, card in enumerate(flora(lambda c: c["vp"] >= low, skip=k) for k in range(need - 2)):
+        put(s, 0, cell, card)
+    choose_action(s, "water")
+    end_turn(s)
+    assert s.leaves[0] == [0]
+    # odd / even VP count the island and climate too
+    odd = sum(v % 2 for v in (CAT.islands[s.island[0]]["vp"], CAT.climates[s.climate[0]]["vp"]))
+    assert scoring.measure(s, 0, "vp_odd") == sum(CAT.earth[c]["vp"] % 2 for c in s.grid[0] if c >= 0) + odd
+
+    def only(colour):
+        return lambda c: [a["color"] for a in c["abilities"]] == [colour]
+
+    t = at_action(2, p=0)
+    cards = [flora(only("red"), 0), flora(only("red"), 1), flora(only("blue"), 0), flora(only("blue"), 1),
+             flora(only("yellow"), 0)]
+    cards += [c["id"] for c in CAT.earth if c["kind"] == "terrain"
+              and not {a["color"] for a in c["abilities"]} & {"red", "blue", "yellow", "multi"}][:2]
+    for cell, card in enumerate(cards):
+        put(t, 0, cell, card)
+    t.events[0] += [take(t, event_card(lambda c, k=k: c["id"] == k)) for k in
+                    [c["id"] for c in CAT.earth if c["kind"] == "event"][:2]]
+    t.island[0] = next(i["id"] for i in CAT.islands if not {a["color"] for a in i["abilities"]}
+                       & {"red", "blue", "yellow", "multi"})
+    t.climate[0] = climate_where(lambda a: a["color"] == "red")
+    assert scoring.measure(t, 0, "sets_rbyte") == 1  # only 1 Yellow card: one set
+    t.climate[0] = climate_where(lambda a: a["color"] == "yellow")
+    assert scoring.measure(t, 0, "sets_rbyte") == 2  # the climate's Yellow ability completes the second set
