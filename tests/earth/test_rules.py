@@ -1032,3 +1032,46 @@ def test_island_and_climate_cards_also_count_for_fauna_objectives_on_card_vp_and
     assert scoring.measure(t, 0, "sets_rbyte") == 1  # only 1 Yellow card: one set
     t.climate[0] = climate_where(lambda a: a["color"] == "yellow")
     assert scoring.measure(t, 0, "sets_rbyte") == 2  # the climate's Yellow ability completes the second set
+
+
+def plain_gain(colour, res, skip=0):
+    """A flora whose only ability is an unconditional, free ``colour`` gain of ``res``."""
+    return flora(lambda c: len(c["abilities"]) == 1 and c["abilities"][0]["color"] == colour
+                 and c["abilities"][0]["kind"] == "gain" and not c["abilities"][0].get("cost")
+                 and not c["abilities"][0].get("if_action")
+                 and [g["res"] for g in c["abilities"][0]["gain"]] == [res]
+                 and "per" not in c["abilities"][0]["gain"][0], skip)
+
+
+def test_watering_all_players_activate_blue_abilities():
+    s = at_action(2, p=0)
+    quiet(s)
+    blue, red = plain_gain("blue", "soil"), plain_gain("red", "soil")
+    put(s, 1, 0, blue)
+    put(s, 1, 1, red)
+    choose_action(s, "water")
+    act(s, "option", 1)  # player 1 takes 2 soil
+    while s.current_player() == 0:  # the active player's own blue activation (its climate): skipped
+        act(s, "pass")
+    assert s.current_player() == 1 and s.decision() == "activate" and s.queue[0]["colour"] == "blue"
+    assert legal(s, "activate") == [0]  # the blue card, not the red one
+    soil = s.soil[1]
+    act(s, "activate", 0)
+    assert s.soil[1] == soil + CAT.earth[blue]["abilities"][0]["gain"][0]["n"]
+
+
+def test_growing_all_players_activate_yellow_abilities():
+    s = at_action(2, p=0)
+    quiet(s)
+    yellow, red = plain_gain("yellow", "draw"), plain_gain("red", "soil")
+    put(s, 1, 0, red)
+    put(s, 1, 1, yellow)
+    choose_action(s, "grow")
+    act(s, "option", 0)  # player 1 draws 2
+    while s.current_player() == 0:  # the active player's own yellow activation (its island): skipped
+        act(s, "pass")
+    assert s.current_player() == 1 and s.decision() == "activate" and s.queue[0]["colour"] == "yellow"
+    assert legal(s, "activate") == [2]  # the yellow card at cell 1, not the red one
+    hand = len(s.hands[1])
+    act(s, "activate", 2)
+    assert len(s.hands[1]) == hand + CAT.earth[yellow]["abilities"][0]["gain"][0]["n"]
