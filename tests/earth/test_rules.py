@@ -1075,3 +1075,16 @@ def test_growing_all_players_activate_yellow_abilities():
     hand = len(s.hands[1])
     act(s, "activate", 2)
     assert len(s.hands[1]) == hand + CAT.earth[yellow]["abilities"][0]["gain"][0]["n"]
+
+
+def test_if_deck_and_discard_are_both_empty_players_can_no_longer_compost_from_the_draw_pile():
+    s = at_action(2, p=0)
+    s.hands[1] += s.deck + s.discard
+    s.deck, s.discard = [], []
+    soil, compost = s.soil[0], [list(c) for c in s.compost]
+    choose_action(s, "compost")
+    assert s.soil[0] == soil + 5 and s.compost[0] == compost[0]  # the soil still comes, the 2 cards cannot
+    assert s.current_player() == 1
+    act(s, "option", 1)  # compost 2 from the (empty) draw pile
+    assert s.compost[1] == compost[1]
+    s.check_invariants()
