@@ -1088,3 +1088,18 @@ def test_if_deck_and_discard_are_both_empty_players_can_no_longer_compost_from_t
     act(s, "option", 1)  # compost 2 from the (empty) draw pile
     assert s.compost[1] == compost[1]
     s.check_invariants()
+
+
+def test_a_player_fulfilling_objectives_on_several_fauna_cards_in_one_turn_claims_each_of_them():
+    s = at_action(3, p=1)
+    soil_side = next(f["id"] for f in CAT.fauna if f["measure"] == "soil")
+    hand_side = next(f["id"] for f in CAT.fauna if f["measure"] == "hand")
+    rows_side = next(f["id"] for f in CAT.fauna if f["measure"] == "full_rows")
+    cols_side = next(f["id"] for f in CAT.fauna if f["measure"] == "full_cols")
+    s.fauna = [soil_side, hand_side, rows_side, cols_side]
+    s.soil[2] = CAT.fauna[soil_side]["n"]
+    give(s, 2, *s.deck[-CAT.fauna[hand_side]["n"]:])
+    choose_action(s, "water")
+    end_turn(s)
+    assert s.leaves == [[2], [2], [], []]
+    assert scoring.score_breakdown(s, 2)["8_fauna"] == 2 * scoring.FAUNA_TIERS[0]
