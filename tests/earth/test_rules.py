@@ -1120,3 +1120,24 @@ def test_the_round_ends_with_the_player_before_the_first_player_whoever_complete
         choose_action(s, "water")
         end_turn(s)
     assert s.is_terminal() and s.turns == 3
+
+
+def test_scoring_step_6_adds_the_end_game_bonus_of_every_terrain_in_the_tableau():
+    def scorer(pred):
+        return next(c["id"] for c in CAT.earth if c["kind"] == "terrain"
+                    and any(a["kind"] == "score" and pred(a["score"]) for a in c["abilities"]))
+
+    row = scorer(lambda sc: sc["pattern"] == "per_in_dir" and sc["dir"] == "row" and "type" in sc["filter"])
+    per_row = next(a["score"] for a in CAT.earth[row]["abilities"] if a["kind"] == "score")
+    res = scorer(lambda sc: sc["pattern"] == "per_resource" and sc["res"] == "soil")
+    per_soil = next(a["score"] for a in CAT.earth[res]["abilities"] if a["kind"] == "score")
+    s = at_action(2, p=0)
+    put(s, 0, 0, row)
+    put(s, 0, 1, flora(lambda c: c["type"] == per_row["filter"]["type"], 0))
+    put(s, 0, 3, flora(lambda c: c["type"] == per_row["filter"]["type"], 1))
+    put(s, 0, 4, flora(lambda c: c["type"] == per_row["filter"]["type"], 2))  # another row: does not count
+    put(s, 0, 8, res)
+    s.soil[0] = 3 * per_soil["per"] + 1
+    b = scoring.score_breakdown(s, 0)
+    assert b["6_terrain"] == 2 * per_row["vp"] + 3 * per_soil["vp"]
+    assert scoring.final_score(s, 0) == sum(b.values())
