@@ -92,17 +92,22 @@ def test_lanes_are_compared_as_totals_not_creature_by_creature():
     assert s.castle[1] == 10 - (3 - 2)
 
 
-def test_skills_are_placed_face_down_like_creatures_and_resolve_when_revealed():
-    s = make_state(hands=(["Fireball", "Gloom Bat"], ["Red Fox", "Pebble Mole"]))
+@pytest.mark.parametrize("castles", [(9, 10), (10, 9)])  # player 0, then player 1 reveals first
+def test_skills_are_placed_face_down_like_creatures_and_resolve_when_revealed(castles):
+    s = make_state(hands=(["Fireball", "Gloom Bat"], ["Red Fox", "Pebble Mole"]),
+                   attacking=([], ["Stone Tortoise"]), castles=castles)
     place(s, "Fireball", D, discards=["Gloom Bat"])
     end(s)
+    assert names(s.face_down[0][D]) == ["Fireball"] and names(s.field[1][A]) == ["Stone Tortoise"], \
+        "placed face down, the skill does nothing yet"
     place(s, "Red Fox", A, discards=["Pebble Mole"])
     end(s)
-    # random die roll decides whether the Red Fox was face up when the Fireball resolved
-    if s.reveal_first == 1:
-        assert names(s.graveyard[1]) == ["Pebble Mole", "Red Fox"]
-    else:
-        assert names(s.field[1][A]) == ["Red Fox"], "face-down creatures cannot be targeted"
+    assert s.reveal_first == (0 if castles[0] < castles[1] else 1)
+    # in either reveal order the Fireball (player 0's defending lane) turns before player 1's attacking
+    # lane: the weakest face-up enemy there is the Tortoise; the face-down Red Fox cannot be targeted
+    assert names(s.graveyard[1]) == ["Pebble Mole", "Stone Tortoise"]
+    assert names(s.field[1][A]) == ["Red Fox"]
+    assert names(s.graveyard[0]) == ["Gloom Bat", "Fireball"], "the skill goes to the Graveyard once resolved"
 
 
 def test_skills_occupy_no_creature_slot():
