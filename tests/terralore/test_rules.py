@@ -266,6 +266,17 @@ def test_each_lane_holds_at_most_four_creatures_per_player():
     assert len(s.field[0][A]) == 4 and s._used_slots(0, A) == 4
 
 
+def test_the_four_creature_limit_is_per_player_the_opponents_creatures_in_the_lane_do_not_count():
+    # player 0's attacking lane is player 1's defending lane: four of theirs and three of ours fit
+    four = ["Tidepool Crab", "Pebble Mole", "Ember Imp", "Sand Piper"]
+    s = make_state(hands=(["Lantern Moth", "Gloom Bat"], []),
+                   attacking=(["Red Fox", "Beacon Keeper", "Burrowing Badger"], []), defending=([], four))
+    place(s, "Lantern Moth", A)
+    assert s.decision() == "play", "a fourth own creature needs no replace-one"
+    place(s, "Gloom Bat", A)
+    assert s.decision() == "destroy", "a fifth own creature does"
+
+
 def test_a_fifth_creature_requires_destroying_one_already_in_play_to_the_graveyard():
     four = ["Tidepool Crab", "Pebble Mole", "Ember Imp", "Sand Piper"]
     s = make_state(hands=(["Lantern Moth"], []), attacking=(four, []))
