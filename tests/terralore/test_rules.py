@@ -220,6 +220,22 @@ def test_otherwise_the_player_with_the_least_castle_hp_reveals_first():
     assert s.reveal_first == 1 and not any(line.startswith("die roll") for line in s.log)
 
 
+def test_reveal_order_starts_with_the_defending_lane_of_the_least_hp_player_in_either_seat():
+    # player 0 has less castle HP (the other tests have player 1 losing): 0-defending, 1-attacking,
+    # 1-defending, 0-attacking
+    s = make_state(hands=(["Tidepool Crab", "Pebble Mole"], ["Ember Imp", "Sand Piper"]), castles=(4, 9),
+                   attacking=([], ["Stone Tortoise"]))  # player 1 also leads on field points
+    place(s, "Tidepool Crab", A)
+    place(s, "Pebble Mole", D)
+    end(s)
+    place(s, "Ember Imp", A)
+    place(s, "Sand Piper", D)
+    end(s)
+    assert s.reveal_first == 0 and not s.log[0].startswith("die roll")
+    reveals = [line.split(" reveals ")[1].split(" (")[0] for line in s.log if " reveals " in line]
+    assert reveals == ["Pebble Mole", "Ember Imp", "Sand Piper", "Tidepool Crab"]
+
+
 def test_equal_castle_hp_the_player_with_fewer_field_points_is_the_losing_player():
     s = make_state(attacking=(["Sturdy Turtle"], ["Tidepool Crab"]), defending=(["Stone Tortoise"], []),
                    castles=(6, 6), turn_number=3)
