@@ -211,6 +211,19 @@ def test_perfectly_tied_players_roll_a_die():
     assert s.log[0].startswith("die roll:")
 
 
+def test_perfectly_tied_players_roll_a_die_and_the_winner_reveals_first():
+    firsts = set()
+    for seed in range(12):
+        # turn 4, equal castles, equal field points (1 each): a perfect tie, not round 1
+        s = make_state(attacking=(["Tidepool Crab"], ["Pebble Mole"]), castles=(7, 7), turn_number=4, seed=seed)
+        end_turn(s)
+        assert s.log[0].startswith("die roll:")
+        rolls = [int(x.split()[-1]) for x in s.log[0][len("die roll: "):].split(", ")]
+        assert rolls[0] != rolls[1] and s.reveal_first == int(np.argmax(rolls))
+        firsts.add(s.reveal_first)
+    assert firsts == {0, 1}, "either player can win the die roll"
+
+
 def test_otherwise_the_player_with_the_least_castle_hp_reveals_first():
     s = make_state(hands=(["Tidepool Crab"], ["Pebble Mole"]), castles=(9, 6), turn_number=3)
     place(s, "Tidepool Crab", D)
