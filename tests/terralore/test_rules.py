@@ -357,6 +357,13 @@ def test_castles_tied_at_the_end_of_the_game_total_field_points_decide():
     assert list(s.returns()) == [-1, 1]
 
 
+def test_castles_not_tied_at_the_end_of_the_game_the_higher_castle_hp_wins_before_field_points():
+    s = make_state(decks=(["Pebble Mole"], ["Gloom Bat"]), defending=([], ["Granite Colossus"]), castles=(8, 6))
+    end_turn(s)  # both decks run out at once; castles 8 and 6; field points 0 against 9
+    assert s.castle == [8, 6] and s.field_points(1) == 9
+    assert list(s.returns()) == [1, -1] and "tiebreaker" in s.end_reason
+
+
 def test_castles_and_total_field_points_tied_is_a_draw():
     s = make_state(attacking=(["Stone Tortoise"], ["Cinder Hound"]), castles=(4, 4))
     end_turn(s)
