@@ -332,6 +332,20 @@ def test_destroyed_cards_go_to_the_graveyard_unless_exiled_which_removes_them_pe
     assert names(s.exile[1]) == ["Sturdy Turtle"], "exiled cards never come back"
 
 
+def test_exiled_cards_are_permanently_removed_and_cannot_be_recovered_like_graveyard_cards():
+    s = make_state(hands=(["Banish", "Pebble Mole", "Ember Imp"], ["Resurrection", "Scorch", "Rising Tide"]),
+                   attacking=([], ["Cinder Hound"]), graveyards=([], ["Tidepool Crab"]))
+    place(s, "Banish", D, discards=["Pebble Mole", "Ember Imp"])  # exile the weakest enemy here: the Hound
+    end_turn(s)
+    assert names(s.exile[1]) == ["Cinder Hound"]
+    end(s)  # turn 3: player 0 places first and passes
+    place(s, "Resurrection", A, discards=["Scorch", "Rising Tide"])  # the costliest creature of the Graveyard
+    end(s)
+    assert cid("Tidepool Crab") in s.hand[1], "the Graveyard's creature comes back"
+    assert names(s.exile[1]) == ["Cinder Hound"] and cid("Cinder Hound") not in s.hand[1], \
+        "the exiled Hound (cost 2) does not"
+
+
 # ------------------------------------------------------------------ Victory Conditions and Tiebreakers
 def test_reduce_your_opponents_castle_hp_to_0_to_win():
     s = make_state(attacking=([], ["Granite Colossus", "Cinder Hound"]), castles=(9, 10))
