@@ -354,6 +354,10 @@ class TerraloreState(State):
         """Both players draw 2. Returns True when the game ended by deck-out."""
         if self.game.deck_out == "cannot_draw":
             losers = [p for p in (0, 1) if len(self.deck[p]) < DRAW_PER_TURN]
+            if len(losers) == 2 and len(self.deck[0]) != len(self.deck[1]):
+                # cards are drawn one at a time: of two short decks the shorter runs out first, and a
+                # player wins when "the opponent runs out of cards in their deck before you do"
+                losers = [0 if len(self.deck[0]) < len(self.deck[1]) else 1]
             if losers:
                 self._end_by_deck_out(losers)
                 return True

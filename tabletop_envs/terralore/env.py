@@ -90,6 +90,10 @@ Version history
   recovered from the Graveyard stays in the opponent's ``opp_known_hand`` when it is placed face down,
   until it is seen again (discarded, destroyed or revealed). Dropping it at placement told the opponent
   which face-down card it was.
+* v0 (deck-out fix; layouts unchanged, game outcomes changed): when both decks are too short for a
+  Draw Phase (``deck_out="cannot_draw"``), the shorter one runs out first and its owner loses; before,
+  1 card against 0 went to the tiebreakers, so the extra card a mulligan leaves in the deck never
+  counted.
 """
 
 from __future__ import annotations

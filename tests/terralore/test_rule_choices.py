@@ -61,6 +61,24 @@ def test_deck_out_cannot_draw_loses_only_when_a_draw_phase_finds_too_few_cards()
     assert list(s.returns()) == [-1, 1]
 
 
+def test_of_two_decks_too_short_for_the_draw_phase_the_shorter_runs_out_first_and_loses():
+    # "The opponent runs out of cards in their deck before you do": 1 card against 0 is not a tie
+    s = make_state(decks=(["Pebble Mole", "Ember Imp", "Sand Piper"], ["Gloom Bat", "Red Fox"]))
+    end_turn(s)
+    assert not s.is_terminal() and [len(d) for d in s.deck] == [1, 0]
+    end_turn(s)
+    assert s.is_terminal() and s.end_reason == "deck-out" and list(s.returns()) == [1, -1]
+
+
+def test_two_decks_equally_short_for_the_draw_phase_run_out_together_and_go_to_the_tiebreakers():
+    s = make_state(decks=(["Pebble Mole", "Ember Imp", "Sand Piper"], ["Gloom Bat", "Red Fox", "Scorch"]),
+                   attacking=(["Tidepool Crab"], []))
+    end_turn(s)
+    assert [len(d) for d in s.deck] == [1, 1]
+    end_turn(s)
+    assert s.is_terminal() and s.end_reason != "deck-out" and list(s.returns()) == [1, -1]
+
+
 def test_option_deck_out_empty_deck_loses_as_soon_as_the_deck_is_empty():
     s = make_state(decks=(["Pebble Mole", "Ember Imp"], ["Gloom Bat", "Red Fox", "Scorch"]), deck_out="empty_deck")
     end_turn(s)
