@@ -119,6 +119,10 @@ Version history
   every player with a card in hand gets the window, and is asked to plant when they have a legal
   cell, even if only ``pass`` is legal. Random games take about 15 % (2 players) to 18 %
   (4 players) more decisions, most of them pass-only windows; solo play is unchanged.
+* v0, scoring fixes (layouts unchanged; scores changed): island and climate cards count for the
+  card-VP and colour-set objectives as the text says ("these cards can also count for ecosystem/fauna
+  objectives"), and a rows/columns ecosystem scores qualifying rows or qualifying columns, never both
+  (a row and a column share a card, which may score an ecosystem card only once).
 """
 
 from __future__ import annotations

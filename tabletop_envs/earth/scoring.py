@@ -232,10 +232,16 @@ def _is_full(cat, card: int, spr: int, gro: int) -> bool:
 
 
 def _count_lines(s, p: int, name: str) -> int:
+    """Qualifying rows or qualifying columns, whichever are more: every row crosses every column, and
+    "once a card/component has been used to score an ecosystem card, it cannot be used again" on it."""
+    return max(_count_lines_of(s, p, name, ROWS), _count_lines_of(s, p, name, COLS))
+
+
+def _count_lines_of(s, p: int, name: str, lines) -> int:
     cat = s.game.cat
     grid = s.grid[p]
     n = 0
-    for line in ROWS + COLS:
+    for line in lines:
         ids = [grid[i] for i in line]
         if any(c < 0 for c in ids):
             continue

@@ -969,6 +969,23 @@ def test_ecosystems_score_multiple_times_but_each_card_only_once_per_ecosystem()
     assert scoring.ecosystem_vp(s, 0, side) == CAT.ecosystems[side]["vp"] * 2  # 5 cards: 2 pairs, 1 left over
 
 
+def test_an_ecosystem_scores_rows_or_columns_since_a_row_and_a_column_share_a_card():
+    # "Once a card/component has been used to score an ecosystem card, it cannot be used again for
+    # scoring on the same ecosystem card": every row crosses every column
+    s = at_action(2, p=0)
+    side = next(e["id"] for e in CAT.ecosystems if e["measure"] == "lines_same_type")
+    trees = [c["id"] for c in CAT.earth if c["type"] == "tree"]
+    for i in range(4):
+        put(s, 0, i, trees[i])  # row 0
+    for k, i in enumerate((4, 8, 12)):
+        put(s, 0, i, trees[4 + k])  # column 0 with the row's first card
+    vp = CAT.ecosystems[side]["vp"]
+    assert scoring.ecosystem_vp(s, 0, side) == vp, "row 0 and column 0 share their corner card: one of them scores"
+    for k, i in enumerate((5, 6, 7)):
+        put(s, 0, i, trees[7 + k])  # row 1: two disjoint rows
+    assert scoring.ecosystem_vp(s, 0, side) == 2 * vp
+
+
 def test_type_count_table_ecosystem():
     s = at_action(2, p=0)
     side = next(e["id"] for e in CAT.ecosystems if e.get("table"))

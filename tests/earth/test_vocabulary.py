@@ -437,3 +437,16 @@ def test_alt_cost_with_sprouts_or_growth_offers_the_choice_when_soil_also_covers
     for _ in range(cost):
         act(s, "cell", 5)
     assert s.soil[0] == 10 and (s.spr[0][5] if res == "sprouts" else s.gro[0][5]) == 0
+
+
+def test_measure_full_flora_needs_every_space_filled():
+    s = board()
+    roomy = next(c["id"] for c in CAT.earth if c["kind"] == "flora" and c["sprouts"] >= 1 and c["growth"] >= 1)
+    bare = next(c["id"] for c in CAT.earth if c["kind"] == "flora" and c["sprouts"] == 0 and c["growth"] == 0)
+    put(s, 0, 0, roomy)
+    put(s, 0, 1, bare)
+    assert scoring.measure(s, 0, "flora_full") == 0, "nothing on the roomy flora; the bare one never counts"
+    s.spr[0][0] = CAT.sprout_spaces[roomy]
+    assert scoring.measure(s, 0, "flora_full") == 0, "sprouts without the growth are not full"
+    s.gro[0][0] = CAT.max_growth[roomy]
+    assert scoring.measure(s, 0, "flora_full") == 1
