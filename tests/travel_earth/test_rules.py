@@ -701,3 +701,15 @@ def test_declare_step_locks_itself_when_no_further_challenger_can_be_declared():
     s = scenario(p0=dict(ready=["Lion", "Tiger"], reservoir=["Koala"]), p1=dict(ready=["Sea otter"]))
     act(s, "declare", "Tiger")  # one Full card: nobody else can join
     assert s.phase == "statistic" and s.challenger == cid("Tiger")
+
+
+def test_add_up_to_1_card_to_the_reservoir_on_each_of_your_turns():
+    # "4. Add to Reservoir" is a step of every turn: one turn's addition does not use up the next turn's.
+    s = scenario(p0=dict(hand=["Lion", "Tiger"]), filler_to="discard", phase="add")
+    act(s, "add_to_reservoir", "Lion")
+    assert s.phase == "play" and legal(s, "add_to_reservoir") == []
+    act(s, "end_play")  # nothing Ready: the turn ends; seat 1 has nothing at all to decide
+    assert s.player == 0 and s.turns == 2 and s.phase == "add"
+    assert legal(s, "add_to_reservoir") == [cid("Tiger")]
+    act(s, "add_to_reservoir", "Tiger")
+    assert sorted(s.reservoir[0]) == sorted(ids(["Lion", "Tiger"]))
