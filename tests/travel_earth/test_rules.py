@@ -713,3 +713,23 @@ def test_add_up_to_1_card_to_the_reservoir_on_each_of_your_turns():
     assert legal(s, "add_to_reservoir") == [cid("Tiger")]
     act(s, "add_to_reservoir", "Tiger")
     assert sorted(s.reservoir[0]) == sorted(ids(["Lion", "Tiger"]))
+
+
+def test_a_card_leaving_the_reservoir_takes_an_empty_slot_first():
+    # RULES.md 10. Seat 1 holds one Full and one Empty card. Paying for the first change takes the Empty
+    # one, so the Full card is still there for Ink Cloud against the second Challenger, in the same turn.
+    s = scenario(p0=dict(ready=["Lion", "Tiger"], reservoir=["Koala", "Emu"]),
+                 p1=dict(ready=["Tiger", "Giant Pacific octopus"], reservoir=["Emu", "Walrus"]), empty=(0, 1))
+    act(s, "declare", "Lion")
+    act(s, "declare", "Tiger")
+    act(s, "statistic", WEIGHT)
+    act(s, "defend_ready", "Tiger")
+    act(s, "change_statistic", DEVELOPMENT)  # 105 days against 109: Tiger wins
+    act(s, "pay_reservoir", "Walrus")
+    assert s.reservoir_size(1) == 1 and s.full(1) == 1 and s.empty[1] == 0
+    assert s.player == 0 and s.challenger == cid("Tiger")  # the turn goes on: the test is not undone by a Refresh
+    act(s, "statistic", WEIGHT)
+    act(s, "defend_ready", "Giant Pacific octopus")
+    act(s, "change_statistic", LENGTH)  # Ink Cloud turns the Full card Empty instead of discarding it
+    assert s.discard[1] == ids(["Walrus"]) and s.reservoir[1] == ids(["Emu"])  # the Emu was not discarded
+    assert names(s.discard[0]) == ["Lion", "Tiger"]
