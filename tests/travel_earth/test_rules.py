@@ -733,3 +733,20 @@ def test_a_card_leaving_the_reservoir_takes_an_empty_slot_first():
     act(s, "change_statistic", LENGTH)  # Ink Cloud turns the Full card Empty instead of discarding it
     assert s.discard[1] == ids(["Walrus"]) and s.reservoir[1] == ids(["Emu"])  # the Emu was not discarded
     assert names(s.discard[0]) == ["Lion", "Tiger"]
+
+
+def test_stalemate_counts_only_consecutive_turns_without_any_card_moving():
+    # RULES.md 13: a turn in which a card moves restarts the count.
+    s = scenario(p0=dict(ready=["Lion"], hand=["Emu", "Koala"]), p1=dict(ready=["Tiger"]), filler_to="discard",
+                 stalemate_turns=3, phase="add")
+    act(s, "skip_reservoir")
+    act(s, "end_play")  # turn 1 (seat 0) and turn 2 (seat 1, idle): nothing moved
+    assert s.turns == 2 and s.quiet == 2 and not s.is_terminal()
+    act(s, "add_to_reservoir", "Emu")  # turn 3: a card moves
+    act(s, "end_play")
+    act(s, "lock_challengers")  # seat 0 could challenge; it declares nobody
+    assert s.turns == 4 and s.quiet == 1 and not s.is_terminal()  # turn 4 (seat 1, idle) was quiet again
+    act(s, "skip_reservoir")
+    act(s, "end_play")
+    act(s, "lock_challengers")
+    assert s.is_terminal() and s.drawn_game and s.turns == 6  # turns 4, 5 and 6: three in a row
