@@ -750,3 +750,14 @@ def test_stalemate_counts_only_consecutive_turns_without_any_card_moving():
     act(s, "end_play")
     act(s, "lock_challengers")
     assert s.is_terminal() and s.drawn_game and s.turns == 6  # turns 4, 5 and 6: three in a row
+
+
+def test_a_last_resort_win_stops_only_that_challenger_and_the_rest_of_the_group_still_resolves():
+    s = scenario(p0=dict(ready=["Lion", "Tiger"], reservoir=["Koala", "Emu"]), p1=dict(reservoir=["Blue whale"]))
+    act(s, "declare", "Lion")
+    act(s, "declare", "Tiger")
+    act(s, "statistic", WEIGHT)  # the Blue whale (136,000 kg) stops the Lion
+    assert s.discard[0] == ids(["Lion"]) and s.reservoir[1] == ids(["Blue whale"])
+    assert s.player == 0 and s.challenger == cid("Tiger") and s.phase == "statistic" and s.empty[0] == 2
+    act(s, "statistic", SPEED)  # 64.4 km/h against 48: the whale fails, the Reservoir is exhausted
+    assert s.is_terminal() and s.winner == 0 and s.discard[1] == ids(["Blue whale"])
