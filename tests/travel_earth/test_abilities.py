@@ -179,3 +179,17 @@ def test_abilities_are_printed_in_the_catalogue_with_the_rule_they_override():
         assert ability["text"] and ability["overrides"], key
     leopard = CAT.cards[cid("Leopard")]
     assert leopard["ability"] == "ambush" and "Ready Row" in CAT.abilities["ambush"]["text"]
+
+
+def test_ability_ink_cloud_without_a_full_card_discards_a_reservoir_card_as_usual():
+    # "... instead of discarding a card (if you have a Full one)": with only Empty cards the general rule pays.
+    s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]),
+                 p1=dict(ready=["Giant Pacific octopus"], reservoir=["Emu", "Walrus"]), empty=(0, 2))
+    act(s, "declare", "Lion")
+    act(s, "statistic", WEIGHT)
+    act(s, "defend_ready", "Giant Pacific octopus")
+    act(s, "change_statistic", LENGTH)
+    assert s.phase == "pay"
+    act(s, "pay_reservoir", "Walrus")
+    assert s.discard[1] == ids(["Walrus"]) and s.reservoir[1] == ids(["Emu"])
+    assert s.discard[0] == ids(["Lion"]) and s.ready[1] == ids(["Giant Pacific octopus"])
