@@ -193,3 +193,19 @@ def test_ability_ink_cloud_without_a_full_card_discards_a_reservoir_card_as_usua
     act(s, "pay_reservoir", "Walrus")
     assert s.discard[1] == ids(["Walrus"]) and s.reservoir[1] == ids(["Emu"])
     assert s.discard[0] == ids(["Lion"]) and s.ready[1] == ids(["Giant Pacific octopus"])
+
+
+def test_ability_patient_hunter_empties_no_card_even_when_full_cards_are_there():
+    # "its challenge empties none": it neither needs nor spends a Full card, so the Lion can join with the one
+    # Full card, and the crocodile's challenge leaves it Full.
+    s = scenario(p0=dict(ready=["Lion", "Nile crocodile"], reservoir=["Koala"]), p1=dict(ready=["Sea otter", "Koala"]))
+    act(s, "declare", "Nile crocodile")
+    assert cid("Lion") in legal(s, "declare")
+    act(s, "declare", "Lion")
+    assert s.challenger == cid("Nile crocodile") and s.empty[0] == 0
+    act(s, "statistic", WEIGHT)
+    act(s, "defend_ready", "Koala")  # 94.2 kg against 9.3 kg
+    assert s.challenger == cid("Lion") and s.empty[0] == 1  # only the Lion's card turned Empty
+    act(s, "statistic", WEIGHT)
+    act(s, "defend_ready", "Sea otter")
+    assert s.player == 1 and s.empty[0] == 1 and s.full(0) == 0
