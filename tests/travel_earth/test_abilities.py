@@ -209,3 +209,11 @@ def test_ability_patient_hunter_empties_no_card_even_when_full_cards_are_there()
     act(s, "statistic", WEIGHT)
     act(s, "defend_ready", "Sea otter")
     assert s.player == 1 and s.empty[0] == 1 and s.full(0) == 0
+
+
+def test_ability_blubber_store_works_from_the_resting_row():
+    # "While this Animal is on your field": the Resting Row is part of the field.
+    six = ["Koala", "Emu", "Walrus", "Springbok", "Sea otter", "Orca"]
+    s = scenario(p0=dict(resting=["Bowhead whale"], reservoir=six, hand=["Lion"]), phase="add")
+    act(s, "add_to_reservoir", "Lion")
+    assert s.reservoir_size(0) == 7
