@@ -217,3 +217,16 @@ def test_ability_blubber_store_works_from_the_resting_row():
     s = scenario(p0=dict(resting=["Bowhead whale"], reservoir=six, hand=["Lion"]), phase="add")
     act(s, "add_to_reservoir", "Lion")
     assert s.reservoir_size(0) == 7
+
+
+def test_ability_armoured_shell_after_a_defensive_change_a_win_discards_only_the_challenger():
+    # "no Resting penalty applies to it": after a change it wins like a Ready Defender (a plain Resting
+    # Defender that wins after a change is discarded with the Challenger).
+    s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]),
+                 p1=dict(resting=["Galápagos giant tortoise"], reservoir=["Emu"]))
+    act(s, "declare", "Lion")
+    act(s, "statistic", SPEED)  # 80 km/h against 0.32 km/h
+    act(s, "defend_resting", "Galápagos giant tortoise")
+    act(s, "change_statistic", LIFESPAN)  # 177 years against 28
+    assert s.discard[0] == ids(["Lion"]) and s.discard[1] == ids(["Emu"])
+    assert s.ready[1] == ids(["Galápagos giant tortoise"])  # it survived; seat 1's turn readied it
