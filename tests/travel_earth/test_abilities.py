@@ -230,3 +230,14 @@ def test_ability_armoured_shell_after_a_defensive_change_a_win_discards_only_the
     act(s, "change_statistic", LIFESPAN)  # 177 years against 28
     assert s.discard[0] == ids(["Lion"]) and s.discard[1] == ids(["Emu"])
     assert s.ready[1] == ids(["Galápagos giant tortoise"])  # it survived; seat 1's turn readied it
+
+
+def test_early_riser_and_pouch_copies_do_not_stack():
+    # RULES.md 16: "draw 1 more card than the Hand-size table gives" and "up to 2 cards" are totals.
+    s = scenario(p0=dict(ready=["Greater roadrunner", "Greater roadrunner"]), player=1)
+    act(s, "lock_challengers")
+    assert len(s.hand[0]) == 3 + 1
+    s = scenario(p0=dict(resting=["Red kangaroo", "Red kangaroo"], hand=["Lion", "Tiger", "Emu"]), phase="add")
+    act(s, "add_to_reservoir", "Lion")
+    act(s, "add_to_reservoir", "Tiger")
+    assert s.phase == "play" and legal(s, "add_to_reservoir") == [] and s.reservoir_size(0) == 2
