@@ -10,9 +10,10 @@ import pytest
 
 from tabletop_envs.core.errors import CatalogueError
 from tabletop_envs.travel_earth.catalogue import ANIMALS_FILE, PRINTINGS, STAT_KEYS, Catalogue, load_catalogue
+from tabletop_envs.travel_earth.data.build_catalogue import DATASET, build
 
 CAT = load_catalogue()
-DATASET = Path(__file__).resolve().parents[3] / "shared" / "reference" / "animal_stats.csv"
+SHARED_DATASET = Path(__file__).resolve().parents[3] / "shared" / "reference" / "animal_stats.csv"
 COLUMNS = dict(zip(STAT_KEYS, ["top_speed_kmh", "weight_kg", "length_m", "max_lifespan_years", "offspring_per_brood",
                                "gestation_or_incubation_days"]))
 
@@ -24,7 +25,17 @@ def test_catalogue_has_at_least_60_real_animals_with_six_battle_statistics():
         assert set(card["stats"]) == set(STAT_KEYS) and all(v > 0 for v in card["stats"].values())
 
 
-@pytest.mark.skipif(not DATASET.exists(), reason="shared/reference/animal_stats.csv is not checked out here")
+@pytest.mark.skipif(not SHARED_DATASET.exists(), reason="shared/reference/ is not beside this checkout (CI)")
+def test_the_packaged_dataset_is_the_teams_sourced_dataset():
+    assert DATASET.read_bytes() == SHARED_DATASET.read_bytes(), \
+        "copy shared/reference/animal_stats.csv into tabletop_envs/travel_earth/data/ and rerun build_catalogue"
+
+
+def test_the_catalogue_is_what_build_catalogue_makes_of_the_dataset():
+    assert build(DATASET) == json.loads(ANIMALS_FILE.read_text(encoding="utf-8")), \
+        "run: python -m tabletop_envs.travel_earth.data.build_catalogue"
+
+
 def test_printed_values_are_the_sourced_real_world_values():
     rows = {r["common_name"]: r for r in csv.DictReader(DATASET.open(encoding="utf-8"))}
     for card in CAT.cards:

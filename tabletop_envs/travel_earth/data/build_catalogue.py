@@ -1,6 +1,8 @@
 """Regenerate ``animals.json`` from the team's sourced dataset ``shared/reference/animal_stats.csv``.
 
-Run once when the dataset changes: ``python -m tabletop_envs.travel_earth.data.build_catalogue CSV``.
+``animal_stats.csv`` beside this file is a copy of that dataset, so the package (and CI, which has no
+``shared/``) can check every printed value against it. When the dataset changes, copy it here and run
+``python -m tabletop_envs.travel_earth.data.build_catalogue`` (or pass another CSV path).
 ``animals.json`` is the source of truth the game loads; this script only documents where every
 printed value came from. Only rows with all six battle statistics become cards, so every printed
 value is a real measurement and none is guessed.
@@ -149,8 +151,12 @@ def build(csv_path: Path) -> dict:
     return {"set": "Travel Earth: Base Set", "statistics": STATISTICS, "abilities": ABILITIES, "cards": cards}
 
 
+#: the packaged copy of shared/reference/animal_stats.csv
+DATASET = Path(__file__).with_name("animal_stats.csv")
+
+
 def main(argv: list[str]) -> None:
-    csv_path = Path(argv[0] if argv else "../shared/reference/animal_stats.csv")
+    csv_path = Path(argv[0]) if argv else DATASET
     out = Path(__file__).with_name("animals.json")
     out.write_text(json.dumps(build(csv_path), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"wrote {out}")
