@@ -92,6 +92,24 @@ def test_resample_hidden_covers_hand_deck_order_and_face_down_reservoir():
     assert len(seen_unseen) > 1 and len(seen_opp) > 1
 
 
+def test_resample_hidden_redeals_the_opponents_face_down_reservoir_cards():
+    # the leak tests compare observations across resampled worlds: a Reservoir left as dealt would
+    # let an encoder that shows its cards pass them
+    s = TravelEarthGame(first_player=0).new_initial_state(3)
+    rng = np.random.default_rng(0)
+    while not s.is_terminal() and len(s.reservoir[1]) < 3:
+        legal = s.legal_actions()
+        s.apply_action(legal[rng.integers(len(legal))])
+    assert len(s.reservoir[1]) >= 3, "the opponent never filled a Reservoir of three"
+    reservoirs = set()
+    for _ in range(20):
+        world = s.resample_hidden(0, rng)
+        np.testing.assert_array_equal(world.observation(0), s.observation(0))
+        assert len(world.reservoir[1]) == len(s.reservoir[1]) and world.empty[1] == s.empty[1]
+        reservoirs.add(tuple(world.reservoir[1]))
+    assert len(reservoirs) > 1
+
+
 def test_no_leak_and_mask_equals_rules_for_the_casual_format():
     conformance.check_no_leak("travel_earth_v0", {"deck_format": "casual"}, num_states=20)
     conformance.check_mask_equals_rules("travel_earth_v0", {"deck_format": "casual"}, num_states=8)
