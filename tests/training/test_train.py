@@ -273,3 +273,20 @@ def test_the_command_line_reports_a_bad_recipe_in_one_line():
                               cwd=Path(__file__).resolve().parents[2])
         assert done.returncode == 2, done.stderr
         assert message in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_seeded_run_is_reproducible_weight_for_weight(toy, tmp_path):
+    import numpy as np
+
+    def run(name, seed):
+        data = {**TINY, "seed": seed, "output": {**TINY["output"], "dir": str(tmp_path / name),
+                                                 "tensorboard": False, "learning_curve": False}}
+        summary = train(load_config(data=data))
+        return np.load(tmp_path / name / "ppo.npz"), summary
+
+    first, summary_first = run("a", 1)
+    again, summary_again = run("b", 1)
+    other, _ = run("c", 2)
+    assert first.files == again.files and all(np.array_equal(first[k], again[k]) for k in first.files)
+    assert summary_first["snapshots"] == summary_again["snapshots"]
+    assert not all(np.array_equal(first[k], other[k]) for k in first.files), "another seed, another run"
