@@ -75,24 +75,15 @@ def island_climate(s, p: int) -> list[dict]:
 
 def area_habitats(s, p: int) -> list[set]:
     """Habitat sets of every card in p's area: tableau, island and climate (they count for objectives)."""
-    cat, g = s.game.cat, s.game
-    out = [cat.habitats_of[c] for c in tableau(s, p)]
-    if s.island[p] >= 0:
-        out.append(set(g.cat.islands[s.island[p]]["habitats"]))
-    if s.climate[p] >= 0:
-        out.append(set(g.cat.climates[s.climate[p]]["habitats"]))
-    return out
+    cat = s.game.cat
+    return [cat.habitats_of[c] for c in tableau(s, p)] + [set(card["habitats"]) for card in island_climate(s, p)]
 
 
 def area_colours(s, p: int) -> list[str]:
     """Ability colours in p's area (one entry per ability), island and climate included."""
     cat = s.game.cat
-    out = [col for c in tableau(s, p) for col in cat.colours_of[c]]
-    if s.island[p] >= 0:
-        out += [a["color"] for a in cat.islands[s.island[p]]["abilities"]]
-    if s.climate[p] >= 0:
-        out += [a["color"] for a in cat.climates[s.climate[p]]["abilities"]]
-    return out
+    return [col for c in tableau(s, p) for col in cat.colours_of[c]] + \
+        [a["color"] for card in island_climate(s, p) for a in card["abilities"]]
 
 
 def _longest_path(cells_ok: list[bool], steps_of: list[list[int]], start: int | None = None) -> int:
