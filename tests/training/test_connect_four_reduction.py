@@ -241,3 +241,26 @@ def test_a_benchmark_result_records_the_machine_and_package_versions_that_produc
     assert machine == result["machine"]
     assert machine["cpus"] >= 1 and machine["cpu"]["model name"]
     assert machine["packages"]["pettingzoo"] and machine["packages"]["numpy"]
+
+
+def test_the_free_engine_bound_pays_the_opponents_moves_of_real_self_play_and_nothing_else():
+    import benchmarks.free_engine_bound as fe
+    import benchmarks.training_throughput as tt
+
+    class Counting:
+        calls = 0
+
+        def act(self, observation, mask, rng):
+            Counting.calls += 1
+            assert mask[np.flatnonzero(mask)[0]]  # a recorded mask of the game
+            return int(np.flatnonzero(mask)[0])
+
+    bank, masks = tt.record_observations(tt._WithOpponent("terralore_v0", {}, "terralore_v0/random"), 64)
+    env = fe.ZeroCostWithOpponent(bank, masks.shape[1], masks, Counting(), rate=0.75)
+    env.reset(seed=0)
+    for _ in range(40):
+        env.step(0)
+    assert Counting.calls == 30
+    opponent = Counting()
+    rate = fe.opponent_moves_per_learner_step(tt._WithOpponent("terralore_v0", {}, opponent), opponent, steps=300)
+    assert 0.3 < rate < 2 and "act" not in vars(opponent), "counted on real play, then the method restored"
