@@ -507,6 +507,9 @@ def test_defensive_change_only_to_eligible_unused_statistic_that_can_actually_wi
     challenge(s, "Lion", WEIGHT)
     act(s, "defend_ready", "Tiger")
     assert legal(s, "change_statistic") == [DEVELOPMENT]
+    # the defender sees which statistic was used, so which ones are still eligible
+    used = s.game.observation_layout.view(s.observation(1), "used_statistics")
+    assert np.flatnonzero(used).tolist() == [WEIGHT]
     with pytest.raises(IllegalActionError):
         act(s, "change_statistic", OFFSPRING)  # a tie is not a win
 
