@@ -210,7 +210,8 @@ def markdown(report: dict) -> str:
     for p in report["pairs"]:
         lines.append(f"| {p['a']} | {p['b']} | {cell(p['win'])} | {cell(p['draw'])} | {cell(p['loss'])} | "
                      f"{p['score']:.3f} |")
-    lines += ["", "| policy | Elo (Bradley–Terry, random = 0) |", "|---|---:|"]
+    zero = "random = 0" if "random" in report["elo"] else "mean = 0"  # bradley_terry_elo's anchoring
+    lines += ["", f"| policy | Elo (Bradley–Terry, {zero}) |", "|---|---:|"]
     for name, rating in sorted(report["elo"].items(), key=lambda kv: -kv[1]):
         lines.append(f"| {name} | {rating:.0f} |")
     return "\n".join(lines)

@@ -57,6 +57,16 @@ def test_bradley_terry_stays_finite_for_a_clean_sweep():
     assert np.isfinite(elo["a"]) and elo["a"] > 600
 
 
+def test_the_elo_table_names_its_zero_point():
+    from training.evaluate import markdown
+
+    pairs = [{"a": "a", "b": "b", "score": 0.5, **{k: {"rate": 0.5, "ci95": [0.4, 0.6]} for k in ("win", "draw", "loss")}}]
+    report = {"env": "toy_v0", "num_players": 2, "games_per_pair": 2, "pairs": pairs}
+    with_random = markdown({**report, "elo": {"random": 0.0, "a": 10.0}})
+    without = markdown({**report, "elo": {"a": 5.0, "b": -5.0}})
+    assert "random = 0" in with_random and "mean = 0" in without and "random = 0" not in without
+
+
 def test_cli_writes_json_markdown_and_png(toy, tmp_path):
     with pytest.raises(ValueError, match="distinct"):
         main(["--env", toy, "--policies", "random", "random", "--games", "10"])
