@@ -332,7 +332,7 @@ def effect_text(e: Effect) -> str:
     if k == "lane_buff":
         return f"Your other{aff} creatures here get +{e.amount}."
     if k == "lane_debuff":
-        return f"Enemy creatures here get -{e.amount}."
+        return f"Enemy{aff} creatures here get -{e.amount}."
     if k == "synergy":
         return f"+{e.amount} for each other{aff} creature on your field."
     raise ValueError(k)

@@ -49,6 +49,16 @@ def test_named_cards_from_the_story_exist():
     assert CAT.by_name["Fortified Shell"].slots == 3
 
 
+def test_continuous_effect_texts_name_the_affinity_they_are_limited_to():
+    # the engine limits a lane buff, a lane debuff or a synergy to the effect's affinity; the text must say so
+    from tabletop_envs.terralore.catalogue import Effect, effect_text
+
+    assert effect_text(Effect("lane_debuff", 1, affinity="fire")) == "Enemy Fire creatures here get -1."
+    assert effect_text(Effect("lane_debuff", 2)) == "Enemy creatures here get -2."
+    assert effect_text(Effect("lane_buff", 1, affinity="water")) == "Your other Water creatures here get +1."
+    assert effect_text(Effect("synergy", 1, affinity="wind")) == "+1 for each other Wind creature on your field."
+
+
 def test_every_card_has_readable_text():
     for card in CAT.cards:
         if card.effects or card.slots > 1:
