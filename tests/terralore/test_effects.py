@@ -89,6 +89,13 @@ def test_move_does_nothing_when_the_destination_lane_is_full():
     assert names(s.field[1][A]) == ["Stone Tortoise"]
 
 
+def test_move_fills_the_destination_lane_up_to_its_fourth_slot():
+    s = play_and_reveal("Undertow", D, attacking=([], ["Stone Tortoise"]),
+                        defending=([], ["Tidepool Crab", "Ember Imp", "Sand Piper"]))
+    assert names(s.field[1][D]) == ["Tidepool Crab", "Ember Imp", "Sand Piper", "Stone Tortoise"]
+    assert s.field[1][A] == [] and s.castle[0] == 10, "the moved Tortoise no longer attacks"
+
+
 def test_move_own_strongest_from_the_other_lane_into_here():
     s = play_and_reveal("Tailwind", A, defending=(["Stone Tortoise", "Tidepool Crab"], []))
     assert names(s.field[0][A]) == ["Stone Tortoise"] and names(s.field[0][D]) == ["Tidepool Crab"]
@@ -215,6 +222,13 @@ def test_only_face_up_creatures_can_be_targeted():
 def test_ties_between_targets_go_to_the_lowest_card_id():
     s = play_and_reveal("Fireball", A, defending=([], ["Pebble Mole", "Tidepool Crab"]))
     assert names(s.graveyard[1]) == ["Tidepool Crab"] and cid("Tidepool Crab") < cid("Pebble Mole")
+
+
+def test_ties_between_strongest_targets_also_go_to_the_lowest_card_id():
+    s = play_and_reveal("Abyssal Leviathan", A, defending=([], ["Sunlit Stag", "Stone Tortoise"]))
+    assert CAT.by_name["Sunlit Stag"].points == CAT.by_name["Stone Tortoise"].points
+    assert cid("Stone Tortoise") < cid("Sunlit Stag")
+    assert names(s.graveyard[1]) == ["Stone Tortoise"] and names(s.field[1][D]) == ["Sunlit Stag"]
 
 
 def test_effects_without_a_target_do_nothing():

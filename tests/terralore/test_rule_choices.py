@@ -177,6 +177,18 @@ def test_a_multi_slot_creature_destroys_until_it_fits():
     assert s.decision() == "play" and s._used_slots(0, D) == 4
 
 
+def test_destroying_a_multi_slot_creature_frees_all_of_its_slots():
+    three = ["Clay Golem", "Tidepool Crab", "Pebble Mole"]  # 2 + 1 + 1 slots: the lane is full
+    s = make_state(hands=(["Fortified Shell", "Gloom Bat", "Lantern Moth"], []), defending=(three, []))
+    place(s, "Fortified Shell", D, discards=["Gloom Bat", "Lantern Moth"])
+    assert s.slots_to_free == 3
+    act(s, "destroy", cid("Clay Golem"))
+    assert s.decision() == "destroy" and s.slots_to_free == 1
+    act(s, "destroy", cid("Tidepool Crab"))
+    assert s.decision() == "play" and s._used_slots(0, D) == 4
+    assert names(s.field[0][D]) == ["Pebble Mole"] and names(s.graveyard[0])[-2:] == ["Clay Golem", "Tidepool Crab"]
+
+
 def test_passing_a_turn_without_placing_is_allowed():
     s = make_state(hands=(["Tidepool Crab"], ["Pebble Mole"]))
     lay = s.game.action_layout
