@@ -236,6 +236,23 @@ def test_planting_needs_enough_soil_for_the_cost():
     assert s.current_player() == 0 and s.decision() == "plant" and legal(s, "plant") == []
 
 
+def test_planting_with_exactly_the_soil_cost_is_allowed_and_spends_all_the_soil():
+    s = at_action(2, p=0)
+    quiet(s)
+    empty_hands(s)
+    card = flora(lambda c: c["cost"] >= 3 and CAT.alt_cost_l[c["id"]] is None
+                 and all(a["color"] != "black" for a in c["abilities"]))
+    give(s, 0, card)
+    cost = CAT.earth[card]["cost"]
+    assert s.effective_cost(0, card) == cost  # no cost reduction in play
+    s.soil[0] = cost
+    choose_action(s, "plant")
+    assert legal(s, "plant") == [card]
+    act(s, "plant", card)
+    act(s, "cell", 5)
+    assert s.grid[0][5] == card and s.soil[0] == 0
+
+
 def test_your_1st_card_can_be_placed_anywhere_later_cards_adjacent_orthogonally_or_diagonally():
     s = at_action(2, p=0)
     empty_hands(s)
@@ -755,8 +772,8 @@ def test_whenever_you_play_an_event_brown_ability_triggers():
 
 
 # ====================================================================== fauna
-def fauna_state(measure="soil"):
-    s = at_action(3, p=1)
+def fauna_state(measure="soil", n=3):
+    s = at_action(n, p=1)
     side = next(f["id"] for f in CAT.fauna if f["measure"] == measure)
     s.fauna = [side, s.fauna[1], s.fauna[2], s.fauna[3]]
     s.fauna = [side] + [f for f in s.fauna[1:] if CAT.fauna[f]["measure"] != measure][:3]
@@ -791,6 +808,16 @@ def test_fauna_ties_on_the_same_turn_placed_clockwise_starting_with_the_active_p
     assert s.leaves[0] == [1, 2, 0]
     tiers = [scoring.score_breakdown(s, q)["8_fauna"] for q in (1, 2, 0)]
     assert tiers[0] >= 15 and tiers[1] >= 11 and tiers[2] >= 8 and tiers[0] > tiers[1] > tiers[2]
+
+
+def test_normal_fauna_side_scores_15_11_8_6_5_vp_by_order_of_claim():
+    s, need = fauna_state("soil", n=5)
+    for q in range(5):
+        s.soil[q] = need + 10
+    choose_action(s, "water")
+    end_turn(s)
+    assert s.leaves == [[1, 2, 3, 4, 0], [], [], []] and s.bonus == -1
+    assert [scoring.score_breakdown(s, q)["8_fauna"] for q in (1, 2, 3, 4, 0)] == [15, 11, 8, 6, 5]
 
 
 def test_a_claimed_fauna_objective_cannot_be_lost():
