@@ -138,6 +138,12 @@ def test_recover_returns_the_costliest_creature_from_the_graveyard():
     assert cid("Granite Colossus") in s.hand[0] and cid("Granite Colossus") not in s.graveyard[0]
 
 
+def test_recover_ties_between_equally_costly_cards_go_to_the_lowest_card_id():
+    # Granite Colossus (id 17) and Void Reaper (id 58) both cost 4; listed highest id first
+    s = play_and_reveal("Resurrection", A, graveyards=(["Void Reaper", "Granite Colossus"], []))
+    assert cid("Granite Colossus") in s.hand[0] and cid("Void Reaper") in s.graveyard[0]
+
+
 def test_recover_any_card_can_return_a_skill():
     s = play_and_reveal("Grave Rat", A, graveyards=(["Firestorm", "Tidepool Crab"], []))
     assert cid("Firestorm") in s.hand[0]
