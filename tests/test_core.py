@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from tabletop_envs.core import IllegalActionError, RandomPolicy, SingleAgentEnv, conformance
+from tabletop_envs.core.engine import new_rng
 from tabletop_envs.core.layout import ActionLayout, ObservationLayout
 from tabletop_envs.core.registry import ENVS, EnvSpec, make_game
 
@@ -285,6 +286,36 @@ def test_arena_rotates_seats_and_pairs_deals(toy):
     assert res.win_rate(0) > 0.6  # playing high cards beats random play
     mirror = play_match(toy, [RandomPolicy(), RandomPolicy()], 400, seed=3)
     assert abs(mirror.win_rate(0) - mirror.win_rate(1)) < 0.15  # seat rotation: no built-in edge
+
+
+class GeneratorSpy:
+    """Plays randomly and records the stream of the generator it is handed at its first move."""
+
+    def __init__(self):
+        self.first_state = None
+
+    def act(self, obs, mask, rng):
+        if self.first_state is None:
+            self.first_state = rng.bit_generator.state
+        return RandomPolicy().act(obs, mask, rng)
+
+
+def same_stream(state, seed) -> bool:
+    """PCG64's increment names its stream: equal increments are one sequence of numbers."""
+    return state["state"]["inc"] == new_rng(seed).bit_generator.state["state"]["inc"]
+
+
+def test_policies_never_draw_from_the_generator_that_dealt_the_hidden_cards():
+    """A policy is handed a generator to break ties or sample its moves. Were it the deal's own stream
+    (the engine's ``new_rng(seed)``), a policy could re-run the deal from it and know every hidden
+    card, and a random policy's moves would follow the shuffles."""
+    from tabletop_envs.core.arena import play_game
+
+    game = make_game("terralore_v0")
+    for seed in (0, 5):
+        spy = GeneratorSpy()
+        play_game(game, [spy, spy], seed)
+        assert not same_stream(spy.first_state, seed), f"play_game(seed={seed}) gave policies the deal's generator"
 
 
 def test_doc_page_check_catches_a_page_without_the_layout_tables(toy):

@@ -79,8 +79,14 @@ def test_the_human_sees_only_their_own_view(toy, monkeypatch):
 
 
 def test_moves_are_listed_by_readable_name_and_picked_by_name(toy):
+    import numpy as np
+
+    class PlaysACard:  # never draws, so the 4-card deck lasts for the human's three draws
+        def act(self, obs, mask, rng):
+            return int(np.flatnonzero(mask[:-1])[0])
+
     out = []
-    result = play_match("toy_v0", ["toy_v0/random"], seed=0, ask=Script(["draw", "draw", "draw"]), say=out.append)
+    result = play_match("toy_v0", [PlaysACard()], seed=0, ask=Script(["draw", "draw", "draw"]), say=out.append)
     first = next(i for i, line in enumerate(out) if line.startswith("\nYour move"))
     assert "draw" in out[first] and "play " in out[first]
     draw = ENVS["toy_v0"].load_module().ToyGame().action_layout.id("draw")
@@ -246,3 +252,23 @@ def test_opponents_of_another_game_and_missing_models_are_clear_errors(toy, tmp_
     assert "plays earth_v0, not toy_v0" in out[-1]
     assert main(["play", "toy", "--opponent", str(tmp_path / "gone.onnx")], ask=Script([]), say=out.append) == 2
     assert out[-1].startswith("error: ") and "gone" in out[-1]
+
+
+def test_bots_never_draw_from_the_generator_that_dealt_the_hidden_cards():
+    """The env deals from ``seed`` (its reset draws the deal's seed from ``default_rng(seed)``); a bot
+    handed that same stream could recompute the deal and see the human's hand."""
+    import numpy as np
+
+    class Spy:
+        first_state = None
+
+        def act(self, obs, mask, rng):
+            if self.first_state is None:
+                self.first_state = rng.bit_generator.state
+            return int(np.flatnonzero(mask)[0])
+
+    spy = Spy()
+    play_match("terralore_v0", [spy], human_seat=1, seed=5, ask=Script(["q"]), say=lambda s: None)
+    assert spy.first_state is not None, "player_0 decides first in Terralore (the mulligan)"
+    deal_stream = np.random.default_rng(5).bit_generator.state["state"]["inc"]
+    assert spy.first_state["state"]["inc"] != deal_stream

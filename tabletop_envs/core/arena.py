@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .policy import Policy, load_policy
+from .policy import Policy, load_policy, policy_rng
 
 
 def play_game(game, policies: Sequence[Policy], seed: int, max_turns: int | None = None,
@@ -22,7 +22,7 @@ def play_game(game, policies: Sequence[Policy], seed: int, max_turns: int | None
     A game that reaches ``max_turns`` (default: the game's) ends with all-zero returns (truncated).
     """
     state = game.new_initial_state(seed)
-    rng = rng if rng is not None else np.random.default_rng(seed)
+    rng = rng if rng is not None else policy_rng(seed)  # never the deal's own stream
     limit = game.default_max_turns if max_turns is None else max_turns
     steps = 0
     while not state.is_terminal():

@@ -15,9 +15,7 @@ import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-import numpy as np
-
-from .policy import Policy, load_policy
+from .policy import Policy, load_policy, policy_rng
 from .replay import Replay
 
 Ask = Callable[[str], str]
@@ -165,7 +163,7 @@ def play_match(env_name: str, opponents: Sequence[str | Policy], human_seat: int
     env.reset(seed=seed)
     if window:
         env.render()
-    bot_rng = np.random.default_rng(seed)
+    bot_rng = policy_rng(seed)  # not default_rng(seed): the env draws the deal from that stream
     # The seed fixes the whole deal (hands, deck order): shown only once the game is over.
     say(f"{env_name}. Seats: " + ", ".join(f"player_{i} = {p}" for i, p in enumerate(names)))
     say("Type h for help.")

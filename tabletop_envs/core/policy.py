@@ -37,6 +37,17 @@ class RandomPolicy:
         return "RandomPolicy()"
 
 
+def policy_rng(seed: int) -> np.random.Generator:
+    """The generator the policies of a game (or match) dealt from ``seed`` draw from.
+
+    A child of the seed (``SeedSequence(seed).spawn``), never ``default_rng(seed)``: that is the very
+    stream an engine deals from (``new_rng(seed)``) and the AEC env draws its deal seed from, so a
+    policy handed it could re-run the deal and know every hidden card, and a random policy's moves
+    would follow the shuffles. A spawned child is another stream than any integer seed gives.
+    """
+    return np.random.default_rng(np.random.SeedSequence(seed).spawn(1)[0])
+
+
 def act_batch(policy: Policy, observations: np.ndarray, action_masks: np.ndarray,
               rng: np.random.Generator) -> np.ndarray:
     """One action per row of a batch (rows: seats of different games that this policy plays).
