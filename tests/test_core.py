@@ -318,6 +318,14 @@ def test_policies_never_draw_from_the_generator_that_dealt_the_hidden_cards():
         assert not same_stream(spy.first_state, seed), f"play_game(seed={seed}) gave policies the deal's generator"
 
 
+def test_a_match_never_hands_policies_the_generator_that_dealt_one_of_its_deals():
+    from tabletop_envs.core.arena import play_match
+
+    spy = GeneratorSpy()
+    play_match("terralore_v0", [spy, spy], 2, seed=0)  # the first deal of a match with seed 0 is dealt from 0
+    assert not same_stream(spy.first_state, 0), "play_match(seed=0) gave policies the first deal's generator"
+
+
 def test_doc_page_check_catches_a_page_without_the_layout_tables(toy):
     with pytest.raises(AssertionError, match="action table in env.py's docstring is out of date"):
         conformance.check_doc_page(toy)

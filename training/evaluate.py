@@ -25,7 +25,7 @@ import numpy as np
 
 from tabletop_envs.core.arena import play_game
 from tabletop_envs.core.errors import ConfigError, run_cli
-from tabletop_envs.core.policy import load_policy
+from tabletop_envs.core.policy import load_policy, policy_rng
 from tabletop_envs.core.registry import make_game
 
 AEC_KWARGS = ("render_mode", "max_turns", "illegal_action")
@@ -107,7 +107,7 @@ def play_pair(env_name: str, a, b, games: int, seed: int = 0, game_kwargs: dict 
     _, pol_f = resolve(filler, env_name)
     rotations = seatings(n)
     deals = math.ceil(games / len(rotations))
-    rng = np.random.default_rng(seed)
+    rng = policy_rng(seed)  # never a deal's own stream (deal 0 is dealt from seed 0)
     wins = draws = losses = 0
     for deal in range(deals):
         deal_seed = seed * 1_000_003 + deal

@@ -69,7 +69,7 @@ def play_match(env_name: str, policies: Sequence, num_games: int, seed: int = 0,
     if len(pols) != n:
         raise ValueError(f"{env_name} with these kwargs has {n} seats; got {len(pols)} policies")
     res = MatchResult(names, 0, np.zeros(n, int), np.zeros(n, int), np.zeros(n, int), np.zeros(n))
-    rng = np.random.default_rng(seed)
+    rng = policy_rng(seed)  # never a deal's own stream (deal 0 is dealt from seed 0)
     for g in range(num_games):
         deal_seed = seed * 1_000_003 + g // n  # the same deal for each of the n rotations
         shift = g % n

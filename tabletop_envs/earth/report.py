@@ -12,14 +12,14 @@ import time
 
 import numpy as np
 
-from tabletop_envs.core.policy import load_policy
+from tabletop_envs.core.policy import load_policy, policy_rng
 
 from .engine import EarthGame
 
 
 def play(game: EarthGame, policies: list, seed: int) -> tuple:
     s = game.new_initial_state(seed)
-    rng = np.random.default_rng(seed)
+    rng = policy_rng(seed)  # never the deal's own stream (the state is dealt from new_rng(seed))
     decisions = 0
     while not s.is_terminal():
         p = s.current_player()

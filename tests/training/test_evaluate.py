@@ -159,3 +159,20 @@ def test_out_on_a_file_is_refused_before_any_game(toy, tmp_path, monkeypatch):
         with pytest.raises(ConfigError, match=f"--out .* {what}"):
             main(["--env", toy, "--policies", "random", "toy_v0/random", "--games", "2", "--out", str(out)])
     assert taken.read_text() == "keep me"
+
+
+def test_play_pair_never_hands_policies_the_generator_that_dealt_the_hidden_cards():
+    # deal 0 of a pair with seed 0 is dealt from seed 0: the policies' generator must be another stream
+    from tabletop_envs.core.engine import new_rng
+
+    class Spy:
+        first_state = None
+
+        def act(self, obs, mask, rng):
+            if self.first_state is None:
+                self.first_state = rng.bit_generator.state
+            return int(np.flatnonzero(mask)[0])
+
+    spy = Spy()
+    play_pair("terralore_v0", spy, spy, 2, seed=0)
+    assert spy.first_state["state"]["inc"] != new_rng(0).bit_generator.state["state"]["inc"]
