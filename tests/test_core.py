@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import pickle
 
@@ -38,6 +39,21 @@ def test_leak_check_catches_a_leaking_observation(toy, monkeypatch):
 
     monkeypatch.setattr(toy_game.ToyState, "observation", leaky)
     with pytest.raises(AssertionError, match="leaks hidden information"):
+        conformance.check_no_leak(toy, {})
+
+
+def test_leak_check_catches_a_resample_that_keeps_the_real_generator(toy, monkeypatch):
+    import toy_game
+
+    original = toy_game.ToyState.resample_hidden
+
+    def keeps_the_generator(self, player, rng):
+        other = original(self, player, rng)
+        other.rng = copy.deepcopy(self.rng)  # every world would draw the real future chance
+        return other
+
+    monkeypatch.setattr(toy_game.ToyState, "resample_hidden", keeps_the_generator)
+    with pytest.raises(AssertionError, match="kept the real state's generator"):
         conformance.check_no_leak(toy, {})
 
 

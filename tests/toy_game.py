@@ -100,6 +100,7 @@ class ToyState(State):
         k = len(other.hands[1 - player])
         other.hands[1 - player] = hidden[:k]
         other.deck = hidden[k:]
+        other.rng = new_rng(int(rng.integers(2**63 - 1)))  # future chance is hidden too
         other._mask_cache = None
         return other
 

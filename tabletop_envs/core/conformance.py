@@ -202,8 +202,10 @@ def check_mask_equals_rules(env_name: str, game_kwargs: dict, num_states: int = 
 def check_no_leak(env_name: str, game_kwargs: dict, num_states: int = 60, resamples: int = 3, seed: int = 2) -> None:
     """A player's observation is unchanged when everything they cannot see is re-dealt.
 
-    Also asserts the resampling really changes hidden state somewhere, so the check cannot pass
-    vacuously.
+    Each re-dealt world must also have a generator of its own: future chance is hidden too, and a
+    world keeping the real one would draw the real future (and its state would let the deal be re-run).
+    Also asserts the resampling really changes hidden cards somewhere (the generator aside), so the
+    check cannot pass vacuously.
     """
     game = make_game(env_name, **game_kwargs)
     rng = np.random.default_rng(seed)
@@ -223,10 +225,19 @@ def check_no_leak(env_name: str, game_kwargs: dict, num_states: int = 60, resamp
                         other.check_invariants()
                         if p == state.current_player():
                             np.testing.assert_array_equal(other.legal_action_mask(), state.legal_action_mask())
-                        changed += other != state
+                        assert other.rng.bit_generator.state != state.rng.bit_generator.state, (
+                            f"resample_hidden({p}) kept the real state's generator during {state.decision()!r}: "
+                            "every re-dealt world would draw the real future chance")
+                        changed += _without_generator(other) != _without_generator(state)
                 tested += 1
             state.apply_action(int(rng.choice(state.legal_actions())))
     assert changed > 0, "resample_hidden never changed anything: the leak test would be vacuous"
+
+
+def _without_generator(state) -> dict:
+    data = state.to_dict()
+    data["state"].pop("rng")
+    return data
 
 
 def check_doc_page(env_name: str, game_kwargs: dict | None = None) -> None:

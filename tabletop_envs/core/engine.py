@@ -106,7 +106,8 @@ class State:
         raise NotImplementedError
 
     def resample_hidden(self, player: int, rng: np.random.Generator) -> State:
-        """A copy in which everything ``player`` cannot see is re-dealt consistently with what they saw."""
+        """A copy in which everything ``player`` cannot see is re-dealt consistently with what they saw,
+        future chance included: the copy gets a generator of its own, drawn from ``rng``."""
         raise NotImplementedError
 
     @property

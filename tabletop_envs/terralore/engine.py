@@ -598,6 +598,7 @@ class TerraloreState(State):
         Face-down cards keep their cost (the discards paying for them were seen) and lane slots stay
         within four; the card the opponent is placing right now, if any, and their known cards (in
         hand or face down) are kept where they are.
+        The world gets a generator of its own (drawn from ``rng``): future chance is re-drawn too.
         """
         s = self.clone()
         q = 1 - player
@@ -619,6 +620,9 @@ class TerraloreState(State):
         s.hand[q] = fixed_hand + rest[:k]
         s.deck[q] = rest[k:]
         s.face_down[q] = new_face_down
+        # future chance (die rolls, mulligan shuffles) is hidden too: a world keeping the real generator
+        # would roll the real dice, and its state would let the deal be re-run
+        s.rng = new_rng(int(rng.integers(2**63 - 1)))
         s._mask_cache = None
         return s
 

@@ -645,7 +645,8 @@ class TravelEarthState(State):
 
     def resample_hidden(self, player: int, rng: np.random.Generator) -> TravelEarthState:
         """Re-deal what ``player`` cannot see: their own Deck order and unseen Reservoir card, and the
-        opponent's Hand, Deck and whole Reservoir (face down), keeping every zone's size."""
+        opponent's Hand, Deck and whole Reservoir (face down), keeping every zone's size, and the future
+        chance (a generator of its own, drawn from ``rng``)."""
         other = self.clone()
         me, opp = player, 1 - player
         pool = other.deck[me] + other.unseen[me]
@@ -661,6 +662,9 @@ class TravelEarthState(State):
             z[:] = pool[start: start + len(z)]
             start += len(z)
         other.reservoir[opp].sort()
+        # future chance (Last Resort draws) is hidden too: a world keeping the real generator would
+        # draw the real cards, and its state would let the deal be re-run
+        other.rng = new_rng(int(rng.integers(2**63 - 1)))
         other._mask_cache = None
         return other
 

@@ -190,3 +190,23 @@ def test_single_agent_env_against_the_heuristic_plays_whole_games():
             done = term or trunc
         results.append(reward)
     assert set(results) <= {-1.0, 0.0, 1.0}
+
+
+def test_the_round_1_die_roll_is_rolled_in_the_reveal_phase_so_resampled_worlds_roll_it_again():
+    """Round 1's reveal order is "a die roll" made once both players have placed. ``resample_hidden``
+    gives worlds the player cannot tell from the real one; had they kept the real state's generator,
+    every world would roll the real die, and a planner searching them would know the reveal order
+    (and every later shuffle) before placing a card."""
+    game = TerraloreGame(mulligan=False)
+    end_play = game.action_layout.id("end_play")
+    rng = np.random.default_rng(0)
+    for seed in range(3):
+        s = game.new_initial_state(seed)
+        firsts = set()
+        for _ in range(20):
+            world = s.resample_hidden(0, rng)
+            np.testing.assert_array_equal(world.observation(0), s.observation(0))
+            world.apply_action(end_play)
+            world.apply_action(end_play)
+            firsts.add(world.reveal_first)
+        assert firsts == {0, 1}, f"seed {seed}: every resampled world rolled the real die"

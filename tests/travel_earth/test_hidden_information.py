@@ -132,3 +132,22 @@ def test_the_challenger_cannot_tell_the_defenders_reservoir_cards_from_a_defensi
             legal_ids = s.legal_actions()
             s.apply_action(int(legal_ids[rng.integers(len(legal_ids))]))
     assert checked >= 20 and copies >= 5
+
+
+def test_which_reservoir_card_last_resort_reveals_is_drawn_then_so_resampled_worlds_draw_it_again():
+    """Last Resort "reveals a random Reservoir card" when the challenge comes. Seat 1 knows its own
+    Reservoir cards but not the order chance will reveal them in: the worlds ``resample_hidden(1)``
+    gives must draw that order anew, not replay the real state's generator (a planner searching them
+    would know the future draws, and through the generator the deal)."""
+    s = scenario(p0=dict(ready=["Bowhead whale"], reservoir=["Koala"]),
+                 p1=dict(reservoir=["Lion", "Tiger", "Horse", "Giraffe"]))
+    rng = np.random.default_rng(0)
+    orders = set()
+    for _ in range(20):
+        world = s.resample_hidden(1, rng)
+        np.testing.assert_array_equal(world.observation(1), s.observation(1))
+        act(world, "declare", "Bowhead whale")
+        act(world, "statistic", WEIGHT)  # the whale outweighs every card: all four are revealed and lost
+        assert world.winner == 0 and len(world.discard[1]) == 4
+        orders.add(tuple(world.discard[1]))
+    assert len(orders) > 1, "every resampled world revealed the Reservoir in the real state's future order"
