@@ -206,3 +206,27 @@ def test_text_view_does_not_leak_hidden_information():
             break
         s.apply_action(int(rng.choice(s.legal_actions())))
         step += 1
+
+
+def test_other_players_sides_stay_hidden_in_the_text_view_and_picture_until_everyone_has_chosen():
+    """The observation test is in test_rules.py; resample_hidden does not re-deal the sides chosen in
+    setup, so the leak checks of the text view and the picture cannot see this case."""
+    from tabletop_envs.core.render import to_array
+    from tabletop_envs.earth.picture import draw_table
+
+    from .scenario import act
+
+    s = EarthGame(num_players=2).new_initial_state(0)
+    p = s.current_player()
+    other = 1 - p
+    worlds = []
+    for side in (0, 1):
+        w = s.clone()
+        act(w, "side_island", 2 * s.offers["island"][p][0] + side)
+        act(w, "side_climate", 2 * s.offers["climate"][p][0] + side)
+        worlds.append(w)
+    a, b = worlds
+    assert a.island[p] != b.island[p] and a.climate[p] != b.climate[p] and a.phase == "setup"
+    assert a.render_text(other) == b.render_text(other)
+    assert np.array_equal(to_array(draw_table(a, other)), to_array(draw_table(b, other)))
+    assert a.render_text(p) != b.render_text(p)  # the chooser sees its own sides

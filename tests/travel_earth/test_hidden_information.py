@@ -151,3 +151,25 @@ def test_which_reservoir_card_last_resort_reveals_is_drawn_then_so_resampled_wor
         assert world.winner == 0 and len(world.discard[1]) == 4
         orders.add(tuple(world.discard[1]))
     assert len(orders) > 1, "every resampled world revealed the Reservoir in the real state's future order"
+
+
+def test_an_addition_to_the_reservoir_shows_the_waiting_player_one_more_face_down_card_never_which():
+    """"Add up to 1 card from Hand to your Reservoir"; "Reservoir cards stay face down". The waiting
+    player sees the opponent's Reservoir grow by one card, not which card, and its own
+    ``reservoir_adds`` stays 0 (it added nothing this turn); the adding player's counts its addition."""
+    lay = TravelEarthGame(deck_format="casual").observation_layout
+    worlds = {}
+    for card in ("Lion", "Tiger"):
+        s = scenario(p0=dict(hand=["Lion", "Tiger"]), phase="add")
+        before = s.observation(1)
+        act(s, "add_to_reservoir", card)
+        worlds[card] = s
+    lion, tiger = worlds["Lion"], worlds["Tiger"]
+    np.testing.assert_array_equal(lion.observation(1), tiger.observation(1))
+    assert lion.render_text(player=1) == tiger.render_text(player=1)
+    waiting = lion.observation(1)
+    assert lay.view(waiting, "reservoir_adds").tolist() == [0]
+    assert lay.view(before, "opp_reservoir").tolist() == [0, 0, 0]
+    np.testing.assert_allclose(lay.view(waiting, "opp_reservoir"), [1 / 7, 1 / 7, 0])
+    assert lay.view(lion.observation(0), "reservoir_adds").tolist() == [0.5]
+    assert not np.array_equal(lion.observation(0), tiger.observation(0))  # the adder knows its card
