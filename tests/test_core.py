@@ -96,6 +96,22 @@ def test_illegal_action_raise_names_action_and_legal_ones(toy):
     assert env.agent_selection == "player_0" and env.state.turn == 0  # nothing was lost
 
 
+@pytest.mark.parametrize("kind", ["float", "str", "bool"])
+def test_an_action_that_is_no_int_is_named_as_such_not_as_the_action_int_makes_of_it(toy, kind):
+    import toy_game
+
+    env = toy_game.env()
+    env.reset(seed=0)
+    good = env.state.hands[0][0]  # a legal action: int(good + 0.5) and int(str(good)) are this one
+    action = {"float": good + 0.5, "str": str(good), "bool": True}[kind]
+    with pytest.raises(IllegalActionError, match="not an action id") as info:
+        env.step(action)
+    assert f"illegal action {action!r} (not an action id" in str(info.value)
+    if kind != "bool":
+        assert f"illegal action {good} (play {good})" not in str(info.value)
+    assert env.agent_selection == "player_0" and env.state.turn == 0  # nothing was lost
+
+
 def test_illegal_action_penalty_is_zero_sum(toy):
     import toy_game
 

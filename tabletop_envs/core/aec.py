@@ -8,7 +8,6 @@ agent follows the AEC protocol.
 
 from __future__ import annotations
 
-import operator
 from typing import Any
 
 import numpy as np
@@ -16,7 +15,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from .engine import TERMINAL, Game
-from .errors import ConfigError, IllegalActionError
+from .errors import ConfigError, IllegalActionError, action_index
 
 ILLEGAL_ACTION_POLICIES = ("raise", "penalty", "random_legal")
 
@@ -42,19 +41,6 @@ def resolve_action(state, action, policy: str, rng: np.random.Generator) -> int 
         raise RuntimeError("illegal_action became 'random_legal' after reset(): call reset() again so that "
                            "the replacement draws are seeded")
     return int(rng.choice(np.flatnonzero(mask)))
-
-
-def action_index(action) -> int | None:
-    """The action id an int-like action stands for (an int, a NumPy integer, a one-element integer
-    array as a vec env hands out), else None: 2.5 or "3" is no action id, not action 2 or 3."""
-    if isinstance(action, np.ndarray) and action.size == 1 and action.dtype.kind in "iu":
-        action = action.reshape(())[()]
-    if isinstance(action, bool):
-        return None
-    try:
-        return operator.index(action)
-    except TypeError:
-        return None
 
 
 def penalty_returns(num_players: int, mover: int) -> np.ndarray:

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import operator
 import sys
+
+import numpy as np
 
 
 class TabletopError(Exception):
@@ -18,13 +21,29 @@ class IllegalActionError(TabletopError, ValueError):
         self.legal = list(legal)
         names = [f"{a} ({describe(a)})" if describe else str(a) for a in self.legal[:20]]
         more = f" … and {len(self.legal) - 20} more" if len(self.legal) > 20 else ""
-        what = f"{action} ({describe(action)})" if describe and _is_index(action, describe) else repr(action)
+        if action_index(action) is None:  # 2.5, "3", True: not action 2 or 3, whatever int() makes of them
+            what = f"{action!r} (not an action id: an action is an int whose bit in the action mask is 1)"
+        else:
+            what = f"{action} ({describe(action)})" if describe and _is_index(action, describe) else repr(action)
         where = f" while deciding {decision!r}" if decision else ""
         super().__init__(
             f"illegal action {what}{where}. Legal actions: {', '.join(names)}{more}. "
             "Pick an action whose bit in the action mask is 1, or build the env with "
             "illegal_action='penalty' / 'random_legal'."
         )
+
+
+def action_index(action) -> int | None:
+    """The action id an int-like action stands for (an int, a NumPy integer, a one-element integer
+    array as a vec env hands out), else None: 2.5 or "3" is no action id, not action 2 or 3."""
+    if isinstance(action, np.ndarray) and action.size == 1 and action.dtype.kind in "iu":
+        action = action.reshape(())[()]
+    if isinstance(action, bool):
+        return None
+    try:
+        return operator.index(action)
+    except TypeError:
+        return None
 
 
 def _is_index(action, describe) -> bool:
