@@ -11,6 +11,7 @@ import pytest
 
 from tabletop_envs.core import IllegalActionError, RandomPolicy, SingleAgentEnv, conformance
 from tabletop_envs.core.engine import new_rng
+from tabletop_envs.core.errors import ConfigError
 from tabletop_envs.core.layout import ActionLayout, ObservationLayout
 from tabletop_envs.core.registry import ENVS, EnvSpec, make_game
 
@@ -162,6 +163,28 @@ def test_switching_to_random_legal_after_reset_is_a_clear_error_until_the_next_r
     env.reset(seed=0)
     env.step(bad)
     assert env.unwrapped.infos["player_0"].get("illegal_action") is True
+
+
+@pytest.mark.parametrize("seed", [-5, 1.5, "7", True])
+def test_a_seed_that_is_no_non_negative_int_is_a_clear_error_and_keeps_the_game(toy, seed):
+    import toy_game
+
+    env = toy_game.env()
+    env.reset(seed=3)
+    before = env.state_dict()
+    with pytest.raises(ConfigError, match=f"seed must be None .* or a non-negative int, got {seed!r}"):
+        env.reset(seed=seed)
+    assert env.state_dict() == before  # the game in progress is untouched
+    env.reset(seed=np.int64(3))  # a NumPy integer is a seed like any int
+    assert env.state_dict() == before
+
+
+def test_the_cli_names_a_negative_seed_instead_of_numpys_complaint(toy):
+    from tabletop_envs.cli import main
+
+    out = []
+    assert main(["play", "toy", "--seed", "-5", "--opponent", "toy_v0/random"], ask=lambda _: "", say=out.append) == 2
+    assert "seed must be None" in out[-1] and "got -5" in out[-1]
 
 
 def test_out_of_range_action_raises(toy):

@@ -109,6 +109,8 @@ class TabletopAECEnv(AECEnv):
     # ------------------------------------------------------------------ lifecycle
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         if seed is not None:
+            if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+                raise ConfigError(f"seed must be None (a fresh random deal) or a non-negative int, got {seed!r}")
             self._seed_rng = np.random.default_rng(seed)
         game_seed = int(self._seed_rng.integers(2**63 - 1))
         self.state = self.game.new_initial_state(game_seed)

@@ -99,8 +99,8 @@ class Replay:
         if not isinstance(data["actions"], list) or not all(isinstance(a, int) for a in data["actions"]):
             raise ReplayError(f"{source}: 'actions' must be a list of integer action ids")
         for key, kind, what in (("env", str, "an env name"), ("config", dict, "a mapping of rule options"),
-                                ("seed", int, "an integer"), ("max_turns", int, "an integer")):
-            if not isinstance(data[key], kind) or isinstance(data[key], bool):
+                                ("seed", int, "a non-negative integer"), ("max_turns", int, "an integer")):
+            if not isinstance(data[key], kind) or isinstance(data[key], bool) or (key == "seed" and data[key] < 0):
                 raise ReplayError(f"{source}: {key!r} must be {what}, got {data[key]!r}; the file was edited "
                                   "or is not a tabletop-envs replay")
         known = {f for f in cls.__dataclass_fields__}
