@@ -187,6 +187,22 @@ def test_the_cli_names_a_negative_seed_instead_of_numpys_complaint(toy):
     assert "seed must be None" in out[-1] and "got -5" in out[-1]
 
 
+def test_last_after_every_agent_has_left_says_to_reset(toy):
+    import toy_game
+
+    env = toy_game.env()
+    env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    for _ in env.agent_iter():
+        obs, _, terminated, truncated, _ = env.last()
+        env.step(None if terminated or truncated else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert env.agents == []
+    with pytest.raises(RuntimeError, match="game is over .* call env.reset"):
+        env.last()
+    env.reset(seed=0)
+    assert env.last()[0]["action_mask"].any()
+
+
 def test_out_of_range_action_raises(toy):
     import toy_game
 

@@ -146,6 +146,8 @@ class TabletopAECEnv(AECEnv):
 
     def last(self, observe: bool = True):
         self._require_reset()
+        if not self.agents:  # PettingZoo's last() would fail on a KeyError of the agent who left
+            raise RuntimeError("the game is over and every agent has left: call env.reset() before last()")
         return super().last(observe)
 
     def observe(self, agent: str) -> dict:
