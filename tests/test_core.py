@@ -604,3 +604,27 @@ def test_integer_actions_from_numpy_are_accepted(toy):
         legal = int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0])
         env.step(kind(legal))
         assert env.unwrapped.state.turn == 1
+
+
+SHAPES = {"terralore_v0": (889, 203), "travel_earth_v0": (838, 449), "earth_v0": (5148, 730)}
+
+
+@pytest.mark.parametrize("env_name", sorted(SHAPES))
+def test_a_heuristic_bot_refuses_another_games_observation_instead_of_picking_an_action(env_name):
+    from tabletop_envs import ModelMismatchError, load_policy
+
+    bot = load_policy(f"{env_name}/heuristic")
+    rng = np.random.default_rng(0)
+    for other, (n_obs, n_actions) in SHAPES.items():
+        if other != env_name:
+            with pytest.raises(ModelMismatchError, match=f"reads {env_name}'s observations .* another env"):
+                bot.act(np.zeros(n_obs, np.float32), np.ones(n_actions, np.int8), rng)
+
+
+@pytest.mark.parametrize("policy_id", [f"{name}/{kind}" for name in sorted(SHAPES) for kind in ("heuristic", "random")])
+def test_every_game_policy_refuses_a_mask_without_a_legal_action_by_name(policy_id):
+    from tabletop_envs import load_policy
+
+    n_obs, n_actions = SHAPES[policy_id.partition("/")[0]]
+    with pytest.raises(ValueError, match="the action mask has no legal action"):
+        load_policy(policy_id).act(np.zeros(n_obs, np.float32), np.zeros(n_actions, np.int8), np.random.default_rng(0))

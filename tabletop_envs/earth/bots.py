@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tabletop_envs.core.policy import register_policy
+from tabletop_envs.core.policy import check_policy_input, register_policy
 
 from .catalogue import load_catalogue
 from .engine import DECISIONS, EVENT0, build_action_layout, build_observation_layout
@@ -33,6 +33,7 @@ class EarthHeuristic:
         return self.obs.view(vec, name)
 
     def act(self, observation, action_mask, rng) -> int:
+        check_policy_input("earth_v0/heuristic", observation, action_mask, self.obs.size, self.acts.num_actions)
         legal = np.flatnonzero(action_mask)
         if legal.size == 1:
             return int(legal[0])

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.policy import register_policy
+from ..core.policy import check_policy_input, register_policy
 from .catalogue import Catalogue, default_catalogue
 from .encoder import DECISION_ORDER, build_layout
 
@@ -47,6 +47,7 @@ class TerraloreHeuristic:
         self.a_discard = actions.start["discard"]
         self.a_destroy = actions.start["destroy"]
         self.a_mulligan = actions.start["mulligan"]
+        self.num_actions = actions.num_actions
         self.n = n
         self.points = np.array(self.cat.points, float)
         self.cost = np.array(self.cat.cost, float)
@@ -146,6 +147,7 @@ class TerraloreHeuristic:
 
     # ------------------------------------------------------------------ policy
     def act(self, observation, action_mask, rng) -> int:
+        check_policy_input("terralore_v0/heuristic", observation, action_mask, self.layout.size, self.num_actions)
         view = _SegmentViews(self.layout, observation)
         # what every card's worth is measured against, computed once per decision
         view["_castle_hp"] = tuple(view["castles"] * 10)  # (mine, theirs), as numpy float32 scalars

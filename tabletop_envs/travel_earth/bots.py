@@ -7,7 +7,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from tabletop_envs.core.policy import register_policy
+from tabletop_envs.core.policy import check_policy_input, register_policy
 
 from .catalogue import NUM_STATS
 from .engine import PHASES, TravelEarthGame
@@ -66,6 +66,8 @@ class HeuristicPolicy:
 
     # ------------------------------------------------------------------ act
     def act(self, observation, action_mask, rng) -> int:
+        check_policy_input("travel_earth_v0/heuristic", observation, action_mask, self.layout.size,
+                           self.actions.num_actions)
         obs = np.asarray(observation)
         phase = PHASES[int(np.argmax(self.layout.view(obs, "phase")))]
         handler = getattr(self, f"_on_{phase}")
