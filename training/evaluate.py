@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
+from tabletop_envs.core.aec import check_max_turns
 from tabletop_envs.core.arena import play_game
 from tabletop_envs.core.errors import ConfigError, run_cli
 from tabletop_envs.core.policy import load_policy, policy_rng
@@ -38,6 +39,7 @@ def split_env_kwargs(env_kwargs: dict | None) -> tuple[dict, int | None]:
                           f"got {env_kwargs!r}")
     kwargs = dict(env_kwargs or {})
     max_turns = kwargs.pop("max_turns", None)
+    check_max_turns(max_turns)  # as the env checks it: max_turns 0 would make every game a draw
     for key in AEC_KWARGS:
         kwargs.pop(key, None)
     return kwargs, max_turns
@@ -245,7 +247,11 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--png", action="store_true", help="also draw the Elo table")
     args = parser.parse_args(argv)
     check_games(args.games)
-    env_kwargs = json.loads(args.env_kwargs)
+    try:
+        env_kwargs = json.loads(args.env_kwargs)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"--env-kwargs {args.env_kwargs!r} is not valid JSON ({exc}); write a JSON object with "
+                          "double-quoted keys, e.g. '{\"num_players\": 3}'") from None
     if env_kwargs is not None and not isinstance(env_kwargs, dict):
         raise ConfigError(f"--env-kwargs must be a JSON object of rule options, e.g. '{{\"num_players\": 3}}'; "
                           f"got {args.env_kwargs}")

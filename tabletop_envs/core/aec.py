@@ -43,6 +43,13 @@ def resolve_action(state, action, policy: str, rng: np.random.Generator) -> int 
     return int(rng.choice(np.flatnonzero(mask)))
 
 
+def check_max_turns(max_turns) -> None:
+    """``max_turns`` is None (the game's default) or a positive int: 0 would end every game undecided."""
+    if max_turns is not None and (isinstance(max_turns, bool) or not isinstance(max_turns, (int, np.integer))
+                                  or max_turns < 1):
+        raise ConfigError(f"max_turns must be None (the game's default) or a positive int, got {max_turns!r}")
+
+
 def penalty_returns(num_players: int, mover: int) -> np.ndarray:
     """Zero-sum result of an illegal move under ``illegal_action="penalty"``: mover -1, the others share +1
     (alone at the table, the mover just gets -1)."""
@@ -76,9 +83,7 @@ class TabletopAECEnv(AECEnv):
             raise ValueError(f"render_mode {render_mode!r} not in {self.metadata['render_modes']}")
         if illegal_action not in ILLEGAL_ACTION_POLICIES:
             raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTION_POLICIES}, got {illegal_action!r}")
-        if max_turns is not None and (isinstance(max_turns, bool) or not isinstance(max_turns, (int, np.integer))
-                                      or max_turns < 1):
-            raise ConfigError(f"max_turns must be None (the game's default) or a positive int, got {max_turns!r}")
+        check_max_turns(max_turns)
         self.game: Game = self.game_class.build(**game_kwargs)
         self.game_kwargs = game_kwargs
         self.render_mode = render_mode

@@ -143,6 +143,22 @@ def test_env_kwargs_that_are_no_json_object_are_refused(toy, text):
         main(["--env", toy, "--policies", "random", "toy_v0/random", "--games", "2", "--env-kwargs", text])
 
 
+@pytest.mark.parametrize("text", ["{bad", "{'num_players': 3}"])
+def test_env_kwargs_that_are_no_json_are_refused_naming_the_option(toy, text):
+    with pytest.raises(ConfigError, match="--env-kwargs .* is not valid JSON"):
+        main(["--env", toy, "--policies", "random", "toy_v0/random", "--games", "2", "--env-kwargs", text])
+
+
+@pytest.mark.parametrize("max_turns", [0, -1, "ten"])
+def test_a_max_turns_the_env_refuses_is_refused_before_a_round_robin_of_draws(toy, max_turns, monkeypatch):
+    import training.evaluate as evaluate
+
+    monkeypatch.setattr(evaluate, "round_robin", lambda *a, **k: pytest.fail("played with a bad max_turns"))
+    with pytest.raises(ConfigError, match=f"max_turns must be None .* got {max_turns!r}"):
+        main(["--env", toy, "--policies", "random", "toy_v0/random", "--games", "2",
+              "--env-kwargs", json.dumps({"max_turns": max_turns})])
+
+
 def test_an_unknown_rule_option_is_a_config_error():
     with pytest.raises(ConfigError, match="no option bogus"):
         main(["--env", "terralore_v0", "--policies", "random", "heuristic", "--games", "2",
