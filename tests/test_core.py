@@ -628,3 +628,10 @@ def test_every_game_policy_refuses_a_mask_without_a_legal_action_by_name(policy_
     n_obs, n_actions = SHAPES[policy_id.partition("/")[0]]
     with pytest.raises(ValueError, match="the action mask has no legal action"):
         load_policy(policy_id).act(np.zeros(n_obs, np.float32), np.zeros(n_actions, np.int8), np.random.default_rng(0))
+
+
+def test_load_policy_for_an_unknown_env_names_the_known_envs():
+    from tabletop_envs import UnknownEnvError, load_policy
+
+    with pytest.raises(UnknownEnvError, match="unknown env 'chess_v0'; known: .*terralore_v0"):
+        load_policy("terralore_v0/ppo", env="chess_v0")

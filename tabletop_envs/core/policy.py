@@ -119,6 +119,10 @@ def load_policy(policy: str | Path | Policy, env: str | None = None, **kwargs) -
     a policy of another game is refused too (ModelMismatchError): an id naming another env, a model
     trained for another env, or a loaded model policy whose metadata says so.
     """
+    if env is not None:
+        from .registry import get_spec
+
+        get_spec(env)  # an unknown env name is an UnknownEnvError naming the known ones, not a mismatch
     if not isinstance(policy, (str, Path)):
         if isinstance(policy, Policy):
             meta = getattr(policy, "metadata", None)
