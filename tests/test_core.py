@@ -635,3 +635,13 @@ def test_load_policy_for_an_unknown_env_names_the_known_envs():
 
     with pytest.raises(UnknownEnvError, match="unknown env 'chess_v0'; known: .*terralore_v0"):
         load_policy("terralore_v0/ppo", env="chess_v0")
+
+
+def test_the_doc_page_command_names_an_unknown_env_in_one_line_and_rewrites_nothing(capsys, monkeypatch):
+    from tabletop_envs.core import docs
+    from tabletop_envs.core.errors import run_cli
+
+    monkeypatch.setattr(docs, "refresh", lambda name: pytest.fail(f"rewrote {name}'s page"))
+    assert run_cli(docs.main, ["terralore_v0", "terralor_v0"]) == 2
+    assert capsys.readouterr().err.strip() == ("error: unknown env 'terralor_v0'; known: "
+                                               "['earth_v0', 'terralore_v0', 'travel_earth_v0']")

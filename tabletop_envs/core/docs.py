@@ -11,6 +11,7 @@ import re
 import sys
 from pathlib import Path
 
+from .errors import run_cli
 from .registry import ENVS, get_spec, make_game
 
 ACTION_HEADER = "| ids | name | meaning |"
@@ -43,6 +44,13 @@ def refresh(env_name: str) -> Path:
     return path
 
 
-if __name__ == "__main__":
-    for name in sys.argv[1:] or list(ENVS):
+def main(argv: list[str] | None = None) -> None:
+    names = (sys.argv[1:] if argv is None else argv) or list(ENVS)
+    for name in names:  # every name checked before any page is rewritten
+        get_spec(name)
+    for name in names:
         print("refreshed", refresh(name))
+
+
+if __name__ == "__main__":
+    sys.exit(run_cli(main))
