@@ -226,9 +226,12 @@ def preset_decks() -> dict:
 def build_deck(spec, deck_format: str, catalogue: Catalogue, where: str = "deck") -> list[int]:
     """A validated deck as a list of card ids (printings play identically)."""
     if isinstance(spec, str):
-        presets = preset_decks().get(deck_format, {})
+        every = preset_decks()
+        presets = every.get(deck_format, {})
         if spec not in presets:
-            raise DeckError(f"{where}: no {deck_format} preset named {spec!r}; presets: {sorted(presets)}")
+            other = [f for f, decks in every.items() if f != deck_format and isinstance(decks, dict) and spec in decks]
+            hint = f" ({spec!r} is a {other[0]} preset: build the env with deck_format={other[0]!r})" if other else ""
+            raise DeckError(f"{where}: no {deck_format} preset named {spec!r}{hint}; presets: {sorted(presets)}")
         where = f"{where} (preset {spec!r})"
         spec = presets[spec]
     cards = parse_deck(spec, catalogue, where)

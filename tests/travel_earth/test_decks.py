@@ -84,6 +84,15 @@ def test_deck_validator_errors_are_clear(deck, message):
         build_deck(deck, "casual", CAT)
 
 
+def test_a_preset_of_the_other_format_names_the_deck_format_that_has_it():
+    from tabletop_envs.travel_earth.env import env
+
+    with pytest.raises(DeckError, match="'starter' is a casual preset: build the env with deck_format='casual'"):
+        env(decks=["starter", "starter"])
+    with pytest.raises(DeckError, match="'expedition' is a championship preset: .* deck_format='championship'"):
+        build_deck("expedition", "casual", CAT)
+
+
 def test_both_formats_selectable_via_kwargs():
     from tabletop_envs.travel_earth.env import env
 
