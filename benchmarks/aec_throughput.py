@@ -106,6 +106,10 @@ def main(argv=None) -> dict:
     for name, (env_name, kw) in OURS.items():
         factories[name] = (lambda e=env_name, k=kw: make_ours(e, k))
     if args.only:
+        unknown = [name for name in args.only if name not in factories]
+        if unknown:  # a typo would otherwise time the baseline alone
+            parser.error(f"--only: unknown name(s) {unknown}; choose from {list(factories)} "
+                         "(quote names with spaces: \"earth_v0 (2p)\")")
         factories = {k: v for k, v in factories.items() if k in args.only or k == BASELINE}
     results = measure(factories, args.seconds, args.repeats)
     base = results.get(BASELINE, {}).get("steps_per_s")
