@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import sys
 import time
 from pathlib import Path
 
@@ -27,6 +28,7 @@ def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
 
 def main(argv=None) -> dict:
     from tabletop_envs.core.arena import play_match
+    from training.evaluate import check_games
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--env", default="terralore_v0")
@@ -37,6 +39,7 @@ def main(argv=None) -> dict:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
+    check_games(args.games)
     policy = args.policy or f"{args.env}/heuristic"
     opponent = args.opponent or f"{args.env}/random"
     kwargs = {"num_players": args.players} if args.players else {}
@@ -60,4 +63,6 @@ def main(argv=None) -> dict:
 
 
 if __name__ == "__main__":
-    main()
+    from tabletop_envs.core.errors import run_cli
+
+    sys.exit(run_cli(main))

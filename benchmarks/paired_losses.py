@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 import numpy as np
 
 from tabletop_envs import load_policy
 from tabletop_envs.core.arena import play_game
+from tabletop_envs.core.errors import ConfigError, run_cli
 from tabletop_envs.core.registry import make_game
 
 
@@ -43,11 +45,13 @@ def main(argv=None) -> dict:
     parser.add_argument("--deals", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
-    result = paired_losses(args.env, load_policy(args.policy), load_policy(args.opponent or f"{args.env}/random"),
-                           args.deals, args.seed)
+    if args.deals < 1:
+        raise ConfigError(f"--deals must be a positive integer, got {args.deals}; e.g. --deals 1000")
+    result = paired_losses(args.env, load_policy(args.policy, env=args.env),
+                           load_policy(args.opponent or f"{args.env}/random", env=args.env), args.deals, args.seed)
     print(json.dumps(result, indent=2))
     return result
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(run_cli(main))

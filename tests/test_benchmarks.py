@@ -14,3 +14,33 @@ def test_aec_throughput_refuses_an_unknown_only_name_instead_of_timing_the_basel
     assert exit_info.value.code == 2
     err = capsys.readouterr().err
     assert "--only: unknown name(s) ['earth']" in err and "'earth_v0 (2p)'" in err
+
+
+def test_play_match_refuses_another_games_policy_by_name_before_any_game():
+    from tabletop_envs import ModelMismatchError
+    from tabletop_envs.core.arena import play_match
+
+    for policy in ("earth_v0/heuristic", "earth_v0/ppo"):
+        with pytest.raises(ModelMismatchError, match="plays earth_v0, not terralore_v0"):
+            play_match("terralore_v0", [policy, "terralore_v0/random"], 2)
+
+
+@pytest.mark.parametrize("module, argv, message", [
+    ("bot_vs_random", ["--env", "terralore_v0", "--games", "0"], "the number of games must be a positive integer"),
+    ("bot_vs_random", ["--env", "chess_v0", "--games", "2"], "unknown env 'chess_v0'"),
+    ("bot_vs_random", ["--env", "terralore_v0", "--policy", "earth_v0/heuristic", "--games", "2"],
+     "plays earth_v0, not terralore_v0"),
+    ("paired_losses", ["--env", "terralore_v0", "--policy", "terralore_v0/ppo", "--deals", "0"],
+     "--deals must be a positive integer"),
+    ("paired_losses", ["--env", "terralore_v0", "--policy", "earth_v0/ppo", "--deals", "2"],
+     "plays earth_v0, not terralore_v0"),
+])
+def test_strength_scripts_end_a_bad_command_line_in_one_line(module, argv, message, capsys):
+    import importlib
+
+    from tabletop_envs.core.errors import run_cli
+
+    main = importlib.import_module(f"benchmarks.{module}").main
+    assert run_cli(main, argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and message in err and "Traceback" not in err

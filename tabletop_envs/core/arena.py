@@ -63,7 +63,7 @@ def play_match(env_name: str, policies: Sequence, num_games: int, seed: int = 0,
     from .registry import make_game
 
     game = make_game(env_name, **(game_kwargs or {}))
-    pols = [load_policy(p) for p in policies]
+    pols = [load_policy(p, env=env_name) for p in policies]  # another game's policy is refused by name
     names = [p if isinstance(p, str) else type(p).__name__ for p in policies]
     n = game.num_players
     if len(pols) != n:
