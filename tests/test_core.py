@@ -645,3 +645,14 @@ def test_the_doc_page_command_names_an_unknown_env_in_one_line_and_rewrites_noth
     assert run_cli(docs.main, ["terralore_v0", "terralor_v0"]) == 2
     assert capsys.readouterr().err.strip() == ("error: unknown env 'terralor_v0'; known: "
                                                "['earth_v0', 'terralore_v0', 'travel_earth_v0']")
+
+
+def test_action_to_string_names_an_action_id_and_refuses_what_is_no_action_id(toy):
+    import toy_game
+
+    env = toy_game.env()
+    env.reset(seed=0)
+    assert env.action_to_string(np.int64(2)) == env.action_to_string(2)
+    for action in (2.5, "2", True):
+        with pytest.raises(TypeError, match="takes an action id"):
+            env.action_to_string(action)

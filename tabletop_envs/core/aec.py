@@ -242,4 +242,7 @@ class TabletopAECEnv(AECEnv):
 
     def action_to_string(self, action: int) -> str:
         self._require_reset()
-        return self.state.action_to_string(int(action))
+        index = action_index(action)
+        if index is None:  # int(2.5) would name action 2
+            raise TypeError(f"action_to_string takes an action id (an int), got {action!r}")
+        return self.state.action_to_string(index)
