@@ -89,3 +89,17 @@ def test_registered_with_pettingzoo_and_gymnasium(env_name):
     assert single.observation_space.contains(obs)
     assert single.unwrapped.action_masks().any()
     single.close()
+
+
+@pytest.mark.parametrize(("env_name", "kwargs"), CASES, ids=IDS)
+def test_gymnasium_check_env_passes_on_the_single_agent_face_with_random_legal(env_name, kwargs):
+    # check_env steps unmasked random actions: with the default illegal_action="raise" it stops on the
+    # first illegal one (the README says so), with "random_legal" the whole check runs
+    from gymnasium.utils.env_checker import check_env
+
+    from tabletop_envs import IllegalActionError
+    from tabletop_envs.core import SingleAgentEnv
+
+    check_env(SingleAgentEnv(env_name, illegal_action="random_legal", **kwargs), skip_render_check=True)
+    with pytest.raises(IllegalActionError):
+        check_env(SingleAgentEnv(env_name, **kwargs), skip_render_check=True)
