@@ -6,6 +6,7 @@ raises :class:`CatalogueError` naming the file, the record, the field and the fi
 
 from __future__ import annotations
 
+import difflib
 from functools import lru_cache
 from pathlib import Path
 
@@ -25,6 +26,7 @@ COLOURS = ("green", "red", "blue", "yellow", "multi", "black", "brown")
 GAIN_RES = ("soil", "sprouts", "growth", "draw", "compost_deck", "compost_hand", "compost_draw")
 COST_RES = ("soil", "sprouts", "growth", "hand_compost", "compost_discard")
 DIRS = ("row", "col", "adj", "orth", "diag", "all")
+ABILITY_KEYS = ("color", "kind", "gain", "cost", "if_action", "filter", "n", "res", "action", "score")
 ABILITY_KINDS = ("gain", "copy", "all_types", "cost_reduction", "forbid_action", "on_event", "score", "alt_cost")
 SCORE_PATTERNS = ("per_in_dir", "longest_path", "sets", "per_resource", "any_player")
 MEASURES = ("flora_growth_ge", "flora_sprouts_ge", "soil", "compost", "hand", "events", "habitat", "type", "color",
@@ -80,6 +82,11 @@ def check_ability(a) -> str | None:
     """None if ``a`` is a valid ability of the vocabulary, else the problem and the fix."""
     if not isinstance(a, dict):
         return f"ability {a!r} must be an object"
+    unknown = sorted(set(a) - set(ABILITY_KEYS))
+    if unknown:  # as for a card's fields and a gain's keys: a misspelt key must not be dropped in silence
+        close = {k: difflib.get_close_matches(str(k), ABILITY_KEYS, n=1) for k in unknown}
+        hints = "".join(f" ({k!r}: did you mean {m[0]!r}?)" for k, m in close.items() if m)
+        return f"ability {a!r} has unknown keys {unknown}{hints}; an ability's keys are {ABILITY_KEYS}"
     if a.get("color") not in COLOURS:
         return f"ability colour {a.get('color')!r} must be one of {COLOURS}"
     kind = a.get("kind")

@@ -98,6 +98,16 @@ def test_unknown_ability_colour_names_the_vocabulary(data_copy):
         Catalogue(data_copy)
 
 
+@pytest.mark.parametrize("key", ["bogus", "cots"])
+def test_an_unknown_ability_key_is_named_instead_of_ignored(data_copy, key):
+    edit(data_copy / "earth_cards.json", "cards", lambda cards: cards[0]["abilities"][0].update({key: 1}))
+    with pytest.raises(CatalogueError, match=rf"cards\[0\].*unknown keys \['{key}'\].*keys are"):
+        Catalogue(data_copy)
+    if key == "cots":
+        with pytest.raises(CatalogueError, match="did you mean 'cost'"):
+            Catalogue(data_copy)
+
+
 def test_bad_gain_resource_is_rejected(data_copy):
     edit(data_copy / "earth_cards.json", "cards",
          lambda cards: cards[0]["abilities"][0].update(kind="gain", gain=[{"res": "gold", "n": 2}]))
