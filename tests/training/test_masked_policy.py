@@ -504,3 +504,14 @@ def test_the_rollout_buffer_gives_no_legal_hint_where_it_would_not_help_or_not_h
         masks[3, 1, :6] = True  # 6 of 10 legal: more than COMPACT_ACTION_SHARE
     for minibatch in _filled_buffer(masks, actions=10).get(4):
         assert not hasattr(minibatch.action_masks, "legal_actions")
+
+
+def test_training_warns_when_the_update_threads_would_fight_a_busy_core():
+    from training.train import busy_core_hint
+
+    hint = busy_core_hint(2, cores=2, load=1.2)
+    assert hint is not None and "ppo.update_threads=1" in hint and "1.2" in hint
+    assert busy_core_hint(2, cores=2, load=0.1) is None, "an idle machine gets no warning"
+    assert busy_core_hint(1, cores=2, load=1.5) is None, "one update thread leaves the busy core alone"
+    assert busy_core_hint(2, cores=8, load=1.5) is None, "spare cores: the update does not fight the busy one"
+    assert busy_core_hint(4, cores=2, load=1.5) is not None, "a setting above the cores is capped at them"
