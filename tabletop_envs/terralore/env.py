@@ -94,6 +94,9 @@ Version history
   Draw Phase (``deck_out="cannot_draw"``), the shorter one runs out first and its owner loses; before,
   1 card against 0 went to the tiebreakers, so the extra card a mulligan leaves in the deck never
   counted.
+* v0 (``resample_hidden`` fix; play unchanged): a re-dealt world gets a generator of its own, so it rolls
+  its own round-1 die and mulligan shuffles; before, every world kept the real generator and knew the
+  real reveal order (and its state let the deal be re-run).
 """
 
 from __future__ import annotations

@@ -115,6 +115,9 @@ without stopping a Challenger. A stalemate (``stalemate_turns``) ends the game a
   even when they are copies of one card (a single legal move); only a single Reservoir card pays
   automatically. Skipping the question before told the Challenger that the face-down Reservoir held no two
   different cards.
+- v0 (`resample_hidden` fix; play unchanged): a re-dealt world gets a generator of its own, so it draws its
+  own Last Resort cards; before, every world kept the real generator and drew the real ones (and its state
+  let the deal be re-run).
 """
 from tabletop_envs.core import TabletopAECEnv
 
