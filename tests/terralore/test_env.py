@@ -210,3 +210,41 @@ def test_the_round_1_die_roll_is_rolled_in_the_reveal_phase_so_resampled_worlds_
             world.apply_action(end_play)
             firsts.add(world.reveal_first)
         assert firsts == {0, 1}, f"seed {seed}: every resampled world rolled the real die"
+
+
+def test_each_player_sees_both_sides_public_counts_and_flags_from_their_own_side():
+    """Hand and deck sizes, the turn, who took a mulligan, who revealed first and who has finished
+    placing are public; each player sees them as "yours, the opponent's" (asymmetric values, so a
+    segment showing the wrong seat, or one seat's value twice, fails)."""
+    s = make_state(hands=(["Tidepool Crab", "Sturdy Turtle", "Pebble Mole"], ["Gloom Bat"]), turn_number=7)
+    s.mulliganed = [True, False]
+    s.reveal_first = 1
+    end(s)  # player 0 (the first placer) has finished placing; player 1 to move
+    s.check_invariants()
+    assert (len(s.deck[0]), len(s.deck[1])) == (17, 19)
+    lay = s.game.observation_layout
+    mine, theirs = s.observation(0), s.observation(1)
+
+    def seg(vec, name, scale=1.0):
+        return (lay.view(vec, name) * scale).tolist()
+
+    assert seg(mine, "hand_sizes", 7) == pytest.approx([3, 1]) and seg(theirs, "hand_sizes", 7) == pytest.approx([1, 3])
+    assert seg(mine, "deck_sizes", 20) == pytest.approx([17, 19]) and seg(theirs, "deck_sizes", 20) == pytest.approx([19, 17])
+    assert seg(mine, "turn", 25) == pytest.approx([7]) and seg(theirs, "turn", 25) == pytest.approx([7])
+    assert seg(mine, "mulliganed") == [1, 0] and seg(theirs, "mulliganed") == [0, 1]
+    assert seg(mine, "reveal_first") == [0, 1] and seg(theirs, "reveal_first") == [1, 0]
+    assert seg(mine, "placement") == [1, 1, 0] and seg(theirs, "placement") == [0, 0, 1]
+    assert seg(mine, "phase") == [0, 1] and seg(theirs, "phase") == [0, 1]
+
+
+def test_observation_shows_both_exiles_to_both_players():
+    s = make_state(hands=(["Sturdy Turtle"], []))
+    exiled = s.deck[1].pop()
+    s.exile[1] = [exiled]
+    s.check_invariants()
+    lay = s.game.observation_layout
+    mine, theirs = s.observation(0), s.observation(1)
+    assert np.flatnonzero(lay.view(mine, "opp_exile")).tolist() == [exiled]
+    assert not lay.view(mine, "own_exile").any()
+    assert np.flatnonzero(lay.view(theirs, "own_exile")).tolist() == [exiled]
+    assert not lay.view(theirs, "opp_exile").any()
