@@ -204,3 +204,42 @@ def test_rules_md_names_only_existing_tests():
     prefixes = set(re.findall(r"`(test_\w+)\*`", text))  # `test_last_resort_*`: at least one such test
     assert named and named <= defined, f"RULES.md names missing tests: {sorted(named - defined)}"
     assert all(any(d.startswith(p) for d in defined) for p in prefixes), sorted(prefixes)
+
+
+def test_each_player_sees_the_challenge_and_both_sides_sizes_from_their_own_side():
+    """What both players may see during a challenge: the declared group still waiting, who wins the
+    statistic compared now, the statistic the defending player is paying to change to, both Hand and
+    Deck sizes (yours, the opponent's) and who went first. Values differ between the seats, so a
+    segment showing one seat's count twice, or the wrong side of a comparison, fails."""
+    s = scenario(p0=dict(ready=["Lion", "Giraffe"], reservoir=["Koala", "Emu"]),
+                 p1=dict(ready=["Tiger"], reservoir=["Giraffe", "Horse"], hand=["Blue whale", "Horse"]))
+    lay = s.game.observation_layout
+
+    def seg(seat, name, scale=1.0):
+        return (lay.view(s.observation(seat), name) * scale).tolist()
+
+    def cards(seat, name):
+        return [CAT.names[i] for i in np.flatnonzero(lay.view(s.observation(seat), name))]
+
+    assert (len(s.deck[0]), len(s.deck[1]), s.game.deck_sizes) == (16, 15, [20, 20])
+    assert seg(0, "hand_sizes", 20) == pytest.approx([0, 2]) and seg(1, "hand_sizes", 20) == pytest.approx([2, 0])
+    assert seg(0, "deck_sizes", 20) == pytest.approx([16, 15]) and seg(1, "deck_sizes", 20) == pytest.approx([15, 16])
+    assert seg(0, "i_went_first") == [1] and seg(1, "i_went_first") == [0]
+    act(s, "declare", "Lion")
+    for seat in (0, 1):
+        assert cards(seat, "declared") == ["Lion"] and "Lion" not in cards(seat, "my_ready" if seat == 0 else "opp_ready")
+    act(s, "declare", "Giraffe")  # no Ready Animal left: the group locks, the Lion resolves first
+    assert s.phase == "statistic"
+    for seat in (0, 1):
+        assert cards(seat, "declared") == ["Giraffe"] and cards(seat, "challenger") == ["Lion"]
+    act(s, "statistic", WEIGHT)
+    act(s, "defend_ready", "Tiger")
+    assert s.phase == "change"  # the Lion wins on Weight; the Tiger would win on Development Time
+    for seat in (0, 1):
+        assert cards(seat, "declared") == ["Giraffe"]
+        assert seg(seat, "comparison") == [1, 0, 0], "the Challenger wins the statistic compared now"
+        assert not any(seg(seat, "change_target"))
+    act(s, "change_statistic", 5)  # Development Time
+    assert s.phase == "pay"
+    for seat in (0, 1):
+        assert seg(seat, "change_target") == [0, 0, 0, 0, 0, 1]
