@@ -10,7 +10,7 @@ from tabletop_envs.core.policy import RandomPolicy, load_policy
 from tabletop_envs.earth import env as earth_env
 from tabletop_envs.earth.engine import EarthGame
 
-from .scenario import after_setup, random_play
+from .scenario import CAT, EVENT0, after_setup, flora, put, random_play, take
 
 COUNTS = [1, 2, 3, 4, 5]
 
@@ -230,3 +230,48 @@ def test_other_players_sides_stay_hidden_in_the_text_view_and_picture_until_ever
     assert a.render_text(other) == b.render_text(other)
     assert np.array_equal(to_array(draw_table(a, other)), to_array(draw_table(b, other)))
     assert a.render_text(p) != b.render_text(p)  # the chooser sees its own sides
+
+
+def test_every_seat_sees_each_players_public_board_in_its_relative_seat():
+    """Relative seat r of observer p is seat (p + r) % n in every segment: the seat markers (active,
+    first player, decider, fauna leaves, bonus leaf) and the per-seat blocks (soil and counts, event
+    stacks, tableau cells with sprouts and growth). Three seats with different values, so a block
+    showing another seat, a marker counted the other way round, or a value dropped, fails."""
+    s = after_setup(3, 0)
+    rng = np.random.default_rng(0)
+    while not (s.phase == "play" and s.queue[0]["p"] != s.active):
+        s.apply_action(int(rng.choice(s.legal_actions())))
+    active, decider = s.active, s.queue[0]["p"]
+    s.first = active
+    s.soil = [3, 11, 25]
+    event = next(c["id"] for c in CAT.earth if c["kind"] == "event")
+    s.events[1].append(take(s, event))
+    tree = flora(lambda c: c["sprouts"] >= 2 and c["growth"] >= 3)
+    put(s, 2, 5, tree, sprouts=2, growth=3)
+    s.leaves[0] = [2, 0]  # seat 2 met fauna 0 first, seat 0 second
+    s.bonus = 2
+    s.check_invariants()
+    lay = s.game.observation_layout
+    n_events = len(s.events[1])
+    for p in range(3):
+        obs = s.observation(p)
+
+        def rel(q, p=p):
+            return (q - p) % 3
+
+        assert np.flatnonzero(lay.view(obs, "active")).tolist() == [rel(active)]
+        assert np.flatnonzero(lay.view(obs, "first")).tolist() == [rel(active)]
+        assert np.flatnonzero(lay.view(obs, "decider")).tolist() == [rel(decider)]
+        assert lay.view(obs, "decision").any() == (p == decider)
+        res = lay.view(obs, "resources")
+        for q in range(3):
+            assert res[rel(q), 0] == pytest.approx(s.soil[q] / 40), f"observer {p}: seat {q}'s soil"
+            assert res[rel(q), 5] == (q == active), f"observer {p}: seat {q}'s active flag"
+        assert res[rel(1), 3] == pytest.approx(n_events / 10)
+        assert (np.flatnonzero(lay.view(obs, "event_stack")[rel(1)]) + EVENT0).tolist() == sorted(s.events[1])
+        cell = lay.view(obs, "cells")[rel(2), 5]
+        assert cell[0] == 1 and cell[-2:].tolist() == pytest.approx([2 / 6, 3 / 8])
+        assert lay.view(obs, "tableau_cards")[rel(2), tree] == 1
+        leaves = lay.view(obs, "fauna_leaves")[0]
+        assert leaves[rel(2)] == pytest.approx(1.0) and leaves[rel(0)] == pytest.approx(0.8) and leaves[rel(1)] == 0
+        assert np.flatnonzero(lay.view(obs, "bonus")).tolist() == [rel(2)]
