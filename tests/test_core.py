@@ -306,6 +306,15 @@ def test_layouts_tables_and_hash():
         ActionLayout([("x", 1, "", None), ("x", 1, "", None)])
 
 
+def test_observation_layout_hash_changes_when_columns_move_between_segments():
+    """Same names, bounds and total size, but one column moved from segment a to b: a model trained on
+    one reads the other's columns wrongly, so the hash a saved model is checked against must differ."""
+    one = ObservationLayout([("a", 3, 0, 1, "first"), ("b", 4, 0, 1, "second")])
+    two = ObservationLayout([("a", 4, 0, 1, "first"), ("b", 3, 0, 1, "second")])
+    assert one.size == two.size and one.hash() != two.hash()
+    assert one.hash() == ObservationLayout([("a", 3, 0, 1, "other words"), ("b", 4, 0, 1, "")]).hash()
+
+
 def test_column_adders_give_each_cards_column_in_its_segment():
     obs = ObservationLayout([("a", 3, 0, 1, "first"), ("b", 4, 0, 1, "second")])
     add_a, add_b = obs.column_adders("a", "b")
@@ -460,6 +469,39 @@ def test_single_agent_env_truncates_at_max_turns_with_reward_zero(toy):
         done = terminated or truncated
     assert (terminated, truncated, reward) == (False, True, 0.0)
     assert info["returns"] == [0.0, 0.0] and env.state.turn == 2
+
+
+def test_single_agent_env_final_observation_is_the_learners_view_when_truncated_on_its_own_move(toy):
+    """max_turns=1: the learner's first move truncates the game with the opponent to move next; the
+    last observation (what a learner bootstraps its value from) is still the learner's own view."""
+    import toy_game
+
+    env = SingleAgentEnv(toy_game.raw_env(max_turns=1), opponent=RandomPolicy(), learner_seat=0)
+    env.reset(seed=0)
+    obs, reward, terminated, truncated, _ = env.step(int(np.flatnonzero(env.action_masks())[0]))
+    assert (terminated, truncated, reward) == (False, True, 0.0)
+    assert env.state.current_player() == 1
+    np.testing.assert_array_equal(obs, env.state.observation(0))
+    assert not np.array_equal(obs, env.state.observation(1))
+
+
+def test_aec_env_rewards_the_winner_with_plus_one_and_the_loser_with_minus_one(toy):
+    import toy_game
+
+    env = toy_game.env()
+    winners = set()
+    for seed in range(10):
+        env.reset(seed=seed)
+        total = dict.fromkeys(env.possible_agents, 0.0)
+        for agent in env.agent_iter():
+            obs, reward, term, trunc, _ = env.last()
+            total[agent] += reward
+            # each seat plays its highest card (or draws): the higher total of played cards wins
+            env.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[-1]))
+        a, b = (sum(played) for played in env.state.played)
+        assert total == {"player_0": float(np.sign(a - b)), "player_1": float(np.sign(b - a))}, f"seed {seed}"
+        winners.add(int(np.sign(a - b)))
+    assert winners >= {-1, 1}, "both seats won a game"
 
 
 def test_run_cli_ends_a_user_error_in_one_line_with_status_2(capsys):
