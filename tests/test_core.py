@@ -306,13 +306,17 @@ def test_layouts_tables_and_hash():
         ActionLayout([("x", 1, "", None), ("x", 1, "", None)])
 
 
-def test_observation_layout_hash_changes_when_columns_move_between_segments():
-    """Same names, bounds and total size, but one column moved from segment a to b: a model trained on
-    one reads the other's columns wrongly, so the hash a saved model is checked against must differ."""
+def test_layout_hashes_change_when_entries_move_between_segments():
+    """Same names, bounds and total size, but one column (or action id) moved from one segment to the
+    next: a model trained on one reads the other's columns (picks the other's actions) wrongly, so the
+    hashes a saved model is checked against must differ."""
     one = ObservationLayout([("a", 3, 0, 1, "first"), ("b", 4, 0, 1, "second")])
     two = ObservationLayout([("a", 4, 0, 1, "first"), ("b", 3, 0, 1, "second")])
     assert one.size == two.size and one.hash() != two.hash()
     assert one.hash() == ObservationLayout([("a", 3, 0, 1, "other words"), ("b", 4, 0, 1, "")]).hash()
+    acts = ActionLayout([("play", 3, "play", None), ("pass", 1, "pass", None)])
+    moved = ActionLayout([("play", 2, "play", None), ("pass", 2, "pass", None)])
+    assert acts.num_actions == moved.num_actions and acts.hash() != moved.hash()
 
 
 def test_column_adders_give_each_cards_column_in_its_segment():
@@ -383,6 +387,29 @@ class GeneratorSpy:
 def same_stream(state, seed) -> bool:
     """PCG64's increment names its stream: equal increments are one sequence of numbers."""
     return state["state"]["inc"] == new_rng(seed).bit_generator.state["state"]["inc"]
+
+
+def test_arena_hands_each_seat_its_own_observation(toy):
+    """In the toy game a seat's hand is exactly its legal plays: every policy call must see the hand
+    of the seat that moves, never another seat's."""
+    import toy_game
+
+    from tabletop_envs.core.arena import play_game
+
+    calls = []
+
+    class Recorder:
+        def act(self, obs, mask, rng):
+            calls.append((obs.copy(), mask.copy()))
+            return int(np.flatnonzero(mask)[0])
+
+    game = toy_game.ToyGame()
+    hand = game.observation_layout.slices["hand"]
+    for seed in range(3):
+        play_game(game, [Recorder(), Recorder()], seed)
+    assert len(calls) == 3 * game.turns
+    for obs, mask in calls:
+        np.testing.assert_array_equal(obs[hand], mask[:10])
 
 
 def test_policies_never_draw_from_the_generator_that_dealt_the_hidden_cards():
