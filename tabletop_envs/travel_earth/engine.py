@@ -161,9 +161,11 @@ class TravelEarthGame(Game):
             ("defender_row", 2, 0, 1, "the Defender's row: Ready, Resting"),
             ("statistic", NUM_STATS, 0, 1, "statistic now compared (one-hot): " + ", ".join(stats)),
             ("used_statistics", NUM_STATS, 0, 1, "statistics already used in this challenge"),
-            ("change_made", 1, 0, 1, "a defensive statistic change was made in this challenge"),
+            ("change_made", 1, 0, 1, "a defensive statistic change was made in this challenge (always 0 in v0: "
+                                         "a change ends the challenge before anyone observes; kept for a stable layout)"),
             ("change_target", NUM_STATS, 0, 1, "statistic the defending player is paying to change to"),
-            ("comparison", 3, 0, 1, "current statistic: Challenger wins, tie, Defender wins"),
+            ("comparison", 3, 0, 1, "current statistic: Challenger wins, tie, Defender wins (the last always 0 in "
+                                       "v0: a Defender win ends the challenge before anyone observes)"),
             ("phase", len(PHASES), 0, 1, "pending decision: " + ", ".join(PHASES)),
             ("my_turn", 1, 0, 1, "it is your turn (you are the challenging player)"),
             ("i_went_first", 1, 0, 1, "you are Player 1 (won the coin flip)"),

@@ -80,9 +80,9 @@ Reservoir contents are never shown (their sizes and Full/Empty counts are).
 | 792–793 | `defender_row` | 2 | 0…1 | the Defender's row: Ready, Resting |
 | 794–799 | `statistic` | 6 | 0…1 | statistic now compared (one-hot): Top Speed, Weight, Length, Max Lifespan, Offspring, Development Time |
 | 800–805 | `used_statistics` | 6 | 0…1 | statistics already used in this challenge |
-| 806 | `change_made` | 1 | 0…1 | a defensive statistic change was made in this challenge |
+| 806 | `change_made` | 1 | 0…1 | a defensive statistic change was made in this challenge (always 0 in v0: a change ends the challenge before anyone observes; kept for a stable layout) |
 | 807–812 | `change_target` | 6 | 0…1 | statistic the defending player is paying to change to |
-| 813–815 | `comparison` | 3 | 0…1 | current statistic: Challenger wins, tie, Defender wins |
+| 813–815 | `comparison` | 3 | 0…1 | current statistic: Challenger wins, tie, Defender wins (the last always 0 in v0: a Defender win ends the challenge before anyone observes) |
 | 816–822 | `phase` | 7 | 0…1 | pending decision: add, play, declare, statistic, defender, change, pay |
 | 823 | `my_turn` | 1 | 0…1 | it is your turn (you are the challenging player) |
 | 824 | `i_went_first` | 1 | 0…1 | you are Player 1 (won the coin flip) |

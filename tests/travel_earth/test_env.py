@@ -243,3 +243,23 @@ def test_each_player_sees_the_challenge_and_both_sides_sizes_from_their_own_side
     assert s.phase == "pay"
     for seat in (0, 1):
         assert seg(seat, "change_target") == [0, 0, 0, 0, 0, 1]
+
+
+def test_change_made_and_the_defender_wins_column_are_always_zero_when_observed_as_documented():
+    # A defensive change and a Defender win each end the challenge before anyone decides again, so the
+    # two columns can never be 1 in an observation; they stay for a stable v0 layout, documented so.
+    game = TravelEarthGame()
+    layout = game.observation_layout
+    change = layout.segments["change_made"].start
+    defender_wins = layout.segments["comparison"].start + 2
+    rng = np.random.default_rng(3)
+    seen_challenge = 0
+    for seed in range(150):
+        state = game.new_initial_state(seed)
+        while not state.is_terminal():
+            p = state.current_player()
+            obs = state.observation(p)
+            assert obs[change] == 0 and obs[defender_wins] == 0
+            seen_challenge += obs[layout.segments["comparison"].start] > 0
+            state.apply_action(int(rng.choice(np.flatnonzero(state.legal_action_mask()))))
+    assert seen_challenge > 0, "the comparison column is live: a Challenger win was observed"
