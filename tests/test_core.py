@@ -8,9 +8,9 @@ import pickle
 
 import numpy as np
 import pytest
+from generator_spy import GeneratorSpy, same_stream
 
 from tabletop_envs.core import IllegalActionError, RandomPolicy, SingleAgentEnv, conformance
-from tabletop_envs.core.engine import new_rng
 from tabletop_envs.core.errors import ConfigError
 from tabletop_envs.core.layout import ActionLayout, ObservationLayout
 from tabletop_envs.core.registry import ENVS, EnvSpec, make_game
@@ -370,23 +370,6 @@ def test_arena_rotates_seats_and_pairs_deals(toy):
     assert res.win_rate(0) > 0.6  # playing high cards beats random play
     mirror = play_match(toy, [RandomPolicy(), RandomPolicy()], 400, seed=3)
     assert abs(mirror.win_rate(0) - mirror.win_rate(1)) < 0.15  # seat rotation: no built-in edge
-
-
-class GeneratorSpy:
-    """Plays randomly and records the stream of the generator it is handed at its first move."""
-
-    def __init__(self):
-        self.first_state = None
-
-    def act(self, obs, mask, rng):
-        if self.first_state is None:
-            self.first_state = rng.bit_generator.state
-        return RandomPolicy().act(obs, mask, rng)
-
-
-def same_stream(state, seed) -> bool:
-    """PCG64's increment names its stream: equal increments are one sequence of numbers."""
-    return state["state"]["inc"] == new_rng(seed).bit_generator.state["state"]["inc"]
 
 
 def test_arena_hands_each_seat_its_own_observation(toy):

@@ -257,18 +257,9 @@ def test_opponents_of_another_game_and_missing_models_are_clear_errors(toy, tmp_
 def test_bots_never_draw_from_the_generator_that_dealt_the_hidden_cards():
     """The env deals from ``seed`` (its reset draws the deal's seed from ``default_rng(seed)``); a bot
     handed that same stream could recompute the deal and see the human's hand."""
-    import numpy as np
+    from generator_spy import GeneratorSpy, same_stream
 
-    class Spy:
-        first_state = None
-
-        def act(self, obs, mask, rng):
-            if self.first_state is None:
-                self.first_state = rng.bit_generator.state
-            return int(np.flatnonzero(mask)[0])
-
-    spy = Spy()
+    spy = GeneratorSpy()
     play_match("terralore_v0", [spy], human_seat=1, seed=5, ask=Script(["q"]), say=lambda s: None)
     assert spy.first_state is not None, "player_0 decides first in Terralore (the mulligan)"
-    deal_stream = np.random.default_rng(5).bit_generator.state["state"]["inc"]
-    assert spy.first_state["state"]["inc"] != deal_stream
+    assert not same_stream(spy.first_state, 5)
