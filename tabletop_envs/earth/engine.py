@@ -52,6 +52,14 @@ OPTION_LABELS = {"compost": ("gain 2 soil", "compost 2 from the deck"),
                  "water": ("place up to 2 sprouts", "gain 2 soil"),
                  "grow": ("draw 2 cards", "place up to 2 growth")}
 REWARD_MODES = ("rank", "vp_margin")
+#: objective counts that can fall during a turn (spent, paid, converted, planted from hand, covered with pieces);
+#: every other count only grows (the tableau and the event stack only gain cards)
+FALLING_MEASURES = frozenset({"soil", "hand", "compost", "sprouts", "growth", "flora_growth_ge", "flora_sprouts_ge",
+                              "flora_full", "flora_bare"})
+#: the only steps that make one of those counts fall: decisions (planting pays soil from a hand card, paying,
+#: composting from hand, placing a piece on a bare flora) and automatic payments; playing an event (hand) too
+FALLING_DECISIONS = frozenset({"plant_cell", "pay_method", "pay", "pay_hand", "compost_hand", "place"})
+FALLING_OPS = frozenset({"pay_soil", "compost_discard", "compost_draw"})
 
 
 class EarthGame(Game):
@@ -216,6 +224,8 @@ class EarthState(State):
         fauna_cards = self.rng.choice(len(cat.fauna) // 2, 4, replace=False)
         self.fauna = [int(c) * 2 + int(self.rng.integers(2)) for c in fauna_cards]
         self.leaves = [[] for _ in range(4)]
+        # seats that fulfilled each fauna objective at some point of the current turn (claimed at its end)
+        self.fauna_seen = [[] for _ in range(4)]
         eco_cards = [int(c) for c in self.rng.permutation(len(cat.ecosystems) // 2)]
         self.public_eco = [c * 2 + int(self.rng.integers(2)) for c in eco_cards[:2]]
         k = 2 if game.advanced_draft else 1
@@ -476,7 +486,24 @@ class EarthState(State):
                 self.queue.pop(0)
                 continue
             self.queue.pop(0)
+            if t == "auto" and task["op"] in FALLING_OPS:
+                self._note_fauna(task["p"])
             getattr(self, "_auto_" + t)(task)
+
+    def _note_fauna(self, p: int) -> None:
+        """Record the fauna objectives p fulfils now: "at the end of a turn in which a player fulfills an
+        objective" they claim it, even if it is no longer met when the turn ends. Called just before every step
+        that can make one of p's counts fall (``FALLING_DECISIONS``, ``FALLING_OPS``, playing an event): between
+        two such steps p's counts only grow, so the state before a fall, or at the end of the turn, is the
+        highest; this sees every moment of the turn at which p met an objective."""
+        if p < 0 or self.phase != "play":
+            return
+        fauna = self.game.cat.fauna
+        for slot, side in enumerate(self.fauna):
+            # counts that never fall during a turn (cards planted, events played) are seen at its end anyway
+            if fauna[side]["measure"] in FALLING_MEASURES and p not in self.fauna_seen[slot] \
+                    and p not in self.leaves[slot] and scoring.fauna_met(self, p, side):
+                self.fauna_seen[slot].append(p)
 
     def _has_choice(self, task: dict) -> bool:
         """Is this decision asked? If so its mask is built now (the env asks for it next).
@@ -569,11 +596,13 @@ class EarthState(State):
         self.queue.append({"t": "fauna_check", "p": -1})
 
     def _auto_fauna_check(self, task: dict) -> None:
-        """Highest available tier; simultaneous achievers placed clockwise from the active player."""
+        """Highest available tier for everyone who fulfilled an objective during the turn (now or earlier in
+        it); simultaneous achievers placed clockwise from the active player."""
         for q in self.order_from(self.active):
             for slot, side in enumerate(self.fauna):
-                if q not in self.leaves[slot] and scoring.fauna_met(self, q, side):
+                if q not in self.leaves[slot] and (q in self.fauna_seen[slot] or scoring.fauna_met(self, q, side)):
                     self.leaves[slot].append(q)
+        self.fauna_seen = [[] for _ in range(4)]
         complete = [q for q in self.order_from(self.active) if all(c >= 0 for c in self.grid[q])]
         if complete:
             self.end_triggered = True
@@ -736,6 +765,8 @@ class EarthState(State):
         seg, i = self.game.action_layout.decode(action)
         task = self.queue[0]
         p = task["p"]
+        if seg == "event" or task["t"] in FALLING_DECISIONS:
+            self._note_fauna(p)
         if seg == "event":
             self.play_event(p, EVENT0 + i)
         elif seg == "convert":

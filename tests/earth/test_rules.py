@@ -799,6 +799,136 @@ def test_fauna_claimed_at_end_of_turn_with_the_highest_available_vp_tier():
     assert scoring.score_breakdown(s, 2)["8_fauna"] >= 15
 
 
+def test_a_player_who_fulfills_an_objective_during_the_turn_claims_it_at_the_end_of_that_turn():
+    """"At the end of a turn in which a player fulfills an objective ... they claim" it: fulfilling it at
+    any point of the turn counts, even if spending afterwards leaves it unmet when the turn ends."""
+    s, need = fauna_state("soil")
+    quiet(s)
+    pay_soil = with_ability(lambda a: a["color"] == "multi" and (a.get("cost") or {}).get("soil"))
+    put(s, 1, 0, pay_soil)
+    s.soil[1] = need - 5  # the Composting action's 5 soil reaches the objective ...
+    choose_action(s, "compost")
+    assert s.soil[1] == need
+    while s.decision() != "activate" or s.current_player() != 1:
+        s.apply_action(s.legal_actions()[0])
+    act(s, "activate", 0)  # ... and the multicoloured "pay soil" ability spends below it again
+    assert s.soil[1] < need
+    end_turn(s)
+    assert s.soil[1] < need and s.leaves[0] == [1]
+
+
+@pytest.mark.parametrize("how", ["pay_hand", "compost_hand", "event", "compost_discard", "convert"])
+def test_an_objective_met_during_the_turn_is_claimed_even_when_a_later_step_of_that_turn_lowers_the_count(how):
+    """Each way a count can fall mid-turn: paying with hand cards, composting from hand, playing an event (hand),
+    discarding from the compost (compost), converting sprouts (flora with N sprouts). The count meets the
+    objective exactly, then drops by one; nothing else the player does first could have noted it."""
+    measure = {"compost_discard": "compost", "convert": "flora_sprouts_ge"}.get(how, "hand")
+    action, colour = ("water", "blue") if how == "compost_discard" else ("compost", "red")
+    s, need = fauna_state(measure)
+    quiet(s)
+    if how == "event":
+        give(s, 1, next(c for c in s.deck if CAT.is_event[c] and not CAT.earth[c]["abilities"][0].get("cost")))
+    elif how == "convert":
+        side = CAT.fauna[s.fauna[0]]
+        for k in range(need):  # need flora with enough sprouts; the first can lose 3 to a conversion
+            put(s, 1, k, flora(lambda c: c["sprouts"] >= max(side["arg"], 3), skip=k),
+                sprouts=max(side["arg"], 3) if k == 0 else side["arg"])
+    else:
+        pred = {"pay_hand": lambda a: (a.get("cost") or {}).get("hand_compost") == 1,
+                "compost_hand": lambda a: not a.get("cost") and a["gain"] == [{"res": "compost_hand", "n": 1}],
+                "compost_discard": lambda a: (a.get("cost") or {}).get("compost_discard") == 1}[how]
+        def ok(a):
+            return a["kind"] == "gain" and a["color"] == colour and not a.get("if_action") and pred(a)
+
+        card = with_ability(ok)
+        put(s, 1, 0, card, sprouts=CAT.earth[card]["sprouts"])  # full: the Watering row places nothing
+        slot = next(k for k, a in enumerate(CAT.earth[card]["abilities"]) if ok(a))
+    if measure in ("hand", "compost"):
+        zone = s.compost[1] if measure == "compost" else s.hands[1]
+        while len(zone) > need:
+            s.discard.append(zone.pop(0))
+            if measure == "compost":
+                s.compost_known[1].pop(0)
+        while len(zone) < need:
+            zone.append(s.deck.pop())
+            if measure == "compost":
+                s.compost_known[1].append(False)
+
+    def count():
+        return scoring.measure(s, 1, measure, CAT.fauna[s.fauna[0]]["arg"])
+
+    assert count() == need
+    choose_action(s, action)
+    if how in ("event", "convert"):  # at the first of its decisions where it may (activation or end-of-turn window)
+        while s.current_player() != 1 or not legal(s, how):
+            s.apply_action(s.legal_actions()[0])
+        act(s, how, legal(s, how)[0])
+    else:
+        while s.decision() != "activate" or s.current_player() != 1:
+            s.apply_action(s.legal_actions()[0])
+        act(s, "activate", slot)
+    while s.decision() in ("pay_hand", "compost_hand", "pay") and s.current_player() == 1:
+        s.apply_action(s.legal_actions()[0])
+    assert count() == need - 1
+    end_turn(s)
+    assert count() < need and s.leaves[0] == [1]
+
+
+def test_every_objective_fulfilled_at_some_moment_of_a_turn_is_claimed_at_its_end_in_random_play(monkeypatch):
+    """Brute force against the engine: after every single step (each decision and automatic task) each
+    objective is checked; at the end of the turn exactly the seats that met one at some moment claim it,
+    clockwise from the active player. Thresholds are cut (to 1/4, 1/2, 3/4 of the printed one by fauna space) so
+    objectives come and go within turns."""
+    from tabletop_envs.earth.engine import EarthState
+
+    def easy(s, p, side):
+        f = s.game.cat.fauna[side]
+        return scoring.measure(s, p, f["measure"], f["arg"]) >= max(1, f["n"] * (1 + s.fauna.index(side)) // 4)
+
+    monkeypatch.setattr(scoring, "fauna_met", easy)
+    seen = [set() for _ in range(4)]
+    transient = []
+
+    def record(s, p):
+        if p >= 0 and s.phase == "play":
+            for slot, side in enumerate(s.fauna):
+                if easy(s, p, side):
+                    seen[slot].add(p)
+
+    def wrap(name, orig):
+        def step(self, *args):
+            out = orig(self, *args)
+            record(self, args[0] if name == "play_event" else args[0]["p"])
+            return out
+        return step
+
+    steps = [n for n in vars(EarthState) if n.startswith(("_auto_", "_do_")) and n != "_auto_fauna_check"]
+    for name in steps + ["play_event"]:
+        monkeypatch.setattr(EarthState, name, wrap(name, getattr(EarthState, name)))
+    check = EarthState._auto_fauna_check
+
+    def fauna_check(self, task):
+        before = [list(c) for c in self.leaves]
+        order = self.order_from(self.active)
+        want = [[q for q in order if q not in before[slot] and (q in seen[slot] or easy(self, q, side))]
+                for slot, side in enumerate(self.fauna)]
+        transient.extend(q for slot, side in enumerate(self.fauna) for q in want[slot] if not easy(self, q, side))
+        check(self, task)
+        assert [c[len(b):] for c, b in zip(self.leaves, before)] == want
+        for x in seen:
+            x.clear()
+
+    monkeypatch.setattr(EarthState, "_auto_fauna_check", fauna_check)
+    falling = [f["id"] for f in CAT.fauna if f["measure"] in ("soil", "compost", "hand", "flora_bare", "flora_full",
+                                                               "flora_sprouts_ge", "flora_growth_ge")]
+    for n in (2, 3, 4):
+        for seed in range(4):
+            s = game(n).new_initial_state(seed)
+            s.fauna = [falling[(seed * 4 + n + k * 3) % len(falling)] for k in range(4)]  # counts that rise and fall
+            random_play(s, np.random.default_rng(seed))
+    assert transient  # some objectives were met only in the middle of a turn, and claimed
+
+
 def test_fauna_ties_on_the_same_turn_placed_clockwise_starting_with_the_active_player():
     s, need = fauna_state("soil")
     for q in range(3):
