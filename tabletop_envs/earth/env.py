@@ -123,6 +123,11 @@ Version history
   card-VP and colour-set objectives as the text says ("these cards can also count for ecosystem/fauna
   objectives"), and a rows/columns ecosystem scores qualifying rows or qualifying columns, never both
   (a row and a column share a card, which may score an ecosystem card only once).
+* v0, fauna timing fix (layouts unchanged; outcomes changed): an objective fulfilled at any moment of a
+  turn is claimed at its end ("at the end of a turn in which a player fulfills an objective"), even when
+  a later step of the turn spent the count below it again; before, only the state at the end of the turn
+  counted. Which objectives are met but not yet claimed this turn is not in the observation: it follows
+  from the counts seen earlier in the turn.
 """
 
 from __future__ import annotations
