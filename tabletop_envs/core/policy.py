@@ -27,21 +27,26 @@ class Policy(Protocol):
 NO_LEGAL_ACTION = "the action mask has no legal action: a policy is only asked at a decision point"
 
 
-def check_policy_input(policy_id: str, observation, action_mask, observation_size: int, num_actions: int) -> None:
+def check_policy_input(policy_id: str, observation, action_mask, observation_size: int, num_actions: int) -> np.ndarray:
     """Refuse what a game's own policy (a heuristic bot) cannot read: another env's observation or mask
     (ModelMismatchError, where it would otherwise pick an action from numbers it misreads) or a mask
-    without a legal action."""
-    obs_shape, mask_shape = np.shape(observation), np.shape(action_mask)
-    if obs_shape != (observation_size,) or mask_shape != (num_actions,):
+    without a legal action. Returns the legal action ids (bots call this on every move: kept cheap)."""
+    try:
+        shapes = observation.shape, action_mask.shape
+    except AttributeError:  # lists
+        shapes = np.shape(observation), np.shape(action_mask)
+    if shapes != ((observation_size,), (num_actions,)):
         from .errors import ModelMismatchError
 
         env_name = policy_id.partition("/")[0]
         raise ModelMismatchError(
             f"policy {policy_id!r} reads {env_name}'s observations ({observation_size} values) and action masks "
-            f"({num_actions} entries), got shapes {obs_shape} and {mask_shape}: most likely another env's. Play it "
+            f"({num_actions} entries), got shapes {shapes[0]} and {shapes[1]}: most likely another env's. Play it "
             f"in {env_name}, or load a policy of this env (tabletop-envs list).")
-    if not np.any(action_mask):
+    legal = np.flatnonzero(action_mask)
+    if not legal.size:
         raise ValueError(NO_LEGAL_ACTION)
+    return legal
 
 
 class RandomPolicy:

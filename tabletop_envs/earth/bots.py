@@ -33,8 +33,7 @@ class EarthHeuristic:
         return self.obs.view(vec, name)
 
     def act(self, observation, action_mask, rng) -> int:
-        check_policy_input("earth_v0/heuristic", observation, action_mask, self.obs.size, self.acts.num_actions)
-        legal = np.flatnonzero(action_mask)
+        legal = check_policy_input("earth_v0/heuristic", observation, action_mask, self.obs.size, self.acts.num_actions)
         if legal.size == 1:
             return int(legal[0])
         dec = DECISIONS[int(np.argmax(self._seg(observation, "decision")))]
