@@ -72,6 +72,7 @@ def sb3(env_name: str, env_kwargs: dict, hiddens: list[int], n_envs: int, n_step
 
     from tabletop_envs.core.single_agent import SingleAgentEnv
     from training.export import numpy_policy
+    from training.train import quiet_logger
 
     counter = {"decisions": 0}
 
@@ -89,6 +90,7 @@ def sb3(env_name: str, env_kwargs: dict, hiddens: list[int], n_envs: int, n_step
     venv = DummyVecEnv([make for _ in range(n_envs)])
     model = MaskablePPO("MlpPolicy", venv, n_steps=n_steps, batch_size=256, n_epochs=4, seed=0, device="cpu",
                         policy_kwargs={"net_arch": {"pi": hiddens, "vf": hiddens}, "activation_fn": torch.nn.Tanh})
+    model.set_logger(quiet_logger())
     venv.env_method("set_opponent", numpy_policy(model, deterministic=False, name="snapshot"))
     _, callback = model._setup_learn(10**9, None)
     callback.on_training_start(locals(), globals())

@@ -270,11 +270,12 @@ def measure(env_fns, steps: int, settings: dict, seed: int = 0, policy: str = "f
     import torch
     from sb3_contrib import MaskablePPO
 
-    from training.train import UpdateThreads
+    from training.train import UpdateThreads, quiet_logger
 
     torch.set_num_threads(THREADS["collect"])
     venv = vec_env_class(vec)(env_fns)
     model = MaskablePPO(env=venv, **algorithm_kwargs(policy), seed=seed, device="cpu", verbose=0, **settings)
+    model.set_logger(quiet_logger())
     clock = _PieceClock(model)
     start = time.perf_counter()
     try:

@@ -85,6 +85,14 @@ def make_vec_env(cfg: TrainConfig, pool: OpponentPool):
     return VecMonitor(venv)
 
 
+def quiet_logger(verbose: int = 0):
+    """A logger for a run without TensorBoard: SB3's default makes an empty ``/tmp/SB3-<time>`` folder
+    for every ``learn`` call that has no log folder, which piles up over tests and evaluations."""
+    from stable_baselines3.common.logger import HumanOutputFormat, Logger
+
+    return Logger(folder=None, output_formats=[HumanOutputFormat(sys.stdout)] if verbose else [])
+
+
 def build_model(cfg: TrainConfig, venv, run_dir: Path):
     import torch
     from sb3_contrib import MaskablePPO
@@ -93,13 +101,16 @@ def build_model(cfg: TrainConfig, venv, run_dir: Path):
 
     p = cfg.ppo
     activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[p.activation]
-    return MaskablePPO(
+    model = MaskablePPO(
         env=venv, **ALGORITHM_KWARGS, learning_rate=p.learning_rate, n_steps=p.n_steps, batch_size=p.batch_size,
         n_epochs=p.n_epochs, gamma=p.gamma, gae_lambda=p.gae_lambda, clip_range=p.clip_range,
         ent_coef=p.ent_coef, vf_coef=p.vf_coef, max_grad_norm=p.max_grad_norm, seed=cfg.seed, device=p.device,
         policy_kwargs={"net_arch": {"pi": list(p.net_arch), "vf": list(p.net_arch)}, "activation_fn": activation},
         tensorboard_log=str(run_dir / "tb") if cfg.output.tensorboard else None, verbose=cfg.output.verbose,
     )
+    if not cfg.output.tensorboard:
+        model.set_logger(quiet_logger(cfg.output.verbose))
+    return model
 
 
 #: the PPO settings a resumed run takes from the recipe (SB3's load would keep the checkpoint's)
@@ -111,8 +122,11 @@ def load_for_resume(path: Path, cfg: TrainConfig, venv):
     """The checkpoint's model with the recipe's PPO settings, as run.json and the sidecar will record them."""
     from sb3_contrib import MaskablePPO
 
-    return MaskablePPO.load(path, env=venv, device=cfg.ppo.device,
-                            **{key: getattr(cfg.ppo, key) for key in RESUMABLE_PPO_KEYS})
+    model = MaskablePPO.load(path, env=venv, device=cfg.ppo.device,
+                             **{key: getattr(cfg.ppo, key) for key in RESUMABLE_PPO_KEYS})
+    if not cfg.output.tensorboard:
+        model.set_logger(quiet_logger(cfg.output.verbose))
+    return model
 
 
 def check_resumable(run_dir: Path, cfg: TrainConfig, game_config: dict) -> None:

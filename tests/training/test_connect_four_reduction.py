@@ -107,10 +107,12 @@ def test_the_piece_clock_wraps_instances_only_and_removes_its_wrappers():
     from stable_baselines3.common.vec_env import DummyVecEnv
 
     from benchmarks.training_throughput import PIECES, _PieceClock
+    from training.train import quiet_logger
 
     bank = np.eye(6, dtype=np.float32)
     model = MaskablePPO("MlpPolicy", DummyVecEnv([lambda: ZeroCostEnv(bank, 4)]), n_steps=16, batch_size=16,
                         n_epochs=1, policy_kwargs={"net_arch": [8]}, device="cpu")
+    model.set_logger(quiet_logger())
     clock = _PieceClock(model)
     assert "forward" in vars(model.policy) and "train" in vars(model)
     model.learn(32)

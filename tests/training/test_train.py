@@ -52,6 +52,22 @@ def test_resume_continues_from_the_newest_checkpoint(toy, tmp_path):
     assert int(second["snapshots"][-1].split("@")[1]) > 1024  # the pool came back from the checkpoint and moved on
 
 
+def test_a_run_without_tensorboard_leaves_no_folder_in_the_temp_dir(toy, tmp_path, monkeypatch, capsys):
+    import tempfile
+
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))  # where SB3's default logger makes its SB3-<time> folder
+    data = {**TINY, "output": {**TINY["output"], "dir": str(tmp_path / "run"), "export": False, "tensorboard": False,
+                               "learning_curve": False, "verbose": 1}, "eval": {**TINY["eval"], "final_games": 0}}
+    train(load_config(data=data))
+    data["ppo"] = {**TINY["ppo"], "total_timesteps": 1536}
+    train(load_config(data=data), resume=True)
+    assert list(temp.iterdir()) == []
+    assert "total_timesteps" in capsys.readouterr().out  # verbose still prints SB3's table
+    assert not (tmp_path / "run" / "tb").exists()
+
+
 def test_cli_applies_overrides_and_reports_bad_keys(toy, tmp_path):
     recipe = tmp_path / "toy.yaml"
     import yaml
