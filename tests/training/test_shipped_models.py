@@ -124,3 +124,34 @@ def test_an_unknown_policy_id_lists_the_heuristics_random_and_every_shipped_mode
     for policy_id in [*SHIPPED_IDS, *(f"{name}/heuristic" for name in ENVS)]:
         assert policy_id in known
     assert "<env>/random" in known and ".onnx" in known  # random of any env; a model by its path
+
+
+def test_every_shipped_opponent_loads_and_plays_with_torch_sb3_and_onnxruntime_unimportable():
+    import subprocess
+    import sys
+
+    # The promise is "loadable in one line without torch": a finder that refuses those packages
+    # stands in for a machine that never installed them.
+    code = f"""
+import sys
+class Refuse:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in ("torch", "stable_baselines3", "sb3_contrib", "onnxruntime", "onnx"):
+            raise ImportError("not installed here: " + name)
+sys.meta_path.insert(0, Refuse())
+import numpy as np
+from tabletop_envs import load_policy
+from tabletop_envs.core.arena import play_game
+from tabletop_envs.core.registry import make_game
+for policy_id in {SHIPPED_IDS!r}:
+    policy = load_policy(policy_id)
+    env_name = policy_id.split("/")[0]
+    game = make_game(env_name, **policy.metadata["game_config"])
+    seats = [policy] + [load_policy(env_name + "/random")] * (game.num_players - 1)
+    returns, decisions = play_game(game, seats, 0, rng=np.random.default_rng(0))
+    assert decisions > 0, policy_id
+print("played", len({SHIPPED_IDS!r}))
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == f"played {len(SHIPPED_IDS)}"
