@@ -70,7 +70,7 @@ class SelfPlayConfig:
     play_latest_ratio: float = config_key(0.5, "of the snapshot episodes, the share against the newest snapshot",
                                     min=0, max=1)
     gate_win_rate: float = config_key(0.5, "freeze a new snapshot only if the learner's recent win rate against the "
-                                     "pool's snapshots is at least this (0 = always)", min=0, max=1)
+                                     "pool's snapshots is at least this (0 = always; a pool without snapshots always gets one)", min=0, max=1)
     gate_episodes: int = config_key(100, "recent episodes against snapshots that the gate looks at", min=1)
     snapshot_sampling: Literal["sample", "argmax"] = config_key("sample", "how snapshots pick among legal actions")
     initial_snapshot: bool = config_key(True, "put the untrained learner in the pool at step 0")

@@ -247,7 +247,8 @@ class SelfPlayCallback(BaseCallback):
             self._push_pool()
         if steps >= self.next_snapshot:
             self.next_snapshot += self.cfg.selfplay.snapshot_every
-            if self.gate.open():
+            # With no snapshot there are no games against one to judge, and the gate would never open.
+            if not self.pool.snapshots or self.gate.open():
                 self._freeze()
                 self._push_pool()
                 self.gate.reset()

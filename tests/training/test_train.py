@@ -306,3 +306,14 @@ def test_a_seeded_run_is_reproducible_weight_for_weight(toy, tmp_path):
     assert first.files == again.files and all(np.array_equal(first[k], again[k]) for k in first.files)
     assert summary_first["snapshots"] == summary_again["snapshots"]
     assert not all(np.array_equal(first[k], other[k]) for k in first.files), "another seed, another run"
+
+
+def test_without_an_initial_snapshot_the_first_snapshot_is_not_gated(toy, tmp_path):
+    # the gate compares the learner with the pool's snapshots; with none there are no such games, and
+    # waiting for them would keep self-play from ever starting
+    data = {**TINY, "selfplay": {**TINY["selfplay"], "gate_win_rate": 0.5, "initial_snapshot": False,
+                                 "window": 5},
+            "output": {**TINY["output"], "dir": str(tmp_path / "run"), "export": False, "learning_curve": False},
+            "eval": {**TINY["eval"], "final_games": 0}}
+    summary = train(load_config(data=data))
+    assert summary["snapshots"] and int(summary["snapshots"][0].split("@")[1]) == 256
