@@ -126,7 +126,15 @@ def load_for_resume(path: Path, cfg: TrainConfig, venv):
                              **{key: getattr(cfg.ppo, key) for key in RESUMABLE_PPO_KEYS})
     if not cfg.output.tensorboard:
         model.set_logger(quiet_logger(cfg.output.verbose))
+    # load() seeds torch and the envs with the run's seed again, so the resumed part would replay the
+    # first part's deals, seats and opponent draws; a seed of (seed, step) keeps it reproducible and new.
+    model.set_random_seed(resume_seed(cfg.seed, model.num_timesteps))
     return model
+
+
+def resume_seed(seed: int, steps: int) -> int:
+    """The seed of a run resumed at ``steps``: its own streams, the same on every resume from there."""
+    return int(np.random.SeedSequence([seed, steps]).generate_state(1)[0])
 
 
 def check_resumable(run_dir: Path, cfg: TrainConfig, game_config: dict) -> None:

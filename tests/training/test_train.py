@@ -317,3 +317,25 @@ def test_without_an_initial_snapshot_the_first_snapshot_is_not_gated(toy, tmp_pa
             "eval": {**TINY["eval"], "final_games": 0}}
     summary = train(load_config(data=data))
     assert summary["snapshots"] and int(summary["snapshots"][0].split("@")[1]) == 256
+
+
+def test_a_resumed_run_deals_new_games_instead_of_replaying_the_first_ones(toy, tmp_path, monkeypatch):
+    from tabletop_envs.core.single_agent import SingleAgentEnv
+
+    deals = []
+    real_deal = SingleAgentEnv.deal
+
+    def recording_deal(self):
+        real_deal(self)
+        deals.append((self.learner_seat, tuple(map(tuple, self.state.hands))))
+
+    monkeypatch.setattr(SingleAgentEnv, "deal", recording_deal)
+    data = {**TINY, "ppo": {**TINY["ppo"], "total_timesteps": 512},
+            "output": {**TINY["output"], "dir": str(tmp_path / "run"), "export": False, "learning_curve": False,
+                       "tensorboard": False}, "eval": {**TINY["eval"], "final_games": 0}}
+    train(load_config(data=data))
+    first, deals[:] = deals[:40], []
+    data["ppo"] = {**TINY["ppo"], "total_timesteps": 1024}
+    train(load_config(data=data), resume=True)
+    resumed = deals[:40]
+    assert sum(a == b for a, b in zip(first, resumed)) < 10  # a few repeats by chance: 2 seats, 10 cards
