@@ -106,11 +106,15 @@ def build_model(cfg: TrainConfig, venv, run_dir: Path):
         n_epochs=p.n_epochs, gamma=p.gamma, gae_lambda=p.gae_lambda, clip_range=p.clip_range,
         ent_coef=p.ent_coef, vf_coef=p.vf_coef, max_grad_norm=p.max_grad_norm, seed=cfg.seed, device=p.device,
         policy_kwargs={"net_arch": {"pi": list(p.net_arch), "vf": list(p.net_arch)}, "activation_fn": activation},
-        tensorboard_log=str(run_dir / "tb") if cfg.output.tensorboard else None, verbose=cfg.output.verbose,
+        tensorboard_log=tensorboard_dir(cfg, run_dir), verbose=cfg.output.verbose,
     )
     if not cfg.output.tensorboard:
         model.set_logger(quiet_logger(cfg.output.verbose))
     return model
+
+
+def tensorboard_dir(cfg: TrainConfig, run_dir: Path) -> str | None:
+    return str(run_dir / "tb") if cfg.output.tensorboard else None
 
 
 #: the PPO settings a resumed run takes from the recipe (SB3's load would keep the checkpoint's)
@@ -119,10 +123,14 @@ RESUMABLE_PPO_KEYS = ("learning_rate", "n_steps", "batch_size", "n_epochs", "gam
 
 
 def load_for_resume(path: Path, cfg: TrainConfig, venv):
-    """The checkpoint's model with the recipe's PPO settings, as run.json and the sidecar will record them."""
+    """The checkpoint's model with the recipe's PPO and output settings, as run.json and the sidecar will
+    record them."""
     from sb3_contrib import MaskablePPO
 
+    # The output keys too: the checkpoint's own would log where and how the earlier part did, even
+    # when the run folder was copied elsewhere or the recipe turned TensorBoard on or off.
     model = MaskablePPO.load(path, env=venv, device=cfg.ppo.device,
+                             tensorboard_log=tensorboard_dir(cfg, cfg.run_dir()), verbose=cfg.output.verbose,
                              **{key: getattr(cfg.ppo, key) for key in RESUMABLE_PPO_KEYS})
     if not cfg.output.tensorboard:
         model.set_logger(quiet_logger(cfg.output.verbose))

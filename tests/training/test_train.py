@@ -339,3 +339,21 @@ def test_a_resumed_run_deals_new_games_instead_of_replaying_the_first_ones(toy, 
     train(load_config(data=data), resume=True)
     resumed = deals[:40]
     assert sum(a == b for a, b in zip(first, resumed)) < 10  # a few repeats by chance: 2 seats, 10 cards
+
+
+def test_resume_logs_to_tensorboard_as_the_recipe_says_in_the_run_folder_it_continues(toy, tmp_path):
+    import shutil
+
+    data = {**TINY, "ppo": {**TINY["ppo"], "total_timesteps": 512},
+            "output": {**TINY["output"], "dir": str(tmp_path / "a"), "export": False, "learning_curve": False,
+                       "tensorboard": False}, "eval": {**TINY["eval"], "final_games": 0}}
+    train(load_config(data=data))
+    shutil.copytree(tmp_path / "a", tmp_path / "b")  # a run carried on in another folder
+    data["ppo"] = {**TINY["ppo"], "total_timesteps": 1024}
+    data["output"] = {**data["output"], "dir": str(tmp_path / "b"), "tensorboard": True, "verbose": 1}
+    train(load_config(data=data), resume=True)
+    assert list((tmp_path / "b" / "tb").rglob("events.out.tfevents*"))
+    assert not (tmp_path / "a" / "tb").exists()
+    from sb3_contrib import MaskablePPO
+
+    assert MaskablePPO.load(tmp_path / "b" / "final_model.zip", device="cpu").verbose == 1
