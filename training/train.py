@@ -271,8 +271,9 @@ class SelfPlayCallback(BaseCallback):
             else:
                 self.snapshots_skipped += 1
         if steps >= self.next_eval:
-            self.next_eval += self.cfg.eval.every
+            # advanced only once the evaluation is done: an interrupt during it leaves the point to the resume
             self.evaluate(self.cfg.eval.games)
+            self.next_eval += self.cfg.eval.every
         if steps >= self.next_checkpoint:
             self.next_checkpoint += self.cfg.output.checkpoint_every
             self.checkpoint()

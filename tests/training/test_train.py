@@ -357,3 +357,25 @@ def test_resume_logs_to_tensorboard_as_the_recipe_says_in_the_run_folder_it_cont
     from sb3_contrib import MaskablePPO
 
     assert MaskablePPO.load(tmp_path / "b" / "final_model.zip", device="cpu").verbose == 1
+
+
+def test_an_evaluation_cut_short_by_an_interrupt_is_made_up_on_resume(toy, tmp_path, monkeypatch):
+    import training.train as tt
+
+    real = tt.evaluate_model
+    interrupted = []
+
+    def interrupt_the_one_at_512(cfg, model, *args, **kwargs):
+        if model.num_timesteps == 512 and not interrupted:
+            interrupted.append(True)
+            raise KeyboardInterrupt
+        return real(cfg, model, *args, **kwargs)
+
+    monkeypatch.setattr(tt, "evaluate_model", interrupt_the_one_at_512)
+    data = {**TINY, "output": {**TINY["output"], "dir": str(tmp_path / "run"), "export": False,
+                               "learning_curve": False, "tensorboard": False},
+            "eval": {**TINY["eval"], "final_games": 0}}
+    assert train(load_config(data=data))["interrupted"]
+    train(load_config(data=data), resume=True)
+    steps = [h["steps"] for h in json.loads((tmp_path / "run" / "history.json").read_text())]
+    assert steps[0] == 0 and 512 <= steps[1] < 768 and steps[2:] == [1024]
