@@ -244,6 +244,10 @@ class SelfPlayCallback(BaseCallback):
             self.next_snapshot, self.next_eval = state["next_snapshot"], state["next_eval"]
             self.next_checkpoint = state["next_checkpoint"]
             self.gate.results.extend(state.get("gate_results", []))
+            # TensorBoard's gated-out count and training win rates carry on instead of restarting from nothing
+            self.snapshots_skipped = state.get("snapshots_skipped", 0)
+            for tag, results in state.get("recent", {}).items():
+                self.recent[tag].extend(results)
 
     # -------------------------------------------------------------- sb3 hooks
     def _on_training_start(self) -> None:
@@ -352,7 +356,9 @@ class SelfPlayCallback(BaseCallback):
 
     def state(self) -> dict:
         return {"history": self.history, "next_snapshot": self.next_snapshot, "next_eval": self.next_eval,
-                "next_checkpoint": self.next_checkpoint, "gate_results": list(self.gate.results)}
+                "next_checkpoint": self.next_checkpoint, "gate_results": list(self.gate.results),
+                "snapshots_skipped": self.snapshots_skipped,
+                "recent": {tag: list(results) for tag, results in self.recent.items()}}
 
     def checkpoint(self) -> Path:
         t0 = time.perf_counter()

@@ -379,3 +379,16 @@ def test_an_evaluation_cut_short_by_an_interrupt_is_made_up_on_resume(toy, tmp_p
     train(load_config(data=data), resume=True)
     steps = [h["steps"] for h in json.loads((tmp_path / "run" / "history.json").read_text())]
     assert steps[0] == 0 and 512 <= steps[1] < 768 and steps[2:] == [1024]
+
+
+def test_resume_carries_on_the_gated_out_count_and_the_training_win_rates(toy, tmp_path):
+    data = {**TINY, "ppo": {**TINY["ppo"], "total_timesteps": 512},
+            "selfplay": {**TINY["selfplay"], "gate_win_rate": 1.0},  # never opens: every attempt is gated out
+            "output": {**TINY["output"], "dir": str(tmp_path / "run"), "export": False, "learning_curve": False,
+                       "tensorboard": False}, "eval": {**TINY["eval"], "final_games": 0}}
+    first = train(load_config(data=data))
+    state = json.loads(next((tmp_path / "run" / "checkpoints").glob("step_000000512/state.json")).read_text())
+    data["ppo"] = {**TINY["ppo"], "total_timesteps": 1024}
+    second = train(load_config(data=data), resume=True)
+    assert first["snapshots_gated_out"] == 2 and second["snapshots_gated_out"] == 4  # at 256, 512, 768, 1024
+    assert set(state["recent"]) == {"random", "snapshot"} and all(state["recent"].values())
