@@ -346,6 +346,10 @@ class SelfPlayCallback(BaseCallback):
                 point[f"{key}_score"] = rates["score"]
                 if model is None:
                     self.logger.record(f"eval/win_rate_{key}", rates["win"]["rate"])
+        if model is None:
+            # SB3 writes what was recorded at the next rollout's end (the step-0 point one rollout late);
+            # written now, TensorBoard puts each point at the step history.json and the curve give it
+            self.logger.dump(step=point["steps"])
         self.history.append(point)
         rates = "  ".join(f"{k} {100 * v:.1f}%" for k, v in point.items() if k.startswith("vs_") and
                           isinstance(v, float) and not k.endswith("_score"))

@@ -392,3 +392,17 @@ def test_resume_carries_on_the_gated_out_count_and_the_training_win_rates(toy, t
     second = train(load_config(data=data), resume=True)
     assert first["snapshots_gated_out"] == 2 and second["snapshots_gated_out"] == 4  # at 256, 512, 768, 1024
     assert set(state["recent"]) == {"random", "snapshot"} and all(state["recent"].values())
+
+
+def test_tensorboard_logs_each_scheduled_evaluation_at_its_own_step(toy, tmp_path):
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    data = {**TINY, "eval": {**TINY["eval"], "every": 384, "final_games": 0},  # rollouts end every 256 steps
+            "output": {**TINY["output"], "dir": str(tmp_path / "run"), "export": False, "learning_curve": False}}
+    train(load_config(data=data))
+    history = json.loads((tmp_path / "run" / "history.json").read_text())
+    (events,) = (tmp_path / "run" / "tb").rglob("events.out.tfevents*")
+    logged = EventAccumulator(str(events))
+    logged.Reload()
+    assert [e.step for e in logged.Scalars("eval/win_rate_vs_random")] == [h["steps"] for h in history] \
+        == [0, 384, 768]
