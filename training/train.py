@@ -368,10 +368,14 @@ class SelfPlayCallback(BaseCallback):
         t0 = time.perf_counter()
         folder = self.run_dir / "checkpoints" / f"step_{self.num_timesteps:09d}"
         folder.mkdir(parents=True, exist_ok=True)
+        # state.json marks a complete checkpoint for --resume, so it goes first (the final checkpoint
+        # rewrites the folder of the last scheduled one) and comes back last, whole
+        (folder / "state.json").unlink(missing_ok=True)
         self.model.save(folder / "model.zip")
         with open(folder / "pool.pkl", "wb") as fh:
             pickle.dump(self.pool.state_dict(), fh)
-        (folder / "state.json").write_text(json.dumps(self.state()))
+        (folder / "state.json.tmp").write_text(json.dumps(self.state()))
+        (folder / "state.json.tmp").replace(folder / "state.json")
         self.overhead_seconds += time.perf_counter() - t0
         return folder
 
@@ -399,7 +403,8 @@ def set_aside_old_checkpoints(run_dir: Path) -> Path | None:
 
 
 def latest_checkpoint(run_dir: Path) -> Path | None:
-    found = sorted((run_dir / "checkpoints").glob("step_*/model.zip"))
+    # state.json is written last: a folder without it is a checkpoint whose writing was cut off
+    found = sorted((run_dir / "checkpoints").glob("step_*/state.json"))
     return found[-1].parent if found else None
 
 

@@ -406,3 +406,21 @@ def test_tensorboard_logs_each_scheduled_evaluation_at_its_own_step(toy, tmp_pat
     logged.Reload()
     assert [e.step for e in logged.Scalars("eval/win_rate_vs_random")] == [h["steps"] for h in history] \
         == [0, 384, 768]
+
+
+def test_resume_skips_a_checkpoint_whose_writing_was_cut_off(toy, tmp_path):
+    import shutil
+
+    data = {**TINY, "ppo": {**TINY["ppo"], "total_timesteps": 512},
+            "output": {**TINY["output"], "dir": str(tmp_path / "run"), "export": False, "learning_curve": False,
+                       "tensorboard": False}, "eval": {**TINY["eval"], "final_games": 0}}
+    train(load_config(data=data))
+    checkpoints = tmp_path / "run" / "checkpoints"
+    broken = checkpoints / "step_000000600"  # killed after the model, before the pool and the schedule
+    broken.mkdir()
+    shutil.copy(checkpoints / "step_000000512" / "model.zip", broken / "model.zip")
+    data["ppo"] = {**TINY["ppo"], "total_timesteps": 1024}
+    summary = train(load_config(data=data), resume=True)
+    assert summary["steps"] == 1024
+    history = json.loads((tmp_path / "run" / "history.json").read_text())
+    assert [h["steps"] for h in history] == [0, 512, 1024]
