@@ -87,7 +87,7 @@ class OpponentPool:
     @property
     def size(self) -> int:
         """Opponents one can draw: the anchors with a positive weight plus the snapshots."""
-        return int(self.random_weight > 0) + int(self.heuristic is not None) + len(self.snapshots)
+        return int(self.random_weight > 0) + int(self.heuristic_weight > 0) + len(self.snapshots)
 
     # ------------------------------------------------------------------ checkpoints
     def state_dict(self) -> dict:

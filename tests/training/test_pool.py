@@ -140,3 +140,10 @@ def test_set_weights_moves_the_draws_and_loads_the_heuristic_when_it_first_gets_
     assert {pool(rng).pool_tag for _ in range(50)} == {"heuristic"}
     with pytest.raises(ValueError, match="<= 1"):
         pool.set_weights(0.6, 0.6)
+
+
+def test_pool_size_counts_the_heuristic_only_while_it_has_a_share():
+    pool = OpponentPool("terralore_v0", random_weight=0.5, heuristic_weight=0.5)
+    assert pool.size == 2
+    pool.set_weights(0.5, 0.0)  # a phase that drops the heuristic: it stays loaded but is never drawn
+    assert pool.size == 1
