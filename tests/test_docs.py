@@ -1,0 +1,225 @@
+"""The documentation's code stays true: README.md's Python snippets run, its games table matches the
+envs, and every command line quoted in the READMEs, the RULES.md pages and the recipes' comments
+parses (its flags exist, its recipe and ``--set`` keys load, its env names and policy ids resolve)."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import importlib
+import io
+import json
+import re
+import shlex
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tabletop_envs.core.registry import ENVS, get_spec, make_game
+
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+DOCS = [README, ROOT / "models" / "README.md", *sorted(ROOT.glob("tabletop_envs/*/README.md")),
+        *sorted(ROOT.glob("tabletop_envs/*/RULES.md"))]
+RECIPES = sorted(ROOT.glob("configs/*.yaml"))
+FENCE = re.compile(r"```([a-z]*)\n(.*?)```", re.S)
+
+
+def python_blocks() -> list[str]:
+    return [body for lang, body in FENCE.findall(README.read_text()) if lang == "python"]
+
+
+def test_readme_aec_loop_and_load_policy_snippets_run():
+    aec, _single_agent, opponents = python_blocks()
+    namespace: dict = {}
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(aec, "README.md (AEC loop)", "exec"), namespace)
+    assert "game over" in out.getvalue()  # the loop plays a whole game, then prints the ansi table
+    namespace["env"].reset(seed=0)
+    namespace["obs"] = namespace["env"].last()[0]  # the opponent snippet is asked at a decision point
+    exec(compile(opponents, "README.md (load_policy)", "exec"), namespace)
+    assert namespace["obs"]["action_mask"][namespace["action"]] == 1
+    # the comment's other ids load too
+    from tabletop_envs import load_policy
+
+    for spec in ("terralore_v0/heuristic", "terralore_v0/random", "earth_v0/ppo", "earth_v0/ppo_4p"):
+        load_policy(spec)
+
+
+def test_readme_single_agent_snippet_builds_the_masked_learner():
+    pytest.importorskip("sb3_contrib")
+    _aec, single_agent, _opponents = python_blocks()
+    assert "learn(10_000)" in single_agent
+    namespace: dict = {}
+    exec(compile(single_agent.replace("learn(10_000)", "learn(0)"), "README.md (MaskablePPO)", "exec"), namespace)
+    env = namespace["env"]
+    env.reset(seed=0)
+    mask = env.unwrapped.action_masks()  # "uses env.action_masks()"
+    assert mask.shape == (env.action_space.n,) and mask.any()
+
+
+def test_the_readme_masks_are_what_the_snippet_samples_from():
+    # "mask also in info["action_mask"]": the snippet's comment
+    from tabletop_envs import terralore_v0
+
+    env = terralore_v0.env()
+    env.reset(seed=0)
+    obs, _, _, _, info = env.last()
+    assert np.array_equal(obs["action_mask"], info["action_mask"])
+
+
+def test_readme_games_table_matches_the_registry_and_the_layouts():
+    rows = {}
+    for line in README.read_text().splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 6 and re.fullmatch(r"`\w+_v\d+`", cells[0]):
+            rows[cells[0].strip("`")] = cells
+    assert set(rows) == set(ENVS)
+    for name, (_, players, rules, _sees, actions, obs_size) in rows.items():
+        counts = get_spec(name).player_counts
+        expected = str(counts[0]) if len(counts) == 1 else f"{counts[0]}–{counts[-1]}"
+        assert players == expected, name
+        game = make_game(name)
+        assert int(actions) == game.num_actions, name
+        assert int(obs_size.split()[0].replace(",", "")) == game.observation_layout.size, name
+        link = re.search(r"\(([^)]+)\)", rules).group(1)
+        assert (ROOT / link).is_file(), link
+
+
+def test_readme_links_inside_the_repository_resolve():
+    for doc in DOCS:
+        for target in re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", doc.read_text()):
+            if not target.startswith(("http://", "https://")):
+                assert (doc.parent / target).exists(), f"{doc.relative_to(ROOT)}: broken link {target}"
+
+
+# --------------------------------------------------------------------------- quoted command lines
+
+def quoted_commands() -> list[tuple[str, list[str]]]:
+    """(where, argv) of every `python -m <module> ...` and `tabletop-envs ...` command the docs quote."""
+    found = []
+
+    def add(where: str, line: str) -> None:
+        for part in line.split("&&"):
+            part = part.strip()
+            if "..." not in part and part.startswith(("python -m ", "tabletop-envs ")):
+                found.append((where, shlex.split(part, comments=True)))
+
+    for doc in DOCS:
+        text = doc.read_text()
+        name = str(doc.relative_to(ROOT))
+        for lang, body in FENCE.findall(text):
+            if lang in ("", "bash"):
+                for line in body.replace("\\\n", " ").splitlines():
+                    add(name, line)
+        for span in re.findall(r"`([^`]+)`", FENCE.sub("", text)):
+            add(name, " ".join(span.split()))  # a quoted command may wrap over lines
+    for recipe in RECIPES:
+        for line in recipe.read_text().splitlines():
+            match = re.match(r"#\s+(python -m .*)", line)
+            if match:
+                add(str(recipe.relative_to(ROOT)), match.group(1))
+    return found
+
+
+COMMANDS = quoted_commands()
+RUN_BY_MAIN = ("training.", "benchmarks.", "tabletop_envs.earth.report")
+
+
+class Parsed(Exception):
+    def __init__(self, args):
+        self.args_ = args
+
+
+def parse(module: str, argv: list[str]) -> argparse.Namespace:
+    """The namespace ``python -m module argv`` parses into, without running the command."""
+    original = argparse.ArgumentParser.parse_args
+
+    def stop(self, args=None, namespace=None):
+        abbreviated = [a for a in args or [] if a.startswith("--") and a.split("=")[0] not in self._option_string_actions]
+        assert not abbreviated, f"python -m {module}: no option {abbreviated} (argparse would take a prefix)"
+        raise Parsed(original(self, args, namespace))
+
+    mod = importlib.import_module(module)
+    argparse.ArgumentParser.parse_args = stop
+    try:
+        mod.main(argv)
+    except Parsed as parsed:
+        return parsed.args_
+    except SystemExit as exc:
+        raise AssertionError(f"python -m {module} {shlex.join(argv)}: argparse refused it") from exc
+    finally:
+        argparse.ArgumentParser.parse_args = original
+    raise AssertionError(f"python -m {module} never parsed its arguments")
+
+
+def test_the_docs_quote_commands_of_every_kind():
+    modules = {argv[2] if argv[0] == "python" else argv[0] for _, argv in COMMANDS}
+    assert {"training.train", "training.evaluate", "training.main_job", "benchmarks.bot_vs_random",
+            "benchmarks.aec_throughput", "tabletop_envs.earth.report", "tabletop-envs"} <= modules
+
+
+@pytest.mark.parametrize(("where", "argv"), COMMANDS, ids=[f"{w}:{' '.join(a)[:60]}" for w, a in COMMANDS])
+def test_a_quoted_command_line_parses_and_names_what_exists(where, argv):
+    if argv[0] == "tabletop-envs":
+        from tabletop_envs.cli import build_parser
+
+        args = build_parser().parse_args(argv[1:])
+        for policy in getattr(args, "opponent", None) or []:
+            check_policy(policy, None)
+        return
+    module, rest = argv[2], argv[3:]
+    if module == "tabletop_envs.core.docs":  # no options: env names (running it rewrites the docstrings)
+        assert rest and set(rest) <= set(ENVS), f"{where}: {rest}"
+        return
+    if module in ("pytest", "training.config") or not module.startswith(RUN_BY_MAIN):
+        return
+    args = parse(module, rest)
+    if module in ("training.train", "training.pretrain", "training.main_job"):
+        from training.config import load_config
+
+        cfg = load_config(args.config, args.overrides)
+        assert cfg.env in ENVS
+    elif module == "training.rllib_train":
+        from training.rllib_train import load_rllib_config
+
+        if args.config:
+            load_rllib_config(args.config, args.set)
+    if module == "benchmarks.aec_throughput" and args.only:
+        from benchmarks.aec_throughput import OURS, REFERENCES
+
+        assert set(args.only) <= {*REFERENCES, *OURS}, f"{where}: --only {args.only}"
+    env = "earth_v0" if module == "tabletop_envs.earth.report" else getattr(args, "env", None)
+    if env:
+        assert env in ENVS, f"{where}: unknown env {env}"
+        for policy in [*(getattr(args, "policies", None) or []), getattr(args, "policy", None)]:
+            if isinstance(policy, str):
+                check_policy(policy, env)
+    if getattr(args, "env_kwargs", None):
+        assert isinstance(json.loads(args.env_kwargs), dict)
+    for path in (getattr(args, "config", None),):
+        if path:
+            assert (ROOT / path).is_file(), f"{where}: no file {path}"
+
+
+def check_policy(spec: str, env: str | None) -> None:
+    """A quoted policy loads (for that env), unless it is a model that an earlier command writes (runs/...)."""
+    if spec.startswith("runs/") or (spec.endswith((".onnx", ".npz")) and not (ROOT / spec).exists()):
+        return
+    if env:
+        from training.evaluate import resolve
+
+        resolve(spec, env)  # a short name (ppo) is the env's; another game's policy is refused
+    else:
+        from tabletop_envs import load_policy
+
+        load_policy(spec)
+
+
+def test_a_refused_command_line_fails_the_check():
+    with pytest.raises(AssertionError, match="no option \\[.--rounds.\\]"):
+        parse("benchmarks.bot_vs_random", ["--env", "terralore_v0", "--rounds", "3"])
+    with pytest.raises(AssertionError, match="argparse refused it"):
+        parse("benchmarks.bot_vs_random", ["--env", "terralore_v0", "--games", "many"])
