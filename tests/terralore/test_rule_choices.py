@@ -277,3 +277,23 @@ def test_rules_md_names_only_existing_tests_and_every_rule_option():
     assert named and named <= defined, f"RULES.md names missing tests: {sorted(named - defined)}"
     options = [p for p in inspect.signature(TerraloreGame).parameters if p != "num_players"]
     assert all(f"`{opt}`" in text for opt in options), "every rule option is documented in RULES.md"
+
+
+def test_rules_md_choice_rows_name_the_file_of_every_test_outside_this_one():
+    # "the test that pins it (test_rule_choices.py unless said otherwise)": a row names the other files
+    import re
+    from pathlib import Path
+
+    import tabletop_envs.terralore as pkg
+
+    here = Path(__file__).parent
+    defined = {f.name: set(re.findall(r"^def (test_\w+)", f.read_text(), re.M)) for f in here.glob("test_*.py")}
+    rows = [line for line in (Path(pkg.__file__).parent / "RULES.md").read_text().splitlines()
+            if re.match(r"\| \d+ \|", line)]
+    assert len(rows) >= 18
+    for row in rows:
+        cell = row.rstrip(" |").rsplit(" | ", 1)[-1]
+        files = {Path(__file__).name, *re.findall(r"\((test_\w+\.py)\)", cell)}
+        where = set().union(*(defined[f] for f in files))
+        missing = [name for name in re.findall(r"`(test_\w+)`", cell) if name not in where]
+        assert not missing, f"RULES.md row {row.split('|')[1].strip()}: {missing} are in none of {sorted(files)}"
