@@ -1,5 +1,5 @@
 """The documentation's code stays true: README.md's Python snippets run, its games table matches the
-envs, and every command line quoted in the READMEs, the RULES.md pages and the recipes' comments
+envs, and every command line quoted in the READMEs, the RULES.md pages, docs/ and the recipes' comments
 parses (its flags exist, its recipe and ``--set`` keys load, its env names and policy ids resolve)."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from tabletop_envs.core.registry import ENVS, get_spec, make_game
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
 DOCS = [README, ROOT / "models" / "README.md", *sorted(ROOT.glob("tabletop_envs/*/README.md")),
-        *sorted(ROOT.glob("tabletop_envs/*/RULES.md"))]
+        *sorted(ROOT.glob("tabletop_envs/*/RULES.md")), *sorted(ROOT.glob("docs/*.md"))]
 RECIPES = sorted(ROOT.glob("configs/*.yaml"))
 FENCE = re.compile(r"```([a-z]*)\n(.*?)```", re.S)
 
