@@ -27,3 +27,22 @@ def test_against_random_the_measure_separates_deal_luck_from_play(toy, play_high
 def test_paired_losses_need_two_players():
     with pytest.raises(ValueError, match="two-player"):
         paired_losses("earth_v0", RandomPolicy(), RandomPolicy(), deals=1, game_kwargs={"num_players": 3})
+
+
+def test_neither_seating_hands_the_policies_the_generator_that_dealt_the_cards(toy):
+    # default_rng([deal, 0]) is default_rng(deal), the engine's deal stream: SeedSequence drops trailing zeros
+    from generator_spy import same_stream
+
+    class Spy(RandomPolicy):
+        def __init__(self):
+            self.streams = []
+
+        def act(self, obs, mask, rng):
+            self.streams.append(rng.bit_generator.state)
+            return super().act(obs, mask, rng)
+
+    spy = Spy()
+    paired_losses(toy, spy, RandomPolicy(), deals=3, seed=5)
+    assert spy.streams
+    for deal in (5, 6, 7):
+        assert not any(same_stream(state, deal) for state in spy.streams), f"deal {deal}'s generator handed out"
