@@ -34,7 +34,7 @@ def main(argv=None) -> dict:
     parser.add_argument("--env", default="terralore_v0")
     parser.add_argument("--policy", help="policy id or model path (default: <env>/heuristic)")
     parser.add_argument("--opponent", help="policy id or model path (default: <env>/random)")
-    parser.add_argument("--games", type=int, default=1000)
+    parser.add_argument("--games", type=int, default=1000, help="games (rounded up to whole seat rotations)")
     parser.add_argument("--players", type=int, help="seat count for games that take num_players")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", type=Path)

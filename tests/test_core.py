@@ -372,6 +372,21 @@ def test_arena_rotates_seats_and_pairs_deals(toy):
     assert abs(mirror.win_rate(0) - mirror.win_rate(1)) < 0.15  # seat rotation: no built-in edge
 
 
+def test_arena_plays_every_deal_from_every_seat_even_for_an_odd_number_of_games(toy):
+    # 3 games used to play the second deal from one seat only: that deal's luck no longer cancelled
+    from tabletop_envs.core.arena import play_match
+
+    class PlayHighest:
+        def act(self, obs, mask, rng):
+            legal = np.flatnonzero(mask[:10])
+            return int(legal.max()) if legal.size else 10
+
+    for games in (1, 3, 7):
+        res = play_match(toy, [PlayHighest(), PlayHighest()], games, seed=1)
+        assert res.games == games + 1  # rounded up to whole deals, as training.evaluate.play_pair does
+        assert res.wins[0] == res.wins[1] and res.losses[0] == res.losses[1]
+
+
 def test_arena_hands_each_seat_its_own_observation(toy):
     """In the toy game a seat's hand is exactly its legal plays: every policy call must see the hand
     of the seat that moves, never another seat's."""

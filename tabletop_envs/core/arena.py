@@ -58,8 +58,9 @@ class MatchResult:
 
 def play_match(env_name: str, policies: Sequence, num_games: int, seed: int = 0,
                game_kwargs: dict | None = None, max_turns: int | None = None) -> MatchResult:
-    """``num_games`` games with seats rotated every game and paired seeds (each deal is played from
-    every seat rotation). For more than two seats a win is the unique best return."""
+    """``num_games`` games (rounded up to whole sets of seat rotations) with seats rotated every game and
+    paired seeds (each deal is played from every seat rotation). For more than two seats a win is the
+    unique best return."""
     from .registry import make_game
 
     game = make_game(env_name, **(game_kwargs or {}))
@@ -70,7 +71,8 @@ def play_match(env_name: str, policies: Sequence, num_games: int, seed: int = 0,
         raise ValueError(f"{env_name} with these kwargs has {n} seats; got {len(pols)} policies")
     res = MatchResult(names, 0, np.zeros(n, int), np.zeros(n, int), np.zeros(n, int), np.zeros(n))
     rng = policy_rng(seed)  # never a deal's own stream (deal 0 is dealt from seed 0)
-    for g in range(num_games):
+    # a deal played from only some seats would keep its luck and the seat edge in the result
+    for g in range(-(-num_games // n) * n):
         deal_seed = seed * 1_000_003 + g // n  # the same deal for each of the n rotations
         shift = g % n
         seating = [(i + shift) % n for i in range(n)]  # seat s is played by policy seating[s]
