@@ -44,3 +44,20 @@ def test_strength_scripts_end_a_bad_command_line_in_one_line(module, argv, messa
     assert run_cli(main, argv) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: ") and message in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("wins", [0, 5])
+def test_bot_vs_random_keeps_its_interval_inside_0_and_1_for_a_clean_sweep(wins, monkeypatch, capsys):
+    # its own copy of the Wilson formula gave [-2.8e-17, ...] and [..., 1.0000000000000002] ("-0.0" printed)
+    import numpy as np
+
+    import benchmarks.bot_vs_random as bench
+    import tabletop_envs.core.arena as arena
+
+    res = arena.MatchResult(["a", "b"], 5, np.array([wins, 5 - wins]), np.zeros(2, int), np.array([5 - wins, wins]),
+                            np.zeros(2), [10] * 5)
+    monkeypatch.setattr(arena, "play_match", lambda *a, **k: res)
+    out = bench.main(["--env", "terralore_v0", "--games", "5"])
+    lo, hi = out["ci95"]
+    assert 0.0 <= lo <= out["win_rate"] <= hi <= 1.0
+    assert "-0.0" not in capsys.readouterr().out
