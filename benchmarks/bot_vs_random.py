@@ -18,7 +18,8 @@ from pathlib import Path
 
 def main(argv=None) -> dict:
     from tabletop_envs.core.arena import play_match
-    from training.evaluate import check_games, wilson
+    from tabletop_envs.core.registry import make_game
+    from training.evaluate import check_games, check_two_seats, wilson
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--env", default="terralore_v0")
@@ -33,7 +34,8 @@ def main(argv=None) -> dict:
     policy = args.policy or f"{args.env}/heuristic"
     opponent = args.opponent or f"{args.env}/random"
     kwargs = {"num_players": args.players} if args.players else {}
-    seats = args.players or 2
+    seats = make_game(args.env, **kwargs).num_players
+    check_two_seats(args.env, seats)  # alone at the table the policy has the best return every game
     start = time.perf_counter()
     res = play_match(args.env, [policy] + [opponent] * (seats - 1), args.games, args.seed, kwargs)
     elapsed = time.perf_counter() - start
