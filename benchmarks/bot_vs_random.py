@@ -19,7 +19,7 @@ from pathlib import Path
 def main(argv=None) -> dict:
     from tabletop_envs.core.arena import play_match
     from tabletop_envs.core.registry import make_game
-    from training.evaluate import check_games, check_two_seats, wilson
+    from training.evaluate import check_games, check_seed, check_two_seats, wilson
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--env", default="terralore_v0")
@@ -31,6 +31,7 @@ def main(argv=None) -> dict:
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
     check_games(args.games)
+    check_seed(args.seed)
     policy = args.policy or f"{args.env}/heuristic"
     opponent = args.opponent or f"{args.env}/random"
     kwargs = {"num_players": args.players} if args.players else {}

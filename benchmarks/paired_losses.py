@@ -40,6 +40,8 @@ def paired_losses(env_name: str, policy, opponent, deals: int, seed: int = 0, ga
 
 
 def main(argv=None) -> dict:
+    from training.evaluate import check_seed
+
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--env", required=True)
     parser.add_argument("--policy", required=True, help="policy id or model path")
@@ -49,6 +51,7 @@ def main(argv=None) -> dict:
     args = parser.parse_args(argv)
     if args.deals < 1:
         raise ConfigError(f"--deals must be a positive integer, got {args.deals}; e.g. --deals 1000")
+    check_seed(args.seed)
     result = paired_losses(args.env, load_policy(args.policy, env=args.env),
                            load_policy(args.opponent or f"{args.env}/random", env=args.env), args.deals, args.seed)
     print(json.dumps(result, indent=2))

@@ -32,6 +32,9 @@ def test_play_match_refuses_another_games_policy_by_name_before_any_game():
      "plays earth_v0, not terralore_v0"),
     # a one-seat table used to report 100 % wins: the lone policy had the unique best return every game
     ("bot_vs_random", ["--env", "earth_v0", "--players", "1", "--games", "2"], "earth_v0 with 1 player has one seat"),
+    ("bot_vs_random", ["--env", "terralore_v0", "--games", "2", "--seed", "-1"], "seed must be a non-negative"),
+    ("paired_losses", ["--env", "terralore_v0", "--policy", "terralore_v0/ppo", "--deals", "2", "--seed", "-1"],
+     "seed must be a non-negative"),
     ("paired_losses", ["--env", "terralore_v0", "--policy", "terralore_v0/ppo", "--deals", "0"],
      "--deals must be a positive integer"),
     ("paired_losses", ["--env", "terralore_v0", "--policy", "earth_v0/ppo", "--deals", "2"],

@@ -101,6 +101,7 @@ def play_pair(env_name: str, a, b, games: int, seed: int = 0, game_kwargs: dict 
               max_turns: int | None = None, filler="random") -> PairResult:
     """``games`` games of A against B (rounded up to whole sets of seat rotations), paired seeds."""
     check_games(games)
+    check_seed(seed)
     game = make_game(env_name, **(game_kwargs or {}))
     n = game.num_players
     check_two_seats(env_name, n)
@@ -128,6 +129,13 @@ def check_games(games) -> None:
     """A number of games to play must be a positive integer (0 or -5 used to play one deal anyway)."""
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
         raise ConfigError(f"the number of games must be a positive integer, got {games!r}; e.g. --games 200")
+
+
+def check_seed(seed) -> None:
+    """Seeds are non-negative integers, as everywhere else in the project (numpy refuses negative ones,
+    with a traceback, only once a deal or policy generator is made from one)."""
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ConfigError(f"the seed must be a non-negative integer, got {seed!r}; e.g. --seed 0")
 
 
 def check_two_seats(env_name: str, num_players: int) -> None:
@@ -172,6 +180,7 @@ def round_robin(env_name: str, policies: list, games: int, seed: int = 0, game_k
         raise ConfigError(f"a round robin needs at least two policies, got {len(policies)} ({', '.join(map(str, policies))}"
                           "); add an opponent, e.g. --policies heuristic random")
     check_games(games)
+    check_seed(seed)  # the pairs' own seeds are larger: a negative one could pass for a few of them
     n_players = make_game(env_name, **(game_kwargs or {})).num_players
     check_two_seats(env_name, n_players)
     named = [resolve(p, env_name) for p in policies]

@@ -184,3 +184,16 @@ def test_play_pair_never_hands_policies_the_generator_that_dealt_the_hidden_card
     spy = GeneratorSpy()
     play_pair("terralore_v0", spy, spy, 2, seed=0)
     assert not same_stream(spy.first_state, 0)
+
+
+@pytest.mark.parametrize("seed", [-1, -10_000, 1.5, True])
+def test_a_seed_that_is_no_non_negative_integer_is_refused_in_one_line(toy, seed, capsys):
+    # -10000 ended in numpy's "expected non-negative integer" traceback; -5 played on (its pair seeds were positive)
+    from tabletop_envs.core.errors import run_cli
+
+    with pytest.raises(ConfigError, match="seed must be a non-negative integer"):
+        play_pair(toy, "random", "random", 2, seed=seed)
+    if isinstance(seed, int) and not isinstance(seed, bool):
+        assert run_cli(main, ["--env", toy, "--policies", "random", "toy_v0/random", "--games", "2",
+                              "--seed", str(seed)]) == 2
+        assert capsys.readouterr().err.startswith("error: the seed must be a non-negative integer")
