@@ -193,8 +193,12 @@ def round_robin(env_name: str, policies: list, games: int, seed: int = 0, game_k
         res.a, res.b = na, nb
         pairs.append(res)
     elo = bradley_terry_elo(names, pairs)
+    # the filler sits in every game of a larger table and moves every result: the report says which
+    filler_name = (filler if isinstance(filler, str) else getattr(filler, "name", type(filler).__name__)) \
+        if n_players > 2 else None
     return {"env": env_name, "num_players": n_players, "games_per_pair": pairs[0].games if pairs else 0,
-            "seed": seed, "policies": names, "elo": elo,
+            "seed": seed, "game_kwargs": dict(game_kwargs or {}), "max_turns": max_turns, "filler": filler_name,
+            "policies": names, "elo": elo,
             "pairs": [{**asdict(p), **p.rates()} for p in pairs]}
 
 
@@ -211,8 +215,9 @@ def anchor_evaluation(env_name: str, policy, games: int, seed: int = 12345, anch
 
 
 def markdown(report: dict) -> str:
+    others = f", other seats: {report['filler']}" if report.get("filler") else ""
     lines = [f"### {report['env']} ({report['num_players']} players): round robin, "
-             f"{report['games_per_pair']} games per pair, seat-rotated, paired seeds", "",
+             f"{report['games_per_pair']} games per pair, seat-rotated, paired seeds{others}", "",
              "| A | B | A wins | draws | A losses | A score |", "|---|---|---|---|---|---|"]
 
     def cell(r):

@@ -197,3 +197,13 @@ def test_a_seed_that_is_no_non_negative_integer_is_refused_in_one_line(toy, seed
         assert run_cli(main, ["--env", toy, "--policies", "random", "toy_v0/random", "--games", "2",
                               "--seed", str(seed)]) == 2
         assert capsys.readouterr().err.startswith("error: the seed must be a non-negative integer")
+
+
+def test_a_report_of_a_larger_table_names_the_policy_in_the_other_seats(tmp_path):
+    # the filler moves every pair's result, but neither elo.json nor elo.md said which policy it was
+    pytest.importorskip("tabletop_envs.earth.bots")
+    report = main(["--env", "earth_v0", "--env-kwargs", '{"num_players": 3}', "--policies", "heuristic", "random",
+                   "--games", "6", "--filler", "heuristic", "--out", str(tmp_path)])
+    assert report["filler"] == "heuristic" and report["game_kwargs"] == {"num_players": 3}
+    assert json.loads((tmp_path / "elo.json").read_text())["filler"] == "heuristic"
+    assert "other seats: heuristic" in (tmp_path / "elo.md").read_text().splitlines()[0]
