@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 
 import numpy as np
 
+from tabletop_envs.core.errors import ConfigError, run_cli
 from tabletop_envs.core.policy import load_policy, policy_rng
 
 from .engine import EarthGame
@@ -58,6 +60,8 @@ def main(argv=None) -> dict:
     ap.add_argument("--policy", default="earth_v0/random")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
+    if args.games < 1:  # no game has no statistics: numpy's min of nothing was a traceback
+        raise ConfigError(f"the number of games must be a positive integer, got {args.games}; e.g. --games 100")
     out = {}
     for n in args.players:
         out[n] = summary(n, args.games, args.policy, args.seed)
@@ -66,4 +70,4 @@ def main(argv=None) -> dict:
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(run_cli(main))
