@@ -102,6 +102,16 @@ def test_choose_move_reports_ambiguous_and_unknown_names():
     assert choose_move("fly", legal, names)[1].startswith("No legal move is called 'fly'")
 
 
+def test_a_line_that_looks_like_a_number_but_is_none_gets_a_message_and_the_game_goes_on(toy):
+    # "--1" and "²" pass str.isdigit() after the sign is stripped, but int() refuses them
+    out = []
+    code = main(["play", "toy", "--seed", "1", "--opponent", "toy_v0/random"],
+                ask=Script(["--1", "²", "1", "1", "1", "n"]), say=out.append)
+    text = "\n".join(out)
+    assert code == 0 and "game over" in text and "Scores (returns)" in text
+    assert "No legal move is called '--1'" in text and "No legal move is called '²'" in text
+
+
 def test_end_of_input_ends_the_game_cleanly(toy):
     out = []
     code = main(["play", "toy_v0", "--seed", "1", "--opponent", "toy_v0/random"], ask=Script(["1"]), say=out.append)

@@ -11,6 +11,7 @@ driven by scripted input in tests exactly as by a person at the keyboard.
 
 from __future__ import annotations
 
+import re
 import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -71,7 +72,7 @@ def choose_move(text: str, legal: Sequence[int], names: Sequence[str]) -> tuple[
     text = text.strip()
     if not text:
         return None, f"Please type a move number 1–{len(legal)} (h for help)."
-    if text.lstrip("-").isdigit():
+    if re.fullmatch(r"[+-]?[0-9]+", text):  # str.isdigit() also passes "²", which int() refuses
         number = int(text)
         if 1 <= number <= len(legal):
             return legal[number - 1], ""
