@@ -76,6 +76,8 @@ def _play(args, ask, say) -> int:
         pass
     if result.reason == "eof":
         say("\nInput closed: the game was stopped.")
+    elif result.reason == "interrupted":
+        say("\nInterrupted: the game was stopped.")
     announce_result(result, env, say)
     offer_save(result, ask, say, path=args.save)
     return 0

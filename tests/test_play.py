@@ -119,6 +119,34 @@ def test_end_of_input_ends_the_game_cleanly(toy):
     assert code == 0 and "Input closed" in text and "Game stopped before the end" in text
 
 
+def test_ctrl_c_during_the_game_stops_it_like_quit_and_the_replay_is_still_saved(toy, tmp_path):
+    class CtrlC(Script):
+        def __call__(self, prompt):
+            if self.lines and self.lines[0] == "^C":
+                self.lines.pop(0)
+                raise KeyboardInterrupt
+            return super().__call__(prompt)
+
+    path = tmp_path / "c.json"
+    out = []
+    code = main(["play", "toy", "--seed", "2", "--opponent", "toy_v0/random", "--save", str(path)],
+                ask=CtrlC(["1", "^C"]), say=out.append)
+    assert code == 0 and "Game stopped before the end" in "\n".join(out)
+    replay = Replay.load(path)
+    assert len(replay.actions) == 2 and replay.returns is None
+    replay.replay()
+
+
+def test_ctrl_c_while_a_bot_moves_keeps_the_moves_made_so_far(toy, tmp_path):
+    class Interrupted:
+        def act(self, obs, mask, rng):
+            raise KeyboardInterrupt
+
+    result = play_match("toy_v0", [Interrupted()], seed=2, ask=Script(["1"]), say=lambda s: None)
+    assert result.reason == "interrupted" and result.replay.actions != []
+    result.replay.replay()  # the sealed replay matches the moves it holds
+
+
 def test_quit_still_offers_the_replay(toy, tmp_path):
     path = tmp_path / "q.json"
     out = []

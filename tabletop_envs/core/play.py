@@ -36,7 +36,7 @@ class PlayResult:
     returns: list[float] | None  # None when the game did not end (quit, EOF or max_turns)
     human_seat: int
     finished: bool
-    reason: str  # "terminated", "truncated", "quit", "eof"
+    reason: str  # "terminated", "truncated", "quit", "eof", "interrupted"
 
 
 def resolve_env_name(game: str) -> str:
@@ -190,6 +190,14 @@ def play_match(env_name: str, opponents: Sequence[str | Policy], human_seat: int
             replay.record(action)
     except QuitGame as stop:
         reason = str(stop)
+    except KeyboardInterrupt:
+        # Ctrl-C stops the game like q, so the replay can still be saved. It may land inside
+        # env.step, leaving a half-applied move: seal the replay on the table its recorded moves rebuild.
+        reason = "interrupted"
+        env.close()
+        env = replay.make_env()
+        for _ in replay.steps(env, verify=False):
+            pass
     finally:
         env.close()
     replay.finish(env)
