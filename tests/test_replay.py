@@ -118,6 +118,16 @@ def test_cli_replay_steps_through_and_verifies(toy, tmp_path):
     assert "(hidden from your seat)" in text and "player_0 (random): " in text
 
 
+@pytest.mark.parametrize("bad", [10**9, -1])
+def test_cli_replay_with_an_action_id_out_of_range_prints_the_reason(toy, tmp_path, bad):
+    replay, _, _ = record_random_game("toy_v0", seed=6)
+    replay.actions[1] = bad
+    out = []
+    assert main(["replay", str(replay.save(tmp_path / "g.json")), "--no-pause"], say=out.append) == 2
+    assert out[-1].startswith(f"error: action #1 ({bad}) is illegal in the replayed game")
+    assert not any("action 2/" in line for line in out), "the bad action must not be shown as played"
+
+
 def test_cli_replay_of_another_version_prints_the_reason(toy, tmp_path):
     replay, _, _ = record_random_game("toy_v0", seed=6)
     replay.env = "toy_v3"

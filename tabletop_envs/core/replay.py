@@ -17,7 +17,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from .engine import State
-from .errors import IllegalActionError, ReplayError
+from .errors import IllegalActionError, ReplayError, action_index
 
 #: version of the replay file format itself (not of the envs)
 REPLAY_FORMAT = 1
@@ -150,11 +150,15 @@ class Replay:
                 raise ReplayError(f"replay has {len(self.actions) - index} actions after the game ended "
                                   f"(at action #{index}); the file was edited or belongs to other rules")
             player = env.agent_name_mapping[env.agent_selection]
+            state = env.state
+            mask = state.legal_action_mask()
+            if not (action_index(action) is not None and 0 <= action < mask.shape[0] and mask[action]):
+                # refused before it is yielded: a watcher names the action it shows, and an id out of
+                # range has no name
+                exc = IllegalActionError(action, state.legal_actions(), state._describe_safe, state.decision())
+                raise ReplayError(f"action #{index} ({action}) is illegal in the replayed game: {exc}")
             yield index, player, action
-            try:
-                env.step(action)
-            except IllegalActionError as exc:
-                raise ReplayError(f"action #{index} ({action}) is illegal in the replayed game: {exc}") from None
+            env.step(action)
         if verify:
             self.verify(env)
 
