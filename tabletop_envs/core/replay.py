@@ -96,11 +96,26 @@ class Replay:
         if data["format"] != REPLAY_FORMAT:
             raise ReplayError(f"{source} has replay format {data['format']!r}; this library reads format "
                               f"{REPLAY_FORMAT}. Use tabletop-envs {data.get('library_version', '?')} to replay it")
-        if not isinstance(data["actions"], list) or not all(isinstance(a, int) for a in data["actions"]):
+        def whole(x):
+            return isinstance(x, int) and not isinstance(x, bool)
+
+        if not isinstance(data["actions"], list) or not all(whole(a) for a in data["actions"]):
             raise ReplayError(f"{source}: 'actions' must be a list of integer action ids")
-        for key, kind, what in (("env", str, "an env name"), ("config", dict, "a mapping of rule options"),
-                                ("seed", int, "a non-negative integer"), ("max_turns", int, "an integer")):
-            if not isinstance(data[key], kind) or isinstance(data[key], bool) or (key == "seed" and data[key] < 0):
+        returns, players = data.get("returns"), data.get("players", [])
+        # checked here, not when first used: that is after the whole game was shown, or a traceback
+        for key, ok, what in (
+                ("env", isinstance(data["env"], str), "an env name"),
+                ("config", isinstance(data["config"], dict), "a mapping of rule options"),
+                ("seed", whole(data["seed"]) and data["seed"] >= 0, "a non-negative integer"),
+                ("max_turns", whole(data["max_turns"]), "an integer"),
+                ("action_layout_hash", isinstance(data["action_layout_hash"], str), "a string"),
+                ("final_digest", isinstance(data["final_digest"], str), "a sha256 hex string"),
+                ("returns", returns is None or (isinstance(returns, list) and all(
+                    isinstance(r, (int, float)) and not isinstance(r, bool) for r in returns)),
+                 "null or a list of numbers"),
+                ("players", isinstance(players, list) and all(isinstance(p, str) for p in players),
+                 "a list of names")):
+            if not ok:
                 raise ReplayError(f"{source}: {key!r} must be {what}, got {data[key]!r}; the file was edited "
                                   "or is not a tabletop-envs replay")
         known = {f for f in cls.__dataclass_fields__}
