@@ -93,6 +93,20 @@ def test_edited_replay_is_refused(toy):
         too_long.replay()
 
 
+def test_a_replay_whose_recorded_result_was_edited_is_refused(toy):
+    # the final state is untouched, so the digest alone would vouch for returns it does not hold
+    replay, _, env = record_random_game("toy_v0", seed=2)
+    assert env.state.is_terminal()
+    edited = Replay.from_json(replay.to_json())
+    edited.returns = [-r for r in replay.returns]
+    with pytest.raises(ReplayError, match="returns"):
+        edited.replay()
+    unfinished = Replay.from_json(replay.to_json())
+    unfinished.returns = None
+    with pytest.raises(ReplayError, match="returns"):
+        unfinished.replay()
+
+
 @pytest.mark.parametrize("text, problem", [("{nope", "not valid JSON"), ("[1, 2]", "JSON object"),
                                            ('{"env": "toy_v0"}', "lacks the fields")])
 def test_malformed_replay_files_are_refused(tmp_path, text, problem):

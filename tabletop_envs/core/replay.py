@@ -184,6 +184,12 @@ class Replay:
                 f"replayed final state differs from the recorded one (digest {digest[:12]} vs "
                 f"{self.final_digest[:12]}): the rules of {self.env} changed without a version bump, "
                 "or the file was edited")
+        # the digest covers the state, not the returns written next to it, which the replay shows
+        state = env.state
+        returns = state.returns().tolist() if state.is_terminal() else None
+        if returns != self.returns:
+            raise ReplayError(f"the recorded returns {self.returns} differ from the replayed game's {returns}: "
+                              "the file was edited")
 
     def replay(self, **env_kwargs):
         """Replay the whole game silently and return the env at the final state (verified)."""
