@@ -708,6 +708,10 @@ class TerraloreState(State):
             elif self.known_hand[p]:
                 where = "known, in hand or face down" if any(self.face_down[p]) else "known in hand"
                 lines.append(f"  {where}: " + ", ".join(cat.names[c] for c in self.known_hand[p]))
+            # open zones (the observation has them): the discards paying for a face-down card are read here
+            for zone, cards in (("graveyard", self.graveyard[p]), ("exile", self.exile[p])):
+                if cards:
+                    lines.append(f"  {zone}: " + ", ".join(cat.names[c] for c in cards))
         if self.pending_card >= 0 and (player is None or player == self.actor):
             lines.append(f"placing {cat.names[self.pending_card]}: {self.discards_left} discard(s), "
                          f"{self.slots_to_free} slot(s) to free")

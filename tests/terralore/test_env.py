@@ -99,6 +99,19 @@ def test_render_text_shows_cards_by_name_with_cost_and_points_and_hides_face_dow
     assert "Terralore" in env.render()
 
 
+def test_the_text_view_names_the_cards_in_both_open_graveyards_and_exiles():
+    # Graveyard and Exile are open (RULES.md choice 15): the second placer reads the first one's
+    # discards there, as the observation does, so a human at the terminal must be able to as well
+    s = make_state(hands=(["Gull Scout", "Sturdy Turtle"], []), graveyards=([], ["Tidepool Crab"]))
+    place(s, "Gull Scout", A, discards=["Sturdy Turtle"])
+    s.exile[1] = [cid("Cinder Hound")]
+    for seat in (1, 0, None):
+        text = s.render_text(seat)
+        assert "graveyard: Sturdy Turtle" in text and "graveyard: Tidepool Crab" in text, seat
+        assert "exile: Cinder Hound" in text, seat
+    assert "Gull Scout" not in s.render_text(1), "the card placed face down stays hidden"
+
+
 def test_illegal_action_error_names_the_action_and_the_legal_ones():
     env = terralore_v0.env(mulligan=False)
     env.reset(seed=0)
