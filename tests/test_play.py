@@ -112,6 +112,19 @@ def test_a_line_that_looks_like_a_number_but_is_none_gets_a_message_and_the_game
     assert "No legal move is called '--1'" in text and "No legal move is called '²'" in text
 
 
+def test_a_solo_game_ends_with_the_score_not_a_win():
+    # solo Earth has no opponent to beat: the return is the final VP (earth/RULES.md, "Solo play")
+    from tabletop_envs.core.play import PlayResult, announce_result
+
+    env = ENVS["earth_v0"].load_module().raw_env(num_players=1)
+    env.reset(seed=0)
+    replay = Replay.start(env, 0, ["human"])
+    out = []
+    announce_result(PlayResult(replay, [3.0], 0, True, "terminated"), env, out.append)
+    text = "\n".join(out)
+    assert "You win" not in text and "Draw" not in text and "Your score: 3" in text
+
+
 def test_end_of_input_ends_the_game_cleanly(toy):
     out = []
     code = main(["play", "toy_v0", "--seed", "1", "--opponent", "toy_v0/random"], ask=Script(["1"]), say=out.append)

@@ -213,9 +213,12 @@ def announce_result(result: PlayResult, env, say: Say = print) -> None:
         returns = result.returns
         mine = returns[seat]
         best = max(returns)
-        verdict = "You win!" if mine == best and returns.count(best) == 1 else (
-            "Draw." if mine == best else "You lose.")
-        say(f"{verdict}  Scores (returns): " + ", ".join(f"player_{i}: {r:+g}" for i, r in enumerate(returns)))
+        if len(returns) == 1:  # solo: nobody to beat, the return is the score
+            say(f"Your score: {mine:g}")
+        else:
+            verdict = "You win!" if mine == best and returns.count(best) == 1 else (
+                "Draw." if mine == best else "You lose.")
+            say(f"{verdict}  Scores (returns): " + ", ".join(f"player_{i}: {r:+g}" for i, r in enumerate(returns)))
     elif result.reason == "truncated":
         say(f"The game reached the turn limit ({env.max_turns} turns) and ends without a winner.")
     else:
