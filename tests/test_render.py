@@ -161,6 +161,32 @@ def test_gymnasium_face_renders_pictures_for_video_wrappers():
     single.close()
 
 
+def test_gymnasium_face_in_human_mode_shows_every_reset_and_step_by_itself(monkeypatch):
+    # Gymnasium: with render_mode="human" the env draws during reset and step; render() need not be called
+    from tabletop_envs.core import render
+    from tabletop_envs.core.single_agent import SingleAgentEnv
+
+    shown = []
+
+    class Window:
+        def __init__(self, title):
+            pass
+
+        def show(self, array):
+            shown.append(array.shape)
+
+        def close(self):
+            pass
+
+    monkeypatch.setattr(render, "make_viewer", Window)
+    env = SingleAgentEnv(available_envs()[0], render_mode="human")
+    env.reset(seed=0)
+    assert len(shown) == 1
+    env.step(int(np.flatnonzero(env.action_masks())[0]))
+    assert len(shown) == 2
+    env.close()
+
+
 @pytest.mark.parametrize("env_name", available_envs())
 def test_gymnasium_face_draws_only_what_the_learner_may_see(env_name):
     """Frames can reach the agent (AddRenderObservation): re-dealing what the learner cannot see must

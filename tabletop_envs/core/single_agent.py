@@ -214,6 +214,8 @@ class SingleAgentEnv(gymnasium.Env):
         else:
             raise RuntimeError(REDEALS_EXHAUSTED)
         obs = self.state.observation(self.learner_seat)
+        if self.render_mode == "human":  # Gymnasium: a human-mode env draws by itself
+            self.render()
         return obs, {"learner_seat": self.learner_seat, "action_mask": self.action_masks()}
 
     def _play_opponents(self) -> None:
@@ -225,6 +227,8 @@ class SingleAgentEnv(gymnasium.Env):
     def step(self, action):
         self.begin_step(action)
         self._play_opponents()
+        if self.render_mode == "human":
+            self.render()
         return self.outcome()
 
     def action_masks(self) -> np.ndarray:
