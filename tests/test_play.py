@@ -178,6 +178,16 @@ def test_bad_command_line_values_are_clear_errors(toy):
     assert "unknown game 'chess'" in out[-1]
 
 
+def test_a_wrong_number_of_opponents_says_how_many_the_table_takes():
+    out = []
+    args = ["play", "earth", "--players", "1", "--opponent", "earth_v0/random"]
+    assert main(args, ask=Script([]), say=out.append) == 2
+    assert "earth_v0 with 1 player needs no opponent (a solo game), got 1" in out[-1]
+    args = ["play", "earth", "--players", "3"] + ["--opponent", "earth_v0/random"] * 3
+    assert main(args, ask=Script([]), say=out.append) == 2
+    assert "earth_v0 with 3 players needs 2 opponents, got 3" in out[-1]
+
+
 @pytest.mark.skipif(available_envs() != list(ENVS), reason="listing the known policies imports every game's bots")
 def test_unknown_opponent_is_a_clear_error(toy):
     out = []

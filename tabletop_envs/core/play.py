@@ -147,7 +147,8 @@ def play_match(env_name: str, opponents: Sequence[str | Policy], human_seat: int
     if len(opponents) == 1 and n > 2:
         opponents = list(opponents) * (n - 1)
     if len(opponents) != n - 1:
-        raise ValueError(f"{env_name} with {n} players needs {n - 1} opponents, got {len(opponents)}")
+        wanted = "no opponent (a solo game)" if n == 1 else f"{n - 1} opponent{'s' * (n > 2)}"
+        raise ValueError(f"{env_name} with {n} player{'s' * (n > 1)} needs {wanted}, got {len(opponents)}")
     policies = [load_policy(o, env=env_name) for o in opponents]  # another game's policy: ModelMismatchError
     seat_policy: dict[int, Policy] = {}
     names: list[str] = []
