@@ -50,6 +50,11 @@ def check_max_turns(max_turns) -> None:
         raise ConfigError(f"max_turns must be None (the game's default) or a positive int, got {max_turns!r}")
 
 
+def check_illegal_action(illegal_action) -> None:
+    if not isinstance(illegal_action, str) or illegal_action not in ILLEGAL_ACTION_POLICIES:
+        raise ConfigError(f"illegal_action must be one of {ILLEGAL_ACTION_POLICIES}, got {illegal_action!r}")
+
+
 def penalty_returns(num_players: int, mover: int) -> np.ndarray:
     """Zero-sum result of an illegal move under ``illegal_action="penalty"``: mover -1, the others share +1
     (alone at the table, the mover just gets -1)."""
@@ -79,10 +84,11 @@ class TabletopAECEnv(AECEnv):
     def __init__(self, render_mode: str | None = None, max_turns: int | None = None,
                  illegal_action: str = "raise", **game_kwargs):
         super().__init__()
+        # ConfigError (a ValueError too): the command-line tools report it in one line, not a traceback
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode {render_mode!r} not in {self.metadata['render_modes']}")
-        if illegal_action not in ILLEGAL_ACTION_POLICIES:
-            raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTION_POLICIES}, got {illegal_action!r}")
+            raise ConfigError(f"render_mode must be None or one of {tuple(self.metadata['render_modes'])}, "
+                              f"got {render_mode!r}")
+        check_illegal_action(illegal_action)
         check_max_turns(max_turns)
         self.game: Game = self.game_class.build(**game_kwargs)
         self.game_kwargs = game_kwargs

@@ -424,3 +424,18 @@ def test_resume_skips_a_checkpoint_whose_writing_was_cut_off(toy, tmp_path):
     assert summary["steps"] == 1024
     history = json.loads((tmp_path / "run" / "history.json").read_text())
     assert [h["steps"] for h in history] == [0, 512, 1024]
+
+
+@pytest.mark.parametrize("option, allowed", [("illegal_action=bogus", "'raise', 'penalty', 'random_legal'"),
+                                             ("render_mode=bogus", "'ansi', 'rgb_array', 'human'")])
+def test_a_bad_env_kwarg_of_the_env_itself_in_a_recipe_is_a_one_line_error_naming_it(tmp_path, capsys, option,
+                                                                                    allowed):
+    from tabletop_envs.core.errors import run_cli
+
+    key = option.split("=")[0]
+    rc = run_cli(main, ["--set", "env=terralore_v0", "--set", f"env_kwargs.{option}", "--set",
+                        f"output.dir={tmp_path}/r", "--set", "ppo.total_timesteps=64"])
+    err = capsys.readouterr().err
+    assert rc == 2 and err.count("\n") == 1, err
+    assert f"{key} must be" in err and allowed in err and "'bogus'" in err
+    assert not (tmp_path / "r").exists()
