@@ -723,3 +723,17 @@ def test_action_to_string_names_an_action_id_and_refuses_what_is_no_action_id(to
     for action in (2.5, "2", True):
         with pytest.raises(TypeError, match="takes an action id"):
             env.action_to_string(action)
+
+
+@pytest.mark.parametrize("kwargs", [{"max_turns": 3}, {"illegal_action": "penalty"}, {"turns": 2},
+                                    {"render_mode": "rgb_array"}])
+def test_env_kwargs_given_with_a_ready_aec_env_are_refused_not_dropped(toy, kwargs):
+    import toy_game
+
+    key = next(iter(kwargs))
+    with pytest.raises(ConfigError, match=f"{key}.*ready env"):
+        SingleAgentEnv(toy_game.raw_env(), **kwargs)
+    # what the instance was built with is what it plays
+    env = SingleAgentEnv(toy_game.raw_env(max_turns=3, illegal_action="penalty", render_mode="ansi"),
+                         render_mode="ansi")
+    assert (env.max_turns, env.illegal_action) == (3, "penalty")

@@ -16,6 +16,7 @@ import gymnasium
 import numpy as np
 
 from .aec import TabletopAECEnv, action_index, penalty_returns, resolve_action
+from .errors import ConfigError
 from .policy import Policy, RandomPolicy, load_policy
 
 #: deals in a row that may end before the learner's first decision before reset gives up
@@ -39,7 +40,8 @@ class SingleAgentEnv(gymnasium.Env):
         render_view: ``"learner"`` (default): ``render()`` shows only what the learner may see, so a
             wrapper that feeds frames to the agent (``AddRenderObservation``) cannot leak hidden
             cards; ``"table"``: the whole table, every hand face up (videos for spectators).
-        **env_kwargs: passed to the AEC env (rule options, ``max_turns``, ``illegal_action`` …).
+        **env_kwargs: passed to the AEC env (rule options, ``max_turns``, ``illegal_action`` …) when ``env`` is
+            a name; with an env instance they are refused (a ConfigError): the instance keeps its own.
 
     An opponent with a single legal action is not asked: the env plays it. A policy can only
     return that action, and a fifth of Terralore's decisions are forced, so this saves an
@@ -58,6 +60,14 @@ class SingleAgentEnv(gymnasium.Env):
             from .registry import get_spec
 
             env = get_spec(env).load_module().raw_env(render_mode=render_mode, **env_kwargs)
+        else:
+            # a ready env keeps the options it was built with: dropping these would play other rules than asked
+            if render_mode in ("rgb_array", "human") and render_mode != env.render_mode:
+                env_kwargs = {"render_mode": render_mode, **env_kwargs}
+            if env_kwargs:
+                raise ConfigError(f"env kwargs {sorted(env_kwargs)} given with a ready env instance, which keeps "
+                                  "the options it was built with: build the AEC env with them, or pass the env "
+                                  "name instead")
         self.aec = env
         self.game = env.game
         self.render_mode, self.render_view = render_mode, render_view
