@@ -67,9 +67,11 @@ class TravelEarthGame(Game):
                  stalemate_turns: int = 20, first_player: int | None = None, num_players: int = 2):
         if num_players != 2:
             raise ConfigError(f"Travel Earth TCG is a two-player game; got num_players={num_players}")
-        if deck_format not in FORMATS:
+        # a str first: a list would make the dict lookup a TypeError with a traceback, not this message
+        if not isinstance(deck_format, str) or deck_format not in FORMATS:
             raise ConfigError(f"deck_format must be one of {sorted(FORMATS)}, got {deck_format!r}")
-        table = list(DEFAULT_HAND_SIZE_TABLE if hand_size_table is None else hand_size_table)
+        table = DEFAULT_HAND_SIZE_TABLE if hand_size_table is None else hand_size_table
+        table = list(table) if isinstance(table, (list, tuple)) else []
         if not table or any(isinstance(n, bool) or not isinstance(n, int) or n < 0 for n in table):
             raise ConfigError(f"hand_size_table must be a non-empty list of cards to draw (ints >= 0) by Hand "
                               f"size, e.g. {DEFAULT_HAND_SIZE_TABLE}; got {hand_size_table!r}")

@@ -764,3 +764,14 @@ def test_a_last_resort_win_stops_only_that_challenger_and_the_rest_of_the_group_
     assert s.player == 0 and s.challenger == cid("Tiger") and s.phase == "statistic" and s.empty[0] == 2
     act(s, "statistic", SPEED)  # 64.4 km/h against 48: the whale fails, the Reservoir is exhausted
     assert s.is_terminal() and s.winner == 0 and s.discard[1] == ids(["Blue whale"])
+
+
+@pytest.mark.parametrize("kwargs, problem", [
+    ({"deck_format": ["casual"]}, r"deck_format must be one of \['casual', 'championship'\], got \['casual'\]"),
+    ({"deck_format": None}, r"deck_format must be one of \['casual', 'championship'\], got None"),
+    ({"hand_size_table": 3}, r"hand_size_table must be a non-empty list .* got 3"),
+    ({"hand_size_table": {"a": 1}}, r"hand_size_table must be a non-empty list .* got \{'a': 1\}"),
+])
+def test_an_option_value_of_the_wrong_type_is_a_config_error_naming_the_option_and_its_values(kwargs, problem):
+    with pytest.raises(ConfigError, match=problem):
+        TravelEarthGame(**kwargs)
