@@ -89,7 +89,7 @@ class EarthGame(Game):
         check_flags(advanced_draft=advanced_draft)
         if fauna_side not in ("normal", "beginner"):
             raise ConfigError(f"fauna_side must be 'normal' or 'beginner', got {fauna_side!r}")
-        if not isinstance(max_rounds, int) or max_rounds < 1:
+        if isinstance(max_rounds, bool) or not isinstance(max_rounds, int) or max_rounds < 1:
             raise ConfigError(f"max_rounds must be a positive int, got {max_rounds!r}")
         self.num_players = int(num_players)
         self.reward = reward

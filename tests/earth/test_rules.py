@@ -1107,6 +1107,12 @@ def test_bad_config_names_the_problem():
         game(2, reward="money")
 
 
+def test_max_rounds_true_is_a_config_error_not_a_one_round_game():
+    # True is an int to Python: it used to end every game after its first round
+    with pytest.raises(ConfigError, match="max_rounds must be a positive int, got True"):
+        game(2, max_rounds=True)
+
+
 def test_illegal_action_raises_with_the_legal_ones():
     s = at_action(2, p=0)
     with pytest.raises(IllegalActionError, match="Legal actions"):
