@@ -10,6 +10,7 @@ offered at the decision points listed in ``ANYTIME_DECISIONS`` and in an end-of-
 
 from __future__ import annotations
 
+import os
 from typing import ClassVar
 
 import numpy as np
@@ -91,13 +92,16 @@ class EarthGame(Game):
             raise ConfigError(f"fauna_side must be 'normal' or 'beginner', got {fauna_side!r}")
         if isinstance(max_rounds, bool) or not isinstance(max_rounds, int) or max_rounds < 1:
             raise ConfigError(f"max_rounds must be a positive int, got {max_rounds!r}")
+        if data_dir is not None and not isinstance(data_dir, (str, os.PathLike)):
+            raise ConfigError(f"data_dir must be None (the shipped catalogue) or a folder path, got {data_dir!r}")
         self.num_players = int(num_players)
         self.reward = reward
         self.advanced_draft = bool(advanced_draft)
         self.fauna_side = fauna_side
         self.max_rounds = max_rounds
-        self.data_dir = data_dir
-        self.cat = load_catalogue(data_dir)
+        # a str: config() goes into replays and sidecars as JSON, where a Path cannot
+        self.data_dir = None if data_dir is None else os.fspath(data_dir)
+        self.cat = load_catalogue(self.data_dir)
         self.zero_sum = num_players >= 2
         self.action_layout = build_action_layout(self.cat)
         self.observation_layout = build_observation_layout()
