@@ -23,23 +23,33 @@ from pathlib import Path
 
 import numpy as np
 
-from tabletop_envs.core.aec import check_max_turns
+from tabletop_envs.core.aec import check_illegal_action, check_max_turns
 from tabletop_envs.core.arena import play_game
 from tabletop_envs.core.errors import ConfigError, run_cli
 from tabletop_envs.core.policy import load_policy, policy_rng
-from tabletop_envs.core.registry import make_game
+from tabletop_envs.core.registry import get_spec, make_game
 
 AEC_KWARGS = ("render_mode", "max_turns", "illegal_action")
 
 
-def split_env_kwargs(env_kwargs: dict | None) -> tuple[dict, int | None]:
-    """(game kwargs, max_turns) from the env kwargs of a recipe."""
+def split_env_kwargs(env_kwargs: dict | None, env_name: str | None = None) -> tuple[dict, int | None]:
+    """(game kwargs, max_turns) from the env kwargs of a recipe.
+
+    The arena never renders and its policies play masked moves, so ``render_mode`` and ``illegal_action``
+    are left out; a bad value of either is still refused as the env would refuse it (``env_name`` given:
+    the render modes of that env), rather than read as if it were fine."""
     if env_kwargs is not None and not isinstance(env_kwargs, dict):
         raise ConfigError(f"env kwargs must be a mapping of option names to values, e.g. {{\"num_players\": 3}}; "
                           f"got {env_kwargs!r}")
     kwargs = dict(env_kwargs or {})
     max_turns = kwargs.pop("max_turns", None)
     check_max_turns(max_turns)  # as the env checks it: max_turns 0 would make every game a draw
+    check_illegal_action(kwargs.get("illegal_action", "raise"))
+    render_mode = kwargs.get("render_mode")
+    if render_mode is not None and env_name is not None:
+        modes = tuple(get_spec(env_name).load_module().raw_env.metadata["render_modes"])
+        if render_mode not in modes:
+            raise ConfigError(f"render_mode must be None or one of {modes}, got {render_mode!r}")
     for key in AEC_KWARGS:
         kwargs.pop(key, None)
     return kwargs, max_turns
@@ -269,7 +279,7 @@ def main(argv: list[str] | None = None) -> dict:
     if env_kwargs is not None and not isinstance(env_kwargs, dict):
         raise ConfigError(f"--env-kwargs must be a JSON object of rule options, e.g. '{{\"num_players\": 3}}'; "
                           f"got {args.env_kwargs}")
-    game_kwargs, max_turns = split_env_kwargs(env_kwargs)
+    game_kwargs, max_turns = split_env_kwargs(env_kwargs, args.env)
     if args.out:
         check_out_folder(Path(args.out))  # before the games, not after them
     report = round_robin(args.env, args.policies, args.games, args.seed, game_kwargs, max_turns, args.filler)

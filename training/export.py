@@ -265,7 +265,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.eval_games:
         from .evaluate import anchor_evaluation, split_env_kwargs
 
-        _, max_turns = split_env_kwargs(run_info.get("env_kwargs"))
+        _, max_turns = split_env_kwargs(run_info.get("env_kwargs"), env_name)
         evaluation = anchor_evaluation(env_name, str(path), args.eval_games, anchors=args.anchors,
                                        game_kwargs=game_config, max_turns=max_turns, act=args.act)
         update_sidecar(path, evaluation=evaluation)

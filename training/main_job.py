@@ -42,7 +42,7 @@ def main(argv: list[str] | None = None) -> dict:
     if not cfg.output.export:
         raise ConfigError("the main job plays the exported agent in its round robin, so output.export must be true; "
                           "drop --set output.export=false (python -m training.train trains without exporting)")
-    game_kwargs, max_turns = split_env_kwargs(cfg.env_kwargs)
+    game_kwargs, max_turns = split_env_kwargs(cfg.env_kwargs, cfg.env)
     check_two_seats(cfg.env, make_game(cfg.env, **game_kwargs).num_players)
     cfg.eval.final_games = 0  # the round robin below is the final evaluation
     command = "python -m training.main_job " + " ".join(

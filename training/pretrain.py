@@ -157,7 +157,7 @@ def warm_start(model, cfg, log=print) -> dict:
     from .evaluate import resolve, split_env_kwargs
 
     pt = cfg.pretrain
-    game_kwargs, max_turns = split_env_kwargs(cfg.env_kwargs)
+    game_kwargs, max_turns = split_env_kwargs(cfg.env_kwargs, cfg.env)
     name, teacher = resolve(pt.teacher, cfg.env)
     log(f"[pretrain] recording {pt.games} games of {name} ({100 * pt.vs_random_share:.0f}% against random)")
     data = collect(cfg.env, teacher, pt.games, seed=cfg.seed + 7, vs_random_share=pt.vs_random_share,
@@ -204,7 +204,7 @@ def main(argv: list[str] | None = None) -> dict:
     venv = make_vec_env(cfg, pool)
     model = build_model(cfg, venv, cfg.run_dir())
     report = warm_start(model, cfg)
-    game_kwargs, max_turns = split_env_kwargs(cfg.env_kwargs)
+    game_kwargs, max_turns = split_env_kwargs(cfg.env_kwargs, cfg.env)
     learner = numpy_policy(model, deterministic=cfg.eval.deterministic)
     result = anchor_evaluation(cfg.env, learner, args.games, seed=cfg.seed + 1000, anchors=cfg.eval.opponents,
                                game_kwargs=game_kwargs, max_turns=max_turns,

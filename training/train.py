@@ -384,7 +384,7 @@ def evaluate_model(cfg: TrainConfig, model, games: int, seed: int, anchors) -> d
     """``model``'s rates against ``anchors``, played as the recipe ships it (argmax or sampling)."""
     from .export import numpy_policy
 
-    game_kwargs, max_turns = split_env_kwargs(cfg.env_kwargs)
+    game_kwargs, max_turns = split_env_kwargs(cfg.env_kwargs, cfg.env)
     return anchor_evaluation(cfg.env, numpy_policy(model, deterministic=cfg.eval.deterministic), games, seed=seed,
                              anchors=anchors, game_kwargs=game_kwargs, max_turns=max_turns,
                              act="argmax" if cfg.eval.deterministic else "sample")
@@ -481,7 +481,7 @@ def train(cfg: TrainConfig, resume: bool = False, command: str | None = None) ->
 
     torch.set_num_threads(cfg.ppo.torch_threads)
     run_dir = cfg.run_dir()
-    game_kwargs, max_turns = split_env_kwargs(cfg.env_kwargs)
+    game_kwargs, max_turns = split_env_kwargs(cfg.env_kwargs, cfg.env)
     from tabletop_envs.core.registry import make_game
 
     # Everything that can be refused is checked before the run folder changes: a typo in a command

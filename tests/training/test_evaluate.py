@@ -159,6 +159,19 @@ def test_a_max_turns_the_env_refuses_is_refused_before_a_round_robin_of_draws(to
               "--env-kwargs", json.dumps({"max_turns": max_turns})])
 
 
+@pytest.mark.parametrize("kwargs, problem", [
+    ({"illegal_action": "bogus"}, r"illegal_action must be one of \('raise', 'penalty', 'random_legal'\), got 'bogus'"),
+    ({"render_mode": "bogus"}, r"render_mode must be None or one of \('ansi', 'rgb_array', 'human'\), got 'bogus'"),
+])
+def test_a_bad_value_of_an_env_kwarg_the_arena_does_not_use_is_still_refused_naming_it(kwargs, problem, monkeypatch):
+    import training.evaluate as evaluate
+
+    monkeypatch.setattr(evaluate, "round_robin", lambda *a, **k: pytest.fail("played with a bad env kwarg"))
+    with pytest.raises(ConfigError, match=problem):
+        main(["--env", "terralore_v0", "--policies", "random", "heuristic", "--games", "2",
+              "--env-kwargs", json.dumps(kwargs)])
+
+
 def test_an_unknown_rule_option_is_a_config_error():
     with pytest.raises(ConfigError, match="no option bogus"):
         main(["--env", "terralore_v0", "--policies", "random", "heuristic", "--games", "2",
