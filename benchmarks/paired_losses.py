@@ -52,8 +52,10 @@ def main(argv=None) -> dict:
     if args.deals < 1:
         raise ConfigError(f"--deals must be a positive integer, got {args.deals}; e.g. --deals 1000")
     check_seed(args.seed)
-    result = paired_losses(args.env, load_policy(args.policy, env=args.env),
-                           load_policy(args.opponent or f"{args.env}/random", env=args.env), args.deals, args.seed)
+    # the deals use the default rules: a model trained under others is warned about
+    result = paired_losses(args.env, load_policy(args.policy, env=args.env, game_config={}),
+                           load_policy(args.opponent or f"{args.env}/random", env=args.env, game_config={}),
+                           args.deals, args.seed)
     print(json.dumps(result, indent=2))
     return result
 

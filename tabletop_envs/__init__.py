@@ -16,6 +16,7 @@ from .core.errors import (
     IllegalActionError,
     ModelMismatchError,
     ReplayError,
+    RuleOptionsWarning,
     TabletopError,
     UnknownEnvError,
 )
@@ -26,7 +27,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "ENVS", "CatalogueError", "ConfigError", "DeckError", "IllegalActionError", "ModelMismatchError",
-    "Policy", "RandomPolicy", "ReplayError", "TabletopError", "UnknownEnvError", "load_policy", "register_policy",
+    "Policy", "RandomPolicy", "ReplayError", "RuleOptionsWarning", "TabletopError", "UnknownEnvError", "load_policy", "register_policy",
     "registered_policies", "earth_v0", "terralore_v0", "travel_earth_v0",
 ]
 

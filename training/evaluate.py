@@ -55,16 +55,17 @@ def split_env_kwargs(env_kwargs: dict | None, env_name: str | None = None) -> tu
     return kwargs, max_turns
 
 
-def resolve(spec, env_name: str):
-    """(display name, Policy) from a short name, an id, a path or a policy object."""
+def resolve(spec, env_name: str, game_config: dict | None = None):
+    """(display name, Policy) from a short name, an id, a path or a policy object. ``game_config``: the
+    rule options it will play under (a model trained under others is warned about)."""
     if not isinstance(spec, str):  # a loaded policy: checked against the env when it says what it was made for
-        return getattr(spec, "name", type(spec).__name__), load_policy(spec, env=env_name)
+        return getattr(spec, "name", type(spec).__name__), load_policy(spec, env=env_name, game_config=game_config)
     if "/" in spec or spec.endswith((".onnx", ".json", ".npz")) or Path(spec).is_file():
         full = spec
     else:
         full = f"{env_name}/{spec}"
     # every kind (short name, id, shipped id, path) is checked against the env: another game's policy is refused
-    return spec, load_policy(full, env=env_name)
+    return spec, load_policy(full, env=env_name, game_config=game_config)
 
 
 @dataclass
@@ -115,9 +116,9 @@ def play_pair(env_name: str, a, b, games: int, seed: int = 0, game_kwargs: dict 
     game = make_game(env_name, **(game_kwargs or {}))
     n = game.num_players
     check_two_seats(env_name, n)
-    name_a, pol_a = resolve(a, env_name)
-    name_b, pol_b = resolve(b, env_name)
-    _, pol_f = resolve(filler, env_name)
+    name_a, pol_a = resolve(a, env_name, game.config())
+    name_b, pol_b = resolve(b, env_name, game.config())
+    _, pol_f = resolve(filler, env_name, game.config())
     rotations = seatings(n)
     deals = math.ceil(games / len(rotations))
     rng = policy_rng(seed)  # never a deal's own stream (deal 0 is dealt from seed 0)
@@ -191,9 +192,10 @@ def round_robin(env_name: str, policies: list, games: int, seed: int = 0, game_k
                           "); add an opponent, e.g. --policies heuristic random")
     check_games(games)
     check_seed(seed)  # the pairs' own seeds are larger: a negative one could pass for a few of them
-    n_players = make_game(env_name, **(game_kwargs or {})).num_players
+    game = make_game(env_name, **(game_kwargs or {}))
+    n_players = game.num_players
     check_two_seats(env_name, n_players)
-    named = [resolve(p, env_name) for p in policies]
+    named = [resolve(p, env_name, game.config()) for p in policies]
     names = [n for n, _ in named]
     if len(set(names)) != len(names):
         raise ConfigError(f"policy names must be distinct, got {names}: name each policy once")

@@ -249,7 +249,7 @@ def main(argv: list[str] | None = None) -> None:
         from .evaluate import resolve
 
         for anchor in args.anchors:
-            resolve(anchor, env_name)
+            resolve(anchor, env_name, game_config)
     from sb3_contrib import MaskablePPO
 
     model = MaskablePPO.load(model_path, device="cpu")

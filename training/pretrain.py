@@ -158,7 +158,7 @@ def warm_start(model, cfg, log=print) -> dict:
 
     pt = cfg.pretrain
     game_kwargs, max_turns = split_env_kwargs(cfg.env_kwargs, cfg.env)
-    name, teacher = resolve(pt.teacher, cfg.env)
+    name, teacher = resolve(pt.teacher, cfg.env, game_kwargs)
     log(f"[pretrain] recording {pt.games} games of {name} ({100 * pt.vs_random_share:.0f}% against random)")
     data = collect(cfg.env, teacher, pt.games, seed=cfg.seed + 7, vs_random_share=pt.vs_random_share,
                    gamma=cfg.ppo.gamma, game_kwargs=game_kwargs, max_turns=max_turns)

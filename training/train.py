@@ -488,9 +488,9 @@ def train(cfg: TrainConfig, resume: bool = False, command: str | None = None) ->
     # must not move an earlier run's checkpoints aside or rewrite its run.json.
     game_config = make_game(cfg.env, **game_kwargs).config()
     for anchor in dict.fromkeys([*cfg.eval.opponents, *([cfg.eval.select_anchor] if cfg.eval.select_games else [])]):
-        resolve(anchor, cfg.env)
+        resolve(anchor, cfg.env, game_config)
     if cfg.pretrain.teacher:
-        resolve(cfg.pretrain.teacher, cfg.env)
+        resolve(cfg.pretrain.teacher, cfg.env, game_config)
     checkpoint = latest_checkpoint(run_dir) if resume else None
     if checkpoint is not None:
         check_resumable(run_dir, cfg, game_config)

@@ -64,7 +64,8 @@ def play_match(env_name: str, policies: Sequence, num_games: int, seed: int = 0,
     from .registry import make_game
 
     game = make_game(env_name, **(game_kwargs or {}))
-    pols = [load_policy(p, env=env_name) for p in policies]  # another game's policy is refused by name
+    # another game's policy is refused by name; a model trained under other rule options is warned about
+    pols = [load_policy(p, env=env_name, game_config=game.config()) for p in policies]
     names = [p if isinstance(p, str) else type(p).__name__ for p in policies]
     n = game.num_players
     if len(pols) != n:

@@ -74,6 +74,11 @@ class ReplayError(TabletopError, ValueError):
     """A replay file that is malformed or belongs to another env version."""
 
 
+class RuleOptionsWarning(UserWarning):
+    """A trained model plays an env whose rule options differ from those it was trained under: the
+    observation layout is the same, so it plays, but it never learnt these rules."""
+
+
 class UnknownEnvError(TabletopError, KeyError):
     """An env name that is not registered (a KeyError, as a failed lookup is)."""
 

@@ -19,11 +19,12 @@ from __future__ import annotations
 
 import json
 import math
+import warnings
 from pathlib import Path
 
 import numpy as np
 
-from .errors import ModelMismatchError, TabletopError
+from .errors import ModelMismatchError, RuleOptionsWarning, TabletopError
 
 SIDECAR_FORMAT = "tabletop_envs.policy/1"
 ACTIVATIONS = {  # in place: applied only to fresh products
@@ -358,6 +359,48 @@ def check_compatible(meta: dict, env: str | None = None, source: str = "model", 
                                  + "; ".join(problems)
                                  + ". The encoding changed without a version bump, or the model is stale: retrain it "
                                  "(the sidecar's training.command reproduces it).")
+
+
+#: options a model plays under without a warning: the README plays the Earth models at every table size
+#: (a 2-player model at 4 players and back), whose observation and actions are the same for every count
+CARRIED_OVER_OPTIONS = frozenset({"num_players"})
+_CONFIGS: dict[tuple[str, str], dict] = {}
+
+
+def _full_config(env_id: str, game_config: dict) -> dict:
+    """Every option of ``env_id``'s game built with ``game_config``, as JSON values (defaults filled in)."""
+    from .registry import make_game
+
+    key = (env_id, json.dumps(game_config, sort_keys=True, default=str))
+    if key not in _CONFIGS:
+        _CONFIGS[key] = json.loads(json.dumps(make_game(env_id, **game_config).config(), default=str))
+    return _CONFIGS[key]
+
+
+def check_rule_options(meta: dict, game_config: dict, source: str = "model") -> None:
+    """Warn (:class:`RuleOptionsWarning`) when the env's rule options differ from the ones the model's
+    sidecar says it was trained under, naming each option with both values. Not an error: the layout is
+    the same, and playing a model under other rules is a legitimate experiment, but its measured
+    strength is for its own rules, and nothing else would say that it is out of its depth."""
+    env_id = meta.get("env_id")
+    trained = meta.get("game_config", {})
+    if not isinstance(env_id, str) or not isinstance(trained, dict):
+        return
+    try:
+        trained = _full_config(env_id, trained)
+    except (TabletopError, TypeError, ValueError):  # a sidecar loaded with check=False: nothing to compare
+        return
+    here = _full_config(env_id, dict(game_config))
+    differ = [k for k in sorted(set(trained) | set(here))
+              if k not in CARRIED_OVER_OPTIONS and trained.get(k) != here.get(k)]
+    if differ:
+        def values(config):
+            return ", ".join(f"{k}={config.get(k)!r}" for k in differ)
+
+        warnings.warn(f"{source} was trained with {values(trained)}; this env has {values(here)}. It plays (the "
+                      "observation layout is the same), but it never learnt these rules and its measured strength "
+                      "is for its own: train a model under these options to rely on it", RuleOptionsWarning,
+                      stacklevel=3)
 
 
 def load_model_policy(path: str | Path, env: str | None = None, deterministic: bool | None = None,

@@ -149,7 +149,8 @@ def play_match(env_name: str, opponents: Sequence[str | Policy], human_seat: int
     if len(opponents) != n - 1:
         wanted = "no opponent (a solo game)" if n == 1 else f"{n - 1} opponent{'s' * (n > 2)}"
         raise ValueError(f"{env_name} with {n} player{'s' * (n > 1)} needs {wanted}, got {len(opponents)}")
-    policies = [load_policy(o, env=env_name) for o in opponents]  # another game's policy: ModelMismatchError
+    # another game's policy: ModelMismatchError; a model trained under other rule options: a warning
+    policies = [load_policy(o, env=env_name, game_config=env.game.config()) for o in opponents]
     seat_policy: dict[int, Policy] = {}
     names: list[str] = []
     others = iter(zip(opponents, policies))

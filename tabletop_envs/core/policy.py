@@ -116,14 +116,38 @@ def _import_policies(env_name: str) -> None:
         importlib.import_module(spec.policies_module)
 
 
-def load_policy(policy: str | Path | Policy, env: str | None = None, **kwargs) -> Policy:
+def load_policy(policy: str | Path | Policy, env: str | None = None, game_config: dict | None = None,
+                **kwargs) -> Policy:
     """A ready ``Policy`` from an id (``"terralore_v0/heuristic"``), a model file path, or a policy.
 
     Model files (``.onnx`` with a ``.json`` sidecar) are loaded without torch; a model whose env id,
     version or observation-layout hash does not match the env is refused. ``env`` given (an env name),
     a policy of another game is refused too (ModelMismatchError): an id naming another env, a model
     trained for another env, or a loaded model policy whose metadata says so.
+
+    ``game_config`` given (the rule options of the env it will play, e.g. ``env.game.config()``), a
+    model trained under other options gets a :class:`~tabletop_envs.core.errors.RuleOptionsWarning`
+    naming each one with both values; the player count is exempt (the Earth models play every table
+    size). The env faces, the arena, evaluation and ``play`` pass it.
     """
+    loaded = _load_policy(policy, env, **kwargs)
+    meta = getattr(loaded, "metadata", None)
+    if game_config is not None and isinstance(meta, dict) and "env_id" in meta:
+        from .onnx_policy import check_rule_options
+
+        # a tool that loads a model and hands the object on (evaluate's round robin) says it once
+        rules = repr(sorted(game_config.items()))
+        if getattr(loaded, "_rules_checked", None) != rules:
+            name = policy if isinstance(policy, (str, Path)) else getattr(policy, "name", type(policy).__name__)
+            check_rule_options(meta, game_config, source=f"model {str(name)!r}")
+            try:
+                loaded._rules_checked = rules
+            except AttributeError:
+                pass
+    return loaded
+
+
+def _load_policy(policy: str | Path | Policy, env: str | None = None, **kwargs) -> Policy:
     if env is not None:
         from .registry import get_spec
 

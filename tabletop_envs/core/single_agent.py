@@ -93,10 +93,11 @@ class SingleAgentEnv(gymnasium.Env):
         if opponent is None:
             opponent = RandomPolicy()
         env_name = self.aec.metadata.get("name") or None  # a policy for another game is refused
+        rules = self.game.config()  # a model trained under other rule options is named in a warning
         if isinstance(opponent, (str, PurePath)) or hasattr(opponent, "act"):
-            opponent = load_policy(opponent, env=env_name)
+            opponent = load_policy(opponent, env=env_name, game_config=rules)
         elif isinstance(opponent, Sequence):
-            opponent = [load_policy(o, env=env_name) for o in opponent]
+            opponent = [load_policy(o, env=env_name, game_config=rules) for o in opponent]
             if len(opponent) != self.game.num_players - 1:
                 raise ValueError(f"{len(opponent)} opponents given for {self.game.num_players - 1} other seats")
         elif not callable(opponent):

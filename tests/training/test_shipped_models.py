@@ -155,3 +155,41 @@ print("played", len({SHIPPED_IDS!r}))
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == f"played {len(SHIPPED_IDS)}"
+
+
+def test_a_model_used_under_other_rule_options_warns_naming_each_option_and_both_values():
+    import warnings
+
+    from tabletop_envs import RuleOptionsWarning
+
+    with pytest.warns(RuleOptionsWarning, match=r"deck_out='cannot_draw'.* deck_out='empty_deck'") as caught:
+        load_policy("terralore_v0/ppo", env="terralore_v0", game_config={"deck_out": "empty_deck"})
+    assert "defenders_deal_damage" not in str(caught[0].message)  # only what differs
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        # the rules it was trained under, given in full, by default or in part: nothing to say
+        for config in (None, {}, {"deck_out": "cannot_draw"}, make_game("terralore_v0").config()):
+            load_policy("terralore_v0/ppo", env="terralore_v0", game_config=config)
+        # the README plays the Earth models at every table size: the player count is not a rule they learnt
+        load_policy("earth_v0/ppo", env="earth_v0", game_config={"num_players": 4})
+
+
+def test_every_tool_that_builds_the_env_passes_its_rule_options_to_the_model_check(tmp_path):
+    from tabletop_envs import RuleOptionsWarning
+    from tabletop_envs.core.arena import play_match
+    from tabletop_envs.core.play import play_match as play_against
+    from tabletop_envs.core.single_agent import SingleAgentEnv
+    from training.evaluate import main as evaluate
+
+    option = r"defenders_deal_damage=False.* defenders_deal_damage=True"
+    with pytest.warns(RuleOptionsWarning, match=option):
+        SingleAgentEnv("terralore_v0", opponent="terralore_v0/ppo", defenders_deal_damage=True)
+    with pytest.warns(RuleOptionsWarning, match=option):
+        evaluate(["--env", "terralore_v0", "--policies", "ppo", "random", "--games", "2",
+                  "--env-kwargs", '{"defenders_deal_damage": true}'])
+    with pytest.warns(RuleOptionsWarning, match=option):
+        play_match("terralore_v0", ["terralore_v0/ppo", "terralore_v0/random"], 2,
+                   game_kwargs={"defenders_deal_damage": True})
+    with pytest.warns(RuleOptionsWarning, match=option):
+        play_against("terralore_v0", ["terralore_v0/ppo"], seed=1, ask=lambda _: "q", say=lambda _: None,
+                     env_kwargs={"defenders_deal_damage": True})
