@@ -66,3 +66,25 @@ def test_bot_vs_random_keeps_its_interval_inside_0_and_1_for_a_clean_sweep(wins,
     lo, hi = out["ci95"]
     assert 0.0 <= lo <= out["win_rate"] <= hi <= 1.0
     assert "-0.0" not in capsys.readouterr().out
+
+
+def test_bot_vs_random_plays_under_the_rule_options_and_turn_limit_of_env_kwargs(monkeypatch):
+    import benchmarks.bot_vs_random as bench
+    import tabletop_envs.core.arena as arena
+
+    seen = {}
+    real = arena.play_match
+
+    def spy(env_name, policies, games, seed=0, game_kwargs=None, max_turns=None):
+        seen.update(game_kwargs=game_kwargs, max_turns=max_turns)
+        return real(env_name, policies, games, seed, game_kwargs, max_turns)
+
+    monkeypatch.setattr(arena, "play_match", spy)
+    out = bench.main(["--env", "earth_v0", "--players", "3", "--games", "3",
+                      "--env-kwargs", '{"fauna_side": "beginner", "max_turns": 5}'])
+    assert seen == {"game_kwargs": {"fauna_side": "beginner", "num_players": 3}, "max_turns": 5}
+    assert out["players"] == 3 and out["env_kwargs"] == {"fauna_side": "beginner", "max_turns": 5, "num_players": 3}
+    from tabletop_envs.core.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=r"fauna_side must be 'normal' or 'beginner', got 'x'"):
+        bench.main(["--env", "earth_v0", "--games", "2", "--env-kwargs", '{"fauna_side": "x"}'])

@@ -55,6 +55,19 @@ def split_env_kwargs(env_kwargs: dict | None, env_name: str | None = None) -> tu
     return kwargs, max_turns
 
 
+def parse_env_kwargs(text: str) -> dict | None:
+    """The JSON object of an ``--env-kwargs`` argument."""
+    try:
+        env_kwargs = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"--env-kwargs {text!r} is not valid JSON ({exc}); write a JSON object with "
+                          "double-quoted keys, e.g. '{\"num_players\": 3}'") from None
+    if env_kwargs is not None and not isinstance(env_kwargs, dict):
+        raise ConfigError(f"--env-kwargs must be a JSON object of rule options, e.g. '{{\"num_players\": 3}}'; "
+                          f"got {text}")
+    return env_kwargs
+
+
 def resolve(spec, env_name: str, game_config: dict | None = None):
     """(display name, Policy) from a short name, an id, a path or a policy object. ``game_config``: the
     rule options it will play under (a model trained under others is warned about)."""
@@ -273,15 +286,7 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--png", action="store_true", help="also draw the Elo table")
     args = parser.parse_args(argv)
     check_games(args.games)
-    try:
-        env_kwargs = json.loads(args.env_kwargs)
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"--env-kwargs {args.env_kwargs!r} is not valid JSON ({exc}); write a JSON object with "
-                          "double-quoted keys, e.g. '{\"num_players\": 3}'") from None
-    if env_kwargs is not None and not isinstance(env_kwargs, dict):
-        raise ConfigError(f"--env-kwargs must be a JSON object of rule options, e.g. '{{\"num_players\": 3}}'; "
-                          f"got {args.env_kwargs}")
-    game_kwargs, max_turns = split_env_kwargs(env_kwargs, args.env)
+    game_kwargs, max_turns = split_env_kwargs(parse_env_kwargs(args.env_kwargs), args.env)
     if args.out:
         check_out_folder(Path(args.out))  # before the games, not after them
     report = round_robin(args.env, args.policies, args.games, args.seed, game_kwargs, max_turns, args.filler)
