@@ -103,3 +103,14 @@ def test_gymnasium_check_env_passes_on_the_single_agent_face_with_random_legal(e
     check_env(SingleAgentEnv(env_name, illegal_action="random_legal", **kwargs), skip_render_check=True)
     with pytest.raises(IllegalActionError):
         check_env(SingleAgentEnv(env_name, **kwargs), skip_render_check=True)
+
+
+@pytest.mark.parametrize("env_name", ["terralore_v0", "travel_earth_v0"])
+@pytest.mark.parametrize("value", ["2", 2.0, True])
+def test_a_two_player_game_names_a_num_players_of_another_type_as_given(env_name, value):
+    from tabletop_envs.core.errors import ConfigError
+    from tabletop_envs.core.registry import make_game
+
+    # "2" was reported as "got num_players=2", and 2.0 was accepted
+    with pytest.raises(ConfigError, match=f"two-player game; got num_players={value!r}$"):
+        make_game(env_name, num_players=value)
