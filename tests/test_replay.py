@@ -197,3 +197,11 @@ def test_a_replay_field_of_the_wrong_type_is_refused_by_name(toy, key, value):
     data[key] = value
     with pytest.raises(ReplayError, match=f"'{key}' must be"):
         Replay.from_json(json.dumps(data))
+
+
+def test_a_replay_file_that_is_not_utf8_is_refused_naming_the_file(toy, tmp_path):
+    replay, _, _ = record_random_game("toy_v0", seed=2)
+    path = tmp_path / "g.json"
+    path.write_bytes(b"\xff" + replay.to_json().encode())
+    with pytest.raises(ReplayError, match=r"g\.json is not UTF-8 text"):
+        Replay.load(path)

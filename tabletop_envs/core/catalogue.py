@@ -63,6 +63,9 @@ def load_json(path: str | Path) -> Any:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise CatalogueError(f"cannot read catalogue file {path}: {exc}") from exc
+    except UnicodeDecodeError as exc:  # a ValueError, not an OSError: it escaped the clause above
+        raise CatalogueError(f"{path}: not UTF-8 text (byte {exc.start}: {exc.reason}); save the file as "
+                             "UTF-8 JSON") from None
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:

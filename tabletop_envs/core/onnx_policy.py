@@ -292,9 +292,12 @@ def read_sidecar(path: str | Path) -> dict:
                                  "it was trained on are unknown, so it cannot be checked. Re-export it "
                                  "with `python -m training.export`.")
     try:
-        meta = json.loads(side.read_text())
+        meta = json.loads(side.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
         raise ModelMismatchError(f"sidecar {side} is not valid JSON ({exc}); re-export the model") from None
+    except UnicodeDecodeError as exc:
+        raise ModelMismatchError(f"sidecar {side} is not UTF-8 text (byte {exc.start}: {exc.reason}); restore it "
+                                 "or re-export the model") from None
     missing = [k for k in ("env_id", "observation_layout_hash", "observation_size", "num_actions", "network")
                if k not in meta]
     if missing:

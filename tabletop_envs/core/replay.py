@@ -126,7 +126,12 @@ class Replay:
         path = Path(path)
         if not path.is_file():
             raise ReplayError(f"no replay file at {str(path)!r}")
-        return cls.from_json(path.read_text(), source=str(path))
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError as exc:
+            raise ReplayError(f"{path} is not UTF-8 text (byte {exc.start}: {exc.reason}); pass a file written by "
+                              "'tabletop-envs play'") from None
+        return cls.from_json(text, source=str(path))
 
     # ------------------------------------------------------------------ playback
     def make_env(self, **env_kwargs):

@@ -184,3 +184,14 @@ def test_preset_file_errors(tmp_path):
     path.write_text(json.dumps({"decks": [{"name": "short", "cards": CAT.names[:5]}]}))
     with pytest.raises(CatalogueError, match=r"decks\[0\] \('short'\).*exactly 20"):
         load_presets(path)
+
+
+def test_a_card_file_that_is_not_utf8_is_refused_naming_the_file_and_left_as_it_was(tmp_path):
+    path = tmp_path / "cards.json"
+    path.write_bytes(CARDS_PATH.read_bytes().replace(b"Tidepool", b"Tidep\xffol"))
+    before = path.read_bytes()
+    with pytest.raises(CatalogueError, match=r"cards\.json: not UTF-8 text .*save the file as UTF-8"):
+        load_catalogue(path)
+    with pytest.raises(CatalogueError, match=r"cards\.json: not UTF-8 text"):
+        load_presets(path)
+    assert path.read_bytes() == before

@@ -193,3 +193,23 @@ def test_every_tool_that_builds_the_env_passes_its_rule_options_to_the_model_che
     with pytest.warns(RuleOptionsWarning, match=option):
         play_against("terralore_v0", ["terralore_v0/ppo"], seed=1, ask=lambda _: "q", say=lambda _: None,
                      env_kwargs={"defenders_deal_damage": True})
+
+
+def _model_copy(tmp_path, env_name="terralore_v0"):
+    """The shipped ppo model of ``env_name`` copied as tmp_path/m.*; returns the path of m.onnx."""
+    import shutil
+
+    source = model_path_for_id(f"{env_name}/ppo")
+    for suffix in (".onnx", ".npz", ".json"):
+        shutil.copy(source.with_suffix(suffix), (tmp_path / "m").with_suffix(suffix))
+    return tmp_path / "m.onnx"
+
+
+def test_a_sidecar_that_is_not_utf8_is_a_mismatch_naming_the_sidecar(tmp_path):
+    from tabletop_envs.core.errors import ModelMismatchError
+
+    model = _model_copy(tmp_path)
+    side = model.with_suffix(".json")
+    side.write_bytes(b"\xff" + side.read_bytes())
+    with pytest.raises(ModelMismatchError, match=r"sidecar \S*m\.json is not UTF-8 text.*re-export"):
+        load_policy(str(model))
