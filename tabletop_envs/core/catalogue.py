@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,8 @@ class Field:
         if bool not in kinds and isinstance(value, bool) or not isinstance(value, kinds):
             names = "/".join(k.__name__ for k in kinds)
             raise CatalogueError(f"{where}: expected {names}, got {type(value).__name__} {value!r}")
+        if isinstance(value, float) and not math.isfinite(value):  # json reads NaN/Infinity; NaN passes any range test
+            raise CatalogueError(f"{where}: {value!r} is not a finite number")
         if self.choices is not None and value not in self.choices:
             raise CatalogueError(f"{where}: {value!r} is not one of {self.choices}")
         if self.min is not None and value < self.min or self.max is not None and value > self.max:

@@ -8,6 +8,7 @@ collector number, rarity, printings and the optional printed ability. A card's c
 
 from __future__ import annotations
 
+import math
 import re
 from collections import Counter
 from functools import lru_cache
@@ -38,7 +39,7 @@ def _check_stats(stats) -> str | None:
         got = sorted(stats) if isinstance(stats, dict) else type(stats).__name__
         return f"stats must have exactly the keys {list(STAT_KEYS)}, got {got}"
     for key, value in stats.items():
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < math.inf:  # NaN too
             return f"stat {key!r} must be a positive number (a real printed value), got {value!r}"
     return None
 

@@ -112,6 +112,22 @@ def test_catalogue_error_names_the_card_and_field(tmp_path):
         Catalogue(_write(tmp_path, data))
 
 
+@pytest.mark.parametrize("value", [float("nan"), float("inf")])
+def test_a_statistic_or_depth_that_is_not_a_finite_number_is_refused(tmp_path, value):
+    """Python's json reads NaN and Infinity; a NaN statistic compares neither higher nor lower, so a
+    challenge on it would be decided by NumPy's cast of NaN instead of by a printed value."""
+    data = _data()
+    data["cards"][2]["stats"]["top_speed"] = value
+    with pytest.raises(CatalogueError, match=r"animals\.json: cards\[2\].*field 'stats'.*'top_speed' must be a "
+                                             r"positive number"):
+        Catalogue(_write(tmp_path, data))
+    data = _data()
+    aquatic = next(i for i, c in enumerate(data["cards"]) if "max_depth_m" in c)
+    data["cards"][aquatic]["max_depth_m"] = value
+    with pytest.raises(CatalogueError, match=rf"cards\[{aquatic}\].*field 'max_depth_m'.*not a finite number"):
+        Catalogue(_write(tmp_path, data))
+
+
 def test_catalogue_not_json_or_missing_file(tmp_path):
     with pytest.raises(CatalogueError, match="not valid JSON at line"):
         Catalogue(_write(tmp_path, "{ not json"))
