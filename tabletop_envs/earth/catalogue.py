@@ -61,6 +61,8 @@ def _check_gain(g) -> str | None:
         return f"gain {g!r} has unknown keys {sorted(unknown)}"
     per = g.get("per")
     if per is not None:
+        if not isinstance(per, dict):
+            return f"per {per!r} must be an object with 'what' ('planted' or 'tableau')"
         if per.get("what") not in ("planted", "tableau"):
             return f"per {per!r}: 'what' must be 'planted' or 'tableau'"
         if per["what"] == "tableau" and per.get("dir") not in DIRS:
@@ -69,6 +71,8 @@ def _check_gain(g) -> str | None:
             return p
     where = g.get("where")
     if where is not None:
+        if not isinstance(where, dict):
+            return f"where {where!r} must be an object with dir in {DIRS} and a bool 'each'"
         if g["res"] not in ("sprouts", "growth"):
             return f"gain {g!r}: 'where' (directional placement) only applies to sprouts or growth"
         if where.get("dir") not in DIRS or not isinstance(where.get("each"), bool):
@@ -92,15 +96,18 @@ def check_ability(a) -> str | None:
     kind = a.get("kind")
     if kind not in ABILITY_KINDS:
         return f"ability kind {kind!r} must be one of {ABILITY_KINDS}"
+    cost = a.get("cost") or {}
+    if not isinstance(cost, dict):  # checked for every kind: the engine reads an event's cost whatever its kind
+        return f"cost {cost!r} must be an object of resource -> amount, e.g. {{\"soil\": 2}}"
+    for r, n in cost.items():
+        if r not in COST_RES or not isinstance(n, int) or n < 1:
+            return f"cost {r!r}: {n!r} must use a resource in {COST_RES} and a positive int"
     if kind in ("gain", "on_event"):
         if not isinstance(a.get("gain"), list) or not a["gain"]:
             return f"{kind} ability needs a non-empty 'gain' list"
         for g in a["gain"]:
             if (p := _check_gain(g)):
                 return p
-        for r, n in (a.get("cost") or {}).items():
-            if r not in COST_RES or not isinstance(n, int) or n < 1:
-                return f"cost {r!r}: {n!r} must use a resource in {COST_RES} and a positive int"
         if a.get("if_action") not in (None,) + ACTIONS:
             return f"if_action {a.get('if_action')!r} must be one of {ACTIONS}"
     if kind == "copy" and a["color"] not in ("red", "blue", "yellow", "green", "multi"):
@@ -118,8 +125,14 @@ def check_ability(a) -> str | None:
         s = a.get("score")
         if not isinstance(s, dict) or s.get("pattern") not in SCORE_PATTERNS:
             return f"score needs a 'pattern' in {SCORE_PATTERNS}"
-        if s["pattern"] == "per_in_dir" and (s.get("dir") not in DIRS or _check_filter(s.get("filter"))):
+        # terrain_vp reads score["filter"] and score["elements"]: a missing one raised KeyError at scoring
+        if s["pattern"] == "per_in_dir" and (s.get("dir") not in DIRS or "filter" not in s
+                                             or _check_filter(s["filter"])):
             return f"per_in_dir score {s!r} needs dir in {DIRS} and a valid filter"
+        if s["pattern"] == "sets" and not (isinstance(s.get("elements"), list) and s["elements"]
+                                           and all(e in TYPES for e in s["elements"])
+                                           and len(set(s["elements"])) == len(s["elements"])):
+            return f"sets score {s!r} needs 'elements': a list of distinct types from {TYPES}"
         if s["pattern"] in ("longest_path", "any_player") and s.get("habitat") not in HABITATS:
             return f"{s['pattern']} score needs a habitat in {HABITATS}"
         if s["pattern"] == "per_resource" and (s.get("res") not in ("soil", "sprouts", "compost", "hand", "growth")

@@ -159,3 +159,40 @@ def test_env_accepts_a_validated_alternative_data_dir(data_copy):
     edit(data_copy / "earth_cards.json", "cards", lambda cards: cards[0].update(cost=99))
     with pytest.raises(CatalogueError, match="cost"):
         EarthGame(num_players=2, data_dir=str(data_copy))
+
+
+def _first(cards, test):
+    """(card index, ability index) of the first ability that passes ``test``."""
+    return next((i, j) for i, c in enumerate(cards) for j, a in enumerate(c["abilities"]) if test(a))
+
+
+def _edit_ability(data_copy, test, change):
+    cards = json.loads((data_copy / "earth_cards.json").read_text())["cards"]
+    i, j = _first(cards, test)
+    edit(data_copy / "earth_cards.json", "cards", lambda cards: change(cards[i]["abilities"][j]))
+    return i
+
+
+def _gain(key):
+    return lambda a: a["kind"] == "gain" and any(key in g for g in a["gain"])
+
+
+@pytest.mark.parametrize("test, change, problem", [
+    (_gain("per"), lambda a: next(g for g in a["gain"] if "per" in g).update(per=2), "per 2 must be an object"),
+    (_gain("where"), lambda a: next(g for g in a["gain"] if "where" in g).update(where=["row"]),
+     r"where \['row'\] must be an object"),
+    (lambda a: a.get("cost"), lambda a: a.update(cost=3), "cost 3 must be an object"),
+    (lambda a: a["kind"] == "score" and a["score"]["pattern"] == "sets", lambda a: a["score"].pop("elements"),
+     "sets score .* needs 'elements'"),
+    (lambda a: a["kind"] == "score" and a["score"]["pattern"] == "sets", lambda a: a["score"].update(elements=["x"]),
+     "sets score .* needs 'elements'"),
+    (lambda a: a["kind"] == "score" and a["score"]["pattern"] == "per_in_dir", lambda a: a["score"].pop("filter"),
+     "needs dir in .* and a valid filter"),
+], ids=["per_not_object", "where_not_object", "cost_not_object", "sets_without_elements", "sets_of_unknown_types",
+        "per_in_dir_without_filter"])
+def test_an_ability_part_of_the_wrong_shape_is_refused_naming_the_card(data_copy, test, change, problem):
+    """These met the loader as AttributeError / KeyError, or (a per_in_dir score without a filter)
+    loaded and raised KeyError when the game scored the terrain."""
+    i = _edit_ability(data_copy, test, change)
+    with pytest.raises(CatalogueError, match=rf"earth_cards\.json: cards\[{i}\].*{problem}"):
+        Catalogue(data_copy)
