@@ -199,6 +199,50 @@ def _check_ids_and_text(records: list[dict], path: Path, objective: str | None =
                                  f"data ({want!r}); regenerate with python -m tabletop_envs.earth.data.generate")
 
 
+#: the 'arg' each objective measure counts with (scoring.measure): an int threshold, a value from a list,
+#: or none
+INT_ARG_MEASURES = ("vp_ge", "vp_le", "cost_ge", "cost_le", "flora_growth_ge", "flora_sprouts_ge", "sprout_spaces_eq")
+CHOICE_ARG_MEASURES = {"habitat": HABITATS, "color": COLOURS, "type": TYPES, "diag_path_type": TYPES,
+                       "tag": ("colour", "geographic", "animal")}
+
+
+def _int(x) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _objective_problem(rec: dict, kind: str) -> str | None:
+    """What keeps scoring from counting this fauna / ecosystem objective, or None. The schema checks
+    each field alone; these fields depend on each other and were met only when scored (a ZeroDivisionError
+    at the end of a game, or an objective that counts nothing)."""
+    m, arg = rec["measure"], rec["arg"]
+    if m in INT_ARG_MEASURES and not _int(arg):
+        return f"measure {m!r} needs an int 'arg' (the threshold), got {arg!r}"
+    if m in CHOICE_ARG_MEASURES and arg not in CHOICE_ARG_MEASURES[m]:
+        return f"measure {m!r} needs an 'arg' from {CHOICE_ARG_MEASURES[m]}, got {arg!r}"
+    if m not in INT_ARG_MEASURES and m not in CHOICE_ARG_MEASURES and arg is not None:
+        return f"measure {m!r} takes no 'arg' (null), got {arg!r}"
+    if kind != "ecosystem":
+        return None
+    table = rec["table"]
+    if table:
+        if not all(_int(v) for v in table):
+            return f"'table' must be a list of ints (VP by count), got {table!r}"
+        return None
+    if not _int(rec["per"]) or rec["per"] < 1:
+        return f"without a 'table', 'per' must be an int >= 1, got {rec['per']!r}"
+    if not _int(rec["vp"]):
+        return f"without a 'table', 'vp' must be an int, got {rec['vp']!r}"
+    if rec["max"] is not None and rec["max"] < 1:
+        return f"'max' must be null or an int >= 1 (the VP cap), got {rec['max']!r}"
+    return None
+
+
+def _check_objectives(records: list[dict], path: Path, kind: str) -> None:
+    for i, rec in enumerate(records):
+        if (problem := _objective_problem(rec, kind)):
+            raise CatalogueError(f"{path.name}: record {i} ({rec['name']!r}): {problem}")
+
+
 def _check_counts(records, path, want, what):
     if len(records) != want:
         raise CatalogueError(f"{path.name}: {len(records)} {what}, the game has {want}")
@@ -224,6 +268,8 @@ class Catalogue:
         self.climates = load_records(d / "climates.json", "climates", CLIMATE_SCHEMA)
         self.fauna = load_records(d / "fauna.json", "fauna", FAUNA_SCHEMA)
         self.ecosystems = load_records(d / "ecosystems.json", "ecosystems", ECOSYSTEM_SCHEMA)
+        _check_objectives(self.fauna, d / "fauna.json", "fauna")
+        _check_objectives(self.ecosystems, d / "ecosystems.json", "ecosystem")
         _check_ids_and_text(self.earth, d / "earth_cards.json")
         _check_ids_and_text(self.islands, d / "islands.json")
         _check_ids_and_text(self.climates, d / "climates.json")

@@ -196,3 +196,46 @@ def test_an_ability_part_of_the_wrong_shape_is_refused_naming_the_card(data_copy
     i = _edit_ability(data_copy, test, change)
     with pytest.raises(CatalogueError, match=rf"earth_cards\.json: cards\[{i}\].*{problem}"):
         Catalogue(data_copy)
+
+
+def _objective(data_copy, name, key, test, change):
+    records = json.loads((data_copy / name).read_text())[key]
+    i = next(i for i, r in enumerate(records) if test(r))
+    edit(data_copy / name, key, lambda records: change(records[i]))
+    return i
+
+
+def _per_vp(r):
+    return r["table"] is None
+
+
+@pytest.mark.parametrize("name, test, change, problem", [
+    ("ecosystems.json", _per_vp, lambda r: r.update(per=0), "'per' must be an int >= 1"),
+    ("ecosystems.json", _per_vp, lambda r: r.update(vp=None), "'vp' must be an int"),
+    ("ecosystems.json", _per_vp, lambda r: r.update(max=-3), "'max' must be null or an int >= 1"),
+    ("ecosystems.json", lambda r: r["table"], lambda r: r["table"].append("a"), "'table' must be a list of ints"),
+    ("ecosystems.json", lambda r: r["table"], lambda r: r["table"].append(float("inf")), "'table' must be a list of ints"),
+    ("ecosystems.json", lambda r: r["measure"] == "type", lambda r: r.update(arg="metal"),
+     r"measure 'type' needs an 'arg' from \('tree'"),
+    ("ecosystems.json", lambda r: r["measure"] == "soil", lambda r: r.update(arg="wet"), "measure 'soil' takes no 'arg'"),
+    ("fauna.json", lambda r: r["measure"] == "vp_ge", lambda r: r.update(arg=None), "measure 'vp_ge' needs an int 'arg'"),
+    ("fauna.json", lambda r: r["measure"] == "flora_growth_ge", lambda r: r.update(arg="3"),
+     "measure 'flora_growth_ge' needs an int 'arg'"),
+    ("fauna.json", lambda r: r["measure"] == "color", lambda r: r.update(arg="pink"), "measure 'color' needs an 'arg'"),
+], ids=["per_0", "vp_null", "max_negative", "table_text", "table_infinity", "type_metal", "soil_with_arg", "vp_ge_null",
+        "growth_text", "color_pink"])
+def test_an_objective_the_scoring_cannot_count_is_refused_naming_the_record(data_copy, name, test, change, problem):
+    """With the text regenerated these loaded, then raised ZeroDivisionError / TypeError / OverflowError
+    when the objective was scored, or counted nothing ('metal' is no flora type) without a word."""
+    from tabletop_envs.earth.text import objective_text
+
+    kind = "fauna" if name == "fauna.json" else "ecosystem"
+    key = "fauna" if name == "fauna.json" else "ecosystems"
+
+    def change_and_retext(r):
+        change(r)
+        r["text"] = objective_text(r, kind)
+
+    i = _objective(data_copy, name, key, test, change_and_retext)
+    with pytest.raises(CatalogueError, match=rf"{name}: record {i} \(.*{problem}"):
+        Catalogue(data_copy)
