@@ -176,6 +176,13 @@ def parse_deck(spec, catalogue: Catalogue, where: str = "deck") -> list[tuple[in
         for key, count in spec.items():
             if isinstance(count, bool) or not isinstance(count, int) or count < 1:
                 raise DeckError(f"{where}: count for {key!r} must be a positive integer, got {count!r}")
+            if count > MAX_COPIES:  # refused before [key] * count: 10**18 copies exhaust memory
+                if not isinstance(key, str):
+                    raise DeckError(f"{where}: deck entries must be strings like 'TE-001' or 'TE-001/foil', got {key!r}")
+                number, _, printing = key.partition("/")
+                raise DeckError(f"{where}: {count} copies of {catalogue.label(catalogue.card_id(number))} "
+                                f"({printing or 'standard'} x{count}); at most {MAX_COPIES} copies of the same common "
+                                f"name and collector number are allowed: remove {count - MAX_COPIES}")
             items.extend([key] * count)
     elif isinstance(spec, (list, tuple)):
         items = list(spec)

@@ -84,6 +84,14 @@ def test_deck_validator_errors_are_clear(deck, message):
         build_deck(deck, "casual", CAT)
 
 
+@pytest.mark.parametrize("count", [5, 10**18, 2**63])
+def test_a_count_above_four_is_refused_before_the_copies_are_made(count):
+    """{'TE-001': 10**18} raised MemoryError (2**63: OverflowError) while the list of copies was built."""
+    with pytest.raises(DeckError, match=rf"seat 0 deck: {count} copies of Cheetah TE-001 \(standard x{count}\); at "
+                                         rf"most 4 .*remove {count - 4}"):
+        build_deck({"TE-001": count} | deck_of(20, start=2), "casual", CAT, where="seat 0 deck")
+
+
 def test_a_preset_of_the_other_format_names_the_deck_format_that_has_it():
     from tabletop_envs.travel_earth.env import env
 
