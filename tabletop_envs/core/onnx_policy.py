@@ -298,10 +298,30 @@ def read_sidecar(path: str | Path) -> dict:
     except UnicodeDecodeError as exc:
         raise ModelMismatchError(f"sidecar {side} is not UTF-8 text (byte {exc.start}: {exc.reason}); restore it "
                                  "or re-export the model") from None
+    if not isinstance(meta, dict):
+        raise ModelMismatchError(f"sidecar {side} must hold a JSON object, got {type(meta).__name__}; restore it or "
+                                 "re-export the model")
     missing = [k for k in ("env_id", "observation_layout_hash", "observation_size", "num_actions", "network")
                if k not in meta]
     if missing:
         raise ModelMismatchError(f"sidecar {side} lacks {missing}; re-export the model with training/export.py")
+    # checked here, as the env_id is in check_compatible: the loader calls int(), .get() and a dict
+    # lookup on these, which met an edited sidecar as TypeError, AttributeError or ValueError
+    problem = None
+    for key in ("observation_size", "num_actions"):
+        value = meta[key]
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            problem = f"{key} must be a positive int, got {value!r}"
+            break
+    else:
+        network = meta["network"]
+        if not isinstance(network, dict):
+            problem = f"network must be an object (kind, hidden, activation), got {network!r}"
+        elif network.get("kind") == "mlp" and "activation" in network and not (isinstance(network["activation"], str)
+                                              and network["activation"] in ACTIVATIONS):
+            problem = f"network.activation must be one of {sorted(ACTIVATIONS)}, got {network['activation']!r}"
+    if problem:
+        raise ModelMismatchError(f"sidecar {side}: {problem}; restore it or re-export the model")
     return meta
 
 

@@ -213,3 +213,31 @@ def test_a_sidecar_that_is_not_utf8_is_a_mismatch_naming_the_sidecar(tmp_path):
     side.write_bytes(b"\xff" + side.read_bytes())
     with pytest.raises(ModelMismatchError, match=r"sidecar \S*m\.json is not UTF-8 text.*re-export"):
         load_policy(str(model))
+
+
+@pytest.mark.parametrize("text, problem", [
+    ("5", "must hold a JSON object, got int"),
+    ("null", "must hold a JSON object, got NoneType"),
+    ({"observation_size": "889"}, "observation_size must be a positive int, got '889'"),
+    ({"observation_size": None}, "observation_size must be a positive int, got None"),
+    ({"num_actions": float("nan")}, "num_actions must be a positive int, got nan"),
+    ({"network": "mlp"}, "network must be an object"),
+    ({"network": {"kind": "mlp", "activation": "sigmoid"}}, r"network\.activation must be one of \['relu', 'tanh'\]"),
+    ({"network": {"kind": "mlp", "activation": ["tanh"]}}, r"network\.activation must be one of"),
+], ids=["number", "null", "size_text", "size_null", "actions_nan", "network_text", "activation_unknown",
+        "activation_list"])
+@pytest.mark.parametrize("backend", ["auto", "numpy"])
+def test_a_sidecar_field_of_the_wrong_type_is_a_mismatch_naming_the_sidecar_and_the_field(tmp_path, text, problem,
+                                                                                           backend):
+    """These met the loader as TypeError / ValueError / AttributeError (int(None), network.get)."""
+    import json
+
+    from tabletop_envs.core.errors import ModelMismatchError
+
+    model = _model_copy(tmp_path)
+    side = model.with_suffix(".json")
+    if isinstance(text, dict):
+        text = json.dumps({**json.loads(side.read_text()), **text})
+    side.write_text(text)
+    with pytest.raises(ModelMismatchError, match=rf"sidecar \S*m\.json.*{problem}.*re-export"):
+        load_policy(str(model), backend=backend)
