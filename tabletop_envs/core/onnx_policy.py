@@ -508,8 +508,7 @@ def _read_weights(npz_path: Path) -> list[tuple[np.ndarray, np.ndarray]]:
                 raise ValueError("it holds a single array, not the W0, b0, W1, b1, ... of an .npz")
             with data:
                 n = len([k for k in data.files if k.startswith("W")])
-                layers = [(np.ascontiguousarray(data[f"W{i}"], np.float32),
-                           np.ascontiguousarray(data[f"b{i}"], np.float32)) for i in range(n)]
+                layers = [(_real_weights(data, f"W{i}"), _real_weights(data, f"b{i}")) for i in range(n)]
         except (OSError, EOFError, ValueError, KeyError, zipfile.BadZipFile, zlib.error) as exc:
             raise _broken_file(npz_path, f"{type(exc).__name__}: {exc}") from exc
         problem = _layer_shape_problem(layers)
@@ -519,6 +518,19 @@ def _read_weights(npz_path: Path) -> list[tuple[np.ndarray, np.ndarray]]:
             w.flags.writeable = b.flags.writeable = False
         _WEIGHTS[key] = layers
     return _WEIGHTS[key]
+
+
+def _real_weights(data, key: str) -> np.ndarray:
+    """``data[key]`` as float32, or ValueError: a NaN or infinite weight makes NaN logits, whose argmax
+    is a legal but meaningless move, and a complex one would lose its imaginary part in the cast."""
+    array = data[key]
+    if array.dtype.kind not in "fiu":
+        raise ValueError(f"{key} holds {array.dtype} values, not real numbers")
+    with np.errstate(over="ignore"):  # a float64 beyond float32's range becomes inf: refused just below
+        array = np.ascontiguousarray(array, np.float32)
+    if not np.isfinite(array).all():
+        raise ValueError(f"{key} holds NaN or infinite values")
+    return array
 
 
 def _layer_shape_problem(layers) -> str | None:

@@ -241,3 +241,24 @@ def test_a_sidecar_field_of_the_wrong_type_is_a_mismatch_naming_the_sidecar_and_
     side.write_text(text)
     with pytest.raises(ModelMismatchError, match=rf"sidecar \S*m\.json.*{problem}.*re-export"):
         load_policy(str(model), backend=backend)
+
+
+@pytest.mark.parametrize("change, problem", [
+    (lambda a: a["W0"].__setitem__((0, 0), np.nan), "W0 holds NaN or infinite values"),
+    (lambda a: a["b1"].__setitem__(0, np.inf), "b1 holds NaN or infinite values"),
+    (lambda a: a.update(W1=a["W1"].astype(np.float64) * 1e300), "W1 holds NaN or infinite values"),
+    (lambda a: a.update(W0=a["W0"].astype(np.complex64)), "W0 holds complex64 values, not real numbers"),
+], ids=["nan", "inf", "overflows_float32", "complex"])
+def test_weights_that_are_not_finite_real_numbers_are_refused_naming_the_npz(tmp_path, change, problem):
+    """A NaN weight loaded and played: its logits were NaN, so the argmax was whatever NaN came
+    first, a legal but meaningless move, without a word."""
+    from tabletop_envs.core.errors import ModelMismatchError
+
+    model = _model_copy(tmp_path)
+    npz = model.with_suffix(".npz")
+    with np.load(npz) as data:
+        arrays = {k: data[k].copy() for k in data.files}
+    change(arrays)
+    np.savez(npz, **arrays)
+    with pytest.raises(ModelMismatchError, match=rf"m\.npz is not a readable model file \(ValueError: {problem}\)"):
+        load_policy(str(model), backend="numpy")
