@@ -205,3 +205,14 @@ def test_a_replay_file_that_is_not_utf8_is_refused_naming_the_file(toy, tmp_path
     path.write_bytes(b"\xff" + replay.to_json().encode())
     with pytest.raises(ReplayError, match=r"g\.json is not UTF-8 text"):
         Replay.load(path)
+
+
+@pytest.mark.parametrize("key, value", [("max_turns", 5), ("render_mode", "ansi"), ("illegal_action", "penalty")])
+def test_a_replay_config_holding_an_env_option_is_refused_by_name(toy, key, value):
+    """make_env passes max_turns itself: the config's copy raised TypeError (multiple values), and
+    a render_mode or illegal_action there reached the env as a plain ValueError or changed how it plays."""
+    replay, _, _ = record_random_game("toy_v0", seed=2)
+    data = json.loads(replay.to_json())
+    data["config"][key] = value
+    with pytest.raises(ReplayError, match=rf"'config' holds the env option\(s\) \['{key}'\].*edited"):
+        Replay.from_json(json.dumps(data)).replay()

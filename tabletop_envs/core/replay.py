@@ -118,6 +118,12 @@ class Replay:
             if not ok:
                 raise ReplayError(f"{source}: {key!r} must be {what}, got {data[key]!r}; the file was edited "
                                   "or is not a tabletop-envs replay")
+        # the game's config never holds these (Game.config()): make_env passes max_turns itself, so a copy
+        # in the config raised TypeError there, and the others are the env's, not the rules'
+        face = sorted(set(data["config"]) & {"max_turns", "render_mode", "illegal_action"})
+        if face:
+            raise ReplayError(f"{source}: 'config' holds the env option(s) {face}, which are not rule options "
+                              "(max_turns is a field of its own); the file was edited or is not a tabletop-envs replay")
         known = {f for f in cls.__dataclass_fields__}
         return cls(**{k: v for k, v in data.items() if k in known})
 
