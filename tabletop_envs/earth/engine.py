@@ -92,7 +92,9 @@ class EarthGame(Game):
             raise ConfigError(f"fauna_side must be 'normal' or 'beginner', got {fauna_side!r}")
         if isinstance(max_rounds, bool) or not isinstance(max_rounds, int) or max_rounds < 1:
             raise ConfigError(f"max_rounds must be a positive int, got {max_rounds!r}")
-        if data_dir is not None and not isinstance(data_dir, (str, os.PathLike)):
+        # a PathLike may stand for bytes, which config() could not write into a replay's JSON
+        if data_dir is not None and (not isinstance(data_dir, (str, os.PathLike))
+                                     or not isinstance(os.fspath(data_dir), str)):
             raise ConfigError(f"data_dir must be None (the shipped catalogue) or a folder path, got {data_dir!r}")
         self.num_players = int(num_players)
         self.reward = reward

@@ -239,3 +239,13 @@ def test_an_objective_the_scoring_cannot_count_is_refused_naming_the_record(data
     i = _objective(data_copy, name, key, test, change_and_retext)
     with pytest.raises(CatalogueError, match=rf"{name}: record {i} \(.*{problem}"):
         Catalogue(data_copy)
+
+
+@pytest.mark.parametrize("data_dir", [5, ["data"], b"/tmp"])
+def test_a_data_dir_that_is_no_path_is_a_config_error(data_dir):
+    """Path(5) raised a plain TypeError from the catalogue loader; bytes are no folder path either."""
+    from tabletop_envs.core.errors import ConfigError
+    from tabletop_envs.earth.engine import EarthGame
+
+    with pytest.raises(ConfigError, match=r"data_dir must be None \(the shipped catalogue\) or a folder path, got "):
+        EarthGame(num_players=2, data_dir=data_dir)
