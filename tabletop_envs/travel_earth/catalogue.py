@@ -151,11 +151,11 @@ class Catalogue:
         lines.append(f"  Sources: {c['source']}")
         return "\n".join(lines)
 
-    def card_id(self, number: str) -> int:
+    def card_id(self, number: str, where: str = "deck") -> int:
         try:
             return self.index[number]
         except KeyError:
-            raise DeckError(f"unknown collector number {number!r}; this catalogue has "
+            raise DeckError(f"{where}: unknown collector number {number!r}; this catalogue has "
                             f"{self.cards[0]['collector_number']}..{self.cards[-1]['collector_number']} "
                             f"(see {self.path.name})") from None
 
@@ -180,7 +180,7 @@ def parse_deck(spec, catalogue: Catalogue, where: str = "deck") -> list[tuple[in
                 if not isinstance(key, str):
                     raise DeckError(f"{where}: deck entries must be strings like 'TE-001' or 'TE-001/foil', got {key!r}")
                 number, _, printing = key.partition("/")
-                raise DeckError(f"{where}: {count} copies of {catalogue.label(catalogue.card_id(number))} "
+                raise DeckError(f"{where}: {count} copies of {catalogue.label(catalogue.card_id(number, where))} "
                                 f"({printing or 'standard'} x{count}); at most {MAX_COPIES} copies of the same common "
                                 f"name and collector number are allowed: remove {count - MAX_COPIES}")
             items.extend([key] * count)
@@ -195,7 +195,7 @@ def parse_deck(spec, catalogue: Catalogue, where: str = "deck") -> list[tuple[in
             raise DeckError(f"{where}: deck entries must be strings like 'TE-001' or 'TE-001/foil', got {entry!r}")
         number, _, printing = entry.partition("/")
         printing = printing or "standard"
-        card = catalogue.card_id(number)
+        card = catalogue.card_id(number, where)
         if printing not in catalogue.cards[card]["printings"]:
             raise DeckError(f"{where}: {catalogue.label(card)} has no {printing!r} printing; it is printed as "
                             f"{catalogue.cards[card]['printings']}")

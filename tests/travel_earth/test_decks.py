@@ -92,6 +92,14 @@ def test_a_count_above_four_is_refused_before_the_copies_are_made(count):
         build_deck({"TE-001": count} | deck_of(20, start=2), "casual", CAT, where="seat 0 deck")
 
 
+def test_an_unknown_collector_number_names_the_deck_it_is_in():
+    """The error named the number but not the seat or preset, unlike every other deck error."""
+    with pytest.raises(DeckError, match=r"seat 1 deck: unknown collector number 'TE-999'"):
+        TravelEarthGame(deck_format="casual", decks=[deck_of(20), {"TE-999": 4} | deck_of(16)])
+    with pytest.raises(DeckError, match=r"seat 0 deck: unknown collector number 'TE-999'"):
+        TravelEarthGame(deck_format="casual", decks=[{"TE-999": 5}, deck_of(20)])
+
+
 def test_a_preset_of_the_other_format_names_the_deck_format_that_has_it():
     from tabletop_envs.travel_earth.env import env
 
