@@ -113,7 +113,9 @@ def check_ability(a) -> str | None:
     if kind == "copy" and a["color"] not in ("red", "blue", "yellow", "green", "multi"):
         return "a copy ability must have an action colour"
     if kind == "cost_reduction":
-        if (p := _check_filter(a.get("filter"))):
+        if "filter" not in a:  # the engine and the text read a["filter"]: {} stands for every card
+            return "cost_reduction needs a 'filter' ({} for every card, or one of type/habitat/color/kind)"
+        if (p := _check_filter(a["filter"])):
             return p
         if not isinstance(a.get("n"), int) or a["n"] < 1:
             return "cost_reduction needs a positive int 'n'"

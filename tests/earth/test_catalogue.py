@@ -188,8 +188,9 @@ def _gain(key):
      "sets score .* needs 'elements'"),
     (lambda a: a["kind"] == "score" and a["score"]["pattern"] == "per_in_dir", lambda a: a["score"].pop("filter"),
      "needs dir in .* and a valid filter"),
+    (lambda a: a["kind"] == "cost_reduction", lambda a: a.pop("filter"), "cost_reduction needs a 'filter'"),
 ], ids=["per_not_object", "where_not_object", "cost_not_object", "sets_without_elements", "sets_of_unknown_types",
-        "per_in_dir_without_filter"])
+        "per_in_dir_without_filter", "cost_reduction_without_filter"])
 def test_an_ability_part_of_the_wrong_shape_is_refused_naming_the_card(data_copy, test, change, problem):
     """These met the loader as AttributeError / KeyError, or (a per_in_dir score without a filter)
     loaded and raised KeyError when the game scored the terrain."""
