@@ -100,6 +100,16 @@ def test_an_unknown_collector_number_names_the_deck_it_is_in():
         TravelEarthGame(deck_format="casual", decks=[{"TE-999": 5}, deck_of(20)])
 
 
+@pytest.mark.parametrize("deck_format", [["casual"], {"casual": 1}])
+def test_a_deck_format_that_is_no_name_is_a_config_error(deck_format):
+    """A list from a replay's config or a sidecar's game_config met the FORMATS dict as TypeError
+    (unhashable type)."""
+    with pytest.raises(ConfigError, match="deck_format must be one of"):
+        TravelEarthGame(deck_format=deck_format)
+    with pytest.raises(DeckError, match="unknown deck format"):
+        build_deck("starter", deck_format, CAT)
+
+
 def test_a_preset_of_the_other_format_names_the_deck_format_that_has_it():
     from tabletop_envs.travel_earth.env import env
 
