@@ -250,3 +250,64 @@ def test_a_data_dir_that_is_no_path_is_a_config_error(data_dir):
 
     with pytest.raises(ConfigError, match=r"data_dir must be None \(the shipped catalogue\) or a folder path, got "):
         EarthGame(num_players=2, data_dir=data_dir)
+
+
+@pytest.mark.slow
+def test_seeded_fuzz_of_abilities_and_objectives_refuses_clearly_or_plays(tmp_path):
+    """Mutated abilities, fauna and ecosystems (texts regenerated, so the text check does not hide
+    them): each mutant either raises CatalogueError naming its file or loads and plays a solo game
+    to the end. A few seconds."""
+    import copy
+    import random
+
+    import numpy as np
+
+    from tabletop_envs.earth.engine import EarthGame
+    from tabletop_envs.earth.text import ability_text, objective_text
+
+    weird = [None, True, 0, -1, 3, 10**9, 1.5, float("nan"), float("inf"), "", "tree", "x", [], {}, [1], {"k": 1}]
+    files = {"earth_cards.json": ("cards", None), "islands.json": ("islands", None), "fauna.json": ("fauna", "fauna"),
+             "ecosystems.json": ("ecosystems", "ecosystem")}
+    originals = {name: json.loads((DATA / name).read_text()) for name in files}
+    rng = random.Random(7)
+
+    def leaves(node, path=()):
+        yield path
+        items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+        for k, v in items:
+            yield from leaves(v, path + (k,))
+
+    for i in range(500):
+        folder = tmp_path / str(i)
+        folder.mkdir()
+        for f in DATA.glob("*.json"):
+            shutil.copy(f, folder / f.name)
+        name = rng.choice(list(files))
+        key, objective = files[name]
+        data = copy.deepcopy(originals[name])
+        record = rng.choice(data[key])
+        part = record["abilities"] if objective is None else record
+        *parent, last = rng.choice([p for p in leaves(part) if p])
+        target = part
+        for k in parent:
+            target = target[k]
+        if rng.random() < 0.2 and isinstance(target, dict):
+            del target[last]
+        else:
+            target[last] = rng.choice(weird)
+        try:
+            record["text"] = (objective_text(record, objective) if objective
+                              else " ".join(ability_text(a) for a in record["abilities"]))
+        except Exception:  # a record the text cannot describe: the loader must refuse it
+            pass
+        (folder / name).write_text(json.dumps(data))
+        try:
+            Catalogue(folder)
+        except CatalogueError as exc:
+            assert any(f in str(exc) for f in files), str(exc)
+            continue
+        state = EarthGame(num_players=1, data_dir=str(folder)).new_initial_state(i)
+        moves = np.random.default_rng(i)
+        while not state.is_terminal():
+            state.apply_action(int(moves.choice(state.legal_actions())))
+        state.check_invariants()
