@@ -228,6 +228,10 @@ def preset_decks() -> dict:
     data = load_json(DECKS_FILE)
     if not isinstance(data, dict):
         raise CatalogueError(f"{DECKS_FILE}: expected an object of format -> preset name -> deck")
+    for deck_format, presets in data.items():  # build_deck indexes them by name: a list raised TypeError there
+        if not isinstance(presets, dict):
+            raise CatalogueError(f"{DECKS_FILE}: {deck_format!r} must be an object of preset name -> deck, got "
+                                 f"{type(presets).__name__}")
     return data
 
 

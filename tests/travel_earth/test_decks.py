@@ -110,6 +110,26 @@ def test_a_deck_format_that_is_no_name_is_a_config_error(deck_format):
         build_deck("starter", deck_format, CAT)
 
 
+@pytest.mark.parametrize("casual", [["starter"], "starter deck"])
+def test_a_presets_file_whose_format_holds_no_object_is_refused_naming_the_file(tmp_path, monkeypatch, casual):
+    """A list or text under 'casual' met build_deck as TypeError (list indices must be integers)."""
+    import json
+
+    from tabletop_envs.core.errors import CatalogueError
+    from tabletop_envs.travel_earth import catalogue
+
+    path = tmp_path / "decks.json"
+    path.write_text(json.dumps({**json.loads(catalogue.DECKS_FILE.read_text()), "casual": casual}))
+    monkeypatch.setattr(catalogue, "DECKS_FILE", path)
+    catalogue.preset_decks.cache_clear()
+    try:
+        with pytest.raises(CatalogueError, match=r"decks\.json: 'casual' must be an object of preset name -> deck"):
+            TravelEarthGame(deck_format="casual")
+    finally:
+        monkeypatch.undo()
+        catalogue.preset_decks.cache_clear()
+
+
 def test_a_preset_of_the_other_format_names_the_deck_format_that_has_it():
     from tabletop_envs.travel_earth.env import env
 
