@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -26,3 +28,18 @@ def test_adapter_without_ray_names_the_distributed_extra():
                "try:\n    import tabletop_envs.rllib_adapter\nexcept ImportError as e:\n    print(e)")
     assert out.returncode == 0, out.stderr
     assert "pip install 'tabletop-envs[distributed]'" in out.stdout
+
+
+def test_rllib_recipe_refuses_an_env_option_the_game_does_not_have_before_ray_starts():
+    # The env is built only inside Ray's env-runner actors, where a bad option used to end the run in
+    # a Ray traceback (IndexError from get_spaces) after starting Ray, instead of the recipe's one-line error.
+    from tabletop_envs.core.errors import ConfigError
+    from training.rllib_train import load_rllib_config
+
+    with pytest.raises(ConfigError, match=r"env_kwargs.*earth_v0 has no option num_player"):
+        load_rllib_config(data={"env": "earth_v0", "env_kwargs": {"num_player": 3}})
+    with pytest.raises(ConfigError, match=r"env_kwargs.*1-5 players"):
+        load_rllib_config(data={"env": "earth_v0", "env_kwargs": {"num_players": 7}})
+    with pytest.raises(ConfigError, match=r"env_kwargs.*max_turns"):
+        load_rllib_config(data={"env": "terralore_v0", "env_kwargs": {"max_turns": 0}})
+    assert load_rllib_config(data={"env": "earth_v0", "env_kwargs": {"num_players": 3}}).env_kwargs == {"num_players": 3}

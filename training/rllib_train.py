@@ -126,6 +126,7 @@ class RLlibTrainConfig:
             if key in self.env_kwargs:
                 raise ConfigError(f"env_kwargs.{key} is set by the trainer; use the top-level key instead"
                                   if key == "illegal_action" else "env_kwargs.render_mode: no rendering in training")
+        self._check_env_kwargs()
         if self.ppo.minibatch_size > self.ppo.train_batch_size_per_learner:
             raise ConfigError(f"ppo.minibatch_size {self.ppo.minibatch_size} exceeds "
                               f"ppo.train_batch_size_per_learner {self.ppo.train_batch_size_per_learner}")
@@ -135,6 +136,16 @@ class RLlibTrainConfig:
         check_file_stem(self.output.name, "output.name")
         check_dir_template(self.output.dir, "output.dir", env=self.env, seed=self.seed)
         return self
+
+    def _check_env_kwargs(self) -> None:
+        """Build the env once here: the trainer builds it only inside Ray's env-runner actors, where a bad
+        option surfaces as a Ray traceback after the cluster has started."""
+        from tabletop_envs.core.registry import get_spec
+
+        try:
+            get_spec(self.env).load_module().raw_env(**self.env_kwargs, illegal_action=self.illegal_action)
+        except (TabletopError, TypeError, ValueError) as exc:
+            raise ConfigError(f"env_kwargs {self.env_kwargs!r} do not build {self.env}: {exc}") from None
 
     def run_dir(self) -> Path:
         return Path(self.output.dir.format(env=self.env, seed=self.seed))
