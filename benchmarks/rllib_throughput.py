@@ -225,7 +225,7 @@ def main(argv=None) -> dict:
     print(f"{args.env}: env decisions per second (median of {args.repeats} x {args.seconds:g}s)")
     for name, r in res.items():
         print(f"  {name:<34} {r['steps_per_s']:>9,.0f}   runs {r['runs']}")
-    print(f"  load average before/after: {report['load_before'][0]:.2f} / {report['load_after'][0]:.2f}")
+    print(f"  load average before/after: {report['machine']['load_average'][0]:.2f} / {report['load_after'][0]:.2f}")
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(report, indent=2) + "\n")

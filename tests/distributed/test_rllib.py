@@ -424,3 +424,14 @@ def test_exported_module_matches_rllib_logits_and_frozen_copy_tracks_main(local_
         np.testing.assert_allclose(MLPPolicy(weights, activation).logits(probe.numpy()), expected, atol=1e-5)
     finally:
         algo.stop()
+
+
+def test_throughput_benchmark_prints_and_writes_its_report(tmp_path, capsys):
+    # The documented benchmark command crashed on its last line (KeyError 'load_before') after timing
+    # everything, so the JSON the docs quote was never written.
+    from benchmarks.rllib_throughput import main
+
+    out = tmp_path / "r.json"
+    report = main(["--env", "toy_v0", "--only", "adapter", "--seconds", "0.05", "--repeats", "1", "--json", str(out)])
+    assert json.loads(out.read_text())["results"]["adapter, random"]["steps_per_s"] > 0
+    assert "load average before/after" in capsys.readouterr().out and report["machine"]["load_average"]
