@@ -43,3 +43,15 @@ def test_rllib_recipe_refuses_an_env_option_the_game_does_not_have_before_ray_st
     with pytest.raises(ConfigError, match=r"env_kwargs.*max_turns"):
         load_rllib_config(data={"env": "terralore_v0", "env_kwargs": {"max_turns": 0}})
     assert load_rllib_config(data={"env": "earth_v0", "env_kwargs": {"num_players": 3}}).env_kwargs == {"num_players": 3}
+
+
+def test_rllib_recipe_refuses_data_parallel_learners_that_rllib_cannot_feed_turn_based_episodes():
+    # With 2 learner actors RLlib 2.60 failed on the second iteration ("Can only slice a
+    # MultiAgentEpisode if all lookback buffers ... have the exact same size"), or hung in the
+    # gradient all-reduce: refused when the recipe loads, not hours into a cluster run.
+    from tabletop_envs.core.errors import ConfigError
+    from training.rllib_train import load_rllib_config
+
+    with pytest.raises(ConfigError, match=r"learners.num_learners 2.*at most 1"):
+        load_rllib_config(data={"learners": {"num_learners": 2}})
+    assert load_rllib_config(data={"learners": {"num_learners": 1, "num_gpus_per_learner": 1}}).learners.num_learners == 1

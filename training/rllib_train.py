@@ -58,7 +58,9 @@ class EnvRunnersConfig:
 
 @dataclass
 class LearnersConfig:
-    num_learners: int = config_key(0, "learner actors (0 = learn in the driver process; N > 1 = data-parallel)", min=0)
+    num_learners: int = config_key(0, "learner actors (0 = learn in the driver process; 1 = one learner actor, e.g. on "
+                                   "a GPU; more is refused: RLlib cannot split turn-based episodes between learners)",
+                                   min=0)
     num_cpus_per_learner: float = config_key(1.0, "CPUs per learner actor", min=0)
     num_gpus_per_learner: float = config_key(0.0, "GPUs per learner actor", min=0)
 
@@ -127,6 +129,14 @@ class RLlibTrainConfig:
                 raise ConfigError(f"env_kwargs.{key} is set by the trainer; use the top-level key instead"
                                   if key == "illegal_action" else "env_kwargs.render_mode: no rendering in training")
         self._check_env_kwargs()
+        if self.learners.num_learners > 1:
+            # RLlib 2.60 slices each MultiAgentEpisode between data-parallel learners and refuses (or, with
+            # unequal minibatch counts, deadlocks in DDP) when the seats' lookback buffers differ in length,
+            # which they do in every turn-based episode cut between two sample calls.
+            raise ConfigError(f"learners.num_learners {self.learners.num_learners}: use at most 1; RLlib cannot "
+                              "split turn-based multi-agent episodes between data-parallel learners (the run fails "
+                              "on its second iteration or hangs). Scale sampling with env_runners.num_env_runners, "
+                              "and give the one learner a GPU with learners.num_gpus_per_learner=1")
         if self.ppo.minibatch_size > self.ppo.train_batch_size_per_learner:
             raise ConfigError(f"ppo.minibatch_size {self.ppo.minibatch_size} exceeds "
                               f"ppo.train_batch_size_per_learner {self.ppo.train_batch_size_per_learner}")
