@@ -55,3 +55,15 @@ def test_rllib_recipe_refuses_data_parallel_learners_that_rllib_cannot_feed_turn
     with pytest.raises(ConfigError, match=r"learners.num_learners 2.*at most 1"):
         load_rllib_config(data={"learners": {"num_learners": 2}})
     assert load_rllib_config(data={"learners": {"num_learners": 1, "num_gpus_per_learner": 1}}).learners.num_learners == 1
+
+
+def test_rllib_recipe_refuses_an_evaluation_vs_random_at_a_one_seat_table():
+    # At Earth solo the end-of-run "vs random" evaluation had no opponent and reported every game a
+    # win (win_rate 1.0), as bot_vs_random once did.
+    from tabletop_envs.core.errors import ConfigError
+    from training.rllib_train import load_rllib_config
+
+    with pytest.raises(ConfigError, match=r"one seat.*output.eval_games=0"):
+        load_rllib_config(data={"env": "earth_v0", "env_kwargs": {"num_players": 1}, "output": {"eval_games": 200}})
+    cfg = load_rllib_config(data={"env": "earth_v0", "env_kwargs": {"num_players": 1}, "output": {"eval_games": 0}})
+    assert cfg.output.eval_games == 0

@@ -153,9 +153,13 @@ class RLlibTrainConfig:
         from tabletop_envs.core.registry import get_spec
 
         try:
-            get_spec(self.env).load_module().raw_env(**self.env_kwargs, illegal_action=self.illegal_action)
+            env = get_spec(self.env).load_module().raw_env(**self.env_kwargs, illegal_action=self.illegal_action)
         except (TabletopError, TypeError, ValueError) as exc:
             raise ConfigError(f"env_kwargs {self.env_kwargs!r} do not build {self.env}: {exc}") from None
+        if self.output.eval_games and env.game.num_players < 2:
+            # alone at the table the policy "wins" every game, so the evaluation would report 100 %
+            raise ConfigError(f"output.eval_games {self.output.eval_games}: {self.env} with 1 player has one seat, "
+                              "so there is no random opponent to evaluate against; set output.eval_games=0")
 
     def run_dir(self) -> Path:
         return Path(self.output.dir.format(env=self.env, seed=self.seed))
