@@ -473,6 +473,16 @@ def export_checkpoint(cfg: RLlibTrainConfig, checkpoint: str | Path, out_stem: s
     module_dir = checkpoint / COMPONENT_LEARNER_GROUP / COMPONENT_LEARNER / COMPONENT_RL_MODULE / "main"
     if not module_dir.is_dir():
         raise FileNotFoundError(f"{checkpoint} is not an RLlib checkpoint of this trainer: {module_dir} is missing")
+    # The layouts of Earth's table sizes (and of other rule options) are the same, so neither the shape
+    # check nor load_policy would notice a sidecar that names another game than the one trained.
+    run_json = checkpoint.parent / "run.json"
+    if run_json.is_file():
+        run = json.loads(run_json.read_text())
+        trained = (run.get("env"), run.get("game_config"))
+        if trained != (cfg.env, _game_kwargs(cfg)):
+            raise ConfigError(f"{checkpoint} was trained with game_config {json.dumps(trained[1])} of {trained[0]} "
+                              f"({run_json}), but the recipe gives {cfg.env} with {json.dumps(_game_kwargs(cfg))}; "
+                              "pass the --config and --set options the run was started with")
     module = RLModule.from_checkpoint(str(module_dir))
     iteration = int(checkpoint.name.rsplit("_", 1)[-1]) if checkpoint.name.rsplit("_", 1)[-1].isdigit() else 0
     steps = _steps_at(checkpoint.parent, iteration)

@@ -347,6 +347,19 @@ def test_checkpoint_exports_the_same_policy_without_the_algorithm(terralore_run,
     assert again.metadata["training"]["iterations"] == 3
 
 
+def test_checkpoint_export_refuses_a_recipe_whose_game_differs_from_the_run(terralore_run, tmp_path):
+    # Earth's layout is the same at every table size, so exporting a 3-player run with the 2-player
+    # recipe used to write a sidecar saying num_players 2 without any error.
+    from dataclasses import replace
+
+    from training.rllib_train import export_checkpoint
+
+    cfg, run_dir, _ = terralore_run
+    other = replace(cfg, env_kwargs={"decks": ["tidal_fortress", "ember_rush"]})
+    with pytest.raises(ConfigError, match=r"was trained with game_config \{\}.*decks"):
+        export_checkpoint(other, run_dir / "checkpoint_00003", tmp_path / "mislabelled")
+    assert not (tmp_path / "mislabelled.json").exists()
+
 def test_resume_continues_from_a_checkpoint(terralore_run, tmp_path):
     from dataclasses import replace
 
