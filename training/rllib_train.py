@@ -400,6 +400,8 @@ def train(cfg: RLlibTrainConfig, address: str | None = None, log=print, resume: 
     require_ray()
     import ray
 
+    if resume is not None:
+        check_checkpoint_game(cfg, resume)  # before run.json below is rewritten, maybe the checkpoint's own
     run_dir = cfg.run_dir().resolve()
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "run.json").write_text(json.dumps({"env": cfg.env, "game_config": _game_kwargs(cfg),
@@ -463,6 +465,24 @@ def _steps_at(run_dir: Path, iteration: int) -> int:
     return steps
 
 
+def check_checkpoint_game(cfg: RLlibTrainConfig, checkpoint: str | Path) -> None:
+    """The recipe builds the game the checkpoint's run trained on (its ``run.json``, when there is one).
+
+    The layouts of Earth's table sizes (and of other rule options) are the same, so neither RLlib's
+    restore, the export's shape check nor load_policy would notice weights trained for another game.
+    """
+    checkpoint = Path(checkpoint).resolve()
+    run_json = checkpoint.parent / "run.json"
+    if not run_json.is_file():
+        return
+    run = json.loads(run_json.read_text())
+    trained = (run.get("env"), run.get("game_config"))
+    if trained != (cfg.env, _game_kwargs(cfg)):
+        raise ConfigError(f"{checkpoint} was trained with game_config {json.dumps(trained[1])} of {trained[0]} "
+                          f"({run_json}), but the recipe gives {cfg.env} with {json.dumps(_game_kwargs(cfg))}; "
+                          "pass the --config and --set options the run was started with")
+
+
 def export_checkpoint(cfg: RLlibTrainConfig, checkpoint: str | Path, out_stem: str | Path | None = None) -> Path:
     """Export module 'main' of an RLlib checkpoint (no Ray cluster needed), e.g. after a crashed run."""
     require_ray()
@@ -473,16 +493,7 @@ def export_checkpoint(cfg: RLlibTrainConfig, checkpoint: str | Path, out_stem: s
     module_dir = checkpoint / COMPONENT_LEARNER_GROUP / COMPONENT_LEARNER / COMPONENT_RL_MODULE / "main"
     if not module_dir.is_dir():
         raise FileNotFoundError(f"{checkpoint} is not an RLlib checkpoint of this trainer: {module_dir} is missing")
-    # The layouts of Earth's table sizes (and of other rule options) are the same, so neither the shape
-    # check nor load_policy would notice a sidecar that names another game than the one trained.
-    run_json = checkpoint.parent / "run.json"
-    if run_json.is_file():
-        run = json.loads(run_json.read_text())
-        trained = (run.get("env"), run.get("game_config"))
-        if trained != (cfg.env, _game_kwargs(cfg)):
-            raise ConfigError(f"{checkpoint} was trained with game_config {json.dumps(trained[1])} of {trained[0]} "
-                              f"({run_json}), but the recipe gives {cfg.env} with {json.dumps(_game_kwargs(cfg))}; "
-                              "pass the --config and --set options the run was started with")
+    check_checkpoint_game(cfg, checkpoint)
     module = RLModule.from_checkpoint(str(module_dir))
     iteration = int(checkpoint.name.rsplit("_", 1)[-1]) if checkpoint.name.rsplit("_", 1)[-1].isdigit() else 0
     steps = _steps_at(checkpoint.parent, iteration)

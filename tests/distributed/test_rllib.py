@@ -372,6 +372,18 @@ def test_resume_continues_from_a_checkpoint(terralore_run, tmp_path):
     assert (tmp_path / "resumed" / "checkpoint_00004").is_dir()
 
 
+def test_resume_refuses_a_recipe_whose_game_differs_from_the_run(terralore_run, tmp_path):
+    from dataclasses import replace
+
+    from training.rllib_train import train
+
+    cfg, run_dir, _ = terralore_run
+    other = replace(cfg, env_kwargs={"decks": ["tidal_fortress", "ember_rush"]},
+                    output=replace(cfg.output, dir=str(tmp_path / "other")))
+    with pytest.raises(ConfigError, match=r"was trained with game_config \{\}.*decks"):
+        train(other, log=lambda *_: None, resume=run_dir / "checkpoint_00003")
+    assert not (tmp_path / "other").exists()
+
 def _first_obs(env_name, seed):
     obs, _ = TabletopMultiAgentEnv({"env": env_name}).reset(seed=seed)
     return next(iter(obs.values()))["observations"]
