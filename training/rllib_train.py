@@ -76,7 +76,9 @@ class RLlibPPOConfig:
     clip_param: float = config_key(0.2, "PPO clip range", min=0)
     entropy_coeff: float = config_key(0.01, "entropy bonus", min=0)
     vf_loss_coeff: float = config_key(0.5, "value-loss weight", min=0)
-    vf_clip_param: float = config_key(10.0, "value clip range (returns are in [-1, 1])", min=0)
+    vf_clip_param: float = config_key(10.0, "value clip range (win/loss and Earth rank returns are in [-1, 1]; "
+                                             "solo Earth returns the final VP and reward=vp_margin a VP margin: "
+                                             "raise it to their scale, e.g. 500)", min=0)
     grad_clip: float = config_key(0.5, "global gradient-norm clip", min=0)
 
 
