@@ -32,8 +32,9 @@ class OpponentPool:
     """Callable ``rng -> Policy``; every returned policy carries ``pool_tag`` (random/heuristic/snapshot)."""
 
     def __init__(self, env_name: str, random_weight: float = 0.1, heuristic_weight: float = 0.2,
-                 window: int = 5, play_latest_ratio: float = 0.5):
+                 window: int = 5, play_latest_ratio: float = 0.5, game_config: dict | None = None):
         self.env_name = env_name
+        self.game_config = game_config  # the rules the heuristic plays under (Earth: its catalogue)
         self.window = window
         self.play_latest_ratio = play_latest_ratio
         self.snapshots: deque[MLPPolicy] = deque(maxlen=window)
@@ -47,7 +48,7 @@ class OpponentPool:
             raise ValueError("random_weight + heuristic_weight must be <= 1")
         if heuristic_weight > 0 and self.heuristic is None:
             try:
-                bot = load_policy(f"{self.env_name}/heuristic")
+                bot = load_policy(f"{self.env_name}/heuristic", game_config=getattr(self, "game_config", None))
             except Exception as exc:
                 raise ConfigError(f"selfplay.heuristic_weight is {heuristic_weight} but {self.env_name}/heuristic "
                                   f"cannot be loaded ({exc}); set selfplay.heuristic_weight: 0") from exc

@@ -499,7 +499,8 @@ def train(cfg: TrainConfig, resume: bool = False, command: str | None = None) ->
                 "training": {"seed": cfg.seed, "command": command}}
 
     sp = cfg.selfplay
-    pool = OpponentPool(cfg.env, sp.random_weight, sp.heuristic_weight, sp.window, sp.play_latest_ratio)
+    pool = OpponentPool(cfg.env, sp.random_weight, sp.heuristic_weight, sp.window, sp.play_latest_ratio,
+                        game_config=game_config)
     venv = make_vec_env(cfg, pool)
     start = time.perf_counter()
     state = None

@@ -8,6 +8,7 @@ through the game's ``ObservationLayout``.
 from __future__ import annotations
 
 import importlib
+import inspect
 from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol, runtime_checkable
@@ -92,7 +93,11 @@ _POLICIES: dict[str, Callable[..., Policy]] = {}
 
 
 def register_policy(policy_id: str, factory: Callable[..., Policy], overwrite: bool = False) -> None:
-    """Make ``load_policy(policy_id)`` build ``factory(**kwargs)``. Ids look like ``"terralore_v0/heuristic"``."""
+    """Make ``load_policy(policy_id)`` build ``factory(**kwargs)``. Ids look like ``"terralore_v0/heuristic"``.
+
+    A factory with a ``game_config`` parameter gets the rule options of the env it will play when the
+    caller knows them (``load_policy(..., game_config=...)``): Earth's heuristic reads the cards of a
+    custom ``data_dir`` from it."""
     if "/" not in policy_id:
         raise ValueError(f"policy id {policy_id!r} must look like '<env_name>/<name>'")
     if policy_id in _POLICIES and not overwrite:
@@ -130,7 +135,7 @@ def load_policy(policy: str | Path | Policy, env: str | None = None, game_config
     naming each one with both values; the player count is exempt (the Earth models play every table
     size). The env faces, the arena, evaluation and ``play`` pass it.
     """
-    loaded = _load_policy(policy, env, **kwargs)
+    loaded = _load_policy(policy, env, game_config, **kwargs)
     meta = getattr(loaded, "metadata", None)
     if game_config is not None and isinstance(meta, dict) and "env_id" in meta:
         from .onnx_policy import check_rule_options
@@ -147,7 +152,8 @@ def load_policy(policy: str | Path | Policy, env: str | None = None, game_config
     return loaded
 
 
-def _load_policy(policy: str | Path | Policy, env: str | None = None, **kwargs) -> Policy:
+def _load_policy(policy: str | Path | Policy, env: str | None = None, game_config: dict | None = None,
+                 **kwargs) -> Policy:
     if env is not None:
         from .registry import get_spec
 
@@ -189,4 +195,7 @@ def _load_policy(policy: str | Path | Policy, env: str | None = None, **kwargs) 
         known = ", ".join(sorted({*registered_policies(), *shipped_model_ids()}))
         raise TabletopError(f"no policy registered as {text!r}. Known ids: {known} (and <env>/random); "
                             "or pass a path to a .onnx model")
-    return _POLICIES[text](**kwargs)
+    factory = _POLICIES[text]
+    if game_config is not None and "game_config" in inspect.signature(factory).parameters:
+        kwargs.setdefault("game_config", dict(game_config))
+    return factory(**kwargs)

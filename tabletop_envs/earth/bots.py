@@ -17,8 +17,8 @@ class EarthHeuristic:
 
     name = "heuristic"
 
-    def __init__(self):
-        self.cat = cat = load_catalogue()
+    def __init__(self, data_dir: str | None = None):
+        self.cat = cat = load_catalogue(data_dir)  # the game's own cards: a custom data_dir has other values
         self.obs = build_observation_layout()
         self.acts = build_action_layout(cat)
         self.A = {n: s.start for n, s in self.acts.segments.items()}
@@ -152,8 +152,8 @@ class EarthHeuristic:
         return self.A["option"]  # soil: sprouts, growth and compost cards are worth VP
 
 
-def _make(**kwargs) -> EarthHeuristic:
-    return EarthHeuristic(**kwargs)
+def _make(game_config: dict | None = None, **kwargs) -> EarthHeuristic:
+    return EarthHeuristic(data_dir=(game_config or {}).get("data_dir"), **kwargs)
 
 
 register_policy("earth_v0/heuristic", _make, overwrite=True)

@@ -311,3 +311,20 @@ def test_seeded_fuzz_of_abilities_and_objectives_refuses_clearly_or_plays(tmp_pa
         while not state.is_terminal():
             state.apply_action(int(moves.choice(state.legal_actions())))
         state.check_invariants()
+
+
+def test_the_heuristic_values_the_cards_of_the_catalogue_its_game_was_built_from(data_copy):
+    """It read the shipped catalogue whatever data_dir the game had, so its card values were not the game's."""
+    from tabletop_envs import load_policy
+    from tabletop_envs.core.single_agent import SingleAgentEnv
+    from tabletop_envs.earth.catalogue import load_catalogue
+    from training.pool import OpponentPool
+
+    custom, shipped = load_catalogue(data_copy), load_catalogue()
+    assert custom is not shipped
+    assert load_policy("earth_v0/heuristic").cat is shipped
+    assert load_policy("earth_v0/heuristic", game_config={"data_dir": str(data_copy)}).cat is custom
+    env = SingleAgentEnv("earth_v0", opponent="earth_v0/heuristic", data_dir=data_copy)
+    assert env.game.cat is custom and env.opponent.cat is custom
+    pool = OpponentPool("earth_v0", 0.0, 1.0, game_config=env.game.config())
+    assert pool.heuristic.cat is custom
