@@ -190,6 +190,14 @@ class TrainConfig:
         return dataclasses.asdict(self)
 
 
+def resume_seed(seed: int, progress: int) -> int:
+    """The seed of a run resumed at ``progress`` (SB3: its step; RLlib: its iteration): streams of its
+    own, so it deals new games instead of the first part's again, and the same on every resume from there."""
+    import numpy as np
+
+    return int(np.random.SeedSequence([seed, progress]).generate_state(1)[0])
+
+
 def check_device(device: str, key: str) -> None:
     """A torch device string, checked when the recipe loads rather than when the learner is built."""
     if re.fullmatch(r"auto|cpu|(cuda|mps)(:\d+)?", device):

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from tabletop_envs.core.errors import ConfigError, TabletopError, run_cli
-from training.config import check_dir_template, check_file_stem, config_key, load_typed_config
+from training.config import check_dir_template, check_file_stem, config_key, load_typed_config, resume_seed
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
@@ -199,7 +199,8 @@ def main_seat(episode_id: str, num_players: int) -> int:
     return zlib.crc32(str(episode_id).encode()) % num_players
 
 
-def build_algo_config(cfg: RLlibTrainConfig):
+def build_algo_config(cfg: RLlibTrainConfig, seed: int | None = None):
+    """The PPOConfig of a recipe; ``seed`` (default: the recipe's) seeds torch and the env runners."""
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
@@ -244,7 +245,7 @@ def build_algo_config(cfg: RLlibTrainConfig):
                   num_epochs=ppo.num_epochs, lr=ppo.lr, gamma=ppo.gamma, lambda_=ppo.lambda_,
                   clip_param=ppo.clip_param, entropy_coeff=ppo.entropy_coeff, vf_loss_coeff=ppo.vf_loss_coeff,
                   vf_clip_param=ppo.vf_clip_param, grad_clip=ppo.grad_clip)
-        .debugging(seed=cfg.seed, log_level="WARN")
+        .debugging(seed=cfg.seed if seed is None else seed, log_level="WARN")
     )
     if cfg.selfplay.mode == "frozen":
         config.callbacks(on_train_result=_frozen_refresher(cfg.selfplay.frozen_update_every))
@@ -404,6 +405,9 @@ def train(cfg: RLlibTrainConfig, address: str | None = None, log=print, resume: 
 
     if resume is not None:
         check_checkpoint_game(cfg, resume)  # before run.json below is rewritten, maybe the checkpoint's own
+    # The env runners deal from the seed they are built with: a resumed run seeded like the first part
+    # would deal the first part's games again.
+    seed = cfg.seed if resume is None else resume_seed(cfg.seed, checkpoint_iteration(resume))
     run_dir = cfg.run_dir().resolve()
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "run.json").write_text(json.dumps({"env": cfg.env, "game_config": _game_kwargs(cfg),
@@ -413,12 +417,12 @@ def train(cfg: RLlibTrainConfig, address: str | None = None, log=print, resume: 
         start_ray(cfg, address)
     algo = None
     history: list[dict] = []
-    summary: dict = {"run_dir": str(run_dir)}
+    summary: dict = {"run_dir": str(run_dir), "sampling_seed": seed}
     try:
-        algo = build_algo_config(cfg).build_algo()
+        algo = build_algo_config(cfg, seed).build_algo()
         if resume is not None:
             algo.restore_from_path(str(Path(resume).resolve()))
-            log(f"resumed from {resume} at iteration {algo.iteration}")
+            log(f"resumed from {resume} at iteration {algo.iteration} (sampling seed {seed})")
         elif cfg.selfplay.mode == "frozen":
             copy_main_to_frozen(algo)
         with open(run_dir / "progress.jsonl", "a") as progress:
@@ -453,6 +457,20 @@ def train(cfg: RLlibTrainConfig, address: str | None = None, log=print, resume: 
             ray.shutdown()
     summary["history"] = history
     return summary
+
+
+def checkpoint_iteration(checkpoint: str | Path) -> int:
+    """The training iteration an RLlib checkpoint was saved at, read from its algorithm state."""
+    import pickle
+
+    path = Path(checkpoint)
+    try:
+        meta = json.loads((path / "rllib_checkpoint.json").read_text())
+        with open(path / f"{meta.get('state_file', 'algorithm_state')}.pkl", "rb") as f:
+            return int(pickle.load(f)["training_iteration"])
+    except (OSError, ValueError, KeyError, TypeError, pickle.UnpicklingError) as exc:
+        raise ConfigError(f"{path} is not an RLlib algorithm checkpoint of this recipe ({exc}); pass a "
+                          "checkpoint_<iteration> folder of a run") from exc
 
 
 def _steps_at(run_dir: Path, iteration: int) -> int:

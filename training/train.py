@@ -33,7 +33,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 from tabletop_envs.core.errors import ConfigError, run_cli
 from tabletop_envs.core.single_agent import SingleAgentEnv
 
-from .config import PHASE_KEYS, TrainConfig, load_config
+from .config import PHASE_KEYS, TrainConfig, load_config, resume_seed
 from .evaluate import anchor_evaluation, resolve, split_env_kwargs
 from .pool import SNAPSHOT, OpponentPool, WinRateGate
 
@@ -138,11 +138,6 @@ def load_for_resume(path: Path, cfg: TrainConfig, venv):
     # first part's deals, seats and opponent draws; a seed of (seed, step) keeps it reproducible and new.
     model.set_random_seed(resume_seed(cfg.seed, model.num_timesteps))
     return model
-
-
-def resume_seed(seed: int, steps: int) -> int:
-    """The seed of a run resumed at ``steps``: its own streams, the same on every resume from there."""
-    return int(np.random.SeedSequence([seed, steps]).generate_state(1)[0])
 
 
 def check_resumable(run_dir: Path, cfg: TrainConfig, game_config: dict) -> None:

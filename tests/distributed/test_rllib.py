@@ -372,6 +372,25 @@ def test_resume_continues_from_a_checkpoint(terralore_run, tmp_path):
     assert (tmp_path / "resumed" / "checkpoint_00004").is_dir()
 
 
+def test_a_resumed_run_samples_from_a_seed_of_its_own_not_the_first_parts(terralore_run, tmp_path):
+    # the env runners deal from the seed they are built with: the recipe's would deal the first
+    # iterations' games again
+    from dataclasses import replace
+
+    from training.config import resume_seed
+    from training.rllib_train import checkpoint_iteration, train
+
+    cfg, run_dir, _ = terralore_run
+    assert checkpoint_iteration(run_dir / "checkpoint_00003") == 3
+    cfg = replace(cfg, iterations=4, output=replace(cfg.output, dir=str(tmp_path / "resumed"), export=False))
+    said = []
+    summary = train(cfg, log=said.append, resume=run_dir / "checkpoint_00003")
+    assert summary["sampling_seed"] == resume_seed(cfg.seed, 3) != cfg.seed
+    assert any(f"sampling seed {resume_seed(cfg.seed, 3)}" in line for line in said)
+    with pytest.raises(ConfigError, match="not an RLlib algorithm checkpoint"):
+        checkpoint_iteration(tmp_path)
+
+
 def test_resume_refuses_a_recipe_whose_game_differs_from_the_run(terralore_run, tmp_path):
     from dataclasses import replace
 
