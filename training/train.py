@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import os
 import pickle
 import shlex
@@ -77,7 +78,9 @@ def make_vec_env(cfg: TrainConfig, pool: OpponentPool):
 
     fns = [EnvFactory(cfg.env, cfg.env_kwargs, pool) for _ in range(cfg.vec.n_envs)]
     if cfg.vec.kind == "subproc":
-        venv = SubprocVecEnv(fns, start_method="forkserver")
+        # Windows has no forkserver (get_context raises); the env factories and the pool pickle, so spawn works
+        method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+        venv = SubprocVecEnv(fns, start_method=method)
     elif cfg.vec.kind == "dummy":
         venv = DummyVecEnv(fns)
     else:

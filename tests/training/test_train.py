@@ -439,3 +439,26 @@ def test_a_bad_env_kwarg_of_the_env_itself_in_a_recipe_is_a_one_line_error_namin
     assert rc == 2 and err.count("\n") == 1, err
     assert f"{key} must be" in err and allowed in err and "'bogus'" in err
     assert not (tmp_path / "r").exists()
+
+
+def test_subproc_envs_start_where_forkserver_is_missing_as_on_windows(monkeypatch):
+    import multiprocessing
+
+    from training.pool import OpponentPool
+    from training.train import make_vec_env
+
+    real_get_context = multiprocessing.get_context
+
+    def windows_get_context(method=None):
+        if method in ("fork", "forkserver"):
+            raise ValueError(f"cannot find context for {method!r}")
+        return real_get_context(method)
+
+    monkeypatch.setattr(multiprocessing, "get_context", windows_get_context)
+    monkeypatch.setattr(multiprocessing, "get_all_start_methods", lambda: ["spawn"])
+    cfg = load_config(data={"env": "terralore_v0", "vec": {"kind": "subproc", "n_envs": 1}})
+    venv = make_vec_env(cfg, OpponentPool("terralore_v0", random_weight=1.0, heuristic_weight=0.0))
+    try:
+        assert venv.reset().shape == (1, 889)
+    finally:
+        venv.close()
