@@ -47,6 +47,8 @@ DRAW_PER_TURN = 2
 MULLIGAN, PLAY, LANE, DISCARD, DESTROY = "mulligan", "play", "lane", "discard", "destroy"
 DECISIONS = (MULLIGAN, PLAY, LANE, DISCARD, DESTROY)
 DECK_OUT_RULES = ("cannot_draw", "empty_deck")
+#: re-deals of the face-down cards that resample_hidden tries before it keeps them as they lie
+FACE_DOWN_REDEALS = 20
 
 
 class TerraloreGame(Game):
@@ -596,29 +598,38 @@ class TerraloreState(State):
         """Re-deal what ``player`` cannot see: their own deck order, and the opponent's unknown hand
         cards, face-down cards and deck, from the opponent's hidden cards.
 
-        Face-down cards keep their cost (the discards paying for them were seen) and lane slots stay
-        within four; the card the opponent is placing right now, if any, and their known cards (in
-        hand or face down) are kept where they are.
+        Face-down cards keep their cost (the discards that paid for them were seen) and lane slots stay
+        within four. The opponent's known cards (returned to their hand in view) stay in their hand or
+        face down, but which of them were placed is re-dealt too: ``player`` cannot see it. The card
+        the opponent is placing right now, if any, is kept where it is.
         The world gets a generator of its own (drawn from ``rng``): future chance is re-drawn too.
         """
         s = self.clone()
         q = 1 - player
         rng.shuffle(s.deck[player])
         pending = s.pending_card if s.actor == q else -1
-        # the card the opponent is placing stays theirs even while it is still in hand (lane choice)
-        keep = {*s.known_hand[q], pending}
-        fixed_hand = [c for c in s.hand[q] if c in keep]
-        unknown_hand = [c for c in s.hand[q] if c not in keep]
-        face_down = [[c for c in s.face_down[q][ln] if c not in keep] for ln in (ATTACK, DEFEND)]
-        pool = unknown_hand + s.deck[q] + face_down[0] + face_down[1]
-        new_face_down = s._redeal_face_down(q, pool, keep, rng)
-        if new_face_down is None:
+        known = [c for c in s.known_hand[q] if c != pending]
+        unknown_hand = [c for c in s.hand[q] if c not in known and c != pending]
+        face_down_unknown = [c for ln in s.face_down[q] for c in ln if c not in known and c != pending]
+        unknown = unknown_hand + s.deck[q] + face_down_unknown
+        hand_size = len(s.hand[q])
+        fixed_hand = [pending] if pending in s.hand[q] else []
+        for _ in range(FACE_DOWN_REDEALS):
+            new_face_down = s._redeal_face_down(q, unknown + known, {pending}, rng)
+            placed = {c for ln in new_face_down or () for c in ln}
+            hand = fixed_hand + [c for c in known if c not in placed]
+            if new_face_down is not None and len(hand) <= hand_size:
+                break
+        else:
+            # the cards as they lie (a valid world, though it tells where each one is); not reached in
+            # 100,000 random-play states
             new_face_down = [list(s.face_down[q][ln]) for ln in (ATTACK, DEFEND)]
-        placed = {c for ln in new_face_down for c in ln}
-        rest = [c for c in pool if c not in placed]
+            placed = {c for ln in new_face_down for c in ln}
+            hand = [c for c in s.hand[q] if c in known or c == pending]
+        rest = [c for c in unknown if c not in placed]
         rng.shuffle(rest)
-        k = len(unknown_hand)
-        s.hand[q] = fixed_hand + rest[:k]
+        k = hand_size - len(hand)
+        s.hand[q] = hand + rest[:k]
         s.deck[q] = rest[k:]
         s.face_down[q] = new_face_down
         # future chance (die rolls, mulligan shuffles) is hidden too: a world keeping the real generator

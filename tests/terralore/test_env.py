@@ -85,6 +85,26 @@ def test_resample_hidden_keeps_the_observation_and_re_deals_the_opponents_cards(
     assert len(seen_down) > 1, "the face-down cards were actually re-dealt"
 
 
+
+def test_resample_hidden_does_not_tell_whether_a_known_card_was_placed_face_down():
+    # Player 1 saw Tidepool Crab return to player 0's hand; player 0 then placed one card face down. Player 1
+    # sees "Crab in hand or face down" and a cost-0 face-down card: player 0's unseen Pebble Mole fits too.
+    s = make_state(hands=(["Tidepool Crab", "Pebble Mole", "Sturdy Turtle"], ["Gloom Bat"]))
+    s.known_hand[0] = [cid("Tidepool Crab")]
+    place(s, "Tidepool Crab", A)
+    end(s)
+    rng = np.random.default_rng(0)
+    crab_face_down = []
+    for _ in range(200):
+        world = s.resample_hidden(1, rng)
+        world.check_invariants()
+        np.testing.assert_array_equal(world.observation(1), s.observation(1))
+        np.testing.assert_array_equal(world.legal_action_mask(), s.legal_action_mask())
+        crab_face_down.append(cid("Tidepool Crab") in world.face_down[0][A])
+    assert 0 < sum(crab_face_down) < len(crab_face_down), (
+        "every re-dealt world put the known card where it really is: player 1 would learn whether it was placed")
+
+
 def test_render_text_shows_cards_by_name_with_cost_and_points_and_hides_face_down_cards():
     s = make_state(hands=(["Tidepool Crab", "Sturdy Turtle"], []), attacking=([], ["Ember Imp"]))
     place(s, "Tidepool Crab", D)
