@@ -621,8 +621,8 @@ class TerraloreState(State):
             if new_face_down is not None and len(hand) <= hand_size:
                 break
         else:
-            # the cards as they lie (a valid world, though it tells where each one is); not reached in
-            # 100,000 random-play states
+            # the cards as they lie: a valid world, though it tells where each one is (4 of 62,678
+            # re-deals in random play came here)
             new_face_down = [list(s.face_down[q][ln]) for ln in (ATTACK, DEFEND)]
             placed = {c for ln in new_face_down for c in ln}
             hand = [c for c in s.hand[q] if c in known or c == pending]
@@ -644,16 +644,22 @@ class TerraloreState(State):
         rng.shuffle(order)
         used = set()
         out = [[], []]
-        slots = [sum(cat.slots[c] for c in self.field[q][ln]) for ln in (ATTACK, DEFEND)]
+        # a kept creature may have been placed after the cards re-dealt here: its slots are taken first,
+        # and a lane being freed (replace-one) may stay over by the slots still to free, as in the real state
+        slots = [sum(cat.slots[c] for c in self.field[q][ln])
+                 + sum(cat.slots[c] for c in self.face_down[q][ln] if c in keep and cat.is_creature[c])
+                 for ln in (ATTACK, DEFEND)]
+        room = [LANE_SLOTS + (self.slots_to_free if (q, ln) == (self.actor, self.pending_lane) else 0)
+                for ln in (ATTACK, DEFEND)]
         for ln in (ATTACK, DEFEND):
             for c in self.face_down[q][ln]:
                 if c in keep:
-                    choice = c
-                else:
-                    choice = next((x for x in order if x not in used and cat.cost[x] == cat.cost[c]
-                                   and (not cat.is_creature[x] or slots[ln] + cat.slots[x] <= LANE_SLOTS)), None)
-                    if choice is None:
-                        return None
+                    out[ln].append(c)
+                    continue
+                choice = next((x for x in order if x not in used and cat.cost[x] == cat.cost[c]
+                               and (not cat.is_creature[x] or slots[ln] + cat.slots[x] <= room[ln])), None)
+                if choice is None:
+                    return None
                 used.add(choice)
                 out[ln].append(choice)
                 if cat.is_creature[choice]:

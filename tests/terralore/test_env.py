@@ -11,7 +11,7 @@ from tabletop_envs.core.errors import IllegalActionError
 from tabletop_envs.terralore import env as env_module
 from tabletop_envs.terralore.engine import TerraloreGame
 
-from .scenario import CAT, A, D, cid, end, make_state, place
+from .scenario import CAT, A, D, act, cid, end, make_state, place
 
 
 def test_module_doc_tables_equal_the_layouts():
@@ -103,6 +103,23 @@ def test_resample_hidden_does_not_tell_whether_a_known_card_was_placed_face_down
         crab_face_down.append(cid("Tidepool Crab") in world.face_down[0][A])
     assert 0 < sum(crab_face_down) < len(crab_face_down), (
         "every re-dealt world put the known card where it really is: player 1 would learn whether it was placed")
+
+
+
+def test_resample_hidden_keeps_the_lane_of_a_creature_being_paid_for_within_four_slots():
+    # three face-up creatures and a face-down Undertow, then a creature placed in the same lane: a world
+    # that re-deals Undertow as a creature must leave room for the creature whose cost is being paid
+    s = make_state(hands=(["Undertow", "Sturdy Turtle", "Gloom Bat", "Pebble Mole"], ["Gloom Bat"]),
+                   attacking=(["Ember Imp", "Lantern Moth", "Sand Piper"], []))
+    place(s, "Undertow", A, discards=["Gloom Bat"])
+    act(s, "play", cid("Sturdy Turtle"))
+    act(s, "lane", A)
+    assert s.decision_name == "discard" and s.slots_to_free == 0
+    rng = np.random.default_rng(0)
+    for _ in range(100):
+        world = s.resample_hidden(1, rng)
+        world.check_invariants()
+        np.testing.assert_array_equal(world.observation(1), s.observation(1))
 
 
 def test_render_text_shows_cards_by_name_with_cost_and_points_and_hides_face_down_cards():
