@@ -612,10 +612,15 @@ class TerraloreState(State):
         unknown_hand = [c for c in s.hand[q] if c not in known and c != pending]
         face_down_unknown = [c for ln in s.face_down[q] for c in ln if c not in known and c != pending]
         unknown = unknown_hand + s.deck[q] + face_down_unknown
+        # A "random" deck list is hidden too: its unseen cards are any catalogue cards the opponent has
+        # not shown (uniform, as random_deck drew them), not the real list's. A preset or a given list
+        # is part of the public game config.
+        seen = set(s.deck_list[q]) - set(unknown)
+        pool = [c for c in range(s.cat.size) if c not in seen] if s.game.decks[q] == "random" else unknown
         hand_size = len(s.hand[q])
         fixed_hand = [pending] if pending in s.hand[q] else []
         for _ in range(FACE_DOWN_REDEALS):
-            new_face_down = s._redeal_face_down(q, unknown + known, {pending}, rng)
+            new_face_down = s._redeal_face_down(q, pool + known, {pending}, rng)
             placed = {c for ln in new_face_down or () for c in ln}
             hand = fixed_hand + [c for c in known if c not in placed]
             if new_face_down is not None and len(hand) <= hand_size:
@@ -626,12 +631,16 @@ class TerraloreState(State):
             new_face_down = [list(s.face_down[q][ln]) for ln in (ATTACK, DEFEND)]
             placed = {c for ln in new_face_down for c in ln}
             hand = [c for c in s.hand[q] if c in known or c == pending]
-        rest = [c for c in unknown if c not in placed]
+        rest = [c for c in pool if c not in placed and c not in known]
         rng.shuffle(rest)
+        # as many unseen cards as the real hidden zones hold besides the face-down ones just dealt
+        rest = rest[:len(unknown) - len(placed - set(known) - {pending})]
         k = hand_size - len(hand)
         s.hand[q] = hand + rest[:k]
         s.deck[q] = rest[k:]
         s.face_down[q] = new_face_down
+        s.deck_list[q] = sorted(s.hand[q] + s.deck[q] + s.graveyard[q] + s.exile[q]
+                                + [c for ln in s.field[q] + s.face_down[q] for c in ln])
         # future chance (die rolls, mulligan shuffles) is hidden too: a world keeping the real generator
         # would roll the real dice, and its state would let the deal be re-run
         s.rng = new_rng(int(rng.integers(2**63 - 1)))

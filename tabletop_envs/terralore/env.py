@@ -97,6 +97,11 @@ Version history
 * v0 (``resample_hidden`` fix; play unchanged): a re-dealt world gets a generator of its own, so it rolls
   its own round-1 die and mulligan shuffles; before, every world kept the real generator and knew the
   real reveal order (and its state let the deal be re-run).
+* v0 (``resample_hidden`` fixes; play unchanged): with ``"random"`` decks the opponent's deck list is
+  re-drawn too (their unseen cards are any catalogue cards they have not shown); before, every world
+  held their real 20 cards, which told a searching player what they had. A card seen returning to the
+  opponent's hand is re-dealt between hand and face down (every world kept it where it lay), and a
+  lane being paid for keeps within four slots in every world.
 """
 
 from __future__ import annotations

@@ -85,7 +85,6 @@ def test_resample_hidden_keeps_the_observation_and_re_deals_the_opponents_cards(
     assert len(seen_down) > 1, "the face-down cards were actually re-dealt"
 
 
-
 def test_resample_hidden_does_not_tell_whether_a_known_card_was_placed_face_down():
     # Player 1 saw Tidepool Crab return to player 0's hand; player 0 then placed one card face down. Player 1
     # sees "Crab in hand or face down" and a cost-0 face-down card: player 0's unseen Pebble Mole fits too.
@@ -103,7 +102,6 @@ def test_resample_hidden_does_not_tell_whether_a_known_card_was_placed_face_down
         crab_face_down.append(cid("Tidepool Crab") in world.face_down[0][A])
     assert 0 < sum(crab_face_down) < len(crab_face_down), (
         "every re-dealt world put the known card where it really is: player 1 would learn whether it was placed")
-
 
 
 def test_resample_hidden_keeps_the_lane_of_a_creature_being_paid_for_within_four_slots():
@@ -298,3 +296,24 @@ def test_observation_shows_both_exiles_to_both_players():
     assert not lay.view(mine, "own_exile").any()
     assert np.flatnonzero(lay.view(theirs, "own_exile")).tolist() == [exiled]
     assert not lay.view(theirs, "opp_exile").any()
+
+
+def test_resample_hidden_redraws_a_random_opponent_deck_list_and_keeps_a_preset_one():
+    # With decks "random" the opponent's 20 cards are hidden: worlds drawn from their real list would tell
+    # player 1 which cards player 0 holds. A preset list is public game config and stays.
+    rng = np.random.default_rng(0)
+    state = TerraloreGame().new_initial_state(5)
+    true_list = set(state.deck_list[0])
+    overlaps = []
+    for _ in range(300):
+        world = state.resample_hidden(1, rng)
+        world.check_invariants()
+        np.testing.assert_array_equal(world.observation(1), state.observation(1))
+        assert world.deck_list[1] == state.deck_list[1]  # player 1 knows their own list
+        overlaps.append(len(true_list & set(world.deck_list[0])))
+    # a random 20 of the catalogue shares about 20 * 20 / size cards with the real list, not all 20
+    expected = 20 * 20 / CAT.size
+    assert abs(np.mean(overlaps) - expected) < 1.0 and max(overlaps) < 20
+    preset = TerraloreGame(decks=("ember_rush", "tidal_fortress")).new_initial_state(5)
+    for _ in range(20):
+        assert preset.resample_hidden(1, rng).deck_list[0] == preset.deck_list[0]
