@@ -16,8 +16,9 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
+from .aec import resolve_action
 from .engine import State
-from .errors import IllegalActionError, ReplayError, action_index
+from .errors import IllegalActionError, ReplayError
 
 #: version of the replay file format itself (not of the envs)
 REPLAY_FORMAT = 1
@@ -176,13 +177,10 @@ class Replay:
                 raise ReplayError(f"replay has {len(self.actions) - index} actions after the game ended "
                                   f"(at action #{index}); the file was edited or belongs to other rules")
             player = env.agent_name_mapping[env.agent_selection]
-            state = env.state
-            mask = state.legal_action_mask()
-            if not (action_index(action) is not None and 0 <= action < mask.shape[0] and mask[action]):
-                # refused before it is yielded: a watcher names the action it shows, and an id out of
-                # range has no name
-                exc = IllegalActionError(action, state.legal_actions(), state._describe_safe, state.decision())
-                raise ReplayError(f"action #{index} ({action}) is illegal in the replayed game: {exc}")
+            try:  # before it is yielded: a watcher names the action it shows, and an id out of range has no name
+                resolve_action(env.state, action, "raise", None)
+            except IllegalActionError as exc:
+                raise ReplayError(f"action #{index} ({action}) is illegal in the replayed game: {exc}") from None
             yield index, player, action
             env.step(action)
         if verify:
