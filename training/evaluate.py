@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tabletop_envs.core.aec import check_illegal_action, check_max_turns
+from tabletop_envs.core.aec import check_illegal_action, check_max_turns, check_render_mode
 from tabletop_envs.core.arena import play_game
 from tabletop_envs.core.errors import ConfigError, run_cli
 from tabletop_envs.core.policy import load_policy, policy_rng
@@ -45,11 +45,8 @@ def split_env_kwargs(env_kwargs: dict | None, env_name: str | None = None) -> tu
     max_turns = kwargs.pop("max_turns", None)
     check_max_turns(max_turns)  # as the env checks it: max_turns 0 would make every game a draw
     check_illegal_action(kwargs.get("illegal_action", "raise"))
-    render_mode = kwargs.get("render_mode")
-    if render_mode is not None and env_name is not None:
-        modes = tuple(get_spec(env_name).load_module().raw_env.metadata["render_modes"])
-        if render_mode not in modes:
-            raise ConfigError(f"render_mode must be None or one of {modes}, got {render_mode!r}")
+    if kwargs.get("render_mode") is not None and env_name is not None:
+        check_render_mode(kwargs["render_mode"], get_spec(env_name).load_module().raw_env.metadata["render_modes"])
     for key in AEC_KWARGS:
         kwargs.pop(key, None)
     return kwargs, max_turns

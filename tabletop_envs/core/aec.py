@@ -55,6 +55,11 @@ def check_illegal_action(illegal_action) -> None:
         raise ConfigError(f"illegal_action must be one of {ILLEGAL_ACTION_POLICIES}, got {illegal_action!r}")
 
 
+def check_render_mode(render_mode, modes) -> None:
+    if render_mode is not None and render_mode not in modes:
+        raise ConfigError(f"render_mode must be None or one of {tuple(modes)}, got {render_mode!r}")
+
+
 def penalty_returns(num_players: int, mover: int) -> np.ndarray:
     """Zero-sum result of an illegal move under ``illegal_action="penalty"``: mover -1, the others share +1
     (alone at the table, the mover just gets -1)."""
@@ -85,9 +90,7 @@ class TabletopAECEnv(AECEnv):
                  illegal_action: str = "raise", **game_kwargs):
         super().__init__()
         # ConfigError (a ValueError too): the command-line tools report it in one line, not a traceback
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ConfigError(f"render_mode must be None or one of {tuple(self.metadata['render_modes'])}, "
-                              f"got {render_mode!r}")
+        check_render_mode(render_mode, self.metadata["render_modes"])
         check_illegal_action(illegal_action)
         check_max_turns(max_turns)
         self.game: Game = self.game_class.build(**game_kwargs)
