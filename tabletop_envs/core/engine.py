@@ -29,6 +29,14 @@ def check_flags(**flags) -> None:
             raise ConfigError(f"{name} must be True or False, got {value!r}")
 
 
+def check_num_players(num_players, player_counts, rule: str) -> None:
+    """``num_players`` is an int in ``player_counts``, else a ConfigError: ``rule``, then the value as given.
+    The type too: 2.0 == 2 and True == 1, and a "2" printed without quotes reads as if 2 were refused."""
+    if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)) \
+            or num_players not in player_counts:
+        raise ConfigError(f"{rule}; got num_players={num_players!r}")
+
+
 class Game:
     """Static description of one game configuration: rules options, catalogue, layouts."""
 

@@ -15,7 +15,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from tabletop_envs.core.engine import TERMINAL, Game, State, check_flags, new_rng
+from tabletop_envs.core.engine import TERMINAL, Game, State, check_flags, check_num_players, new_rng
 from tabletop_envs.core.errors import ConfigError
 from tabletop_envs.core.layout import ActionLayout, ObservationLayout
 
@@ -82,9 +82,7 @@ class EarthGame(Game):
 
     def __init__(self, num_players: int = 2, reward: str = "rank", advanced_draft: bool = False,
                  fauna_side: str = "normal", max_rounds: int = 100, data_dir: str | None = None):
-        if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)) \
-                or num_players not in self.player_counts:
-            raise ConfigError(f"Earth is for 1-5 players, got num_players={num_players!r}")
+        check_num_players(num_players, self.player_counts, "Earth is for 1-5 players")
         if reward not in REWARD_MODES:
             raise ConfigError(f"reward must be one of {REWARD_MODES}, got {reward!r}")
         check_flags(advanced_draft=advanced_draft)

@@ -24,7 +24,7 @@ import copy
 
 import numpy as np
 
-from ..core.engine import TERMINAL, Game, State, check_flags, new_rng
+from ..core.engine import TERMINAL, Game, State, check_flags, check_num_players, new_rng
 from ..core.errors import ConfigError, DeckError
 from ..core.layout import ActionLayout
 from .catalogue import (
@@ -73,9 +73,7 @@ class TerraloreGame(Game):
 
     def __init__(self, decks=("random", "random"), draw_on_first_turn: bool = False, mulligan: bool = True,
                  defenders_deal_damage: bool = False, deck_out: str = "cannot_draw", num_players: int = 2):
-        # the type too: 2.0 == 2, and a "2" printed without quotes read as if 2 were refused
-        if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)) or num_players != 2:
-            raise ConfigError(f"Terralore is a two-player game; got num_players={num_players!r}")
+        check_num_players(num_players, self.player_counts, "Terralore is a two-player game")
         if deck_out not in DECK_OUT_RULES:
             raise ConfigError(f"deck_out must be one of {DECK_OUT_RULES}, got {deck_out!r}")
         check_flags(draw_on_first_turn=draw_on_first_turn, mulligan=mulligan,

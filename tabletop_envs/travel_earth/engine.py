@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from tabletop_envs.core import TERMINAL, ActionLayout, Game, ObservationLayout, State, new_rng
+from tabletop_envs.core.engine import check_num_players
 from tabletop_envs.core.errors import ConfigError
 
 from .catalogue import FORMATS, NUM_STATS, build_deck, load_catalogue
@@ -65,9 +66,7 @@ class TravelEarthGame(Game):
 
     def __init__(self, deck_format: str = "championship", decks=None, hand_size_table=None,
                  stalemate_turns: int = 20, first_player: int | None = None, num_players: int = 2):
-        # the type too: 2.0 == 2, and a "2" printed without quotes read as if 2 were refused
-        if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)) or num_players != 2:
-            raise ConfigError(f"Travel Earth TCG is a two-player game; got num_players={num_players!r}")
+        check_num_players(num_players, self.player_counts, "Travel Earth TCG is a two-player game")
         # a str first: a list would make the dict lookup a TypeError with a traceback, not this message
         if not isinstance(deck_format, str) or deck_format not in FORMATS:
             raise ConfigError(f"deck_format must be one of {sorted(FORMATS)}, got {deck_format!r}")
