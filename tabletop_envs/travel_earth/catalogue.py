@@ -203,10 +203,14 @@ def parse_deck(spec, catalogue: Catalogue, where: str = "deck") -> list[tuple[in
     return cards
 
 
-def validate_deck(cards: list[tuple[int, str]], deck_format: str, catalogue: Catalogue, where: str = "deck") -> None:
-    """Deck construction: size by format, at most four copies of one common name + collector number."""
+def _check_format(deck_format) -> None:
     if not isinstance(deck_format, str) or deck_format not in FORMATS:  # a list is unhashable: TypeError in a dict
         raise DeckError(f"unknown deck format {deck_format!r}; choose one of {sorted(FORMATS)}")
+
+
+def validate_deck(cards: list[tuple[int, str]], deck_format: str, catalogue: Catalogue, where: str = "deck") -> None:
+    """Deck construction: size by format, at most four copies of one common name + collector number."""
+    _check_format(deck_format)
     low, high = FORMATS[deck_format]
     n = len(cards)
     if n < low or high is not None and n > high:
@@ -237,8 +241,7 @@ def preset_decks() -> dict:
 
 def build_deck(spec, deck_format: str, catalogue: Catalogue, where: str = "deck") -> list[int]:
     """A validated deck as a list of card ids (printings play identically)."""
-    if not isinstance(deck_format, str) or deck_format not in FORMATS:  # before the presets are looked up by it
-        raise DeckError(f"unknown deck format {deck_format!r}; choose one of {sorted(FORMATS)}")
+    _check_format(deck_format)  # before the presets are looked up by it
     if isinstance(spec, str):
         every = preset_decks()
         presets = every.get(deck_format, {})
