@@ -48,7 +48,7 @@ class OpponentPool:
             raise ValueError("random_weight + heuristic_weight must be <= 1")
         if heuristic_weight > 0 and self.heuristic is None:
             try:
-                bot = load_policy(f"{self.env_name}/heuristic", game_config=getattr(self, "game_config", None))
+                bot = load_policy(f"{self.env_name}/heuristic", game_config=self.game_config)
             except Exception as exc:
                 raise ConfigError(f"selfplay.heuristic_weight is {heuristic_weight} but {self.env_name}/heuristic "
                                   f"cannot be loaded ({exc}); set selfplay.heuristic_weight: 0") from exc
