@@ -25,7 +25,7 @@ import numpy as np
 
 from tabletop_envs.core.aec import check_illegal_action, check_max_turns, check_render_mode
 from tabletop_envs.core.arena import play_game
-from tabletop_envs.core.errors import ConfigError, run_cli
+from tabletop_envs.core.errors import ConfigError, is_int, run_cli
 from tabletop_envs.core.policy import load_policy, policy_rng
 from tabletop_envs.core.registry import get_spec, make_game
 
@@ -155,7 +155,7 @@ def check_games(games) -> None:
 def check_seed(seed) -> None:
     """Seeds are non-negative integers, as everywhere else in the project (numpy refuses negative ones,
     with a traceback, only once a deal or policy generator is made from one)."""
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+    if not is_int(seed) or seed < 0:
         raise ConfigError(f"the seed must be a non-negative integer, got {seed!r}; e.g. --seed 0")
 
 

@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from .errors import ConfigError, IllegalActionError
+from .errors import ConfigError, IllegalActionError, is_int
 from .layout import ActionLayout, ObservationLayout
 
 TERMINAL = -1
@@ -32,8 +32,7 @@ def check_flags(**flags) -> None:
 def check_num_players(num_players, player_counts, rule: str) -> None:
     """``num_players`` is an int in ``player_counts``, else a ConfigError: ``rule``, then the value as given.
     The type too: 2.0 == 2 and True == 1, and a "2" printed without quotes reads as if 2 were refused."""
-    if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)) \
-            or num_players not in player_counts:
+    if not is_int(num_players) or num_players not in player_counts:
         raise ConfigError(f"{rule}; got num_players={num_players!r}")
 
 

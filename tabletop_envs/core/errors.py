@@ -46,6 +46,11 @@ def action_index(action) -> int | None:
         return None
 
 
+def is_int(value) -> bool:
+    """An int or NumPy integer, not a bool: True is an int to Python, and 2.0 or "2" is none."""
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+
+
 def _is_index(action, describe) -> bool:
     try:
         describe(action)

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import ModelMismatchError, RuleOptionsWarning, TabletopError
+from .errors import ModelMismatchError, RuleOptionsWarning, TabletopError, is_int
 
 SIDECAR_FORMAT = "tabletop_envs.policy/1"
 ACTIVATIONS = {  # in place: applied only to fresh products
@@ -310,7 +310,7 @@ def read_sidecar(path: str | Path) -> dict:
     problem = None
     for key in ("observation_size", "num_actions"):
         value = meta[key]
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        if not is_int(value) or value < 1:
             problem = f"{key} must be a positive int, got {value!r}"
             break
     else:

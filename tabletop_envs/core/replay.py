@@ -18,7 +18,7 @@ from pathlib import Path
 
 from .aec import resolve_action
 from .engine import State
-from .errors import IllegalActionError, ReplayError
+from .errors import IllegalActionError, ReplayError, is_int
 
 #: version of the replay file format itself (not of the envs)
 REPLAY_FORMAT = 1
@@ -97,18 +97,15 @@ class Replay:
         if data["format"] != REPLAY_FORMAT:
             raise ReplayError(f"{source} has replay format {data['format']!r}; this library reads format "
                               f"{REPLAY_FORMAT}. Use tabletop-envs {data.get('library_version', '?')} to replay it")
-        def whole(x):
-            return isinstance(x, int) and not isinstance(x, bool)
-
-        if not isinstance(data["actions"], list) or not all(whole(a) for a in data["actions"]):
+        if not isinstance(data["actions"], list) or not all(is_int(a) for a in data["actions"]):
             raise ReplayError(f"{source}: 'actions' must be a list of integer action ids")
         returns, players = data.get("returns"), data.get("players", [])
         # checked here, not when first used: that is after the whole game was shown, or a traceback
         for key, ok, what in (
                 ("env", isinstance(data["env"], str), "an env name"),
                 ("config", isinstance(data["config"], dict), "a mapping of rule options"),
-                ("seed", whole(data["seed"]) and data["seed"] >= 0, "a non-negative integer"),
-                ("max_turns", whole(data["max_turns"]), "an integer"),
+                ("seed", is_int(data["seed"]) and data["seed"] >= 0, "a non-negative integer"),
+                ("max_turns", is_int(data["max_turns"]), "an integer"),
                 ("action_layout_hash", isinstance(data["action_layout_hash"], str), "a string"),
                 ("final_digest", isinstance(data["final_digest"], str), "a sha256 hex string"),
                 ("returns", returns is None or (isinstance(returns, list) and all(

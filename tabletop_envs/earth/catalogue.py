@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from tabletop_envs.core.catalogue import Field, load_records
-from tabletop_envs.core.errors import CatalogueError
+from tabletop_envs.core.errors import CatalogueError, is_int
 
 from .text import ability_text, objective_text
 
@@ -208,16 +208,12 @@ CHOICE_ARG_MEASURES = {"habitat": HABITATS, "color": COLOURS, "type": TYPES, "di
                        "tag": ("colour", "geographic", "animal")}
 
 
-def _int(x) -> bool:
-    return isinstance(x, int) and not isinstance(x, bool)
-
-
 def _objective_problem(rec: dict, kind: str) -> str | None:
     """What keeps scoring from counting this fauna / ecosystem objective, or None. The schema checks
     each field alone; these fields depend on each other and were met only when scored (a ZeroDivisionError
     at the end of a game, or an objective that counts nothing)."""
     m, arg = rec["measure"], rec["arg"]
-    if m in INT_ARG_MEASURES and not _int(arg):
+    if m in INT_ARG_MEASURES and not is_int(arg):
         return f"measure {m!r} needs an int 'arg' (the threshold), got {arg!r}"
     if m in CHOICE_ARG_MEASURES and arg not in CHOICE_ARG_MEASURES[m]:
         return f"measure {m!r} needs an 'arg' from {CHOICE_ARG_MEASURES[m]}, got {arg!r}"
@@ -227,12 +223,12 @@ def _objective_problem(rec: dict, kind: str) -> str | None:
         return None
     table = rec["table"]
     if table:
-        if not all(_int(v) for v in table):
+        if not all(is_int(v) for v in table):
             return f"'table' must be a list of ints (VP by count), got {table!r}"
         return None
-    if not _int(rec["per"]) or rec["per"] < 1:
+    if not is_int(rec["per"]) or rec["per"] < 1:
         return f"without a 'table', 'per' must be an int >= 1, got {rec['per']!r}"
-    if not _int(rec["vp"]):
+    if not is_int(rec["vp"]):
         return f"without a 'table', 'vp' must be an int, got {rec['vp']!r}"
     if rec["max"] is not None and rec["max"] < 1:
         return f"'max' must be null or an int >= 1 (the VP cap), got {rec['max']!r}"
