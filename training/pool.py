@@ -10,8 +10,8 @@ Snapshots are :class:`~tabletop_envs.core.onnx_policy.MLPPolicy` objects (numpy 
 opponent move costs a few µs and the pool pickles cheaply to SubprocVecEnv workers
 (``env_method("set_opponent", pool)`` after every change).
 
-Whether a new snapshot is frozen is gated on the learner's recent win rate against the pool's
-snapshots (``gate_win_rate``): a learner that cannot yet beat its past selves keeps training
+Whether a new snapshot is frozen is gated on the learner's recent score against the pool's
+snapshots (``gate_win_rate``; a win 1, a draw 0.5): a learner that cannot yet beat its past selves keeps training
 against them instead of filling the window with copies of the same strength.
 """
 
