@@ -32,12 +32,12 @@ from tabletop_envs.core.registry import get_spec, make_game
 AEC_KWARGS = ("render_mode", "max_turns", "illegal_action")
 
 
-def split_env_kwargs(env_kwargs: dict | None, env_name: str | None = None) -> tuple[dict, int | None]:
-    """(game kwargs, max_turns) from the env kwargs of a recipe.
+def split_env_kwargs(env_kwargs: dict | None, env_name: str) -> tuple[dict, int | None]:
+    """(game kwargs, max_turns) from the env kwargs of a recipe for ``env_name``.
 
     The arena never renders and its policies play masked moves, so ``render_mode`` and ``illegal_action``
-    are left out; a bad value of either is still refused as the env would refuse it (``env_name`` given:
-    the render modes of that env), rather than read as if it were fine."""
+    are left out; a bad value of either is still refused as the env would refuse it, rather than read as
+    if it were fine."""
     if env_kwargs is not None and not isinstance(env_kwargs, dict):
         raise ConfigError(f"env kwargs must be a mapping of option names to values, e.g. {{\"num_players\": 3}}; "
                           f"got {env_kwargs!r}")
@@ -45,7 +45,7 @@ def split_env_kwargs(env_kwargs: dict | None, env_name: str | None = None) -> tu
     max_turns = kwargs.pop("max_turns", None)
     check_max_turns(max_turns)  # as the env checks it: max_turns 0 would make every game a draw
     check_illegal_action(kwargs.get("illegal_action", "raise"))
-    if kwargs.get("render_mode") is not None and env_name is not None:
+    if kwargs.get("render_mode") is not None:
         check_render_mode(kwargs["render_mode"], get_spec(env_name).load_module().raw_env.metadata["render_modes"])
     for key in AEC_KWARGS:
         kwargs.pop(key, None)
