@@ -23,13 +23,11 @@ from pathlib import Path
 
 import numpy as np
 
-from tabletop_envs.core.aec import check_illegal_action, check_max_turns, check_render_mode
+from tabletop_envs.core.aec import AEC_KWARGS, check_illegal_action, check_max_turns, check_render_mode
 from tabletop_envs.core.arena import play_game
 from tabletop_envs.core.errors import ConfigError, is_int, run_cli
 from tabletop_envs.core.policy import load_policy, policy_rng
 from tabletop_envs.core.registry import get_spec, make_game
-
-AEC_KWARGS = ("render_mode", "max_turns", "illegal_action")
 
 
 def split_env_kwargs(env_kwargs: dict | None, env_name: str) -> tuple[dict, int | None]:

@@ -18,6 +18,8 @@ from .engine import TERMINAL, Game
 from .errors import ConfigError, IllegalActionError, action_index
 
 ILLEGAL_ACTION_POLICIES = ("raise", "penalty", "random_legal")
+#: the env faces' own options, beside the game's rule options (never in ``Game.config()``)
+AEC_KWARGS = ("render_mode", "max_turns", "illegal_action")
 
 
 def resolve_action(state, action, policy: str, rng: np.random.Generator) -> int | None:

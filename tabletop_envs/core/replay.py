@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from .aec import resolve_action
+from .aec import AEC_KWARGS, resolve_action
 from .engine import State
 from .errors import IllegalActionError, ReplayError, is_int
 
@@ -118,7 +118,7 @@ class Replay:
                                   "or is not a tabletop-envs replay")
         # the game's config never holds these (Game.config()): make_env passes max_turns itself, so a copy
         # in the config raised TypeError there, and the others are the env's, not the rules'
-        face = sorted(set(data["config"]) & {"max_turns", "render_mode", "illegal_action"})
+        face = sorted(set(data["config"]) & set(AEC_KWARGS))
         if face:
             raise ReplayError(f"{source}: 'config' holds the env option(s) {face}, which are not rule options "
                               "(max_turns is a field of its own); the file was edited or is not a tabletop-envs replay")
