@@ -48,8 +48,12 @@ def test_readme_aec_loop_and_load_policy_snippets_run():
         load_policy(spec)
 
 
-def test_readme_single_agent_snippet_builds_the_masked_learner():
+def test_readme_single_agent_snippet_builds_the_masked_learner(tmp_path, monkeypatch):
+    import tempfile
+
     pytest.importorskip("sb3_contrib")
+    # the snippet's learn() without a log folder makes SB3's SB3-<time> folder in the temp dir
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     _aec, single_agent, _opponents = python_blocks()
     assert "learn(10_000)" in single_agent
     namespace: dict = {}
