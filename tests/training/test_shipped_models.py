@@ -262,3 +262,23 @@ def test_weights_that_are_not_finite_real_numbers_are_refused_naming_the_npz(tmp
     np.savez(npz, **arrays)
     with pytest.raises(ModelMismatchError, match=rf"m\.npz is not a readable model file \(ValueError: {problem}\)"):
         load_policy(str(model), backend="numpy")
+
+
+@pytest.mark.parametrize("policy_id", SHIPPED_IDS)
+def test_a_shipped_models_onnx_graph_and_numpy_weights_give_the_same_logits_on_real_observations(policy_id):
+    # The .onnx and the .npz are two files of one model: a re-export that updated only one would make
+    # the policy depend on whether onnxruntime is installed.
+    pytest.importorskip("onnxruntime")
+    env_name = policy_id.split("/")[0]
+    numpy_policy = load_policy(policy_id, backend="numpy")
+    onnx_policy = load_policy(policy_id, backend="onnxruntime")
+    assert type(numpy_policy) is not type(onnx_policy)
+    game = make_game(env_name, **numpy_policy.metadata["game_config"])
+    rng = np.random.default_rng(0)
+    state = game.new_initial_state(3)
+    observations = []
+    while not state.is_terminal() and len(observations) < 40:
+        observations.append(state.observation(state.current_player()))
+        state.apply_action(int(rng.choice(state.legal_actions())))
+    for obs in observations:
+        np.testing.assert_allclose(onnx_policy.logits(obs), numpy_policy.logits(obs), rtol=1e-4, atol=1e-4)
