@@ -81,6 +81,7 @@ def free_engine_bound(label: str, rounds: int, steps: int = 12288, n_envs: int =
     rate = opponent_moves_per_learner_step(real, snapshot)
     free = [_Make(bank, masks.shape[1], masks, snapshot, rate) for _ in range(n_envs)]
     reference = [tt.ConnectFourVsRandom for _ in range(n_envs)]
+    tt.warm_up(reference, tt.SETTINGS)  # else the first round's "before" run is a process's first learn
     ratios = []
     for _ in range(rounds):
         before = tt.measure(reference, steps, tt.SETTINGS)["steps_per_s"]

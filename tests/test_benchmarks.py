@@ -116,3 +116,21 @@ def test_aec_throughput_seeds_once_per_window_not_every_game():
     env = TwoStepGame()
     _, games = run_window(env, 0.01, np.random.default_rng(0), seed=7)
     assert games > 1 and env.seeds[0] == 7 and env.seeds[1:] == [None] * games
+
+
+def test_training_throughput_times_no_process_first_learn(monkeypatch):
+    # a process's first learn ran 1-9 % slower; as the first timed run (a reference run) it lowered the
+    # first game's ratio's denominator in round one (all of it in a one-round run)
+    import benchmarks.training_throughput as tt
+
+    calls = []
+
+    def fake_measure(env_fns, steps, settings, seed=0, policy="fast", vec="batched"):
+        calls.append(steps)
+        speed = 1000.0 if len(calls) == 1 else 2000.0  # the first learn of the process is slow
+        return {"steps": steps, "seconds": steps / speed, "steps_per_s": speed, "us_per_step": None}
+
+    monkeypatch.setattr(tt, "measure", fake_measure)
+    rows = tt.training_throughput(4096, 2, [], repeats=1)
+    assert rows[0]["steps_per_s"] == 2000.0 and rows[0]["zero_cost_vs_reference"] == 1.0
+    assert calls[0] < 4096  # the untimed warm-up is short
