@@ -135,6 +135,7 @@ def test_the_policy_comparison_trains_every_env_with_both_policy_classes(monkeyp
         return {"steps": steps, "seconds": 1.0, "steps_per_s": 200.0 if policy == "fast" else 100.0}
 
     monkeypatch.setattr(tt, "measure", fake_measure)
+    monkeypatch.setattr(tt, "warm_up", lambda *a, **k: None)  # untimed; counted by its own test
     rows = tt.policy_comparison(64, 2, ["terralore_v0"], repeats=1)
     assert [r["env"] for r in rows] == ["connect_four-v3", "terralore_v0"]
     assert sorted(calls) == [(2, "fast"), (2, "fast"), (2, "stock"), (2, "stock")]
@@ -153,6 +154,7 @@ def test_the_policy_comparisons_speedup_is_the_median_of_each_rounds_own_ratio(m
         return {"steps": steps, "seconds": 1.0, "steps_per_s": speeds[policy][count[key]]}
 
     monkeypatch.setattr(tt, "measure", fake_measure)
+    monkeypatch.setattr(tt, "warm_up", lambda *a, **k: None)  # untimed; counted by its own test
     rows = tt.policy_comparison(64, 2, ["terralore_v0"], repeats=3)
     for row in rows:
         assert row["speedup"] == 1.25 and row["speedup_each_round"] == [3.0, 1.25, 1.1]  # not 250 / 200
@@ -185,6 +187,7 @@ def test_throughput_ratios_are_the_median_of_each_rounds_own_ratio(monkeypatch):
 
     runs_per_round = 1 + 2 * len(games) + 1 + len(games)  # R (G R)... then the floors
     monkeypatch.setattr(tt, "measure", fake_measure)
+    monkeypatch.setattr(tt, "warm_up", lambda *a, **k: None)  # untimed; counted by its own test
     counts = []
 
     def fake_record(env_fn, count=256, seed=0):
