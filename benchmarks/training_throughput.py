@@ -429,7 +429,11 @@ class _WithOpponent:
 
 
 def act_latency(policy_id: str, env_name: str, kwargs: dict, calls: int = 2000) -> dict:
-    """Median latency of ``load_policy`` and of one ``act`` on real observations."""
+    """Median latency of ``load_policy`` and of one ``act``, timed where a user calls it: inside games
+    (the model in one seat, turn about, random play in the others), each call on the observation and
+    mask the game has just made, with the engine's moves in between. Timed back to back on recorded
+    observations instead, the model's weights stayed in the caches and ``act`` measured 7-14 % faster
+    (12.2 / 15.1 / 25.1 µs against 13.1 / 16.6 / 28.5 in games, Terralore / Travel Earth / Earth)."""
     from tabletop_envs import load_policy
     from tabletop_envs.core.arena import play_game
     from tabletop_envs.core.policy import RandomPolicy
@@ -439,28 +443,25 @@ def act_latency(policy_id: str, env_name: str, kwargs: dict, calls: int = 2000) 
     policy = load_policy(policy_id)
     load_ms = (time.perf_counter() - t0) * 1000
     game = make_game(env_name, **kwargs)
-    samples = []
+    times = []
 
-    class Recorder(RandomPolicy):
+    class Timed(RandomPolicy):
         def act(self, obs, mask, rng):
-            samples.append((obs.copy(), mask.copy()))
-            return super().act(obs, mask, rng)
+            t = time.perf_counter()
+            action = policy.act(obs, mask, rng)
+            times.append(time.perf_counter() - t)
+            assert mask[action]
+            return action
 
     seed = 0
-    while len(samples) < 500:
-        play_game(game, [Recorder()] * game.num_players, seed)
+    while len(times) < calls:
+        seats = [RandomPolicy() for _ in range(game.num_players)]
+        seats[seed % game.num_players] = Timed()
+        play_game(game, seats, seed)
         seed += 1
-    rng = np.random.default_rng(0)
-    times = []
-    for i in range(calls):
-        obs, mask = samples[i % len(samples)]
-        t = time.perf_counter()
-        action = policy.act(obs, mask, rng)
-        times.append(time.perf_counter() - t)
-        assert mask[action]
     return {"policy": policy_id, "policy_class": type(policy).__name__, "load_ms": round(load_ms, 2),
             "act_median_us": round(statistics.median(times) * 1e6, 1),
-            "act_p99_us": round(float(np.percentile(times, 99)) * 1e6, 1), "calls": calls}
+            "act_p99_us": round(float(np.percentile(times, 99)) * 1e6, 1), "calls": len(times)}
 
 
 def latency_targets(policies: list[str] | None, games: list[str]) -> list[tuple[str, str, dict]]:
