@@ -130,7 +130,8 @@ def encode(s, player: int) -> np.ndarray:
 
 def resample(s, player: int, rng: np.random.Generator):
     """A copy where every Earth card ``player`` cannot see (deck order, others' hands and draws, unknown
-    compost cards) and the other players' personal ecosystems are re-dealt, keeping every size."""
+    compost cards), the other players' personal ecosystems and, during setup, their island and climate
+    cards and sides are re-dealt, keeping every size."""
     t = s.clone()
     n = t.n
     slots = []  # (list, index) positions whose card is hidden from player
@@ -152,6 +153,8 @@ def resample(s, player: int, rng: np.random.Generator):
     order = rng.permutation(len(pool))
     for (zone, i), j in zip(slots, order):
         zone[i] = pool[int(j)]
+    if t.phase == "setup":
+        _resample_setup_sides(s, t, player, rng)
     if t.phase != "over":  # at the end personal ecosystems are revealed for scoring
         # other players' personal ecosystems: any card not public and not offered to player
         eco_cards = range(len(s.game.cat.ecosystems) // 2)
@@ -170,4 +173,41 @@ def resample(s, player: int, rng: np.random.Generator):
     t.rng = new_rng(int(rng.integers(2**63 - 1)))
     t._mask_cache = None
     return t
+
+
+def _resample_setup_sides(s, t, player: int, rng: np.random.Generator, tries: int = 20) -> None:
+    """Other players' island and climate cards (and sides, once chosen) are hidden until setup ends:
+    re-deal them from the cards not offered to ``player``. An island side whose setup draw is done keeps
+    what that draw made visible (cards drawn, cards to compost), so the hand counts stay the same."""
+    cat = s.game.cat
+    drawn = {q for q in range(t.n) if not any(task["t"] == "setup_draw" and task["p"] == q for task in t.queue)}
+    for what, sides, chosen in (("island", cat.islands, t.island), ("climate", cat.climates, t.climate)):
+        for _ in range(tries):
+            free = [c for c in range(len(sides) // 2) if c not in t.offers[what][player]]
+            free = [free[int(i)] for i in rng.permutation(len(free))]
+            offers, picks, ok = {}, {}, True
+            for q in range(t.n):
+                if q == player:
+                    continue
+                m = len(t.offers[what][q])
+                if chosen[q] >= 0:
+                    true = sides[chosen[q]]
+                    fits = [2 * c + k for c in free for k in (0, 1)
+                            if what == "climate" or q not in drawn
+                            or (sides[2 * c + k]["draw"], sides[2 * c + k]["compost"]) == (true["draw"], true["compost"])]
+                    if not fits:
+                        ok = False
+                        break
+                    picks[q] = fits[int(rng.integers(len(fits)))]
+                    free.remove(picks[q] // 2)
+                    rest, free = free[:m - 1], free[m - 1:]
+                    offers[q] = [picks[q] // 2] + rest
+                else:
+                    offers[q], free = free[:m], free[m:]
+            if ok:
+                for q, cards in offers.items():
+                    t.offers[what][q] = cards
+                for q, side in picks.items():
+                    chosen[q] = side
+                break
 

@@ -128,6 +128,10 @@ Version history
   a later step of the turn spent the count below it again; before, only the state at the end of the turn
   counted. Which objectives are met but not yet claimed this turn is not in the observation: it follows
   from the counts seen earlier in the turn.
+* v0, ``resample_hidden`` fix (play unchanged): during setup, other players' island and climate cards
+  (and sides, once chosen) are re-dealt from the cards not offered to the player; before, every world
+  kept the real ones, which the observation hides until setup ends. An island whose setup draw is done
+  keeps its draw and compost numbers, which the hand counts show.
 """
 
 from __future__ import annotations

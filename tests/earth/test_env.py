@@ -275,3 +275,33 @@ def test_every_seat_sees_each_players_public_board_in_its_relative_seat():
         leaves = lay.view(obs, "fauna_leaves")[0]
         assert leaves[rel(2)] == pytest.approx(1.0) and leaves[rel(0)] == pytest.approx(0.8) and leaves[rel(1)] == 0
         assert np.flatnonzero(lay.view(obs, "bonus")).tolist() == [rel(2)]
+
+
+def test_resample_hidden_redeals_other_players_island_and_climate_during_setup():
+    # The sides stay hidden until setup ends, so worlds keeping the real ones would tell a searching
+    # player what the others chose. An island whose setup draw is done keeps its draw and compost
+    # numbers, which the hand counts show.
+    rng = np.random.default_rng(0)
+    state = EarthGame(num_players=3).new_initial_state(4)
+    checked = {"undrawn": 0, "drawn": 0}
+    while state.phase == "setup":
+        p = state.current_player()
+        for q in range(3):
+            if q == p or state.island[q] < 0:
+                continue
+            drawn = not any(t["t"] == "setup_draw" and t["p"] == q for t in state.queue)
+            true = CAT.islands[state.island[q]]
+            same = []
+            for _ in range(60):
+                world = state.resample_hidden(p, rng)
+                np.testing.assert_array_equal(world.observation(p), state.observation(p))
+                np.testing.assert_array_equal(world.legal_action_mask(), state.legal_action_mask())
+                assert world.island[q] // 2 in world.offers["island"][q]
+                side = CAT.islands[world.island[q]]
+                if drawn:
+                    assert (side["draw"], side["compost"]) == (true["draw"], true["compost"])
+                same.append(world.island[q] == state.island[q] and world.climate[q] == state.climate[q])
+            assert not all(same), f"every world kept player {q}'s real island and climate"
+            checked["drawn" if drawn else "undrawn"] += 1
+        state.apply_action(int(rng.choice(state.legal_actions())))
+    assert checked["undrawn"] and checked["drawn"]
