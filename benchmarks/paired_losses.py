@@ -1,8 +1,10 @@
-"""Are a policy's losses against an opponent tied to the deal, or to its own play?
+"""Are a policy's losses against an opponent tied to the deal, or to the play?
 
 Every deal (seed) is played from both seats. If losses came from hopeless deals, the same deal
 would be lost from both seats far more often than the product of the two seats' loss rates; if
-they are the policy's (or the dice's) doing, both-seat losses match that product.
+they come from the play, both-seat losses match that product. "The play" is the policy's own
+choices, the opponent's (a random opponent draws afresh in each seating) and the dice: this
+test cannot tell those apart.
 
     python -m benchmarks.paired_losses --env terralore_v0 --policy terralore_v0/ppo --deals 1000
 """
