@@ -1332,3 +1332,35 @@ def test_scoring_step_6_adds_the_end_game_bonus_of_every_terrain_in_the_tableau(
     b = scoring.score_breakdown(s, 0)
     assert b["6_terrain"] == 2 * per_row["vp"] + 3 * per_soil["vp"]
     assert scoring.final_score(s, 0) == sum(b.values())
+
+
+def test_cost_objectives_count_only_tableau_cards_since_island_and_climate_have_no_soil_cost():
+    # "These cards can also count for ecosystem/fauna objectives" (island, climate): they count wherever they
+    # carry what the objective looks at (VP, habitats, ability colours); they print no soil cost
+    s = at_action(2, p=0)
+    cheap_cards = [flora(lambda c: c["cost"] <= 3, skip=k) for k in range(3)]
+    for cell, card in enumerate(cheap_cards):
+        put(s, 0, cell, card)
+    dear = flora(lambda c: c["cost"] >= 4)
+    put(s, 0, 3, dear)
+    assert scoring.measure(s, 0, "cost_le", 3) == 3 and scoring.measure(s, 0, "cost_ge", 4) == 1
+    low_vp = sum(CAT.earth[c]["vp"] <= 3 for c in cheap_cards + [dear])
+    low_vp += sum(card["vp"] <= 3 for card in (CAT.islands[s.island[0]], CAT.climates[s.climate[0]]))
+    assert scoring.measure(s, 0, "vp_le", 3) == low_vp
+
+
+def test_card_objectives_do_not_count_the_event_stack_only_the_sets_objective_names_events():
+    # events "do not get added to your tableau": played events count only where an objective names them
+    # ("N+ events played", the Red/Blue/Yellow/Terrain/Event sets), not as cards or black abilities
+    s = at_action(2, p=0)
+    put(s, 0, 0, with_ability(lambda a: a["color"] == "black"))
+    odd = next(c["id"] for c in CAT.earth if c["kind"] == "event" and c["vp"] % 2)
+    counts = (("color", "black"), ("vp_odd", None), ("vp_le", 3), ("events", None))
+
+    def measured():
+        return [scoring.measure(s, 0, m, arg) for m, arg in counts]
+
+    black, vp_odd, vp_le, events = measured()
+    assert black >= 1
+    s.events[0].append(take(s, odd))
+    assert measured() == [black, vp_odd, vp_le, events + 1]
