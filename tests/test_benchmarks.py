@@ -39,6 +39,10 @@ def test_play_match_refuses_another_games_policy_by_name_before_any_game():
      "--deals must be a positive integer"),
     ("paired_losses", ["--env", "terralore_v0", "--policy", "earth_v0/ppo", "--deals", "2"],
      "plays earth_v0, not terralore_v0"),
+    ("search_ceiling", ["--env", "terralore_v0", "--policy", "terralore_v0/ppo", "--worlds", "0"],
+     "--worlds must be a positive integer"),
+    ("search_ceiling", ["--env", "earth_v0", "--policy", "heuristic", "--env-kwargs", '{"num_players": 3}'],
+     "two-player games; earth_v0 has 3 seats"),
 ])
 def test_strength_scripts_end_a_bad_command_line_in_one_line(module, argv, message, capsys):
     import importlib
@@ -152,3 +156,14 @@ def test_act_latency_times_the_model_inside_games_not_back_to_back_on_recordings
     monkeypatch.setattr(tabletop_envs, "load_policy", lambda pid: Spy())
     out = act_latency("spy", "terralore_v0", {}, calls=50)
     assert out["calls"] >= 50 and len(seen) == out["calls"] and not any(seen)
+
+
+def test_search_ceiling_a_rollout_search_over_random_play_beats_random_play_on_the_same_deals():
+    from benchmarks.search_ceiling import search_ceiling
+    from tabletop_envs import load_policy
+
+    rand = load_policy("terralore_v0/random", env="terralore_v0")
+    out = search_ceiling("terralore_v0", rand, rand, deals=6, worlds=4)
+    assert out["plain"]["games"] == out["search"]["games"] == 12
+    # random against random wins about half; a search that reads ahead over the same play wins most
+    assert out["search"]["win"]["rate"] >= out["plain"]["win"]["rate"] + 0.25

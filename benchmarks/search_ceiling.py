@@ -1,0 +1,139 @@
+"""How much stronger could a policy play against an opponent? A rollout search over it, side by side.
+
+Every deal is played from both seats twice: by the policy as it is, and by a search built on it.
+At each of its decisions with more than one legal action the search deals ``--worlds`` worlds
+that agree with everything its seat has seen (``state.resample_hidden``), plays each legal action
+in every world and finishes the game with the policy in its own seat and the real opponent in the
+other, then picks the action that won most (ties keep the policy's own choice). The search knows
+whom it plays, so its result is a floor under what any player of that seat's information could
+reach against *that* opponent; the gap to the plain policy is play the network leaves on the table.
+Both sides meet the same opponent on the same deals, its generator seeded the same way.
+
+    python -m benchmarks.search_ceiling --env terralore_v0 --policy terralore_v0/ppo --deals 300 --worlds 32
+
+A search decision costs about ``worlds`` × legal actions × the rest of a game in policy moves
+(Terralore with 32 worlds: about 1 s a game); games of hundreds of decisions (Earth) take long.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from tabletop_envs.core.errors import ConfigError
+
+
+def play_out(state, choose, max_turns: int, seat: int) -> int:
+    """Finish ``state`` with ``choose(state, player)``: +1, 0 or -1 for ``seat`` (0 when truncated)."""
+    while not state.is_terminal():
+        if state.turn >= max_turns:
+            return 0
+        state.apply_action(choose(state, state.current_player()))
+    returns = state.returns()
+    return int(np.sign(returns[seat] - returns[1 - seat]))
+
+
+def mover(policies: dict, rng: np.random.Generator):
+    return lambda state, p: policies[p].act(state.observation(p), state.legal_action_mask(), rng)
+
+
+def search_action(state, seat: int, policy, opponent, worlds: int, max_turns: int,
+                  rng: np.random.Generator) -> int:
+    legal = state.legal_actions()
+    own = int(policy.act(state.observation(seat), state.legal_action_mask(), rng))
+    if len(legal) == 1:
+        return own
+    wins = np.zeros(len(legal))
+    for _ in range(worlds):
+        world = state.resample_hidden(seat, rng)
+        rollout_seed = int(rng.integers(2**63))
+        for j, action in enumerate(legal):
+            line = world.clone()
+            line.apply_action(action)
+            # one rollout generator per world for every action: their comparison is not muddied by luck
+            wins[j] += play_out(line, mover({seat: policy, 1 - seat: opponent}, np.random.default_rng(rollout_seed)),
+                                max_turns, seat)
+    return own if wins[legal.index(own)] == wins.max() else legal[int(np.argmax(wins))]
+
+
+def search_ceiling(env_name: str, policy, opponent, deals: int, worlds: int, seed: int = 0,
+                   game_kwargs: dict | None = None, max_turns: int | None = None) -> dict:
+    from tabletop_envs.core.registry import make_game
+    from training.evaluate import PairResult
+
+    game = make_game(env_name, **(game_kwargs or {}))
+    if game.num_players != 2:
+        raise ConfigError(f"the search rolls out two-player games; {env_name} has {game.num_players} seats here "
+                          "(e.g. --env-kwargs '{\"num_players\": 2}')")
+    limit = game.default_max_turns if max_turns is None else max_turns
+    outcomes = {"plain": [], "search": []}
+    for deal in range(deals):
+        deal_seed = seed * 1_000_003 + deal  # training.evaluate.play_pair's deals
+        for seat in (0, 1):
+            for side, results in outcomes.items():
+                # children of (deal, seat), never the deal's own stream; the same for both sides
+                opp_rng, own_rng = map(np.random.default_rng, np.random.SeedSequence([deal_seed, seat]).spawn(2))
+                plain, others = mover({seat: policy}, own_rng), mover({1 - seat: opponent}, opp_rng)
+
+                def choose(state, p, seat=seat, side=side, plain=plain, others=others, own_rng=own_rng):
+                    if p != seat:
+                        return others(state, p)
+                    if side == "plain":
+                        return plain(state, p)
+                    return search_action(state, seat, policy, opponent, worlds, limit, own_rng)
+
+                results.append(play_out(game.new_initial_state(deal_seed), choose, limit, seat))
+    out = {"env": env_name, "deals": deals, "games": 2 * deals, "worlds": worlds, "seed": seed}
+    for side, results in outcomes.items():
+        r = np.array(results)
+        out[side] = PairResult(side, "opponent", len(r), int((r > 0).sum()), int((r == 0).sum()),
+                               int((r < 0).sum())).rates()
+    return out
+
+
+def main(argv=None) -> dict:
+    from tabletop_envs.core.registry import make_game
+    from training.evaluate import check_seed, parse_env_kwargs, resolve, split_env_kwargs
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--env", required=True)
+    parser.add_argument("--policy", required=True, help="policy id or model path: the one searched over")
+    parser.add_argument("--opponent", default=None, help="default: <env>/random")
+    parser.add_argument("--deals", type=int, default=300, help="deals, each played from both seats")
+    parser.add_argument("--worlds", type=int, default=32, help="re-dealt worlds per search decision")
+    parser.add_argument("--env-kwargs", default="{}", help="JSON rule options and max_turns")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args(argv)
+    for name in ("deals", "worlds"):
+        if getattr(args, name) < 1:
+            raise ConfigError(f"--{name} must be a positive integer, got {getattr(args, name)}; e.g. --{name} 32")
+    check_seed(args.seed)
+    kwargs, max_turns = split_env_kwargs(parse_env_kwargs(args.env_kwargs), args.env)
+    config = make_game(args.env, **kwargs).config()
+    policy_name, policy = resolve(args.policy, args.env, config)
+    opponent_name, opponent = resolve(args.opponent or f"{args.env}/random", args.env, config)
+    start = time.perf_counter()
+    out = search_ceiling(args.env, policy, opponent, args.deals, args.worlds, args.seed, kwargs, max_turns)
+    out.update(policy=policy_name, opponent=opponent_name, env_kwargs=kwargs, seconds=time.perf_counter() - start)
+    for side in ("plain", "search"):
+        r = out[side]
+        print(f"{policy_name if side == 'plain' else f'search over it ({args.worlds} worlds)'} vs {opponent_name}: "
+              f"win {100 * r['win']['rate']:.1f}% [95% CI {100 * r['win']['ci95'][0]:.1f}–"
+              f"{100 * r['win']['ci95'][1]:.1f}], draw {100 * r['draw']['rate']:.1f}% of {r['games']}")
+    print(f"{out['seconds']:.0f}s")
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(out, indent=2))
+    return out
+
+
+if __name__ == "__main__":
+    from tabletop_envs.core.errors import run_cli
+
+    sys.exit(run_cli(main))
