@@ -755,6 +755,34 @@ def test_stalemate_counts_only_consecutive_turns_without_any_card_moving():
     assert s.is_terminal() and s.drawn_game and s.turns == 6  # turns 4, 5 and 6: three in a row
 
 
+_SEAT_0_TURNS = {  # seat 0's position and its turn: one in which only this kind of card moves, one without
+    "draw": (dict(deck=["Emu"]), ["skip_reservoir", "end_play"], dict(hand=["Emu"]), ["skip_reservoir", "end_play"]),
+    "play": (dict(hand=["Emu"]), ["skip_reservoir", ("play", "Emu")], dict(hand=["Emu"]),
+             ["skip_reservoir", "end_play"]),
+    "discard": (dict(ready=["Lion"], reservoir=["Koala"]),
+                [("declare", "Lion"), ("statistic", WEIGHT), ("defend_ready", "Sea otter")],
+                dict(ready=["Lion"], reservoir=["Koala"]), ["lock_challengers"]),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(_SEAT_0_TURNS))
+def test_stalemate_count_restarts_when_a_card_is_drawn_played_or_discarded(kind):
+    # RULES.md 13: each card movement restarts the count (additions: the test above). A Homing return is not
+    # a case of its own: a Last Resort that does not end the game always discards the Challenger too.
+    moved, moves, still, passes = _SEAT_0_TURNS[kind]
+    outcomes = []
+    for seat_0, actions in ((moved, moves), (still, passes)):
+        # seat 1 keeps a Hand card, so its next turn has an Add decision and does not pass at once
+        s = scenario(p0=seat_0, p1=dict(ready=["Sea otter"], hand=["Koala"]), player=1, filler_to="discard",
+                     stalemate_turns=2)
+        end_turn_of(s, 1)  # a quiet turn
+        for a in actions:
+            act(s, *a) if isinstance(a, tuple) else act(s, a)
+        assert s.turns == 2
+        outcomes.append(s.drawn_game)
+    assert outcomes == [False, True]  # the second quiet turn in a row draws the game; a moved card does not
+
+
 def test_a_last_resort_win_stops_only_that_challenger_and_the_rest_of_the_group_still_resolves():
     s = scenario(p0=dict(ready=["Lion", "Tiger"], reservoir=["Koala", "Emu"]), p1=dict(reservoir=["Blue whale"]))
     act(s, "declare", "Lion")
