@@ -14,6 +14,7 @@ from .scenario import (
     A,
     act,
     after_setup,
+    choose_action,
     clear_tableau,
     flora,
     give,
@@ -170,6 +171,37 @@ def test_per_card_planted_this_turn_by_type_habitat_colour_or_kind(flt):
     assert s.soil[0] == soil + 4
 
 
+def test_per_card_with_a_colour_planted_this_turn_does_not_count_multicoloured_abilities():
+    """The islands' "+2 soil per card with a Yellow (Red, Blue) ability planted this turn" count a
+    multicoloured ability as a colour of its own, as the objectives do: it matches the Yellow action
+    for activation, but a card whose only colour is Multi is not a card with a Yellow ability."""
+    s = board()
+    s.island[0] = island_where(lambda a: a["kind"] == "gain"
+                               and a["gain"][0].get("per") == {"what": "planted", "filter": {"color": "yellow"}})
+
+    def colours(c):
+        return [a["color"] for a in c["abilities"]]
+
+    multi = flora(lambda c: "multi" in colours(c) and "yellow" not in colours(c) and "black" not in colours(c))
+    yellow = flora(lambda c: "yellow" in colours(c) and "multi" not in colours(c) and "black" not in colours(c))
+    assert s.colour_matches("multi", "yellow")  # the multicoloured ability is activated on Yellow actions
+    s.hands[0] = []
+    give(s, 0, multi, yellow)
+    s.soil[0] = 20
+    choose_action(s, "plant")
+    act(s, "plant", multi)
+    act(s, "cell", 5)
+    act(s, "plant", yellow)
+    act(s, "cell", 6)
+    assert s.planted[0] == [multi, yellow]
+    while s.decision() != "activate":  # keep 1 of the 4 drawn, player 1 plants nothing
+        s.apply_action(A(s, "pass") if A(s, "pass") in s.legal_actions() else s.legal_actions()[0])
+    assert s.current_player() == 0 and s.queue[0]["colour"] == "green" and 32 in legal(s, "activate")
+    soil = s.soil[0]
+    act(s, "activate", 32)  # the island
+    assert s.soil[0] == soil + 2  # the Yellow card only, not the Multi one
+
+
 def test_per_card_of_a_type_in_a_direction_of_the_tableau():
     s = board()
     trees = [c["id"] for c in CAT.earth if c["type"] == "tree"]
@@ -269,6 +301,45 @@ def test_copy_another_ability_in_your_tableau_from_the_copying_cards_position():
         assert sorted(legal(s, "cell")) == [11, 14]
     finally:
         CAT.earth[host]["abilities"].pop(0)
+
+
+def test_a_copy_may_copy_an_ability_already_activated_this_turn_and_the_original_stays_activatable():
+    """"Each ability can only be activated once per turn" is read per ability slot: the copy is the copy
+    card's own ability, so having activated an ability does not stop a copy from copying it, and copying
+    an ability does not use it up."""
+    joker = next(c["id"] for c in CAT.earth if c["type"] == "joker" and c["abilities"][0]["color"] == "yellow")
+    draw1 = {"color": "yellow", "kind": "gain", "gain": [{"res": "draw", "n": 1}]}
+    drawer = flora(lambda c: draw1 in c["abilities"])
+    i = CAT.earth[drawer]["abilities"].index(draw1)
+
+    def yellow_activation(joker_cell, drawer_cell):
+        s = board()
+        put(s, 0, joker_cell, joker)
+        put(s, 0, drawer_cell, drawer)
+        set_decision(s, {"t": "activate", "p": 0, "colour": "yellow", "tn": 0, "icn": 0, "tc": False,
+                         "icc": False, "only": -1})
+        s.queue.append({"t": "action", "p": 1})
+        return s, len(s.hands[0])
+
+    # the original first (cell 0), then the copy (cell 15) copies it
+    s, hand = yellow_activation(15, 0)
+    act(s, "activate", i)
+    assert len(s.hands[0]) == hand + 1 and i not in legal(s, "activate")  # the original: once
+    assert 30 in legal(s, "activate")
+    act(s, "activate", 30)
+    assert s.decision() == "copy" and legal(s, "activate") == [i]
+    act(s, "activate", i)
+    assert len(s.hands[0]) == hand + 2
+
+    # the copy first (cell 0) copies the original (cell 5), which is then activated itself
+    s, hand = yellow_activation(0, 5)
+    act(s, "activate", 0)
+    assert s.decision() == "copy" and legal(s, "activate") == [10 + i]
+    act(s, "activate", 10 + i)
+    assert len(s.hands[0]) == hand + 1
+    assert s.decision() == "activate" and 10 + i in legal(s, "activate")
+    act(s, "activate", 10 + i)
+    assert len(s.hands[0]) == hand + 2
 
 
 def test_copy_never_copies_the_island_or_climate_or_another_copy():
