@@ -31,6 +31,14 @@ def test_mulligan_shuffles_the_hand_back_and_draws_one_card_fewer():
     assert s.current_player() == 1
     act(s, "mulligan", 0)
     assert len(s.hand[1]) == 4 and s.decision() == "play" and s.turn_number == 1
+    # shuffled back into the whole deck: the new hand is not just three cards of the old one
+    fresh = 0
+    for seed in range(10):
+        s = TerraloreGame().new_initial_state(seed)
+        old = set(s.hand[0])
+        act(s, "mulligan", 1)
+        fresh += not set(s.hand[0]) <= old
+    assert fresh >= 5
 
 
 def test_option_without_mulligan_the_game_starts_in_the_play_phase():
@@ -83,6 +91,17 @@ def test_option_deck_out_empty_deck_loses_as_soon_as_the_deck_is_empty():
     s = make_state(decks=(["Pebble Mole", "Ember Imp"], ["Gloom Bat", "Red Fox", "Scorch"]), deck_out="empty_deck")
     end_turn(s)
     assert s.is_terminal() and list(s.returns()) == [-1, 1]
+
+
+def test_option_deck_out_empty_deck_a_deck_emptied_by_a_card_effect_loses_at_the_end_of_that_turn():
+    # the Kindle empties player 0's deck during the reveal; player 1 still holds 2 cards, which the next
+    # Draw Phase would take: the loss is decided at the end of this turn, not as a double deck-out then
+    s = make_state(hands=(["Kindle", "Gloom Bat"], []), decks=(["Pebble Mole"], ["Red Fox", "Scorch"]),
+                   deck_out="empty_deck")
+    place(s, "Kindle", A, discards=["Gloom Bat"])
+    end_turn(s)
+    assert s.is_terminal() and s.end_reason == "deck-out" and list(s.returns()) == [-1, 1]
+    assert len(s.deck[1]) == 2
 
 
 def test_effect_draws_from_an_empty_deck_draw_nothing_and_do_not_lose():
