@@ -40,12 +40,23 @@ def test_destroy_weakest_enemy_here():
 def test_destroy_strongest_enemy_in_any_lane():
     s = play_and_reveal("Firestorm", A, attacking=([], ["Granite Colossus"]), defending=([], ["Stone Tortoise"]))
     assert names(s.graveyard[1]) == ["Granite Colossus"] and names(s.field[1][D]) == ["Stone Tortoise"]
+    # and from the defending lane it reaches the enemy's defending lane, which is not "here"
+    s = play_and_reveal("Firestorm", D, attacking=([], ["Stone Tortoise"]), defending=([], ["Granite Colossus"]))
+    assert names(s.graveyard[1]) == ["Granite Colossus"] and names(s.field[1][A]) == ["Stone Tortoise"]
 
 
 def test_destroy_own_weakest_here_is_a_drawback():
     s = play_and_reveal("Cranky Seagull", A, attacking=(["Tidepool Crab", "Stone Tortoise"], []))
     assert "Tidepool Crab" in names(s.graveyard[0])
     assert names(s.field[0][A]) == ["Stone Tortoise", "Cranky Seagull"]
+
+
+def test_destroy_own_weakest_other_creature_here_never_destroys_the_card_itself():
+    # "your weakest other creature here": alone in its lane, the Cranky Seagull destroys nothing, not
+    # itself, and its other lane is not "here"
+    s = play_and_reveal("Cranky Seagull", A, defending=(["Tidepool Crab"], []))
+    assert names(s.field[0][A]) == ["Cranky Seagull"] and names(s.field[0][D]) == ["Tidepool Crab"]
+    assert "Cranky Seagull" not in names(s.graveyard[0]) and s.castle[1] == 10 - 6
 
 
 def test_exile_removes_the_target_from_the_game():
@@ -69,11 +80,13 @@ def test_weaken_with_an_affinity_only_hits_that_affinity():
 
 
 def test_points_never_drop_below_zero():
-    s = make_state(hands=(["Seagull Poison"], []), attacking=([], ["Sand Piper"]))
+    # the Sand Piper (1) gets -4: it counts 0, not -3, so its lane still deals the Hound's 4
+    s = make_state(hands=(["Seagull Poison"], []), attacking=([], ["Sand Piper", "Cinder Hound"]))
     place(s, "Seagull Poison", D)
     end(s)
     end(s)
-    assert s.totals[1][A] == 1 and s.castle[0] == 10  # weakened to 0 (not -3) for the counting
+    assert s.castle[0] == 10 - 4
+    assert s.totals[1][A] == 1 + 4, "the weakening is over after the counting"
 
 
 def test_move_strongest_enemy_to_its_other_lane():
@@ -94,6 +107,21 @@ def test_move_fills_the_destination_lane_up_to_its_fourth_slot():
                         defending=([], ["Tidepool Crab", "Ember Imp", "Sand Piper"]))
     assert names(s.field[1][D]) == ["Tidepool Crab", "Ember Imp", "Sand Piper", "Stone Tortoise"]
     assert s.field[1][A] == [] and s.castle[0] == 10, "the moved Tortoise no longer attacks"
+
+
+def test_move_counts_a_creature_still_face_down_in_the_destination_lane_as_taking_its_slot():
+    # player 0 reveals first (less castle HP): the Undertow turns before player 1's face-down Pebble Mole,
+    # the fourth creature of their defending lane; moving the Tortoise there would make five
+    s = make_state(hands=(["Undertow", "Gloom Bat"], ["Pebble Mole"]), castles=(5, 10),
+                   attacking=([], ["Stone Tortoise"]), defending=([], ["Tidepool Crab", "Ember Imp", "Sand Piper"]))
+    place(s, "Undertow", D, discards=["Gloom Bat"])
+    end(s)
+    place(s, "Pebble Mole", D)
+    end(s)
+    assert s.reveal_first == 0
+    assert names(s.field[1][A]) == ["Stone Tortoise"]
+    assert names(s.field[1][D]) == ["Tidepool Crab", "Ember Imp", "Sand Piper", "Pebble Mole"]
+    s.check_invariants()
 
 
 def test_move_own_strongest_from_the_other_lane_into_here():
@@ -235,6 +263,17 @@ def test_ties_between_strongest_targets_also_go_to_the_lowest_card_id():
     assert CAT.by_name["Sunlit Stag"].points == CAT.by_name["Stone Tortoise"].points
     assert cid("Stone Tortoise") < cid("Sunlit Stag")
     assert names(s.graveyard[1]) == ["Stone Tortoise"] and names(s.field[1][D]) == ["Sunlit Stag"]
+
+
+def test_strongest_and_weakest_targets_are_judged_by_the_points_they_count_now():
+    # the Kelp Lurker (base 1) counts 1 + 3 with three other Water creatures on its field: the strongest
+    # enemy here, above the Sturdy Turtle (3)
+    s = play_and_reveal("Abyssal Leviathan", A, attacking=([], ["Tidepool Crab", "Reef Eel"]),
+                        defending=([], ["Kelp Lurker", "Sturdy Turtle"]))
+    assert names(s.graveyard[1]) == ["Kelp Lurker"] and names(s.field[1][D]) == ["Sturdy Turtle"]
+    # the Rootbound Elder (3) lifts the Sturdy Turtle (base 3) to 4: the Elder is the weakest
+    s = play_and_reveal("Fireball", A, defending=([], ["Sturdy Turtle", "Rootbound Elder"]))
+    assert names(s.graveyard[1]) == ["Rootbound Elder"] and names(s.field[1][D]) == ["Sturdy Turtle"]
 
 
 def test_effects_without_a_target_do_nothing():
