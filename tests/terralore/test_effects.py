@@ -74,6 +74,16 @@ def test_weaken_lowers_points_this_turn_only():
     assert s.castle[0] == 10 - 2 - 4
 
 
+def test_two_weakenings_of_one_creature_add_up():
+    # Tremor (-2) then Blinding Flash (-3), both on the strongest enemy here: the Granite Colossus (9)
+    s = make_state(hands=(["Tremor", "Blinding Flash", "Gloom Bat", "Pebble Mole"], []),
+                   attacking=([], ["Granite Colossus"]))
+    place(s, "Tremor", D, discards=["Gloom Bat"])
+    place(s, "Blinding Flash", D, discards=["Pebble Mole"])
+    end_turn(s)
+    assert s.castle[0] == 10 - (9 - 2 - 3)
+
+
 def test_weaken_with_an_affinity_only_hits_that_affinity():
     s = play_and_reveal("Seagull Poison", D, attacking=([], ["Cranky Seagull", "Stone Tortoise"]))
     assert s.castle[0] == 10 - (4 + 6 - 4), "only the Wind creature (the seagull) is weakened"
@@ -125,7 +135,7 @@ def test_move_counts_a_creature_still_face_down_in_the_destination_lane_as_takin
 
 
 def test_move_own_strongest_from_the_other_lane_into_here():
-    s = play_and_reveal("Tailwind", A, defending=(["Stone Tortoise", "Tidepool Crab"], []))
+    s = play_and_reveal("Tailwind", A, defending=(["Tidepool Crab", "Stone Tortoise"], []))
     assert names(s.field[0][A]) == ["Stone Tortoise"] and names(s.field[0][D]) == ["Tidepool Crab"]
     assert s.castle[1] == 10 - 4
 

@@ -282,6 +282,18 @@ def test_a_known_card_discarded_is_seen_and_no_longer_known():
     assert s.known_hand[0] == [] and cid("Cinder Hound") in s.graveyard[0]
 
 
+def test_a_known_card_placed_face_down_and_destroyed_to_free_its_lane_is_seen_and_no_longer_known():
+    three = ["Tidepool Crab", "Pebble Mole", "Ember Imp"]
+    s = make_state(hands=(["Cinder Hound", "Gloom Bat", "Sand Piper", "Lantern Moth"], []), attacking=(three, []))
+    s.known_hand[0] = [cid("Cinder Hound")]
+    place(s, "Cinder Hound", A, discards=["Gloom Bat", "Sand Piper"])
+    place(s, "Lantern Moth", A, destroy=["Cinder Hound"])  # the fifth creature: the Hound goes, in view
+    assert s.known_hand[0] == [] and cid("Cinder Hound") in s.graveyard[0]
+    lay = s.game.observation_layout
+    assert lay.view(s.observation(1), "opp_known_hand").sum() == 0
+    s.check_invariants()
+
+
 def test_rules_md_names_only_existing_tests_and_every_rule_option():
     import inspect
     import re
