@@ -623,6 +623,7 @@ def test_a_learner_seat_outside_the_table_is_a_clear_error(toy, seat):
     ("earth_v0", {"advanced_draft": "no"}, "advanced_draft must be True or False"),
     ("earth_v0", {"num_players": 3.0}, "Earth is for 1-5 players"),
     ("travel_earth_v0", {"first_player": True}, "first_player must be None"),
+    ("travel_earth_v0", {"resting_defender_win": "both"}, "resting_defender_win must be one of"),
     ("terralore_v0", {"max_turns": -5}, "max_turns must be None"),
     ("terralore_v0", {"max_turns": 2.7}, "max_turns must be None"),
 ])

@@ -26,8 +26,12 @@ class HeuristicPolicy:
 
     name = "heuristic"
 
-    def __init__(self, reservoir_target: int = 4, challenge_threshold: float = 0.6):
+    def __init__(self, reservoir_target: int = 4, challenge_threshold: float = 0.6, game_config: dict | None = None):
         game = _reference_game()
+        # under resting_defender_win="both_discarded" a Resting winner is traded, not kept (RULES.md choice 6)
+        traded = (game_config or {}).get("resting_defender_win") == "both_discarded"
+        self.traded_if_resting = frozenset() if not traded else \
+            frozenset(range(game.catalogue.size)) - game.abil.get("armoured_shell", frozenset())
         self.layout = game.observation_layout
         self.actions = game.action_layout
         self.table = game.outcome_table  # [a, b, s]: +1 when a beats b on s
@@ -125,8 +129,8 @@ class HeuristicPolicy:
         def score(option):
             row, card = option
             result = -self.table[challenger, card, stat]  # +1: the Defender wins
-            if result > 0:
-                return 3 - self.power[card]  # win with the least valuable winner
+            if result > 0:  # win with the least valuable winner, one that stays where it can
+                return 3 - self.power[card] - (row == "defend_resting" and card in self.traded_if_resting)
             if result == 0 and row == "defend_ready":
                 return 2 - self.power[card]
             rescue = reservoir >= 2 and any(self.table[challenger, card, s] < 0

@@ -24,6 +24,7 @@ DEFAULT_PRESET = {"championship": "expedition", "casual": "starter"}
 #: Cards drawn at the Draw step, by cards in Hand (the last entry covers every larger Hand):
 #: an empty Hand draws 3, one card draws 2, two or more draw 1 — back to the starting 3 at most.
 DEFAULT_HAND_SIZE_TABLE = [3, 2, 1]
+RESTING_DEFENDER_WIN = ("challenger_discarded", "both_discarded")
 RESERVOIR_LIMIT = 6
 MAX_RESERVOIR = RESERVOIR_LIMIT + 1  # Blubber Store raises the limit by one
 ALL_STATS = (1 << NUM_STATS) - 1
@@ -58,6 +59,8 @@ class TravelEarthGame(Game):
     hand_size_table: cards drawn by cards in Hand at the Draw step (the text's table is missing).
     stalemate_turns: the game is drawn after this many consecutive turns in which no card moved.
     first_player: ``None`` = coin flip (the rule); 0 or 1 fixes the seat that goes first (for tests).
+    resting_defender_win: what a Resting Defender's win without a defensive change discards:
+        ``"challenger_discarded"`` (the default) or ``"both_discarded"`` (RULES.md choice 6).
     """
 
     env_name = "travel_earth_v0"
@@ -65,7 +68,8 @@ class TravelEarthGame(Game):
     default_max_turns = 400
 
     def __init__(self, deck_format: str = "championship", decks=None, hand_size_table=None,
-                 stalemate_turns: int = 20, first_player: int | None = None, num_players: int = 2):
+                 stalemate_turns: int = 20, first_player: int | None = None,
+                 resting_defender_win: str = "challenger_discarded", num_players: int = 2):
         check_num_players(num_players, self.player_counts, "Travel Earth TCG is a two-player game")
         # a str first: a list would make the dict lookup a TypeError with a traceback, not this message
         if not isinstance(deck_format, str) or deck_format not in FORMATS:
@@ -79,11 +83,15 @@ class TravelEarthGame(Game):
             raise ConfigError(f"stalemate_turns must be an int >= 2, got {stalemate_turns!r}")
         if first_player is not None and (isinstance(first_player, bool) or first_player not in (0, 1)):
             raise ConfigError(f"first_player must be None (coin flip), 0 or 1; got {first_player!r}")
+        if not isinstance(resting_defender_win, str) or resting_defender_win not in RESTING_DEFENDER_WIN:
+            raise ConfigError(f"resting_defender_win must be one of {RESTING_DEFENDER_WIN}, got "
+                              f"{resting_defender_win!r}")
         self.num_players = 2
         self.deck_format = deck_format
         self.hand_size_table = table
         self.stalemate_turns = stalemate_turns
         self.first_player = first_player
+        self.resting_defender_win = resting_defender_win
         self.catalogue = cat = load_catalogue()
         if decks is None:
             decks = [DEFAULT_PRESET[deck_format]] * 2
@@ -97,7 +105,8 @@ class TravelEarthGame(Game):
 
     def config(self) -> dict:
         return {"deck_format": self.deck_format, "decks": self.decks_spec, "hand_size_table": self.hand_size_table,
-                "stalemate_turns": self.stalemate_turns, "first_player": self.first_player}
+                "stalemate_turns": self.stalemate_turns, "first_player": self.first_player,
+                "resting_defender_win": self.resting_defender_win}
 
     def new_initial_state(self, seed: int | None = None) -> TravelEarthState:
         return TravelEarthState(self, seed)
@@ -393,6 +402,8 @@ class TravelEarthState(State):
     def _compare(self):
         r = self.outcome(self.challenger, self.defender, self.stat)
         if r < 0:
+            if self.game.resting_defender_win == "both_discarded" and not self._defends_as_ready():
+                self._discard_defender()  # the Resting penalty read as in section 8, with or without a change
             self._discard_challenger()
             self._next_challenge()
         elif r == 0 and self._defends_as_ready():

@@ -26,7 +26,8 @@ The full rules and every reading of an unclear sentence are in ``RULES.md`` next
 ## Arguments
 
 ``travel_earth_v0.env(deck_format="championship", decks=None, hand_size_table=[3, 2, 1], stalemate_turns=20,
-first_player=None, max_turns=400, illegal_action="raise", render_mode=None)``
+first_player=None, resting_defender_win="challenger_discarded", max_turns=400, illegal_action="raise",
+render_mode=None)``
 
 - ``deck_format``: ``"championship"`` (exactly 60 cards) or ``"casual"`` (20 or more cards).
 - ``decks``: two decks, one per seat: a preset name (championship: ``expedition``, ``wild_mix``;
@@ -35,6 +36,8 @@ first_player=None, max_turns=400, illegal_action="raise", render_mode=None)``
 - ``hand_size_table``: cards drawn at the Draw step by cards in Hand (the last entry covers larger Hands).
 - ``stalemate_turns``: a game in which no card moves for this many consecutive turns is drawn.
 - ``first_player``: ``None`` flips the coin; 0 or 1 fixes the first seat (tests, demos).
+- ``resting_defender_win``: a Resting Defender that wins without a defensive change discards only the
+  Challenger (``"challenger_discarded"``) or goes with it (``"both_discarded"``); RULES.md choice 6.
 - ``max_turns``: truncation (reward 0) after this many turns, whatever happens.
 
 ## Actions
@@ -118,6 +121,9 @@ without stopping a Challenger. A stalemate (``stalemate_turns``) ends the game a
 - v0 (`resample_hidden` fix; play unchanged): a re-dealt world gets a generator of its own, so it draws its
   own Last Resort cards; before, every world kept the real generator and drew the real ones (and its state
   let the deal be re-run).
+- v0 (new rule option; play under the defaults unchanged): ``resting_defender_win="both_discarded"`` reads
+  section 8's "if it wins, both Animals are discarded" as the Resting penalty with or without a defensive
+  change.
 """
 from tabletop_envs.core import TabletopAECEnv
 

@@ -50,6 +50,20 @@ def _bot_move(state):
     return state.action_to_string(action)
 
 
+def test_heuristic_defends_with_a_ready_winner_when_a_resting_winner_would_be_discarded_too():
+    from .scenario import act, scenario
+
+    for option, expected in (("challenger_discarded", "defend with Resting Giraffe TE-006"),  # the least valuable
+                             ("both_discarded", "defend with Ready Blue whale TE-026")):  # one that stays
+        s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]), p1=dict(ready=["Blue whale"], resting=["Giraffe"]),
+                     resting_defender_win=option)
+        act(s, "declare", "Lion")
+        act(s, "statistic", 1)  # Weight: both outweigh the Lion
+        bot = load_policy("travel_earth_v0/heuristic", game_config=s.game.config())
+        action = bot.act(s.observation(1), s.legal_action_mask(), np.random.default_rng(0))
+        assert s.action_to_string(action) == expected
+
+
 def test_heuristic_picks_a_statistic_that_beats_the_whole_opposing_field():
     from .scenario import act, scenario
 

@@ -15,6 +15,7 @@ OPTIONS = [
     {"deck_format": "casual", "decks": ["starter", "deep_sea"], "hand_size_table": [1]},
     {"deck_format": "championship", "decks": ["expedition", "wild_mix"], "hand_size_table": [4, 3, 2, 1, 0]},
     {"stalemate_turns": 3, "first_player": 1},
+    {"resting_defender_win": "both_discarded"},
 ]
 
 

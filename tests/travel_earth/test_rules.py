@@ -468,6 +468,30 @@ def test_resting_animal_can_defend_including_one_just_played_from_hand():
     assert s.ready[1] == ids(["Tiger"])  # it survived; seat 1's turn has begun and readied it
 
 
+def test_option_resting_defender_win_both_discarded_a_resting_defender_that_wins_goes_with_the_challenger():
+    # RULES.md choice 6: section 8's "if it wins, both Animals are discarded" read as the Resting penalty itself
+    s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]), p1=dict(resting=["Tiger"]),
+                 resting_defender_win="both_discarded")
+    challenge(s, "Lion", DEVELOPMENT)
+    act(s, "defend_resting", "Tiger")
+    assert s.discard[0] == ids(["Lion"]) and s.discard[1] == ids(["Tiger"])
+    assert s.ready[1] == [] and s.resting[1] == []
+
+
+def test_option_resting_defender_win_both_discarded_spares_a_ready_defender_and_an_armoured_shell():
+    ready = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]), p1=dict(ready=["Tiger"]),
+                     resting_defender_win="both_discarded")
+    challenge(ready, "Lion", DEVELOPMENT)
+    act(ready, "defend_ready", "Tiger")
+    assert ready.discard[0] == ids(["Lion"]) and ready.discard[1] == []
+    shell = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]), p1=dict(resting=["Galápagos giant tortoise"]),
+                     resting_defender_win="both_discarded")
+    challenge(shell, "Lion", LIFESPAN)
+    act(shell, "defend_resting", "Galápagos giant tortoise")  # Armoured Shell: defends as if Ready
+    assert shell.discard[0] == ids(["Lion"]) and shell.discard[1] == []
+    assert shell.ready[1] == ids(["Galápagos giant tortoise"])
+
+
 def test_resting_defender_tie_does_not_proceed_to_another_statistic_and_does_not_discard_challenger():
     s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]), p1=dict(resting=["Tiger"]))
     challenge(s, "Lion", OFFSPRING)
