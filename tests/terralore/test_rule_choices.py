@@ -224,6 +224,20 @@ def test_castle_damage_from_reveal_effects_is_decided_after_counting():
     assert s.castle == [0, 0] and s.end_reason.startswith("both castles fell")
 
 
+def test_here_is_the_lane_a_moved_creature_now_stands_in_not_the_lane_it_was_played_in():
+    # player 0 reveals first (less castle HP): the Rootbound Elder (+1 to your other creatures here) turns
+    # in the defending lane, then the Tailwind moves it, the strongest there, into the attacking lane
+    s = make_state(hands=(["Rootbound Elder", "Tailwind", "Gloom Bat", "Pebble Mole", "Ember Imp"], []),
+                   attacking=(["Stone Tortoise"], []), defending=(["Tidepool Crab"], []), castles=(9, 10))
+    place(s, "Rootbound Elder", D, discards=["Gloom Bat", "Pebble Mole", "Ember Imp"])
+    place(s, "Tailwind", A)
+    end_turn(s)
+    assert s.reveal_first == 0
+    assert names(s.field[0][A]) == ["Stone Tortoise", "Rootbound Elder"] and names(s.field[0][D]) == ["Tidepool Crab"]
+    assert s.totals[0] == [(4 + 1) + 3, 1], "the buff follows the Elder into its new lane"
+    assert s.castle[1] == 10 - 8
+
+
 def test_healing_cannot_raise_a_castle_above_10():
     s = make_state(hands=(["Sanctuary", "Gloom Bat", "Pebble Mole"], []), castles=(8, 10))
     place(s, "Sanctuary", A, discards=["Gloom Bat", "Pebble Mole"])
