@@ -104,6 +104,17 @@ def test_option_deck_out_empty_deck_a_deck_emptied_by_a_card_effect_loses_at_the
     assert len(s.deck[1]) == 2
 
 
+def test_option_deck_out_empty_deck_a_castle_destroyed_that_turn_wins_before_the_emptied_deck_loses():
+    # the Kindle empties player 0's deck during the reveal, but the Tortoise brings player 1's castle to 0:
+    # castles are checked before decks at the end of the turn, so player 0 wins
+    s = make_state(hands=(["Kindle", "Gloom Bat"], []), attacking=(["Stone Tortoise"], []),
+                   decks=(["Pebble Mole"], ["Red Fox", "Scorch"]), castles=(10, 4), deck_out="empty_deck")
+    place(s, "Kindle", A, discards=["Gloom Bat"])
+    end_turn(s)
+    assert s.deck[0] == [] and s.castle[1] == 0
+    assert s.is_terminal() and s.end_reason == "castle destroyed" and list(s.returns()) == [1, -1]
+
+
 def test_effect_draws_from_an_empty_deck_draw_nothing_and_do_not_lose():
     s = make_state(hands=(["Kindle", "Gloom Bat"], []), decks=(["Pebble Mole"], ["Red Fox", "Scorch", "Ember Imp"]))
     place(s, "Kindle", A, discards=["Gloom Bat"])  # draw 2 with one card in the deck
