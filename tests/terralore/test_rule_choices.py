@@ -235,6 +235,18 @@ def test_castle_damage_from_reveal_effects_is_decided_after_counting():
     assert s.castle == [0, 0] and s.end_reason.startswith("both castles fell")
 
 
+def test_a_game_ending_after_counting_breaks_the_tie_with_full_points_as_this_turns_weakening_has_expired():
+    # Tremor (-2) weakens player 1's Stone Tortoise for this turn's counting: 6 attack points against its 2
+    # bring player 1's castle from 4 to 0, the Stag's 4 against the Crab's 1 bring player 0's from 3 to 0.
+    # Field points: player 0 has 4 + 2 + 1 = 7, player 1 4 + 4 = 8 (6 while the weakening lasted)
+    s = make_state(hands=(["Tremor", "Gloom Bat"], []), attacking=(["Cinder Hound", "Burrowing Badger"], ["Sunlit Stag"]),
+                   defending=(["Tidepool Crab"], ["Stone Tortoise"]), castles=(3, 4))
+    place(s, "Tremor", A, discards=["Gloom Bat"])
+    end_turn(s)
+    assert s.castle == [0, 0] and s.end_reason == "both castles fell; tiebreaker"
+    assert list(s.returns()) == [-1, 1] and [s.field_points(0), s.field_points(1)] == [7, 8]
+
+
 def test_here_is_the_lane_a_moved_creature_now_stands_in_not_the_lane_it_was_played_in():
     # player 0 reveals first (less castle HP): the Rootbound Elder (+1 to your other creatures here) turns
     # in the defending lane, then the Tailwind moves it, the strongest there, into the attacking lane
