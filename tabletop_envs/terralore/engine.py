@@ -530,7 +530,7 @@ class TerraloreState(State):
         elif kind == "draw":
             self._draw(p, effect.amount)
         elif kind == "recover":
-            self._recover(p, card, effect.target)
+            self._recover(p, effect.target)
         else:
             target = self._select_target(p, lane, card, effect)
             if target is None:
@@ -546,7 +546,7 @@ class TerraloreState(State):
                 key = str(victim)
                 self.weakened[owner][key] = self.weakened[owner].get(key, 0) + effect.amount
             elif kind == "move":
-                dest = lane if owner == p else 1 - where
+                dest = 1 - where
                 if self._used_slots(owner, dest) + self.cat.slots[victim] <= LANE_SLOTS:
                     self.field[owner][where].remove(victim)
                     self.field[owner][dest].append(victim)
@@ -580,10 +580,9 @@ class TerraloreState(State):
         self.field[owner][lane].remove(card)
         self.weakened[owner].pop(str(card), None)
 
-    def _recover(self, p: int, card: int, what: str) -> None:
+    def _recover(self, p: int, what: str) -> None:
         creature = self.cat.is_creature
-        pool = [c for c in self.graveyard[p] if c != card
-                and (what == "any" or creature[c] == (what == "creature"))]
+        pool = [c for c in self.graveyard[p] if what == "any" or creature[c] == (what == "creature")]
         if not pool or len(self.hand[p]) >= HAND_LIMIT:
             return
         best = max(pool, key=lambda c: (self.cat.cost[c], -c))
