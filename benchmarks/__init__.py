@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import os
 import platform
 from importlib import metadata
+from pathlib import Path
 
 #: the packages whose versions move the numbers (pure-Python references speed up or slow down with them)
 PACKAGES = ("numpy", "torch", "pettingzoo", "gymnasium", "stable_baselines3", "sb3_contrib")
@@ -32,3 +34,10 @@ def machine_facts() -> dict:
             versions[name] = None
     return {"python": platform.python_version(), "cpu": cpu, "cpus": os.cpu_count(),
             "load_average": [round(x, 2) for x in os.getloadavg()], "packages": versions}
+
+
+def write_json(path, report: dict) -> None:
+    """``--json``: the report, its folder made if need be."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(report, indent=2) + "\n")

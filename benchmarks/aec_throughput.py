@@ -12,7 +12,6 @@ the same run.
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import time
 import warnings
@@ -20,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks import machine_facts
+from benchmarks import machine_facts, write_json
 
 REFERENCES = {
     "texas_holdem-v4": "classic/texas_holdem-v4",
@@ -130,8 +129,7 @@ def main(argv=None) -> dict:
     report = {"machine": machine_facts(), "seconds": args.seconds,
               "repeats": args.repeats, "results": results}
     if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(report, indent=2))
+        write_json(args.json, report)
     return report
 
 

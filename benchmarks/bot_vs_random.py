@@ -11,13 +11,13 @@ Built on ``tabletop_envs.core.arena.play_match`` (paired deals, seats rotated ev
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
 
 
 def main(argv=None) -> dict:
+    from benchmarks import machine_facts, write_json
     from tabletop_envs.core.arena import play_match
     from tabletop_envs.core.registry import make_game
     from training.evaluate import (
@@ -59,14 +59,13 @@ def main(argv=None) -> dict:
            "games": res.games,
            "wins": int(res.wins[0]), "draws": int(res.draws[0]), "losses": int(res.losses[0]),
            "win_rate": res.win_rate(0), "ci95": [lo, hi], "mean_decisions": sum(res.lengths) / res.games,
-           "mean_return": float(res.total_return[0] / res.games), "seconds": elapsed}
+           "mean_return": float(res.total_return[0] / res.games), "seconds": elapsed, "machine": machine_facts()}
     print(f"{policy} vs {opponent} on {args.env} ({seats} seats, {res.games} seat-rotated games): "
           f"win {100 * out['win_rate']:.1f}% [95% CI {100 * lo:.1f}–{100 * hi:.1f}], "
           f"draw {100 * res.draws[0] / res.games:.1f}%, loss {100 * res.losses[0] / res.games:.1f}%; "
           f"{out['mean_decisions']:.0f} decisions per game; {elapsed:.1f}s")
     if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(out, indent=2))
+        write_json(args.json, out)
     return out
 
 

@@ -15,13 +15,11 @@ and after each run, as the training benchmark does.
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
-from pathlib import Path
 
 import numpy as np
 
-from benchmarks import machine_facts
+from benchmarks import machine_facts, write_json
 from benchmarks import training_throughput as tt
 
 
@@ -108,8 +106,7 @@ def main(argv=None) -> dict:
         print(f"| {label} | {row['opponent_moves_per_learner_step']:.2f} | {row['vs_reference']:.2f} ({rounds}) |",
               flush=True)
     if args.json:
-        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.json).write_text(json.dumps(result, indent=2) + "\n")
+        write_json(args.json, result)
     return result
 
 

@@ -25,7 +25,6 @@ Needs the ``train`` and ``distributed`` extras. Ray is started with ``num_cpus=2
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import time
@@ -34,7 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks import machine_facts
+from benchmarks import machine_facts, write_json
 
 
 def _median(rates: list[float]) -> dict:
@@ -227,8 +226,7 @@ def main(argv=None) -> dict:
         print(f"  {name:<34} {r['steps_per_s']:>9,.0f}   runs {r['runs']}")
     print(f"  load average before/after: {report['machine']['load_average'][0]:.2f} / {report['load_after'][0]:.2f}")
     if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(report, indent=2) + "\n")
+        write_json(args.json, report)
     return report
 
 

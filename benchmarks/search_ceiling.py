@@ -18,7 +18,6 @@ A search decision costs about ``worlds`` × legal actions × the rest of a game 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
@@ -97,6 +96,7 @@ def search_ceiling(env_name: str, policy, opponent, deals: int, worlds: int, see
 
 
 def main(argv=None) -> dict:
+    from benchmarks import machine_facts, write_json
     from tabletop_envs.core.registry import make_game
     from training.evaluate import check_seed, parse_env_kwargs, resolve, split_env_kwargs
 
@@ -120,7 +120,8 @@ def main(argv=None) -> dict:
     opponent_name, opponent = resolve(args.opponent or f"{args.env}/random", args.env, config)
     start = time.perf_counter()
     out = search_ceiling(args.env, policy, opponent, args.deals, args.worlds, args.seed, kwargs, max_turns)
-    out.update(policy=policy_name, opponent=opponent_name, env_kwargs=kwargs, seconds=time.perf_counter() - start)
+    out.update(policy=policy_name, opponent=opponent_name, env_kwargs=kwargs, seconds=time.perf_counter() - start,
+               machine=machine_facts())
     for side in ("plain", "search"):
         r = out[side]
         print(f"{policy_name if side == 'plain' else f'search over it ({args.worlds} worlds)'} vs {opponent_name}: "
@@ -128,8 +129,7 @@ def main(argv=None) -> dict:
               f"{100 * r['win']['ci95'][1]:.1f}], draw {100 * r['draw']['rate']:.1f}% of {r['games']}")
     print(f"{out['seconds']:.0f}s")
     if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(out, indent=2))
+        write_json(args.json, out)
     return out
 
 

@@ -518,7 +518,7 @@ def main(argv=None) -> dict:
     parser.add_argument("--skip-training", action="store_true")
     parser.add_argument("--json", help="write the results here")
     args = parser.parse_args(argv)
-    from benchmarks import machine_facts
+    from benchmarks import machine_facts, write_json
 
     result = {"machine": machine_facts(), "training": [], "latency": []}
     if args.compare_policies:
@@ -551,8 +551,7 @@ def main(argv=None) -> dict:
             print(f"| {row['policy']} | {row['policy_class']} | {row['load_ms']:.1f} | {row['act_median_us']:.1f} | "
                   f"{row['act_p99_us']:.1f} |")
     if args.json:
-        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.json).write_text(json.dumps(result, indent=2) + "\n")
+        write_json(args.json, result)
     print(json.dumps(result))
     return result
 
