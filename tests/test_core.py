@@ -620,6 +620,7 @@ def test_a_learner_seat_outside_the_table_is_a_clear_error(toy, seat):
 @pytest.mark.parametrize("env_name, kwargs, problem", [
     ("terralore_v0", {"foo": 1}, "has no option foo; its options are: decks, "),
     ("terralore_v0", {"mulligan": "no"}, "mulligan must be True or False"),
+    ("terralore_v0", {"opaque_wall": "no"}, "opaque_wall must be True or False"),
     ("earth_v0", {"advanced_draft": "no"}, "advanced_draft must be True or False"),
     ("earth_v0", {"num_players": 3.0}, "Earth is for 1-5 players"),
     ("travel_earth_v0", {"first_player": True}, "first_player must be None"),

@@ -65,6 +65,9 @@ class TerraloreGame(Game):
         deck_out: ``"cannot_draw"`` (default: you lose when a Draw Phase asks for a card your deck no
             longer has) or ``"empty_deck"`` (you lose as soon as your deck is empty at the end of a
             Draw Phase or a turn).
+        opaque_wall: if True, nothing of the opponent's placement this turn is seen until the Reveal
+            Phase, not even card backs or the discards that paid for them (the novel places cards
+            "behind an opaque wall"); default False, the second placer sees them as on an open table.
     """
 
     env_name = "terralore_v0"
@@ -72,12 +75,13 @@ class TerraloreGame(Game):
     default_max_turns = 50
 
     def __init__(self, decks=("random", "random"), draw_on_first_turn: bool = False, mulligan: bool = True,
-                 defenders_deal_damage: bool = False, deck_out: str = "cannot_draw", num_players: int = 2):
+                 defenders_deal_damage: bool = False, deck_out: str = "cannot_draw", opaque_wall: bool = False,
+                 num_players: int = 2):
         check_num_players(num_players, self.player_counts, "Terralore is a two-player game")
         if deck_out not in DECK_OUT_RULES:
             raise ConfigError(f"deck_out must be one of {DECK_OUT_RULES}, got {deck_out!r}")
         check_flags(draw_on_first_turn=draw_on_first_turn, mulligan=mulligan,
-                    defenders_deal_damage=defenders_deal_damage)
+                    defenders_deal_damage=defenders_deal_damage, opaque_wall=opaque_wall)
         self.catalogue: Catalogue = default_catalogue()
         if isinstance(decks, str) or not hasattr(decks, "__len__") or len(decks) != 2:
             raise DeckError(f"decks must be a pair (one deck per player), e.g. ('random', 'ember_rush'); got {decks!r}")
@@ -86,6 +90,7 @@ class TerraloreGame(Game):
         self.mulligan = mulligan
         self.defenders_deal_damage = defenders_deal_damage
         self.deck_out = deck_out
+        self.opaque_wall = bool(opaque_wall)
         self.num_players = 2
         self.action_layout = build_action_layout(self.catalogue)
         self.first_action = dict(self.action_layout.start)
@@ -102,7 +107,8 @@ class TerraloreGame(Game):
     def config(self) -> dict:
         return {"decks": [d if isinstance(d, str) else list(d) for d in self.decks],
                 "draw_on_first_turn": self.draw_on_first_turn, "mulligan": self.mulligan,
-                "defenders_deal_damage": self.defenders_deal_damage, "deck_out": self.deck_out}
+                "defenders_deal_damage": self.defenders_deal_damage, "deck_out": self.deck_out,
+                "opaque_wall": self.opaque_wall}
 
     def new_initial_state(self, seed: int | None = None) -> TerraloreState:
         return TerraloreState(self, seed)
@@ -133,6 +139,9 @@ class TerraloreState(State):
     """
 
     _transient = ("game", "_mask_cache", "cat")
+    #: with the opaque wall, each player's zones as they stood when this Play Phase began (see
+    #: ``_mark_play_start``); absent otherwise, so states under the default rules stay as they were
+    play_start: list[dict] | None = None
 
     def __init__(self, game: TerraloreGame, seed: int | None = None):
         self.game = game
@@ -184,6 +193,9 @@ class TerraloreState(State):
         twin.weakened = [dict(w) for w in self.weakened]
         for name in ("castle", "mulliganed", "done_placing", "result", "log"):
             setattr(twin, name, list(getattr(self, name)))
+        if self.play_start is not None:
+            twin.play_start = [{zone: copy.deepcopy(cards) for zone, cards in start.items()}
+                               for start in self.play_start]
         twin.rng = copy.deepcopy(self.rng)
         twin._mask_cache = None
         return twin
@@ -212,7 +224,7 @@ class TerraloreState(State):
         return self.decision_name
 
     def observation(self, player: int) -> np.ndarray:
-        return self.game.encoder.encode(self, player)
+        return self.game.encoder.encode(self.seen_by(player) if self.game.opaque_wall else self, player)
 
     def _legal_action_mask(self) -> np.ndarray:
         game = self.game
@@ -350,6 +362,50 @@ class TerraloreState(State):
         self.first_placer = (self.turn_number - 1) % 2
         self.actor = self.first_placer
         self.decision_name = PLAY
+        self._mark_play_start()
+
+    def _mark_play_start(self) -> None:
+        """With the opaque wall, remember each player's zones as the Play Phase begins: until the Reveal
+        Phase the opponent is shown (and re-dealt) as they stood then."""
+        if self.game.opaque_wall:
+            self.play_start = [self._placement_zones(p) for p in (0, 1)]
+
+    def _placement_zones(self, p: int) -> dict:
+        """Copies of the zones of ``p`` that placing cards changes (face-down lanes start empty)."""
+        return {"hand": list(self.hand[p]), "field": [list(ln) for ln in self.field[p]],
+                "graveyard": list(self.graveyard[p]), "known_hand": list(self.known_hand[p])}
+
+    def _rewind_placement(self, q: int) -> None:
+        """Put player ``q``'s zones back as they stood when this Play Phase began, undoing their placement
+        (cards placed, discards, replace-one destroys). Every changed zone gets new outer lists, so a
+        shallow copy of a state may be rewound without touching the state."""
+        start = self.play_start[q]
+        for zone in ("hand", "graveyard", "known_hand", "field", "face_down"):
+            pair = list(getattr(self, zone))
+            pair[q] = [[], []] if zone == "face_down" else copy.deepcopy(start[zone])
+            setattr(self, zone, pair)
+        # the opponent's face-up creatures feed both players' lane totals (lane debuffs)
+        self._refresh_totals()
+
+    def seen_by(self, player: int | None) -> TerraloreState:
+        """The position as ``player`` may see it (``None``: the whole table). With the opaque wall, during
+        the Play Phase the opponent stands as they did when it began: their placement so far is behind
+        the wall. Otherwise the state itself."""
+        if player is None or self.phase != PLAY or not self.game.opaque_wall:
+            return self
+        q = 1 - player
+        view = TerraloreState.__new__(TerraloreState)
+        view.__dict__.update(self.__dict__)
+        view._rewind_placement(q)
+        if view.actor == q:  # whether they are paying for a card now would tell that they placed one
+            view._restart_placement(q)
+        view._mask_cache = None
+        return view
+
+    def _restart_placement(self, q: int) -> None:
+        """``q`` to move at the first decision of the Play Phase, placing nothing yet."""
+        self.actor, self.decision_name, self.pending_card, self.pending_lane = q, PLAY, -1, -1
+        self.discards_left = self.slots_to_free = 0
 
     def _draw_phase(self) -> bool:
         """Both players draw 2. Returns True when the game ended by deck-out."""
@@ -600,9 +656,22 @@ class TerraloreState(State):
         face down, but which of them were placed is re-dealt too: ``player`` cannot see it. The card
         the opponent is placing right now, if any, is kept where it is.
         The world gets a generator of its own (drawn from ``rng``): future chance is re-drawn too.
+
+        With the opaque wall, ``player`` has seen nothing of the opponent's placement this Play Phase: the
+        opponent is re-dealt as they stood when it began, then places anew with uniformly random legal
+        actions from the world's generator (ending their placement if they really have). ``player``'s own
+        side stays as it is: lanes are per player, so their placement never depended on the opponent's.
         """
         s = self.clone()
         q = 1 - player
+        walled = s.game.opaque_wall and s.phase == PLAY
+        # the opponent placed, or is placing, behind the wall: they start again from the Play Phase's start
+        replace = walled and (self.done_placing[q] or self.actor == q)
+        if walled:
+            s._rewind_placement(q)
+        if replace:
+            s._restart_placement(q)
+            s.done_placing[q] = False
         rng.shuffle(s.deck[player])
         pending = s.pending_card if s.actor == q else -1
         known = [c for c in s.known_hand[q] if c != pending]
@@ -642,7 +711,28 @@ class TerraloreState(State):
         # would roll the real dice, and its state would let the deal be re-run
         s.rng = new_rng(int(rng.integers(2**63 - 1)))
         s._mask_cache = None
+        if walled:
+            s.play_start[q] = s._placement_zones(q)
+        if replace:
+            s._place_at_random(q, finish=self.done_placing[q])
+            if self.done_placing[q]:  # the turn is back with player, mid-placement as in the real state
+                for name in ("actor", "decision_name", "pending_card", "pending_lane", "discards_left",
+                             "slots_to_free"):
+                    setattr(s, name, getattr(self, name))
+                s._mask_cache = None
         return s
+
+    def _place_at_random(self, q: int, finish: bool) -> None:
+        """``q`` places with uniformly random legal actions from this state's generator until they choose to
+        end placement; ``finish``: they end it too, else they stay to move (the real one is still placing)."""
+        end = self.game.first_action["end_play"]
+        while True:
+            action = int(self.rng.choice(np.flatnonzero(self.legal_action_mask())))
+            if action == end and not finish:
+                return
+            self.apply_legal_action(action)
+            if action == end:
+                return
 
     def _redeal_face_down(self, q, pool, keep, rng):
         cat = self.cat
@@ -693,11 +783,30 @@ class TerraloreState(State):
                 self.phase == "over", "stale lane totals"
             for key in self.weakened[p]:
                 assert any(int(key) in ln for ln in self.field[p]), "weakening on a card not on the field"
+        if self.game.opaque_wall and self.phase == PLAY:
+            self._check_play_start()
         if self.phase == "over":
             assert sum(self.result) == 0
         else:
             assert self.phase in (MULLIGAN, PLAY) and self.decision_name in DECISIONS
             assert self.discards_left >= 0 and self.slots_to_free >= 0
+
+    def _check_play_start(self) -> None:
+        """The remembered start of the Play Phase (opaque wall) is a position the placement since led from."""
+        assert self.play_start is not None, "the Play Phase began without remembering where it began"
+        for p in (0, 1):
+            start = self.play_start[p]
+            start_field = [c for ln in start["field"] for c in ln]
+            assert sorted(start["hand"] + self.deck[p] + start["graveyard"] + self.exile[p] + start_field) == \
+                self.deck_list[p], f"player {p}: the Play Phase start does not hold their cards"
+            # placing only takes cards from the hand and the field and adds them to the Graveyard
+            assert set(self.hand[p]) <= set(start["hand"]), f"player {p}: a hand card appeared while placing"
+            assert all(set(now) <= set(was) for now, was in zip(self.field[p], start["field"])), \
+                f"player {p}: a face-up creature appeared while placing"
+            assert self.graveyard[p][:len(start["graveyard"])] == start["graveyard"], \
+                f"player {p}: the Graveyard lost a card while placing"
+            assert set(self.known_hand[p]) <= set(start["known_hand"]) <= set(start["hand"]), \
+                f"player {p}: known cards out of step with the Play Phase start"
 
     def card_label(self, card: int) -> str:
         c = self.cat[card]
@@ -707,40 +816,42 @@ class TerraloreState(State):
 
     def render_text(self, player: int | None = None) -> str:
         """Both sides' castles and lanes; with ``player`` given, only what that player can see."""
-        cat = self.cat
-        status = ("game over: " + self.end_reason + f" (returns {self.result})") if self.phase == "over" else \
-            f"{self.phase} phase, player_{self.actor} to decide ({self.decision_name})"
-        lines = [f"Terralore — turn {self.turn_number}: {status}"]
+        # with the opaque wall the text shows what the observation shows: the opponent behind the wall
+        s = self.seen_by(player)
+        cat = s.cat
+        status = ("game over: " + s.end_reason + f" (returns {s.result})") if s.phase == "over" else \
+            f"{s.phase} phase, player_{s.actor} to decide ({s.decision_name})"
+        lines = [f"Terralore — turn {s.turn_number}: {status}"]
         seats = (1 - player, player) if player is not None else (1, 0)
         for p in seats:
             hidden = player is not None and p != player
-            lines.append(f"player_{p}{' (you)' if p == player else ''}: castle {self.castle[p]}/{CASTLE_HP}, "
-                         f"hand {len(self.hand[p])}, deck {len(self.deck[p])}, "
-                         f"graveyard {len(self.graveyard[p])}, exile {len(self.exile[p])}")
+            lines.append(f"player_{p}{' (you)' if p == player else ''}: castle {s.castle[p]}/{CASTLE_HP}, "
+                         f"hand {len(s.hand[p])}, deck {len(s.deck[p])}, "
+                         f"graveyard {len(s.graveyard[p])}, exile {len(s.exile[p])}")
             for ln in (DEFEND, ATTACK):
-                shown = [f"{cat.names[c]} {self.card_points(p, ln, c)}p" for c in self.field[p][ln]]
-                down = self.face_down[p][ln]
+                shown = [f"{cat.names[c]} {s.card_points(p, ln, c)}p" for c in s.field[p][ln]]
+                down = s.face_down[p][ln]
                 if hidden:
                     if down:
                         shown.append(f"{len(down)} face down")
                 else:
                     shown += [f"face down: {self.card_label(c)}" for c in down]
-                lines.append(f"  {LANE_NAMES[ln]:>9} lane ({self.lane_total(p, ln):2d}): "
+                lines.append(f"  {LANE_NAMES[ln]:>9} lane ({s.lane_total(p, ln):2d}): "
                              + (", ".join(shown) or "-"))
             if not hidden:
-                lines.append("  hand: " + (", ".join(self.card_label(c) for c in self.hand[p]) or "-"))
-            elif self.known_hand[p]:
-                where = "known, in hand or face down" if any(self.face_down[p]) else "known in hand"
-                lines.append(f"  {where}: " + ", ".join(cat.names[c] for c in self.known_hand[p]))
+                lines.append("  hand: " + (", ".join(self.card_label(c) for c in s.hand[p]) or "-"))
+            elif s.known_hand[p]:
+                where = "known, in hand or face down" if any(s.face_down[p]) else "known in hand"
+                lines.append(f"  {where}: " + ", ".join(cat.names[c] for c in s.known_hand[p]))
             # open zones (the observation has them): the discards paying for a face-down card are read here
-            for zone, cards in (("graveyard", self.graveyard[p]), ("exile", self.exile[p])):
+            for zone, cards in (("graveyard", s.graveyard[p]), ("exile", s.exile[p])):
                 if cards:
                     lines.append(f"  {zone}: " + ", ".join(cat.names[c] for c in cards))
-        if self.pending_card >= 0 and (player is None or player == self.actor):
-            lines.append(f"placing {cat.names[self.pending_card]}: {self.discards_left} discard(s), "
-                         f"{self.slots_to_free} slot(s) to free")
-        if self.log:
-            lines.append("last reveal: " + "; ".join(self.log))
+        if s.pending_card >= 0 and (player is None or player == s.actor):
+            lines.append(f"placing {cat.names[s.pending_card]}: {s.discards_left} discard(s), "
+                         f"{s.slots_to_free} slot(s) to free")
+        if s.log:
+            lines.append("last reveal: " + "; ".join(s.log))
         return "\n".join(lines)
 
 

@@ -3,7 +3,8 @@
 Seen from the viewing seat (the bottom; seat 0 for the whole-table view): each player's defending
 lane is on their left, so my defending lane faces the opponent's attacking lane on the left and my
 attacking lane faces their defending lane on the right. Castles are HP gauges. With ``player`` given,
-the opponent's hand and face-down cards are backs, except hand cards they saw enter it.
+the opponent's hand and face-down cards are backs, except hand cards they saw enter it (and with the
+``opaque_wall`` option, the opponent stands as they did when the Play Phase began).
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ def _effects_only(c) -> str:
 
 
 def draw_table(state, player: int | None = None) -> Canvas:
+    state = state.seen_by(player)  # the opaque wall hides the opponent's placement from the picture too
     canvas = Canvas(WIDTH, HEIGHT)
     me = 0 if player is None else player
     them = 1 - me

@@ -45,6 +45,7 @@ def make_state(hands=((), ()), attacking=((), ()), defending=((), ()), decks=Non
     s.reveal_first = -1
     s.log = []
     s._refresh_totals()
+    s._mark_play_start()  # the position above is where this Play Phase begins (opaque wall)
     s._mask_cache = None
     return s
 

@@ -120,6 +120,100 @@ def test_resample_hidden_keeps_the_lane_of_a_creature_being_paid_for_within_four
         np.testing.assert_array_equal(world.observation(1), s.observation(1))
 
 
+def test_option_opaque_wall_resample_hidden_agrees_with_every_view_along_random_games():
+    """Worlds re-dealt for a player who cannot see the opponent's placement this turn: that player's
+    observation, text view and action mask are the same in every world, and every world is a legal
+    position (its invariants, its placement start included), through every decision of random games."""
+    game = TerraloreGame(opaque_wall=True)
+    rng = np.random.default_rng(0)
+    worlds = 0
+    for seed in range(12):
+        s = game.new_initial_state(seed)
+        while not s.is_terminal():
+            for p in (0, 1):
+                obs, text = s.observation(p), s.render_text(p)
+                for _ in range(2):
+                    world = s.resample_hidden(p, rng)
+                    world.check_invariants()
+                    assert world.current_player() == s.current_player() and world.phase == s.phase
+                    np.testing.assert_array_equal(world.observation(p), obs)
+                    assert world.render_text(p) == text
+                    if p == s.current_player():
+                        np.testing.assert_array_equal(world.legal_action_mask(), s.legal_action_mask())
+                    worlds += 1
+            s.apply_action(int(rng.choice(s.legal_actions())))
+    assert worlds > 1000
+
+
+def test_option_opaque_wall_resample_hidden_replays_the_opponents_placement_instead_of_keeping_it():
+    # player 0 placed one card face down behind the wall, paying with two discards; player 1 is placing now
+    s = make_state(hands=(["Stone Tortoise", "Gloom Bat", "Pebble Mole", "Tidepool Crab"],
+                          ["Sturdy Turtle", "Ember Imp"]), opaque_wall=True)
+    place(s, "Stone Tortoise", D, discards=["Gloom Bat", "Pebble Mole"])
+    end(s)
+    act(s, "play", cid("Sturdy Turtle"))
+    act(s, "lane", A)  # player 1 is paying for Sturdy Turtle: their own side stays as it is in every world
+    rng = np.random.default_rng(0)
+    face_down, graveyards, hand_sizes = [], set(), set()
+    for _ in range(200):
+        world = s.resample_hidden(1, rng)
+        world.check_invariants()
+        np.testing.assert_array_equal(world.observation(1), s.observation(1))
+        np.testing.assert_array_equal(world.legal_action_mask(), s.legal_action_mask())
+        assert (world.hand[1], world.face_down[1], world.pending_card, world.decision()) == \
+            (s.hand[1], s.face_down[1], s.pending_card, "discard")
+        assert world.done_placing == [True, False] and world.current_player() == 1
+        face_down.append(sum(len(ln) for ln in world.face_down[0]))
+        graveyards.add(tuple(world.graveyard[0]))
+        hand_sizes.add(len(world.hand[0]))
+    assert sum(n != 1 for n in face_down) > 0, "every world kept player 0's real number of face-down cards"
+    assert len(set(face_down)) > 2 and len(graveyards) > 2 and len(hand_sizes) > 2, (
+        "the opponent's placement is played anew: numbers of cards, discards and hand sizes vary")
+    assert 0 < sum(n == 0 for n in face_down) < 200, "some worlds have player 0 place nothing at all"
+
+
+def test_option_opaque_wall_resample_hidden_for_the_first_placer_leaves_the_opponent_still_to_move():
+    s = make_state(hands=(["Tidepool Crab"], ["Stone Tortoise", "Gloom Bat", "Pebble Mole"]), opaque_wall=True)
+    place(s, "Tidepool Crab", A)
+    end(s)
+    place(s, "Stone Tortoise", D, discards=["Gloom Bat", "Pebble Mole"])
+    rng = np.random.default_rng(1)
+    counts = []
+    for _ in range(50):
+        world = s.resample_hidden(0, rng)
+        world.check_invariants()
+        np.testing.assert_array_equal(world.observation(0), s.observation(0))
+        assert world.current_player() == 1 and world.decision() == "play" and world.done_placing == [True, False]
+        assert world.face_down[0] == s.face_down[0] and world.hand[0] == s.hand[0]
+        counts.append(sum(len(ln) for ln in world.face_down[1]))
+        # the world goes on: player 1 ends placing, the turn is revealed
+        world.apply_action(world.game.action_layout.id("end_play"))
+        world.check_invariants()
+        assert world.turn_number == 3 or world.is_terminal()
+    assert len(set(counts)) > 1, "every world kept player 1's real number of face-down cards"
+
+
+def test_option_opaque_wall_round_trips_through_config_env_kwargs_clone_and_json():
+    from tabletop_envs.core.engine import check_json_roundtrip
+
+    env = terralore_v0.env(opaque_wall=True)
+    assert env.game.opaque_wall is True and env.game.config()["opaque_wall"] is True
+    assert TerraloreGame(**env.game.config()).config() == env.game.config()
+    assert TerraloreGame().config()["opaque_wall"] is False
+    env.reset(seed=4)
+    rng = np.random.default_rng(4)
+    while env.state.turn_number < 2 or env.state.done_placing == [False, False]:
+        env.step(int(rng.choice(np.flatnonzero(env.observe(env.agent_selection)["action_mask"]))))
+    state = env.state
+    for twin in (state.clone(), check_json_roundtrip(state)):
+        assert twin == state and twin.play_start == state.play_start
+        twin.check_invariants()
+        for p in (0, 1):
+            np.testing.assert_array_equal(twin.observation(p), state.observation(p))
+    # the rules as they were keep their states as they were: nothing is remembered for the wall
+    assert "play_start" not in TerraloreGame().new_initial_state(0).to_dict()["state"]
+
+
 def test_render_text_shows_cards_by_name_with_cost_and_points_and_hides_face_down_cards():
     s = make_state(hands=(["Tidepool Crab", "Sturdy Turtle"], []), attacking=([], ["Ember Imp"]))
     place(s, "Tidepool Crab", D)
@@ -177,6 +271,8 @@ def test_full_games_through_the_aec_api_end_with_zero_sum_rewards():
     {"deck_out": "empty_deck", "mulligan": False},
     {"decks": ("tidal_fortress", "ember_rush")},
     {"decks": ("sky_and_sun", "grave_tide")},
+    {"opaque_wall": True},
+    {"opaque_wall": True, "mulligan": False, "draw_on_first_turn": True, "decks": ("random", "ember_rush")},
 ])
 def test_rule_options_and_presets_keep_the_conformance_invariants(kwargs):
     conformance.check_random_games("terralore_v0", kwargs, num_games=25)

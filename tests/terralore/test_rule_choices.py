@@ -8,7 +8,7 @@ import pytest
 from tabletop_envs.core.errors import ConfigError
 from tabletop_envs.terralore.engine import TerraloreGame
 
-from .scenario import CAT, A, D, act, cid, end, end_turn, make_state, names, place
+from .scenario import CAT, A, D, act, cid, end, end_turn, ids, make_state, names, place
 
 
 # ------------------------------------------------------------------ draw on turn 1 (option)
@@ -131,6 +131,8 @@ def test_invalid_rule_options_are_refused_with_a_clear_error():
         TerraloreGame(num_players=3)
     with pytest.raises(ConfigError, match="mulligan"):
         TerraloreGame(mulligan="yes")
+    with pytest.raises(ConfigError, match="opaque_wall must be True or False"):
+        TerraloreGame(opaque_wall="yes")
 
 
 # ------------------------------------------------------------------ fixed choices
@@ -185,6 +187,93 @@ def test_the_second_placer_sees_only_face_down_counts_of_the_first():
     place(other, "Pebble Mole", A)
     end(other)
     np.testing.assert_array_equal(obs, other.observation(1))
+
+
+# ------------------------------------------------------------------ placement behind an opaque wall (option)
+def _first_placer_moved(opaque_wall: bool, placed: bool):
+    """Player 0 (first placer) either passes or, behind the wall, places Stone Tortoise in a full attacking
+    lane: destroys the face-up Magma Salamander (whose lane debuff weakens player 1's defending Sturdy
+    Turtle) and pays with Gloom Bat and Sand Piper, a card player 1 saw return to that hand. Then player 1
+    places a card of their own."""
+    s = make_state(hands=(["Stone Tortoise", "Gloom Bat", "Sand Piper", "Lantern Moth"], ["Tidepool Crab"]),
+                   attacking=(["Magma Salamander", "Pebble Mole", "Ember Imp", "Coral Warden"], []),
+                   defending=([], ["Sturdy Turtle"]), opaque_wall=opaque_wall)
+    s.known_hand[0] = [cid("Sand Piper")]
+    s._mark_play_start()
+    if placed:
+        place(s, "Stone Tortoise", A, discards=["Gloom Bat", "Sand Piper"], destroy=["Magma Salamander"])
+    end(s)
+    place(s, "Tidepool Crab", D)
+    return s
+
+
+def _picture(state, player):
+    from tabletop_envs.terralore.render import draw_table
+
+    return np.asarray(draw_table(state, player).image)
+
+
+def test_option_opaque_wall_the_second_placer_sees_nothing_of_the_first_placers_placement():
+    passed, placed = _first_placer_moved(True, False), _first_placer_moved(True, True)
+    assert placed.face_down[0][A] == [cid("Stone Tortoise")] and placed.totals[1][D] == 3  # it really happened
+    assert passed.totals[1][D] == 2
+    np.testing.assert_array_equal(placed.observation(1), passed.observation(1))
+    np.testing.assert_array_equal(placed.legal_action_mask(), passed.legal_action_mask())
+    assert placed.render_text(1) == passed.render_text(1)
+    np.testing.assert_array_equal(_picture(placed, 1), _picture(passed, 1))
+    # player 1's own side is shown as it is now: their face-down card, and Sturdy Turtle still facing
+    # the debuff player 1 saw when the Play Phase began
+    lay = placed.game.observation_layout
+    obs = placed.observation(1)
+    assert np.flatnonzero(lay.view(obs, "own_face_down_defending")).tolist() == [cid("Tidepool Crab")]
+    assert list(lay.view(obs, "opp_face_down_counts")) == [0, 0] and lay.view(obs, "opp_known_hand")[cid("Sand Piper")] == 1
+    assert lay.view(obs, "lane_points")[1] * 10 == pytest.approx(2)
+    assert "face down" not in placed.render_text(1).split("player_1 (you)")[0]
+    # the whole table still shows the real position
+    assert placed.render_text() != passed.render_text()
+
+
+def test_without_opaque_wall_the_second_placer_sees_the_first_placers_card_backs_and_discards():
+    passed, placed = _first_placer_moved(False, False), _first_placer_moved(False, True)
+    lay = placed.game.observation_layout
+    obs = placed.observation(1)
+    assert list(lay.view(obs, "opp_face_down_counts") * 20) == [1, 0]
+    assert set(np.flatnonzero(lay.view(obs, "opp_graveyard"))) == set(ids(["Gloom Bat", "Sand Piper", "Magma Salamander"]))
+    assert not np.array_equal(obs, passed.observation(1))
+    assert placed.render_text(1) != passed.render_text(1)
+    assert not np.array_equal(_picture(placed, 1), _picture(passed, 1))
+
+
+def test_option_opaque_wall_the_first_placer_sees_nothing_of_the_second_placers_placement():
+    hands = (["Tidepool Crab"], ["Stone Tortoise", "Gloom Bat", "Pebble Mole", "Sand Piper"])
+    views = []
+    for moves in ([], [("Stone Tortoise", D, ["Gloom Bat", "Pebble Mole"])], [("Sand Piper", A, [])]):
+        s = make_state(hands=hands, opaque_wall=True)
+        place(s, "Tidepool Crab", A)
+        end(s)
+        for card, lane, discards in moves:
+            place(s, card, lane, discards=discards)
+        assert s.current_player() == 1
+        views.append((s.observation(0), s.render_text(0)))
+    for obs, text in views[1:]:
+        np.testing.assert_array_equal(obs, views[0][0])
+        assert text == views[0][1]
+
+
+def test_option_opaque_wall_after_the_reveal_phase_the_placement_is_seen_as_usual():
+    walled, open_table = _first_placer_moved(True, True), _first_placer_moved(False, True)
+    end(walled)
+    end(open_table)
+    assert walled.turn_number == 3 and walled.decision() == "play"
+    assert cid("Stone Tortoise") in walled.field[0][A] and walled.castle == open_table.castle
+    lay = walled.game.observation_layout
+    for p in (0, 1):
+        np.testing.assert_array_equal(walled.observation(p), open_table.observation(p))
+        assert walled.render_text(p) == open_table.render_text(p)
+    obs = walled.observation(1)
+    assert lay.view(obs, "opp_attacking")[cid("Stone Tortoise")] == 1
+    assert set(np.flatnonzero(lay.view(obs, "opp_graveyard"))) == set(ids(["Gloom Bat", "Sand Piper", "Magma Salamander"]))
+    assert "Stone Tortoise" in walled.render_text(1)
 
 
 def test_replace_one_may_destroy_a_face_down_creature_placed_this_turn():
