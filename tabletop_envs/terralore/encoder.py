@@ -3,7 +3,9 @@
 Card segments are indexed by catalogue card id. A player sees their own hand, lanes and face-down
 cards; of the opponent only face-up creatures, how many face-down cards
 sit in each lane, cards publicly returned to their hand, and hand/deck sizes; both Graveyards and
-Exiles; castles, lane totals, the turn, and their own pending decision.
+Exiles; castles, lane totals, the turn, and their own pending decision. With the ``opaque_wall``
+option the state is encoded through ``state.seen_by(player)``: during the Play Phase the opponent is
+written as they stood when it began.
 """
 
 from __future__ import annotations
@@ -42,7 +44,8 @@ def build_layout(n: int) -> ObservationLayout:
         ("castles", 2, 0, 1, "castle HP / 10: yours, the opponent's"),
         ("hand_sizes", 2, 0, 1, "hand size / 7: yours, the opponent's"),
         ("deck_sizes", 2, 0, 1, "deck size / 20: yours, the opponent's"),
-        ("opp_face_down_counts", 2, 0, 1, "number of the opponent's face-down cards / 20: attacking, defending lane"),
+        ("opp_face_down_counts", 2, 0, 1, "number of the opponent's face-down cards / 20: attacking, defending lane "
+                                               "(always 0 with opaque_wall)"),
         ("turn", 1, 0, 1, f"turn number / {_MAX_TURN:g}"),
         ("phase", 2, 0, 1, "one-hot phase: mulligan, play"),
         ("decision", 5, 0, 1, "one-hot decision you must take now (all 0 when it is not your move): "

@@ -6,7 +6,8 @@ A turn is the four phases of the rule text:
    surplus draws to the Graveyard; a player who cannot draw loses (deck-out).
 2. Play Phase — players place cards face down in their attacking or defending lane. The placement
    is simultaneous at the table; here it is sequential (the first placer alternates each turn) and
-   the second placer sees only how many face-down cards sit in each of the first placer's lanes.
+   the second placer sees only how many face-down cards sit in each of the first placer's lanes
+   (with the ``opaque_wall`` option, nothing of them until the Reveal Phase).
    Placing one card is a chain of small decisions: ``play`` (which card) → ``lane`` → one
    ``discard`` per point of cost → ``destroy`` (only when the lane's four slots are full).
 3. Reveal Phase — face-down cards turn face up, lane by lane, in the order of the rule text; reveal

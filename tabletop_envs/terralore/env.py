@@ -16,10 +16,12 @@ Rules: ``tabletop_envs/terralore/RULES.md`` (the rule text plus every choice whe
 Arguments
 ---------
 ``env(decks=("random", "random"), draw_on_first_turn=False, mulligan=True,
-defenders_deal_damage=False, deck_out="cannot_draw", render_mode=None, max_turns=None,
-illegal_action="raise")``. A deck is ``"random"`` (a random legal deck each game), a preset name
-(``tidal_fortress``, ``ember_rush``, ``sky_and_sun``, ``grave_tide``, ``worst_deck_ever``) or a list of
-20 card names or ids. The rule options are described in RULES.md.
+defenders_deal_damage=False, deck_out="cannot_draw", opaque_wall=False, render_mode=None,
+max_turns=None, illegal_action="raise")``. A deck is ``"random"`` (a random legal deck each game), a
+preset name (``tidal_fortress``, ``ember_rush``, ``sky_and_sun``, ``grave_tide``, ``worst_deck_ever``)
+or a list of 20 card names or ids. ``opaque_wall=True`` hides the whole placement until the Reveal
+Phase: the second placer no longer sees the first placer's card backs, discards or hand size (RULES.md
+choice 8). The rule options are described in RULES.md.
 
 Actions
 -------
@@ -41,7 +43,9 @@ Observation
 -----------
 Only what the observing player may know: their own hand, lanes and face-down cards; of the opponent only face-up creatures, the number of face-down cards in each lane, cards
 returned to their hand in view, and hand and deck sizes; both Graveyards and Exiles; castles; the
-turn; the pending decision. Card segments are indexed by catalogue card id.
+turn; the pending decision. With ``opaque_wall=True`` the opponent is shown during the Play Phase as
+they stood when it began (the text view and the picture likewise). Card segments are indexed by
+catalogue card id.
 
 | indices | name | shape | range | meaning |
 |---|---|---|---|---|
@@ -62,7 +66,7 @@ turn; the pending decision. Card segments are indexed by catalogue card id.
 | 862–863 | `castles` | 2 | 0…1 | castle HP / 10: yours, the opponent's |
 | 864–865 | `hand_sizes` | 2 | 0…1 | hand size / 7: yours, the opponent's |
 | 866–867 | `deck_sizes` | 2 | 0…1 | deck size / 20: yours, the opponent's |
-| 868–869 | `opp_face_down_counts` | 2 | 0…1 | number of the opponent's face-down cards / 20: attacking, defending lane |
+| 868–869 | `opp_face_down_counts` | 2 | 0…1 | number of the opponent's face-down cards / 20: attacking, defending lane (always 0 with opaque_wall) |
 | 870 | `turn` | 1 | 0…1 | turn number / 25 |
 | 871–872 | `phase` | 2 | 0…1 | one-hot phase: mulligan, play |
 | 873–877 | `decision` | 5 | 0…1 | one-hot decision you must take now (all 0 when it is not your move): mulligan, play, lane, discard, destroy |
@@ -102,6 +106,10 @@ Version history
   held their real 20 cards, which told a searching player what they had. A card seen returning to the
   opponent's hand is re-dealt between hand and face down (every world kept it where it lay), and a
   lane being paid for keeps within four slots in every world.
+* v0 (new rule option; play under the defaults unchanged): ``opaque_wall=True`` places cards "behind an
+  opaque wall", as in the novel: until the Reveal Phase neither player sees anything of the other's
+  placement this turn (card backs, discards, replace-one destroys, hand size), and ``resample_hidden``
+  re-deals the opponent from the start of the Play Phase and plays their placement anew at random.
 """
 
 from __future__ import annotations

@@ -132,6 +132,7 @@ def test_option_opaque_wall_resample_hidden_agrees_with_every_view_along_random_
         while not s.is_terminal():
             for p in (0, 1):
                 obs, text = s.observation(p), s.render_text(p)
+                assert not game.observation_layout.view(obs, "opp_face_down_counts").any(), "behind the wall"
                 for _ in range(2):
                     world = s.resample_hidden(p, rng)
                     world.check_invariants()
