@@ -376,17 +376,19 @@ class TerraloreState(State):
         return {"hand": list(self.hand[p]), "field": [list(ln) for ln in self.field[p]],
                 "graveyard": list(self.graveyard[p]), "known_hand": list(self.known_hand[p])}
 
-    def _rewind_placement(self, q: int) -> None:
+    def _rewind_placement(self, q: int, share: bool = False) -> None:
         """Put player ``q``'s zones back as they stood when this Play Phase began, undoing their placement
         (cards placed, discards, replace-one destroys). Every changed zone gets new outer lists, so a
-        shallow copy of a state may be rewound without touching the state."""
+        shallow copy of a state may be rewound without touching the state. ``share``: a read-only view,
+        which may hold the remembered lists themselves instead of copies."""
         start = self.play_start[q]
+        field_changed = self.field[q] != start["field"]
         for zone in ("hand", "graveyard", "known_hand", "field", "face_down"):
             pair = list(getattr(self, zone))
-            pair[q] = [[], []] if zone == "face_down" else copy.deepcopy(start[zone])
+            pair[q] = [[], []] if zone == "face_down" else start[zone] if share else copy.deepcopy(start[zone])
             setattr(self, zone, pair)
-        # the opponent's face-up creatures feed both players' lane totals (lane debuffs)
-        self._refresh_totals()
+        if field_changed:  # the opponent's face-up creatures feed both players' lane totals (lane debuffs)
+            self._refresh_totals()
 
     def seen_by(self, player: int | None) -> TerraloreState:
         """The position as ``player`` may see it (``None``: the whole table). With the opaque wall, during
@@ -395,9 +397,11 @@ class TerraloreState(State):
         if player is None or self.phase != PLAY or not self.game.opaque_wall:
             return self
         q = 1 - player
+        if self.actor != q and len(self.hand[q]) == len(self.play_start[q]["hand"]):
+            return self  # every card placed or discarded leaves the hand: they have done nothing yet
         view = TerraloreState.__new__(TerraloreState)
         view.__dict__.update(self.__dict__)
-        view._rewind_placement(q)
+        view._rewind_placement(q, share=True)
         if view.actor == q:  # whether they are paying for a card now would tell that they placed one
             view._restart_placement(q)
         view._mask_cache = None
