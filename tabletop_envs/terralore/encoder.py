@@ -45,7 +45,7 @@ def build_layout(n: int) -> ObservationLayout:
         ("hand_sizes", 2, 0, 1, "hand size / 7: yours, the opponent's"),
         ("deck_sizes", 2, 0, 1, "deck size / 20: yours, the opponent's"),
         ("opp_face_down_counts", 2, 0, 1, "number of the opponent's face-down cards / 20: attacking, defending lane "
-                                               "(always 0 with opaque_wall)"),
+                                               "(0 with opaque_wall, the default)"),
         ("turn", 1, 0, 1, f"turn number / {_MAX_TURN:g}"),
         ("phase", 2, 0, 1, "one-hot phase: mulligan, play"),
         ("decision", 5, 0, 1, "one-hot decision you must take now (all 0 when it is not your move): "

@@ -66,9 +66,10 @@ class TerraloreGame(Game):
         deck_out: ``"cannot_draw"`` (default: you lose when a Draw Phase asks for a card your deck no
             longer has) or ``"empty_deck"`` (you lose as soon as your deck is empty at the end of a
             Draw Phase or a turn).
-        opaque_wall: if True, nothing of the opponent's placement this turn is seen until the Reveal
-            Phase, not even card backs or the discards that paid for them (the novel places cards
-            "behind an opaque wall"); default False, the second placer sees them as on an open table.
+        opaque_wall: True (default): nothing of the opponent's placement this turn is seen until the
+            Reveal Phase, not even card backs or the discards that paid for them ("the placement remains
+            hidden from the opponent"; the novel places cards "behind an opaque wall"). False: the second
+            placer sees them, as on an open table.
     """
 
     env_name = "terralore_v0"
@@ -76,7 +77,7 @@ class TerraloreGame(Game):
     default_max_turns = 50
 
     def __init__(self, decks=("random", "random"), draw_on_first_turn: bool = False, mulligan: bool = True,
-                 defenders_deal_damage: bool = False, deck_out: str = "cannot_draw", opaque_wall: bool = False,
+                 defenders_deal_damage: bool = False, deck_out: str = "cannot_draw", opaque_wall: bool = True,
                  num_players: int = 2):
         check_num_players(num_players, self.player_counts, "Terralore is a two-player game")
         if deck_out not in DECK_OUT_RULES:

@@ -16,12 +16,12 @@ Rules: ``tabletop_envs/terralore/RULES.md`` (the rule text plus every choice whe
 Arguments
 ---------
 ``env(decks=("random", "random"), draw_on_first_turn=False, mulligan=True,
-defenders_deal_damage=False, deck_out="cannot_draw", opaque_wall=False, render_mode=None,
+defenders_deal_damage=False, deck_out="cannot_draw", opaque_wall=True, render_mode=None,
 max_turns=None, illegal_action="raise")``. A deck is ``"random"`` (a random legal deck each game), a
 preset name (``tidal_fortress``, ``ember_rush``, ``sky_and_sun``, ``grave_tide``, ``worst_deck_ever``)
-or a list of 20 card names or ids. ``opaque_wall=True`` hides the whole placement until the Reveal
-Phase: the second placer no longer sees the first placer's card backs, discards or hand size (RULES.md
-choice 8). The rule options are described in RULES.md.
+or a list of 20 card names or ids. ``opaque_wall=True`` (the default) hides the whole placement until
+the Reveal Phase; with ``opaque_wall=False`` the second placer sees the first placer's card backs,
+discards and hand size (RULES.md choice 8). The rule options are described in RULES.md.
 
 Actions
 -------
@@ -43,8 +43,9 @@ Observation
 -----------
 Only what the observing player may know: their own hand, lanes and face-down cards; of the opponent only face-up creatures, the number of face-down cards in each lane, cards
 returned to their hand in view, and hand and deck sizes; both Graveyards and Exiles; castles; the
-turn; the pending decision. With ``opaque_wall=True`` the opponent is shown during the Play Phase as
-they stood when it began (the text view and the picture likewise). Card segments are indexed by
+turn; the pending decision. During the Play Phase the opponent is shown as they stood when it began
+(``opaque_wall``, the default; the text view and the picture likewise), so their face-down counts stay
+0 until ``opaque_wall=False``. Card segments are indexed by
 catalogue card id.
 
 | indices | name | shape | range | meaning |
@@ -66,7 +67,7 @@ catalogue card id.
 | 862–863 | `castles` | 2 | 0…1 | castle HP / 10: yours, the opponent's |
 | 864–865 | `hand_sizes` | 2 | 0…1 | hand size / 7: yours, the opponent's |
 | 866–867 | `deck_sizes` | 2 | 0…1 | deck size / 20: yours, the opponent's |
-| 868–869 | `opp_face_down_counts` | 2 | 0…1 | number of the opponent's face-down cards / 20: attacking, defending lane (always 0 with opaque_wall) |
+| 868–869 | `opp_face_down_counts` | 2 | 0…1 | number of the opponent's face-down cards / 20: attacking, defending lane (0 with opaque_wall, the default) |
 | 870 | `turn` | 1 | 0…1 | turn number / 25 |
 | 871–872 | `phase` | 2 | 0…1 | one-hot phase: mulligan, play |
 | 873–877 | `decision` | 5 | 0…1 | one-hot decision you must take now (all 0 when it is not your move): mulligan, play, lane, discard, destroy |
@@ -110,6 +111,11 @@ Version history
   opaque wall", as in the novel: until the Reveal Phase neither player sees anything of the other's
   placement this turn (card backs, discards, replace-one destroys, hand size), and ``resample_hidden``
   re-deals the opponent from the start of the Play Phase and plays their placement anew at random.
+* v0 (hidden-information fix; layouts unchanged, observations changed): ``opaque_wall=True`` is the
+  default, as the text says "the placement remains hidden from the opponent"; before, the second placer
+  saw the first placer's card backs per lane, their paying discards and their hand size. The shipped
+  model was retrained under it. A model trained before this change, whose sidecar does not name the
+  option, was trained with ``opaque_wall=False``: pass that to play it under its own rules.
 """
 
 from __future__ import annotations

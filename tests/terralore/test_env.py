@@ -30,7 +30,7 @@ def test_action_ids_are_stable_by_catalogue_card_id():
 def test_observation_shows_own_cards_and_opponent_face_up_cards_and_counts():
     s = make_state(hands=(["Tidepool Crab", "Sturdy Turtle"], ["Pebble Mole"]),
                    attacking=(["Stone Tortoise"], ["Ember Imp"]), defending=([], ["Cinder Hound"]),
-                   graveyards=(["Fireball"], ["Scorch"]), castles=(7, 9))
+                   graveyards=(["Fireball"], ["Scorch"]), castles=(7, 9), opaque_wall=False)
     place(s, "Tidepool Crab", D)
     end(s)
     place(s, "Pebble Mole", A)
@@ -67,7 +67,9 @@ def test_observation_pending_decision_and_payment():
 
 
 def test_resample_hidden_keeps_the_observation_and_re_deals_the_opponents_cards():
-    s = make_state(hands=(["Tidepool Crab", "Stone Tortoise", "Gloom Bat", "Pebble Mole"], ["Sturdy Turtle"]))
+    # on an open table (opaque_wall=False) the costs paid were seen; behind the wall see the option's tests
+    s = make_state(hands=(["Tidepool Crab", "Stone Tortoise", "Gloom Bat", "Pebble Mole"], ["Sturdy Turtle"]),
+                   opaque_wall=False)
     place(s, "Tidepool Crab", A)
     place(s, "Stone Tortoise", D, discards=["Gloom Bat", "Pebble Mole"])
     end(s)
@@ -200,7 +202,8 @@ def test_option_opaque_wall_round_trips_through_config_env_kwargs_clone_and_json
     env = terralore_v0.env(opaque_wall=True)
     assert env.game.opaque_wall is True and env.game.config()["opaque_wall"] is True
     assert TerraloreGame(**env.game.config()).config() == env.game.config()
-    assert TerraloreGame().config()["opaque_wall"] is False
+    assert TerraloreGame().config()["opaque_wall"] is True  # the default since the hidden-information fix
+    assert TerraloreGame(opaque_wall=False).config()["opaque_wall"] is False
     env.reset(seed=4)
     rng = np.random.default_rng(4)
     while env.state.turn_number < 2 or env.state.done_placing == [False, False]:
@@ -216,7 +219,7 @@ def test_option_opaque_wall_round_trips_through_config_env_kwargs_clone_and_json
 
 
 def test_render_text_shows_cards_by_name_with_cost_and_points_and_hides_face_down_cards():
-    s = make_state(hands=(["Tidepool Crab", "Sturdy Turtle"], []), attacking=([], ["Ember Imp"]))
+    s = make_state(hands=(["Tidepool Crab", "Sturdy Turtle"], []), attacking=([], ["Ember Imp"]), opaque_wall=False)
     place(s, "Tidepool Crab", D)
     own = s.render_text(0)
     assert "Sturdy Turtle [1c 3p water]" in own and "face down: Tidepool Crab" in own
@@ -232,7 +235,8 @@ def test_render_text_shows_cards_by_name_with_cost_and_points_and_hides_face_dow
 def test_the_text_view_names_the_cards_in_both_open_graveyards_and_exiles():
     # Graveyard and Exile are open (RULES.md choice 15): the second placer reads the first one's
     # discards there, as the observation does, so a human at the terminal must be able to as well
-    s = make_state(hands=(["Gull Scout", "Sturdy Turtle"], []), graveyards=([], ["Tidepool Crab"]))
+    s = make_state(hands=(["Gull Scout", "Sturdy Turtle"], []), graveyards=([], ["Tidepool Crab"]),
+                   opaque_wall=False)  # behind the wall (the default) the discards show at the Reveal Phase
     place(s, "Gull Scout", A, discards=["Sturdy Turtle"])
     s.exile[1] = [cid("Cinder Hound")]
     for seat in (1, 0, None):

@@ -176,14 +176,14 @@ def test_placement_is_sequential_and_the_first_placer_alternates_each_turn():
     assert order == [0, 1, 0, 1]
 
 
-def test_the_second_placer_sees_only_face_down_counts_of_the_first():
-    s = make_state(hands=(["Tidepool Crab"], []))
+def test_option_opaque_wall_false_the_second_placer_sees_only_face_down_counts_of_the_first():
+    s = make_state(hands=(["Tidepool Crab"], []), opaque_wall=False)
     place(s, "Tidepool Crab", A)
     end(s)
     obs = s.observation(1)
     lay = s.game.observation_layout
     assert list(lay.view(obs, "opp_face_down_counts") * 20) == [1, 0]
-    other = make_state(hands=(["Pebble Mole"], []))
+    other = make_state(hands=(["Pebble Mole"], []), opaque_wall=False)
     place(other, "Pebble Mole", A)
     end(other)
     np.testing.assert_array_equal(obs, other.observation(1))
@@ -386,7 +386,9 @@ def test_a_known_card_placed_face_down_stays_known_until_it_is_seen_again():
     the Reveal Phase shows which it was."""
     worlds = {}
     for placed in ("Cinder Hound", "Coral Warden"):
-        s = make_state(hands=(["Cinder Hound", "Coral Warden", "Pebble Mole", "Sand Piper", "Gloom Bat"], []))
+        # on an open table, where the discards show (behind the wall, the default, nothing does)
+        s = make_state(hands=(["Cinder Hound", "Coral Warden", "Pebble Mole", "Sand Piper", "Gloom Bat"], []),
+                       opaque_wall=False)
         s.known_hand[0] = [cid("Cinder Hound")]
         place(s, placed, A, discards=["Pebble Mole", "Sand Piper"])
         worlds[placed] = s

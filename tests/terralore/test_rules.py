@@ -164,7 +164,21 @@ def test_draw_phase_both_players_draw_2_cards():
 
 
 def test_play_phase_cards_are_placed_face_down_and_hidden_from_the_opponent():
+    # "The placement remains hidden from the opponent": nothing of it shows until the Reveal Phase
     s = make_state(hands=(["Tidepool Crab", "Stone Tortoise", "Gloom Bat", "Pebble Mole"], []))
+    before = s.observation(1)
+    place(s, "Tidepool Crab", A)
+    place(s, "Stone Tortoise", D, discards=["Gloom Bat", "Pebble Mole"])
+    end(s)
+    lay = s.game.observation_layout
+    obs = s.observation(1)
+    changed = [n for n, sl in lay.slices.items() if not np.array_equal(before[sl], obs[sl])]
+    assert set(changed) <= {"placement", "decision"}  # only that it is now player 1's turn to place
+    assert list(lay.view(obs, "opp_face_down_counts")) == [0, 0]
+
+
+def test_option_opaque_wall_false_the_placement_shows_as_card_backs_and_open_discards_never_the_cards():
+    s = make_state(hands=(["Tidepool Crab", "Stone Tortoise", "Gloom Bat", "Pebble Mole"], []), opaque_wall=False)
     before = s.observation(1)
     place(s, "Tidepool Crab", A)
     place(s, "Stone Tortoise", D, discards=["Gloom Bat", "Pebble Mole"])
