@@ -39,9 +39,13 @@ def check_num_players(num_players, player_counts, rule: str) -> None:
 class Game:
     """Static description of one game configuration: rules options, catalogue, layouts."""
 
-    #: registry name with version, e.g. ``"terralore_v0"``; bump the version with any change of
-    #: rules defaults, observation or action layout.
+    #: registry name with version, e.g. ``"terralore_v0"``; bump the version with any change of the
+    #: observation or action layout. A fix that makes play follow the rule text (or hide what the rules
+    #: hide) stays in the version, listed in its version history.
     env_name: ClassVar[str] = ""
+    #: options that joined a released version with a default other than how it played before: a model
+    #: sidecar written before an option existed does not name it, and its model played with this value
+    options_before_they_existed: ClassVar[dict] = {}
     #: player counts the game supports
     player_counts: ClassVar[tuple[int, ...]] = (2,)
     #: default ``max_turns`` truncation for the env faces

@@ -410,7 +410,10 @@ def check_rule_options(meta: dict, game_config: dict, source: str = "model") -> 
     if not isinstance(env_id, str) or not isinstance(trained, dict):
         return
     try:
-        trained = _full_config(env_id, trained)
+        from .registry import get_spec
+
+        earlier = get_spec(env_id).load_module().raw_env.game_class.options_before_they_existed
+        trained = _full_config(env_id, {**earlier, **trained})
     except (TabletopError, TypeError, ValueError):  # a sidecar loaded with check=False: nothing to compare
         return
     here = _full_config(env_id, dict(game_config))

@@ -74,6 +74,7 @@ class TerraloreGame(Game):
 
     env_name = "terralore_v0"
     player_counts = (2,)
+    options_before_they_existed = {"opaque_wall": False}
     default_max_turns = 50
 
     def __init__(self, decks=("random", "random"), draw_on_first_turn: bool = False, mulligan: bool = True,

@@ -174,6 +174,25 @@ def test_a_model_used_under_other_rule_options_warns_naming_each_option_and_both
         load_policy("earth_v0/ppo", env="earth_v0", game_config={"num_players": 4})
 
 
+def test_a_sidecar_written_before_an_option_existed_warns_under_its_new_default(tmp_path):
+    # opaque_wall joined terralore_v0 as the default; a model from before it played on the open table
+    import json
+    import warnings
+
+    from tabletop_envs import RuleOptionsWarning
+
+    model = _model_copy(tmp_path)
+    side = model.with_suffix(".json")
+    meta = json.loads(side.read_text())
+    meta["game_config"].pop("opaque_wall", None)
+    side.write_text(json.dumps(meta))
+    with pytest.warns(RuleOptionsWarning, match=r"opaque_wall=False.* opaque_wall=True"):
+        load_policy(str(model), env="terralore_v0", game_config={})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        load_policy(str(model), env="terralore_v0", game_config={"opaque_wall": False})
+
+
 def test_every_tool_that_builds_the_env_passes_its_rule_options_to_the_model_check(tmp_path):
     from tabletop_envs import RuleOptionsWarning
     from tabletop_envs.core.arena import play_match
