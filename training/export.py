@@ -154,7 +154,9 @@ def export_policy(weights, activation: str, out_stem: str | Path, env_name: str,
         "env_id": env_name,
         "env_family": family,
         "env_version": int(version) if version.isdigit() else version,
-        "game_config": game_config or {},
+        # every option, defaults included: an option added later with another default must not be
+        # mistaken for one this model played under (check_rule_options)
+        "game_config": json.loads(json.dumps(game.config(), default=str)),
         "num_players": game.num_players,
         "observation_layout_hash": game.observation_layout.hash(),
         "observation_size": game.observation_layout.size,

@@ -282,7 +282,7 @@ def test_export_of_a_checkpoint_finds_the_run_json_in_the_run_folder(tmp_path):
     out = tmp_path / "out" / "ppo_4p"
     main(["--model", str(checkpoint / "model.zip"), "--out", str(out)])  # no --env: run.json says it
     meta = json.loads(out.with_suffix(".json").read_text())
-    assert meta["env_id"] == "earth_v0" and meta["game_config"] == {"num_players": 4} and meta["num_players"] == 4
+    assert meta["env_id"] == "earth_v0" and meta["game_config"]["num_players"] == 4 and meta["num_players"] == 4
     assert meta["training"]["config"] == {"seed": 7}
 
 
@@ -448,3 +448,24 @@ def test_a_sidecar_env_id_that_is_no_name_is_refused(exported):
     _edit_sidecar(exported, env_id=0)
     with pytest.raises(ModelMismatchError, match="env_id of its sidecar .* must be an env name .*got 0"):
         load_policy(str(exported))
+
+
+def test_the_sidecar_names_every_rule_option_defaults_included(tmp_path):
+    # a sidecar naming only the options given read a later option's new default as the model's own rules:
+    # an RLlib Terralore model trained with opaque_wall=True warned that it had been trained without it
+    import warnings
+
+    from tabletop_envs import load_policy
+    from tabletop_envs.core.registry import make_game
+    from training.export import export_policy
+
+    game = make_game("terralore_v0")
+    rng = np.random.default_rng(0)
+    weights = [(rng.normal(size=(game.observation_layout.size, 8)), np.zeros(8)),
+               (rng.normal(size=(8, game.num_actions)), np.zeros(game.num_actions))]
+    path = export_policy(weights, "tanh", tmp_path / "m", "terralore_v0", game_config={})
+    meta = json.loads(path.with_suffix(".json").read_text())
+    assert meta["game_config"] == game.config()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        load_policy(str(path), env="terralore_v0", game_config={})
