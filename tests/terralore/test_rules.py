@@ -163,31 +163,29 @@ def test_draw_phase_both_players_draw_2_cards():
     assert [len(h) for h in s.hand] == [2, 2]
 
 
-def test_play_phase_cards_are_placed_face_down_and_hidden_from_the_opponent():
-    # "The placement remains hidden from the opponent": nothing of it shows until the Reveal Phase
-    s = make_state(hands=(["Tidepool Crab", "Stone Tortoise", "Gloom Bat", "Pebble Mole"], []))
+def _player_1_sees_player_0_place_two(**options):
+    """Player 1's observation before and after player 0 places two cards (one paid with two discards)."""
+    s = make_state(hands=(["Tidepool Crab", "Stone Tortoise", "Gloom Bat", "Pebble Mole"], []), **options)
     before = s.observation(1)
     place(s, "Tidepool Crab", A)
     place(s, "Stone Tortoise", D, discards=["Gloom Bat", "Pebble Mole"])
     end(s)
     lay = s.game.observation_layout
     obs = s.observation(1)
-    changed = [n for n, sl in lay.slices.items() if not np.array_equal(before[sl], obs[sl])]
+    return lay, obs, [n for n, sl in lay.slices.items() if not np.array_equal(before[sl], obs[sl])]
+
+
+def test_play_phase_cards_are_placed_face_down_and_hidden_from_the_opponent():
+    # "The placement remains hidden from the opponent": nothing of it shows until the Reveal Phase
+    lay, obs, changed = _player_1_sees_player_0_place_two()
     assert set(changed) <= {"placement", "decision"}  # only that it is now player 1's turn to place
     assert list(lay.view(obs, "opp_face_down_counts")) == [0, 0]
 
 
 def test_option_opaque_wall_false_the_placement_shows_as_card_backs_and_open_discards_never_the_cards():
-    s = make_state(hands=(["Tidepool Crab", "Stone Tortoise", "Gloom Bat", "Pebble Mole"], []), opaque_wall=False)
-    before = s.observation(1)
-    place(s, "Tidepool Crab", A)
-    place(s, "Stone Tortoise", D, discards=["Gloom Bat", "Pebble Mole"])
-    end(s)
-    lay = s.game.observation_layout
-    obs = s.observation(1)
+    lay, obs, changed = _player_1_sees_player_0_place_two(opaque_wall=False)
     assert lay.view(obs, "opp_attacking").sum() == 0 and lay.view(obs, "opp_defending").sum() == 0
     assert list(lay.view(obs, "opp_face_down_counts") * 20) == [1, 1]
-    changed = [n for n, sl in lay.slices.items() if not np.array_equal(before[sl], obs[sl])]
     assert set(changed) <= {"opp_face_down_counts", "opp_graveyard", "hand_sizes", "placement", "decision"}
     # the discards are public (the Graveyard is open), the placed cards are not
     card_segments = [seg for seg, v in lay.segments.items() if seg.startswith("opp") and v.size == CAT.size]
