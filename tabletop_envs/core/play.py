@@ -181,7 +181,9 @@ def play_match(env_name: str, opponents: Sequence[str | Policy], human_seat: int
             player = env.agent_name_mapping[agent]
             if player == human_seat:
                 if bot_moves:
-                    say(f"(the other players made {bot_moves} move{'s' if bot_moves > 1 else ''})")
+                    # not how many: a bot's count of decisions can be hidden (a Terralore placement behind
+                    # the opaque wall takes one decision per card, lane, discard and destroy)
+                    say("(the other players have moved)")
                     bot_moves = 0
                 action = _human_move(env, player, ask, say)
             else:

@@ -418,3 +418,35 @@ def test_resample_hidden_redraws_a_random_opponent_deck_list_and_keeps_a_preset_
     preset = TerraloreGame(decks=("ember_rush", "tidal_fortress")).new_initial_state(5)
     for _ in range(20):
         assert preset.resample_hidden(1, rng).deck_list[0] == preset.deck_list[0]
+
+
+class _FirstLegal:
+    """Places every card it can (the lowest legal action id: a card before end_play), pays with the lowest."""
+
+    def act(self, obs, mask, rng):
+        return int(np.flatnonzero(mask)[0])
+
+
+class _Passer:
+    """Keeps its opening hand and never places a card."""
+
+    def act(self, obs, mask, rng):
+        end_play = TerraloreGame().first_action["end_play"]
+        return end_play if mask[end_play] else int(np.flatnonzero(mask)[0])
+
+
+def test_the_placement_remains_hidden_from_the_opponent_in_the_play_cli_which_does_not_count_the_bots_moves():
+    # the human (player_1) places second in turn 1: a bot that placed cards took more decisions than one
+    # that passed, and "the other players made 7 moves" against "1 move" told the human so
+    from tabletop_envs.core.play import play_match
+
+    said, actions = [], []
+    for bot in (_FirstLegal(), _Passer()):
+        lines = iter(["1", "q"])  # keep the opening hand, then quit at the first Play decision
+        out = []
+        result = play_match("terralore_v0", [bot], human_seat=1, seed=11, ask=lambda prompt, lines=lines: next(lines),
+                            say=out.append)
+        said.append(out)
+        actions.append(result.replay.actions)
+    assert len(actions[0]) > len(actions[1]), "the first bot really placed cards in turn 1"
+    assert said[0][1:] == said[1][1:]  # everything after the line naming the seats' players
