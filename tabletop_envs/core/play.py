@@ -132,13 +132,14 @@ def play_match(env_name: str, opponents: Sequence[str | Policy], human_seat: int
     """One game: the human at ``human_seat``, ``opponents`` in the other seats in order.
 
     ``env_kwargs`` go to the env (rule options, ``num_players``, ``max_turns``). ``window``: also show
-    the table, from the human's seat only, as a picture in a window (``render_mode="human"``).
+    the table, from the human's seat only, as a picture in a window, drawn whenever the human is to move
+    and at the end (not after each bot move: how many moves a bot made can be hidden).
     """
     from .registry import get_spec
 
     env_kwargs = dict(env_kwargs or {})
-    if window:
-        env_kwargs["render_mode"] = "human"
+    if window:  # drawn here, when the human decides (show_window below), not by the env after every move
+        env_kwargs["render_mode"] = "rgb_array"
     env = get_spec(env_name).load_module().raw_env(**env_kwargs)
     env.render_player = human_seat  # the window shows only what the human may see
     n = env.game.num_players
@@ -164,8 +165,19 @@ def play_match(env_name: str, opponents: Sequence[str | Policy], human_seat: int
     seed = secrets.randbelow(2**31) if seed is None else int(seed)
     replay = Replay.start(env, seed, names)
     env.reset(seed=seed)
-    if window:
-        env.render()
+    viewer = None
+
+    def show_window() -> None:
+        # only before the human's decisions and at the end: redrawn after every move, the window took as
+        # many redraws (and as much time) as the bots took decisions, which a hidden placement must not show
+        nonlocal viewer
+        if window:
+            from . import render
+
+            if viewer is None:
+                viewer = render.make_viewer(env.metadata.get("name", "tabletop_envs"))
+            viewer.show(env.render())
+
     bot_rng = policy_rng(seed)  # not default_rng(seed): the env draws the deal from that stream
     # The seed fixes the whole deal (hands, deck order): shown only once the game is over.
     say(f"{env_name}. Seats: " + ", ".join(f"player_{i} = {p}" for i, p in enumerate(names)))
@@ -177,6 +189,7 @@ def play_match(env_name: str, opponents: Sequence[str | Policy], human_seat: int
             agent = env.agent_selection
             if env.terminations[agent] or env.truncations[agent]:
                 reason = "terminated" if env.terminations[agent] else "truncated"
+                show_window()
                 break
             player = env.agent_name_mapping[agent]
             if player == human_seat:
@@ -185,6 +198,7 @@ def play_match(env_name: str, opponents: Sequence[str | Policy], human_seat: int
                     # the opaque wall takes one decision per card, lane, discard and destroy)
                     say("(the other players have moved)")
                     bot_moves = 0
+                show_window()
                 action = _human_move(env, player, ask, say)
             else:
                 state = env.state
@@ -204,6 +218,8 @@ def play_match(env_name: str, opponents: Sequence[str | Policy], human_seat: int
             pass
     finally:
         env.close()
+        if viewer is not None:
+            viewer.close()
     replay.finish(env)
     return PlayResult(replay, replay.returns, human_seat, reason in ("terminated", "truncated"), reason)
 

@@ -450,3 +450,32 @@ def test_the_placement_remains_hidden_from_the_opponent_in_the_play_cli_which_do
         actions.append(result.replay.actions)
     assert len(actions[0]) > len(actions[1]), "the first bot really placed cards in turn 1"
     assert said[0][1:] == said[1][1:]  # everything after the line naming the seats' players
+
+
+def test_the_placement_remains_hidden_from_the_opponent_in_the_play_cli_window_which_is_not_redrawn_per_bot_move(
+        monkeypatch):
+    # a window redrawn after every move took as many redraws (and as much time) as the bot took decisions
+    import hashlib
+
+    from tabletop_envs.core import render
+    from tabletop_envs.core.play import play_match
+
+    class Window:
+        def __init__(self, title):
+            pass
+
+        def show(self, array):
+            shown.append(hashlib.sha256(array.tobytes()).hexdigest()[:12])
+
+        def close(self):
+            pass
+
+    monkeypatch.setattr(render, "make_viewer", Window)
+    frames = []
+    for bot in (_FirstLegal(), _Passer()):
+        shown = []
+        lines = iter(["1", "q"])
+        play_match("terralore_v0", [bot], human_seat=1, seed=11, ask=lambda prompt, lines=lines: next(lines),
+                   say=lambda text: None, window=True)
+        frames.append(shown)
+    assert frames[0] == frames[1]
