@@ -216,3 +216,15 @@ def test_a_replay_config_holding_an_env_option_is_refused_by_name(toy, key, valu
     data["config"][key] = value
     with pytest.raises(ReplayError, match=rf"'config' holds the env option\(s\) \['{key}'\].*edited"):
         Replay.from_json(json.dumps(data)).replay()
+
+
+def test_a_replay_recorded_before_an_option_existed_replays_under_the_rules_it_was_played_by(tmp_path):
+    # opaque_wall joined terralore_v0 as the default; a replay from before it was played on the open table
+    replay, _, env = record_random_game("terralore_v0", seed=3, game_kwargs={"opaque_wall": False})
+    path = replay.save(tmp_path / "g.json")
+    data = json.loads(path.read_text())
+    del data["config"]["opaque_wall"]
+    path.write_text(json.dumps(data))
+    loaded = Replay.load(path)
+    assert loaded.make_env().game.opaque_wall is False
+    assert loaded.replay().state == env.state  # the final state's digest verifies too

@@ -155,7 +155,9 @@ class Replay:
                     f"cannot be replayed here. Install tabletop-envs=={self.library_version} to replay it.")
             raise ReplayError(f"replay of unknown env {self.env!r}; known envs: {sorted(ENVS)}")
         module = ENVS[self.env].load_module()
-        env = module.raw_env(max_turns=self.max_turns, **env_kwargs, **self.config)
+        # a replay recorded before an option existed was played as the game played then
+        config = {**module.raw_env.game_class.options_before_they_existed, **self.config}
+        env = module.raw_env(max_turns=self.max_turns, **env_kwargs, **config)
         if env.game.action_layout.hash() != self.action_layout_hash:
             raise ReplayError(
                 f"this replay's action layout ({self.action_layout_hash}) differs from {self.env}'s in this "
