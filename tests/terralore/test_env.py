@@ -14,6 +14,18 @@ from tabletop_envs.terralore.engine import TerraloreGame
 from .scenario import CAT, A, D, act, cid, end, make_state, place
 
 
+def consistent_worlds(state, player, n, rng, mask=True):
+    """``n`` worlds re-dealt for ``player``, each checked: a legal position that shows ``player`` the same
+    observation as ``state`` (and, with ``mask``, the same action mask)."""
+    for _ in range(n):
+        world = state.resample_hidden(player, rng)
+        world.check_invariants()
+        np.testing.assert_array_equal(world.observation(player), state.observation(player))
+        if mask:
+            np.testing.assert_array_equal(world.legal_action_mask(), state.legal_action_mask())
+        yield world
+
+
 def test_module_doc_tables_equal_the_layouts():
     conformance.check_doc_page("terralore_v0")
     assert terralore_v0.__doc__ == env_module.__doc__
@@ -73,13 +85,8 @@ def test_resample_hidden_keeps_the_observation_and_re_deals_the_opponents_cards(
     place(s, "Tidepool Crab", A)
     place(s, "Stone Tortoise", D, discards=["Gloom Bat", "Pebble Mole"])
     end(s)
-    rng = np.random.default_rng(0)
     seen_down = set()
-    for _ in range(20):
-        other = s.resample_hidden(1, rng)
-        other.check_invariants()
-        np.testing.assert_array_equal(other.observation(1), s.observation(1))
-        np.testing.assert_array_equal(other.legal_action_mask(), s.legal_action_mask())
+    for other in consistent_worlds(s, 1, 20, np.random.default_rng(0)):
         assert other.hand[1] == s.hand[1], "player 1's own hand is known to them"
         fd = other.face_down[0]
         assert [CAT.cost[c] for c in fd[A]] == [0] and [CAT.cost[c] for c in fd[D]] == [2], "costs were seen"
@@ -94,13 +101,8 @@ def test_resample_hidden_does_not_tell_whether_a_known_card_was_placed_face_down
     s.known_hand[0] = [cid("Tidepool Crab")]
     place(s, "Tidepool Crab", A)
     end(s)
-    rng = np.random.default_rng(0)
     crab_face_down = []
-    for _ in range(200):
-        world = s.resample_hidden(1, rng)
-        world.check_invariants()
-        np.testing.assert_array_equal(world.observation(1), s.observation(1))
-        np.testing.assert_array_equal(world.legal_action_mask(), s.legal_action_mask())
+    for world in consistent_worlds(s, 1, 200, np.random.default_rng(0)):
         crab_face_down.append(cid("Tidepool Crab") in world.face_down[0][A])
     assert 0 < sum(crab_face_down) < len(crab_face_down), (
         "every re-dealt world put the known card where it really is: player 1 would learn whether it was placed")
@@ -115,11 +117,7 @@ def test_resample_hidden_keeps_the_lane_of_a_creature_being_paid_for_within_four
     act(s, "play", cid("Sturdy Turtle"))
     act(s, "lane", A)
     assert s.decision_name == "discard" and s.slots_to_free == 0
-    rng = np.random.default_rng(0)
-    for _ in range(100):
-        world = s.resample_hidden(1, rng)
-        world.check_invariants()
-        np.testing.assert_array_equal(world.observation(1), s.observation(1))
+    list(consistent_worlds(s, 1, 100, np.random.default_rng(0), mask=False))
 
 
 def test_option_opaque_wall_resample_hidden_agrees_with_every_view_along_random_games():
@@ -156,13 +154,8 @@ def test_option_opaque_wall_resample_hidden_replays_the_opponents_placement_inst
     end(s)
     act(s, "play", cid("Sturdy Turtle"))
     act(s, "lane", A)  # player 1 is paying for Sturdy Turtle: their own side stays as it is in every world
-    rng = np.random.default_rng(0)
     face_down, graveyards, hand_sizes = [], set(), set()
-    for _ in range(200):
-        world = s.resample_hidden(1, rng)
-        world.check_invariants()
-        np.testing.assert_array_equal(world.observation(1), s.observation(1))
-        np.testing.assert_array_equal(world.legal_action_mask(), s.legal_action_mask())
+    for world in consistent_worlds(s, 1, 200, np.random.default_rng(0)):
         assert (world.hand[1], world.face_down[1], world.pending_card, world.decision()) == \
             (s.hand[1], s.face_down[1], s.pending_card, "discard")
         assert world.done_placing == [True, False] and world.current_player() == 1
@@ -180,12 +173,8 @@ def test_option_opaque_wall_resample_hidden_for_the_first_placer_leaves_the_oppo
     place(s, "Tidepool Crab", A)
     end(s)
     place(s, "Stone Tortoise", D, discards=["Gloom Bat", "Pebble Mole"])
-    rng = np.random.default_rng(1)
     counts = []
-    for _ in range(50):
-        world = s.resample_hidden(0, rng)
-        world.check_invariants()
-        np.testing.assert_array_equal(world.observation(0), s.observation(0))
+    for world in consistent_worlds(s, 0, 50, np.random.default_rng(1), mask=False):
         assert world.current_player() == 1 and world.decision() == "play" and world.done_placing == [True, False]
         assert world.face_down[0] == s.face_down[0] and world.hand[0] == s.hand[0]
         counts.append(sum(len(ln) for ln in world.face_down[1]))
@@ -406,10 +395,7 @@ def test_resample_hidden_redraws_a_random_opponent_deck_list_and_keeps_a_preset_
     state = TerraloreGame().new_initial_state(5)
     true_list = set(state.deck_list[0])
     overlaps = []
-    for _ in range(300):
-        world = state.resample_hidden(1, rng)
-        world.check_invariants()
-        np.testing.assert_array_equal(world.observation(1), state.observation(1))
+    for world in consistent_worlds(state, 1, 300, rng, mask=False):
         assert world.deck_list[1] == state.deck_list[1]  # player 1 knows their own list
         overlaps.append(len(true_list & set(world.deck_list[0])))
     # a random 20 of the catalogue shares about 20 * 20 / size cards with the real list, not all 20
