@@ -39,7 +39,7 @@ def play(env_name: str, seed: int, num_players: int | None) -> Replay:
         if terminated or truncated:
             break
         player = env.agent_name_mapping[agent]
-        state = env.state
+        state = env.game_state
         action = policies[player].act(state.observation(player), state.legal_action_mask(), rng)
         env.step(action)
         replay.record(action)

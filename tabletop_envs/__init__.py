@@ -23,7 +23,7 @@ from .core.errors import (
 from .core.policy import Policy, RandomPolicy, load_policy, register_policy, registered_policies
 from .core.registry import ENVS
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = [
     "ENVS", "CatalogueError", "ConfigError", "DeckError", "IllegalActionError", "ModelMismatchError",

@@ -96,12 +96,12 @@ class TabletopMultiAgentEnv(MultiAgentEnv):
 
     # ------------------------------------------------------------------ observations
     def _acting_obs(self, agent: str) -> dict[str, np.ndarray]:
-        state = self.aec.state
+        state = self.aec.game_state
         return {OBS_KEY: state.observation(self.aec.agent_name_mapping[agent]),
                 MASK_KEY: state.legal_action_mask().astype(np.float32)}
 
     def _final_obs(self, agent: str) -> dict[str, np.ndarray]:
-        return {OBS_KEY: self.aec.state.observation(self.aec.agent_name_mapping[agent]),
+        return {OBS_KEY: self.aec.game_state.observation(self.aec.agent_name_mapping[agent]),
                 MASK_KEY: self._all_ones.copy()}
 
     # ------------------------------------------------------------------ API
@@ -113,7 +113,7 @@ class TabletopMultiAgentEnv(MultiAgentEnv):
 
     def step(self, action_dict: dict[str, Any]):
         aec = self.aec
-        if aec.state is None:
+        if aec.game_state is None:
             raise RuntimeError("reset() must be called before step()")
         agent = aec.agent_selection
         if set(action_dict) != {agent}:
@@ -136,7 +136,7 @@ class TabletopMultiAgentEnv(MultiAgentEnv):
         return {nxt: self._acting_obs(nxt)}, rewards, {"__all__": False}, {"__all__": False}, {nxt: {}}
 
     def render(self):
-        return self.aec.state.render_text(self.aec.render_player) if self.aec.state is not None else None
+        return self.aec.game_state.render_text(self.aec.render_player) if self.aec.game_state is not None else None
 
     def close(self):
         self.aec.close()

@@ -32,6 +32,11 @@ def test_pickle_round_trip_mid_game(env_name, kwargs):
 
 
 @pytest.mark.parametrize(("env_name", "kwargs"), CASES, ids=IDS)
+def test_pettingzoo_state_is_every_seats_observation_in_state_space(env_name, kwargs):
+    conformance.check_global_state(env_name, kwargs)
+
+
+@pytest.mark.parametrize(("env_name", "kwargs"), CASES, ids=IDS)
 def test_clone_and_to_dict_round_trip(env_name, kwargs):
     conformance.check_clone_and_dict(env_name, kwargs, seeds=range(3))
 

@@ -23,7 +23,8 @@ def toy(monkeypatch):
 
 
 @pytest.mark.parametrize("check", ["check_api", "check_seed", "check_pickle", "check_clone_and_dict",
-                                   "check_random_games", "check_max_turns", "check_mask_equals_rules", "check_no_leak"])
+                                   "check_global_state", "check_random_games", "check_max_turns",
+                                   "check_mask_equals_rules", "check_no_leak"])
 def test_conformance_harness_passes_on_toy(toy, check):
     getattr(conformance, check)(toy, {})
 
@@ -41,6 +42,26 @@ def test_leak_check_catches_a_leaking_observation(toy, monkeypatch):
     monkeypatch.setattr(toy_game.ToyState, "observation", leaky)
     with pytest.raises(AssertionError, match="leaks hidden information"):
         conformance.check_no_leak(toy, {})
+
+
+def test_global_state_check_catches_a_state_that_is_only_the_movers_view(toy, monkeypatch):
+    from tabletop_envs.core.aec import TabletopAECEnv
+
+    def movers_view_twice(self):
+        self._require_reset()
+        seat = max(self.game_state.current_player(), 0)
+        return np.tile(self.game_state.observation(seat), self.game.num_players)
+
+    monkeypatch.setattr(TabletopAECEnv, "state", movers_view_twice)
+    with pytest.raises(AssertionError, match="not equal"):
+        conformance.check_global_state(toy, {})
+
+
+def test_the_engine_state_is_game_state_and_state_is_pettingzoos_global_state(toy):
+    env = conformance.env_fn(toy)()
+    env.reset(seed=1)
+    assert env.game_state.current_player() == 0
+    np.testing.assert_array_equal(env.state()[: env.game.observation_layout.size], env.game_state.observation(0))
 
 
 def test_leak_check_catches_a_resample_that_keeps_the_real_generator(toy, monkeypatch):
@@ -90,11 +111,11 @@ def test_illegal_action_raise_names_action_and_legal_ones(toy):
 
     env = toy_game.env()
     env.reset(seed=0)
-    hand = env.state.hands[0]
+    hand = env.game_state.hands[0]
     bad = next(i for i in range(10) if i not in hand)
     with pytest.raises(IllegalActionError, match=f"illegal action {bad} \\(play {bad}\\).*Legal actions: .*draw"):
         env.step(bad)
-    assert env.agent_selection == "player_0" and env.state.turn == 0  # nothing was lost
+    assert env.agent_selection == "player_0" and env.game_state.turn == 0  # nothing was lost
 
 
 @pytest.mark.parametrize("kind", ["float", "str", "bool"])
@@ -103,14 +124,14 @@ def test_an_action_that_is_no_int_is_named_as_such_not_as_the_action_int_makes_o
 
     env = toy_game.env()
     env.reset(seed=0)
-    good = env.state.hands[0][0]  # a legal action: int(good + 0.5) and int(str(good)) are this one
+    good = env.game_state.hands[0][0]  # a legal action: int(good + 0.5) and int(str(good)) are this one
     action = {"float": good + 0.5, "str": str(good), "bool": True}[kind]
     with pytest.raises(IllegalActionError, match="not an action id") as info:
         env.step(action)
     assert f"illegal action {action!r} (not an action id" in str(info.value)
     if kind != "bool":
         assert f"illegal action {good} (play {good})" not in str(info.value)
-    assert env.agent_selection == "player_0" and env.state.turn == 0  # nothing was lost
+    assert env.agent_selection == "player_0" and env.game_state.turn == 0  # nothing was lost
 
 
 def test_illegal_action_penalty_is_zero_sum(toy):
@@ -118,7 +139,7 @@ def test_illegal_action_penalty_is_zero_sum(toy):
 
     env = toy_game.env(illegal_action="penalty")
     env.reset(seed=0)
-    bad = next(i for i in range(10) if i not in env.state.hands[0])
+    bad = next(i for i in range(10) if i not in env.game_state.hands[0])
     env.step(bad)
     assert env.rewards == {"player_0": -1.0, "player_1": 1.0}
     assert all(env.terminations.values())
@@ -129,9 +150,9 @@ def test_illegal_action_random_legal_plays_a_legal_move(toy):
 
     env = toy_game.env(illegal_action="random_legal")
     env.reset(seed=0)
-    bad = next(i for i in range(10) if i not in env.state.hands[0])
+    bad = next(i for i in range(10) if i not in env.game_state.hands[0])
     env.step(bad)
-    assert env.state.turn == 1 and env.agent_selection == "player_1"
+    assert env.game_state.turn == 1 and env.agent_selection == "player_1"
     assert env.infos["player_0"].get("illegal_action") is True
 
 
@@ -157,7 +178,7 @@ def test_switching_to_random_legal_after_reset_is_a_clear_error_until_the_next_r
     env = toy_game.env()
     env.reset(seed=0)
     env.unwrapped.illegal_action = "random_legal"
-    bad = next(i for i in range(10) if i not in env.unwrapped.state.hands[0])
+    bad = next(i for i in range(10) if i not in env.unwrapped.game_state.hands[0])
     with pytest.raises(RuntimeError, match="call reset"):
         env.step(bad)
     env.reset(seed=0)
@@ -261,7 +282,7 @@ def test_single_agent_env_loss_from_opponents_last_move_reaches_learner(toy):
         wins += total > 0
         losses += total < 0
     assert losses > 0  # the losses arrive although the learner never makes the last move
-    assert env.aec.state.turn == 6
+    assert env.aec.game_state.turn == 6
 
 
 def test_single_agent_env_randomises_seat_and_masks_are_bool(toy):
@@ -354,6 +375,17 @@ def test_import_does_not_import_torch():
 
     code = "import sys, tabletop_envs; assert 'torch' not in sys.modules and 'stable_baselines3' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_the_package_version_is_the_one_pyproject_installs():
+    from pathlib import Path
+
+    import tomllib
+
+    import tabletop_envs
+
+    pyproject = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())
+    assert tabletop_envs.__version__ == pyproject["project"]["version"]
 
 
 def test_arena_rotates_seats_and_pairs_deals(toy):
@@ -455,9 +487,9 @@ def test_single_agent_env_random_legal_plays_a_legal_action_and_says_so(toy):
 
     env = SingleAgentEnv(toy_game.raw_env(illegal_action="random_legal"), opponent=RandomPolicy(), learner_seat=0)
     env.reset(seed=0)
-    turn = env.state.turn
+    turn = env.game_state.turn
     _, _, _, _, info = env.step(_first_illegal(env.action_masks()))
-    assert info["illegal_action"] is True and env.state.turn > turn
+    assert info["illegal_action"] is True and env.game_state.turn > turn
     _, _, _, _, info = env.step(int(np.flatnonzero(env.action_masks())[0]))
     assert "illegal_action" not in info
 
@@ -493,7 +525,7 @@ def test_single_agent_env_truncates_at_max_turns_with_reward_zero(toy):
         _, reward, terminated, truncated, info = env.step(int(np.flatnonzero(env.action_masks())[0]))
         done = terminated or truncated
     assert (terminated, truncated, reward) == (False, True, 0.0)
-    assert info["returns"] == [0.0, 0.0] and env.state.turn == 2
+    assert info["returns"] == [0.0, 0.0] and env.game_state.turn == 2
 
 
 def test_single_agent_env_final_observation_is_the_learners_view_when_truncated_on_its_own_move(toy):
@@ -505,9 +537,9 @@ def test_single_agent_env_final_observation_is_the_learners_view_when_truncated_
     env.reset(seed=0)
     obs, reward, terminated, truncated, _ = env.step(int(np.flatnonzero(env.action_masks())[0]))
     assert (terminated, truncated, reward) == (False, True, 0.0)
-    assert env.state.current_player() == 1
-    np.testing.assert_array_equal(obs, env.state.observation(0))
-    assert not np.array_equal(obs, env.state.observation(1))
+    assert env.game_state.current_player() == 1
+    np.testing.assert_array_equal(obs, env.game_state.observation(0))
+    assert not np.array_equal(obs, env.game_state.observation(1))
 
 
 def test_aec_env_rewards_the_winner_with_plus_one_and_the_loser_with_minus_one(toy):
@@ -523,7 +555,7 @@ def test_aec_env_rewards_the_winner_with_plus_one_and_the_loser_with_minus_one(t
             total[agent] += reward
             # each seat plays its highest card (or draws): the higher total of played cards wins
             env.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[-1]))
-        a, b = (sum(played) for played in env.state.played)
+        a, b = (sum(played) for played in env.game_state.played)
         assert total == {"player_0": float(np.sign(a - b)), "player_1": float(np.sign(b - a))}, f"seed {seed}"
         winners.add(int(np.sign(a - b)))
     assert winners >= {-1, 1}, "both seats won a game"
@@ -562,12 +594,12 @@ def test_the_masks_handed_out_are_read_only_so_editing_one_cannot_change_the_rul
     env.reset(seed=0)
     waiting = next(a for a in env.agents if a != env.agent_selection)
     for mask in (env.infos[env.agent_selection]["action_mask"], env.infos[waiting]["action_mask"],
-                 env.unwrapped.state.legal_action_mask()):
+                 env.unwrapped.game_state.legal_action_mask()):
         with pytest.raises(ValueError, match="read-only"):
             mask[0] = 1 - mask[0]
     observed = env.observe(env.agent_selection)["action_mask"]
     observed[:] = 0  # observe() hands out a copy of its own
-    assert env.unwrapped.state.legal_action_mask().any()
+    assert env.unwrapped.game_state.legal_action_mask().any()
 
 
 def test_after_truncation_or_a_penalty_no_observation_offers_a_legal_move(toy):
@@ -672,7 +704,7 @@ def test_integer_actions_from_numpy_are_accepted(toy):
         env.reset(seed=0)
         legal = int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0])
         env.step(kind(legal))
-        assert env.unwrapped.state.turn == 1
+        assert env.unwrapped.game_state.turn == 1
 
 
 SHAPES = {"terralore_v0": (889, 203), "travel_earth_v0": (838, 449), "earth_v0": (5148, 730)}

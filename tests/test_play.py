@@ -49,7 +49,7 @@ def test_full_game_against_a_bot_with_bad_inputs_then_saved_replay(toy, tmp_path
     assert "game over" in text and "Scores (returns): player_0:" in text
     saved = json.loads((tmp_path / "r.json").read_text())
     assert saved["env"] == "toy_v0" and saved["seed"] == 3 and len(saved["actions"]) == 6
-    assert Replay.load(tmp_path / "r.json").replay().state.is_terminal()
+    assert Replay.load(tmp_path / "r.json").replay().game_state.is_terminal()
     assert script.lines == []
 
 
@@ -286,7 +286,7 @@ def test_the_humans_text_view_shows_nothing_they_cannot_see(env_name, kwargs):
             if env.terminations[agent] or env.truncations[agent]:
                 break
             if step % 7 == 0:
-                state = env.state
+                state = env.game_state
                 for player in range(env.game.num_players):
                     text = state.render_text(player)
                     assert state.resample_hidden(player, rng).render_text(player) == text, (

@@ -71,9 +71,9 @@ def test_a_players_picture_hides_the_other_hand(toy_picture):
     env = toy_picture.env(render_mode="rgb_array")
     env.reset(seed=0)
     mine = draw_state(env, 0)
-    other = env.state.resample_hidden(0, np.random.default_rng(1))
-    assert other.hands[1] != env.state.hands[1]
-    env.state = other
+    other = env.game_state.resample_hidden(0, np.random.default_rng(1))
+    assert other.hands[1] != env.game_state.hands[1]
+    env.game_state = other
     assert np.array_equal(draw_state(env, 0), mine)
     assert not np.array_equal(draw_state(env, None), mine)
 
@@ -132,16 +132,16 @@ def test_a_players_picture_shows_nothing_they_cannot_see(env_name, kwargs):
         rng = np.random.default_rng(seed)
         for _ in range(3):
             random_steps(env, 12, rng)
-            if env.state.is_terminal():
+            if env.game_state.is_terminal():
                 break
-            state = env.state
+            state = env.game_state
             whole = draw_state(env, None)
             for player in range(env.game.num_players):
                 mine = draw_state(env, player)
-                env.state = state.resample_hidden(player, rng)
+                env.game_state = state.resample_hidden(player, rng)
                 assert np.array_equal(draw_state(env, player), mine), f"{env_name}: picture of seat {player} leaks"
                 hidden_changed += not np.array_equal(draw_state(env, None), whole)
-                env.state = state
+                env.game_state = state
     if env.game.num_players > 1:  # solo: the whole table is the player's own view
         assert hidden_changed > 0
 
@@ -198,12 +198,12 @@ def test_gymnasium_face_draws_only_what_the_learner_may_see(env_name):
         env = SingleAgentEnv(env_name, render_mode="rgb_array", render_view=view)
         for seed in range(3):
             env.reset(seed=seed)
-            state, seat = env.state, env.learner_seat
+            state, seat = env.game_state, env.learner_seat
             frame, text = env.render(), state.render_text(seat if view == "learner" else None)
-            env.aec.state = env.state = state.resample_hidden(seat, np.random.default_rng(seed))
+            env.aec.game_state = env.game_state = state.resample_hidden(seat, np.random.default_rng(seed))
             if view == "learner":
                 assert np.array_equal(env.render(), frame), f"{env_name}: the learner's picture leaks"
-                assert env.state.render_text(seat) == text
+                assert env.game_state.render_text(seat) == text
             else:
                 table_changed += not np.array_equal(env.render(), frame)
     assert table_changed > 0
@@ -220,9 +220,9 @@ def test_ansi_render_follows_render_player():
     name = available_envs()[0]
     env = ENVS[name].load_module().env(render_mode="ansi")
     env.reset(seed=1)
-    assert env.render() == env.state.render_text()
+    assert env.render() == env.game_state.render_text()
     env.unwrapped.render_player = 1
-    assert env.render() == env.state.render_text(1) != env.state.render_text()
+    assert env.render() == env.game_state.render_text(1) != env.game_state.render_text()
 
 
 def test_human_mode_falls_back_to_matplotlib_then_to_a_clear_error(monkeypatch):
@@ -261,4 +261,4 @@ def test_record_bots_example_writes_a_gif_a_replay_and_a_still(tmp_path):
         assert still.size == gif.size
     from tabletop_envs.core.replay import Replay
 
-    assert Replay.load(tmp_path / "terralore.replay.json").replay().state.is_terminal()
+    assert Replay.load(tmp_path / "terralore.replay.json").replay().game_state.is_terminal()

@@ -33,7 +33,7 @@ def record_random_game(env_name, seed, game_kwargs=None, max_steps=10_000):
         action = int(rng.choice(np.flatnonzero(env.observe(agent)["action_mask"])))
         env.step(action)
         replay.record(action)
-        digests.append(state_digest(env.state))
+        digests.append(state_digest(env.game_state))
     replay.finish(env)
     return replay, digests, env
 
@@ -46,12 +46,12 @@ def test_replay_round_trip_reproduces_every_state(toy, tmp_path):
     replayed = []
     for _ in loaded.steps(again):
         pass
-    assert again.state == env.state
+    assert again.game_state == env.game_state
     # every intermediate state, not only the last one
     fresh = loaded.make_env()
     for action in loaded.actions:
         fresh.step(action)
-        replayed.append(state_digest(fresh.state))
+        replayed.append(state_digest(fresh.game_state))
     assert replayed == digests
 
 
@@ -96,7 +96,7 @@ def test_edited_replay_is_refused(toy):
 def test_a_replay_whose_recorded_result_was_edited_is_refused(toy):
     # the final state is untouched, so the digest alone would vouch for returns it does not hold
     replay, _, env = record_random_game("toy_v0", seed=2)
-    assert env.state.is_terminal()
+    assert env.game_state.is_terminal()
     edited = Replay.from_json(replay.to_json())
     edited.returns = [-r for r in replay.returns]
     with pytest.raises(ReplayError, match="returns"):
@@ -155,7 +155,7 @@ def test_replay_round_trip_for_every_shipped_game(env_name, tmp_path):
     kwargs = {"num_players": 3} if len(ENVS[env_name].player_counts) > 1 else {}
     replay, digests, env = record_random_game(env_name, seed=5, game_kwargs=kwargs)
     loaded = Replay.load(replay.save(tmp_path / "g.json"))
-    assert loaded.replay().state == env.state
+    assert loaded.replay().game_state == env.game_state
     assert loaded.config == env.game.config()
 
 
@@ -227,4 +227,4 @@ def test_a_replay_recorded_before_an_option_existed_replays_under_the_rules_it_w
     path.write_text(json.dumps(data))
     loaded = Replay.load(path)
     assert loaded.make_env().game.opaque_wall is False
-    assert loaded.replay().state == env.state  # the final state's digest verifies too
+    assert loaded.replay().game_state == env.game_state  # the final state's digest verifies too

@@ -100,7 +100,7 @@ class SelfPlayVecEnv(DummyVecEnv):
                     for i, player in seats:
                         envs[i].play_opponent(policy, player, rng)
                 else:
-                    states = [envs[i].state for i, _ in seats]
+                    states = [envs[i].game_state for i, _ in seats]
                     observations = np.stack([s.observation(p) for s, (_, p) in zip(states, seats)])
                     masks = np.stack([s.legal_action_mask() for s in states])
                     for (i, _), action in zip(seats, act_batch(policy, observations, masks, rng)):
@@ -122,7 +122,7 @@ class SelfPlayVecEnv(DummyVecEnv):
                     env.deal()
                     again.append(i)
                 else:
-                    obs_buf[i] = env.state.observation(env.learner_seat)
+                    obs_buf[i] = env.game_state.observation(env.learner_seat)
                     self.reset_infos[i] = {"learner_seat": env.learner_seat}
             indices = again
         raise RuntimeError(REDEALS_EXHAUSTED)

@@ -110,9 +110,15 @@ class TabletopAECEnv(AECEnv):
         act_space = spaces.Discrete(self.game.num_actions)
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: act_space for a in self.possible_agents}
+        layout = self.game.observation_layout
+        #: the space of :meth:`state`: every seat's observation, seat by seat
+        self.state_space = spaces.Box(np.tile(layout.low, n), np.tile(layout.high, n), (n * layout.size,),
+                                      np.float32)
         self._zero_mask = np.zeros(self.game.num_actions, np.int8)
         self._zero_mask.flags.writeable = False  # one array in every waiting seat's info
-        self.state = None
+        #: the engine state (a god's view, for tools and tests); not ``state``, which is PettingZoo's
+        #: global-state method
+        self.game_state = None
         self._seed_rng = np.random.default_rng()
 
     # PettingZoo asks for the same space object every call.
@@ -129,7 +135,7 @@ class TabletopAECEnv(AECEnv):
                 raise ConfigError(f"seed must be None (a fresh random deal) or a non-negative int, got {seed!r}")
             self._seed_rng = np.random.default_rng(seed)
         game_seed = int(self._seed_rng.integers(2**63 - 1))
-        self.state = self.game.new_initial_state(game_seed)
+        self.game_state = self.game.new_initial_state(game_seed)
         # only "random_legal" draws from it; making a generator costs as much as a few moves. Its own
         # stream ([seed, 1]), not the deal's: picks must tell nothing about how the cards were dealt.
         self._illegal_rng = (np.random.default_rng([game_seed, 1]) if self.illegal_action == "random_legal"
@@ -144,12 +150,12 @@ class TabletopAECEnv(AECEnv):
         self._after_move()
 
     def _require_reset(self):
-        if self.state is None:
+        if self.game_state is None:
             raise RuntimeError("reset() must be called before step()/observe()/last(): call env.reset(seed=...) first")
 
     def _after_move(self) -> None:
         """Point agent_selection at the seat to move and refresh its mask in info."""
-        state = self.state
+        state = self.game_state
         player = state.current_player()
         if player == TERMINAL:
             return
@@ -169,7 +175,7 @@ class TabletopAECEnv(AECEnv):
     def observe(self, agent: str) -> dict:
         self._require_reset()
         player = self.agent_name_mapping[agent]
-        state = self.state
+        state = self.game_state
         # a truncated or penalised game is not over in the engine, but nobody may move any more
         if player == state.current_player() and not (self.terminations.get(agent) or self.truncations.get(agent)):
             mask = state.legal_action_mask().copy()
@@ -185,7 +191,7 @@ class TabletopAECEnv(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        state = self.state
+        state = self.game_state
         mover = self.agent_name_mapping[agent]
         self._cumulative_rewards[agent] = 0.0
         for a in self.agents:
@@ -233,7 +239,7 @@ class TabletopAECEnv(AECEnv):
             return None
         self._require_reset()
         if self.render_mode == "ansi":
-            return self.state.render_text(self.render_player)
+            return self.game_state.render_text(self.render_player)
         return self._render_image()
 
     def _render_image(self):
@@ -246,14 +252,25 @@ class TabletopAECEnv(AECEnv):
         if viewer is not None:
             viewer.close()
 
+    def state(self) -> np.ndarray:
+        """PettingZoo's global state, for a centralised critic: every seat's observation, seat by seat.
+
+        A god's view (it shows every hand), for training only; what nobody may know yet, such as the
+        order of a deck, is in none of the observations and so not here either. The engine state
+        itself is :attr:`game_state`.
+        """
+        self._require_reset()
+        state = self.game_state
+        return np.concatenate([state.observation(p) for p in range(self.game.num_players)])
+
     def state_dict(self) -> dict:
         """The whole engine state as JSON-safe data (a god's view: for replays and debugging)."""
         self._require_reset()
-        return self.state.to_dict()
+        return self.game_state.to_dict()
 
     def action_to_string(self, action: int) -> str:
         self._require_reset()
         index = action_index(action)
         if index is None:  # int(2.5) would name action 2
             raise TypeError(f"action_to_string takes an action id (an int), got {action!r}")
-        return self.state.action_to_string(index)
+        return self.game_state.action_to_string(index)

@@ -87,7 +87,29 @@ def check_pickle(env_name: str, game_kwargs: dict, seed: int = 3, steps: int = 4
         action = int(rng.choice(np.flatnonzero(obs_a["action_mask"])))
         env.step(action)
         copy.step(action)
-    assert env.state == copy.state
+    assert env.game_state == copy.game_state
+
+
+def check_global_state(env_name: str, game_kwargs: dict, seed: int = 4) -> None:
+    """PettingZoo's ``state()`` is every seat's observation, seat by seat, inside ``state_space``, from
+    the deal to the end; before the first reset it asks for one."""
+    env = env_fn(env_name, **game_kwargs)()
+    try:
+        env.state()
+    except RuntimeError as error:
+        assert "reset()" in str(error)
+    else:
+        raise AssertionError("state() before reset() returned instead of asking for a reset")
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    for agent in env.agent_iter():
+        state = env.state()
+        assert state.dtype == np.float32 and env.state_space.contains(state)
+        np.testing.assert_array_equal(
+            state, np.concatenate([env.observe(a)["observation"] for a in env.possible_agents]))
+        _, _, terminated, truncated, _ = env.last()
+        mask = env.observe(agent)["action_mask"]
+        env.step(None if terminated or truncated else int(rng.choice(np.flatnonzero(mask))))
 
 
 def check_clone_and_dict(env_name: str, game_kwargs: dict, seeds=range(5)) -> None:
@@ -166,7 +188,7 @@ def check_max_turns(env_name: str, game_kwargs: dict, seeds=range(20)) -> None:
             obs, _, term, trunc, _ = env.last()
             env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
         assert not env.agents
-        assert env.state.turn <= 3 or env.state.is_terminal()
+        assert env.game_state.turn <= 3 or env.game_state.is_terminal()
 
 
 def check_mask_equals_rules(env_name: str, game_kwargs: dict, num_states: int = 40, seed: int = 1) -> None:

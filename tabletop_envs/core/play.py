@@ -94,7 +94,7 @@ def format_moves(legal: Sequence[int], names: Sequence[str]) -> str:
 
 
 def _human_move(env, seat: int, ask: Ask, say: Say) -> int:
-    state = env.state
+    state = env.game_state
     legal = state.legal_actions()
     names = [state.action_to_string(a) for a in legal]
     decision = state.decision()
@@ -201,7 +201,7 @@ def play_match(env_name: str, opponents: Sequence[str | Policy], human_seat: int
                 show_window()
                 action = _human_move(env, player, ask, say)
             else:
-                state = env.state
+                state = env.game_state
                 action = int(seat_policy[player].act(state.observation(player), state.legal_action_mask(), bot_rng))
                 bot_moves += 1
             env.step(action)
@@ -228,7 +228,7 @@ def announce_result(result: PlayResult, env, say: Say = print) -> None:
     """The final table from the human's seat and the score."""
     seat = result.human_seat
     say(f"\n{'=' * 30} game over {'=' * 30}")
-    say(env.state.render_text(seat))
+    say(env.game_state.render_text(seat))
     if result.reason == "terminated":
         returns = result.returns
         mine = returns[seat]
@@ -290,7 +290,7 @@ def watch_replay(replay: Replay, seat: int | None = None, ask: Ask | None = inpu
         f"tabletop-envs {replay.library_version}). Seats: "
         + ", ".join(f"player_{i} = {p}" for i, p in enumerate(players)))
     for index, player, action in replay.steps(env):
-        state = env.state
+        state = env.game_state
         say(f"\n--- action {index + 1}/{len(replay.actions)} · turn {state.turn} ---")
         say(state.render_text(seat))
         snapshot()
@@ -306,7 +306,7 @@ def watch_replay(replay: Replay, seat: int | None = None, ask: Ask | None = inpu
                 ask = None  # input closed: play the rest without pausing
     snapshot()
     env.close()
-    say(f"\n--- end: final table ---\n{env.state.render_text(seat)}")
+    say(f"\n--- end: final table ---\n{env.game_state.render_text(seat)}")
     if replay.returns is not None:
         say("Returns: " + ", ".join(f"player_{i}: {r:+g}" for i, r in enumerate(replay.returns)))
     say("Replay verified: the final state matches the recorded one.")

@@ -374,7 +374,7 @@ def find_draw_function(env) -> DrawFn | None:
 def draw_state(env, player: int | None = None) -> np.ndarray:
     """The picture of ``env``'s current table from ``player``'s seat (None: the whole table)."""
     draw = find_draw_function(env)
-    state = env.state
+    state = env.game_state
     if draw is None:
         picture = text_picture(state.render_text(player), title=env.metadata.get("name", ""))
     else:

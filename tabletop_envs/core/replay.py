@@ -67,7 +67,7 @@ class Replay:
 
     def finish(self, env) -> None:
         """Seal the replay with the result and the digest of the final state."""
-        state = env.state
+        state = env.game_state
         self.returns = state.returns().tolist() if state.is_terminal() else None
         self.final_digest = state_digest(state)
 
@@ -177,7 +177,7 @@ class Replay:
                                   f"(at action #{index}); the file was edited or belongs to other rules")
             player = env.agent_name_mapping[env.agent_selection]
             try:  # before it is yielded: a watcher names the action it shows, and an id out of range has no name
-                resolve_action(env.state, action, "raise", None)
+                resolve_action(env.game_state, action, "raise", None)
             except IllegalActionError as exc:
                 raise ReplayError(f"action #{index} ({action}) is illegal in the replayed game: {exc}") from None
             yield index, player, action
@@ -186,14 +186,14 @@ class Replay:
             self.verify(env)
 
     def verify(self, env) -> None:
-        digest = state_digest(env.state)
+        digest = state_digest(env.game_state)
         if digest != self.final_digest:
             raise ReplayError(
                 f"replayed final state differs from the recorded one (digest {digest[:12]} vs "
                 f"{self.final_digest[:12]}): the rules of {self.env} changed without a version bump, "
                 "or the file was edited")
         # the digest covers the state, not the returns written next to it, which the replay shows
-        state = env.state
+        state = env.game_state
         returns = state.returns().tolist() if state.is_terminal() else None
         if returns != self.returns:
             raise ReplayError(f"the recorded returns {self.returns} differ from the replayed game's {returns}: "

@@ -83,7 +83,7 @@ class SingleAgentEnv(gymnasium.Env):
         self.learner = self.aec.possible_agents[0]
         self.learner_seat = 0
         self.max_turns, self.illegal_action = env.max_turns, env.illegal_action
-        self.state = None
+        self.game_state = None
         self._returns, self.truncated, self.illegal_action_played = None, False, False
         self._opp_rng = np.random.default_rng()
         self.episode_opponents: list[Policy] = []
@@ -121,7 +121,7 @@ class SingleAgentEnv(gymnasium.Env):
         """A new deal: seat and opponents drawn, nothing played yet (opponents may be first to move)."""
         aec = self.aec
         aec.reset(seed=int(self.np_random.integers(2**31 - 1)))
-        self.state = aec.state
+        self.game_state = aec.game_state
         self._illegal_rng = aec._illegal_rng
         n = self.game.num_players
         seat = self.learner_seat_fixed
@@ -144,14 +144,14 @@ class SingleAgentEnv(gymnasium.Env):
         """The policy and seat that must move now, or None when the learner decides or the game is over."""
         if self._returns is not None or self.truncated:
             return None
-        player = self.state.current_player()
+        player = self.game_state.current_player()
         if player == self.learner_seat:
             return None
         return self.seat_policies[player], player
 
     def play(self, action) -> None:
         """Apply the current mover's action (the ``illegal_action`` rule decides about a bad one)."""
-        state = self.state
+        state = self.game_state
         mover = state.current_player()
         chosen = resolve_action(state, action, self.illegal_action, self._illegal_rng)
         if mover == self.learner_seat and chosen != action_index(action):
@@ -167,12 +167,12 @@ class SingleAgentEnv(gymnasium.Env):
 
     def play_opponent(self, policy: Policy, player: int, rng: np.random.Generator) -> None:
         """Ask ``policy`` for seat ``player``'s move (what that seat sees) and play it."""
-        state = self.state
+        state = self.game_state
         self.play(policy.act(state.observation(player), state.legal_action_mask(), rng))
 
     def play_if_forced(self) -> bool:
         """Play the mover's only legal action if it has just one (no policy is asked: see the class doc)."""
-        mask = self.state.legal_action_mask()
+        mask = self.game_state.legal_action_mask()
         if np.count_nonzero(mask) != 1:
             return False
         self.play(int(mask.argmax()))
@@ -184,7 +184,7 @@ class SingleAgentEnv(gymnasium.Env):
 
     def begin_step(self, action) -> None:
         """The learner's move, the first piece of ``step``."""
-        if self.state is None:
+        if self.game_state is None:
             raise RuntimeError("reset() must be called before step(): call env.reset(seed=...) first")
         if self.over:
             raise RuntimeError("the episode is over: call env.reset() before step()")
@@ -197,7 +197,7 @@ class SingleAgentEnv(gymnasium.Env):
         terminated = self._returns is not None
         truncated = self.truncated and not terminated
         seat = self.learner_seat
-        obs = self.state.observation(seat)
+        obs = self.game_state.observation(seat)
         info = {"action_mask": self.action_masks()} if self.info_action_mask else {}
         if terminated or truncated:
             info["returns"] = self._returns.tolist() if terminated else [0.0] * self.game.num_players
@@ -224,7 +224,7 @@ class SingleAgentEnv(gymnasium.Env):
                 break
         else:
             raise RuntimeError(REDEALS_EXHAUSTED)
-        obs = self.state.observation(self.learner_seat)
+        obs = self.game_state.observation(self.learner_seat)
         if self.render_mode == "human":  # Gymnasium: a human-mode env draws by itself
             self.render()
         return obs, {"learner_seat": self.learner_seat, "action_mask": self.action_masks()}
@@ -243,17 +243,17 @@ class SingleAgentEnv(gymnasium.Env):
         return self.outcome()
 
     def action_masks(self) -> np.ndarray:
-        if self.over or self.state.current_player() != self.learner_seat:
+        if self.over or self.game_state.current_player() != self.learner_seat:
             # Nothing to decide; an all-True mask keeps batched policies finite (as Pgx does).
             return np.ones(self.game.num_actions, bool)
-        return self.state.legal_action_mask().astype(bool)
+        return self.game_state.legal_action_mask().astype(bool)
 
     def render(self):
         seat = self.learner_seat if self.render_view == "learner" else None
         if self.render_mode in ("rgb_array", "human"):  # the table picture (for video wrappers)
             self.aec.render_player = seat
             return self.aec.render()
-        return self.state.render_text(seat)
+        return self.game_state.render_text(seat)
 
     def close(self):
         self.aec.close()

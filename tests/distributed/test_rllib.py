@@ -97,7 +97,7 @@ def test_final_result_reaches_every_seat_in_rllibs_episode(name, kwargs):
         if not terms["__all__"]:
             continue
         finished += 1
-        returns = env.aec.state.returns()
+        returns = env.aec.game_state.returns()
         for seat, agent in enumerate(env.possible_agents):
             agent_episode = episode.agent_episodes[agent]
             assert agent_episode.is_terminated

@@ -190,8 +190,8 @@ def test_pickled_game_is_rebuilt_from_its_options_and_shares_the_catalogue():
     e.reset(seed=0)
     back = pickle.loads(pickle.dumps(e))
     assert back.game.config() == e.game.config()
-    assert back.game.cat is e.game.cat and back.state.game is back.game
-    assert back.state == e.state
+    assert back.game.cat is e.game.cat and back.game_state.game is back.game
+    assert back.game_state == e.game_state
 
 
 def test_text_view_does_not_leak_hidden_information():

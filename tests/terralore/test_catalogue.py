@@ -165,8 +165,8 @@ def test_decks_are_chosen_per_player_through_env_kwargs():
 
     env = terralore_v0.env(decks=("ember_rush", CAT.names[20:40]))
     env.reset(seed=0)
-    assert env.state.deck_list[0] == sorted(default_presets()["ember_rush"])
-    assert env.state.deck_list[1] == list(range(20, 40))
+    assert env.game_state.deck_list[0] == sorted(default_presets()["ember_rush"])
+    assert env.game_state.deck_list[1] == list(range(20, 40))
     with pytest.raises(DeckError, match="unknown deck 'nope'"):
         terralore_v0.env(decks=("nope", "random"))
     with pytest.raises(DeckError, match="a pair"):

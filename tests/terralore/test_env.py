@@ -195,9 +195,9 @@ def test_option_opaque_wall_round_trips_through_config_env_kwargs_clone_and_json
     assert TerraloreGame(opaque_wall=False).config()["opaque_wall"] is False
     env.reset(seed=4)
     rng = np.random.default_rng(4)
-    while env.state.turn_number < 2 or env.state.done_placing == [False, False]:
+    while env.game_state.turn_number < 2 or env.game_state.done_placing == [False, False]:
         env.step(int(rng.choice(np.flatnonzero(env.observe(env.agent_selection)["action_mask"]))))
-    state = env.state
+    state = env.game_state
     for twin in (state.clone(), check_json_roundtrip(state)):
         assert twin == state and twin.play_start == state.play_start
         twin.check_invariants()

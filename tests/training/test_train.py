@@ -327,7 +327,7 @@ def test_a_resumed_run_deals_new_games_instead_of_replaying_the_first_ones(toy, 
 
     def recording_deal(self):
         real_deal(self)
-        deals.append((self.learner_seat, tuple(map(tuple, self.state.hands))))
+        deals.append((self.learner_seat, tuple(map(tuple, self.game_state.hands))))
 
     monkeypatch.setattr(SingleAgentEnv, "deal", recording_deal)
     data = {**TINY, "ppo": {**TINY["ppo"], "total_timesteps": 512},

@@ -128,7 +128,7 @@ def test_selfplay_vec_env_replaces_deals_that_end_before_the_learner_decides():
         _, _, dones, _ = venv.step(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
         episodes += int(dones.sum())
         for env in venv.envs:  # every observation handed back is one the learner must decide on
-            assert not env.over and env.state.current_player() == env.learner_seat
+            assert not env.over and env.game_state.current_player() == env.learner_seat
     assert len(deals) > episodes + len(venv.envs)  # some deals ended on Player 1's first turn: replaced
 
 
@@ -185,7 +185,7 @@ def test_opponents_are_not_asked_about_forced_moves(driver):
     for env in venv.envs:
         original = env.play
         env.play = lambda action, env=env, original=original: (
-            opponent_moves.append(1) if env.state.current_player() != env.learner_seat else None, original(action))[1]
+            opponent_moves.append(1) if env.game_state.current_player() != env.learner_seat else None, original(action))[1]
     if driver == "single":
         venv.batched = False  # each env steps itself (SingleAgentEnv.step)
     _play(venv, 300)

@@ -177,7 +177,7 @@ def test_single_agent_reset_never_returns_a_game_the_learner_lost_before_acting(
     single.aec.reset = lambda **kw: (deals.append(1), original(**kw))[1]
     for seed in range(10):
         single.reset(seed=seed)
-        assert single.state.current_player() == single.learner_seat and not single.state.is_terminal()
+        assert single.game_state.current_player() == single.learner_seat and not single.game_state.is_terminal()
         assert single.action_masks().sum() < single.game.num_actions  # a real decision
     assert len(deals) > 10  # some deals ended on Player 1's first turn and were replaced
 

@@ -656,7 +656,7 @@ def test_max_turns_truncation_ends_every_game():
     for _agent in e.agent_iter(10_000):
         obs, _, term, trunc, _ = e.last()
         e.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-    assert not e.agents and e.state.turn <= 4
+    assert not e.agents and e.game_state.turn <= 4
 
 
 # --------------------------------------------------------------------------- readings of unclear rules (RULES.md)
