@@ -92,7 +92,16 @@ def check_pickle(env_name: str, game_kwargs: dict, seed: int = 3, steps: int = 4
 
 def check_global_state(env_name: str, game_kwargs: dict, seed: int = 4) -> None:
     """PettingZoo's ``state()`` is every seat's observation, seat by seat, inside ``state_space``, from
-    the deal to the end; before the first reset it asks for one."""
+    the deal to the end; before the first reset it asks for one. PettingZoo's own state checks pass with
+    warnings as errors (they step unmasked random actions, so on an env that plays a legal one instead)."""
+    from pettingzoo.test.state_test import test_state, test_state_space
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        sampling = env_fn(env_name, illegal_action="random_legal", **game_kwargs)()
+        test_state_space(sampling)
+        test_state(sampling, num_cycles=30, seed=seed)
+    assert not caught, f"PettingZoo state_test warnings for {env_name} {game_kwargs}: {[str(w.message) for w in caught]}"
     env = env_fn(env_name, **game_kwargs)()
     try:
         env.state()
