@@ -492,6 +492,12 @@ def train(cfg: TrainConfig, resume: bool = False, command: str | None = None) ->
     checkpoint = latest_checkpoint(run_dir) if resume else None
     if checkpoint is not None:
         check_resumable(run_dir, cfg, game_config)
+        reached = int(checkpoint.name.split("_")[1])  # step_<num_timesteps>
+        if reached >= cfg.ppo.total_timesteps:
+            raise ConfigError(f"--resume: the run in {run_dir} is already at {reached} steps ({checkpoint.name}) "
+                              f"and ppo.total_timesteps is {cfg.ppo.total_timesteps}, so there is nothing left to "
+                              f"train; to continue it, raise the total, e.g. --set ppo.total_timesteps="
+                              f"{max(2 * reached, reached + 1)}")
     command = command or f"python -m training.train  # config {cfg.to_dict()}"
     run_info = {"env": cfg.env, "game_config": game_config, "env_kwargs": cfg.env_kwargs, "config": cfg.to_dict(),
                 "training": {"seed": cfg.seed, "command": command}}

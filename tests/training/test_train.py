@@ -238,6 +238,20 @@ def test_a_refused_invocation_leaves_the_run_folder_as_it_was(toy, tmp_path, cha
         assert {p.relative_to(run): p.read_bytes() for p in run.rglob("*") if p.is_file()} == before
 
 
+def test_resuming_a_run_that_reached_its_total_is_refused_naming_the_fix(toy, tmp_path):
+    data = {**TINY, "ppo": {**TINY["ppo"], "total_timesteps": 256},
+            "output": {**TINY["output"], "dir": str(tmp_path / "run"), "export": False, "learning_curve": False},
+            "eval": {**TINY["eval"], "final_games": 0}}
+    train(load_config(data=data))
+    run = tmp_path / "run"
+    before = {p.relative_to(run): p.read_bytes() for p in run.rglob("*") if p.is_file()}
+    # it crashed with "'SelfPlayCallback' object has no attribute 'model'" after rewriting run.json
+    with pytest.raises(ConfigError, match=r"already at 256 steps .* ppo\.total_timesteps is 256.* "
+                                          r"--set ppo\.total_timesteps=512"):
+        train(load_config(data=data), resume=True)
+    assert {p.relative_to(run): p.read_bytes() for p in run.rglob("*") if p.is_file()} == before
+
+
 def test_resume_with_a_recipe_for_another_game_is_refused(toy, tmp_path):
     data = {**TINY, "ppo": {**TINY["ppo"], "total_timesteps": 256},
             "output": {**TINY["output"], "dir": str(tmp_path / "run"), "export": False, "learning_curve": False},
