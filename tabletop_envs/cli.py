@@ -22,7 +22,9 @@ def _option(text: str) -> tuple[str, object]:
     try:
         return key, json.loads(value)
     except json.JSONDecodeError:
-        return key, value  # a bare word is a string
+        # Python's spellings too: the env's own errors name values as Python does ("must be True or False")
+        python_words = {"True": True, "False": False, "None": None}
+        return key, python_words.get(value, value)  # any other bare word is a string
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -40,7 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--players", type=int, default=None, help="number of players (Earth: 1–5)")
     play.add_argument("--max-turns", type=int, default=None, help="turn limit (default: the game's)")
     play.add_argument("--option", action="append", type=_option, default=[], metavar="KEY=VALUE",
-                      help="rule option passed to the game (JSON value), repeatable")
+                      help="rule option passed to the game (JSON value; True, False and None also work), repeatable")
     play.add_argument("--save", default=None, metavar="FILE", help="save the replay here without asking")
     play.add_argument("--window", action="store_true",
                       help="also show your view of the table as a picture in a window (needs pygame or matplotlib)")

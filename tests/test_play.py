@@ -325,3 +325,23 @@ def test_bots_never_draw_from_the_generator_that_dealt_the_hidden_cards():
     play_match("terralore_v0", [spy], human_seat=1, seed=5, ask=Script(["q"]), say=lambda s: None)
     assert spy.first_state is not None, "player_0 decides first in Terralore (the mulligan)"
     assert not same_stream(spy.first_state, 5)
+
+
+def test_an_option_value_takes_json_and_the_python_spellings_the_errors_use():
+    from tabletop_envs.cli import _option
+
+    assert _option("defenders_deal_damage=true") == ("defenders_deal_damage", True)
+    # the env's error says "must be True or False": typing what it says works
+    assert _option("defenders_deal_damage=True") == ("defenders_deal_damage", True)
+    assert _option("mulligan=False") == ("mulligan", False)
+    assert _option("first_player=None") == ("first_player", None)
+    assert _option("deck_out=cannot_draw") == ("deck_out", "cannot_draw")  # a bare word is a string
+    assert _option('decks=["random", "random"]') == ("decks", ["random", "random"])
+
+
+def test_a_game_started_with_a_python_spelled_option_plays_under_it(tmp_path):
+    out = []
+    args = ["play", "terralore", "--seed", "1", "--opponent", "terralore_v0/random", "--option",
+            "defenders_deal_damage=True", "--save", str(tmp_path / "r.json")]
+    assert main(args, ask=Script(["q"]), say=out.append) == 0
+    assert json.loads((tmp_path / "r.json").read_text())["config"]["defenders_deal_damage"] is True
