@@ -139,6 +139,8 @@ def test_cli_replay_with_an_action_id_out_of_range_prints_the_reason(toy, tmp_pa
     out = []
     assert main(["replay", str(replay.save(tmp_path / "g.json")), "--no-pause"], say=out.append) == 2
     assert out[-1].startswith(f"error: action #1 ({bad}) is illegal in the replayed game")
+    assert "illegal_action=" not in out[-1]  # advice to build an env with a penalty is no help to a replay
+    assert out[-1].endswith("The file was edited, or its seed, options or actions belong to another game")
     assert not any("action 2/" in line for line in out), "the bad action must not be shown as played"
 
 

@@ -26,9 +26,10 @@ class IllegalActionError(TabletopError, ValueError):
         else:
             what = f"{action} ({describe(action)})" if describe and _is_index(action, describe) else repr(action)
         where = f" while deciding {decision!r}" if decision else ""
+        #: what was wrong, without the advice to whoever steps the env (a replay gives its own)
+        self.reason = f"illegal action {what}{where}. Legal actions: {', '.join(names)}{more}"
         super().__init__(
-            f"illegal action {what}{where}. Legal actions: {', '.join(names)}{more}. "
-            "Pick an action whose bit in the action mask is 1, or build the env with "
+            f"{self.reason}. Pick an action whose bit in the action mask is 1, or build the env with "
             "illegal_action='penalty' / 'random_legal'."
         )
 

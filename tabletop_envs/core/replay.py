@@ -179,7 +179,8 @@ class Replay:
             try:  # before it is yielded: a watcher names the action it shows, and an id out of range has no name
                 resolve_action(env.game_state, action, "raise", None)
             except IllegalActionError as exc:
-                raise ReplayError(f"action #{index} ({action}) is illegal in the replayed game: {exc}") from None
+                raise ReplayError(f"action #{index} ({action}) is illegal in the replayed game: {exc.reason}. The "
+                                  "file was edited, or its seed, options or actions belong to another game") from None
             yield index, player, action
             env.step(action)
         if verify:
