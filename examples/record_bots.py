@@ -1,4 +1,5 @@
-"""Record two shipped bots playing each game: an animated GIF per game and one still picture.
+"""Record the shipped heuristic bots playing each game (Earth: 3 seats by default): an animated GIF per
+game and, with ``--still-dir``, one still picture.
 
     python examples/record_bots.py                       # every game, GIFs in recordings/
     python examples/record_bots.py --games terralore --frames 30 --fps 3
@@ -81,7 +82,10 @@ def main() -> None:
     parser.add_argument("--out", default="recordings", help="folder for the GIFs")
     parser.add_argument("--still-dir", default=None, help="also write <game>.png (a mid-game frame) here")
     args = parser.parse_args()
-    games = [resolve_env_name(g) for g in args.games] if args.games else available_envs()
+    try:
+        games = [resolve_env_name(g) for g in args.games] if args.games else available_envs()
+    except ValueError as exc:  # an unknown game: its message names the known ones
+        parser.error(str(exc))
     for env_name in games:
         players = args.players if len(ENVS[env_name].player_counts) > 1 else None
         # the longest of a few games shows the most of the game

@@ -262,3 +262,16 @@ def test_record_bots_example_writes_a_gif_a_replay_and_a_still(tmp_path):
     from tabletop_envs.core.replay import Replay
 
     assert Replay.load(tmp_path / "terralore.replay.json").replay().game_state.is_terminal()
+
+
+def test_record_bots_example_names_the_known_games_for_an_unknown_one():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run([sys.executable, str(root / "examples" / "record_bots.py"), "--games", "chess"],
+                          capture_output=True, text=True, env=env)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "unknown game 'chess'; choose one of: earth, terralore, travel_earth" in done.stderr
