@@ -238,6 +238,9 @@ def test_step_before_reset_is_a_clear_error(toy):
 
     with pytest.raises(RuntimeError, match="reset"):
         toy_game.env().step(0)
+    # the global state too, and the message names the method called (it named only step/observe/last)
+    with pytest.raises(RuntimeError, match=r"before .*state\(\).*call env\.reset"):
+        toy_game.env().state()
 
 
 def test_non_acting_seat_mask_is_all_zero_and_mirrored_in_info(toy):

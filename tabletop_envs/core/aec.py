@@ -151,7 +151,8 @@ class TabletopAECEnv(AECEnv):
 
     def _require_reset(self):
         if self.game_state is None:
-            raise RuntimeError("reset() must be called before step()/observe()/last(): call env.reset(seed=...) first")
+            raise RuntimeError("reset() must be called before step(), observe(), last(), state() or render(): "
+                               "call env.reset(seed=...) first")
 
     def _after_move(self) -> None:
         """Point agent_selection at the seat to move and refresh its mask in info."""
