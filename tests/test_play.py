@@ -125,6 +125,20 @@ def test_a_solo_game_ends_with_the_score_not_a_win():
     assert "You win" not in text and "Draw" not in text and "Your score: 3" in text
 
 
+@pytest.mark.parametrize(("returns", "seat", "verdict"), [
+    ([1.0, 0.0, -1.0], 1, "You finished 2nd of 3."), ([1.0, 0.0, -1.0], 0, "You finished 1st of 3."),
+    ([1.0, -1.0, -1.0], 2, "You finished 2nd of 3 (tied)."), ([-1.0, 1.0], 0, "You lose."),
+    ([0.0, 0.0], 1, "Draw."), ([1.0, -1.0], 0, "You win!")])
+def test_a_middle_place_at_a_table_of_three_or_more_is_announced_as_a_place_not_a_loss(returns, seat, verdict):
+    from tabletop_envs.core.play import PlayResult, announce_result
+
+    env = ENVS["earth_v0"].load_module().raw_env(num_players=len(returns))
+    env.reset(seed=0)
+    out = []
+    announce_result(PlayResult(Replay.start(env, 0, ["human"]), returns, seat, True, "terminated"), env, out.append)
+    assert f"{verdict}  Scores (returns)" in "\n".join(out)
+
+
 def test_end_of_input_ends_the_game_cleanly(toy):
     out = []
     code = main(["play", "toy_v0", "--seed", "1", "--opponent", "toy_v0/random"], ask=Script(["1"]), say=out.append)

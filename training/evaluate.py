@@ -234,6 +234,17 @@ def anchor_evaluation(env_name: str, policy, games: int, seed: int = 12345, anch
     return out
 
 
+def evaluation_lines(evaluation: dict) -> list[str]:
+    """One line per anchor of an :func:`anchor_evaluation`: win rate, its 95 % CI and the games."""
+    lines = []
+    for key, rates in evaluation.items():
+        if key.startswith("vs_"):
+            lo, hi = rates["win"]["ci95"]
+            lines.append(f"{key}: win {100 * rates['win']['rate']:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}] "
+                         f"over {rates['games']} games")
+    return lines
+
+
 def markdown(report: dict) -> str:
     others = f", other seats: {report['filler']}" if report.get("filler") else ""
     lines = [f"### {report['env']} ({report['num_players']} players): round robin, "

@@ -265,13 +265,15 @@ def main(argv: list[str] | None = None) -> None:
     path = export_model(model, args.out, env_name, game_config, training=training, deterministic=deterministic,
                         name=f"{env_name}/{Path(args.out).name}")
     if args.eval_games:
-        from .evaluate import anchor_evaluation, split_env_kwargs
+        from .evaluate import anchor_evaluation, evaluation_lines, split_env_kwargs
 
         _, max_turns = split_env_kwargs(run_info.get("env_kwargs"), env_name)
         evaluation = anchor_evaluation(env_name, str(path), args.eval_games, anchors=args.anchors,
                                        game_kwargs=game_config, max_turns=max_turns, act=args.act)
         update_sidecar(path, evaluation=evaluation)
     print(f"wrote {path} (+ .npz, .json)")
+    if args.eval_games:
+        print("\n".join(evaluation_lines(evaluation)) + "  (also in the sidecar)")
 
 
 def cli() -> None:

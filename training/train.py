@@ -35,7 +35,7 @@ from tabletop_envs.core.errors import ConfigError, run_cli
 from tabletop_envs.core.single_agent import SingleAgentEnv
 
 from .config import PHASE_KEYS, TrainConfig, load_config, resume_seed
-from .evaluate import anchor_evaluation, resolve, split_env_kwargs
+from .evaluate import anchor_evaluation, evaluation_lines, resolve, split_env_kwargs
 from .pool import SNAPSHOT, OpponentPool, WinRateGate
 
 
@@ -600,11 +600,8 @@ def main(argv: list[str] | None = None) -> dict:
     command = "python -m training.train " + " ".join(shlex.quote(a) for a in argv_used if a != "--resume")
     summary = train(cfg, resume=args.resume, command=command)
     print(json.dumps({k: v for k, v in summary.items() if k != "evaluation"}, indent=2))
-    for key, rates in summary.get("evaluation", {}).items():
-        if key.startswith("vs_"):
-            lo, hi = rates["win"]["ci95"]
-            print(f"{key}: win {100 * rates['win']['rate']:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}] "
-                  f"over {rates['games']} games")
+    for line in evaluation_lines(summary.get("evaluation", {})):
+        print(line)
     return summary
 
 

@@ -22,7 +22,7 @@ from .replay import Replay
 Ask = Callable[[str], str]
 Say = Callable[[str], None]
 
-HELP = ("Type the number of a move, or a unique part of its name (e.g. 'draw').\n"
+HELP = ("Type the number of a move, or a unique part of its name (e.g. of a card's name).\n"
         "  t  show the table again    h  this help    q  quit (you can still save the replay)")
 
 
@@ -224,6 +224,10 @@ def play_match(env_name: str, opponents: Sequence[str | Policy], human_seat: int
     return PlayResult(replay, replay.returns, human_seat, reason in ("terminated", "truncated"), reason)
 
 
+def _ordinal(n: int) -> str:
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+
+
 def announce_result(result: PlayResult, env, say: Say = print) -> None:
     """The final table from the human's seat and the score."""
     seat = result.human_seat
@@ -236,8 +240,12 @@ def announce_result(result: PlayResult, env, say: Say = print) -> None:
         if len(returns) == 1:  # solo: nobody to beat, the return is the score
             say(f"Your score: {mine:g}")
         else:
-            verdict = "You win!" if mine == best and returns.count(best) == 1 else (
-                "Draw." if mine == best else "You lose.")
+            if len(returns) == 2:
+                verdict = "You win!" if mine == best and returns.count(best) == 1 else (
+                    "Draw." if mine == best else "You lose.")
+            else:  # a middle place is no loss (Earth's rank rewards give it about 0)
+                place = 1 + sum(r > mine for r in returns)
+                verdict = f"You finished {_ordinal(place)} of {len(returns)}{' (tied)' * (returns.count(mine) > 1)}."
             say(f"{verdict}  Scores (returns): " + ", ".join(f"player_{i}: {r:+g}" for i, r in enumerate(returns)))
     elif result.reason == "truncated":
         say(f"The game reached the turn limit ({env.max_turns} turns) and ends without a winner.")

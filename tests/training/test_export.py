@@ -257,6 +257,16 @@ def test_export_cli_checks_the_anchors_before_writing(toy_run, tmp_path):
     assert _written(out) == []
 
 
+def test_export_cli_prints_the_evaluation_it_writes_into_the_sidecar(toy_run, tmp_path, capsys):
+    from training.export import main
+
+    out = tmp_path / "out" / "ppo"
+    main(["--model", str(toy_run / "final_model.zip"), "--out", str(out), "--eval-games", "4", "--anchors", "random"])
+    printed = capsys.readouterr().out
+    rates = json.loads(out.with_suffix(".json").read_text())["evaluation"]["vs_random"]
+    assert f"vs_random: win {100 * rates['win']['rate']:.1f}%" in printed and f"over {rates['games']} games" in printed
+
+
 def test_export_cli_accepts_the_model_without_its_zip_suffix(toy_run, tmp_path):
     from training.export import main
 
