@@ -67,6 +67,27 @@ def test_to_play_a_card_discard_cards_equal_to_its_cost_to_the_graveyard():
     assert names(s.hand[0]) == ["Pebble Mole"]
 
 
+def test_playing_a_card_asks_exactly_as_many_discards_as_its_cost_for_every_cost():
+    # one creature and one skill of every cost in the catalogue: the discards stop at the cost, no sooner
+    # and no later, and each goes to the Graveyard
+    firsts = {}
+    for c in CAT.cards:
+        firsts.setdefault((c.is_creature, c.cost), c.name)
+    assert {cost for _, cost in firsts} >= {0, 1, 2, 3, 4, 5}
+    for (_, cost), card in sorted(firsts.items()):
+        fillers = [n for n in CAT.names if n != card][: cost + 1]
+        s = make_state(hands=([card, *fillers], []))
+        act(s, "play", cid(card))
+        act(s, "lane", A)
+        paid = 0
+        while s.decision() == "discard":
+            act(s, "discard", cid(fillers[paid]))
+            paid += 1
+        assert paid == cost, f"{card} (cost {cost}) asked for {paid} discards"
+        assert s.decision() == "play" and names(s.graveyard[0]) == fillers[:cost]
+        assert names(s.hand[0]) == fillers[cost:]
+
+
 def test_a_card_costing_1_requires_discarding_1_card():
     s = make_state(hands=(["Sturdy Turtle"], []))
     mask = s.legal_action_mask()
@@ -137,6 +158,45 @@ def test_every_card_has_an_elemental_affinity_and_a_rarity_from_common_to_legend
 
 
 # ------------------------------------------------------------------ The Board and Castle
+def test_the_board_is_divided_into_two_lanes():
+    s = make_state(hands=(["Tidepool Crab", "Pebble Mole"], []))
+    act(s, "play", cid("Tidepool Crab"))
+    lay = s.game.action_layout
+    assert [lay.decode(a) for a in s.legal_actions()] == [("lane", A), ("lane", D)], "two lanes to choose from"
+    act(s, "lane", D)
+    place(s, "Pebble Mole", A)
+    end_turn(s)
+    assert names(s.field[0][A]) == ["Pebble Mole"] and names(s.field[0][D]) == ["Tidepool Crab"]
+
+
+def test_the_defending_lane_is_on_a_players_left_and_the_attacking_lane_on_their_right():
+    # in the table picture each viewer sits at the bottom: their defending lane on their left, their
+    # attacking lane on their right; the opponent sits across, so their left (defending) is the viewer's
+    # right, above the viewer's attacking lane: one lane is one side's attacking and the other's defending
+    from tabletop_envs.terralore.render import AFFINITY_COLORS, WIDTH, draw_table
+
+    water = AFFINITY_COLORS["water"]
+
+    def where(viewer, owner, lane):
+        """(side, top row) of the picture where a lone Tidepool Crab (Water) of ``owner`` in ``lane`` shows."""
+        field = (["Tidepool Crab"], []) if owner == 0 else ([], ["Tidepool Crab"])
+        s = make_state(**{"attacking" if lane == A else "defending": field})
+        ys, xs = np.nonzero(np.all(np.asarray(draw_table(s, viewer).image)[..., :3] == water, axis=2))
+        assert len(xs), "the card shows"
+        assert xs.max() < WIDTH / 2 or xs.min() >= WIDTH / 2, "within one side"
+        return ("left" if xs.max() < WIDTH / 2 else "right"), int(ys.min())
+
+    empty = np.asarray(draw_table(make_state(), 0).image)[..., :3]
+    assert not np.all(empty == water, axis=2).any()
+    for me in (0, 1):
+        them = 1 - me
+        mine = {lane: where(me, me, lane) for lane in (A, D)}
+        theirs = {lane: where(me, them, lane) for lane in (A, D)}
+        assert mine[D][0] == "left" and mine[A][0] == "right"
+        assert theirs[D][0] == "right" and theirs[A][0] == "left"
+        assert theirs[A][1] < mine[D][1] and theirs[D][1] < mine[A][1], "the opponent's side is across the table"
+
+
 def test_attacking_lane_is_the_opponents_defending_lane():
     # player 0's attackers face player 1's defenders only; player 1's attackers face player 0's defenders
     s = make_state(attacking=(["Stone Tortoise"], ["Ember Imp"]), defending=(["Tidepool Crab"], ["Sturdy Turtle"]))
@@ -155,6 +215,23 @@ def test_reducing_the_opponents_castle_hp_to_0_wins():
 
 
 # ------------------------------------------------------------------ Game Phases
+def test_terralore_is_played_in_four_phases_per_turn_draw_play_reveal_counting():
+    s = make_state(hands=(["Fireball", "Gloom Bat"], []), attacking=([], ["Red Fox"]),
+                   decks=(["Pebble Mole", "Ember Imp", "Sand Piper"], ["Lantern Moth", "Tidepool Crab", "Scorch"]))
+    # Play Phase: the Fireball goes down face down and does nothing yet
+    place(s, "Fireball", D, discards=["Gloom Bat"])
+    assert names(s.face_down[0][D]) == ["Fireball"] and names(s.field[1][A]) == ["Red Fox"]
+    end(s)
+    end(s)
+    # Reveal Phase, then Counting Phase: the Fireball destroyed the Red Fox (2) before the lanes were counted
+    assert s.log[:2] == ["player_0 reveals Fireball (defending)", "  Fireball: destroy"]
+    assert s.log[-1].startswith("counting:") and len(s.log) == 3
+    assert names(s.graveyard[1]) == ["Red Fox"] and s.castle == [10, 10]
+    # the next turn opens with its Draw Phase: 2 cards each before anyone places
+    assert s.turn_number == 3 and s.decision() == "play"
+    assert names(s.hand[0]) == ["Sand Piper", "Ember Imp"] and names(s.hand[1]) == ["Scorch", "Tidepool Crab"]
+
+
 def test_draw_phase_both_players_draw_2_cards():
     s = make_state()
     sizes = [len(d) for d in s.deck]
