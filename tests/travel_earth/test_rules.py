@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from tabletop_envs.core.engine import new_rng
-from tabletop_envs.core.errors import ConfigError, IllegalActionError
+from tabletop_envs.core.errors import ConfigError, DeckError, IllegalActionError
 from tabletop_envs.travel_earth.catalogue import STAT_KEYS
 from tabletop_envs.travel_earth.engine import TravelEarthGame
 
@@ -59,6 +59,18 @@ def test_running_out_of_deck_or_hand_does_not_cause_a_loss():
     assert not s.is_terminal() and s.turns == 2
     assert s.player == 0 and s.phase == "add" and s.deck[1] == [] and s.hand[1] == []
     assert s.ready[1] == ids(["Tiger"])
+
+
+def test_keep_playing_with_your_remaining_field_animals_and_reservoir():
+    # seat 0 has neither Deck nor Hand left: its Ready Lion and Full Reservoir card still make a challenge
+    s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]), p1=dict(ready=["Tiger"], hand=["Giraffe"]),
+                 player=1, filler_to="discard")
+    end_turn_of(s, 1)
+    assert s.player == 0 and s.phase == "declare" and s.deck[0] == [] and s.hand[0] == []
+    challenge(s, "Lion", WEIGHT)  # 175 kg against 119.7 kg
+    act(s, "defend_ready", "Tiger")
+    assert cid("Tiger") in s.discard[1] and s.ready[1] == [] and s.resting[0] == ids(["Lion"])
+    assert s.empty[0] == 1 and not s.is_terminal()
 
 
 def test_this_guide_describes_a_two_player_game():
@@ -112,6 +124,20 @@ def test_shuffle_each_deck_and_each_player_draws_3_cards():
     assert len(s.hand[0]) == 3 + 1  # Player 1 drew 3, then drew on its first turn (Hand 3 -> 1 card)
     other = game.new_initial_state(8)
     assert s.hand != other.hand  # shuffled
+
+
+def test_shuffle_each_legal_deck():
+    game = TravelEarthGame(first_player=0)
+    orders = [set(), set()]
+    for seed in range(6):
+        s = game.new_initial_state(seed)
+        for seat in (0, 1):
+            assert sorted(s.deck[seat] + s.hand[seat] + s.unseen[seat]) == game.decklists[seat]
+            orders[seat].add(tuple(s.deck[seat]))
+        assert s.deck[0] != s.deck[1]  # the same decklist, shuffled for each seat on its own
+    assert [len(o) for o in orders] == [6, 6]  # every seed deals each Deck in another order
+    with pytest.raises(DeckError, match="exactly 60"):
+        TravelEarthGame(decks=[{"TE-001": 4}, "expedition"])  # an illegal Deck never reaches the table
 
 
 def test_player_2_places_top_card_of_deck_face_down_in_reservoir_unseen_by_both():
@@ -359,6 +385,23 @@ def test_declare_complete_group_first_then_it_is_locked():
     assert s.player == 1 and cid("Tiger") in s.ready[0]  # Tiger never challenged
 
 
+def test_you_cannot_add_another_challenger_after_seeing_earlier_results():
+    s = scenario(p0=dict(ready=["Lion", "Tiger", "Cheetah"], reservoir=["Koala", "Emu", "Walrus"]),
+                 p1=dict(ready=["Sea otter", "Garden snail"]))
+    act(s, "declare", "Lion")
+    act(s, "declare", "Tiger")
+    act(s, "lock_challengers")
+    act(s, "statistic", WEIGHT)
+    act(s, "defend_ready", "Sea otter")  # the first result: the Lion wins
+    assert s.challenger == cid("Tiger") and s.full(0) == 1  # a Full card is left and the Cheetah is Ready ...
+    assert legal(s, "declare") == []
+    with pytest.raises(IllegalActionError):
+        act(s, "declare", "Cheetah")  # ... but the group is locked
+    act(s, "statistic", WEIGHT)
+    act(s, "defend_ready", "Garden snail")
+    assert s.player == 1 and cid("Cheetah") in s.ready[0] and s.full(0) == 1  # the Cheetah never challenged
+
+
 def test_only_ready_animals_can_be_declared_and_each_challenges_once():
     s = scenario(p0=dict(ready=["Lion"], resting=["Tiger"], reservoir=["Koala", "Emu", "Walrus"]),
                  p1=dict(ready=["Sea otter", "Garden snail"]))
@@ -368,6 +411,18 @@ def test_only_ready_animals_can_be_declared_and_each_challenges_once():
     act(s, "statistic", WEIGHT)
     act(s, "defend_ready", "Sea otter")
     assert s.player == 1  # Lion challenged once; the phase is over
+
+
+def test_each_declared_animal_may_challenge_once_during_that_phase():
+    # A Tireless albatross stays Ready after it survives, and two Full cards remain: still one challenge.
+    s = scenario(p0=dict(ready=["Grey-headed albatross"], reservoir=["Koala", "Emu", "Walrus"]),
+                 p1=dict(ready=["Sea otter", "Garden snail"]))
+    act(s, "declare", "Grey-headed albatross")
+    assert s.phase == "statistic" and s.queue == []  # it cannot be declared a second time: the group locked
+    act(s, "statistic", SPEED)  # 127 km/h against 9 km/h
+    act(s, "defend_ready", "Sea otter")
+    assert s.ready[0] == ids(["Grey-headed albatross"]) and s.full(0) == 2
+    assert s.player == 1  # the phase ended without a second challenge
 
 
 def test_you_must_have_1_full_reservoir_card_for_each_declared_challenger():
@@ -611,6 +666,33 @@ def test_last_resort_winner_discards_challenger_and_returns_face_down_shuffled_i
     challenge(s, "Lion", WEIGHT)
     assert s.discard[0] == ids(["Lion"]) and s.reservoir[1] == ids(["Blue whale"]) and not s.is_terminal()
     assert s.reservoir_size(1) == 1
+
+
+def test_return_the_winning_animal_face_down_to_the_reservoir_and_shuffle_it_back_in():
+    # face down: the Challenger's view afterwards is the same whichever card won
+    views = []
+    for winner in ("Blue whale", "Sperm whale"):
+        s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]), p1=dict(reservoir=[winner], hand=["Giraffe"]))
+        challenge(s, "Lion", WEIGHT)
+        assert s.reservoir[1] == ids([winner]) and s.discard[0] == ids(["Lion"]) and s.discard[1] == []
+        views.append((s.observation(0), s.render_text(player=0)))
+    np.testing.assert_array_equal(views[0][0], views[1][0])
+    assert views[0][1] == views[1][1] and "whale" not in views[0][1]
+    # shuffled in: the next Last Resort reveals the returned whale first in some deals, second in others
+    whale_first = set()
+    for seed in range(40):
+        s = scenario(p0=dict(ready=["Lion", "Tiger"], reservoir=["Koala", "Emu"]),
+                     p1=dict(reservoir=["Blue whale", "Sea otter"]))
+        s.rng = new_rng(seed)
+        act(s, "declare", "Lion")
+        act(s, "declare", "Tiger")
+        act(s, "statistic", WEIGHT)  # the whale stops the Lion and goes back
+        if cid("Sea otter") not in s.reservoir[1]:
+            continue  # the otter was revealed first and discarded
+        act(s, "statistic", WEIGHT)  # the whale stops the Tiger too
+        assert s.discard[0] == ids(["Lion", "Tiger"]) and cid("Blue whale") in s.reservoir[1]
+        whale_first.add(cid("Sea otter") in s.reservoir[1])
+    assert whale_first == {True, False}
 
 
 def test_reservoir_exhausted_without_stopping_challenger_and_no_field_animals_loses():
