@@ -269,6 +269,11 @@ def test_cannot_add_a_card_when_reservoir_already_has_six():
                  phase="add")
     act(s, "add_to_reservoir", "Lion")
     assert s.reservoir_size(0) == 6 and s.phase == "play"
+    act(s, "end_play")  # nothing Ready: seat 1's turn (it draws, so it has an Add decision)
+    act(s, "skip_reservoir")
+    act(s, "end_play")
+    assert s.player == 0 and s.reservoir_size(0) == 6 and cid("Tiger") in s.hand[0]
+    assert s.phase == "play" and legal(s, "add_to_reservoir") == []  # six already: the Add step offers nothing
 
 
 def test_discarded_reservoir_card_may_be_replenished_by_a_later_normal_addition():
@@ -367,10 +372,13 @@ def test_there_is_no_end_of_turn_hand_refill():
 
 # --------------------------------------------------------------------------- 6. challenges
 def test_one_challenge_phase_per_turn():
-    s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala", "Emu"]), p1=dict(ready=["Sea otter"]))
-    challenge(s, "Lion", WEIGHT)
+    s = scenario(p0=dict(ready=["Lion", "Tiger"], reservoir=["Koala", "Emu"]), p1=dict(ready=["Sea otter"]))
+    act(s, "declare", "Lion")
+    act(s, "lock_challengers")
+    act(s, "statistic", WEIGHT)
     act(s, "defend_ready", "Sea otter")
-    assert s.player == 1  # the phase ended the turn; no second Challenge Phase
+    # a Ready Tiger and a Full card are left, yet the phase ended the turn: no second Challenge Phase
+    assert s.player == 1 and cid("Tiger") in s.ready[0] and s.full(0) == 1
 
 
 def test_declare_complete_group_first_then_it_is_locked():
