@@ -56,12 +56,13 @@ def cheap(skip=0):
 
 # ====================================================================== setup
 def test_setup_shuffle_fauna_cards_and_place_1_on_each_of_the_4_fauna_spaces_either_side_face_up():
-    sides = set()
+    sides, boards = set(), set()
     for seed in range(30):
         s = game(2).new_initial_state(seed)
         assert len(s.fauna) == 4 and len({f // 2 for f in s.fauna}) == 4
         sides |= {f % 2 for f in s.fauna}
-    assert sides == {0, 1}
+        boards.add(tuple(sorted(f // 2 for f in s.fauna)))
+    assert sides == {0, 1} and len(boards) > 20  # shuffled: a different 4 almost every game
 
 
 def test_setup_place_1_ecosystem_on_each_of_the_2_spaces_then_deal_1_ecosystem_card_to_each_player():
@@ -70,6 +71,9 @@ def test_setup_place_1_ecosystem_on_each_of_the_2_spaces_then_deal_1_ecosystem_c
     personal = [c for offer in s.offers["ecosystem"] for c in offer]
     assert [len(o) for o in s.offers["ecosystem"]] == [1, 1, 1, 1]
     assert len(set(personal) | {e // 2 for e in s.public_eco}) == 6
+    # shuffled, either side face up
+    boards = [game(2).new_initial_state(seed).public_eco for seed in range(30)]
+    assert len({tuple(e // 2 for e in b) for b in boards}) > 20 and {e % 2 for b in boards for e in b} == {0, 1}
 
 
 def test_setup_deal_1_climate_and_1_island_to_each_player():
@@ -99,8 +103,14 @@ def test_setup_each_player_selects_a_side_of_their_island_climate_and_ecosystem(
 def test_advanced_game_deals_2_island_2_climate_and_2_ecosystem_cards_to_choose_1_of_each():
     s = game(2, advanced_draft=True).new_initial_state(0)
     assert all(len(o) == 2 for what in ("island", "climate", "ecosystem") for o in s.offers[what])
-    assert len(legal(s, "side_island")) == 4
     assert len(s.public_eco) == 2  # the 2 public ecosystems are still placed (RULES.md)
+    p = s.current_player()
+    for what, chosen in (("island", s.island), ("climate", s.climate), ("ecosystem", s.eco)):
+        # one side of one of the 2 cards dealt: 4 choices, one decision
+        assert legal(s, "side_" + what) == sorted(2 * c + k for c in s.offers[what][p] for k in (0, 1))
+        act(s, "side_" + what, 2 * s.offers[what][p][1] + 1)
+        assert chosen[p] == 2 * s.offers[what][p][1] + 1
+    assert s.current_player() != p
 
 
 def test_shuffle_all_the_earth_cards_into_a_face_down_draw_pile():
@@ -289,7 +299,8 @@ def test_planting_other_players_may_plant_1_card_then_draw_1():
     assert s.current_player() == 1 and s.decision() == "plant"
     act(s, "plant", a)
     act(s, "cell", 3)
-    assert s.grid[1][3] == a
+    assert s.grid[1][3] == a and s.soil[1] == 20 - s.effective_cost(1, a)  # paying its cost
+    assert CAT.earth[a]["cost"] > 0 and s.effective_cost(1, a) > 0
     assert len(s.hands[1]) == 2  # b plus the card drawn after planting
     assert not (s.decision() == "plant" and s.current_player() == 1)
 
@@ -363,11 +374,17 @@ def test_composting_all_players_activate_red_abilities():
     red = with_ability(lambda a: a["color"] == "red" and a["kind"] == "gain" and not a.get("cost")
                        and a["gain"][0]["res"] == "soil" and "per" not in a["gain"][0] and not a.get("if_action"))
     put(s, 1, 0, red)
+    put(s, 1, 1, plain_gain("blue", "soil"))
     choose_action(s, "compost")
     act(s, "option", 0)
     while not (s.decision() == "activate" and s.current_player() == 1):
         s.apply_action(A(s, "pass") if A(s, "pass") in s.legal_actions() else s.legal_actions()[0])
-    assert s.queue[0]["colour"] == "red" and {0, 1} & set(legal(s, "activate"))
+    slot = next(k for k, a in enumerate(CAT.earth[red]["abilities"]) if a["color"] == "red")
+    assert s.queue[0]["colour"] == "red" and slot in legal(s, "activate")
+    assert not {2, 3} & set(legal(s, "activate"))  # the blue card at cell 1 is not activated
+    soil = s.soil[1]
+    act(s, "activate", slot)
+    assert s.soil[1] == soil + CAT.earth[red]["abilities"][slot]["gain"][0]["n"]
 
 
 # ====================================================================== watering
@@ -527,9 +544,12 @@ def test_if_the_deck_runs_out_shuffle_the_discard_but_not_the_compost():
     s.compost[0] += rest[10:]
     s.compost_known[0] += [False] * len(rest[10:])
     s.deck = []
-    comp = list(s.compost[0])
+    comp, discard, hand = list(s.compost[0]), list(s.discard), list(s.hands[0])
     choose_action(s, "grow")
     assert len(s.deck) == 6 and len(s.discard) == 0
+    drawn = s.hands[0][len(hand):]
+    assert sorted(s.deck + drawn) == sorted(discard)  # the new draw pile is the old discard ...
+    assert s.deck + drawn[::-1] != discard  # ... shuffled (drawn from its top)
     assert s.compost[0] == comp
 
 
@@ -759,6 +779,10 @@ def test_events_may_earn_or_lose_points_at_the_end_of_the_game():
     neg = event_card(lambda c: c["vp"] < 0)
     s.events[0].append(take(s, neg))
     assert scoring.score_breakdown(s, 0)["2_events"] == CAT.earth[neg]["vp"] < 0
+    pos = event_card(lambda c: c["vp"] > 0)
+    s.events[0].append(take(s, pos))
+    assert scoring.score_breakdown(s, 0)["2_events"] == CAT.earth[neg]["vp"] + CAT.earth[pos]["vp"]
+    assert CAT.earth[pos]["vp"] > 0
 
 
 def test_whenever_you_play_an_event_brown_ability_triggers():
@@ -1024,6 +1048,8 @@ def test_scoring_steps_1_to_8():
     put(s, 0, 1, g, growth=1)
     e = event_card(lambda c: c["vp"] != 0)
     s.events[0].append(take(s, e))
+    s.compost[0].append(take(s, flora(lambda c: c["vp"] >= 3, skip=2)))  # step 1 leaves the compost out
+    s.compost_known[0].append(False)
     s.leaves = [[0], [1, 0], [], []]
     s.bonus = 0
     b = scoring.score_breakdown(s, 0)
