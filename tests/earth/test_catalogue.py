@@ -26,6 +26,12 @@ def test_flora_types_in_equal_shares_plus_3_jokers():
     assert types == {"tree": 44, "herb": 44, "mushroom": 44, "bush": 44, "joker": 3}
 
 
+def test_habitats_are_sunny_wet_rocky_and_cold():
+    cards = Counter(h for c in CAT.earth for h in c["habitats"])
+    assert set(cards) == {"sunny", "wet", "rocky", "cold"} and min(cards.values()) >= 100
+    assert {h for card in CAT.islands + CAT.climates for h in card["habitats"]} == set(cards)
+
+
 def test_flora_value_histograms_follow_the_real_game():
     flora = [c for c in CAT.earth if c["kind"] == "flora"]
     assert Counter(c["cost"] for c in flora) == {0: 11, 1: 29, 2: 29, 3: 32, 4: 31, 5: 13, 6: 15, 7: 9, 8: 9, 9: 1}

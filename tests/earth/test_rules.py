@@ -113,6 +113,47 @@ def test_advanced_game_deals_2_island_2_climate_and_2_ecosystem_cards_to_choose_
     assert s.current_player() != p
 
 
+def test_place_the_fauna_board_with_4_fauna_spaces_2_ecosystem_spaces_and_the_7_vp_bonus_space():
+    s = after_setup(3, 2)
+    assert len(s.fauna) == 4 and len(s.public_eco) == 2
+    assert s.leaves == [[], [], [], []] and s.bonus == -1  # no leaf on it yet
+    lay = s.game.observation_layout
+    for q in range(3):  # the board lies in the middle of the table: every seat sees the same one
+        obs = s.observation(q)
+        assert np.argmax(lay.view(obs, "fauna"), axis=1).tolist() == s.fauna
+        assert lay.view(obs, "fauna").sum() == 4
+        assert np.flatnonzero(lay.view(obs, "public_ecosystems")).tolist() == sorted(s.public_eco)
+        assert lay.view(obs, "fauna_leaves").sum() == 0 and lay.view(obs, "bonus").sum() == 0
+
+
+def test_each_player_gets_a_player_board_with_the_4_action_spaces():
+    s = after_setup(3, 1)
+    assert all(s.grid[q] == [-1] * 16 and s.events[q] == [] for q in range(3))  # an empty 4x4 tableau, event space
+    chose = []
+    for _ in range(3):  # one round: each player in turn chooses from the same 4 action spaces of their own board
+        assert s.decision() == "action" and legal(s, "action") == [0, 1, 2, 3]
+        p = s.current_player()
+        chose.append(p)
+        choose_action(s, "compost")
+        assert s.last_action[p] == ACTIONS.index("compost")
+        random_play(s, np.random.default_rng(p), until=lambda t: t.decision() == "action")
+    assert sorted(chose) == [0, 1, 2]
+
+
+def test_fauna_ecosystem_climate_and_island_cards_not_dealt_are_returned_to_the_box():
+    n = 5
+    s = after_setup(n, 3)
+    # in play: 4 fauna, the 2 public ecosystems, and 1 island, 1 climate, 1 ecosystem per player, nothing else
+    assert len({f // 2 for f in s.fauna}) == 4
+    for what, chosen in (("island", s.island), ("climate", s.climate), ("ecosystem", s.eco)):
+        assert [len(o) for o in s.offers[what]] == [1] * n
+        assert [side // 2 for side in chosen] == [o[0] for o in s.offers[what]]
+    in_play = {e // 2 for e in s.public_eco} | {e // 2 for e in s.eco}
+    assert len(in_play) == 2 + n < len(CAT.ecosystems) // 2
+    assert len({i // 2 for i in s.island}) == n < len(CAT.islands) // 2
+    assert len({c // 2 for c in s.climate}) == n < len(CAT.climates) // 2
+
+
 def test_shuffle_all_the_earth_cards_into_a_face_down_draw_pile():
     a, b = game(2).new_initial_state(1), game(2).new_initial_state(2)
     assert sorted(a.deck + [c for h in a.hands for c in h]) == list(range(len(CAT.earth)))
@@ -131,6 +172,33 @@ def test_the_5th_leaf_token_marks_the_action_chosen_this_turn():
     seen_by_other = lay.view(s.observation(1), "last_action")
     assert seen_by_other[1].tolist() == [0, 0, 0, 1]  # relative seat 1 of player 1 is player 0
     assert lay.view(s.observation(1), "action").tolist() == [0, 0, 0, 1]
+
+
+def test_each_player_takes_5_leaf_tokens_4_for_the_fauna_board_and_the_5th_for_the_action():
+    # Beaver (20+ soil), Moose (20+ cards in hand), Narwhal (4+ terrain), Firefly (12+ cards in compost)
+    s = at_action(2, p=0)
+    quiet(s)
+    names = ("Beaver", "Moose", "Narwhal", "Firefly")
+    s.fauna = [next(f["id"] for f in CAT.fauna if f["name"] == name) for name in names]
+    s.soil[0] = 30
+    give(s, 0, *s.deck[-25:])
+    while len(s.compost[0]) < 15:
+        s.compost[0].append(s.deck.pop())
+        s.compost_known[0].append(False)
+    terrains = [c["id"] for c in CAT.earth if c["kind"] == "terrain" and all(a["kind"] == "score" for a in c["abilities"])]
+    for cell in range(4):
+        put(s, 0, cell, terrains[cell])
+    choose_action(s, "compost")
+    end_turn(s)
+    assert s.leaves == [[0], [0], [0], [0]]  # 4 leaves on the fauna board
+    assert s.last_action[0] == ACTIONS.index("compost")  # the 5th marks the action
+    for cell in range(4, 16):  # completing the tableau first: one more leaf, on the 7 VP bonus space (RULES.md)
+        put(s, 0, cell, flora(lambda c: True, skip=cell))
+    choose_action(s, "compost")  # player 1's turn, the last of the round: the game ends with it
+    end_turn(s)
+    assert s.bonus == 0 and s.is_terminal()
+    b = scoring.score_breakdown(s, 0)
+    assert b["8_fauna"] == 4 * 15 + 7 and s.scores[0] == sum(b.values())
 
 
 def test_randomly_choose_a_start_player_and_give_them_the_1st_player_token():
@@ -357,6 +425,37 @@ def test_there_is_no_limit_to_the_amount_of_soil():
     s.soil[0] = 500
     choose_action(s, "compost")
     assert s.soil[0] == 505
+
+
+@pytest.mark.parametrize("what", ["soil", "sprouts", "growth"])
+def test_the_supply_of_soil_sprouts_and_growth_tokens_is_unlimited(what):
+    """However many tokens are already out on a 5-player table, every gain is taken in full."""
+    s = at_action(5, p=0)
+    quiet(s)
+    empty_hands(s)
+    key = "sprouts" if what == "sprouts" else "growth"
+    roomy = [c["id"] for c in CAT.earth if c["kind"] == "flora" and c["type"] != "joker" and c[key] >= 3
+             and not any(a["color"] == "black" for a in c["abilities"])]
+    for q in range(5):
+        s.soil[q] = 200
+        for cell in range(8):  # 6 flora full of pieces, 2 with room
+            card = roomy[q * 8 + cell]
+            full = CAT.earth[card][key] if cell < 6 else 0
+            put(s, q, cell, card, **{key: full})
+
+    def out():
+        return [s.soil[q] if what == "soil" else sum(s.spr[q] if what == "sprouts" else s.gro[q]) for q in range(5)]
+
+    before = out()
+    assert sum(before) >= 5 * 18
+    choose_action(s, {"soil": "compost", "sprouts": "water", "growth": "grow"}[what])
+    while s.decision() in ("place", "option"):
+        if s.decision() == "option":  # the others take the tokens: 2 soil / up to 2 sprouts / up to 2 growth
+            act(s, "option", {"soil": 0, "sprouts": 0, "growth": 1}[what])
+        else:
+            act(s, "cell", legal(s, "cell")[0])
+    gained = [a - b for a, b in zip(out(), before)]
+    assert gained == [{"soil": 5, "sprouts": 6, "growth": 2}[what]] + [2] * 4
 
 
 def test_composting_other_players_gain_2_soil_or_compost_2_from_the_draw_pile():
@@ -774,6 +873,69 @@ def test_events_do_not_go_to_the_tableau_they_go_to_the_event_stack_and_cannot_b
     assert e not in legal(s, "card")
 
 
+def test_events_give_an_instant_benefit_and_do_not_directly_affect_other_players():
+    for e in [c["id"] for c in CAT.earth if c["kind"] == "event"]:
+        s = at_action(2, p=0)
+        quiet(s)
+        six = [c["id"] for c in CAT.earth if c["kind"] == "flora" and c["sprouts"] == 6 and c["growth"] < 4]
+        for cell in range(4):  # 12 sprouts to pay with, room for 12 more
+            put(s, 0, cell, six[cell], sprouts=6 if cell < 2 else 0)
+        put(s, 0, 4, flora(lambda c: c["growth"] >= 4 and c["sprouts"] == 0), growth=4)
+        give(s, 0, e)
+        ability = CAT.earth[e]["abilities"][0]
+        mine = (s.soil[0], len(s.hands[0]), len(s.compost[0]), sum(s.spr[0]), sum(s.gro[0]))
+        theirs = [list(x[1]) for x in (s.hands, s.compost, s.grid, s.spr, s.gro, s.events)] + [s.soil[1]]
+        act(s, "event", e - EVENT0)
+        while s.decision() != "action":  # pay and place (first choices), back to the same decision
+            assert s.current_player() == 0
+            s.apply_action(s.legal_actions()[0])
+        gain = {g["res"]: g["n"] for g in ability["gain"]}
+        cost = ability.get("cost") or {}
+        assert (s.soil[0], len(s.hands[0]), len(s.compost[0]), sum(s.spr[0]), sum(s.gro[0])) == (
+            mine[0] + gain.get("soil", 0), mine[1] - 1 + gain.get("draw", 0), mine[2] + gain.get("compost_deck", 0),
+            mine[3] - cost.get("sprouts", 0) + gain.get("sprouts", 0), mine[4] - cost.get("growth", 0)), e
+        assert [list(x[1]) for x in (s.hands, s.compost, s.grid, s.spr, s.gro, s.events)] + [s.soil[1]] == theirs, e
+
+
+def test_a_played_event_lies_face_up_in_the_event_space_of_its_players_board():
+    s = at_action(3, p=0)
+    e = free_event()
+    give(s, 0, e)
+    lay = s.game.observation_layout
+    assert all(lay.view(s.observation(q), "event_stack").sum() == 0 for q in range(3))
+    act(s, "event", e - EVENT0)
+    assert s.events[0] == [e]
+    for q in range(3):  # face up: every seat sees it on player 0's board (relative seat of player 0)
+        stacks = lay.view(s.observation(q), "event_stack")
+        assert np.flatnonzero(stacks[(0 - q) % 3]).tolist() == [e - EVENT0] and stacks.sum() == 1
+
+
+def test_once_played_events_cannot_be_exchanged_activated_or_composted():
+    # in random play an event stack only grows, and no decision offers a played event as a card to pick
+    for n, seed in ((2, 0), (3, 1), (4, 2)):
+        s = after_setup(n, seed)
+        rng = np.random.default_rng(seed)
+        stacks = [[] for _ in range(n)]
+        while not s.is_terminal():
+            played = {c for st in s.events for c in st}
+            assert not played & set(legal(s, "card"))
+            s.apply_action(int(rng.choice(s.legal_actions())))
+            assert all(s.events[q][:len(stacks[q])] == stacks[q] for q in range(n))
+            stacks = [list(st) for st in s.events]
+        assert sum(map(len, stacks)) > 0
+    # a played event's ability is never offered again, in any activation
+    s = at_action(2, p=0)
+    quiet(s)
+    e = event_card(lambda c: not c["abilities"][0].get("cost") and c["abilities"][0]["gain"][0]["res"] == "draw")
+    give(s, 0, e)
+    act(s, "event", e - EVENT0)
+    assert s.events[0] == [e]
+    for colour in ("green", "red", "blue", "yellow", "black"):
+        set_decision(s, {"t": "activate", "p": 0, "colour": colour, "tn": 0, "icn": 0, "tc": False, "icc": False,
+                         "only": -1})
+        assert legal(s, "activate") == []
+
+
 def test_events_may_earn_or_lose_points_at_the_end_of_the_game():
     s = at_action(2, p=0)
     neg = event_card(lambda c: c["vp"] < 0)
@@ -1157,6 +1319,28 @@ def test_illegal_action_raises_with_the_legal_ones():
 
 
 # ====================================================================== ecosystems
+def test_3_ecosystems_score_for_each_player_the_2_on_the_fauna_board_and_their_own():
+    def side(name):
+        return next(e["id"] for e in CAT.ecosystems if e["name"] == name)
+
+    s = at_action(2, p=0)
+    quiet(s)
+    # by count of Trees / Mushrooms on the fauna board; Herbs is player 0's, Bushes player 1's
+    s.public_eco = [side("Atacama"), side("Gobi")]
+    s.eco = [side("Vatnajokull"), side("Yukon")]
+    for q in range(2):
+        cell = 0
+        for kind, count in (("tree", 4), ("mushroom", 3), ("herb", 2), ("bush", 4)):
+            for k in range(count):
+                put(s, q, cell, flora(lambda c, kind=kind: c["type"] == kind, skip=2 * k + q))
+                cell += 1
+    table = CAT.ecosystems[side("Atacama")]["table"]  # the 4 count tables are the same
+    assert [scoring.score_breakdown(s, q)["7_ecosystems"] for q in range(2)] == [
+        table[4] + table[3] + table[2], table[4] + table[3] + table[4]]
+    s.eco[0] = -1  # without a card on the player board only the 2 public ones score
+    assert scoring.score_breakdown(s, 0)["7_ecosystems"] == table[4] + table[3]
+
+
 def test_ecosystems_score_multiple_times_but_each_card_only_once_per_ecosystem():
     s = at_action(2, p=0)
     side = next(e["id"] for e in CAT.ecosystems if e["measure"] == "habitat" and e["per"] == 2)
@@ -1358,6 +1542,30 @@ def test_scoring_step_6_adds_the_end_game_bonus_of_every_terrain_in_the_tableau(
     b = scoring.score_breakdown(s, 0)
     assert b["6_terrain"] == 2 * per_row["vp"] + 3 * per_soil["vp"]
     assert scoring.final_score(s, 0) == sum(b.values())
+
+
+def test_objectives_that_say_cards_count_terrain_too_those_that_say_flora_count_only_flora():
+    # Okapi: "6+ cards worth at least 4 VP"; Pelican: "8+ flora with no growth and no sprouts"
+    okapi, pelican = (next(f["id"] for f in CAT.fauna if f["name"] == name) for name in ("Okapi", "Pelican"))
+    beaver, moose = (next(f["id"] for f in CAT.fauna if f["name"] == name) for name in ("Beaver", "Moose"))
+    s = at_action(2, p=0)
+    quiet(s)  # island and climate worth less than 4 VP
+    empty_hands(s)
+    s.fauna = [okapi, pelican, beaver, moose]
+    terrains = [c["id"] for c in CAT.earth if c["kind"] == "terrain" and c["vp"] >= 4
+                and all(a["kind"] == "gain" for a in c["abilities"])][:2]
+    worth = [flora(lambda c: c["vp"] >= 4, skip=k) for k in range(4)]
+    low = [flora(lambda c: c["vp"] < 4, skip=k) for k in range(4)]
+    for cell, card in enumerate(terrains + worth + low[:3]):  # 2 terrains, 7 bare flora
+        put(s, 0, cell, card)
+    choose_action(s, "compost")
+    end_turn(s)
+    assert s.leaves[0] == [0]  # 4 flora and 2 terrains are 6 cards
+    assert s.leaves[1] == []  # 7 flora: the terrains are cards, not flora
+    put(s, 0, 9, low[3])
+    choose_action(s, "compost")
+    end_turn(s)
+    assert s.leaves[1] == [0]
 
 
 def test_cost_objectives_count_only_tableau_cards_since_island_and_climate_have_no_soil_cost():
