@@ -92,12 +92,15 @@ def test_ability_threat_display():
 
 def test_ability_tireless():
     for card in ("Grey-headed albatross", "TE-071"):
-        s = scenario(p0=dict(ready=[card], reservoir=["Koala"]), p1=dict(ready=["Sea otter"]))
-        act(s, "declare", cid(card))
+        # two Full Reservoir cards and two Defenders: a second challenge could be paid for and met
+        s = scenario(p0=dict(ready=[card], reservoir=["Koala", "Emu"]), p1=dict(ready=["Sea otter", "Walrus"]))
+        act(s, "declare", cid(card))  # nothing else can join: the group locks itself
         act(s, "statistic", SPEED)
         act(s, "defend_ready", "Sea otter")
         assert s.ready[0] == [cid(card)] and s.resting[0] == []  # stays Ready instead of Resting
-        assert s.player == 1  # and still challenged only once
+        assert s.full(0) == 1 and s.ready[1] == ids(["Walrus"])  # it could pay for and meet another challenge
+        # and still challenged only once: the turn passed at once, it was not offered again
+        assert s.player == 1 and s.turns == 1 and s.empty[0] == 1 and s.discard[1] == ids(["Sea otter"])
 
 
 def test_ability_ink_cloud():
