@@ -524,9 +524,15 @@ def test_all_six_statistics_exhausted_in_normal_tie_discards_challenger_and_ends
 
 # --------------------------------------------------------------------------- 7. Resting defenders
 def test_resting_animal_can_defend_including_one_just_played_from_hand():
-    s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]), p1=dict(resting=["Tiger"]))
+    # seat 1 plays the Tiger from its Hand on its own turn; on seat 0's next turn it is still Resting
+    s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]), p1=dict(hand=["Tiger"]), player=1, phase="play")
+    act(s, "play", "Tiger")  # Hand empty, nothing to declare: seat 1's turn ends
+    assert s.player == 0 and s.hand[1] == [] and s.resting[1] == ids(["Tiger"]) and s.ready[1] == []
+    act(s, "skip_reservoir")
+    act(s, "end_play")
     challenge(s, "Lion", DEVELOPMENT)
-    act(s, "defend_resting", "Tiger")
+    assert legal(s, "defend_resting") == ids(["Tiger"]) and legal(s, "defend_ready") == []
+    act(s, "defend_resting", "Tiger")  # 105 days against 109: the Tiger wins
     assert s.discard[0] == ids(["Lion"]) and s.discard[1] == []
     assert s.ready[1] == ids(["Tiger"])  # it survived; seat 1's turn has begun and readied it
 
