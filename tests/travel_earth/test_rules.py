@@ -118,12 +118,23 @@ def test_coin_flip_determines_who_goes_first():
 
 
 def test_shuffle_each_deck_and_each_player_draws_3_cards():
-    game = TravelEarthGame(first_player=0)
-    s = game.new_initial_state(7)
-    assert len(s.hand[1]) == 3  # Player 2 has not drawn yet
-    assert len(s.hand[0]) == 3 + 1  # Player 1 drew 3, then drew on its first turn (Hand 3 -> 1 card)
-    other = game.new_initial_state(8)
-    assert s.hand != other.hand  # shuffled
+    for first in (0, 1):
+        game = TravelEarthGame(first_player=first)
+        second = 1 - first
+        deals, hands = [set(), set()], [set(), set()]
+        for seed in range(8):
+            s = game.new_initial_state(seed)
+            assert len(s.hand[second]) == 3  # Player 2 has not drawn yet
+            assert len(s.unseen[second]) == 1  # its free Reservoir card, the next card of its Deck
+            assert len(s.hand[first]) == 3 + 1  # Player 1 drew 3, then drew on its first turn (Hand 3 -> 1 card)
+            for seat in (0, 1):
+                # the seat's own cards in the order they left its Deck, then the rest of it from the top
+                deals[seat].add(tuple(s.hand[seat] + s.unseen[seat] + s.deck[seat][::-1]))
+                hands[seat].add(tuple(sorted(s.hand[seat][:3])))
+        # each seat's Deck is shuffled on its own: every seed deals it in another order, and its
+        # 3-card starting Hand is not the same every time
+        assert [len(d) for d in deals] == [8, 8]
+        assert min(len(h) for h in hands) > 1
 
 
 def test_shuffle_each_legal_deck():
