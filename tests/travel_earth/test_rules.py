@@ -687,10 +687,25 @@ def test_last_resort_failure_is_discarded_and_another_card_revealed():
 
 
 def test_last_resort_winner_discards_challenger_and_returns_face_down_shuffled_in():
-    s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]), p1=dict(reservoir=["Blue whale"]), empty=(0, 1))
-    challenge(s, "Lion", WEIGHT)
-    assert s.discard[0] == ids(["Lion"]) and s.reservoir[1] == ids(["Blue whale"]) and not s.is_terminal()
-    assert s.reservoir_size(1) == 1
+    # The winner stops the Challenger, which is discarded, and goes back into the Reservoir; the cards
+    # revealed before it are discarded and none after it is revealed. (That it goes back face down and is
+    # shuffled in, the Challenger's view and the next reveals show in the test below.)
+    reservoir = ["Blue whale", "Sea otter", "Garden snail"]  # only the whale outweighs the Lion
+    before_the_whale = set()
+    for seed in range(30):
+        s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]), p1=dict(reservoir=reservoir), empty=(0, 1))
+        s.rng = new_rng(seed)
+        challenge(s, "Lion", WEIGHT)
+        assert s.discard[0] == ids(["Lion"]) and s.ready[0] == [] and s.resting[0] == []  # discarded, not Resting
+        assert s.empty[0] == 1 and not s.is_terminal() and s.player == 1  # paid for; its turn is over
+        failed = names(s.discard[1])
+        assert "Blue whale" not in failed and cid("Blue whale") in s.reservoir[1]  # the winner went back
+        assert names(s.reservoir[1]) == sorted(set(reservoir) - set(failed))  # no other card left it
+        assert s.reservoir_size(1) == 3 - len(failed)
+        before_the_whale.add(tuple(failed))
+    # the whale came up first, second or third over the seeds, and stopped the reveals each time: when it came
+    # up first or second, the cards after it were never revealed
+    assert before_the_whale == {(), ("Sea otter",), ("Garden snail",), ("Garden snail", "Sea otter")}
 
 
 def test_return_the_winning_animal_face_down_to_the_reservoir_and_shuffle_it_back_in():
