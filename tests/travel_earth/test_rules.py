@@ -7,12 +7,15 @@ Useful printed matchups: Lion beats Tiger on Speed, Weight, Length and Lifespan,
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
 from tabletop_envs.core.engine import new_rng
 from tabletop_envs.core.errors import ConfigError, DeckError, IllegalActionError
-from tabletop_envs.travel_earth.catalogue import STAT_KEYS
+from tabletop_envs.travel_earth import engine as engine_module
+from tabletop_envs.travel_earth.catalogue import ANIMALS_FILE, STAT_KEYS, Catalogue
 from tabletop_envs.travel_earth.engine import TravelEarthGame
 
 from .scenario import CAT, act, cid, ids, legal, names, scenario
@@ -91,14 +94,65 @@ def test_compare_one_statistic_at_a_time_using_official_printed_values():
         assert (names(s.discard[0]) == ["Lion"]) == (not lion_wins)
 
 
-def test_maximum_depth_is_educational_information_not_a_battle_statistic():
+def _challenge_results(pairs) -> list[tuple[list[str], list[str]]]:
+    """Each (Challenger, Defender, statistics in the order tried while they tie), played Ready against
+    Ready: the cards each seat discarded."""
+    results = []
+    for challenger, defender, order in pairs:
+        s = scenario(p0=dict(ready=[challenger], reservoir=["Koala"]), p1=dict(ready=[defender]))
+        challenge(s, challenger, order[0])
+        act(s, "defend_ready", defender)
+        for stat in order[1:]:
+            if s.phase != "statistic":
+                break
+            act(s, "statistic", stat)
+        results.append((names(s.discard[0]), names(s.discard[1])))
+    return results
+
+
+def _printed_result(challenger, defender, order) -> tuple[list[str], list[str]]:
+    """The result the six printed statistics give: the first one in ``order`` that differs decides; when all
+    six tie, the Challenger is discarded."""
+    a, b = cid(challenger), cid(defender)
+    for stat in order:
+        better = (CAT.values[a, stat] - CAT.values[b, stat]) * CAT.stat_sign[stat]
+        if better:
+            return ([], [CAT.names[b]]) if better > 0 else ([CAT.names[a]], [])
+    return [CAT.names[a]], []
+
+
+def test_maximum_depth_is_educational_information_not_a_battle_statistic(tmp_path, monkeypatch):
     assert "max_depth" not in STAT_KEYS and len(STAT_KEYS) == 6
     deep = [c for c in CAT.cards if c.get("max_depth_m")]
     assert len(deep) >= 10
     # A Sperm whale (2,250 m) and an Orca (1,000 m): no statistic, and no action, compares the depth.
     assert all("Depth" not in name for name in CAT.stat_names)
-    assert all("depth" not in label.lower() for label in (TravelEarthGame().action_layout.label(a)
-                                                           for a in range(TravelEarthGame().num_actions)))
+    game = TravelEarthGame()
+    assert all("depth" not in game.action_layout.label(a).lower() for a in range(game.num_actions))
+    # Real play: divers challenge each other, each statistic first in turn (ties move on to the next). Every
+    # result is the one the six printed statistics give, both with the catalogue as printed and with a copy
+    # whose depths are reversed (the deepest diver becomes the shallowest), where the two Orcas (TE-028 and
+    # TE-072, the same six values) differ in depth by almost 3 km: if depth decided anything, even a tie, some
+    # result would follow it in one catalogue or the other.
+    divers = ["Sperm whale", "Orca", "TE-072", "Blue whale", "Southern elephant seal", "Sea otter"]
+    pairs = [(a, b, [(first + i) % 6 for i in range(6)]) for a in divers for b in divers if a != b
+             for first in range(6)]
+    expected = [_printed_result(*pair) for pair in pairs]
+    data = json.loads(ANIMALS_FILE.read_text())
+    for card in data["cards"]:
+        if card.get("max_depth_m") is not None:
+            card["max_depth_m"] = 3000 - card["max_depth_m"]
+    data["cards"][cid("TE-072")]["max_depth_m"] = 1
+    (tmp_path / "animals.json").write_text(json.dumps(data))
+    reversed_depths = Catalogue(tmp_path / "animals.json")  # not load_catalogue: its cache stays as it was
+    assert reversed_depths.cards[cid("Sperm whale")]["max_depth_m"] == 750  # the Orca's 1,000 m is now deeper
+    assert (reversed_depths.cards[cid("Orca")]["max_depth_m"], reversed_depths.cards[cid("TE-072")]["max_depth_m"]) \
+        == (2000, 1)
+    np.testing.assert_array_equal(reversed_depths.values, CAT.values)
+    assert _challenge_results(pairs) == expected
+    monkeypatch.setattr(engine_module, "load_catalogue", lambda *args: reversed_depths)
+    assert scenario().game.catalogue is reversed_depths
+    assert _challenge_results(pairs) == expected
 
 
 def test_each_statistic_documents_whether_higher_or_lower_wins():
