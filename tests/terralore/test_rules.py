@@ -127,12 +127,41 @@ def test_creature_cards_are_played_in_either_the_attacking_or_defending_lane():
     assert names(s.field[0][A]) == ["Tidepool Crab"] and names(s.field[0][D]) == ["Pebble Mole"]
 
 
+def _player_1_places(s, name: str, lane: int, discards=()) -> None:
+    """Player 1 places one card this turn (after player 0 ends, if player 0 places first); the turn ends."""
+    if s.actor == 0:
+        end(s)
+    place(s, name, lane, discards=discards)
+    end_turn(s)
+
+
 def test_creatures_remain_in_play_unless_removed_by_an_effect_or_to_free_space():
-    s = make_state(hands=(["Sturdy Turtle", "Gloom Bat"], []))
+    # Nothing else removes it: turns passing, losing its lane's combat, an effect weakening it to 0 points
+    s = make_state(hands=(["Sturdy Turtle", "Gloom Bat"], ["Blinding Flash", "Pebble Mole", "Fireball", "Ember Imp"]),
+                   attacking=([], ["Stone Tortoise"]))
     place(s, "Sturdy Turtle", D, discards=["Gloom Bat"])
-    for _ in range(3):
+    for turn in range(3):
         end_turn(s)
-    assert names(s.field[0][D]) == ["Sturdy Turtle"]
+        assert names(s.field[0][D]) == ["Sturdy Turtle"] and s.totals[0][D] == 3
+        assert s.castle[0] == 10 - (turn + 1)  # the Stone Tortoise (4) outscores it every turn: it stays
+    _player_1_places(s, "Blinding Flash", A, discards=["Pebble Mole"])  # the Turtle (3) gets -3 this turn
+    assert "  Blinding Flash: weaken" in s.log and s.castle[0] == 10 - 3 - 4  # it counted 0 points
+    assert names(s.field[0][D]) == ["Sturdy Turtle"] and "Sturdy Turtle" not in names(s.graveyard[0])
+    end_turn(s)
+    assert names(s.field[0][D]) == ["Sturdy Turtle"] and s.totals[0][D] == 3
+    # removed by a card's effect: a Fireball destroys the weakest enemy creature here
+    _player_1_places(s, "Fireball", A, discards=["Ember Imp"])
+    assert s.field[0][D] == [] and "Sturdy Turtle" in names(s.graveyard[0])
+
+    # removed to free space: a fifth creature in a full lane, its owner destroys the one they choose
+    four = ["Tidepool Crab", "Sturdy Turtle", "Pebble Mole", "Ember Imp"]
+    s = make_state(hands=(["Sand Piper"], []), defending=(four, []))
+    place(s, "Sand Piper", D)
+    assert s.decision() == "destroy"
+    act(s, "destroy", cid("Sturdy Turtle"))
+    end_turn(s)
+    assert names(s.graveyard[0]) == ["Sturdy Turtle"]
+    assert names(s.field[0][D]) == ["Tidepool Crab", "Pebble Mole", "Ember Imp", "Sand Piper"]
 
 
 def test_skill_cards_do_not_contribute_to_point_totals():
