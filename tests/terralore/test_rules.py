@@ -286,6 +286,26 @@ def test_play_phase_cards_are_placed_face_down_and_hidden_from_the_opponent():
     lay, obs, changed = _player_1_sees_player_0_place_two()
     assert set(changed) <= {"placement", "decision"}  # only that it is now player 1's turn to place
     assert list(lay.view(obs, "opp_face_down_counts")) == [0, 0]
+    # Face down: the placed cards lie in the face-down lanes, not among the face-up creatures, and count no
+    # points, while the opponent places too; the Reveal Phase turns them face up
+    s = make_state(hands=(["Tidepool Crab", "Stone Tortoise", "Gloom Bat", "Pebble Mole"], ["Ember Imp"]))
+    crab, tortoise = cid("Tidepool Crab"), cid("Stone Tortoise")
+    place(s, "Tidepool Crab", A)
+    place(s, "Stone Tortoise", D, discards=["Gloom Bat", "Pebble Mole"])
+    end(s)
+    place(s, "Ember Imp", A)  # player 1 places while player 0's cards wait face down
+    assert s.face_down[0] == [[crab], [tortoise]] and s.field[0] == [[], []] and s.totals[0] == [0, 0]
+    own = s.observation(0)
+    assert lay.view(own, "own_face_down_attacking")[crab] == 1 and lay.view(own, "own_face_down_defending")[tortoise] == 1
+    assert not lay.view(own, "own_attacking").any() and not lay.view(own, "own_defending").any()
+    text = s.render_text(0)
+    assert "face down: Tidepool Crab" in text and "face down: Stone Tortoise" in text
+    end(s)  # the Reveal Phase
+    assert "player_0 reveals Tidepool Crab (attacking)" in s.log
+    assert "player_0 reveals Stone Tortoise (defending)" in s.log
+    assert s.face_down[0] == [[], []] and s.field[0] == [[crab], [tortoise]]
+    seen = s.observation(1)  # now face up, in the opponent's view too
+    assert lay.view(seen, "opp_attacking")[crab] == 1 and lay.view(seen, "opp_defending")[tortoise] == 1
 
 
 def test_option_opaque_wall_false_the_placement_shows_as_card_backs_and_open_discards_never_the_cards():
