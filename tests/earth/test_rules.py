@@ -681,37 +681,59 @@ def test_each_ability_only_once_per_turn_and_the_tableau_left_to_right_top_to_bo
 
 
 def test_island_and_climate_both_before_or_both_after_the_tableau():
-    s = at_action(2, p=0)
-    red_flora = flora(lambda c: len(c["abilities"]) == 1 and c["abilities"][0]["color"] == "red"
-                      and c["abilities"][0]["gain"][0]["res"] == "soil" and not c["abilities"][0].get("cost")
-                      and not c["abilities"][0].get("if_action") and "per" not in c["abilities"][0]["gain"][0])
-    put(s, 0, 0, red_flora)
-    s.island[0] = island_where(lambda a: a["kind"] == "gain" and a["color"] == "red" and not a.get("cost"))
-    s.climate[0] = climate_where(lambda a: a["color"] == "red" and not a.get("cost") and not a.get("if_action"))
-    s.action = ACTIONS.index("compost")
-    base = {"t": "activate", "p": 0, "colour": "red", "tn": 0, "icn": 0, "tc": False, "icc": False, "only": -1}
-    # island first: then the climate, then the tableau
-    s1 = s.clone()
-    set_decision(s1, dict(base))
-    s1.queue.append({"t": "action", "p": 1})
-    assert set(legal(s1, "activate")) >= {0, 32, 34}
-    act(s1, "activate", 32)
-    finish_ability(s1)
-    assert 34 in legal(s1, "activate") and 0 in legal(s1, "activate")
-    act(s1, "activate", 0)
-    finish_ability(s1)
-    # the climate cannot come after the tableau now: nothing is left, the activation is over
-    assert s1.decision() == "action" and s1.climate[0] == 0
-    # tableau first: island and climate both after
-    s2 = s.clone()
-    set_decision(s2, dict(base))
-    s2.queue.append({"t": "action", "p": 1})
-    act(s2, "activate", 0)
-    finish_ability(s2)
-    assert {32, 34} <= set(legal(s2, "activate"))
-    act(s2, "activate", 34)
-    finish_ability(s2)
-    assert 32 not in legal(s2, "activate")  # island before climate
+    """Played out: player 0 takes Composting and activates Red with a Red island (+2 sprouts on Composting), a Red
+    climate (+2 soil) and two Red flora (+2 soil each). Each order is tried from the start of that activation: what
+    is offered after every step, and what was gained. Island then climate, both before or both after the tableau;
+    once the tableau has started the island/climate pair can no longer straddle it."""
+    island = island_where(lambda a: a["kind"] == "gain" and a["color"] == "red" and not a.get("cost"))
+    climate = climate_where(lambda a: a["color"] == "red" and not a.get("cost") and not a.get("if_action"))
+    assert CAT.islands[island]["abilities"][0]["gain"] == [{"res": "sprouts", "n": 2}]
+    assert CAT.climates[climate]["abilities"] == [{"color": "red", "kind": "gain", "gain": [{"res": "soil", "n": 2}]}]
+    red_a, red_b = plain_gain("red", "soil", 0), plain_gain("red", "soil", 1)
+    assert [CAT.earth[c]["abilities"][0]["gain"][0]["n"] for c in (red_a, red_b)] == [2, 2]
+    T0, T1, ISL, CLI = 0, 2, 32, 34  # cell 0 ability 0, cell 1 ability 0, the island, the climate
+
+    def activate_in_order(steps):
+        """Activate the slots of ``steps`` in order (a negative step -x: try slot x there, which must be refused);
+        return the slots offered before each step and at the end, and the soil and sprouts gained."""
+        s = at_action(2, p=0)
+        empty_hands(s)
+        quiet(s, 1)
+        put(s, 0, 0, red_a)
+        put(s, 0, 1, red_b)
+        s.island[0], s.climate[0] = island, climate
+        choose_action(s, "compost")
+        act(s, "option", 0)  # player 1 takes 2 soil
+        assert (s.decision(), s.current_player(), s.queue[0]["colour"]) == ("activate", 0, "red")
+        soil, sprouts = s.soil[0], sum(s.spr[0])
+        offered = []
+        for step in steps:
+            if step < 0:
+                assert s.decision() == "activate" and s.current_player() == 0  # refused mid-activation
+                with pytest.raises(IllegalActionError):
+                    act(s, "activate", -step)
+                continue
+            offered.append(legal(s, "activate"))
+            act(s, "activate", step)
+            while s.decision() == "place":  # the island's 2 sprouts
+                act(s, "cell", legal(s, "cell")[0])
+        mine = s.decision() == "activate" and s.current_player() == 0
+        offered.append(legal(s, "activate") if mine else [])
+        return offered, s.soil[0] - soil, sum(s.spr[0]) - sprouts
+
+    everything = [T0, T1, ISL, CLI]
+    # both before: island, climate, then the tableau left to right
+    assert activate_in_order([ISL, CLI, T0, T1]) == ([everything, [T0, T1, CLI], [T0, T1], [T1], []], 6, 2)
+    # both after: the tableau, then island, climate
+    assert activate_in_order([T0, T1, ISL, CLI]) == ([everything, [T1, ISL, CLI], [ISL, CLI], [CLI], []], 6, 2)
+    # island before the tableau: the climate cannot follow the tableau, its 2 soil are never gained
+    assert activate_in_order([ISL, T0, -CLI, T1]) == ([everything, [T0, T1, CLI], [T1], []], 4, 2)
+    # the tableau started, then the island: the rest of the tableau is closed, only the climate is left
+    assert activate_in_order([T0, ISL, -T1, CLI]) == ([everything, [T1, ISL, CLI], [CLI], []], 4, 2)
+    # climate before the tableau: the island can no longer come (not after its climate, not after the tableau)
+    assert activate_in_order([CLI, -ISL, T0, T1]) == ([everything, [T0, T1], [T1], []], 6, 0)
+    # the tableau, then the climate: the island cannot follow its climate
+    assert activate_in_order([T0, T1, CLI]) == ([everything, [T1, ISL, CLI], [ISL, CLI], []], 6, 0)
 
 
 def test_abilities_with_a_cost_before_the_colon_must_be_paid_first_and_only_when_payable():
