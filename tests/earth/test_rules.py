@@ -565,11 +565,35 @@ def test_you_cannot_convert_sprouts_to_soil_during_the_watering_action():
 
 
 def test_you_cannot_convert_sprouts_in_the_middle_of_a_card_ability():
+    """Played out: player 0 takes Growing; at its Yellow activation player 1 (7 sprouts, a free event in hand)
+    activates "pay 2 sprouts: +4 growth". Conversion and events are offered at the activation decision and again
+    once the ability is done, never while paying its cost or placing its growth."""
+    payer = with_ability(lambda a: a["color"] == "yellow" and (a.get("cost") or {}).get("sprouts") == 2)
+    assert CAT.earth[payer]["abilities"][0]["gain"] == [{"res": "growth", "n": 4}]
     s = at_action(2, p=0)
-    put(s, 0, 0, sprout_flora(5), sprouts=5)
-    set_decision(s, {"t": "pay", "p": 0, "res": "sprouts", "left": 2})
-    s.queue.append({"t": "action", "p": 0})
+    empty_hands(s)
+    quiet(s)
+    put(s, 1, 0, payer, sprouts=3)
+    put(s, 1, 1, sprout_flora(4), sprouts=4)
+    e = free_event()
+    give(s, 1, e)
+    choose_action(s, "grow")
+    act(s, "option", 0)  # player 1 draws 2
+    while not (s.decision() == "activate" and s.current_player() == 1):  # player 0's own activation: passed
+        act(s, "pass")
+    assert s.queue[0]["colour"] == "yellow" and 0 in legal(s, "activate")
+    assert legal(s, "convert") == [0] and e - EVENT0 in legal(s, "event")  # between abilities: allowed
+    act(s, "activate", 0)
+    assert s.decision() == "pay"  # paying the cost: 7 sprouts, yet no conversion, no event
     assert legal(s, "convert") == [] and legal(s, "event") == []
+    act(s, "cell", 1)
+    act(s, "cell", 1)
+    assert s.decision() == "place" and sum(s.spr[1]) == 5  # placing the gain: still in the ability
+    assert legal(s, "convert") == [] and legal(s, "event") == []
+    while s.decision() == "place":
+        act(s, "cell", legal(s, "cell")[0])
+    assert s.gro[1][0] == 4 and s.current_player() == 1  # the ability is done: both are offered again
+    assert legal(s, "convert") == [0] and e - EVENT0 in legal(s, "event")
 
 
 # ====================================================================== growing
@@ -664,20 +688,32 @@ def test_if_deck_and_discard_are_both_empty_players_can_no_longer_draw():
 
 # ====================================================================== activating abilities
 def test_each_ability_only_once_per_turn_and_the_tableau_left_to_right_top_to_bottom():
+    """Played out: player 0 takes Composting with two multicoloured +1 soil flora at cells 0 and 5 (the later one
+    in reading order); the Red activation starts after player 1's row."""
+    f, f2 = plain_gain("multi", "soil", 0), plain_gain("multi", "soil", 1)
+    assert [CAT.earth[c]["abilities"][0]["gain"] for c in (f, f2)] == [[{"res": "soil", "n": 1}]] * 2
     s = at_action(2, p=0)
-    f = with_ability(lambda a: a["color"] == "multi" and a["gain"][0]["res"] == "soil" and not a.get("cost"))
-    f2 = with_ability(lambda a: a["color"] == "multi" and a["gain"][0]["res"] == "soil" and not a.get("cost"), skip=1)
+    empty_hands(s)
+    quiet(s)  # no island/climate ability can be activated
     put(s, 0, 0, f)
     put(s, 0, 5, f2)
-    quiet(s, 0)  # no island/climate ability can be activated
-    set_decision(s, {"t": "activate", "p": 0, "colour": "red", "tn": 0, "icn": 0, "tc": False, "icc": False,
-                     "only": -1})
-    s.queue.append({"t": "action", "p": 0})
+    choose_action(s, "compost")
+    act(s, "option", 0)  # player 1 takes 2 soil
+    assert (s.decision(), s.current_player(), s.queue[0]["colour"]) == ("activate", 0, "red")
     assert legal(s, "activate") == [0, 10]
-    act(s, "activate", 10)  # skipping cell 0 by activating the later card first
-    assert legal(s, "activate") == []
+    # in reading order: cell 0, then cell 5; neither is offered again once activated
     s2 = s.clone()
-    assert s2.decision() == "action"
+    soil = s2.soil[0]
+    act(s2, "activate", 0)
+    assert legal(s2, "activate") == [10]
+    act(s2, "activate", 10)
+    assert s2.soil[0] == soil + 2
+    assert (s2.decision(), s2.current_player()) == ("action", 1)  # the turn is over: nothing was offered again
+    # the later card first: the earlier one is skipped for good
+    soil = s.soil[0]
+    act(s, "activate", 10)
+    assert legal(s, "activate") == []
+    assert s.soil[0] == soil + 1 and (s.decision(), s.current_player()) == ("action", 1)
 
 
 def test_island_and_climate_both_before_or_both_after_the_tableau():
@@ -757,29 +793,59 @@ def test_abilities_with_a_cost_before_the_colon_must_be_paid_first_and_only_when
 
 
 def test_multicoloured_abilities_matching_the_current_action_are_also_activated():
-    s = at_action(2, p=0)
-    multi = with_ability(lambda a: a["color"] == "multi")
-    put(s, 0, 0, multi)
-    quiet(s, 0)
-    s.soil[0] = 10
-    for colour, ok in (("red", True), ("blue", True), ("yellow", True), ("green", False)):
-        set_decision(s, {"t": "activate", "p": 0, "colour": colour, "tn": 0, "icn": 0, "tc": False, "icc": False,
-                         "only": -1})
-        s.queue.append({"t": "action", "p": 1})
-        assert (0 in legal(s, "activate")) == ok
+    """Played out for each action: player 0 takes it; player 1 holds a multicoloured +1 soil flora (cell 0) and a
+    terrain with a Green +1 soil ability (cell 1), and is asked at its own activation."""
+    multi = plain_gain("multi", "soil")
+    green = with_ability(lambda a: a["color"] == "green" and a["gain"][0]["res"] == "soil", "terrain")
+    assert CAT.earth[green]["abilities"][0]["color"] == "green"
+    for action, colour, ok in (("compost", "red", True), ("water", "blue", True), ("grow", "yellow", True),
+                               ("plant", "green", False)):
+        s = at_action(2, p=0)
+        empty_hands(s)
+        quiet(s)
+        put(s, 1, 0, multi)
+        put(s, 1, 1, green)
+        choose_action(s, action)
+        while s.turns == 0 and not (s.decision() == "activate" and s.current_player() == 1):
+            s.apply_action(A(s, "pass") if A(s, "pass") in s.legal_actions() else s.legal_actions()[0])
+        assert (s.decision(), s.current_player()) == ("activate", 1), f"no activation offered for {action}"
+        assert s.queue[0]["colour"] == colour
+        # slot 0: the multicoloured ability; slot 2: the Green one (offered only for Planting)
+        assert legal(s, "activate") == ([0] if ok else [2]), action
+        if ok:
+            soil = s.soil[1]
+            act(s, "activate", 0)
+            assert s.soil[1] == soil + 1
 
 
 def test_you_are_never_forced_to_activate_a_card_ability():
+    """Played out: player 1's only usable ability (a multicoloured +1 soil) at its Red activation, and player 0's
+    Black ability right after planting its card: both may be passed, and passing gains nothing."""
     s = at_action(2, p=0)
-    put(s, 0, 0, with_ability(lambda a: a["color"] == "multi"))
-    s.soil[0] = 10
-    set_decision(s, {"t": "activate", "p": 0, "colour": "red", "tn": 0, "icn": 0, "tc": False, "icc": False,
-                     "only": -1})
-    s.queue.append({"t": "action", "p": 1})
+    empty_hands(s)
+    quiet(s)
+    put(s, 1, 0, plain_gain("multi", "soil"))
+    choose_action(s, "compost")
+    act(s, "option", 1)  # player 1 composts 2 instead of taking soil
+    assert (s.decision(), s.current_player(), legal(s, "activate")) == ("activate", 1, [0])
     assert A(s, "pass") in s.legal_actions()
-    soil = s.soil[0]
+    soil = s.soil[1]
     act(s, "pass")
-    assert s.soil[0] == soil and s.decision() == "action"
+    assert s.soil[1] == soil and (s.decision(), s.current_player()) == ("action", 1)
+    # a Black ability (draw cards) when its card is played
+    black = with_ability(lambda a: a["color"] == "black" and a["kind"] == "gain" and a["gain"][0]["res"] == "draw"
+                         and not a.get("cost"))
+    s = at_action(2, p=0)
+    empty_hands(s)
+    quiet(s)
+    give(s, 0, black)
+    s.soil[0] = 20
+    choose_action(s, "plant")
+    act(s, "plant", black)
+    act(s, "cell", 0)
+    assert (s.decision(), legal(s, "activate")) == ("activate", [0]) and A(s, "pass") in s.legal_actions()
+    act(s, "pass")
+    assert s.hands[0] == [] and s.decision() == "keep"  # nothing drawn: on to the draw-4-keep-1
 
 
 def test_black_abilities_are_triggered_only_when_played():
