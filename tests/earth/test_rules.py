@@ -1302,6 +1302,9 @@ def test_scoring_steps_1_to_8():
     s.compost_known[0].append(False)
     s.leaves = [[0], [1, 0], [], []]
     s.bonus = 0
+    eco = {e["name"]: e["id"] for e in CAT.ecosystems}
+    s.public_eco = [eco["Atacama"], eco["Mekong Delta"]]  # VP by count of Trees 2:4; 2 VP per 3 growth
+    s.eco[0] = eco["Congo Basin"]  # 2 VP each for filled canopies
     b = scoring.score_breakdown(s, 0)
     isl, cli = CAT.islands[s.island[0]], CAT.climates[s.climate[0]]
     assert b["1_base"] == isl["vp"] + cli["vp"] + CAT.earth[f]["vp"] + CAT.earth[g]["vp"]
@@ -1310,7 +1313,11 @@ def test_scoring_steps_1_to_8():
     assert b["4_sprouts"] == 2
     assert b["5_growth"] == CAT.earth[f]["canopy"] + 1
     assert b["6_terrain"] == 0
-    assert b["7_ecosystems"] == sum(scoring.ecosystem_vp(s, 0, x) for x in s.public_eco + [s.eco[0]])
+    # step 7 by hand: f and g are 2 Trees (Atacama 4); growth 3 + 1 = 4 is one set of 3 (Mekong Delta 2); f's
+    # canopy is its only filled one (Congo Basin 2). The personal ecosystem counts for its owner only.
+    assert [CAT.earth[c]["type"] for c in (f, g)] == ["tree", "tree"] and CAT.earth[f]["growth"] == 3
+    assert b["7_ecosystems"] == 4 + 2 + 2
+    assert scoring.score_breakdown(s, 0, personal=False)["7_ecosystems"] == 4 + 2
     assert b["8_fauna"] == 15 + 11 + 7
     assert scoring.final_score(s, 0) == sum(b.values())
 
