@@ -12,7 +12,8 @@ GAMES: dict = {}
 
 
 def game(n: int = 2, **kw) -> EarthGame:
-    key = (n, tuple(sorted(kw.items())))
+    # typed: True == 1 and hashes alike, so game(max_rounds=1) must not be the cached game(max_rounds=True)
+    key = (n, tuple(sorted((k, type(v).__name__, v) for k, v in kw.items())))
     if key not in GAMES:
         GAMES[key] = EarthGame(num_players=n, **kw)
     return GAMES[key]
