@@ -866,9 +866,40 @@ def test_black_abilities_are_triggered_only_when_played():
 
 
 def test_brown_abilities_have_end_game_scoring_and_are_never_activated():
-    terrain = with_ability(lambda a: a["kind"] == "score", "terrain")
-    s = at_action(2, p=0)
-    put(s, 0, 0, terrain)
+    """Played out in a one-round game: player 0 plants Southern Caldera ("[Brown] end of game: 3 VP per Herb in this
+    row") at cell 0 beside a herb, then a second herb into that row; player 1 takes its turn and the game ends.
+    Nothing is scored and the brown ability is never offered during play; the final score counts both herbs."""
+    caldera = next(c["id"] for c in CAT.earth if c["name"] == "Southern Caldera")
+    assert CAT.earth[caldera]["abilities"] == [{"color": "brown", "kind": "score", "score": {
+        "pattern": "per_in_dir", "dir": "row", "filter": {"type": "herb"}, "vp": 3}}]
+    herb1, herb2 = (flora(lambda c: c["type"] == "herb" and 1 <= c["cost"] <= 3
+                          and all(a["color"] not in ("black", "green") for a in c["abilities"]), k) for k in (0, 1))
+    s = at_action(2, p=0, max_rounds=1)
+    empty_hands(s)
+    quiet(s)
+    put(s, 0, 1, herb1)
+    give(s, 0, caldera, herb2)
+    s.soil[0] = 30
+    choose_action(s, "plant")
+    act(s, "plant", caldera)
+    act(s, "cell", 0)
+    assert s.grid[0][0] == caldera and s.decision() == "plant"  # no ability of it fires when played
+    act(s, "plant", herb2)
+    act(s, "cell", 2)  # the row now holds 2 herbs; it held 1 when the Caldera was planted
+    offered = []  # player 0's activation decisions (player 1 takes Growing: herb2's Yellow ability, cell 2)
+    while not s.is_terminal():
+        assert s.scores is None and not s.returns().any()  # nothing is scored before the end
+        if s.decision() == "action":
+            choose_action(s, "grow")
+            continue
+        if s.decision() == "activate" and s.current_player() == 0:
+            offered.append(legal(s, "activate"))
+        s.apply_action(A(s, "pass") if A(s, "pass") in s.legal_actions() else s.legal_actions()[0])
+    assert offered == [[4]]  # herb2's ability; the Caldera's (cell 0: slots 0, 1) never
+    assert s.turns == 2 and s.grid[0][:3] == [caldera, herb1, herb2]
+    b = scoring.score_breakdown(s, 0)
+    assert b["6_terrain"] == 3 * 2  # the row's herbs at the end of the game
+    assert s.scores[0] == sum(b.values())
     for colour in ("green", "red", "blue", "yellow", "black"):
         assert not s.slot_usable(0, 0, colour) and not s.slot_usable(0, 1, colour)
 
