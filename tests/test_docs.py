@@ -31,7 +31,7 @@ def python_blocks() -> list[str]:
 
 
 def test_readme_aec_loop_and_load_policy_snippets_run():
-    aec, _single_agent, opponents = python_blocks()
+    aec, _single_agent, opponents, _own_agent = python_blocks()
     namespace: dict = {}
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
@@ -54,7 +54,7 @@ def test_readme_single_agent_snippet_builds_the_masked_learner(tmp_path, monkeyp
     pytest.importorskip("sb3_contrib")
     # the snippet's learn() without a log folder makes SB3's SB3-<time> folder in the temp dir
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
-    _aec, single_agent, _opponents = python_blocks()
+    _aec, single_agent, _opponents, _own_agent = python_blocks()
     assert "learn(10_000)" in single_agent
     namespace: dict = {}
     exec(compile(single_agent.replace("learn(10_000)", "learn(0)"), "README.md (MaskablePPO)", "exec"), namespace)
@@ -62,6 +62,27 @@ def test_readme_single_agent_snippet_builds_the_masked_learner(tmp_path, monkeyp
     env.reset(seed=0)
     mask = env.unwrapped.action_masks()  # "uses env.action_masks()"
     assert mask.shape == (env.action_space.n,) and mask.any()
+
+
+def test_readme_own_agent_snippet_plays_a_round_robin_against_the_shipped_bots():
+    *_, own_agent = python_blocks()
+    namespace: dict = {}
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(own_agent, "README.md (own agent)", "exec"), namespace)
+    report = namespace["report"]
+    assert report["policies"] == ["FirstLegalMove", "ppo", "heuristic"] and report["games_per_pair"] == 200
+    assert "| FirstLegalMove | ppo |" in out.getvalue() and "Bradley–Terry" in out.getvalue()
+    ppo_vs_heuristic = next(p for p in report["pairs"] if (p["a"], p["b"]) == ("ppo", "heuristic"))
+    assert ppo_vs_heuristic["wins"] > ppo_vs_heuristic["losses"]  # the shipped model is the stronger bot
+
+
+def test_training_evaluate_needs_no_torch_as_the_readme_says():
+    import subprocess
+    import sys
+
+    code = "import sys, training.evaluate; assert 'torch' not in sys.modules and 'stable_baselines3' not in sys.modules"
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT.parent)
 
 
 def test_the_readme_masks_are_what_the_snippet_samples_from():
