@@ -96,6 +96,28 @@ def test_registered_with_pettingzoo_and_gymnasium(env_name):
     single.close()
 
 
+@pytest.mark.parametrize("env_name", list(ENVS))
+def test_gymnasium_make_vec_plays_whole_episodes_with_the_masks_it_hands_out(env_name):
+    # CleanRL-style loops: gymnasium's own vector env, masks from call("action_masks"), autoreset
+    import gymnasium
+    import numpy as np
+
+    import tabletop_envs  # noqa: F401  (registers the envs)
+
+    envs = gymnasium.make_vec(ENVS[env_name].gymnasium_id, num_envs=2, vectorization_mode="sync",
+                              opponent=f"{env_name}/random")
+    envs.reset(seed=0)
+    rng = np.random.default_rng(0)
+    returns, steps = [], 0
+    while len(returns) < 4 and steps < 20_000:
+        masks = np.stack(envs.call("action_masks"))
+        _, reward, terminated, truncated, _ = envs.step([rng.choice(np.flatnonzero(m)) for m in masks])
+        returns += [r for r, done in zip(reward, terminated | truncated) if done]
+        steps += 1
+    envs.close()
+    assert len(returns) >= 4 and set(returns) <= {-1.0, 0.0, 1.0}  # the default "raise": every action was legal
+
+
 @pytest.mark.parametrize(("env_name", "kwargs"), CASES, ids=IDS)
 def test_gymnasium_check_env_passes_on_the_single_agent_face_with_random_legal(env_name, kwargs):
     # check_env steps unmasked random actions: with the default illegal_action="raise" it stops on the
