@@ -8,6 +8,7 @@ import pytest
 from tabletop_envs.core.errors import ConfigError, IllegalActionError
 from tabletop_envs.earth import scoring
 from tabletop_envs.earth.catalogue import ACTIONS, TYPES
+from tabletop_envs.earth.engine import ISLAND_SLOT
 
 from .scenario import (
     CAT,
@@ -772,24 +773,67 @@ def test_island_and_climate_both_before_or_both_after_the_tableau():
     assert activate_in_order([T0, T1, CLI]) == ([everything, [T1, ISL, CLI], [ISL, CLI], []], 6, 0)
 
 
+def plain_step(s):
+    """One step of plain play: pass where allowed, else option A, else the first choice (never an event)."""
+    acts = s.legal_actions()
+    if A(s, "pass") in acts:
+        s.apply_action(A(s, "pass"))
+    elif s.decision() == "option":
+        act(s, "option", 0)
+    else:
+        s.apply_action(acts[0])
+
+
 def test_abilities_with_a_cost_before_the_colon_must_be_paid_first_and_only_when_payable():
+    """Played out over 3 turns. Player 0 holds Common Magnolia ("[Yellow] -2 sprouts: +4 growth", cell 0) and a
+    flora with 1 sprout (cell 1). Turn 1, Growing: 1 sprout cannot pay 2, the Magnolia is not offered (only the
+    island's Yellow ability is). Turn 2, player 1 Waters and player 0 places its 2 sprouts. Turn 3, Growing: now
+    offered; activating it asks for the 2 sprouts first (no pass, nothing else), and only then places +4 growth."""
+    payer = next(c["id"] for c in CAT.earth if c["name"] == "Common Magnolia")
+    assert CAT.earth[payer]["abilities"] == [{"color": "yellow", "kind": "gain", "cost": {"sprouts": 2},
+                                              "gain": [{"res": "growth", "n": 4}]}]
+    target = flora(lambda c: c["sprouts"] >= 4 and all(a["color"] == "red" for a in c["abilities"]))
     s = at_action(2, p=0)
-    payer = with_ability(lambda a: a["color"] == "yellow" and (a.get("cost") or {}).get("sprouts") == 2)
+    empty_hands(s)
+    quiet(s)  # player 0's island: "[Yellow] draw 2, if you chose the Yellow action"; player 1's climate: Blue
     put(s, 0, 0, payer)
-    target = sprout_flora(4)
     put(s, 0, 1, target, sprouts=1)
-    quiet(s, 0)
-    set_decision(s, {"t": "activate", "p": 0, "colour": "yellow", "tn": 0, "icn": 0, "tc": False, "icc": False,
-                     "only": -1})
-    s.queue.append({"t": "action", "p": 1})
-    assert 0 not in legal(s, "activate")  # only 1 sprout: cannot pay 2
-    s.spr[0][1] = 3
-    s._mask_cache = None
+    # turn 1: player 0 Grows with 1 sprout
+    choose_action(s, "grow")
+    offered = []
+    while s.turns == 0:
+        if s.decision() == "activate" and s.current_player() == 0:
+            assert s.queue[0]["colour"] == "yellow"
+            offered.append(legal(s, "activate"))
+        plain_step(s)
+    assert offered == [[ISLAND_SLOT]]  # the island only: the Magnolia's cost cannot be paid
+    assert s.spr[0][:2] == [0, 1] and sum(s.gro[0]) == 0
+    # turn 2: player 1 Waters; player 0 takes "place up to 2 sprouts" and puts them beside the first one
+    choose_action(s, "water")
+    act(s, "option", 0)
+    act(s, "cell", 1)
+    act(s, "cell", 1)
+    assert s.spr[0][:2] == [0, 3]
+    while s.turns == 1:
+        plain_step(s)
+    # turn 3: player 0 Grows with 3 sprouts
+    choose_action(s, "grow")
+    while not (s.decision() == "activate" and s.current_player() == 0):
+        plain_step(s)
+    assert legal(s, "activate") == [0, ISLAND_SLOT]
     act(s, "activate", 0)
-    assert s.decision() == "pay"
-    act(s, "cell", 1)
-    act(s, "cell", 1)
-    assert s.spr[0][1] == 1 and s.decision() == "place"
+    # the cost first: 2 sprouts, one at a time, from a flora that has them; nothing to skip it with
+    for paid in (0, 1):
+        assert s.decision() == "pay" and s.current_player() == 0
+        assert s.legal_actions() == [A(s, "cell", 1)]  # no pass, no event, no conversion
+        assert sum(s.gro[0]) == 0 and s.spr[0][1] == 3 - paid  # no growth before the cost is paid
+        act(s, "cell", 1)
+    # then the benefit: +4 growth to place
+    assert s.spr[0][1] == 1 and s.decision() == "place" and s.queue[0]["left"] == 4
+    while s.decision() == "place":
+        act(s, "cell", legal(s, "cell")[0])
+    assert sum(s.gro[0]) == 4 and sum(s.spr[0]) == 1
+    assert (s.decision(), legal(s, "activate")) == ("activate", [ISLAND_SLOT])  # on with the activation
 
 
 def test_multicoloured_abilities_matching_the_current_action_are_also_activated():
