@@ -996,21 +996,35 @@ def test_events_and_conversion_start_with_the_first_turn_not_during_setup():
 
 
 def test_events_can_be_played_between_the_activation_of_2_abilities():
-    s = at_action(2, p=0)
+    """Played out: player 0 takes Composting with two multicoloured +1 soil flora (cells 0 and 1) and a free
+    "+2 soil" event in hand. At its Red activation it activates the first, plays the event, then activates the
+    second: the event resolves at once, and the activation goes on where it was."""
+    f0, f1 = plain_gain("multi", "soil", 0), plain_gain("multi", "soil", 1)
     e = free_event()
+    assert CAT.earth[e]["abilities"][0]["gain"] == [{"res": "soil", "n": 2}]
+    s = at_action(2, p=0)
+    empty_hands(s)
+    quiet(s)
+    put(s, 0, 0, f0)
+    put(s, 0, 1, f1)
     give(s, 0, e)
-    put(s, 0, 0, with_ability(lambda a: a["color"] == "multi" and not a.get("cost")))
-    put(s, 0, 1, with_ability(lambda a: a["color"] == "multi" and not a.get("cost"), skip=1))
-    quiet(s, 0)
-    set_decision(s, {"t": "activate", "p": 0, "colour": "red", "tn": 0, "icn": 0, "tc": False, "icc": False,
-                     "only": -1})
-    s.queue.append({"t": "action", "p": 1})
+    choose_action(s, "compost")
+    act(s, "option", 0)  # player 1 takes 2 soil
+    assert (s.decision(), s.current_player(), s.queue[0]["colour"]) == ("activate", 0, "red")
+    assert legal(s, "activate") == [0, 2]
+    soil = s.soil[0]
     act(s, "activate", 0)
-    while s.decision() != "activate":
-        s.apply_action(s.legal_actions()[0])
-    assert e - EVENT0 in legal(s, "event")
+    assert s.soil[0] == soil + 1
+    # between the two activations: the event may be played, and is
+    assert (s.decision(), legal(s, "activate")) == ("activate", [2]) and legal(s, "event") == [e - EVENT0]
     act(s, "event", e - EVENT0)
-    assert s.decision() == "activate" and 2 in legal(s, "activate")
+    assert s.events[0] == [e] and s.hands[0] == [] and s.soil[0] == soil + 1 + 2
+    # still player 0's Red activation, with the second ability still to come
+    assert (s.decision(), s.current_player()) == ("activate", 0) and s.queue[0]["colour"] == "red"
+    assert legal(s, "activate") == [2]
+    act(s, "activate", 2)
+    assert s.soil[0] == soil + 1 + 2 + 1
+    assert (s.decision(), s.current_player()) == ("action", 1)  # nothing left to activate: the turn is over
 
 
 def test_end_of_turn_window_lets_every_player_play_events_or_convert():
