@@ -1039,15 +1039,44 @@ def test_end_of_turn_window_lets_every_player_play_events_or_convert():
 
 
 def test_events_do_not_go_to_the_tableau_they_go_to_the_event_stack_and_cannot_be_composted():
-    s = at_action(2, p=0)
+    """Played out: player 0 plays a "+2 soil" event at its action choice, then takes Composting with Japanese Basil
+    ("[Red] compost 2 cards from your hand", cell 0) and Hairy Larch ("[Red] compost 1 card from your hand: +2
+    soil", cell 1). Both compost choices offer the hand (a second, unplayed event included), never the played one."""
+    basil, larch = (next(c["id"] for c in CAT.earth if c["name"] == name) for name in ("Japanese Basil", "Hairy Larch"))
+    assert CAT.earth[basil]["abilities"] == [{"color": "red", "kind": "gain",
+                                              "gain": [{"res": "compost_hand", "n": 2}]}]
+    assert CAT.earth[larch]["abilities"] == [{"color": "red", "kind": "gain", "cost": {"hand_compost": 1},
+                                              "gain": [{"res": "soil", "n": 2}]}]
     e = free_event()
-    give(s, 0, e)
+    e2 = event_card(lambda c: c["id"] != e)  # stays in the hand
+    f1, f2 = cheap(0), cheap(1)
+    s = at_action(2, p=0)
+    empty_hands(s)
+    quiet(s)
+    put(s, 0, 0, basil)
+    put(s, 0, 1, larch)
+    give(s, 0, e, e2, f1, f2)
+    soil = s.soil[0]
     act(s, "event", e - EVENT0)
-    while s.decision() != "action":
-        s.apply_action(s.legal_actions()[0])
     assert s.events[0] == [e] and e not in s.grid[0] and e not in s.hands[0]
-    set_decision(s, {"t": "compost_hand", "p": 0, "left": 5})
-    assert e not in legal(s, "card")
+    assert s.soil[0] == soil + 2 and (s.decision(), s.current_player()) == ("action", 0)
+    choose_action(s, "compost")
+    act(s, "option", 0)  # player 1 takes 2 soil
+    assert (s.decision(), s.current_player(), legal(s, "activate")) == ("activate", 0, [0, 2])
+    compost = list(s.compost[0])
+    act(s, "activate", 0)  # Japanese Basil: compost 2 from hand
+    assert s.decision() == "compost_hand" and legal(s, "card") == sorted([e2, f1, f2])
+    act(s, "card", e2)  # an event still in the hand may be composted
+    assert s.decision() == "compost_hand" and legal(s, "card") == sorted([f1, f2])
+    act(s, "card", f1)
+    assert (s.decision(), legal(s, "activate")) == ("activate", [2])
+    soil = s.soil[0]
+    act(s, "activate", 2)  # Hairy Larch: its cost, 1 card from hand
+    assert s.decision() == "pay_hand" and legal(s, "card") == [f2]
+    act(s, "card", f2)
+    assert s.soil[0] == soil + 2
+    assert s.compost[0] == compost + [e2, f1, f2] and s.hands[0] == []
+    assert s.events[0] == [e] and e not in s.grid[0]  # the played event stays in the event stack
 
 
 def test_events_give_an_instant_benefit_and_do_not_directly_affect_other_players():
