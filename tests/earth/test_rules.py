@@ -8,7 +8,7 @@ import pytest
 from tabletop_envs.core.errors import ConfigError, IllegalActionError
 from tabletop_envs.earth import scoring
 from tabletop_envs.earth.catalogue import ACTIONS, TYPES
-from tabletop_envs.earth.engine import ISLAND_SLOT
+from tabletop_envs.earth.engine import CLIMATE_SLOT, ISLAND_SLOT
 
 from .scenario import (
     CAT,
@@ -1129,17 +1129,50 @@ def test_once_played_events_cannot_be_exchanged_activated_or_composted():
             assert all(s.events[q][:len(stacks[q])] == stacks[q] for q in range(n))
             stacks = [list(st) for st in s.events]
         assert sum(map(len, stacks)) > 0
-    # a played event's ability is never offered again, in any activation
-    s = at_action(2, p=0)
-    quiet(s)
+    # played out: player 0 plays a "draw 2" event (Black), then takes each action in turn (player 1 Composts in
+    # between). Player 0 holds a multicoloured +1 soil flora (cell 0) and a Green +1 soil terrain (cell 1), and plants
+    # a flora with a Black "draw 1" (cell 2): every activation colour and a Black trigger come up. The event is never
+    # offered, never resolved again, never playable again: the hand grows only by the action's draws.
     e = event_card(lambda c: not c["abilities"][0].get("cost") and c["abilities"][0]["gain"][0]["res"] == "draw")
-    give(s, 0, e)
+    assert CAT.earth[e]["abilities"][0]["gain"] == [{"res": "draw", "n": 2}]
+    multi = plain_gain("multi", "soil")
+    green = next(c["id"] for c in CAT.earth if c["name"] == "Northern Moraine")  # [Green] +1 soil; end-game VP
+    assert CAT.earth[green]["abilities"][0] == {"color": "green", "kind": "gain", "gain": [{"res": "soil", "n": 1}]}
+    black = flora(lambda c: [(a["color"], a["kind"]) for a in c["abilities"]] == [("black", "gain")]
+                  and c["abilities"][0]["gain"] == [{"res": "draw", "n": 1}] and c["cost"] <= 2)
+    s = at_action(2, p=0)
+    empty_hands(s)
+    quiet(s)  # island: Yellow draw 2 if player 0 Grows; climate: Blue +2 sprouts if player 0 Waters
+    put(s, 0, 0, multi)
+    put(s, 0, 1, green)
+    give(s, 0, e, black)
+    s.soil[0] = 20
     act(s, "event", e - EVENT0)
-    assert s.events[0] == [e]
-    for colour in ("green", "red", "blue", "yellow", "black"):
-        set_decision(s, {"t": "activate", "p": 0, "colour": colour, "tn": 0, "icn": 0, "tc": False, "icc": False,
-                         "only": -1})
-        assert legal(s, "activate") == []
+    assert s.events[0] == [e] and len(s.hands[0]) == 1 + 2
+    offered = []
+    for action in ("plant", "compost", "water", "grow"):
+        for p, name in ((0, action), (1, "compost")):
+            turn = s.turns
+            assert (s.decision(), s.current_player()) == ("action", p)
+            choose_action(s, name)
+            while s.turns == turn:
+                if s.current_player() == 0:
+                    assert e - EVENT0 not in legal(s, "event") and e not in legal(s, "card")
+                    if s.decision() == "activate":
+                        offered.append((s.queue[0]["colour"], legal(s, "activate")))
+                    elif s.decision() == "plant" and black in s.hands[0]:
+                        act(s, "plant", black)
+                        act(s, "cell", 2)
+                        continue
+                plain_step(s)  # every ability offered is passed
+            assert s.events[0] == [e] and e not in s.grid[0]
+    # player 0's Planting: the new flora's Black trigger, then the terrain; player 0's own Watering and Growing add
+    # its climate's and island's abilities; the multicoloured flora at every Red, Blue and Yellow activation
+    red = ("red", [0])  # player 1's Composting and player 0's
+    assert offered == [("black", [4]), ("green", [2]), red, red, red, ("blue", [0, CLIMATE_SLOT]), red,
+                       ("yellow", [0, ISLAND_SLOT]), red]
+    # 3 after the event, -1 planted +1 kept (Planting), +4 (Growing): the event's draw 2 never came again
+    assert len(s.hands[0]) == 3 - 1 + 1 + 4
 
 
 def test_events_may_earn_or_lose_points_at_the_end_of_the_game():
