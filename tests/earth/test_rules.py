@@ -272,18 +272,32 @@ def test_you_may_perform_the_same_action_multiple_turns_in_a_row():
 
 
 def test_you_cannot_choose_action_x_applies_only_as_active_player():
+    """Played out: player 0's terrain forbids Composting. Player 0 cannot choose it, Waters instead; player 1 then
+    chooses Composting and player 0 takes the other players' row (2 soil) like anyone; player 0 still cannot choose
+    it on its next turn."""
     terrain = with_ability(lambda a: a["kind"] == "forbid_action", "terrain")
     banned = next(a["action"] for a in CAT.earth[terrain]["abilities"] if a["kind"] == "forbid_action")
+    assert banned == "compost"
     s = at_action(2, p=0)
     empty_hands(s)
     put(s, 0, 5, terrain)
     assert ACTIONS.index(banned) not in legal(s, "action")
     assert len(legal(s, "action")) == 3
+    choose_action(s, "water")
+    while s.turns == 0:
+        plain_step(s)
     # when another player chooses it, the forbidding player still takes the other row
-    s.active = s.first = 1
-    set_decision(s, {"t": "action", "p": 1})
+    assert (s.decision(), s.current_player(), s.active) == ("action", 1, 1)
+    assert legal(s, "action") == [0, 1, 2, 3]
     choose_action(s, banned)
     assert s.current_player() == 0 and s.decision() == "option"
+    soil = s.soil[0]
+    act(s, "option", 0)
+    assert s.soil[0] == soil + 2
+    while s.turns == 1:
+        plain_step(s)
+    assert (s.decision(), s.current_player()) == ("action", 0)
+    assert ACTIONS.index(banned) not in legal(s, "action") and len(legal(s, "action")) == 3
 
 
 # ====================================================================== planting
