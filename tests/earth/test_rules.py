@@ -1768,12 +1768,16 @@ def test_a_player_fulfilling_objectives_on_several_fauna_cards_in_one_turn_claim
 
 def test_the_round_ends_with_the_player_before_the_first_player_whoever_completes_16_cards():
     # first player 1: a round is the turns of 1, 2, 0
-    s = at_action(3, p=0)
-    s.first = 1
+    s = at_action(3, p=1)
+    for active in (1, 2):
+        assert not s.is_terminal() and s.active == active
+        choose_action(s, "water")
+        end_turn(s)
+    assert s.active == 0 and s.first == 1
     fill(s, 2, 16)  # completed during the round's last turn (player 0's): the game ends with that turn
     choose_action(s, "water")
     end_turn(s)
-    assert s.is_terminal() and s.turns == 1 and s.bonus == 2
+    assert s.is_terminal() and s.turns == 3 and s.bonus == 2
     s = at_action(3, p=1)
     fill(s, 0, 16)  # completed during the first player's turn: players 2 and 0 still play theirs
     for active in (1, 2, 0):
