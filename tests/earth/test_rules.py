@@ -55,6 +55,17 @@ def cheap(skip=0):
     return flora(lambda c: 1 <= c["cost"] <= 2 and all(a["color"] != "black" for a in c["abilities"]), skip)
 
 
+def plain_step(s):
+    """One step of plain play: pass where allowed, else option A, else the first choice (never an event)."""
+    acts = s.legal_actions()
+    if A(s, "pass") in acts:
+        s.apply_action(A(s, "pass"))
+    elif s.decision() == "option":
+        act(s, "option", 0)
+    else:
+        s.apply_action(acts[0])
+
+
 # ====================================================================== setup
 def test_setup_shuffle_fauna_cards_and_place_1_on_each_of_the_4_fauna_spaces_either_side_face_up():
     sides, boards = set(), set()
@@ -785,17 +796,6 @@ def test_island_and_climate_both_before_or_both_after_the_tableau():
     assert activate_in_order([CLI, -ISL, T0, T1]) == ([everything, [T0, T1], [T1], []], 6, 0)
     # the tableau, then the climate: the island cannot follow its climate
     assert activate_in_order([T0, T1, CLI]) == ([everything, [T1, ISL, CLI], [ISL, CLI], []], 6, 0)
-
-
-def plain_step(s):
-    """One step of plain play: pass where allowed, else option A, else the first choice (never an event)."""
-    acts = s.legal_actions()
-    if A(s, "pass") in acts:
-        s.apply_action(A(s, "pass"))
-    elif s.decision() == "option":
-        act(s, "option", 0)
-    else:
-        s.apply_action(acts[0])
 
 
 def test_abilities_with_a_cost_before_the_colon_must_be_paid_first_and_only_when_payable():
