@@ -891,30 +891,30 @@ def test_you_are_never_forced_to_activate_a_card_ability():
     act(s, "pass")
     assert s.soil[1] == soil and (s.decision(), s.current_player()) == ("action", 1)
     # a Black ability (draw cards) when its card is played
-    black = with_ability(lambda a: a["color"] == "black" and a["kind"] == "gain" and a["gain"][0]["res"] == "draw"
-                         and not a.get("cost"))
-    s = at_action(2, p=0)
-    empty_hands(s)
-    quiet(s)
-    give(s, 0, black)
-    s.soil[0] = 20
-    choose_action(s, "plant")
-    act(s, "plant", black)
-    act(s, "cell", 0)
+    s, _ = black_draw_card_just_planted(quiet_others=True)
     assert (s.decision(), legal(s, "activate")) == ("activate", [0]) and A(s, "pass") in s.legal_actions()
     act(s, "pass")
     assert s.hands[0] == [] and s.decision() == "keep"  # nothing drawn: on to the draw-4-keep-1
 
 
-def test_black_abilities_are_triggered_only_when_played():
-    black = with_ability(lambda a: a["color"] == "black" and a["kind"] == "gain" and a["gain"][0]["res"] == "draw" and not a.get("cost"))
+def black_draw_card_just_planted(quiet_others: bool = False):
+    """Player 0, hand emptied, plants a card whose Black ability draws cards (free) into cell 0."""
+    black = with_ability(lambda a: a["color"] == "black" and a["kind"] == "gain" and a["gain"][0]["res"] == "draw"
+                         and not a.get("cost"))
     s = at_action(2, p=0)
     empty_hands(s)
+    if quiet_others:
+        quiet(s)
     give(s, 0, black)
     s.soil[0] = 20
     choose_action(s, "plant")
     act(s, "plant", black)
     act(s, "cell", 0)
+    return s, black
+
+
+def test_black_abilities_are_triggered_only_when_played():
+    s, black = black_draw_card_just_planted()
     assert s.decision() == "activate" and s.queue[0]["colour"] == "black" and legal(s, "activate") == [0]
     act(s, "activate", 0)
     assert len(s.hands[0]) == CAT.earth[black]["abilities"][0]["gain"][0]["n"]
