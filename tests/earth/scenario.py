@@ -40,6 +40,11 @@ def after_setup(n: int = 2, seed: int = 0, **kw):
     return s
 
 
+def seed_where_first(n: int = 2, p: int = 0, **kw) -> int:
+    """The first seed whose setup makes seat p the first player: its first action choice is reached by play."""
+    return next(seed for seed in range(100) if after_setup(n, seed, **kw).active == p)
+
+
 def first(kind: str, pred=lambda c: True) -> int:
     """Id of the first Earth card of this kind matching pred."""
     for c in CAT.earth:

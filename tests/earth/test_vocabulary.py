@@ -5,8 +5,10 @@ from __future__ import annotations
 import pytest
 
 from tabletop_envs.earth import scoring
-from tabletop_envs.earth.catalogue import ACTIONS, check_ability
+from tabletop_envs.earth.catalogue import ACTION_COLOUR, ACTIONS, check_ability
 from tabletop_envs.earth.text import ability_text
+
+from tabletop_envs.core.errors import IllegalActionError
 
 from .scenario import (
     CAT,
@@ -22,25 +24,26 @@ from .scenario import (
     legal,
     put,
     quiet,
-    set_decision,
+    seed_where_first,
 )
 
 
 def board(n=2):
-    s = after_setup(n, 0)
+    """Seat 0's first action choice, reached by playing the setup of a game seat 0 starts; empty tableaux."""
+    s = after_setup(n, seed_where_first(n, 0))
+    assert (s.decision(), s.current_player(), s.active, s.first) == ("action", 0, 0, 0)
     for q in range(n):
         clear_tableau(s, q)
-    s.active = s.first = 0
     quiet(s, 0)  # island and climate abilities that never trigger on their own in these tests
-    set_decision(s, {"t": "action", "p": 0})
     return s
 
 
 def run(s, ability, cell=None, p=0):
-    """Resolve ``ability`` for p now, in front of an action decision."""
+    """Resolve ``ability`` for p now, in front of p's action decision."""
     assert check_ability(ability) is None, check_ability(ability)
     ability_text(ability)  # every vocabulary item has a text
-    set_decision(s, {"t": "action", "p": p})
+    assert (s.decision(), s.current_player()) == ("action", p)  # reached by play, or back after an earlier run
+    # resolved directly: these are the vocabulary's items one by one, most of them (as written here) on no card
     s.resolve(p, ability, cell)
     s._mask_cache = None
     s._run()
@@ -49,6 +52,16 @@ def run(s, ability, cell=None, p=0):
 def pass_all(s):
     while s.decision() != "action":
         s.apply_action(A(s, "pass") if A(s, "pass") in s.legal_actions() else s.legal_actions()[0])
+
+
+def play_to_activation(s, action, p=0):
+    """Choose ``action`` for seat 0 and play plainly (pass, else option A, else the first choice) through its
+    rows until seat p is asked to activate the action's colour."""
+    choose_action(s, action)
+    while (s.decision(), s.current_player()) != ("activate", p):
+        assert s.decision() != "action"
+        s.apply_action(A(s, "pass") if A(s, "pass") in s.legal_actions() else s.legal_actions()[0])
+    assert s.stage == "activation" and s.queue[0]["colour"] == ACTION_COLOUR[action]
 
 
 def roomy(skip=0):
@@ -290,15 +303,16 @@ def test_copy_another_ability_in_your_tableau_from_the_copying_cards_position():
         put(s, 0, 15, joker)
         for i in (1, 11, 14):
             put(s, 0, i, roomy(i))
-        set_decision(s, {"t": "activate", "p": 0, "colour": "yellow", "tn": 0, "icn": 0, "tc": False,
-                         "icc": False, "only": -1})
-        s.queue.append({"t": "action", "p": 1})
+        play_to_activation(s, "grow")  # Growing: the Yellow activation
         assert 30 in legal(s, "activate")
         act(s, "activate", 30)
         assert s.decision() == "copy" and 0 in legal(s, "activate")
         act(s, "activate", 0)
-        # the copied "orthogonally adjacent" applies around the joker at cell 15
-        assert sorted(legal(s, "cell")) == [11, 14]
+        # the copied "orthogonally adjacent" applies around the joker at cell 15, not around the host at 0
+        assert s.decision() == "place" and sorted(legal(s, "cell")) == [11, 14]
+        before = list(s.gro[0])
+        act(s, "cell", 14)
+        assert s.gro[0][14] == before[14] + 1 and sum(s.gro[0]) == sum(before) + 1
     finally:
         CAT.earth[host]["abilities"].pop(0)
 
@@ -316,9 +330,7 @@ def test_a_copy_may_copy_an_ability_already_activated_this_turn_and_the_original
         s = board()
         put(s, 0, joker_cell, joker)
         put(s, 0, drawer_cell, drawer)
-        set_decision(s, {"t": "activate", "p": 0, "colour": "yellow", "tn": 0, "icn": 0, "tc": False,
-                         "icc": False, "only": -1})
-        s.queue.append({"t": "action", "p": 1})
+        play_to_activation(s, "grow")  # Growing: the Yellow activation
         return s, len(s.hands[0])
 
     # the original first (cell 0), then the copy (cell 15) copies it
@@ -354,10 +366,15 @@ def test_copy_never_copies_the_island_or_climate_or_another_copy():
 
 def test_cannot_choose_action_x_as_active_player():
     s = board()
+    assert legal(s, "action") == [0, 1, 2, 3]
     put(s, 0, 0, next(c["id"] for c in CAT.earth if any(a["kind"] == "forbid_action" and a["action"] == "water"
                                                          for a in c["abilities"])))
-    set_decision(s, {"t": "action", "p": 0})
-    assert ACTIONS.index("water") not in legal(s, "action")
+    assert (s.decision(), s.current_player()) == ("action", 0)
+    assert legal(s, "action") == [i for i, name in enumerate(ACTIONS) if name != "water"]
+    with pytest.raises(IllegalActionError):
+        choose_action(s, "water")
+    choose_action(s, "grow")  # the other three stay open
+    assert s.action == ACTIONS.index("grow")
 
 
 def test_whenever_you_play_an_event_gain():
@@ -366,11 +383,13 @@ def test_whenever_you_play_an_event_gain():
     e = next(c["id"] for c in CAT.earth if c["kind"] == "event" and not c["abilities"][0].get("cost")
              and c["abilities"][0]["gain"][0]["res"] == "soil")
     give(s, 0, e)
-    hand = len(s.hands[0])
-    set_decision(s, {"t": "action", "p": 0})
+    hand, top, soil = list(s.hands[0]), s.deck[-1], s.soil[0]
+    assert (s.decision(), s.current_player()) == ("action", 0) and e - EVENT0 in legal(s, "event")
     act(s, "event", e - EVENT0)
-    assert len(s.hands[0]) == hand  # the event left the hand, the brown trigger drew 1
-    assert s.events[0] == [e]
+    # the event left the hand, the brown trigger drew the top card of the deck, the event gave its soil
+    assert sorted(s.hands[0]) == sorted([c for c in hand if c != e] + [top])
+    assert s.soil[0] == soil + CAT.earth[e]["abilities"][0]["gain"][0]["n"]
+    assert s.events[0] == [e] and (s.decision(), s.current_player()) == ("action", 0)
     s.check_invariants()
 
 
