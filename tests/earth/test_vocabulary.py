@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from tabletop_envs.core.errors import IllegalActionError
 from tabletop_envs.earth import scoring
 from tabletop_envs.earth.catalogue import ACTION_COLOUR, ACTIONS, check_ability
 from tabletop_envs.earth.text import ability_text
-
-from tabletop_envs.core.errors import IllegalActionError
 
 from .scenario import (
     CAT,
@@ -484,13 +483,14 @@ def alt_card(res):
                                                   for a in c["abilities"]))
 
 
-def plant_board(card, soil):
+def plant_board(card, soil, *extra, prep=lambda s: None):
+    """Seat 0 holds only ``card`` (and ``extra``) and ``soil`` soil, then chooses Planting."""
     s = board()
     s.hands[0] = []
-    give(s, 0, card)
+    give(s, 0, card, *extra)
     s.soil[0] = soil
-    set_decision(s, {"t": "plant", "p": 0, "left": 1})
-    s.queue.append({"t": "action", "p": 1})
+    prep(s)
+    choose_action(s, "plant")
     return s
 
 
@@ -498,10 +498,14 @@ def test_alt_cost_card_is_plantable_without_soil_when_the_other_resource_covers_
     card = alt_card("hand_compost")
     cost = CAT.earth[card]["cost"]
     s = plant_board(card, 0)
-    assert legal(s, "plant") == []  # nothing else in hand to compost
-    extra = [c for c in s.deck if CAT.cost[c] > 0][:cost]
-    give(s, 0, *extra)
-    assert legal(s, "plant") == [card]
+    # nothing else in hand to compost: no card to plant (whether or not the seat is asked), nothing planted
+    assert s.current_player() == 0 and legal(s, "plant") == []
+    while s.decision() != "action":
+        s.apply_action(A(s, "pass") if A(s, "pass") in s.legal_actions() else s.legal_actions()[0])
+    assert card not in s.grid[0] and card in s.hands[0]
+    extra = [c for c in board().deck if CAT.cost[c] > 0 and CAT.earth[c]["kind"] != "event"][:cost]
+    s = plant_board(card, 0, *extra)
+    assert (s.decision(), s.current_player()) == ("plant", 0) and legal(s, "plant") == [card]
     act(s, "plant", card)
     act(s, "cell", 0)
     assert s.decision() == "pay_hand" and A(s, "pass") not in s.legal_actions()
@@ -514,9 +518,10 @@ def test_alt_cost_card_is_plantable_without_soil_when_the_other_resource_covers_
 def test_alt_cost_with_sprouts_or_growth_offers_the_choice_when_soil_also_covers_it(res):
     card = alt_card(res)
     cost = CAT.earth[card]["cost"]
-    s = plant_board(card, 10)
     f = roomy()
-    put(s, 0, 5, f, sprouts=cost if res == "sprouts" else 0, growth=cost if res == "growth" else 0)
+    s = plant_board(card, 10, prep=lambda s: put(s, 0, 5, f, sprouts=cost if res == "sprouts" else 0,
+                                                 growth=cost if res == "growth" else 0))
+    assert (s.decision(), s.current_player()) == ("plant", 0) and legal(s, "plant") == [card]
     act(s, "plant", card)
     act(s, "cell", 0)
     assert s.decision() == "pay_method" and legal(s, "option") == [0, 1]
