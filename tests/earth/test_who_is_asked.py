@@ -20,7 +20,7 @@ from .scenario import (
     put,
     quiet,
     random_play,
-    set_decision,
+    seed_where_first,
 )
 
 # decisions whose move (which card of the hand or of the draw) the other seats never see
@@ -96,15 +96,15 @@ def twin_with_hand_card(s, q, old, new):
 
 
 def at_action(n=2, p=0):
-    """Seat p chooses an action; empty tableaux and hands; island and climate abilities stay quiet."""
-    s = after_setup(n, 0)
-    s.active = s.first = p
+    """Seat p chooses its first action, reached by playing the setup of a game seat p starts; empty tableaux and
+    hands; island and climate abilities stay quiet."""
+    s = after_setup(n, seed_where_first(n, p))
+    assert (s.decision(), s.current_player(), s.active, s.first) == ("action", p, p, p)
     for q in range(n):
         clear_tableau(s, q)
         s.discard += s.hands[q]
         s.hands[q] = []
     quiet(s)
-    set_decision(s, {"t": "action", "p": p})
     return s
 
 
