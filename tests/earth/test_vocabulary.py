@@ -162,7 +162,7 @@ def test_an_ability_whose_cost_cannot_be_paid_cannot_be_activated():
 def test_condition_if_you_chose_the_action_this_turn():
     s = board()
     ab = {"color": "blue", "kind": "gain", "if_action": "water", "gain": [{"res": "soil", "n": 2}]}
-    s.action = ACTIONS.index("water")
+    s.action = ACTIONS.index("water")  # usable() read for a synthetic ability; play reaches it in test_rules' conditions
     assert s.usable(0, ab, "blue")
     assert not s.usable(1, ab, "blue")  # player 1 did not choose it
     s.action = ACTIONS.index("grow")
@@ -176,7 +176,7 @@ def test_per_card_planted_this_turn_by_type_habitat_colour_or_kind(flt):
     from tabletop_envs.earth.scoring import matches
     hits = [c for c in cards if matches(CAT, c, flt)][:2]
     miss = [c for c in cards if not matches(CAT, c, flt)][:1]
-    s.planted[0] = hits + miss
+    s.planted[0] = hits + miss  # 3 plantings incl. terrains in one turn: no short game plants these (2 per turn)
     soil = s.soil[0]
     run(s, {"color": "green", "kind": "gain", "gain": [{"res": "soil", "n": 2, "per": {"what": "planted",
                                                                                        "filter": flt}}]})
