@@ -162,7 +162,7 @@ def test_an_ability_whose_cost_cannot_be_paid_cannot_be_activated():
 def test_condition_if_you_chose_the_action_this_turn():
     s = board()
     ab = {"color": "blue", "kind": "gain", "if_action": "water", "gain": [{"res": "soil", "n": 2}]}
-    s.action = ACTIONS.index("water")  # usable() read for a synthetic ability; play reaches it in test_rules' conditions
+    s.action = ACTIONS.index("water")  # usable() of a synthetic ability read for both seats and two actions; no play needed to read it
     assert s.usable(0, ab, "blue")
     assert not s.usable(1, ab, "blue")  # player 1 did not choose it
     s.action = ACTIONS.index("grow")
