@@ -27,20 +27,18 @@ from .scenario import (
     put,
     quiet,
     random_play,
-    set_decision,
+    seed_where_first,
     take,
     with_ability,
 )
 
 
-def at_action(n=2, seed=0, p=0, **kw):
-    """A state where seat p is the active player choosing an action, with an empty tableau."""
-    s = after_setup(n, seed, **kw)
-    s.active = p
-    s.first = p
+def at_action(n=2, p=0, **kw):
+    """Seat p chooses its first action, reached by playing the setup of a game seat p starts; empty tableaux."""
+    s = after_setup(n, seed_where_first(n, p, **kw), **kw)
+    assert (s.decision(), s.current_player(), s.active, s.first) == ("action", p, p, p)
     for q in range(n):
         clear_tableau(s, q)
-    set_decision(s, {"t": "action", "p": p})
     return s
 
 
