@@ -471,6 +471,18 @@ def test_doc_page_check_catches_a_page_without_the_layout_tables(toy):
         conformance.check_doc_page(toy)
 
 
+@pytest.mark.parametrize("env_name", list(ENVS))
+def test_doc_page_check_catches_a_page_whose_state_size_is_wrong(env_name, monkeypatch):
+    from tabletop_envs.core.docs import state_row
+
+    module = ENVS[env_name].load_module()
+    row = state_row(env_name, make_game(env_name))
+    assert row in module.__doc__
+    monkeypatch.setattr(module, "__doc__", module.__doc__.replace(row, row.replace("Box(", "Box(1")))
+    with pytest.raises(AssertionError, match=r"documented state\(\) size is wrong"):
+        conformance.check_doc_page(env_name)
+
+
 def _first_illegal(mask) -> int:
     return int(np.flatnonzero(np.asarray(mask) == 0)[0])
 

@@ -273,7 +273,7 @@ def _without_generator(state) -> dict:
 
 def check_doc_page(env_name: str, game_kwargs: dict | None = None) -> None:
     """The env module's docstring (its documentation page) shows the layouts' tables and sizes."""
-    from .docs import doc_tables
+    from .docs import doc_tables, state_row
 
     game = make_game(env_name, **(game_kwargs or {}))
     doc = get_spec(env_name).load_module().__doc__ or ""
@@ -283,3 +283,4 @@ def check_doc_page(env_name: str, game_kwargs: dict | None = None) -> None:
     assert observations in doc, f"{env_name}: the observation table in env.py's docstring is out of date; {fix}"
     assert f"Discrete({game.num_actions})" in doc, f"{env_name}: the documented action count is wrong; {fix}"
     assert f"({game.observation_layout.size},)" in doc, f"{env_name}: the documented observation size is wrong; {fix}"
+    assert state_row(env_name, game) in doc, f"{env_name}: the documented state() size is wrong or missing; {fix}"

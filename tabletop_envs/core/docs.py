@@ -23,6 +23,22 @@ def doc_tables(game) -> tuple[str, str]:
     return game.action_layout.table_markdown(), game.observation_layout.table_markdown()
 
 
+def state_row(env_name: str, game) -> str:
+    """The page's summary row for PettingZoo's ``state()``, sized for the env's player counts."""
+    counts = get_spec(env_name).player_counts
+    size = game.observation_layout.size
+    shape = f"{size * counts[0]}" if len(counts) == 1 else f"n × {size}"
+    who = "both players'" if counts == (2,) else "every player's"
+    return (f"| state | ``env.state()``: Box({shape},) float32, {who} observations seat by seat (a god's view, "
+            "for a centralised critic) |")
+
+
+def _replace_state_row(text: str, row: str) -> str:
+    if re.search(r"^\| state \|.*$", text, flags=re.M):
+        return re.sub(r"^\| state \|.*$", lambda _: row, text, count=1, flags=re.M)
+    return re.sub(r"^(\| observation \|.*)$", lambda m: m.group(1) + "\n" + row, text, count=1, flags=re.M)
+
+
 def _replace_table(text: str, header: str, table: str) -> str:
     start = text.index(header)
     end = text.find("\n\n", start)
@@ -40,6 +56,7 @@ def refresh(env_name: str) -> Path:
     text = re.sub(r"Discrete\(\d+\)", f"Discrete({game.num_actions})", text)
     text = re.sub(r"Box\(\d+,\) float32", f"Box({game.observation_layout.size},) float32", text)
     text = re.sub(r"\(\d+,\), float32", f"({game.observation_layout.size},), float32", text)
+    text = _replace_state_row(text, state_row(env_name, game))
     path.write_text(text)
     return path
 

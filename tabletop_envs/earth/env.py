@@ -15,6 +15,7 @@ choice where it is silent).
 | agents | ``player_0`` … ``player_{n-1}`` |
 | actions | Discrete(730) |
 | observation | Dict(``observation``: Box(5148,) float32, ``action_mask``: Box(730,) int8) |
+| state | ``env.state()``: Box(n × 5148,) float32, every player's observations seat by seat (a god's view, for a centralised critic) |
 
 Arguments
 ---------

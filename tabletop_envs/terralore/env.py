@@ -12,6 +12,7 @@ Rules: ``tabletop_envs/terralore/RULES.md`` (the rule text plus every choice whe
 | agents | ``player_0``, ``player_1`` |
 | actions | Discrete(203) |
 | observation | Dict(``observation``: Box(889,) float32, ``action_mask``: Box(203,) int8) |
+| state | ``env.state()``: Box(1778,) float32, both players' observations seat by seat (a god's view, for a centralised critic) |
 
 Arguments
 ---------

@@ -21,6 +21,7 @@ The full rules and every reading of an unclear sentence are in ``RULES.md`` next
 | agents | ``player_0``, ``player_1`` (a coin flip decides who is Player 1) |
 | actions | Discrete(449) |
 | observation | Box(0, 1, (838,), float32) + ``action_mask`` int8 (449,) |
+| state | ``env.state()``: Box(1676,) float32, both players' observations seat by seat (a god's view, for a centralised critic) |
 | import | ``from tabletop_envs import travel_earth_v0`` or ``pettingzoo.make("aec", "tabletop_envs/travel_earth-v0")`` |
 
 ## Arguments
