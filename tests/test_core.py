@@ -483,6 +483,18 @@ def test_doc_page_check_catches_a_page_whose_state_size_is_wrong(env_name, monke
         conformance.check_doc_page(env_name)
 
 
+def test_single_agent_env_names_its_actions_like_the_aec_env(toy):
+    env = SingleAgentEnv(toy, opponent=RandomPolicy())
+    with pytest.raises(RuntimeError, match="reset"):
+        env.action_to_string(0)
+    env.reset(seed=2)
+    legal = np.flatnonzero(env.action_masks())
+    assert [env.action_to_string(int(a)) for a in legal] == [
+        env.game_state.action_to_string(int(a)) for a in legal]
+    with pytest.raises(TypeError, match="action id"):
+        env.action_to_string(1.5)
+
+
 def _first_illegal(mask) -> int:
     return int(np.flatnonzero(np.asarray(mask) == 0)[0])
 

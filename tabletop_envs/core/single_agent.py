@@ -255,5 +255,9 @@ class SingleAgentEnv(gymnasium.Env):
             return self.aec.render()
         return self.game_state.render_text(seat)
 
+    def action_to_string(self, action: int) -> str:
+        """The name of an action id in the current game (as the AEC env's ``action_to_string``)."""
+        return self.aec.action_to_string(action)
+
     def close(self):
         self.aec.close()
