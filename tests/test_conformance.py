@@ -22,6 +22,11 @@ def test_pettingzoo_api_test_with_warnings_as_errors(env_name, kwargs):
 
 
 @pytest.mark.parametrize(("env_name", "kwargs"), CASES, ids=IDS)
+def test_pettingzoo_turn_based_parallel_conversion_passes_parallel_api_test(env_name, kwargs):
+    conformance.check_parallel(env_name, kwargs)
+
+
+@pytest.mark.parametrize(("env_name", "kwargs"), CASES, ids=IDS)
 def test_pettingzoo_seed_test(env_name, kwargs):
     conformance.check_seed(env_name, kwargs)
 

@@ -22,7 +22,7 @@ def toy(monkeypatch):
     return "toy_v0"
 
 
-@pytest.mark.parametrize("check", ["check_api", "check_seed", "check_pickle", "check_clone_and_dict",
+@pytest.mark.parametrize("check", ["check_api", "check_parallel", "check_seed", "check_pickle", "check_clone_and_dict",
                                    "check_global_state", "check_random_games", "check_max_turns",
                                    "check_mask_equals_rules", "check_no_leak"])
 def test_conformance_harness_passes_on_toy(toy, check):

@@ -59,6 +59,24 @@ def check_api(env_name: str, game_kwargs: dict, num_cycles: int = 300) -> None:
     assert not bad, f"api_test warnings for {env_name} {game_kwargs}: {bad}"
 
 
+def check_parallel(env_name: str, game_kwargs: dict, num_cycles: int = 200) -> None:
+    """PettingZoo's turn-based AEC-to-parallel conversion passes ``parallel_api_test`` with warnings as
+    errors, and its ``state()`` is the observations it hands out, seat by seat (MARL libraries that take
+    parallel envs use both)."""
+    from pettingzoo.test import parallel_api_test
+    from pettingzoo.utils.conversions import turn_based_aec_to_parallel
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        parallel_api_test(turn_based_aec_to_parallel(env_fn(env_name, **game_kwargs)()), num_cycles=num_cycles)
+    bad = [str(w.message) for w in caught if not str(w.message).startswith(API_TEST_ALLOWED_WARNINGS)]
+    assert not bad, f"parallel_api_test warnings for {env_name} {game_kwargs}: {bad}"
+    par = turn_based_aec_to_parallel(env_fn(env_name, **game_kwargs)())
+    observations, _ = par.reset(seed=5)
+    np.testing.assert_array_equal(par.state(), np.concatenate([observations[a]["observation"] for a in par.agents]))
+    assert par.state_space.contains(par.state())
+
+
 def check_seed(env_name: str, game_kwargs: dict, num_cycles: int = 300) -> None:
     from pettingzoo.test import seed_test
 
