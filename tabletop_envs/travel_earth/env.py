@@ -26,20 +26,22 @@ The full rules and every reading of an unclear sentence are in ``RULES.md`` next
 
 ## Arguments
 
-``travel_earth_v0.env(deck_format="championship", decks=None, hand_size_table=[3, 2, 1], stalemate_turns=20,
-first_player=None, resting_defender_win="challenger_discarded", max_turns=400, illegal_action="raise",
+``travel_earth_v0.env(deck_format="championship", decks=None, hand_size_table=None, stalemate_turns=20,
+first_player=None, resting_defender_win="challenger_discarded", max_turns=None, illegal_action="raise",
 render_mode=None)``
 
 - ``deck_format``: ``"championship"`` (exactly 60 cards) or ``"casual"`` (20 or more cards).
 - ``decks``: two decks, one per seat: a preset name (championship: ``expedition``, ``wild_mix``;
-  casual: ``starter``, ``deep_sea``) or a list / dict of ``"TE-001"`` / ``"TE-001/foil"`` entries. Validated:
+  casual: ``starter``, ``deep_sea``) or a list / dict of ``"TE-001"`` / ``"TE-001/alternate_art"`` entries (a
+  printing the card has; ``None``: the format's first preset for both seats). Validated:
   at most 4 copies of one common name + collector number, all printings counted together.
-- ``hand_size_table``: cards drawn at the Draw step by cards in Hand (the last entry covers larger Hands).
+- ``hand_size_table``: cards drawn at the Draw step by cards in Hand (the last entry covers larger Hands);
+  ``None`` is ``[3, 2, 1]``.
 - ``stalemate_turns``: a game in which no card moves for this many consecutive turns is drawn.
 - ``first_player``: ``None`` flips the coin; 0 or 1 fixes the first seat (tests, demos).
 - ``resting_defender_win``: a Resting Defender that wins without a defensive change discards only the
   Challenger (``"challenger_discarded"``) or goes with it (``"both_discarded"``); RULES.md choice 6.
-- ``max_turns``: truncation (reward 0) after this many turns, whatever happens.
+- ``max_turns``: truncation (reward 0) after this many turns, whatever happens; ``None`` is 400.
 
 ## Actions
 
