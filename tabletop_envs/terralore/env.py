@@ -27,8 +27,9 @@ discards and hand size (RULES.md choice 8). The rule options are described in RU
 Actions
 -------
 Placing one card is a chain of small decisions, each with its own mask: ``play`` *card* → ``lane``
-→ one ``discard`` per point of the card's cost → ``destroy`` (only when the lane's four creature
-slots are full). Action ids are indexed by catalogue card id, never by hand position, so they keep
+→ one ``discard`` per point of the card's cost → ``destroy``, one per creature, until the new creature
+fits (only when a creature goes into a lane without enough of its four slots free: some creatures take
+two or three; skills take none). Action ids are indexed by catalogue card id, never by hand position, so they keep
 their meaning however the hand is ordered. ``env.action_to_string(a)`` names any action.
 
 | ids | name | meaning |
