@@ -22,8 +22,8 @@ Arguments
 ``env(num_players=2, reward="rank", advanced_draft=False, fauna_side="normal", max_rounds=100,
 data_dir=None, render_mode=None, max_turns=None, illegal_action="raise")``.
 ``reward``: ``"rank"`` (winner +1 … last −1, linear in rank, tied players share the mean — zero-sum)
-or ``"vp_margin"`` (own VP minus the mean VP of the others — zero-sum); solo play returns the final
-VP. ``advanced_draft`` deals 2 islands, 2 climates and 2 ecosystems to choose from. ``fauna_side``
+or ``"vp_margin"`` (own VP minus the mean VP of the others, in raw VP, unscaled: tens of points —
+zero-sum); solo play returns the final VP (unscaled too, about 80–250). ``advanced_draft`` deals 2 islands, 2 climates and 2 ecosystems to choose from. ``fauna_side``
 ``"beginner"`` gives every achiever 10 VP. ``max_rounds`` ends any game after that many rounds (a safety
 for a game that can no longer finish; random games end long before): it is scored normally and is a
 termination with the usual rewards, not a truncation. ``max_turns`` counts player turns (a round is one
