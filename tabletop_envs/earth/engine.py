@@ -182,7 +182,7 @@ def build_observation_layout() -> ObservationLayout:
         ("fauna", (4, 46), 0, 1, "fauna side on each of the 4 fauna spaces"),
         ("fauna_leaves", (4, S), 0, 1, "leaf of relative seat s on fauna space f, value (6 - order)/5"),
         ("bonus", S, 0, 1, "relative seat holding the first-completion 7 VP leaf"),
-        ("resources", (S, 6), 0, 1, "per seat: soil/40, hand/30, compost/30, events/10, cards/16, is the active player"),
+        ("resources", (S, 6), 0, 1, "per seat: soil/40, hand/30, compost/30, events/10 (each clipped at 1), cards/16, is the active player"),
         ("last_action", (S, 4), 0, 1, "per seat: leaf marker of the action chosen last"),
         ("island", (S, NUM_ISLANDS), 0, 1, "per seat: island side (others' hidden during setup)"),
         ("climate", (S, NUM_CLIMATES), 0, 1, "per seat: climate side (others' hidden during setup)"),

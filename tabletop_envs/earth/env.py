@@ -95,7 +95,7 @@ stay hidden (tested by resampling them).
 | 1354–1537 | `fauna` | 4×46 | 0…1 | fauna side on each of the 4 fauna spaces |
 | 1538–1557 | `fauna_leaves` | 4×5 | 0…1 | leaf of relative seat s on fauna space f, value (6 - order)/5 |
 | 1558–1562 | `bonus` | 5 | 0…1 | relative seat holding the first-completion 7 VP leaf |
-| 1563–1592 | `resources` | 5×6 | 0…1 | per seat: soil/40, hand/30, compost/30, events/10, cards/16, is the active player |
+| 1563–1592 | `resources` | 5×6 | 0…1 | per seat: soil/40, hand/30, compost/30, events/10 (each clipped at 1), cards/16, is the active player |
 | 1593–1612 | `last_action` | 5×4 | 0…1 | per seat: leaf marker of the action chosen last |
 | 1613–1712 | `island` | 5×20 | 0…1 | per seat: island side (others' hidden during setup) |
 | 1713–1812 | `climate` | 5×20 | 0…1 | per seat: climate side (others' hidden during setup) |

@@ -167,7 +167,7 @@ def load_catalogue(path: str = str(ANIMALS_FILE)) -> Catalogue:
 
 # ----------------------------------------------------------------------------- decks
 def parse_deck(spec, catalogue: Catalogue, where: str = "deck") -> list[tuple[int, str]]:
-    """``spec``: a list of ``"TE-001"`` / ``"TE-001/foil"`` strings or a dict of those to counts.
+    """``spec``: a list of ``"TE-001"`` / ``"TE-001/alternate_art"`` strings or a dict of those to counts.
 
     Returns one ``(card id, printing)`` per physical card.
     """
@@ -178,7 +178,7 @@ def parse_deck(spec, catalogue: Catalogue, where: str = "deck") -> list[tuple[in
                 raise DeckError(f"{where}: count for {key!r} must be a positive integer, got {count!r}")
             if count > MAX_COPIES:  # refused before [key] * count: 10**18 copies exhaust memory
                 if not isinstance(key, str):
-                    raise DeckError(f"{where}: deck entries must be strings like 'TE-001' or 'TE-001/foil', got {key!r}")
+                    raise DeckError(f"{where}: deck entries must be strings like 'TE-001' or 'TE-001/alternate_art', got {key!r}")
                 number, _, printing = key.partition("/")
                 raise DeckError(f"{where}: {count} copies of {catalogue.label(catalogue.card_id(number, where))} "
                                 f"({printing or 'standard'} x{count}); at most {MAX_COPIES} copies of the same common "
@@ -192,7 +192,7 @@ def parse_deck(spec, catalogue: Catalogue, where: str = "deck") -> list[tuple[in
     cards = []
     for entry in items:
         if not isinstance(entry, str):
-            raise DeckError(f"{where}: deck entries must be strings like 'TE-001' or 'TE-001/foil', got {entry!r}")
+            raise DeckError(f"{where}: deck entries must be strings like 'TE-001' or 'TE-001/alternate_art', got {entry!r}")
         number, _, printing = entry.partition("/")
         printing = printing or "standard"
         card = catalogue.card_id(number, where)
