@@ -26,10 +26,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 RULES_DIR = ROOT.parent / "shared" / "rules"
-GAMES = {  # env name: (rule text, package folder, tests folder)
-    "terralore_v0": ("terralore.html", "terralore", "terralore"),
-    "travel_earth_v0": ("travel_earth_tcg.txt", "travel_earth", "travel_earth"),
-    "earth_v0": ("earth.txt", "earth", "earth"),
+GAMES = {  # env name: (rule text, package folder)
+    "terralore_v0": ("terralore.html", "terralore"),
+    "travel_earth_v0": ("travel_earth_tcg.txt", "travel_earth"),
+    "earth_v0": ("earth.txt", "earth"),
 }
 SECTION = "## Rule sentence → test"
 NOT_A_RULE = ("heading", "not a rule:")

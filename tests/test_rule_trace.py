@@ -27,7 +27,7 @@ def test_the_trace_check_finds_a_sentence_without_a_row_and_a_row_without_a_test
     (tmp_path / "tabletop_envs" / "toy").mkdir(parents=True)
     (tmp_path / "tabletop_envs" / "toy" / "RULES.md").write_text(md)
     monkeypatch.setattr(rule_trace, "ROOT", tmp_path)
-    monkeypatch.setitem(rule_trace.GAMES, "toy_v0", ("toy.html", "toy", "toy"))
+    monkeypatch.setitem(rule_trace.GAMES, "toy_v0", ("toy.html", "toy"))
     monkeypatch.setattr(rule_trace, "defined_tests", lambda: set())
     assert set(rule_trace.trace_table(md)) == {keys[0], keys[2]}
     assert rule_trace.row_problems("toy_v0") == [f"row {keys[0]} names test_rule_trace_self_check, which no test file defines",

@@ -221,42 +221,44 @@ def test_resume_trains_with_the_recipes_ppo_settings_as_run_json_records_them(to
     assert (recorded["learning_rate"], recorded["n_steps"], recorded["ent_coef"]) == (0.05, 64, 0.02)
 
 
+
+def finished_tiny_run(tmp_path, steps: int):
+    """(recipe, run folder) of a tiny toy run trained to ``steps``, without export, curve or final games."""
+    data = {**TINY, "ppo": {**TINY["ppo"], "total_timesteps": steps},
+            "output": {**TINY["output"], "dir": str(tmp_path / "run"), "export": False, "learning_curve": False},
+            "eval": {**TINY["eval"], "final_games": 0}}
+    train(load_config(data=data))
+    return data, tmp_path / "run"
+
+
+def folder_bytes(run) -> dict:
+    return {p.relative_to(run): p.read_bytes() for p in run.rglob("*") if p.is_file()}
+
 @pytest.mark.parametrize("change, resumes", [({"eval": {**TINY["eval"], "opponents": ["random", "nosuchbot"]}},
                                               (False, True)),
                                              ({"pretrain": {"teacher": "nosuchbot"}}, (False, True)),
                                              ({"ppo": {**TINY["ppo"], "net_arch": [32]}}, (True,))])
 def test_a_refused_invocation_leaves_the_run_folder_as_it_was(toy, tmp_path, change, resumes):
-    data = {**TINY, "ppo": {**TINY["ppo"], "total_timesteps": 512},
-            "output": {**TINY["output"], "dir": str(tmp_path / "run"), "export": False, "learning_curve": False},
-            "eval": {**TINY["eval"], "final_games": 0}}
-    train(load_config(data=data))
-    run = tmp_path / "run"
-    before = {p.relative_to(run): p.read_bytes() for p in run.rglob("*") if p.is_file()}
+    data, run = finished_tiny_run(tmp_path, 512)
+    before = folder_bytes(run)
     for resume in resumes:
         with pytest.raises(Exception, match="nosuchbot|net_arch"):
             train(load_config(data={**data, **change}), resume=resume)
-        assert {p.relative_to(run): p.read_bytes() for p in run.rglob("*") if p.is_file()} == before
+        assert folder_bytes(run) == before
 
 
 def test_resuming_a_run_that_reached_its_total_is_refused_naming_the_fix(toy, tmp_path):
-    data = {**TINY, "ppo": {**TINY["ppo"], "total_timesteps": 256},
-            "output": {**TINY["output"], "dir": str(tmp_path / "run"), "export": False, "learning_curve": False},
-            "eval": {**TINY["eval"], "final_games": 0}}
-    train(load_config(data=data))
-    run = tmp_path / "run"
-    before = {p.relative_to(run): p.read_bytes() for p in run.rglob("*") if p.is_file()}
+    data, run = finished_tiny_run(tmp_path, 256)
+    before = folder_bytes(run)
     # it crashed with "'SelfPlayCallback' object has no attribute 'model'" after rewriting run.json
     with pytest.raises(ConfigError, match=r"already at 256 steps .* ppo\.total_timesteps is 256.* "
                                           r"--set ppo\.total_timesteps=512"):
         train(load_config(data=data), resume=True)
-    assert {p.relative_to(run): p.read_bytes() for p in run.rglob("*") if p.is_file()} == before
+    assert folder_bytes(run) == before
 
 
 def test_resume_with_a_recipe_for_another_game_is_refused(toy, tmp_path):
-    data = {**TINY, "ppo": {**TINY["ppo"], "total_timesteps": 256},
-            "output": {**TINY["output"], "dir": str(tmp_path / "run"), "export": False, "learning_curve": False},
-            "eval": {**TINY["eval"], "final_games": 0}}
-    train(load_config(data=data))
+    data, _ = finished_tiny_run(tmp_path, 256)
     other = {**data, "env": "terralore_v0", "eval": {**data["eval"], "opponents": ["random"]}}
     with pytest.raises(ConfigError, match="--resume would continue the run .* trains toy_v0"):
         train(load_config(data=other), resume=True)
