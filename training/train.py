@@ -400,6 +400,11 @@ def set_aside_old_checkpoints(run_dir: Path) -> Path | None:
     return target
 
 
+def checkpoint_steps(folder: Path) -> int:
+    """The learner steps a checkpoint folder holds (``step_<num_timesteps>``)."""
+    return int(folder.name.split("_")[1])
+
+
 def latest_checkpoint(run_dir: Path) -> Path | None:
     # state.json is written last: a folder without it is a checkpoint whose writing was cut off
     found = sorted((run_dir / "checkpoints").glob("step_*/state.json"))
@@ -419,7 +424,7 @@ def select_checkpoint(cfg: TrainConfig, run_dir: Path, final_model) -> tuple:
 
     ev = cfg.eval
     last = int(final_model.num_timesteps)
-    saved = sorted((int(p.parent.name.split("_")[1]), p) for p in (run_dir / "checkpoints").glob("step_*/model.zip"))
+    saved = sorted((checkpoint_steps(p.parent), p) for p in (run_dir / "checkpoints").glob("step_*/model.zip"))
     candidates: dict[int, Path | None] = {}
     for mark in range(ev.select_every, last, ev.select_every):
         reached = next((item for item in saved if item[0] >= mark), None)
@@ -492,7 +497,7 @@ def train(cfg: TrainConfig, resume: bool = False, command: str | None = None) ->
     checkpoint = latest_checkpoint(run_dir) if resume else None
     if checkpoint is not None:
         check_resumable(run_dir, cfg, game_config)
-        reached = int(checkpoint.name.split("_")[1])  # step_<num_timesteps>
+        reached = checkpoint_steps(checkpoint)
         if reached >= cfg.ppo.total_timesteps:
             raise ConfigError(f"--resume: the run in {run_dir} is already at {reached} steps ({checkpoint.name}) "
                               f"and ppo.total_timesteps is {cfg.ppo.total_timesteps}, so there is nothing left to "
