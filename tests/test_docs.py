@@ -120,6 +120,33 @@ def test_readme_links_inside_the_repository_resolve():
                 assert (doc.parent / target).exists(), f"{doc.relative_to(ROOT)}: broken link {target}"
 
 
+def heading_anchors(markdown_text: str) -> set[str]:
+    """The anchors GitHub gives a page's headings: lower case, punctuation dropped, spaces as hyphens."""
+    anchors: set[str] = set()
+    for heading in re.findall(r"^#{1,6} +(.+?) *$", FENCE.sub("", markdown_text), re.M):
+        base = re.sub(r"[^\w\- ]", "", heading.replace("`", "").replace("*", "").lower()).replace(" ", "-")
+        anchor, n = base, 0
+        while anchor in anchors:
+            n += 1
+            anchor = f"{base}-{n}"
+        anchors.add(anchor)
+    return anchors
+
+
+def test_links_to_a_heading_name_a_heading_of_that_page():
+    # README's Measured numbers points into docs/measurements.md by heading; a renamed heading breaks it quietly
+    assert ROOT / "docs" / "measurements.md" in DOCS
+    checked = 0
+    for doc in DOCS:
+        for target, anchor in re.findall(r"\]\(([^)#\s]*)#([^)\s]+)\)", doc.read_text()):
+            if target.startswith(("http://", "https://")):
+                continue
+            page = doc if not target else doc.parent / target
+            assert anchor in heading_anchors(page.read_text()), f"{doc.relative_to(ROOT)}: no heading #{anchor} in {target}"
+            checked += 1
+    assert checked >= 10
+
+
 # --------------------------------------------------------------------------- quoted command lines
 
 def quoted_commands() -> list[tuple[str, list[str]]]:
