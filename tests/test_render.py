@@ -93,6 +93,23 @@ def test_canvas_cards_rows_and_gif(tmp_path):
         assert gif.n_frames == 2 and gif.size == (300, 200)
 
 
+def test_a_cards_corner_is_its_top_right_corner_text():
+    def drawn(face):
+        canvas = Canvas(100, 130)
+        canvas.card(2, 2, face)
+        return canvas.array()
+
+    older = CardFace("Card", ["ATK 3"], corner="2", footer="fire")
+    assert older.corners() == ("", "2", "", "")
+    np.testing.assert_array_equal(drawn(older), drawn(CardFace("Card", ["ATK 3"], top_right="2", footer="fire")))
+    with pytest.raises(ValueError, match="same corner"):
+        CardFace("Card", corner="2", top_right="3")
+    four = CardFace("Card", ["ATK 3"], footer="fire", top_left="1", top_right="water", bottom_left="rare",
+                    bottom_right="12")
+    assert four.corners() == ("1", "water", "rare", "12")
+    assert not np.array_equal(drawn(four), drawn(CardFace("Card", ["ATK 3"], footer="fire")))
+
+
 def _cases():
     return [(name, {"num_players": n} if len(ENVS[name].player_counts) > 1 else {})
             for name in available_envs() for n in ENVS[name].player_counts if n <= 3]

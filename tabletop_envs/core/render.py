@@ -44,6 +44,7 @@ CARD_BACK = (70, 60, 130)
 HIGHLIGHT = (255, 205, 60)
 ACCENT = (200, 60, 50)
 CARD_W, CARD_H = 96, 128
+BADGE, BADGE_TEXT = 20, 10  # height of a corner badge on a card, and its text size for a word
 
 #: named colours for things games share (players, resources)
 SEAT_COLORS = [(220, 80, 70), (70, 130, 220), (240, 190, 60), (150, 90, 200), (60, 180, 160)]
@@ -85,9 +86,10 @@ def mix(color: Sequence[int], other: Sequence[int], t: float) -> tuple[int, int,
 
 @dataclass
 class CardFace:
-    """What a drawn card shows: ``title`` (its name), ``corner`` (a key number such as the cost),
-    ``lines`` (stats, one short line each), ``text`` (rules text), ``footer`` (type or affinity),
-    ``color`` (frame)."""
+    """What a drawn card shows: ``title`` (its name), ``lines`` (stats, one short line each), ``text``
+    (rules text), ``footer`` (type or affinity), ``color`` (frame), and a short text in any of its four
+    corners (``top_left``, ``top_right``, ``bottom_left``, ``bottom_right``: a number such as a cost, or
+    a word such as an element). ``corner`` is the older name of ``top_right``."""
 
     title: str = ""
     lines: Sequence[str] = field(default_factory=tuple)
@@ -98,6 +100,19 @@ class CardFace:
     face_down: bool = False
     highlight: bool = False  # e.g. the card that just moved, or a selected one
     dim: bool = False  # e.g. exhausted / tapped / spent
+    top_left: str = ""
+    top_right: str = ""
+    bottom_left: str = ""
+    bottom_right: str = ""
+
+    def __post_init__(self):
+        if self.corner != "" and self.top_right != "" and str(self.corner) != str(self.top_right):
+            raise ValueError(f"corner {self.corner!r} and top_right {self.top_right!r} name the same corner")
+
+    def corners(self) -> tuple[str, str, str, str]:
+        """The texts of the top-left, top-right, bottom-left and bottom-right corners ("" for none)."""
+        top_right = self.top_right if self.top_right != "" else self.corner
+        return tuple(str(t) for t in (self.top_left, top_right, self.bottom_left, self.bottom_right))  # type: ignore[return-value]
 
 
 # ---------------------------------------------------------------------------- canvas
@@ -201,7 +216,7 @@ class Canvas:
 
     # -- cards
     def card(self, x, y, face: CardFace, w: int = CARD_W, h: int = CARD_H) -> None:
-        """One card: name at the top, key number in the corner, stat lines, footer.
+        """One card: name at the top, texts in its corners, stat lines, footer.
 
         Drawn once per look and size, then pasted: the same cards come back frame after frame."""
         tile = _card_tile(_face_key(face), int(w), int(h))
@@ -221,18 +236,21 @@ class Canvas:
             frame, body = mix(frame, (90, 90, 90), 0.6), mix(body, (120, 120, 120), 0.5)
         edge = HIGHLIGHT if face.highlight else CARD_EDGE
         self.box(x, y, x + w, y + h, fill=body, outline=edge, radius=7, width=3 if face.highlight else 2)
+        top_left, top_right, bottom_left, bottom_right = face.corners()
+        left_w, right_w = self._badge_widths(top_left, top_right, w)
+        # the name starts beside a lone top-right badge (its second line passes under it) while that
+        # leaves it a third of the card; a top-left badge would stand in that line, so then it starts below
+        beside = not left_w and w - 10 - (right_w + 2) * (right_w > 0) >= w / 3
+        first_width = w - 10 - (right_w + 2) * (right_w > 0) if beside else w - 10
+        self._badge(x + 4, y + 4, top_left, left_w, frame)
+        self._badge(x + w - 4 - right_w, y + 4, top_right, right_w, frame)
         title_size = 12 if w >= 80 else 10
-        corner_w = 0
-        if face.corner != "":
-            corner_w = 22
-            self.draw.ellipse((x + w - 24, y + 4, x + w - 4, y + 24), fill=frame, outline=CARD_EDGE)
-            self.text(x + w - 14, y + 14, str(face.corner), 11, _readable_on(frame), bold=True, anchor="mm")
         words = face.title.split()[:2]
-        while title_size > 9 and any(self.text_width(word, title_size, True) > w - 10 - corner_w * (i == 0)
+        while title_size > 9 and any(self.text_width(word, title_size, True) > (first_width if i == 0 else w - 10)
                                      for i, word in enumerate(words)):
             title_size -= 1  # a long name gets a smaller font before it gets an ellipsis
-        title_lines = self.wrap(face.title, w - 10, title_size, bold=True, max_lines=2, first_width=w - 10 - corner_w)
-        ty = y + 5
+        title_lines = self.wrap(face.title, w - 10, title_size, bold=True, max_lines=2, first_width=first_width)
+        ty = y + 5 if beside or not (left_w or right_w) else y + 6 + BADGE
         for line in title_lines:
             self.text(x + 5, ty, line, title_size, DARK_TEXT, bold=True)
             ty += title_size + 2
@@ -240,7 +258,7 @@ class Canvas:
         many = len(face.lines) > 3  # a stat block: smaller, regular weight
         body_size = (10 if many else 11) if w >= 80 else 9
         ly = ty + 7
-        bottom = y + h - (18 if face.footer else 4)
+        bottom = y + h - max(18 if face.footer else 4, BADGE + 6 if bottom_left or bottom_right else 0)
         for line in face.lines:
             if ly + body_size > bottom:
                 break
@@ -251,9 +269,47 @@ class Canvas:
             for line in self.wrap(face.text, w - 10, 9, max_lines=max(room, 1)):
                 self.text(x + 5, ly, line, 9, (60, 55, 50))
                 ly += 11
+        left_w, right_w = self._badge_widths(bottom_left, bottom_right, w)
         if face.footer:
             self.draw.rectangle((x + 2, y + h - 17, x + w - 2, y + h - 3), fill=frame)
-            self.text(x + w / 2, y + h - 10, face.footer, 10, _readable_on(frame), anchor="mm", max_width=w - 8)
+            between = w - 8 - 2 * (max(left_w, right_w) + 2) * bool(left_w or right_w)  # stays centred
+            self.text(x + w / 2, y + h - 10, face.footer, 10, _readable_on(frame), anchor="mm", max_width=between)
+        self._badge(x + 4, y + h - 4 - BADGE, bottom_left, left_w, frame)
+        self._badge(x + w - 4 - right_w, y + h - 4 - BADGE, bottom_right, right_w, frame)
+
+    def _badge_widths(self, left: str, right: str, w: int) -> tuple[int, int]:
+        """Widths of the badges of two corners on one edge (0 for none), shrunk so that together they fit."""
+        def width(text: str) -> int:
+            if not text:
+                return 0
+            return BADGE if len(text) <= 2 else self.text_width(text, BADGE_TEXT, True) + 8
+
+        left_w, right_w = width(left), width(right)
+        room = w - 8 - (4 if left_w and right_w else 0)
+        if left_w + right_w > room:
+            half = room // 2
+            if left_w <= half:
+                right_w = room - left_w
+            elif right_w <= half:
+                left_w = room - right_w
+            else:
+                left_w = right_w = half
+        return left_w, right_w
+
+    def _badge(self, x, y, text: str, w: int, frame) -> None:
+        """A corner text on a badge ``w`` wide in the frame's colour: round for a number, else rounded;
+        a word too long for it gets a smaller font before it gets an ellipsis."""
+        if not text:
+            return
+        if w == BADGE:
+            self.draw.ellipse((x, y, x + w, y + BADGE), fill=frame, outline=CARD_EDGE)
+        else:
+            self.draw.rounded_rectangle((x, y, x + w, y + BADGE), radius=BADGE // 2, fill=frame, outline=CARD_EDGE)
+        if len(text) <= 2:
+            self.text(x + w / 2, y + BADGE / 2, text, 11, _readable_on(frame), bold=True, anchor="mm")
+            return
+        size = next((s for s in (BADGE_TEXT, BADGE_TEXT - 1) if self.text_width(text, s, True) + 8 <= w), BADGE_TEXT - 2)
+        self.text(x + w / 2, y + BADGE / 2, text, size, _readable_on(frame), bold=True, anchor="mm", max_width=w - 6)
 
     def card_row(self, x, y, faces: Sequence[CardFace], max_width: int, w: int = CARD_W, h: int = CARD_H,
                  gap: int = 6, empty: str = "") -> float:
@@ -294,13 +350,13 @@ class Canvas:
 
 def _face_key(face: CardFace) -> tuple:
     return (face.title, tuple(face.lines), str(face.corner), face.footer, face.text,
-            tuple(face.color) if face.color else None, face.face_down, face.highlight, face.dim)
+            tuple(face.color) if face.color else None, face.face_down, face.highlight, face.dim,
+            *(str(t) for t in (face.top_left, face.top_right, face.bottom_left, face.bottom_right)))
 
 
 @lru_cache(maxsize=4096)
 def _card_tile(key: tuple, w: int, h: int):
-    title, lines, corner, footer, text, color, face_down, highlight, dim = key
-    face = CardFace(title, lines, corner, footer, text, color, face_down, highlight, dim)
+    face = CardFace(*key)
     canvas = Canvas(w + 1, h + 1, (0, 0, 0))
     canvas.image = Image.new("RGBA", (w + 1, h + 1), (0, 0, 0, 0))
     canvas.draw = ImageDraw.Draw(canvas.image)
