@@ -17,21 +17,25 @@ AFFINITY_COLORS = {"water": (80, 140, 220), "earth": (150, 110, 70), "fire": (22
                    "wind": (120, 200, 150), "light": (235, 205, 90), "shadow": (125, 85, 160)}
 LANE_W, LANE_H = 585, 168
 HAND_CARD = (96, 128)
-SMALL_CARD = (84, 96)
+SMALL_CARD = (96, 96)  # as wide as the others, so that a rarity fits beside the points
 
 
 def card_face(state, card: int, owner: int | None = None, lane: int | None = None, **extra) -> CardFace:
-    """A card with its cost in the corner and its points (as they count now when on the field)."""
+    """A card as the rule text describes it: cost upper left, affinity upper right, rarity bottom left,
+    and bottom right the points as they count now when on the field (a creature's own when not)."""
     c = state.cat[card]
-    lines = []
+    lines, points = [], ""
     if c.is_creature:
-        points = c.points if lane is None else state.card_points(owner, lane, card)
-        lines.append(f"{points} pts" + (f" (base {c.points})" if points != c.points else ""))
+        now = c.points if lane is None else state.card_points(owner, lane, card)
+        points = str(now)
+        if now != c.points:
+            lines.append(f"base {c.points} pts")  # the corner shows what counts; this says it was changed
         if c.slots > 1:
             lines.append(f"{c.slots} slots")
     else:
         lines.append("skill")
-    return CardFace(c.name, lines, corner=str(c.cost), footer=f"{c.affinity} · {c.rarity}",
+    return CardFace(c.name, lines, top_left=str(c.cost), top_right=c.affinity, bottom_left=c.rarity,
+                    bottom_right=points,
                     text=" ".join(e for e in [c.text] if e and c.slots <= 1) or _effects_only(c),
                     color=AFFINITY_COLORS.get(c.affinity), **extra)
 
@@ -100,7 +104,7 @@ def _lane(canvas: Canvas, state, p: int, lane: int, x: int, y: int, viewer: int 
     for c in state.face_down[p][lane]:
         if viewer is None or viewer == p:
             face = card_face(state, c, dim=True)
-            face.footer = "face down"
+            face.lines = ["face down", *face.lines]  # the footer's room is the rarity's and the points'
             faces.append(face)
         else:
             faces.append(CardFace("face down", face_down=True))

@@ -186,6 +186,59 @@ def test_every_card_has_an_elemental_affinity_and_a_rarity_from_common_to_legend
     assert RARITIES == ("common", "uncommon", "rare", "epic", "legendary")
 
 
+def test_cost_upper_left_points_bottom_right_affinity_upper_right_rarity_bottom_left():
+    # the card picture: the points in their corner are those that count now on the field (Magma
+    # Salamander, across the lane, takes 1 off Stone Tortoise's 4), the card's own points off the field
+    from tabletop_envs.terralore.render import card_face
+
+    s = make_state(hands=(["Stone Tortoise", "Fireball"], []), attacking=([], ["Magma Salamander"]),
+                   defending=(["Stone Tortoise"], []))
+    tortoise = CAT.by_name["Stone Tortoise"]
+    assert (tortoise.cost, tortoise.points, s.card_points(0, D, tortoise.id)) == (2, 4, 3)
+    on_field = card_face(s, tortoise.id, 0, D)
+    assert on_field.corners() == ("2", "earth", "common", "3")
+    assert on_field.lines == ["base 4 pts"], "the printed points, as they differ; the 3 shows once, in its corner"
+    assert card_face(s, tortoise.id).corners() == ("2", "earth", "common", "4")
+    fireball = CAT.by_name["Fireball"]
+    assert card_face(s, fireball.id).corners() == (str(fireball.cost), "fire", "common", ""), "a skill has no points"
+
+
+def test_cost_affinity_rarity_and_points_are_drawn_in_the_four_corners_and_not_on_a_face_down_card():
+    import dataclasses
+
+    from tabletop_envs.core.render import BADGE, TEXT, Canvas, CardFace
+    from tabletop_envs.terralore.render import AFFINITY_COLORS, HAND_CARD, SMALL_CARD, card_face
+
+    s = make_state(defending=(["Eclipse Lich"], []))
+    lich = card_face(s, cid("Eclipse Lich"), 0, D)
+    assert lich.corners() == ("5", "shadow", "legendary", "6")
+
+    def drawn(face, w, h):
+        canvas = Canvas(w, h)
+        canvas.card(0, 0, face, w, h)
+        return np.asarray(canvas.image)[..., :3]
+
+    def has(crop, color):
+        return bool(np.all(crop == color, axis=2).any())
+
+    for w, h in (HAND_CARD, SMALL_CARD):
+        picture = drawn(lich, w, h)
+        bare = drawn(dataclasses.replace(lich, top_left="", top_right="", bottom_left="", bottom_right=""), w, h)
+        edge = BADGE + 4
+        corners = {"upper left": (slice(0, edge), slice(0, w // 2)), "upper right": (slice(0, edge), slice(w // 2, w)),
+                   "bottom left": (slice(h - edge, h), slice(0, w // 2)),
+                   "bottom right": (slice(h - edge, h), slice(w // 2, w))}
+        assert not has(bare, TEXT), "light ink on this card comes only from its corner texts"
+        for where, crop in corners.items():
+            # a badge in the affinity's colour with light text on it (dark Shadow wants light text)
+            assert has(picture[crop], AFFINITY_COLORS["shadow"]), f"{w}x{h}: no badge {where}"
+            assert has(picture[crop], TEXT), f"{w}x{h}: no text {where}"
+        # a back shows only its title, here the label the table puts on the opponent's face-down cards
+        face_down = drawn(dataclasses.replace(lich, title="face down", face_down=True), w, h)
+        np.testing.assert_array_equal(face_down, drawn(CardFace("face down", face_down=True), w, h))
+        assert not has(face_down, AFFINITY_COLORS["shadow"])
+
+
 # ------------------------------------------------------------------ The Board and Castle
 def test_the_board_is_divided_into_two_lanes():
     s = make_state(hands=(["Tidepool Crab", "Pebble Mole"], []))
