@@ -51,6 +51,25 @@ def test_random_legal_games_keep_invariants(env_name, kwargs):
     conformance.check_random_games(env_name, kwargs, num_games=60)
 
 
+@pytest.mark.parametrize(("env_name", "kwargs"), CASES, ids=IDS)
+def test_the_mask_in_info_is_read_only_at_every_decision_so_editing_it_cannot_change_the_rules(env_name, kwargs):
+    # info["action_mask"] is the engine's cached mask (no copy per move); Earth cached the mask it built
+    # while advancing to the next decision writeable, so info["action_mask"][:] = 1 made the engine
+    # accept any action
+    import numpy as np
+
+    env = conformance.env_fn(env_name, **kwargs)()
+    env.reset(seed=1)
+    rng = np.random.default_rng(1)
+    for _ in range(60):
+        agent = env.agent_selection
+        if env.terminations[agent] or env.truncations[agent]:
+            break
+        mask = env.infos[agent]["action_mask"]
+        assert not mask.flags.writeable, f"{env_name} {kwargs}: info['action_mask'] of {agent} is writeable"
+        env.step(int(rng.choice(np.flatnonzero(mask))))
+
+
 # Earth games are 300–1,300 decisions long (the card games ~100), so it gets fewer per player count.
 FUZZ_GAMES = {"terralore_v0": 3000, "travel_earth_v0": 3000, "earth_v0": 300}
 

@@ -530,7 +530,10 @@ class EarthState(State):
         else:
             asked = bool(choices)
         if asked:
-            self._mask_cache = self._build_mask(task, choices, anytime)
+            mask = self._build_mask(task, choices, anytime)
+            # read-only, as State.legal_action_mask caches it: it is handed out as info["action_mask"]
+            mask.setflags(write=False)
+            self._mask_cache = mask
         return asked
 
     def _may_plant(self, p: int) -> bool:
