@@ -542,6 +542,18 @@ def test_single_agent_env_refuses_to_step_before_reset_or_after_the_end(toy):
         env.step(0)
 
 
+def test_single_agent_env_action_masks_and_render_before_reset_are_clear_errors(toy):
+    # both raised AttributeError: 'NoneType' object has no attribute ... (e.g. envs.call("action_masks")
+    # on a vector env not yet reset)
+    import toy_game
+
+    env = SingleAgentEnv(toy_game.raw_env(), opponent=RandomPolicy())
+    with pytest.raises(RuntimeError, match=r"before action_masks\(\).*call env\.reset"):
+        env.action_masks()
+    with pytest.raises(RuntimeError, match=r"before render\(\).*call env\.reset"):
+        env.render()
+
+
 def test_single_agent_env_truncates_at_max_turns_with_reward_zero(toy):
     import toy_game
 

@@ -184,8 +184,7 @@ class SingleAgentEnv(gymnasium.Env):
 
     def begin_step(self, action) -> None:
         """The learner's move, the first piece of ``step``."""
-        if self.game_state is None:
-            raise RuntimeError("reset() must be called before step(): call env.reset(seed=...) first")
+        self._require_reset("step")
         if self.over:
             raise RuntimeError("the episode is over: call env.reset() before step()")
         self._reward = 0.0
@@ -242,13 +241,20 @@ class SingleAgentEnv(gymnasium.Env):
             self.render()
         return self.outcome()
 
+    def _require_reset(self, method: str) -> None:
+        if self.game_state is None:
+            raise RuntimeError(f"reset() must be called before {method}(): call env.reset(seed=...) first")
+
     def action_masks(self) -> np.ndarray:
+        if self.game_state is None:
+            self._require_reset("action_masks")
         if self.over or self.game_state.current_player() != self.learner_seat:
             # Nothing to decide; an all-True mask keeps batched policies finite (as Pgx does).
             return np.ones(self.game.num_actions, bool)
         return self.game_state.legal_action_mask().astype(bool)
 
     def render(self):
+        self._require_reset("render")
         seat = self.learner_seat if self.render_view == "learner" else None
         if self.render_mode in ("rgb_array", "human"):  # the table picture (for video wrappers)
             self.aec.render_player = seat
