@@ -54,6 +54,22 @@ def test_human_mode_shows_a_window_and_returns_none(toy_picture):
     assert "_viewer" not in env.__dict__
 
 
+def test_a_human_mode_env_with_its_window_open_pickles_and_deep_copies_without_the_window(toy_picture):
+    # the window (a pygame module and surface) made pickle and deepcopy raise "cannot pickle 'module' object"
+    import copy
+    import pickle
+
+    env = toy_picture.env(render_mode="human")
+    env.reset(seed=0)
+    env.render()
+    for twin in (copy.deepcopy(env), pickle.loads(pickle.dumps(env))):
+        assert "_viewer" not in twin.__dict__ and twin.game_state == env.game_state
+        assert twin.render() is None and twin._viewer is not env._viewer  # a window of its own
+        twin.close()
+    assert env._viewer.screen is not None  # the original's window is left open
+    env.close()
+
+
 def test_a_game_without_its_own_drawing_gets_its_text_as_a_picture(monkeypatch):
     import toy_game
 

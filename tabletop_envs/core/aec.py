@@ -253,6 +253,13 @@ class TabletopAECEnv(AECEnv):
         if viewer is not None:
             viewer.close()
 
+    def __getstate__(self) -> dict:
+        # a copy (pickle, deepcopy) leaves the "human" window behind: a window cannot be copied, and the
+        # copy opens one of its own when it next draws
+        state = self.__dict__.copy()
+        state.pop("_viewer", None)
+        return state
+
     def state(self) -> np.ndarray:
         """PettingZoo's global state, for a centralised critic: every seat's observation, seat by seat.
 
