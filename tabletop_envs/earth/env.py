@@ -136,6 +136,9 @@ Version history
   (and sides, once chosen) are re-dealt from the cards not offered to the player; before, every world
   kept the real ones, which the observation hides until setup ends. An island whose setup draw is done
   keeps its draw and compost numbers, which the hand counts show.
+* v0, mask fix (play unchanged): ``info["action_mask"]`` is read-only at every decision. At the
+  decisions reached by advancing the turn it was the engine's own cached mask, so writing into it
+  changed which actions the engine accepted.
 """
 
 from __future__ import annotations
