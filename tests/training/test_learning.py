@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from training.config import load_config
-from training.evaluate import play_pair
-from training.train import train
+pytest.importorskip("sb3_contrib", reason="needs the [train] extra (torch, stable-baselines3, sb3-contrib)")
+
+from training.config import load_config  # noqa: E402
+from training.evaluate import play_pair  # noqa: E402
+from training.train import train  # noqa: E402
 
 
 @pytest.mark.slow

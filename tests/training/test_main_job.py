@@ -7,7 +7,10 @@ import json
 import pytest
 
 from tabletop_envs import ConfigError, load_policy
-from training.main_job import main
+
+pytest.importorskip("sb3_contrib", reason="needs the [train] extra (torch, stable-baselines3, sb3-contrib)")
+
+from training.main_job import main  # noqa: E402
 
 
 def test_the_main_job_trains_exports_and_ranks_the_new_agent_against_the_shipped_opponents(tmp_path, capsys):

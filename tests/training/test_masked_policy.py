@@ -6,11 +6,14 @@ import os
 
 import numpy as np
 import pytest
-import torch
-from sb3_contrib.common.maskable.distributions import MaskableCategorical
-from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
-from training.masked_policy import FastMaskableCategorical, FastMaskablePolicy
+pytest.importorskip("sb3_contrib", reason="needs the [train] extra (torch, stable-baselines3, sb3-contrib)")
+
+import torch  # noqa: E402
+from sb3_contrib.common.maskable.distributions import MaskableCategorical  # noqa: E402
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy  # noqa: E402
+
+from training.masked_policy import FastMaskableCategorical, FastMaskablePolicy  # noqa: E402
 
 
 def _pair(logits, mask):

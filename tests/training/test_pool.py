@@ -10,8 +10,11 @@ import pytest
 
 from tabletop_envs import ConfigError
 from tabletop_envs.core.onnx_policy import MLPPolicy
-from training.pool import HEURISTIC, RANDOM, SNAPSHOT, OpponentPool, WinRateGate
-from training.train import SelfPlayEnv, learner_score
+
+pytest.importorskip("sb3_contrib", reason="needs the [train] extra (torch, stable-baselines3, sb3-contrib)")
+
+from training.pool import HEURISTIC, RANDOM, SNAPSHOT, OpponentPool, WinRateGate  # noqa: E402
+from training.train import SelfPlayEnv, learner_score  # noqa: E402
 
 
 def _weights(n_obs=32, n_act=11, seed=0):

@@ -11,11 +11,14 @@ from tabletop_envs import TabletopError
 from tabletop_envs.core import policy as policy_module
 from tabletop_envs.core.arena import play_match
 from tabletop_envs.core.policy import RandomPolicy
-from training.config import load_config
-from training.export import numpy_policy
-from training.pool import OpponentPool
-from training.pretrain import clone, collect, warm_start
-from training.train import build_model, make_vec_env, train
+
+pytest.importorskip("sb3_contrib", reason="needs the [train] extra (torch, stable-baselines3, sb3-contrib)")
+
+from training.config import load_config  # noqa: E402
+from training.export import numpy_policy  # noqa: E402
+from training.pool import OpponentPool  # noqa: E402
+from training.pretrain import clone, collect, warm_start  # noqa: E402
+from training.train import build_model, make_vec_env, train  # noqa: E402
 
 TINY = {"env": "toy_v0", "seed": 1,
         "ppo": {"total_timesteps": 512, "n_steps": 128, "batch_size": 64, "n_epochs": 2, "net_arch": [16]},

@@ -7,8 +7,11 @@ import json
 import pytest
 
 from tabletop_envs import ConfigError, load_policy
-from training.config import load_config
-from training.train import main, train
+
+pytest.importorskip("sb3_contrib", reason="needs the [train] extra (torch, stable-baselines3, sb3-contrib)")
+
+from training.config import load_config  # noqa: E402
+from training.train import main, train  # noqa: E402
 
 TINY = {"env": "toy_v0", "seed": 1,
         "ppo": {"total_timesteps": 1024, "n_steps": 128, "batch_size": 64, "n_epochs": 2, "net_arch": [16]},
