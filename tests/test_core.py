@@ -383,7 +383,10 @@ def test_import_does_not_import_torch():
 def test_the_package_version_is_the_one_pyproject_installs():
     from pathlib import Path
 
-    import tomllib
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10: no tomllib yet; tomli is pytest's own dependency there
+        import tomli as tomllib
 
     import tabletop_envs
 
