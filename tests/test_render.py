@@ -6,6 +6,7 @@ import os
 
 import numpy as np
 import pytest
+from extras import needs_matplotlib
 from pettingzoo.test import render_test
 
 from tabletop_envs.core.registry import ENVS, EnvSpec, available_envs
@@ -258,6 +259,7 @@ def test_ansi_render_follows_render_player():
     assert env.render() == env.game_state.render_text(1) != env.game_state.render_text()
 
 
+@needs_matplotlib
 def test_human_mode_falls_back_to_matplotlib_then_to_a_clear_error(monkeypatch):
     import sys
 

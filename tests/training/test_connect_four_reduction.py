@@ -6,6 +6,7 @@ import json
 
 import numpy as np
 import pytest
+from extras import needs_train
 
 from benchmarks.training_throughput import ConnectFourVsRandom, ZeroCostEnv
 
@@ -32,6 +33,7 @@ def test_losses_on_the_opponents_move_reach_the_learner_and_seats_are_drawn():
     assert -1.0 in outcomes and 1.0 in outcomes  # the opponent's winning move is a -1 for the learner
 
 
+@needs_train
 def test_the_zero_cost_env_replays_real_observations_and_masks_in_the_games_shape_and_is_a_valid_masked_env():
     from gymnasium.utils.env_checker import check_env
 
@@ -61,6 +63,7 @@ def test_the_zero_cost_env_replays_real_observations_and_masks_in_the_games_shap
         ZeroCostEnv(bank, 203, masks=np.zeros_like(masks))
 
 
+@needs_train
 def test_the_benchmark_trains_both_sides_with_the_named_policy_class():
     from benchmarks.training_throughput import _ZeroCost, algorithm_kwargs, measure
     from training.masked_policy import FastMaskablePolicy, FastMaskableRolloutBuffer
@@ -85,6 +88,7 @@ class _SlowEnv(ZeroCostEnv):
         return super().step(action)
 
 
+@needs_train
 def test_every_run_times_its_pieces_and_the_env_piece_holds_the_envs_own_time():
     from benchmarks.training_throughput import PIECES, measure
 
@@ -102,6 +106,7 @@ def test_every_run_times_its_pieces_and_the_env_piece_holds_the_envs_own_time():
             assert inner <= us["collection"] + 0.2 and us["collection"] + us["update"] <= us["total"] + 0.2
 
 
+@needs_train
 def test_the_piece_clock_wraps_instances_only_and_removes_its_wrappers():
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import DummyVecEnv
@@ -125,6 +130,7 @@ def test_the_piece_clock_wraps_instances_only_and_removes_its_wrappers():
     assert clock.seconds == seconds
 
 
+@needs_train
 def test_the_policy_comparison_trains_every_env_with_both_policy_classes(monkeypatch):
     import benchmarks.training_throughput as tt
 
@@ -142,6 +148,7 @@ def test_the_policy_comparison_trains_every_env_with_both_policy_classes(monkeyp
     assert all(r["speedup"] == 2.0 for r in rows)
 
 
+@needs_train
 def test_the_policy_comparisons_speedup_is_the_median_of_each_rounds_own_ratio(monkeypatch):
     import benchmarks.training_throughput as tt
 
@@ -161,6 +168,7 @@ def test_the_policy_comparisons_speedup_is_the_median_of_each_rounds_own_ratio(m
         assert (row["stock_steps_per_s"], row["fast_steps_per_s"]) == (200.0, 300.0)
 
 
+@needs_train
 def test_throughput_ratios_are_the_median_of_each_rounds_own_ratio(monkeypatch):
     import benchmarks.training_throughput as tt
 
@@ -211,6 +219,7 @@ def test_throughput_ratios_are_the_median_of_each_rounds_own_ratio(monkeypatch):
     assert all(len(r) == 3 for r in ref["steps_per_s_each_round"])
 
 
+@needs_train
 def test_the_benchmark_runs_both_sides_in_the_vec_env_it_is_told():
     from stable_baselines3.common.vec_env import DummyVecEnv
 
@@ -248,6 +257,7 @@ def test_a_benchmark_result_records_the_machine_and_package_versions_that_produc
     assert machine["packages"]["pettingzoo"] and machine["packages"]["numpy"]
 
 
+@needs_train
 def test_the_free_engine_bound_pays_the_opponents_moves_of_real_self_play_and_nothing_else():
     import benchmarks.free_engine_bound as fe
     import benchmarks.training_throughput as tt

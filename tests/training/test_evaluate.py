@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from extras import needs_matplotlib
 
 from tabletop_envs import ConfigError
 from training.evaluate import PairResult, bradley_terry_elo, main, play_pair, seatings, wilson
@@ -67,6 +68,7 @@ def test_the_elo_table_names_its_zero_point():
     assert "random = 0" in with_random and "mean = 0" in without and "random = 0" not in without
 
 
+@needs_matplotlib
 def test_cli_writes_json_markdown_and_png(toy, tmp_path):
     with pytest.raises(ValueError, match="distinct"):
         main(["--env", toy, "--policies", "random", "random", "--games", "10"])

@@ -8,6 +8,7 @@ import sys
 
 import numpy as np
 import pytest
+from extras import TRAIN_REASON, needs_onnx, needs_train
 
 from tabletop_envs import ModelMismatchError, TabletopError, load_policy
 from tabletop_envs.core.onnx_policy import MLPPolicy, OnnxPolicy, load_model_policy
@@ -15,6 +16,7 @@ from tabletop_envs.core.onnx_policy import MLPPolicy, OnnxPolicy, load_model_pol
 
 @pytest.fixture()
 def toy_model(toy):
+    pytest.importorskip("sb3_contrib", reason=TRAIN_REASON)
     import torch
     from sb3_contrib import MaskablePPO
 
@@ -181,6 +183,7 @@ def test_the_sidecars_act_mode_is_the_loaders_default_and_can_be_overridden(toy_
     assert load_policy(str(argmax)).deterministic is True
 
 
+@needs_train
 def test_linear_layers_walks_nested_containers_and_refuses_what_the_opponent_format_cannot_run():
     import torch
 
@@ -274,6 +277,7 @@ def test_export_cli_accepts_the_model_without_its_zip_suffix(toy_run, tmp_path):
     assert _written(tmp_path / "out" / "ppo") == ["ppo.json", "ppo.npz", "ppo.onnx"]
 
 
+@needs_train
 def test_export_of_a_checkpoint_finds_the_run_json_in_the_run_folder(tmp_path):
     # an Earth 4-player checkpoint was exported with game_config {} and num_players 2
     pytest.importorskip("tabletop_envs.earth")
@@ -460,6 +464,7 @@ def test_a_sidecar_env_id_that_is_no_name_is_refused(exported):
         load_policy(str(exported))
 
 
+@needs_onnx
 def test_the_sidecar_names_every_rule_option_defaults_included(tmp_path):
     # a sidecar naming only the options given read a later option's new default as the model's own rules:
     # an RLlib Terralore model trained with opaque_wall=True warned that it had been trained without it

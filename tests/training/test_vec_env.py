@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from extras import needs_train
 
 from tabletop_envs.core.onnx_policy import MLPPolicy, choose_legal, choose_legal_batch
 from tabletop_envs.core.policy import RandomPolicy, act_batch
@@ -64,6 +65,7 @@ def _same(a, b) -> bool:
     return a == b
 
 
+@needs_train
 @pytest.mark.parametrize("env_name", ["terralore_v0", "travel_earth_v0"])
 def test_selfplay_vec_env_plays_the_same_episodes_as_dummy_vec_env(env_name):
     from stable_baselines3.common.vec_env import DummyVecEnv
@@ -77,6 +79,7 @@ def test_selfplay_vec_env_plays_the_same_episodes_as_dummy_vec_env(env_name):
     assert _same(dummy, batched)
 
 
+@needs_train
 def test_selfplay_vec_env_answers_envs_waiting_on_one_policy_in_one_batch():
     from stable_baselines3.common.vec_env import DummyVecEnv
 
@@ -93,6 +96,7 @@ def test_selfplay_vec_env_answers_envs_waiting_on_one_policy_in_one_batch():
     assert len(together.batches) + together.single < alone.single
 
 
+@needs_train
 def test_selfplay_vec_env_reports_truncation_for_sb3_bootstrapping():
     from training.vec_env import SelfPlayVecEnv
 
@@ -103,6 +107,7 @@ def test_selfplay_vec_env_reports_truncation_for_sb3_bootstrapping():
     assert ended and all(truncated and terminal is not None and returns == [0.0, 0.0] for returns, truncated, terminal in ended)
 
 
+@needs_train
 def test_selfplay_vec_env_replaces_deals_that_end_before_the_learner_decides():
     from tests.travel_earth.test_env import _FirstTurnAmbush
     from training.vec_env import SelfPlayVecEnv
@@ -173,6 +178,7 @@ class _LegalCounter:
         return int(np.flatnonzero(mask)[0])
 
 
+@needs_train
 @pytest.mark.parametrize("driver", ["single", "batched"])
 def test_opponents_are_not_asked_about_forced_moves(driver):
     from training.train import SelfPlayEnv
