@@ -7,7 +7,9 @@ state. Any change of rules, catalogue, encoder, bot or chance use changes a line
 file says where: the test fails at the first differing line. Two-player games are recorded twice,
 with random legal moves and with the heuristic bot in every seat, so the bots are pinned too.
 
-If a change is intended, regenerate and say why in the commit::
+NumPy's ``Generator`` streams are not promised to stay the same across NumPy releases (NEP 19); every
+deal here is drawn from one, so a NumPy release that changed them would change these files too (and
+so would every seeded replay). If a change is intended, regenerate and say why in the commit::
 
     python tests/golden.py
 """
