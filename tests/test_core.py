@@ -701,13 +701,18 @@ def test_a_learner_seat_outside_the_table_is_a_clear_error(toy, seat):
     ("travel_earth_v0", {"resting_defender_win": "both"}, "resting_defender_win must be one of"),
     ("terralore_v0", {"max_turns": -5}, "max_turns must be None"),
     ("terralore_v0", {"max_turns": 2.7}, "max_turns must be None"),
+    ("terralore_v0", {"max_turns": 0}, "max_turns must be None"),
+    ("terralore_v0", {"illegal_action": "ignore"}, "illegal_action must be one of"),
+    ("terralore_v0", {"illegal_action": ["raise"]}, "illegal_action must be one of"),
+    ("travel_earth_v0", {"render_mode": "video"}, "render_mode must be None or one of"),
 ])
 def test_a_bad_rule_option_is_a_config_error_that_names_it(env_name, kwargs, problem):
+    from tabletop_envs.core.aec import AEC_KWARGS
     from tabletop_envs.core.errors import ConfigError
 
     with pytest.raises(ConfigError, match=problem):
         ENVS[env_name].load_module().env(**kwargs)
-    if "max_turns" not in kwargs:
+    if not set(kwargs) & set(AEC_KWARGS):  # the env's own options: the game never sees them
         with pytest.raises(ConfigError, match=problem):
             make_game(env_name, **kwargs)
 
@@ -813,3 +818,70 @@ def test_env_kwargs_given_with_a_ready_aec_env_are_refused_not_dropped(toy, kwar
     env = SingleAgentEnv(toy_game.raw_env(max_turns=3, illegal_action="penalty", render_mode="ansi"),
                          render_mode="ansi")
     assert (env.max_turns, env.illegal_action) == (3, "penalty")
+
+
+def test_num_steps_counts_every_seats_decision_and_restarts_at_reset(toy):
+    import toy_game
+
+    env = toy_game.env()
+    env.reset(seed=4)
+    moves = 0
+    while not all(env.terminations.values()):
+        assert env.num_steps == moves == env.game_state.turn
+        env.step(env.game_state.legal_actions()[0])
+        moves += 1
+    assert env.num_steps == 6  # the toy game's six turns, both seats counted
+    while env.agents:  # dead steps are the agents leaving, no decisions
+        env.step(None)
+    assert env.num_steps == 6
+    env.reset(seed=4)
+    assert env.num_steps == 0
+
+
+def test_after_the_last_move_every_seat_sees_an_all_zero_mask_in_info_and_observe(toy):
+    import toy_game
+
+    env = toy_game.env()
+    env.reset(seed=2)
+    while not all(env.terminations.values()):
+        env.step(env.game_state.legal_actions()[-1])
+    for agent in env.possible_agents:
+        assert not env.infos[agent]["action_mask"].any(), agent
+        assert not env.observe(agent)["action_mask"].any(), agent
+    _, _, terminated, _, info = env.last()
+    assert terminated and not info["action_mask"].any()
+
+
+@pytest.mark.parametrize("num_players", [2, 3])
+def test_penalty_mode_gives_the_offender_minus_one_and_every_other_seat_its_share_through_last(num_players):
+    from tabletop_envs import earth_v0
+
+    env = earth_v0.env(num_players=num_players, illegal_action="penalty")
+    env.reset(seed=1)
+    offender = env.agent_selection
+    bad = int(np.flatnonzero(env.game_state.legal_action_mask() == 0)[0])
+    env.step(bad)
+    seen = {}
+    while env.agents:  # what each seat is told by last() as it leaves the table
+        agent = env.agent_selection
+        _, reward, terminated, truncated, info = env.last()
+        assert terminated and not truncated and info["illegal_action"] is True
+        seen[agent] = reward
+        env.step(None)
+    share = 1.0 / (num_players - 1)
+    assert seen == {a: (-1.0 if a == offender else share) for a in env.possible_agents}
+    assert sum(seen.values()) == pytest.approx(0.0)
+
+
+def test_state_dict_is_the_engine_state_as_json_and_rebuilds_the_same_position(toy):
+    import toy_game
+
+    env = toy_game.env()
+    env.reset(seed=3)
+    for _ in range(3):
+        env.step(env.game_state.legal_actions()[0])
+    data = json.loads(json.dumps(env.state_dict()))
+    rebuilt = env.game.state_from_dict(data)
+    assert rebuilt == env.game_state
+    assert rebuilt.observation(0).tolist() == env.game_state.observation(0).tolist()
+    assert rebuilt.turn == 3
