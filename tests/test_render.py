@@ -310,3 +310,18 @@ def test_record_bots_example_names_the_known_games_for_an_unknown_one():
                           capture_output=True, text=True, env=env)
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert "unknown game 'chess'; choose one of: earth, terralore, travel_earth" in done.stderr
+
+
+def test_gymnasium_rgb_array_list_collects_one_picture_per_reset_and_step():
+    # gymnasium.make reads the render modes from SingleAgentEnv.metadata to wrap the env in RenderCollection
+    import gymnasium
+
+    import tabletop_envs  # noqa: F401  (registers the gymnasium ids)
+
+    name = available_envs()[0]
+    single = gymnasium.make(ENVS[name].gymnasium_id, render_mode="rgb_array_list", opponent=f"{name}/random")
+    single.reset(seed=0)
+    single.step(int(np.flatnonzero(single.unwrapped.action_masks())[0]))
+    frames = single.render()
+    assert len(frames) == 2 and all(f.dtype == np.uint8 and f.ndim == 3 for f in frames)
+    single.close()
