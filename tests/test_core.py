@@ -510,6 +510,9 @@ def test_single_agent_env_penalty_ends_the_game_with_penalty_returns(toy):
     _, reward, terminated, truncated, info = env.step(_first_illegal(env.action_masks()))
     assert (reward, terminated, truncated) == (-1.0, True, False)
     assert info["returns"] == [-1.0, 1.0] and info["illegal_action"] is True
+    # the learner is still the engine's mover, but the episode is over: nothing to decide, all True
+    assert env.game_state.current_player() == 0
+    assert env.action_masks().all() and info["action_mask"].all()
 
 
 def test_single_agent_env_random_legal_plays_a_legal_action_and_says_so(toy):
@@ -885,3 +888,17 @@ def test_state_dict_is_the_engine_state_as_json_and_rebuilds_the_same_position(t
     assert rebuilt == env.game_state
     assert rebuilt.observation(0).tolist() == env.game_state.observation(0).tolist()
     assert rebuilt.turn == 3
+
+
+def test_single_agent_step_info_hands_out_the_learners_mask_of_its_next_decision(toy):
+    import toy_game
+
+    env = SingleAgentEnv(toy_game.raw_env(), opponent=RandomPolicy(), learner_seat=1)
+    _, info = env.reset(seed=3)
+    terminated = False
+    while not terminated:
+        legal = env.game_state.legal_action_mask().astype(bool)
+        assert env.game_state.current_player() == 1
+        np.testing.assert_array_equal(info["action_mask"], legal)
+        _, _, terminated, _, info = env.step(int(np.flatnonzero(legal)[0]))
+    assert info["action_mask"].dtype == bool and info["action_mask"].all()  # nothing to decide: all True
