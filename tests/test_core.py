@@ -902,3 +902,30 @@ def test_single_agent_step_info_hands_out_the_learners_mask_of_its_next_decision
         np.testing.assert_array_equal(info["action_mask"], legal)
         _, _, terminated, _, info = env.step(int(np.flatnonzero(legal)[0]))
     assert info["action_mask"].dtype == bool and info["action_mask"].all()  # nothing to decide: all True
+
+
+def test_a_policy_id_registers_once_unless_overwritten_and_loads_the_latest_factory(monkeypatch):
+    from tabletop_envs.core import policy as policy_module
+    from tabletop_envs.core.policy import load_policy, register_policy
+
+    monkeypatch.setattr(policy_module, "_POLICIES", {})
+    first, second = RandomPolicy(), RandomPolicy()
+    register_policy("toy_v0/fixed", lambda: first)
+    assert load_policy("toy_v0/fixed") is first
+    with pytest.raises(ValueError, match="already registered"):
+        register_policy("toy_v0/fixed", lambda: second)
+    assert load_policy("toy_v0/fixed") is first
+    register_policy("toy_v0/fixed", lambda: second, overwrite=True)
+    assert load_policy("toy_v0/fixed") is second
+    with pytest.raises(ValueError, match="must look like"):
+        register_policy("fixed", lambda: first)
+
+
+def test_a_model_path_that_does_not_exist_is_named_as_a_missing_model_not_an_unknown_id(tmp_path):
+    from tabletop_envs.core.policy import load_policy
+
+    missing = tmp_path / "terralore" / "ppo.onnx"
+    with pytest.raises(FileNotFoundError, match="no model at .*ppo.onnx"):
+        load_policy(missing)
+    with pytest.raises(FileNotFoundError, match="no model at .*ppo.onnx"):
+        load_policy(str(missing), env="terralore_v0")
