@@ -484,3 +484,16 @@ def test_the_sidecar_names_every_rule_option_defaults_included(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         load_policy(str(path), env="terralore_v0", game_config={})
+
+
+def test_a_graph_without_weights_loads_without_onnxruntime_and_its_first_move_says_to_install_it(
+        exported, monkeypatch):
+    import toy_game
+
+    exported.with_suffix(".npz").unlink()  # only the graph is left: it needs onnxruntime
+    monkeypatch.setitem(sys.modules, "onnxruntime", None)  # import onnxruntime raises ImportError
+    policy = load_policy(str(exported))
+    assert isinstance(policy, OnnxPolicy)
+    state = toy_game.ToyGame().new_initial_state(0)
+    with pytest.raises(TabletopError, match="ppo.onnx has no .npz weights next to it.*pip install onnxruntime"):
+        policy.act(state.observation(0), state.legal_action_mask(), np.random.default_rng(0))
