@@ -156,6 +156,37 @@ def test_choose_legal_batch_samples_legal_actions_by_their_masked_softmax():
     np.testing.assert_allclose(np.bincount(picks, minlength=3)[:3] / len(picks), expected, atol=0.015)
 
 
+def test_sampling_follows_the_masked_softmax_even_with_logits_too_large_for_exp():
+    # exp(300) overflows float32: the draw must shift the logits by their maximum first
+    logits = np.array([[0.0, 300.0, 0.0, 0.0]], np.float32).repeat(200, 0)
+    masks = np.array([[True, True, True, False]]).repeat(200, 0)
+    rng = np.random.default_rng(2)
+    assert choose_legal_batch(logits, masks, rng, deterministic=False).tolist() == [1] * 200
+    assert {choose_legal(logits[0], masks[0], rng, False) for _ in range(50)} == {1}
+
+
+class _TopOfTheRow:
+    """A generator whose every draw is at the very top of [0, 1): what float rounding can give."""
+
+    def random(self, size=None):
+        return np.ones(size) if size is not None else 1.0
+
+
+def test_choose_legal_batch_a_draw_at_the_very_top_of_a_row_picks_its_last_legal_action():
+    masks = np.array([[1, 1, 0, 0], [0, 1, 1, 1], [1, 0, 1, 0]], bool)
+    picks = choose_legal_batch(np.zeros((3, 4), np.float32), masks, _TopOfTheRow(), deterministic=False)
+    assert picks.tolist() == [1, 3, 2]
+
+
+@pytest.mark.parametrize("width", [5, 40])  # the few-actions path and the numpy path
+def test_sampling_without_a_generator_draws_from_a_fresh_one_and_stays_legal(width):
+    mask = np.zeros(width, bool)
+    mask[1::2] = True
+    logits = np.zeros(width, np.float32)
+    picks = {choose_legal(logits, mask, None, deterministic=False) for _ in range(200)}
+    assert picks <= set(np.flatnonzero(mask).tolist()) and len(picks) > 1
+
+
 def test_choose_legal_batch_refuses_a_row_without_legal_actions():
     with pytest.raises(ValueError, match="no legal action"):
         choose_legal_batch(np.zeros((2, 3)), np.array([[1, 0, 0], [0, 0, 0]], bool), None, True)
