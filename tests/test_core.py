@@ -425,6 +425,45 @@ def test_arena_plays_every_deal_from_every_seat_even_for_an_odd_number_of_games(
         assert res.wins[0] == res.wins[1] and res.losses[0] == res.losses[1]
 
 
+def test_arena_summary_reports_each_policys_wins_draws_and_losses_of_the_match(toy):
+    from tabletop_envs.core.arena import play_match
+
+    class PlayHighest:
+        def act(self, obs, mask, rng):
+            legal = np.flatnonzero(mask[:10])
+            return int(legal.max()) if legal.size else 10
+
+    res = play_match(toy, [PlayHighest(), "toy_v0/random"], 20, seed=2)
+    lines = res.summary().splitlines()
+    assert [line.split(":")[0] for line in lines] == ["PlayHighest", "toy_v0/random"]
+    for i, line in enumerate(lines):
+        assert line.endswith(f"{res.wins[i]}W {res.draws[i]}D {res.losses[i]}L of 20 ({100 * res.win_rate(i):.1f}% wins)")
+        assert res.wins[i] + res.draws[i] + res.losses[i] == 20
+    assert res.wins[0] > res.wins[1]  # the summary tells the stronger policy apart
+
+
+class _Picks:
+    def __init__(self, pick):
+        self.pick = pick
+
+    def act(self, obs, mask, rng):
+        return self.pick
+
+
+def test_arena_counts_a_shared_best_return_at_three_seats_as_a_draw_for_those_sharing_it(monkeypatch):
+    from tabletop_envs.core.arena import play_match
+
+    monkeypatch.setitem(ENVS, "picks_v0", EnvSpec("picks_v0", "three_seat_game", "test/picks-v0", "test/Picks-v0",
+                                                  (3,), "", "picks"))
+    res = play_match("picks_v0", [_Picks(2), _Picks(0), _Picks(2)], 6, seed=0)
+    assert res.games == 6
+    assert res.wins.tolist() == [0, 0, 0]
+    assert res.draws.tolist() == [6, 0, 6] and res.losses.tolist() == [0, 6, 0]
+    assert res.total_return.tolist() == [12.0, 0.0, 12.0]
+    alone = play_match("picks_v0", [_Picks(1), _Picks(2), _Picks(0)], 3, seed=0)
+    assert (alone.wins.tolist(), alone.draws.tolist(), alone.losses.tolist()) == ([0, 3, 0], [0, 0, 0], [3, 0, 3])
+
+
 def test_arena_hands_each_seat_its_own_observation(toy):
     """In the toy game a seat's hand is exactly its legal plays: every policy call must see the hand
     of the seat that moves, never another seat's."""
