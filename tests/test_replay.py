@@ -55,6 +55,19 @@ def test_replay_round_trip_reproduces_every_state(toy, tmp_path):
     assert replayed == digests
 
 
+@pytest.mark.parametrize("env_name", ["toy_v0", "terralore_v0"])
+def test_the_digest_of_a_state_is_the_same_after_a_clone_or_a_json_round_trip(toy, env_name):
+    # equal digests <=> equal states: a state saved and loaded again (its fields in another order) is the same
+    from tabletop_envs.core.engine import check_json_roundtrip
+
+    _, digests, env = record_random_game(env_name, seed=2, max_steps=12)
+    state = env.game_state
+    assert state_digest(state) == digests[-1]
+    assert state_digest(check_json_roundtrip(state)) == digests[-1]
+    assert state_digest(state.clone()) == digests[-1]
+    assert len(set(digests)) == len(digests)  # and every position differs from the ones before it
+
+
 def test_replay_file_is_plain_json_with_version_seed_and_actions(toy, tmp_path):
     replay, _, _ = record_random_game("toy_v0", seed=9)
     data = json.loads(replay.save(tmp_path / "g.json").read_text())
@@ -105,6 +118,16 @@ def test_a_replay_whose_recorded_result_was_edited_is_refused(toy):
     unfinished.returns = None
     with pytest.raises(ReplayError, match="returns"):
         unfinished.replay()
+
+
+def test_a_replay_of_another_file_format_is_refused_naming_the_library_version_that_reads_it(toy):
+    replay, _, _ = record_random_game("toy_v0", seed=1)
+    data = json.loads(replay.to_json())
+    data.update(format=2, library_version="9.9.9")
+    with pytest.raises(ReplayError, match="replay format 2; this library reads format 1. Use tabletop-envs 9.9.9"):
+        Replay.from_json(json.dumps(data))
+    data["format"] = 1
+    assert Replay.from_json(json.dumps(data)).actions == replay.actions
 
 
 @pytest.mark.parametrize("text, problem", [("{nope", "not valid JSON"), ("[1, 2]", "JSON object"),
