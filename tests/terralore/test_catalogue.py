@@ -81,6 +81,7 @@ def _raw():
     (lambda c: c[3].update(rarity="mythic"), "'mythic' is not one of"),
     (lambda c: c[3].update(cost=-1), "outside the allowed range"),
     (lambda c: c[3].update(cost="2"), "expected int"),
+    (lambda c: c[3].update(cost=True), "expected int, got bool True"),  # JSON true is no cost, though Python's 1
     (lambda c: c[3].pop("points"), "a creature needs 'points'"),
     (lambda c: c[3].update(colour="red"), "unknown field"),
     (lambda c: c[3].update(id=7), "must equal its position"),
