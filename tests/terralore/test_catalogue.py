@@ -117,6 +117,10 @@ def test_catalogue_file_errors(tmp_path):
         load_catalogue(tmp_path / "missing.json")
     with pytest.raises(CatalogueError, match="cannot fill a 20-card"):
         load_catalogue(_write(tmp_path, _raw()[:10]))
+    for text in ("[]", '{"creatures": []}', '{"cards": {"Red Fox": {}}}'):
+        bad.write_text(text)
+        with pytest.raises(CatalogueError, match="cards.json: expected a JSON object with a list under 'cards'"):
+            load_catalogue(bad)
 
 
 def test_the_shipped_catalogue_loads_from_disk_like_the_default():
