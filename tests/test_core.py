@@ -57,6 +57,22 @@ def test_global_state_check_catches_a_state_that_is_only_the_movers_view(toy, mo
         conformance.check_global_state(toy, {})
 
 
+def test_global_state_check_fails_on_a_warning_of_pettingzoos_own_state_test(toy, monkeypatch):
+    from gymnasium import spaces
+
+    from tabletop_envs.core.aec import TabletopAECEnv
+
+    original = TabletopAECEnv.__init__
+
+    def unbounded(self, *args, **kwargs):  # a state space without an upper bound: PettingZoo warns, nothing fails
+        original(self, *args, **kwargs)
+        self.state_space = spaces.Box(self.state_space.low, np.inf, self.state_space.shape, np.float32)
+
+    monkeypatch.setattr(TabletopAECEnv, "__init__", unbounded)
+    with pytest.raises(AssertionError, match="PettingZoo state_test warnings for toy_v0 .*infinity"):
+        conformance.check_global_state(toy, {})
+
+
 def test_the_engine_state_is_game_state_and_state_is_pettingzoos_global_state(toy):
     env = conformance.env_fn(toy)()
     env.reset(seed=1)
