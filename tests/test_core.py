@@ -57,6 +57,22 @@ def test_global_state_check_catches_a_state_that_is_only_the_movers_view(toy, mo
         conformance.check_global_state(toy, {})
 
 
+def test_mask_check_tries_every_action_id_up_to_the_last(toy, monkeypatch):
+    # the toy's last action id is "draw": an engine that offers it but refuses it must be caught there
+    import toy_game
+
+    original = toy_game.ToyState._apply_action
+
+    def refuses_to_draw(self, action):
+        if action == toy_game.N_CARDS:
+            raise IllegalActionError(action, self.legal_actions())
+        original(self, action)
+
+    monkeypatch.setattr(toy_game.ToyState, "_apply_action", refuses_to_draw)
+    with pytest.raises(AssertionError, match=r"action 10 \(draw\) accepted=False but mask=1"):
+        conformance.check_mask_equals_rules(toy, {})
+
+
 def test_global_state_check_fails_on_a_warning_of_pettingzoos_own_state_test(toy, monkeypatch):
     from gymnasium import spaces
 
