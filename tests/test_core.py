@@ -1014,3 +1014,35 @@ def test_numpy_scalars_in_a_state_are_stored_as_their_python_values_and_load_bac
     assert type(data["bonus"]) is int and type(data["ratio"]) is float
     back = check_json_roundtrip(state)
     assert (back.bonus, back.ratio, back.flags) == (7, 0.5, [1, 0]) and back == state
+
+
+def test_infos_hold_exactly_the_agents_and_only_the_mover_has_a_nonzero_mask(toy):
+    import toy_game
+
+    env = toy_game.env()
+    env.reset(seed=6)
+    while not all(env.terminations.values()):
+        assert set(env.infos) == set(env.possible_agents)
+        for agent, info in env.infos.items():
+            if agent == env.agent_selection:
+                np.testing.assert_array_equal(info["action_mask"], env.game_state.legal_action_mask())
+            else:
+                assert not info["action_mask"].any(), agent
+        env.step(env.game_state.legal_actions()[0])
+    assert set(env.infos) == set(env.possible_agents)
+
+
+def test_available_envs_skips_a_game_whose_package_is_missing_but_not_a_game_missing_a_dependency(
+        monkeypatch, tmp_path):
+    from tabletop_envs.core.registry import available_envs
+
+    shipped = available_envs()
+    monkeypatch.setitem(ENVS, "gone_v0", EnvSpec("gone_v0", "tabletop_envs.gone.env", "test/gone-v0", "test/Gone-v0",
+                                                 (2,), "", "gone"))
+    assert available_envs() == shipped  # a game left out of this install: not listed
+    (tmp_path / "needs_a_dependency.py").write_text("import no_such_dependency_of_a_game  # noqa: F401\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setitem(ENVS, "broken_v0", EnvSpec("broken_v0", "needs_a_dependency", "test/broken-v0",
+                                                   "test/Broken-v0", (2,), "", "broken"))
+    with pytest.raises(ModuleNotFoundError, match="no_such_dependency_of_a_game"):
+        available_envs()  # a broken install is reported, not hidden
