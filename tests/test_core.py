@@ -1046,3 +1046,21 @@ def test_available_envs_skips_a_game_whose_package_is_missing_but_not_a_game_mis
                                                    "test/Broken-v0", (2,), "", "broken"))
     with pytest.raises(ModuleNotFoundError, match="no_such_dependency_of_a_game"):
         available_envs()  # a broken install is reported, not hidden
+
+
+def test_a_truncated_game_selects_the_seat_that_was_to_move_and_every_seat_leaves_with_reward_zero(toy):
+    import toy_game
+
+    env = toy_game.env(max_turns=3)
+    env.reset(seed=1)
+    for _ in range(3):
+        env.step(env.game_state.legal_actions()[0])
+    assert all(env.truncations.values()) and not any(env.terminations.values())
+    assert env.agent_selection == "player_1" == f"player_{env.game_state.current_player()}"
+    left = []
+    while env.agents:
+        _, reward, terminated, truncated, _ = env.last()
+        assert (reward, terminated, truncated) == (0.0, False, True)
+        left.append(env.agent_selection)
+        env.step(None)
+    assert sorted(left) == ["player_0", "player_1"]
