@@ -221,6 +221,34 @@ def test_gymnasium_face_in_human_mode_shows_every_reset_and_step_by_itself(monke
     env.close()
 
 
+def test_aec_env_in_human_mode_draws_every_step_in_one_window_that_close_closes(monkeypatch):
+    from tabletop_envs.core import render
+
+    shown, closed = [], []
+
+    class Window:
+        def __init__(self, title):
+            self.title = title
+
+        def show(self, array):
+            shown.append((self.title, array.shape))
+
+        def close(self):
+            closed.append(self.title)
+
+    monkeypatch.setattr(render, "make_viewer", Window)
+    name = available_envs()[0]
+    env = ENVS[name].load_module().env(render_mode="human")
+    env.reset(seed=0)
+    for _ in range(3):
+        env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
+    assert len(shown) == 3 and {title for title, _ in shown} == {name}
+    env.close()
+    assert closed == [name]
+    env.close()  # a second close has no window left to close
+    assert closed == [name]
+
+
 @pytest.mark.parametrize("env_name", available_envs())
 def test_gymnasium_face_draws_only_what_the_learner_may_see(env_name):
     """Frames can reach the agent (AddRenderObservation): re-dealing what the learner cannot see must
