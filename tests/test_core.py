@@ -1064,3 +1064,51 @@ def test_a_truncated_game_selects_the_seat_that_was_to_move_and_every_seat_leave
         left.append(env.agent_selection)
         env.step(None)
     assert sorted(left) == ["player_0", "player_1"]
+
+
+class _SeatRecorder:
+    """Plays the first legal action and records its tag each time it is asked."""
+
+    def __init__(self, log, tag):
+        self.log, self.tag = log, tag
+
+    def act(self, obs, mask, rng):
+        self.log.append(self.tag)
+        return int(np.flatnonzero(mask)[0])
+
+
+def test_a_list_of_opponents_seats_one_policy_per_other_seat_in_seat_order():
+    from tabletop_envs import earth_v0
+
+    log = []
+    first, second = _SeatRecorder(log, "first"), _SeatRecorder(log, "second")
+    env = SingleAgentEnv(earth_v0.raw_env(num_players=3), opponent=[first, second], learner_seat=1)
+    env.reset(seed=0)
+    assert env.episode_opponents == [first, second]
+    assert env.seat_policies == [first, None, second]
+    for _ in range(5):
+        if env.over:
+            break
+        env.step(int(np.flatnonzero(env.action_masks())[0]))
+    assert {"first", "second"} <= set(log)
+    with pytest.raises(ValueError, match="1 opponents given for 2 other seats"):
+        SingleAgentEnv(earth_v0.raw_env(num_players=3), opponent=[first])
+
+
+def test_a_callable_opponent_is_a_pool_drawn_anew_for_every_seat_of_every_episode(toy):
+    import toy_game
+
+    drawn = []
+
+    def pool(rng):
+        policy = RandomPolicy()
+        drawn.append(policy)
+        return policy
+
+    env = SingleAgentEnv(toy_game.raw_env(), opponent=pool)
+    env.reset(seed=0)
+    assert env.episode_opponents == drawn[-1:] and len(drawn) == 1
+    env.reset(seed=1)
+    assert env.episode_opponents == drawn[-1:] and len(drawn) == 2 and drawn[0] is not drawn[1]
+    with pytest.raises(TypeError, match="opponent must be a policy, id, list or callable"):
+        SingleAgentEnv(toy_game.raw_env(), opponent=3)
