@@ -1112,3 +1112,21 @@ def test_a_callable_opponent_is_a_pool_drawn_anew_for_every_seat_of_every_episod
     assert env.episode_opponents == drawn[-1:] and len(drawn) == 2 and drawn[0] is not drawn[1]
     with pytest.raises(TypeError, match="opponent must be a policy, id, list or callable"):
         SingleAgentEnv(toy_game.raw_env(), opponent=3)
+
+
+def test_reset_gives_up_after_max_redeals_deals_that_all_end_before_the_learner_decides(toy):
+    import toy_game
+
+    from tabletop_envs.core.single_agent import MAX_REDEALS, REDEALS_EXHAUSTED
+
+    class Forfeits:  # seat 0 moves first and plays an illegal action: the penalty ends every deal at once
+        calls = 0
+
+        def act(self, obs, mask, rng):
+            Forfeits.calls += 1
+            return _first_illegal(mask)
+
+    env = SingleAgentEnv(toy_game.raw_env(illegal_action="penalty"), opponent=Forfeits(), learner_seat=1)
+    with pytest.raises(RuntimeError, match=REDEALS_EXHAUSTED):
+        env.reset(seed=0)
+    assert Forfeits.calls == MAX_REDEALS
