@@ -1130,3 +1130,13 @@ def test_reset_gives_up_after_max_redeals_deals_that_all_end_before_the_learner_
     with pytest.raises(RuntimeError, match=REDEALS_EXHAUSTED):
         env.reset(seed=0)
     assert Forfeits.calls == MAX_REDEALS
+
+
+def test_single_agent_text_render_shows_the_learners_view_or_with_render_view_table_the_whole_table():
+    learner = SingleAgentEnv("terralore_v0", render_mode="ansi", learner_seat=1)
+    learner.reset(seed=0)
+    table = SingleAgentEnv("terralore_v0", render_mode="ansi", render_view="table", learner_seat=1)
+    table.reset(seed=0)
+    assert learner.render() == learner.game_state.render_text(1)
+    assert table.render() == table.game_state.render_text(None)
+    assert learner.render() != table.render()  # the table shows the hand the learner may not see
