@@ -222,3 +222,12 @@ def test_a_report_of_a_larger_table_names_the_policy_in_the_other_seats(tmp_path
     assert report["filler"] == "heuristic" and report["game_kwargs"] == {"num_players": 3}
     assert json.loads((tmp_path / "elo.json").read_text())["filler"] == "heuristic"
     assert "other seats: heuristic" in (tmp_path / "elo.md").read_text().splitlines()[0]
+
+
+def test_a_random_policy_object_is_named_random_and_anchors_the_elo_at_zero(toy, play_highest):
+    from tabletop_envs.core.policy import RandomPolicy
+    from training.evaluate import round_robin
+
+    report = round_robin(toy, [play_highest, RandomPolicy()], 20, seed=1)
+    assert report["policies"][1] == "random"
+    assert report["elo"]["random"] == 0.0 and report["elo"][report["policies"][0]] > 0
