@@ -174,6 +174,22 @@ def test_a_model_used_under_other_rule_options_warns_naming_each_option_and_both
         load_policy("earth_v0/ppo", env="earth_v0", game_config={"num_players": 4})
 
 
+def test_a_loaded_model_handed_on_under_the_same_rules_warns_once_and_again_under_other_rules():
+    # evaluate's round robin loads a model once and hands the object to every pair: one warning, not one per pair
+    import warnings
+
+    from tabletop_envs import RuleOptionsWarning
+
+    other = {"deck_out": "empty_deck"}
+    with pytest.warns(RuleOptionsWarning, match="deck_out='empty_deck'"):
+        model = load_policy("terralore_v0/ppo", env="terralore_v0", game_config=other)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert load_policy(model, env="terralore_v0", game_config=dict(other)) is model
+    with pytest.warns(RuleOptionsWarning, match="defenders_deal_damage=True"):
+        load_policy(model, env="terralore_v0", game_config={**other, "defenders_deal_damage": True})
+
+
 def test_a_sidecar_written_before_an_option_existed_warns_under_its_new_default(tmp_path):
     # opaque_wall joined terralore_v0 as the default; a model from before it played on the open table
     import json
