@@ -185,6 +185,8 @@ def test_sampling_without_a_generator_draws_from_a_fresh_one_and_stays_legal(wid
     logits = np.zeros(width, np.float32)
     picks = {choose_legal(logits, mask, None, deterministic=False) for _ in range(200)}
     assert picks <= set(np.flatnonzero(mask).tolist()) and len(picks) > 1
+    batch = choose_legal_batch(np.tile(logits, (200, 1)), np.tile(mask, (200, 1)), None, deterministic=False)
+    assert set(batch.tolist()) <= set(np.flatnonzero(mask).tolist()) and len(set(batch.tolist())) > 1
 
 
 def test_choose_legal_batch_refuses_a_row_without_legal_actions():
