@@ -120,6 +120,22 @@ def test_a_replay_whose_recorded_result_was_edited_is_refused(toy):
         unfinished.replay()
 
 
+def test_an_unfinished_replay_is_not_saved_since_it_could_not_be_verified(toy, tmp_path):
+    import toy_game
+
+    env = toy_game.raw_env()
+    replay = Replay.start(env, 3)
+    env.reset(seed=3)
+    action = env.game_state.legal_actions()[0]
+    env.step(action)
+    replay.record(action)
+    with pytest.raises(ReplayError, match=r"replay not finished: call finish\(env\) before saving"):
+        replay.save(tmp_path / "g.json")
+    assert not (tmp_path / "g.json").exists()
+    replay.finish(env)
+    assert Replay.load(replay.save(tmp_path / "g.json")).actions == [action]
+
+
 def test_a_replay_of_another_file_format_is_refused_naming_the_library_version_that_reads_it(toy):
     replay, _, _ = record_random_game("toy_v0", seed=1)
     data = json.loads(replay.to_json())
