@@ -231,3 +231,106 @@ def test_a_random_policy_object_is_named_random_and_anchors_the_elo_at_zero(toy,
     report = round_robin(toy, [play_highest, RandomPolicy()], 20, seed=1)
     assert report["policies"][1] == "random"
     assert report["elo"]["random"] == 0.0 and report["elo"][report["policies"][0]] > 0
+
+
+@pytest.mark.parametrize("k, n", [(0, 5), (0, 10), (1, 3), (3, 10), (5, 5), (19, 19), (60, 100), (999, 1000)])
+def test_wilson_interval_is_the_wilson_score_interval_and_stays_within_0_and_1(k, n):
+    from scipy.stats import binomtest
+
+    expected = binomtest(k, n).proportion_ci(confidence_level=0.95, method="wilson")
+    lo, hi = wilson(k, n)
+    # 1.96 against scipy's 1.959964: the bounds agree to well under 1e-4
+    assert lo == pytest.approx(expected.low, abs=1e-4) and hi == pytest.approx(expected.high, abs=1e-4)
+    assert 0.0 <= lo <= k / n <= hi <= 1.0
+
+
+@pytest.mark.parametrize("n", [3, 4, 5])
+def test_seat_rotations_put_a_and_b_on_every_ordered_pair_of_neighbouring_seats_once(n):
+    rot = seatings(n)
+    neighbours = {(k, (k + 1) % n) for k in range(n)}
+    assert len(rot) == len(set(rot)) == 2 * n
+    assert set(rot) == neighbours | {(b, a) for a, b in neighbours}
+
+
+def test_play_pair_counts_wins_draws_and_losses_from_a_s_seat_over_paired_deals(toy, monkeypatch):
+    # a scripted arena: which deal and which seats each game got, and A's result chosen per (deal, seat of A)
+    import training.evaluate as evaluate
+
+    class Named:
+        def __init__(self, name):
+            self.name = name
+
+        def act(self, obs, mask, rng):  # never asked: the arena below is scripted
+            raise AssertionError
+
+    a, b = Named("a"), Named("b")
+    calls = []
+    script = {(0, 0): 1, (0, 1): 1, (1, 0): 1, (1, 1): 0, (2, 0): -1, (2, 1): -1}  # A's result
+
+    def scripted_game(game, seats, seed, max_turns, rng):
+        calls.append((seed, seats.index(a), seats.index(b)))
+        deal = sorted({s for s, _, _ in calls}).index(seed)
+        returns = np.zeros(len(seats))
+        returns[seats.index(a)] = script[deal, seats.index(a)]
+        return returns, 1
+
+    monkeypatch.setattr(evaluate, "play_game", scripted_game)
+    res = play_pair(toy, a, b, 5, seed=3)  # 5 games round up to 3 deals x 2 rotations
+    assert res.games == len(calls) == 6
+    seeds = [s for s, _, _ in calls]
+    assert len(set(seeds)) == 3 and all(seeds.count(s) == 2 for s in seeds)  # each deal from both seats
+    for s in set(seeds):
+        assert sorted((sa, sb) for seed, sa, sb in calls if seed == s) == [(0, 1), (1, 0)]
+    assert (res.wins, res.draws, res.losses) == (3, 1, 2)
+    assert res.score == pytest.approx(3.5 / 6)
+    rates = res.rates()
+    assert [rates[k]["rate"] for k in ("win", "draw", "loss")] == pytest.approx([3 / 6, 1 / 6, 2 / 6])
+    assert rates["loss"]["ci95"] == pytest.approx(list(wilson(2, 6)))
+
+
+def test_bradley_terry_elo_is_the_maximum_likelihood_fit_with_one_virtual_draw_per_pair():
+    # the Bradley-Terry likelihood maximised independently (scipy), draws half a win each way plus one
+    # virtual draw per pair, ratings 400 log10 of the strengths with random at 0
+    from scipy.optimize import minimize
+
+    names = ["random", "a", "b", "c"]
+    pairs = [PairResult("a", "random", 200, 150, 20, 30), PairResult("b", "random", 100, 55, 10, 35),
+             PairResult("a", "b", 300, 160, 40, 100), PairResult("c", "a", 50, 50, 0, 0),
+             PairResult("random", "c", 80, 5, 15, 60)]
+    idx = {n: i for i, n in enumerate(names)}
+    wins = np.zeros((4, 4))
+    for p in pairs:
+        wins[idx[p.a], idx[p.b]] += p.wins + 0.5 * p.draws + 0.5
+        wins[idx[p.b], idx[p.a]] += p.losses + 0.5 * p.draws + 0.5
+
+    def nll(theta):  # theta: natural-log strengths of a, b, c (random's is 0)
+        t = np.concatenate([[0.0], theta])
+        return -sum(wins[i, j] * (t[i] - np.logaddexp(t[i], t[j])) for i in range(4) for j in range(4) if i != j)
+
+    theta = minimize(nll, np.zeros(3), method="BFGS", options={"gtol": 1e-10}).x
+    expected = dict(zip(names, 400 / np.log(10) * np.concatenate([[0.0], theta])))
+    elo = bradley_terry_elo(names, pairs)
+    assert elo == pytest.approx(expected, abs=0.05)
+    # without random the mean rating is 0, the differences the same
+    no_anchor = bradley_terry_elo(names, pairs, anchor=None)
+    mean = np.mean(list(expected.values()))
+    assert no_anchor == pytest.approx({n: v - mean for n, v in expected.items()}, abs=0.05)
+
+
+def test_round_robin_credits_each_pair_to_the_policy_that_won_it(toy, play_highest):
+    from training.evaluate import round_robin
+
+    report = round_robin(toy, [play_highest, "random"], 200, seed=4)
+    (pair,) = report["pairs"]
+    assert (pair["a"], pair["b"]) == ("highest", "random") and pair["win"]["rate"] > 0.5
+    assert report["elo"]["random"] == 0 and report["elo"]["highest"] > 0
+    assert report["filler"] is None  # two seats: no other seat to fill
+
+
+def test_anchor_evaluation_reports_the_policy_s_rates_against_each_anchor(toy, play_highest):
+    from training.evaluate import anchor_evaluation
+
+    out = anchor_evaluation(toy, play_highest, 200, seed=5, anchors=("random",))
+    rates = out["vs_random"]
+    assert rates["games"] == 200 and rates["win"]["rate"] > rates["loss"]["rate"]
+    assert rates["win"]["ci95"][0] > 0.5  # the stronger policy's wins, not the anchor's
