@@ -235,13 +235,13 @@ def test_a_random_policy_object_is_named_random_and_anchors_the_elo_at_zero(toy,
 
 @pytest.mark.parametrize("k, n", [(0, 5), (0, 10), (1, 3), (3, 10), (5, 5), (19, 19), (60, 100), (999, 1000)])
 def test_wilson_interval_is_the_wilson_score_interval_and_stays_within_0_and_1(k, n):
-    from scipy.stats import binomtest
-
-    expected = binomtest(k, n).proportion_ci(confidence_level=0.95, method="wilson")
+    # Wilson's bounds are the proportions q the score test at z = 1.96 just accepts:
+    # (k/n - q)^2 = z^2 q (1 - q) / n, one root on each side of k/n (0 and 1 themselves at k = 0 and k = n)
     lo, hi = wilson(k, n)
-    # 1.96 against scipy's 1.959964: the bounds agree to well under 1e-4
-    assert lo == pytest.approx(expected.low, abs=1e-4) and hi == pytest.approx(expected.high, abs=1e-4)
     assert 0.0 <= lo <= k / n <= hi <= 1.0
+    for q in (lo, hi):
+        assert (k / n - q) ** 2 == pytest.approx(1.96 ** 2 * q * (1 - q) / n, rel=1e-9, abs=1e-15)
+    assert (lo < k / n) == (k > 0) and (hi > k / n) == (k < n)
 
 
 @pytest.mark.parametrize("n", [3, 4, 5])
@@ -289,10 +289,9 @@ def test_play_pair_counts_wins_draws_and_losses_from_a_s_seat_over_paired_deals(
 
 
 def test_bradley_terry_elo_is_the_maximum_likelihood_fit_with_one_virtual_draw_per_pair():
-    # the Bradley-Terry likelihood maximised independently (scipy), draws half a win each way plus one
-    # virtual draw per pair, ratings 400 log10 of the strengths with random at 0
-    from scipy.optimize import minimize
-
+    # At the Bradley-Terry maximum-likelihood fit each policy's expected wins equal its wins (draws
+    # half a win each way, plus one virtual draw per pair): sum_j n_ij s_i / (s_i + s_j) = W_i, with
+    # strengths s = 10^(Elo / 400). Checked from the ratings alone, whatever the fit's iteration.
     names = ["random", "a", "b", "c"]
     pairs = [PairResult("a", "random", 200, 150, 20, 30), PairResult("b", "random", 100, 55, 10, 35),
              PairResult("a", "b", 300, 160, 40, 100), PairResult("c", "a", 50, 50, 0, 0),
@@ -302,19 +301,13 @@ def test_bradley_terry_elo_is_the_maximum_likelihood_fit_with_one_virtual_draw_p
     for p in pairs:
         wins[idx[p.a], idx[p.b]] += p.wins + 0.5 * p.draws + 0.5
         wins[idx[p.b], idx[p.a]] += p.losses + 0.5 * p.draws + 0.5
-
-    def nll(theta):  # theta: natural-log strengths of a, b, c (random's is 0)
-        t = np.concatenate([[0.0], theta])
-        return -sum(wins[i, j] * (t[i] - np.logaddexp(t[i], t[j])) for i in range(4) for j in range(4) if i != j)
-
-    theta = minimize(nll, np.zeros(3), method="BFGS", options={"gtol": 1e-10}).x
-    expected = dict(zip(names, 400 / np.log(10) * np.concatenate([[0.0], theta])))
-    elo = bradley_terry_elo(names, pairs)
-    assert elo == pytest.approx(expected, abs=0.05)
-    # without random the mean rating is 0, the differences the same
-    no_anchor = bradley_terry_elo(names, pairs, anchor=None)
-    mean = np.mean(list(expected.values()))
-    assert no_anchor == pytest.approx({n: v - mean for n, v in expected.items()}, abs=0.05)
+    games = wins + wins.T
+    for anchor in ("random", None):
+        elo = bradley_terry_elo(names, pairs, anchor=anchor)
+        s = 10 ** (np.array([elo[n] for n in names]) / 400)
+        expected_wins = (games * s[:, None] / (s[:, None] + s[None, :])).sum(1)
+        assert expected_wins == pytest.approx(wins.sum(1), rel=1e-6)
+        assert (elo["random"] == 0) if anchor else (np.mean(list(elo.values())) == pytest.approx(0, abs=1e-9))
 
 
 def test_round_robin_credits_each_pair_to_the_policy_that_won_it(toy, play_highest):
