@@ -284,6 +284,7 @@ def test_play_pair_counts_wins_draws_and_losses_from_a_s_seat_over_paired_deals(
     assert (res.wins, res.draws, res.losses) == (3, 1, 2)
     assert res.score == pytest.approx(3.5 / 6)
     rates = res.rates()
+    assert rates["score"] == pytest.approx(3.5 / 6) and rates["games"] == 6
     assert [rates[k]["rate"] for k in ("win", "draw", "loss")] == pytest.approx([3 / 6, 1 / 6, 2 / 6])
     assert rates["loss"]["ci95"] == pytest.approx(list(wilson(2, 6)))
 
@@ -327,3 +328,21 @@ def test_anchor_evaluation_reports_the_policy_s_rates_against_each_anchor(toy, p
     rates = out["vs_random"]
     assert rates["games"] == 200 and rates["win"]["rate"] > rates["loss"]["rate"]
     assert rates["win"]["ci95"][0] > 0.5  # the stronger policy's wins, not the anchor's
+
+
+def test_split_env_kwargs_keeps_the_rule_options_and_takes_out_what_only_the_env_reads():
+    from training.evaluate import split_env_kwargs
+
+    env_kwargs = {"num_players": 3, "max_turns": 50, "render_mode": "ansi", "illegal_action": "penalty"}
+    assert split_env_kwargs(env_kwargs, "earth_v0") == ({"num_players": 3}, 50)
+    assert env_kwargs["max_turns"] == 50  # the recipe's own mapping is left as it was
+    assert split_env_kwargs(None, "toy_v0") == ({}, None)
+
+
+def test_the_elo_table_lists_the_strongest_policy_first():
+    from training.evaluate import markdown
+
+    report = {"env": "toy_v0", "num_players": 2, "games_per_pair": 2, "pairs": [],
+              "elo": {"random": 0.0, "strong": 250.0, "weak": -40.0}}
+    rows = [line.split("|")[1].strip() for line in markdown(report).splitlines()[-3:]]
+    assert rows == ["strong", "random", "weak"]
