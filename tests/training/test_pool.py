@@ -150,3 +150,54 @@ def test_pool_size_counts_the_heuristic_only_while_it_has_a_share():
     assert pool.size == 2
     pool.set_weights(0.5, 0.0)  # a phase that drops the heuristic: it stays loaded but is never drawn
     assert pool.size == 1
+
+
+def test_with_no_anchor_share_and_no_snapshot_yet_the_random_anchor_plays(toy):
+    pool = OpponentPool(toy, random_weight=0.0, heuristic_weight=0.0)
+    assert pool.probabilities() == {RANDOM: 1.0, HEURISTIC: 0.0, SNAPSHOT: 0.0}
+    assert {p.pool_tag for p in _draw(pool, 50)} == {RANDOM}
+
+
+def test_the_shares_of_anchors_and_snapshots_sum_to_one():
+    pool = OpponentPool("terralore_v0", random_weight=0.2, heuristic_weight=0.3)
+    assert pool.probabilities() == pytest.approx({RANDOM: 0.4, HEURISTIC: 0.6, SNAPSHOT: 0.0})
+    pool.add_snapshot(_weights(), "tanh", steps=1)
+    assert pool.probabilities() == pytest.approx({RANDOM: 0.2, HEURISTIC: 0.3, SNAPSHOT: 0.5})
+    tags = Counter(p.pool_tag for p in _draw(pool))
+    assert {tag: tags[tag] / 4000 for tag in (RANDOM, HEURISTIC, SNAPSHOT)} == pytest.approx(
+        {RANDOM: 0.2, HEURISTIC: 0.3, SNAPSHOT: 0.5}, abs=0.03)
+
+
+def test_an_argmax_snapshot_stays_argmax_through_the_state_dict(toy):
+    pool = OpponentPool(toy, random_weight=0.0, heuristic_weight=0.0)
+    pool.add_snapshot(_weights(), "tanh", steps=5, deterministic=True)
+    fresh = OpponentPool(toy, random_weight=0.0, heuristic_weight=0.0)
+    fresh.load_state_dict(pickle.loads(pickle.dumps(pool.state_dict())))
+    assert fresh.snapshots[0].deterministic is True and fresh.snapshots[0].activation == "tanh"
+
+
+def test_gate_judges_after_twenty_games_even_with_a_longer_window():
+    gate = WinRateGate(0.5, episodes=100)
+    for _ in range(19):
+        gate.record(1.0)
+    assert not gate.open()
+    gate.record(1.0)
+    assert gate.open()  # twenty games suffice; the window need not fill first
+
+
+def test_gate_opens_at_a_score_equal_to_its_threshold():
+    gate = WinRateGate(0.5, episodes=20)
+    for score in [1.0, 0.0] * 10:
+        gate.record(score)
+    assert gate.win_rate() == 0.5 and gate.open()
+    gate.record(0.0)  # the oldest win leaves the window: 9 / 20 < 0.5
+    assert gate.win_rate() == pytest.approx(0.45) and not gate.open()
+
+
+def test_a_reset_gate_waits_for_new_games_against_the_new_snapshot():
+    gate = WinRateGate(0.5, episodes=20)
+    for _ in range(20):
+        gate.record(1.0)
+    assert gate.open()
+    gate.reset()
+    assert not gate.open() and np.isnan(gate.win_rate())
