@@ -230,3 +230,96 @@ def test_opponents_are_not_asked_about_forced_moves(driver):
     _play(venv, 300)
     assert opponent.seen and min(opponent.seen) >= 2
     assert len(opponent_moves) > len(opponent.seen) + 20  # forced moves were played without asking
+
+
+@needs_train
+def test_selfplay_vec_env_reports_each_new_deal_s_learner_seat_as_dummy_vec_env_does():
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from training.vec_env import SelfPlayVecEnv
+
+    opponent = _mlp("terralore_v0", deterministic=True)
+    seats = []
+    for cls in (DummyVecEnv, SelfPlayVecEnv):
+        venv, rng, seen = _vec(cls, "terralore_v0", opponent), np.random.default_rng(0), []
+        venv.reset()
+        for _ in range(300):
+            masks = np.stack(venv.env_method("action_masks"))
+            _, _, dones, _ = venv.step(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
+            seen += [(i, venv.reset_infos[i]["learner_seat"]) for i in np.flatnonzero(dones)]
+            for i in np.flatnonzero(dones):
+                assert venv.reset_infos[i]["learner_seat"] == venv.envs[i].learner_seat
+        seats.append(seen)
+    assert len(seats[0]) >= 4 and seats[0] == seats[1]
+
+
+@needs_train
+@pytest.mark.parametrize("terminated, truncated", [(True, False), (False, True), (True, True)])
+def test_an_env_that_is_no_single_agent_env_is_stepped_and_reset_one_by_one(terminated, truncated):
+    import gymnasium as gym
+
+    from training.vec_env import SelfPlayVecEnv
+
+    class EndsOnItsSecondStep(gym.Env):
+        observation_space = gym.spaces.Box(0, 10, (1,), np.float32)
+        action_space = gym.spaces.Discrete(2)
+
+        def reset(self, *, seed=None, options=None):
+            self.t = 0
+            return np.zeros(1, np.float32), {"fresh": True}
+
+        def step(self, action):
+            self.t += 1
+            end = self.t == 2
+            return np.full(1, self.t, np.float32), float(self.t), end and terminated, end and truncated, {}
+
+    venv = SelfPlayVecEnv([EndsOnItsSecondStep])
+    assert not venv.batched
+    venv.reset()
+    obs, rewards, dones, infos = venv.step(np.array([0]))
+    assert obs[0, 0] == 1 and rewards[0] == 1 and not dones[0] and not infos[0]["TimeLimit.truncated"]
+    obs, rewards, dones, infos = venv.step(np.array([0]))
+    assert dones[0] and rewards[0] == 2 and infos[0]["terminal_observation"][0] == 2
+    # SB3 bootstraps the value of a time-limit end only: not when the episode terminated too
+    assert infos[0]["TimeLimit.truncated"] == (truncated and not terminated)
+    assert obs[0, 0] == 0 and venv.reset_infos[0] == {"fresh": True}  # the next episode's first observation
+
+
+@needs_train
+def test_action_masks_of_some_envs_are_those_envs_masks():
+    from training.vec_env import SelfPlayVecEnv
+
+    venv = _vec(SelfPlayVecEnv, "terralore_v0", RandomPolicy(), n=3)
+    venv.reset()
+    every = venv.env_method("action_masks")
+    assert len(every) == 3
+    (second,) = venv.env_method("action_masks", indices=[1])
+    assert np.array_equal(second, every[1])
+
+
+class DrawRecorder:
+    """A sampling opponent that records the first number it draws from the generator it is handed."""
+
+    def __init__(self):
+        self.draws = []
+
+    def act(self, obs, mask, rng):
+        self.draws.append(rng.random())
+        return int(rng.choice(np.flatnonzero(mask)))
+
+
+@needs_train
+@pytest.mark.parametrize("n", [2, 8])  # fewer envs than BATCH_MIN wait on the opponent, then more
+def test_sampling_opponents_draw_from_the_vec_env_s_own_seeded_generator(n):
+    from training.vec_env import SelfPlayVecEnv
+
+    def run(seed):
+        opponent = DrawRecorder()
+        venv = _vec(SelfPlayVecEnv, "terralore_v0", opponent, n=n)
+        venv.seed(seed)
+        _play(venv, 60)
+        return opponent.draws
+
+    first = run(3)
+    assert len(first) > 20 and len(set(first)) == len(first)  # a fresh number for every move
+    assert run(3) == first and run(4) != first  # reproducible from the seed, and the seed matters
