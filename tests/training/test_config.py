@@ -176,3 +176,117 @@ def test_an_empty_or_path_like_output_name_is_refused(name):
     with pytest.raises(ConfigError, match="output.name .* must be a plain file stem"):
         load_config(overrides=[f"output.name={name}"])
     assert load_config(overrides=["output.name=ppo_4p-b"]).output.name == "ppo_4p-b"
+
+
+@pytest.mark.parametrize(("key", "refused", "accepted"), [
+    ("ppo.total_timesteps", 0, 1), ("ppo.n_steps", 1, 2), ("ppo.batch_size", 1, 2), ("ppo.n_epochs", 0, 1),
+    ("ppo.gamma", 1.01, 1.0), ("ppo.gamma", -0.01, 0.0), ("ppo.gae_lambda", 1.01, 1.0),
+    ("ppo.learning_rate", -1e-9, 0.0), ("ppo.torch_threads", 0, 1), ("vec.n_envs", 0, 1),
+    ("selfplay.random_weight", 1.01, 1.0), ("selfplay.gate_win_rate", 1.01, 1.0), ("selfplay.gate_episodes", 0, 1),
+    ("selfplay.snapshot_every", 0, 1), ("pretrain.vs_random_share", 1.01, 1.0), ("pretrain.games", 0, 1),
+    ("eval.games", 1, 2), ("eval.final_games", -1, 0), ("eval.select_games", -1, 0), ("eval.every", 0, 1),
+    ("output.verbose", 3, 2), ("output.verbose", -1, 0), ("output.checkpoint_every", 0, 1), ("seed", -1, 0),
+])
+def test_each_documented_bound_refuses_the_value_past_it_and_accepts_the_value_on_it(key, refused, accepted):
+    small_rollout = ["ppo.n_steps=2", "ppo.batch_size=2", "selfplay.heuristic_weight=0"]  # other checks pass
+    with pytest.raises(ConfigError, match=f"'{key}' must be [<>]= "):
+        load_config(overrides=[*small_rollout, f"{key}={refused}"])
+    cfg = load_config(overrides=[*small_rollout, f"{key}={accepted}"])
+    section, _, name = key.rpartition(".")
+    assert getattr(getattr(cfg, section) if section else cfg, name) == accepted
+
+
+def test_the_pool_and_the_schema_default_to_the_same_self_play_settings():
+    import inspect
+
+    from training.config import SelfPlayConfig
+    from training.pool import OpponentPool
+
+    defaults = inspect.signature(OpponentPool).parameters
+    sp = SelfPlayConfig()
+    for name in ("random_weight", "heuristic_weight", "window", "play_latest_ratio"):
+        assert defaults[name].default == getattr(sp, name)
+    assert (sp.window, sp.play_latest_ratio, sp.gate_win_rate) == (5, 0.5, 0.5)  # as training/README.md says
+
+
+@pytest.mark.parametrize("key, value", [("ppo.learning_rate", 1e-4), ("ppo.ent_coef", 0.0),
+                                        ("selfplay.random_weight", 0.0), ("selfplay.heuristic_weight", 0.1),
+                                        ("selfplay.play_latest_ratio", 0.9), ("selfplay.gate_win_rate", 0.6)])
+def test_every_phase_key_can_change_in_a_phase(key, value):
+    cfg = load_config(data={"ppo": {"total_timesteps": 1000}, "phases": [{"at": 500, "set": {key: value}}]})
+    assert cfg.phases == [{"at": 500, "set": {key: value}}]
+
+
+@pytest.mark.parametrize("phases", [
+    [{"at": 500, "set": {"ppo.ent_coef": 0.0}, "until": 900}],  # a key besides at and set
+    [{"at": 500, "set": {}}],  # nothing to change
+    [{"at": 0, "set": {"ppo.ent_coef": 0.0}}],  # at the start: that is the recipe itself
+    [{"at": 500, "set": {"ppo.ent_coef": 0.0}}, {"at": 500, "set": {"ppo.learning_rate": 1e-4}}],  # same step twice
+    [{"at": 1000, "set": {"ppo.ent_coef": 0.0}}],  # at the end: never applied
+])
+def test_phases_that_would_never_apply_as_written_are_refused(phases):
+    with pytest.raises(ConfigError, match=r"phases\[\d\]"):
+        load_config(data={"ppo": {"total_timesteps": 1000}, "phases": phases})
+
+
+def test_net_arch_needs_at_least_one_positive_layer_and_a_batch_may_fill_the_rollout():
+    for arch in ("[]", "[64, 0]"):
+        with pytest.raises(ConfigError, match="net_arch must be a non-empty list of positive sizes"):
+            load_config(overrides=[f"ppo.net_arch={arch}"])
+    cfg = load_config(overrides=["ppo.n_steps=64", "vec.n_envs=2", "ppo.batch_size=128"])
+    assert cfg.ppo.batch_size == cfg.ppo.n_steps * cfg.vec.n_envs
+
+
+def test_phase_values_are_stored_as_their_keys_types():
+    cfg = load_config(data={"ppo": {"total_timesteps": 1000},
+                            "phases": [{"at": 500, "set": {"ppo.learning_rate": "1e-4", "selfplay.random_weight": 0}}]})
+    changes = cfg.phases[0]["set"]
+    assert changes == {"ppo.learning_rate": 1e-4, "selfplay.random_weight": 0.0}
+    assert all(type(v) is float for v in changes.values())
+
+
+def test_an_override_without_a_key_explains_the_syntax():
+    with pytest.raises(ConfigError, match="override '=5' must look like section.key=value"):
+        load_config(overrides=["=5"])
+
+
+def test_a_recipe_file_and_a_dict_merge_section_by_section(tmp_path):
+    path = tmp_path / "r.yaml"
+    path.write_text("env: travel_earth_v0\nppo:\n  n_steps: 64\n  batch_size: 64\n")
+    cfg = load_config(path, data={"ppo": {"n_epochs": 2}})
+    assert (cfg.env, cfg.ppo.n_steps, cfg.ppo.batch_size, cfg.ppo.n_epochs) == ("travel_earth_v0", 64, 64, 2)
+
+
+def test_an_empty_recipe_file_is_all_defaults(tmp_path):
+    path = tmp_path / "empty.yaml"
+    path.write_text("# nothing set yet\n")
+    assert load_config(path) == TrainConfig()
+
+
+@pytest.mark.parametrize(("override", "message"), [
+    ("ppo.n_steps=2.5", "'ppo.n_steps' must be an integer, got 2.5"),
+    ("ppo.n_steps=true", "'ppo.n_steps' must be an integer, got True"),
+    ("ppo.gamma=false", "'ppo.gamma' must be a number, got False"),
+    ("env=5", "'env' must be a string, got 5"),
+    ("env_kwargs={1: 2}", "'env_kwargs' must be a mapping with string keys"),
+])
+def test_values_of_a_near_miss_type_are_refused_and_the_message_says_they_came_from_the_command_line(override,
+                                                                                                     message):
+    with pytest.raises(ConfigError, match=f"^<dict> \\+ --set: {message}"):
+        load_config(overrides=[override])
+
+
+def test_configs_never_share_a_list_default():
+    first = TrainConfig()
+    first.ppo.net_arch.append(7)
+    first.eval.opponents.clear()
+    first.phases.append({"at": 1})
+    fresh = TrainConfig()
+    assert (fresh.ppo.net_arch, fresh.eval.opponents, fresh.phases) == ([128, 128], ["random", "heuristic"], [])
+
+
+def test_a_resumed_run_s_seed_depends_on_where_it_resumes():
+    from training.config import resume_seed
+
+    seeds = {resume_seed(0, step) for step in (0, 1000, 2000)} | {resume_seed(1, 1000)}
+    assert len(seeds) == 4 and resume_seed(0, 1000) == resume_seed(0, 1000)
