@@ -497,3 +497,72 @@ def test_a_graph_without_weights_loads_without_onnxruntime_and_its_first_move_sa
     state = toy_game.ToyGame().new_initial_state(0)
     with pytest.raises(TabletopError, match="ppo.onnx has no .npz weights next to it.*pip install onnxruntime"):
         policy.act(state.observation(0), state.legal_action_mask(), np.random.default_rng(0))
+
+
+def test_sidecar_names_the_env_family_and_version_apart(exported):
+    meta = json.loads(exported.with_suffix(".json").read_text())
+    assert (meta["env_id"], meta["env_family"], meta["env_version"]) == ("toy_v0", "toy", 0)
+
+
+def test_update_sidecar_merges_into_a_section_instead_of_replacing_it(exported):
+    from training.export import update_sidecar
+
+    meta = update_sidecar(exported, evaluation={"vs_heuristic": {"win": {"rate": 0.25}}}, note="re-evaluated")
+    on_disk = json.loads(exported.with_suffix(".json").read_text())
+    assert on_disk == meta and on_disk["note"] == "re-evaluated"
+    assert on_disk["evaluation"] == {"vs_random": {"win": {"rate": 0.5}}, "vs_heuristic": {"win": {"rate": 0.25}}}
+
+
+@pytest.mark.parametrize("n_obs, n_act", [(31, 11), (32, 12)])
+def test_export_refuses_a_network_whose_widths_do_not_fit_the_env(toy, tmp_path, n_obs, n_act):
+    from training.export import export_policy
+
+    rng = np.random.default_rng(0)
+    weights = [(rng.normal(size=(n_obs, 8)), rng.normal(size=8)), (rng.normal(size=(8, n_act)), rng.normal(size=n_act))]
+    with pytest.raises(ModelMismatchError, match=f"network {n_obs}->{n_act} does not fit toy_v0 \\(32 observations, 11"):
+        export_policy(weights, "tanh", tmp_path / "bad", "toy_v0")
+    assert _written(tmp_path / "bad") == []
+
+
+@needs_train
+def test_a_policy_that_is_not_a_flat_mlp_is_refused_at_export(toy):
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
+
+    from tabletop_envs.core.single_agent import SingleAgentEnv
+    from training.export import mlp_weights
+
+    class Doubling(BaseFeaturesExtractor):  # no weights, yet not a plain flatten: the export would drop it
+        def __init__(self, space):
+            super().__init__(space, int(np.prod(space.shape)))
+
+        def forward(self, obs):
+            return torch.flatten(obs, 1) * 2
+
+    model = MaskablePPO("MlpPolicy", SingleAgentEnv(toy), seed=0, device="cpu",
+                        policy_kwargs={"features_extractor_class": Doubling, "net_arch": [8]})
+    with pytest.raises(TypeError, match="only MlpPolicy \\(FlattenExtractor\\) exports to a plain MLP, got Doubling"):
+        mlp_weights(model)
+
+
+@pytest.mark.parametrize("games", ["-1", "-5"])
+def test_export_cli_refuses_a_negative_number_of_evaluation_games_before_writing(toy_run, tmp_path, games):
+    from tabletop_envs import ConfigError
+    from training.export import main
+
+    out = tmp_path / "out" / "ppo"
+    with pytest.raises(ConfigError, match=f"--eval-games must be 0 \\(no evaluation\\) or a positive number of games, "
+                                          f"got {games}"):
+        main(["--model", str(toy_run / "final_model.zip"), "--out", str(out), "--eval-games", games])
+    assert _written(out) == []
+
+
+@pytest.mark.parametrize("act", ["argmax", "sample"])
+def test_export_cli_records_the_act_mode_it_is_given(toy_run, tmp_path, act):
+    from training.export import main
+
+    out = tmp_path / "out" / "ppo"
+    main(["--model", str(toy_run / "final_model.zip"), "--out", str(out), "--act", act])
+    assert json.loads(out.with_suffix(".json").read_text())["act"] == act
+    assert load_policy(str(out.with_suffix(".onnx")), env="toy_v0").deterministic == (act == "argmax")
