@@ -341,13 +341,15 @@ def test_the_rollout_buffer_gives_the_stock_buffers_minibatches_as_tensors_of_th
     buffers = [cls(8, obs_space, act_space, device="cpu", n_envs=2) for cls in (MaskableRolloutBuffer,
                                                                                  FastMaskableRolloutBuffer)]
     for _ in range(8):
-        step = (rng.random((2, 5), dtype=np.float32), rng.integers(4, size=(2, 1)), rng.random(2), np.zeros(2, bool),
-                torch.rand(2, 1), torch.rand(2), rng.random((2, 4)) < 0.5)  # values as the policy returns them
+        # values as the policy returns them; episodes start mid-rollout, where the advantages must restart
+        step = (rng.random((2, 5), dtype=np.float32), rng.integers(4, size=(2, 1)), rng.random(2), rng.random(2) < 0.3,
+                torch.rand(2, 1), torch.rand(2), rng.random((2, 4)) < 0.5)
         for buffer in buffers:
             buffer.add(*step[:6], action_masks=step[6])
     last_values = torch.rand(2)
     for buffer in buffers:
-        buffer.compute_returns_and_advantage(last_values, np.zeros(2, bool))
+        buffer.compute_returns_and_advantage(last_values, np.array([True, False]))
+    assert buffers[0].episode_starts.any()
     minibatches = []
     for buffer in buffers:
         np.random.seed(0)  # get() shuffles with numpy's global generator
@@ -519,3 +521,48 @@ def test_training_warns_when_the_update_threads_would_fight_a_busy_core():
     assert busy_core_hint(1, cores=2, load=1.5) is None, "one update thread leaves the busy core alone"
     assert busy_core_hint(2, cores=8, load=1.5) is None, "spare cores: the update does not fight the busy one"
     assert busy_core_hint(4, cores=2, load=1.5) is not None, "a setting above the cores is capped at them"
+
+
+def test_log_prob_of_a_stack_of_samples_matches_sb3_contrib():
+    # torch's Categorical.log_prob broadcasts a (samples, batch) value over the batch; the fast path
+    # gathers per row and so answers only a value of the batch's own shape
+    logits, mask = list(_cases())[1]
+    stock, fast = _pair(logits, mask)
+    values = torch.stack([torch.multinomial(mask.float(), 1)[:, 0] for _ in range(3)])  # legal actions
+    assert values.shape == (3, logits.shape[0])
+    torch.testing.assert_close(fast.log_prob(values), stock.log_prob(values), atol=1e-5, rtol=1e-5)
+
+
+@pytest.mark.parametrize("draw, end", [(0.0, "last"), (1.0 - 2.0 ** -53, "first")])
+def test_the_rollout_s_inverse_cdf_stays_on_legal_actions_at_both_ends_of_the_draw(monkeypatch, draw, end):
+    # torch.rand draws from [0, 1): at either end the sample must be a legal action, the first or the last
+    import training.masked_policy as masked_policy
+
+    env, obs, masks = _terralore_batch()
+    masks[:, 0] = False  # action 0 illegal everywhere: where an empty prefix of the CDF would land
+    policy = FastMaskablePolicy(env.observation_space, env.action_space, lambda _: 1e-3, net_arch=[16])
+    monkeypatch.setattr(masked_policy.th, "rand", lambda n, dtype: torch.full((n,), draw, dtype=dtype))
+    with torch.no_grad():
+        actions = policy(obs, action_masks=masks)[0].numpy()
+    legal = [np.flatnonzero(m) for m in masks]
+    assert list(actions) == [row[-1] if end == "last" else row[0] for row in legal]
+
+
+def test_the_rollout_buffer_hints_columns_active_only_in_its_first_or_its_last_sample():
+    from gymnasium import spaces
+
+    from training.masked_policy import FastMaskableRolloutBuffer
+
+    obs_space, act_space = spaces.Box(0, 1, (6,), np.float32), spaces.Discrete(3)
+    buffer = FastMaskableRolloutBuffer(3, obs_space, act_space, device="cpu", n_envs=2)
+    for step in range(3):
+        obs = np.zeros((2, 6), np.float32)
+        if step == 0:
+            obs[0, 1] = 1.0  # the rollout's first sample (env 0, step 0) only
+        if step == 2:
+            obs[1, 4] = 1.0  # its last sample (env 1, step 2) only
+        buffer.add(obs, np.zeros((2, 1)), np.zeros(2), np.zeros(2, bool), torch.zeros(2), torch.zeros(2),
+                   action_masks=np.ones((2, 3), bool))
+    buffer.compute_returns_and_advantage(torch.zeros(2), np.zeros(2, bool))
+    for minibatch in buffer.get(2):
+        assert minibatch.observations.active_columns.tolist() == [1, 4]
