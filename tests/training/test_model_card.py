@@ -45,3 +45,16 @@ def test_the_card_of_a_copy_of_the_shipped_models_is_written(tmp_path):
     shutil.copytree(MODELS, tmp_path / "models")
     main(["--models", str(tmp_path / "models")])
     assert (tmp_path / "models" / "README.md").read_text() == (MODELS / "README.md").read_text()
+
+
+def test_a_win_rate_on_its_target_meets_it_and_one_below_is_marked():
+    from training.model_card import _rate
+
+    def rates(win):
+        return {"vs_random": {"games": 400, "win": {"rate": win, "ci95": [win - 0.02, win + 0.02]},
+                              "draw": {"rate": 0.0}}}
+
+    assert "below target" not in _rate(rates(0.95), "vs_random")
+    assert "below target" in _rate(rates(0.9475), "vs_random")
+    assert "below target" not in _rate({"vs_heuristic": rates(0.60)["vs_random"]}, "vs_heuristic")
+    assert "below target" in _rate({"vs_heuristic": rates(0.5975)["vs_random"]}, "vs_heuristic")

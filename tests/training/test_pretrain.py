@@ -123,3 +123,32 @@ def test_the_cloning_fit_runs_on_the_update_threads_and_restores_the_count(toy, 
     torch.set_num_threads(1)
     warm_start(model, cfg, log=lambda *_: None)
     assert seen == [min(2, os.cpu_count())] and torch.get_num_threads() == 1
+
+
+def test_collect_gives_each_seat_its_own_result_in_a_teacher_against_teacher_game(toy, teacher):
+    # one game, both seats the teacher: the winner's decisions return +1, the loser's -1
+    decided = 0
+    for seed in range(10):
+        data = collect(toy, teacher, games=1, seed=seed, vs_random_share=0.0, gamma=1.0)
+        if data.returns.any():
+            decided += 1
+            assert sorted(np.unique(data.returns)) == [-1.0, 1.0], seed
+    assert decided >= 3
+
+
+def test_vs_random_share_is_the_share_of_games_the_teacher_plays_against_random(toy, teacher):
+    # against random only one seat's decisions are the teacher's: about half the rows of teacher-vs-teacher games
+    both_seats = len(collect(toy, teacher, games=60, seed=2, vs_random_share=0.0))
+    one_seat = len(collect(toy, teacher, games=60, seed=2, vs_random_share=1.0))
+    assert 0.35 < one_seat / both_seats < 0.65
+
+
+def test_collect_discounts_by_the_decisions_still_to_come_not_those_already_made(toy, teacher):
+    for seed in range(10):
+        data = collect(toy, teacher, games=1, seed=seed, vs_random_share=0.0, gamma=0.5)
+        if data.returns.any():
+            break
+    magnitudes = np.abs(data.returns)
+    assert sorted(magnitudes[-2:]) == [1.0, 1.0]  # each seat's last decision: the result itself
+    assert magnitudes[0] < 1.0 and np.all(np.diff(magnitudes[::2]) > 0)  # earlier ones: discounted more
+
