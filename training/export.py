@@ -132,15 +132,15 @@ def export_policy(weights, activation: str, out_stem: str | Path, env_name: str,
                   training: dict | None = None, evaluation: dict | None = None, name: str | None = None,
                   deterministic: bool = True) -> Path:
     """Write ``<out_stem>.onnx``, ``.npz`` and ``.json``; returns the .onnx path."""
-    import onnx
-
     out_stem = Path(out_stem)
-    out_stem.parent.mkdir(parents=True, exist_ok=True)
     game = make_game(env_name, **(game_config or {}))
     n_obs, n_act = weights[0][0].shape[0], weights[-1][0].shape[1]
     if (n_obs, n_act) != (game.observation_layout.size, game.num_actions):
         raise ModelMismatchError(f"network {n_obs}->{n_act} does not fit {env_name} "
                                  f"({game.observation_layout.size} observations, {game.num_actions} actions)")
+    import onnx  # after the check: a network that cannot fit is refused even where onnx is missing
+
+    out_stem.parent.mkdir(parents=True, exist_ok=True)
     onnx_path = out_stem.with_suffix(".onnx")
     onnx.save(onnx_graph(weights, activation), str(onnx_path))
     arrays = {}
