@@ -246,7 +246,7 @@ class SingleAgentEnv(gymnasium.Env):
             raise RuntimeError(f"reset() must be called before {method}(): call env.reset(seed=...) first")
 
     def action_masks(self) -> np.ndarray:
-        if self.game_state is None:
+        if self.game_state is None:  # tested here, not by a call: MaskablePPO asks for masks every step
             self._require_reset("action_masks")
         if self.over or self.game_state.current_player() != self.learner_seat:
             # Nothing to decide; an all-True mask keeps batched policies finite (as Pgx does).
