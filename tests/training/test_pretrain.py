@@ -152,3 +152,97 @@ def test_collect_discounts_by_the_decisions_still_to_come_not_those_already_made
     assert sorted(magnitudes[-2:]) == [1.0, 1.0]  # each seat's last decision: the result itself
     assert magnitudes[0] < 1.0 and np.all(np.diff(magnitudes[::2]) > 0)  # earlier ones: discounted more
 
+
+
+def _toy_turn_of(obs) -> np.ndarray:
+    """The toy game's turn number, read from its observation (one decision a turn, seat 0 first)."""
+    return np.rint(np.asarray(obs, np.float32)[..., -1] * 6).astype(int)
+
+
+def test_against_random_the_teacher_holds_each_seat_in_turn(toy, teacher):
+    # the toy game alternates seats from seat 0, so a decision's turn number says whose it was
+    data = collect(toy, teacher, games=40, seed=4, vs_random_share=1.0)
+    seats = _toy_turn_of(data.observations) % 2
+    assert np.count_nonzero(seats == 0) == np.count_nonzero(seats == 1) == 20 * 3
+
+
+def test_collect_stops_each_game_at_the_turn_limit_and_records_no_result_for_it(toy, teacher):
+    cut = collect(toy, teacher, games=10, seed=6, vs_random_share=0.0, max_turns=4)
+    assert len(cut) == 10 * 4 and not cut.returns.any()
+    assert set(_toy_turn_of(cut.observations)) == {0, 1, 2, 3}
+    whole = collect(toy, teacher, games=10, seed=6, vs_random_share=0.0, max_turns=6)
+    assert len(whole) == 10 * 6 and whole.returns.any()  # a limit at the game's length cuts nothing
+
+
+def _row_ids(data_size: int, width: int) -> np.ndarray:
+    """Observations that name their row: the row's index in binary in the first columns."""
+    bits = int(np.ceil(np.log2(data_size)))
+    assert bits <= width
+    return ((np.arange(data_size)[:, None] >> np.arange(bits)) & 1).astype(np.float16)
+
+
+def _fresh_policy(toy):
+    from sb3_contrib import MaskablePPO
+
+    from tabletop_envs.core.single_agent import SingleAgentEnv
+
+    return MaskablePPO("MlpPolicy", SingleAgentEnv(toy), policy_kwargs={"net_arch": [16]}, device="cpu",
+                       seed=0).policy
+
+
+def _teacher_data(toy, teacher, rows: int):
+    from training.pretrain import TeacherData
+
+    data = collect(toy, teacher, games=rows, seed=8, vs_random_share=0.0)
+    ids = _row_ids(rows, data.observations.shape[1])
+    obs = data.observations[:rows].copy()
+    obs[:, :ids.shape[1]] = ids
+    return TeacherData(obs, data.masks[:rows], data.actions[:rows], data.returns[:rows], data.games, 0.0), ids.shape[1]
+
+
+def test_the_held_out_decisions_are_never_trained_on(toy, teacher, monkeypatch):
+    import torch
+
+    data, bits = _teacher_data(toy, teacher, rows=200)
+    policy = _fresh_policy(toy)
+    trained, evaluated = set(), set()
+    original = policy.get_distribution
+
+    def spy(obs, action_masks=None):
+        ids = (obs[:, :bits].round().long() << torch.arange(bits)).sum(1).tolist()
+        (trained if torch.is_grad_enabled() else evaluated).update(ids)
+        return original(obs, action_masks=action_masks)
+
+    monkeypatch.setattr(policy, "get_distribution", spy)
+    clone(policy, data, epochs=2, batch_size=32, holdout=0.05, log=lambda *_: None)
+    assert len(evaluated) == 10 and trained.isdisjoint(evaluated) and trained | evaluated == set(range(200))
+
+
+def test_every_minibatch_step_follows_its_own_gradient_alone(toy, teacher, monkeypatch):
+    import torch
+
+    data, _ = _teacher_data(toy, teacher, rows=16)  # under 21 rows: no hold-out, one minibatch an epoch
+    policy = _fresh_policy(toy)
+    clipped = torch.nn.utils.clip_grad_norm_
+    grads = []
+
+    def record(parameters, max_norm):
+        parameters = list(parameters)
+        grads.append(torch.cat([p.grad.flatten().clone() for p in parameters]))
+        return clipped(parameters, max_norm)
+
+    monkeypatch.setattr(torch.nn.utils, "clip_grad_norm_", record)
+    # learning rate 0: the weights stay put, so each epoch's one minibatch has the same gradient
+    clone(policy, data, epochs=3, batch_size=64, learning_rate=0.0, log=lambda *_: None)
+    assert len(grads) == 3 and grads[0].abs().sum() > 0
+    for later in grads[1:]:
+        assert torch.allclose(later, grads[0], atol=1e-6)
+
+
+def test_the_reported_agreement_is_the_last_epochs(toy, teacher):
+    data = collect(toy, teacher, games=120, seed=9, vs_random_share=0.0)
+    report = clone(_fresh_policy(toy), data, epochs=6, batch_size=1024, learning_rate=3e-2, holdout=0.2,
+                   log=lambda *_: None)
+    agreements = [row["holdout_agreement"] for row in report["epochs"]]
+    assert agreements[0] != agreements[-1]  # the fit moved, so the first and the last epoch can be told apart
+    assert report["holdout_agreement"] == agreements[-1]
