@@ -87,10 +87,10 @@ def play_match(env_name: str, policies: Sequence, num_games: int, seed: int = 0,
         best = by_policy.max()
         winners = np.flatnonzero(by_policy == best)
         for i in range(n):
-            if len(winners) == 1 and winners[0] == i:
-                res.wins[i] += 1
-            elif len(winners) > 1 and i in winners or best == by_policy.min():
-                res.draws[i] += 1
-            else:
+            if i not in winners:
                 res.losses[i] += 1
+            elif len(winners) == 1:
+                res.wins[i] += 1
+            else:  # a shared best: a draw for each seat that shares it
+                res.draws[i] += 1
     return res
