@@ -278,3 +278,17 @@ def test_a_refused_command_line_fails_the_check():
         parse("benchmarks.bot_vs_random", ["--env", "terralore_v0", "--rounds", "3"])
     with pytest.raises(AssertionError, match="argparse refused it"):
         parse("benchmarks.bot_vs_random", ["--env", "terralore_v0", "--games", "many"])
+
+
+def test_every_public_name_has_a_docstring_of_its_own():
+    import tabletop_envs
+
+    bare = []
+    for name in tabletop_envs.__all__:
+        obj = getattr(tabletop_envs, name)
+        if not callable(obj) and not isinstance(obj, type(tabletop_envs)):
+            continue  # data (the ENVS registry) is described where it is defined
+        own = obj.__dict__.get("__doc__") if isinstance(obj, type) else obj.__doc__
+        if not (own or "").strip():
+            bare.append(name)  # help() would show nothing, or a base class's text (typing.Protocol's)
+    assert not bare, f"public names without a docstring of their own: {bare}"

@@ -195,6 +195,10 @@ def bradley_terry_elo(names: list[str], pairs: list[PairResult], anchor: str | N
 
 def round_robin(env_name: str, policies: list, games: int, seed: int = 0, game_kwargs: dict | None = None,
                 max_turns: int | None = None, filler="random") -> dict:
+    """Every pair of ``policies`` (names, ids or model paths) over ``games`` seat-rotated games with
+    paired seeds; returns the report ``training.evaluate`` writes: each pair's win/draw/loss rates with
+    95 % Wilson intervals under ``"pairs"`` and a Bradley–Terry Elo table under ``"elo"``. Above two
+    players, ``filler`` takes the seats the pair leaves (rank-based results)."""
     if len(policies) < 2:
         raise ConfigError(f"a round robin needs at least two policies, got {len(policies)} ({', '.join(map(str, policies))}"
                           "); add an opponent, e.g. --policies heuristic random")
@@ -246,6 +250,7 @@ def evaluation_lines(evaluation: dict) -> list[str]:
 
 
 def markdown(report: dict) -> str:
+    """A :func:`round_robin` report as the Markdown table ``elo.md`` holds: the pairs, then the Elo."""
     others = f", other seats: {report['filler']}" if report.get("filler") else ""
     lines = [f"### {report['env']} ({report['num_players']} players): round robin, "
              f"{report['games_per_pair']} games per pair, seat-rotated, paired seeds{others}", "",
@@ -265,6 +270,7 @@ def markdown(report: dict) -> str:
 
 
 def elo_png(report: dict, path: str | Path) -> None:
+    """Draw a :func:`round_robin` report's Elo table as a bar chart at ``path`` (needs matplotlib)."""
     import matplotlib
 
     matplotlib.use("Agg")

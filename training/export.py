@@ -109,6 +109,8 @@ def onnx_graph(weights, activation: str):
 
 
 def code_version() -> dict:
+    """What made a model, for its sidecar: this library's version, the git commit where there is one,
+    Python and the training packages' versions."""
     import tabletop_envs
 
     info = {"tabletop_envs": tabletop_envs.__version__, "python": platform.python_version()}
@@ -177,6 +179,9 @@ def export_policy(weights, activation: str, out_stem: str | Path, env_name: str,
 
 def export_model(model, out_stem, env_name: str, game_config: dict | None = None, training: dict | None = None,
                  evaluation: dict | None = None, name: str | None = None, deterministic: bool = True) -> Path:
+    """Export a trained MaskablePPO ``model``'s policy as ``<out_stem>.onnx`` and ``.npz`` with its JSON
+    sidecar (env id and version, observation-layout hash, training and evaluation records); returns the
+    ONNX path. ``load_policy`` reads the result without torch."""
     weights, activation = mlp_weights(model)
     training = {"steps": int(getattr(model, "num_timesteps", 0)), **(training or {})}
     return export_policy(weights, activation, out_stem, env_name, game_config, training, evaluation, name,

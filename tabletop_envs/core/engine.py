@@ -227,4 +227,6 @@ def check_json_roundtrip(state: State) -> State:
 
 
 def new_rng(seed: int | None) -> np.random.Generator:
+    """A generator on NumPy's PCG64, the bit generator deals are drawn from: a seed replays the same
+    deal wherever the NumPy release keeps PCG64's stream (None: fresh entropy)."""
     return np.random.Generator(np.random.PCG64(seed))

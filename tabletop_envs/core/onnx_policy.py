@@ -283,6 +283,8 @@ def sidecar_path(path: str | Path) -> Path:
 
 
 def read_sidecar(path: str | Path) -> dict:
+    """The JSON sidecar of an exported model (``<stem>.json`` beside ``path``), checked for the keys the
+    loader needs; a missing, unreadable or incomplete sidecar is a ``ModelMismatchError`` naming the fix."""
     side = sidecar_path(path)
     if not Path(path).exists() and not side.exists():
         raise FileNotFoundError(f"no model at {path}: expected {Path(path).with_suffix('.onnx')} with its "

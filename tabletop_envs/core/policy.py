@@ -20,6 +20,14 @@ from .errors import TabletopError
 
 @runtime_checkable
 class Policy(Protocol):
+    """What plays a seat: anything with ``act(observation, action_mask, rng) -> int``.
+
+    ``observation`` and ``action_mask`` are what the env gives the seat to move (``obs["observation"]``
+    and ``obs["action_mask"]`` of ``env.last()``); ``rng`` is the caller's generator, the only source of
+    randomness a policy should draw from, so a seeded match replays. The answer must be a legal action.
+    ``load_policy`` returns one; any object with such a method can sit at a table (``play_match``,
+    ``SingleAgentEnv(opponent=...)``, ``training.evaluate``)."""
+
     def act(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> int:
         """Return a legal action id for this observation."""
         ...
@@ -106,6 +114,9 @@ def register_policy(policy_id: str, factory: Callable[..., Policy], overwrite: b
 
 
 def registered_policies() -> list[str]:
+    """The policy ids registered in code (each env's bots and any ``register_policy``), sorted. Trained
+    models are found as files instead: ``shipped_model_ids()`` in ``tabletop_envs.core.onnx_policy``
+    lists those ``load_policy`` finds (``tabletop-envs list`` prints both)."""
     from .registry import ENVS
 
     for name in ENVS:
