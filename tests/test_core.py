@@ -1140,3 +1140,22 @@ def test_single_agent_text_render_shows_the_learners_view_or_with_render_view_ta
     assert learner.render() == learner.game_state.render_text(1)
     assert table.render() == table.game_state.render_text(None)
     assert learner.render() != table.render()  # the table shows the hand the learner may not see
+
+
+# ------------------------------------------------------------------ API edge cases (an RL researcher's audit)
+def test_observing_an_agent_that_is_not_at_the_table_names_the_agents_that_are(toy):
+    import toy_game
+
+    from tabletop_envs import TabletopError
+
+    env = toy_game.env()
+    env.reset(seed=0)
+    for agent in ("player_7", 0):
+        with pytest.raises(KeyError, match=f"no agent {agent!r} at this table; its agents are player_0, player_1"):
+            env.observe(agent)
+        with pytest.raises(TabletopError):
+            env.observation_space(agent)
+        with pytest.raises(TabletopError):
+            env.action_space(agent)
+    assert env.observe("player_1")["observation"].shape == env.observation_space("player_1")["observation"].shape
+

@@ -15,7 +15,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from .engine import TERMINAL, Game
-from .errors import ConfigError, IllegalActionError, action_index
+from .errors import ConfigError, IllegalActionError, UnknownAgentError, action_index
 
 ILLEGAL_ACTION_POLICIES = ("raise", "penalty", "random_legal")
 #: the env faces' own options, beside the game's rule options (never in ``Game.config()``)
@@ -123,10 +123,20 @@ class TabletopAECEnv(AECEnv):
 
     # PettingZoo asks for the same space object every call.
     def observation_space(self, agent):
-        return self.observation_spaces[agent]
+        try:
+            return self.observation_spaces[agent]
+        except (KeyError, TypeError):
+            raise self._unknown_agent(agent) from None
 
     def action_space(self, agent):
-        return self.action_spaces[agent]
+        try:
+            return self.action_spaces[agent]
+        except (KeyError, TypeError):
+            raise self._unknown_agent(agent) from None
+
+    def _unknown_agent(self, agent) -> UnknownAgentError:
+        return UnknownAgentError(f"no agent {agent!r} at this table; its agents are {', '.join(self.possible_agents)} "
+                                 "(env.possible_agents)")
 
     # ------------------------------------------------------------------ lifecycle
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
@@ -175,7 +185,10 @@ class TabletopAECEnv(AECEnv):
 
     def observe(self, agent: str) -> dict:
         self._require_reset()
-        player = self.agent_name_mapping[agent]
+        try:
+            player = self.agent_name_mapping[agent]
+        except (KeyError, TypeError):  # TypeError: an unhashable name, such as a list
+            raise self._unknown_agent(agent) from None
         state = self.game_state
         # a truncated or penalised game is not over in the engine, but nobody may move any more
         if player == state.current_player() and not (self.terminations.get(agent) or self.truncations.get(agent)):

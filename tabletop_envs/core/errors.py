@@ -92,6 +92,13 @@ class UnknownEnvError(TabletopError, KeyError):
         return str(self.args[0]) if self.args else ""
 
 
+class UnknownAgentError(TabletopError, KeyError):
+    """An agent name that is not one of the env's ``possible_agents`` (a KeyError, as a failed lookup is)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
 #: what a command-line tool reports in one line instead of a traceback: the library's own errors (an
 #: unknown env name among them), a missing file, malformed JSON in an argument
 CLI_ERRORS = (TabletopError, FileNotFoundError, json.JSONDecodeError)
