@@ -1159,3 +1159,24 @@ def test_observing_an_agent_that_is_not_at_the_table_names_the_agents_that_are(t
             env.action_space(agent)
     assert env.observe("player_1")["observation"].shape == env.observation_space("player_1")["observation"].shape
 
+
+def _mid_game_views(env_name, moves=12):
+    from tabletop_envs.core.registry import get_spec
+
+    env = get_spec(env_name).load_module().env()
+    env.reset(seed=1)
+    rng = np.random.default_rng(0)
+    for _ in range(moves):
+        env.step(int(rng.choice(np.flatnonzero(env.observe(env.agent_selection)["action_mask"]))))
+    obs = env.observe(env.agent_selection)
+    return obs["observation"], obs["action_mask"]
+
+
+@pytest.mark.parametrize("policy_id", [f"{name}/{kind}" for name in sorted(SHAPES) for kind in ("heuristic", "random", "ppo")])
+def test_every_game_policy_plays_the_same_move_from_lists_as_from_arrays(policy_id):
+    from tabletop_envs import load_policy
+
+    observation, mask = _mid_game_views(policy_id.partition("/")[0])
+    policy = load_policy(policy_id)
+    assert (policy.act(observation.tolist(), mask.tolist(), np.random.default_rng(5))
+            == policy.act(observation, mask, np.random.default_rng(5)))

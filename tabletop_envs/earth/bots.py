@@ -36,6 +36,7 @@ class EarthHeuristic:
         legal = check_policy_input("earth_v0/heuristic", observation, action_mask, self.obs.size, self.acts.num_actions)
         if legal.size == 1:
             return int(legal[0])
+        observation, action_mask = np.asarray(observation), np.asarray(action_mask)  # lists too
         dec = DECISIONS[int(np.argmax(self._seg(observation, "decision")))]
         A = self.A
         pick = getattr(self, "_" + dec, None)

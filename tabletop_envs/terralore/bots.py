@@ -148,6 +148,7 @@ class TerraloreHeuristic:
     # ------------------------------------------------------------------ policy
     def act(self, observation, action_mask, rng) -> int:
         check_policy_input("terralore_v0/heuristic", observation, action_mask, self.layout.size, self.num_actions)
+        observation, action_mask = np.asarray(observation), np.asarray(action_mask)  # lists too
         view = _SegmentViews(self.layout, observation)
         # what every card's worth is measured against, computed once per decision
         view["_castle_hp"] = tuple(view["castles"] * 10)  # (mine, theirs), as numpy float32 scalars
