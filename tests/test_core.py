@@ -1180,3 +1180,17 @@ def test_every_game_policy_plays_the_same_move_from_lists_as_from_arrays(policy_
     policy = load_policy(policy_id)
     assert (policy.act(observation.tolist(), mask.tolist(), np.random.default_rng(5))
             == policy.act(observation, mask, np.random.default_rng(5)))
+
+
+@pytest.mark.parametrize("backend", ["numpy", "onnxruntime"])
+def test_a_model_asked_to_act_on_a_batch_says_to_use_act_batch(backend):
+    from tabletop_envs.core.onnx_policy import load_model_policy, model_path_for_id
+
+    if backend == "onnxruntime":
+        pytest.importorskip("onnxruntime")
+    policy = load_model_policy(model_path_for_id("terralore_v0/ppo"), backend=backend)
+    observation, mask = _mid_game_views("terralore_v0")
+    with pytest.raises(ValueError, match=r"act\(\) takes one observation \(a 1-D vector\), got shape \(1, 889\); for a batch of rows use act_batch"):
+        policy.act(observation[None], mask, np.random.default_rng(0))
+    assert policy.act_batch(observation[None], mask[None], np.random.default_rng(0))[0] == policy.act(
+        observation, mask, np.random.default_rng(0))

@@ -73,6 +73,10 @@ class _LogitsPolicy:
 
     def act(self, observation, action_mask, rng) -> int:
         logits = self.logits(observation)
+        if logits.ndim != 1:  # a batch: its logits would be indexed as one row's and fail on an IndexError
+            raise ValueError(f"policy {self.name!r}: act() takes one observation (a 1-D vector), got shape "
+                             f"{np.shape(observation)}; for a batch of rows use act_batch(observations, "
+                             "action_masks, rng)")
         if len(action_mask) != logits.shape[-1]:
             self._wrong_mask(np.shape(action_mask), logits.shape)
         return choose_legal(logits, action_mask, rng, self.deterministic)
