@@ -1194,3 +1194,43 @@ def test_a_model_asked_to_act_on_a_batch_says_to_use_act_batch(backend):
         policy.act(observation[None], mask, np.random.default_rng(0))
     assert policy.act_batch(observation[None], mask[None], np.random.default_rng(0))[0] == policy.act(
         observation, mask, np.random.default_rng(0))
+
+
+def _copy_shipped_model(folder, policy_id="terralore_v0/ppo"):
+    import shutil
+
+    from tabletop_envs.core.onnx_policy import model_path_for_id
+
+    folder.mkdir(parents=True, exist_ok=True)
+    source = model_path_for_id(policy_id)
+    for suffix in (".onnx", ".npz", ".json"):
+        if source.with_suffix(suffix).exists():
+            shutil.copy(source.with_suffix(suffix), folder)
+    return folder
+
+
+def test_a_model_path_starting_with_a_tilde_is_read_from_the_home_folder(tmp_path, monkeypatch):
+    from pathlib import Path
+
+    from tabletop_envs.core.policy import load_policy
+
+    _copy_shipped_model(tmp_path / "models")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    for path in ("~/models/ppo.onnx", Path("~/models/ppo.npz")):
+        assert load_policy(path, env="terralore_v0").metadata["env_id"] == "terralore_v0"
+    env = SingleAgentEnv("terralore_v0", opponent="~/models/ppo.onnx")
+    assert env.opponent.metadata["env_id"] == "terralore_v0"
+
+
+def test_load_policy_given_a_folder_names_the_models_in_it(tmp_path):
+    from tabletop_envs import TabletopError
+    from tabletop_envs.core.policy import load_policy
+
+    folder = _copy_shipped_model(tmp_path / "run")
+    for env in (None, "terralore_v0"):  # with env, as the env faces and the arena load, not "plays , not ..."
+        with pytest.raises(TabletopError, match=r"run is a folder, not a model: pass one of its models \(ppo.onnx\)"):
+            load_policy(folder, env=env)
+        with pytest.raises(TabletopError, match="no policy registered as '.*run/ppo'"):
+            load_policy(folder / "ppo", env=env)  # no suffix and no such file: not another env's id
+    with pytest.raises(TabletopError, match=r"empty is a folder, not a model; it holds no model"):
+        load_policy(str((tmp_path / "empty").mkdir() or tmp_path / "empty"))

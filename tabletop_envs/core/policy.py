@@ -179,19 +179,22 @@ def _load_policy(policy: str | Path | Policy, env: str | None = None, game_confi
             return policy
         raise TypeError(f"expected a policy id, a model path or an object with act(); got {type(policy).__name__}")
     text = str(policy)
+    if text.startswith("~"):  # "~/models/m.onnx" from a config file: a path, never an id
+        text = str(Path(text).expanduser())
     if text.endswith((".onnx", ".json", ".npz")) or Path(text).is_file():
         from .onnx_policy import load_model_policy
 
         return load_model_policy(text, env=env, **kwargs)
     env_name, _, name = text.partition("/")
-    if env is not None and name and env_name != env:
+    from .registry import ENVS
+
+    # another env's id; a path such as "/runs/m" or "runs/m" names no env and is no mismatch
+    if env is not None and name and env_name != env and env_name in ENVS:
         from .errors import ModelMismatchError
 
         raise ModelMismatchError(f"opponent {text!r} plays {env_name}, not {env}; pick one of {env}'s policies "
                                  "(tabletop-envs list)")
     if name == "random":
-        from .registry import ENVS
-
         if env_name not in ENVS:
             raise TabletopError(f"unknown env {env_name!r} in policy id {text!r}; known: {sorted(ENVS)}")
         return RandomPolicy(**kwargs)
@@ -203,6 +206,8 @@ def _load_policy(policy: str | Path | Policy, env: str | None = None, game_confi
         shipped = model_path_for_id(text)  # "terralore_v0/ppo" -> models/terralore/ppo.onnx
         if shipped is not None:
             return load_model_policy(shipped, env=env_name, **kwargs)
+        if text and Path(text).is_dir():
+            raise TabletopError(_folder_message(Path(text)))
         known = ", ".join(sorted({*registered_policies(), *shipped_model_ids()}))
         raise TabletopError(f"no policy registered as {text!r}. Known ids: {known} (and <env>/random); "
                             "or pass a path to a .onnx model")
@@ -210,3 +215,16 @@ def _load_policy(policy: str | Path | Policy, env: str | None = None, game_confi
     if game_config is not None and "game_config" in inspect.signature(factory).parameters:
         kwargs.setdefault("game_config", dict(game_config))
     return factory(**kwargs)
+
+
+def _folder_message(folder: Path) -> str:
+    """What to say when a folder is given where a model file is wanted: the models it holds."""
+    models = []
+    for side in sorted(folder.glob("*.json")):
+        model = next((side.with_suffix(s) for s in (".onnx", ".npz") if side.with_suffix(s).is_file()), None)
+        if model is not None:
+            models.append(model.name)
+    if models:
+        return f"{folder} is a folder, not a model: pass one of its models ({', '.join(models)})"
+    return (f"{folder} is a folder, not a model; it holds no model (a .onnx or .npz with its .json sidecar): "
+            "pass the path of a model file, or a policy id (tabletop-envs list)")
