@@ -1234,3 +1234,14 @@ def test_load_policy_given_a_folder_names_the_models_in_it(tmp_path):
             load_policy(folder / "ppo", env=env)  # no suffix and no such file: not another env's id
     with pytest.raises(TabletopError, match=r"empty is a folder, not a model; it holds no model"):
         load_policy(str((tmp_path / "empty").mkdir() or tmp_path / "empty"))
+
+
+def test_a_policy_class_given_instead_of_an_instance_is_refused_at_load_saying_to_make_one():
+    from tabletop_envs.core.policy import load_policy
+
+    with pytest.raises(TypeError, match=r"got the class RandomPolicy, not a policy: pass an instance, RandomPolicy\(\)"):
+        load_policy(RandomPolicy)
+    with pytest.raises(TypeError, match="got the class RandomPolicy"):  # at construction, not at its first move
+        SingleAgentEnv("terralore_v0", opponent=RandomPolicy)
+    with pytest.raises(TypeError, match="got the class RandomPolicy"):
+        SingleAgentEnv("terralore_v0", opponent=[RandomPolicy])

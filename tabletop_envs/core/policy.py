@@ -170,6 +170,9 @@ def _load_policy(policy: str | Path | Policy, env: str | None = None, game_confi
 
         get_spec(env)  # an unknown env name is an UnknownEnvError naming the known ones, not a mismatch
     if not isinstance(policy, (str, Path)):
+        if isinstance(policy, type):  # a class has act() too, and would fail at its first move on a missing rng
+            raise TypeError(f"expected a policy id, a model path or an object with act(); got the class "
+                            f"{policy.__name__}, not a policy: pass an instance, {policy.__name__}()")
         if isinstance(policy, Policy):
             meta = getattr(policy, "metadata", None)
             if env is not None and isinstance(meta, dict) and "env_id" in meta:
