@@ -1245,3 +1245,14 @@ def test_a_policy_class_given_instead_of_an_instance_is_refused_at_load_saying_t
         SingleAgentEnv("terralore_v0", opponent=RandomPolicy)
     with pytest.raises(TypeError, match="got the class RandomPolicy"):
         SingleAgentEnv("terralore_v0", opponent=[RandomPolicy])
+
+
+@pytest.mark.parametrize("env_name", sorted(SHAPES))
+def test_a_heuristic_bot_asked_to_act_on_a_batch_says_it_takes_one_observation_not_another_envs(env_name):
+    from tabletop_envs import load_policy
+
+    observation, mask = _mid_game_views(env_name)
+    n_obs, n_actions = SHAPES[env_name]
+    with pytest.raises(ValueError, match=rf"act\(\) takes one observation and its mask \(1-D, {n_obs} and {n_actions} "
+                                         rf"values\), got shapes \(1, {n_obs}\) and \(1, {n_actions}\): ask it row by row"):
+        load_policy(f"{env_name}/heuristic").act(observation[None], mask[None], np.random.default_rng(0))

@@ -47,6 +47,11 @@ def check_policy_input(policy_id: str, observation, action_mask, observation_siz
     if shapes != ((observation_size,), (num_actions,)):
         from .errors import ModelMismatchError
 
+        if shapes[0][-1:] == (observation_size,) and shapes[1][-1:] == (num_actions,):  # this env's, but a batch
+            raise ValueError(f"policy {policy_id!r}: act() takes one observation and its mask (1-D, {observation_size} "
+                             f"and {num_actions} values), got shapes {shapes[0]} and {shapes[1]}: ask it row by row "
+                             "(tabletop_envs.core.policy.act_batch does)")
+
         env_name = policy_id.partition("/")[0]
         raise ModelMismatchError(
             f"policy {policy_id!r} reads {env_name}'s observations ({observation_size} values) and action masks "
