@@ -1256,3 +1256,17 @@ def test_a_heuristic_bot_asked_to_act_on_a_batch_says_it_takes_one_observation_n
     with pytest.raises(ValueError, match=rf"act\(\) takes one observation and its mask \(1-D, {n_obs} and {n_actions} "
                                          rf"values\), got shapes \(1, {n_obs}\) and \(1, {n_actions}\): ask it row by row"):
         load_policy(f"{env_name}/heuristic").act(observation[None], mask[None], np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("kwargs, problem", [
+    ({"render_view": "god"}, "render_view must be one of"),
+    ({"learner_seat": 2}, "learner_seat must be None"),
+    ({"opponent": ["terralore_v0/random"] * 2}, "2 opponents given for 1 other seats: give one per other seat"),
+    ({"render_mode": "video"}, "render_mode must be None or one of"),
+])
+def test_a_bad_single_agent_env_argument_is_a_config_error_like_a_bad_render_mode(kwargs, problem):
+    from tabletop_envs import TabletopError
+
+    with pytest.raises(ConfigError, match=problem) as refused:
+        SingleAgentEnv("terralore_v0", **kwargs)
+    assert isinstance(refused.value, (TabletopError, ValueError))  # the command lines' one-line error, still a ValueError

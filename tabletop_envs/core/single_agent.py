@@ -55,7 +55,7 @@ class SingleAgentEnv(gymnasium.Env):
                  learner_seat: int | None = None, render_mode: str | None = None, render_view: str = "learner",
                  **env_kwargs):
         if render_view not in RENDER_VIEWS:
-            raise ValueError(f"render_view must be one of {RENDER_VIEWS}, got {render_view!r}")
+            raise ConfigError(f"render_view must be one of {RENDER_VIEWS}, got {render_view!r}")
         if isinstance(env, str):
             from .registry import get_spec
 
@@ -76,7 +76,7 @@ class SingleAgentEnv(gymnasium.Env):
         n = self.game.num_players
         if learner_seat is not None and (isinstance(learner_seat, bool) or not isinstance(learner_seat, (int, np.integer))
                                          or not 0 <= learner_seat < n):
-            raise ValueError(f"learner_seat must be None (a random seat each episode) or a seat 0..{n - 1}, "
+            raise ConfigError(f"learner_seat must be None (a random seat each episode) or a seat 0..{n - 1}, "
                              f"got {learner_seat!r}")
         self.learner_seat_fixed = learner_seat
         self.set_opponent(opponent)
@@ -99,7 +99,8 @@ class SingleAgentEnv(gymnasium.Env):
         elif isinstance(opponent, Sequence):
             opponent = [load_policy(o, env=env_name, game_config=rules) for o in opponent]
             if len(opponent) != self.game.num_players - 1:
-                raise ValueError(f"{len(opponent)} opponents given for {self.game.num_players - 1} other seats")
+                raise ConfigError(f"{len(opponent)} opponents given for {self.game.num_players - 1} other seats: "
+                                  "give one per other seat, in seat order, or a single opponent for every seat")
         elif not callable(opponent):
             raise TypeError(f"opponent must be a policy, id, list or callable(rng)->policy, got {opponent!r}")
         self.opponent = opponent
