@@ -10,7 +10,12 @@ import numpy as np
 
 
 class TabletopError(Exception):
-    """Base class of every error this library raises on purpose."""
+    """Base class of the library's own errors: illegal actions, bad env or training options, catalogues,
+    decks, models, replays, unknown env and agent names. The command-line tools report these in one line.
+
+    Using an env out of order is Python's own error, as in Gymnasium and PettingZoo: a ``RuntimeError`` for
+    ``step()`` before ``reset()`` or after the episode is over, and a ``ValueError`` for a policy asked with
+    a mask that has no legal action or a non-``None`` action for an agent that is done."""
 
 
 class IllegalActionError(TabletopError, ValueError):
