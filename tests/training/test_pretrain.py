@@ -246,3 +246,17 @@ def test_the_reported_agreement_is_the_last_epochs(toy, teacher):
     agreements = [row["holdout_agreement"] for row in report["epochs"]]
     assert agreements[0] != agreements[-1]  # the fit moved, so the first and the last epoch can be told apart
     assert report["holdout_agreement"] == agreements[-1]
+
+
+def test_a_resumed_warm_started_run_reports_its_cloning_with_the_epochs_left_to_pretrain_json(toy, toy_teacher,
+                                                                                            tmp_path):
+    data = {**TINY, "pretrain": {"teacher": toy_teacher, "games": 20, "epochs": 1},
+            "eval": {**TINY["eval"], "final_games": 0},
+            "output": {**TINY["output"], "dir": str(tmp_path / "run"), "export": False, "learning_curve": False,
+                       "tensorboard": False}}
+    first = train(load_config(data=data))
+    data["ppo"] = {**TINY["ppo"], "total_timesteps": 1024}
+    second = train(load_config(data=data), resume=True)
+    report = json.loads((tmp_path / "run" / "pretrain.json").read_text())
+    assert report["epochs"] and second["steps"] == 1024
+    assert first["pretrain"] == second["pretrain"] == {k: v for k, v in report.items() if k != "epochs"}

@@ -127,7 +127,7 @@ def test_a_phase_changes_the_learning_rate_and_the_pool_when_the_learner_reaches
             "eval": {**TINY["eval"], "final_games": 0}}
     summary = train(load_config(data=data))
     (applied,) = summary["phases_applied"]
-    assert 512 <= applied["step"] < 512 + 256  # at the first step on or after 512 (rollouts of 2 x 128)
+    assert applied["step"] == 512  # at the step it names: the learner passes it (2 envs, 2 steps at a time)
     model = MaskablePPO.load(tmp_path / "run" / "final_model.zip")
     assert model.policy.optimizer.param_groups[0]["lr"] == 1e-5  # the updates after the phase used the new rate
     run = json.loads((tmp_path / "run" / "run.json").read_text())
@@ -182,6 +182,8 @@ def test_selection_ships_the_best_checkpoint_by_its_own_games_and_evaluates_it_o
     np.testing.assert_allclose(shipped.logits(probe), chosen.logits(probe), rtol=1e-5, atol=1e-6)
     assert meta["evaluation"]["vs_random"]["games"] == 40  # the final evaluation: its own seed, the chosen model
     assert any(c[0] == 1 + 1000 and c[2] == 40 for c in calls)
+    history = json.loads((tmp_path / "run" / "history.json").read_text())
+    assert history[-1]["steps"] == 1024  # the final evaluation's point is the selected model's, not the learner's
 
 
 def test_a_fresh_run_in_a_used_folder_sets_the_old_checkpoints_aside(toy, tmp_path):
@@ -402,7 +404,8 @@ def test_an_evaluation_cut_short_by_an_interrupt_is_made_up_on_resume(toy, tmp_p
 
 def test_resume_carries_on_the_gated_out_count_and_the_training_win_rates(toy, tmp_path):
     data = {**TINY, "ppo": {**TINY["ppo"], "total_timesteps": 512},
-            "selfplay": {**TINY["selfplay"], "gate_win_rate": 1.0},  # never opens: every attempt is gated out
+            "selfplay": {**TINY["selfplay"], "gate_win_rate": 1.0,  # never opens: every attempt is gated out
+                         "gate_episodes": 1000},  # room for both parts' results
             "output": {**TINY["output"], "dir": str(tmp_path / "run"), "export": False, "learning_curve": False,
                        "tensorboard": False}, "eval": {**TINY["eval"], "final_games": 0}}
     first = train(load_config(data=data))
@@ -411,6 +414,10 @@ def test_resume_carries_on_the_gated_out_count_and_the_training_win_rates(toy, t
     second = train(load_config(data=data), resume=True)
     assert first["snapshots_gated_out"] == 2 and second["snapshots_gated_out"] == 4  # at 256, 512, 768, 1024
     assert set(state["recent"]) == {"random", "snapshot"} and all(state["recent"].values())
+    end = json.loads(next((tmp_path / "run" / "checkpoints").glob("step_000001024/state.json")).read_text())
+    # the gate's results and the training win rates go on from where the first part left them
+    assert end["gate_results"][:len(state["gate_results"])] == state["gate_results"] != end["gate_results"]
+    assert end["recent"]["random"][:len(state["recent"]["random"])] == state["recent"]["random"]
 
 
 def test_tensorboard_logs_each_scheduled_evaluation_at_its_own_step(toy, tmp_path):
@@ -481,3 +488,317 @@ def test_subproc_envs_start_where_forkserver_is_missing_as_on_windows(monkeypatc
         assert venv.reset().shape == (1, 889)
     finally:
         venv.close()
+
+
+# ---------------------------------------------------------------- behaviour pinned by the mutation audit of train.py
+
+def _deal_spy(monkeypatch):
+    """The opponents' names of every deal, in the order the envs dealt them."""
+    from tabletop_envs.core.single_agent import SingleAgentEnv
+
+    seen = []
+    real_deal = SingleAgentEnv.deal
+
+    def recording_deal(self):
+        real_deal(self)
+        seen.append([getattr(p, "name", "?") for p in self.episode_opponents])
+
+    monkeypatch.setattr(SingleAgentEnv, "deal", recording_deal)
+    return seen
+
+
+def quiet_tiny(tmp_path, name="run", **sections):
+    """TINY without export, curve, TensorBoard or final games, in ``tmp_path / name``; ``sections`` merge in."""
+    data = {**TINY, "output": {**TINY["output"], "dir": str(tmp_path / name), "export": False,
+                               "learning_curve": False, "tensorboard": False},
+            "eval": {**TINY["eval"], "final_games": 0}}
+    for key, value in sections.items():
+        data[key] = {**data[key], **value} if isinstance(value, dict) else value
+    return data
+
+
+def test_a_phase_sets_the_anchor_shares_the_snapshot_choice_and_the_entropy_bonus(toy, tmp_path, monkeypatch):
+    from sb3_contrib import MaskablePPO
+
+    deals = _deal_spy(monkeypatch)
+    data = quiet_tiny(tmp_path, phases=[{"at": 2, "set": {"selfplay.random_weight": 0.0,
+                                                          "selfplay.play_latest_ratio": 1.0, "ppo.ent_coef": 0.0}}])
+    summary = train(load_config(data=data))
+    assert summary["phases_applied"][0]["step"] == 2
+    after = [name for opponents in deals[2:] for name in opponents]  # the first two deals come before step 2
+    assert after and "random" not in after  # random_weight 0: only snapshots
+    steps = [int(name.split("@")[1]) for name in after]
+    assert steps == sorted(steps) and steps[-1] >= 512  # play_latest_ratio 1: always the newest, never an older one
+    assert MaskablePPO.load(tmp_path / "run" / "final_model.zip", device="cpu").ent_coef == 0.0
+
+
+def test_a_phase_that_raises_the_gate_keeps_later_snapshots_out_of_the_pool(toy, tmp_path):
+    data = quiet_tiny(tmp_path, phases=[{"at": 512, "set": {"selfplay.gate_win_rate": 1.0}}])
+    summary = train(load_config(data=data))
+    assert summary["snapshots_gated_out"] == 3  # the attempts at 512 (phase first), 768 and 1024
+    assert summary["snapshots"] == ["snapshot@0", "snapshot@256"]
+
+
+def test_a_low_gate_opens_once_the_learner_has_played_enough_games_against_the_snapshots(toy, tmp_path):
+    # the gate needs min(20, gate_episodes) recorded games against snapshots; any score beats 0.01
+    data = quiet_tiny(tmp_path, selfplay={"gate_win_rate": 0.01, "gate_episodes": 20})
+    summary = train(load_config(data=data))
+    assert summary["snapshots_gated_out"] == 0 and summary["snapshots"] == ["snapshot@768", "snapshot@1024"]
+
+
+def test_a_frozen_snapshot_starts_the_gate_s_count_afresh(toy, tmp_path):
+    # the gate judges the learner on the games since the last snapshot; the training win rates keep them all
+    data = quiet_tiny(tmp_path, ppo={"total_timesteps": 512}, selfplay={"gate_episodes": 1000},
+                      output={"checkpoint_every": 384})
+    train(load_config(data=data))
+    state = json.loads((tmp_path / "run" / "checkpoints" / "step_000000384" / "state.json").read_text())
+    gate, against_snapshots = state["gate_results"], state["recent"]["snapshot"]
+    assert 0 < len(gate) < len(against_snapshots)  # games since the freeze at 256, out of those since step 0
+    assert gate == against_snapshots[-len(gate):]
+
+
+@pytest.mark.parametrize("case, selfplay, phases", [
+    ("the initial snapshot", {"snapshot_every": 10_000}, []),
+    ("a snapshot frozen during training", {"initial_snapshot": False, "snapshot_every": 128}, []),
+    ("a phase's anchor shares", {"random_weight": 1.0, "snapshot_every": 10_000},
+     [{"at": 128, "set": {"selfplay.random_weight": 0.0}}]),
+])
+def test_subproc_workers_play_against_the_pool_as_the_learner_changes_it(tmp_path, case, selfplay, phases):
+    # each worker holds its own copy of the pool: every change must be sent to it, or it never plays a snapshot
+    data = {"env": "terralore_v0", "seed": 1, "vec": {"kind": "subproc", "n_envs": 2}, "phases": phases,
+            "ppo": {"total_timesteps": 384, "n_steps": 64, "batch_size": 64, "n_epochs": 1, "net_arch": [16]},
+            "selfplay": {"heuristic_weight": 0.0, "random_weight": 0.0, "gate_win_rate": 0.0, **selfplay},
+            "eval": {"every": 10**9, "games": 2, "final_games": 0, "opponents": ["random"]},
+            "output": {"dir": str(tmp_path / "run"), "checkpoint_every": 10**9, "progress_bar": False,
+                       "export": False, "learning_curve": False, "tensorboard": False}}
+    summary = train(load_config(data=data))
+    state = json.loads((tmp_path / "run" / "checkpoints" / f"step_{summary['steps']:09d}" / "state.json").read_text())
+    assert state["recent"].get("snapshot"), f"{case}: the workers never played a snapshot"
+
+
+@pytest.mark.parametrize("kind, expected", [("batched", "SelfPlayVecEnv"), ("dummy", "DummyVecEnv")])
+def test_vec_kind_builds_the_vector_env_the_recipe_names(toy, kind, expected):
+    from training.pool import OpponentPool
+    from training.train import make_vec_env
+
+    cfg = load_config(data={"env": "toy_v0", "vec": {"kind": kind, "n_envs": 2}})
+    venv = make_vec_env(cfg, OpponentPool("toy_v0", random_weight=1.0, heuristic_weight=0.0))
+    try:
+        assert type(venv.venv).__name__ == expected and venv.num_envs == 2
+    finally:
+        venv.close()
+
+
+def test_a_fresh_run_prints_sb3_s_table_only_when_output_verbose_asks(toy, tmp_path, capsys):
+    for verbose in (1, 0):
+        data = quiet_tiny(tmp_path, name=f"v{verbose}", ppo={"total_timesteps": 256},
+                          output={"tensorboard": True, "verbose": verbose})
+        train(load_config(data=data))
+        assert ("total_timesteps" in capsys.readouterr().out) == bool(verbose), f"verbose {verbose}"
+
+
+def test_the_value_network_has_the_recipe_s_hidden_layers_like_the_policy_network(toy, tmp_path):
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    train(load_config(data=quiet_tiny(tmp_path, ppo={"total_timesteps": 256, "net_arch": [16, 8]})))
+    extractor = MaskablePPO.load(tmp_path / "run" / "final_model.zip", device="cpu").policy.mlp_extractor
+
+    def widths(net):
+        return [m.out_features for m in net if isinstance(m, torch.nn.Linear)]
+
+    assert widths(extractor.value_net) == widths(extractor.policy_net) == [16, 8]
+
+
+def test_resume_takes_every_resumable_ppo_setting_from_the_recipe(toy, tmp_path):
+    from sb3_contrib import MaskablePPO
+
+    from training.train import RESUMABLE_PPO_KEYS
+
+    data, run = finished_tiny_run(tmp_path, 256)
+    new = {"learning_rate": 0.05, "n_steps": 64, "batch_size": 32, "n_epochs": 3, "gamma": 0.9, "gae_lambda": 0.8,
+           "clip_range": 0.3, "ent_coef": 0.02, "vf_coef": 0.25, "max_grad_norm": 0.7}
+    assert set(new) == set(RESUMABLE_PPO_KEYS)
+    data["ppo"] = {**data["ppo"], "total_timesteps": 512, **new}
+    train(load_config(data=data), resume=True)
+    model = MaskablePPO.load(run / "final_model.zip", device="cpu")
+    got = {key: getattr(model, key) for key in new}
+    got["clip_range"] = model.clip_range(1.0)  # SB3 keeps it as a schedule
+    assert got == new
+
+
+def test_each_resume_deals_games_of_its_own_not_those_of_an_earlier_resume(toy, tmp_path, monkeypatch):
+    from tabletop_envs.core.single_agent import SingleAgentEnv
+
+    deals = []
+    real_deal = SingleAgentEnv.deal
+
+    def recording_deal(self):
+        real_deal(self)
+        deals.append((self.learner_seat, tuple(map(tuple, self.game_state.hands))))
+
+    monkeypatch.setattr(SingleAgentEnv, "deal", recording_deal)
+    data = quiet_tiny(tmp_path, ppo={"total_timesteps": 256})
+    train(load_config(data=data))
+    parts = []
+    for total in (512, 768):
+        deals.clear()
+        data["ppo"] = {**data["ppo"], "total_timesteps": total}
+        train(load_config(data=data), resume=True)
+        parts.append(deals[:40])
+    assert sum(a == b for a, b in zip(*parts)) < 10  # the resume at 512 is seeded apart from the one at 256
+
+
+def test_resume_with_a_recipe_for_other_rules_of_the_same_game_is_refused(toy, tmp_path):
+    data, run = finished_tiny_run(tmp_path, 256)
+    before = folder_bytes(run)
+    other = {**data, "env_kwargs": {"turns": 8}, "ppo": {**data["ppo"], "total_timesteps": 512}}
+    with pytest.raises(ConfigError, match=r"trains toy_v0 with \{'turns': 6\}, this recipe toy_v0 with \{'turns': 8\}"):
+        train(load_config(data=other), resume=True)
+    assert folder_bytes(run) == before
+
+
+def test_resume_with_another_activation_is_refused_naming_it(toy, tmp_path):
+    data, run = finished_tiny_run(tmp_path, 256)
+    before = folder_bytes(run)
+    other = {**data, "ppo": {**data["ppo"], "total_timesteps": 512, "activation": "relu"}}
+    with pytest.raises(ConfigError, match="its ppo.activation is tanh, this recipe's relu"):
+        train(load_config(data=other), resume=True)
+    assert folder_bytes(run) == before
+
+
+def test_resume_keeps_the_checkpoint_schedule(toy, tmp_path):
+    data, run = finished_tiny_run(tmp_path, 512)
+    data["ppo"] = {**data["ppo"], "total_timesteps": 1024}
+    train(load_config(data=data), resume=True)
+    assert sorted(p.name for p in (run / "checkpoints").iterdir()) == ["step_000000512", "step_000001024"]
+
+
+def test_update_threads_are_capped_at_the_machine_s_cores(monkeypatch):
+    import training.train as tt
+
+    monkeypatch.setattr(tt.os, "cpu_count", lambda: 2)
+    assert [tt.update_thread_count(n) for n in (1, 2, 8)] == [1, 2, 2]
+    monkeypatch.setattr(tt.os, "cpu_count", lambda: None)  # unknown: one
+    assert tt.update_thread_count(4) == 1
+    assert tt.busy_core_hint(1, cores=1, load=1.5) is None, "one core and one thread: nothing to lower"
+
+
+@pytest.mark.parametrize("sampling, deterministic", [("sample", False), ("argmax", True)])
+def test_snapshots_play_as_selfplay_snapshot_sampling_says(toy, tmp_path, sampling, deterministic):
+    import pickle
+
+    train(load_config(data=quiet_tiny(tmp_path, ppo={"total_timesteps": 256},
+                                      selfplay={"snapshot_sampling": sampling})))
+    with open(tmp_path / "run" / "checkpoints" / "step_000000256" / "pool.pkl", "rb") as fh:
+        snapshots = pickle.load(fh)["snapshots"]
+    assert snapshots and all(s["deterministic"] is deterministic for s in snapshots)
+
+
+def test_a_checkpoint_cut_off_while_its_folder_is_rewritten_is_not_taken_for_a_whole_one(toy, tmp_path, monkeypatch):
+    # the final checkpoint rewrites the folder of the scheduled one at the same step; until its new
+    # state.json is written, the folder must not look complete to --resume
+    import training.train as tt
+
+    real_state, calls = tt.SelfPlayCallback.state, []
+
+    def cut_off_the_second_time(self):
+        calls.append(1)
+        if len(calls) == 2:
+            raise RuntimeError("killed while writing the final checkpoint")
+        return real_state(self)
+
+    monkeypatch.setattr(tt.SelfPlayCallback, "state", cut_off_the_second_time)
+    with pytest.raises(RuntimeError, match="killed"):
+        train(load_config(data=quiet_tiny(tmp_path, ppo={"total_timesteps": 512})))
+    assert (tmp_path / "run" / "checkpoints" / "step_000000512" / "model.zip").exists()
+    assert tt.latest_checkpoint(tmp_path / "run") is None
+
+
+def test_steps_per_second_leaves_out_the_time_spent_writing_checkpoints(toy, tmp_path, monkeypatch):
+    import time
+
+    import training.train as tt
+
+    real_state, slow = tt.SelfPlayCallback.state, 0.5
+
+    def slow_state(self):
+        time.sleep(slow)
+        return real_state(self)
+
+    monkeypatch.setattr(tt.SelfPlayCallback, "state", slow_state)
+    summary = train(load_config(data=quiet_tiny(tmp_path, ppo={"total_timesteps": 512},
+                                                output={"checkpoint_every": 128})))
+    ppo_seconds = summary["steps"] / summary["steps_per_second"]
+    # the 4 checkpoints written during learn() sleep 4 * slow: counted as PPO's, its time could not be below that
+    assert ppo_seconds < 4 * slow and summary["train_seconds"] - ppo_seconds > 0.8 * 4 * slow
+
+
+def test_a_fresh_run_leaves_an_empty_checkpoints_folder_where_it_is(toy, tmp_path):
+    (tmp_path / "run" / "checkpoints").mkdir(parents=True)
+    train(load_config(data=quiet_tiny(tmp_path, ppo={"total_timesteps": 256})))
+    assert not list(tmp_path.glob("run/checkpoints.before-*"))  # nothing of an earlier run to set aside
+    assert (tmp_path / "run" / "checkpoints" / "step_000000256" / "state.json").exists()
+
+
+def test_selection_ties_go_to_the_later_model(toy, tmp_path, monkeypatch):
+    import training.train as tt
+
+    real = tt.anchor_evaluation
+
+    def all_equal(env, policy, games, seed, anchors, **kw):
+        result = real(env, policy, games, seed=seed, anchors=anchors, **kw)
+        result[f"vs_{anchors[0]}"]["score"] = 0.5
+        return result
+
+    monkeypatch.setattr(tt, "anchor_evaluation", all_equal)
+    data = quiet_tiny(tmp_path, eval={"select_games": 4, "select_every": 256, "select_anchor": "random"},
+                      output={"checkpoint_every": 256})
+    selection = train(load_config(data=data))["selection"]
+    assert [c["steps"] for c in selection["candidates"]] == [256, 512, 768, 1024]
+    assert selection["selected_steps"] == 1024
+
+
+def test_torch_uses_ppo_torch_threads_outside_the_update_even_after_an_update_cut_short(toy, tmp_path, monkeypatch):
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    import training.train as tt
+
+    seen, real_evaluate = [], tt.evaluate_model
+
+    def recording_evaluate(*args, **kwargs):
+        seen.append(torch.get_num_threads())
+        return real_evaluate(*args, **kwargs)
+
+    def interrupted_update(self):
+        raise KeyboardInterrupt  # the user stops the run while the update holds ppo.update_threads
+
+    monkeypatch.setattr(tt, "evaluate_model", recording_evaluate)
+    monkeypatch.setattr(MaskablePPO, "train", interrupted_update)
+    before = torch.get_num_threads()
+    torch.set_num_threads(3)  # whatever the process had before train()
+    try:
+        data = quiet_tiny(tmp_path, ppo={"torch_threads": 1, "update_threads": 2}, eval={"final_games": 20})
+        summary = train(load_config(data=data))
+        after = torch.get_num_threads()
+    finally:
+        torch.set_num_threads(before)
+    assert summary["interrupted"] and summary["steps"] == 256  # cut off in the first update
+    assert seen == [1, 1] and after == 1  # the step-0 and the final evaluation, and what train() leaves
+
+
+def test_a_run_with_learning_curve_off_draws_no_curve(toy, tmp_path):
+    summary = train(load_config(data=quiet_tiny(tmp_path, ppo={"total_timesteps": 256})))
+    assert "learning_curve" not in summary and not (tmp_path / "run" / "learning_curve.png").exists()
+
+
+def test_the_command_a_resumed_run_records_reproduces_the_whole_run_without_resume(toy, tmp_path):
+    import yaml
+
+    recipe = tmp_path / "toy.yaml"
+    recipe.write_text(yaml.safe_dump(quiet_tiny(tmp_path, ppo={"total_timesteps": 256})))
+    main(["--config", str(recipe)])
+    main(["--config", str(recipe), "--resume", "--set", "ppo.total_timesteps=512"])
+    command = json.loads((tmp_path / "run" / "run.json").read_text())["training"]["command"]
+    assert command == f"python -m training.train --config {recipe} --set ppo.total_timesteps=512"
