@@ -480,7 +480,7 @@ def train(cfg: TrainConfig, resume: bool = False, command: str | None = None) ->
         print(hint, flush=True)
     import torch
 
-    from .export import export_model, update_sidecar
+    from .export import export_model
 
     torch.set_num_threads(cfg.ppo.torch_threads)
     run_dir = cfg.run_dir()
@@ -583,8 +583,6 @@ def train(cfg: TrainConfig, resume: bool = False, command: str | None = None) ->
                     "machine": {"cpus": os.cpu_count(), "load_average_at_end": [round(x, 2) for x in os.getloadavg()]}}
         path = export_model(model, run_dir / cfg.output.name, cfg.env, game_config, training, evaluation,
                             name=f"{cfg.env}/{cfg.output.name}", deterministic=cfg.eval.deterministic)
-        if evaluation:
-            update_sidecar(path, evaluation=evaluation)
         summary["exported"] = str(path)
     if cfg.output.learning_curve and callback.history:
         learning_curve_png(callback.history, run_dir / "learning_curve.png", f"{cfg.env}, seed {cfg.seed}")
