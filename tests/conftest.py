@@ -1,5 +1,34 @@
 import os
 import sys
+import time
+
+import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+
+# .ci/run sets this for its optional steps (long tests, RLlib, other Python) so that a slow machine
+# skips what no longer fits in the 20-minute budget instead of overrunning it; never set by default.
+DEADLINE_VARIABLE = "TABLETOP_TEST_DEADLINE"
+
+
+def _deadline() -> float | None:
+    raw = os.environ.get(DEADLINE_VARIABLE, "").strip()
+    if not raw:
+        return None
+    try:
+        return float(raw)
+    except ValueError:
+        raise pytest.UsageError(
+            f"{DEADLINE_VARIABLE}={raw!r} is not a time: give Unix seconds (e.g. $(( $(date +%s) + 600 ))) "
+            f"or unset it") from None
+
+
+def pytest_configure(config):
+    config._tabletop_deadline = _deadline()
+
+
+def pytest_runtest_setup(item):
+    deadline = item.config._tabletop_deadline
+    if deadline is not None and time.time() > deadline:
+        pytest.skip(f"the CI time budget is spent (past {DEADLINE_VARIABLE})")
