@@ -187,6 +187,16 @@ def test_recover_any_card_can_return_a_skill():
     assert cid("Firestorm") in s.hand[0]
 
 
+def test_recover_a_creature_passes_over_a_costlier_skill():
+    s = play_and_reveal("Resurrection", A, graveyards=(["Firestorm", "Cinder Hound"], []))
+    assert cid("Cinder Hound") in s.hand[0] and cid("Firestorm") in s.graveyard[0]
+
+
+def test_recover_any_card_returns_the_costliest_card_even_a_creature():
+    s = play_and_reveal("Grave Rat", A, graveyards=(["Firestorm", "Granite Colossus"], []))
+    assert cid("Granite Colossus") in s.hand[0] and cid("Firestorm") in s.graveyard[0]
+
+
 def test_recover_into_a_full_hand_leaves_the_card_in_the_graveyard():
     hand = ["Tidepool Crab", "Sturdy Turtle", "Harbor Seal", "Reef Eel", "Kelp Lurker"]
     s = make_state(hands=(["Grave Rat", "Gloom Bat", *hand], []), graveyards=(["Firestorm"], []))

@@ -40,6 +40,13 @@ def test_players_draw_4_cards_to_form_their_starting_hand():
     assert [len(d) for d in s.deck] == [16, 16]
 
 
+def test_players_draw_4_cards_to_form_their_starting_hand_off_a_shuffled_deck():
+    # one deck list deals different opening hands from game to game (and to two players holding it)
+    hands = {tuple(sorted(game(decks=("ember_rush", "ember_rush"), mulligan=False).new_initial_state(seed).hand[p]))
+             for seed in range(6) for p in (0, 1)}
+    assert len(hands) >= 6
+
+
 def test_hand_limit_7_surplus_draws_go_to_graveyard():
     hand = ["Tidepool Crab", "Sturdy Turtle", "Harbor Seal", "Reef Eel", "Kelp Lurker", "Coral Warden"]
     deck = ["Pebble Mole", "Ember Imp", "Sand Piper", "Lantern Moth"]  # top = last
@@ -107,6 +114,9 @@ def test_a_player_loses_if_their_deck_runs_out_of_cards_to_draw():
     end_turn(s)  # turn 3 needs two cards; player 0 has one
     assert s.is_terminal() and list(s.returns()) == [-1, 1]
     assert s.end_reason == "deck-out"
+    # the game ends there: nobody draws any more, and nobody has anything left to decide
+    assert names(s.deck[1]) == ["Ember Imp", "Red Fox"] and len(s.hand[0]) == 0
+    assert not s.legal_action_mask().any() and s.decision() == ""
 
 
 # ------------------------------------------------------------------ Types of Cards
@@ -371,6 +381,31 @@ def test_option_opaque_wall_false_the_placement_shows_as_card_backs_and_open_dis
     assert not any(lay.view(obs, seg)[cid("Stone Tortoise")] for seg in card_segments)
 
 
+def test_play_phase_both_players_place_their_cards_in_every_turn_whoever_places_first():
+    s = TerraloreGame(decks=("ember_rush", "tidal_fortress"), mulligan=False).new_initial_state(0)
+    placed = set()
+    for turn, placers in enumerate([(0, 1), (1, 0), (0, 1), (1, 0)], start=1):
+        assert s.turn_number == turn
+        seen = []
+        while s.turn_number == turn:
+            p = s.current_player()
+            seen.append(p)
+            before = len(s.face_down[p][D])
+            hand = s.hand[p]
+            cheap = sorted((CAT.cost[c], c) for c in hand if CAT.is_creature[c] and CAT.cost[c] < len(hand))
+            if cheap and p not in seen[:-1] and len(s.field[p][D]) < 3:  # each defends with their cheapest creature
+                card = cheap[0][1]
+                act(s, "play", card)
+                act(s, "lane", D)
+                for other in [c for c in hand if c != card][:CAT.cost[card]]:
+                    act(s, "discard", other)
+                assert len(s.face_down[p][D]) == before + 1 and s.current_player() == p
+                placed.add((turn, p))
+            end(s)
+        assert tuple(seen) == placers, f"turn {turn}: placers {seen}"
+    assert {p for _, p in placed} == {0, 1}, placed
+
+
 def test_reveal_phase_all_cards_are_revealed():
     s = make_state(hands=(["Tidepool Crab", "Pebble Mole"], ["Ember Imp", "Rising Tide"]))
     place(s, "Tidepool Crab", A)
@@ -535,6 +570,10 @@ def test_reduce_your_opponents_castle_hp_to_0_to_win():
     s = make_state(attacking=([], ["Granite Colossus", "Cinder Hound"]), castles=(9, 10))
     end_turn(s)
     assert list(s.returns()) == [-1, 1] and s.end_reason == "castle destroyed"
+    # the winner's own castle at 1 HP is still standing: a win by castle, not a tiebreaker between two fallen castles
+    s = make_state(attacking=([], ["Granite Colossus", "Cinder Hound"]), castles=(9, 1))
+    end_turn(s)
+    assert s.castle == [0, 1] and list(s.returns()) == [-1, 1] and s.end_reason == "castle destroyed"
 
 
 def test_the_opponent_runs_out_of_cards_in_their_deck_before_you_do():
