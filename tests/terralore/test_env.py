@@ -110,14 +110,45 @@ def test_resample_hidden_does_not_tell_whether_a_known_card_was_placed_face_down
 
 def test_resample_hidden_keeps_the_lane_of_a_creature_being_paid_for_within_four_slots():
     # three face-up creatures and a face-down Undertow, then a creature placed in the same lane: a world
-    # that re-deals Undertow as a creature must leave room for the creature whose cost is being paid
+    # that re-deals Undertow as a creature must leave room for the creature whose cost is being paid.
+    # On an open table: behind the wall (the default) the opponent's placement is replayed, not re-dealt.
     s = make_state(hands=(["Undertow", "Sturdy Turtle", "Gloom Bat", "Pebble Mole"], ["Gloom Bat"]),
-                   attacking=(["Ember Imp", "Lantern Moth", "Sand Piper"], []))
+                   attacking=(["Ember Imp", "Lantern Moth", "Sand Piper"], []), opaque_wall=False)
     place(s, "Undertow", A, discards=["Gloom Bat"])
     act(s, "play", cid("Sturdy Turtle"))
     act(s, "lane", A)
     assert s.decision_name == "discard" and s.slots_to_free == 0
-    list(consistent_worlds(s, 1, 100, np.random.default_rng(0), mask=False))
+    firsts = set()
+    for world in consistent_worlds(s, 1, 100, np.random.default_rng(0), mask=False):
+        first, turtle = world.face_down[0][A]
+        assert turtle == cid("Sturdy Turtle") and CAT.cost[first] == CAT.cost[cid("Undertow")]
+        assert not CAT.is_creature[first], "the lane's fourth slot is the Turtle's: Undertow re-deals as a skill"
+        firsts.add(first)
+    assert len(firsts) > 1, "the face-down card was actually re-dealt"
+
+
+def test_resample_hidden_may_re_deal_a_creature_into_a_lanes_last_free_slot():
+    # on an open table a face-down cost-0 card fills the fourth slot of a lane: the worlds put creatures
+    # there as well as skills (the card really is a creature), and never overfill the lane
+    s = make_state(hands=(["Tidepool Crab"], ["Gloom Bat"]), attacking=(["Ember Imp", "Lantern Moth", "Sand Piper"], []),
+                   opaque_wall=False)
+    place(s, "Tidepool Crab", A)
+    end(s)
+    kinds = set()
+    for world in consistent_worlds(s, 1, 60, np.random.default_rng(0)):
+        (card,) = world.face_down[0][A]
+        assert CAT.cost[card] == 0 and world._used_slots(0, A) <= 4
+        kinds.add(bool(CAT.is_creature[card]))
+    assert kinds == {True, False}
+    # two face-down cost-2 creatures fill a lane holding two: each re-dealt creature takes its slots, so
+    # no multi-slot creature (Clay Golem, Fortified Shell) ever fits after a one-slot one
+    s = make_state(hands=(["Cinder Hound", "Stone Tortoise", "Gloom Bat", "Pebble Mole", "Sand Piper", "Tidepool Crab"],
+                          ["Gloom Bat"]), attacking=(["Ember Imp", "Lantern Moth"], []), opaque_wall=False)
+    place(s, "Cinder Hound", A, discards=["Gloom Bat", "Pebble Mole"])
+    place(s, "Stone Tortoise", A, discards=["Sand Piper", "Tidepool Crab"])
+    end(s)
+    for world in consistent_worlds(s, 1, 60, np.random.default_rng(0)):
+        assert world._used_slots(0, A) <= 4
 
 
 def test_option_opaque_wall_resample_hidden_agrees_with_every_view_along_random_games():
