@@ -166,6 +166,11 @@ def test_ability_tiny():
     act(s, "statistic", WEIGHT)
     act(s, "defend_ready", "Anna's hummingbird")
     assert s.discard[1] == ids(["Anna's hummingbird"])  # without Tiny, the higher Weight wins
+    s = scenario(p0=dict(ready=["House mouse"], reservoir=["Koala"]), p1=dict(ready=["Lion"]))
+    act(s, "declare", "House mouse")
+    act(s, "statistic", WEIGHT)
+    act(s, "defend_ready", "Lion")
+    assert s.discard[1] == ids(["Lion"])  # a Tiny Challenger wins with the lower Weight too
 
 
 def test_ability_early_riser():

@@ -12,7 +12,7 @@ import json
 import numpy as np
 import pytest
 
-from tabletop_envs.core.engine import new_rng
+from tabletop_envs.core.engine import TERMINAL, new_rng
 from tabletop_envs.core.errors import ConfigError, DeckError, IllegalActionError
 from tabletop_envs.travel_earth import engine as engine_module
 from tabletop_envs.travel_earth.catalogue import ANIMALS_FILE, STAT_KEYS, Catalogue
@@ -214,6 +214,7 @@ def test_player_2_places_top_card_of_deck_face_down_in_reservoir_unseen_by_both(
     deck1 = rng.permutation(game.decklists[1]).tolist()
     assert s.unseen[1] == [deck1[-4]]  # the card under the three drawn into Hand was the top card
     assert s.unseen[0] == [] and s.reservoir[1] == []
+    assert s.full(1) == 1 and s.empty == [0, 0], "the free card is upright (Full) like any added card"
     lay = game.observation_layout
     for seat in (0, 1):
         obs = s.observation(seat)
@@ -810,6 +811,14 @@ def test_stalemate_turns_without_any_card_moving_draw_the_game():
         act(s, "skip_reservoir")  # no Reservoir: nobody can ever challenge, and nobody plays
         act(s, "end_play")
     assert s.is_terminal() and s.drawn_game and list(s.returns()) == [0.0, 0.0]
+    # by default (RULES.md) 20 such turns draw the game, and 19 do not
+    s = scenario(p0=dict(ready=["Lion"], hand=["Emu"]), p1=dict(ready=["Tiger"], hand=["Koala"]),
+                 filler_to="discard", phase="add")
+    for turn in range(20):
+        assert not s.is_terminal(), f"drawn after {turn} quiet turns"
+        act(s, "skip_reservoir")
+        act(s, "end_play")
+    assert s.is_terminal() and s.drawn_game
 
 
 def test_idle_players_turns_pass_at_once_and_a_stuck_game_is_drawn():
@@ -992,6 +1001,7 @@ def test_a_last_resort_win_stops_only_that_challenger_and_the_rest_of_the_group_
     assert s.player == 0 and s.challenger == cid("Tiger") and s.phase == "statistic" and s.empty[0] == 2
     act(s, "statistic", SPEED)  # 64.4 km/h against 48: the whale fails, the Reservoir is exhausted
     assert s.is_terminal() and s.winner == 0 and s.discard[1] == ids(["Blue whale"])
+    assert s.current_player() == TERMINAL and list(s.returns()) == [1.0, -1.0], "nobody moves after the win"
 
 
 @pytest.mark.parametrize("kwargs, problem", [
@@ -999,6 +1009,13 @@ def test_a_last_resort_win_stops_only_that_challenger_and_the_rest_of_the_group_
     ({"deck_format": None}, r"deck_format must be one of \['casual', 'championship'\], got None"),
     ({"hand_size_table": 3}, r"hand_size_table must be a non-empty list .* got 3"),
     ({"hand_size_table": {"a": 1}}, r"hand_size_table must be a non-empty list .* got \{'a': 1\}"),
+    ({"hand_size_table": [3, -1]}, r"hand_size_table must be a non-empty list .* got \[3, -1\]"),
+    ({"stalemate_turns": 1}, r"stalemate_turns must be an int >= 2, got 1"),
+    ({"stalemate_turns": "20"}, r"stalemate_turns must be an int >= 2, got '20'"),
+    ({"first_player": 2}, r"first_player must be None \(coin flip\), 0 or 1; got 2"),
+    ({"resting_defender_win": "never"}, r"resting_defender_win must be one of .* got 'never'"),
+    ({"decks": "starter"}, r"decks must be None or a list of two decks"),
+    ({"decks": ["starter"]}, r"decks must be None or a list of two decks"),
 ])
 def test_an_option_value_of_the_wrong_type_is_a_config_error_naming_the_option_and_its_values(kwargs, problem):
     with pytest.raises(ConfigError, match=problem):
