@@ -365,6 +365,8 @@ def test_a_player_may_own_the_same_card_as_the_opponent():
 
 
 def test_turn_counter_counts_completed_turns_for_max_turns():
+    s = TerraloreGame().new_initial_state(0)
+    assert s.decision() == "mulligan" and s.turn == 0, "before turn 1 no turn has been completed either"
     s = TerraloreGame(mulligan=False).new_initial_state(0)
     assert s.turn == 0
     end_turn(s)
