@@ -1860,3 +1860,230 @@ def test_card_objectives_do_not_count_the_event_stack_only_the_sets_objective_na
     assert black >= 1
     s.events[0].append(take(s, odd))
     assert measured() == [black, vp_odd, vp_le, events + 1]
+
+
+# ====================================================================== objectives as printed on the cards
+def fauna_named(name):
+    return next(f["id"] for f in CAT.fauna if f["name"] == name)
+
+
+def ecosystem_named(name):
+    return next(e["id"] for e in CAT.ecosystems if e["name"] == name)
+
+
+def claims_after_a_turn(s, side):
+    """Seat 0 (active, at its action choice) plays a plain Composting turn with fauna ``side`` on the board:
+    did it claim the objective at the end of the turn?"""
+    s.fauna = [side] + [f for f in s.fauna if f != side][:3]
+    s.leaves = [[] for _ in range(4)]
+    choose_action(s, "compost")
+    end_turn(s)
+    return 0 in s.leaves[0]
+
+
+def test_fauna_objectives_have_2_full_rows_2_full_columns_or_2_full_diagonals():
+    # Red Panda: "Have 2+ full rows"; Snow Leopard: "Have 2+ full columns"; Pangolin: "Have 2+ full diagonals"
+    # (the two corner-to-corner lines 0-5-10-15 and 3-6-9-12)
+    sides = {m: next(f["id"] for f in CAT.fauna if f["measure"] == m) for m in ("full_rows", "full_cols",
+                                                                               "full_diagonals")}
+    assert [CAT.fauna[f]["n"] for f in sides.values()] == [2, 2, 2]
+    diagonals = {0, 5, 10, 15, 3, 6, 9, 12}
+    cards = [flora(lambda c: c["cost"] <= 9, skip=k) for k in range(16)]
+    assert cards[0] == 0  # the catalogue's first card fills a cell like any other
+    for gap in range(16):  # the whole tableau but one cell
+        s = at_action(2, p=0)
+        for cell in range(16):
+            if cell != gap:
+                put(s, 0, cell, cards[cell])
+        assert [scoring.measure(s, 0, m) for m in sides] == [3, 3, 1 if gap in diagonals else 2], gap
+    s = at_action(2, p=0)
+    quiet(s)
+    for cell in sorted(diagonals - {6}):
+        put(s, 0, cell, cards[cell])
+    assert not claims_after_a_turn(s, sides["full_diagonals"])  # one full diagonal
+    put(s, 0, 6, cards[6])
+    assert claims_after_a_turn(s, sides["full_diagonals"])  # both, with every other cell empty
+    assert not claims_after_a_turn(s, sides["full_rows"]) and not claims_after_a_turn(s, sides["full_cols"])
+    rows, cols = ([4, 5, 6, 7], [8, 9, 10, 11]), ([1, 5, 9, 13], [2, 6, 10, 14])
+    for lines, claimed in ((rows, "full_rows"), (cols, "full_cols")):
+        s = at_action(2, p=0)
+        quiet(s)
+        for cell in lines[0] + lines[1][:3]:
+            put(s, 0, cell, cards[cell])
+        assert not any(claims_after_a_turn(s, f) for f in sides.values())  # 1 full line and 3 cards
+        put(s, 0, lines[1][3], cards[lines[1][3]])
+        assert [claims_after_a_turn(s, f) for f in sides.values()] == [m == claimed for m in sides]
+
+
+def test_ecosystem_4_vp_each_for_trees_on_your_longest_diagonal_path_max_28():
+    # Sahel / Banff: "4 (5) VP each for Trees on your longest diagonal path (max 28)": a path of diagonal
+    # steps between cards of the type, which may turn but never revisits a card
+    sahel, banff = ecosystem_named("Sahel"), ecosystem_named("Banff")
+    assert (CAT.ecosystems[sahel]["measure"], CAT.ecosystems[sahel]["arg"]) == ("diag_path_type", "tree")
+    s = at_action(2, p=0)
+    trees = iter(flora(lambda c: c["type"] == "tree", skip=k) for k in range(16))
+    herb = flora(lambda c: c["type"] == "herb")
+    assert scoring.ecosystem_vp(s, 0, sahel) == 0  # no tree, no path
+    put(s, 0, 15, next(trees))
+    assert scoring.ecosystem_vp(s, 0, sahel) == 4  # a lone tree is a path of 1
+    for cell in (0, 5, 10):
+        put(s, 0, cell, next(trees))
+    put(s, 0, 3, next(trees))  # a tree off the path (its only diagonal neighbour, cell 6, is empty)
+    put(s, 0, 1, next(trees))  # orthogonally next to a tree: not a diagonal step
+    assert scoring.ecosystem_vp(s, 0, sahel) == 4 * 4
+    put(s, 0, 8, next(trees))
+    put(s, 0, 13, next(trees))  # 0-5-8-13-10-15 turns twice: 6 trees; 0-5-10-15 and 8-13 alone are shorter
+    assert scoring.ecosystem_vp(s, 0, sahel) == 6 * 4
+    put(s, 0, 13, herb)  # another type breaks the path: 0-5-10-15 (or 8-5-10-15) again
+    assert scoring.ecosystem_vp(s, 0, sahel) == 4 * 4
+    for cell in (13, 2, 7):
+        put(s, 0, cell, next(trees))
+    # 2-7-10-13-8-5-0 (or -15): 7 trees, the longest path on one colour of the board's checkering
+    assert scoring.ecosystem_vp(s, 0, sahel) == 7 * 4 == 28
+    assert scoring.ecosystem_vp(s, 0, banff) == 28 < 7 * 5  # 5 VP each, still at most 28
+
+
+def test_type_count_table_ecosystem_scores_30_for_7_or_more_cards_and_nothing_for_1():
+    # Atacama: "VP by count of Trees: 1:0, 2:4, 3:8, 4:13, 5:23, 6:28, 7:30+"
+    atacama = ecosystem_named("Atacama")
+    s = at_action(2, p=0)
+    quiet(s)
+    vps = []
+    for k in range(9):
+        vps.append(scoring.ecosystem_vp(s, 0, atacama))
+        put(s, 0, k, flora(lambda c: c["type"] == "tree", skip=k))
+    vps.append(scoring.ecosystem_vp(s, 0, atacama))
+    assert vps == [0, 0, 4, 8, 13, 23, 28, 30, 30, 30]
+
+
+def test_island_and_climate_cards_can_also_count_for_objectives_whichever_card_and_side_was_dealt():
+    # "These cards can also count for ecosystem/fauna objectives" (island, climate): every side, the first of
+    # the catalogue included, counts its habitats and its VP
+    s = at_action(2, p=0)
+    clear_tableau(s, 0)
+    for isl in range(len(CAT.islands)):
+        for cli in range(len(CAT.climates)):
+            s.island[0], s.climate[0] = isl, cli
+            habitats = CAT.islands[isl]["habitats"] + CAT.climates[cli]["habitats"]
+            for hab in ("sunny", "wet", "rocky", "cold"):
+                assert scoring.measure(s, 0, "habitat", hab) == habitats.count(hab)
+            assert scoring.score_breakdown(s, 0)["1_base"] == CAT.islands[isl]["vp"] + CAT.climates[cli]["vp"]
+
+
+def colours(*want):
+    """A non-joker flora whose abilities have exactly these colours, in this order."""
+    return lambda c: [a["color"] for a in c["abilities"]] == list(want)
+
+
+def test_ecosystem_6_vp_each_for_rows_or_columns_of_4_cards_sharing_one_ability_colour():
+    # Chihuahuan: "6 VP each for rows/columns of 4 cards sharing one ability colour"
+    chihuahuan = ecosystem_named("Chihuahuan")
+    vp = CAT.ecosystems[chihuahuan]["vp"]
+    s = at_action(2, p=0)
+    row = [flora(colours("red"), 0), flora(colours("red", "blue"), 0), flora(colours("yellow", "red"), 0),
+           flora(colours("red"), 1)]
+    for cell, card in enumerate(row):
+        put(s, 0, cell, card)
+    assert scoring.ecosystem_vp(s, 0, chihuahuan) == vp  # all 4 have a Red ability
+    put(s, 0, 3, flora(colours("blue"), 0))  # Red, Red/Blue, Yellow/Red, Blue: no colour on all 4
+    assert scoring.ecosystem_vp(s, 0, chihuahuan) == 0
+    for cell, card in zip((3, 7, 11, 15), [flora(colours("blue"), 1), flora(colours("yellow", "blue"), 0),
+                                           flora(colours("blue"), 2)]):
+        put(s, 0, cell, card)
+    assert scoring.ecosystem_vp(s, 0, chihuahuan) == 0  # column 3 has 3 cards only
+    put(s, 0, 15, flora(colours("red", "blue"), 1))
+    assert scoring.ecosystem_vp(s, 0, chihuahuan) == vp  # column 3: all Blue
+
+
+def test_ecosystem_6_vp_each_for_rows_or_columns_of_4_different_types():
+    # Kakadu: "6 VP each for rows/columns of 4 different types"; a joker is whichever type is missing,
+    # a terrain has no type
+    kakadu = ecosystem_named("Kakadu")
+    vp = CAT.ecosystems[kakadu]["vp"]
+    joker = next(c["id"] for c in CAT.earth if c["type"] == "joker")
+    terrain = next(c["id"] for c in CAT.earth if c["kind"] == "terrain")
+    s = at_action(2, p=0)
+
+    def of(t, k=0):
+        return flora(lambda c: c["type"] == t, skip=k)
+
+    for cell, t in zip((0, 4, 8, 12), ("tree", "herb", "mushroom", "bush")):
+        put(s, 0, cell, of(t))
+    assert scoring.ecosystem_vp(s, 0, kakadu) == vp  # column 0
+    put(s, 0, 12, of("herb", 1))
+    assert scoring.ecosystem_vp(s, 0, kakadu) == 0  # two herbs
+    put(s, 0, 12, joker)
+    assert scoring.ecosystem_vp(s, 0, kakadu) == vp  # the joker is the bush
+    put(s, 0, 12, terrain)
+    assert scoring.ecosystem_vp(s, 0, kakadu) == 0
+
+
+@pytest.mark.parametrize("what", ["sprouts", "growth"])
+def test_ecosystem_rows_or_columns_of_4_flora_with_4_different_sprout_or_growth_counts(what):
+    # Kamchatka: "7 VP each for rows/columns of 4 flora with 4 different sprout counts"; Altai: "6 VP each for
+    # rows/columns of 4 flora with 4 different growth counts" (0 is a count; a terrain is not a flora)
+    side = ecosystem_named("Kamchatka" if what == "sprouts" else "Altai")
+    vp = CAT.ecosystems[side]["vp"]
+    terrain = next(c["id"] for c in CAT.earth if c["kind"] == "terrain")
+    big = [flora(lambda c: c["sprouts"] >= 4 and c["growth"] >= 4, skip=k) for k in range(5)]
+    s = at_action(2, p=0)
+    for k, cell in enumerate((1, 5, 9, 13)):  # column 1 with 0, 1, 2, 3 pieces
+        put(s, 0, cell, big[k], **{what: k})
+    assert scoring.ecosystem_vp(s, 0, side) == vp
+    pieces = s.spr[0] if what == "sprouts" else s.gro[0]
+    pieces[13] = 2
+    assert scoring.ecosystem_vp(s, 0, side) == 0  # two flora with 2
+    pieces[13] = 4
+    other = s.gro[0] if what == "sprouts" else s.spr[0]
+    other[1], other[5], other[9], other[13] = 1, 1, 1, 1  # the other kind of piece does not matter
+    assert scoring.ecosystem_vp(s, 0, side) == vp
+    put(s, 0, 1, terrain)  # a terrain (no pieces) with flora showing 1, 2, 4: not 4 flora
+    assert scoring.ecosystem_vp(s, 0, side) == 0
+
+
+def test_fauna_objective_have_3_flora_with_a_geographic_word_in_the_name():
+    # Capybara: "Have 3+ flora with a geographic word in the name"
+    capybara = fauna_named("Capybara")
+    tag = CAT.fauna[capybara]["arg"]
+    tagged = [c["id"] for c in CAT.earth if c["kind"] == "flora" and tag in c["tags"]]
+    other = [c["id"] for c in CAT.earth if c["kind"] == "flora" and c["tags"] and tag not in c["tags"]]
+    s = at_action(2, p=0)
+    quiet(s)
+    for cell, card in enumerate(tagged[:2] + other[:3]):
+        put(s, 0, cell, card)
+    assert not claims_after_a_turn(s, capybara)  # 2 geographic names, 3 with other words
+    put(s, 0, 5, tagged[2])
+    assert claims_after_a_turn(s, capybara)
+
+
+def test_fauna_objective_have_4_flora_with_6_sprout_spaces():
+    # Macaw: "Have 4+ flora with 6 sprout spaces": exactly 6, whatever sits on them
+    macaw = fauna_named("Macaw")
+    six = [flora(lambda c: c["sprouts"] == 6, skip=k) for k in range(4)]
+    five = flora(lambda c: c["sprouts"] == 5)
+    s = at_action(2, p=0)
+    quiet(s)
+    for cell, card in enumerate(six[:3] + [five]):
+        put(s, 0, cell, card)
+    assert not claims_after_a_turn(s, macaw)
+    put(s, 0, 4, six[3], sprouts=6)
+    assert claims_after_a_turn(s, macaw)
+
+
+def test_fauna_objective_have_10_cards_with_even_vp():
+    # Walrus: "Have 10+ cards with even VP": 0 is even; the island and climate count too
+    walrus = fauna_named("Walrus")
+    need = CAT.fauna[walrus]["n"]
+    s = at_action(2, p=0)
+    quiet(s)
+    even_area = sum(card["vp"] % 2 == 0 for card in (CAT.islands[s.island[0]], CAT.climates[s.climate[0]]))
+    even = [flora(lambda c: c["vp"] % 2 == 0 and c["vp"] > 0, skip=k) for k in range(need)]
+    zero = flora(lambda c: c["vp"] == 0)
+    odd = [flora(lambda c: c["vp"] % 2 == 1, skip=k) for k in range(3)]
+    cards = [zero] + even[:need - even_area - 2] + odd
+    for cell, card in enumerate(cards):
+        put(s, 0, cell, card)
+    assert scoring.measure(s, 0, "vp_even") == need - 1 and scoring.measure(s, 0, "vp_odd") == 3 + 2 - even_area
+    assert not claims_after_a_turn(s, walrus)
+    put(s, 0, len(cards), even[-1])
+    assert claims_after_a_turn(s, walrus)
