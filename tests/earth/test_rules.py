@@ -2087,3 +2087,48 @@ def test_fauna_objective_have_10_cards_with_even_vp():
     assert not claims_after_a_turn(s, walrus)
     put(s, 0, len(cards), even[-1])
     assert claims_after_a_turn(s, walrus)
+
+
+def test_ecosystem_2_vp_each_for_filled_canopies_including_flora_with_only_a_canopy():
+    # Congo Basin: "2 VP each for filled canopies"; "Flora with a maximum growth of 1 will only have a canopy"
+    congo = ecosystem_named("Congo Basin")
+    vp = CAT.ecosystems[congo]["vp"]
+    one = flora(lambda c: c["growth"] == 1)
+    tall = flora(lambda c: c["growth"] >= 3)
+    bare = flora(lambda c: c["growth"] == 0)
+    s = at_action(2, p=0)
+    put(s, 0, 0, one)
+    put(s, 0, 1, tall, growth=CAT.earth[tall]["growth"] - 1)  # trunks only
+    put(s, 0, 2, bare)  # no growth space: never a canopy
+    assert scoring.ecosystem_vp(s, 0, congo) == 0
+    choose_action(s, "grow")
+    act(s, "cell", 0)  # the single piece on the max-growth-1 flora is its canopy
+    act(s, "cell", 1)  # the last piece on the tall one
+    assert scoring.ecosystem_vp(s, 0, congo) == 2 * vp
+
+
+def test_scoring_step_5_the_single_piece_of_a_flora_with_maximum_growth_1_is_a_canopy_and_scores_canopy_vp():
+    # "Add 1 VP per trunk ..., unless the canopy has been placed, in which case you score the canopy VP";
+    # "Flora with a maximum growth of 1 will only have a canopy"
+    s = at_action(2, p=0)
+    ones = [c["id"] for c in CAT.earth if c["kind"] == "flora" and c["growth"] == 1]
+    assert {CAT.earth[c]["canopy"] for c in ones} - {1}, "some of them print a canopy worth more than 1 VP"
+    for one in ones:
+        put(s, 0, 0, one)
+        assert scoring.score_breakdown(s, 0)["5_growth"] == 0
+        s.gro[0][0] = 1
+        assert scoring.score_breakdown(s, 0)["5_growth"] == CAT.earth[one]["canopy"], CAT.earth[one]["name"]
+
+
+def test_terrain_3_vp_per_tree_on_the_orthogonally_adjacent_cards_whichever_trees_they_are():
+    # Northern Tundra: "end of game: 3 VP per Tree on the orthogonally adjacent cards", for every tree of the deck
+    tundra = next(c["id"] for c in CAT.earth if c["name"] == "Northern Tundra")
+    score = next(a["score"] for a in CAT.earth[tundra]["abilities"] if a["kind"] == "score")
+    assert (score["dir"], score["filter"], score["vp"]) == ("orth", {"type": "tree"}, 3)
+    s = at_action(2, p=0)
+    quiet(s)
+    put(s, 0, 5, tundra)
+    put(s, 0, 10, next(c["id"] for c in CAT.earth if c["type"] == "joker"))  # a Tree diagonally: does not count
+    for tree in [c["id"] for c in CAT.earth if c["type"] == "tree"]:
+        put(s, 0, 6, tree)
+        assert scoring.score_breakdown(s, 0)["6_terrain"] == 3, CAT.earth[tree]["name"]
