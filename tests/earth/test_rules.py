@@ -2132,3 +2132,22 @@ def test_terrain_3_vp_per_tree_on_the_orthogonally_adjacent_cards_whichever_tree
     for tree in [c["id"] for c in CAT.earth if c["type"] == "tree"]:
         put(s, 0, 6, tree)
         assert scoring.score_breakdown(s, 0)["6_terrain"] == 3, CAT.earth[tree]["name"]
+
+
+def test_your_own_ecosystem_card_scores_for_you_whichever_card_and_side_you_chose():
+    # "There will be 3 ecosystem cards in play ... 2 on the fauna board and 1 on your player board"; "you may
+    # choose either side": every side, the first of the catalogue included, adds its VP to its owner's step 7
+    s = at_action(2, p=0)
+    for cell in range(12):  # 3 of each type, pieces, resources: most objectives score something
+        kind = TYPES[cell % 4]
+        put(s, 0, cell, flora(lambda c, kind=kind: c["type"] == kind and c["sprouts"] >= 3 and c["growth"] >= 2,
+                              skip=cell // 4), sprouts=cell % 4, growth=1 + cell % 2)
+    s.soil[0] = 7
+    public = scoring.score_breakdown(s, 0, personal=False)["7_ecosystems"]
+    scored = 0
+    for side in range(len(CAT.ecosystems)):
+        s.eco[0] = side
+        vp = scoring.ecosystem_vp(s, 0, side)
+        assert scoring.score_breakdown(s, 0)["7_ecosystems"] == public + vp, CAT.ecosystems[side]["name"]
+        scored += vp > 0
+    assert scoring.ecosystem_vp(s, 0, 0) > 0 and scored > len(CAT.ecosystems) // 2
