@@ -2151,3 +2151,60 @@ def test_your_own_ecosystem_card_scores_for_you_whichever_card_and_side_you_chos
         assert scoring.score_breakdown(s, 0)["7_ecosystems"] == public + vp, CAT.ecosystems[side]["name"]
         scored += vp > 0
     assert scoring.ecosystem_vp(s, 0, 0) > 0 and scored > len(CAT.ecosystems) // 2
+
+
+def test_you_can_activate_your_island_and_then_your_climate_whichever_cards_you_were_dealt():
+    # "You can activate your Island and then your Climate either before or after your tableau's activation": the
+    # gain ability of every island and climate side is offered when its colour is activated (costs payable)
+    colour_action = {"green": "plant", "red": "compost", "blue": "water", "yellow": "grow", "multi": "compost"}
+    for what, cards, slot0 in (("island", CAT.islands, ISLAND_SLOT), ("climate", CAT.climates, CLIMATE_SLOT)):
+        for side, card in enumerate(cards):
+            for k, a in enumerate(card["abilities"]):
+                if a["kind"] != "gain":
+                    continue
+                s = at_action(2, p=0)
+                quiet(s)
+                (s.island if what == "island" else s.climate)[0] = side
+                # enough of everything an island or climate cost names: soil, sprouts, growth, hand, compost
+                put(s, 0, 0, flora(lambda c: c["sprouts"] >= 4 and c["growth"] >= 3), sprouts=4, growth=2)
+                s.soil[0] = 20
+                give(s, 0, *s.deck[-4:])
+                s.compost[0] += [s.deck.pop() for _ in range(4)]
+                s.compost_known[0] += [False] * 4
+                choose_action(s, colour_action[a["color"]])
+                while (s.decision(), s.current_player()) != ("activate", 0):
+                    plain_step(s)
+                assert slot0 + k in legal(s, "activate"), (what, card["name"], a)
+
+
+def test_abilities_in_the_tableau_that_match_the_colour_of_the_action_can_be_activated_on_every_card():
+    # "After an action is taken, all players may activate any abilities in their tableau that match the color of
+    # the action" (multicoloured ones on Red, Blue and Yellow): every such ability of the deck, a batch of cards at
+    # a time, with enough of everything to pay any cost
+    colour_action = {"green": "plant", "red": "compost", "blue": "water", "yellow": "grow"}
+    store = flora(lambda c: c["sprouts"] >= 4 and c["growth"] >= 3 and not c["abilities"][0]["color"] == "black")
+    for colour, action in colour_action.items():
+        abilities = [(c["id"], k) for c in CAT.earth if c["kind"] != "event" and c["id"] != store
+                     and not any(a["kind"] == "forbid_action" for a in c["abilities"])
+                     for k, a in enumerate(c["abilities"]) if a["kind"] == "gain"
+                     and (a["color"] == colour or (a["color"] == "multi" and colour != "green"))]
+        cards = list(dict.fromkeys(c for c, _ in abilities))
+        assert len(cards) >= 16
+        for start in range(0, len(cards), 15):
+            batch = cards[start:start + 15]
+            s = at_action(2, p=0)
+            quiet(s)
+            put(s, 0, 15, store, sprouts=4, growth=2)
+            for cell, card in enumerate(batch):
+                put(s, 0, cell, card)
+            s.soil[0] = 20
+            give(s, 0, *s.deck[-4:])
+            s.compost[0] += [s.deck.pop() for _ in range(4)]
+            s.compost_known[0] += [False] * 4
+            choose_action(s, action)
+            while (s.decision(), s.current_player()) != ("activate", 0):
+                plain_step(s)
+            offered = legal(s, "activate")
+            for card, k in abilities:
+                if card in batch:
+                    assert batch.index(card) * 2 + k in offered, (colour, CAT.earth[card]["name"])
