@@ -169,6 +169,18 @@ def test_condition_if_you_chose_the_action_this_turn():
     assert not s.usable(0, ab, "blue")
 
 
+
+@pytest.mark.parametrize("action", ACTIONS)
+def test_condition_if_you_chose_the_action_this_turn_for_each_of_the_4_actions(action):
+    # the vocabulary allows the condition on any action, Planting (the first of them) included
+    s = board()
+    colour = ACTION_COLOUR[action]
+    choose_action(s, action)  # seat 0, the active player, chose ``action`` this turn
+    for named in ACTIONS:
+        ab = {"color": colour, "kind": "gain", "if_action": named, "gain": [{"res": "soil", "n": 2}]}
+        assert s.usable(0, ab, colour) == (named == action), named
+        assert not s.usable(1, ab, colour)  # player 1 did not choose it
+
 @pytest.mark.parametrize("flt", [{"type": "tree"}, {"habitat": "cold"}, {"color": "red"}, {"kind": "terrain"}])
 def test_per_card_planted_this_turn_by_type_habitat_colour_or_kind(flt):
     s = board()
