@@ -184,6 +184,20 @@ def test_the_5th_leaf_token_marks_the_action_chosen_this_turn():
     assert lay.view(s.observation(1), "action").tolist() == [0, 0, 0, 1]
 
 
+def test_the_action_chosen_this_turn_is_over_with_the_turn_while_the_leaf_stays_on_its_space():
+    # the 5th leaf marks "the action chosen this turn": when player 1's turn starts nobody has chosen yet, and
+    # player 0's leaf still lies on Growing (its last choice)
+    s = at_action(2, p=0)
+    quiet(s)
+    choose_action(s, "grow")
+    end_turn(s)
+    assert (s.decision(), s.current_player(), s.action) == ("action", 1, -1)
+    lay = s.game.observation_layout
+    assert lay.view(s.observation(1), "action").tolist() == [0, 0, 0, 0]
+    assert lay.view(s.observation(1), "last_action")[1].tolist() == [0, 0, 0, 1]
+    assert "action grow" not in s.render_text(1)
+
+
 def test_each_player_takes_5_leaf_tokens_4_for_the_fauna_board_and_the_5th_for_the_action():
     # Beaver (20+ soil), Moose (20+ cards in hand), Narwhal (4+ terrain), Firefly (12+ cards in compost)
     s = at_action(2, p=0)
