@@ -589,6 +589,21 @@ def test_convert_3_sprouts_to_2_soil_at_any_other_time():
     assert s.spr[0][0] == 1 and s.soil[0] == soil + 2 and s.decision() == "action"
 
 
+def test_players_may_convert_sprouts_in_their_tableau_to_soil_taking_them_from_any_of_its_cells():
+    # "Players may convert sprouts in their tableau to soil": the 3 sprouts may come from any flora, the last cell
+    # of the tableau included, and from several
+    for cells in ([15], [0, 15], [3, 12, 15]):
+        s = at_action(2, p=0)
+        for k, cell in enumerate(cells):
+            put(s, 0, cell, sprout_flora(3, skip=k), sprouts=3 // len(cells) + (k == 0) * (3 % len(cells)))
+        soil = s.soil[0]
+        act(s, "convert")
+        assert s.decision() == "pay" and legal(s, "cell") == cells
+        for cell in cells:
+            while s.spr[0][cell]:
+                act(s, "cell", cell)
+        assert sum(s.spr[0]) == 0 and s.soil[0] == soil + 2 and s.decision() == "action"
+
 def test_you_cannot_convert_sprouts_to_soil_during_the_watering_action():
     s = at_action(2, p=0)
     put(s, 1, 0, sprout_flora(4), sprouts=4)
@@ -1267,6 +1282,26 @@ def test_a_player_who_fulfills_an_objective_during_the_turn_claims_it_at_the_end
     end_turn(s)
     assert s.soil[1] < need and s.leaves[0] == [1]
 
+
+def test_an_objective_met_when_the_turn_begins_is_claimed_even_if_an_event_played_before_the_action_lowers_it():
+    # "At the end of a turn in which a player fulfills an objective ... they claim" it: the active player meets
+    # "20+ cards in hand" as its turn begins, then plays an event (a card leaves the hand) before choosing
+    s, need = fauna_state("hand")
+    quiet(s)
+    event = next(c for c in s.deck if CAT.is_event[c] and not CAT.earth[c]["abilities"][0].get("cost")
+                 and all(g["res"] != "draw" for g in CAT.earth[c]["abilities"][0]["gain"]))
+    give(s, 1, event)
+    while len(s.hands[1]) > need:
+        s.discard.append(s.hands[1].pop(0))
+    while len(s.hands[1]) < need:
+        s.hands[1].append(s.deck.pop())
+    assert (s.decision(), s.current_player()) == ("action", 1)
+    act(s, "event", event - EVENT0)  # the first thing seat 1 does this turn
+    finish_ability(s)
+    assert len(s.hands[1]) == need - 1
+    choose_action(s, "water")  # no card comes back to the hand this turn
+    end_turn(s)
+    assert len(s.hands[1]) < need and s.leaves[0] == [1]
 
 @pytest.mark.parametrize("how", ["pay_hand", "compost_hand", "event", "compost_discard", "convert"])
 def test_an_objective_met_during_the_turn_is_claimed_even_when_a_later_step_of_that_turn_lowers_the_count(how):
