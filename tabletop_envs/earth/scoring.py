@@ -61,11 +61,6 @@ def tableau(s, p: int) -> list[int]:
     return [c for c in s.grid[p] if c >= 0]
 
 
-def flora_cells(s, p: int) -> list[int]:
-    cat = s.game.cat
-    return [i for i, c in enumerate(s.grid[p]) if c >= 0 and cat.is_flora[c]]
-
-
 def island_climate(s, p: int) -> list[dict]:
     """p's island and climate records (once chosen): cards of p's area outside the tableau."""
     cat = s.game.cat
@@ -124,17 +119,6 @@ def _longest_path(cells_ok: list[bool], steps_of: list[list[int]], start: int | 
         if cells_ok[c0]:
             dfs(c0, {c0}, 1)
     return best
-
-
-def _lines(s, p: int) -> list[list[int]]:
-    """Full rows and columns as lists of card ids."""
-    grid = s.grid[p]
-    out = []
-    for line in ROWS + COLS:
-        ids = [grid[i] for i in line]
-        if all(c >= 0 for c in ids):
-            out.append(ids)
-    return out
 
 
 def _all_different_types(cat, ids: list[int]) -> bool:
