@@ -127,6 +127,34 @@ def test_resample_hidden_keeps_the_lane_of_a_creature_being_paid_for_within_four
     assert len(firsts) > 1, "the face-down card was actually re-dealt"
 
 
+def test_resample_hidden_keeps_the_face_down_cards_as_they_lie_when_no_re_deal_fits(monkeypatch):
+    # when 20 re-deals of the face-down cards all fail (4 in 62,678 in random play), the world keeps them
+    # where they lie: still a legal position showing the player what they saw, with the rest re-dealt
+    from tabletop_envs.terralore import engine
+
+    s = make_state(hands=(["Tidepool Crab", "Stone Tortoise", "Gloom Bat", "Pebble Mole", "Sand Piper", "Ember Imp"],
+                          ["Sturdy Turtle"]), opaque_wall=False)
+    s.known_hand[0] = [cid("Sand Piper")]
+    place(s, "Tidepool Crab", A)
+    place(s, "Stone Tortoise", D, discards=["Gloom Bat", "Pebble Mole"])
+    end(s)
+    tries = []
+
+    def no_fit(self, q, pool, keep, rng):
+        tries.append(q)
+
+    monkeypatch.setattr(engine.TerraloreState, "_redeal_face_down", no_fit)
+    hands, decks = set(), set()
+    for world in consistent_worlds(s, 1, 20, np.random.default_rng(0)):
+        assert world.face_down[0] == s.face_down[0], "the cards as they lie"
+        assert cid("Sand Piper") in world.hand[0] and len(world.hand[0]) == len(s.hand[0])
+        assert len(world.deck_list[0]) == len(s.deck_list[0]) and len(world.deck[0]) == len(s.deck[0])
+        hands.add(tuple(world.hand[0]))
+        decks.add(tuple(world.deck[0]))
+    assert tries == [0] * engine.FACE_DOWN_REDEALS * 20
+    assert len(hands) > 1 and len(decks) > 1, "the opponent's unseen hand cards and deck are still re-dealt"
+
+
 def test_resample_hidden_may_re_deal_a_creature_into_a_lanes_last_free_slot():
     # on an open table a face-down cost-0 card fills the fourth slot of a lane: the worlds put creatures
     # there as well as skills (the card really is a creature), and never overfill the lane
