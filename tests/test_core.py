@@ -624,7 +624,7 @@ def test_single_agent_env_action_masks_and_render_before_reset_are_clear_errors(
     # on a vector env not yet reset)
     import toy_game
 
-    env = SingleAgentEnv(toy_game.raw_env(), opponent=RandomPolicy())
+    env = SingleAgentEnv(toy_game.raw_env(), opponent=RandomPolicy(), render_mode="ansi")
     with pytest.raises(RuntimeError, match=r"before action_masks\(\).*call env\.reset"):
         env.action_masks()
     with pytest.raises(RuntimeError, match=r"before render\(\).*call env\.reset"):
@@ -1140,6 +1140,30 @@ def test_single_agent_text_render_shows_the_learners_view_or_with_render_view_ta
     assert learner.render() == learner.game_state.render_text(1)
     assert table.render() == table.game_state.render_text(None)
     assert learner.render() != table.render()  # the table shows the hand the learner may not see
+
+
+def test_render_without_a_render_mode_warns_and_returns_none_in_the_aec_and_the_single_agent_env():
+    # Gymnasium's convention: no render_mode, no frame, and a warning naming the fix
+    from tabletop_envs import terralore_v0
+
+    aec = terralore_v0.env()
+    aec.reset(seed=0)
+    single = SingleAgentEnv("terralore_v0")
+    single.reset(seed=0)
+    for env in (aec, single):
+        with pytest.warns(UserWarning, match="render_mode='ansi'"):
+            assert env.render() is None
+
+
+def test_single_agent_env_with_a_ready_env_takes_its_render_mode_and_refuses_an_unknown_one():
+    from tabletop_envs import terralore_v0
+
+    single = SingleAgentEnv(terralore_v0.raw_env(render_mode="ansi"), learner_seat=0)
+    single.reset(seed=0)
+    assert single.render_mode == "ansi" and single.render() == single.game_state.render_text(0)
+    for env in ("terralore_v0", terralore_v0.raw_env()):
+        with pytest.raises(ConfigError, match="render_mode must be None or one of"):
+            SingleAgentEnv(env, render_mode="text")
 
 
 # ------------------------------------------------------------------ API edge cases (an RL researcher's audit)

@@ -37,6 +37,9 @@ class SingleAgentEnv(gymnasium.Env):
         opponent: a policy, a policy id/path, a list with one per other seat, or a callable
             ``rng -> policy`` drawn anew each episode (an opponent pool). Default: random.
         learner_seat: fixed seat, or ``None`` to draw it every episode.
+        render_mode: ``None`` (no frames: ``render()`` warns and returns None, as in Gymnasium), ``"ansi"``
+            (text), ``"rgb_array"`` (a picture) or ``"human"`` (a window). With an env instance, ``None``
+            takes the instance's own render_mode.
         render_view: ``"learner"`` (default): ``render()`` shows only what the learner may see, so a
             wrapper that feeds frames to the agent (``AddRenderObservation``) cannot leak hidden
             cards; ``"table"``: the whole table, every hand face up (videos for spectators).
@@ -56,6 +59,9 @@ class SingleAgentEnv(gymnasium.Env):
                  **env_kwargs):
         if render_view not in RENDER_VIEWS:
             raise ConfigError(f"render_view must be one of {RENDER_VIEWS}, got {render_view!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ConfigError(f"render_mode must be None or one of {tuple(self.metadata['render_modes'])}, "
+                              f"got {render_mode!r}")
         if isinstance(env, str):
             from .registry import get_spec
 
@@ -68,6 +74,8 @@ class SingleAgentEnv(gymnasium.Env):
                 raise ConfigError(f"env kwargs {sorted(env_kwargs)} given with a ready env instance, which keeps "
                                   "the options it was built with: build the AEC env with them, or pass the env "
                                   "name instead")
+            # a ready env built to draw keeps drawing: its render_mode is one of the options it was built with
+            render_mode = env.render_mode if render_mode is None else render_mode
         self.aec = env
         self.game = env.game
         self.render_mode, self.render_view = render_mode, render_view
@@ -255,6 +263,10 @@ class SingleAgentEnv(gymnasium.Env):
         return self.game_state.legal_action_mask().astype(bool)
 
     def render(self):
+        if self.render_mode is None:  # Gymnasium's convention, as the AEC env: a warning, no frame
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' (text), "
+                                  "'rgb_array' or 'human'")
+            return None
         self._require_reset("render")
         seat = self.learner_seat if self.render_view == "learner" else None
         if self.render_mode in ("rgb_array", "human"):  # the table picture (for video wrappers)
