@@ -238,6 +238,33 @@ def check_dir_template(template: str, key: str, **values) -> None:
 
 
 # ------------------------------------------------------------------------------------ parsing
+def shipped_recipes_dir() -> Path:
+    """The shipped recipes: ``configs/`` of a checkout, or ``training/configs`` inside an installed wheel."""
+    packaged = Path(__file__).resolve().parent / "configs"
+    return packaged if packaged.is_dir() else packaged.parents[1] / "configs"
+
+
+def resolve_recipe(path: str | Path) -> Path:
+    """``path`` if it exists; else a shipped recipe it names (``terralore``, ``terralore.yaml`` or
+    ``configs/terralore.yaml``), so the README's commands work from any folder and from a wheel.
+
+    Any other missing path stays as given: loading it is the error, and a recipe of one's own is never
+    swapped for a shipped one."""
+    given = Path(path).expanduser()
+    if given.exists() or given.parent not in (Path("."), Path("configs")):
+        return given
+    shipped = shipped_recipes_dir()
+    for candidate in (shipped / given.name, shipped / f"{given.name}.yaml"):
+        if candidate.is_file():
+            return candidate
+    return given
+
+
+def shipped_recipe_names() -> list[str]:
+    """The names :func:`resolve_recipe` takes, e.g. ``["earth", "main_job", "terralore", ...]``."""
+    return sorted(p.stem for p in shipped_recipes_dir().glob("*.yaml"))
+
+
 def load_config(path: str | Path | None = None, overrides: list[str] | None = None,
                 data: dict | None = None) -> TrainConfig:
     """A validated config from a YAML file and/or a dict, then ``section.key=value`` overrides."""
@@ -254,13 +281,16 @@ def load_typed_config(schema: type, path: str | Path | None = None, overrides: l
     """
     import yaml
 
+    if path is not None:
+        path = resolve_recipe(path)
     source = str(path) if path else "<dict>"
     raw: dict = {}
     if path is not None:
         try:
             raw = yaml.safe_load(Path(path).read_text()) or {}
         except FileNotFoundError:
-            raise ConfigError(f"config file {path} not found; {where}") from None
+            raise ConfigError(f"config file {path} not found; {where} (shipped: "
+                              f"{', '.join(shipped_recipe_names())}; pass one by name)") from None
         except IsADirectoryError:
             raise ConfigError(f"config file {path} is a folder; pass a YAML file, {where}") from None
         except UnicodeDecodeError:

@@ -114,14 +114,17 @@ def code_version() -> dict:
     import tabletop_envs
 
     info = {"tabletop_envs": tabletop_envs.__version__, "python": platform.python_version()}
-    try:
-        root = Path(__file__).resolve().parents[1]
-        sha = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True,
-                             timeout=5).stdout.strip()
-        if sha:
-            info["git"] = sha
-    except (OSError, subprocess.SubprocessError):
-        pass
+    root = Path(__file__).resolve().parents[1]
+    # only this library's own checkout: an installed wheel inside some other repository (a venv in a
+    # project) would otherwise record that project's commit
+    if (root / ".git").exists():
+        try:
+            sha = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True,
+                                 text=True, timeout=5).stdout.strip()
+            if sha:
+                info["git"] = sha
+        except (OSError, subprocess.SubprocessError):
+            pass
     for mod in ("stable_baselines3", "sb3_contrib", "torch"):
         try:
             info[mod] = __import__(mod).__version__

@@ -22,11 +22,11 @@ from tabletop_envs.core.errors import ConfigError, run_cli
 from tabletop_envs.core.onnx_policy import model_path_for_id
 from tabletop_envs.core.registry import make_game
 
-from .config import load_config
+from .config import load_config, shipped_recipes_dir
 from .evaluate import check_games, check_two_seats, elo_png, markdown, round_robin, split_env_kwargs
 from .train import train
 
-DEFAULT_CONFIG = Path(__file__).resolve().parents[1] / "configs" / "main_job.yaml"
+DEFAULT_CONFIG = shipped_recipes_dir() / "main_job.yaml"
 
 
 def main(argv: list[str] | None = None) -> dict:

@@ -567,11 +567,13 @@ _WEIGHTS: dict[tuple, list] = {}
 
 
 def _model_roots() -> list[Path]:
-    """Where models are looked up by id: ``TABLETOP_MODELS_DIR`` (os.pathsep-separated), then ``models/``."""
+    """Where models are looked up by id: ``TABLETOP_MODELS_DIR`` (os.pathsep-separated), then the shipped
+    models: ``tabletop_envs/models`` inside an installed wheel, ``models/`` in a checkout."""
     import os
 
     roots = [Path(p) for p in os.environ.get("TABLETOP_MODELS_DIR", "").split(os.pathsep) if p]
-    return roots + [Path(__file__).resolve().parents[2] / "models"]
+    packaged = Path(__file__).resolve().parents[1] / "models"
+    return roots + [packaged if packaged.is_dir() else packaged.parents[1] / "models"]
 
 
 def model_path_for_id(policy_id: str) -> Path | None:

@@ -86,6 +86,26 @@ def test_missing_file_and_bad_yaml_are_config_errors(tmp_path):
         load_config(bad)
 
 
+def test_a_shipped_recipe_is_found_by_name_from_any_folder(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # no configs/ here: the README's commands run from another folder
+    for name in ("terralore", "terralore.yaml", "configs/terralore.yaml"):
+        assert load_config(name).env == "terralore_v0", name
+    assert load_config("earth_4p").env_kwargs["num_players"] == 4
+
+
+def test_a_recipe_file_of_ones_own_comes_before_the_shipped_one_of_that_name(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "terralore.yaml").write_text("env: travel_earth_v0\n")
+    assert load_config("terralore.yaml").env == "travel_earth_v0"
+
+
+def test_a_missing_recipe_is_an_error_naming_the_shipped_ones_and_never_becomes_one(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for missing in ("terralor", "configs/nope.yaml", tmp_path / "mine" / "terralore.yaml"):
+        with pytest.raises(ConfigError, match=r"not found; .*shipped: earth, earth_4p, main_job, .*terralore"):
+            load_config(missing)
+
+
 def test_every_key_is_documented_with_its_default():
     table = schema_markdown()
     for key in ("`ppo.n_steps`", "`selfplay.gate_win_rate`", "`vec.kind`", "`eval.final_games`", "`seed`"):
