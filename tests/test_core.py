@@ -1166,6 +1166,20 @@ def test_single_agent_env_with_a_ready_env_takes_its_render_mode_and_refuses_an_
             SingleAgentEnv(env, render_mode="text")
 
 
+def test_an_envs_repr_names_the_options_that_differ_from_the_defaults_and_rebuilds_the_same_env():
+    from tabletop_envs import earth_v0, terralore_v0
+
+    assert repr(terralore_v0.raw_env()) == "terralore_v0.raw_env()"
+    env = terralore_v0.env(opaque_wall=False, max_turns=12, illegal_action="penalty", render_mode="ansi")
+    assert repr(env) == ("terralore_v0.raw_env(opaque_wall=False, max_turns=12, illegal_action='penalty', "
+                         "render_mode='ansi')")
+    assert str(env) == "terralore_v0"  # PettingZoo's own str stays
+    for built in (env, earth_v0.raw_env(num_players=3)):
+        twin = eval(repr(built), {"terralore_v0": terralore_v0, "earth_v0": earth_v0})
+        assert (twin.game_kwargs, twin.max_turns, twin.illegal_action, twin.render_mode) == (
+            built.game_kwargs, built.max_turns, built.illegal_action, built.render_mode)
+
+
 # ------------------------------------------------------------------ API edge cases (an RL researcher's audit)
 def test_observing_an_agent_that_is_not_at_the_table_names_the_agents_that_are(toy):
     import toy_game

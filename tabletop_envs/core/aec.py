@@ -121,6 +121,18 @@ class TabletopAECEnv(AECEnv):
         self.game_state = None
         self._seed_rng = np.random.default_rng()
 
+    def __repr__(self) -> str:
+        # the options that make this env play other rules or stop elsewhere than the defaults, so a log or
+        # a notebook cell tells two envs apart ("terralore_v0" alone is PettingZoo's str)
+        args = [f"{k}={v!r}" for k, v in sorted(self.game_kwargs.items())]
+        if self.max_turns != self.game.default_max_turns:
+            args.append(f"max_turns={self.max_turns}")
+        if self.illegal_action != "raise":
+            args.append(f"illegal_action={self.illegal_action!r}")
+        if self.render_mode is not None:
+            args.append(f"render_mode={self.render_mode!r}")
+        return f"{self.metadata['name']}.raw_env({', '.join(args)})"
+
     # PettingZoo asks for the same space object every call.
     def observation_space(self, agent):
         try:
