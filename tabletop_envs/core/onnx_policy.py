@@ -511,6 +511,8 @@ def _read_weights(npz_path: Path) -> list[tuple[np.ndarray, np.ndarray]]:
     stat = npz_path.stat()
     key = (str(npz_path.resolve()), stat.st_mtime_ns, stat.st_size)
     if key not in _WEIGHTS:
+        if not stat.st_size:  # said plainly: numpy names it EOFError, or (before 1.25) a pickle refusal
+            raise _broken_file(npz_path, "the file is empty, 0 bytes")
         try:
             data = np.load(npz_path)  # no pickles: allow_pickle stays False
             if not isinstance(data, np.lib.npyio.NpzFile):
