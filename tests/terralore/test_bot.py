@@ -1,4 +1,5 @@
-"""The heuristic bot: registered, legal, observation-only, and clearly stronger than random play."""
+"""The heuristic bot: registered, legal, observation-only, clearly stronger than random play, and its
+documented decision rules in positions built through the engine."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from tabletop_envs import load_policy
 from tabletop_envs.core.arena import play_match
 from tabletop_envs.terralore.bots import TerraloreHeuristic
 from tabletop_envs.terralore.engine import TerraloreGame
+
+from .scenario import CAT, A, D, act, cid, end, make_state, place
 
 
 def test_heuristic_is_registered_under_the_env_name():
@@ -54,3 +57,119 @@ def test_heuristic_beats_random_with_every_preset_deck():
         res = play_match("terralore_v0", ["terralore_v0/heuristic", "terralore_v0/random"], 20, seed=3,
                          game_kwargs={"decks": (deck, deck)})
         assert res.win_rate(0) >= 0.7, f"{deck}: {res.summary()}"
+
+
+# ---------------------------------------------------------------- decision rules in built positions
+# (module docstring of tabletop_envs/terralore/bots.py)
+
+
+def _bot_move(state) -> str:
+    seat = state.current_player()
+    action = TerraloreHeuristic().act(state.observation(seat), state.legal_action_mask(), np.random.default_rng(0))
+    return state.action_to_string(action)
+
+
+def test_heuristic_frees_lane_space_by_destroying_the_weakest_creature():
+    s = make_state(hands=(["Sturdy Turtle", "Stone Tortoise"], []),
+                   attacking=(["Clay Golem", "Burrowing Badger", "Pebble Mole"], []))  # 2 + 1 + 1 slots: full
+    act(s, "play", cid("Sturdy Turtle"))
+    act(s, "lane", A)
+    act(s, "discard", cid("Stone Tortoise"))
+    assert s.decision_name == "destroy"
+    assert _bot_move(s) == "destroy Pebble Mole"  # 1 point, against the Badger's 2 and the Golem's 5
+
+
+def test_heuristic_pays_with_a_card_it_cannot_place_this_turn_before_one_it_can():
+    # after paying one card, one card is left to pay with: the free Crab still fits the plan, the
+    # Tortoise (cost 2) does not, so the Tortoise pays although it is worth more
+    s = make_state(hands=(["Sturdy Turtle", "Tidepool Crab", "Stone Tortoise"], []))
+    act(s, "play", cid("Sturdy Turtle"))
+    act(s, "lane", A)
+    assert s.decision_name == "discard"
+    assert _bot_move(s) == "discard Stone Tortoise"
+
+
+def test_heuristic_plays_a_castle_damage_skill_for_its_damage_alone():
+    s = make_state(hands=(["Scorch"], []))  # 1 damage to the castle, no lane changes
+    assert _bot_move(s) == "play Scorch"
+
+
+def test_heuristic_heals_its_castle_only_when_it_has_lost_hp():
+    for hp, expected in ((10, "end placement"), (9, "play Rising Tide")):
+        s = make_state(hands=(["Rising Tide"], []), castles=(hp, 10))
+        assert _bot_move(s) == expected, hp
+
+
+def test_heuristic_avoids_a_draw_effect_that_would_leave_its_deck_no_longer_than_the_opponents():
+    spare = [n for n in CAT.names if n not in ("Kindle", "Granite Colossus")]
+    # Kindle draws 2; the Colossus (cost 4) cannot be paid for, so Kindle is the only card to place.
+    # From 6 cards against 4 it would leave 4 against 4: the tie is not worth the risk
+    for mine, theirs, expected in ((6, 4, "end placement"), (7, 4, "play Kindle"), (10, 3, "play Kindle")):
+        s = make_state(hands=(["Kindle", "Granite Colossus"], []), decks=(spare[:mine], spare[-theirs:]))
+        assert _bot_move(s) == expected, (mine, theirs)
+
+
+def test_heuristic_removes_the_strongest_enemy_in_either_lane_when_it_opens_its_attack():
+    # Soul Harvest exiles the strongest enemy creature in any lane: here the wall in front of the Golem;
+    # the other cards cost too much to place
+    s = make_state(hands=(["Soul Harvest", "Granite Colossus", "Inferno Wyrm"], []),
+                   attacking=(["Clay Golem"], []), defending=([], ["Fortified Shell"]))
+    assert _bot_move(s) == "play Soul Harvest"
+
+
+def test_heuristic_weakens_an_enemy_attacker_from_its_defending_lane_when_already_behind():
+    # the opponent's Stone Tortoise attacks an empty defending lane (this turn already looks bad):
+    # Tremor weakens the strongest enemy facing the lane it goes into, so it goes into defence
+    s = make_state(hands=(["Tremor", "Granite Colossus"], []), attacking=([], ["Stone Tortoise"]))
+    assert _bot_move(s) == "play Tremor"
+    act(s, "play", cid("Tremor"))
+    assert _bot_move(s) == "into defending lane"
+
+
+def test_heuristic_defends_against_face_down_attackers_it_sees_with_the_wall_open():
+    # the opponent placed first: two face-down cards in their attacking lane, guessed at 2 points each: the
+    # 4 points the Golem would soak (damage taken weighs 1.3) outweigh its 5 in attack. Behind the opaque
+    # wall (the default) the bot cannot see them and sends the Golem to attack
+    for opaque_wall, expected in ((False, "into defending lane"), (True, "into attacking lane")):
+        s = make_state(hands=(["Clay Golem", "Granite Colossus", "Inferno Wyrm"], ["Tidepool Crab", "Pebble Mole"]),
+                       first_placer=1, opaque_wall=opaque_wall)
+        place(s, "Tidepool Crab", A)
+        place(s, "Pebble Mole", A)
+        end(s)
+        assert _bot_move(s) == "play Clay Golem"
+        act(s, "play", cid("Clay Golem"))
+        assert _bot_move(s) == expected, opaque_wall
+
+
+def test_heuristic_sends_further_creatures_to_defend_once_its_attack_is_lethal_past_a_face_down_defender():
+    # the Golem's 5 points against one face-down defender (guessed at 2) reach the opponent's 3 HP
+    s = make_state(hands=(["Sturdy Turtle", "Granite Colossus"], ["Tidepool Crab"]), attacking=(["Clay Golem"], []),
+                   castles=(10, 3), first_placer=1, opaque_wall=False)
+    place(s, "Tidepool Crab", D)
+    end(s)
+    act(s, "play", cid("Sturdy Turtle"))
+    assert _bot_move(s) == "into defending lane"
+
+
+def test_heuristic_values_a_lane_effect_on_top_of_a_creatures_points():
+    # both creatures add 3 points; only one of them can be paid for. The Salamander's lane debuff lasts,
+    # so it is worth its higher cost
+    s = make_state(hands=(["Sturdy Turtle", "Magma Salamander", "Granite Colossus"], []))
+    assert _bot_move(s) == "play Magma Salamander"
+
+
+def test_heuristic_attacks_with_the_creature_that_makes_its_attack_lethal():
+    # each time the face-up attack falls one point short of the opponent's castle
+    for defending, castle in ((["Pebble Mole"], 10), (["Granite Colossus", "Pebble Mole"], 1)):
+        s = make_state(hands=(["Sturdy Turtle", "Inferno Wyrm"], []), attacking=(["Granite Colossus", "Tidepool Crab"], []),
+                       defending=([], defending), castles=(10, castle))
+        assert _bot_move(s) == "play Sturdy Turtle"
+        act(s, "play", cid("Sturdy Turtle"))
+        assert _bot_move(s) == "into attacking lane", defending
+
+
+def test_heuristic_places_a_recovery_skill_for_the_card_it_gets_back():
+    # Resurrection adds nothing to this turn's counting; it returns the Golem from the Graveyard to the
+    # hand. The other cards cost more than the hand can pay
+    s = make_state(hands=(["Resurrection", "Granite Colossus", "Inferno Wyrm"], []), graveyards=(["Clay Golem"], []))
+    assert _bot_move(s) == "play Resurrection"
