@@ -20,9 +20,9 @@ def _reference_game() -> TravelEarthGame:
 
 
 class HeuristicPolicy:
-    """Keeps a Reservoir, plays every Animal, challenges only where a statistic beats the whole
-    opposing field, and defends with an Animal that wins (paying for a defensive change when a
-    Reservoir card can spare it)."""
+    """Keeps a Reservoir, plays every Animal, challenges only where a statistic beats most of the
+    opposing field (more than ``challenge_threshold``, 60 %, of its Animals), and defends with an Animal
+    that wins (paying for a defensive change when a Reservoir card can spare it)."""
 
     name = "heuristic"
 
