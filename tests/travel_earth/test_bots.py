@@ -79,3 +79,47 @@ def test_heuristic_defends_with_an_animal_that_wins():
     act(s, "declare", "Lion")
     act(s, "statistic", 1)  # Weight
     assert _bot_move(s) == "defend with Resting Blue whale TE-026"
+
+
+def test_heuristic_defends_with_an_animal_a_defensive_change_can_rescue_when_its_reservoir_can_spare_a_card():
+    from .scenario import act, scenario
+
+    # on Weight both lose to the Lion; the Cheetah wins on Top Speed, still unused, so a defensive change
+    # can save it. With two Reservoir cards (Empty ones pay too) the bot defends with it; with one it
+    # gives up its least valuable Animal, the gazelle, which wins on no statistic
+    for reservoir, expected in ((["Koala", "Emu"], "defend with Ready Cheetah TE-001"),
+                                (["Koala"], "defend with Ready Thomson's gazelle TE-013")):
+        s = scenario(p0=dict(ready=["Lion"], reservoir=["Sea otter"]),
+                     p1=dict(ready=["Cheetah", "Thomson's gazelle"], reservoir=reservoir), empty=(0, len(reservoir)))
+        act(s, "declare", "Lion")
+        act(s, "statistic", 1)  # Weight
+        assert _bot_move(s) == expected, reservoir
+
+
+def test_heuristic_defends_with_a_ready_animal_that_ties_rather_than_give_up_its_least_valuable_one():
+    from .scenario import act, scenario
+
+    s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]), p1=dict(ready=["Cheetah", "Thomson's gazelle"]))
+    act(s, "declare", "Lion")
+    act(s, "statistic", 4)  # Offspring: the Cheetah ties the Lion, the gazelle loses
+    assert _bot_move(s) == "defend with Ready Cheetah TE-001"
+
+
+def test_heuristic_defends_with_an_animal_that_wins_rather_than_a_weaker_one_that_ties():
+    from .scenario import act, scenario
+
+    s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]), p1=dict(ready=["Cheetah", "Common ostrich"]))
+    act(s, "declare", "Lion")
+    act(s, "statistic", 4)  # Offspring: the ostrich wins, the Cheetah (the less valuable card) only ties
+    assert _bot_move(s) == "defend with Ready Common ostrich TE-048"
+
+
+def test_heuristic_declares_an_animal_that_beats_most_of_the_opposing_field_and_locks_when_none_does():
+    from .scenario import scenario
+
+    # the Lion beats the sea otter and the elephant on Top Speed (2 of 3, over the 60 % threshold); against
+    # a Blue whale and a Cheetah it beats one of the two on every statistic
+    for field, expected in ((["Sea otter", "African bush elephant", "Cheetah"], "declare Lion TE-003"),
+                            (["Blue whale", "Cheetah"], "lock Challenger group")):
+        s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]), p1=dict(ready=field))
+        assert _bot_move(s) == expected, field
