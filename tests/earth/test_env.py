@@ -106,6 +106,49 @@ def test_heuristic_is_registered_and_acts_legally():
         steps += 1
 
 
+@pytest.mark.parametrize(("action", "piece", "else_take"), [("water", "sprouts", "gain 2 soil"),
+                                                           ("grow", "growth", "draw 2 cards")])
+def test_heuristic_takes_2_sprouts_or_growth_from_anothers_action_only_where_both_fit(action, piece, else_take):
+    from .scenario import choose_action, clear_tableau, seed_where_first
+
+    two_spaces = flora(lambda c: c[piece] == 2 and all(a["color"] != "black" for a in c["abilities"]))
+    bot = load_policy("earth_v0/heuristic")
+    # pieces that find no empty space are lost; the other row's soil or cards are kept whole
+    for free, expected in ((0, else_take), (1, else_take), (2, f"place up to 2 {piece}")):
+        s = after_setup(2, seed_where_first(2, 0))
+        for q in range(2):
+            clear_tableau(s, q)
+        put(s, 1, 5, two_spaces, **{piece: 2 - free})
+        choose_action(s, action)
+        assert (s.current_player(), s.decision()) == (1, "option")
+        choice = bot.act(s.observation(1), s.legal_action_mask(), np.random.default_rng(0))
+        assert s.action_to_string(choice) == expected, free
+
+
+def test_heuristic_activates_a_copy_ability_and_copies_the_first_ability_it_may_copy():
+    from .scenario import A, legal
+    from .test_vocabulary import board, play_to_activation
+
+    joker = next(c["id"] for c in CAT.earth if c["type"] == "joker" and c["abilities"][0]["color"] == "yellow")
+    draw1 = {"color": "yellow", "kind": "gain", "gain": [{"res": "draw", "n": 1}]}
+    drawers = [flora(lambda c: draw1 in c["abilities"], skip) for skip in (0, 1)]
+    s = board()
+    put(s, 0, 0, joker)
+    put(s, 0, 5, drawers[0])
+    put(s, 0, 9, drawers[1])
+    play_to_activation(s, "grow")  # Growing: the Yellow activation
+    bot = load_policy("earth_v0/heuristic")
+
+    def bot_move():
+        return bot.act(s.observation(0), s.legal_action_mask(), np.random.default_rng(0))
+
+    assert bot_move() == A(s, "activate", 0)  # the joker, first in reading order
+    s.apply_action(A(s, "activate", 0))
+    targets = [10 + CAT.earth[d]["abilities"].index(draw1) + 8 * k for k, d in enumerate(drawers)]  # cells 5, 9
+    assert s.decision() == "copy" and legal(s, "activate") == targets
+    assert bot_move() == A(s, "activate", targets[0])
+
+
 def play_match(game, policies, seed):
     s = game.new_initial_state(seed)
     rng = np.random.default_rng(seed)
