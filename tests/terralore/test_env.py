@@ -244,6 +244,24 @@ def test_option_opaque_wall_resample_hidden_for_the_first_placer_leaves_the_oppo
     assert len(set(counts)) > 1, "every world kept player 1's real number of face-down cards"
 
 
+def test_option_opaque_wall_resample_hidden_shows_the_opponent_still_to_move_no_card_being_placed():
+    # the worlds replay player 1's placement from the Play Phase's start; where player 1 is back at
+    # choosing a card (placing nothing, or after paying), they see no pending card, lane or payment
+    s = make_state(hands=(["Tidepool Crab"], ["Stone Tortoise", "Gloom Bat", "Pebble Mole"]), opaque_wall=True)
+    place(s, "Tidepool Crab", A)
+    end(s)
+    place(s, "Stone Tortoise", D, discards=["Gloom Bat", "Pebble Mole"])
+    lay = s.game.observation_layout
+    placed_nothing = 0
+    for world in consistent_worlds(s, 0, 50, np.random.default_rng(1), mask=False):
+        obs = world.observation(1)
+        assert lay.view(obs, "decision").tolist() == [0, 1, 0, 0, 0]
+        assert not lay.view(obs, "pending_card").any() and not lay.view(obs, "pending_lane").any()
+        assert not lay.view(obs, "payment").any()
+        placed_nothing += not any(world.face_down[1])
+    assert placed_nothing > 0, "some worlds have player 1 place nothing yet"
+
+
 def test_option_opaque_wall_round_trips_through_config_env_kwargs_clone_and_json():
     from tabletop_envs.core.engine import check_json_roundtrip
 
