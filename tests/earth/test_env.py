@@ -10,7 +10,7 @@ from tabletop_envs.core.policy import RandomPolicy, load_policy
 from tabletop_envs.earth import env as earth_env
 from tabletop_envs.earth.engine import EarthGame
 
-from .scenario import CAT, EVENT0, after_setup, flora, put, random_play, take
+from .scenario import CAT, EVENT0, after_setup, flora, game, put, random_play, take
 
 COUNTS = [1, 2, 3, 4, 5]
 
@@ -318,6 +318,25 @@ def test_every_seat_sees_each_players_public_board_in_its_relative_seat():
         leaves = lay.view(obs, "fauna_leaves")[0]
         assert leaves[rel(2)] == pytest.approx(1.0) and leaves[rel(0)] == pytest.approx(0.8) and leaves[rel(1)] == 0
         assert np.flatnonzero(lay.view(obs, "bonus")).tolist() == [rel(2)]
+
+
+def test_observation_phase_reads_setup_then_play_then_over_for_every_seat():
+    """The phase segment is one-hot setup, play, over; once the game is over no decision is pending,
+    so no seat is marked as deciding and no decision is anyone's."""
+    s = game(3, max_rounds=1).new_initial_state(0)
+    lay = s.game.observation_layout
+
+    def phases(state):
+        return [lay.view(state.observation(p), "phase").tolist() for p in range(3)]
+
+    assert phases(s) == [[1, 0, 0]] * 3
+    random_play(s, until=lambda t: t.phase == "play")
+    assert phases(s) == [[0, 1, 0]] * 3
+    random_play(s)
+    assert s.is_terminal() and phases(s) == [[0, 0, 1]] * 3
+    for p in range(3):
+        obs = s.observation(p)
+        assert not lay.view(obs, "decider").any() and not lay.view(obs, "decision").any()
 
 
 def test_resample_hidden_redeals_other_players_island_and_climate_during_setup():
