@@ -173,3 +173,24 @@ def test_an_addition_to_the_reservoir_shows_the_waiting_player_one_more_face_dow
     np.testing.assert_allclose(lay.view(waiting, "opp_reservoir"), [1 / 7, 1 / 7, 0])
     assert lay.view(lion.observation(0), "reservoir_adds").tolist() == [0.5]
     assert not np.array_equal(lion.observation(0), tiger.observation(0))  # the adder knows its card
+
+
+def test_a_world_re_dealt_for_the_waiting_player_lets_the_player_to_move_add_only_cards_of_its_re_dealt_hand():
+    # the env asks for the action mask at every step; a world re-dealt for the waiting player has the
+    # player to move holding other cards, and must offer them, not the real hand's
+    s = TravelEarthGame(first_player=0).new_initial_state(4)
+    assert s.decision() == "add" and s.current_player() == 0
+    add = s.game.action_layout.range("add_to_reservoir")
+    real = {a - add.start for a in s.legal_actions() if a in add}
+    assert real == set(s.hand[0])
+    rng = np.random.default_rng(0)
+    hands = set()
+    for _ in range(30):
+        world = s.resample_hidden(1, rng)
+        assert {a - add.start for a in world.legal_actions() if a in add} == set(world.hand[0])
+        for action in world.legal_actions():
+            after = world.clone()
+            after.apply_action(action)
+            after.check_invariants()
+        hands.add(tuple(sorted(world.hand[0])))
+    assert len(hands) > 1, "the hand of the player to move was re-dealt"
