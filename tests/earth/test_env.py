@@ -367,3 +367,29 @@ def test_resample_hidden_redeals_other_players_island_and_climate_during_setup()
             checked["drawn" if drawn else "undrawn"] += 1
         state.apply_action(int(rng.choice(state.legal_actions())))
     assert checked["undrawn"] and checked["drawn"]
+
+
+def test_resample_hidden_redeals_the_offers_of_players_yet_to_choose_from_every_card_the_player_has_not_seen():
+    # Before anyone chooses, the others' offered islands, climates and personal ecosystems are hidden:
+    # every world deals them again, each seat as many as it holds, from all the cards neither offered
+    # to the player nor public, and no card to two seats.
+    rng = np.random.default_rng(0)
+    state = EarthGame(num_players=3).new_initial_state(4)
+    p = state.current_player()
+    others = [q for q in range(3) if q != p]
+    public = {e // 2 for e in state.public_eco}
+    dealt = {what: set() for what in ("island", "climate", "ecosystem")}
+    for _ in range(200):
+        world = state.resample_hidden(p, rng)
+        np.testing.assert_array_equal(world.observation(p), state.observation(p))
+        for what in dealt:
+            assert world.offers[what][p] == state.offers[what][p]
+            cards = [c for q in others for c in world.offers[what][q]]
+            assert [len(world.offers[what][q]) for q in others] == [len(state.offers[what][q]) for q in others]
+            assert len(set(cards)) == len(cards), f"a {what} card offered to two seats"
+            dealt[what].update(cards)
+    sizes = {"island": len(CAT.islands) // 2, "climate": len(CAT.climates) // 2,
+             "ecosystem": len(CAT.ecosystems) // 2}
+    for what, cards in dealt.items():
+        unseen = set(range(sizes[what])) - set(state.offers[what][p]) - (public if what == "ecosystem" else set())
+        assert cards == unseen, f"the {what} cards dealt to the others are not every card the player has not seen"
