@@ -245,6 +245,24 @@ def test_each_player_sees_the_challenge_and_both_sides_sizes_from_their_own_side
         assert seg(seat, "change_target") == [0, 0, 0, 0, 0, 1]
 
 
+def test_each_player_sees_deck_and_hand_sizes_over_each_decks_own_size_when_the_decks_differ():
+    """"Deck cards left / deck size" and "Hand cards / deck size", own then opponent's: each side over
+    its own deck's size, so decks of 20 and 24 cards give different fractions for the same count."""
+    big = ["Lion", "Tiger", "Giraffe", "Horse", "Cheetah", "Orca"] * 4  # 24 cards: no filler
+    s = scenario(p0=dict(hand=["Lion", "Tiger"]), p1=dict(deck=big[2:], hand=big[:2]))
+    assert s.game.deck_sizes == [20, 24]
+    assert (len(s.deck[0]), len(s.hand[0]), len(s.deck[1]), len(s.hand[1])) == (18, 2, 22, 2)
+    lay = s.game.observation_layout
+
+    def seg(seat, name):
+        return lay.view(s.observation(seat), name).tolist()
+
+    assert seg(0, "deck_sizes") == pytest.approx([18 / 20, 22 / 24])
+    assert seg(1, "deck_sizes") == pytest.approx([22 / 24, 18 / 20])
+    assert seg(0, "hand_sizes") == pytest.approx([2 / 20, 2 / 24])
+    assert seg(1, "hand_sizes") == pytest.approx([2 / 24, 2 / 20])
+
+
 def test_change_made_and_the_defender_wins_column_are_always_zero_when_observed_as_documented():
     # A defensive change and a Defender win each end the challenge before anyone decides again, so the
     # two columns can never be 1 in an observation; they stay for a stable v0 layout, documented so.
