@@ -339,6 +339,36 @@ def test_observation_phase_reads_setup_then_play_then_over_for_every_seat():
         assert not lay.view(obs, "decider").any() and not lay.view(obs, "decision").any()
 
 
+def test_observation_shows_my_hand_my_drawn_cards_and_the_compost_cards_i_know_by_card():
+    """Each seat sees its own hand, the cards it drew and must choose from, and the compost cards it put
+    there from its hand (not the ones composted from the deck), by catalogue id; every seat's hand,
+    compost and tableau sizes, the draw pile and discard sizes, the action chosen this turn, and a
+    pending decision without a count as 0."""
+    s = game(2).new_initial_state(0)
+    random_play(s, until=lambda t: any(t.drawn) and t.discard)
+    assert s.phase == "play" and s.queue[0] == {"t": "keep", "p": 0} and s.drawn[0] and not s.drawn[1]
+    assert s.action == 0 and all(any(k) and not all(k) for k in s.compost_known), "known and unknown compost"
+    lay = s.game.observation_layout
+    for p in range(2):
+        obs = s.observation(p)
+
+        def cards(name, obs=obs):
+            return np.flatnonzero(lay.view(obs, name)).tolist()
+
+        assert cards("hand") == sorted(s.hands[p])
+        assert cards("drawn") == sorted(s.drawn[p])
+        assert cards("my_known_compost") == sorted(c for c, k in zip(s.compost[p], s.compost_known[p]) if k)
+        assert cards("action") == [0]
+        res = lay.view(obs, "resources")
+        for q in range(2):
+            r = (q - p) % 2
+            assert res[r, 1:3].tolist() == pytest.approx([len(s.hands[q]) / 30, len(s.compost[q]) / 30])
+            assert res[r, 4] == pytest.approx((16 - s.grid[q].count(-1)) / 16)
+        assert lay.view(obs, "deck").tolist() == pytest.approx([len(s.deck) / 283, len(s.discard) / 283])
+        assert lay.view(obs, "end_triggered").tolist() == [0]
+    assert lay.view(s.observation(0), "pending_count").tolist() == [0], "choosing which card to keep has no count"
+
+
 def test_resample_hidden_redeals_other_players_island_and_climate_during_setup():
     # The sides stay hidden until setup ends, so worlds keeping the real ones would tell a searching
     # player what the others chose. An island whose setup draw is done keeps its draw and compost
