@@ -8,6 +8,7 @@ import pytest
 from tabletop_envs.core import conformance
 from tabletop_envs.core.policy import RandomPolicy, load_policy
 from tabletop_envs.earth import env as earth_env
+from tabletop_envs.earth.catalogue import NUM_ISLANDS
 from tabletop_envs.earth.engine import EarthGame
 
 from .scenario import CAT, EVENT0, after_setup, flora, game, put, random_play, take
@@ -367,6 +368,30 @@ def test_observation_shows_my_hand_my_drawn_cards_and_the_compost_cards_i_know_b
         assert lay.view(obs, "deck").tolist() == pytest.approx([len(s.deck) / 283, len(s.discard) / 283])
         assert lay.view(obs, "end_triggered").tolist() == [0]
     assert lay.view(s.observation(0), "pending_count").tolist() == [0], "choosing which card to keep has no count"
+
+
+def test_observation_during_setup_shows_my_offered_sides_then_my_chosen_ecosystem_side():
+    """In setup each seat sees both sides of the island, climate and personal ecosystem cards it was
+    offered (island sides, then climate sides after all the island sides); once it has chosen its
+    ecosystem side, only that side; when setup ends, no offers."""
+    s = game(3).new_initial_state(4)
+    lay = s.game.observation_layout
+
+    def cards(p, name):
+        return np.flatnonzero(lay.view(s.observation(p), name)).tolist()
+
+    def sides(cards):
+        return sorted(2 * c + k for c in cards for k in (0, 1))
+
+    for p in range(3):
+        assert cards(p, "my_ecosystem") == sides(s.offers["ecosystem"][p])
+        assert cards(p, "my_offers") == sides(s.offers["island"][p]) + [NUM_ISLANDS + i for i in sides(s.offers["climate"][p])]
+    chooser = s.current_player()
+    random_play(s, until=lambda t: t.eco[chooser] >= 0)
+    assert s.phase == "setup" and cards(chooser, "my_ecosystem") == [s.eco[chooser]]
+    random_play(s, until=lambda t: t.phase == "play")
+    for p in range(3):
+        assert cards(p, "my_ecosystem") == [s.eco[p]] and cards(p, "my_offers") == []
 
 
 def test_resample_hidden_redeals_other_players_island_and_climate_during_setup():
