@@ -8,7 +8,7 @@ import pytest
 from tabletop_envs.core import conformance
 from tabletop_envs.core.policy import RandomPolicy, load_policy
 from tabletop_envs.earth import env as earth_env
-from tabletop_envs.earth.catalogue import NUM_ISLANDS
+from tabletop_envs.earth.catalogue import COLOURS, NUM_ISLANDS
 from tabletop_envs.earth.engine import EarthGame
 
 from .scenario import CAT, EVENT0, after_setup, flora, game, put, random_play, take
@@ -392,6 +392,29 @@ def test_observation_during_setup_shows_my_offered_sides_then_my_chosen_ecosyste
     random_play(s, until=lambda t: t.phase == "play")
     for p in range(3):
         assert cards(p, "my_ecosystem") == [s.eco[p]] and cards(p, "my_offers") == []
+
+
+def test_every_seat_sees_islands_climates_leaves_on_every_fauna_space_and_the_colour_being_activated():
+    """After setup each seat sees every player's island and climate side in its relative seat, which
+    relative seats are in the game, the leaves on each of the four fauna spaces (not only the first),
+    and, only when the decision is its own, the colour of the activation it is taking."""
+    s = game(3).new_initial_state(0)
+    random_play(s, until=lambda t: t.phase == "play" and "colour" in t.queue[0])
+    task = s.queue[0]
+    s.leaves[3] = [1, 2]  # seat 1 met fauna space 3 first, seat 2 second
+    lay = s.game.observation_layout
+    for p in range(3):
+        obs = s.observation(p)
+        assert lay.view(obs, "seats_in_game").tolist() == [1, 1, 1, 0, 0]
+        for q in range(3):
+            r = (q - p) % 3
+            assert np.flatnonzero(lay.view(obs, "island")[r]).tolist() == [s.island[q]]
+            assert np.flatnonzero(lay.view(obs, "climate")[r]).tolist() == [s.climate[q]]
+        leaves = lay.view(obs, "fauna_leaves")
+        assert not leaves[:3].any()
+        assert leaves[3, (1 - p) % 3] == pytest.approx(1.0) and leaves[3, (2 - p) % 3] == pytest.approx(0.8)
+        colour = np.flatnonzero(lay.view(obs, "activation_colour")).tolist()
+        assert colour == ([COLOURS.index(task["colour"])] if p == task["p"] else [])
 
 
 def test_resample_hidden_redeals_other_players_island_and_climate_during_setup():
