@@ -263,6 +263,41 @@ def test_each_player_sees_deck_and_hand_sizes_over_each_decks_own_size_when_the_
     assert seg(1, "hand_sizes") == pytest.approx([2 / 24, 2 / 20])
 
 
+def test_observation_shows_a_challenge_between_the_first_catalogue_cards_on_the_first_statistic():
+    # catalogue id 0 and statistic 0 are real values, not "none": both players see them
+    first = CAT.names[0]
+    s = scenario(p0=dict(ready=[first], reservoir=["Koala"]), p1=dict(ready=[first]))
+    act(s, "declare", first)
+    act(s, "statistic", 0)
+    act(s, "defend_ready", first)
+    assert s.phase == "statistic", "a tie: the Challenger picks the next statistic"
+    lay = s.game.observation_layout
+    for seat in (0, 1):
+        obs = s.observation(seat)
+        assert np.flatnonzero(lay.view(obs, "challenger")).tolist() == [0]
+        assert np.flatnonzero(lay.view(obs, "defender")).tolist() == [0]
+        assert lay.view(obs, "defender_row").tolist() == [1, 0]
+        assert np.flatnonzero(lay.view(obs, "statistic")).tolist() == [0]
+        assert lay.view(obs, "used_statistics").tolist() == [1, 0, 0, 0, 0, 0]
+        assert lay.view(obs, "comparison").tolist() == [0, 1, 0]
+
+
+def test_observation_turn_is_the_turns_played_over_the_turn_limit_capped_at_1():
+    game = TravelEarthGame()
+    s = game.new_initial_state(0)
+    lay = game.observation_layout
+    rng = np.random.default_rng(0)
+    seen = set()
+    while s.turns < 3:
+        for seat in (0, 1):
+            assert lay.view(s.observation(seat), "turn").tolist() == pytest.approx([s.turns / game.default_max_turns])
+        seen.add(s.turns)
+        s.apply_action(int(rng.choice(s.legal_actions())))
+    assert seen == {0, 1, 2}
+    s.turns = game.default_max_turns + 1  # past the limit: a state built so, play ends the game there
+    assert lay.view(s.observation(0), "turn").tolist() == [1]
+
+
 def test_change_made_and_the_defender_wins_column_are_always_zero_when_observed_as_documented():
     # A defensive change and a Defender win each end the challenge before anyone decides again, so the
     # two columns can never be 1 in an observation; they stay for a stable v0 layout, documented so.
