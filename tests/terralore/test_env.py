@@ -78,6 +78,19 @@ def test_observation_pending_decision_and_payment():
     assert lay.view(s.observation(1), "pending_card").sum() == 0
 
 
+def test_observation_shows_catalogue_card_0_as_the_card_being_placed_while_its_lane_is_chosen():
+    # card id 0 is a real card, not "none"; no lane is chosen yet
+    assert cid("Tidepool Crab") == 0
+    s = make_state(hands=(["Tidepool Crab", "Pebble Mole"], []))
+    act(s, "play", 0)
+    lay = s.game.observation_layout
+    obs = s.observation(0)
+    assert list(lay.view(obs, "decision")) == [0, 0, 1, 0, 0]
+    assert np.flatnonzero(lay.view(obs, "pending_card")).tolist() == [0]
+    assert not lay.view(obs, "pending_lane").any()
+    assert not lay.view(s.observation(1), "pending_card").any()
+
+
 def test_resample_hidden_keeps_the_observation_and_re_deals_the_opponents_cards():
     # on an open table (opaque_wall=False) the costs paid were seen; behind the wall see the option's tests
     s = make_state(hands=(["Tidepool Crab", "Stone Tortoise", "Gloom Bat", "Pebble Mole"], ["Sturdy Turtle"]),
