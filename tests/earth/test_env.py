@@ -417,6 +417,24 @@ def test_every_seat_sees_islands_climates_leaves_on_every_fauna_space_and_the_co
         assert colour == ([COLOURS.index(task["colour"])] if p == task["p"] else [])
 
 
+def test_every_seat_sees_each_players_last_action_and_ecosystem_side_0_action_0_and_seat_0_as_values():
+    """The leaf marker of each player's last action by relative seat; ecosystem side 0, action 0 and
+    seat 0 holding the first-completion leaf are values like any other, not "none"."""
+    s = game(3).new_initial_state(7)
+    rng = np.random.default_rng(7)
+    random_play(s, rng, until=lambda t: t.phase == "play")
+    assert s.eco[0] == 0, "seat 0 chose ecosystem side 0 (the seed is picked for it)"
+    random_play(s, rng, until=lambda t: min(t.last_action) >= 0 and 0 in t.last_action)
+    s.bonus = 0
+    lay = s.game.observation_layout
+    for p in range(3):
+        obs = s.observation(p)
+        assert np.flatnonzero(lay.view(obs, "my_ecosystem")).tolist() == [s.eco[p]]
+        for q in range(3):
+            assert np.flatnonzero(lay.view(obs, "last_action")[(q - p) % 3]).tolist() == [s.last_action[q]]
+        assert np.flatnonzero(lay.view(obs, "bonus")).tolist() == [(0 - p) % 3]
+
+
 def test_resample_hidden_redeals_other_players_island_and_climate_during_setup():
     # The sides stay hidden until setup ends, so worlds keeping the real ones would tell a searching
     # player what the others chose. An island whose setup draw is done keeps its draw and compost
