@@ -128,6 +128,10 @@ def encode(s, player: int) -> np.ndarray:
     return v
 
 
+# re-deals of the others' offers tried at random before searching for one that fits what the player saw
+OFFER_REDEALS = 20
+
+
 def resample(s, player: int, rng: np.random.Generator):
     """A copy where every Earth card ``player`` cannot see (deck order, others' hands and draws, unknown
     compost cards), the other players' personal ecosystems and, during setup, their island and climate
@@ -169,13 +173,18 @@ def resample(s, player: int, rng: np.random.Generator):
 
 
 def _redeal_offers(t, player: int, what: str, sides: list, chosen: list, rng: np.random.Generator,
-                   public=frozenset(), shown=None, tries: int = 20) -> None:
+                   public=frozenset(), shown=None) -> None:
     """Re-deal the other players' offered ``what`` cards, and the side each chose, from the cards neither
     public nor offered to ``player``. ``shown(q, side)``: what of a seat's chosen side the observation
     already shows (None: nothing); a re-dealt side shows the same."""
-    for _ in range(tries):
-        free = [c for c in range(len(sides) // 2) if c not in public and c not in t.offers[what][player]]
-        free = [free[int(i)] for i in rng.permutation(len(free))]
+    unseen = [c for c in range(len(sides) // 2) if c not in public and c not in t.offers[what][player]]
+
+    def fits(q, cards):
+        seen = shown(q, sides[chosen[q]]) if shown else None
+        return [2 * c + k for c in cards for k in (0, 1) if seen is None or shown(q, sides[2 * c + k]) == seen]
+
+    for _ in range(OFFER_REDEALS):
+        free = [unseen[int(i)] for i in rng.permutation(len(unseen))]
         offers, picks = {}, {}
         for q in range(t.n):
             if q == player:
@@ -184,18 +193,50 @@ def _redeal_offers(t, player: int, what: str, sides: list, chosen: list, rng: np
             if chosen[q] < 0:
                 offers[q], free = free[:m], free[m:]
                 continue
-            seen = shown(q, sides[chosen[q]]) if shown else None
-            fits = [2 * c + k for c in free for k in (0, 1) if seen is None or shown(q, sides[2 * c + k]) == seen]
-            if not fits:  # an earlier seat drew every card that fits: deal again
+            options = fits(q, free)
+            if not options:  # an earlier seat drew every card that fits: deal again
                 break
-            picks[q] = fits[int(rng.integers(len(fits)))]
+            picks[q] = options[int(rng.integers(len(options)))]
             free.remove(picks[q] // 2)
             offers[q], free = [picks[q] // 2] + free[:m - 1], free[m - 1:]
         else:
-            for q, cards in offers.items():
-                t.offers[what][q] = cards
-            for q, side in picks.items():
-                chosen[q] = side
-            return
-    # the real offers stay: a valid world, though it tells them (18 of 27,203 re-deals during setup in
-    # random play at 2-5 players, where several islands' draw numbers compete for the few cards left)
+            break
+    else:
+        # several seats' shown sides compete for the few cards that fit: search the picks (seats and their
+        # fitting sides in random orders), then deal the rest. A world always exists (the real one), so the
+        # search finds one: the real offers are never kept because dealing at random was hard
+        picks = _search_picks([q for q in range(t.n) if q != player and chosen[q] >= 0], unseen, fits, rng)
+        free = [c for c in unseen if c not in {side // 2 for side in picks.values()}]
+        free = [free[int(i)] for i in rng.permutation(len(free))]
+        offers = {}
+        for q in range(t.n):
+            if q != player:
+                m = len(t.offers[what][q]) - (q in picks)
+                offers[q], free = ([picks[q] // 2] if q in picks else []) + free[:m], free[m:]
+    for q, cards in offers.items():
+        t.offers[what][q] = cards
+    for q, side in picks.items():
+        chosen[q] = side
+
+
+def _search_picks(seats: list, cards: list, fits, rng: np.random.Generator) -> dict:
+    """A side for each of ``seats`` (``fits(q, cards)``: the sides of ``cards`` that seat may hold), no
+    card to two seats; depth-first, every choice in a random order."""
+    order = [seats[int(i)] for i in rng.permutation(len(seats))]
+    picks = {}
+
+    def place(k: int, left: list) -> bool:
+        if k == len(order):
+            return True
+        options = fits(order[k], left)
+        for i in rng.permutation(len(options)):
+            side = options[int(i)]
+            picks[order[k]] = side
+            if place(k + 1, [c for c in left if c != side // 2]):
+                return True
+        del picks[order[k]]
+        return False
+
+    if not place(0, list(cards)):
+        raise AssertionError("no re-deal of the offers fits what the player saw, though the real one does")
+    return picks

@@ -435,10 +435,16 @@ def test_every_seat_sees_each_players_last_action_and_ecosystem_side_0_action_0_
         assert np.flatnonzero(lay.view(obs, "bonus")).tolist() == [(0 - p) % 3]
 
 
-def test_resample_hidden_redeals_other_players_island_and_climate_during_setup():
+@pytest.mark.parametrize("random_redeals", [None, 0], ids=["dealt_at_random", "searched_when_dealing_fails"])
+def test_resample_hidden_redeals_other_players_island_and_climate_during_setup(random_redeals, monkeypatch):
     # The sides stay hidden until setup ends, so worlds keeping the real ones would tell a searching
     # player what the others chose. An island whose setup draw is done keeps its draw and compost
-    # numbers, which the hand counts show.
+    # numbers, which the hand counts show. Where dealing at random keeps failing to fit those numbers
+    # (none left: OFFER_REDEALS = 0), the search deals them, and still not always the real ones.
+    from tabletop_envs.earth import encode
+
+    if random_redeals is not None:
+        monkeypatch.setattr(encode, "OFFER_REDEALS", random_redeals)
     rng = np.random.default_rng(0)
     state = EarthGame(num_players=3).new_initial_state(4)
     checked = {"undrawn": 0, "drawn": 0}
