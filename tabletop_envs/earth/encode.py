@@ -234,7 +234,7 @@ def _search_picks(seats: list, cards: list, fits, rng: np.random.Generator) -> d
             picks[order[k]] = side
             if place(k + 1, [c for c in left if c != side // 2]):
                 return True
-        del picks[order[k]]
+        picks.pop(order[k], None)
         return False
 
     if not place(0, list(cards)):
