@@ -699,11 +699,11 @@ class TerraloreState(State):
             if new_face_down is not None and len(hand) <= hand_size:
                 break
         else:
-            # the cards as they lie: a valid world, though it tells where each one is (4 of 62,678
-            # re-deals in random play came here)
-            new_face_down = [list(s.face_down[q][ln]) for ln in (ATTACK, DEFEND)]
+            # dealing at random kept failing (4 of 62,678 re-deals in random play): search for a dealing
+            # instead of keeping the cards as they lie, which would tell where each one is
+            new_face_down = s._search_face_down(q, pool + known, {pending}, known, hand_size - len(fixed_hand), rng)
             placed = {c for ln in new_face_down for c in ln}
-            hand = [c for c in s.hand[q] if c in known or c == pending]
+            hand = fixed_hand + [c for c in known if c not in placed]
         rest = [c for c in pool if c not in placed and c not in known]
         rng.shuffle(rest)
         # as many unseen cards as the real hidden zones hold besides the face-down ones just dealt
@@ -741,12 +741,9 @@ class TerraloreState(State):
             if action == end:
                 return
 
-    def _redeal_face_down(self, q, pool, keep, rng):
+    def _lane_room(self, q, keep):
+        """Slots taken in each of ``q``'s lanes before re-dealing its face-down cards, and each lane's room."""
         cat = self.cat
-        order = list(pool)
-        rng.shuffle(order)
-        used = set()
-        out = [[], []]
         # a kept creature may have been placed after the cards re-dealt here: its slots are taken first,
         # and a lane being freed (replace-one) may stay over by the slots still to free, as in the real state
         slots = [sum(cat.slots[c] for c in self.field[q][ln])
@@ -754,6 +751,15 @@ class TerraloreState(State):
                  for ln in (ATTACK, DEFEND)]
         room = [LANE_SLOTS + (self.slots_to_free if (q, ln) == (self.actor, self.pending_lane) else 0)
                 for ln in (ATTACK, DEFEND)]
+        return slots, room
+
+    def _redeal_face_down(self, q, pool, keep, rng):
+        cat = self.cat
+        order = list(pool)
+        rng.shuffle(order)
+        used = set()
+        out = [[], []]
+        slots, room = self._lane_room(q, keep)
         for ln in (ATTACK, DEFEND):
             for c in self.face_down[q][ln]:
                 if c in keep:
@@ -767,6 +773,45 @@ class TerraloreState(State):
                 out[ln].append(choice)
                 if cat.is_creature[choice]:
                     slots[ln] += cat.slots[choice]
+        return out
+
+    def _search_face_down(self, q, pool, keep, known, hand_room, rng):
+        """Face-down cards for ``q`` under :meth:`_redeal_face_down`'s rules (same cost, lanes within their
+        room), with at most ``hand_room`` of the ``known`` cards left over for the hand: a depth-first search
+        trying each card's candidates in a random order. A dealing always exists: the real one."""
+        cat = self.cat
+        slots, room = self._lane_room(q, keep)
+        positions = [(ln, c) for ln in (ATTACK, DEFEND) for c in self.face_down[q][ln]]
+        to_deal = [sum(c not in keep for _, c in positions[k:]) for k in range(len(positions) + 1)]
+        cards = list(dict.fromkeys(pool))
+        out, used = [[], []], set()
+
+        def place(k: int, known_left: int) -> bool:
+            if known_left - to_deal[k] > hand_room:  # too few places left for the known cards
+                return False
+            if k == len(positions):
+                return True
+            ln, real = positions[k]
+            if real in keep:
+                options = [real]
+            else:
+                options = [cards[int(i)] for i in rng.permutation(len(cards))]
+                options = [x for x in options if x not in used and cat.cost[x] == cat.cost[real]
+                           and (not cat.is_creature[x] or slots[ln] + cat.slots[x] <= room[ln])]
+            for x in options:
+                extra = cat.slots[x] if cat.is_creature[x] and real not in keep else 0
+                used.add(x)
+                out[ln].append(x)
+                slots[ln] += extra
+                if place(k + 1, known_left - (x in known and real not in keep)):
+                    return True
+                slots[ln] -= extra
+                out[ln].pop()
+                used.discard(x)
+            return False
+
+        if not place(0, len(set(known))):
+            raise AssertionError("no dealing of the face-down cards fits what the player saw, though the real one does")
         return out
 
     # ------------------------------------------------------------------ checks and text

@@ -140,9 +140,9 @@ def test_resample_hidden_keeps_the_lane_of_a_creature_being_paid_for_within_four
     assert len(firsts) > 1, "the face-down card was actually re-dealt"
 
 
-def test_resample_hidden_keeps_the_face_down_cards_as_they_lie_when_no_re_deal_fits(monkeypatch):
-    # when 20 re-deals of the face-down cards all fail (4 in 62,678 in random play), the world keeps them
-    # where they lie: still a legal position showing the player what they saw, with the rest re-dealt
+def test_resample_hidden_searches_for_a_dealing_of_the_face_down_cards_when_dealing_at_random_fails(monkeypatch):
+    # when 20 random re-deals of the face-down cards all fail (4 in 62,678 in random play), a search deals
+    # them: still a legal world showing the player what they saw, and never the cards as they lie
     from tabletop_envs.terralore import engine
 
     s = make_state(hands=(["Tidepool Crab", "Stone Tortoise", "Gloom Bat", "Pebble Mole", "Sand Piper", "Ember Imp"],
@@ -157,15 +157,40 @@ def test_resample_hidden_keeps_the_face_down_cards_as_they_lie_when_no_re_deal_f
         tries.append(q)
 
     monkeypatch.setattr(engine.TerraloreState, "_redeal_face_down", no_fit)
-    hands, decks = set(), set()
-    for world in consistent_worlds(s, 1, 20, np.random.default_rng(0)):
-        assert world.face_down[0] == s.face_down[0], "the cards as they lie"
-        assert cid("Sand Piper") in world.hand[0] and len(world.hand[0]) == len(s.hand[0])
-        assert len(world.deck_list[0]) == len(s.deck_list[0]) and len(world.deck[0]) == len(s.deck[0])
+    downs, hands = set(), set()
+    for world in consistent_worlds(s, 1, 40, np.random.default_rng(0)):
+        fd = world.face_down[0]
+        assert [CAT.cost[c] for c in fd[A]] == [0] and [CAT.cost[c] for c in fd[D]] == [2], "costs were seen"
+        assert cid("Sand Piper") in world.hand[0] + fd[A], "the known card is in hand or face down"
+        assert len(world.hand[0]) == len(s.hand[0]) and len(world.deck[0]) == len(s.deck[0])
+        downs.add((fd[A][0], fd[D][0]))
         hands.add(tuple(world.hand[0]))
-        decks.add(tuple(world.deck[0]))
-    assert tries == [0] * engine.FACE_DOWN_REDEALS * 20
-    assert len(hands) > 1 and len(decks) > 1, "the opponent's unseen hand cards and deck are still re-dealt"
+    assert tries == [0] * engine.FACE_DOWN_REDEALS * 40
+    assert len(downs) > 1 and len(hands) > 1, "the face-down cards and the unseen hand cards are re-dealt"
+    assert any(cid("Sand Piper") in down for down in downs), "the search may place the known card face down"
+
+
+@pytest.mark.parametrize("random_redeals", [None, 0], ids=["dealt_at_random", "searched"])
+def test_resample_hidden_fills_the_face_down_cards_with_known_cards_when_the_hand_cannot_hold_them(
+        random_redeals, monkeypatch):
+    # Player 0 was seen to take back three cards and now holds one: two of them must lie face down (their
+    # costs 0 and 0 fit), whichever two; both the random dealing and the search keep that
+    from tabletop_envs.terralore import engine
+
+    if random_redeals is not None:
+        monkeypatch.setattr(engine, "FACE_DOWN_REDEALS", random_redeals)
+    known = ["Tidepool Crab", "Pebble Mole", "Lantern Moth"]
+    s = make_state(hands=(known, ["Gloom Bat"]), opaque_wall=False)
+    s.known_hand[0] = [cid(n) for n in known]
+    place(s, "Tidepool Crab", A)
+    place(s, "Pebble Mole", D)
+    end(s)
+    in_hand = set()
+    for world in consistent_worlds(s, 1, 40, np.random.default_rng(0)):
+        down = world.face_down[0][A] + world.face_down[0][D]
+        assert sorted(down + world.hand[0]) == sorted(cid(n) for n in known)
+        in_hand.add(world.hand[0][0])
+    assert in_hand == {cid(n) for n in known}, "any of the three may be the one still in hand"
 
 
 def test_resample_hidden_may_re_deal_a_creature_into_a_lanes_last_free_slot():
