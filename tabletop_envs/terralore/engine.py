@@ -48,7 +48,7 @@ DRAW_PER_TURN = 2
 MULLIGAN, PLAY, LANE, DISCARD, DESTROY = "mulligan", "play", "lane", "discard", "destroy"
 DECISIONS = (MULLIGAN, PLAY, LANE, DISCARD, DESTROY)
 DECK_OUT_RULES = ("cannot_draw", "empty_deck")
-#: re-deals of the face-down cards that resample_hidden tries before it keeps them as they lie
+#: re-deals of the face-down cards that resample_hidden tries at random before it searches for one
 FACE_DOWN_REDEALS = 20
 
 
