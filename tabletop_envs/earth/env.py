@@ -139,6 +139,9 @@ Version history
 * v0, mask fix (play unchanged): ``info["action_mask"]`` is read-only at every decision. At the
   decisions reached by advancing the turn it was the engine's own cached mask, so writing into it
   changed which actions the engine accepted.
+* v0, ``resample_hidden`` fix (play unchanged): where 20 random re-deals of the others' islands and
+  climates all fail to fit the draw and compost numbers the player has seen, a search deals them; before,
+  such a world kept the real offers and sides.
 """
 
 from __future__ import annotations

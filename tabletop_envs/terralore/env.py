@@ -118,6 +118,9 @@ Version history
   saw the first placer's card backs per lane, their paying discards and their hand size. The shipped
   model was retrained under it. A model trained before this change, whose sidecar does not name the
   option, was trained with ``opaque_wall=False``: pass that to play it under its own rules.
+* v0 (``resample_hidden`` fix; play unchanged): where 20 random re-deals of the opponent's face-down cards
+  all fail (4 in 62,678 in random play), a search deals them; before, such a world kept them where they
+  lay, which told where each one was.
 """
 
 from __future__ import annotations
