@@ -158,7 +158,9 @@ def test_ctrl_c_during_the_game_stops_it_like_quit_and_the_replay_is_still_saved
     out = []
     code = main(["play", "toy", "--seed", "2", "--opponent", "toy_v0/random", "--save", str(path)],
                 ask=CtrlC(["1", "^C"]), say=out.append)
-    assert code == 0 and "Game stopped before the end" in "\n".join(out)
+    text = "\n".join(out)
+    assert code == 0 and "Game stopped before the end" in text
+    assert "Interrupted: the game was stopped." in text and "Input closed" not in text
     replay = Replay.load(path)
     assert len(replay.actions) == 2 and replay.returns is None
     replay.replay()
@@ -258,6 +260,41 @@ def test_window_shows_only_the_humans_view(monkeypatch):
     assert result.finished and set(views) == {1}
     # drawn before each of the human's 3 decisions and at the end, not after every move (a count of hidden moves)
     assert len(shown) == 3 + 1 and set(shown) == {(320, 480, 3)}
+
+
+def test_list_names_every_game_with_its_player_counts_and_each_opponent_once(toy, monkeypatch):
+    # a registered game whose module is missing is listed as not installed, and offers no opponents
+    monkeypatch.setitem(ENVS, "ghost_v0", EnvSpec("ghost_v0", "ghost_game", "test/ghost-v0", "test/Ghost-v0", (3, 4),
+                                                  "", "ghost"))
+    out = []
+    assert main(["list"], say=out.append) == 0
+    *games, opponents_line = out
+    rows = {line.split()[0]: line.split()[1:] for line in games}
+    assert list(rows) == list(ENVS)
+    assert rows["toy_v0"] == ["players", "2", "ready"]
+    assert rows["ghost_v0"] == ["players", "3,", "4", "not", "installed"]
+    assert opponents_line.startswith("opponents: ")
+    opponents = opponents_line.removeprefix("opponents: ").split(", ")
+    assert len(opponents) == len(set(opponents))  # the toy game has no heuristic: its random bot is not listed twice
+    assert "toy_v0/random" in opponents and not any(o.startswith("ghost_v0/") for o in opponents)
+    for name in available_envs():
+        if name != "toy_v0":
+            assert f"{name}/random" in opponents and f"{name}/heuristic" in opponents
+
+
+def test_a_solo_game_from_the_command_line_needs_no_opponent_and_ends_with_the_score(tmp_path):
+    if "earth_v0" not in available_envs():
+        pytest.skip("Earth is not in this checkout")
+    path = tmp_path / "solo.json"
+    out = []
+    code = main(["play", "earth", "--players", "1", "--seed", "3", "--save", str(path)],
+                ask=lambda prompt: "1", say=out.append)
+    text = "\n".join(out)
+    assert code == 0, text[-2000:]
+    assert "game over" in text and "Your score: " in text and "You win" not in text
+    replay = Replay.load(path)
+    assert replay.players == ["human"] and replay.config["num_players"] == 1
+    assert replay.replay().game_state.is_terminal()
 
 
 def test_console_script_module_runs():
