@@ -171,6 +171,18 @@ def test_cli_replay_steps_through_and_verifies(toy, tmp_path):
     assert "(hidden from your seat)" in text and "player_0 (random): " in text
 
 
+def test_ctrl_c_while_watching_a_replay_stops_it_with_status_130(toy, tmp_path):
+    replay, _, _ = record_random_game("toy_v0", seed=6)
+    path = replay.save(tmp_path / "g.json")
+
+    def ctrl_c(prompt):
+        raise KeyboardInterrupt
+
+    out = []
+    assert main(["replay", str(path)], ask=ctrl_c, say=out.append) == 130
+    assert out[-1] == "\ninterrupted" and not any("Replay verified" in line for line in out)
+
+
 @pytest.mark.parametrize("bad", [10**9, -1])
 def test_cli_replay_with_an_action_id_out_of_range_prints_the_reason(toy, tmp_path, bad):
     replay, _, _ = record_random_game("toy_v0", seed=6)
