@@ -149,6 +149,89 @@ def test_unknown_env_name_is_a_config_error():
         TabletopMultiAgentEnv({"env": "terralor_v0"})
 
 
+@pytest.mark.parametrize(("name", "kwargs"), CONFIGS, ids=_ids(CONFIGS))
+def test_every_seat_observes_its_own_view_also_in_the_final_observations(name, kwargs):
+    # the same vector the AEC env gives that seat: never another seat's (hidden) view
+    env = TabletopMultiAgentEnv({"env": name, **kwargs})
+
+    def check(obs, rewards, terms, truncs):
+        for agent, ob in obs.items():
+            np.testing.assert_array_equal(ob["observations"], env.aec.observe(agent)["observation"])
+            assert env.observation_spaces[agent].contains(ob)
+
+    for seed in range(2):
+        play_random_episode(env, seed, check)
+
+
+def test_agents_are_every_seat_during_a_game_and_none_after_it():
+    env = TabletopMultiAgentEnv({"env": "toy_v0", "max_turns": 4})
+    assert env.agents == env.possible_agents
+
+    def check(obs, rewards, terms, truncs):
+        assert env.agents == ([] if terms["__all__"] or truncs["__all__"] else env.possible_agents)
+
+    for seed in range(2):  # the second game starts with every seat again
+        play_random_episode(env, seed, check)
+        assert env.agents == []
+
+
+def test_the_same_seed_deals_the_same_game_and_another_seed_another():
+    env = TabletopMultiAgentEnv({"env": GAMES[0] if GAMES else "toy_v0"})
+
+    def first_observations(seed):
+        obs, _ = env.reset(seed=seed)
+        seen = [obs]
+        for _ in range(3):
+            obs, _, _, _, _ = env.step({agent: int(np.flatnonzero(ob["action_mask"])[0]) for agent, ob in obs.items()})
+            seen.append(obs)
+        return [(agent, ob["observations"].tobytes()) for o in seen for agent, ob in o.items()]
+
+    assert first_observations(7) == first_observations(7) != first_observations(8)
+
+
+def test_an_env_instance_can_stand_in_for_the_env_name():
+    from tabletop_envs.core.registry import get_spec
+
+    aec = get_spec("toy_v0").load_module().raw_env(max_turns=3)
+    env = TabletopMultiAgentEnv({"env": aec})
+    assert env.aec is aec
+    _, _, terms, truncs = play_random_episode(env, 0)
+    assert truncs["__all__"] and not terms["__all__"]  # the instance's own turn limit
+    with pytest.raises(ConfigError, match=r"keys \['max_turns'\] given with a ready env instance"):
+        TabletopMultiAgentEnv({"env": aec, "max_turns": 5})
+    with pytest.raises(ConfigError, match="env_config needs 'env'"):
+        TabletopMultiAgentEnv({})
+
+
+def test_step_before_reset_says_to_reset():
+    env = TabletopMultiAgentEnv({"env": "toy_v0"})
+    with pytest.raises(RuntimeError, match=r"reset\(\) must be called before step\(\)"):
+        env.step({"player_0": 0})
+
+
+def test_render_shows_the_table_as_it_stands_and_nothing_before_reset():
+    env = TabletopMultiAgentEnv({"env": "toy_v0"})
+    assert env.render() is None
+    obs, _ = env.reset(seed=0)
+    assert env.render().startswith("turn 0 ")
+    (agent, ob), = obs.items()
+    env.step({agent: int(np.flatnonzero(ob["action_mask"])[0])})
+    assert env.render().startswith("turn 1 ")
+
+
+def test_closing_the_env_closes_the_aec_envs_window():
+    env = TabletopMultiAgentEnv({"env": "toy_v0"})
+    closed = []
+
+    class Viewer:
+        def close(self):
+            closed.append(True)
+
+    env.aec._viewer = Viewer()
+    env.close()
+    assert closed == [True]
+
+
 def _module(env, hiddens=(16,), activation="tanh", vf_share_layers=False):
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
