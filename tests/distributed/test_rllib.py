@@ -295,13 +295,29 @@ def test_masked_module_never_samples_an_illegal_action():
     batch = _batch(env, range(16))
     mask = batch["obs"]["action_mask"].clone()
     for forward in (module.forward_inference, module.forward_exploration, module.forward_train):
-        logits = forward(dict(batch, obs=dict(batch["obs"])))[Columns.ACTION_DIST_INPUTS]
+        given = dict(batch, obs=dict(batch["obs"]))
+        logits = forward(given)[Columns.ACTION_DIST_INPUTS]
+        assert set(given["obs"]) == {"observations", "action_mask"}  # the caller's batch is left alone
         probs = torch.softmax(logits.detach(), -1)
         assert float(probs[mask == 0].max()) == 0.0
         assert bool((logits.argmax(-1) == logits.masked_fill(mask == 0, -1e30).argmax(-1)).all())
     values = module.compute_values(dict(batch, obs=dict(batch["obs"])))
     assert values.shape == (16,) and torch.isfinite(values).all()
-    assert set(batch["obs"]) == {"observations", "action_mask"}  # the caller's batch is left alone
+
+
+def test_masked_module_refuses_an_observation_without_its_mask_and_takes_the_mask_as_a_column():
+    import torch
+    from ray.rllib.core.columns import Columns
+
+    env = TabletopMultiAgentEnv({"env": "toy_v0"})
+    module = _module(env)
+    batch = _batch(env, range(4))
+    with pytest.raises(ValueError, match="needs 'observations' and 'action_mask'"):
+        module.forward_inference({"obs": {"observations": batch["obs"]["observations"]}})
+    masked = module.forward_inference(dict(batch, obs=dict(batch["obs"])))[Columns.ACTION_DIST_INPUTS]
+    # the mask may also come as a column of its own, next to the bare vector
+    flat = module.forward_inference({"obs": batch["obs"]["observations"], "action_mask": batch["obs"]["action_mask"]})
+    torch.testing.assert_close(flat[Columns.ACTION_DIST_INPUTS], masked)
 
 
 def test_rllib_example_masking_module_accepts_our_observations():
