@@ -115,6 +115,8 @@ class TabletopMultiAgentEnv(MultiAgentEnv):
         aec = self.aec
         if aec.game_state is None:
             raise RuntimeError("reset() must be called before step()")
+        if not self.agents:  # PettingZoo would say "when an agent is dead, the only valid action is None"
+            raise RuntimeError("the episode is over (every agent is done): call reset() to start the next one")
         agent = aec.agent_selection
         if set(action_dict) != {agent}:
             raise ValueError(f"it is {agent}'s turn (turn-based env): step() takes {{{agent!r}: action}}, "

@@ -209,6 +209,15 @@ def test_step_before_reset_says_to_reset():
         env.step({"player_0": 0})
 
 
+def test_step_after_the_episode_is_over_says_to_reset():
+    env = TabletopMultiAgentEnv({"env": "toy_v0"})
+    play_random_episode(env, 0)
+    with pytest.raises(RuntimeError, match=r"the episode is over .*call reset\(\)"):
+        env.step({"player_0": 0})
+    obs, _ = env.reset(seed=1)  # and the next episode plays
+    assert len(obs) == 1
+
+
 def test_render_shows_the_table_as_it_stands_and_nothing_before_reset():
     env = TabletopMultiAgentEnv({"env": "toy_v0"})
     assert env.render() is None
