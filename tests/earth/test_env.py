@@ -513,3 +513,16 @@ def test_resample_hidden_redeals_the_offers_of_players_yet_to_choose_from_every_
     for what, cards in dealt.items():
         unseen = set(range(sizes[what])) - set(state.offers[what][p]) - (public if what == "ecosystem" else set())
         assert cards == unseen, f"the {what} cards dealt to the others are not every card the player has not seen"
+
+
+def test_a_player_who_has_not_chosen_an_action_yet_shows_no_last_action_marker():
+    """Last action -1 (not chosen yet) marks nothing: with only seat 1 having chosen, each observer's
+    last-action block holds just seat 1's marker, and the per-seat rows of seats not in the game stay 0."""
+    s = after_setup(3, 0)
+    assert s.last_action == [-1, -1, -1]
+    s.last_action[1] = 2
+    lay = s.game.observation_layout
+    for p in range(3):
+        obs = s.observation(p)
+        assert np.flatnonzero(lay.view(obs, "last_action")).tolist() == [((1 - p) % 3) * 4 + 2]
+        assert not lay.view(obs, "resources")[3:].any()
