@@ -526,3 +526,12 @@ def test_a_player_who_has_not_chosen_an_action_yet_shows_no_last_action_marker()
         obs = s.observation(p)
         assert np.flatnonzero(lay.view(obs, "last_action")).tolist() == [((1 - p) % 3) * 4 + 2]
         assert not lay.view(obs, "resources")[3:].any()
+
+
+def test_observation_shows_rounds_played_over_100_clipped_at_1():
+    s = after_setup(2, 0)
+    lay = s.game.observation_layout
+    for rounds, shown in [(0, 0.0), (7, 0.07), (100, 1.0), (250, 1.0)]:
+        s.rounds = rounds
+        for p in range(2):
+            assert lay.view(s.observation(p), "round").tolist() == pytest.approx([shown]), f"{rounds} rounds"
