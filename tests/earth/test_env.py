@@ -535,3 +535,16 @@ def test_observation_shows_rounds_played_over_100_clipped_at_1():
         s.rounds = rounds
         for p in range(2):
             assert lay.view(s.observation(p), "round").tolist() == pytest.approx([shown]), f"{rounds} rounds"
+
+
+def test_my_pending_decision_shows_how_many_pieces_are_left_over_12_clipped_at_1():
+    """The decider sees its pending decision's count / 12 (clipped at 1); the other seat sees 0."""
+    from .scenario import set_decision
+
+    s = after_setup(2, 0)
+    lay = s.game.observation_layout
+    for left, shown in [(2, 2 / 12), (6, 0.5), (20, 1.0)]:
+        set_decision(s, {"t": "place", "p": 1, "res": "sprouts", "left": left, "cells": list(range(16)), "cap": 0,
+                         "placed": [0] * 16})
+        assert lay.view(s.observation(1), "pending_count").tolist() == pytest.approx([shown]), f"{left} left"
+        assert lay.view(s.observation(0), "pending_count").tolist() == [0]
