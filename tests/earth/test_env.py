@@ -548,3 +548,19 @@ def test_my_pending_decision_shows_how_many_pieces_are_left_over_12_clipped_at_1
                          "placed": [0] * 16})
         assert lay.view(s.observation(1), "pending_count").tolist() == pytest.approx([shown]), f"{left} left"
         assert lay.view(s.observation(0), "pending_count").tolist() == [0]
+
+
+def test_tableau_cards_block_shows_exactly_the_cards_in_each_players_tableau_by_id():
+    """Per relative seat, the multi-hot of the catalogue ids in that player's tableau, nothing else (ids
+    well away from 0, so a card written at a shifted position shows)."""
+    s = after_setup(2, 0)
+    cards = {0: [flora(skip=10), flora(skip=25)], 1: [flora(skip=40)]}
+    for q, ids in cards.items():
+        for cell, c in enumerate(ids):
+            put(s, q, 3 + cell, c)
+    lay = s.game.observation_layout
+    for p in range(2):
+        tab = lay.view(s.observation(p), "tableau_cards")
+        for q in range(2):
+            assert np.flatnonzero(tab[(q - p) % 2]).tolist() == sorted(cards[q])
+        assert not tab[2:].any()
