@@ -564,3 +564,12 @@ def test_tableau_cards_block_shows_exactly_the_cards_in_each_players_tableau_by_
         for q in range(2):
             assert np.flatnonzero(tab[(q - p) % 2]).tolist() == sorted(cards[q])
         assert not tab[2:].any()
+
+
+def test_a_player_who_chose_ecosystem_side_0_in_setup_sees_only_that_side():
+    """Side 0 is a choice like any other: once made, the setup offer of both sides is no longer shown."""
+    s = game(2).new_initial_state(27)
+    random_play(s, np.random.default_rng(27), until=lambda t: 0 in t.eco)
+    assert s.phase == "setup" and s.eco[0] == 0, "seat 0 chose side 0 in setup (the seed is picked for it)"
+    lay = s.game.observation_layout
+    assert np.flatnonzero(lay.view(s.observation(0), "my_ecosystem")).tolist() == [0]
