@@ -573,3 +573,21 @@ def test_a_player_who_chose_ecosystem_side_0_in_setup_sees_only_that_side():
     assert s.phase == "setup" and s.eco[0] == 0, "seat 0 chose side 0 in setup (the seed is picked for it)"
     lay = s.game.observation_layout
     assert np.flatnonzero(lay.view(s.observation(0), "my_ecosystem")).tolist() == [0]
+
+
+def test_island_and_climate_side_0_are_shown_and_nothing_is_shown_before_a_side_is_chosen():
+    """Side 0 is a value like any other; in setup, before anyone has chosen (-1), both blocks are empty and
+    so is the last-action block before them (nobody has chosen an action either)."""
+    s = game(3).new_initial_state(4)
+    lay = s.game.observation_layout
+    assert s.island == [-1] * 3 and s.climate == [-1] * 3
+    for p in range(3):
+        obs = s.observation(p)
+        assert not lay.view(obs, "island").any() and not lay.view(obs, "climate").any()
+        assert not lay.view(obs, "last_action").any()
+    s = after_setup(3, 0)
+    s.island[1], s.climate[1] = 0, 0
+    for p in range(3):
+        obs = s.observation(p)
+        assert np.flatnonzero(lay.view(obs, "island")[(1 - p) % 3]).tolist() == [0]
+        assert np.flatnonzero(lay.view(obs, "climate")[(1 - p) % 3]).tolist() == [0]
