@@ -591,3 +591,20 @@ def test_island_and_climate_side_0_are_shown_and_nothing_is_shown_before_a_side_
         obs = s.observation(p)
         assert np.flatnonzero(lay.view(obs, "island")[(1 - p) % 3]).tolist() == [0]
         assert np.flatnonzero(lay.view(obs, "climate")[(1 - p) % 3]).tolist() == [0]
+
+
+def test_the_card_i_am_planting_is_shown_to_me_only():
+    """While I choose the cell for a card I play, the pending-card block marks that card in my observation;
+    the other seat's stays empty."""
+    from .scenario import act, give, set_decision
+
+    s = after_setup(2, 0)
+    card = flora(skip=30)
+    give(s, 1, card)
+    s.soil[1] = 40
+    set_decision(s, {"t": "plant", "p": 1, "left": 1})
+    act(s, "plant", card)
+    assert s.queue[0]["t"] == "plant_cell" and s.queue[0]["card"] == card
+    lay = s.game.observation_layout
+    assert np.flatnonzero(lay.view(s.observation(1), "pending_card")).tolist() == [card]
+    assert not lay.view(s.observation(0), "pending_card").any()
