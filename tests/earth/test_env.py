@@ -608,3 +608,14 @@ def test_the_card_i_am_planting_is_shown_to_me_only():
     lay = s.game.observation_layout
     assert np.flatnonzero(lay.view(s.observation(1), "pending_card")).tolist() == [card]
     assert not lay.view(s.observation(0), "pending_card").any()
+
+
+def test_before_the_active_player_chooses_this_turns_action_no_action_is_marked():
+    """Action -1 (not chosen yet this turn) marks nothing, and marks no fourth and fifth seat in the game."""
+    s = after_setup(3, 0)
+    assert s.action == -1 and s.queue[0]["t"] == "action"
+    lay = s.game.observation_layout
+    for p in range(3):
+        obs = s.observation(p)
+        assert not lay.view(obs, "action").any()
+        assert lay.view(obs, "seats_in_game").tolist() == [1, 1, 1, 0, 0]
