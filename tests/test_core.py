@@ -1180,6 +1180,26 @@ def test_an_envs_repr_names_the_options_that_differ_from_the_defaults_and_rebuil
             built.game_kwargs, built.max_turns, built.illegal_action, built.render_mode)
 
 
+def test_the_hidden_deal_search_backs_out_of_a_pick_that_leaves_a_later_step_nothing_that_fits():
+    # step 0 may take card 0 or 1, step 1 only card 0 (as Earth's seats whose shown draw numbers fit few
+    # islands): a search that gives step 0 card 0 first must take it back. Every order ends at the one deal
+    from tabletop_envs.core.engine import search_hidden_deal
+
+    fitting = [{0, 1}, {0}, {1}]  # a third step wanting card 1 too never fits
+
+    def options(done):
+        return [2 * c + side for c in sorted(fitting[len(done)]) if c not in {x // 2 for x in done} for side in (0, 1)]
+
+    dealt = set()
+    for seed in range(20):
+        first, second = search_hidden_deal(2, options, np.random.default_rng(seed), "the test cards")
+        assert (first // 2, second // 2) == (1, 0)
+        dealt.add((first, second))
+    assert len(dealt) > 1, "the choices are drawn at random too"
+    with pytest.raises(AssertionError, match="no deal of the test cards fits"):
+        search_hidden_deal(3, options, np.random.default_rng(0), "the test cards")
+
+
 # ------------------------------------------------------------------ API edge cases (an RL researcher's audit)
 def test_observing_an_agent_that_is_not_at_the_table_names_the_agents_that_are(toy):
     import toy_game

@@ -230,3 +230,26 @@ def new_rng(seed: int | None) -> np.random.Generator:
     """A generator on NumPy's PCG64, the bit generator deals are drawn from: a seed replays the same
     deal wherever the NumPy release keeps PCG64's stream (None: fresh entropy)."""
     return np.random.Generator(np.random.PCG64(seed))
+
+
+def search_hidden_deal(steps: int, options, rng: np.random.Generator, what: str) -> list:
+    """One choice per step, depth-first: ``options(picks)`` gives the candidates for the next step after
+    ``picks`` (an empty list is a dead end), tried in a random order. For ``resample_hidden`` when dealing
+    at random keeps failing: the real deal always fits, so a deal exists, and the search finds one without
+    keeping the real cards. ``what`` names the deal in the error raised if none fits."""
+    picks: list = []
+
+    def extend() -> bool:
+        if len(picks) == steps:
+            return True
+        candidates = options(picks)
+        for i in rng.permutation(len(candidates)):
+            picks.append(candidates[int(i)])
+            if extend():
+                return True
+            picks.pop()
+        return False
+
+    if not extend():
+        raise AssertionError(f"no deal of {what} fits what the player saw, though the real one does")
+    return picks

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tabletop_envs.core.engine import new_rng
+from tabletop_envs.core.engine import new_rng, search_hidden_deal
 
 from .catalogue import COLOURS, NUM_EARTH, NUM_ISLANDS, NUM_PLANTABLE_IDS
 
@@ -205,7 +205,13 @@ def _redeal_offers(t, player: int, what: str, sides: list, chosen: list, rng: np
         # several seats' shown sides compete for the few cards that fit: search the picks (seats and their
         # fitting sides in random orders), then deal the rest. A world always exists (the real one), so the
         # search finds one: the real offers are never kept because dealing at random was hard
-        picks = _search_picks([q for q in range(t.n) if q != player and chosen[q] >= 0], unseen, fits, rng)
+        seats = [q for q in range(t.n) if q != player and chosen[q] >= 0]
+        seats = [seats[int(i)] for i in rng.permutation(len(seats))]
+
+        def options(done, seats=seats):
+            return fits(seats[len(done)], [c for c in unseen if c not in {side // 2 for side in done}])
+
+        picks = dict(zip(seats, search_hidden_deal(len(seats), options, rng, f"the {what} offers")))
         free = [c for c in unseen if c not in {side // 2 for side in picks.values()}]
         free = [free[int(i)] for i in rng.permutation(len(free))]
         offers = {}
@@ -217,26 +223,3 @@ def _redeal_offers(t, player: int, what: str, sides: list, chosen: list, rng: np
         t.offers[what][q] = cards
     for q, side in picks.items():
         chosen[q] = side
-
-
-def _search_picks(seats: list, cards: list, fits, rng: np.random.Generator) -> dict:
-    """A side for each of ``seats`` (``fits(q, cards)``: the sides of ``cards`` that seat may hold), no
-    card to two seats; depth-first, every choice in a random order."""
-    order = [seats[int(i)] for i in rng.permutation(len(seats))]
-    picks = {}
-
-    def place(k: int, left: list) -> bool:
-        if k == len(order):
-            return True
-        options = fits(order[k], left)
-        for i in rng.permutation(len(options)):
-            side = options[int(i)]
-            picks[order[k]] = side
-            if place(k + 1, [c for c in left if c != side // 2]):
-                return True
-        picks.pop(order[k], None)
-        return False
-
-    if not place(0, list(cards)):
-        raise AssertionError("no re-deal of the offers fits what the player saw, though the real one does")
-    return picks

@@ -25,7 +25,7 @@ import copy
 
 import numpy as np
 
-from ..core.engine import TERMINAL, Game, State, check_flags, check_num_players, new_rng
+from ..core.engine import TERMINAL, Game, State, check_flags, check_num_players, new_rng, search_hidden_deal
 from ..core.errors import ConfigError, DeckError
 from ..core.layout import ActionLayout
 from .catalogue import (
@@ -777,41 +777,33 @@ class TerraloreState(State):
 
     def _search_face_down(self, q, pool, keep, known, hand_room, rng):
         """Face-down cards for ``q`` under :meth:`_redeal_face_down`'s rules (same cost, lanes within their
-        room), with at most ``hand_room`` of the ``known`` cards left over for the hand: a depth-first search
-        trying each card's candidates in a random order. A dealing always exists: the real one."""
+        room, kept cards where they lie), with at most ``hand_room`` of the ``known`` cards left over for the
+        hand, found by :func:`search_hidden_deal`."""
         cat = self.cat
-        slots, room = self._lane_room(q, keep)
+        base, room = self._lane_room(q, keep)
         positions = [(ln, c) for ln in (ATTACK, DEFEND) for c in self.face_down[q][ln]]
         to_deal = [sum(c not in keep for _, c in positions[k:]) for k in range(len(positions) + 1)]
         cards = list(dict.fromkeys(pool))
-        out, used = [[], []], set()
+        known = set(known)
 
-        def place(k: int, known_left: int) -> bool:
-            if known_left - to_deal[k] > hand_room:  # too few places left for the known cards
-                return False
-            if k == len(positions):
-                return True
+        def options(done):
+            k = len(done)
             ln, real = positions[k]
             if real in keep:
-                options = [real]
-            else:
-                options = [cards[int(i)] for i in rng.permutation(len(cards))]
-                options = [x for x in options if x not in used and cat.cost[x] == cat.cost[real]
-                           and (not cat.is_creature[x] or slots[ln] + cat.slots[x] <= room[ln])]
-            for x in options:
-                extra = cat.slots[x] if cat.is_creature[x] and real not in keep else 0
-                used.add(x)
-                out[ln].append(x)
-                slots[ln] += extra
-                if place(k + 1, known_left - (x in known and real not in keep)):
-                    return True
-                slots[ln] -= extra
-                out[ln].pop()
-                used.discard(x)
-            return False
+                return [real]
+            dealt = [x for x, (_, c) in zip(done, positions) if c not in keep]
+            slots = base[ln] + sum(cat.slots[x] for x, (lane, c) in zip(done, positions)
+                                   if lane == ln and c not in keep and cat.is_creature[x])
+            known_left = len(known) - sum(x in known for x in dealt)
+            # after this card, the places still to deal must be able to take the known cards the hand can't
+            return [x for x in cards if x not in dealt and cat.cost[x] == cat.cost[real]
+                    and (not cat.is_creature[x] or slots + cat.slots[x] <= room[ln])
+                    and known_left - (x in known) - to_deal[k + 1] <= hand_room]
 
-        if not place(0, len(set(known))):
-            raise AssertionError("no dealing of the face-down cards fits what the player saw, though the real one does")
+        dealt = search_hidden_deal(len(positions), options, rng, "the face-down cards")
+        out = [[], []]
+        for (ln, _), x in zip(positions, dealt):
+            out[ln].append(x)
         return out
 
     # ------------------------------------------------------------------ checks and text

@@ -471,24 +471,6 @@ def test_resample_hidden_redeals_other_players_island_and_climate_during_setup(r
     assert checked["undrawn"] and checked["drawn"]
 
 
-def test_the_offer_search_backs_out_of_a_pick_that_leaves_a_later_seat_nothing_that_fits():
-    # seat 0's shown numbers fit cards 0 and 1, seat 1's only card 0: a search that gives seat 0 card 0
-    # first must take it back. Every order of seats and sides ends at the one dealing that fits.
-    from tabletop_envs.earth.encode import _search_picks
-
-    fitting = {0: {0, 1}, 1: {0}}
-
-    def fits(q, cards):
-        return [2 * c + k for c in cards if c in fitting[q] for k in (0, 1)]
-
-    dealt = set()
-    for seed in range(20):
-        picks = _search_picks([0, 1], [0, 1, 2], fits, np.random.default_rng(seed))
-        assert (picks[0] // 2, picks[1] // 2) == (1, 0)
-        dealt.add((picks[0], picks[1]))
-    assert len(dealt) > 1, "the sides are drawn at random too"
-
-
 def test_resample_hidden_redeals_the_offers_of_players_yet_to_choose_from_every_card_the_player_has_not_seen():
     # Before anyone chooses, the others' offered islands, climates and personal ecosystems are hidden:
     # every world deals them again, each seat as many as it holds, from all the cards neither offered
