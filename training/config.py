@@ -240,8 +240,9 @@ def check_dir_template(template: str, key: str, **values) -> None:
 # ------------------------------------------------------------------------------------ parsing
 def shipped_recipes_dir() -> Path:
     """The shipped recipes: ``configs/`` of a checkout, or ``training/configs`` inside an installed wheel."""
-    packaged = Path(__file__).resolve().parent / "configs"
-    return packaged if packaged.is_dir() else packaged.parents[1] / "configs"
+    from tabletop_envs.core.registry import shipped_folder
+
+    return shipped_folder(Path(__file__).resolve().parent / "configs", "configs")
 
 
 def resolve_recipe(path: str | Path) -> Path:

@@ -573,9 +573,10 @@ def _model_roots() -> list[Path]:
     models: ``tabletop_envs/models`` inside an installed wheel, ``models/`` in a checkout."""
     import os
 
+    from .registry import shipped_folder
+
     roots = [Path(p) for p in os.environ.get("TABLETOP_MODELS_DIR", "").split(os.pathsep) if p]
-    packaged = Path(__file__).resolve().parents[1] / "models"
-    return roots + [packaged if packaged.is_dir() else packaged.parents[1] / "models"]
+    return roots + [shipped_folder(Path(__file__).resolve().parents[1] / "models", "models")]
 
 
 def model_path_for_id(policy_id: str) -> Path | None:

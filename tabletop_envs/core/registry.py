@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
+from pathlib import Path
 
 from .errors import UnknownEnvError
 
@@ -60,3 +61,9 @@ def get_spec(env_name: str) -> EnvSpec:
 
 def make_game(env_name: str, **game_kwargs):
     return get_spec(env_name).load_module().raw_env.game_class.build(**game_kwargs)
+
+
+def shipped_folder(packaged: Path, top_level: str) -> Path:
+    """Where shipped data lies: ``packaged`` inside an installed wheel (pyproject maps the checkout's
+    top-level folders there), else the checkout's ``top_level`` folder."""
+    return packaged if packaged.is_dir() else Path(__file__).resolve().parents[2] / top_level
