@@ -17,6 +17,7 @@ from .core.errors import (
     ModelMismatchError,
     ReplayError,
     RuleOptionsWarning,
+    StateError,
     TabletopError,
     UnknownAgentError,
     UnknownEnvError,
@@ -28,7 +29,7 @@ __version__ = "0.2.0"
 
 __all__ = [
     "ENVS", "CatalogueError", "ConfigError", "DeckError", "IllegalActionError", "ModelMismatchError",
-    "Policy", "RandomPolicy", "ReplayError", "RuleOptionsWarning", "TabletopError", "UnknownAgentError", "UnknownEnvError", "load_policy", "register_policy",
+    "Policy", "RandomPolicy", "ReplayError", "RuleOptionsWarning", "StateError", "TabletopError", "UnknownAgentError", "UnknownEnvError", "load_policy", "register_policy",
     "registered_policies", "earth_v0", "terralore_v0", "travel_earth_v0",
 ]
 

@@ -12,11 +12,12 @@ from __future__ import annotations
 import copy
 import inspect
 import json
+import traceback
 from typing import Any, ClassVar
 
 import numpy as np
 
-from .errors import ConfigError, IllegalActionError, is_int
+from .errors import ConfigError, IllegalActionError, StateError, is_int
 from .layout import ActionLayout, ObservationLayout
 
 TERMINAL = -1
@@ -91,6 +92,8 @@ class State:
     rng: np.random.Generator
     #: attributes that are caches or back-references, left out of to_dict / equality
     _transient: ClassVar[tuple[str, ...]] = ("game", "_mask_cache")
+    #: fields a state may lack: the class holds their default (every other field of a fresh state is required)
+    _optional_fields: ClassVar[tuple[str, ...]] = ()
 
     # ----------------------------------------------------------------- game implements
     def current_player(self) -> int:
@@ -182,22 +185,87 @@ class State:
 
     @classmethod
     def from_dict(cls, game: Game, data: dict) -> State:
-        if data.get("env") != game.env_name:
-            raise ValueError(f"state of {data.get('env')!r} cannot be loaded into {game.env_name!r}")
+        """The state ``to_dict()`` wrote, into ``game``. Refused with a :class:`StateError` that names the
+        problem: another env, other rule options, missing or unknown fields, a generator state NumPy
+        cannot restore, or fields that break the game's invariants (an edited or corrupted file)."""
+        fields = _checked_fields(cls, game, data)
         state = cls.__new__(cls)
         state.game = game
-        fields = dict(copy.deepcopy(data["state"]))
         rng_state = fields.pop("rng")
         state.__dict__.update(fields)
-        state.rng = np.random.Generator(getattr(np.random, rng_state["bit_generator"])())
-        state.rng.bit_generator.state = rng_state
+        try:
+            state.rng = np.random.Generator(getattr(np.random, rng_state["bit_generator"])())
+            state.rng.bit_generator.state = rng_state
+        except (AttributeError, KeyError, TypeError, ValueError) as exc:
+            raise StateError(f"the saved state's generator cannot be restored ({type(exc).__name__}: {exc}); "
+                             "'rng' must be the bit generator state to_dict() wrote") from exc
         state._mask_cache = None
+        state._restore_transient()
+        try:
+            state.check_invariants()
+        except NotImplementedError:  # a game without invariants to check
+            pass
+        except Exception as exc:  # an edited value fails as whatever it breaks first
+            # a bare assert says nothing of itself: its source line does
+            detail = str(exc) or (traceback.extract_tb(exc.__traceback__)[-1].line or "").strip()
+            raise StateError(f"the saved {game.env_name} state breaks the game's invariants ({type(exc).__name__}: "
+                             f"{detail}): it was edited or corrupted after to_dict() wrote it") from exc
         return state
+
+    def _restore_transient(self) -> None:
+        """Rebuild the attributes ``to_dict`` leaves out (``_transient``), beyond the game and the mask cache."""
 
     def __eq__(self, other) -> bool:
         return type(other) is type(self) and self.to_dict() == other.to_dict()
 
     __hash__ = None  # type: ignore[assignment]
+
+
+#: the fields each state class writes, read once from a fresh state (see ``_checked_fields``)
+_STATE_FIELDS: dict[type, frozenset[str]] = {}
+
+
+def _checked_fields(cls: type[State], game: Game, data: Any) -> dict:
+    """A deep copy of the saved fields, once ``data`` is known to be a whole state of ``game``."""
+    if not isinstance(data, dict) or not {"env", "config", "state"} <= set(data):
+        got = sorted(data) if isinstance(data, dict) else type(data).__name__
+        raise StateError(f"not a saved state: expected the dict State.to_dict() writes, with keys 'env', "
+                         f"'config' and 'state'; got {got}")
+    if set(data) != {"env", "config", "state"}:
+        raise StateError(f"a saved state has the keys 'env', 'config' and 'state' only; unknown: "
+                         f"{sorted(set(data) - {'env', 'config', 'state'})}")
+    if data["env"] != game.env_name:
+        raise StateError(f"state of {data['env']!r} cannot be loaded into {game.env_name!r}")
+    config = _jsonable(game.config())
+    try:  # as read back from JSON: a tuple in memory is a list there
+        saved = _jsonable(data["config"])
+    except TypeError:
+        saved = None
+    if saved != config:
+        saved = saved if isinstance(saved, dict) else {}
+        differ = sorted(k for k in set(saved) | set(config) if saved.get(k, "(absent)") != config.get(k, "(absent)"))
+        raise StateError(
+            f"the state was saved under other rule options than this {game.env_name} game's: "
+            + ", ".join(f"{k}={saved.get(k, '(absent)')!r} saved, {config.get(k, '(absent)')!r} here" for k in differ)
+            + f". Load it into a game built with the saved options: make_game({game.env_name!r}, "
+            f"**data['config']) (tabletop_envs.core.registry), or the env with the same keywords")
+    fields = data["state"]
+    if not isinstance(fields, dict):
+        raise StateError(f"the saved state's 'state' must be a dict of fields, got {type(fields).__name__}")
+    expected = _STATE_FIELDS.get(cls)
+    if expected is None:
+        expected = _STATE_FIELDS[cls] = frozenset(game.new_initial_state(seed=0).to_dict()["state"])
+    optional = set(cls._optional_fields)
+    missing = sorted(expected - optional - set(fields))
+    unknown = sorted(set(fields) - expected - optional)
+    if missing or unknown:
+        raise StateError(f"the saved {game.env_name} state does not have this version's fields: "
+                         + "; ".join(part for part in (f"missing {missing}" if missing else "",
+                                                       f"unknown {unknown}" if unknown else "") if part)
+                         + ". Save it again with State.to_dict() of this library version" + (
+                             f" (a field a {cls.__name__} gains during play belongs in its _optional_fields)"
+                             if unknown else ""))
+    return copy.deepcopy(fields)
 
 
 def _jsonable(value: Any) -> Any:

@@ -11,7 +11,7 @@ import numpy as np
 
 class TabletopError(Exception):
     """Base class of the library's own errors: illegal actions, bad env or training options, catalogues,
-    decks, models, replays, unknown env and agent names. The command-line tools report these in one line.
+    decks, models, replays, saved states, unknown env and agent names. The command-line tools report these in one line.
 
     Using an env out of order is Python's own error, as in Gymnasium and PettingZoo: a ``RuntimeError`` for
     ``step()`` before ``reset()`` or after the episode is over, and a ``ValueError`` for a policy asked with
@@ -83,6 +83,11 @@ class ModelMismatchError(TabletopError, ValueError):
 
 class ReplayError(TabletopError, ValueError):
     """A replay file that is malformed or belongs to another env version."""
+
+
+class StateError(TabletopError, ValueError):
+    """A saved state (``State.to_dict()`` data) that is malformed, edited, or belongs to another env,
+    rule options or library version."""
 
 
 class RuleOptionsWarning(UserWarning):

@@ -142,6 +142,7 @@ class TerraloreState(State):
     """
 
     _transient = ("game", "_mask_cache", "cat")
+    _optional_fields = ("play_start",)
     #: with the opaque wall, each player's zones as they stood when this Play Phase began (see
     #: ``_mark_play_start``); absent otherwise, so states under the default rules stay as they were
     play_start: list[dict] | None = None
@@ -203,11 +204,8 @@ class TerraloreState(State):
         twin._mask_cache = None
         return twin
 
-    @classmethod
-    def from_dict(cls, game, data):
-        state = super().from_dict(game, data)
-        state.cat = game.catalogue
-        return state
+    def _restore_transient(self) -> None:
+        self.cat = self.game.catalogue
 
     # ------------------------------------------------------------------ protocol
     def current_player(self) -> int:
