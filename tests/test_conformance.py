@@ -47,6 +47,11 @@ def test_clone_and_to_dict_round_trip(env_name, kwargs):
 
 
 @pytest.mark.parametrize(("env_name", "kwargs"), CASES, ids=IDS)
+def test_the_views_of_a_seat_refuse_what_is_no_seat_of_the_game(env_name, kwargs):
+    conformance.check_seat_arguments(env_name, kwargs)
+
+
+@pytest.mark.parametrize(("env_name", "kwargs"), CASES, ids=IDS)
 def test_random_legal_games_keep_invariants(env_name, kwargs):
     conformance.check_random_games(env_name, kwargs, num_games=60)
 

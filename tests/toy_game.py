@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from tabletop_envs.core import TERMINAL, ActionLayout, Game, ObservationLayout, State, TabletopAECEnv, new_rng
+from tabletop_envs.core.engine import check_seat
 
 N_CARDS = 10
 
@@ -83,6 +84,7 @@ class ToyState(State):
         return np.array([np.sign(a - b), np.sign(b - a)], float)
 
     def observation(self, player):
+        player = check_seat(self.game, player)
         lay = self.game.observation_layout
         obs = lay.new()
         obs[self.hands[player]] = 1
@@ -94,6 +96,7 @@ class ToyState(State):
         return obs
 
     def resample_hidden(self, player, rng):
+        player = check_seat(self.game, player)
         other = self.clone()
         hidden = other.hands[1 - player] + other.deck
         rng.shuffle(hidden)
@@ -109,6 +112,7 @@ class ToyState(State):
         assert cards == list(range(N_CARDS)), cards
 
     def render_text(self, player=None):
+        check_seat(self.game, player, spectator=True)
         return f"turn {self.turn_no} played {self.played} deck {len(self.deck)}"
 
 

@@ -283,6 +283,39 @@ def check_no_leak(env_name: str, game_kwargs: dict, num_states: int = 60, resamp
     assert changed > 0, "resample_hidden never changed anything: the leak test would be vacuous"
 
 
+def check_seat_arguments(env_name: str, game_kwargs: dict, seed: int = 5) -> None:
+    """``observation``, ``resample_hidden`` and ``render_text`` take a seat of the game (``render_text``
+    also None, the whole table) and refuse anything else, as :func:`~tabletop_envs.core.engine.check_seat`
+    does: Python would read -1 (``TERMINAL``) as the last seat's view. NumPy integers are seats too."""
+    game = make_game(env_name, **game_kwargs)
+    state = game.new_initial_state(seed)
+    n = game.num_players
+    calls = {"observation": state.observation, "render_text": state.render_text,
+             "resample_hidden": lambda p: state.resample_hidden(p, np.random.default_rng(0))}
+    for name, call in calls.items():
+        for bad, error in ((n, ValueError), (TERMINAL, ValueError), (1.0, TypeError), ("1", TypeError),
+                           (True, TypeError)):
+            try:
+                call(bad)
+            except error:
+                continue
+            raise AssertionError(f"{env_name}: {name}({bad!r}) did not raise {error.__name__}; seats are 0 to {n - 1} "
+                                 "(call core.engine.check_seat first)")
+    for bad in (None, 0.0):
+        for name in ("observation", "resample_hidden"):
+            try:
+                calls[name](bad)
+            except TypeError:
+                continue
+            raise AssertionError(f"{env_name}: {name}({bad!r}) did not raise TypeError")
+    assert state.render_text(None) == state.render_text(), f"{env_name}: render_text(None) is not the whole table"
+    for p in range(n):
+        np.testing.assert_array_equal(state.observation(np.int64(p)), state.observation(p))
+        assert state.render_text(np.int32(p)) == state.render_text(p)
+        assert state.resample_hidden(np.int64(p), np.random.default_rng(3)) == \
+            state.resample_hidden(p, np.random.default_rng(3)), f"{env_name}: a NumPy seat re-deals otherwise"
+
+
 def _without_generator(state) -> dict:
     data = state.to_dict()
     data["state"].pop("rng")

@@ -23,6 +23,24 @@ from .layout import ActionLayout, ObservationLayout
 TERMINAL = -1
 
 
+def check_seat(game: Game, player, spectator: bool = False) -> int | None:
+    """``player`` as a seat number of ``game``, for the methods that show or re-deal one seat's view: a
+    wrong seat would otherwise index another seat's hand (Python reads -1, which is ``TERMINAL``, as the
+    last seat). ``spectator``: None is allowed too (the god's view)."""
+    if type(player) is int and 0 <= player < game.num_players:  # every call from the envs: one test
+        return player
+    if player is None and spectator:
+        return None
+    n = game.num_players
+    if not is_int(player):
+        raise TypeError(f"a seat is an int from 0 to {n - 1}" + (" or None (everything)" if spectator else "")
+                        + f", got {player!r}")
+    if not 0 <= player < n:
+        why = " (-1 is TERMINAL, what current_player() says once the game is over)" if player == TERMINAL else ""
+        raise ValueError(f"seat {player} is not a seat of this {n}-player {game.env_name} game: 0 to {n - 1}{why}")
+    return int(player)
+
+
 def check_flags(**flags) -> None:
     """Rule options that are switches must be real booleans: bool("no") is True."""
     for name, value in flags.items():

@@ -15,7 +15,15 @@ from typing import ClassVar
 
 import numpy as np
 
-from tabletop_envs.core.engine import TERMINAL, Game, State, check_flags, check_num_players, new_rng
+from tabletop_envs.core.engine import (
+    TERMINAL,
+    Game,
+    State,
+    check_flags,
+    check_num_players,
+    check_seat,
+    new_rng,
+)
 from tabletop_envs.core.errors import ConfigError
 from tabletop_envs.core.layout import ActionLayout, ObservationLayout
 
@@ -986,17 +994,17 @@ class EarthState(State):
     def observation(self, player: int) -> np.ndarray:
         from .encode import encode
 
-        return encode(self, player)
+        return encode(self, check_seat(self.game, player))
 
     def resample_hidden(self, player: int, rng: np.random.Generator) -> EarthState:
         from .encode import resample
 
-        return resample(self, player, rng)
+        return resample(self, check_seat(self.game, player), rng)
 
     def render_text(self, player: int | None = None) -> str:
         from .render import render
 
-        return render(self, player)
+        return render(self, check_seat(self.game, player, spectator=True))
 
     def action_to_string(self, action: int) -> str:
         """The layout's label, made specific for the binary ``option`` choice of the pending decision."""

@@ -25,7 +25,16 @@ import copy
 
 import numpy as np
 
-from ..core.engine import TERMINAL, Game, State, check_flags, check_num_players, new_rng, search_hidden_deal
+from ..core.engine import (
+    TERMINAL,
+    Game,
+    State,
+    check_flags,
+    check_num_players,
+    check_seat,
+    new_rng,
+    search_hidden_deal,
+)
 from ..core.errors import ConfigError, DeckError
 from ..core.layout import ActionLayout
 from .catalogue import (
@@ -225,6 +234,7 @@ class TerraloreState(State):
         return self.decision_name
 
     def observation(self, player: int) -> np.ndarray:
+        player = check_seat(self.game, player)
         return self.game.encoder.encode(self.seen_by(player) if self.game.opaque_wall else self, player)
 
     def _legal_action_mask(self) -> np.ndarray:
@@ -667,6 +677,7 @@ class TerraloreState(State):
         actions from the world's generator (ending their placement if they really have). ``player``'s own
         side stays as it is: lanes are per player, so their placement never depended on the opponent's.
         """
+        player = check_seat(self.game, player)
         s = self.clone()
         q = 1 - player
         walled = s.game.opaque_wall and s.phase == PLAY
@@ -859,6 +870,7 @@ class TerraloreState(State):
     def render_text(self, player: int | None = None) -> str:
         """Both sides' castles and lanes; with ``player`` given, only what that player can see."""
         # with the opaque wall the text shows what the observation shows: the opponent behind the wall
+        player = check_seat(self.game, player, spectator=True)
         s = self.seen_by(player)
         cat = s.cat
         status = ("game over: " + s.end_reason + f" (returns {s.result})") if s.phase == "over" else \

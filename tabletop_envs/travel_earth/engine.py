@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from tabletop_envs.core import TERMINAL, ActionLayout, Game, ObservationLayout, State, new_rng
-from tabletop_envs.core.engine import check_num_players
+from tabletop_envs.core.engine import check_num_players, check_seat
 from tabletop_envs.core.errors import ConfigError
 
 from .catalogue import FORMATS, NUM_STATS, build_deck, load_catalogue
@@ -616,6 +616,7 @@ class TravelEarthState(State):
 
     # ------------------------------------------------------------------ what a player sees
     def observation(self, player: int) -> np.ndarray:
+        player = check_seat(self.game, player)
         g = self.game
         o = g.O
         me, opp = player, 1 - player
@@ -662,6 +663,7 @@ class TravelEarthState(State):
         """Re-deal what ``player`` cannot see: their own Deck order and unseen Reservoir card, and the
         opponent's Hand, Deck and whole Reservoir (face down), keeping every zone's size, and the future
         chance (a generator of its own, drawn from ``rng``)."""
+        player = check_seat(self.game, player)
         other = self.clone()
         me, opp = player, 1 - player
         pool = other.deck[me] + other.unseen[me]
@@ -707,6 +709,7 @@ class TravelEarthState(State):
 
     # ------------------------------------------------------------------ text
     def render_text(self, player: int | None = None) -> str:
+        player = check_seat(self.game, player, spectator=True)
         g = self.game
         cat = g.catalogue
 
