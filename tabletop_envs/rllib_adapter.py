@@ -20,6 +20,10 @@ game in the registry with no per-game code:
   (RLlib requires a last observation for truncated agents to bootstrap their value).
 - **Final observations carry an all-ones mask**, as Pgx does: nothing is chosen there, but a
   batched forward pass on them must stay finite.
+- **Infos** go with observations, as RLlib files them: under ``illegal_action="random_legal"`` a seat
+  whose illegal action was replaced finds ``{"illegal_action": True}`` in the info of its next
+  observation (the same step's when it decides again, else its next turn's or the final one); under
+  ``"penalty"`` the offender's final info has it. Masks are in the observations, not repeated there.
 
 ``env_config`` keys: ``env`` (an env name from ``tabletop_envs.ENVS``, required) and any keyword of
 the AEC env (``max_turns``, ``illegal_action``, ``num_players`` and rule options).
@@ -93,6 +97,8 @@ class TabletopMultiAgentEnv(MultiAgentEnv):
         self.observation_space = gym.spaces.Dict(self.observation_spaces)
         self.action_space = gym.spaces.Dict(self.action_spaces)
         self._all_ones = np.ones(game.num_actions, np.float32)
+        #: seats whose illegal action was replaced, told with their next observation
+        self._flagged: set[str] = set()
 
     # ------------------------------------------------------------------ observations
     def _acting_obs(self, agent: str) -> dict[str, np.ndarray]:
@@ -108,8 +114,15 @@ class TabletopMultiAgentEnv(MultiAgentEnv):
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         self.aec.reset(seed=seed, options=options)
         self.agents = list(self.possible_agents)
+        self._flagged = set()
         agent = self.aec.agent_selection
         return {agent: self._acting_obs(agent)}, {agent: {}}
+
+    def _info(self, agent: str) -> dict:
+        if agent in self._flagged:
+            self._flagged.discard(agent)
+            return {"illegal_action": True}
+        return {}
 
     def step(self, action_dict: dict[str, Any]):
         aec = self.aec
@@ -122,20 +135,22 @@ class TabletopMultiAgentEnv(MultiAgentEnv):
             raise ValueError(f"it is {agent}'s turn (turn-based env): step() takes {{{agent!r}: action}}, "
                              f"got actions for {sorted(action_dict)}")
         aec.step(int(action_dict[agent]))
+        if aec.infos[agent].get("illegal_action"):
+            self._flagged.add(agent)
         rewards = {a: float(aec.rewards[a]) for a in self.possible_agents}
         terminated = all(aec.terminations[a] for a in self.possible_agents)
         truncated = all(aec.truncations[a] for a in self.possible_agents) and not terminated
         if terminated or truncated:
             self.agents = []
             obs = {a: self._final_obs(a) for a in self.possible_agents}
-            infos = {a: {} for a in self.possible_agents}
+            infos = {a: self._info(a) for a in self.possible_agents}
             terminateds = {a: terminated for a in self.possible_agents}
             truncateds = {a: truncated for a in self.possible_agents}
             terminateds["__all__"] = terminated
             truncateds["__all__"] = truncated
             return obs, rewards, terminateds, truncateds, infos
         nxt = aec.agent_selection
-        return {nxt: self._acting_obs(nxt)}, rewards, {"__all__": False}, {"__all__": False}, {nxt: {}}
+        return {nxt: self._acting_obs(nxt)}, rewards, {"__all__": False}, {"__all__": False}, {nxt: self._info(nxt)}
 
     def render(self):
         return self.aec.game_state.render_text(self.aec.render_player) if self.aec.game_state is not None else None

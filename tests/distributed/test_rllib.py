@@ -144,6 +144,56 @@ def test_illegal_action_penalty_ends_game_zero_sum_for_both_seats():
     assert rewards[agent] == -1.0 and sum(rewards.values()) == 0.0
 
 
+def test_under_penalty_the_offenders_final_info_says_its_action_was_illegal():
+    env = TabletopMultiAgentEnv({"env": "toy_v0", "illegal_action": "penalty"})
+    obs, _ = env.reset(seed=0)
+    (agent, ob), = obs.items()
+    other = next(a for a in env.possible_agents if a != agent)
+    _, _, _, _, infos = env.step({agent: int(np.flatnonzero(ob["action_mask"] == 0)[0])})
+    assert infos == {agent: {"illegal_action": True}, other: {}}
+
+
+def test_under_random_legal_a_replaced_action_is_told_with_the_movers_next_observation_in_rllibs_episode():
+    # infos go with observations in RLlib: the toy's seats alternate, so the mover hears it on its next turn
+    env = TabletopMultiAgentEnv({"env": "toy_v0", "illegal_action": "random_legal"})
+    episode = MultiAgentEpisode(observation_space=env.observation_space, action_space=env.action_space)
+    obs, infos = env.reset(seed=4)
+    episode.add_env_reset(observations=obs, infos=infos)
+    (offender, ob), = obs.items()
+    illegal = int(np.flatnonzero(ob["action_mask"] == 0)[0])
+    rng = np.random.default_rng(0)
+    told, turns = [], 0
+    while True:
+        (agent, ob), = obs.items()
+        action = illegal if turns == 0 else int(rng.choice(np.flatnonzero(ob["action_mask"])))
+        obs, rewards, terms, truncs, infos = env.step({agent: action})
+        episode.add_env_step(observations=obs, actions={agent: action}, rewards=rewards, infos=infos,
+                             terminateds=terms, truncateds=truncs)
+        told += [(turns, a) for a, info in infos.items() if info.get("illegal_action")]
+        turns += 1
+        if terms["__all__"] or truncs["__all__"]:
+            break
+    assert told == [(1, offender)], "told once, with the offender's next observation, and nobody else"
+    offender_infos = episode.get_infos(agent_ids=offender, return_list=False)[offender]
+    assert [i for i, info in enumerate(offender_infos) if info.get("illegal_action")] == [1]
+
+
+@pytest.mark.parametrize(("name", "kwargs"), CONFIGS, ids=_ids(CONFIGS))
+def test_legal_play_has_empty_infos(name, kwargs):
+    seen = []
+    env = TabletopMultiAgentEnv({"env": name, **kwargs, "illegal_action": "random_legal"})
+    rng = np.random.default_rng(1)
+    obs, infos = env.reset(seed=1)
+    seen.append(infos)
+    while True:
+        (agent, ob), = obs.items()
+        obs, _, terms, truncs, infos = env.step({agent: int(rng.choice(np.flatnonzero(ob["action_mask"])))})
+        seen.append(infos)
+        if terms["__all__"] or truncs["__all__"]:
+            break
+    assert all(info == {} for infos in seen for info in infos.values())
+
+
 def test_unknown_env_name_is_a_config_error():
     with pytest.raises(ConfigError, match="unknown env 'terralor_v0'"):
         TabletopMultiAgentEnv({"env": "terralor_v0"})
