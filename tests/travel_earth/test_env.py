@@ -10,7 +10,7 @@ from tabletop_envs.core.errors import IllegalActionError
 from tabletop_envs.travel_earth import env as env_module
 from tabletop_envs.travel_earth.engine import TravelEarthGame
 
-from .scenario import CAT, act, cid, scenario
+from .scenario import CAT, act, cid, legal, scenario
 
 WEIGHT = 1
 
@@ -316,3 +316,59 @@ def test_change_made_and_the_defender_wins_column_are_always_zero_when_observed_
             seen_challenge += obs[layout.segments["comparison"].start] > 0
             state.apply_action(int(rng.choice(np.flatnonzero(state.legal_action_mask()))))
     assert seen_challenge > 0, "the comparison column is live: a Challenger win was observed"
+
+
+CHALLENGE_SEGMENTS = ("challenger", "defender", "defender_row", "statistic", "used_statistics", "change_made",
+                      "change_target", "comparison")
+
+
+def test_no_challenge_column_is_set_before_a_challenger_resolves_and_none_but_the_challenger_before_a_statistic():
+    """Outside a challenge every challenge segment is zero for both seats; once a Challenger resolves and
+    before it chooses a statistic, only ``challenger`` shows it (no statistic, Defender, row or comparison)."""
+    s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]), p1=dict(ready=["Tiger"]))
+    lay = s.game.observation_layout
+    for seat in (0, 1):
+        obs = s.observation(seat)
+        assert {name: lay.view(obs, name).tolist() for name in CHALLENGE_SEGMENTS if lay.view(obs, name).any()} == {}
+        assert np.flatnonzero(lay.view(obs, "phase")).tolist() == [2]  # "declare"
+    act(s, "declare", "Lion")  # the only Ready Animal: the group locks and the Lion resolves
+    assert s.phase == "statistic" and s.challenger == cid("Lion")
+    for seat in (0, 1):
+        obs = s.observation(seat)
+        shown = {name: np.flatnonzero(lay.view(obs, name)).tolist() for name in CHALLENGE_SEGMENTS
+                 if lay.view(obs, name).any()}
+        assert shown == {"challenger": [cid("Lion")]}
+
+
+def test_a_resting_defender_shows_the_resting_column_of_defender_row_and_only_its_own_card():
+    """"the Defender's row: Ready, Resting": a Resting Defender sets the second column, and the
+    ``defender`` one-hot holds its card alone."""
+    s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]), p1=dict(ready=["Tiger"], resting=["Cheetah"], reservoir=["Giraffe"]))
+    act(s, "declare", "Lion")
+    act(s, "statistic", WEIGHT)
+    act(s, "defend_resting", "Cheetah")
+    assert s.phase == "change"  # the Lion outweighs the Cheetah; a change to Top Speed would win
+    lay = s.game.observation_layout
+    for seat in (0, 1):
+        obs = s.observation(seat)
+        assert lay.view(obs, "defender_row").tolist() == [0, 1]
+        assert np.flatnonzero(lay.view(obs, "defender")).tolist() == [cid("Cheetah")]
+        assert lay.view(obs, "comparison").tolist() == [1, 0, 0]
+
+
+def test_a_defensive_change_to_the_first_statistic_shows_it_as_the_change_target():
+    """Statistic 0 (Top Speed) is a real change target, not "no change": while the defending player
+    pays for it, both seats see ``change_target`` on it, and the compared statistic is still Weight."""
+    s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]),
+                 p1=dict(ready=["Cheetah"], reservoir=["Giraffe", "Horse"]))
+    act(s, "declare", "Lion")
+    act(s, "statistic", WEIGHT)
+    act(s, "defend_ready", "Cheetah")
+    assert s.phase == "change" and 0 in legal(s, "change_statistic")  # the Cheetah is faster
+    act(s, "change_statistic", 0)
+    assert s.phase == "pay"  # two Reservoir cards: seat 1 chooses which one pays
+    lay = s.game.observation_layout
+    for seat in (0, 1):
+        obs = s.observation(seat)
+        assert lay.view(obs, "change_target").tolist() == [1, 0, 0, 0, 0, 0]
+        assert lay.view(obs, "statistic").tolist() == [0, 1, 0, 0, 0, 0]
