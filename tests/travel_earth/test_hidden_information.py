@@ -194,3 +194,24 @@ def test_a_world_re_dealt_for_the_waiting_player_lets_the_player_to_move_add_onl
             after.check_invariants()
         hands.add(tuple(sorted(world.hand[0])))
     assert len(hands) > 1, "the hand of the player to move was re-dealt"
+
+
+def _without_generator(state):
+    data = state.to_dict()["state"]
+    del data["rng"]
+    return data
+
+
+def test_a_re_deal_whose_hidden_cards_can_only_lie_as_they_are_gives_back_the_real_position():
+    """Seat 1's only face-down cards are two Reservoir cards (no Hand, Deck or unseen card) and seat 0's
+    Deck is empty: re-dealing what seat 0 cannot see can only put the same two cards back. Every world
+    is then the real position (``State.__eq__``'s fields, the generator aside): the Reservoir is a
+    multiset kept in the engine's one (sorted) order, so a world does not differ by the shuffle's order."""
+    s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]), p1=dict(ready=["Tiger"], reservoir=["Giraffe", "Horse"]),
+                 filler_to="discard")
+    assert s.deck == [[], []] and s.hand == [[], []] and s.unseen == [[], []]
+    assert s.reservoir[1] == sorted(s.reservoir[1]) == [cid("Giraffe"), cid("Horse")]
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        world = s.resample_hidden(0, rng)
+        assert _without_generator(world) == _without_generator(s)
