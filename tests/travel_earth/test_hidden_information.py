@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from tabletop_envs.core.engine import new_rng
 from tabletop_envs.travel_earth.engine import TravelEarthGame
 
 from .scenario import act, cid, legal, scenario
@@ -215,3 +216,24 @@ def test_a_re_deal_whose_hidden_cards_can_only_lie_as_they_are_gives_back_the_re
     for _ in range(20):
         world = s.resample_hidden(0, rng)
         assert _without_generator(world) == _without_generator(s)
+
+
+def test_a_homing_card_back_in_the_hand_after_a_failed_last_resort_is_not_remembered_so_worlds_deal_it_anywhere():
+    """RULES.md choice 17: like a Last Resort winner back in the Reservoir, a Rock dove that failed its Last
+    Resort reveal goes back to its owner's Hand in view, and the observation does not mark it, so the
+    Challenger's re-dealt worlds put it in the Hand, the Deck or the Reservoir."""
+    s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]),
+                 p1=dict(reservoir=["Rock dove (pigeon)", "Giraffe"], hand=["Horse"]))
+    s.rng = new_rng(1)  # the reveal draws the dove first: it fails on Weight, then the Giraffe wins
+    act(s, "declare", "Lion")
+    act(s, "statistic", WEIGHT)
+    dove = cid("Rock dove (pigeon)")
+    assert dove in s.hand[1] and s.reservoir[1] == [cid("Giraffe")] and not s.is_terminal()
+    seen = s.observation(0)
+    rng = np.random.default_rng(0)
+    zones = set()
+    for _ in range(60):
+        world = s.resample_hidden(0, rng)
+        np.testing.assert_array_equal(world.observation(0), seen)
+        zones.add(next(zone for zone in ("hand", "deck", "reservoir") if dove in getattr(world, zone)[1]))
+    assert zones == {"hand", "deck", "reservoir"}
