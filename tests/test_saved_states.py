@@ -4,6 +4,7 @@ StateError that names the problem and the fix, and the data handed in is left as
 from __future__ import annotations
 
 import copy
+import importlib
 import json
 
 import numpy as np
@@ -189,3 +190,140 @@ def test_a_game_without_invariants_still_loads_its_states(monkeypatch):
 
     monkeypatch.setattr(toy_game.ToyState, "check_invariants", not_written)
     assert game.state_from_dict(state.to_dict()) == state
+
+
+# ------------------------------------------------------------------ reset(options={"state": saved})
+def aec_after(env_name: str, steps: int, seed: int = 3, **options):
+    module = importlib.import_module(f"tabletop_envs.{env_name}")
+    env = module.env(**options)
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(steps):
+        obs, *_ = env.last()
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    return module, env
+
+
+def play_on_together(a, b, rng) -> None:
+    """Step both AEC envs with the same actions to the end; they must agree at every step."""
+    for agent in a.agent_iter():
+        assert b.agent_selection == agent
+        obs, reward, terminated, truncated, info = a.last()
+        obs_b, reward_b, terminated_b, truncated_b, _ = b.last()
+        np.testing.assert_array_equal(obs["observation"], obs_b["observation"])
+        np.testing.assert_array_equal(obs["action_mask"], obs_b["action_mask"])
+        assert (reward, terminated, truncated) == (reward_b, terminated_b, truncated_b)
+        action = None if terminated or truncated else int(rng.choice(np.flatnonzero(obs["action_mask"])))
+        a.step(action)
+        b.step(action)
+    assert not b.agents
+
+
+@pytest.mark.parametrize("env_name, options", [("terralore_v0", {}), ("travel_earth_v0", {}), ("earth_v0", {}),
+                                               ("earth_v0", {"num_players": 3})])
+@pytest.mark.parametrize("as_json", [True, False], ids=["json", "engine_state"])
+def test_an_aec_env_reset_from_a_saved_position_plays_on_exactly_as_the_original(env_name, options, as_json):
+    module, env = aec_after(env_name, 30, **options)
+    saved = json.loads(json.dumps(env.state_dict())) if as_json else env.game_state
+    twin = module.env(**options)
+    twin.reset(seed=99, options={"state": saved})
+    assert twin.game_state == env.game_state and twin.game_state is not env.game_state
+    play_on_together(env, twin, np.random.default_rng(7))
+
+
+def test_reset_without_the_state_option_deals_as_before():
+    from tabletop_envs import travel_earth_v0
+
+    a, b = travel_earth_v0.env(), travel_earth_v0.env()
+    a.reset(seed=5)
+    b.reset(seed=5, options={})
+    assert a.game_state == b.game_state
+
+
+def test_reset_ignores_options_other_than_state_as_pettingzoo_expects():
+    from tabletop_envs import terralore_v0
+
+    a, b = terralore_v0.env(), terralore_v0.env()
+    a.reset(seed=5)
+    b.reset(seed=5, options={"options": 1})  # what PettingZoo's api_test passes
+    assert a.game_state == b.game_state
+
+
+@pytest.mark.parametrize("options, error, fragment", [
+    ([("state", 1)], "ConfigError", "reset options must be a dict or None, got list"),
+    ({"state": {"env": "terralore_v0"}}, "StateError", "not a saved state"),
+])
+def test_a_refused_reset_names_the_problem_and_leaves_the_game_in_progress_as_it_was(options, error, fragment):
+    _, env = aec_after("terralore_v0", 12)
+    before, selection = env.game_state.to_dict(), env.agent_selection
+    with pytest.raises(TabletopError) as info:
+        env.reset(seed=1, options=options)
+    assert type(info.value).__name__ == error and fragment in str(info.value)
+    assert env.game_state.to_dict() == before and env.agent_selection == selection
+    obs, *_ = env.last()
+    env.step(int(np.flatnonzero(obs["action_mask"])[0]))  # the game goes on
+
+
+def test_a_finished_game_is_no_position_to_reset_to():
+    module, env = aec_after("terralore_v0", 0)
+    rng = np.random.default_rng(1)
+    state = env.game_state
+    while not state.is_terminal():
+        state.apply_action(int(rng.choice(state.legal_actions())))
+    with pytest.raises(StateError, match="a finished game: there is no move left"):
+        module.env().reset(options={"state": state.to_dict()})
+
+
+def test_a_position_max_turns_has_already_truncated_is_refused_naming_max_turns():
+    module, env = aec_after("travel_earth_v0", 16)
+    turn = env.game_state.turn
+    assert turn >= 2
+    with pytest.raises(StateError, match=f"at turn {turn}, where max_turns={turn} has already truncated"):
+        module.env(max_turns=turn).reset(options={"state": env.state_dict()})
+    module.env(max_turns=turn + 1).reset(options={"state": env.state_dict()})
+
+
+def test_a_position_saved_under_other_rule_options_is_refused_by_reset():
+    module, env = aec_after("terralore_v0", 10)
+    with pytest.raises(StateError, match="opaque_wall=True saved, False here"):
+        module.env(opaque_wall=False).reset(options={"state": env.state_dict()})
+
+
+@pytest.mark.parametrize("learner_seat", [0, 1])
+def test_the_single_agent_env_starts_from_a_saved_position_with_the_learner_to_decide(learner_seat):
+    import gymnasium
+
+    _, env = aec_after("terralore_v0", 20)
+    single = gymnasium.make("tabletop_envs/Terralore-v0", opponent="terralore_v0/heuristic", learner_seat=learner_seat)
+    obs, info = single.reset(seed=2, options={"state": env.state_dict()})
+    inner = single.unwrapped
+    assert info["learner_seat"] == learner_seat and inner.game_state.current_player() == learner_seat
+    np.testing.assert_array_equal(obs, inner.game_state.observation(learner_seat))
+    if env.agent_selection == f"player_{learner_seat}":  # nobody else had to move first: the very position
+        assert inner.game_state == env.game_state
+    else:  # the heuristic moved from it: the deck and card counts of the saved position carried on
+        assert inner.game_state.deck_list == env.game_state.deck_list
+        assert inner.game_state.turn_number >= env.game_state.turn_number
+    obs, reward, terminated, truncated, info = single.step(int(np.flatnonzero(info["action_mask"])[0]))
+    assert obs.shape == single.observation_space.shape
+
+
+def test_a_saved_position_that_ends_before_the_learner_decides_is_refused_naming_learner_seat(monkeypatch):
+    import toy_game
+
+    from tabletop_envs.core.registry import ENVS, EnvSpec
+
+    monkeypatch.setitem(ENVS, "toy_v0", EnvSpec("toy_v0", "toy_game", "test/toy-v0", "test/Toy-v0", (2,), "", "toy"))
+
+    from tabletop_envs.core.single_agent import SingleAgentEnv
+
+    env = toy_game.env()
+    env.reset(seed=3)
+    while env.game_state.turn < env.game.turns - 1:  # the last turn: the mover's move ends the game
+        env.step(env.game_state.legal_actions()[0])
+    mover = env.game_state.current_player()
+    single = SingleAgentEnv(toy_game.raw_env(), learner_seat=1 - mover)
+    with pytest.raises(StateError, match=f"ends before the learner's seat {1 - mover} decides: give learner_seat"):
+        single.reset(seed=0, options={"state": env.state_dict()})
+    obs, info = SingleAgentEnv(toy_game.raw_env(), learner_seat=mover).reset(options={"state": env.state_dict()})
+    assert info["learner_seat"] == mover

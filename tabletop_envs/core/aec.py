@@ -14,8 +14,8 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from .engine import TERMINAL, Game
-from .errors import ConfigError, IllegalActionError, UnknownAgentError, action_index
+from .engine import TERMINAL, Game, State
+from .errors import ConfigError, IllegalActionError, StateError, UnknownAgentError, action_index
 
 ILLEGAL_ACTION_POLICIES = ("raise", "penalty", "random_legal")
 #: the env faces' own options, beside the game's rule options (never in ``Game.config()``)
@@ -152,12 +152,15 @@ class TabletopAECEnv(AECEnv):
 
     # ------------------------------------------------------------------ lifecycle
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """A new deal, or with ``options={"state": saved}`` the saved position (``state_dict()`` data or an
+        engine state of this game), which plays on exactly as the game it was saved from."""
+        start = self.start_state(options)
         if seed is not None:
             if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
                 raise ConfigError(f"seed must be None (a fresh random deal) or a non-negative int, got {seed!r}")
             self._seed_rng = np.random.default_rng(seed)
         game_seed = int(self._seed_rng.integers(2**63 - 1))
-        self.game_state = self.game.new_initial_state(game_seed)
+        self.game_state = start if start is not None else self.game.new_initial_state(game_seed)
         # only "random_legal" draws from it; making a generator costs as much as a few moves. Its own
         # stream ([seed, 1]), not the deal's: picks must tell nothing about how the cards were dealt.
         self._illegal_rng = (np.random.default_rng([game_seed, 1]) if self.illegal_action == "random_legal"
@@ -170,6 +173,27 @@ class TabletopAECEnv(AECEnv):
         self.infos = {a: {"action_mask": self._zero_mask} for a in self.agents}
         self.num_steps = 0
         self._after_move()
+
+    def start_state(self, options: dict | None) -> State | None:
+        """The position ``reset`` starts from: None for a new deal, else a copy of ``options["state"]``,
+        checked to be a position of this game (rule options included) from which there is still a move.
+        ``options`` is ``None`` or a dict; keys other than ``"state"`` are ignored."""
+        if options is None:
+            return None
+        if not isinstance(options, dict):
+            raise ConfigError(f"reset options must be a dict or None, got {type(options).__name__}")
+        # other keys are ignored, as PettingZoo's api_test expects (it resets with options={"options": 1})
+        if "state" not in options:
+            return None
+        saved = options["state"]
+        # through to_dict, so that an engine state is checked as a saved one is and the env plays a copy
+        state = self.game.state_from_dict(saved.to_dict() if isinstance(saved, State) else saved)
+        if state.is_terminal():
+            raise StateError("the saved position is a finished game: there is no move left to play from it")
+        if state.turn >= self.max_turns:
+            raise StateError(f"the saved position is at turn {state.turn}, where max_turns={self.max_turns} has "
+                             f"already truncated the game: build the env with a larger max_turns")
+        return state
 
     def _require_reset(self):
         if self.game_state is None:

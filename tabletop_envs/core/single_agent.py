@@ -16,7 +16,8 @@ import gymnasium
 import numpy as np
 
 from .aec import TabletopAECEnv, action_index, penalty_returns, resolve_action
-from .errors import ConfigError
+from .engine import State
+from .errors import ConfigError, StateError
 from .policy import Policy, RandomPolicy, load_policy
 
 #: deals in a row that may end before the learner's first decision before reset gives up
@@ -126,10 +127,11 @@ class SingleAgentEnv(gymnasium.Env):
     # many envs and move their opponents in one batched forward pass (training.vec_env); reset and
     # step below are those pieces for one env. The engine state is stepped directly: the AEC env
     # only deals (same seeds as its own reset) and renders, its PettingZoo bookkeeping is not kept.
-    def deal(self) -> None:
-        """A new deal: seat and opponents drawn, nothing played yet (opponents may be first to move)."""
+    def deal(self, start: State | None = None) -> None:
+        """A new deal (or the position ``start``): seat and opponents drawn, nothing played yet (opponents
+        may be first to move)."""
         aec = self.aec
-        aec.reset(seed=int(self.np_random.integers(2**31 - 1)))
+        aec.reset(seed=int(self.np_random.integers(2**31 - 1)), options=None if start is None else {"state": start})
         self.game_state = aec.game_state
         self._illegal_rng = aec._illegal_rng
         n = self.game.num_players
@@ -218,20 +220,31 @@ class SingleAgentEnv(gymnasium.Env):
     info_action_mask = True
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
+        """A new deal, or with ``options={"state": saved}`` the saved position (``state_dict()`` data or an
+        engine state of this game): the learner's seat and the opponents are drawn as for a deal (fix the
+        seat with ``learner_seat``), and the opponents move until the learner decides."""
+        start = self.aec.start_state(options)  # checked before anything changes
         super().reset(seed=seed)
         if seed is not None:
             # [seed, 1], not seed + 1: vec envs are seeded seed, seed + 1, ..., and the next env's
             # deals would draw the very numbers this env's opponents draw
             self._opp_rng = np.random.default_rng([seed, 1])
-        # A game can end before the learner's first decision (e.g. a first-turn win in Travel Earth);
-        # Gymnasium's reset cannot return a finished episode, so such a deal is replaced by a new one.
-        for _ in range(MAX_REDEALS):
-            self.deal()
+        if start is not None:
+            self.deal(start)
             self._play_opponents()
-            if not self.over:
-                break
+            if self.over:
+                raise StateError(f"from the saved position the game ends before the learner's seat "
+                                 f"{self.learner_seat} decides: give learner_seat the seat whose decisions to learn")
         else:
-            raise RuntimeError(REDEALS_EXHAUSTED)
+            # A game can end before the learner's first decision (e.g. a first-turn win in Travel Earth);
+            # Gymnasium's reset cannot return a finished episode, so such a deal is replaced by a new one.
+            for _ in range(MAX_REDEALS):
+                self.deal()
+                self._play_opponents()
+                if not self.over:
+                    break
+            else:
+                raise RuntimeError(REDEALS_EXHAUSTED)
         obs = self.game_state.observation(self.learner_seat)
         if self.render_mode == "human":  # Gymnasium: a human-mode env draws by itself
             self.render()
