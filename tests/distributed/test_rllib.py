@@ -194,6 +194,22 @@ def test_legal_play_has_empty_infos(name, kwargs):
     assert all(info == {} for infos in seen for info in infos.values())
 
 
+def test_reset_from_a_saved_position_observes_the_seat_to_move_there():
+    env = TabletopMultiAgentEnv({"env": "terralore_v0"})
+    play_random_episode(env, seed=2)  # a finished game first: the reset below must start play again
+    source = TabletopMultiAgentEnv({"env": "terralore_v0"})
+    obs, _ = source.reset(seed=8)
+    rng = np.random.default_rng(8)
+    for _ in range(15):
+        (agent, ob), = obs.items()
+        obs, *_ = source.step({agent: int(rng.choice(np.flatnonzero(ob["action_mask"])))})
+    obs_again, infos = env.reset(options={"state": source.aec.state_dict()})
+    assert set(obs_again) == set(obs) and infos == {a: {} for a in obs}
+    (agent, ob), = obs_again.items()
+    np.testing.assert_array_equal(ob["observations"], obs[agent]["observations"])
+    np.testing.assert_array_equal(ob["action_mask"], obs[agent]["action_mask"])
+
+
 def test_unknown_env_name_is_a_config_error():
     with pytest.raises(ConfigError, match="unknown env 'terralor_v0'"):
         TabletopMultiAgentEnv({"env": "terralor_v0"})
