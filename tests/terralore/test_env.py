@@ -580,3 +580,83 @@ def test_the_placement_remains_hidden_from_the_opponent_in_the_play_cli_window_w
                    say=lambda text: None, window=True)
         frames.append(shown)
     assert frames[0] == frames[1]
+
+
+def _cards_in(vec, segment):
+    lay = TerraloreGame().observation_layout
+    return sorted(CAT.names[i] for i in np.flatnonzero(lay.view(vec, segment)))
+
+
+def test_each_player_sees_all_four_face_up_lanes_each_in_its_own_segment():
+    # a different creature (and a different total) in each of the four lanes: a lane shown in another
+    # lane's segment, or one side's lanes shown as the other's, fails
+    s = make_state(hands=(["Tidepool Crab"], ["Pebble Mole"]), attacking=(["Clay Golem"], ["Burrowing Badger"]),
+                   defending=(["Sturdy Turtle"], ["Granite Colossus"]), castles=(7, 9))
+    assert s.totals == [[5, 3], [2, 9]]
+    lay = s.game.observation_layout
+    mine, theirs = s.observation(0), s.observation(1)
+    assert _cards_in(mine, "own_attacking") == ["Clay Golem"] and _cards_in(mine, "own_defending") == ["Sturdy Turtle"]
+    assert _cards_in(mine, "opp_attacking") == ["Burrowing Badger"]
+    assert _cards_in(mine, "opp_defending") == ["Granite Colossus"]
+    assert _cards_in(theirs, "own_attacking") == ["Burrowing Badger"]
+    assert _cards_in(theirs, "own_defending") == ["Granite Colossus"]
+    assert _cards_in(theirs, "opp_attacking") == ["Clay Golem"] and _cards_in(theirs, "opp_defending") == ["Sturdy Turtle"]
+    assert (lay.view(mine, "lane_points") * 10).tolist() == pytest.approx([5, 3, 2, 9])
+    assert (lay.view(theirs, "lane_points") * 10).tolist() == pytest.approx([2, 9, 5, 3])
+    assert (lay.view(mine, "castles") * 10).tolist() == pytest.approx([7, 9])
+    assert (lay.view(theirs, "castles") * 10).tolist() == pytest.approx([9, 7])
+    for vec in (mine, theirs):  # nothing else is on the table: every other card segment but the hand is empty
+        for seg in ("own_face_down_attacking", "own_face_down_defending", "opp_known_hand", "own_graveyard",
+                    "opp_graveyard", "own_exile", "opp_exile", "pending_card"):
+            assert not lay.view(vec, seg).any(), seg
+    assert _cards_in(mine, "hand") == ["Tidepool Crab"] and _cards_in(theirs, "hand") == ["Pebble Mole"]
+
+
+def test_on_an_open_table_a_player_sees_their_own_face_down_cards_by_lane_and_the_opponents_counted_by_lane():
+    s = make_state(hands=(["Tidepool Crab", "Pebble Mole", "Ember Imp", "Sand Piper"], ["Gloom Bat"]),
+                   opaque_wall=False)
+    place(s, "Tidepool Crab", A)
+    place(s, "Pebble Mole", D)
+    place(s, "Ember Imp", D)
+    lay = s.game.observation_layout
+    mine, theirs = s.observation(0), s.observation(1)
+    assert _cards_in(mine, "own_face_down_attacking") == ["Tidepool Crab"]
+    assert _cards_in(mine, "own_face_down_defending") == ["Ember Imp", "Pebble Mole"]
+    assert not lay.view(mine, "opp_face_down_counts").any(), "player 1 has placed nothing"
+    assert (lay.view(theirs, "opp_face_down_counts") * 20).tolist() == pytest.approx([1, 2])
+    for seg in ("own_face_down_attacking", "own_face_down_defending", "opp_attacking", "opp_defending"):
+        assert not lay.view(theirs, seg).any(), f"player 1 sees player 0's face-down cards in {seg}"
+    assert (lay.view(mine, "hand_sizes") * 7).tolist() == pytest.approx([1, 1])
+
+
+def test_on_an_open_table_the_opponent_does_not_see_which_card_is_being_placed_or_its_payment():
+    # the face-down card is counted, but the card, its lane choice and what is left to pay are the placer's
+    s = make_state(hands=(["Stone Tortoise", "Gloom Bat", "Pebble Mole"], ["Sturdy Turtle"]), opaque_wall=False)
+    act(s, "play", cid("Stone Tortoise"))
+    act(s, "lane", D)
+    lay = s.game.observation_layout
+    mine, theirs = s.observation(0), s.observation(1)
+    assert _cards_in(mine, "pending_card") == ["Stone Tortoise"]
+    assert lay.view(mine, "pending_lane").tolist() == [0, 1]
+    assert lay.view(mine, "payment").tolist() == pytest.approx([2 / 6, 0])
+    assert lay.view(mine, "decision").tolist() == [0, 0, 0, 1, 0]
+    assert (lay.view(theirs, "opp_face_down_counts") * 20).tolist() == pytest.approx([0, 1])
+    for seg in ("pending_card", "pending_lane", "payment", "decision"):
+        assert not lay.view(theirs, seg).any(), f"player 1 sees the opponent's {seg}"
+
+
+def test_the_view_behind_the_wall_of_an_opponent_paying_for_a_card_is_a_position_with_its_own_legal_actions():
+    # player 0 is paying for a card (their mask: discards); player 1's view shows player 0 still choosing
+    # a card, and the view's own action mask is that decision's, not the real position's remembered one
+    s = make_state(hands=(["Stone Tortoise", "Gloom Bat", "Pebble Mole"], ["Sturdy Turtle"]))
+    act(s, "play", cid("Stone Tortoise"))
+    act(s, "lane", A)
+    lay = s.game.action_layout
+    real = s.legal_action_mask()
+    assert real[lay.id("discard", cid("Gloom Bat"))] and not real[lay.id("end_play")]
+    view = s.seen_by(1)
+    assert (view.current_player(), view.decision(), view.pending_card) == (0, "play", -1)
+    np.testing.assert_array_equal(view.legal_action_mask(), view.clone().legal_action_mask())
+    assert view.legal_action_mask()[lay.id("play", cid("Stone Tortoise"))]
+    assert not view.legal_action_mask()[lay.id("discard", cid("Gloom Bat"))]
+    np.testing.assert_array_equal(s.legal_action_mask(), real)  # the real position is untouched
