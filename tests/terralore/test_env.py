@@ -660,3 +660,80 @@ def test_the_view_behind_the_wall_of_an_opponent_paying_for_a_card_is_a_position
     assert view.legal_action_mask()[lay.id("play", cid("Stone Tortoise"))]
     assert not view.legal_action_mask()[lay.id("discard", cid("Gloom Bat"))]
     np.testing.assert_array_equal(s.legal_action_mask(), real)  # the real position is untouched
+
+
+def test_observation_while_freeing_lane_slots_shows_the_destroy_decision_and_the_slots_still_to_free():
+    # Fortified Shell (3 slots) into an attacking lane holding three 1-slot creatures: after paying its
+    # cost (2 discards) two slots are still to free, one per 1-slot creature destroyed
+    s = make_state(hands=(["Fortified Shell", "Gloom Bat", "Pebble Mole"], ["Sturdy Turtle"]),
+                   attacking=(["Ember Imp", "Lantern Moth", "Sand Piper"], []))
+    lay = s.game.observation_layout
+    act(s, "play", cid("Fortified Shell"))
+    act(s, "lane", A)
+    obs = s.observation(0)
+    assert lay.view(obs, "decision").tolist() == [0, 0, 0, 1, 0]
+    assert lay.view(obs, "payment").tolist() == pytest.approx([2 / 6, 2 / 4])
+    for d in ("Gloom Bat", "Pebble Mole"):
+        act(s, "discard", cid(d))
+    obs = s.observation(0)
+    assert lay.view(obs, "decision").tolist() == [0, 0, 0, 0, 1]
+    assert lay.view(obs, "payment").tolist() == pytest.approx([0, 2 / 4])
+    assert lay.view(obs, "pending_lane").tolist() == [1, 0] and _cards_in(obs, "pending_card") == ["Fortified Shell"]
+    act(s, "destroy", cid("Ember Imp"))
+    obs = s.observation(0)
+    assert lay.view(obs, "decision").tolist() == [0, 0, 0, 0, 1]
+    assert lay.view(obs, "payment").tolist() == pytest.approx([0, 1 / 4])
+    assert _cards_in(obs, "own_attacking") == ["Lantern Moth", "Sand Piper"]
+    assert _cards_in(obs, "own_graveyard") == ["Ember Imp", "Gloom Bat", "Pebble Mole"]
+    assert (lay.view(obs, "lane_points") * 10).tolist() == pytest.approx([2, 0, 0, 0])
+    act(s, "destroy", cid("Lantern Moth"))
+    obs = s.observation(0)
+    assert lay.view(obs, "decision").tolist() == [0, 1, 0, 0, 0], "paid: back to choosing a card"
+    assert not lay.view(obs, "payment").any() and not lay.view(obs, "pending_lane").any()
+    assert not lay.view(obs, "pending_card").any()
+
+
+def test_observation_in_the_mulligan_phase_shows_the_phase_the_decision_and_who_took_a_mulligan():
+    s = TerraloreGame().new_initial_state(3)
+    lay = s.game.observation_layout
+    first, second = s.observation(0), s.observation(1)
+    for vec in (first, second):
+        assert lay.view(vec, "phase").tolist() == [1, 0] and lay.view(vec, "turn").tolist() == [0]
+        assert not lay.view(vec, "mulliganed").any() and not lay.view(vec, "reveal_first").any()
+    assert lay.view(first, "decision").tolist() == [1, 0, 0, 0, 0]
+    assert not lay.view(second, "decision").any(), "not player 1's move yet"
+    act(s, "mulligan", 1)  # player 0 takes a mulligan: one card fewer
+    first, second = s.observation(0), s.observation(1)
+    assert lay.view(first, "mulliganed").tolist() == [1, 0] and lay.view(second, "mulliganed").tolist() == [0, 1]
+    assert (lay.view(first, "hand_sizes") * 7).tolist() == pytest.approx([3, 4])
+    assert (lay.view(second, "hand_sizes") * 7).tolist() == pytest.approx([4, 3])
+    assert not lay.view(first, "decision").any()
+    assert lay.view(second, "decision").tolist() == [1, 0, 0, 0, 0]
+    act(s, "mulligan", 0)
+    obs = s.observation(0)
+    assert lay.view(obs, "phase").tolist() == [0, 1] and lay.view(obs, "decision").tolist() == [0, 1, 0, 0, 0]
+    assert (lay.view(obs, "turn") * 25).tolist() == pytest.approx([1])
+
+
+def test_observation_of_a_finished_game_shows_no_decision_and_no_phase():
+    rng = np.random.default_rng(0)
+    game = TerraloreGame(opaque_wall=False)
+    for seed in range(3):
+        s = game.new_initial_state(seed)
+        while not s.is_terminal():
+            s.apply_action(int(rng.choice(s.legal_actions())))
+        lay = game.observation_layout
+        for p in (0, 1):
+            obs = s.observation(p)
+            for seg in ("decision", "phase", "pending_card", "pending_lane", "payment"):
+                assert not lay.view(obs, seg).any(), (seed, p, seg)
+            assert np.all(obs >= lay.low) and np.all(obs <= lay.high)
+
+
+@pytest.mark.parametrize(("turn_number", "shown"), [(24, 24 / 25), (25, 1.0), (40, 1.0)])
+def test_observation_turn_is_the_turn_over_25_held_at_1_beyond(turn_number, shown):
+    # games may run to max_turns (50 by default), past the segment's scale: it stays within its bounds
+    s = make_state(hands=(["Sturdy Turtle"], []), turn_number=turn_number)
+    lay = s.game.observation_layout
+    for p in (0, 1):
+        assert lay.view(s.observation(p), "turn").tolist() == pytest.approx([shown])
