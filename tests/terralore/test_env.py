@@ -737,3 +737,17 @@ def test_observation_turn_is_the_turn_over_25_held_at_1_beyond(turn_number, show
     lay = s.game.observation_layout
     for p in (0, 1):
         assert lay.view(s.observation(p), "turn").tolist() == pytest.approx([shown])
+
+
+@pytest.mark.parametrize("first_placer", [0, 1])
+def test_observation_placement_flags_tell_who_places_first_apart_from_who_has_finished(first_placer):
+    # before anyone ends placement the first placer sees "you place first" alone; once they end it,
+    # "you have finished" joins it, and the other player sees "the opponent has finished"
+    s = make_state(hands=(["Sturdy Turtle"], ["Pebble Mole"]), first_placer=first_placer)
+    lay = s.game.observation_layout
+    second = 1 - first_placer
+    assert lay.view(s.observation(first_placer), "placement").tolist() == [1, 0, 0]
+    assert lay.view(s.observation(second), "placement").tolist() == [0, 0, 0]
+    end(s)
+    assert lay.view(s.observation(first_placer), "placement").tolist() == [1, 1, 0]
+    assert lay.view(s.observation(second), "placement").tolist() == [0, 0, 1]
