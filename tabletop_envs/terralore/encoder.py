@@ -67,7 +67,6 @@ class Encoder:
         s = self.layout.segments
         self.off = {name: seg.start for name, seg in s.items()}
         self.tail_start = s["lane_points"].start
-        self.tail_size = self.layout.size - self.tail_start
         # the index list is the hot part of encode
         self._adds = self.layout.column_adders(
             "hand", "own_attacking", "own_defending", "own_face_down_attacking", "own_face_down_defending",
