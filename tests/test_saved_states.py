@@ -63,6 +63,13 @@ def test_a_state_saved_under_other_rule_options_is_refused_naming_the_option_and
     assert make_game(data["env"], **data["config"]).state_from_dict(data) == state
 
 
+def test_rule_options_compare_as_json_reads_them_so_a_tuple_is_the_list_it_becomes():
+    game, state = played("travel_earth_v0")
+    data = state.to_dict()
+    data["config"]["hand_size_table"] = tuple(data["config"]["hand_size_table"])
+    assert game.state_from_dict(data) == state
+
+
 def test_a_state_saved_under_other_rule_options_is_refused_the_other_way_round_too():
     game, state = played("earth_v0", num_players=4)
     refused(make_game("earth_v0"), state.to_dict(), "num_players=4 saved, 2 here")
