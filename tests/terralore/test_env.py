@@ -217,6 +217,45 @@ def test_resample_hidden_may_re_deal_a_creature_into_a_lanes_last_free_slot():
         assert world._used_slots(0, A) <= 4
 
 
+def test_resample_hidden_reshuffles_the_players_own_deck_and_re_deals_the_opponents_unseen_hand_and_deck():
+    # player 0 sees neither their own deck's order nor player 1's hand or deck. With preset lists (public
+    # config) player 1's hidden cards are re-dealt among themselves: player 0's deck keeps its cards in
+    # new orders, and player 1's hand is not always the real one (which would show it to player 0)
+    s = TerraloreGame(decks=("ember_rush", "tidal_fortress"), mulligan=False).new_initial_state(5)
+    assert s.current_player() == 0 and not s.known_hand[1]
+    own_orders, opp_hands, opp_decks = set(), set(), set()
+    for world in consistent_worlds(s, 0, 40, np.random.default_rng(0)):
+        assert sorted(world.deck[0]) == sorted(s.deck[0]) and world.hand[0] == s.hand[0]
+        assert sorted(world.hand[1] + world.deck[1]) == sorted(s.hand[1] + s.deck[1])
+        own_orders.add(tuple(world.deck[0]))
+        opp_hands.add(tuple(sorted(world.hand[1])))
+        opp_decks.add(tuple(world.deck[1]))
+    assert len(own_orders) > 1, "player 0's own deck order is hidden from them: it is re-shuffled"
+    assert len(opp_hands) > 1 and opp_hands != {tuple(sorted(s.hand[1]))}, "player 1's hand is re-dealt"
+    assert len(opp_decks) > 1, "player 1's deck order is re-dealt"
+
+
+
+def test_resample_hidden_keeps_the_card_whose_lane_is_being_chosen_in_the_hand_once():
+    # on an open table player 1 sees player 0 pick Sturdy Turtle (still in hand while its lane is chosen):
+    # every world keeps it in player 0's hand, and deals it nowhere else
+    s = make_state(hands=(["Sturdy Turtle", "Gloom Bat", "Pebble Mole"], ["Tidepool Crab"]), opaque_wall=False)
+    act(s, "play", cid("Sturdy Turtle"))
+    turtle = cid("Sturdy Turtle")
+    assert s.decision_name == "lane" and s.pending_card == turtle and turtle in s.hand[0]
+    for world in consistent_worlds(s, 1, 40, np.random.default_rng(0)):
+        assert world.pending_card == turtle and world.hand[0].count(turtle) == 1
+        assert turtle not in world.deck[0] + world.face_down[0][A] + world.face_down[0][D]
+        assert world.deck_list[0].count(turtle) == 1 and len(world.hand[0]) == 3
+    preset = TerraloreGame(decks=("ember_rush", "tidal_fortress"), mulligan=False,
+                           opaque_wall=False).new_initial_state(5)
+    play = preset.game.action_layout
+    pick = next(c for c in preset.hand[0] if preset.legal_action_mask()[play.id("play", c)])
+    act(preset, "play", pick)
+    for world in consistent_worlds(preset, 1, 40, np.random.default_rng(0)):
+        assert world.hand[0].count(pick) == 1 and pick not in world.deck[0]
+
+
 def test_option_opaque_wall_resample_hidden_agrees_with_every_view_along_random_games():
     """Worlds re-dealt for a player who cannot see the opponent's placement this turn: that player's
     observation, text view and action mask are the same in every world, and every world is a legal
@@ -751,3 +790,49 @@ def test_observation_placement_flags_tell_who_places_first_apart_from_who_has_fi
     end(s)
     assert lay.view(s.observation(first_placer), "placement").tolist() == [1, 1, 0]
     assert lay.view(s.observation(second), "placement").tolist() == [0, 0, 1]
+
+
+def test_resample_hidden_takes_a_numpy_integer_seat_as_that_seat():
+    # behind the wall player 1 is placing: a world for player 0 replays player 1's placement, player 1
+    # still to move. A NumPy seat deals the same world, its current player a plain int as in the real state
+    s = make_state(hands=(["Tidepool Crab"], ["Stone Tortoise", "Gloom Bat", "Pebble Mole"]), opaque_wall=True)
+    place(s, "Tidepool Crab", A)
+    end(s)
+    place(s, "Stone Tortoise", D, discards=["Gloom Bat", "Pebble Mole"])
+    for seed in range(5):
+        world = s.resample_hidden(np.int64(0), np.random.default_rng(seed))
+        assert world.to_dict() == s.resample_hidden(0, np.random.default_rng(seed)).to_dict()
+        assert type(world.current_player()) is int and world.current_player() == 1
+
+
+
+def test_resample_hidden_redraws_the_opponents_deck_list_by_the_opponents_deck_setting_not_the_players():
+    # player 0 plays the preset ember_rush (public), player 1 a random deck (hidden): worlds for player 0
+    # draw player 1's list anew, worlds for player 1 keep player 0's preset list
+    s = TerraloreGame(decks=("ember_rush", "random"), mulligan=False).new_initial_state(5)
+    rng = np.random.default_rng(0)
+    redrawn = {tuple(s.resample_hidden(0, rng).deck_list[1]) for _ in range(20)}
+    assert len(redrawn) > 1 and tuple(s.deck_list[1]) not in redrawn, "player 1's random list is hidden"
+    for _ in range(20):
+        world = s.resample_hidden(1, rng)
+        world.check_invariants()
+        assert world.deck_list[0] == s.deck_list[0], "player 0's preset list is public"
+
+
+def test_resample_hidden_gives_every_world_a_generator_of_its_own_drawn_from_the_given_one():
+    # future chance is hidden too: each world rolls its own dice, drawn from the generator passed in
+    # (so a seeded search replays), never the real state's, which stays as it was
+    s = make_state(hands=(["Tidepool Crab", "Pebble Mole"], ["Sturdy Turtle"]), opaque_wall=False)
+    real = s.rng.bit_generator.state
+    rng = np.random.default_rng(0)
+    states = [str(s.resample_hidden(1, rng).rng.bit_generator.state) for _ in range(300)]
+    assert len(set(states)) == 300 and str(real) not in states, "no two worlds share their future dice"
+    assert s.rng.bit_generator.state == real
+    again = np.random.default_rng(0)
+    assert str(s.resample_hidden(1, again).rng.bit_generator.state) == states[0]
+
+
+
+
+
+
