@@ -11,7 +11,7 @@ from tabletop_envs.core.errors import IllegalActionError
 from tabletop_envs.terralore import env as env_module
 from tabletop_envs.terralore.engine import TerraloreGame
 
-from .scenario import CAT, A, D, act, cid, end, make_state, place
+from .scenario import CAT, A, D, act, cid, end, ids, make_state, place
 
 
 def consistent_worlds(state, player, n, rng, mask=True):
@@ -234,6 +234,43 @@ def test_resample_hidden_reshuffles_the_players_own_deck_and_re_deals_the_oppone
     assert len(opp_hands) > 1 and opp_hands != {tuple(sorted(s.hand[1]))}, "player 1's hand is re-dealt"
     assert len(opp_decks) > 1, "player 1's deck order is re-dealt"
 
+
+def test_resample_hidden_deals_face_down_cards_at_random_and_searches_only_when_that_fails(monkeypatch):
+    # the search (a fallback for the rare position where 20 random dealings all fail) is not used where
+    # dealing at random fits at once
+    from tabletop_envs.terralore import engine
+
+    s = make_state(hands=(["Tidepool Crab", "Stone Tortoise", "Gloom Bat", "Pebble Mole"], ["Sturdy Turtle"]),
+                   opaque_wall=False)
+    place(s, "Tidepool Crab", A)
+    place(s, "Stone Tortoise", D, discards=["Gloom Bat", "Pebble Mole"])
+    end(s)
+    searches, dealings = [], []
+    real_search, real_redeal = engine.TerraloreState._search_face_down, engine.TerraloreState._redeal_face_down
+
+    def spy_search(self, *args):
+        searches.append(args)
+        return real_search(self, *args)
+
+    def spy_redeal(self, *args):
+        dealt = real_redeal(self, *args)
+        dealings.append(dealt is not None)
+        return dealt
+
+    monkeypatch.setattr(engine.TerraloreState, "_search_face_down", spy_search)
+    monkeypatch.setattr(engine.TerraloreState, "_redeal_face_down", spy_redeal)
+    # player 0 was seen to take back every card in their hand and placed nothing: the hand is all known
+    # cards, as many as it holds, which is a fitting dealing too
+    full = make_state(hands=(["Tidepool Crab", "Pebble Mole"], ["Sturdy Turtle"]), opaque_wall=False)
+    full.known_hand[0] = ids(["Tidepool Crab", "Pebble Mole"])
+    end(full)
+    for state in (s, full):
+        dealings.clear()
+        for _ in consistent_worlds(state, 1, 20, np.random.default_rng(0)):
+            pass
+        assert dealings == [True] * 20, "one random dealing per world, which fits"
+        assert searches == [], "no search where dealing at random fits"
+    assert all(sorted(w.hand[0]) == sorted(full.hand[0]) for w in consistent_worlds(full, 1, 5, np.random.default_rng(1)))
 
 
 def test_resample_hidden_keeps_the_card_whose_lane_is_being_chosen_in_the_hand_once():
@@ -805,6 +842,31 @@ def test_resample_hidden_takes_a_numpy_integer_seat_as_that_seat():
         assert type(world.current_player()) is int and world.current_player() == 1
 
 
+@pytest.mark.parametrize("random_redeals", [None, 0], ids=["dealt_at_random", "searched"])
+def test_resample_hidden_fills_the_face_down_cards_with_known_cards_beside_the_card_whose_lane_is_chosen(
+        random_redeals, monkeypatch):
+    # player 0 took back three cards, placed two cards face down and picked Sturdy Turtle, whose lane is
+    # being chosen: the hand holds the Turtle and one more card, so two of the known three lie face down
+    from tabletop_envs.terralore import engine
+
+    if random_redeals is not None:
+        monkeypatch.setattr(engine, "FACE_DOWN_REDEALS", random_redeals)
+    known = ["Tidepool Crab", "Pebble Mole", "Lantern Moth"]
+    s = make_state(hands=(known + ["Sturdy Turtle"], ["Gloom Bat"]), opaque_wall=False)
+    s.known_hand[0] = ids(known)
+    place(s, "Tidepool Crab", A)
+    place(s, "Pebble Mole", D)
+    act(s, "play", cid("Sturdy Turtle"))
+    assert s.decision_name == "lane" and len(s.hand[0]) == 2
+    in_hand = set()
+    for world in consistent_worlds(s, 1, 40, np.random.default_rng(0)):
+        assert len(world.hand[0]) == 2 and cid("Sturdy Turtle") in world.hand[0]
+        down = world.face_down[0][A] + world.face_down[0][D]
+        held = [c for c in world.hand[0] if c in ids(known)]
+        assert len(held) <= 1 and sorted(held + [c for c in down if c in ids(known)]) == sorted(ids(known))
+        in_hand.update(held)
+    assert in_hand <= set(ids(known)) and len(in_hand) > 1, "which known card stays in hand is re-dealt"
+
 
 def test_resample_hidden_redraws_the_opponents_deck_list_by_the_opponents_deck_setting_not_the_players():
     # player 0 plays the preset ember_rush (public), player 1 a random deck (hidden): worlds for player 0
@@ -832,7 +894,127 @@ def test_resample_hidden_gives_every_world_a_generator_of_its_own_drawn_from_the
     assert str(s.resample_hidden(1, again).rng.bit_generator.state) == states[0]
 
 
+@pytest.mark.parametrize("random_redeals", [None, 0], ids=["dealt_at_random", "searched"])
+def test_resample_hidden_deals_again_when_an_earlier_face_down_card_takes_the_only_card_a_later_one_fits(
+        random_redeals, monkeypatch):
+    # a face-down cost-3 card in each lane; the defending lane is full, so its card can only be the one
+    # cost-3 skill (Firestorm), which takes no slot. A random dealing that gives Firestorm to the attacking
+    # lane first leaves nothing for the defending lane: it is dealt again (one in six fails, so 20 all
+    # failing never happens and the search is not needed). Dealt at random or searched, every world has
+    # Firestorm defending
+    from tabletop_envs.terralore import engine
+
+    if random_redeals is None:
+        def no_search(self, *args):
+            raise AssertionError("dealing at random fits here: no search")
+
+        monkeypatch.setattr(engine.TerraloreState, "_search_face_down", no_search)
+    else:
+        monkeypatch.setattr(engine, "FACE_DOWN_REDEALS", random_redeals)
+    discards = ["Tidepool Crab", "Pebble Mole", "Sand Piper", "Scorch", "Tailwind", "Rising Tide"]
+    s = make_state(hands=(["Rootbound Elder", "Firestorm", *discards], ["Sturdy Turtle"]),
+                   defending=(["Ember Imp", "Lantern Moth", "Gloom Bat", "Sturdy Turtle"], []), opaque_wall=False)
+    place(s, "Rootbound Elder", A, discards=discards[:3])
+    place(s, "Firestorm", D, discards=discards[3:])
+    end(s)
+    attackers = set()
+    for world in consistent_worlds(s, 1, 60, np.random.default_rng(0)):
+        (attacker,), (defender,) = world.face_down[0]
+        assert defender == cid("Firestorm") and world._used_slots(0, D) == 4
+        assert CAT.cost[attacker] == 3 and CAT.is_creature[attacker]
+        attackers.add(attacker)
+    assert len(attackers) > 1, "the attacking card is re-dealt among the cost-3 creatures"
 
 
+@pytest.mark.parametrize("random_redeals", [None, 0], ids=["dealt_at_random", "searched"])
+def test_resample_hidden_may_re_deal_creatures_into_the_last_free_slot_of_both_lanes(random_redeals, monkeypatch):
+    # each lane holds three creatures and one face-down cost-0 card: each card may re-deal as a creature
+    # (each lane counts its own creatures only) or a skill, dealt at random or searched
+    from tabletop_envs.terralore import engine
 
+    if random_redeals is not None:
+        monkeypatch.setattr(engine, "FACE_DOWN_REDEALS", random_redeals)
+    s = make_state(hands=(["Tidepool Crab", "Pebble Mole"], ["Gloom Bat"]),
+                   attacking=(["Ember Imp", "Lantern Moth", "Sand Piper"], []),
+                   defending=(["Sturdy Turtle", "Reef Eel", "Kelp Lurker"], []), opaque_wall=False)
+    place(s, "Tidepool Crab", A)
+    place(s, "Pebble Mole", D)
+    end(s)
+    kinds = set()
+    for world in consistent_worlds(s, 1, 80, np.random.default_rng(0)):
+        (attacker,), (defender,) = world.face_down[0]
+        assert CAT.cost[attacker] == CAT.cost[defender] == 0
+        assert world._used_slots(0, A) <= 4 and world._used_slots(0, D) <= 4
+        kinds.add((bool(CAT.is_creature[attacker]), bool(CAT.is_creature[defender])))
+    assert (True, True) in kinds and len(kinds) == 4, "either card a creature or a skill, both creatures too"
+
+
+@pytest.mark.parametrize("random_redeals", [None, 0], ids=["dealt_at_random", "searched"])
+@pytest.mark.parametrize("lane", [A, D], ids=["attacking", "defending"])
+def test_resample_hidden_lets_a_lane_being_freed_by_replace_one_stay_over_by_the_slots_still_to_free(
+        lane, random_redeals, monkeypatch):
+    # on an open table player 0 placed Tidepool Crab face down in a lane holding three creatures, then
+    # Sturdy Turtle there too: the lane is one slot over until a creature is destroyed. In the worlds the
+    # Crab's place may hold a creature as it really does (the lane over by the same one slot), or a skill;
+    # the Turtle being paid for stays. Player 0's mask may differ: a world's face-down creature may be
+    # destroyed (player 1 does not see the mask; the inference from the destroy is not modelled, RULES.md)
+    from tabletop_envs.terralore import engine
+
+    if random_redeals is not None:
+        monkeypatch.setattr(engine, "FACE_DOWN_REDEALS", random_redeals)
+    three = ["Ember Imp", "Lantern Moth", "Sand Piper"]
+    s = make_state(hands=(["Tidepool Crab", "Sturdy Turtle", "Gloom Bat"], ["Pebble Mole"]),
+                   attacking=(three if lane == A else [], []), defending=(three if lane == D else [], []),
+                   opaque_wall=False)
+    place(s, "Tidepool Crab", lane)
+    place(s, "Sturdy Turtle", lane, discards=["Gloom Bat"])
+    assert s.decision_name == "destroy" and s.slots_to_free == 1 and s._used_slots(0, lane) == 5
+    kinds = set()
+    for world in consistent_worlds(s, 1, 60, np.random.default_rng(0), mask=False):
+        first, turtle = world.face_down[0][lane]
+        assert turtle == cid("Sturdy Turtle") and world.pending_card == turtle and CAT.cost[first] == 0
+        assert world._used_slots(0, lane) <= 4 + world.slots_to_free and world.slots_to_free == 1
+        assert world.face_down[0][1 - lane] == []
+        kinds.add(bool(CAT.is_creature[first]))
+    assert kinds == {True, False}, "the face-down card re-deals as a creature (as it is) or a skill"
+
+
+@pytest.mark.parametrize("random_redeals", [None, 0], ids=["dealt_at_random", "searched"])
+def test_resample_hidden_counts_no_slots_for_a_skill_being_paid_for(random_redeals, monkeypatch):
+    # player 0 placed Tidepool Crab face down in a lane holding three creatures, then the skill Undertow
+    # there too (paying for it now): a skill takes no slot, so the Crab's place may still hold a creature
+    from tabletop_envs.terralore import engine
+
+    if random_redeals is not None:
+        monkeypatch.setattr(engine, "FACE_DOWN_REDEALS", random_redeals)
+    s = make_state(hands=(["Tidepool Crab", "Undertow", "Gloom Bat"], ["Pebble Mole"]),
+                   attacking=(["Ember Imp", "Lantern Moth", "Sand Piper"], []), opaque_wall=False)
+    place(s, "Tidepool Crab", A)
+    act(s, "play", cid("Undertow"))
+    act(s, "lane", A)
+    assert s.decision_name == "discard" and s.slots_to_free == 0
+    kinds = set()
+    for world in consistent_worlds(s, 1, 60, np.random.default_rng(0), mask=False):
+        first, undertow = world.face_down[0][A]
+        assert undertow == cid("Undertow") and CAT.cost[first] == 0 and world._used_slots(0, A) <= 4
+        kinds.add(bool(CAT.is_creature[first]))
+    assert kinds == {True, False}, "the face-down card re-deals as a creature (as it is) or a skill"
+
+
+def test_resample_hidden_search_counts_the_slots_of_every_creature_it_deals_into_a_lane(monkeypatch):
+    # two face-down cost-2 creatures fill a lane holding two: when the search deals them, each creature it
+    # deals takes its slots, so no multi-slot creature (Clay Golem, Fortified Shell) fits after another
+    from tabletop_envs.terralore import engine
+
+    monkeypatch.setattr(engine, "FACE_DOWN_REDEALS", 0)
+    s = make_state(hands=(["Cinder Hound", "Stone Tortoise", "Gloom Bat", "Pebble Mole", "Sand Piper", "Tidepool Crab"],
+                          ["Gloom Bat"]), attacking=(["Ember Imp", "Lantern Moth"], []), opaque_wall=False)
+    place(s, "Cinder Hound", A, discards=["Gloom Bat", "Pebble Mole"])
+    place(s, "Stone Tortoise", A, discards=["Sand Piper", "Tidepool Crab"])
+    end(s)
+    big = 0
+    for world in consistent_worlds(s, 1, 100, np.random.default_rng(0)):
+        assert world._used_slots(0, A) <= 4
+        big += any(CAT.slots[c] > 1 for c in world.face_down[0][A])
+    assert big > 0, "a two-slot creature fits beside a skill"
 
