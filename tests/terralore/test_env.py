@@ -1018,3 +1018,24 @@ def test_resample_hidden_search_counts_the_slots_of_every_creature_it_deals_into
         big += any(CAT.slots[c] > 1 for c in world.face_down[0][A])
     assert big > 0, "a two-slot creature fits beside a skill"
 
+
+def test_option_opaque_wall_resample_hidden_restarts_an_opponent_paying_for_a_card_with_nothing_left_to_pay():
+    # behind the wall player 1 is paying for Stone Tortoise (one discard made, one to go): a world for
+    # player 0 replays player 1's placement from the start, and stops where player 1 would end it, at
+    # the choice of a card with no card, lane or payment pending, as the engine leaves a finished placement
+    s = make_state(hands=(["Tidepool Crab"], ["Stone Tortoise", "Gloom Bat", "Pebble Mole", "Tidepool Crab"]),
+                   opaque_wall=True)
+    place(s, "Tidepool Crab", A)
+    end(s)
+    act(s, "play", cid("Stone Tortoise"))
+    act(s, "lane", A)
+    act(s, "discard", cid("Gloom Bat"))
+    assert s.decision_name == "discard" and s.discards_left == 1
+    lay = s.game.observation_layout
+    placed = set()
+    for world in consistent_worlds(s, 0, 60, np.random.default_rng(0), mask=False):
+        assert world.current_player() == 1 and world.decision() == "play"
+        assert (world.pending_card, world.pending_lane, world.discards_left, world.slots_to_free) == (-1, -1, 0, 0)
+        assert not lay.view(world.observation(1), "payment").any()
+        placed.add(sum(len(ln) for ln in world.face_down[1]))
+    assert len(placed) > 1, "player 1's placement is replayed, not kept"
