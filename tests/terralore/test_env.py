@@ -14,6 +14,17 @@ from tabletop_envs.terralore.engine import TerraloreGame
 from .scenario import CAT, A, D, act, cid, end, ids, make_state, place
 
 
+@pytest.fixture(params=["dealt_at_random", "searched"])
+def face_down_dealing(request, monkeypatch):
+    """Runs a re-deal test twice: face-down cards dealt at random (the usual path) and by the search that
+    backs it up (random re-deals switched off)."""
+    if request.param == "searched":
+        from tabletop_envs.terralore import engine
+
+        monkeypatch.setattr(engine, "FACE_DOWN_REDEALS", 0)
+    return request.param
+
+
 def consistent_worlds(state, player, n, rng, mask=True):
     """``n`` worlds re-dealt for ``player``, each checked: a legal position that shows ``player`` the same
     observation as ``state`` (and, with ``mask``, the same action mask)."""
@@ -170,15 +181,10 @@ def test_resample_hidden_searches_for_a_dealing_of_the_face_down_cards_when_deal
     assert any(cid("Sand Piper") in down for down in downs), "the search may place the known card face down"
 
 
-@pytest.mark.parametrize("random_redeals", [None, 0], ids=["dealt_at_random", "searched"])
 def test_resample_hidden_fills_the_face_down_cards_with_known_cards_when_the_hand_cannot_hold_them(
-        random_redeals, monkeypatch):
+        face_down_dealing):
     # Player 0 was seen to take back three cards and now holds one: two of them must lie face down (their
     # costs 0 and 0 fit), whichever two; both the random dealing and the search keep that
-    from tabletop_envs.terralore import engine
-
-    if random_redeals is not None:
-        monkeypatch.setattr(engine, "FACE_DOWN_REDEALS", random_redeals)
     known = ["Tidepool Crab", "Pebble Mole", "Lantern Moth"]
     s = make_state(hands=(known, ["Gloom Bat"]), opaque_wall=False)
     s.known_hand[0] = [cid(n) for n in known]
@@ -842,15 +848,10 @@ def test_resample_hidden_takes_a_numpy_integer_seat_as_that_seat():
         assert type(world.current_player()) is int and world.current_player() == 1
 
 
-@pytest.mark.parametrize("random_redeals", [None, 0], ids=["dealt_at_random", "searched"])
 def test_resample_hidden_fills_the_face_down_cards_with_known_cards_beside_the_card_whose_lane_is_chosen(
-        random_redeals, monkeypatch):
+        face_down_dealing):
     # player 0 took back three cards, placed two cards face down and picked Sturdy Turtle, whose lane is
     # being chosen: the hand holds the Turtle and one more card, so two of the known three lie face down
-    from tabletop_envs.terralore import engine
-
-    if random_redeals is not None:
-        monkeypatch.setattr(engine, "FACE_DOWN_REDEALS", random_redeals)
     known = ["Tidepool Crab", "Pebble Mole", "Lantern Moth"]
     s = make_state(hands=(known + ["Sturdy Turtle"], ["Gloom Bat"]), opaque_wall=False)
     s.known_hand[0] = ids(known)
@@ -894,9 +895,8 @@ def test_resample_hidden_gives_every_world_a_generator_of_its_own_drawn_from_the
     assert str(s.resample_hidden(1, again).rng.bit_generator.state) == states[0]
 
 
-@pytest.mark.parametrize("random_redeals", [None, 0], ids=["dealt_at_random", "searched"])
 def test_resample_hidden_deals_again_when_an_earlier_face_down_card_takes_the_only_card_a_later_one_fits(
-        random_redeals, monkeypatch):
+        face_down_dealing, monkeypatch):
     # a face-down cost-3 card in each lane; the defending lane is full, so its card can only be the one
     # cost-3 skill (Firestorm), which takes no slot. A random dealing that gives Firestorm to the attacking
     # lane first leaves nothing for the defending lane: it is dealt again (one in six fails, so 20 all
@@ -904,13 +904,11 @@ def test_resample_hidden_deals_again_when_an_earlier_face_down_card_takes_the_on
     # Firestorm defending
     from tabletop_envs.terralore import engine
 
-    if random_redeals is None:
+    if face_down_dealing == "dealt_at_random":
         def no_search(self, *args):
             raise AssertionError("dealing at random fits here: no search")
 
         monkeypatch.setattr(engine.TerraloreState, "_search_face_down", no_search)
-    else:
-        monkeypatch.setattr(engine, "FACE_DOWN_REDEALS", random_redeals)
     discards = ["Tidepool Crab", "Pebble Mole", "Sand Piper", "Scorch", "Tailwind", "Rising Tide"]
     s = make_state(hands=(["Rootbound Elder", "Firestorm", *discards], ["Sturdy Turtle"]),
                    defending=(["Ember Imp", "Lantern Moth", "Gloom Bat", "Sturdy Turtle"], []), opaque_wall=False)
@@ -926,14 +924,9 @@ def test_resample_hidden_deals_again_when_an_earlier_face_down_card_takes_the_on
     assert len(attackers) > 1, "the attacking card is re-dealt among the cost-3 creatures"
 
 
-@pytest.mark.parametrize("random_redeals", [None, 0], ids=["dealt_at_random", "searched"])
-def test_resample_hidden_may_re_deal_creatures_into_the_last_free_slot_of_both_lanes(random_redeals, monkeypatch):
+def test_resample_hidden_may_re_deal_creatures_into_the_last_free_slot_of_both_lanes(face_down_dealing):
     # each lane holds three creatures and one face-down cost-0 card: each card may re-deal as a creature
     # (each lane counts its own creatures only) or a skill, dealt at random or searched
-    from tabletop_envs.terralore import engine
-
-    if random_redeals is not None:
-        monkeypatch.setattr(engine, "FACE_DOWN_REDEALS", random_redeals)
     s = make_state(hands=(["Tidepool Crab", "Pebble Mole"], ["Gloom Bat"]),
                    attacking=(["Ember Imp", "Lantern Moth", "Sand Piper"], []),
                    defending=(["Sturdy Turtle", "Reef Eel", "Kelp Lurker"], []), opaque_wall=False)
@@ -949,19 +942,14 @@ def test_resample_hidden_may_re_deal_creatures_into_the_last_free_slot_of_both_l
     assert (True, True) in kinds and len(kinds) == 4, "either card a creature or a skill, both creatures too"
 
 
-@pytest.mark.parametrize("random_redeals", [None, 0], ids=["dealt_at_random", "searched"])
 @pytest.mark.parametrize("lane", [A, D], ids=["attacking", "defending"])
 def test_resample_hidden_lets_a_lane_being_freed_by_replace_one_stay_over_by_the_slots_still_to_free(
-        lane, random_redeals, monkeypatch):
+        lane, face_down_dealing):
     # on an open table player 0 placed Tidepool Crab face down in a lane holding three creatures, then
     # Sturdy Turtle there too: the lane is one slot over until a creature is destroyed. In the worlds the
     # Crab's place may hold a creature as it really does (the lane over by the same one slot), or a skill;
     # the Turtle being paid for stays. Player 0's mask may differ: a world's face-down creature may be
     # destroyed (player 1 does not see the mask; the inference from the destroy is not modelled, RULES.md)
-    from tabletop_envs.terralore import engine
-
-    if random_redeals is not None:
-        monkeypatch.setattr(engine, "FACE_DOWN_REDEALS", random_redeals)
     three = ["Ember Imp", "Lantern Moth", "Sand Piper"]
     s = make_state(hands=(["Tidepool Crab", "Sturdy Turtle", "Gloom Bat"], ["Pebble Mole"]),
                    attacking=(three if lane == A else [], []), defending=(three if lane == D else [], []),
@@ -979,14 +967,9 @@ def test_resample_hidden_lets_a_lane_being_freed_by_replace_one_stay_over_by_the
     assert kinds == {True, False}, "the face-down card re-deals as a creature (as it is) or a skill"
 
 
-@pytest.mark.parametrize("random_redeals", [None, 0], ids=["dealt_at_random", "searched"])
-def test_resample_hidden_counts_no_slots_for_a_skill_being_paid_for(random_redeals, monkeypatch):
+def test_resample_hidden_counts_no_slots_for_a_skill_being_paid_for(face_down_dealing):
     # player 0 placed Tidepool Crab face down in a lane holding three creatures, then the skill Undertow
     # there too (paying for it now): a skill takes no slot, so the Crab's place may still hold a creature
-    from tabletop_envs.terralore import engine
-
-    if random_redeals is not None:
-        monkeypatch.setattr(engine, "FACE_DOWN_REDEALS", random_redeals)
     s = make_state(hands=(["Tidepool Crab", "Undertow", "Gloom Bat"], ["Pebble Mole"]),
                    attacking=(["Ember Imp", "Lantern Moth", "Sand Piper"], []), opaque_wall=False)
     place(s, "Tidepool Crab", A)
