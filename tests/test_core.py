@@ -232,6 +232,17 @@ def test_a_seed_that_is_no_non_negative_int_is_a_clear_error_and_keeps_the_game(
     assert env.state_dict() == before
 
 
+@pytest.mark.parametrize("env_name", ["terralore_v0", "travel_earth_v0", "earth_v0"])
+@pytest.mark.parametrize("seed", [-5, 1.5, "7", True])
+def test_an_engine_deal_with_a_seed_that_is_no_non_negative_int_is_a_clear_error(env_name, seed):
+    from tabletop_envs.core.registry import make_game
+
+    game = make_game(env_name)
+    with pytest.raises(ConfigError, match=f"seed must be None .* or a non-negative int, got {seed!r}"):
+        game.new_initial_state(seed)
+    assert game.new_initial_state(np.int64(3)).to_dict() == game.new_initial_state(3).to_dict()
+
+
 def test_the_cli_names_a_negative_seed_instead_of_numpys_complaint(toy):
     from tabletop_envs.cli import main
 

@@ -14,7 +14,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from .engine import TERMINAL, Game, State
+from .engine import TERMINAL, Game, State, check_seed_value
 from .errors import ConfigError, IllegalActionError, StateError, UnknownAgentError, action_index
 
 ILLEGAL_ACTION_POLICIES = ("raise", "penalty", "random_legal")
@@ -156,8 +156,7 @@ class TabletopAECEnv(AECEnv):
         engine state of this game), which plays on exactly as the game it was saved from."""
         start = self.start_state(options)
         if seed is not None:
-            if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-                raise ConfigError(f"seed must be None (a fresh random deal) or a non-negative int, got {seed!r}")
+            check_seed_value(seed)
             self._seed_rng = np.random.default_rng(seed)
         game_seed = int(self._seed_rng.integers(2**63 - 1))
         self.game_state = start if start is not None else self.game.new_initial_state(game_seed)

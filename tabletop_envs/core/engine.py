@@ -312,9 +312,16 @@ def check_json_roundtrip(state: State) -> State:
     return state.game.state_from_dict(json.loads(text))
 
 
+def check_seed_value(seed) -> None:
+    """A deal's seed is None or a non-negative int: NumPy's own refusals name neither, and it takes True as 1."""
+    if seed is not None and (not is_int(seed) or seed < 0):
+        raise ConfigError(f"seed must be None (a fresh random deal) or a non-negative int, got {seed!r}")
+
+
 def new_rng(seed: int | None) -> np.random.Generator:
     """A generator on NumPy's PCG64, the bit generator deals are drawn from: a seed replays the same
     deal wherever the NumPy release keeps PCG64's stream (None: fresh entropy)."""
+    check_seed_value(seed)
     return np.random.Generator(np.random.PCG64(seed))
 
 
