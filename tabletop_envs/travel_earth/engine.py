@@ -716,9 +716,18 @@ class TravelEarthState(State):
         def names(cards):
             return ", ".join(cat.label(c) for c in sorted(cards)) or "-"
 
+        shown_abilities: dict[str, None] = {}
+
+        def with_ability(card):
+            # named here, its text under the table: abilities overrule the comparisons' general rule
+            if not cat.ability[card]:
+                return cat.label(card)
+            shown_abilities[cat.ability[card]] = None
+            return f"{cat.label(card)} ({cat.abilities[cat.ability[card]]['name']})"
+
         def with_stats(cards):
             # the printed values, so a human can choose a statistic without a card list at hand
-            return ", ".join(f"{cat.label(c)} [{' '.join(f'{v:g}' for v in cat.values[c])}]"
+            return ", ".join(f"{with_ability(c)} [{' '.join(f'{v:g}' for v in cat.values[c])}]"
                              for c in sorted(cards)) or "-"
 
         def who(p):
@@ -730,7 +739,7 @@ class TravelEarthState(State):
             head += f", deciding: {self.phase}" if decider == self.player else \
                 f"; {who(decider)} decides: {self.phase}"
         lines = [head, "  [values: " + ", ".join(f"{n} {u}" for n, u in zip(cat.stat_names, cat.stat_units))
-                 + "; Development Time: lower wins, the others: higher wins]"]
+                 + "; Development Time: lower wins, the others: higher wins, unless an ability says otherwise]"]
         for p in (self.first, 1 - self.first):
             sees = player is None or player == p
             lines.append(f"{who(p)}: Deck {len(self.deck[p])}, Hand {len(self.hand[p])}"
@@ -739,7 +748,7 @@ class TravelEarthState(State):
             lines.append(f"  Resting Row: {with_stats(self.resting[p])}")
             size = self.reservoir_size(p)
             content = ""
-            if sees:
+            if sees and size:
                 known = [cat.label(c) for c in sorted(self.reservoir[p])]
                 content = ": " + ", ".join(known + ["(unseen card)"] * len(self.unseen[p]))
                 if player is None and self.unseen[p]:
@@ -749,16 +758,18 @@ class TravelEarthState(State):
         if self.challenger >= 0:
             stat = cat.stat_names[self.stat] if self.stat >= 0 else "?"
             used = [cat.stat_names[s] for s in range(NUM_STATS) if self.used >> s & 1]
-            text = f"Challenge: {cat.label(self.challenger)} on {stat} (used: {', '.join(used) or '-'})"
+            text = f"Challenge: {with_ability(self.challenger)} on {stat} (used: {', '.join(used) or '-'})"
             if self.defender >= 0:
                 row = "Ready" if self.defender_row == READY else "Resting"
-                text += f" vs {row} {cat.label(self.defender)}"
+                text += f" vs {row} {with_ability(self.defender)}"
                 if self.stat >= 0:
                     a, b = (cat.values[c, self.stat] for c in (self.challenger, self.defender))
                     text += f": {a:g} against {b:g} {cat.stat_units[self.stat]}"
             lines.append(text)
         if self.queue:
             lines.append(f"Declared, waiting: {names(self.queue)}")
+        for key in shown_abilities:
+            lines.append(f"  {cat.abilities[key]['name']}: {cat.abilities[key]['text']}")
         if self.is_terminal():
             lines.append("Game over: " + ("drawn (stalemate)" if self.drawn_game else f"seat {self.winner} wins"))
         return "\n".join(lines)

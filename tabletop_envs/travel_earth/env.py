@@ -127,6 +127,9 @@ without stopping a Challenger. A stalemate (``stalemate_turns``) ends the game a
 - v0 (new rule option; play under the defaults unchanged): ``resting_defender_win="both_discarded"`` reads
   section 8's "if it wins, both Animals are discarded" as the Resting penalty with or without a defensive
   change.
+- v0 (text view; play, observation and picture unchanged): ``render_text`` names the printed ability of each
+  Animal it shows and gives the ability's text under the table; before, a human playing from the terminal
+  could not read that Tiny makes the lower Weight win.
 """
 from tabletop_envs.core import TabletopAECEnv
 

@@ -147,6 +147,26 @@ def test_render_text_names_animals_with_numbers_rows_and_reservoir():
     assert "Travel Earth TCG" in e.render()
 
 
+def test_render_text_names_each_animals_printed_ability_and_gives_its_text():
+    # a human defending against a Lion on Weight must read that Tiny makes the mouse win it
+    s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]),
+                 p1=dict(ready=["House mouse", "Peregrine falcon"], hand=["Nile crocodile"]))
+    act(s, "declare", "Lion")
+    act(s, "statistic", 1)
+    text = s.render_text(player=1)
+    assert "House mouse TE-024 (Tiny) [" in text and "Peregrine falcon TE-038 (Stoop) [" in text
+    assert "Nile crocodile TE-058 (Patient Hunter) [" in text  # my own hand too
+    assert "unless an ability says otherwise" in text.splitlines()[1]
+    legend = text.splitlines()[-3:]  # in the order the table shows them
+    assert legend == ["  Patient Hunter: You may declare this Animal as a Challenger without a Full Reservoir card; "
+                      "its challenge empties none.",
+                      "  Tiny: In any comparison of Weight that involves this Animal, the lower Weight wins.",
+                      "  Stoop: When this Animal challenges, the defending player must choose a Ready Animal as "
+                      "the Defender if they have one."]
+    assert "Patient Hunter" not in s.render_text(player=0)  # not the opponent's hand's
+    assert "Reservoir 0 (0 Full, 0 Empty)\n" in text  # an empty Reservoir lists nothing after it
+
+
 class _FirstTurnAmbush:
     """Adds a card, plays an Ambush animal, challenges at once on Top Speed."""
 
