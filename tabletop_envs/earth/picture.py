@@ -131,7 +131,8 @@ def _panel(canvas: Canvas, state, q: int, x: int, y: int, viewer: int | None) ->
         sy += 16
     if state.island[q] >= 0 and (sees or state.phase != "setup"):
         sy = _named(canvas, sx, sy, "island", cat.islands[state.island[q]], width)
-        sy = _named(canvas, sx, sy, "climate", cat.climates[state.climate[q]], width)
+        if state.climate[q] >= 0:  # in setup the island side is chosen first
+            sy = _named(canvas, sx, sy, "climate", cat.climates[state.climate[q]], width)
     if sees and state.eco[q] >= 0:
         sy = _named(canvas, sx, sy, "ecosystem", cat.ecosystems[state.eco[q]], width)
     if state.events[q]:

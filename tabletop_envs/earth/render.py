@@ -45,8 +45,11 @@ def render(s, player: int | None = None) -> str:
             head += f", score now {sum(score_breakdown(s, q, personal=False).values())} + personal ecosystem"
         lines.append(head)
         if s.island[q] >= 0 and (see_all or s.phase != "setup"):
-            isl, cli = cat.islands[s.island[q]], cat.climates[s.climate[q]]
-            lines.append(f"  island {isl['name']} ({isl['text']})  climate {cli['name']} ({cli['text']})")
+            isl = cat.islands[s.island[q]]
+            # in setup the island side is chosen before the climate side (-1 until then)
+            cli = f"{cat.climates[s.climate[q]]['name']} ({cat.climates[s.climate[q]]['text']})" \
+                if s.climate[q] >= 0 else "not chosen yet"
+            lines.append(f"  island {isl['name']} ({isl['text']})  climate {cli}")
         if see_all and s.eco[q] >= 0:
             lines.append(f"  ecosystem {cat.ecosystems[s.eco[q]]['name']}: {cat.ecosystems[s.eco[q]]['text']}")
         for r in range(4):

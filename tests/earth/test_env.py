@@ -276,6 +276,33 @@ def test_other_players_sides_stay_hidden_in_the_text_view_and_picture_until_ever
     assert a.render_text(p) != b.render_text(p)  # the chooser sees its own sides
 
 
+def test_a_climate_not_chosen_yet_is_shown_as_not_chosen_in_the_text_view_and_picture(monkeypatch):
+    """Between the island side and the climate side of setup the climate is -1, which indexed the
+    catalogue's last climate: the chooser was shown a climate card it was not offered."""
+    from tabletop_envs.core.render import Canvas
+    from tabletop_envs.earth import picture
+
+    from .scenario import act
+
+    s = EarthGame(num_players=2).new_initial_state(0)
+    p = s.current_player()
+    act(s, "side_island", 2 * s.offers["island"][p][0])
+    assert s.climate[p] == -1 and s.decision() == "side"
+    line = next(x for x in s.render_text(p).splitlines() if x.startswith("  island "))
+    assert line.endswith("  climate not chosen yet")
+    assert all(c["name"] not in s.render_text(p) for c in CAT.climates)
+    named = []
+    real = picture._named
+
+    def spy(canvas, x, y, label, rec, width):
+        named.append(label)
+        return real(canvas, x, y, label, rec, width)
+
+    monkeypatch.setattr(picture, "_named", spy)
+    assert isinstance(picture.draw_table(s, p), Canvas)
+    assert "island" in named and "climate" not in named
+
+
 def test_every_seat_sees_each_players_public_board_in_its_relative_seat():
     """Relative seat r of observer p is seat (p + r) % n in every segment: the seat markers (active,
     first player, decider, fauna leaves, bonus leaf) and the per-seat blocks (soil and counts, event
