@@ -357,6 +357,20 @@ def test_healing_cannot_raise_a_castle_above_10():
     assert s.castle[0] == 10
 
 
+@pytest.mark.parametrize("heal_lane, castle", [(D, 1), (A, 2)])
+def test_castle_hp_is_bounded_at_each_change_so_reveal_damage_below_0_is_lost_before_a_later_heal(heal_lane, castle):
+    # player 0 (1 HP, the losing player) reveals its defending lane first and its attacking lane last;
+    # player 1's Scorch and Red Fox deal 2 in between. Healed first: 1 + 2 - 2 = 1. Healed last: the
+    # damage stops at 0 and the heal counts in full, 0 + 2 = 2
+    s = make_state(hands=(["Rising Tide"], ["Scorch", "Red Fox", "Lantern Moth"]), castles=(1, 10))
+    place(s, "Rising Tide", heal_lane)
+    end(s)
+    place(s, "Scorch", D)
+    place(s, "Red Fox", D, discards=["Lantern Moth"])
+    end(s)
+    assert s.castle[0] == castle and not s.is_terminal()
+
+
 def test_a_player_may_own_the_same_card_as_the_opponent():
     deck = CAT.names[:20]
     s = TerraloreGame(decks=(deck, deck), mulligan=False).new_initial_state(0)
@@ -441,7 +455,8 @@ def test_rules_md_names_only_existing_tests_and_every_rule_option():
 
 
 def test_rules_md_choice_rows_name_the_file_of_every_test_outside_this_one():
-    # "the test that pins it (test_rule_choices.py unless said otherwise)": a row names the other files
+    # "the test that pins it (test_rule_choices.py unless said otherwise)": each test defined elsewhere
+    # is followed by its own file, as `test_x` (test_effects.py)
     import re
     from pathlib import Path
 
@@ -454,7 +469,8 @@ def test_rules_md_choice_rows_name_the_file_of_every_test_outside_this_one():
     assert len(rows) >= 18
     for row in rows:
         cell = row.rstrip(" |").rsplit(" | ", 1)[-1]
-        files = {Path(__file__).name, *re.findall(r"\((test_\w+\.py)\)", cell)}
-        where = set().union(*(defined[f] for f in files))
-        missing = [name for name in re.findall(r"`(test_\w+)`", cell) if name not in where]
-        assert not missing, f"RULES.md row {row.split('|')[1].strip()}: {missing} are in none of {sorted(files)}"
+        named = re.findall(r"`(test_\w+)`(?:\s*\((test_\w+\.py)\))?", cell)
+        assert named
+        wrong = [(name, file or Path(__file__).name) for name, file in named
+                 if name not in defined[file or Path(__file__).name]]
+        assert not wrong, f"RULES.md row {row.split('|')[1].strip()}: these tests are not in the file named: {wrong}"
