@@ -110,6 +110,10 @@ def check_ability(a) -> str | None:
                 return p
         if a.get("if_action") not in (None,) + ACTIONS:
             return f"if_action {a.get('if_action')!r} must be one of {ACTIONS}"
+        if kind == "on_event" and (a.get("cost") or a.get("if_action")):
+            # playing an event is no activation: there is no point at which to offer a payment or test a condition
+            return ("an on_event ability gains without a cost or an if_action condition; give it only 'gain' "
+                    "(or make it a 'gain' ability, which is activated by its colour)")
     if kind == "copy" and a["color"] not in ("red", "blue", "yellow", "green", "multi"):
         return "a copy ability must have an action colour"
     if kind == "cost_reduction":

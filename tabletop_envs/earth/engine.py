@@ -478,9 +478,9 @@ class EarthState(State):
         self.hands[p].remove(card)
         self.events[p].append(card)
         tasks = self.ability_tasks(p, self.game.cat.earth[card]["abilities"][0], None)
-        for _, a in self.all_abilities(p):
-            if a["kind"] == "on_event":
-                tasks += [{"t": "auto", "p": p, "op": g["res"], "n": g["n"]} for g in a["gain"]]
+        for slot, a in self.all_abilities(p):
+            if a["kind"] == "on_event":  # gains as a gain ability's (the catalogue allows it no cost or condition)
+                tasks += self.ability_tasks(p, {"gain": a["gain"]}, slot // 2 if slot < ISLAND_SLOT else None)
         self.queue[0:0] = tasks
 
     # ================================================================== the scheduler

@@ -159,6 +159,15 @@ def test_invalid_json_names_line_and_column(data_copy):
         Catalogue(data_copy)
 
 
+def test_an_island_whose_on_event_ability_has_a_cost_is_refused_on_load(data_copy):
+    def add_cost(islands):
+        next(i for i in islands if i["abilities"][0]["kind"] == "on_event")["abilities"][0]["cost"] = {"soil": 3}
+
+    edit(data_copy / "islands.json", "islands", add_cost)
+    with pytest.raises(CatalogueError, match="an on_event ability gains without a cost or an if_action condition"):
+        Catalogue(data_copy)
+
+
 def test_env_accepts_a_validated_alternative_data_dir(data_copy):
     from tabletop_envs.earth.engine import EarthGame
 

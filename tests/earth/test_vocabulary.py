@@ -404,6 +404,32 @@ def test_whenever_you_play_an_event_gain():
     s.check_invariants()
 
 
+def test_whenever_you_play_an_event_gain_places_sprouts_as_a_gain_ability_would(monkeypatch):
+    # a catalogue of one's own may give an on_event ability any gain: the shipped ones give soil or a draw,
+    # and a sprout gain was once run as an automatic step the engine did not know (an AssertionError)
+    s = board()
+    s.island[0] = island_where(lambda a: a["kind"] == "on_event")
+    monkeypatch.setitem(CAT.islands[s.island[0]]["abilities"][0], "gain", [{"res": "sprouts", "n": 2}])
+    put(s, 0, 5, flora(lambda c: c["sprouts"] >= 2))
+    e = next(c["id"] for c in CAT.earth if c["kind"] == "event" and not c["abilities"][0].get("cost")
+             and c["abilities"][0]["gain"][0]["res"] == "soil")
+    give(s, 0, e)
+    act(s, "event", e - EVENT0)
+    assert (s.decision(), s.current_player()) == ("place", 0) and legal(s, "cell") == [5]
+    act(s, "cell", 5)
+    act(s, "cell", 5)
+    assert s.spr[0][5] == 2 and (s.decision(), s.current_player()) == ("action", 0)
+    s.check_invariants()
+
+
+def test_an_on_event_ability_with_a_cost_or_a_condition_is_refused_when_the_catalogue_loads():
+    gain = [{"res": "draw", "n": 1}]
+    assert check_ability({"color": "brown", "kind": "on_event", "gain": gain}) is None
+    for extra in ({"cost": {"soil": 3}}, {"if_action": "plant"}):
+        problem = check_ability({"color": "brown", "kind": "on_event", "gain": gain, **extra})
+        assert problem.startswith("an on_event ability gains without a cost or an if_action condition")
+
+
 # ------------------------------------------------------------------ end-game scoring patterns
 def terrain_with(pattern, **kw):
     return {"pattern": pattern, **kw}
