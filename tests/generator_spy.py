@@ -1,18 +1,24 @@
-"""A policy that records the generator it is handed, for the tests that no policy gets a deal's stream."""
+"""A policy that records the generator it is handed, for the tests that no policy gets a deal's stream
+or the seed the deals were drawn from."""
+
+import numpy as np
 
 from tabletop_envs.core import RandomPolicy
 from tabletop_envs.core.engine import new_rng
 
 
 class GeneratorSpy:
-    """Plays randomly and records the stream of the generator it is handed at its first move."""
+    """Plays randomly and records the stream of the generator it is handed at its first move, and what
+    seeded that generator (which a policy can read as well as we do)."""
 
     def __init__(self):
         self.first_state = None
+        self.entropy = None
 
     def act(self, obs, mask, rng):
         if self.first_state is None:
             self.first_state = rng.bit_generator.state
+            self.entropy = rng.bit_generator.seed_seq.entropy
         return RandomPolicy().act(obs, mask, rng)
 
 
@@ -20,3 +26,13 @@ def same_stream(state, seed) -> bool:
     """PCG64's increment names its stream: equal increments are one sequence of numbers
     (``new_rng(seed)`` and ``np.random.default_rng(seed)`` are the same stream)."""
     return state["state"]["inc"] == new_rng(seed).bit_generator.state["state"]["inc"]
+
+
+def tells_the_seed(spy: GeneratorSpy, seed: int) -> bool:
+    """Whether the generator the spy was handed gives away ``seed``: as what seeded it, or as a stream that
+    a guess of the usual derivations of ``seed`` (a spawned child, ``[seed, k]``) re-creates."""
+    entropy = np.atleast_1d(np.asarray(spy.entropy, dtype=object)).tolist()
+    if seed in entropy:
+        return True
+    guesses = [np.random.SeedSequence(seed).spawn(1)[0], *(np.random.SeedSequence([seed, k]) for k in range(8))]
+    return any(np.random.PCG64(g).state["state"] == spy.first_state["state"] for g in guesses)

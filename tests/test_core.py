@@ -8,7 +8,7 @@ import pickle
 
 import numpy as np
 import pytest
-from generator_spy import GeneratorSpy, same_stream
+from generator_spy import GeneratorSpy, same_stream, tells_the_seed
 
 from tabletop_envs.core import IllegalActionError, RandomPolicy, SingleAgentEnv, conformance
 from tabletop_envs.core.errors import ConfigError
@@ -541,6 +541,7 @@ def test_policies_never_draw_from_the_generator_that_dealt_the_hidden_cards():
         spy = GeneratorSpy()
         play_game(game, [spy, spy], seed)
         assert not same_stream(spy.first_state, seed), f"play_game(seed={seed}) gave policies the deal's generator"
+        assert not tells_the_seed(spy, seed), f"play_game(seed={seed}) gave policies a generator that tells the seed"
 
 
 def test_a_match_never_hands_policies_the_generator_that_dealt_one_of_its_deals():
@@ -549,6 +550,18 @@ def test_a_match_never_hands_policies_the_generator_that_dealt_one_of_its_deals(
     spy = GeneratorSpy()
     play_match("terralore_v0", [spy, spy], 2, seed=0)  # the first deal of a match with seed 0 is dealt from 0
     assert not same_stream(spy.first_state, 0), "play_match(seed=0) gave policies the first deal's generator"
+    assert not tells_the_seed(spy, 0), "play_match(seed=0) gave policies a generator that tells the seed"
+
+
+@pytest.mark.parametrize("seed", [0, 918_273_645_501])
+def test_the_single_agent_envs_opponents_get_a_generator_that_does_not_tell_the_seed_of_the_learners_deals(seed):
+    # the env's deals follow from its reset seed: an opponent that read [seed, 1] off its generator
+    # re-ran them and knew the learner's hand
+    spy = GeneratorSpy()
+    env = SingleAgentEnv("travel_earth_v0", opponent=spy, learner_seat=1)
+    env.reset(seed=seed)
+    assert spy.first_state is not None, "player_0 is the opponent and moves before the learner"
+    assert not tells_the_seed(spy, seed)
 
 
 def test_doc_page_check_catches_a_page_without_the_layout_tables(toy):

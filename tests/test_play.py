@@ -376,6 +376,9 @@ def test_bots_never_draw_from_the_generator_that_dealt_the_hidden_cards():
     play_match("terralore_v0", [spy], human_seat=1, seed=5, ask=Script(["q"]), say=lambda s: None)
     assert spy.first_state is not None, "player_0 decides first in Terralore (the mulligan)"
     assert not same_stream(spy.first_state, 5)
+    from generator_spy import tells_the_seed
+
+    assert not tells_the_seed(spy, 5), "a bot could read the seed of the human's deal off its generator"
 
 
 def test_an_option_value_takes_json_and_the_python_spellings_the_errors_use():

@@ -7,6 +7,7 @@ through the game's ``ObservationLayout``.
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import inspect
 from collections.abc import Callable
@@ -78,15 +79,18 @@ class RandomPolicy:
         return "RandomPolicy()"
 
 
-def policy_rng(seed: int) -> np.random.Generator:
-    """The generator the policies of a game (or match) dealt from ``seed`` draw from.
+def policy_rng(seed: int, *stream: int) -> np.random.Generator:
+    """The generator the policies of a game (or match) dealt from ``seed`` draw from (``stream``: more
+    ints that tell apart generators of the same seed).
 
-    A child of the seed (``SeedSequence(seed).spawn``), never ``default_rng(seed)``: that is the very
-    stream an engine deals from (``new_rng(seed)``) and the AEC env draws its deal seed from, so a
-    policy handed it could re-run the deal and know every hidden card, and a random policy's moves
-    would follow the shuffles. A spawned child is another stream than any integer seed gives.
+    Seeded with a one-way hash (BLAKE2b) of the seed: a policy holds its generator, which carries what
+    seeded it (``bit_generator.seed_seq.entropy``) and a state that ``SeedSequence``'s arithmetic can be
+    run back from. Seeded with the seed itself, a spawned child of it or ``[seed, 1]``, the generator
+    handed a policy the seed of the deals, and so every hidden card (``new_rng(seed)`` deals them).
     """
-    return np.random.default_rng(np.random.SeedSequence(seed).spawn(1)[0])
+    key = ",".join(str(int(x)) for x in (seed, *stream)).encode()
+    digest = hashlib.blake2b(key, digest_size=32, person=b"tabletop-policy").digest()
+    return np.random.Generator(np.random.PCG64(int.from_bytes(digest, "little")))
 
 
 def act_batch(policy: Policy, observations: np.ndarray, action_masks: np.ndarray,

@@ -18,7 +18,7 @@ import numpy as np
 from .aec import TabletopAECEnv, action_index, penalty_returns, resolve_action
 from .engine import State
 from .errors import ConfigError, StateError
-from .policy import Policy, RandomPolicy, load_policy
+from .policy import Policy, RandomPolicy, load_policy, policy_rng
 
 #: deals in a row that may end before the learner's first decision before reset gives up
 MAX_REDEALS = 1000
@@ -226,9 +226,9 @@ class SingleAgentEnv(gymnasium.Env):
         start = self.aec.start_state(options)  # checked before anything changes
         super().reset(seed=seed)
         if seed is not None:
-            # [seed, 1], not seed + 1: vec envs are seeded seed, seed + 1, ..., and the next env's
-            # deals would draw the very numbers this env's opponents draw
-            self._opp_rng = np.random.default_rng([seed, 1])
+            # not seed + 1: vec envs are seeded seed, seed + 1, ..., and the next env's deals would draw
+            # the very numbers this env's opponents draw; and not [seed, 1], which an opponent could read
+            self._opp_rng = policy_rng(seed, 1)
         if start is not None:
             self.deal(start)
             self._play_opponents()

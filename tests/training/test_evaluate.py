@@ -201,6 +201,17 @@ def test_play_pair_never_hands_policies_the_generator_that_dealt_the_hidden_card
     assert not same_stream(spy.first_state, 0)
 
 
+@pytest.mark.parametrize("seed", [0, 918_273_645_501])
+def test_play_pair_hands_policies_a_generator_that_does_not_tell_the_secret_seed(seed):
+    # the deals of a pair are seed * 1_000_003 + deal: a policy that read the seed off its generator (its
+    # seed_seq.entropy) re-dealt them and knew the opponent's hand, however large the secret seed
+    from generator_spy import GeneratorSpy, tells_the_seed
+
+    spy = GeneratorSpy()
+    play_pair("travel_earth_v0", spy, "random", 2, seed=seed)
+    assert not tells_the_seed(spy, seed)
+
+
 @pytest.mark.parametrize("seed", [-1, -10_000, 1.5, True])
 def test_a_seed_that_is_no_non_negative_integer_is_refused_in_one_line(toy, seed, capsys):
     # -10000 ended in numpy's "expected non-negative integer" traceback; -5 played on (its pair seeds were positive)
