@@ -94,7 +94,8 @@ class SingleAgentEnv(gymnasium.Env):
         self.max_turns, self.illegal_action = env.max_turns, env.illegal_action
         self.game_state = None
         self._returns, self.truncated, self.illegal_action_played = None, False, False
-        self._opp_rng = np.random.default_rng()
+        self._opp_rng = np.random.default_rng()  # who sits in the other seats (the pool's draws)
+        self._moves_rng = np.random.default_rng()  # handed to the opponents for their moves
         self.episode_opponents: list[Policy] = []
 
     # SubprocVecEnv reaches these through env_method.
@@ -226,9 +227,11 @@ class SingleAgentEnv(gymnasium.Env):
         start = self.aec.start_state(options)  # checked before anything changes
         super().reset(seed=seed)
         if seed is not None:
-            # not seed + 1: vec envs are seeded seed, seed + 1, ..., and the next env's deals would draw
-            # the very numbers this env's opponents draw; and not [seed, 1], which an opponent could read
-            self._opp_rng = policy_rng(seed, 1)
+            # [seed, 1], not seed + 1: vec envs are seeded seed, seed + 1, ..., and the next env's
+            # deals would draw the very numbers this env's opponents draw
+            self._opp_rng = np.random.default_rng([seed, 1])
+            # an opponent holds this one, and must not read the seed of the learner's deals off it
+            self._moves_rng = policy_rng(seed, 1)
         if start is not None:
             self.deal(start)
             self._play_opponents()
@@ -254,7 +257,7 @@ class SingleAgentEnv(gymnasium.Env):
         """Let opponents move until the learner decides or the game is over."""
         while (turn := self.opponent_to_move()) is not None:
             if not self.play_if_forced():
-                self.play_opponent(*turn, self._opp_rng)
+                self.play_opponent(*turn, self._moves_rng)
 
     def step(self, action):
         self.begin_step(action)
