@@ -135,9 +135,14 @@ OFFER_REDEALS = 20
 def resample(s, player: int, rng: np.random.Generator):
     """A copy where every Earth card ``player`` cannot see (deck order, others' hands and draws, unknown
     compost cards), the other players' personal ecosystems and, during setup, their island and climate
-    cards and sides are re-dealt, keeping every size."""
+    cards and sides are re-dealt, keeping every size. Another seat choosing the cell for a card it plants
+    is put back at choosing the card, which is re-dealt with its hand."""
     t = s.clone()
     n = t.n
+    if t.queue and t.queue[0]["t"] == "plant_cell" and t.queue[0]["p"] != player:
+        # the others see neither the pick nor the card (pending_card is the planter's own), so the planter
+        # is still choosing which card to plant, from a hand re-dealt with the rest
+        _unpick_plant(t)
     slots = []  # (list, index) positions whose card is hidden from player
     for i in range(len(t.deck)):
         slots.append((t.deck, i))
@@ -149,11 +154,6 @@ def resample(s, player: int, rng: np.random.Generator):
             if q != player or not known:
                 slots.append((t.compost[q], i))
     pool = [zone[i] for zone, i in slots]
-    if t.queue and t.queue[0]["t"] == "plant_cell" and t.queue[0]["p"] != player:
-        # the card being planted is committed; keep it where it is
-        keep = t.queue[0]["card"]
-        slots = [(z, i) for z, i in slots if z[i] != keep]
-        pool = [zone[i] for zone, i in slots]
     order = rng.permutation(len(pool))
     for (zone, i), j in zip(slots, order):
         zone[i] = pool[int(j)]
@@ -170,6 +170,15 @@ def resample(s, player: int, rng: np.random.Generator):
     t._mask_cache = None
     return t
 
+
+def _unpick_plant(t) -> None:
+    """Undo the pick that queued the front ``plant_cell`` task: the card is still in the hand (it leaves it
+    when its cell is chosen), so only the ``plant`` task's count goes back (``_do_plant``)."""
+    q = t.queue.pop(0)["p"]
+    if t.queue and t.queue[0]["t"] == "plant" and t.queue[0]["p"] == q:
+        t.queue[0]["left"] += 1
+    else:  # that pick was its last: the task was dropped
+        t.queue.insert(0, {"t": "plant", "p": q, "left": 1})
 
 
 def _redeal_offers(t, player: int, what: str, sides: list, chosen: list, rng: np.random.Generator,

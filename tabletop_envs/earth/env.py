@@ -142,6 +142,11 @@ Version history
 * v0, ``resample_hidden`` fix (play unchanged): where 20 random re-deals of the others' islands and
   climates all fail to fit the draw and compost numbers the player has seen, a search deals them; before,
   such a world kept the real offers and sides.
+* v0, ``resample_hidden`` fix (play unchanged): while a player chooses the cell for the card they plant,
+  worlds for another player put them back at choosing which card to plant, the card re-dealt with their
+  hand; before, every such world kept the card in their hand and named it in the pending decision, which
+  the observation shows to the planter only. The text view and picture name the pending decision (and its
+  count) to the decider only, as the observation does; the other players read who decides.
 """
 
 from __future__ import annotations

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from ..core.render import HIGHLIGHT, MUTED, SEAT_COLORS, TEXT, Canvas, CardFace
 from .catalogue import ACTIONS
+from .render import pending_decision
 from .scoring import BEGINNER_FAUNA_VP, FAUNA_TIERS, final_score
 
 WIDTH = 1400
@@ -50,7 +51,7 @@ def cell_face(state, p: int, cell: int) -> CardFace:
 
 def draw_table(state, player: int | None = None) -> Canvas:
     canvas = Canvas(*picture_size(state.n))
-    _header(canvas, state)
+    _header(canvas, state, player)
     _board(canvas, state, 36)
     for q in range(state.n):
         row, col = divmod(q, 3)
@@ -58,7 +59,7 @@ def draw_table(state, player: int | None = None) -> Canvas:
     return canvas
 
 
-def _header(canvas: Canvas, state) -> None:
+def _header(canvas: Canvas, state, player: int | None) -> None:
     canvas.box(0, 0, canvas.width, 30, fill=(15, 50, 32), outline=None, radius=0)
     canvas.text(10, 6, f"Earth · {state.n} player{'s' if state.n > 1 else ''} · round {state.rounds + 1} · "
                        f"turn {state.turns + 1}", 16, bold=True)
@@ -68,8 +69,10 @@ def _header(canvas: Canvas, state) -> None:
         status = "game over · scores " + " / ".join(map(str, state.scores)) + f" · best: {', '.join(winners)}"
     else:
         action = f" · action: {ACTIONS[state.action]}" if state.action >= 0 else ""
-        status = (f"{state.phase} · active P{state.active}{action} · P{state.queue[0]['p']} decides: "
-                  f"{state.queue[0]['t']}" + (" · LAST ROUND" if state.end_triggered else ""))
+        shown = pending_decision(state, player)
+        status = (f"{state.phase} · active P{state.active}{action} · P{state.queue[0]['p']} "
+                  + ("to decide" if shown is None else f"decides: {shown}")
+                  + (" · LAST ROUND" if state.end_triggered else ""))
     canvas.text(canvas.width - 10, 7, status, 14, HIGHLIGHT if state.end_triggered else TEXT, anchor="ra",
                 max_width=canvas.width - 420)
 

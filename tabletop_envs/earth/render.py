@@ -62,6 +62,15 @@ def render(s, player: int | None = None) -> str:
             lines.append("  event stack: " + ", ".join(cat.names[c] for c in s.events[q]))
     if s.phase != "over":
         task = s.queue[0]
-        lines.append(f"pending: P{task['p']} decides {task['t']}"
-                     + (f" ({task['left']} left)" if "left" in task else ""))
+        shown = pending_decision(s, player)
+        lines.append(f"pending: P{task['p']} " + ("to decide" if shown is None else f"decides {shown}")
+                     + (f" ({task['left']} left)" if shown is not None and "left" in task else ""))
     return "\n".join(lines)
+
+
+def pending_decision(s, player: int | None) -> str | None:
+    """The pending decision's name as ``player`` may read it, or None: the observation shows which decision
+    it is (and its count) to the decider only, so another seat reads who decides, not whether a planter is
+    choosing its card or that card's cell."""
+    task = s.queue[0]
+    return task["t"] if player is None or player == task["p"] else None

@@ -619,6 +619,67 @@ def test_the_card_i_am_planting_is_shown_to_me_only():
     assert not lay.view(s.observation(0), "pending_card").any()
 
 
+def planting_at_its_cell(left: int):
+    """Seat 1 picked a flora card to plant (``left`` picks the plant task had) and now chooses its cell; the
+    position as it was before the pick, too."""
+    from .scenario import act, give, set_decision
+
+    s = after_setup(2, 0)
+    card = flora(skip=30)
+    give(s, 1, card)
+    s.soil[1] = 40
+    set_decision(s, {"t": "plant", "p": 1, "left": left})
+    s.queue.append({"t": "auto", "p": 1, "op": "draw", "n": 1})
+    before = [dict(task) for task in s.queue]
+    act(s, "plant", card)
+    assert s.queue[0] == {"t": "plant_cell", "p": 1, "card": card}
+    return s, card, before
+
+
+@pytest.mark.parametrize("left", [1, 2], ids=["its_only_pick", "the_first_of_two"])
+def test_worlds_for_another_seat_put_a_planter_choosing_the_cell_back_at_choosing_the_card(left):
+    """Seat 0 sees neither seat 1's pick nor the card (the pending card is the planter's own): its worlds
+    have seat 1 still choosing which card to plant, with the picks it had, from a hand re-dealt with the
+    rest, and show seat 0 the same observation and text view. Seat 1's own worlds keep the pick."""
+    s, card, before = planting_at_its_cell(left)
+    rng = np.random.default_rng(0)
+    n = 300
+    held = others_held = 0
+    others = [c for c in s.hands[1] if c != card]
+    for _ in range(n):
+        world = s.resample_hidden(0, rng)
+        world.check_invariants()
+        assert world.queue == before, "seat 1 is back at choosing the card, the rest of the turn as it was"
+        np.testing.assert_array_equal(world.observation(0), s.observation(0))
+        assert world.render_text(0) == s.render_text(0)
+        assert len(world.hands[1]) == len(s.hands[1]) and world.soil == s.soil
+        held += card in world.hands[1]
+        others_held += sum(c in world.hands[1] for c in others)
+    chance = others_held / (n * len(others))
+    assert held / n < 3 * chance + 0.05, f"the card is in seat 1's world hand in {held}/{n}, the others {chance:.3f}"
+    for _ in range(20):
+        world = s.resample_hidden(1, rng)
+        assert world.queue[0] == s.queue[0] and card in world.hands[1]
+        np.testing.assert_array_equal(world.legal_action_mask(), s.legal_action_mask())
+
+
+def test_another_seats_text_view_and_picture_name_who_decides_not_the_decision():
+    """The observation shows the pending decision (and its count) to the decider only: seat 0's text view
+    and picture read the same whether seat 1 chooses a card to plant or that card's cell."""
+    from tabletop_envs.earth.picture import draw_table
+
+    s, card, before = planting_at_its_cell(2)
+    chosen = s.clone()
+    s.queue = before
+    s._mask_cache = None
+    for view in (chosen, s):
+        assert view.render_text(0).splitlines()[-1] == "pending: P1 to decide"
+    assert chosen.render_text(1).splitlines()[-1] == chosen.render_text().splitlines()[-1] == "pending: P1 decides plant_cell"
+    assert s.render_text(1).splitlines()[-1] == "pending: P1 decides plant (2 left)"
+    assert np.array_equal(np.asarray(draw_table(chosen, 0).image), np.asarray(draw_table(s, 0).image))
+    assert not np.array_equal(np.asarray(draw_table(chosen, 1).image), np.asarray(draw_table(s, 1).image))
+
+
 def test_before_the_active_player_chooses_this_turns_action_no_action_is_marked():
     """Action -1 (not chosen yet this turn) marks nothing, and marks no fourth and fifth seat in the game."""
     s = after_setup(3, 0)
