@@ -668,8 +668,10 @@ class TerraloreState(State):
 
         Face-down cards keep their cost (the discards that paid for them were seen) and lane slots stay
         within four. The opponent's known cards (returned to their hand in view) stay in their hand or
-        face down, but which of them were placed is re-dealt too: ``player`` cannot see it. The card
-        the opponent is placing right now, if any, is kept where it is.
+        face down, but which of them were placed is re-dealt too: ``player`` cannot see it. Neither can
+        they see which card the opponent is placing right now: an opponent choosing its lane is still
+        choosing the card, and a card being paid for is re-dealt among those whose cost the discards
+        seen so far leave unpaid (with its payment and slots to free as that card's).
         The world gets a generator of its own (drawn from ``rng``): future chance is re-drawn too.
 
         With the opaque wall, ``player`` has seen nothing of the opponent's placement this Play Phase: the
@@ -688,11 +690,13 @@ class TerraloreState(State):
         if replace:
             s._restart_placement(q)
             s.done_placing[q] = False
+        elif s.actor == q and s.decision_name == LANE:
+            # on an open table the pick shows nothing until the card goes down in its lane
+            s._restart_placement(q)
         rng.shuffle(s.deck[player])
-        pending = s.pending_card if s.actor == q else -1
-        known = [c for c in s.known_hand[q] if c != pending]
-        unknown_hand = [c for c in s.hand[q] if c not in known and c != pending]
-        face_down_unknown = [c for ln in s.face_down[q] for c in ln if c not in known and c != pending]
+        known = list(s.known_hand[q])
+        unknown_hand = [c for c in s.hand[q] if c not in known]
+        face_down_unknown = [c for ln in s.face_down[q] for c in ln if c not in known]
         unknown = unknown_hand + s.deck[q] + face_down_unknown
         # A "random" deck list is hidden too: its unseen cards are any catalogue cards the opponent has
         # not shown (uniform, as random_deck drew them), not the real list's. A preset or a given list
@@ -700,27 +704,28 @@ class TerraloreState(State):
         seen = set(s.deck_list[q]) - set(unknown)
         pool = [c for c in range(s.cat.size) if c not in seen] if s.game.decks[q] == "random" else unknown
         hand_size = len(s.hand[q])
-        fixed_hand = [pending] if pending in s.hand[q] else []
         for _ in range(FACE_DOWN_REDEALS):
-            new_face_down = s._redeal_face_down(q, pool + known, {pending}, rng)
+            new_face_down = s._redeal_face_down(q, pool + known, rng)
             placed = {c for ln in new_face_down or () for c in ln}
-            hand = fixed_hand + [c for c in known if c not in placed]
+            hand = [c for c in known if c not in placed]
             if new_face_down is not None and len(hand) <= hand_size:
                 break
         else:
             # dealing at random kept failing (4 of 62,678 re-deals in random play): search for a dealing
             # instead of keeping the cards as they lie, which would tell where each one is
-            new_face_down = s._search_face_down(q, pool + known, {pending}, known, hand_size - len(fixed_hand), rng)
+            new_face_down = s._search_face_down(q, pool + known, known, hand_size, rng)
             placed = {c for ln in new_face_down for c in ln}
-            hand = fixed_hand + [c for c in known if c not in placed]
+            hand = [c for c in known if c not in placed]
         rest = [c for c in pool if c not in placed and c not in known]
         rng.shuffle(rest)
         # as many unseen cards as the real hidden zones hold besides the face-down ones just dealt
-        rest = rest[:len(unknown) - len(placed - set(known) - {pending})]
+        rest = rest[:len(unknown) - len(placed - set(known))]
         k = hand_size - len(hand)
         s.hand[q] = hand + rest[:k]
         s.deck[q] = rest[k:]
         s.face_down[q] = new_face_down
+        if s.actor == q and s.pending_card >= 0:
+            s._pay_for_redealt_pending_card()
         s.deck_list[q] = sorted(s.hand[q] + s.deck[q] + s.graveyard[q] + s.exile[q]
                                 + [c for ln in s.field[q] + s.face_down[q] for c in ln])
         # future chance (die rolls, mulligan shuffles) is hidden too: a world keeping the real generator
@@ -750,32 +755,44 @@ class TerraloreState(State):
             if action == end:
                 return
 
-    def _lane_room(self, q, keep):
-        """Slots taken in each of ``q``'s lanes before re-dealing its face-down cards, and each lane's room."""
+    def _face_down_fits(self, q, real, x, slots):
+        """May card ``x`` lie face down where ``q``'s card ``real`` lies, ``slots`` of its lane being taken by
+        the face-up creatures and the face-down cards placed before it?"""
         cat = self.cat
-        # a kept creature may have been placed after the cards re-dealt here: its slots are taken first,
-        # and a lane being freed (replace-one) may stay over by the slots still to free, as in the real state
-        slots = [sum(cat.slots[c] for c in self.field[q][ln])
-                 + sum(cat.slots[c] for c in self.face_down[q][ln] if c in keep and cat.is_creature[c])
-                 for ln in (ATTACK, DEFEND)]
-        room = [LANE_SLOTS + (self.slots_to_free if (q, ln) == (self.actor, self.pending_lane) else 0)
-                for ln in (ATTACK, DEFEND)]
-        return slots, room
+        over = slots + cat.slots[x] - LANE_SLOTS if cat.is_creature[x] else 0
+        if q != self.actor or real != self.pending_card:  # paid for: its cost was seen, and it fitted
+            return cat.cost[x] == cat.cost[real] and over <= 0
+        # the card being paid for may overfill its lane (a replace-one choice follows the discards)
+        paid = cat.cost[real] - self.discards_left
+        if self.decision_name == DESTROY:  # paid in full, and its lane is still over
+            return cat.cost[x] == paid and over > 0
+        # still discarding: playable from the hand it was picked from (cost at most the other cards)
+        return paid < cat.cost[x] <= paid + len(self.hand[q])
 
-    def _redeal_face_down(self, q, pool, keep, rng):
+    def _pay_for_redealt_pending_card(self) -> None:
+        """The payment still due for the re-dealt card being placed, as ``_do_lane`` and the payment steps so
+        far would have left it: the discards seen are paid, the slots to free are its lane's overflow."""
+        q, lane, real = self.actor, self.pending_lane, self.pending_card
+        card = self.face_down[q][lane][-1]
+        self.discards_left = self.cat.cost[card] - (self.cat.cost[real] - self.discards_left)
+        self.pending_card = card
+        self.slots_to_free = max(0, self._used_slots(q, lane) - LANE_SLOTS) if self.cat.is_creature[card] else 0
+
+    def _field_slots(self, q):
+        """Slots taken by ``q``'s face-up creatures in each lane."""
+        return [sum(self.cat.slots[c] for c in self.field[q][ln]) for ln in (ATTACK, DEFEND)]
+
+    def _redeal_face_down(self, q, pool, rng):
         cat = self.cat
         order = list(pool)
         rng.shuffle(order)
         used = set()
         out = [[], []]
-        slots, room = self._lane_room(q, keep)
+        slots = self._field_slots(q)
         for ln in (ATTACK, DEFEND):
             for c in self.face_down[q][ln]:
-                if c in keep:
-                    out[ln].append(c)
-                    continue
-                choice = next((x for x in order if x not in used and cat.cost[x] == cat.cost[c]
-                               and (not cat.is_creature[x] or slots[ln] + cat.slots[x] <= room[ln])), None)
+                choice = next((x for x in order if x not in used and self._face_down_fits(q, c, x, slots[ln])),
+                              None)
                 if choice is None:
                     return None
                 used.add(choice)
@@ -784,30 +801,25 @@ class TerraloreState(State):
                     slots[ln] += cat.slots[choice]
         return out
 
-    def _search_face_down(self, q, pool, keep, known, hand_room, rng):
-        """Face-down cards for ``q`` under :meth:`_redeal_face_down`'s rules (same cost, lanes within their
-        room, kept cards where they lie), with at most ``hand_room`` of the ``known`` cards left over for the
-        hand, found by :func:`search_hidden_deal`."""
+    def _search_face_down(self, q, pool, known, hand_room, rng):
+        """Face-down cards for ``q`` under :meth:`_redeal_face_down`'s rules (:meth:`_face_down_fits`), with
+        at most ``hand_room`` of the ``known`` cards left over for the hand, found by
+        :func:`search_hidden_deal`."""
         cat = self.cat
-        base, room = self._lane_room(q, keep)
+        base = self._field_slots(q)
         positions = [(ln, c) for ln in (ATTACK, DEFEND) for c in self.face_down[q][ln]]
-        to_deal = [sum(c not in keep for _, c in positions[k:]) for k in range(len(positions) + 1)]
         cards = list(dict.fromkeys(pool))
         known = set(known)
 
         def options(done):
             k = len(done)
             ln, real = positions[k]
-            if real in keep:
-                return [real]
-            dealt = [x for x, (_, c) in zip(done, positions) if c not in keep]
-            slots = base[ln] + sum(cat.slots[x] for x, (lane, c) in zip(done, positions)
-                                   if lane == ln and c not in keep and cat.is_creature[x])
-            known_left = len(known) - sum(x in known for x in dealt)
+            slots = base[ln] + sum(cat.slots[x] for x, (lane, _) in zip(done, positions)
+                                   if lane == ln and cat.is_creature[x])
+            known_left = len(known) - sum(x in known for x in done)
             # after this card, the places still to deal must be able to take the known cards the hand can't
-            return [x for x in cards if x not in dealt and cat.cost[x] == cat.cost[real]
-                    and (not cat.is_creature[x] or slots + cat.slots[x] <= room[ln])
-                    and known_left - (x in known) - to_deal[k + 1] <= hand_room]
+            return [x for x in cards if x not in done and self._face_down_fits(q, real, x, slots)
+                    and known_left - (x in known) - (len(positions) - k - 1) <= hand_room]
 
         dealt = search_hidden_deal(len(positions), options, rng, "the face-down cards")
         out = [[], []]
@@ -861,6 +873,14 @@ class TerraloreState(State):
             assert set(self.known_hand[p]) <= set(start["known_hand"]) <= set(start["hand"]), \
                 f"player {p}: known cards out of step with the Play Phase start"
 
+    def decision_seen_by(self, player: int | None) -> str:
+        """The pending decision as ``player`` may read it. The observation shows it to the actor only: another
+        seat sees that the actor is placing, not which step of a placement (choosing the lane, paying),
+        as behind the opaque wall, where :meth:`seen_by` shows the opponent at the Play decision."""
+        if player is None or player == self.actor or self.phase != PLAY:
+            return self.decision_name
+        return PLAY
+
     def card_label(self, card: int) -> str:
         c = self.cat[card]
         if c.is_creature:
@@ -874,7 +894,7 @@ class TerraloreState(State):
         s = self.seen_by(player)
         cat = s.cat
         status = ("game over: " + s.end_reason + f" (returns {s.result})") if s.phase == "over" else \
-            f"{s.phase} phase, player_{s.actor} to decide ({s.decision_name})"
+            f"{s.phase} phase, player_{s.actor} to decide ({s.decision_seen_by(player)})"
         lines = [f"Terralore — turn {s.turn_number}: {status}"]
         seats = (1 - player, player) if player is not None else (1, 0)
         for p in seats:

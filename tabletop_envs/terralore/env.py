@@ -121,6 +121,12 @@ Version history
 * v0 (``resample_hidden`` fix; play unchanged): where 20 random re-deals of the opponent's face-down cards
   all fail (4 in 62,678 in random play), a search deals them; before, such a world kept them where they
   lay, which told where each one was.
+* v0 (``resample_hidden`` fix; play unchanged): with ``opaque_wall=False``, worlds for the other player
+  re-deal the card being placed: while its lane is chosen the placer is still choosing a card, and a card
+  being paid for is any card whose cost the discards seen so far leave unpaid, with its own payment and
+  slots to free; before, every world kept the real card (in hand, then face down in its lane), though
+  the open table shows card backs and discards, never the cards. The other player's text view and
+  picture show the placer at the Play decision, not which step of a placement (as behind the wall).
 """
 
 from __future__ import annotations

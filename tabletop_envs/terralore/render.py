@@ -50,7 +50,7 @@ def draw_table(state, player: int | None = None) -> Canvas:
     canvas = Canvas(WIDTH, HEIGHT)
     me = 0 if player is None else player
     them = 1 - me
-    _header(canvas, state)
+    _header(canvas, state, player)
     # opponent on top: their strip, their hand, then their lanes (attacking on my left)
     _strip(canvas, state, them, 36, player)
     _hand(canvas, state, them, 64, player, SMALL_CARD)
@@ -64,11 +64,11 @@ def draw_table(state, player: int | None = None) -> Canvas:
     return canvas
 
 
-def _header(canvas: Canvas, state) -> None:
+def _header(canvas: Canvas, state, player: int | None) -> None:
     if state.phase == "over":
         status = f"game over: {state.end_reason}  (returns {state.result[0]:+d} / {state.result[1]:+d})"
     else:
-        status = f"{state.phase} phase · player_{state.actor} decides: {state.decision_name}"
+        status = f"{state.phase} phase · player_{state.actor} decides: {state.decision_seen_by(player)}"
     canvas.box(0, 0, WIDTH, 30, fill=(15, 50, 32), outline=None, radius=0)
     canvas.text(10, 6, f"Terralore · turn {state.turn_number}", 16, bold=True)
     canvas.text(WIDTH - 10, 7, status, 14, anchor="ra", max_width=WIDTH - 260)

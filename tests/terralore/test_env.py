@@ -27,12 +27,13 @@ def face_down_dealing(request, monkeypatch):
 
 def consistent_worlds(state, player, n, rng, mask=True):
     """``n`` worlds re-dealt for ``player``, each checked: a legal position that shows ``player`` the same
-    observation as ``state`` (and, with ``mask``, the same action mask)."""
+    observation as ``state`` (and, with ``mask`` and ``player`` to move, the same action mask: the mover's
+    mask is theirs to see, the other seat's is not)."""
     for _ in range(n):
         world = state.resample_hidden(player, rng)
         world.check_invariants()
         np.testing.assert_array_equal(world.observation(player), state.observation(player))
-        if mask:
+        if mask and player == state.current_player():
             np.testing.assert_array_equal(world.legal_action_mask(), state.legal_action_mask())
         yield world
 
@@ -132,23 +133,32 @@ def test_resample_hidden_does_not_tell_whether_a_known_card_was_placed_face_down
         "every re-dealt world put the known card where it really is: player 1 would learn whether it was placed")
 
 
-def test_resample_hidden_keeps_the_lane_of_a_creature_being_paid_for_within_four_slots():
-    # three face-up creatures and a face-down Undertow, then a creature placed in the same lane: a world
-    # that re-deals Undertow as a creature must leave room for the creature whose cost is being paid.
-    # On an open table: behind the wall (the default) the opponent's placement is replayed, not re-dealt.
+def test_resample_hidden_re_deals_the_card_being_paid_for_among_those_the_discards_seen_leave_unpaid():
+    # on an open table player 1 sees player 0 put a card face down in a lane holding three creatures and a
+    # face-down Undertow, and no discard for it yet; never which card (Sturdy Turtle, cost 1). A world deals
+    # there a card player 0 could have picked and is still paying for (cost 1: a discard is due, and the one
+    # card left in hand pays no more) with that payment due, and as many slots to free as it overfills the
+    # lane; the card placed before it (Undertow's place) fits within four. Player 0's own worlds keep theirs
     s = make_state(hands=(["Undertow", "Sturdy Turtle", "Gloom Bat", "Pebble Mole"], ["Gloom Bat"]),
                    attacking=(["Ember Imp", "Lantern Moth", "Sand Piper"], []), opaque_wall=False)
     place(s, "Undertow", A, discards=["Gloom Bat"])
     act(s, "play", cid("Sturdy Turtle"))
     act(s, "lane", A)
-    assert s.decision_name == "discard" and s.slots_to_free == 0
-    firsts = set()
-    for world in consistent_worlds(s, 1, 100, np.random.default_rng(0), mask=False):
-        first, turtle = world.face_down[0][A]
-        assert turtle == cid("Sturdy Turtle") and CAT.cost[first] == CAT.cost[cid("Undertow")]
-        assert not CAT.is_creature[first], "the lane's fourth slot is the Turtle's: Undertow re-deals as a skill"
-        firsts.add(first)
-    assert len(firsts) > 1, "the face-down card was actually re-dealt"
+    assert s.decision_name == "discard" and s.discards_left == 1 and s.slots_to_free == 0
+    placing, to_free = set(), set()
+    for world in consistent_worlds(s, 1, 200, np.random.default_rng(0)):
+        first, card = world.face_down[0][A]
+        assert world.decision_name == "discard" and world.pending_card == card and world.pending_lane == A
+        assert CAT.cost[card] == 1 and world.discards_left == 1
+        assert CAT.cost[first] == CAT.cost[cid("Undertow")] and world._used_slots(0, A) - world.slots_to_free <= 4
+        assert world.slots_to_free == max(0, world._used_slots(0, A) - 4)
+        placing.add(card)
+        to_free.add(world.slots_to_free)
+    assert len(placing) > 5, "the card being paid for is re-dealt"
+    assert to_free == {0, 1}, "a re-dealt creature may overfill the lane (a replace-one choice follows)"
+    for world in consistent_worlds(s, 0, 20, np.random.default_rng(0)):
+        assert world.face_down[0][A] == ids(["Undertow", "Sturdy Turtle"]) and world.pending_card == cid("Sturdy Turtle")
+
 
 
 def test_resample_hidden_searches_for_a_dealing_of_the_face_down_cards_when_dealing_at_random_fails(monkeypatch):
@@ -164,7 +174,7 @@ def test_resample_hidden_searches_for_a_dealing_of_the_face_down_cards_when_deal
     end(s)
     tries = []
 
-    def no_fit(self, q, pool, keep, rng):
+    def no_fit(self, q, pool, rng):
         tries.append(q)
 
     monkeypatch.setattr(engine.TerraloreState, "_redeal_face_down", no_fit)
@@ -279,24 +289,31 @@ def test_resample_hidden_deals_face_down_cards_at_random_and_searches_only_when_
     assert all(sorted(w.hand[0]) == sorted(full.hand[0]) for w in consistent_worlds(full, 1, 5, np.random.default_rng(1)))
 
 
-def test_resample_hidden_keeps_the_card_whose_lane_is_being_chosen_in_the_hand_once():
-    # on an open table player 1 sees player 0 pick Sturdy Turtle (still in hand while its lane is chosen):
-    # every world keeps it in player 0's hand, and deals it nowhere else
+def test_resample_hidden_re_deals_the_card_whose_lane_is_being_chosen_for_the_other_seat_only():
+    # on an open table player 1 sees card backs and discards, never the cards (choice 8), and nothing of
+    # player 0 picking Sturdy Turtle (the observation shows the pick to player 0 only): player 1's worlds
+    # have player 0 still choosing a card, from a hand re-dealt with the Turtle among player 0's unseen
+    # cards. Player 0's own worlds keep the pick, the Turtle in hand once
     s = make_state(hands=(["Sturdy Turtle", "Gloom Bat", "Pebble Mole"], ["Tidepool Crab"]), opaque_wall=False)
     act(s, "play", cid("Sturdy Turtle"))
     turtle = cid("Sturdy Turtle")
     assert s.decision_name == "lane" and s.pending_card == turtle and turtle in s.hand[0]
-    for world in consistent_worlds(s, 1, 40, np.random.default_rng(0)):
-        assert world.pending_card == turtle and world.hand[0].count(turtle) == 1
+    held = 0
+    for world in consistent_worlds(s, 1, 200, np.random.default_rng(0)):
+        assert world.decision_name == "play" and world.pending_card == -1 and len(world.hand[0]) == 3
+        held += turtle in world.hand[0]
+    assert held < 40, f"the Turtle is in player 0's hand in {held} of 200 worlds: the pick shows through"
+    for world in consistent_worlds(s, 0, 40, np.random.default_rng(0)):
+        assert world.decision_name == "lane" and world.pending_card == turtle and world.hand[0].count(turtle) == 1
         assert turtle not in world.deck[0] + world.face_down[0][A] + world.face_down[0][D]
-        assert world.deck_list[0].count(turtle) == 1 and len(world.hand[0]) == 3
     preset = TerraloreGame(decks=("ember_rush", "tidal_fortress"), mulligan=False,
                            opaque_wall=False).new_initial_state(5)
     play = preset.game.action_layout
     pick = next(c for c in preset.hand[0] if preset.legal_action_mask()[play.id("play", c)])
     act(preset, "play", pick)
-    for world in consistent_worlds(preset, 1, 40, np.random.default_rng(0)):
-        assert world.hand[0].count(pick) == 1 and pick not in world.deck[0]
+    in_deck = sum(pick in world.deck[0] for world in consistent_worlds(preset, 1, 40, np.random.default_rng(0)))
+    assert in_deck > 0, "the picked card of a public list is re-dealt into the deck too"
+
 
 
 def test_option_opaque_wall_resample_hidden_agrees_with_every_view_along_random_games():
@@ -727,6 +744,30 @@ def test_on_an_open_table_the_opponent_does_not_see_which_card_is_being_placed_o
         assert not lay.view(theirs, seg).any(), f"player 1 sees the opponent's {seg}"
 
 
+def test_on_an_open_table_the_opponents_text_view_and_picture_show_the_placer_at_play_not_at_which_step():
+    # the observation shows the decision to the placer only: the other seat's text view and picture say
+    # that player 0 is placing (the Play decision), as they do behind the wall, never that they are paying
+    open_table, walled = (make_state(hands=(["Stone Tortoise", "Gloom Bat", "Pebble Mole"], ["Sturdy Turtle"]),
+                                     opaque_wall=wall) for wall in (False, True))
+    for s in (open_table, walled):
+        act(s, "play", cid("Stone Tortoise"))
+        act(s, "lane", D)
+        assert s.decision_name == "discard"
+    header = open_table.render_text(1).splitlines()[0]
+    assert header.endswith("player_0 to decide (play)") and header == walled.render_text(1).splitlines()[0]
+    assert open_table.render_text(0).splitlines()[0].endswith("player_0 to decide (discard)")
+    assert open_table.render_text().splitlines()[0].endswith("player_0 to decide (discard)")
+    env = terralore_v0.raw_env(render_mode="rgb_array", opaque_wall=False)
+    env.reset(seed=0)
+    env.game_state = open_table
+    pictures = []
+    for decision in ("discard", "play"):
+        open_table.decision_name = decision
+        env.render_player = 1
+        pictures.append(np.asarray(env.render()))
+    assert np.array_equal(*pictures), "the picture for player 1 tells paying from choosing a card"
+
+
 def test_the_view_behind_the_wall_of_an_opponent_paying_for_a_card_is_a_position_with_its_own_legal_actions():
     # player 0 is paying for a card (their mask: discards); player 1's view shows player 0 still choosing
     # a card, and the view's own action mask is that decision's, not the real position's remembered one
@@ -851,7 +892,8 @@ def test_resample_hidden_takes_a_numpy_integer_seat_as_that_seat():
 def test_resample_hidden_fills_the_face_down_cards_with_known_cards_beside_the_card_whose_lane_is_chosen(
         face_down_dealing):
     # player 0 took back three cards, placed two cards face down and picked Sturdy Turtle, whose lane is
-    # being chosen: the hand holds the Turtle and one more card, so two of the known three lie face down
+    # being chosen: the hand holds two cards, so one of the known three at most is in it and the others lie
+    # face down. Player 1 does not see the pick: the Turtle is re-dealt with the unseen cards
     known = ["Tidepool Crab", "Pebble Mole", "Lantern Moth"]
     s = make_state(hands=(known + ["Sturdy Turtle"], ["Gloom Bat"]), opaque_wall=False)
     s.known_hand[0] = ids(known)
@@ -861,12 +903,13 @@ def test_resample_hidden_fills_the_face_down_cards_with_known_cards_beside_the_c
     assert s.decision_name == "lane" and len(s.hand[0]) == 2
     in_hand = set()
     for world in consistent_worlds(s, 1, 40, np.random.default_rng(0)):
-        assert len(world.hand[0]) == 2 and cid("Sturdy Turtle") in world.hand[0]
+        assert len(world.hand[0]) == 2 and world.decision_name == "play"
         down = world.face_down[0][A] + world.face_down[0][D]
         held = [c for c in world.hand[0] if c in ids(known)]
-        assert len(held) <= 1 and sorted(held + [c for c in down if c in ids(known)]) == sorted(ids(known))
+        assert sorted(held + [c for c in down if c in ids(known)]) == sorted(ids(known))
         in_hand.update(held)
     assert in_hand <= set(ids(known)) and len(in_hand) > 1, "which known card stays in hand is re-dealt"
+
 
 
 def test_resample_hidden_redraws_the_opponents_deck_list_by_the_opponents_deck_setting_not_the_players():
@@ -946,10 +989,10 @@ def test_resample_hidden_may_re_deal_creatures_into_the_last_free_slot_of_both_l
 def test_resample_hidden_lets_a_lane_being_freed_by_replace_one_stay_over_by_the_slots_still_to_free(
         lane, face_down_dealing):
     # on an open table player 0 placed Tidepool Crab face down in a lane holding three creatures, then
-    # Sturdy Turtle there too: the lane is one slot over until a creature is destroyed. In the worlds the
-    # Crab's place may hold a creature as it really does (the lane over by the same one slot), or a skill;
-    # the Turtle being paid for stays. Player 0's mask may differ: a world's face-down creature may be
-    # destroyed (player 1 does not see the mask; the inference from the destroy is not modelled, RULES.md)
+    # Sturdy Turtle there too, paid with one discard: the lane is one slot over until a creature is destroyed.
+    # Player 1 sees neither card. In the worlds the card being placed is a cost-1 creature (the discard seen
+    # paid for it in full) that overfills the lane, by the slots still to free; the Crab's place holds a
+    # cost-0 card that fits within four: a creature, as no cost-1 creature overfills three slots alone
     three = ["Ember Imp", "Lantern Moth", "Sand Piper"]
     s = make_state(hands=(["Tidepool Crab", "Sturdy Turtle", "Gloom Bat"], ["Pebble Mole"]),
                    attacking=(three if lane == A else [], []), defending=(three if lane == D else [], []),
@@ -957,19 +1000,26 @@ def test_resample_hidden_lets_a_lane_being_freed_by_replace_one_stay_over_by_the
     place(s, "Tidepool Crab", lane)
     place(s, "Sturdy Turtle", lane, discards=["Gloom Bat"])
     assert s.decision_name == "destroy" and s.slots_to_free == 1 and s._used_slots(0, lane) == 5
-    kinds = set()
-    for world in consistent_worlds(s, 1, 60, np.random.default_rng(0), mask=False):
-        first, turtle = world.face_down[0][lane]
-        assert turtle == cid("Sturdy Turtle") and world.pending_card == turtle and CAT.cost[first] == 0
-        assert world._used_slots(0, lane) <= 4 + world.slots_to_free and world.slots_to_free == 1
+    kinds, placing = set(), set()
+    for world in consistent_worlds(s, 1, 60, np.random.default_rng(0)):
+        first, card = world.face_down[0][lane]
+        assert world.decision_name == "destroy" and world.pending_card == card and world.discards_left == 0
+        assert CAT.cost[card] == 1 and CAT.is_creature[card] and CAT.cost[first] == 0
+        assert world._used_slots(0, lane) - CAT.slots[card] <= 4 < world._used_slots(0, lane)
+        assert world.slots_to_free == world._used_slots(0, lane) - 4
         assert world.face_down[0][1 - lane] == []
         kinds.add(bool(CAT.is_creature[first]))
-    assert kinds == {True, False}, "the face-down card re-deals as a creature (as it is) or a skill"
+        placing.add(card)
+    assert kinds == {True}
+    assert len(placing) > 1, "the card being placed is re-dealt"
 
 
-def test_resample_hidden_counts_no_slots_for_a_skill_being_paid_for(face_down_dealing):
+
+def test_resample_hidden_lets_the_card_being_paid_for_overfill_its_lane_the_cards_placed_before_fill_it(
+        face_down_dealing):
     # player 0 placed Tidepool Crab face down in a lane holding three creatures, then the skill Undertow
-    # there too (paying for it now): a skill takes no slot, so the Crab's place may still hold a creature
+    # there too (paying for it now). The Crab's place may hold a creature (the lane's fourth slot) or a
+    # skill; the card being paid for, a skill or a creature, which then leaves a slot to free
     s = make_state(hands=(["Tidepool Crab", "Undertow", "Gloom Bat"], ["Pebble Mole"]),
                    attacking=(["Ember Imp", "Lantern Moth", "Sand Piper"], []), opaque_wall=False)
     place(s, "Tidepool Crab", A)
@@ -977,11 +1027,14 @@ def test_resample_hidden_counts_no_slots_for_a_skill_being_paid_for(face_down_de
     act(s, "lane", A)
     assert s.decision_name == "discard" and s.slots_to_free == 0
     kinds = set()
-    for world in consistent_worlds(s, 1, 60, np.random.default_rng(0), mask=False):
-        first, undertow = world.face_down[0][A]
-        assert undertow == cid("Undertow") and CAT.cost[first] == 0 and world._used_slots(0, A) <= 4
-        kinds.add(bool(CAT.is_creature[first]))
-    assert kinds == {True, False}, "the face-down card re-deals as a creature (as it is) or a skill"
+    for world in consistent_worlds(s, 1, 100, np.random.default_rng(0)):
+        first, card = world.face_down[0][A]
+        assert CAT.cost[first] == 0 and CAT.cost[card] == 1 and world.pending_card == card
+        assert world._used_slots(0, A) - (CAT.slots[card] if CAT.is_creature[card] else 0) <= 4
+        assert world.slots_to_free == max(0, world._used_slots(0, A) - 4)
+        kinds.add((bool(CAT.is_creature[first]), bool(CAT.is_creature[card])))
+    assert len(kinds) == 4, "either card a creature or a skill"
+
 
 
 def test_resample_hidden_search_counts_the_slots_of_every_creature_it_deals_into_a_lane(monkeypatch):
