@@ -11,7 +11,7 @@ import warnings
 
 import numpy as np
 
-from .engine import TERMINAL, check_json_roundtrip
+from .engine import TERMINAL, State, check_json_roundtrip
 from .registry import get_spec
 
 # Warnings api_test may raise that are expected, each with its reason. Anything else fails.
@@ -249,7 +249,8 @@ def check_mask_equals_rules(env_name: str, game_kwargs: dict, num_states: int = 
 
 
 def check_no_leak(env_name: str, game_kwargs: dict, num_states: int = 60, resamples: int = 3, seed: int = 2) -> None:
-    """A player's observation is unchanged when everything they cannot see is re-dealt.
+    """A player's observation, and the text view of a game that has its own, is unchanged when everything
+    they cannot see is re-dealt.
 
     Each re-dealt world must also have a generator of its own: future chance is hidden too, and a
     world keeping the real one would draw the real future (and its state would let the deal be re-run).
@@ -259,12 +260,15 @@ def check_no_leak(env_name: str, game_kwargs: dict, num_states: int = 60, resamp
     game = make_game(env_name, **game_kwargs)
     rng = np.random.default_rng(seed)
     tested = changed = 0
+    # the default text view is the whole state's repr, which claims to hide nothing
+    own_text = game.state_class.render_text is not State.render_text
     while tested < num_states:
         state = game.new_initial_state(int(rng.integers(2**31)))
         while not state.is_terminal() and tested < num_states:
             if rng.random() < 0.2:
                 for p in range(game.num_players):
                     obs = state.observation(p)
+                    text = state.render_text(p) if own_text else None
                     for _ in range(resamples):
                         other = state.resample_hidden(p, rng)
                         np.testing.assert_array_equal(
@@ -272,6 +276,9 @@ def check_no_leak(env_name: str, game_kwargs: dict, num_states: int = 60, resamp
                             err_msg=f"player {p}'s observation changed when hidden information was resampled "
                                     f"during {state.decision()!r}: it leaks hidden information")
                         other.check_invariants()
+                        assert not own_text or other.render_text(p) == text, (
+                            f"player {p}'s text view changed when hidden information was resampled during "
+                            f"{state.decision()!r}: it shows what the observation hides")
                         if p == state.current_player():
                             np.testing.assert_array_equal(other.legal_action_mask(), state.legal_action_mask())
                         assert other.rng.bit_generator.state != state.rng.bit_generator.state, (
