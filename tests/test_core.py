@@ -286,6 +286,24 @@ def test_step_before_reset_is_a_clear_error(toy):
         toy_game.env().state()
 
 
+def test_agent_iter_and_the_agents_before_reset_are_clear_errors(toy):
+    # the commonest AEC slip: `for agent in env.agent_iter()` with no reset gave Python's bare
+    # "'raw_env' object has no attribute 'agents'", which reads like a bug of the library
+    import toy_game
+
+    env = toy_game.env()
+    with pytest.raises(RuntimeError, match=r"reset\(\) must be called before agent_iter\(\)"):
+        env.agent_iter()
+    for name in ("agents", "agent_selection", "rewards", "terminations", "truncations", "infos"):
+        with pytest.raises(AttributeError, match=f"{name} is set by reset\\(\\): call env.reset"):
+            getattr(env, name)
+    assert not hasattr(env, "agents")  # still an AttributeError, for code that asks with hasattr
+    with pytest.raises(AttributeError, match="has no attribute 'nonsense'"):
+        _ = env.nonsense
+    env.reset(seed=0)
+    assert list(env.agent_iter(1)) == [env.agent_selection] and env.agents == env.possible_agents
+
+
 def test_non_acting_seat_mask_is_all_zero_and_mirrored_in_info(toy):
     import toy_game
 

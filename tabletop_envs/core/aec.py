@@ -199,6 +199,22 @@ class TabletopAECEnv(AECEnv):
             raise RuntimeError("reset() must be called before step(), observe(), last(), state() or render(): "
                                "call env.reset(seed=...) first")
 
+    #: what reset() sets: read before it, each is named with the fix instead of Python's bare AttributeError
+    _SET_BY_RESET = frozenset({"agents", "agent_selection", "rewards", "terminations", "truncations", "infos",
+                               "num_steps"})
+
+    def __getattr__(self, name):
+        # only reached when the attribute is missing
+        if name in type(self)._SET_BY_RESET:
+            raise AttributeError(f"{name} is set by reset(): call env.reset(seed=...) before reading it "
+                                 "(or iterating env.agent_iter())")
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def agent_iter(self, max_iter: int = 2**63):
+        if self.game_state is None:
+            raise RuntimeError("reset() must be called before agent_iter(): call env.reset(seed=...) first")
+        return super().agent_iter(max_iter)
+
     def _after_move(self) -> None:
         """Point agent_selection at the seat to move and refresh its mask in info."""
         state = self.game_state
