@@ -102,10 +102,12 @@ Reservoir contents are never shown (their sizes and Full/Empty counts are).
 ## Action mask
 
 ``obs["action_mask"]`` (and ``info["action_mask"]``) marks the legal ids of the seat to move; the
-other seat's mask is all zeros. Steps with only one possible move (nothing to add, an empty Hand,
-no Animal that can be declared, a single Reservoir card to pay with) are taken automatically by the
-engine, but only where public information shows it: the defending player choosing which of two or more
-face-down Reservoir cards pays is always asked, even when they are copies of one card.
+other seat's mask is all zeros. Steps with nothing to decide (nothing to add, an empty Hand, no Animal
+that can be declared, a single Reservoir card to pay with) are taken automatically by the engine, each on
+public information only. Three decisions are asked even with a single legal move: the statistic when only
+one is left unused in a challenge and the Defender when only one Animal can defend (both public; they stay
+decisions in v0), and the defending player choosing which of two or more face-down Reservoir cards pays,
+even when they are copies of one card (skipping it would tell the Challenger that they are).
 
 ## Rewards
 

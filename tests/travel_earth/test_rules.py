@@ -909,6 +909,18 @@ def test_reservoir_over_the_limit_after_blubber_store_leaves_keeps_its_cards_but
     assert s.player == 1 and s.reservoir_size(1) == 7 and legal(s, "add_to_reservoir") == []
 
 
+def test_the_last_unused_statistic_and_a_sole_possible_defender_are_asked_though_each_is_a_single_move():
+    # RULES.md 14: only steps with nothing to decide are taken; these two stay decisions in v0
+    s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]), p1=dict(ready=["Lion"]))
+    act(s, "declare", "Lion")
+    act(s, "statistic", 0)
+    assert (s.phase, s.current_player(), len(s.legal_actions())) == ("defender", 1, 1)
+    act(s, "defend_ready", "Lion")
+    for k in range(1, 5):  # a Lion against a Lion ties on every statistic
+        act(s, "statistic", k)
+    assert (s.phase, s.current_player(), len(s.legal_actions())) == ("statistic", 0, 1)
+
+
 def test_declare_step_locks_itself_when_no_further_challenger_can_be_declared():
     s = scenario(p0=dict(ready=["Lion", "Tiger"], reservoir=["Koala"]), p1=dict(ready=["Sea otter"]))
     act(s, "declare", "Tiger")  # one Full card: nobody else can join
