@@ -391,8 +391,9 @@ def check_compatible(meta: dict, env: str | None = None, source: str = "model", 
 
 
 #: options a model plays under without a warning: the README plays the Earth models at every table size
-#: (a 2-player model at 4 players and back), whose observation and actions are the same for every count
-CARRIED_OVER_OPTIONS = frozenset({"num_players"})
+#: (a 2-player model at 4 players and back), whose observation and actions are the same for every count;
+#: Earth's ``reward`` shapes the returns the env hands out, not a rule of the game the model plays
+CARRIED_OVER_OPTIONS = frozenset({"num_players", "reward"})
 _CONFIGS: dict[tuple[str, str], dict] = {}
 
 

@@ -209,6 +209,20 @@ def test_a_sidecar_written_before_an_option_existed_warns_under_its_new_default(
         load_policy(str(model), env="terralore_v0", game_config={"opaque_wall": False})
 
 
+def test_earths_reward_option_is_no_rule_the_model_check_warns_about():
+    # vp_margin changes the returns a learner gets, not the game the opponent plays
+    import warnings
+
+    from tabletop_envs import RuleOptionsWarning
+    from tabletop_envs.core.single_agent import SingleAgentEnv
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        SingleAgentEnv("earth_v0", opponent="earth_v0/ppo", reward="vp_margin")
+    with pytest.warns(RuleOptionsWarning, match="fauna_side='beginner'"):
+        SingleAgentEnv("earth_v0", opponent="earth_v0/ppo", reward="vp_margin", fauna_side="beginner")
+
+
 def test_every_tool_that_builds_the_env_passes_its_rule_options_to_the_model_check(tmp_path):
     from tabletop_envs import RuleOptionsWarning
     from tabletop_envs.core.arena import play_match
