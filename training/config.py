@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import itertools
 import math
 import re
 import string
@@ -34,7 +35,8 @@ class PPOConfig:
     total_timesteps: int = config_key(200_000, "learner decisions (env steps) to train for", min=1)
     learning_rate: float = config_key(3e-4, "Adam step size", min=0)
     n_steps: int = config_key(512, "rollout length per env before each update", min=2)
-    batch_size: int = config_key(256, "minibatch size of the PPO update", min=2)
+    batch_size: int = config_key(256, "minibatch size of the PPO update; the rollout (n_steps * n_envs) may not "
+                                 "leave a last minibatch of one sample", min=2)
     n_epochs: int = config_key(4, "passes over each rollout", min=1)
     gamma: float = config_key(0.99, "discount", min=0, max=1)
     gae_lambda: float = config_key(0.95, "GAE lambda", min=0, max=1)
@@ -144,6 +146,7 @@ class TrainConfig:
         if self.ppo.batch_size > self.ppo.n_steps * self.vec.n_envs:
             raise ConfigError(f"ppo.batch_size {self.ppo.batch_size} exceeds the rollout size ppo.n_steps * "
                               f"vec.n_envs = {self.ppo.n_steps * self.vec.n_envs}; lower it or raise n_steps")
+        self._check_last_minibatch()
         if not self.ppo.net_arch or any(h < 1 for h in self.ppo.net_arch):
             raise ConfigError(f"ppo.net_arch must be a non-empty list of positive sizes, got {self.ppo.net_arch}")
         check_device(self.ppo.device, "ppo.device")
@@ -172,6 +175,25 @@ class TrainConfig:
                 hint = typing.get_type_hints(type(part))[name]
                 meta = {f.name: f.metadata for f in dataclasses.fields(part)}[name]
                 phase["set"][key] = _check_type(value, hint, f"{where}.set.{key}", "phases", meta)
+
+    def _check_last_minibatch(self) -> None:
+        """The rollout may not end in a minibatch of one sample.
+
+        The PPO update (sb3-contrib's MaskablePPO, unlike SB3's PPO) divides each minibatch's advantages
+        by their standard deviation, which one sample does not have: NaN weights, and the run dies later
+        with a misleading "illegal action" error. FastMaskableRolloutBuffer cuts minibatches as sb3 does.
+        """
+        p, n_envs = self.ppo, self.vec.n_envs
+        rollout = p.n_steps * n_envs
+        if rollout % p.batch_size != 1:
+            return
+        batch = next((b for b in range(p.batch_size - 1, 1, -1) if rollout % b != 1), rollout)
+        n_steps = next(n for n in itertools.count(p.n_steps + 1) if n * n_envs % p.batch_size != 1)
+        raise ConfigError(f"the rollout ppo.n_steps * vec.n_envs = {p.n_steps} * {n_envs} = {rollout} leaves a last "
+                          f"minibatch of one sample ({rollout} = {rollout // p.batch_size} * ppo.batch_size "
+                          f"{p.batch_size} + 1), whose advantage has no standard deviation to normalise by (NaN "
+                          f"weights); change one of them, e.g. --set ppo.batch_size={batch} or --set "
+                          f"ppo.n_steps={n_steps}")
 
     def _check_shares(self) -> None:
         """The anchors' shares of episodes, as written and after each phase, sum to at most 1."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -72,6 +73,19 @@ def test_anchor_shares_above_one_are_refused():
 def test_batch_larger_than_rollout_is_refused():
     with pytest.raises(ConfigError, match="exceeds the rollout size"):
         load_config(data={"ppo": {"n_steps": 16, "batch_size": 64}, "vec": {"n_envs": 2}})
+
+
+@pytest.mark.parametrize("n_envs, n_steps, batch_size", [(3, 171, 256), (1, 3, 2), (2, 64, 127)])
+def test_a_rollout_leaving_a_one_sample_minibatch_is_refused_and_each_suggested_fix_loads(n_envs, n_steps,
+                                                                                          batch_size):
+    sizes = [f"vec.n_envs={n_envs}", f"ppo.n_steps={n_steps}", f"ppo.batch_size={batch_size}"]
+    with pytest.raises(ConfigError, match="last minibatch of one sample") as refused:
+        load_config(overrides=sizes)
+    fixes = re.findall(r"--set (ppo\.\w+=\d+)", str(refused.value))
+    assert len(fixes) == 2
+    for fix in fixes:
+        cfg = load_config(overrides=[*sizes, fix])
+        assert cfg.ppo.n_steps * cfg.vec.n_envs % cfg.ppo.batch_size != 1
 
 
 def test_missing_file_and_bad_yaml_are_config_errors(tmp_path):
