@@ -12,12 +12,14 @@ A run folder (``output.dir``) receives: ``run.json`` (config, reproduce command)
 (TensorBoard: episode reward, win rates against each anchor in training and in scheduled
 evaluation, pool size), ``checkpoints/step_<n>/`` (model, pool, history; ``--resume`` continues
 from the newest), ``final_model.zip``, the exported policy ``<name>.onnx/.npz/.json``,
-``history.json`` and ``learning_curve.png``.
+``history.json`` and ``learning_curve.png``. A fresh run moves an earlier run's files there into
+``before-<time>/`` (:func:`set_aside_earlier_run`).
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import multiprocessing
 import os
@@ -388,15 +390,42 @@ def evaluate_model(cfg: TrainConfig, model, games: int, seed: int, anchors) -> d
                              act="argmax" if cfg.eval.deterministic else "sample")
 
 
-def set_aside_old_checkpoints(run_dir: Path) -> Path | None:
-    """A fresh run in a folder that holds an earlier run's checkpoints renames them, so that neither
-    ``--resume`` nor the checkpoint selection mistakes them for this run's (and nothing is deleted)."""
-    old = run_dir / "checkpoints"
-    if not old.is_dir() or not any(old.iterdir()):
+#: what a run writes at the top of its folder besides its exported ``<output.name>.onnx/.npz/.json``
+#: (the last three are training.main_job's report)
+RUN_FILES = ("run.json", "pretrain.json", "summary.json", "history.json", "final_model.zip", "learning_curve.png",
+             "checkpoints", "tb", "main_job.json", "main_job.md", "elo.png")
+EXPORT_SUFFIXES = (".onnx", ".npz", ".json")
+
+
+def set_aside_earlier_run(run_dir: Path, name: str) -> Path | None:
+    """A fresh run in a folder that holds an earlier run's files moves them into one ``before-<time>``
+    folder there: this run would overwrite its model, sidecar and reports, and ``--resume``, the
+    checkpoint selection and a resumed run's reports (pretrain.json) would read its leftovers as this
+    run's. Nothing is deleted. ``name`` is this run's ``output.name``; the earlier run's is read from its
+    run.json, so its exported policy moves too when the names differ."""
+    names = {name}
+    try:
+        names.add(json.loads((run_dir / "run.json").read_text())["config"]["output"]["name"])
+    except (OSError, ValueError, KeyError, TypeError):
+        pass  # no run.json, or not one of ours: this run's name is all there is to go by
+    candidates = [run_dir / f for f in RUN_FILES]
+    candidates += [run_dir / f"{n}{suffix}" for n in sorted(n for n in names if isinstance(n, str) and n)
+                   for suffix in EXPORT_SUFFIXES]
+    # an empty folder holds nothing to misread (and training.train's own run writes into it)
+    found = [p for p in candidates if p.is_file() or (p.is_dir() and any(p.iterdir()))]
+    if not found:
         return None
-    target = run_dir / f"checkpoints.before-{time.strftime('%Y%m%d-%H%M%S')}"
-    old.rename(target)
-    print(f"{run_dir} held checkpoints of an earlier run: moved them to {target}", flush=True)
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    target = run_dir / f"before-{stamp}"
+    for n in itertools.count(2):
+        if not target.exists():
+            break
+        target = run_dir / f"before-{stamp}-{n}"  # two fresh runs within the same second
+    target.mkdir()
+    for path in found:
+        path.rename(target / path.name)
+    print(f"{run_dir} held an earlier run's files: moved {', '.join(p.name for p in found)} to {target}",
+          flush=True)
     return target
 
 
@@ -523,7 +552,7 @@ def train(cfg: TrainConfig, resume: bool = False, command: str | None = None) ->
         if resume:
             print(f"no checkpoint under {run_dir}/checkpoints; starting afresh")
         model = build_model(cfg, venv, run_dir)
-        set_aside_old_checkpoints(run_dir)
+        set_aside_earlier_run(run_dir, cfg.output.name)
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "run.json").write_text(json.dumps(run_info, indent=2) + "\n")
     pretrain_report = None

@@ -196,11 +196,36 @@ def test_a_fresh_run_in_a_used_folder_sets_the_old_checkpoints_aside(toy, tmp_pa
     old.mkdir(parents=True)
     (old / "model.zip").write_bytes(b"an earlier run's model")
     summary = train(load_config(data=data))
-    kept = list(tmp_path.glob("run/checkpoints.before-*/step_000009999/model.zip"))
+    kept = list(tmp_path.glob("run/before-*/checkpoints/step_000009999/model.zip"))
     assert len(kept) == 1 and kept[0].read_bytes() == b"an earlier run's model"  # nothing lost
     assert sorted(p.name for p in (tmp_path / "run" / "checkpoints").iterdir()) == ["step_000000256",
                                                                                      "step_000000512"]
     assert [c["steps"] for c in summary["selection"]["candidates"]] == [256, 512]  # only this run's
+
+
+def test_a_fresh_run_sets_all_of_an_earlier_runs_files_aside_and_its_resume_reports_no_stale_warm_start(toy,
+                                                                                                        tmp_path):
+    run = tmp_path / "run"
+    run.mkdir()
+    earlier = {"run.json": json.dumps({"config": {"output": {"name": "champion"}}}),
+               "pretrain.json": json.dumps({"teacher": "toy_v0/highest", "samples": 5}),
+               "summary.json": "{}", "history.json": "[]", "final_model.zip": "an earlier model",
+               "ppo.onnx": "earlier", "ppo.npz": "earlier", "ppo.json": "{}", "champion.onnx": "earlier",
+               "main_job.md": "an earlier report"}
+    for name, text in earlier.items():
+        (run / name).write_text(text)
+    (run / "notes.txt").write_text("mine")
+    data = quiet_tiny(tmp_path, ppo={"total_timesteps": 256}, output={"export": True})
+    train(load_config(data=data))
+    moved = list(tmp_path.glob("run/before-*"))
+    assert len(moved) == 1 and {name: (moved[0] / name).read_text() for name in earlier} == earlier
+    assert not (run / "pretrain.json").exists() and not (run / "main_job.md").exists()
+    assert (run / "notes.txt").read_text() == "mine"  # not a file of a run: it stays
+    summary = train(load_config(data=quiet_tiny(tmp_path, ppo={"total_timesteps": 512}, output={"export": True})),
+                    resume=True)
+    assert summary["steps"] == 512 and "pretrain" not in summary
+    assert json.loads((run / "ppo.json").read_text())["training"]["pretrain"] is None
+    assert list(tmp_path.glob("run/before-*")) == moved  # --resume sets nothing aside
 
 
 def test_an_unknown_selection_anchor_fails_before_training(toy, tmp_path):
@@ -737,7 +762,7 @@ def test_steps_per_second_leaves_out_the_time_spent_writing_checkpoints(toy, tmp
 def test_a_fresh_run_leaves_an_empty_checkpoints_folder_where_it_is(toy, tmp_path):
     (tmp_path / "run" / "checkpoints").mkdir(parents=True)
     train(load_config(data=quiet_tiny(tmp_path, ppo={"total_timesteps": 256})))
-    assert not list(tmp_path.glob("run/checkpoints.before-*"))  # nothing of an earlier run to set aside
+    assert not list(tmp_path.glob("run/before-*"))  # nothing of an earlier run to set aside
     assert (tmp_path / "run" / "checkpoints" / "step_000000256" / "state.json").exists()
 
 
