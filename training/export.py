@@ -133,11 +133,28 @@ def code_version() -> dict:
     return info
 
 
+MODEL_SUFFIXES = (".onnx", ".npz", ".json")
+
+
+def model_stem(out: str | Path) -> Path:
+    """The stem of an exported model's three files: ``out`` whole, dots included (``ppo.v2`` writes
+    ``ppo.v2.onnx``; ``Path.with_suffix`` would make it ``ppo.onnx``, another model's file), except that
+    one of the three file names stands for its stem (``dir/ppo.onnx`` is ``dir/ppo``)."""
+    out = Path(out)
+    return out.with_suffix("") if out.suffix in MODEL_SUFFIXES else out
+
+
+def model_file(out: str | Path, suffix: str) -> Path:
+    """``<stem>.onnx`` (``suffix`` one of :data:`MODEL_SUFFIXES`) of the model at ``out``."""
+    stem = model_stem(out)
+    return stem.with_name(stem.name + suffix)
+
+
 def export_policy(weights, activation: str, out_stem: str | Path, env_name: str, game_config: dict | None = None,
                   training: dict | None = None, evaluation: dict | None = None, name: str | None = None,
                   deterministic: bool = True) -> Path:
-    """Write ``<out_stem>.onnx``, ``.npz`` and ``.json``; returns the .onnx path."""
-    out_stem = Path(out_stem)
+    """Write ``<out_stem>.onnx``, ``.npz`` and ``.json`` (see :func:`model_stem`); returns the .onnx path."""
+    out_stem = model_stem(out_stem)
     game = make_game(env_name, **(game_config or {}))
     n_obs, n_act = weights[0][0].shape[0], weights[-1][0].shape[1]
     if (n_obs, n_act) != (game.observation_layout.size, game.num_actions):
@@ -146,12 +163,12 @@ def export_policy(weights, activation: str, out_stem: str | Path, env_name: str,
     import onnx  # after the check: a network that cannot fit is refused even where onnx is missing
 
     out_stem.parent.mkdir(parents=True, exist_ok=True)
-    onnx_path = out_stem.with_suffix(".onnx")
+    onnx_path = model_file(out_stem, ".onnx")
     onnx.save(onnx_graph(weights, activation), str(onnx_path))
     arrays = {}
     for i, (w, b) in enumerate(weights):
         arrays[f"W{i}"], arrays[f"b{i}"] = np.asarray(w, np.float32), np.asarray(b, np.float32)
-    np.savez(out_stem.with_suffix(".npz"), **arrays)
+    np.savez(model_file(out_stem, ".npz"), **arrays)
     family, _, version = env_name.rpartition("_v")
     meta = {
         "format": SIDECAR_FORMAT,
@@ -170,13 +187,13 @@ def export_policy(weights, activation: str, out_stem: str | Path, env_name: str,
         "network": {"kind": "mlp", "hidden": [int(w.shape[1]) for w, _ in weights[:-1]], "activation": activation},
         "mask": "not in the graph: set logits of illegal actions to -inf, then argmax (or sample)",
         "act": "argmax" if deterministic else "sample",
-        "files": {"onnx": onnx_path.name, "weights": out_stem.with_suffix(".npz").name},
+        "files": {"onnx": onnx_path.name, "weights": model_file(out_stem, ".npz").name},
         "training": training or {},
         "evaluation": evaluation or {},
         "code_version": code_version(),
         "exported": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
     }
-    out_stem.with_suffix(".json").write_text(json.dumps(meta, indent=2) + "\n")
+    model_file(out_stem, ".json").write_text(json.dumps(meta, indent=2) + "\n")
     return onnx_path
 
 
@@ -193,7 +210,7 @@ def export_model(model, out_stem, env_name: str, game_config: dict | None = None
 
 def update_sidecar(path: str | Path, **sections) -> dict:
     """Merge keys (e.g. ``evaluation=...``) into an exported model's sidecar."""
-    side = Path(path).with_suffix(".json")
+    side = model_file(path, ".json")
     meta = json.loads(side.read_text())
     for key, value in sections.items():
         meta[key] = {**meta.get(key, {}), **value} if isinstance(value, dict) else value
@@ -229,7 +246,10 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--model", required=True, help="SB3 MaskablePPO .zip (from training.train)")
-    parser.add_argument("--out", required=True, help="output stem: writes <out>.onnx, .npz and .json")
+    parser.add_argument("--out", required=True,
+                        help="output stem: writes <out>.onnx, .npz and .json, replacing a model of that stem; "
+                             "dots stay in the stem (ppo.v2 writes ppo.v2.onnx), and an --out ending in .onnx, "
+                             ".npz or .json means its stem (dir/ppo.onnx is dir/ppo)")
     parser.add_argument("--env", help="env name; default: from run.json next to the model")
     parser.add_argument("--eval-games", type=int, default=0, help="also measure against the anchors (seat-rotated)")
     parser.add_argument("--anchors", nargs="+", default=["random", "heuristic"], help="opponents for --eval-games")
@@ -270,8 +290,10 @@ def main(argv: list[str] | None = None) -> None:
     if summary_json.exists():
         training["wall_time_s"] = json.loads(summary_json.read_text()).get("train_seconds")
     deterministic = args.act == "argmax"
-    path = export_model(model, args.out, env_name, game_config, training=training, deterministic=deterministic,
-                        name=f"{env_name}/{Path(args.out).name}")
+    stem = model_stem(args.out)
+    replaced = [model_file(stem, s).name for s in MODEL_SUFFIXES if model_file(stem, s).exists()]
+    path = export_model(model, stem, env_name, game_config, training=training, deterministic=deterministic,
+                        name=f"{env_name}/{stem.name}")
     if args.eval_games:
         from .evaluate import anchor_evaluation, evaluation_lines, split_env_kwargs
 
@@ -279,7 +301,7 @@ def main(argv: list[str] | None = None) -> None:
         evaluation = anchor_evaluation(env_name, str(path), args.eval_games, anchors=args.anchors,
                                        game_kwargs=game_config, max_turns=max_turns, act=args.act)
         update_sidecar(path, evaluation=evaluation)
-    print(f"wrote {path} (+ .npz, .json)")
+    print(f"wrote {path} (+ .npz, .json)" + (f"; replaced the earlier {', '.join(replaced)}" if replaced else ""))
     if args.eval_games:
         print("\n".join(evaluation_lines(evaluation)) + "  (also in the sidecar)")
 

@@ -277,6 +277,35 @@ def test_export_cli_accepts_the_model_without_its_zip_suffix(toy_run, tmp_path):
     assert _written(tmp_path / "out" / "ppo") == ["ppo.json", "ppo.npz", "ppo.onnx"]
 
 
+def test_export_cli_keeps_the_dots_of_a_stem_and_leaves_the_model_of_the_shorter_stem_alone(toy_run, tmp_path,
+                                                                                                capsys):
+    from training.export import main
+
+    out = tmp_path / "out"
+    out.mkdir()
+    earlier = {f"ppo{suffix}": f"the model ppo's {suffix}" for suffix in (".onnx", ".npz", ".json")}
+    for name, text in earlier.items():
+        (out / name).write_text(text)
+    main(["--model", str(toy_run / "final_model.zip"), "--out", str(out / "ppo.v2")])
+    assert {name: (out / name).read_text() for name in earlier} == earlier
+    assert _written(out / "ppo.v2") == ["ppo.v2.json", "ppo.v2.npz", "ppo.v2.onnx"]
+    meta = json.loads((out / "ppo.v2.json").read_text())
+    assert meta["name"] == "toy_v0/ppo.v2" and meta["files"] == {"onnx": "ppo.v2.onnx", "weights": "ppo.v2.npz"}
+    assert load_policy(str(out / "ppo.v2.onnx")).name == "toy_v0/ppo.v2"
+    assert "replaced" not in capsys.readouterr().out
+
+
+def test_export_cli_reads_an_out_ending_in_a_model_suffix_as_its_stem_and_says_what_it_replaces(toy_run, tmp_path,
+                                                                                                 capsys):
+    from training.export import main
+
+    main(["--model", str(toy_run / "final_model.zip"), "--out", str(tmp_path / "out" / "ppo.onnx")])
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["ppo.json", "ppo.npz", "ppo.onnx"]
+    assert "replaced" not in capsys.readouterr().out
+    main(["--model", str(toy_run / "final_model.zip"), "--out", str(tmp_path / "out" / "ppo")])
+    assert "replaced the earlier ppo.onnx, ppo.npz, ppo.json" in capsys.readouterr().out
+
+
 @needs_train
 def test_export_of_a_checkpoint_finds_the_run_json_in_the_run_folder(tmp_path):
     # an Earth 4-player checkpoint was exported with game_config {} and num_players 2
