@@ -100,7 +100,7 @@ class EvalConfig:
     opponents: list[str] = config_key(["random", "heuristic"], "anchors: names under the env "
                                 "('random' -> '<env>/random'), policy ids or model paths")
     deterministic: bool = config_key(True, "evaluate (and ship) the policy as masked argmax (true) or masked sampling "
-                                     "(false); recorded in the sidecar as the loader's default")
+                                     "(false); recorded in the sidecar as the loader's default (training.export's too)")
     select_games: int = config_key(0, "after training, play this many seat-rotated games against select_anchor with "
                                    "the checkpoint reached at each multiple of select_every steps and with the final "
                                    "model, then evaluate and export the best (0: the final model)", min=0)

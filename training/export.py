@@ -227,6 +227,14 @@ def find_run_json(model: Path) -> Path | None:
     return next((c for c in candidates if c.is_file()), None)
 
 
+def run_act(run_info: dict) -> str:
+    """How the run's recipe ships its policy (``eval.deterministic``): a re-export of a run that samples
+    (Travel Earth's recipe: argmax stalls into draws) must not turn it into argmax. argmax without one."""
+    config = run_info.get("config")
+    deterministic = config.get("eval", {}).get("deterministic", True) if isinstance(config, dict) else True
+    return "sample" if deterministic is False else "argmax"
+
+
 def check_model_file(model: Path) -> None:
     """``model`` is an existing SB3 model zip (not an exported .onnx, not a folder)."""
     import zipfile
@@ -253,8 +261,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--env", help="env name; default: from run.json next to the model")
     parser.add_argument("--eval-games", type=int, default=0, help="also measure against the anchors (seat-rotated)")
     parser.add_argument("--anchors", nargs="+", default=["random", "heuristic"], help="opponents for --eval-games")
-    parser.add_argument("--act", choices=["argmax", "sample"], default="argmax",
-                        help="how the policy picks among legal actions (evaluation and the loader's default)")
+    parser.add_argument("--act", choices=["argmax", "sample"],
+                        help="how the policy picks among legal actions (evaluation and the loader's default); "
+                             "default: as the run's recipe ships it (eval.deterministic in its run.json), else "
+                             "argmax")
     args = parser.parse_args(argv)
     model_path = Path(args.model)
     if not model_path.exists() and model_path.with_name(model_path.name + ".zip").is_file():
@@ -289,7 +299,8 @@ def main(argv: list[str] | None = None) -> None:
     summary_json = model_path.with_name("summary.json")
     if summary_json.exists():
         training["wall_time_s"] = json.loads(summary_json.read_text()).get("train_seconds")
-    deterministic = args.act == "argmax"
+    act = args.act or run_act(run_info)
+    deterministic = act == "argmax"
     stem = model_stem(args.out)
     replaced = [model_file(stem, s).name for s in MODEL_SUFFIXES if model_file(stem, s).exists()]
     path = export_model(model, stem, env_name, game_config, training=training, deterministic=deterministic,
@@ -299,9 +310,11 @@ def main(argv: list[str] | None = None) -> None:
 
         _, max_turns = split_env_kwargs(run_info.get("env_kwargs"), env_name)
         evaluation = anchor_evaluation(env_name, str(path), args.eval_games, anchors=args.anchors,
-                                       game_kwargs=game_config, max_turns=max_turns, act=args.act)
+                                       game_kwargs=game_config, max_turns=max_turns, act=act)
         update_sidecar(path, evaluation=evaluation)
-    print(f"wrote {path} (+ .npz, .json)" + (f"; replaced the earlier {', '.join(replaced)}" if replaced else ""))
+    source = "--act" if args.act else ("the run's eval.deterministic" if "config" in run_info else "the default")
+    print(f"wrote {path} (+ .npz, .json; act {act}, from {source})" +
+          (f"; replaced the earlier {', '.join(replaced)}" if replaced else ""))
     if args.eval_games:
         print("\n".join(evaluation_lines(evaluation)) + "  (also in the sidecar)")
 

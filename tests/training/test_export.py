@@ -306,6 +306,23 @@ def test_export_cli_reads_an_out_ending_in_a_model_suffix_as_its_stem_and_says_w
     assert "replaced the earlier ppo.onnx, ppo.npz, ppo.json" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize("deterministic, flag, act", [(False, [], "sample"), (True, [], "argmax"),
+                                                       (None, [], "argmax"), (False, ["--act", "argmax"], "argmax"),
+                                                       (True, ["--act", "sample"], "sample")])
+def test_export_cli_ships_the_act_mode_of_the_runs_recipe_unless_act_is_given(toy_run, tmp_path, deterministic,
+                                                                               flag, act):
+    from training.export import main
+
+    run_info = json.loads((toy_run / "run.json").read_text())
+    if deterministic is not None:
+        run_info["config"] = {"eval": {"deterministic": deterministic}}
+    (toy_run / "run.json").write_text(json.dumps(run_info))
+    out = tmp_path / "out" / "ppo"
+    main(["--model", str(toy_run / "final_model.zip"), "--out", str(out), *flag])
+    assert json.loads(out.with_suffix(".json").read_text())["act"] == act
+    assert load_policy(str(out.with_suffix(".onnx"))).deterministic == (act == "argmax")
+
+
 @needs_train
 def test_export_of_a_checkpoint_finds_the_run_json_in_the_run_folder(tmp_path):
     # an Earth 4-player checkpoint was exported with game_config {} and num_players 2
