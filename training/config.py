@@ -98,7 +98,8 @@ class EvalConfig:
     games: int = config_key(100, "seat-rotated games per anchor at each scheduled evaluation", min=2)
     final_games: int = config_key(400, "seat-rotated games per anchor after training", min=0)
     opponents: list[str] = config_key(["random", "heuristic"], "anchors: names under the env "
-                                "('random' -> '<env>/random'), policy ids or model paths")
+                                "('random' -> '<env>/random'), policy ids or model paths; each is reported as "
+                                "vs_<anchor> (a model path: vs_<file stem>), so no two may share that name")
     deterministic: bool = config_key(True, "evaluate (and ship) the policy as masked argmax (true) or masked sampling "
                                      "(false); recorded in the sidecar as the loader's default (training.export's too)")
     select_games: int = config_key(0, "after training, play this many seat-rotated games against select_anchor with "
@@ -150,6 +151,9 @@ class TrainConfig:
         if not self.ppo.net_arch or any(h < 1 for h in self.ppo.net_arch):
             raise ConfigError(f"ppo.net_arch must be a non-empty list of positive sizes, got {self.ppo.net_arch}")
         check_device(self.ppo.device, "ppo.device")
+        from .evaluate import anchor_keys
+
+        anchor_keys(self.eval.opponents, "eval.opponents")
         check_file_stem(self.output.name, "output.name")
         check_dir_template(self.output.dir, "output.dir", env=self.env, seed=self.seed, name=self.output.name)
         return self

@@ -17,6 +17,7 @@ import argparse
 import itertools
 import json
 import math
+import re
 import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -226,13 +227,50 @@ def round_robin(env_name: str, policies: list, games: int, seed: int = 0, game_k
             "pairs": [{**asdict(p), **p.rates()} for p in pairs]}
 
 
+MODEL_SUFFIXES = (".onnx", ".npz", ".json")
+
+
+def anchor_key(anchor) -> str:
+    """The name of an anchor's rates in an :func:`anchor_evaluation` (eval lines, history.json, the
+    sidecar): ``vs_`` and a model file's stem (``runs/a/ppo.onnx`` -> ``vs_ppo``), else the anchor as
+    given (``random`` -> ``vs_random``, ``terralore_v0/ppo`` -> ``vs_terralore_v0/ppo``)."""
+    text = str(anchor)
+    return f"vs_{Path(text).stem if text.endswith(MODEL_SUFFIXES) else text}"
+
+
+def tensorboard_tag(key: str) -> str:
+    """``key`` as one TensorBoard tag: a ``/`` would nest an id's parts (``vs_terralore_v0/ppo``) as groups."""
+    return re.sub(r"[^\w.-]", "_", key)
+
+
+def anchor_keys(anchors, where: str = "the anchors") -> list[str]:
+    """The :func:`anchor_key` of each anchor; two anchors under one name (or one TensorBoard tag) are a
+    ConfigError, since the second one's rates would silently replace the first one's."""
+    keys, seen = [], {}
+    for anchor in anchors:
+        key = anchor_key(anchor)
+        earlier = seen.get(tensorboard_tag(key))
+        if earlier is not None:
+            clash = (f"would both be reported as {key}" if anchor_key(earlier) == key else
+                     f"({anchor_key(earlier)}, {key}) would share the TensorBoard tag "
+                     f"eval/win_rate_{tensorboard_tag(key)}")
+            raise ConfigError(f"{where}: {str(earlier)!r} and {str(anchor)!r} {clash}, so the first one's results "
+                              f"would be lost; name each anchor once, and give a model "
+                              f"file a stem of its own (e.g. export it again with --out <dir>/<new name>, or copy "
+                              f"its .onnx, .npz and .json under a new name)")
+        seen[tensorboard_tag(key)] = anchor
+        keys.append(key)
+    return keys
+
+
 def anchor_evaluation(env_name: str, policy, games: int, seed: int = 12345, anchors=("random", "heuristic"),
                       game_kwargs: dict | None = None, max_turns: int | None = None, act: str = "argmax") -> dict:
-    """``{"vs_random": {...}, "vs_heuristic": {...}}``: rates with 95 % CIs of ``policy`` against each anchor."""
+    """``{"vs_random": {...}, "vs_heuristic": {...}}``: rates with 95 % CIs of ``policy`` against each anchor
+    (keyed by :func:`anchor_key`)."""
     out = {}
-    for anchor in anchors:
+    for anchor, key in zip(anchors, anchor_keys(anchors)):
         res = play_pair(env_name, policy, anchor, games, seed, game_kwargs, max_turns)
-        out[f"vs_{Path(str(anchor)).stem if str(anchor).endswith('.onnx') else anchor}"] = res.rates()
+        out[key] = res.rates()
     out["protocol"] = (f"{games}+ games per anchor, every deal played from every seat rotation (paired seeds), "
                        f"seed {seed}, masked {act}")
     return out

@@ -286,8 +286,9 @@ def main(argv: list[str] | None = None) -> None:
         raise ConfigError(f"--eval-games must be 0 (no evaluation) or a positive number of games, got "
                           f"{args.eval_games}")
     if args.eval_games:  # an unknown anchor fails now, before the three files are written
-        from .evaluate import resolve
+        from .evaluate import anchor_keys, resolve
 
+        anchor_keys(args.anchors, "--anchors")
         for anchor in args.anchors:
             resolve(anchor, env_name, game_config)
     from sb3_contrib import MaskablePPO

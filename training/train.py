@@ -37,7 +37,7 @@ from tabletop_envs.core.errors import ConfigError, run_cli
 from tabletop_envs.core.single_agent import SingleAgentEnv
 
 from .config import PHASE_KEYS, TrainConfig, load_config, resume_seed
-from .evaluate import anchor_evaluation, evaluation_lines, resolve, split_env_kwargs
+from .evaluate import anchor_evaluation, evaluation_lines, resolve, split_env_kwargs, tensorboard_tag
 from .pool import SNAPSHOT, OpponentPool, WinRateGate
 
 
@@ -345,7 +345,7 @@ class SelfPlayCallback(BaseCallback):
                 point[f"{key}_ci95"] = rates["win"]["ci95"]
                 point[f"{key}_score"] = rates["score"]
                 if model is None:
-                    self.logger.record(f"eval/win_rate_{key}", rates["win"]["rate"])
+                    self.logger.record(f"eval/win_rate_{tensorboard_tag(key)}", rates["win"]["rate"])
         if model is None:
             # SB3 writes what was recorded at the next rollout's end (the step-0 point one rollout late);
             # written now, TensorBoard puts each point at the step history.json and the curve give it

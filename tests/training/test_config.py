@@ -88,6 +88,16 @@ def test_a_rollout_leaving_a_one_sample_minibatch_is_refused_and_each_suggested_
         assert cfg.ppo.n_steps * cfg.vec.n_envs % cfg.ppo.batch_size != 1
 
 
+@pytest.mark.parametrize("opponents, reported", [("[runs/a/ppo.onnx, runs/b/ppo.onnx]", "reported as vs_ppo"),
+                                                  ("[random, random]", "reported as vs_random"),
+                                                  ("[terralore_v0/ppo, m/terralore_v0_ppo.onnx]",
+                                                   "share the TensorBoard tag eval/win_rate_vs_terralore_v0_ppo")])
+def test_anchors_that_would_be_reported_under_one_name_are_refused_when_the_recipe_loads(opponents, reported):
+    with pytest.raises(ConfigError, match=f"eval.opponents: .* {reported}, so the first one's results would be "
+                                          "lost; name each anchor once, and give a model file a stem of its own"):
+        load_config(overrides=[f"eval.opponents={opponents}"])
+
+
 def test_missing_file_and_bad_yaml_are_config_errors(tmp_path):
     with pytest.raises(ConfigError, match="not found"):
         load_config(tmp_path / "nope.yaml")

@@ -341,6 +341,14 @@ def test_anchor_evaluation_reports_the_policy_s_rates_against_each_anchor(toy, p
     assert rates["win"]["ci95"][0] > 0.5  # the stronger policy's wins, not the anchor's
 
 
+def test_anchor_evaluation_refuses_two_model_anchors_of_one_stem_before_playing(toy, play_highest, tmp_path):
+    from training.evaluate import anchor_evaluation
+
+    anchors = [str(tmp_path / "a" / "ppo.onnx"), str(tmp_path / "b" / "ppo.onnx")]  # not even there: never loaded
+    with pytest.raises(ConfigError, match="would both be reported as vs_ppo"):
+        anchor_evaluation(toy, play_highest, 2, anchors=anchors)
+
+
 def test_split_env_kwargs_keeps_the_rule_options_and_takes_out_what_only_the_env_reads():
     from training.evaluate import split_env_kwargs
 

@@ -228,6 +228,19 @@ def test_a_fresh_run_sets_all_of_an_earlier_runs_files_aside_and_its_resume_repo
     assert list(tmp_path.glob("run/before-*")) == moved  # --resume sets nothing aside
 
 
+def test_an_id_anchor_is_one_tensorboard_tag_and_keeps_its_name_in_the_history(toy, tmp_path):
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    data = quiet_tiny(tmp_path, ppo={"total_timesteps": 256}, eval={"opponents": ["random", "toy_v0/random"]},
+                      output={"tensorboard": True, "export": True})
+    train(load_config(data=data))
+    (events,) = (tmp_path / "run" / "tb").rglob("events.out.tfevents*")
+    tags = EventAccumulator(str(events)).Reload().Tags()["scalars"]
+    assert {t for t in tags if t.startswith("eval/")} == {"eval/win_rate_vs_random", "eval/win_rate_vs_toy_v0_random"}
+    history = json.loads((tmp_path / "run" / "history.json").read_text())
+    assert {"vs_random", "vs_toy_v0/random"} <= set(history[0])
+
+
 def test_an_unknown_selection_anchor_fails_before_training(toy, tmp_path):
     data = {**TINY, "eval": {**TINY["eval"], "select_games": 4, "select_anchor": "grandmaster"},
             "output": {**TINY["output"], "dir": str(tmp_path / "run")}}
