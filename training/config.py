@@ -111,7 +111,8 @@ class EvalConfig:
 
 @dataclass
 class OutputConfig:
-    dir: str = config_key("runs/{env}-s{seed}", "run folder; {env}, {seed} and {name} are filled in")
+    dir: str = config_key("runs/{env}-s{seed}", "run folder; {env}, {seed} and {name} are filled in, and ~ is the "
+                          "home folder")
     name: str = config_key("ppo", "model name (file stem of the exported policy: letters, digits, _ and -)")
     checkpoint_every: int = config_key(50_000, "steps between checkpoints (model zip + pool)", min=1)
     tensorboard: bool = config_key(True, "write TensorBoard logs under <dir>/tb")
@@ -210,7 +211,7 @@ class TrainConfig:
                                   f"{sum(shares.values()):g} > 1; they are shares of episodes")
 
     def run_dir(self) -> Path:
-        return Path(self.output.dir.format(env=self.env, seed=self.seed, name=self.output.name))
+        return user_path(self.output.dir.format(env=self.env, seed=self.seed, name=self.output.name))
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -222,6 +223,12 @@ def resume_seed(seed: int, progress: int) -> int:
     import numpy as np
 
     return int(np.random.SeedSequence([seed, progress]).generate_state(1)[0])
+
+
+def user_path(path: str | Path) -> Path:
+    """A path the user gave (a recipe, a command line), ``~`` expanded as the shell and ``load_policy`` do:
+    ``output.dir: ~/runs/t`` made a folder named ``~`` in the working directory."""
+    return Path(path).expanduser()
 
 
 def check_device(device: str, key: str) -> None:
@@ -277,7 +284,7 @@ def resolve_recipe(path: str | Path) -> Path:
 
     Any other missing path stays as given: loading it is the error, and a recipe of one's own is never
     swapped for a shipped one."""
-    given = Path(path).expanduser()
+    given = user_path(path)
     if given.exists() or given.parent not in (Path("."), Path("configs")):
         return given
     shipped = shipped_recipes_dir()

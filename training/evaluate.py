@@ -30,6 +30,8 @@ from tabletop_envs.core.errors import ConfigError, is_int, run_cli
 from tabletop_envs.core.policy import load_policy, policy_rng
 from tabletop_envs.core.registry import get_spec, make_game
 
+from .config import user_path
+
 
 def split_env_kwargs(env_kwargs: dict | None, env_name: str) -> tuple[dict, int | None]:
     """(game kwargs, max_turns) from the env kwargs of a recipe for ``env_name``.
@@ -337,13 +339,13 @@ def main(argv: list[str] | None = None) -> dict:
     args = parser.parse_args(argv)
     check_games(args.games)
     game_kwargs, max_turns = split_env_kwargs(parse_env_kwargs(args.env_kwargs), args.env)
-    if args.out:
-        check_out_folder(Path(args.out))  # before the games, not after them
+    out = user_path(args.out) if args.out else None
+    if out:
+        check_out_folder(out)  # before the games, not after them
     report = round_robin(args.env, args.policies, args.games, args.seed, game_kwargs, max_turns, args.filler)
     text = markdown(report)
     print(text)
-    if args.out:
-        out = Path(args.out)
+    if out:
         out.mkdir(parents=True, exist_ok=True)
         (out / "elo.json").write_text(json.dumps(report, indent=2) + "\n")
         (out / "elo.md").write_text(text + "\n")

@@ -25,6 +25,8 @@ from tabletop_envs.core.errors import ConfigError, ModelMismatchError, run_cli
 from tabletop_envs.core.onnx_policy import SIDECAR_FORMAT, MLPPolicy
 from tabletop_envs.core.registry import make_game
 
+from .config import user_path
+
 OPSET = 17
 
 
@@ -140,7 +142,7 @@ def model_stem(out: str | Path) -> Path:
     """The stem of an exported model's three files: ``out`` whole, dots included (``ppo.v2`` writes
     ``ppo.v2.onnx``; ``Path.with_suffix`` would make it ``ppo.onnx``, another model's file), except that
     one of the three file names stands for its stem (``dir/ppo.onnx`` is ``dir/ppo``)."""
-    out = Path(out)
+    out = user_path(out)
     return out.with_suffix("") if out.suffix in MODEL_SUFFIXES else out
 
 
@@ -266,7 +268,7 @@ def main(argv: list[str] | None = None) -> None:
                              "default: as the run's recipe ships it (eval.deterministic in its run.json), else "
                              "argmax")
     args = parser.parse_args(argv)
-    model_path = Path(args.model)
+    model_path = user_path(args.model)
     if not model_path.exists() and model_path.with_name(model_path.name + ".zip").is_file():
         model_path = model_path.with_name(model_path.name + ".zip")  # SB3 adds the .zip too
     check_model_file(model_path)

@@ -12,6 +12,8 @@ from pathlib import Path
 
 from tabletop_envs.core.errors import ConfigError, TabletopError, run_cli
 
+from .config import user_path
+
 MODELS = Path(__file__).resolve().parents[1] / "models"
 TARGETS = {"vs_random": 0.95, "vs_heuristic": 0.60}
 
@@ -94,7 +96,7 @@ def main(argv=None) -> None:
     parser.add_argument("--models", default=str(MODELS),
                         help="folder of <game>/<name>.json sidecars; README.md is written there (default: models/)")
     args = parser.parse_args(argv)
-    models = Path(args.models)
+    models = user_path(args.models)
     if not models.exists():
         raise FileNotFoundError(f"--models {models} does not exist; pass the folder of exported models "
                                 "(<game>/<name>.json sidecars), e.g. --models models")

@@ -33,7 +33,14 @@ from pathlib import Path
 from typing import Any, Literal
 
 from tabletop_envs.core.errors import ConfigError, TabletopError, run_cli
-from training.config import check_dir_template, check_file_stem, config_key, load_typed_config, resume_seed
+from training.config import (
+    check_dir_template,
+    check_file_stem,
+    config_key,
+    load_typed_config,
+    resume_seed,
+    user_path,
+)
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
@@ -98,7 +105,8 @@ class SelfPlayConfig:
 
 @dataclass
 class OutputConfig:
-    dir: str = config_key("runs/rllib/{env}-s{seed}", "run folder; {env} and {seed} are filled in")
+    dir: str = config_key("runs/rllib/{env}-s{seed}", "run folder; {env} and {seed} are filled in, and ~ is the "
+                          "home folder")
     name: str = config_key("rllib_ppo", "file stem of the exported policy (letters, digits, _ and -)")
     checkpoint_every: int = config_key(10, "iterations between RLlib checkpoints (the last one is always saved)", min=1)
     export: bool = config_key(True, "export ONNX + npz + JSON sidecar of 'main' at the end")
@@ -164,7 +172,7 @@ class RLlibTrainConfig:
                               "so there is no random opponent to evaluate against; set output.eval_games=0")
 
     def run_dir(self) -> Path:
-        return Path(self.output.dir.format(env=self.env, seed=self.seed))
+        return user_path(self.output.dir.format(env=self.env, seed=self.seed))
 
 
 def load_rllib_config(path: str | Path | None = None, overrides: list[str] | None = None,
@@ -565,10 +573,10 @@ def main(argv: list[str] | None = None) -> dict:
     cfg = load_rllib_config(args.config, args.set)  # a recipe's mistakes are reported with or without ray
     require_ray()
     if args.export_checkpoint:
-        path = export_checkpoint(cfg, args.export_checkpoint)
+        path = export_checkpoint(cfg, user_path(args.export_checkpoint))
         print(f"wrote {path} (+ .npz, .json)")
         return {"model": str(path)}
-    summary = train(cfg, args.address, resume=args.resume)
+    summary = train(cfg, args.address, resume=user_path(args.resume) if args.resume else None)
     print(json.dumps({k: v for k, v in summary.items() if k != "history"}, indent=2))
     return summary
 

@@ -98,6 +98,11 @@ def test_anchors_that_would_be_reported_under_one_name_are_refused_when_the_reci
         load_config(overrides=[f"eval.opponents={opponents}"])
 
 
+def test_an_output_dir_under_the_home_folder_lands_there_not_in_a_folder_named_tilde(tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert load_config(overrides=["output.dir=~/runs/{env}"]).run_dir() == tmp_path / "runs" / "terralore_v0"
+
+
 def test_missing_file_and_bad_yaml_are_config_errors(tmp_path):
     with pytest.raises(ConfigError, match="not found"):
         load_config(tmp_path / "nope.yaml")

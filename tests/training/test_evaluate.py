@@ -349,6 +349,14 @@ def test_anchor_evaluation_refuses_two_model_anchors_of_one_stem_before_playing(
         anchor_evaluation(toy, play_highest, 2, anchors=anchors)
 
 
+def test_an_out_folder_under_the_home_folder_lands_there(toy, tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.chdir(tmp_path)
+    main(["--env", toy, "--policies", "random", "toy_v0/random", "--games", "2", "--out", "~/results"])
+    assert sorted(p.name for p in (tmp_path / "home" / "results").iterdir()) == ["elo.json", "elo.md"]
+    assert not (tmp_path / "~").exists()
+
+
 def test_split_env_kwargs_keeps_the_rule_options_and_takes_out_what_only_the_env_reads():
     from training.evaluate import split_env_kwargs
 

@@ -323,6 +323,16 @@ def test_export_cli_ships_the_act_mode_of_the_runs_recipe_unless_act_is_given(to
     assert load_policy(str(out.with_suffix(".onnx"))).deterministic == (act == "argmax")
 
 
+def test_export_cli_reads_a_model_and_writes_an_out_under_the_home_folder(toy_run, tmp_path, monkeypatch):
+    from training.export import main
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    main(["--model", f"~/{toy_run.name}/final_model.zip", "--out", "~/models/ppo"])
+    assert _written(tmp_path / "models" / "ppo") == ["ppo.json", "ppo.npz", "ppo.onnx"]
+    assert not (tmp_path / "~").exists()
+
+
 @needs_train
 def test_export_of_a_checkpoint_finds_the_run_json_in_the_run_folder(tmp_path):
     # an Earth 4-player checkpoint was exported with game_config {} and num_players 2
