@@ -51,7 +51,7 @@ class PPOConfig:
     update_threads: int = config_key(2, "torch intra-op threads during the PPO update, when the envs wait (capped at "
                                      "the machine's cores)", min=1)
     device: str = config_key("cpu", "torch device for the learner: cpu, cuda, cuda:<N>, mps or auto (cuda when "
-                             "there is one)")
+                             "there is one); a device the machine lacks is refused when the run starts")
 
 
 @dataclass
@@ -245,6 +245,25 @@ def check_device(device: str, key: str) -> None:
     except (RuntimeError, ValueError, TypeError):
         pass
     raise ConfigError(f"{key} {device!r} is not a torch device; use cpu, cuda, cuda:<N> (e.g. cuda:0), mps or auto")
+
+
+def check_device_present(device: str, key: str = "ppo.device") -> None:
+    """``device`` exists on this machine. Checked when a run starts, not when the recipe loads (a recipe
+    for a GPU machine may be read anywhere): SB3 quietly trains on the CPU when CUDA is missing, while
+    run.json and the sidecar would still say cuda, so the run's record and its speed would disagree."""
+    import torch
+
+    kind, _, index = device.partition(":")
+    if kind == "cuda":
+        count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+        if count <= int(index or 0):
+            seen = f"{count} CUDA device{'s' * (count != 1)}" if count else \
+                f"no CUDA device (torch {torch.__version__}{'' if torch.version.cuda else ', a CPU-only build'})"
+            raise ConfigError(f"{key} {device!r}, but torch sees {seen} on this machine; train on the CPU with "
+                              f"--set {key}=cpu, or use {key}=auto (cuda when there is one)")
+    elif kind == "mps" and not torch.backends.mps.is_available():
+        raise ConfigError(f"{key} {device!r}, but torch sees no MPS device on this machine; train on the CPU with "
+                          f"--set {key}=cpu, or use {key}=auto")
 
 
 def check_file_stem(name: str, key: str) -> None:

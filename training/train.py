@@ -36,7 +36,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 from tabletop_envs.core.errors import ConfigError, run_cli
 from tabletop_envs.core.single_agent import SingleAgentEnv
 
-from .config import PHASE_KEYS, TrainConfig, load_config, resume_seed
+from .config import PHASE_KEYS, TrainConfig, check_device_present, load_config, resume_seed
 from .evaluate import anchor_evaluation, evaluation_lines, resolve, split_env_kwargs, tensorboard_tag
 from .pool import SNAPSHOT, OpponentPool, WinRateGate
 
@@ -518,6 +518,7 @@ def train(cfg: TrainConfig, resume: bool = False, command: str | None = None) ->
 
     # Everything that can be refused is checked before the run folder changes: a typo in a command
     # must not move an earlier run's checkpoints aside or rewrite its run.json.
+    check_device_present(cfg.ppo.device)
     game_config = make_game(cfg.env, **game_kwargs).config()
     for anchor in dict.fromkeys([*cfg.eval.opponents, *([cfg.eval.select_anchor] if cfg.eval.select_games else [])]):
         resolve(anchor, cfg.env, game_config)

@@ -241,6 +241,19 @@ def test_an_id_anchor_is_one_tensorboard_tag_and_keeps_its_name_in_the_history(t
     assert {"vs_random", "vs_toy_v0/random"} <= set(history[0])
 
 
+@pytest.mark.parametrize("device, cuda_devices, seen", [("cuda", 0, "no CUDA device"), ("cuda:1", 1, "1 CUDA device")])
+def test_a_cuda_device_the_machine_lacks_is_refused_before_the_run_folder_is_made(toy, tmp_path, monkeypatch, device,
+                                                                                 cuda_devices, seen):
+    import torch
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: cuda_devices > 0)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: cuda_devices)
+    with pytest.raises(ConfigError, match=f"ppo.device '{device}', but torch sees {seen}.* on this machine; train "
+                                          "on the CPU with --set ppo.device=cpu"):
+        train(load_config(data=quiet_tiny(tmp_path, ppo={"total_timesteps": 256, "device": device})))
+    assert not (tmp_path / "run").exists()
+
+
 def test_an_unknown_selection_anchor_fails_before_training(toy, tmp_path):
     data = {**TINY, "eval": {**TINY["eval"], "select_games": 4, "select_anchor": "grandmaster"},
             "output": {**TINY["output"], "dir": str(tmp_path / "run")}}
