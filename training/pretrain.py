@@ -184,7 +184,7 @@ def main(argv: list[str] | None = None) -> dict:
     import json
 
     from .config import check_device_present, load_config
-    from .evaluate import anchor_evaluation, split_env_kwargs
+    from .evaluate import anchor_evaluation, check_games, split_env_kwargs
     from .export import numpy_policy
     from .pool import OpponentPool
     from .train import build_model, make_vec_env
@@ -195,6 +195,7 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--games", type=int, default=200, help="evaluation games per anchor")
     args = parser.parse_args(argv)
     cfg = load_config(args.config, args.overrides)
+    check_games(args.games)  # before the warm start, not after it
     check_device_present(cfg.ppo.device)
     if not cfg.pretrain.teacher:
         cfg.pretrain.teacher = "heuristic"

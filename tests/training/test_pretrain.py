@@ -260,3 +260,13 @@ def test_a_resumed_warm_started_run_reports_its_cloning_with_the_epochs_left_to_
     report = json.loads((tmp_path / "run" / "pretrain.json").read_text())
     assert report["epochs"] and second["steps"] == 1024
     assert first["pretrain"] == second["pretrain"] == {k: v for k, v in report.items() if k != "epochs"}
+
+
+@pytest.mark.parametrize("games", ["0", "-3"])
+def test_the_pretrain_command_refuses_a_number_of_evaluation_games_before_the_warm_start(toy, monkeypatch, games):
+    import training.pretrain as pretrain
+    from tabletop_envs import ConfigError
+
+    monkeypatch.setattr(pretrain, "warm_start", lambda *a, **k: pytest.fail("warm start ran before --games was checked"))
+    with pytest.raises(ConfigError, match=f"the number of games must be a positive integer, got {games}"):
+        pretrain.main(["--set", "env=toy_v0", "--games", games])
