@@ -321,16 +321,22 @@ def shipped_recipe_names() -> list[str]:
 def load_config(path: str | Path | None = None, overrides: list[str] | None = None,
                 data: dict | None = None) -> TrainConfig:
     """A validated config from a YAML file and/or a dict, then ``section.key=value`` overrides."""
-    return load_typed_config(TrainConfig, path, overrides, data, "recipes live in configs/*.yaml")
+    from .rllib_train import RLlibTrainConfig
+
+    return load_typed_config(TrainConfig, path, overrides, data, "recipes live in configs/*.yaml",
+                             other_tool=(RLlibTrainConfig, "an RLlib recipe", "python -m training.rllib_train"))
 
 
 def load_typed_config(schema: type, path: str | Path | None = None, overrides: list[str] | None = None,
                       data: dict | None = None, where: str = "",
-                      keys_hint: str = "python -m training.config lists them all"):
+                      keys_hint: str = "python -m training.config lists them all",
+                      other_tool: tuple[type, str, str] | None = None):
     """Any dataclass ``schema`` built with :func:`config_key` fields from YAML, a dict and ``--set`` overrides.
 
     Unknown or ill-typed keys are a ConfigError naming the key, the source and the fix; ``keys_hint``
-    says where the schema's keys are listed.
+    says where the schema's keys are listed. ``other_tool``: (the schema of another trainer's recipes,
+    what such a recipe is, its command), so that a file of that trainer's is named as such instead
+    of as an unknown key.
     """
     import yaml
 
@@ -366,7 +372,17 @@ def load_typed_config(schema: type, path: str | Path | None = None, overrides: l
         raw = _merge(raw, _nest(name.strip().split("."), parsed))
     if overrides:
         source = f"{source} + --set"
-    return _build(schema, raw, "", source, keys_hint).validate()
+    try:
+        return _build(schema, raw, "", source, keys_hint).validate()
+    except ConfigError:
+        if path is not None and other_tool is not None:
+            other, what, command = other_tool
+            keys, own, theirs = set(raw), {f.name for f in dataclasses.fields(schema)}, \
+                {f.name for f in dataclasses.fields(other)}
+            if keys <= theirs and not keys <= own:
+                raise ConfigError(f"{path} is {what} (its keys {', '.join(sorted(keys - own))} are that trainer's): "
+                                  f"run it with {command} --config {path}, or pass a recipe of this one") from None
+        raise
 
 
 def _yaml_problem(exc, source: str | None = None) -> str:

@@ -178,8 +178,11 @@ class RLlibTrainConfig:
 def load_rllib_config(path: str | Path | None = None, overrides: list[str] | None = None,
                       data: dict | None = None) -> RLlibTrainConfig:
     """A validated config from a YAML file and/or a dict, then ``section.key=value`` overrides."""
+    from training.config import TrainConfig
+
     return load_typed_config(RLlibTrainConfig, path, overrides, data, "RLlib recipes are configs/rllib_*.yaml",
-                             keys_hint=KEYS_HINT)
+                             keys_hint=KEYS_HINT,
+                             other_tool=(TrainConfig, "a MaskablePPO recipe", "python -m training.train"))
 
 
 KEYS_HINT = "python -m training.rllib_train --keys lists them all"

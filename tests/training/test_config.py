@@ -103,6 +103,19 @@ def test_an_output_dir_under_the_home_folder_lands_there_not_in_a_folder_named_t
     assert load_config(overrides=["output.dir=~/runs/{env}"]).run_dir() == tmp_path / "runs" / "terralore_v0"
 
 
+def test_a_recipe_of_the_other_trainer_is_named_as_such_with_the_command_that_runs_it():
+    from training.rllib_train import load_rllib_config
+
+    with pytest.raises(ConfigError, match=r"rllib_terralore.yaml is an RLlib recipe .*: run it with python -m "
+                                          r"training.rllib_train --config .*rllib_terralore.yaml"):
+        load_config("rllib_terralore")
+    with pytest.raises(ConfigError, match=r"terralore.yaml is a MaskablePPO recipe .*: run it with python -m "
+                                          r"training.train --config .*terralore.yaml"):
+        load_rllib_config("terralore")
+    with pytest.raises(ConfigError, match="unknown key 'ppo.nsteps'. Did you mean 'ppo.n_steps'"):
+        load_config("terralore", ["ppo.nsteps=3"])  # a typo in a recipe of this trainer stays a typo
+
+
 def test_missing_file_and_bad_yaml_are_config_errors(tmp_path):
     with pytest.raises(ConfigError, match="not found"):
         load_config(tmp_path / "nope.yaml")
