@@ -335,9 +335,12 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--env-kwargs", default="{}", help='JSON game kwargs, e.g. \'{"num_players": 3}\'')
     parser.add_argument("--filler", default="random", help="policy in the extra seats of games with > 2 players")
     parser.add_argument("--out", help="folder for elo.json, elo.md (and elo.png with --png)")
-    parser.add_argument("--png", action="store_true", help="also draw the Elo table")
+    parser.add_argument("--png", action="store_true", help="also draw the Elo table as <out>/elo.png (needs --out)")
     args = parser.parse_args(argv)
     check_games(args.games)
+    if args.png and not args.out:
+        raise ConfigError("--png draws elo.png into the --out folder, and no --out was given; add one, e.g. "
+                          "--out results/")
     game_kwargs, max_turns = split_env_kwargs(parse_env_kwargs(args.env_kwargs), args.env)
     out = user_path(args.out) if args.out else None
     if out:

@@ -357,6 +357,15 @@ def test_an_out_folder_under_the_home_folder_lands_there(toy, tmp_path, monkeypa
     assert not (tmp_path / "~").exists()
 
 
+def test_png_without_an_out_folder_is_refused_before_any_game(toy, monkeypatch):
+    from training import evaluate
+
+    monkeypatch.setattr(evaluate, "round_robin", lambda *a, **k: pytest.fail("played before checking --png"))
+    with pytest.raises(ConfigError, match="--png draws elo.png into the --out folder, and no --out was given; add "
+                                          "one, e.g. --out results/"):
+        main(["--env", toy, "--policies", "random", "toy_v0/random", "--games", "2", "--png"])
+
+
 def test_split_env_kwargs_keeps_the_rule_options_and_takes_out_what_only_the_env_reads():
     from training.evaluate import split_env_kwargs
 
