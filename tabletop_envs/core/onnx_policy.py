@@ -481,7 +481,41 @@ def load_model_policy(path: str | Path, env: str | None = None, deterministic: b
                                           or policy.num_actions != meta["num_actions"]):
         raise ModelMismatchError(f"{npz} has shape {policy.observation_size}->{policy.num_actions} but its sidecar "
                                  f"says {meta['observation_size']}->{meta['num_actions']}; re-export the model")
+    if isinstance(policy, MLPPolicy):
+        _check_network(network, policy.layers, npz, onnx_file, sidecar_path(path))
     return policy
+
+
+def _check_network(network: dict, weights, npz: Path, onnx_file: Path | None, side: Path) -> None:
+    """The sidecar's ``network`` describes the weights the numpy forward runs: their hidden widths, and
+    the activation of the exported graph beside them. The forward takes its activation from the
+    sidecar, so an edited or mixed-up sidecar (relu over tanh weights) would otherwise play other moves
+    without a word."""
+    problems = []
+    hidden = [int(w.shape[1]) for w, _ in weights[:-1]]
+    if "hidden" in network and network["hidden"] != hidden:
+        problems.append(f"hidden {network['hidden']} but {npz.name} holds hidden layers {hidden}")
+    graph = _graph_activations(onnx_file) if onnx_file is not None and len(weights) > 1 else set()
+    said = network.get("activation", "tanh")
+    if len(graph) == 1 and said not in graph:
+        problems.append(f"activation {said!r} but {onnx_file.name} applies {graph.pop()!r}")
+    if problems:
+        raise ModelMismatchError(f"sidecar {side}: its network says {'; and '.join(problems)}; restore the sidecar "
+                                 "that came with these files, or re-export the model (python -m training.export)")
+
+
+def _graph_activations(onnx_file: Path) -> set[str]:
+    """The activations (of ``ACTIVATIONS``) whose ops an ONNX graph holds, read without the onnx package
+    (the loader needs neither it nor torch): a node's ``op_type`` is protobuf field 4, a string, so a
+    ``Tanh`` node holds the bytes ``0x22 0x04 'Tanh'``. Weights that happen to hold those six bytes
+    could add a name, never remove one: a caller acts only on a single name."""
+    stat = onnx_file.stat()
+    key = (str(onnx_file.resolve()), stat.st_mtime_ns, stat.st_size)
+    if key not in _GRAPH_ACTIVATIONS:
+        data = onnx_file.read_bytes()
+        ops = {name: name.capitalize().encode() for name in ACTIVATIONS}
+        _GRAPH_ACTIVATIONS[key] = {name for name, op in ops.items() if bytes([0x22, len(op)]) + op in data}
+    return set(_GRAPH_ACTIVATIONS[key])
 
 
 def _model_file_names(base: Path, meta: dict, key: str, suffix: str) -> list[str]:
@@ -567,6 +601,7 @@ def _broken_file(path, problem: str) -> ModelMismatchError:
 # Per-process caches: (env id, game config) -> layout facts; (npz path, mtime, size) -> weights.
 _LAYOUTS: dict[tuple, tuple] = {}
 _WEIGHTS: dict[tuple, list] = {}
+_GRAPH_ACTIVATIONS: dict[tuple, set] = {}
 
 
 def _model_roots() -> list[Path]:

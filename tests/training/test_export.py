@@ -94,6 +94,18 @@ def _edit_sidecar(path, **changes):
     side.write_text(json.dumps(meta))
 
 
+@pytest.mark.parametrize("network, problem", [
+    ({"kind": "mlp", "hidden": [64], "activation": "relu"}, r"hidden \[64\] but ppo.npz holds hidden layers \[24, 16\]"),
+    ({"kind": "mlp", "hidden": [24, 16], "activation": "tanh"}, "activation 'tanh' but ppo.onnx applies 'relu'"),
+])
+def test_loader_refuses_a_sidecar_whose_network_is_not_the_weights_beside_it(exported, network, problem):
+    _edit_sidecar(exported, network=network)
+    for file in (exported, exported.with_suffix(".npz"), exported.with_suffix(".json")):
+        with pytest.raises(ModelMismatchError, match=f"sidecar .*ppo.json: its network says {problem}; restore the "
+                                                     "sidecar that came with these files, or re-export the model"):
+            load_policy(str(file))
+
+
 def test_loader_refuses_a_changed_observation_layout(exported):
     _edit_sidecar(exported, observation_layout_hash="0123456789abcdef")
     with pytest.raises(ModelMismatchError, match="observation-layout hash 0123456789abcdef != .*retrain"):
