@@ -508,11 +508,14 @@ def _graph_activations(onnx_file: Path) -> set[str]:
     """The activations (of ``ACTIVATIONS``) whose ops an ONNX graph holds, read without the onnx package
     (the loader needs neither it nor torch): a node's ``op_type`` is protobuf field 4, a string, so a
     ``Tanh`` node holds the bytes ``0x22 0x04 'Tanh'``. Weights that happen to hold those six bytes
-    could add a name, never remove one: a caller acts only on a single name."""
+    could add a name, never remove one: a caller acts only on a single name. Only the file's head is read:
+    a graph's nodes (field 1) are written before its weights (field 5), and reading Earth's 3 MB took
+    4 ms of a load; a graph laid out otherwise shows no name, and nothing is refused."""
     stat = onnx_file.stat()
     key = (str(onnx_file.resolve()), stat.st_mtime_ns, stat.st_size)
     if key not in _GRAPH_ACTIVATIONS:
-        data = onnx_file.read_bytes()
+        with open(onnx_file, "rb") as fh:
+            data = fh.read(65536)
         ops = {name: name.capitalize().encode() for name in ACTIVATIONS}
         _GRAPH_ACTIVATIONS[key] = {name for name, op in ops.items() if bytes([0x22, len(op)]) + op in data}
     return set(_GRAPH_ACTIVATIONS[key])
