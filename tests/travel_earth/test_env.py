@@ -392,3 +392,23 @@ def test_a_defensive_change_to_the_first_statistic_shows_it_as_the_change_target
         obs = s.observation(seat)
         assert lay.view(obs, "change_target").tolist() == [1, 0, 0, 0, 0, 0]
         assert lay.view(obs, "statistic").tolist() == [0, 1, 0, 0, 0, 0]
+
+
+def test_a_deep_copy_or_pickle_of_the_env_rebuilds_the_game_from_its_options_and_shares_the_catalogue():
+    # the catalogue was copied with every deep copy (10 ms for a search that copies envs)
+    import copy
+    import pickle
+
+    e = env_module.env(decks=["starter", "deep_sea"], deck_format="casual", stalemate_turns=7)
+    e.reset(seed=3)
+    for other in (copy.deepcopy(e), pickle.loads(pickle.dumps(e))):
+        assert other.game is not e.game and other.game.catalogue is e.game.catalogue
+        assert other.game.config() == e.game.config() and other.game.decklists == e.game.decklists
+        for _ in range(30):
+            if not e.agents:
+                break
+            action = int(np.flatnonzero(e.infos[e.agent_selection]["action_mask"])[0])
+            e.step(action)
+            other.step(action)
+            assert e.state_dict() == other.state_dict()
+        e.reset(seed=3)
