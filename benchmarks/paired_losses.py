@@ -20,6 +20,7 @@ import numpy as np
 from tabletop_envs import load_policy
 from tabletop_envs.core.arena import play_game
 from tabletop_envs.core.errors import ConfigError, run_cli
+from tabletop_envs.core.policy import policy_rng
 from tabletop_envs.core.registry import make_game
 
 
@@ -30,11 +31,10 @@ def paired_losses(env_name: str, policy, opponent, deals: int, seed: int = 0, ga
     lost = np.zeros((deals, 2), bool)
     for i in range(deals):
         deal = seed + i
-        # children of the deal's seed, never default_rng([deal, 0]): that is the deal's own stream
-        streams = np.random.SeedSequence(deal).spawn(2)
         for seat in (0, 1):
             policies = [policy, opponent] if seat == 0 else [opponent, policy]
-            returns, _ = play_game(game, policies, deal, rng=np.random.default_rng(streams[seat]))
+            # never the deal's own stream, nor one that tells the deal's seed (policy_rng)
+            returns, _ = play_game(game, policies, deal, rng=policy_rng(deal, seat))
             lost[i, seat] = returns[seat] < returns[1 - seat]
     p0, p1 = lost.mean(0)
     return {"env": env_name, "deals": deals, "loss_rate_seat_0": float(p0), "loss_rate_seat_1": float(p1),

@@ -46,3 +46,14 @@ def test_neither_seating_hands_the_policies_the_generator_that_dealt_the_cards(t
     assert spy.streams
     for deal in (5, 6, 7):
         assert not any(same_stream(state, deal) for state in spy.streams), f"deal {deal}'s generator handed out"
+
+
+def test_neither_seating_hands_the_policies_a_generator_that_tells_the_deals_seed(toy):
+    # SeedSequence(deal).spawn(2) kept the deal as its entropy, which a policy can read
+    from generator_spy import GeneratorSpy, tells_the_seed
+
+    for seat_of_spy in (0, 1):
+        spy = GeneratorSpy()
+        policies = (spy, RandomPolicy()) if seat_of_spy == 0 else (RandomPolicy(), spy)
+        paired_losses(toy, *policies, deals=1, seed=918_273_645_501)
+        assert spy.first_state is not None and not tells_the_seed(spy, 918_273_645_501)
