@@ -884,15 +884,24 @@ class TerraloreState(State):
     def card_label(self, card: int) -> str:
         c = self.cat[card]
         if c.is_creature:
-            return f"{c.name} [{c.cost}c {c.points}p {c.affinity}]"
+            big = f", {c.slots} slots" if c.slots > 1 else ""
+            return f"{c.name} [{c.cost}c {c.points}p {c.affinity}{big}]"
         return f"{c.name} [{c.cost}c skill {c.affinity}]"
 
     def render_text(self, player: int | None = None) -> str:
-        """Both sides' castles and lanes; with ``player`` given, only what that player can see."""
+        """Both sides' castles and lanes; with ``player`` given, only what that player can see. Under the
+        table, the printed text of each card it names in a hand or a lane (the Graveyard's and the Exile's
+        cards no longer act)."""
         # with the opaque wall the text shows what the observation shows: the opponent behind the wall
         player = check_seat(self.game, player, spectator=True)
         s = self.seen_by(player)
         cat = s.cat
+        texts: dict[int, None] = {}  # cards named in a hand or lane, in order of appearance
+
+        def named(card: int, label: str) -> str:
+            texts[card] = None
+            return label
+
         status = ("game over: " + s.end_reason + f" (returns {s.result})") if s.phase == "over" else \
             f"{s.phase} phase, player_{s.actor} to decide ({s.decision_seen_by(player)})"
         lines = [f"Terralore — turn {s.turn_number}: {status}"]
@@ -903,24 +912,33 @@ class TerraloreState(State):
                          f"hand {len(s.hand[p])}, deck {len(s.deck[p])}, "
                          f"graveyard {len(s.graveyard[p])}, exile {len(s.exile[p])}")
             for ln in (DEFEND, ATTACK):
-                shown = [f"{cat.names[c]} {s.card_points(p, ln, c)}p" for c in s.field[p][ln]]
+                shown = [named(c, f"{cat.names[c]} {s.card_points(p, ln, c)}p"
+                               + (f" ({cat.slots[c]} slots)" if cat.slots[c] > 1 else "")) for c in s.field[p][ln]]
                 down = s.face_down[p][ln]
                 if hidden:
+                    # an unseen face-down card may be a creature taking slots: only the face-up ones count
+                    used = sum(cat.slots[c] for c in s.field[p][ln])
+                    slots = f"{used}/{LANE_SLOTS} slots face up" if down else f"{used}/{LANE_SLOTS} slots"
                     if down:
                         shown.append(f"{len(down)} face down")
                 else:
-                    shown += [f"face down: {self.card_label(c)}" for c in down]
-                lines.append(f"  {LANE_NAMES[ln]:>9} lane ({s.lane_total(p, ln):2d}): "
+                    slots = f"{s._used_slots(p, ln)}/{LANE_SLOTS} slots"
+                    shown += [named(c, f"face down: {self.card_label(c)}") for c in down]
+                lines.append(f"  {LANE_NAMES[ln]:>9} lane ({s.lane_total(p, ln):2d} pts, {slots}): "
                              + (", ".join(shown) or "-"))
             if not hidden:
-                lines.append("  hand: " + (", ".join(self.card_label(c) for c in s.hand[p]) or "-"))
+                lines.append("  hand: " + (", ".join(named(c, self.card_label(c)) for c in s.hand[p]) or "-"))
             elif s.known_hand[p]:
                 where = "known, in hand or face down" if any(s.face_down[p]) else "known in hand"
-                lines.append(f"  {where}: " + ", ".join(cat.names[c] for c in s.known_hand[p]))
+                lines.append(f"  {where}: " + ", ".join(named(c, cat.names[c]) for c in s.known_hand[p]))
             # open zones (the observation has them): the discards paying for a face-down card are read here
             for zone, cards in (("graveyard", s.graveyard[p]), ("exile", s.exile[p])):
                 if cards:
                     lines.append(f"  {zone}: " + ", ".join(cat.names[c] for c in cards))
+        printed = [c for c in texts if cat[c].text]
+        if printed:
+            lines.append("card texts:")
+            lines += [f"  {cat.names[c]}: {cat[c].text}" for c in printed]
         if s.pending_card >= 0 and (player is None or player == s.actor):
             lines.append(f"placing {cat.names[s.pending_card]}: {s.discards_left} discard(s), "
                          f"{s.slots_to_free} slot(s) to free")

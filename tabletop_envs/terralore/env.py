@@ -127,6 +127,11 @@ Version history
   slots to free; before, every world kept the real card (in hand, then face down in its lane), though
   the open table shows card backs and discards, never the cards. The other player's text view and
   picture show the placer at the Play decision, not which step of a placement (as behind the wall).
+* v0 (text view; play, observation and action layouts unchanged): the text view lists, under the table,
+  the printed text of each card it names in a hand or a lane (a seat's own hand and face-down cards, the
+  face-up cards, the opponent's cards known in hand), shows a multi-slot creature's slots beside it, and
+  each lane's slots in use out of four (of the opponent's lanes, the face-up creatures' only); before, a
+  human at the terminal never saw what a card does or when a lane was full.
 """
 
 from __future__ import annotations

@@ -435,6 +435,35 @@ def test_render_text_shows_cards_by_name_with_cost_and_points_and_hides_face_dow
     assert "Terralore" in env.render()
 
 
+def test_the_text_view_lists_the_texts_and_lane_slots_of_the_cards_that_seat_sees():
+    # a human at the terminal has only the text: what a card does and how many of a lane's four slots
+    # it takes (RULES.md choice 18) must be there, for the cards that seat may see and no others
+    s = make_state(hands=(["Tremor", "Clay Golem", "Gull Scout", "Harbor Seal"], ["Dark Pact", "Cinder Hound"]),
+                   attacking=([], ["Magma Salamander"]), defending=(["Fortified Shell"], []), opaque_wall=False)
+    place(s, "Gull Scout", A, discards=["Harbor Seal"])
+    own = s.render_text(0)
+    legend = own.split("card texts:\n")[1].splitlines()
+    assert "  Tremor: Reveal: the strongest enemy creature here gets -2 points this turn." in legend
+    assert "  Clay Golem: Occupies 2 lane slots." in legend and "Clay Golem [2c 5p earth, 2 slots]" in own
+    assert "  Gull Scout: Reveal: draw 1." in legend, "its own face-down card"
+    assert "  Magma Salamander: Enemy creatures here get -1." in legend, "a face-up card of the opponent"
+    assert "  Fortified Shell: Occupies 3 lane slots." in legend
+    assert "defending lane ( 6 pts, 3/4 slots): Fortified Shell 6p (3 slots)" in own  # Magma Salamander: -1
+    assert "attacking lane ( 0 pts, 1/4 slots): face down: Gull Scout" in own, "a face-down creature holds its slot"
+    assert "Dark Pact" not in own and "Reveal: draw 3." not in own, "the opponent's hand stays hidden"
+    assert "Harbor Seal:" not in own, "a Graveyard card no longer acts: no text for it"
+    theirs = s.render_text(1)
+    assert "Gull Scout" not in theirs and "Reveal: draw 1." not in theirs, "the face-down card stays hidden"
+    assert "  Dark Pact: Reveal: draw 3." in theirs.split("card texts:\n")[1].splitlines()
+    # the opponent's unseen face-down card may take slots: only the face-up ones are counted, and said so
+    assert "attacking lane ( 0 pts, 0/4 slots face up): 1 face down" in theirs
+    # behind the wall (the default) nothing of the placement shows, slots and texts included
+    walled = make_state(hands=(["Gull Scout", "Harbor Seal"], ["Dark Pact"]))
+    before = walled.render_text(1)
+    place(walled, "Gull Scout", A, discards=["Harbor Seal"])
+    assert walled.render_text(1) == before and "0/4 slots" in before
+
+
 def test_the_text_view_names_the_cards_in_both_open_graveyards_and_exiles():
     # Graveyard and Exile are open (RULES.md choice 15): the second placer reads the first one's
     # discards there, as the observation does, so a human at the terminal must be able to as well
