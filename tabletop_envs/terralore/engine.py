@@ -888,6 +888,23 @@ class TerraloreState(State):
             return f"{c.name} [{c.cost}c {c.points}p {c.affinity}{big}]"
         return f"{c.name} [{c.cost}c skill {c.affinity}]"
 
+    def placing_line(self) -> str:
+        """What the card being placed still asks for. While its lane is being chosen nothing is paid yet and
+        ``discards_left``/``slots_to_free`` are still 0 (``_do_lane`` sets them): the cost, and the slots each
+        lane would have to free, are told instead."""
+        card, p = self.pending_card, self.actor
+        name = self.cat.names[card]
+        if self.decision_name == LANE:
+            line = f"placing {name}: choose its lane, then {self.cat.cost[card]} discard(s) to pay"
+            over = [max(0, self._used_slots(p, ln) + self.cat.slots[card] - LANE_SLOTS) if self.cat.is_creature[card]
+                    else 0 for ln in (ATTACK, DEFEND)]
+            if any(over):  # a full lane asks for a replace-one choice after the discards
+                line += (f"; slot(s) to free: {over[ATTACK]} in the attacking lane, "
+                         f"{over[DEFEND]} in the defending lane")
+            return line
+        return (f"placing {name} into the {LANE_NAMES[self.pending_lane]} lane: {self.discards_left} discard(s) "
+                f"to pay, {self.slots_to_free} slot(s) to free")
+
     def render_text(self, player: int | None = None) -> str:
         """Both sides' castles and lanes; with ``player`` given, only what that player can see. Under the
         table, the printed text of each card it names in a hand or a lane (the Graveyard's and the Exile's
@@ -940,8 +957,7 @@ class TerraloreState(State):
             lines.append("card texts:")
             lines += [f"  {cat.names[c]}: {cat[c].text}" for c in printed]
         if s.pending_card >= 0 and (player is None or player == s.actor):
-            lines.append(f"placing {cat.names[s.pending_card]}: {s.discards_left} discard(s), "
-                         f"{s.slots_to_free} slot(s) to free")
+            lines.append(s.placing_line())
         if s.log:
             lines.append("last reveal: " + "; ".join(s.log))
         return "\n".join(lines)

@@ -132,6 +132,10 @@ Version history
   face-up cards, the opponent's cards known in hand), shows a multi-slot creature's slots beside it, and
   each lane's slots in use out of four (of the opponent's lanes, the face-up creatures' only); before, a
   human at the terminal never saw what a card does or when a lane was full.
+* v0 (text view and picture; play, observation and action layouts unchanged): while the lane of the card
+  being placed is chosen, the placing line tells its cost and, where a lane is full, the slots each lane
+  would have to free; before, it said "0 discard(s), 0 slot(s) to free" until the lane was chosen. Once
+  chosen, the line names the lane.
 """
 
 from __future__ import annotations

@@ -115,8 +115,7 @@ def _footer(canvas: Canvas, state, viewer: int | None) -> None:
     y = 686
     lines = []
     if state.pending_card >= 0 and (viewer is None or viewer == state.actor):
-        lines.append(f"placing {state.cat.names[state.pending_card]}: {state.discards_left} discard(s) to pay, "
-                     f"{state.slots_to_free} slot(s) to free")
+        lines.append(state.placing_line())
     if state.log:
         lines += canvas.wrap("last reveal: " + "; ".join(state.log), WIDTH - 20, 13, max_lines=4 - len(lines))
     canvas.lines(10, y, lines, 13, TEXT, max_width=WIDTH - 20)

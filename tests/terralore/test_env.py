@@ -464,6 +464,33 @@ def test_the_text_view_lists_the_texts_and_lane_slots_of_the_cards_that_seat_see
     assert walled.render_text(1) == before and "0/4 slots" in before
 
 
+def test_the_placing_line_tells_the_cost_to_pay_while_the_lane_is_chosen():
+    # the discards and slots to free are set when the lane is chosen: before, the line said "0 discard(s)"
+    # for a card costing 2, in the text view and the picture alike
+    from tabletop_envs.terralore import render
+
+    class Footer:  # the picture's footer lines, as drawn
+        def lines(self, x, y, lines, *args, **kwargs):
+            self.drawn = list(lines)
+
+    def shown(state):
+        footer = Footer()
+        render._footer(footer, state, 0)
+        return {x for x in state.render_text(0).splitlines() if x.startswith("placing")} | set(footer.drawn)
+
+    s = make_state(hands=(["Clay Golem", "Sturdy Turtle", "Gull Scout"], []), defending=(["Fortified Shell"], []))
+    act(s, "play", cid("Clay Golem"))
+    assert shown(s) == {"placing Clay Golem: choose its lane, then 2 discard(s) to pay; "
+                        "slot(s) to free: 0 in the attacking lane, 1 in the defending lane"}
+    act(s, "lane", D)
+    assert shown(s) == {"placing Clay Golem into the defending lane: 2 discard(s) to pay, 1 slot(s) to free"}
+    act(s, "discard", cid("Sturdy Turtle"))
+    assert shown(s) == {"placing Clay Golem into the defending lane: 1 discard(s) to pay, 1 slot(s) to free"}
+    s = make_state(hands=(["Tremor", "Sturdy Turtle"], []))
+    act(s, "play", cid("Tremor"))
+    assert shown(s) == {"placing Tremor: choose its lane, then 1 discard(s) to pay"}, "a skill takes no slot"
+
+
 def test_the_text_view_names_the_cards_in_both_open_graveyards_and_exiles():
     # Graveyard and Exile are open (RULES.md choice 15): the second placer reads the first one's
     # discards there, as the observation does, so a human at the terminal must be able to as well
