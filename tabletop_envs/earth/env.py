@@ -147,6 +147,14 @@ Version history
   hand; before, every such world kept the card in their hand and named it in the pending decision, which
   the observation shows to the planter only. The text view and picture name the pending decision (and its
   count) to the decider only, as the observation does; the other players read who decides.
+* v0 (text view; play, observation and action layout unchanged): the text view gave names only, so a
+  human chose blind. In setup it now lists the sides a player was dealt and has not chosen yet (VP,
+  habitats, an island's setup draw/compost/soil, the ability or objective text), to that player only; in
+  play their own hand and draw card by card (type, cost and their cost after reductions, VP, sprout spaces,
+  growth and canopy VP, habitats, ability text; events too); under every tableau a line per card keyed by
+  its cell (``r2c0``, as the moves name cells) with its full name and text, the grid labelled by row and
+  column; and for the decider the abilities it may activate or copy as their moves name them, with their
+  texts, the card it is planting, and what it places or pays. A god's view still names the hands only.
 """
 
 from __future__ import annotations

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 from .catalogue import ACTIONS
+from .engine import CLIMATE_SLOT, ISLAND_SLOT
 from .scoring import final_score, score_breakdown
+from .text import ability_text, card_line, side_line
+
+SIDES = ("island", "climate", "ecosystem")
 
 
 def _cell(s, q: int, i: int) -> str:
@@ -52,20 +56,83 @@ def render(s, player: int | None = None) -> str:
             lines.append(f"  island {isl['name']} ({isl['text']})  climate {cli}")
         if see_all and s.eco[q] >= 0:
             lines.append(f"  ecosystem {cat.ecosystems[s.eco[q]]['name']}: {cat.ecosystems[s.eco[q]]['text']}")
+        if see_all and s.phase == "setup":
+            lines += _offers(s, q, player)
+        # the moves name cells "r<row>c<col>": the grid is labelled so, and its cards (names cut to fit) are
+        # spelled out below it with what is printed on them
+        lines.append("       " + "   ".join(f"c{c}".center(26) for c in range(4)).rstrip())
         for r in range(4):
-            lines.append("  | " + " | ".join(_cell(s, q, r * 4 + c) for c in range(4)) + " |")
-        if see_all and s.hands[q]:
-            lines.append("  hand: " + ", ".join(cat.names[c] for c in sorted(s.hands[q])))
-        if see_all and s.drawn[q]:
-            lines.append("  drawn (keep 1): " + ", ".join(cat.names[c] for c in s.drawn[q]))
+            lines.append(f"  r{r} | " + " | ".join(_cell(s, q, r * 4 + c) for c in range(4)) + " |")
+        lines += [f"    r{i // 4}c{i % 4} {card_line(cat.earth[c])}" for i, c in enumerate(s.grid[q]) if c >= 0]
+        if player == q:
+            lines += _own_cards(s, q)
+        elif see_all:  # a god's view names every hand; each in full would swamp the table
+            if s.hands[q]:
+                lines.append("  hand: " + ", ".join(cat.names[c] for c in sorted(s.hands[q])))
+            if s.drawn[q]:
+                lines.append("  drawn (keep 1): " + ", ".join(cat.names[c] for c in s.drawn[q]))
         if s.events[q]:
             lines.append("  event stack: " + ", ".join(cat.names[c] for c in s.events[q]))
     if s.phase != "over":
         task = s.queue[0]
         shown = pending_decision(s, player)
+        if shown is not None:
+            lines += _decision_help(s, task)
         lines.append(f"pending: P{task['p']} " + ("to decide" if shown is None else f"decides {shown}")
                      + (f" ({task['left']} left)" if shown is not None and "left" in task else ""))
     return "\n".join(lines)
+
+
+def _offers(s, q: int, player: int | None) -> list[str]:
+    """The sides q was dealt and has not chosen yet (their own: the observation's offers)."""
+    cat = s.game.cat
+    out = []
+    for what in SIDES:
+        if getattr(s, "eco" if what == "ecosystem" else what)[q] >= 0:
+            continue
+        records = {"island": cat.islands, "climate": cat.climates, "ecosystem": cat.ecosystems}[what]
+        out.append(f"  {'your' if player == q else 'their'} {what} sides to choose from:")
+        out += [f"    {side_line(records[2 * c + k], what)}" for c in s.offers[what][q] for k in (0, 1)]
+    return out
+
+
+def _own_cards(s, q: int) -> list[str]:
+    """The player's own hand and draw, each card with what is printed on it and the soil it costs them."""
+    cat = s.game.cat
+    out = []
+    if s.hands[q]:
+        reductions = s.cost_reductions(q)
+        out.append("  hand:")
+        out += [f"    {card_line(cat.earth[c], s.effective_cost(q, c, reductions))}" for c in sorted(s.hands[q])]
+    if s.drawn[q]:
+        out.append("  drawn (keep 1):")
+        out += [f"    {card_line(cat.earth[c])}" for c in s.drawn[q]]
+    return out
+
+
+def _decision_help(s, task: dict) -> list[str]:
+    """What the decider's moves act on, which their labels do not say (a cell, an ability slot)."""
+    cat = s.game.cat
+    t, p = task["t"], task["p"]
+    if t == "plant_cell":
+        return [f"planting {card_line(cat.earth[task['card']])}"]
+    if t == "place":
+        return [f"placing up to {task['left']} {task['res']}: one cell per piece"]
+    if t == "pay":
+        return [f"paying {task['left']} {task['res']}: one cell per piece taken off"]
+    if t in ("activate", "copy"):
+        layout = s.game.action_layout
+        slots = [a for a in s.legal_actions() if layout.decode(a)[0] == "activate"]
+        if not slots:
+            return []
+        out = [f"abilities to {t} ({task['colour'].capitalize()}):"]
+        for a in slots:
+            slot = layout.decode(a)[1]
+            owner = cat.names[s.grid[p][slot // 2]] if slot < ISLAND_SLOT else \
+                (cat.islands[s.island[p]] if slot < CLIMATE_SLOT else cat.climates[s.climate[p]])["name"]
+            out.append(f"  {layout.label(a).removeprefix('activate ')} ({owner}): {ability_text(s.abilities_of(p, slot))}")
+        return out
+    return []
 
 
 def pending_decision(s, player: int | None) -> str | None:

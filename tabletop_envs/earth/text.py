@@ -134,3 +134,33 @@ def objective_text(o: dict, kind: str) -> str:
     if o["per"] == 1:
         return f"{o['vp']} VP each for {what}{cap}."
     return f"{o['vp']} VP per {o['per']} {what}{cap}."
+
+
+def _habitats(rec: dict) -> list[str]:
+    return ["/".join(h.capitalize() for h in rec["habitats"])] if rec.get("habitats") else []
+
+
+def card_line(rec: dict, cost: int | None = None) -> str:
+    """One line with everything printed on an Earth card: name, type, cost, VP, sprout spaces, growth and
+    canopy VP, habitats, then its ability text. ``cost``: the soil cost after reductions, shown beside the
+    printed one where it differs."""
+    kind = rec["kind"]
+    facts = [rec["type"].capitalize() if kind == "flora" else kind.capitalize()]
+    if kind != "event":
+        facts.append(f"cost {rec['cost']}" + (f" ({cost} for you)" if cost is not None and cost != rec["cost"] else ""))
+    facts.append(f"{rec['vp']} VP")
+    if kind == "flora":
+        facts += [f"{rec['sprouts']} sprout spaces",
+                  f"growth {rec['growth']}" + (f" (canopy {rec['canopy']} VP)" if rec["growth"] else "")]
+    facts += _habitats(rec)
+    return f"{rec['name']} — {', '.join(facts)}: {rec['text'] or 'no ability.'}"
+
+
+def side_line(rec: dict, what: str) -> str:
+    """One line for an island, climate or ecosystem side, with what the side gives (as printed on it)."""
+    if what == "ecosystem":
+        return f"{rec['name']}: {rec['text']}"
+    facts = [f"{rec['vp']} VP"] + _habitats(rec)
+    if what == "island":
+        facts.append(f"setup: draw {rec['draw']}, compost {rec['compost']} of them, take {rec['soil']} soil")
+    return f"{rec['name']} — {', '.join(facts)}: {rec['text'] or 'no ability.'}"

@@ -10,6 +10,7 @@ from tabletop_envs.core.policy import RandomPolicy, load_policy
 from tabletop_envs.earth import env as earth_env
 from tabletop_envs.earth.catalogue import COLOURS, NUM_ISLANDS
 from tabletop_envs.earth.engine import EarthGame
+from tabletop_envs.earth.text import ability_text
 
 from .scenario import CAT, EVENT0, after_setup, flora, game, put, random_play, take
 
@@ -290,7 +291,8 @@ def test_a_climate_not_chosen_yet_is_shown_as_not_chosen_in_the_text_view_and_pi
     assert s.climate[p] == -1 and s.decision() == "side"
     line = next(x for x in s.render_text(p).splitlines() if x.startswith("  island "))
     assert line.endswith("  climate not chosen yet")
-    assert all(c["name"] not in s.render_text(p) for c in CAT.climates)
+    offered = {2 * c + k for c in s.offers["climate"][p] for k in (0, 1)}  # listed as the sides to choose from
+    assert all(c["name"] not in s.render_text(p) for i, c in enumerate(CAT.climates) if i not in offered)
     named = []
     real = picture._named
 
@@ -301,6 +303,97 @@ def test_a_climate_not_chosen_yet_is_shown_as_not_chosen_in_the_text_view_and_pi
     monkeypatch.setattr(picture, "_named", spy)
     assert isinstance(picture.draw_table(s, p), Canvas)
     assert "island" in named and "climate" not in named
+
+
+def test_text_view_shows_the_chooser_the_texts_of_the_sides_it_was_dealt_and_hides_them_from_the_others():
+    """A side was chosen by its name alone: the text view shows the chooser both sides of each card it was
+    dealt (VP, habitats, an island's setup draw/compost/soil, the ability or objective text) before it
+    chooses; the other seats' views name none of them (their offers are hidden)."""
+    s = EarthGame(num_players=2, advanced_draft=True).new_initial_state(4)
+    p = s.current_player()
+    mine, theirs = s.render_text(p), s.render_text(1 - p)
+    for what, records in (("island", CAT.islands), ("climate", CAT.climates), ("ecosystem", CAT.ecosystems)):
+        assert f"your {what} sides to choose from:" in mine
+        for side in (2 * c + k for c in s.offers[what][p] for k in (0, 1)):
+            rec = records[side]
+            line = next(x for x in mine.splitlines() if x.startswith(f"    {rec['name']}"))
+            assert rec["text"] in line
+            if what == "island":
+                assert f"setup: draw {rec['draw']}, compost {rec['compost']} of them, take {rec['soil']} soil" in line
+            if what != "ecosystem":
+                assert f"{rec['vp']} VP" in line
+            assert rec["name"] not in theirs
+    for _ in range(2):  # a side once chosen is no longer on offer
+        s.apply_action(s.legal_actions()[0])
+    assert "your island sides" not in s.render_text(p) and "your ecosystem sides" in s.render_text(p)
+
+
+def test_text_view_lists_the_players_own_hand_with_cost_vp_type_habitats_and_ability_texts():
+    """The hand was a list of names: a player could not read a card (or an event) before planting,
+    composting or playing it. Each card of their own hand now gets a line with what is printed on it."""
+    s = after_setup(2, 3)
+    random_play(s, np.random.default_rng(2), until=lambda t: any(CAT.is_event[c] for c in t.hands[0])
+                and t.rounds >= 2)
+    text = s.render_text(0).splitlines()
+    assert "  hand:" in text
+    for c in s.hands[0]:
+        rec = CAT.earth[c]
+        line = next(x for x in text if x.startswith(f"    {rec['name']} — "))
+        assert line.endswith(": " + rec["text"]) and f"{rec['vp']} VP" in line
+        if rec["kind"] == "flora":
+            assert rec["type"].capitalize() in line and f"cost {rec['cost']}" in line
+            assert f"{rec['sprouts']} sprout spaces" in line and f"growth {rec['growth']}" in line
+        elif rec["kind"] == "event":
+            assert line.startswith(f"    {rec['name']} — Event, ")
+        for h in rec["habitats"]:
+            assert h.capitalize() in line
+    other = s.render_text(1)
+    assert all(CAT.earth[c]["name"] not in other for c in s.hands[0])
+
+
+def test_text_view_spells_out_every_tableau_card_by_its_cell_for_every_seat():
+    """Tableau names were cut to 13 characters with no text: each occupied cell gets a line keyed as the
+    moves name it (r<row>c<col>) with the full name and ability text, in every seat's view."""
+    s = after_setup(3, 1)
+    random_play(s, np.random.default_rng(0), until=lambda t: all(sum(c >= 0 for c in g) >= 3 for g in t.grid))
+    for viewer in range(3):
+        text = s.render_text(viewer)
+        heads = [text.index(f"\nP{q}") for q in range(3)] + [text.index("\npending:")]
+        for q in range(3):
+            block = text[heads[q]:heads[q + 1]].splitlines()
+            for i, c in enumerate(s.grid[q]):
+                if c >= 0:
+                    rec = CAT.earth[c]
+                    line = next(x for x in block if x.startswith(f"    r{i // 4}c{i % 4} "))
+                    assert line.startswith(f"    r{i // 4}c{i % 4} {rec['name']} — ")
+                    assert line.endswith(": " + rec["text"])
+    assert "  r3 | " in text
+
+
+def test_text_view_gives_the_ability_text_of_each_activation_choice():
+    """'activate cell r2c0 ability 0' named a slot only: the decider's view lists each legal slot, as its
+    move is labelled, with the owning card and the text of that very ability."""
+    s = after_setup(2, 0)
+    rng = np.random.default_rng(5)
+    seen = 0
+    while not s.is_terminal() and seen < 5:
+        p = s.current_player()
+        layout = s.game.action_layout
+        slots = [a for a in s.legal_actions() if layout.decode(a)[0] == "activate"]
+        if s.decision() == "activate" and any(layout.decode(a)[1] < 32 for a in slots):
+            seen += 1
+            text = s.render_text(p)
+            assert "abilities to activate (" in text
+            for a in slots:
+                slot = layout.decode(a)[1]
+                key = layout.label(a).removeprefix("activate ")
+                line = next(x for x in text.splitlines() if x.startswith(f"  {key} ("))
+                assert line.endswith("): " + ability_text(s.abilities_of(p, slot)))
+                if slot < 32:
+                    assert f"({CAT.names[s.grid[p][slot // 2]]})" in line
+            assert "abilities to activate" not in s.render_text(1 - p)
+        s.apply_action(int(rng.choice(s.legal_actions())))
+    assert seen == 5
 
 
 def test_every_seat_sees_each_players_public_board_in_its_relative_seat():
