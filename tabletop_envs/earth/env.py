@@ -155,6 +155,8 @@ Version history
   its cell (``r2c0``, as the moves name cells) with its full name and text, the grid labelled by row and
   column; and for the decider the abilities it may activate or copy as their moves name them, with their
   texts, the card it is planting, and what it places or pays. A god's view still names the hands only.
+* v0 (picture; play, observation and action layout unchanged): a fauna's leaves wrap onto a second row;
+  in one row, the fifth leaf of a 5-player game was drawn past the panel's edge.
 """
 
 from __future__ import annotations

@@ -87,10 +87,10 @@ def _board(canvas: Canvas, state, y: int) -> None:
         rec = cat.fauna[side]
         ix, iy = canvas.panel(x, y + 4, 228, BOARD_H - 12, rec["name"], fill=(40, 78, 60))
         iy = canvas.lines(ix, iy, canvas.wrap(rec["text"], 212, 12, max_lines=3), 12, TEXT)
-        lx = ix
-        for order, q in enumerate(state.leaves[f]):  # leaves in claim order, each with its VP tier
-            vp = tiers[min(order, len(tiers) - 1)]
-            lx += canvas.pill(lx, iy + 6, f"P{q}", vp, SEAT_COLORS[q % len(SEAT_COLORS)], size=12) + 4
+        # leaves in claim order, each with its VP tier; five leaves need two rows in the panel
+        leaves = [(f"P{q}", tiers[min(order, len(tiers) - 1)]) for order, q in enumerate(state.leaves[f])]
+        canvas.pills(ix, iy + 6, leaves, 212, colors=[SEAT_COLORS[q % len(SEAT_COLORS)] for q in state.leaves[f]],
+                     size=12)
         if not state.leaves[f]:
             canvas.text(ix, iy + 8, "open: " + "/".join(map(str, tiers)) + " VP", 11, MUTED)
         x += 236

@@ -396,6 +396,37 @@ def test_text_view_gives_the_ability_text_of_each_activation_choice():
     assert seen == 5
 
 
+def test_picture_keeps_all_five_fauna_leaves_inside_their_panel(monkeypatch):
+    """In one row, a fauna's fifth leaf (5 players) was drawn past the panel's edge; the leaves wrap onto a
+    second row, inside the panel, under the longest objective texts too."""
+    from tabletop_envs.core.render import Canvas
+    from tabletop_envs.earth import picture
+
+    s = after_setup(5, 0)
+    longest = sorted(range(len(CAT.fauna)), key=lambda side: -len(CAT.fauna[side]["text"]))
+    s.fauna = [side for i, side in enumerate(longest) if all(side // 2 != o // 2 for o in longest[:i])][:4]
+    s.leaves = [[(f + k) % 5 for k in range(5)] for f in range(4)]
+    drawn = []
+    real = Canvas.pill
+
+    def spy(canvas, x, y, label, value, color=(60, 60, 70), size=13):
+        w = real(canvas, x, y, label, value, color, size)
+        drawn.append((x, y, x + w, y + size + 8, label))
+        return w
+
+    monkeypatch.setattr(Canvas, "pill", spy)
+    picture.draw_table(s, 0)
+    top, bottom = 36 + 4, 36 + picture.BOARD_H - 8  # the fauna panels of the board
+    leaves = [d for d in drawn if d[1] < bottom]
+    assert len(leaves) == 20
+    for f in range(4):
+        left = 176 + f * 236
+        mine = [d for d in leaves if left <= d[0] < left + 228]
+        assert [d[4] for d in mine] == [f"P{q}" for q in s.leaves[f]]
+        for x0, y0, x1, y1, _ in mine:
+            assert left < x0 and x1 <= left + 228 - 8 and top < y0 and y1 <= bottom, (f, x0, x1, y1)
+
+
 def test_every_seat_sees_each_players_public_board_in_its_relative_seat():
     """Relative seat r of observer p is seat (p + r) % n in every segment: the seat markers (active,
     first player, decider, fauna leaves, bonus leaf) and the per-seat blocks (soil and counts, event
