@@ -33,8 +33,8 @@ def paired_losses(env_name: str, policy, opponent, deals: int, seed: int = 0, ga
         deal = seed + i
         for seat in (0, 1):
             policies = [policy, opponent] if seat == 0 else [opponent, policy]
-            # never the deal's own stream, nor one that tells the deal's seed (policy_rng)
-            returns, _ = play_game(game, policies, deal, rng=policy_rng(deal, seat))
+            # never the deal's own stream, nor one that tells the deal's seed (policy_rng); one per seat
+            returns, _ = play_game(game, policies, deal, rng=[policy_rng(deal, seat, s) for s in (0, 1)])
             lost[i, seat] = returns[seat] < returns[1 - seat]
     p0, p1 = lost.mean(0)
     return {"env": env_name, "deals": deals, "loss_rate_seat_0": float(p0), "loss_rate_seat_1": float(p1),

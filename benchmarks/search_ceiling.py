@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from tabletop_envs.core.errors import ConfigError
+from tabletop_envs.core.policy import policy_rng
 
 
 def play_out(state, choose, max_turns: int, seat: int) -> int:
@@ -75,8 +76,8 @@ def search_ceiling(env_name: str, policy, opponent, deals: int, worlds: int, see
         deal_seed = seed * 1_000_003 + deal  # training.evaluate.play_pair's deals
         for seat in (0, 1):
             for side, results in outcomes.items():
-                # children of (deal, seat), never the deal's own stream; the same for both sides
-                opp_rng, own_rng = map(np.random.default_rng, np.random.SeedSequence([deal_seed, seat]).spawn(2))
+                # of (deal, seat), never the deal's own stream nor one that tells its seed; the same for both sides
+                opp_rng, own_rng = policy_rng(deal_seed, seat, 0), policy_rng(deal_seed, seat, 1)
                 plain, others = mover({seat: policy}, own_rng), mover({1 - seat: opponent}, opp_rng)
 
                 def choose(state, p, seat=seat, side=side, plain=plain, others=others, own_rng=own_rng):

@@ -20,7 +20,7 @@ import numpy as np
 from PIL import Image
 
 from tabletop_envs.core.play import default_opponent, resolve_env_name
-from tabletop_envs.core.policy import load_policy
+from tabletop_envs.core.policy import load_policy, policy_rng
 from tabletop_envs.core.registry import ENVS, available_envs
 from tabletop_envs.core.render import BACKGROUND, save_gif
 from tabletop_envs.core.replay import Replay
@@ -34,14 +34,15 @@ def play(env_name: str, seed: int, num_players: int | None) -> Replay:
     policies = [load_policy(policy_id) for _ in range(env.game.num_players)]
     replay = Replay.start(env, seed, [policy_id] * env.game.num_players)
     env.reset(seed=seed)
-    rng = np.random.default_rng(seed)
+    # a generator per seat, never default_rng(seed): the env draws its deal from that stream
+    rngs = [policy_rng(seed, seat) for seat in range(env.game.num_players)]
     for agent in env.agent_iter():
         _, _, terminated, truncated, _ = env.last()
         if terminated or truncated:
             break
         player = env.agent_name_mapping[agent]
         state = env.game_state
-        action = policies[player].act(state.observation(player), state.legal_action_mask(), rng)
+        action = policies[player].act(state.observation(player), state.legal_action_mask(), rngs[player])
         env.step(action)
         replay.record(action)
     replay.finish(env)

@@ -132,14 +132,17 @@ def play_pair(env_name: str, a, b, games: int, seed: int = 0, game_kwargs: dict 
     _, pol_f = resolve(filler, env_name, game.config())
     rotations = seatings(n)
     deals = math.ceil(games / len(rotations))
-    rng = policy_rng(seed)  # never a deal's own stream (deal 0 is dealt from seed 0)
+    # a generator of its own for A, for B and for the fillers: never a deal's own stream (deal 0 is dealt
+    # from seed 0), and none that one of them could draw ahead from to choose another's random moves
+    rng_a, rng_b, rng_f = (policy_rng(seed, k) for k in range(3))
     wins = draws = losses = 0
     for deal in range(deals):
         deal_seed = seed * 1_000_003 + deal
         for seat_a, seat_b in rotations:
-            seats = [pol_f] * n
+            seats, rngs = [pol_f] * n, [rng_f] * n
             seats[seat_a], seats[seat_b] = pol_a, pol_b
-            returns, _ = play_game(game, seats, deal_seed, max_turns, rng)
+            rngs[seat_a], rngs[seat_b] = rng_a, rng_b
+            returns, _ = play_game(game, seats, deal_seed, max_turns, rngs)
             ra, rb = returns[seat_a], returns[seat_b]
             wins += ra > rb
             draws += ra == rb

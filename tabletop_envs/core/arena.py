@@ -16,13 +16,19 @@ from .policy import Policy, load_policy, policy_rng
 
 
 def play_game(game, policies: Sequence[Policy], seed: int, max_turns: int | None = None,
-              rng: np.random.Generator | None = None) -> tuple[np.ndarray, int]:
+              rng: np.random.Generator | Sequence[np.random.Generator] | None = None) -> tuple[np.ndarray, int]:
     """Play one game; ``policies[i]`` sits in seat i. Returns (returns per seat, decisions).
 
-    A game that reaches ``max_turns`` (default: the game's) ends with all-zero returns (truncated).
+    ``rng``: one generator per seat (default ``policy_rng(seed, seat)``), or one for every seat, which
+    only policies that trust each other may share: a policy that draws from another's generator before
+    it moves chooses that one's next random numbers. A game that reaches ``max_turns`` (default: the
+    game's) ends with all-zero returns (truncated).
     """
     state = game.new_initial_state(seed)
-    rng = rng if rng is not None else policy_rng(seed)  # never the deal's own stream
+    if rng is None:
+        rngs = [policy_rng(seed, seat) for seat in range(game.num_players)]
+    else:
+        rngs = [rng] * game.num_players if isinstance(rng, np.random.Generator) else list(rng)
     limit = game.default_max_turns if max_turns is None else max_turns
     steps = 0
     while not state.is_terminal():
@@ -30,7 +36,7 @@ def play_game(game, policies: Sequence[Policy], seed: int, max_turns: int | None
             return np.zeros(game.num_players), steps
         seat = state.current_player()
         mask = state.legal_action_mask()
-        state.apply_action(policies[seat].act(state.observation(seat), mask, rng))
+        state.apply_action(policies[seat].act(state.observation(seat), mask, rngs[seat]))
         steps += 1
     return np.asarray(state.returns(), float), steps
 
@@ -71,13 +77,15 @@ def play_match(env_name: str, policies: Sequence, num_games: int, seed: int = 0,
     if len(pols) != n:
         raise ValueError(f"{env_name} with these kwargs has {n} seats; got {len(pols)} policies")
     res = MatchResult(names, 0, np.zeros(n, int), np.zeros(n, int), np.zeros(n, int), np.zeros(n))
-    rng = policy_rng(seed)  # never a deal's own stream (deal 0 is dealt from seed 0)
+    # a generator of its own per policy, never a deal's own stream (deal 0 is dealt from seed 0)
+    rngs = [policy_rng(seed, i) for i in range(n)]
     # a deal played from only some seats would keep its luck and the seat edge in the result
     for g in range(-(-num_games // n) * n):
         deal_seed = seed * 1_000_003 + g // n  # the same deal for each of the n rotations
         shift = g % n
         seating = [(i + shift) % n for i in range(n)]  # seat s is played by policy seating[s]
-        returns, length = play_game(game, [pols[seating[s]] for s in range(n)], deal_seed, max_turns, rng)
+        returns, length = play_game(game, [pols[seating[s]] for s in range(n)], deal_seed, max_turns,
+                                    [rngs[seating[s]] for s in range(n)])
         res.games += 1
         res.lengths.append(length)
         by_policy = np.empty(n)

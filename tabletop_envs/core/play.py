@@ -162,7 +162,8 @@ def play_match(env_name: str, opponents: Sequence[str | Policy], human_seat: int
             label, policy = next(others)
             seat_policy[s] = policy
             names.append(label if isinstance(label, str) else type(label).__name__)
-    seed = secrets.randbelow(2**31) if seed is None else int(seed)
+    # 63 bits: a bot that checks guessed seeds against its generator (one hash each) must not find it
+    seed = secrets.randbits(63) if seed is None else int(seed)
     replay = Replay.start(env, seed, names)
     env.reset(seed=seed)
     viewer = None
@@ -178,7 +179,9 @@ def play_match(env_name: str, opponents: Sequence[str | Policy], human_seat: int
                 viewer = render.make_viewer(env.metadata.get("name", "tabletop_envs"))
             viewer.show(env.render())
 
-    bot_rng = policy_rng(seed)  # not default_rng(seed): the env draws the deal from that stream
+    # one per seat, never default_rng(seed), the env's deal stream: a bot must neither re-deal nor draw
+    # ahead in another bot's generator to choose its random moves
+    bot_rngs = [policy_rng(seed, seat) for seat in range(n)]
     # The seed fixes the whole deal (hands, deck order): shown only once the game is over.
     say(f"{env_name}. Seats: " + ", ".join(f"player_{i} = {p}" for i, p in enumerate(names)))
     say("Type h for help.")
@@ -202,7 +205,7 @@ def play_match(env_name: str, opponents: Sequence[str | Policy], human_seat: int
                 action = _human_move(env, player, ask, say)
             else:
                 state = env.game_state
-                action = int(seat_policy[player].act(state.observation(player), state.legal_action_mask(), bot_rng))
+                action = int(seat_policy[player].act(state.observation(player), state.legal_action_mask(), bot_rngs[player]))
                 bot_moves += 1
             env.step(action)
             replay.record(action)

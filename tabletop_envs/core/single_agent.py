@@ -36,7 +36,10 @@ class SingleAgentEnv(gymnasium.Env):
     Args:
         env: an env name (``"terralore_v0"``) or a :class:`TabletopAECEnv` instance.
         opponent: a policy, a policy id/path, a list with one per other seat, or a callable
-            ``rng -> policy`` drawn anew each episode (an opponent pool). Default: random.
+            ``rng -> policy`` drawn anew each episode (an opponent pool). Default: random. The pool is
+            set-up code like the env itself: seeded, its generator follows from the reset seed (so that
+            seeded training draws the same opponents); the policies it returns get generators of their
+            own, which tell them nothing of the deals.
         learner_seat: fixed seat, or ``None`` to draw it every episode.
         render_mode: ``None`` (no frames: ``render()`` warns and returns None, as in Gymnasium), ``"ansi"``
             (text), ``"rgb_array"`` (a picture) or ``"human"`` (a window). With an env instance, ``None``
