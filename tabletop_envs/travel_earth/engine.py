@@ -207,6 +207,16 @@ class TravelEarthGame(Game):
 
 class TravelEarthState(State):
     _transient = ("game", "_mask_cache")
+    _optional_fields = ("recent_challenges",)
+    #: what the challenges of this turn's Challenge Phase and of the one before did, one ``[turn, seat,
+    #: Challenger, events]`` per Challenger (``challenge_texts`` words them), for the text view and the
+    #: picture only: the observation never reads it. Every step of a challenge is public: the statistic,
+    #: the Defender, a defensive change and the card paying for it (it lands face up in the Discard Pile),
+    #: each Last Resort reveal. Two phases, not one: when a seat decides, the results since its last
+    #: decision may span the end of the previous phase (its own Challenger's fate) and the current one.
+    #: Events are ids, worded only when shown: the engine steps millions of times unwatched. A state
+    #: saved before the record was kept loads with this empty default and records from its next challenge.
+    recent_challenges: list = ()
 
     def __init__(self, game: TravelEarthGame, seed: int | None):
         self.game = game
@@ -238,6 +248,7 @@ class TravelEarthState(State):
         self.adds = 0
         self._clear_challenge()
         self.queue = []
+        self.recent_challenges = []
         self._begin_turn()
         if self._idle():
             self._end_turn()
@@ -306,6 +317,68 @@ class TravelEarthState(State):
 
     def _defends_as_ready(self) -> bool:
         return self.defender_row == READY or self._has(self.defender, "armoured_shell")
+
+    def _versus(self, challenger: int, defender: int, stat: int) -> str:
+        """The two printed values compared, as the text view shows them."""
+        cat = self.game.catalogue
+        a, b = cat.values[challenger, stat], cat.values[defender, stat]
+        return f"{a:g} against {b:g} {cat.stat_units[stat]}"
+
+    def _note(self, *event) -> None:
+        """Add an event to the record of the challenge now resolving (see ``recent_challenges``)."""
+        if self.recent_challenges:  # empty: a challenge begun in a state saved before the record was kept
+            self.recent_challenges[-1][3].append(list(event))
+
+    def challenge_texts(self) -> list[tuple[int, int, str]]:
+        """``recent_challenges`` in words: ``(turn, seat, text)`` per Challenger, oldest first."""
+        return [(turn, seat, self._challenge_text(challenger, events))
+                for turn, seat, challenger, events in self.recent_challenges]
+
+    def _challenge_text(self, challenger: int, events: list) -> str:
+        cat = self.game.catalogue
+        label = cat.label
+        stat = defender = -1
+
+        def compared(card: int, on: int) -> str:
+            result = {1: "the Challenger wins", 0: "tie", -1: "the Defender wins"}[self.outcome(challenger, card, on)]
+            return f": {self._versus(challenger, card, on)}, {result}"
+
+        text = label(challenger)
+        for kind, *args in events:
+            if kind == "statistic":
+                stat = args[0]
+                text += f"; then on {cat.stat_names[stat]}{compared(defender, stat)}" if defender >= 0 else \
+                    f" on {cat.stat_names[stat]}"
+            elif kind == "defender":
+                defender, row = args
+                text += f" vs {'Ready' if row == READY else 'Resting'} {label(defender)}{compared(defender, stat)}"
+            elif kind == "change":
+                text += f"; defensive change to {cat.stat_names[args[0]]}{compared(defender, args[0])}"
+            elif kind == "ink_cloud":
+                text += " (Ink Cloud: a Full Reservoir card turns Empty)"
+            elif kind == "paid":
+                text += f" (paid with {label(args[0])} from the Reservoir)"
+            elif kind == "accepted":
+                text += "; no defensive change"
+            elif kind == "discarded":
+                text += f"; {label(args[0])} discarded"
+            elif kind == "survives":
+                text += f"; {label(challenger)} survives" + (
+                    ", stays Ready (Tireless)" if self._has(challenger, "tireless") else ", now Resting")
+            elif kind == "last_resort":
+                text += "; no Animal defends, Last Resort:"
+            elif kind == "reveals":
+                card = args[0]
+                fate = ("back face down into the Reservoir" if self.outcome(challenger, card, stat) < 0 else
+                        "back to Hand (Homing);" if self._has(card, "homing") else "discarded;")
+                text += f" reveals {label(card)}{compared(card, stat)}, {fate}"
+            elif kind == "exhausted":
+                text += " the Reservoir is exhausted: the Challenger was not stopped"
+            elif kind == "tied_out":
+                text += "; every statistic tied"
+            elif kind == "turn_ends":
+                text += "; the turn ends"
+        return text
 
     def _take_from_reservoir(self, p: int):
         """A card leaves the Reservoir: it takes an Empty slot first (see RULES.md)."""
@@ -389,6 +462,10 @@ class TravelEarthState(State):
         p = self.player
         card = self.queue.pop(0)  # the group resolves in the order it was declared
         self.challenger = card
+        log = self.recent_challenges
+        if log and log[-1][0] != self.turns:  # this phase's first Challenger: keep the previous phase only
+            log = [entry for entry in log if entry[0] == log[-1][0]]
+        self.recent_challenges = [*log, [self.turns, p, card, []]]
         if not self._has(card, "patient_hunter"):
             self.empty[p] += 1  # its Full Reservoir card turns Empty as it resolves
         self.phase = "statistic"
@@ -397,9 +474,11 @@ class TravelEarthState(State):
         self.stat = stat
         self.used |= 1 << stat
         d = 1 - self.player
+        self._note("statistic", stat)
         if self.defender >= 0:
             self._compare()
         elif not self.ready[d] and not self.resting[d]:
+            self._note("last_resort")
             self._last_resort()
         else:
             self.phase = "defender"
@@ -416,10 +495,12 @@ class TravelEarthState(State):
                 self.phase = "statistic"  # a tie moves on; the Challenger picks the next statistic
             else:  # every statistic tied: the Challenger is discarded and the turn ends
                 stampede = self._has(self.challenger, "stampede")
+                self._note("tied_out")
                 self._discard_challenger()
                 if stampede:
                     self._next_challenge()
                 else:
+                    self._note("turn_ends")
                     self._end_turn()
         else:  # the Defender loses, or a Resting Defender ties (the Resting penalty)
             if self._change_options():
@@ -444,7 +525,9 @@ class TravelEarthState(State):
     def _defensive_change(self, stat: int):
         d = 1 - self.player
         self.change_stat = stat
+        self._note("change", stat)
         if self._has(self.defender, "ink_cloud") and self.full(d) > 0:
+            self._note("ink_cloud")
             self.empty[d] += 1
             self._resolve_change()
             return
@@ -466,6 +549,9 @@ class TravelEarthState(State):
             self.reservoir[d].remove(card)
         self._take_from_reservoir(d)
         self._to_discard(d, card)
+        # public from here: the card lies face up in the Discard Pile (which one was Player 2's unseen
+        # starting card is not said; nobody could tell it from the others)
+        self._note("paid", card)
         self._resolve_change()
 
     def _resolve_change(self):
@@ -489,6 +575,7 @@ class TravelEarthState(State):
             self._next_challenge()
 
     def _discard_challenger(self):
+        self._note("discarded", self.challenger)
         self._to_discard(self.player, self.challenger)
         self.challenger = -1
 
@@ -496,10 +583,12 @@ class TravelEarthState(State):
         d = 1 - self.player
         row = self.ready[d] if self.defender_row == READY else self.resting[d]
         row.remove(self.defender)
+        self._note("discarded", self.defender)
         self._to_discard(d, self.defender)
 
     def _survive(self):
         p = self.player
+        self._note("survives")
         (self.ready[p] if self._has(self.challenger, "tireless") else self.resting[p]).append(self.challenger)
         self._next_challenge()
 
@@ -511,6 +600,7 @@ class TravelEarthState(State):
             i = int(self.rng.integers(known + len(self.unseen[d])))
             card = self.reservoir[d].pop(i) if i < known else self.unseen[d].pop()
             self._take_from_reservoir(d)
+            self._note("reveals", card)  # what became of it follows from the comparison and Homing
             if self.outcome(self.challenger, card, self.stat) < 0:
                 self.reservoir[d].append(card)  # back face down, shuffled in: now known to its owner
                 self.reservoir[d].sort()
@@ -522,6 +612,7 @@ class TravelEarthState(State):
                 self.progress = True
             else:
                 self._to_discard(d, card)
+        self._note("exhausted")
         self.winner = self.player  # Reservoir exhausted without stopping the Challenger
         self.phase = "over"
 
@@ -604,12 +695,14 @@ class TravelEarthState(State):
     def _choose_defender(self, card: int, row: int):
         self.defender = card
         self.defender_row = row
+        self._note("defender", card, row)
         self._compare()
 
     def _do_change_statistic(self, stat: int):
         self._defensive_change(stat)
 
     def _do_accept(self, _):
+        self._note("accepted")
         self._discard_defender()
         self._survive()
 
@@ -760,6 +853,12 @@ class TravelEarthState(State):
                     content += f" [unseen = {cat.label(self.unseen[p][0])}]"
             lines.append(f"  Reservoir {size} ({size - self.empty[p]} Full, {self.empty[p]} Empty){content}")
             lines.append(f"  Discard Pile: {names(self.discard[p])}")
+        group = None
+        for turn, seat, text in self.challenge_texts():
+            if turn != group:
+                group = turn
+                lines.append(f"Challenges of turn {turn + 1}, {who(seat)} challenging:")
+            lines.append(f"  {text}")
         if self.challenger >= 0:
             stat = cat.stat_names[self.stat] if self.stat >= 0 else "?"
             used = [cat.stat_names[s] for s in range(NUM_STATS) if self.used >> s & 1]
@@ -768,8 +867,7 @@ class TravelEarthState(State):
                 row = "Ready" if self.defender_row == READY else "Resting"
                 text += f" vs {row} {with_ability(self.defender)}"
                 if self.stat >= 0:
-                    a, b = (cat.values[c, self.stat] for c in (self.challenger, self.defender))
-                    text += f": {a:g} against {b:g} {cat.stat_units[self.stat]}"
+                    text += f": {self._versus(self.challenger, self.defender, self.stat)}"
             lines.append(text)
         if self.queue:
             lines.append(f"Declared, waiting: {names(self.queue)}")

@@ -132,6 +132,13 @@ without stopping a Challenger. A stalemate (``stalemate_turns``) ends the game a
 - v0 (text view; play, observation and picture unchanged): ``render_text`` names the printed ability of each
   Animal it shows and gives the ability's text under the table; before, a human playing from the terminal
   could not read that Tiny makes the lower Weight win.
+- v0 (text view and picture; play, observation and action layouts unchanged): the state keeps a public
+  record of the challenges of this Challenge Phase and the one before (``recent_challenges``, read by no
+  observation): each Challenger's statistic, Defender and compared printed values, a defensive change and
+  the card that paid for it, each Last Resort reveal and what was discarded. ``render_text`` lists it and
+  the picture's challenge strip shows the last challenge; before, a human whose challenge the bot answered
+  saw only "(the other players have moved)" and a changed table. A state saved without the record loads
+  with an empty one.
 """
 from tabletop_envs.core import TabletopAECEnv
 

@@ -2,7 +2,8 @@
 
 Each side shows its Ready Row and Resting Row (Animal cards with their six printed statistics), its
 Reservoir (face-down cards: upright = Full, sideways = Empty), Deck, Hand and Discard Pile; the
-challenge being resolved sits in the middle with the compared values. The viewing seat is at the
+challenge being resolved sits in the middle with the compared values, and how the challenge before it
+ended (between challenges: how the last one went, step by step). The viewing seat is at the
 bottom (seat 0 for the whole-table view). With ``player`` given, the opponent's Hand and Reservoir
 are backs, and nobody's unseen starting Reservoir card is shown.
 """
@@ -130,11 +131,19 @@ def _rows(canvas: Canvas, state, p: int, y: int, cat) -> None:
 
 def _challenge(canvas: Canvas, state, y: int, cat) -> None:
     canvas.box(10, y, WIDTH - 10, y + 86, fill=(18, 56, 38), outline=(90, 150, 110))
+    log = state.challenge_texts()
     if state.challenger < 0:
-        text = "No challenge in progress."
-        if state.queue:
-            text = "Declared Challengers waiting: " + ", ".join(cat.names[c] for c in sorted(state.queue))
-        canvas.text(WIDTH / 2, y + 43, text, 15, MUTED, anchor="mm", max_width=WIDTH - 40)
+        waiting = ", ".join(cat.names[c] for c in sorted(state.queue))
+        if not log:
+            text = f"Declared Challengers waiting: {waiting}" if waiting else "No challenge in progress."
+            canvas.text(WIDTH / 2, y + 43, text, 15, MUTED, anchor="mm", max_width=WIDTH - 40)
+            return
+        turn, seat, text = log[-1]
+        canvas.text(22, y + 8, f"Last challenge · turn {turn + 1}, seat {seat} challenging", 15, HIGHLIGHT, bold=True)
+        room = 2 if waiting else 3
+        canvas.lines(22, y + 30, _tail(canvas, text, WIDTH - 44, 13, room), 13, TEXT, max_width=WIDTH - 44)
+        if waiting:
+            canvas.text(22, y + 70, f"waiting: {waiting}", 11, MUTED, max_width=WIDTH - 44)
         return
     attacker = state.player
     canvas.text(22, y + 8, "Challenge", 15, HIGHLIGHT, bold=True)
@@ -159,6 +168,23 @@ def _challenge(canvas: Canvas, state, y: int, cat) -> None:
     if state.queue:
         canvas.text(22, y + 70, "waiting: " + ", ".join(cat.names[c] for c in sorted(state.queue)), 11, MUTED,
                     max_width=300)
+    if len(log) > 1:  # the challenge before this one, whose result came after the last decision
+        x = 340 + canvas.text(340, y + 70, "before: ", 11, MUTED)
+        canvas.text(x, y + 70, _tail(canvas, log[-2][2], WIDTH - 20 - x, 11, 1)[0], 11, MUTED, max_width=WIDTH - 20 - x)
+
+
+def _tail(canvas: Canvas, text: str, width: int, size: int, room: int) -> list[str]:
+    """``text`` wrapped in ``room`` lines; a longer one loses its beginning, not its end, which says how
+    the challenge finished (a long Last Resort fills the strip)."""
+    words = text.split()
+    lines = canvas.wrap(text, width, size, max_lines=len(words))
+    start = sum(len(line.split()) for line in lines[:-room]) if len(lines) > room else 0
+    while start:
+        lines = canvas.wrap("… " + " ".join(words[start:]), width, size, max_lines=len(words))
+        if len(lines) <= room:
+            break
+        start += 1
+    return lines
 
 
 def _fighter(canvas: Canvas, x: int, y: int, cat, card: int, stat: int, role: str, color) -> None:

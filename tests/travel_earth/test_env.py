@@ -12,7 +12,7 @@ from tabletop_envs.travel_earth.engine import TravelEarthGame
 
 from .scenario import CAT, act, cid, legal, scenario
 
-WEIGHT = 1
+WEIGHT, DEVELOPMENT = 1, 5
 
 
 def test_doc_tables_match_the_layouts():
@@ -209,6 +209,114 @@ def test_render_text_shows_the_compared_printed_values():
     act(s, "defend_ready", "Tiger")
     assert "Challenge: Lion TE-003 on Weight (used: Weight) vs Ready Tiger TE-004: 175 against 119.7 kg" in \
         s.render_text(player=1)
+
+
+def test_render_text_records_the_defenders_choice_change_and_payment_once_the_challenge_is_over():
+    """A human whose challenge the bot answered saw only the next position: the record says which
+    Defender, the defensive change and the card that paid for it (face up in the Discard Pile by then)."""
+    s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]),
+                 p1=dict(ready=["Tiger"], reservoir=["Giraffe", "Horse"], hand=["Emu"]))
+    for segment, index in [("declare", "Lion"), ("statistic", WEIGHT), ("defend_ready", "Tiger"),
+                           ("change_statistic", DEVELOPMENT)]:
+        act(s, segment, index)
+    paying = s.render_text(player=0)
+    assert "defensive change to Development Time: 109 against 105 days, the Defender wins\n" in paying
+    assert "Giraffe" not in paying and "Horse" not in paying  # which face-down card pays is not told yet
+    act(s, "pay_reservoir", "Giraffe")
+    assert s.player == 1 and s.phase == "add"  # the challenge is over and the turn has passed
+    record = ["Challenges of turn 1, Player 1 (seat 0) challenging:",
+              "  Lion TE-003 on Weight vs Ready Tiger TE-004: 175 against 119.7 kg, the Challenger wins; defensive "
+              "change to Development Time: 109 against 105 days, the Defender wins (paid with Giraffe TE-006 from "
+              "the Reservoir); Lion TE-003 discarded"]
+    for seat in (0, 1):
+        lines = s.render_text(player=seat).splitlines()
+        assert lines[lines.index(record[0]):][:2] == record, f"seat {seat}"
+
+
+def _drawn_words(monkeypatch, state, seat) -> str:
+    """Every text the picture of ``seat``'s view draws, joined by spaces (wrapped lines join up again)."""
+    from tabletop_envs.core.render import Canvas
+    from tabletop_envs.travel_earth.render import draw_table
+
+    drawn = []
+    text = Canvas.text
+    monkeypatch.setattr(Canvas, "text", lambda canvas, x, y, words, *a, **k: (drawn.append(words),
+                                                                              text(canvas, x, y, words, *a, **k))[1])
+    draw_table(state, seat)
+    monkeypatch.setattr(Canvas, "text", text)
+    return " ".join(" ".join(drawn).split())
+
+
+def test_the_pictures_challenge_strip_shows_the_last_challenge_between_challenges_and_the_one_before_during_one(
+        monkeypatch):
+    s = scenario(p0=dict(ready=["Lion", "Tiger"], reservoir=["Koala", "Emu"]), p1=dict(ready=["Horse"]))
+    for segment, index in [("declare", "Lion"), ("declare", "Tiger"), ("statistic", WEIGHT),
+                           ("defend_ready", "Horse")]:  # the Horse outweighs the Lion
+        act(s, segment, index)
+    act(s, "statistic", WEIGHT)  # the Tiger's challenge: seat 1 is to choose its Defender
+    words = _drawn_words(monkeypatch, s, 1)
+    assert "the defending player chooses a Defender" in words
+    assert "before: Lion TE-003 on Weight vs Ready Horse TE-010: 175 against 300 kg, the Defender wins; Lion " \
+           "TE-003 discarded" in words
+    act(s, "defend_ready", "Horse")
+    assert s.challenger < 0 and s.player == 1  # both challenges over, the turn has passed
+    words = _drawn_words(monkeypatch, s, 0)
+    assert "No challenge in progress" not in words
+    assert "Last challenge · turn 1, seat 0 challenging Tiger TE-004 on Weight vs Ready Horse TE-010: 119.7 " \
+           "against 300 kg, the Defender wins; Tiger TE-004 discarded" in words
+
+
+def test_render_text_records_each_last_resort_reveal_and_what_became_of_it():
+    s = scenario(p0=dict(ready=["Bowhead whale"], reservoir=["Koala"]),
+                 p1=dict(reservoir=["House mouse", "Lion"], hand=["Emu"]))
+    act(s, "declare", "Bowhead whale")
+    act(s, "statistic", WEIGHT)
+    assert "  Bowhead whale TE-032 on Weight; no Animal defends, Last Resort: reveals Lion TE-003: 100000 against " \
+           "175 kg, the Challenger wins, discarded; reveals House mouse TE-024: 100000 against 0.0205 kg, the " \
+           "Defender wins, back face down into the Reservoir; Bowhead whale TE-032 discarded" \
+           in s.render_text(player=0).splitlines()
+
+
+def test_the_challenge_record_keeps_this_and_the_previous_challenge_phase_and_only_grows_within_them():
+    game = TravelEarthGame()
+    phases = 0
+    for seed in range(4):
+        s = game.new_initial_state(seed)
+        rng = np.random.default_rng(seed)
+        while not s.is_terminal():
+            before = s.challenge_texts()
+            s.apply_action(int(rng.choice(s.legal_actions())))
+            log = s.challenge_texts()
+            turns = sorted({turn for turn, _, _ in log})
+            assert len(turns) <= 2 and [turn for turn, _, _ in log] == sorted(turn for turn, _, _ in log)
+            for turn, seat, text in log:
+                assert seat == (s.first if turn % 2 == 0 else 1 - s.first)  # whose turn it was
+                assert text.split(" on ")[0] in {CAT.label(c) for c in game.decklists[seat]}
+            kept = [entry for entry in before if entry[0] in turns]  # what survives of the record
+            assert log[:len(kept) - 1] == kept[:-1] or not kept
+            if kept:
+                assert log[len(kept) - 1][2].startswith(kept[-1][2])  # the last one may have grown
+            phases += bool(before) and before[-1][0] != log[-1][0]
+    assert phases > 40
+
+
+def test_a_state_saved_before_the_challenge_record_loads_and_records_from_its_next_challenge():
+    import json
+
+    game = TravelEarthGame()
+    s = game.new_initial_state(3)
+    rng = np.random.default_rng(3)
+    while s.phase != "defender":
+        s.apply_action(int(rng.choice(s.legal_actions())))
+    old = json.loads(json.dumps(s.to_dict()))
+    del old["state"]["recent_challenges"]  # as this version's predecessor wrote it
+    loaded = game.state_from_dict(old)
+    assert loaded.to_dict() == old and "Challenges of turn" not in loaded.render_text(player=0)
+    while not loaded.is_terminal():  # the challenge under way goes unrecorded, the next ones are
+        loaded.apply_action(int(rng.choice(loaded.legal_actions())))
+        loaded.check_invariants()
+    assert loaded.recent_challenges and type(loaded).recent_challenges == ()
+    assert game.state_from_dict(json.loads(json.dumps(loaded.to_dict()))) == loaded
 
 
 def test_rules_md_names_only_existing_tests():

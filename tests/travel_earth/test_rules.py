@@ -764,15 +764,19 @@ def test_last_resort_winner_discards_challenger_and_returns_face_down_shuffled_i
 
 
 def test_return_the_winning_animal_face_down_to_the_reservoir_and_shuffle_it_back_in():
-    # face down: the Challenger's view afterwards is the same whichever card won
+    # face down: the Challenger's view of the table afterwards is the same whichever card won; only the
+    # record of the challenge says which card the reveal showed (public: "Reveal a random Reservoir card")
     views = []
     for winner in ("Blue whale", "Sperm whale"):
         s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]), p1=dict(reservoir=[winner], hand=["Giraffe"]))
         challenge(s, "Lion", WEIGHT)
         assert s.reservoir[1] == ids([winner]) and s.discard[0] == ids(["Lion"]) and s.discard[1] == []
-        views.append((s.observation(0), s.render_text(player=0)))
+        text = s.render_text(player=0).splitlines()
+        start = text.index("Challenges of turn 1, Player 1 (seat 0) challenging:")
+        assert text[start + 1].startswith(f"  Lion TE-003 on Weight; no Animal defends, Last Resort: reveals {winner}")
+        views.append((s.observation(0), text[:start] + text[start + 2:]))
     np.testing.assert_array_equal(views[0][0], views[1][0])
-    assert views[0][1] == views[1][1] and "whale" not in views[0][1]
+    assert views[0][1] == views[1][1] and "whale" not in "\n".join(views[0][1])
     # shuffled in: the next Last Resort reveals the returned whale first in some deals, second in others
     whale_first = set()
     for seed in range(40):
