@@ -859,7 +859,9 @@ class TravelEarthState(State):
                 group = turn
                 lines.append(f"Challenges of turn {turn + 1}, {who(seat)} challenging:")
             lines.append(f"  {text}")
-        if self.challenger >= 0:
+        # at the game's end the Challenger Last Resort failed to stop is still set and the rest of its group
+        # still declared: the record above says how it ended; these lines would say the challenge goes on
+        if self.challenger >= 0 and not self.is_terminal():
             stat = cat.stat_names[self.stat] if self.stat >= 0 else "?"
             used = [cat.stat_names[s] for s in range(NUM_STATS) if self.used >> s & 1]
             text = f"Challenge: {with_ability(self.challenger)} on {stat} (used: {', '.join(used) or '-'})"
@@ -869,7 +871,7 @@ class TravelEarthState(State):
                 if self.stat >= 0:
                     text += f": {self._versus(self.challenger, self.defender, self.stat)}"
             lines.append(text)
-        if self.queue:
+        if self.queue and not self.is_terminal():
             lines.append(f"Declared, waiting: {names(self.queue)}")
         for key in shown_abilities:
             lines.append(f"  {cat.abilities[key]['name']}: {cat.abilities[key]['text']}")

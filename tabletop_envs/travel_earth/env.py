@@ -139,6 +139,10 @@ without stopping a Challenger. A stalemate (``stalemate_turns``) ends the game a
   the picture's challenge strip shows the last challenge; before, a human whose challenge the bot answered
   saw only "(the other players have moved)" and a changed table. A state saved without the record loads
   with an empty one.
+- v0 (text view and picture; play and observation unchanged): at the game's end neither view asks for a
+  Defender any more: the Challenger that Last Resort failed to stop is still set, so the picture's strip
+  said "the defending player chooses a Defender" and the text showed the stale challenge and the waiting
+  group; both now show how that last challenge ended.
 """
 from tabletop_envs.core import TabletopAECEnv
 

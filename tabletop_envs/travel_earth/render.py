@@ -132,7 +132,9 @@ def _rows(canvas: Canvas, state, p: int, y: int, cat) -> None:
 def _challenge(canvas: Canvas, state, y: int, cat) -> None:
     canvas.box(10, y, WIDTH - 10, y + 86, fill=(18, 56, 38), outline=(90, 150, 110))
     log = state.challenge_texts()
-    if state.challenger < 0:
+    # at the game's end the Challenger Last Resort failed to stop is still set: say how that challenge
+    # ended, not that a Defender is being chosen (nor that the rest of the group waits)
+    if state.challenger < 0 or state.is_terminal():
         waiting = ", ".join(cat.names[c] for c in sorted(state.queue))
         if not log:
             text = f"Declared Challengers waiting: {waiting}" if waiting else "No challenge in progress."
@@ -140,6 +142,7 @@ def _challenge(canvas: Canvas, state, y: int, cat) -> None:
             return
         turn, seat, text = log[-1]
         canvas.text(22, y + 8, f"Last challenge · turn {turn + 1}, seat {seat} challenging", 15, HIGHLIGHT, bold=True)
+        waiting = "" if state.is_terminal() else waiting
         room = 2 if waiting else 3
         canvas.lines(22, y + 30, _tail(canvas, text, WIDTH - 44, 13, room), 13, TEXT, max_width=WIDTH - 44)
         if waiting:

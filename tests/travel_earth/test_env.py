@@ -277,6 +277,24 @@ def test_render_text_records_each_last_resort_reveal_and_what_became_of_it():
            in s.render_text(player=0).splitlines()
 
 
+def test_at_game_over_text_and_picture_show_how_the_last_challenge_ended_not_a_defender_to_choose(monkeypatch):
+    s = scenario(p0=dict(ready=["Bowhead whale", "Lion"], reservoir=["Koala", "Emu"]), p1=dict(reservoir=["Tiger"]))
+    act(s, "declare", "Bowhead whale")
+    act(s, "declare", "Lion")
+    act(s, "statistic", WEIGHT)
+    assert s.winner == 0 and s.challenger == cid("Bowhead whale")  # Last Resort did not stop it
+    last = ("  Bowhead whale TE-032 on Weight; no Animal defends, Last Resort: reveals Tiger TE-004: 100000 against "
+            "119.7 kg, the Challenger wins, discarded; the Reservoir is exhausted: the Challenger was not stopped")
+    for seat in (0, 1):
+        lines = s.render_text(player=seat).splitlines()
+        assert lines[-2:] == [last, "Game over: seat 0 wins"]
+        assert not any(line.startswith(("Challenge:", "Declared, waiting")) for line in lines)
+    words = _drawn_words(monkeypatch, s, 1)
+    assert "Last challenge · turn 1, seat 0 challenging" in words
+    assert "the Reservoir is exhausted: the Challenger was not stopped" in words
+    assert "chooses a Defender" not in words and "waiting" not in words
+
+
 def test_the_challenge_record_keeps_this_and_the_previous_challenge_phase_and_only_grows_within_them():
     game = TravelEarthGame()
     phases = 0
