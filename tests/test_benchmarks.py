@@ -167,3 +167,16 @@ def test_search_ceiling_a_rollout_search_over_random_play_beats_random_play_on_t
     assert out["plain"]["games"] == out["search"]["games"] == 12
     # random against random wins about half; a search that reads ahead over the same play wins most
     assert out["search"]["win"]["rate"] >= out["plain"]["win"]["rate"] + 0.25
+
+
+def test_search_ceiling_hands_neither_policy_a_generator_that_tells_the_deals_seed():
+    # SeedSequence([deal_seed, seat]).spawn kept the deal's seed as the generators' entropy
+    from generator_spy import GeneratorSpy, tells_the_seed
+
+    from benchmarks.search_ceiling import search_ceiling
+
+    policy, opponent = GeneratorSpy(), GeneratorSpy()
+    search_ceiling("terralore_v0", policy, opponent, deals=1, worlds=0, seed=918_273_645_501)
+    deal_seed = 918_273_645_501 * 1_000_003
+    assert policy.first_state is not None and opponent.first_state is not None
+    assert not tells_the_seed(policy, deal_seed) and not tells_the_seed(opponent, deal_seed)
