@@ -49,6 +49,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
     ) from exc
 
 from .core.aec import TabletopAECEnv
+from .core.engine import check_seed_value
 from .core.errors import ConfigError
 from .core.registry import get_spec
 
@@ -78,11 +79,19 @@ class TabletopMultiAgentEnv(MultiAgentEnv):
 
     Args:
         config: RLlib's ``env_config`` (an ``EnvContext`` is a dict): ``{"env": "terralore_v0", ...}``.
+
+    In an RLlib config of your own, pass ``disable_env_checking=True`` to ``.environment(...)``: RLlib's
+    pre-check steps an unmasked random action, which this env refuses as illegal.
     """
 
     def __init__(self, config: dict[str, Any] | None = None):
         super().__init__()
         self.aec = make_aec_env(dict(config or {}))
+        # RLlib seeds sub-env i of env runner w with seed + w + i, so runner 1's env 1 and runner 2's env 0
+        # would deal the same games all run long: where RLlib says which env this is (an EnvContext),
+        # reset mixes the two indices into the seed
+        index = (getattr(config, "worker_index", None), getattr(config, "vector_index", None))
+        self._env_index = None if None in index else index
         game = self.aec.game
         self.game = game
         self.possible_agents = list(self.aec.possible_agents)
@@ -112,6 +121,9 @@ class TabletopMultiAgentEnv(MultiAgentEnv):
 
     # ------------------------------------------------------------------ API
     def reset(self, *, seed: int | None = None, options: dict | None = None):
+        if seed is not None and self._env_index is not None:
+            check_seed_value(seed)
+            seed = int(np.random.SeedSequence([seed, *self._env_index]).generate_state(1, np.uint64)[0])
         self.aec.reset(seed=seed, options=options)
         self.agents = list(self.possible_agents)
         self._flagged = set()

@@ -13,9 +13,11 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import itertools
+import json
 import math
 import re
 import string
+import time
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -519,3 +521,41 @@ def schema_markdown(schema: type | None = None) -> str:
 
 if __name__ == "__main__":
     print(schema_markdown())
+
+
+RUN_FILES = ("run.json", "pretrain.json", "summary.json", "history.json", "final_model.zip", "learning_curve.png",
+             "checkpoints", "tb", "main_job.json", "main_job.md", "elo.png")
+EXPORT_SUFFIXES = (".onnx", ".npz", ".json")
+
+
+def set_aside_earlier_run(run_dir: Path, name: str, files: tuple = RUN_FILES, globs: tuple = ()) -> Path | None:
+    """A fresh run in a folder that holds an earlier run's files moves them into one ``before-<time>``
+    folder there: this run would overwrite its model, sidecar and reports, and ``--resume``, the
+    checkpoint selection and a resumed run's reports (pretrain.json) would read its leftovers as this
+    run's. Nothing is deleted. ``name`` is this run's ``output.name``; the earlier run's is read from its
+    run.json, so its exported policy moves too when the names differ. ``files`` and ``globs``: what a
+    run of this trainer writes (the RLlib trainer's differ)."""
+    names = {name}
+    try:
+        names.add(json.loads((run_dir / "run.json").read_text())["config"]["output"]["name"])
+    except (OSError, ValueError, KeyError, TypeError):
+        pass  # no run.json, or not one of ours: this run's name is all there is to go by
+    candidates = [run_dir / f for f in files] + sorted(p for g in globs for p in run_dir.glob(g))
+    candidates += [run_dir / f"{n}{suffix}" for n in sorted(n for n in names if isinstance(n, str) and n)
+                   for suffix in EXPORT_SUFFIXES]
+    # an empty folder holds nothing to misread (and training.train's own run writes into it)
+    found = [p for p in candidates if p.is_file() or (p.is_dir() and any(p.iterdir()))]
+    if not found:
+        return None
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    target = run_dir / f"before-{stamp}"
+    for n in itertools.count(2):
+        if not target.exists():
+            break
+        target = run_dir / f"before-{stamp}-{n}"  # two fresh runs within the same second
+    target.mkdir()
+    for path in found:
+        path.rename(target / path.name)
+    print(f"{run_dir} held an earlier run's files: moved {', '.join(p.name for p in found)} to {target}",
+          flush=True)
+    return target

@@ -39,6 +39,7 @@ from training.config import (
     config_key,
     load_typed_config,
     resume_seed,
+    set_aside_earlier_run,
     user_path,
 )
 
@@ -416,11 +417,18 @@ def train(cfg: RLlibTrainConfig, address: str | None = None, log=print, resume: 
 
     if resume is not None:
         check_checkpoint_game(cfg, resume)  # before run.json below is rewritten, maybe the checkpoint's own
+        done = checkpoint_iteration(resume)
+        if done >= cfg.iterations:
+            raise ConfigError(f"{resume} is at iteration {done} and the recipe trains to iterations={cfg.iterations}: "
+                              f"nothing left to train; raise the total, e.g. --set iterations={done + 10}")
     # The env runners deal from the seed they are built with: a resumed run seeded like the first part
     # would deal the first part's games again.
-    seed = cfg.seed if resume is None else resume_seed(cfg.seed, checkpoint_iteration(resume))
+    seed = cfg.seed if resume is None else resume_seed(cfg.seed, done)
     run_dir = cfg.run_dir().resolve()
     run_dir.mkdir(parents=True, exist_ok=True)
+    if resume is None:  # a fresh run appended to an earlier run's progress.jsonl beside its checkpoints
+        set_aside_earlier_run(run_dir, cfg.output.name, files=("run.json", "progress.jsonl"),
+                              globs=("checkpoint_*",))
     (run_dir / "run.json").write_text(json.dumps({"env": cfg.env, "game_config": _game_kwargs(cfg),
                                                   "config": asdict(cfg)}, indent=2) + "\n")
     started_here = not ray.is_initialized()

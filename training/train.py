@@ -19,7 +19,6 @@ from the newest), ``final_model.zip``, the exported policy ``<name>.onnx/.npz/.j
 from __future__ import annotations
 
 import argparse
-import itertools
 import json
 import multiprocessing
 import os
@@ -36,7 +35,14 @@ from stable_baselines3.common.callbacks import BaseCallback
 from tabletop_envs.core.errors import ConfigError, run_cli
 from tabletop_envs.core.single_agent import SingleAgentEnv
 
-from .config import PHASE_KEYS, TrainConfig, check_device_present, load_config, resume_seed
+from .config import (
+    PHASE_KEYS,
+    TrainConfig,
+    check_device_present,
+    load_config,
+    resume_seed,
+    set_aside_earlier_run,
+)
 from .evaluate import anchor_evaluation, evaluation_lines, resolve, split_env_kwargs, tensorboard_tag
 from .pool import SNAPSHOT, OpponentPool, WinRateGate
 
@@ -392,43 +398,6 @@ def evaluate_model(cfg: TrainConfig, model, games: int, seed: int, anchors) -> d
 
 #: what a run writes at the top of its folder besides its exported ``<output.name>.onnx/.npz/.json``
 #: (the last three are training.main_job's report)
-RUN_FILES = ("run.json", "pretrain.json", "summary.json", "history.json", "final_model.zip", "learning_curve.png",
-             "checkpoints", "tb", "main_job.json", "main_job.md", "elo.png")
-EXPORT_SUFFIXES = (".onnx", ".npz", ".json")
-
-
-def set_aside_earlier_run(run_dir: Path, name: str) -> Path | None:
-    """A fresh run in a folder that holds an earlier run's files moves them into one ``before-<time>``
-    folder there: this run would overwrite its model, sidecar and reports, and ``--resume``, the
-    checkpoint selection and a resumed run's reports (pretrain.json) would read its leftovers as this
-    run's. Nothing is deleted. ``name`` is this run's ``output.name``; the earlier run's is read from its
-    run.json, so its exported policy moves too when the names differ."""
-    names = {name}
-    try:
-        names.add(json.loads((run_dir / "run.json").read_text())["config"]["output"]["name"])
-    except (OSError, ValueError, KeyError, TypeError):
-        pass  # no run.json, or not one of ours: this run's name is all there is to go by
-    candidates = [run_dir / f for f in RUN_FILES]
-    candidates += [run_dir / f"{n}{suffix}" for n in sorted(n for n in names if isinstance(n, str) and n)
-                   for suffix in EXPORT_SUFFIXES]
-    # an empty folder holds nothing to misread (and training.train's own run writes into it)
-    found = [p for p in candidates if p.is_file() or (p.is_dir() and any(p.iterdir()))]
-    if not found:
-        return None
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    target = run_dir / f"before-{stamp}"
-    for n in itertools.count(2):
-        if not target.exists():
-            break
-        target = run_dir / f"before-{stamp}-{n}"  # two fresh runs within the same second
-    target.mkdir()
-    for path in found:
-        path.rename(target / path.name)
-    print(f"{run_dir} held an earlier run's files: moved {', '.join(p.name for p in found)} to {target}",
-          flush=True)
-    return target
-
-
 def checkpoint_steps(folder: Path) -> int:
     """The learner steps a checkpoint folder holds (``step_<num_timesteps>``)."""
     return int(folder.name.split("_")[1])

@@ -255,6 +255,25 @@ def test_the_same_seed_deals_the_same_game_and_another_seed_another():
     assert first_observations(7) == first_observations(7) != first_observations(8)
 
 
+def test_envs_that_rllib_seeds_alike_deal_their_own_games():
+    # RLlib seeds sub-env i of env runner w with seed + w + i: runner 1's env 1 and runner 2's env 0 dealt
+    # the same games all run long (32 of 40 deals shared by two runners of the Terralore recipe)
+    from ray.rllib.env.env_context import EnvContext
+
+    def deal(worker_index, vector_index, seed=102):
+        env = TabletopMultiAgentEnv(EnvContext({"env": "terralore_v0"}, worker_index, vector_index))
+        env.reset(seed=seed)
+        return env.aec.state_dict()
+
+    assert deal(1, 1) == deal(1, 1)  # still seeded
+    assert deal(1, 1) != deal(2, 0) and deal(1, 1) != deal(1, 1, seed=103)
+    plain = TabletopMultiAgentEnv({"env": "terralore_v0"})  # no EnvContext: the seed as given, as the AEC env
+    plain.reset(seed=102)
+    aec = plain.aec.__class__()
+    aec.reset(seed=102)
+    assert plain.aec.state_dict() == aec.state_dict()
+
+
 def test_an_env_instance_can_stand_in_for_the_env_name():
     from tabletop_envs.core.registry import get_spec
 
@@ -544,6 +563,35 @@ def test_resume_continues_from_a_checkpoint(terralore_run, tmp_path):
     summary = train(cfg, log=lambda *_: None, resume=run_dir / "checkpoint_00003")
     assert [h["iteration"] for h in summary["history"]] == [4]
     assert (tmp_path / "resumed" / "checkpoint_00004").is_dir()
+
+
+def test_resuming_a_checkpoint_at_or_past_the_recipes_iterations_is_refused_and_changes_nothing(terralore_run, tmp_path):
+    # it printed "resumed ... at iteration 3", trained nothing, rewrote run.json and exited 0
+    from dataclasses import replace
+
+    from training.rllib_train import train
+
+    cfg, run_dir, _ = terralore_run
+    cfg = replace(cfg, iterations=3, output=replace(cfg.output, dir=str(tmp_path / "resumed")))
+    with pytest.raises(ConfigError, match="is at iteration 3 and the recipe trains to iterations=3: nothing left "
+                                          "to train; raise the total, e.g. --set iterations=13"):
+        train(cfg, log=lambda *_: None, resume=run_dir / "checkpoint_00003")
+    assert not (tmp_path / "resumed").exists()
+
+
+def test_a_fresh_run_sets_an_earlier_runs_checkpoints_and_progress_aside(tmp_path):
+    # a fresh run appended its iterations to the earlier run's progress.jsonl beside its checkpoints
+    from training.config import set_aside_earlier_run
+
+    run = tmp_path / "run"
+    (run / "checkpoint_00004").mkdir(parents=True)
+    (run / "checkpoint_00004" / "rllib_checkpoint.json").write_text("{}")
+    (run / "progress.jsonl").write_text('{"iteration": 4}\n')
+    (run / "run.json").write_text("{}")
+    (run / "notes.txt").write_text("mine")
+    target = set_aside_earlier_run(run, "ppo", files=("run.json", "progress.jsonl"), globs=("checkpoint_*",))
+    assert sorted(p.name for p in target.iterdir()) == ["checkpoint_00004", "progress.jsonl", "run.json"]
+    assert sorted(p.name for p in run.iterdir()) == [target.name, "notes.txt"]
 
 
 def test_a_resumed_run_samples_from_a_seed_of_its_own_not_the_first_parts(terralore_run, tmp_path):
