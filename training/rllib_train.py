@@ -105,6 +105,13 @@ class SelfPlayConfig:
 
 
 @dataclass
+class RLlibEvalConfig:
+    deterministic: bool = config_key(True, "ship (and evaluate, output.eval_games) the exported policy as masked argmax "
+                                     "(true) or masked sampling (false); recorded in the sidecar's act as the "
+                                     "loader's default, as training.train's eval.deterministic is")
+
+
+@dataclass
 class OutputConfig:
     dir: str = config_key("runs/rllib/{env}-s{seed}", "run folder; {env} and {seed} are filled in, and ~ is the "
                           "home folder")
@@ -128,6 +135,7 @@ class RLlibTrainConfig:
     ppo: RLlibPPOConfig = field(default_factory=RLlibPPOConfig, metadata={"doc": "PPO hyperparameters"})
     model: ModelConfig = field(default_factory=ModelConfig, metadata={"doc": "network"})
     selfplay: SelfPlayConfig = field(default_factory=SelfPlayConfig, metadata={"doc": "who plays the seats"})
+    eval: RLlibEvalConfig = field(default_factory=RLlibEvalConfig, metadata={"doc": "how the export plays"})
     output: OutputConfig = field(default_factory=OutputConfig, metadata={"doc": "files"})
 
     def validate(self) -> RLlibTrainConfig:
@@ -397,7 +405,12 @@ def export_module(module, out_stem: str | Path, cfg: RLlibTrainConfig, steps: in
                 "iterations": int(iterations), "seed": cfg.seed, "selfplay": cfg.selfplay.mode,
                 "command": " ".join(["python -m training.rllib_train", *sys.argv[1:]]) if sys.argv else ""}
     return export_policy(weights, activation, out_stem, cfg.env, _game_kwargs(cfg), training=training,
-                         name=Path(out_stem).name)
+                         name=Path(out_stem).name, deterministic=cfg.eval.deterministic)
+
+
+def act_of(cfg: RLlibTrainConfig) -> str:
+    """The sidecar's ``act`` of the recipe's export."""
+    return "argmax" if cfg.eval.deterministic else "sample"
 
 
 def _game_kwargs(cfg: RLlibTrainConfig) -> dict:
@@ -465,7 +478,7 @@ def train(cfg: RLlibTrainConfig, address: str | None = None, log=print, resume: 
             module = trained_module(algo, "main")
             path = export_module(module, run_dir / cfg.output.name, cfg, steps, algo.iteration)
             summary["model"] = str(path)
-            log(f"exported {path} (+ .npz, .json)")
+            log(f"exported {path} (+ .npz, .json; act {act_of(cfg)}, from eval.deterministic)")
             if cfg.output.eval_games:
                 summary["evaluation"] = evaluate_vs_random(cfg, path, cfg.output.eval_games)
                 log(f"vs random: {summary['evaluation']}")
@@ -552,7 +565,7 @@ def evaluate_vs_random(cfg: RLlibTrainConfig, model_path: Path, games: int) -> d
     res = play_match(cfg.env, [policy] + [RandomPolicy()] * (n - 1), games, seed=cfg.seed + 1,
                      game_kwargs=game_kwargs)
     return {"games": res.games, "wins": int(res.wins[0]), "draws": int(res.draws[0]),
-            "losses": int(res.losses[0]), "win_rate": res.win_rate(0)}
+            "losses": int(res.losses[0]), "win_rate": res.win_rate(0), "act": policy.metadata["act"]}
 
 
 def _fmt(x) -> str:
@@ -585,7 +598,7 @@ def main(argv: list[str] | None = None) -> dict:
     require_ray()
     if args.export_checkpoint:
         path = export_checkpoint(cfg, user_path(args.export_checkpoint))
-        print(f"wrote {path} (+ .npz, .json)")
+        print(f"wrote {path} (+ .npz, .json; act {act_of(cfg)}, from eval.deterministic)")
         return {"model": str(path)}
     summary = train(cfg, args.address, resume=user_path(args.resume) if args.resume else None)
     print(json.dumps({k: v for k, v in summary.items() if k != "history"}, indent=2))

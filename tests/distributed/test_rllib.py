@@ -553,6 +553,23 @@ def test_checkpoint_export_refuses_a_recipe_whose_game_differs_from_the_run(terr
         export_checkpoint(other, run_dir / "checkpoint_00003", tmp_path / "mislabelled")
     assert not (tmp_path / "mislabelled.json").exists()
 
+def test_eval_deterministic_false_ships_an_export_that_samples_as_the_sb3_recipes_key_does(terralore_run, tmp_path):
+    # RLlib exports always said "act": "argmax"; the SB3 recipe's eval.deterministic chooses
+    from tabletop_envs import load_policy
+    from training.config import TrainConfig
+    from training.rllib_train import RLlibTrainConfig, export_checkpoint, load_rllib_config
+
+    cfg, run_dir, summary = terralore_run
+    assert TrainConfig().eval.deterministic is RLlibTrainConfig().eval.deterministic is True  # one name, one default
+    sampling = load_rllib_config(data={**TINY, "env": "terralore_v0", "eval": {"deterministic": False},
+                                       "output": {"dir": str(run_dir)}})
+    path = export_checkpoint(sampling, run_dir / "checkpoint_00003", tmp_path / "sampling")
+    assert json.loads((tmp_path / "sampling.json").read_text())["act"] == "sample"
+    assert load_policy(str(path)).deterministic is False
+    assert json.loads((run_dir / "rllib_ppo.json").read_text())["act"] == "argmax"
+    assert load_policy(summary["model"]).deterministic is True
+
+
 def test_resume_continues_from_a_checkpoint(terralore_run, tmp_path):
     from dataclasses import replace
 
