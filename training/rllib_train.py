@@ -429,8 +429,10 @@ def train(cfg: RLlibTrainConfig, address: str | None = None, log=print, resume: 
     import ray
 
     if resume is not None:
-        check_checkpoint_game(cfg, resume)  # before run.json below is rewritten, maybe the checkpoint's own
+        # all before run.json below is rewritten, maybe the checkpoint's own
         done = checkpoint_iteration(resume)
+        check_checkpoint_game(cfg, resume)
+        check_checkpoint_network(cfg, resume)
         if done >= cfg.iterations:
             raise ConfigError(f"{resume} is at iteration {done} and the recipe trains to iterations={cfg.iterations}: "
                               f"nothing left to train; raise the total, e.g. --set iterations={done + 10}")
@@ -518,21 +520,77 @@ def _steps_at(run_dir: Path, iteration: int) -> int:
 
 
 def check_checkpoint_game(cfg: RLlibTrainConfig, checkpoint: str | Path) -> None:
-    """The recipe builds the game the checkpoint's run trained on (its ``run.json``, when there is one).
+    """The recipe builds the game the checkpoint's run trained on: its ``run.json``, or without one
+    (a checkpoint copied out of its run folder) the env config the checkpoint itself holds.
 
     The layouts of Earth's table sizes (and of other rule options) are the same, so neither RLlib's
     restore, the export's shape check nor load_policy would notice weights trained for another game.
     """
     checkpoint = Path(checkpoint).resolve()
     run_json = checkpoint.parent / "run.json"
-    if not run_json.is_file():
-        return
-    run = json.loads(run_json.read_text())
-    trained = (run.get("env"), run.get("game_config"))
+    if run_json.is_file():
+        run = json.loads(run_json.read_text())
+        trained, source = (run.get("env"), run.get("game_config")), str(run_json)
+    else:
+        args = _checkpoint_ctor_args(checkpoint, "class_and_ctor_args.pkl")[0]  # (the algorithm's config,)
+        env_cfg = dict(args[0].get("env_config") or {}) if args and isinstance(args[0], dict) else {}
+        if not isinstance(env_cfg.get("env"), str):
+            raise ConfigError(f"{checkpoint} is an RLlib checkpoint of another trainer (its env config names no "
+                              "registered env); pass a checkpoint_<iteration> folder of a training.rllib_train run")
+        trained = (env_cfg.pop("env"), {k: v for k, v in env_cfg.items()
+                                        if k not in ("max_turns", "illegal_action", "render_mode")})
+        source = f"its own env config; there is no {run_json.name} beside it"
     if trained != (cfg.env, _game_kwargs(cfg)):
         raise ConfigError(f"{checkpoint} was trained with game_config {json.dumps(trained[1])} of {trained[0]} "
-                          f"({run_json}), but the recipe gives {cfg.env} with {json.dumps(_game_kwargs(cfg))}; "
+                          f"({source}), but the recipe gives {cfg.env} with {json.dumps(_game_kwargs(cfg))}; "
                           "pass the --config and --set options the run was started with")
+
+
+def check_checkpoint_network(cfg: RLlibTrainConfig, checkpoint: str | Path) -> None:
+    """The recipe builds the network that module 'main' of the checkpoint holds: ``--resume`` is refused
+    here, in one line, instead of by torch's state-dict shape mismatch after Ray has started."""
+    from ray.rllib.core import COMPONENT_LEARNER, COMPONENT_LEARNER_GROUP, COMPONENT_RL_MODULE
+
+    from tabletop_envs.core.registry import make_game
+
+    checkpoint = Path(checkpoint).resolve()
+    kwargs = _checkpoint_ctor_args(checkpoint, COMPONENT_LEARNER_GROUP, COMPONENT_LEARNER, COMPONENT_RL_MODULE,
+                                   "main", "class_and_ctor_args.pkl")[1]
+    try:
+        sizes = (int(kwargs["observation_space"]["observations"].shape[0]), int(kwargs["action_space"].n))
+        model = {key: kwargs["model_config"][key] for key in ("fcnet_hiddens", "fcnet_activation", "vf_share_layers")}
+    except (KeyError, TypeError, AttributeError, IndexError):
+        raise ConfigError(f"{checkpoint}: module 'main' is not a network of this trainer; pass a "
+                          "checkpoint_<iteration> folder of a training.rllib_train run") from None
+    game = make_game(cfg.env, **_game_kwargs(cfg))
+    if sizes != (game.observation_layout.size, game.num_actions):
+        raise ConfigError(f"{checkpoint} holds a network of {sizes[0]} observations and {sizes[1]} actions, but "
+                          f"{cfg.env} has {game.observation_layout.size} and {game.num_actions}: it was trained on "
+                          "another game or layout version and cannot be resumed; start a fresh run without --resume")
+    model["fcnet_hiddens"] = list(model["fcnet_hiddens"])
+    differ = {k: v for k, v in model.items() if getattr(cfg.model, k) != v}
+    if differ:
+        def text(value):  # as --set reads it, without a space the shell would split at
+            return value if isinstance(value, str) else json.dumps(value, separators=(",", ":"))
+
+        theirs = ", ".join(f"{k}={text(v)}" for k, v in differ.items())
+        ours = ", ".join(f"{k}={text(getattr(cfg.model, k))}" for k in differ)
+        sets = " ".join(f"--set model.{k}={text(v)}" for k, v in differ.items())
+        raise ConfigError(f"{checkpoint} holds a network with {theirs}, but the recipe builds {ours}; resume with "
+                          f"{sets} (the options its run was started with)")
+
+
+def _checkpoint_ctor_args(checkpoint: Path, *parts: str):
+    """``(args, kwargs)`` an RLlib checkpoint's component under ``parts`` was built with (read, never written)."""
+    import pickle
+
+    path = checkpoint.joinpath(*parts)
+    try:
+        with open(path, "rb") as f:
+            return pickle.load(f)["ctor_args_and_kwargs"]
+    except (OSError, KeyError, TypeError, ImportError, AttributeError, pickle.UnpicklingError) as exc:
+        raise ConfigError(f"{checkpoint} is not an RLlib checkpoint of this trainer ({path.name}: {exc}); pass a "
+                          "checkpoint_<iteration> folder of a training.rllib_train run") from None
 
 
 def export_checkpoint(cfg: RLlibTrainConfig, checkpoint: str | Path, out_stem: str | Path | None = None) -> Path:

@@ -642,6 +642,39 @@ def test_resume_refuses_a_recipe_whose_game_differs_from_the_run(terralore_run, 
         train(other, log=lambda *_: None, resume=run_dir / "checkpoint_00003")
     assert not (tmp_path / "other").exists()
 
+def _files(folder):
+    return {str(p.relative_to(folder)): (p.stat().st_size, p.stat().st_mtime_ns) for p in folder.rglob("*")}
+
+
+def test_resuming_a_checkpoint_of_another_game_or_network_without_run_json_is_refused_and_changes_nothing(
+        terralore_run, tmp_path):
+    # without a run.json beside the checkpoint nothing was checked: another network failed in torch's
+    # state-dict loading after Ray had started and run.json was written into the folder, and a game of the
+    # same layout (another deck choice) resumed as if it were the recipe's
+    import shutil
+    from dataclasses import replace
+
+    from training.rllib_train import train
+
+    cfg, run_dir, _ = terralore_run
+    foreign = tmp_path / "foreign"
+    shutil.copytree(run_dir / "checkpoint_00003", foreign / "checkpoint_00003")
+    before = _files(foreign)
+    here = replace(cfg, iterations=5, output=replace(cfg.output, dir=str(foreign)))  # resumed into its own folder
+    other_game = replace(here, env_kwargs={"decks": ["tidal_fortress", "ember_rush"]})
+    with pytest.raises(ConfigError, match=r"was trained with game_config \{\} of terralore_v0 \(its own env config; "
+                                          r"there is no run.json beside it\).*pass the --config and --set options"):
+        train(other_game, log=lambda *_: None, resume=foreign / "checkpoint_00003")
+    if "earth_v0" in GAMES:
+        with pytest.raises(ConfigError, match=r"of terralore_v0 \(its own env config.*the recipe gives earth_v0"):
+            train(replace(here, env="earth_v0"), log=lambda *_: None, resume=foreign / "checkpoint_00003")
+    wider = replace(here, model=replace(cfg.model, fcnet_hiddens=[64]))
+    with pytest.raises(ConfigError, match=r"holds a network with fcnet_hiddens=\[32\], but the recipe builds "
+                                          r"fcnet_hiddens=\[64\]; resume with --set model.fcnet_hiddens=\[32\]"):
+        train(wider, log=lambda *_: None, resume=foreign / "checkpoint_00003")
+    assert _files(foreign) == before
+
+
 def _first_obs(env_name, seed):
     obs, _ = TabletopMultiAgentEnv({"env": env_name}).reset(seed=seed)
     return next(iter(obs.values()))["observations"]
