@@ -457,6 +457,12 @@ def train(cfg: RLlibTrainConfig, address: str | None = None, log=print, resume: 
         if resume is not None:
             algo.restore_from_path(str(Path(resume).resolve()))
             log(f"resumed from {resume} at iteration {algo.iteration} (sampling seed {seed})")
+            if cfg.selfplay.mode == "frozen" and not checkpoint_has_module(resume, "frozen"):
+                # A selfplay.mode=shared run saved no 'frozen'; left as built it would be an untrained
+                # opponent until its first refresh. A fresh frozen run starts it as a copy of 'main'.
+                copy_main_to_frozen(algo)
+                log("the checkpoint holds no 'frozen' module (a selfplay.mode=shared run): 'frozen' starts as "
+                    "a copy of the resumed 'main'")
         elif cfg.selfplay.mode == "frozen":
             copy_main_to_frozen(algo)
         with open(run_dir / "progress.jsonl", "a") as progress:
@@ -578,6 +584,13 @@ def check_checkpoint_network(cfg: RLlibTrainConfig, checkpoint: str | Path) -> N
         sets = " ".join(f"--set model.{k}={text(v)}" for k, v in differ.items())
         raise ConfigError(f"{checkpoint} holds a network with {theirs}, but the recipe builds {ours}; resume with "
                           f"{sets} (the options its run was started with)")
+
+
+def checkpoint_has_module(checkpoint: str | Path, module_id: str) -> bool:
+    """Whether the learner state of an RLlib checkpoint holds module ``module_id``."""
+    from ray.rllib.core import COMPONENT_LEARNER, COMPONENT_LEARNER_GROUP, COMPONENT_RL_MODULE
+
+    return (Path(checkpoint) / COMPONENT_LEARNER_GROUP / COMPONENT_LEARNER / COMPONENT_RL_MODULE / module_id).is_dir()
 
 
 def _checkpoint_ctor_args(checkpoint: Path, *parts: str):

@@ -675,6 +675,32 @@ def test_resuming_a_checkpoint_of_another_game_or_network_without_run_json_is_re
     assert _files(foreign) == before
 
 
+def test_frozen_selfplay_resumed_from_a_shared_run_starts_its_opponent_from_the_resumed_main(terralore_run, tmp_path):
+    # the shared run's checkpoint holds no 'frozen', so it stayed as built, untrained, until its first refresh
+    import pickle
+    from dataclasses import replace
+
+    from training.rllib_train import train
+
+    cfg, run_dir, _ = terralore_run
+    frozen = replace(cfg, iterations=4, selfplay=replace(cfg.selfplay, mode="frozen", frozen_update_every=5),
+                     output=replace(cfg.output, dir=str(tmp_path / "frozen"), export=False))
+    said = []
+    train(frozen, log=said.append, resume=run_dir / "checkpoint_00003")  # iteration 4: no refresh (every 5)
+
+    def module_state(checkpoint, module_id):
+        path = checkpoint / "learner_group" / "learner" / "rl_module" / module_id / "module_state.pkl"
+        with open(path, "rb") as f:
+            return pickle.load(f)
+
+    resumed_main = module_state(run_dir / "checkpoint_00003", "main")
+    frozen_then = module_state(tmp_path / "frozen" / "checkpoint_00004", "frozen")
+    assert resumed_main.keys() == frozen_then.keys()
+    for key, value in resumed_main.items():
+        np.testing.assert_array_equal(np.asarray(frozen_then[key]), np.asarray(value), err_msg=key)
+    assert any("'frozen' starts as a copy of the resumed 'main'" in line for line in said)
+
+
 def _first_obs(env_name, seed):
     obs, _ = TabletopMultiAgentEnv({"env": env_name}).reset(seed=seed)
     return next(iter(obs.values()))["observations"]
