@@ -4,7 +4,8 @@ Every deal is played from both seats twice: by the policy as it is, and by a sea
 At each of its decisions with more than one legal action the search deals ``--worlds`` worlds
 that agree with everything its seat has seen (``state.resample_hidden``), plays each legal action
 in every world and finishes the game with the policy in its own seat and the real opponent in the
-other, then picks the action that won most (ties keep the policy's own choice). The search knows
+other, then picks the action with the most wins less losses (ties keep the policy's own choice;
+the search is ``training.search``, which ``training.distill`` also uses). The search knows
 whom it plays, so its result is a floor under what any player of that seat's information could
 reach against *that* opponent; the gap to the plain policy is play the network leaves on the table.
 Both sides meet the same opponent on the same deals, its generator seeded the same way.
@@ -26,39 +27,7 @@ import numpy as np
 
 from tabletop_envs.core.errors import ConfigError
 from tabletop_envs.core.policy import policy_rng
-
-
-def play_out(state, choose, max_turns: int, seat: int) -> int:
-    """Finish ``state`` with ``choose(state, player)``: +1, 0 or -1 for ``seat`` (0 when truncated)."""
-    while not state.is_terminal():
-        if state.turn >= max_turns:
-            return 0
-        state.apply_action(choose(state, state.current_player()))
-    returns = state.returns()
-    return int(np.sign(returns[seat] - returns[1 - seat]))
-
-
-def mover(policies: dict, rng: np.random.Generator):
-    return lambda state, p: policies[p].act(state.observation(p), state.legal_action_mask(), rng)
-
-
-def search_action(state, seat: int, policy, opponent, worlds: int, max_turns: int,
-                  rng: np.random.Generator) -> int:
-    legal = state.legal_actions()
-    own = int(policy.act(state.observation(seat), state.legal_action_mask(), rng))
-    if len(legal) == 1:
-        return own
-    wins = np.zeros(len(legal))
-    for _ in range(worlds):
-        world = state.resample_hidden(seat, rng)
-        rollout_seed = int(rng.integers(2**63))
-        for j, action in enumerate(legal):
-            line = world.clone()
-            line.apply_action(action)
-            # one rollout generator per world for every action: their comparison is not muddied by luck
-            wins[j] += play_out(line, mover({seat: policy, 1 - seat: opponent}, np.random.default_rng(rollout_seed)),
-                                max_turns, seat)
-    return own if wins[legal.index(own)] == wins.max() else legal[int(np.argmax(wins))]
+from training.search import mover, play_out, search_action
 
 
 def search_ceiling(env_name: str, policy, opponent, deals: int, worlds: int, seed: int = 0,

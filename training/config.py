@@ -95,6 +95,26 @@ class PretrainConfig:
 
 
 @dataclass
+class DistillConfig:
+    games: int = config_key(0, "after PPO (and the checkpoint selection), search this many games and fine-tune the "
+                            "policy toward the search's moves (training.distill); 0 = off", min=0)
+    opponents: list[str] = config_key(["random"], "whom the searched games are played against, games split evenly; "
+                                      "the search knows its opponent, so it teaches play against these")
+    worlds: int = config_key(32, "re-dealt worlds the search plays out at each decision", min=1)
+    margin: float = config_key(0.05, "teach the search's move only where its wins less losses per world beat the "
+                               "policy's own move's by more than this (near-ties are noise; 0.05 is 1.6 of 32 worlds)",
+                               min=0)
+    confirm_worlds: int = config_key(64, "more worlds played where the search would teach a move, before it is "
+                                     "taught (fewer noisy labels; 0 = none)", min=0)
+    epochs: int = config_key(20, "passes over the searched decisions", min=1)
+    batch_size: int = config_key(256, "minibatch size of the fine-tuning", min=2)
+    learning_rate: float = config_key(3e-4, "Adam step size of the fine-tuning", min=0)
+    kl_coef: float = config_key(0.1, "weight of the KL divergence from the policy before the fine-tuning", min=0)
+    workers: int = config_key(0, "processes that play the searched games (0: one per core); the data does not "
+                              "depend on it", min=0)
+
+
+@dataclass
 class EvalConfig:
     every: int = config_key(20_000, "steps between scheduled evaluations", min=1)
     games: int = config_key(100, "seat-rotated games per anchor at each scheduled evaluation", min=2)
@@ -138,6 +158,8 @@ class TrainConfig:
     vec: VecConfig = field(default_factory=VecConfig, metadata={"doc": "vectorised collection"})
     selfplay: SelfPlayConfig = field(default_factory=SelfPlayConfig, metadata={"doc": "opponent pool"})
     pretrain: PretrainConfig = field(default_factory=PretrainConfig, metadata={"doc": "warm start by cloning a bot"})
+    distill: DistillConfig = field(default_factory=DistillConfig,
+                                   metadata={"doc": "search distillation after PPO"})
     eval: EvalConfig = field(default_factory=EvalConfig, metadata={"doc": "evaluation schedule"})
     output: OutputConfig = field(default_factory=OutputConfig, metadata={"doc": "files and logging"})
     phases: list[dict[str, Any]] = config_key([], "later phases of the same run: [{at: <step>, set: {<key>: <value>}}], "
@@ -523,8 +545,8 @@ if __name__ == "__main__":
     print(schema_markdown())
 
 
-RUN_FILES = ("run.json", "pretrain.json", "summary.json", "history.json", "final_model.zip", "learning_curve.png",
-             "checkpoints", "tb", "main_job.json", "main_job.md", "elo.png")
+RUN_FILES = ("run.json", "pretrain.json", "distill.json", "summary.json", "history.json", "final_model.zip",
+             "distilled_model.zip", "learning_curve.png", "checkpoints", "tb", "main_job.json", "main_job.md", "elo.png")
 EXPORT_SUFFIXES = (".onnx", ".npz", ".json")
 
 

@@ -36,6 +36,16 @@ def _warm_start(pretrain: dict | None) -> str:
             f"{100 * pretrain['holdout_agreement']:.1f}% held-out agreement with it, then PPO")
 
 
+def _distilled(distill: dict | None) -> list[str]:
+    if not distill:
+        return []
+    return [f"| search distillation | {distill['games']:,} games against {', '.join(distill['opponents'])} searched over "
+            f"{distill['worlds']} worlds a decision ({distill.get('confirmed', 0):,} confirmed over "
+            f"{distill.get('confirm_worlds', 0)} more), the search winning {100 * distill['search_win_rate']:.1f}%; "
+            f"{100 * distill['relabelled']:.1f}% of {distill['samples']:,} decisions taught the search's move "
+            f"({distill['collect_seconds'] + distill['fit_seconds']:.0f} s) |"]
+
+
 def card(models_dir: Path = MODELS) -> str:
     lines = ["# Shipped opponents", "",
              "Trained by self-play MaskablePPO (`training/train.py`), exported by `training/export.py`: an ONNX",
@@ -76,6 +86,7 @@ def card(models_dir: Path = MODELS) -> str:
                   + (f"; {tr['note']}" if tr.get("note") else "") + " |",
                   f"| reproduce | `{tr.get('command', '?')}` |",
                   f"| warm start | {_warm_start(tr.get('pretrain'))} |",
+                  *_distilled(tr.get("distill")),
                   f"| vs random | {_rate(ev, 'vs_random')} |",
                   f"| vs heuristic | {_rate(ev, 'vs_heuristic')} |",
                   f"| evaluation | {ev.get('protocol', '')} |",

@@ -493,11 +493,18 @@ def train(cfg: TrainConfig, resume: bool = False, command: str | None = None) ->
         resolve(anchor, cfg.env, game_config)
     if cfg.pretrain.teacher:
         resolve(cfg.pretrain.teacher, cfg.env, game_config)
+    if cfg.distill.games:
+        for opponent in cfg.distill.opponents:
+            resolve(opponent, cfg.env, game_config)
+        if make_game(cfg.env, **game_kwargs).num_players != 2:
+            raise ConfigError(f"distill: the search plays out two-player games and {cfg.env} has other seat counts "
+                              f"here (env_kwargs {cfg.env_kwargs}); set distill.games=0")
     checkpoint = latest_checkpoint(run_dir) if resume else None
     if checkpoint is not None:
         check_resumable(run_dir, cfg, game_config)
         reached = checkpoint_steps(checkpoint)
-        if reached >= cfg.ppo.total_timesteps:
+        if reached >= cfg.ppo.total_timesteps and not (cfg.distill.games and not (run_dir / "distill.json").exists()):
+            # (a run that reached its steps but not its distillation, e.g. stopped during it, resumes into it)
             raise ConfigError(f"--resume: the run in {run_dir} is already at {reached} steps ({checkpoint.name}) "
                               f"and ppo.total_timesteps is {cfg.ppo.total_timesteps}, so there is nothing left to "
                               f"train; to continue it, raise the total, e.g. --set ppo.total_timesteps="
@@ -556,11 +563,19 @@ def train(cfg: TrainConfig, resume: bool = False, command: str | None = None) ->
     # PPO's own pace: the steps this call trained over its time in learn(), less evaluations and checkpoints
     steps_per_second = (model.num_timesteps - start_steps) / max(end - ppo_start - callback.overhead_seconds, 1e-9)
     model.save(run_dir / "final_model.zip")
-    callback.checkpoint()
+    if remaining > 0:  # (resumed into the distillation only: the checkpoint is this model already)
+        callback.checkpoint()
 
     last_steps = int(model.num_timesteps)
     if cfg.eval.select_games:
         model, summary_selection = select_checkpoint(cfg, run_dir, model)
+    distill_report = None
+    if cfg.distill.games:
+        from .distill import distill
+
+        distill_report = distill(model, cfg)
+        (run_dir / "distill.json").write_text(json.dumps(distill_report, indent=2) + "\n")
+        model.save(run_dir / "distilled_model.zip")
     summary = {"env": cfg.env, "run_dir": str(run_dir), "steps": last_steps,
                "train_seconds": round(train_seconds, 1),
                "steps_per_second": round(steps_per_second, 1),
@@ -570,6 +585,8 @@ def train(cfg: TrainConfig, resume: bool = False, command: str | None = None) ->
         summary["pretrain"] = {k: v for k, v in pretrain_report.items() if k != "epochs"}
     if cfg.eval.select_games:
         summary["selection"] = summary_selection
+    if distill_report:
+        summary["distill"] = {k: v for k, v in distill_report.items() if k != "epochs"}
     evaluation = {}
     if cfg.eval.final_games:
         evaluation = callback.evaluate(cfg.eval.final_games, model)  # the selected model, if one was
@@ -579,6 +596,7 @@ def train(cfg: TrainConfig, resume: bool = False, command: str | None = None) ->
         training = {"seed": cfg.seed, "command": command, "wall_time_s": round(train_seconds, 1),
                     "stopped_early": interrupted, "config": cfg.to_dict(),
                     "pretrain": summary.get("pretrain"), "selection": summary.get("selection"),
+                    "distill": summary.get("distill"),
                     "machine": {"cpus": os.cpu_count(), "load_average_at_end": [round(x, 2) for x in os.getloadavg()]}}
         path = export_model(model, run_dir / cfg.output.name, cfg.env, game_config, training, evaluation,
                             name=f"{cfg.env}/{cfg.output.name}", deterministic=cfg.eval.deterministic)

@@ -1,0 +1,216 @@
+"""Search distillation: the rollout search's labels, the fine-tuning toward them, and their place in a run."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from tabletop_envs import ConfigError
+from tabletop_envs.core.policy import RandomPolicy
+from tabletop_envs.core.registry import make_game
+
+pytest.importorskip("sb3_contrib", reason="needs the [train] extra (torch, stable-baselines3, sb3-contrib)")
+
+from training.config import load_config  # noqa: E402
+from training.distill import SearchData, collect, fit  # noqa: E402
+from training.evaluate import play_pair  # noqa: E402
+from training.export import numpy_policy  # noqa: E402
+from training.pool import OpponentPool  # noqa: E402
+from training.search import best_action, search_scores  # noqa: E402
+from training.train import build_model, make_vec_env, train  # noqa: E402
+
+TINY = {"env": "toy_v0", "seed": 1,
+        "ppo": {"total_timesteps": 256, "n_steps": 128, "batch_size": 64, "n_epochs": 1, "net_arch": [16]},
+        "selfplay": {"heuristic_weight": 0.0, "snapshot_every": 256, "gate_win_rate": 0.0, "window": 2},
+        "eval": {"every": 512, "games": 20, "final_games": 20, "opponents": ["random"]},
+        "output": {"checkpoint_every": 512, "progress_bar": False, "tensorboard": False}}
+
+
+class AlwaysDraw:
+    """A toy-game policy far worse than random: draw while the deck lasts, then the lowest card."""
+
+    name = "draw"
+
+    def act(self, obs, mask, rng):
+        legal = np.flatnonzero(mask)
+        return int(legal.max()) if mask[10] else int(legal.min())
+
+
+def tiny_overrides(out, *extra):
+    overrides = [f"{k}={json.dumps(v)}" for section, keys in TINY.items() if isinstance(keys, dict)
+                 for k, v in ((f"{section}.{k}", v) for k, v in keys.items())]
+    return [*overrides, "env=toy_v0", "seed=1", f"output.dir={out}", "distill.games=20", "distill.worlds=4",
+            "distill.epochs=2", "distill.workers=1", *extra]
+
+
+def untrained_model(toy, tmp_path, seed=1):
+    cfg = load_config(None, [f"{k}={v}" for k, v in [("env", toy), ("seed", seed), ("ppo.net_arch", "[16]"),
+                                                      ("ppo.n_steps", 128), ("ppo.batch_size", 64)]])
+    return build_model(cfg, make_vec_env(cfg, OpponentPool(toy, 1.0, 0.0)), tmp_path)
+
+
+def win_rate(env_name, policy, games=400, seed=0):
+    return play_pair(env_name, policy, RandomPolicy(), games, seed).rates()["win"]["rate"]
+
+
+def test_best_action_keeps_the_policys_move_on_a_tie_and_within_the_margin():
+    legal = [3, 5, 8]
+    assert best_action(5, legal, np.array([4.0, 4.0, 1.0])) == 5  # a tie keeps the policy's move
+    assert best_action(5, legal, np.array([6.0, 4.0, 1.0])) == 3
+    assert best_action(5, legal, np.array([6.0, 4.0, 1.0]), margin=2.0) == 5  # not beyond the margin
+    assert best_action(5, legal, np.array([7.0, 4.0, 1.0]), margin=2.0) == 3
+    assert best_action(5, [5], np.array([0.0])) == 5
+
+
+def test_search_scores_are_wins_less_losses_over_the_worlds(toy):
+    state = make_game(toy).new_initial_state(4)
+    for _ in range(4):  # both seats draw twice: the deck is empty, and seat 0's last move is next
+        state.apply_action(10)
+    higher_did_better = 0
+    for seed in range(20):
+        own, legal, scores = search_scores(state, 0, AlwaysDraw(), RandomPolicy(), worlds=1, max_turns=50,
+                                           rng=np.random.default_rng(seed))
+        assert legal == state.legal_actions() and 10 not in legal and own == min(legal)
+        assert set(scores.tolist()) <= {-1.0, 0.0, 1.0}
+        # the last card played is the total's last term: in every world the highest card does no worse
+        hand = [a for a in legal if a < 10]
+        high, low = scores[legal.index(max(hand))], scores[legal.index(min(hand))]
+        assert high >= low
+        higher_did_better += high > low
+    assert higher_did_better > 0
+    _, _, scores = search_scores(state, 0, AlwaysDraw(), RandomPolicy(), worlds=12, max_turns=50,
+                                 rng=np.random.default_rng(0))
+    assert np.all(np.abs(scores) <= 12) and np.array_equal(scores, np.round(scores))
+
+
+def test_search_labels_teach_the_search_move_only_beyond_the_margin():
+    nan = np.nan
+    scores = np.array([[3.0, 5.0, nan], [3.0, 4.0, nan], [nan, 2.0, -6.0]], np.float32) / 10
+    data = SearchData(np.zeros((3, 2), np.float16), ~np.isnan(scores), np.array([0, 0, 2]), scores,
+                      np.full(3, 10, np.int32), np.zeros(6, np.int8), 0.0)
+    labels, relabelled = data.labels(margin=0.1)
+    assert labels.tolist() == [1, 0, 1] and relabelled.tolist() == [True, False, True]
+    labels, relabelled = data.labels(margin=0.0)
+    assert labels.tolist() == [1, 1, 1]
+
+
+def test_collect_records_the_policys_decisions_with_a_choice_and_plays_on_with_the_searchs_move(toy):
+    data = collect(toy, AlwaysDraw(), [RandomPolicy()], games=20, worlds=8, seed=3, workers=1)
+    assert data.results.shape == (20,) and len(data) > 20
+    assert np.array_equal(np.isnan(data.scores), ~data.masks)  # a score for each legal action, none other
+    assert data.masks.sum(1).min() >= 2
+    rng = np.random.default_rng(0)
+    assert all(AlwaysDraw().act(o, m, rng) == a for o, m, a in zip(data.observations, data.masks, data.own))
+    # the search's games beat random far more often than the policy's own play does
+    assert (data.results > 0).mean() > win_rate(toy, AlwaysDraw(), 200) + 0.3
+
+
+def test_collect_confirms_with_more_worlds_only_where_the_search_would_teach_a_move(toy):
+    data = collect(toy, AlwaysDraw(), [RandomPolicy()], games=20, worlds=8, seed=3, workers=1,
+                   confirm_worlds=24, margin=0.1)
+    plain = collect(toy, AlwaysDraw(), [RandomPolicy()], games=20, worlds=8, seed=3, workers=1)
+    assert set(np.unique(data.worlds)) == {8, 32} and set(np.unique(plain.worlds)) == {8}
+    confirmed = data.worlds == 32
+    n = len(data)
+    own = data.scores[np.arange(n), data.own]
+    assert np.all(np.nanmax(data.scores, 1)[~confirmed] - own[~confirmed] <= 0.1 + 1e-6)  # nothing to confirm
+    assert np.array_equal(data.scores * data.worlds[:, None], np.round(data.scores * data.worlds[:, None]),
+                          equal_nan=True)  # per-world means of whole wins and losses
+
+
+def test_collect_deals_the_same_data_on_one_worker_and_on_two():
+    policy = RandomPolicy()
+    one = collect("terralore_v0", policy, [RandomPolicy()], games=12, worlds=1, seed=5, workers=1)
+    two = collect("terralore_v0", policy, [RandomPolicy()], games=12, worlds=1, seed=5, workers=2)
+    for name in ("observations", "masks", "own", "results"):
+        assert np.array_equal(getattr(one, name), getattr(two, name)), name
+    assert np.array_equal(one.scores, two.scores, equal_nan=True)
+
+
+def test_collect_splits_the_games_between_the_opponents(toy, play_highest):
+    data = collect(toy, AlwaysDraw(), [RandomPolicy(), play_highest], games=40, worlds=4, seed=3, workers=1)
+    assert data.results.shape == (40,)
+    against_random = collect(toy, AlwaysDraw(), [RandomPolicy()], games=20, worlds=4, seed=3, workers=1)
+    # deals 0, 2, 4, ... go to the first opponent, in the same order: its games are the first ones
+    assert data.results.shape[0] == 2 * against_random.results.shape[0]
+
+
+def test_distilling_the_search_makes_an_untrained_policy_beat_random(toy, tmp_path):
+    model = untrained_model(toy, tmp_path)
+    before = win_rate(toy, numpy_policy(model))
+    data = collect(toy, numpy_policy(model), [RandomPolicy()], games=200, worlds=16, seed=11, workers=1)
+    report = fit(model.policy, data, margin=0.1, epochs=30, learning_rate=3e-3, kl_coef=0.1, log=lambda *a: None)
+    after = win_rate(toy, numpy_policy(model))
+    assert report["relabelled"] > 0.2
+    assert report["holdout_after"][1] > report["holdout_before"][1] + 0.3  # it learnt the search's moves
+    assert after > before + 0.3, (before, after)
+
+
+def test_the_fit_changes_the_action_head_and_leaves_the_value_head_alone(toy, tmp_path):
+    import torch
+
+    model = untrained_model(toy, tmp_path)
+    value_before = {k: v.clone() for k, v in model.policy.state_dict().items() if "value" in k}
+    action_before = model.policy.action_net.weight.detach().clone()
+    data = collect(toy, numpy_policy(model), [RandomPolicy()], games=20, worlds=4, seed=2, workers=1)
+    fit(model.policy, data, margin=0.0, epochs=2, log=lambda *a: None)
+    assert value_before and all(torch.equal(v, model.policy.state_dict()[k]) for k, v in value_before.items())
+    assert not torch.equal(action_before, model.policy.action_net.weight)
+
+
+def test_a_run_with_distill_exports_the_distilled_policy_and_records_its_report(toy, tmp_path):
+    out = tmp_path / "run"
+    summary = train(load_config(None, tiny_overrides(out)))
+    report = json.loads((out / "distill.json").read_text())
+    assert report["games"] == 20 and report["samples"] > 0 and len(report["epochs"]) == 2
+    assert summary["distill"]["samples"] == report["samples"]
+    sidecar = json.loads((out / "ppo.json").read_text())
+    assert sidecar["training"]["distill"]["samples"] == report["samples"]
+    from sb3_contrib import MaskablePPO
+
+    from training.export import mlp_weights
+
+    exported = np.load(out / "ppo.npz")
+    distilled, _ = mlp_weights(MaskablePPO.load(out / "distilled_model.zip"))
+    undistilled, _ = mlp_weights(MaskablePPO.load(out / "final_model.zip"))
+    last = len(distilled) - 1
+    assert np.allclose(exported[f"W{last}"], distilled[-1][0])
+    assert not np.allclose(exported[f"W{last}"], undistilled[-1][0])
+    from training.model_card import card
+
+    row = next(line for line in card(tmp_path).splitlines() if line.startswith("| search distillation |"))
+    assert "20 games against random searched over 4 worlds" in row and f"{report['samples']:,} decisions" in row
+
+
+def test_a_run_stopped_in_its_distillation_resumes_into_it_and_ships_what_one_run_ships(toy, tmp_path,
+                                                                                        monkeypatch):
+    import training.distill
+
+    train(load_config(None, tiny_overrides(tmp_path / "one")))
+    real = training.distill.distill
+
+    def stopped(model, cfg, log=print):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(training.distill, "distill", stopped)
+    with pytest.raises(KeyboardInterrupt):
+        train(load_config(None, tiny_overrides(tmp_path / "two")))
+    assert not (tmp_path / "two" / "distill.json").exists()
+    monkeypatch.setattr(training.distill, "distill", real)
+    train(load_config(None, tiny_overrides(tmp_path / "two")), resume=True)
+    one, two = np.load(tmp_path / "one" / "ppo.npz"), np.load(tmp_path / "two" / "ppo.npz")
+    assert all(np.array_equal(one[k], two[k]) for k in one.files)
+    assert json.loads((tmp_path / "two" / "distill.json").read_text())["samples"] > 0
+    with pytest.raises(ConfigError, match="nothing left to train"):  # distilled already
+        train(load_config(None, tiny_overrides(tmp_path / "two")), resume=True)
+
+
+def test_distill_is_refused_before_the_run_starts_for_more_than_two_players_or_an_unknown_opponent(tmp_path):
+    base = [f"output.dir={tmp_path / 'run'}", "distill.games=10"]
+    with pytest.raises(ConfigError, match="two-player"):
+        train(load_config(None, ["env=earth_v0", "env_kwargs={num_players: 3}", *base]))
+    with pytest.raises(Exception, match="nobody"):
+        train(load_config(None, ["env=terralore_v0", "distill.opponents=[nobody]", *base]))
+    assert not (tmp_path / "run").exists()

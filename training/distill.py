@@ -1,0 +1,227 @@
+"""Search distillation: after PPO, teach the policy the moves a rollout search over it finds.
+
+A rollout search over a trained policy (``training.search``) plays better than the policy: on the
+same Terralore deals against random, 96.5 % where the model alone won 94.7 %
+(``benchmarks.search_ceiling``). The search needs the game state, so it cannot ship; what it knows
+can. One round of expert iteration:
+
+1. :func:`collect` plays ``games`` games of the policy against each opponent, seat-rotated. At every
+   decision of the policy with more than one legal action the search scores each action over
+   ``worlds`` re-dealt worlds; where it would teach a move other than the policy's, ``confirm_worlds``
+   more worlds are played first. The game goes on with the search's move, so the states are those of
+   the better play the policy is taught.
+2. :func:`fit` fine-tunes the policy's action head by masked cross-entropy toward the search's move
+   where it beats the policy's own by more than ``margin`` (wins less losses per world; a near-tie
+   is noise at a few dozen worlds) and toward the policy's own move elsewhere, plus ``kl_coef`` × the
+   KL divergence from the policy before the fit, which keeps what the labels do not speak to (the
+   order of the other actions, sampling play) near where it was.
+
+Collection is the cost (Terralore, 32 worlds: about 1 s a game on one core, more with confirmations) and runs on
+``workers`` processes; its results do not depend on their number.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from tabletop_envs.core.policy import policy_rng
+
+from .search import best_action, search_scores, world_scores
+
+CHUNKS = 64  # per opponent
+
+
+@dataclass
+class SearchData:
+    observations: np.ndarray  # float16 [n, obs]
+    masks: np.ndarray  # bool [n, actions]
+    own: np.ndarray  # int64 [n]: the policy's move
+    scores: np.ndarray  # float32 [n, actions]: wins less losses per world played; NaN where illegal
+    worlds: np.ndarray  # int32 [n]: the worlds played at each decision (more where the search was confirmed)
+    results: np.ndarray  # int8 [games]: the searched games' outcomes for the policy's seat
+    seconds: float
+
+    def __len__(self) -> int:
+        return int(self.own.shape[0])
+
+    def labels(self, margin: float) -> tuple[np.ndarray, np.ndarray]:
+        """``(labels, relabelled)``: the move taught at each decision and whether it is the search's."""
+        n = len(self)
+        own_score = self.scores[np.arange(n), self.own]
+        best = np.nanargmax(self.scores, axis=1)
+        relabelled = self.scores[np.arange(n), best] - own_score > margin
+        return np.where(relabelled, best, self.own), relabelled
+
+
+def _games(job: tuple) -> tuple:
+    """Worker: the searched games of the deals in ``job`` (a process of its own, so a plain function)."""
+    env_name, game_kwargs, max_turns, policy, opponent, worlds, confirm_worlds, margin, seed, deals = job
+    from tabletop_envs.core.registry import make_game
+
+    game = make_game(env_name, **game_kwargs)
+    limit = game.default_max_turns if max_turns is None else max_turns
+    obs_rows, masks, own_moves, score_rows, world_counts, results = [], [], [], [], [], []
+    for deal in deals:
+        deal_seed = seed * 1_000_003 + deal
+        for seat in (0, 1):
+            # of (deal, seat): never the deal's own stream, nor a generator that tells its seed
+            own_rng, opp_rng = policy_rng(deal_seed, seat, 0), policy_rng(deal_seed, seat, 1)
+            state = game.new_initial_state(deal_seed)
+            while not state.is_terminal() and state.turn < limit:
+                player = state.current_player()
+                if player != seat:
+                    state.apply_action(opponent.act(state.observation(player), state.legal_action_mask(), opp_rng))
+                    continue
+                own, legal, scores = search_scores(state, seat, policy, opponent, worlds, limit, own_rng)
+                if len(legal) > 1:
+                    played = worlds
+                    if confirm_worlds and best_action(own, legal, scores, margin * worlds) != own:
+                        # the search would teach a move: more worlds, so that fewer of those are noise
+                        scores = scores + world_scores(state, seat, legal, policy, opponent, confirm_worlds, limit,
+                                                       own_rng)
+                        played += confirm_worlds
+                    mask = state.legal_action_mask()
+                    row = np.full(mask.shape[0], np.nan, np.float32)
+                    row[legal] = scores / played
+                    world_counts.append(played)
+                    obs_rows.append(state.observation(seat).astype(np.float16))
+                    masks.append(mask.astype(bool))
+                    own_moves.append(own)
+                    score_rows.append(row)
+                state.apply_action(best_action(own, legal, scores))
+            returns = state.returns() if state.is_terminal() else [0.0, 0.0]
+            results.append(int(np.sign(returns[seat] - returns[1 - seat])))
+    return obs_rows, masks, own_moves, score_rows, world_counts, results
+
+
+def collect(env_name: str, policy, opponents: list, games: int, worlds: int, seed: int = 0,
+            game_kwargs: dict | None = None, max_turns: int | None = None, workers: int = 0,
+            confirm_worlds: int = 0, margin: float = 0.05) -> SearchData:
+    """Searched decisions from ``games`` games (rounded up to whole deals, each from both seats) split
+    evenly over ``opponents``; ``workers`` processes (0: one per core). Where the search's move beats the
+    policy's by more than ``margin`` per world, ``confirm_worlds`` more worlds are played."""
+    import multiprocessing
+
+    game_kwargs = game_kwargs or {}
+    deals = -(-games // 2)
+    workers = workers or os.cpu_count() or 1
+    jobs = []
+    for k, opponent in enumerate(opponents):
+        mine = range(k, deals, len(opponents))  # deal d against opponent d mod len(opponents)
+        # the same chunks on any number of workers (the fit reads the rows in their order), enough for 16
+        chunks = max(1, min(len(mine), CHUNKS))
+        jobs += [(env_name, game_kwargs, max_turns, policy, opponent, worlds, confirm_worlds, margin, seed,
+                  list(mine[c::chunks]))
+                 for c in range(chunks) if len(mine[c::chunks])]
+    t0 = time.perf_counter()
+    if workers == 1:
+        parts = [_games(job) for job in jobs]
+    else:
+        # spawn, not fork: the trainer's torch threads must not be copied into the workers mid-state
+        with multiprocessing.get_context("spawn").Pool(workers) as pool:
+            parts = pool.map(_games, jobs, chunksize=1)
+    rows = [[x for part in parts for x in part[k]] for k in range(6)]
+    if not rows[0]:
+        raise ValueError(f"the {games} searched games of {env_name} held no decision with more than one legal "
+                         "action; raise distill.games")
+    return SearchData(np.stack(rows[0]), np.stack(rows[1]), np.asarray(rows[2], np.int64), np.stack(rows[3]),
+                      np.asarray(rows[4], np.int32), np.asarray(rows[5], np.int8), time.perf_counter() - t0)
+
+
+def fit(policy, data: SearchData, margin: float = 0.05, epochs: int = 20, batch_size: int = 256,
+        learning_rate: float = 3e-4, kl_coef: float = 0.1, holdout: float = 0.1, seed: int = 0,
+        log=print) -> dict:
+    """Fine-tune an sb3-contrib ``MaskableActorCriticPolicy``'s action head toward the search's moves."""
+    import torch
+
+    labels, relabelled = data.labels(margin)
+    device = policy.device
+    obs = torch.as_tensor(data.observations.astype(np.float32), device=device)
+    masks = data.masks
+    target = torch.as_tensor(labels, device=device)
+
+    def log_probs(idx):
+        return policy.get_distribution(obs[idx], action_masks=masks[idx]).distribution.logits
+
+    policy.set_training_mode(False)
+    with torch.no_grad():
+        before = torch.cat([log_probs(np.arange(s, min(s + 4096, len(data))))
+                            for s in range(0, len(data), 4096)])
+    rng = np.random.default_rng(seed)
+    order = rng.permutation(len(data))
+    n_hold = int(round(holdout * len(data))) if len(data) > 20 else 0
+    hold, train = order[:n_hold], order[n_hold:]
+
+    def agreement(idx) -> tuple[float, float]:
+        """Share of ``idx`` where the policy's argmax is the label: all of them, and the relabelled ones."""
+        if len(idx) == 0:
+            return float("nan"), float("nan")
+        with torch.no_grad():
+            hit = (log_probs(idx).argmax(-1) == target[idx]).cpu().numpy()
+        moved = relabelled[idx]
+        return float(hit.mean()), float(hit[moved].mean()) if moved.any() else float("nan")
+
+    params = [p for name, p in policy.named_parameters() if not name.startswith(("value_net", "mlp_extractor.value"))]
+    optimizer = torch.optim.Adam(params, lr=learning_rate)
+    report = {"samples": len(data), "relabelled": round(float(relabelled.mean()), 4), "margin": margin,
+              "games": int(data.results.shape[0]), "search_win_rate": round(float((data.results > 0).mean()), 4),
+              "collect_seconds": round(data.seconds, 1), "holdout_before": agreement(hold), "epochs": []}
+    t0 = time.perf_counter()
+    for epoch in range(epochs):
+        rng.shuffle(train)
+        loss_sum = 0.0
+        for start in range(0, len(train), batch_size):
+            idx = train[start:start + batch_size]
+            lp = log_probs(idx)
+            ref = before[idx]
+            cross_entropy = torch.nn.functional.nll_loss(lp, target[idx])
+            legal = torch.as_tensor(masks[idx], device=device)
+            kl = (ref.exp() * (ref - lp)).masked_fill(~legal, 0.0).sum(-1).mean()
+            loss = cross_entropy + kl_coef * kl
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(params, 0.5)
+            optimizer.step()
+            loss_sum += loss.item() * len(idx)
+        everything, moved = agreement(hold)
+        report["epochs"].append({"epoch": epoch + 1, "loss": round(loss_sum / max(len(train), 1), 4),
+                                 "holdout_agreement": round(everything, 4), "holdout_relabelled": round(moved, 4)})
+        log(f"[distill] epoch {epoch + 1}/{epochs}: loss {loss_sum / max(len(train), 1):.3f}, held-out agreement "
+            f"with the labels {100 * everything:.1f}% (where the search moved: {100 * moved:.1f}%)")
+    report["fit_seconds"] = round(time.perf_counter() - t0, 1)
+    report["holdout_after"] = agreement(hold)
+    return report
+
+
+def distill(model, cfg, log=print) -> dict:
+    """``cfg.distill`` on the model (in place); the report for the run files."""
+    import torch
+
+    from .evaluate import resolve, split_env_kwargs
+    from .export import numpy_policy
+    from .train import update_thread_count
+
+    dc = cfg.distill
+    game_kwargs, max_turns = split_env_kwargs(cfg.env_kwargs, cfg.env)
+    names, opponents = zip(*(resolve(o, cfg.env, game_kwargs) for o in dc.opponents))
+    policy = numpy_policy(model, deterministic=cfg.eval.deterministic)
+    log(f"[distill] searching {dc.games} games against {', '.join(names)} ({dc.worlds} worlds a decision)")
+    data = collect(cfg.env, policy, list(opponents), dc.games, dc.worlds, seed=cfg.seed + 3000,
+                   game_kwargs=game_kwargs, max_turns=max_turns, workers=dc.workers,
+                   confirm_worlds=dc.confirm_worlds, margin=dc.margin)
+    log(f"[distill] {len(data)} searched decisions in {data.seconds:.0f} s; the search won "
+        f"{100 * (data.results > 0).mean():.1f}% of its {data.results.shape[0]} games")
+    threads = torch.get_num_threads()
+    torch.set_num_threads(update_thread_count(cfg.ppo.update_threads))
+    try:
+        report = fit(model.policy, data, margin=dc.margin, epochs=dc.epochs, batch_size=dc.batch_size,
+                     learning_rate=dc.learning_rate, kl_coef=dc.kl_coef, seed=cfg.seed, log=log)
+    finally:
+        torch.set_num_threads(threads)
+    report.update(opponents=list(names), worlds=dc.worlds, confirm_worlds=dc.confirm_worlds,
+                  confirmed=int((data.worlds > dc.worlds).sum()))
+    return report
