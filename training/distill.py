@@ -163,7 +163,7 @@ def fit(policy, data: SearchData, margin: float = 0.05, epochs: int = 20, batch_
         with torch.no_grad():
             hit = (log_probs(idx).argmax(-1) == target[idx]).cpu().numpy()
         moved = relabelled[idx]
-        return float(hit.mean()), float(hit[moved].mean()) if moved.any() else float("nan")
+        return round(float(hit.mean()), 4), round(float(hit[moved].mean()), 4) if moved.any() else float("nan")
 
     params = [p for name, p in policy.named_parameters() if not name.startswith(("value_net", "mlp_extractor.value"))]
     optimizer = torch.optim.Adam(params, lr=learning_rate)
@@ -189,7 +189,7 @@ def fit(policy, data: SearchData, margin: float = 0.05, epochs: int = 20, batch_
             loss_sum += loss.item() * len(idx)
         everything, moved = agreement(hold)
         report["epochs"].append({"epoch": epoch + 1, "loss": round(loss_sum / max(len(train), 1), 4),
-                                 "holdout_agreement": round(everything, 4), "holdout_relabelled": round(moved, 4)})
+                                 "holdout_agreement": everything, "holdout_relabelled": moved})
         log(f"[distill] epoch {epoch + 1}/{epochs}: loss {loss_sum / max(len(train), 1):.3f}, held-out agreement "
             f"with the labels {100 * everything:.1f}% (where the search moved: {100 * moved:.1f}%)")
     report["fit_seconds"] = round(time.perf_counter() - t0, 1)

@@ -573,7 +573,9 @@ def train(cfg: TrainConfig, resume: bool = False, command: str | None = None) ->
     if cfg.distill.games:
         from .distill import distill
 
+        distill_start = time.perf_counter()
         distill_report = distill(model, cfg)
+        train_seconds += time.perf_counter() - distill_start  # training too: the sidecar's wall time counts it
         (run_dir / "distill.json").write_text(json.dumps(distill_report, indent=2) + "\n")
         model.save(run_dir / "distilled_model.zip")
     summary = {"env": cfg.env, "run_dir": str(run_dir), "steps": last_steps,

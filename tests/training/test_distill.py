@@ -207,6 +207,23 @@ def test_a_run_stopped_in_its_distillation_resumes_into_it_and_ships_what_one_ru
         train(load_config(None, tiny_overrides(tmp_path / "two")), resume=True)
 
 
+def test_the_sidecars_wall_time_counts_the_distillation(toy, tmp_path, monkeypatch):
+    import time
+
+    import training.distill
+
+    real = training.distill.distill
+
+    def slow(model, cfg, log=print):
+        time.sleep(3)
+        return real(model, cfg, log)
+
+    monkeypatch.setattr(training.distill, "distill", slow)
+    summary = train(load_config(None, tiny_overrides(tmp_path / "run")))
+    assert summary["train_seconds"] >= 3
+    assert json.loads((tmp_path / "run" / "ppo.json").read_text())["training"]["wall_time_s"] >= 3
+
+
 def test_distill_is_refused_before_the_run_starts_for_more_than_two_players_or_an_unknown_opponent(tmp_path):
     base = [f"output.dir={tmp_path / 'run'}", "distill.games=10"]
     with pytest.raises(ConfigError, match="two-player"):
