@@ -96,10 +96,12 @@ class PretrainConfig:
 
 @dataclass
 class DistillConfig:
-    games: int = config_key(0, "after PPO (and the checkpoint selection), search this many games and fine-tune the "
-                            "policy toward the search's moves (training.distill); 0 = off", min=0)
-    opponents: list[str] = config_key(["random"], "whom the searched games are played against, games split evenly; "
-                                      "the search knows its opponent, so it teaches play against these")
+    games: int = config_key(0, "after PPO (and the checkpoint selection), search this many games (rounded up to "
+                            "whole deals, each played from both seats) and fine-tune the policy toward the search's "
+                            "moves (training.distill); 0 = off", min=0)
+    opponents: list[str] = config_key(["random"], "whom the searched games are played against: deal d (each deal "
+                                      "from both seats) against the (d mod k)-th of k; the search knows its "
+                                      "opponent, so it teaches play against these")
     worlds: int = config_key(32, "re-dealt worlds the search plays out at each decision", min=1)
     margin: float = config_key(0.05, "teach the search's move only where its wins less losses per world beat the "
                                "policy's own move's by more than this (near-ties are noise; 0.05 is 1.6 of 32 worlds)",
@@ -179,6 +181,12 @@ class TrainConfig:
         from .evaluate import anchor_keys
 
         anchor_keys(self.eval.opponents, "eval.opponents")
+        if self.distill.games and not self.distill.opponents:
+            raise ConfigError("distill.opponents is empty: the searched games need someone to play against, e.g. "
+                              "--set distill.opponents=[random]")
+        if len(set(self.distill.opponents)) != len(self.distill.opponents):
+            raise ConfigError(f"distill.opponents {self.distill.opponents} names an opponent twice; each one takes "
+                              "every k-th deal, so list it once")
         check_file_stem(self.output.name, "output.name")
         check_dir_template(self.output.dir, "output.dir", env=self.env, seed=self.seed, name=self.output.name)
         return self

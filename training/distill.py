@@ -10,7 +10,8 @@ can. One round of expert iteration:
    ``worlds`` re-dealt worlds; where it would teach a move other than the policy's, ``confirm_worlds``
    more worlds are played first. The game goes on with the search's move, so the states are those of
    the better play the policy is taught.
-2. :func:`fit` fine-tunes the policy's action head by masked cross-entropy toward the search's move
+2. :func:`fit` fine-tunes the policy network (its hidden layers and action head; the value network is
+   untouched) by masked cross-entropy toward the search's move
    where it beats the policy's own by more than ``margin`` (wins less losses per world; a near-tie
    is noise at a few dozen worlds) and toward the policy's own move elsewhere, plus ``kl_coef`` × the
    KL divergence from the policy before the fit, which keeps what the labels do not speak to (the
@@ -101,8 +102,8 @@ def _games(job: tuple) -> tuple:
 def collect(env_name: str, policy, opponents: list, games: int, worlds: int, seed: int = 0,
             game_kwargs: dict | None = None, max_turns: int | None = None, workers: int = 0,
             confirm_worlds: int = 0, margin: float = 0.05) -> SearchData:
-    """Searched decisions from ``games`` games (rounded up to whole deals, each from both seats) split
-    evenly over ``opponents``; ``workers`` processes (0: one per core). Where the search's move beats the
+    """Searched decisions from ``games`` games (rounded up to whole deals, each from both seats), deal d
+    against ``opponents[d % len(opponents)]``; ``workers`` processes (0: one per core). Where the search's move beats the
     policy's by more than ``margin`` per world, ``confirm_worlds`` more worlds are played."""
     import multiprocessing
 
@@ -135,7 +136,7 @@ def collect(env_name: str, policy, opponents: list, games: int, worlds: int, see
 def fit(policy, data: SearchData, margin: float = 0.05, epochs: int = 20, batch_size: int = 256,
         learning_rate: float = 3e-4, kl_coef: float = 0.1, holdout: float = 0.1, seed: int = 0,
         log=print) -> dict:
-    """Fine-tune an sb3-contrib ``MaskableActorCriticPolicy``'s action head toward the search's moves."""
+    """Fine-tune an sb3-contrib ``MaskableActorCriticPolicy``'s policy network toward the search's moves."""
     import torch
 
     labels, relabelled = data.labels(margin)
@@ -159,11 +160,11 @@ def fit(policy, data: SearchData, margin: float = 0.05, epochs: int = 20, batch_
     def agreement(idx) -> tuple[float, float]:
         """Share of ``idx`` where the policy's argmax is the label: all of them, and the relabelled ones."""
         if len(idx) == 0:
-            return float("nan"), float("nan")
+            return None, None  # (None, not NaN: the report is JSON)
         with torch.no_grad():
             hit = (log_probs(idx).argmax(-1) == target[idx]).cpu().numpy()
         moved = relabelled[idx]
-        return round(float(hit.mean()), 4), round(float(hit[moved].mean()), 4) if moved.any() else float("nan")
+        return round(float(hit.mean()), 4), round(float(hit[moved].mean()), 4) if moved.any() else None
 
     params = [p for name, p in policy.named_parameters() if not name.startswith(("value_net", "mlp_extractor.value"))]
     optimizer = torch.optim.Adam(params, lr=learning_rate)
@@ -190,8 +191,11 @@ def fit(policy, data: SearchData, margin: float = 0.05, epochs: int = 20, batch_
         everything, moved = agreement(hold)
         report["epochs"].append({"epoch": epoch + 1, "loss": round(loss_sum / max(len(train), 1), 4),
                                  "holdout_agreement": everything, "holdout_relabelled": moved})
+        def pct(x):
+            return "n/a" if x is None else f"{100 * x:.1f}%"
+
         log(f"[distill] epoch {epoch + 1}/{epochs}: loss {loss_sum / max(len(train), 1):.3f}, held-out agreement "
-            f"with the labels {100 * everything:.1f}% (where the search moved: {100 * moved:.1f}%)")
+            f"with the labels {pct(everything)} (where the search moved: {pct(moved)})")
     report["fit_seconds"] = round(time.perf_counter() - t0, 1)
     report["holdout_after"] = agreement(hold)
     return report

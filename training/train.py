@@ -503,9 +503,13 @@ def train(cfg: TrainConfig, resume: bool = False, command: str | None = None) ->
     if checkpoint is not None:
         check_resumable(run_dir, cfg, game_config)
         reached = checkpoint_steps(checkpoint)
-        if reached >= cfg.ppo.total_timesteps and not (cfg.distill.games and not (run_dir / "distill.json").exists()):
-            # (a run that reached its steps but not its distillation, e.g. stopped during it, resumes into it)
-            raise ConfigError(f"--resume: the run in {run_dir} is already at {reached} steps ({checkpoint.name}) "
+        distilled = (run_dir / "distill.json").exists()
+        # a run that reached its steps but was stopped before its end (in the distillation, say) resumes into
+        # the rest, and a finished one into a distillation it has not had
+        rest_left = not (run_dir / "summary.json").exists() or (cfg.distill.games and not distilled)
+        if reached >= cfg.ppo.total_timesteps and not rest_left:
+            done = " and its distillation (distill.json)" if distilled else ""
+            raise ConfigError(f"--resume: the run in {run_dir} is already at {reached} steps ({checkpoint.name}){done} "
                               f"and ppo.total_timesteps is {cfg.ppo.total_timesteps}, so there is nothing left to "
                               f"train; to continue it, raise the total, e.g. --set ppo.total_timesteps="
                               f"{max(2 * reached, reached + 1)}")
@@ -561,7 +565,8 @@ def train(cfg: TrainConfig, resume: bool = False, command: str | None = None) ->
     end = time.perf_counter()
     train_seconds = end - start
     # PPO's own pace: the steps this call trained over its time in learn(), less evaluations and checkpoints
-    steps_per_second = (model.num_timesteps - start_steps) / max(end - ppo_start - callback.overhead_seconds, 1e-9)
+    steps_per_second = ((model.num_timesteps - start_steps) / max(end - ppo_start - callback.overhead_seconds, 1e-9)
+                        if model.num_timesteps > start_steps else None)  # None: this call trained no steps
     model.save(run_dir / "final_model.zip")
     if remaining > 0:  # (resumed into the distillation only: the checkpoint is this model already)
         callback.checkpoint()
@@ -570,7 +575,9 @@ def train(cfg: TrainConfig, resume: bool = False, command: str | None = None) ->
     if cfg.eval.select_games:
         model, summary_selection = select_checkpoint(cfg, run_dir, model)
     distill_report = None
-    if cfg.distill.games:
+    if cfg.distill.games and interrupted:
+        print("the distillation is skipped as well (--resume continues the run into it)", flush=True)
+    elif cfg.distill.games:
         from .distill import distill
 
         distill_start = time.perf_counter()
@@ -580,7 +587,7 @@ def train(cfg: TrainConfig, resume: bool = False, command: str | None = None) ->
         model.save(run_dir / "distilled_model.zip")
     summary = {"env": cfg.env, "run_dir": str(run_dir), "steps": last_steps,
                "train_seconds": round(train_seconds, 1),
-               "steps_per_second": round(steps_per_second, 1),
+               "steps_per_second": None if steps_per_second is None else round(steps_per_second, 1),
                "snapshots": [s.name for s in pool.snapshots], "snapshots_gated_out": callback.snapshots_skipped,
                "interrupted": interrupted, "phases_applied": callback.phases_applied}
     if pretrain_report:

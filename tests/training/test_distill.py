@@ -224,6 +224,64 @@ def test_the_sidecars_wall_time_counts_the_distillation(toy, tmp_path, monkeypat
     assert json.loads((tmp_path / "run" / "ppo.json").read_text())["training"]["wall_time_s"] >= 3
 
 
+def test_a_run_stopped_in_its_distillation_can_be_finished_without_it(toy, tmp_path, monkeypatch):
+    import training.distill
+
+    def stopped(model, cfg, log=print):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(training.distill, "distill", stopped)
+    with pytest.raises(KeyboardInterrupt):
+        train(load_config(None, tiny_overrides(tmp_path / "run")))
+    summary = train(load_config(None, tiny_overrides(tmp_path / "run", "distill.games=0")), resume=True)
+    assert "distill" not in summary and summary["steps_per_second"] is None  # no step trained by this call
+    assert (tmp_path / "run" / "ppo.npz").exists()
+    with pytest.raises(ConfigError, match="nothing left to train"):
+        train(load_config(None, tiny_overrides(tmp_path / "run", "distill.games=0")), resume=True)
+
+
+def test_a_distilled_run_resumed_again_is_told_its_distillation_is_done(toy, tmp_path):
+    train(load_config(None, tiny_overrides(tmp_path / "run")))
+    with pytest.raises(ConfigError, match=r"and its distillation \(distill.json\)"):
+        train(load_config(None, tiny_overrides(tmp_path / "run", "distill.worlds=8")), resume=True)
+
+
+def test_a_run_interrupted_in_ppo_skips_the_distillation_and_resumes_into_it(toy, tmp_path, monkeypatch, capsys):
+    import training.distill
+    from training.train import SelfPlayCallback
+
+    calls = []
+    real = training.distill.distill
+    monkeypatch.setattr(training.distill, "distill", lambda model, cfg, log=print: calls.append(1) or real(model, cfg, log))
+
+    def interrupt(self):
+        if self.num_timesteps >= 128:
+            raise KeyboardInterrupt
+        return True
+
+    with monkeypatch.context() as m:
+        m.setattr(SelfPlayCallback, "_on_step", interrupt)
+        summary = train(load_config(None, tiny_overrides(tmp_path / "run")))
+    assert summary["interrupted"] and "distill" not in summary and not calls
+    assert "the distillation is skipped" in capsys.readouterr().out
+    summary = train(load_config(None, tiny_overrides(tmp_path / "run")), resume=True)
+    assert calls and summary["distill"]["samples"] > 0
+
+
+def test_the_report_of_a_fit_without_held_out_relabelled_decisions_is_json(toy, tmp_path):
+    model = untrained_model(toy, tmp_path)
+    data = collect(toy, numpy_policy(model), [RandomPolicy()], games=2, worlds=1, seed=2, workers=1)
+    report = fit(model.policy, data, epochs=1, log=lambda *a: None)
+    json.loads(json.dumps(report, allow_nan=False))
+
+
+@pytest.mark.parametrize("opponents, match", [("[]", "distill.opponents is empty"),
+                                              ("[random, heuristic, random]", "names an opponent twice")])
+def test_distill_opponents_must_be_someone_and_each_once(opponents, match):
+    with pytest.raises(ConfigError, match=match):
+        load_config(None, ["distill.games=10", f"distill.opponents={opponents}"])
+
+
 def test_distill_is_refused_before_the_run_starts_for_more_than_two_players_or_an_unknown_opponent(tmp_path):
     base = [f"output.dir={tmp_path / 'run'}", "distill.games=10"]
     with pytest.raises(ConfigError, match="two-player"):
