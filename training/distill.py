@@ -11,14 +11,13 @@ can. One round of expert iteration:
    more worlds are played first. The game goes on with the search's move, so the states are those of
    the better play the policy is taught.
 2. :func:`fit` fine-tunes the policy network (its hidden layers and action head; the value network is
-   untouched) by masked cross-entropy toward the search's move
-   where it beats the policy's own by more than ``margin`` (wins less losses per world; a near-tie
-   is noise at a few dozen worlds) and toward the policy's own move elsewhere, plus ``kl_coef`` × the
+   untouched) by masked cross-entropy toward the search's move where it beats the policy's own by
+   more than ``margin`` (wins less losses per world; a near-tie is noise at a few dozen worlds) and toward the policy's own move elsewhere, plus ``kl_coef`` × the
    KL divergence from the policy before the fit, which keeps what the labels do not speak to (the
    order of the other actions, sampling play) near where it was.
 
-Collection is the cost (Terralore, 32 worlds: about 1 s a game on one core, more with confirmations) and runs on
-``workers`` processes; its results do not depend on their number.
+Collection is the cost (Terralore, 32 worlds: about 1 s a game on one core, more with
+confirmations) and runs on ``workers`` processes; its results do not depend on their number.
 """
 
 from __future__ import annotations
@@ -29,6 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tabletop_envs.core.errors import ConfigError
 from tabletop_envs.core.policy import policy_rng
 
 from .search import best_action, search_scores, world_scores
@@ -103,8 +103,9 @@ def collect(env_name: str, policy, opponents: list, games: int, worlds: int, see
             game_kwargs: dict | None = None, max_turns: int | None = None, workers: int = 0,
             confirm_worlds: int = 0, margin: float = 0.05) -> SearchData:
     """Searched decisions from ``games`` games (rounded up to whole deals, each from both seats), deal d
-    against ``opponents[d % len(opponents)]``; ``workers`` processes (0: one per core). Where the search's move beats the
-    policy's by more than ``margin`` per world, ``confirm_worlds`` more worlds are played."""
+    against ``opponents[d % len(opponents)]``; ``workers`` processes (0: one per core). Where the
+    search's move beats the policy's by more than ``margin`` per world, ``confirm_worlds`` more worlds
+    are played."""
     import multiprocessing
 
     game_kwargs = game_kwargs or {}
@@ -127,7 +128,7 @@ def collect(env_name: str, policy, opponents: list, games: int, worlds: int, see
             parts = pool.map(_games, jobs, chunksize=1)
     rows = [[x for part in parts for x in part[k]] for k in range(6)]
     if not rows[0]:
-        raise ValueError(f"the {games} searched games of {env_name} held no decision with more than one legal "
+        raise ConfigError(f"the {games} searched games of {env_name} held no decision with more than one legal "
                          "action; raise distill.games")
     return SearchData(np.stack(rows[0]), np.stack(rows[1]), np.asarray(rows[2], np.int64), np.stack(rows[3]),
                       np.asarray(rows[4], np.int32), np.asarray(rows[5], np.int8), time.perf_counter() - t0)
