@@ -25,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
+from tabletop_envs.core.arena import deal_seed
 from tabletop_envs.core.errors import ConfigError
 from tabletop_envs.core.policy import policy_rng
 from training.search import mover, play_out, search_action
@@ -42,11 +43,11 @@ def search_ceiling(env_name: str, policy, opponent, deals: int, worlds: int, see
     limit = game.default_max_turns if max_turns is None else max_turns
     outcomes = {"plain": [], "search": []}
     for deal in range(deals):
-        deal_seed = seed * 1_000_003 + deal  # training.evaluate.play_pair's deals
+        dealt = deal_seed(seed, deal)  # training.evaluate.play_pair's deals
         for seat in (0, 1):
             for side, results in outcomes.items():
                 # of (deal, seat), never the deal's own stream nor one that tells its seed; the same for both sides
-                opp_rng, own_rng = policy_rng(deal_seed, seat, 0), policy_rng(deal_seed, seat, 1)
+                opp_rng, own_rng = policy_rng(dealt, seat, 0), policy_rng(dealt, seat, 1)
                 plain, others = mover({seat: policy}, own_rng), mover({1 - seat: opponent}, opp_rng)
 
                 def choose(state, p, seat=seat, side=side, plain=plain, others=others, own_rng=own_rng):
@@ -56,7 +57,7 @@ def search_ceiling(env_name: str, policy, opponent, deals: int, worlds: int, see
                         return plain(state, p)
                     return search_action(state, seat, policy, opponent, worlds, limit, own_rng)
 
-                results.append(play_out(game.new_initial_state(deal_seed), choose, limit, seat))
+                results.append(play_out(game.new_initial_state(dealt), choose, limit, seat))
     out = {"env": env_name, "deals": deals, "games": 2 * deals, "worlds": worlds, "seed": seed}
     for side, results in outcomes.items():
         r = np.array(results)

@@ -28,9 +28,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tabletop_envs.core.arena import deal_seed
 from tabletop_envs.core.errors import ConfigError
 from tabletop_envs.core.policy import policy_rng
 
+from .pretrain import holdout_split
 from .search import best_action, search_scores, world_scores
 
 CHUNKS = 64  # per opponent
@@ -67,11 +69,11 @@ def _games(job: tuple) -> tuple:
     limit = game.default_max_turns if max_turns is None else max_turns
     obs_rows, masks, own_moves, score_rows, world_counts, results = [], [], [], [], [], []
     for deal in deals:
-        deal_seed = seed * 1_000_003 + deal
+        dealt = deal_seed(seed, deal)
         for seat in (0, 1):
             # of (deal, seat): never the deal's own stream, nor a generator that tells its seed
-            own_rng, opp_rng = policy_rng(deal_seed, seat, 0), policy_rng(deal_seed, seat, 1)
-            state = game.new_initial_state(deal_seed)
+            own_rng, opp_rng = policy_rng(dealt, seat, 0), policy_rng(dealt, seat, 1)
+            state = game.new_initial_state(dealt)
             while not state.is_terminal() and state.turn < limit:
                 player = state.current_player()
                 if player != seat:
@@ -134,6 +136,10 @@ def collect(env_name: str, policy, opponents: list, games: int, worlds: int, see
                       np.asarray(rows[4], np.int32), np.asarray(rows[5], np.int8), time.perf_counter() - t0)
 
 
+def _percent(share: float | None) -> str:
+    return "n/a" if share is None else f"{100 * share:.1f}%"
+
+
 def fit(policy, data: SearchData, margin: float = 0.05, epochs: int = 20, batch_size: int = 256,
         learning_rate: float = 3e-4, kl_coef: float = 0.1, holdout: float = 0.1, seed: int = 0,
         log=print) -> dict:
@@ -154,9 +160,7 @@ def fit(policy, data: SearchData, margin: float = 0.05, epochs: int = 20, batch_
         before = torch.cat([log_probs(np.arange(s, min(s + 4096, len(data))))
                             for s in range(0, len(data), 4096)])
     rng = np.random.default_rng(seed)
-    order = rng.permutation(len(data))
-    n_hold = int(round(holdout * len(data))) if len(data) > 20 else 0
-    hold, train = order[:n_hold], order[n_hold:]
+    hold, train = holdout_split(len(data), holdout, rng)
 
     def agreement(idx) -> tuple[float, float]:
         """Share of ``idx`` where the policy's argmax is the label: all of them, and the relabelled ones."""
@@ -190,13 +194,11 @@ def fit(policy, data: SearchData, margin: float = 0.05, epochs: int = 20, batch_
             optimizer.step()
             loss_sum += loss.item() * len(idx)
         everything, moved = agreement(hold)
-        report["epochs"].append({"epoch": epoch + 1, "loss": round(loss_sum / max(len(train), 1), 4),
+        mean_loss = loss_sum / max(len(train), 1)
+        report["epochs"].append({"epoch": epoch + 1, "loss": round(mean_loss, 4),
                                  "holdout_agreement": everything, "holdout_relabelled": moved})
-        def pct(x):
-            return "n/a" if x is None else f"{100 * x:.1f}%"
-
-        log(f"[distill] epoch {epoch + 1}/{epochs}: loss {loss_sum / max(len(train), 1):.3f}, held-out agreement "
-            f"with the labels {pct(everything)} (where the search moved: {pct(moved)})")
+        log(f"[distill] epoch {epoch + 1}/{epochs}: loss {mean_loss:.3f}, held-out agreement with the labels "
+            f"{_percent(everything)} (where the search moved: {_percent(moved)})")
     report["fit_seconds"] = round(time.perf_counter() - t0, 1)
     report["holdout_after"] = agreement(hold)
     return report

@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from tabletop_envs.core.aec import AEC_KWARGS, check_illegal_action, check_max_turns, check_render_mode
-from tabletop_envs.core.arena import play_game
+from tabletop_envs.core.arena import deal_seed, play_game
 from tabletop_envs.core.errors import ConfigError, is_int, run_cli
 from tabletop_envs.core.policy import load_policy, policy_rng
 from tabletop_envs.core.registry import get_spec, make_game
@@ -137,12 +137,12 @@ def play_pair(env_name: str, a, b, games: int, seed: int = 0, game_kwargs: dict 
     rng_a, rng_b, rng_f = (policy_rng(seed, k) for k in range(3))
     wins = draws = losses = 0
     for deal in range(deals):
-        deal_seed = seed * 1_000_003 + deal
+        dealt = deal_seed(seed, deal)
         for seat_a, seat_b in rotations:
             seats, rngs = [pol_f] * n, [rng_f] * n
             seats[seat_a], seats[seat_b] = pol_a, pol_b
             rngs[seat_a], rngs[seat_b] = rng_a, rng_b
-            returns, _ = play_game(game, seats, deal_seed, max_turns, rngs)
+            returns, _ = play_game(game, seats, dealt, max_turns, rngs)
             ra, rb = returns[seat_a], returns[seat_b]
             wins += ra > rb
             draws += ra == rb

@@ -91,15 +91,20 @@ def collect(env_name: str, teacher, games: int, seed: int = 0, vs_random_share: 
                        games, time.perf_counter() - t0)
 
 
+def holdout_split(n: int, holdout: float, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """``(held_out, train)`` indices of ``n`` samples in a random order; none held out of 20 or fewer."""
+    order = rng.permutation(n)
+    n_hold = int(round(holdout * n)) if n > 20 else 0
+    return order[:n_hold], order[n_hold:]
+
+
 def clone(policy, data: TeacherData, epochs: int = 5, batch_size: int = 512, learning_rate: float = 1e-3,
           vf_coef: float = 0.5, holdout: float = 0.05, seed: int = 0, log=print) -> dict:
     """Fit an sb3-contrib ``MaskableActorCriticPolicy`` to the teacher data; returns the fit's report."""
     import torch
 
     rng = np.random.default_rng(seed)
-    order = rng.permutation(len(data))
-    n_hold = int(round(holdout * len(data))) if len(data) > 20 else 0
-    hold, train = order[:n_hold], order[n_hold:]
+    hold, train = holdout_split(len(data), holdout, rng)
     device = policy.device
     optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
 

@@ -488,7 +488,8 @@ def train(cfg: TrainConfig, resume: bool = False, command: str | None = None) ->
     # Everything that can be refused is checked before the run folder changes: a typo in a command
     # must not move an earlier run's checkpoints aside or rewrite its run.json.
     check_device_present(cfg.ppo.device)
-    game_config = make_game(cfg.env, **game_kwargs).config()
+    game = make_game(cfg.env, **game_kwargs)
+    game_config = game.config()
     for anchor in dict.fromkeys([*cfg.eval.opponents, *([cfg.eval.select_anchor] if cfg.eval.select_games else [])]):
         resolve(anchor, cfg.env, game_config)
     if cfg.pretrain.teacher:
@@ -496,7 +497,7 @@ def train(cfg: TrainConfig, resume: bool = False, command: str | None = None) ->
     if cfg.distill.games:
         for opponent in cfg.distill.opponents:
             resolve(opponent, cfg.env, game_config)
-        if make_game(cfg.env, **game_kwargs).num_players != 2:
+        if game.num_players != 2:
             raise ConfigError(f"distill: the search plays out two-player games and {cfg.env} has other seat counts "
                               f"here (env_kwargs {cfg.env_kwargs}); set distill.games=0")
     checkpoint = latest_checkpoint(run_dir) if resume else None

@@ -15,6 +15,12 @@ import numpy as np
 from .policy import Policy, load_policy, policy_rng
 
 
+def deal_seed(seed: int, deal: int) -> int:
+    """The seed of deal ``deal`` of a match, evaluation or search seeded ``seed`` (one formula, so that
+    the same seed deals the same games in each)."""
+    return seed * 1_000_003 + deal
+
+
 def play_game(game, policies: Sequence[Policy], seed: int, max_turns: int | None = None,
               rng: np.random.Generator | Sequence[np.random.Generator] | None = None) -> tuple[np.ndarray, int]:
     """Play one game; ``policies[i]`` sits in seat i. Returns (returns per seat, decisions).
@@ -81,10 +87,10 @@ def play_match(env_name: str, policies: Sequence, num_games: int, seed: int = 0,
     rngs = [policy_rng(seed, i) for i in range(n)]
     # a deal played from only some seats would keep its luck and the seat edge in the result
     for g in range(-(-num_games // n) * n):
-        deal_seed = seed * 1_000_003 + g // n  # the same deal for each of the n rotations
+        dealt = deal_seed(seed, g // n)  # the same deal for each of the n rotations
         shift = g % n
         seating = [(i + shift) % n for i in range(n)]  # seat s is played by policy seating[s]
-        returns, length = play_game(game, [pols[seating[s]] for s in range(n)], deal_seed, max_turns,
+        returns, length = play_game(game, [pols[seating[s]] for s in range(n)], dealt, max_turns,
                                     [rngs[seating[s]] for s in range(n)])
         res.games += 1
         res.lengths.append(length)
