@@ -8,6 +8,8 @@ import platform
 from importlib import metadata
 from pathlib import Path
 
+from training.export import cpu_info
+
 #: the packages whose versions move the numbers (pure-Python references speed up or slow down with them)
 PACKAGES = ("numpy", "torch", "pettingzoo", "gymnasium", "stable_baselines3", "sb3_contrib")
 
@@ -16,16 +18,7 @@ def machine_facts() -> dict:
     """CPU model, core count, load and package versions: ratios against the reference envs differ
     between machines (a CPU that runs pure Python faster favours the references), so a result
     without them cannot be compared with another."""
-    cpu = {"model name": platform.processor() or platform.machine()}
-    try:
-        with open("/proc/cpuinfo") as f:
-            first = f.read().split("\n\n", 1)[0]  # the first core's block
-        for line in first.splitlines():
-            key, _, value = line.partition(":")
-            if key.strip() in ("model name", "cpu MHz", "cache size"):
-                cpu[key.strip()] = value.strip()
-    except OSError:
-        pass
+    cpu = cpu_info(("model name", "cpu MHz", "cache size"))
     versions = {}
     for name in PACKAGES:
         try:

@@ -135,6 +135,23 @@ def code_version() -> dict:
     return info
 
 
+def cpu_info(keys=("model name",)) -> dict:
+    """``keys`` of the first core's block in /proc/cpuinfo (the model name falls back on ``platform``): a
+    seeded run's weights depend on the processor (torch's CPU kernels round differently on another
+    instruction set), and benchmark ratios do too."""
+    cpu = {"model name": platform.processor() or platform.machine()} if "model name" in keys else {}
+    try:
+        with open("/proc/cpuinfo") as f:
+            first = f.read().split("\n\n", 1)[0]
+    except OSError:
+        return cpu
+    for line in first.splitlines():
+        key, _, value = line.partition(":")
+        if key.strip() in keys:
+            cpu[key.strip()] = value.strip()
+    return cpu
+
+
 MODEL_SUFFIXES = (".onnx", ".npz", ".json")
 
 

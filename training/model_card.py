@@ -36,6 +36,13 @@ def _warm_start(pretrain: dict | None) -> str:
             f"{100 * pretrain['holdout_agreement']:.1f}% held-out agreement with it, then PPO")
 
 
+def _machine(machine: dict) -> str:
+    """The training machine in words: its cores and, where the sidecar has it, its processor (a seeded
+    run's weights depend on it)."""
+    cores = f"a {machine.get('cpus', '?')}-core machine"
+    return f"{cores} ({machine['cpu']})" if machine.get("cpu") else cores
+
+
 def _distilled(distill: dict | None) -> list[str]:
     if not distill:
         return []
@@ -80,8 +87,8 @@ def card(models_dir: Path = MODELS) -> str:
                   f"{meta['num_actions']} actions, layout hash `{meta['observation_layout_hash']}` |",
                   f"| network | MLP {meta['network'].get('hidden')} {meta['network'].get('activation')} |",
                   f"| training | {tr.get('steps', '?'):,} learner steps, seed {tr.get('seed', '?')}, "
-                  f"{tr.get('wall_time_s', 0) / 60:.1f} min wall time on a 2-core machine shared with other work "
-                  f"(load average at the end {tr.get('machine', {}).get('load_average_at_end', '?')})"
+                  f"{tr.get('wall_time_s', 0) / 60:.1f} min wall time on {_machine(tr.get('machine', {}))} shared with other "
+                  f"work (load average at the end {tr.get('machine', {}).get('load_average_at_end', '?')})"
                   + (", stopped early by the operator" if tr.get("stopped_early") else "")
                   + (f"; {tr['note']}" if tr.get("note") else "") + " |",
                   f"| reproduce | `{tr.get('command', '?')}` |",

@@ -478,7 +478,7 @@ def train(cfg: TrainConfig, resume: bool = False, command: str | None = None) ->
         print(hint, flush=True)
     import torch
 
-    from .export import export_model
+    from .export import cpu_info, export_model
 
     torch.set_num_threads(cfg.ppo.torch_threads)
     run_dir = cfg.run_dir()
@@ -607,7 +607,8 @@ def train(cfg: TrainConfig, resume: bool = False, command: str | None = None) ->
                     "stopped_early": interrupted, "config": cfg.to_dict(),
                     "pretrain": summary.get("pretrain"), "selection": summary.get("selection"),
                     "distill": summary.get("distill"),
-                    "machine": {"cpus": os.cpu_count(), "load_average_at_end": [round(x, 2) for x in os.getloadavg()]}}
+                    "machine": {"cpus": os.cpu_count(), "cpu": cpu_info()["model name"],
+                                "load_average_at_end": [round(x, 2) for x in os.getloadavg()]}}
         path = export_model(model, run_dir / cfg.output.name, cfg.env, game_config, training, evaluation,
                             name=f"{cfg.env}/{cfg.output.name}", deterministic=cfg.eval.deterministic)
         summary["exported"] = str(path)

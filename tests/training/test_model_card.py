@@ -58,3 +58,10 @@ def test_a_win_rate_on_its_target_meets_it_and_one_below_is_marked():
     assert "below target" in _rate(rates(0.9475), "vs_random")
     assert "below target" not in _rate({"vs_heuristic": rates(0.60)["vs_random"]}, "vs_heuristic")
     assert "below target" in _rate({"vs_heuristic": rates(0.5975)["vs_random"]}, "vs_heuristic")
+
+
+def test_the_training_machine_is_named_with_its_processor_where_the_sidecar_has_it():
+    from training.model_card import _machine
+
+    assert _machine({"cpus": 2, "cpu": "AMD EPYC"}) == "a 2-core machine (AMD EPYC)"
+    assert _machine({"cpus": 2, "load_average_at_end": [1.0]}) == "a 2-core machine"  # sidecars from before

@@ -11,6 +11,7 @@ from tabletop_envs import ConfigError, load_policy
 pytest.importorskip("sb3_contrib", reason="needs the [train] extra (torch, stable-baselines3, sb3-contrib)")
 
 from training.config import load_config  # noqa: E402
+from training.export import cpu_info  # noqa: E402
 from training.train import main, train  # noqa: E402
 
 TINY = {"env": "toy_v0", "seed": 1,
@@ -34,6 +35,8 @@ def test_a_tiny_run_writes_model_curve_checkpoints_and_an_exported_policy(toy, t
     assert len(summary["snapshots"]) == 2  # window of the last two
     meta = json.loads((run / "ppo.json").read_text())
     assert meta["evaluation"]["vs_random"]["games"] == 40 and meta["training"]["steps"] >= 1024
+    # the weights of a seeded run depend on the processor, so its sidecar names it
+    assert meta["training"]["machine"]["cpu"] == cpu_info()["model name"] != ""
     policy = load_policy(str(run / "ppo.onnx"))
     assert policy.metadata["env_id"] == "toy_v0"
     from sb3_contrib import MaskablePPO
