@@ -108,6 +108,12 @@ class DistillConfig:
                                min=0)
     confirm_worlds: int = config_key(64, "more worlds played where the search would teach a move, before it is "
                                      "taught (fewer noisy labels; 0 = none)", min=0)
+    target: Literal["move", "scores"] = config_key(
+        "move", "what the fine-tuning teaches: 'move' = the search's move where it beats the policy's own by more "
+        "than margin, the policy's own elsewhere; 'scores' = the policy before the fit reweighted by "
+        "exp(score / temperature) over the legal actions (every decision speaks; ties change nothing)")
+    temperature: float = config_key(0.05, "with target 'scores': the score gap (wins less losses per world) that "
+                                    "multiplies an action's probability by e", min=1e-6)
     epochs: int = config_key(20, "passes over the searched decisions", min=1)
     batch_size: int = config_key(256, "minibatch size of the fine-tuning", min=2)
     learning_rate: float = config_key(3e-4, "Adam step size of the fine-tuning", min=0)

@@ -142,15 +142,15 @@ def _percent(share: float | None) -> str:
 
 def fit(policy, data: SearchData, margin: float = 0.05, epochs: int = 20, batch_size: int = 256,
         learning_rate: float = 3e-4, kl_coef: float = 0.1, holdout: float = 0.1, seed: int = 0,
-        log=print) -> dict:
-    """Fine-tune an sb3-contrib ``MaskableActorCriticPolicy``'s policy network toward the search's moves."""
+        target: str = "move", temperature: float = 0.05, log=print) -> dict:
+    """Fine-tune an sb3-contrib ``MaskableActorCriticPolicy``'s policy network toward the search: its move
+    beyond ``margin`` (``target="move"``), or the policy before the fit reweighted by
+    exp(score / ``temperature``) over the legal actions (``target="scores"``)."""
     import torch
 
-    labels, relabelled = data.labels(margin)
     device = policy.device
     obs = torch.as_tensor(data.observations.astype(np.float32), device=device)
     masks = data.masks
-    target = torch.as_tensor(labels, device=device)
 
     def log_probs(idx):
         return policy.get_distribution(obs[idx], action_masks=masks[idx]).distribution.logits
@@ -159,6 +159,18 @@ def fit(policy, data: SearchData, margin: float = 0.05, epochs: int = 20, batch_
     with torch.no_grad():
         before = torch.cat([log_probs(np.arange(s, min(s + 4096, len(data))))
                             for s in range(0, len(data), 4096)])
+    soft = None
+    if target == "scores":
+        # every decision speaks, in proportion to what the search measured: a tie leaves the policy's own
+        # preferences as they were (its argmax is not noise to be replaced), a clear gap moves the mass
+        scores = torch.as_tensor(np.nan_to_num(data.scores, nan=0.0), device=device)
+        legal_all = torch.as_tensor(masks, device=device)
+        soft = torch.softmax((before + scores / temperature).masked_fill(~legal_all, -torch.inf), -1)
+        labels = soft.argmax(-1).cpu().numpy()
+        relabelled = labels != before.argmax(-1).cpu().numpy()
+    else:
+        labels, relabelled = data.labels(margin)
+    target_moves = torch.as_tensor(labels, device=device)
     rng = np.random.default_rng(seed)
     hold, train = holdout_split(len(data), holdout, rng)
 
@@ -167,13 +179,14 @@ def fit(policy, data: SearchData, margin: float = 0.05, epochs: int = 20, batch_
         if len(idx) == 0:
             return None, None  # (None, not NaN: the report is JSON)
         with torch.no_grad():
-            hit = (log_probs(idx).argmax(-1) == target[idx]).cpu().numpy()
+            hit = (log_probs(idx).argmax(-1) == target_moves[idx]).cpu().numpy()
         moved = relabelled[idx]
         return round(float(hit.mean()), 4), round(float(hit[moved].mean()), 4) if moved.any() else None
 
     params = [p for name, p in policy.named_parameters() if not name.startswith(("value_net", "mlp_extractor.value"))]
     optimizer = torch.optim.Adam(params, lr=learning_rate)
-    report = {"samples": len(data), "relabelled": round(float(relabelled.mean()), 4), "margin": margin,
+    report = {"samples": len(data), "target": target, "relabelled": round(float(relabelled.mean()), 4),
+              **({"temperature": temperature} if soft is not None else {"margin": margin}),
               "games": int(data.results.shape[0]), "search_win_rate": round(float((data.results > 0).mean()), 4),
               "collect_seconds": round(data.seconds, 1), "holdout_before": agreement(hold), "epochs": []}
     t0 = time.perf_counter()
@@ -184,8 +197,11 @@ def fit(policy, data: SearchData, margin: float = 0.05, epochs: int = 20, batch_
             idx = train[start:start + batch_size]
             lp = log_probs(idx)
             ref = before[idx]
-            cross_entropy = torch.nn.functional.nll_loss(lp, target[idx])
             legal = torch.as_tensor(masks[idx], device=device)
+            if soft is None:
+                cross_entropy = torch.nn.functional.nll_loss(lp, target_moves[idx])
+            else:
+                cross_entropy = -(soft[idx] * lp.masked_fill(~legal, 0.0)).sum(-1).mean()
             kl = (ref.exp() * (ref - lp)).masked_fill(~legal, 0.0).sum(-1).mean()
             loss = cross_entropy + kl_coef * kl
             optimizer.zero_grad()
@@ -226,7 +242,8 @@ def distill(model, cfg, log=print) -> dict:
     torch.set_num_threads(update_thread_count(cfg.ppo.update_threads))
     try:
         report = fit(model.policy, data, margin=dc.margin, epochs=dc.epochs, batch_size=dc.batch_size,
-                     learning_rate=dc.learning_rate, kl_coef=dc.kl_coef, seed=cfg.seed, log=log)
+                     learning_rate=dc.learning_rate, kl_coef=dc.kl_coef, seed=cfg.seed, target=dc.target,
+                     temperature=dc.temperature, log=log)
     finally:
         torch.set_num_threads(threads)
     report.update(opponents=list(names), worlds=dc.worlds, confirm_worlds=dc.confirm_worlds,

@@ -137,11 +137,13 @@ def test_collect_splits_the_games_between_the_opponents(toy, play_highest):
     assert np.all(data.results[20:] == 1) and np.any(data.results[:20] < 1)
 
 
-def test_distilling_the_search_makes_an_untrained_policy_beat_random(toy, tmp_path):
+@pytest.mark.parametrize("target", ["move", "scores"])
+def test_distilling_the_search_makes_an_untrained_policy_beat_random(toy, tmp_path, target):
     model = untrained_model(toy, tmp_path)
     before = win_rate(toy, numpy_policy(model))
     data = collect(toy, numpy_policy(model), [RandomPolicy()], games=200, worlds=16, seed=11, workers=1)
-    report = fit(model.policy, data, margin=0.1, epochs=30, learning_rate=3e-3, kl_coef=0.1, log=lambda *a: None)
+    report = fit(model.policy, data, margin=0.1, epochs=30, learning_rate=3e-3, kl_coef=0.1, target=target,
+                 temperature=0.1, log=lambda *a: None)
     after = win_rate(toy, numpy_policy(model))
     assert report["relabelled"] > 0.2
     assert report["holdout_after"][1] > report["holdout_before"][1] + 0.3  # it learnt the search's moves
@@ -289,3 +291,31 @@ def test_distill_is_refused_before_the_run_starts_for_more_than_two_players_or_a
     with pytest.raises(Exception, match="nobody"):
         train(load_config(None, ["env=terralore_v0", "distill.opponents=[nobody]", *base]))
     assert not (tmp_path / "run").exists()
+
+
+def logits_of(model, data):
+    import torch
+
+    with torch.no_grad():
+        obs = torch.as_tensor(data.observations.astype(np.float32))
+        return model.policy.get_distribution(obs, action_masks=data.masks).distribution.logits.numpy()
+
+
+def test_scores_targets_leave_ties_as_they_were_and_teach_a_clear_gap(toy, tmp_path):
+    model = untrained_model(toy, tmp_path)
+    data = collect(toy, numpy_policy(model), [RandomPolicy()], games=60, worlds=2, seed=4, workers=1)
+    before = logits_of(model, data)
+    # every legal action scores the same: the target is the policy itself, so nothing is taught
+    data.scores = np.where(data.masks, 0.0, np.nan).astype(np.float32)
+    report = fit(model.policy, data, target="scores", epochs=5, kl_coef=0.0, log=lambda *a: None)
+    assert report["relabelled"] == 0 and report["target"] == "scores" and "margin" not in report
+    drift = np.abs(np.exp(logits_of(model, data)) - np.exp(before)).max()
+    assert drift < 0.005  # (rounding noise only: an untrained policy's near-ties may still swap their order)
+    # the least likely legal action wins every world: it becomes the policy's choice
+    least = np.where(data.masks, before, np.inf).argmin(1)
+    data.scores[np.arange(len(data)), least] = 1.0
+    report = fit(model.policy, data, target="scores", temperature=0.05, epochs=30, learning_rate=3e-3,
+                 kl_coef=0.0, log=lambda *a: None)
+    assert report["relabelled"] >= 0.95  # (not where all tie: the least likely is then the most likely too)
+    assert report["holdout_after"][0] > report["holdout_before"][0] + 0.5
+    assert (logits_of(model, data).argmax(1) == least).mean() >= 0.6  # from none of them
