@@ -104,7 +104,8 @@ class DistillConfig:
                                       "opponent, so it teaches play against these")
     worlds: int = config_key(32, "re-dealt worlds the search plays out at each decision", min=1)
     margin: float = config_key(0.05, "teach the search's move only where its wins less losses per world beat the "
-                               "policy's own move's by more than this (near-ties are noise; 0.05 is 1.6 of 32 worlds)",
+                               "policy's own move's by more than this (near-ties are noise; 0.05 is 1.6 of 32 worlds); with target "
+                               "'scores' it decides only where confirm_worlds are played",
                                min=0)
     confirm_worlds: int = config_key(64, "more worlds played where the search would teach a move, before it is "
                                      "taught (fewer noisy labels; 0 = none)", min=0)

@@ -46,10 +46,12 @@ def _machine(machine: dict) -> str:
 def _distilled(distill: dict | None) -> list[str]:
     if not distill:
         return []
+    taught = ("a move other than the policy's own, by its probabilities reweighted by exp(score / "
+              f"{distill['temperature']})" if distill.get("target") == "scores" else "the search's move")
     return [f"| search distillation | {distill['games']:,} games against {', '.join(distill['opponents'])} searched over "
             f"{distill['worlds']} worlds a decision ({distill.get('confirmed', 0):,} confirmed over "
             f"{distill.get('confirm_worlds', 0)} more), the search winning {100 * distill['search_win_rate']:.1f}%; "
-            f"{100 * distill['relabelled']:.1f}% of {distill['samples']:,} decisions taught the search's move "
+            f"{100 * distill['relabelled']:.1f}% of {distill['samples']:,} decisions taught {taught} "
             f"({distill['collect_seconds'] + distill['fit_seconds']:.0f} s) |"]
 
 

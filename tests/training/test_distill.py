@@ -162,11 +162,13 @@ def test_the_fit_changes_the_action_head_and_leaves_the_value_head_alone(toy, tm
     assert not torch.equal(action_before, model.policy.action_net.weight)
 
 
-def test_a_run_with_distill_exports_the_distilled_policy_and_records_its_report(toy, tmp_path):
+@pytest.mark.parametrize("target", ["move", "scores"])
+def test_a_run_with_distill_exports_the_distilled_policy_and_records_its_report(toy, tmp_path, target):
     out = tmp_path / "run"
-    summary = train(load_config(None, tiny_overrides(out)))
+    summary = train(load_config(None, tiny_overrides(out, f"distill.target={target}")))
     report = json.loads((out / "distill.json").read_text())
     assert report["games"] == 20 and report["samples"] > 0 and len(report["epochs"]) == 2
+    assert report["target"] == target and ("temperature" in report) == (target == "scores")
     assert summary["distill"]["samples"] == report["samples"]
     sidecar = json.loads((out / "ppo.json").read_text())
     assert sidecar["training"]["distill"]["samples"] == report["samples"]
@@ -184,6 +186,8 @@ def test_a_run_with_distill_exports_the_distilled_policy_and_records_its_report(
 
     row = next(line for line in card(tmp_path).splitlines() if line.startswith("| search distillation |"))
     assert "20 games against random searched over 4 worlds" in row and f"{report['samples']:,} decisions" in row
+    assert ("reweighted by exp(score / 0.05)" in row) == (target == "scores")
+    assert ("the search's move" in row) == (target == "move")
 
 
 def test_a_run_stopped_in_its_distillation_resumes_into_it_and_ships_what_one_run_ships(toy, tmp_path,
