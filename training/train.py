@@ -1,6 +1,6 @@
 """Self-play MaskablePPO through the single-agent env, with an opponent pool.
 
-    python -m training.train --config configs/terralore.yaml [--set ppo.total_timesteps=50000] [--resume]
+    python -m training.train --config configs/terralore.yaml [--set ppo.total_timesteps=50000 --set distill.games=0] [--resume]
 
 The learner plays one seat (drawn each episode) of a ``SingleAgentEnv``; the other seats are drawn
 from an :class:`~training.pool.OpponentPool` (random, heuristic, frozen numpy snapshots of the
