@@ -323,3 +323,14 @@ def test_scores_targets_leave_ties_as_they_were_and_teach_a_clear_gap(toy, tmp_p
     assert report["relabelled"] >= 0.95  # (not where all tie: the least likely is then the most likely too)
     assert report["holdout_after"][0] > report["holdout_before"][0] + 0.5
     assert (logits_of(model, data).argmax(1) == least).mean() >= 0.6  # from none of them
+
+
+def test_an_unknown_target_is_refused_before_the_policy_changes(toy, tmp_path):
+    model = untrained_model(toy, tmp_path)
+    data = collect(toy, numpy_policy(model), [RandomPolicy()], games=4, worlds=1, seed=2, workers=1)
+    before = {k: v.clone() for k, v in model.policy.state_dict().items()}
+    with pytest.raises(ConfigError, match="distill target 'soft' is neither 'move' nor 'scores'"):
+        fit(model.policy, data, target="soft", log=lambda *a: None)
+    assert all((v == model.policy.state_dict()[k]).all() for k, v in before.items())
+    with pytest.raises(ConfigError, match="distill.target"):
+        load_config(None, ["distill.target=soft"])
