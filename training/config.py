@@ -99,6 +99,8 @@ class DistillConfig:
     games: int = config_key(0, "after PPO (and the checkpoint selection), search this many games (rounded up to "
                             "whole deals, each played from both seats) and fine-tune the policy toward the search's "
                             "moves (training.distill); 0 = off", min=0)
+    rounds: int = config_key(1, "rounds of search and fine-tuning: each searches games of its own (seed + 3000 + "
+                             "1000 x (round - 1)) with the policy the round before fitted", min=1)
     opponents: list[str] = config_key(["random"], "whom the searched games are played against: deal d (each deal "
                                       "from both seats) against the (d mod k)-th of k; the search knows its "
                                       "opponent, so it teaches play against these")
@@ -560,7 +562,7 @@ if __name__ == "__main__":
     print(schema_markdown())
 
 
-RUN_FILES = ("run.json", "pretrain.json", "distill.json", "summary.json", "history.json", "final_model.zip",
+RUN_FILES = ("run.json", "pretrain.json", "distill.json", "distill", "summary.json", "history.json", "final_model.zip",
              "distilled_model.zip", "learning_curve.png", "checkpoints", "tb", "main_job.json", "main_job.md", "elo.png")
 EXPORT_SUFFIXES = (".onnx", ".npz", ".json")
 

@@ -3,7 +3,8 @@
 A rollout search over a trained policy (``training.search``) plays better than the policy: on the
 same Terralore deals against random, 96.5 % where the model alone won 94.7 %
 (``benchmarks.search_ceiling``). The search needs the game state, so it cannot ship; what it knows
-can. One round of expert iteration:
+can. Each of ``rounds`` rounds of expert iteration (the next one searches over the policy this one
+fitted, on deals of its own):
 
 1. :func:`collect` plays ``games`` games of the policy against each opponent, seat-rotated. At every
    decision of the policy with more than one legal action the search scores each action over
@@ -26,9 +27,13 @@ confirmations) and runs on ``workers`` processes; its results do not depend on t
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
+import json
 import os
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -226,8 +231,72 @@ def fit(policy, data: SearchData, margin: float = 0.05, epochs: int = 20, batch_
     return report
 
 
-def distill(model, cfg, log=print) -> dict:
-    """``cfg.distill`` on the model (in place); the report for the run files."""
+def distill(model, cfg, run_dir=None, log=print) -> dict:
+    """``cfg.distill`` on the model (in place), ``cfg.distill.rounds`` rounds; the report for the run files:
+    the last round's, with the earlier ones under ``earlier_rounds``.
+
+    With ``run_dir``, each round's model and report are kept in ``<run_dir>/distill/`` and a round found
+    there with the same settings over the same policy is read back instead of searched again (half an
+    hour a round for Terralore): a run stopped in its second round resumes into it, and a run whose
+    recipe gains a round searches only that one.
+    """
+    dc = cfg.distill
+    settings = {"seed": cfg.seed, "deterministic": cfg.eval.deterministic, "env_kwargs": cfg.env_kwargs,
+                **{k: v for k, v in dataclasses.asdict(dc).items() if k not in ("rounds", "workers")}}
+    settings = json.loads(json.dumps(settings))  # as a kept report reads back (tuples as lists)
+    folder = Path(run_dir) / "distill" if run_dir is not None else None
+    reports = []
+    for round_number in range(1, dc.rounds + 1):
+        base = policy_digest(model)
+        kept = _kept_round(folder, round_number, settings, base)
+        if kept is not None:
+            model.set_parameters(str(folder / f"round{round_number}.zip"), exact_match=True, device=model.device)
+            log(f"[distill] round {round_number} of {dc.rounds}: read back from {folder} (same settings, same policy)")
+            reports.append(kept)
+            continue
+        if dc.rounds > 1:
+            log(f"[distill] round {round_number} of {dc.rounds}")
+        report = _round(model, cfg, round_number, log)
+        if folder is not None:
+            folder.mkdir(parents=True, exist_ok=True)
+            model.save(folder / f"round{round_number}.zip")
+            # the report last: a report names a finished round, so one stopped while saving is searched again
+            (folder / f"round{round_number}.json").write_text(
+                json.dumps({**report, "settings": settings, "base": base}, indent=2) + "\n")
+        reports.append(report)
+    last = dict(reports[-1])
+    if len(reports) > 1:
+        last["earlier_rounds"] = [{k: v for k, v in r.items() if k != "epochs"} for r in reports[:-1]]
+    return last
+
+
+def policy_digest(model) -> str:
+    """A digest of the policy's parameters: which model a kept round started from."""
+    digest = hashlib.sha256()
+    for name, tensor in model.policy.state_dict().items():
+        digest.update(name.encode())
+        digest.update(tensor.detach().cpu().numpy().tobytes())
+    return digest.hexdigest()[:16]
+
+
+def _kept_round(folder, round_number: int, settings: dict, base: str) -> dict | None:
+    """The report of a round kept in ``folder`` with these settings over the policy ``base``, or None."""
+    if folder is None:
+        return None
+    path = folder / f"round{round_number}.json"
+    if not path.exists() or not (folder / f"round{round_number}.zip").exists():
+        return None
+    try:
+        kept = json.loads(path.read_text())
+    except ValueError:
+        return None  # a report cut short: search the round again
+    if kept.get("settings") != settings or kept.get("base") != base:
+        return None  # another recipe or another policy: its data would not be this run's
+    return {k: v for k, v in kept.items() if k not in ("settings", "base")}
+
+
+def _round(model, cfg, round_number: int, log) -> dict:
+    """One round of search and fine-tuning on the model; its report."""
     import torch
 
     from .evaluate import resolve, split_env_kwargs
@@ -239,9 +308,9 @@ def distill(model, cfg, log=print) -> dict:
     names, opponents = zip(*(resolve(o, cfg.env, game_kwargs) for o in dc.opponents))
     policy = numpy_policy(model, deterministic=cfg.eval.deterministic)
     log(f"[distill] searching {dc.games} games against {', '.join(names)} ({dc.worlds} worlds a decision)")
-    data = collect(cfg.env, policy, list(opponents), dc.games, dc.worlds, seed=cfg.seed + 3000,
-                   game_kwargs=game_kwargs, max_turns=max_turns, workers=dc.workers,
-                   confirm_worlds=dc.confirm_worlds, margin=dc.margin)
+    data = collect(cfg.env, policy, list(opponents), dc.games, dc.worlds,
+                   seed=cfg.seed + 3000 + 1000 * (round_number - 1), game_kwargs=game_kwargs, max_turns=max_turns,
+                   workers=dc.workers, confirm_worlds=dc.confirm_worlds, margin=dc.margin)
     log(f"[distill] {len(data)} searched decisions in {data.seconds:.0f} s; the search won "
         f"{100 * (data.results > 0).mean():.1f}% of its {data.results.shape[0]} games")
     threads = torch.get_num_threads()
@@ -253,5 +322,5 @@ def distill(model, cfg, log=print) -> dict:
     finally:
         torch.set_num_threads(threads)
     report.update(opponents=list(names), worlds=dc.worlds, confirm_worlds=dc.confirm_worlds,
-                  confirmed=int((data.worlds > dc.worlds).sum()))
+                  confirmed=int((data.worlds > dc.worlds).sum()), round=round_number)
     return report

@@ -46,13 +46,19 @@ def _machine(machine: dict) -> str:
 def _distilled(distill: dict | None) -> list[str]:
     if not distill:
         return []
+    rounds = [*distill.get("earlier_rounds", []), distill]
+    return [_distill_row(r, f"search distillation, round {i} of {len(rounds)}" if len(rounds) > 1
+                         else "search distillation") for i, r in enumerate(rounds, 1)]
+
+
+def _distill_row(distill: dict, title: str) -> str:
     taught = ("a move other than the policy's own, by its probabilities reweighted by exp(score / "
               f"{distill['temperature']})" if distill.get("target") == "scores" else "the search's move")
-    return [f"| search distillation | {distill['games']:,} games against {', '.join(distill['opponents'])} searched over "
+    return (f"| {title} | {distill['games']:,} games against {', '.join(distill['opponents'])} searched over "
             f"{distill['worlds']} worlds a decision ({distill.get('confirmed', 0):,} confirmed over "
             f"{distill.get('confirm_worlds', 0)} more), the search winning {100 * distill['search_win_rate']:.1f}%; "
             f"{100 * distill['relabelled']:.1f}% of {distill['samples']:,} decisions taught {taught} "
-            f"({distill['collect_seconds'] + distill['fit_seconds']:.0f} s) |"]
+            f"({distill['collect_seconds'] + distill['fit_seconds']:.0f} s) |")
 
 
 def card(models_dir: Path = MODELS) -> str:

@@ -12,7 +12,8 @@ A run folder (``output.dir``) receives: ``run.json`` (config, reproduce command)
 (TensorBoard: episode reward, win rates against each anchor in training and in scheduled
 evaluation, pool size), ``checkpoints/step_<n>/`` (model, pool, history; ``--resume`` continues
 from the newest), ``final_model.zip``, the exported policy ``<name>.onnx/.npz/.json``,
-``history.json`` and ``learning_curve.png``. A fresh run moves an earlier run's files there into
+``history.json`` and ``learning_curve.png``; with ``distill.games``, ``distill.json``,
+``distilled_model.zip`` and each round's model and report in ``distill/``. A fresh run moves an earlier run's files there into
 ``before-<time>/`` (:func:`set_aside_earlier_run`).
 """
 
@@ -149,6 +150,14 @@ def load_for_resume(path: Path, cfg: TrainConfig, venv):
     # first part's deals, seats and opponent draws; a seed of (seed, step) keeps it reproducible and new.
     model.set_random_seed(resume_seed(cfg.seed, model.num_timesteps))
     return model
+
+
+def distill_rounds_done(run_dir: Path) -> int:
+    """The rounds of the distillation a run finished (its distill.json; 0 if none)."""
+    try:
+        return int(json.loads((run_dir / "distill.json").read_text()).get("round", 1))  # (before rounds: one)
+    except (OSError, ValueError, AttributeError):
+        return 0
 
 
 def check_resumable(run_dir: Path, cfg: TrainConfig, game_config: dict) -> None:
@@ -504,7 +513,7 @@ def train(cfg: TrainConfig, resume: bool = False, command: str | None = None) ->
     if checkpoint is not None:
         check_resumable(run_dir, cfg, game_config)
         reached = checkpoint_steps(checkpoint)
-        distilled = (run_dir / "distill.json").exists()
+        distilled = distill_rounds_done(run_dir) >= cfg.distill.rounds
         # a run that reached its steps but was stopped before its end (in the distillation, say) resumes into
         # the rest, and a finished one into a distillation it has not had
         rest_left = not (run_dir / "summary.json").exists() or (cfg.distill.games and not distilled)
@@ -582,7 +591,7 @@ def train(cfg: TrainConfig, resume: bool = False, command: str | None = None) ->
         from .distill import distill
 
         distill_start = time.perf_counter()
-        distill_report = distill(model, cfg)
+        distill_report = distill(model, cfg, run_dir=run_dir)
         train_seconds += time.perf_counter() - distill_start  # training too: the sidecar's wall time counts it
         (run_dir / "distill.json").write_text(json.dumps(distill_report, indent=2) + "\n")
         model.save(run_dir / "distilled_model.zip")

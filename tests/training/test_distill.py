@@ -197,7 +197,7 @@ def test_a_run_stopped_in_its_distillation_resumes_into_it_and_ships_what_one_ru
     train(load_config(None, tiny_overrides(tmp_path / "one")))
     real = training.distill.distill
 
-    def stopped(model, cfg, log=print):
+    def stopped(model, cfg, run_dir=None, log=print):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(training.distill, "distill", stopped)
@@ -220,9 +220,9 @@ def test_the_sidecars_wall_time_counts_the_distillation(toy, tmp_path, monkeypat
 
     real = training.distill.distill
 
-    def slow(model, cfg, log=print):
+    def slow(model, cfg, run_dir=None, log=print):
         time.sleep(3)
-        return real(model, cfg, log)
+        return real(model, cfg, run_dir, log)
 
     monkeypatch.setattr(training.distill, "distill", slow)
     summary = train(load_config(None, tiny_overrides(tmp_path / "run")))
@@ -233,7 +233,7 @@ def test_the_sidecars_wall_time_counts_the_distillation(toy, tmp_path, monkeypat
 def test_a_run_stopped_in_its_distillation_can_be_finished_without_it(toy, tmp_path, monkeypatch):
     import training.distill
 
-    def stopped(model, cfg, log=print):
+    def stopped(model, cfg, run_dir=None, log=print):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(training.distill, "distill", stopped)
@@ -258,7 +258,7 @@ def test_a_run_interrupted_in_ppo_skips_the_distillation_and_resumes_into_it(toy
 
     calls = []
     real = training.distill.distill
-    monkeypatch.setattr(training.distill, "distill", lambda model, cfg, log=print: calls.append(1) or real(model, cfg, log))
+    monkeypatch.setattr(training.distill, "distill", lambda model, cfg, run_dir=None, log=print: calls.append(1) or real(model, cfg, run_dir, log))
 
     def interrupt(self):
         if self.num_timesteps >= 128:
@@ -334,3 +334,99 @@ def test_an_unknown_target_is_refused_before_the_policy_changes(toy, tmp_path):
     assert all((v == model.policy.state_dict()[k]).all() for k, v in before.items())
     with pytest.raises(ConfigError, match="distill.target"):
         load_config(None, ["distill.target=soft"])
+
+
+def counting_rounds(monkeypatch, stop_at: int | None = None) -> list:
+    """Record the rounds ``training.distill`` searches; with ``stop_at``, a Ctrl-C as that round starts."""
+    import training.distill
+
+    searched, real = [], training.distill._round
+
+    def counted(model, cfg, round_number, log):
+        if round_number == stop_at:
+            raise KeyboardInterrupt
+        searched.append(round_number)
+        return real(model, cfg, round_number, log)
+
+    monkeypatch.setattr(training.distill, "_round", counted)
+    return searched
+
+
+def test_two_rounds_search_the_policy_the_first_round_fitted_on_deals_of_their_own(toy, tmp_path, monkeypatch):
+    from sb3_contrib import MaskablePPO
+
+    import training.distill
+    from training.distill import policy_digest
+    from training.export import mlp_weights
+    from training.model_card import card
+
+    seeds, real = [], training.distill.collect
+    monkeypatch.setattr(training.distill, "collect", lambda *a, seed, **k: seeds.append(seed) or real(*a, seed=seed, **k))
+    out = tmp_path / "run"
+    summary = train(load_config(None, tiny_overrides(out, "distill.rounds=2")))
+    assert seeds == [1 + 3000, 1 + 4000]  # the run's seed 1: deals of each round's own
+    report = json.loads((out / "distill.json").read_text())
+    first, second = (json.loads((out / "distill" / f"round{k}.json").read_text()) for k in (1, 2))
+    assert report["round"] == 2 and [r["round"] for r in report["earlier_rounds"]] == [1]
+    assert summary["distill"]["earlier_rounds"][0]["samples"] == first["samples"]
+    round_one = MaskablePPO.load(out / "distill" / "round1.zip")
+    assert second["base"] == policy_digest(round_one) != first["base"]  # it searched the first round's policy
+    assert first["base"] == policy_digest(MaskablePPO.load(out / "final_model.zip"))
+    exported = np.load(out / "ppo.npz")
+    final, _ = mlp_weights(MaskablePPO.load(out / "distilled_model.zip"))
+    after_one, _ = mlp_weights(round_one)
+    assert np.array_equal(exported[f"W{len(final) - 1}"], final[-1][0])
+    assert not np.array_equal(final[-1][0], after_one[-1][0])
+    rows = [line for line in card(tmp_path).splitlines() if line.startswith("| search distillation")]
+    assert [row.split(" |")[0] for row in rows] == ["| search distillation, round 1 of 2",
+                                                    "| search distillation, round 2 of 2"]
+    assert f"{first['samples']:,} decisions" in rows[0] and f"{second['samples']:,} decisions" in rows[1]
+
+
+def test_a_run_stopped_in_its_second_round_resumes_into_it_and_ships_what_one_run_ships(toy, tmp_path,
+                                                                                      monkeypatch):
+    train(load_config(None, tiny_overrides(tmp_path / "one", "distill.rounds=2")))
+    with monkeypatch.context() as m:
+        searched = counting_rounds(m, stop_at=2)
+        with pytest.raises(KeyboardInterrupt):
+            train(load_config(None, tiny_overrides(tmp_path / "two", "distill.rounds=2")))
+    assert searched == [1] and not (tmp_path / "two" / "distill.json").exists()
+    searched = counting_rounds(monkeypatch)
+    train(load_config(None, tiny_overrides(tmp_path / "two", "distill.rounds=2")), resume=True)
+    assert searched == [2]  # the first round read back, not searched again
+    one, two = np.load(tmp_path / "one" / "ppo.npz"), np.load(tmp_path / "two" / "ppo.npz")
+    assert all(np.array_equal(one[k], two[k]) for k in one.files)
+    assert json.loads((tmp_path / "two" / "distill.json").read_text())["round"] == 2
+
+
+def test_a_distilled_run_resumed_with_another_round_searches_only_that_one(toy, tmp_path, monkeypatch):
+    train(load_config(None, tiny_overrides(tmp_path / "one", "distill.rounds=2")))
+    train(load_config(None, tiny_overrides(tmp_path / "two")))
+    searched = counting_rounds(monkeypatch)
+    summary = train(load_config(None, tiny_overrides(tmp_path / "two", "distill.rounds=2")), resume=True)
+    assert searched == [2] and summary["distill"]["round"] == 2
+    one, two = np.load(tmp_path / "one" / "ppo.npz"), np.load(tmp_path / "two" / "ppo.npz")
+    assert all(np.array_equal(one[k], two[k]) for k in one.files)
+    with pytest.raises(ConfigError, match=r"and its distillation \(distill.json\)"):
+        train(load_config(None, tiny_overrides(tmp_path / "two", "distill.rounds=2")), resume=True)
+
+
+def test_a_kept_round_of_other_settings_or_another_policy_is_searched_again(toy, tmp_path, monkeypatch):
+    train(load_config(None, tiny_overrides(tmp_path / "run")))
+    searched = counting_rounds(monkeypatch)
+    summary = train(load_config(None, tiny_overrides(tmp_path / "run", "distill.rounds=2", "distill.worlds=8")),
+                    resume=True)
+    assert searched == [1, 2] and summary["distill"]["worlds"] == 8
+    assert json.loads((tmp_path / "run" / "distill" / "round1.json").read_text())["worlds"] == 8
+    searched.clear()  # more PPO steps: another policy under the first round
+    train(load_config(None, tiny_overrides(tmp_path / "run", "distill.rounds=2", "distill.worlds=8",
+                                           "ppo.total_timesteps=512")), resume=True)
+    assert searched == [1, 2]
+
+
+def test_a_fresh_run_sets_the_earlier_runs_rounds_aside(toy, tmp_path):
+    out = tmp_path / "run"
+    train(load_config(None, tiny_overrides(out)))
+    train(load_config(None, tiny_overrides(out)))
+    assert sorted(p.name for p in out.glob("before-*/distill/*")) == ["round1.json", "round1.zip"]
+    assert sorted(p.name for p in (out / "distill").iterdir()) == ["round1.json", "round1.zip"]
