@@ -95,8 +95,8 @@ def card(models_dir: Path = MODELS) -> str:
                   f"{meta['num_actions']} actions, layout hash `{meta['observation_layout_hash']}` |",
                   f"| network | MLP {meta['network'].get('hidden')} {meta['network'].get('activation')} |",
                   f"| training | {tr.get('steps', '?'):,} learner steps, seed {tr.get('seed', '?')}, "
-                  f"{tr.get('wall_time_s', 0) / 60:.1f} min wall time on {_machine(tr.get('machine', {}))} shared with other "
-                  f"work (load average at the end {tr.get('machine', {}).get('load_average_at_end', '?')})"
+                  f"{tr.get('wall_time_s', 0) / 60:.1f} min wall time on {_machine(tr.get('machine', {}))} "
+                  f"(load average at the end, its own work included: {tr.get('machine', {}).get('load_average_at_end', '?')})"
                   + (", stopped early by the operator" if tr.get("stopped_early") else "")
                   + (f"; {tr['note']}" if tr.get("note") else "") + " |",
                   f"| reproduce | `{tr.get('command', '?')}` |",
