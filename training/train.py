@@ -13,8 +13,8 @@ A run folder (``output.dir``) receives: ``run.json`` (config, reproduce command)
 evaluation, pool size), ``checkpoints/step_<n>/`` (model, pool, history; ``--resume`` continues
 from the newest), ``final_model.zip``, the exported policy ``<name>.onnx/.npz/.json``,
 ``history.json`` and ``learning_curve.png``; with ``distill.games``, ``distill.json``,
-``distilled_model.zip`` and each round's model and report in ``distill/``. A fresh run moves an earlier run's files there into
-``before-<time>/`` (:func:`set_aside_earlier_run`).
+``distilled_model.zip`` and each round's model and report in ``distill/``. A fresh run moves an
+earlier run's files there into ``before-<time>/`` (:func:`set_aside_earlier_run`).
 """
 
 from __future__ import annotations
