@@ -743,6 +743,16 @@ def test_run_cli_ends_a_user_error_in_one_line_with_status_2(capsys):
         run_cli(bug)
 
 
+def test_run_cli_ends_an_interrupt_in_one_line_with_status_130(capsys):
+    from tabletop_envs.core.errors import run_cli
+
+    def stopped(argv):
+        raise KeyboardInterrupt
+
+    assert run_cli(stopped) == 130
+    assert capsys.readouterr().err == "interrupted\n"
+
+
 def test_the_masks_handed_out_are_read_only_so_editing_one_cannot_change_the_rules(toy):
     # info["action_mask"] is the engine's cached mask (no copy per move): written to, it would change
     # which moves the engine accepts

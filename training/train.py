@@ -20,12 +20,15 @@ earlier run's files there into ``before-<time>/`` (:func:`set_aside_earlier_run`
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import multiprocessing
 import os
 import pickle
 import shlex
+import signal
 import sys
+import threading
 import time
 from collections import defaultdict, deque
 from pathlib import Path
@@ -591,7 +594,13 @@ def train(cfg: TrainConfig, resume: bool = False, command: str | None = None) ->
         from .distill import distill
 
         distill_start = time.perf_counter()
-        distill_report = distill(model, cfg, run_dir=run_dir)
+        try:
+            distill_report = distill(model, cfg, run_dir=run_dir)
+        except KeyboardInterrupt:
+            # nothing to export yet: the model in memory is half-way between two rounds
+            print(f"\ninterrupted in the distillation: {model.num_timesteps} PPO steps and each finished round "
+                  f"(in {run_dir / 'distill'}) are kept; --resume continues from there", flush=True)
+            raise
         train_seconds += time.perf_counter() - distill_start  # training too: the sidecar's wall time counts it
         (run_dir / "distill.json").write_text(json.dumps(distill_report, indent=2) + "\n")
         model.save(run_dir / "distilled_model.zip")
@@ -638,11 +647,34 @@ def main(argv: list[str] | None = None) -> dict:
     cfg = load_config(args.config, args.overrides)
     argv_used = sys.argv[1:] if argv is None else argv
     command = "python -m training.train " + " ".join(shlex.quote(a) for a in argv_used if a != "--resume")
-    summary = train(cfg, resume=args.resume, command=command)
+    with sigterm_as_interrupt():
+        summary = train(cfg, resume=args.resume, command=command)
     print(json.dumps({k: v for k, v in summary.items() if k != "evaluation"}, indent=2))
     for line in evaluation_lines(summary.get("evaluation", {})):
         print(line)
     return summary
+
+
+@contextlib.contextmanager
+def sigterm_as_interrupt():
+    """SIGTERM (a batch scheduler's time limit or pre-emption, ``kill``) stops the run as Ctrl-C does:
+    checkpoint, evaluation and export, or, in the distillation, its workers ended and the finished
+    rounds kept. By default SIGTERM ended the trainer on the spot, without a checkpoint since the last
+    one, and left the distillation's workers searching to the end of their chunks. Only from the main
+    thread (where Python runs signal handlers) and only over the default handler: a caller's own
+    handler is left alone."""
+    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGTERM) != signal.SIG_DFL:
+        yield
+        return
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def cli() -> None:

@@ -122,10 +122,15 @@ def cli_message(exc: BaseException) -> str:
 def run_cli(main, argv: list[str] | None = None) -> int:
     """Run a command's ``main(argv)`` for its console script or ``python -m``: an error of
     :data:`CLI_ERRORS` ends it with ``error: <message>`` on stderr and exit status 2, as argparse ends
-    a bad argument, instead of a traceback. ``main`` itself raises, for callers and tests."""
+    a bad argument, instead of a traceback; an interrupt (Ctrl-C, or a SIGTERM where the command turns it
+    into one) with ``interrupted`` and the shell's status for it, 130. ``main`` itself raises, for
+    callers and tests."""
     try:
         main(argv)
     except CLI_ERRORS as exc:
         print(f"error: {cli_message(exc)}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
     return 0

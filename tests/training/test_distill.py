@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -430,3 +432,57 @@ def test_a_fresh_run_sets_the_earlier_runs_rounds_aside(toy, tmp_path):
     train(load_config(None, tiny_overrides(out)))
     assert sorted(p.name for p in out.glob("before-*/distill/*")) == ["round1.json", "round1.zip"]
     assert sorted(p.name for p in (out / "distill").iterdir()) == ["round1.json", "round1.zip"]
+
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads a process's children from Linux's /proc")
+def test_sigterm_during_the_distillation_ends_its_workers_and_keeps_the_run_resumable(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    run = tmp_path / "run"
+    sets = {"env": "terralore_v0", "seed": 1, "ppo.total_timesteps": 128, "ppo.n_steps": 64, "ppo.batch_size": 64,
+            "ppo.n_epochs": 1, "ppo.net_arch": "[16]", "selfplay.heuristic_weight": 0.0, "eval.every": 1_000_000,
+            "eval.final_games": 0, "output.progress_bar": "false", "output.learning_curve": "false",
+            "distill.games": 100_000, "distill.worlds": 8, "distill.workers": 2, "output.dir": str(run)}
+    proc = subprocess.Popen([sys.executable, "-m", "training.train", *(f"--set={k}={v}" for k, v in sets.items())],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            cwd=Path(__file__).resolve().parents[2])
+    try:
+        lines = []
+        while not any("[distill] searching" in line for line in lines):
+            lines.append(proc.stdout.readline())
+            assert lines[-1], "".join(lines)
+        workers = []
+        deadline = time.monotonic() + 60
+        while len(workers) < 2 and time.monotonic() < deadline:  # the pool's two, and the resource tracker
+            time.sleep(0.2)
+            workers = [int(pid) for pid in Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()]
+        assert len(workers) >= 2
+        time.sleep(1.0)  # the workers are searching their first chunks, minutes of work each
+        proc.send_signal(signal.SIGTERM)
+        out, _ = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+        proc.wait()
+    assert proc.returncode == 130, out
+    assert "interrupted in the distillation" in out and out.rstrip().endswith("interrupted"), out
+    deadline = time.monotonic() + 10
+    while any(alive(pid) for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(alive(pid) for pid in workers), "a distillation worker outlived the trainer"
+    # PPO's steps are in a checkpoint, so --resume goes straight back to the distillation
+    assert list((run / "checkpoints").glob("step_*/state.json")) and not (run / "distill.json").exists()
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # a zombie is dead but still holds its pid until reaped by its parent (here: init, soon)
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:  # gone meanwhile, or no /proc: os.kill found it
+        return not Path("/proc").is_dir()

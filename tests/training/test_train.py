@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import signal
+import time
+from pathlib import Path
 
 import pytest
 
@@ -856,3 +859,38 @@ def test_the_command_a_resumed_run_records_reproduces_the_whole_run_without_resu
     main(["--config", str(recipe), "--resume", "--set", "ppo.total_timesteps=512"])
     command = json.loads((tmp_path / "run" / "run.json").read_text())["training"]["command"]
     assert command == f"python -m training.train --config {recipe} --set ppo.total_timesteps=512"
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="POSIX signals")
+def test_sigterm_stops_a_run_as_ctrl_c_does_with_a_checkpoint_an_evaluation_and_an_export(tmp_path):
+    import subprocess
+    import sys
+
+    run = tmp_path / "run"
+    sets = {"env": "terralore_v0", "seed": 1, "ppo.total_timesteps": 10_000_000, "ppo.n_steps": 64,
+            "ppo.batch_size": 64, "ppo.n_epochs": 1, "ppo.net_arch": "[16]", "vec.n_envs": 2,
+            "selfplay.heuristic_weight": 0.0, "eval.every": 10_000_000, "eval.final_games": 8,
+            "eval.opponents": "[random]", "output.checkpoint_every": 256, "output.progress_bar": "false",
+            "output.learning_curve": "false", "output.dir": str(run)}
+    proc = subprocess.Popen([sys.executable, "-m", "training.train", *(f"--set={k}={v}" for k, v in sets.items())],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            cwd=Path(__file__).resolve().parents[2])
+    try:
+        deadline = time.monotonic() + 120
+        while not list((run / "checkpoints").glob("step_*/state.json")) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert proc.poll() is None, proc.stdout.read()
+        first = {p.parent.name for p in (run / "checkpoints").glob("step_*/state.json")}
+        proc.send_signal(signal.SIGTERM)
+        out, _ = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+        proc.wait()
+    assert proc.returncode == 0 and "interrupted at" in out, out
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["interrupted"] and summary["steps"] < 10_000_000
+    # the checkpoint of the moment it stopped, beside the scheduled ones: --resume loses nothing
+    complete = {p.parent.name for p in (run / "checkpoints").glob("step_*/state.json")}
+    assert f"step_{summary['steps']:09d}" in complete and complete >= first
+    meta = json.loads((run / "ppo.json").read_text())
+    assert meta["training"]["stopped_early"] is True and meta["evaluation"]["vs_random"]["games"] == 8
