@@ -4,7 +4,11 @@
 
 Policies are names under the env (``random``, ``heuristic``, ``ppo`` -> ``terralore_v0/ppo``), policy
 ids, or model paths. Every pair plays ``--games`` games; each deal (seed) is played from every seat
-rotation, so luck of the deal and the first-player advantage cancel within the pair.
+rotation, so luck of the deal and the first-player advantage cancel within the pair. Every pair plays
+the same deals, so a pair's result does not depend on the other policies of the round robin, two
+policies' rates against a third are measured on the same deals, and ``--policies M random heuristic
+--games 1000 --seed 1000`` replays the games of a training run's final evaluation of M
+(``eval.final_games: 1000``, seed 1000) against each anchor.
 
 More than two seats (Earth with 3–5 players): A and B sit at two seats, the others are filled by
 ``--filler`` (default random); the rotations put A and B on every seat in both orders. The result
@@ -17,6 +21,7 @@ import argparse
 import itertools
 import json
 import math
+import os
 import re
 import sys
 from dataclasses import asdict, dataclass
@@ -70,13 +75,18 @@ def resolve(spec, env_name: str, game_config: dict | None = None):
     """(display name, Policy) from a short name, an id, a path or a policy object. ``game_config``: the
     rule options it will play under (a model trained under others is warned about)."""
     if not isinstance(spec, str):  # a loaded policy: checked against the env when it says what it was made for
-        return getattr(spec, "name", type(spec).__name__), load_policy(spec, env=env_name, game_config=game_config)
+        return resolve_name(spec), load_policy(spec, env=env_name, game_config=game_config)
     if "/" in spec or spec.endswith((".onnx", ".json", ".npz")) or Path(spec).is_file():
         full = spec
     else:
         full = f"{env_name}/{spec}"
     # every kind (short name, id, shipped id, path) is checked against the env: another game's policy is refused
     return spec, load_policy(full, env=env_name, game_config=game_config)
+
+
+def resolve_name(policy) -> str:
+    """A policy object's name in reports: its ``name``, else its class's."""
+    return getattr(policy, "name", type(policy).__name__)
 
 
 @dataclass
@@ -209,7 +219,7 @@ def round_robin(env_name: str, policies: list, games: int, seed: int = 0, game_k
         raise ConfigError(f"a round robin needs at least two policies, got {len(policies)} ({', '.join(map(str, policies))}"
                           "); add an opponent, e.g. --policies heuristic random")
     check_games(games)
-    check_seed(seed)  # the pairs' own seeds are larger: a negative one could pass for a few of them
+    check_seed(seed)
     game = make_game(env_name, **(game_kwargs or {}))
     n_players = game.num_players
     check_two_seats(env_name, n_players)
@@ -218,13 +228,14 @@ def round_robin(env_name: str, policies: list, games: int, seed: int = 0, game_k
     if len(set(names)) != len(names):
         raise ConfigError(f"policy names must be distinct, got {names}: name each policy once")
     pairs = []
-    for (i, (na, pa)), (j, (nb, pb)) in itertools.combinations(enumerate(named), 2):
-        res = play_pair(env_name, pa, pb, games, seed + 7919 * (i * len(named) + j), game_kwargs, max_turns, filler)
+    for (na, pa), (nb, pb) in itertools.combinations(named, 2):
+        # the same deals for every pair, as anchor_evaluation plays them; A, listed first, draws from A's generator
+        res = play_pair(env_name, pa, pb, games, seed, game_kwargs, max_turns, filler)
         res.a, res.b = na, nb
         pairs.append(res)
     elo = bradley_terry_elo(names, pairs)
     # the filler sits in every game of a larger table and moves every result: the report says which
-    filler_name = (filler if isinstance(filler, str) else getattr(filler, "name", type(filler).__name__)) \
+    filler_name = (filler if isinstance(filler, str) else resolve_name(filler)) \
         if n_players > 2 else None
     return {"env": env_name, "num_players": n_players, "games_per_pair": pairs[0].games if pairs else 0,
             "seed": seed, "game_kwargs": dict(game_kwargs or {}), "max_turns": max_turns, "filler": filler_name,
@@ -238,7 +249,10 @@ MODEL_SUFFIXES = (".onnx", ".npz", ".json")
 def anchor_key(anchor) -> str:
     """The name of an anchor's rates in an :func:`anchor_evaluation` (eval lines, history.json, the
     sidecar): ``vs_`` and a model file's stem (``runs/a/ppo.onnx`` -> ``vs_ppo``), else the anchor as
-    given (``random`` -> ``vs_random``, ``terralore_v0/ppo`` -> ``vs_terralore_v0/ppo``)."""
+    given (``random`` -> ``vs_random``, ``terralore_v0/ppo`` -> ``vs_terralore_v0/ppo``); a policy object
+    by its name, as a round robin names it (its repr held a memory address)."""
+    if not isinstance(anchor, (str, os.PathLike)):
+        return f"vs_{resolve_name(anchor)}"
     text = str(anchor)
     return f"vs_{Path(text).stem if text.endswith(MODEL_SUFFIXES) else text}"
 

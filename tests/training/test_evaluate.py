@@ -332,6 +332,48 @@ def test_round_robin_credits_each_pair_to_the_policy_that_won_it(toy, play_highe
     assert report["filler"] is None  # two seats: no other seat to fill
 
 
+class PlayLowest:
+    """A toy-game policy worse than random: the lowest card in hand."""
+
+    name = "lowest"
+
+    def act(self, obs, mask, rng):
+        return int(np.flatnonzero(mask)[0])
+
+
+def pair_counts(report, a, b):
+    (pair,) = [p for p in report["pairs"] if (p["a"], p["b"]) == (a, b)]
+    return pair["games"], pair["wins"], pair["draws"], pair["losses"]
+
+
+def test_every_pair_of_a_round_robin_plays_the_same_deals_whoever_else_takes_part(toy, play_highest):
+    from tabletop_envs.core.policy import RandomPolicy
+    from training.evaluate import round_robin
+
+    alone = round_robin(toy, [play_highest, RandomPolicy()], 200, seed=4)
+    among = round_robin(toy, [PlayLowest(), play_highest, RandomPolicy()], 200, seed=4)
+    # the same games, not just the same rates: a random player's moves (its generator) are the same too
+    assert pair_counts(alone, "highest", "random") == pair_counts(among, "highest", "random")
+    direct = play_pair(toy, play_highest, RandomPolicy(), 200, 4)
+    assert pair_counts(alone, "highest", "random") == (direct.games, direct.wins, direct.draws, direct.losses)
+    assert pair_counts(alone, "highest", "random") != pair_counts(
+        round_robin(toy, [play_highest, RandomPolicy()], 200, seed=5), "highest", "random")
+
+
+def test_a_round_robin_replays_a_training_runs_final_evaluation_against_its_anchors(toy, play_highest):
+    from tabletop_envs.core.policy import RandomPolicy
+    from training.evaluate import anchor_evaluation, round_robin
+
+    class Sampler(RandomPolicy):  # a policy that samples, so its generator matters as well as the deals
+        name = "sampler"
+
+    final = anchor_evaluation(toy, Sampler(), 200, seed=1000, anchors=("random", play_highest))
+    report = round_robin(toy, [Sampler(), "random", play_highest], 200, seed=1000)
+    assert [(p["a"], p["b"]) for p in report["pairs"][:2]] == [("sampler", "random"), ("sampler", "highest")]
+    for pair, key in ((report["pairs"][0], "vs_random"), (report["pairs"][1], "vs_highest")):
+        assert {k: pair[k] for k in ("win", "draw", "loss")} == {k: final[key][k] for k in ("win", "draw", "loss")}
+
+
 def test_anchor_evaluation_reports_the_policy_s_rates_against_each_anchor(toy, play_highest):
     from training.evaluate import anchor_evaluation
 
