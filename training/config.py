@@ -164,7 +164,7 @@ PHASE_KEYS = {"ppo.learning_rate", "ppo.ent_coef", "selfplay.random_weight", "se
 class TrainConfig:
     env: str = config_key("terralore_v0", "env name from the registry")
     env_kwargs: dict[str, Any] = config_key({}, "rule options / num_players / max_turns passed to the env")
-    seed: int = config_key(0, "seeds torch, the envs, the opponent pool and evaluation", min=0)
+    seed: int = config_key(0, "seeds torch, the envs, the opponent pool and evaluation", min=0, max=2**32 - 1)
     ppo: PPOConfig = field(default_factory=PPOConfig, metadata={"doc": "MaskablePPO hyperparameters"})
     vec: VecConfig = field(default_factory=VecConfig, metadata={"doc": "vectorised collection"})
     selfplay: SelfPlayConfig = field(default_factory=SelfPlayConfig, metadata={"doc": "opponent pool"})
@@ -305,6 +305,15 @@ def check_device_present(device: str, key: str = "ppo.device") -> None:
     elif kind == "mps" and not torch.backends.mps.is_available():
         raise ConfigError(f"{key} {device!r}, but torch sees no MPS device on this machine; train on the CPU with "
                           f"--set {key}=cpu, or use {key}=auto")
+    elif kind not in ("cpu", "auto", "cuda", "mps"):
+        # any other torch device (xpu, meta, ...): one tensor there and back, or the run would fail in the
+        # learner's constructor with torch's own error, after the run folder was set up
+        try:
+            (torch.zeros(1, device=device) + 1).cpu()
+        except Exception as exc:  # torch raises AssertionError, RuntimeError or NotImplementedError here
+            raise ConfigError(f"{key} {device!r} cannot train on this machine ({type(exc).__name__}: "
+                              f"{str(exc).splitlines()[0] if str(exc) else 'no message'}); use cpu, cuda or "
+                              f"mps, or {key}=auto") from None
 
 
 def check_file_stem(name: str, key: str) -> None:

@@ -16,7 +16,7 @@ import numpy as np
 
 from tabletop_envs.core import TERMINAL, ActionLayout, Game, ObservationLayout, State, new_rng
 from tabletop_envs.core.engine import check_num_players, check_seat
-from tabletop_envs.core.errors import ConfigError
+from tabletop_envs.core.errors import ConfigError, is_int
 
 from .catalogue import FORMATS, NUM_STATS, build_deck, load_catalogue
 
@@ -26,6 +26,7 @@ DEFAULT_PRESET = {"championship": "expedition", "casual": "starter"}
 DEFAULT_HAND_SIZE_TABLE = [3, 2, 1]
 RESTING_DEFENDER_WIN = ("challenger_discarded", "both_discarded")
 RESERVOIR_LIMIT = 6
+MAX_STALEMATE_TURNS = 10_000
 MAX_RESERVOIR = RESERVOIR_LIMIT + 1  # Blubber Store raises the limit by one
 ALL_STATS = (1 << NUM_STATS) - 1
 WEIGHT = 1
@@ -79,9 +80,12 @@ class TravelEarthGame(Game):
         if not table or any(isinstance(n, bool) or not isinstance(n, int) or n < 0 for n in table):
             raise ConfigError(f"hand_size_table must be a non-empty list of cards to draw (ints >= 0) by Hand "
                               f"size, e.g. {DEFAULT_HAND_SIZE_TABLE}; got {hand_size_table!r}")
-        if not isinstance(stalemate_turns, int) or stalemate_turns < 2:
-            raise ConfigError(f"stalemate_turns must be an int >= 2, got {stalemate_turns!r}")
-        if first_player is not None and (isinstance(first_player, bool) or first_player not in (0, 1)):
+        # bounded: turns in which nobody can do anything pass inside one step, until the stalemate ends them
+        if not is_int(stalemate_turns) or not 2 <= stalemate_turns <= MAX_STALEMATE_TURNS:
+            raise ConfigError(f"stalemate_turns must be an int from 2 to {MAX_STALEMATE_TURNS}, got {stalemate_turns!r} "
+                              f"(idle turns pass within one step until the stalemate draws the game; the env "
+                              f"truncates at max_turns, {self.default_max_turns} by default, long before)")
+        if first_player is not None and (not is_int(first_player) or first_player not in (0, 1)):
             raise ConfigError(f"first_player must be None (coin flip), 0 or 1; got {first_player!r}")
         if not isinstance(resting_defender_win, str) or resting_defender_win not in RESTING_DEFENDER_WIN:
             raise ConfigError(f"resting_defender_win must be one of {RESTING_DEFENDER_WIN}, got "
@@ -89,8 +93,8 @@ class TravelEarthGame(Game):
         self.num_players = 2
         self.deck_format = deck_format
         self.hand_size_table = table
-        self.stalemate_turns = stalemate_turns
-        self.first_player = first_player
+        self.stalemate_turns = int(stalemate_turns)
+        self.first_player = None if first_player is None else int(first_player)
         self.resting_defender_win = resting_defender_win
         self.catalogue = cat = load_catalogue()
         if decks is None:

@@ -227,6 +227,26 @@ def test_an_unknown_device_is_refused_when_the_recipe_loads(device):
         load_config(overrides=[f"ppo.device={device}"])
 
 
+@pytest.mark.parametrize("device", ["meta", "xpu"])
+def test_a_torch_device_this_machine_cannot_train_on_is_refused_before_the_run_folder_changes(device, tmp_path):
+    # meta passed every check, set the earlier run aside, and failed in the learner's constructor
+    from training.train import train
+
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "run.json").write_text("{}")
+    cfg = load_config(overrides=["env=terralore_v0", f"ppo.device={device}", f"output.dir={run}"])
+    with pytest.raises(ConfigError, match=f"ppo.device '{device}' cannot train on this machine"):
+        train(cfg)
+    assert [p.name for p in run.iterdir()] == ["run.json"]
+
+
+def test_a_seed_beyond_what_sb3_accepts_is_refused_when_the_recipe_loads():
+    assert load_config(overrides=[f"seed={2**32 - 1}"]).seed == 2**32 - 1
+    with pytest.raises(ConfigError, match="'seed' must be <= 4294967295, got 4294967296"):
+        load_config(overrides=[f"seed={2**32}"])
+
+
 @pytest.mark.parametrize("device", ["cpu", "cuda", "cuda:1", "mps", "auto"])
 def test_known_devices_are_accepted(device):
     assert load_config(overrides=[f"ppo.device={device}"]).ppo.device == device

@@ -1026,9 +1026,13 @@ def test_a_last_resort_win_stops_only_that_challenger_and_the_rest_of_the_group_
     ({"hand_size_table": 3}, r"hand_size_table must be a non-empty list .* got 3"),
     ({"hand_size_table": {"a": 1}}, r"hand_size_table must be a non-empty list .* got \{'a': 1\}"),
     ({"hand_size_table": [3, -1]}, r"hand_size_table must be a non-empty list .* got \[3, -1\]"),
-    ({"stalemate_turns": 1}, r"stalemate_turns must be an int >= 2, got 1"),
-    ({"stalemate_turns": "20"}, r"stalemate_turns must be an int >= 2, got '20'"),
+    ({"stalemate_turns": 1}, r"stalemate_turns must be an int from 2 to 10000, got 1"),
+    ({"stalemate_turns": "20"}, r"stalemate_turns must be an int from 2 to 10000, got '20'"),
+    # idle turns pass inside one step until the stalemate: 10**12 of them hung the env
+    ({"stalemate_turns": 10**12}, r"stalemate_turns must be an int from 2 to 10000, got 1000000000000 .*max_turns"),
     ({"first_player": 2}, r"first_player must be None \(coin flip\), 0 or 1; got 2"),
+    # 1.0 == 1 passed, and the deal then indexed a list with it
+    ({"first_player": 1.0}, r"first_player must be None \(coin flip\), 0 or 1; got 1.0"),
     ({"resting_defender_win": "never"}, r"resting_defender_win must be one of .* got 'never'"),
     ({"decks": "starter"}, r"decks must be None or a list of two decks"),
     ({"decks": ["starter"]}, r"decks must be None or a list of two decks"),
