@@ -114,6 +114,21 @@ def test_readme_games_table_matches_the_registry_and_the_layouts():
         assert (ROOT / link).is_file(), link
 
 
+@pytest.mark.parametrize("env_name, folder", [("terralore_v0", "terralore"), ("travel_earth_v0", "travel_earth"),
+                                               ("earth_v0", "earth")])
+def test_every_rule_option_of_a_game_is_documented_beside_it(env_name, folder):
+    from tabletop_envs.core.registry import make_game
+
+    docs = "".join(p.read_text() for p in (ROOT / "tabletop_envs" / folder).glob("*.md"))
+    # named as code: a table row, a default (`option` (default)) or a call (`env(option=...)`)
+    missing = [k for k in make_game(env_name).config() if not re.search(rf"`[^`\n]*\b{k}\b[^`\n]*`", docs)]
+    assert not missing, f"{folder}'s RULES.md/README.md never name {missing}"
+    table = re.search(r"^## Options\n(.*?)^## ", docs, re.M | re.S)
+    if table:  # where a game has an options table, every option has its row
+        rows = set(re.findall(r"^\| `(\w+)` \|", table.group(1), re.M))
+        assert set(make_game(env_name).config()) <= rows | {"num_players"}, set(make_game(env_name).config()) - rows
+
+
 def test_readme_links_inside_the_repository_resolve():
     for doc in DOCS:
         for target in re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", doc.read_text()):
