@@ -537,6 +537,16 @@ class EarthState(State):
             asked = self._may_plant(p) if self.n > 1 else bool(choices)
         else:
             asked = bool(choices)
+        if not asked and t in ("plant", "activate") and self._may_convert(p, task):
+            # Converting sprouts is legal at this decision and its soil may pay for a card or an ability
+            # that the soil held now cannot: asked when it would (judged on the sprouts and soil, which
+            # every seat sees). Converting spends sprouts too, so now and then only pass and convert help.
+            gain = 2 * (sum(self.spr[p]) // 3)
+            self.soil[p] += gain
+            try:
+                asked = self._may_plant(p) if t == "plant" and self.n > 1 else bool(self._choices(task))
+            finally:
+                self.soil[p] -= gain
         if asked:
             mask = self._build_mask(task, choices, anytime)
             # read-only, as State.legal_action_mask caches it: it is handed out as info["action_mask"]
@@ -750,9 +760,14 @@ class EarthState(State):
         is_event = cat.is_event_l
         events = [c for c in sorted(set(self.hands[p])) if is_event[c]
                   and self.can_pay(p, cat.earth[c]["abilities"][0].get("cost"))]
-        # no conversion during the Watering action itself
+        return events, self._may_convert(p, task)
+
+    def _may_convert(self, p: int, task: dict) -> bool:
+        """May p convert 3 sprouts to 2 soil at this decision (never during the Watering action itself)."""
+        if task["t"] not in ANYTIME_DECISIONS or self.phase != "play":
+            return False
         watering = self.stage == "rows" and self.action >= 0 and ACTIONS[self.action] == "water"
-        return events, (not watering and sum(self.spr[p]) >= 3)
+        return not watering and sum(self.spr[p]) >= 3
 
     def _legal_action_mask(self) -> np.ndarray:
         if self.phase == "over":

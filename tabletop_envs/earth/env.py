@@ -157,6 +157,12 @@ Version history
   texts, the card it is planting, and what it places or pays. A god's view still names the hands only.
 * v0 (picture; play, observation and action layout unchanged): a fauna's leaves wrap onto a second row;
   in one row, the fifth leaf of a 5-player game was drawn past the panel's edge.
+* v0, conversion fix (layouts unchanged; decision sequences changed where it applies): an activation
+  (or a planting) is asked when converting sprouts, which is legal there, would give the soil an
+  ability's (or a card's) cost needs; before, a player whose abilities their soil could not pay for yet
+  was skipped, so one who reached 3 sprouts in the Watering rows with no soil could not convert and
+  activate ("you can convert them any other time"). Random play never met the case (0 new decisions in
+  100 two-player games); the shipped Earth model against the heuristic met it about once in five games.
 """
 
 from __future__ import annotations

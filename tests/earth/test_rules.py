@@ -604,6 +604,67 @@ def test_players_may_convert_sprouts_in_their_tableau_to_soil_taking_them_from_a
                 act(s, "cell", cell)
         assert sum(s.spr[0]) == 0 and s.soil[0] == soil + 2 and s.decision() == "action"
 
+def soil_ability_flora() -> int:
+    """A flora whose one ability is a multicolour gain costing 1 soil (it answers the Blue action too)."""
+    return flora(lambda c: len(c["abilities"]) == 1 and c["abilities"][0]["color"] == "multi"
+                 and c["abilities"][0]["kind"] == "gain" and c["abilities"][0].get("cost") == {"soil": 1}
+                 and not c["abilities"][0].get("if_action"))
+
+
+def test_otherwise_you_can_convert_them_any_other_time_even_where_only_the_converted_soil_pays_for_an_ability():
+    # p1 reaches 3 sprouts during the Watering rows (no converting there) and holds no soil: its one blue
+    # ability costs 1 soil, so only converting after the action pays for it. The activation must be asked
+    # (it was skipped, with no moment between the action and the activations to convert in).
+    s = at_action(2, p=0)
+    quiet(s)
+    empty_hands(s)
+    put(s, 0, 5, flora(lambda c: c["sprouts"] >= 6 and all(a["color"] not in ("blue", "multi", "black")
+                                                              for a in c["abilities"])))
+    put(s, 1, 5, soil_ability_flora(), sprouts=1)
+    s.soil = [0, 0]
+    choose_action(s, "water")
+    while s.current_player() == 0:
+        act(s, "pass")
+    act(s, "option", 0)  # p1: place 2 sprouts
+    act(s, "cell", 5)
+    act(s, "cell", 5)
+    assert sum(s.spr[1]) == 3 and s.soil[1] == 0
+    while not (s.decision() == "activate" and s.current_player() == 1):
+        assert s.stage != "end", "p1's blue activation was skipped"
+        act(s, "pass")
+    assert legal(s, "activate") == [] and legal(s, "convert") == [0]
+    act(s, "convert")
+    for _ in range(3):
+        act(s, "cell", 5)
+    assert s.soil[1] == 2 and s.decision() == "activate" and legal(s, "activate") == [10]
+    act(s, "activate", 10)
+    assert s.soil[1] == 1  # the ability's cost paid from the converted soil
+
+
+def test_otherwise_you_can_convert_them_any_other_time_even_where_only_the_converted_soil_pays_for_a_planting():
+    # In a Planting turn p1 may plant 1 card; it holds no soil, and 3 sprouts would convert to the 2 soil its
+    # card costs: the planting must be asked (it was skipped as unaffordable)
+    s = at_action(2, p=0)
+    quiet(s)
+    empty_hands(s)
+    card = flora(lambda c: c["cost"] == 2 and all(a["color"] != "black" for a in c["abilities"]))
+    give(s, 1, card)
+    put(s, 1, 0, sprout_flora(3), sprouts=3)
+    s.soil = [0, 0]
+    choose_action(s, "plant")
+    while not (s.decision() == "plant" and s.current_player() == 1):
+        assert s.stage != "end", "p1's planting was skipped"
+        act(s, "pass") if A(s, "pass") in s.legal_actions() else s.apply_action(s.legal_actions()[0])
+    assert legal(s, "plant") == [] and legal(s, "convert") == [0]
+    act(s, "convert")
+    for _ in range(3):
+        act(s, "cell", 0)
+    assert s.soil[1] == 2 and s.decision() == "plant" and legal(s, "plant") == [card]
+    act(s, "plant", card)
+    act(s, "cell", legal(s, "cell")[0])
+    assert card in s.grid[1] and s.soil[1] == 0
+
+
 def test_you_cannot_convert_sprouts_to_soil_during_the_watering_action():
     s = at_action(2, p=0)
     put(s, 1, 0, sprout_flora(4), sprouts=4)
@@ -727,6 +788,26 @@ def test_if_the_deck_runs_out_shuffle_the_discard_but_not_the_compost():
     assert sorted(s.deck + drawn) == sorted(discard)  # the new draw pile is the old discard ...
     assert s.deck + drawn[::-1] != discard  # ... shuffled (drawn from its top)
     assert s.compost[0] == comp
+
+
+def test_the_discard_is_reshuffled_when_a_card_is_next_needed_from_the_empty_deck():
+    # RULES.md reading: the active player's "draw 4, keep 1" takes the deck's last 4 cards; the 3 it discards
+    # join the new pile, shuffled only when p1 draws its card
+    s = at_action(2, p=0)
+    quiet(s)
+    empty_hands(s)
+    extra, s.deck = s.deck[:-4], s.deck[-4:]
+    s.discard = extra[:5]
+    s.compost[0] += extra[5:]
+    s.compost_known[0] += [False] * len(extra[5:])
+    choose_action(s, "plant")
+    while s.decision() != "keep":
+        act(s, "pass")
+    drawn = list(s.drawn[0])
+    assert s.deck == [] and len(s.discard) == 5  # the deck ran out: nothing shuffled yet
+    act(s, "card", drawn[0])  # keep 1, discard 3; then p1 draws 1 from the new pile
+    pile = s.deck + s.hands[1]
+    assert sorted(pile) == sorted(extra[:5] + drawn[1:]) and s.discard == []
 
 
 def test_if_deck_and_discard_are_both_empty_players_can_no_longer_draw():
