@@ -178,6 +178,47 @@ def test_a_saved_state_edited_to_break_the_rules_is_refused_naming_what_it_break
     refused(game, data, "breaks the game's invariants", fragment, "edited or corrupted")
 
 
+@pytest.mark.parametrize("env_name, field, value, fragment", [
+    # each passed the field and invariant checks and failed in the env with Python's own error (found by an
+    # input audit): in reset, or at the first observation, by then with the game in progress replaced
+    ("terralore_v0", "actor", "1", "actor: str (in play: int)"),
+    ("terralore_v0", "turn_number", None, "cannot be played from"),
+    ("terralore_v0", "mulliganed", None, "cannot be played from (TypeError"),
+    ("terralore_v0", "first_placer", "x", "first_placer: str (in play: int)"),
+    ("travel_earth_v0", "player", 1.5, "the saved travel_earth_v0 state"),
+    ("travel_earth_v0", "first", -1, "cannot be played from (IndexError"),
+    ("earth_v0", "island", [None, 3], "cannot be played from"),
+    ("earth_v0", "phase", "x", "cannot be played from (KeyError"),
+])
+def test_a_saved_state_with_a_field_of_another_type_or_range_is_refused_before_it_replaces_a_game(
+        env_name, field, value, fragment):
+    _, env = aec_after(env_name, 30)
+    data = env.state_dict()
+    data["state"][field] = value
+    before, selection = env.game_state.to_dict(), env.agent_selection
+    with pytest.raises(StateError) as info:
+        env.reset(options={"state": data})
+    assert fragment in str(info.value) and "edited or corrupted" in str(info.value), str(info.value)
+    assert env.game_state.to_dict() == before and env.agent_selection == selection
+    obs, *_ = env.last()
+    env.step(int(np.flatnonzero(obs["action_mask"])[0]))  # the game in progress goes on
+
+
+@pytest.mark.parametrize("env_name, options", [
+    ("terralore_v0", {}), ("terralore_v0", {"opaque_wall": False}), ("travel_earth_v0", {"deck_format": "casual"}),
+    ("earth_v0", {"num_players": 1}), ("earth_v0", {"num_players": 3, "advanced_draft": True}),
+])
+def test_every_position_of_random_play_loads_back_whatever_its_fields_hold(env_name, options):
+    # the type check compares with the kinds a few seeded random games gave each field: other games'
+    # positions must never be refused by it
+    game = make_game(env_name, **options)
+    for seed in range(1000, 1003):
+        rng, state = np.random.default_rng(seed), game.new_initial_state(seed)
+        while not state.is_terminal() and state.turn < 200:
+            assert game.state_from_dict(state.to_dict()) == state
+            state.apply_action(int(rng.choice(state.legal_actions())))
+
+
 def test_an_invariant_without_a_message_is_named_by_its_source_line():
     game, state = played("terralore_v0")
     data = state.to_dict()

@@ -224,10 +224,9 @@ class State:
         except NotImplementedError:  # a game without invariants to check
             pass
         except Exception as exc:  # an edited value fails as whatever it breaks first
-            # a bare assert says nothing of itself: its source line does
-            detail = str(exc) or (traceback.extract_tb(exc.__traceback__)[-1].line or "").strip()
-            raise StateError(f"the saved {game.env_name} state breaks the game's invariants ({type(exc).__name__}: "
-                             f"{detail}): it was edited or corrupted after to_dict() wrote it") from exc
+            raise StateError(f"the saved {game.env_name} state breaks the game's invariants ({_failure(exc)}): it "
+                             "was edited or corrupted after to_dict() wrote it") from exc
+        _check_playable(state)
         return state
 
     def _restore_transient(self) -> None:
@@ -284,6 +283,104 @@ def _checked_fields(cls: type[State], game: Game, data: Any) -> dict:
                              f" (a field a {cls.__name__} gains during play belongs in its _optional_fields)"
                              if unknown else ""))
     return copy.deepcopy(fields)
+
+
+def _failure(exc: BaseException) -> str:
+    """``Type: message`` of an exception, a bare assert's source line as its message."""
+    detail = str(exc) or (traceback.extract_tb(exc.__traceback__)[-1].line or "").strip()
+    return f"{type(exc).__name__}: {detail}"
+
+
+def _check_playable(state: State) -> None:
+    """A loaded state answers what an env asks of it first: whose turn, the mask, every seat's
+    observation and text view. An edited field of the right name (``"actor": "1"``) passes the field
+    and invariant checks and failed there, in the env, with Python's own error."""
+    game = state.game
+    try:
+        player = state.current_player()
+        if not state.is_terminal():
+            if not is_int(player) or not 0 <= player < game.num_players:
+                raise ValueError(f"current_player() is {player!r}, not a seat from 0 to {game.num_players - 1}")
+            mask = state.legal_action_mask()
+            if mask.shape != (game.num_actions,) or not mask.any():
+                raise ValueError(f"the action mask has shape {mask.shape} and {int(mask.sum())} legal actions")
+        if not is_int(state.turn):
+            raise ValueError(f"the turn is {state.turn!r}, not an int")
+        for seat in range(game.num_players):
+            state.observation(seat)
+            state.render_text(seat)
+    except Exception as exc:
+        wrong = _wrong_kinds(state)
+        hint = ("; fields of another type than in play: " + ", ".join(wrong[:5])) if wrong else ""
+        raise StateError(f"the saved {game.env_name} state cannot be played from ({_failure(exc)}){hint}: it was "
+                         "edited or corrupted after to_dict() wrote it") from exc
+    wrong = _wrong_kinds(state)
+    if wrong:
+        raise StateError(f"the saved {game.env_name} state has fields of another type than the game gives them in "
+                         f"play: {', '.join(wrong[:5])}: it was edited or corrupted after to_dict() wrote it")
+
+
+#: per state class and rule options, the JSON kinds each field path took along a few seeded random games
+_FIELD_KINDS: dict[tuple, dict[str, set[str]]] = {}
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "bool"
+    return {int: "int", float: "float", str: "str", list: "list", dict: "dict"}.get(type(value), type(value).__name__)
+
+
+def _record_kinds(value: Any, path: str, out: dict[str, set[str]]) -> None:
+    out.setdefault(path, set()).add(_kind(value))
+    if isinstance(value, list):  # not into dicts: a pending task's keys and values vary with the task
+        for item in value:
+            _record_kinds(item, path + "[]", out)
+
+
+def _field_kinds(state: State) -> dict[str, set[str]]:
+    game = state.game
+    key = (type(state), json.dumps(_jsonable(game.config()), sort_keys=True))
+    kinds = _FIELD_KINDS.get(key)
+    if kinds is None:
+        kinds = {}
+        for seed in range(4):
+            rng = np.random.default_rng(seed)
+            s = game.new_initial_state(seed)
+            for step in range(2000):
+                if step % 4 == 0:
+                    for name, value in s.to_dict()["state"].items():
+                        if name != "rng":
+                            _record_kinds(value, name, kinds)
+                if s.is_terminal():
+                    break
+                s.apply_legal_action(int(rng.choice(s.legal_actions())))
+        _FIELD_KINDS[key] = kinds
+    return kinds
+
+
+def _wrong_kinds(state: State) -> list[str]:
+    """``path: kind (in play: kinds)`` for each saved value of a kind the field (or an item of a list in it)
+    never took in a few random games. Where play saw only null there is nothing to compare with, an int
+    stands for a float, and dicts are not looked into (a pending task's keys vary with the task)."""
+    kinds = _field_kinds(state)
+    wrong: list[str] = []
+
+    def check(value, path):
+        seen = kinds.get(path)
+        kind = _kind(value)
+        if seen and seen != {"null"} and kind not in seen and not (kind == "int" and "float" in seen):
+            wrong.append(f"{path}: {kind} (in play: {' or '.join(sorted(seen))})")
+            return
+        if isinstance(value, list):
+            for item in value:
+                check(item, path + "[]")
+
+    for name, value in state.to_dict()["state"].items():
+        if name != "rng":
+            check(value, name)
+    return wrong
 
 
 def _jsonable(value: Any) -> Any:
