@@ -27,6 +27,16 @@ def _option(text: str) -> tuple[str, object]:
         return key, python_words.get(value, value)  # any other bare word is a string
 
 
+def _frames_per_second(text: str) -> float:
+    try:
+        fps = float(text)
+    except ValueError:
+        fps = float("nan")
+    if not 0 < fps <= 100:  # 0 divided by zero after the whole replay, a negative one overflowed
+        raise argparse.ArgumentTypeError(f"frames per second must be a number above 0 and at most 100, got {text!r}")
+    return fps
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="tabletop-envs", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -52,7 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("--seat", type=int, default=None, help="watch from this seat's view (default: whole table)")
     replay.add_argument("--no-pause", action="store_true", help="do not wait for Enter between actions")
     replay.add_argument("--gif", default=None, metavar="FILE", help="also write the game as an animated GIF")
-    replay.add_argument("--fps", type=float, default=2.0, help="GIF frames per second")
+    replay.add_argument("--fps", type=_frames_per_second, default=2.0, help="GIF frames per second (above 0, at most 100)")
     replay.add_argument("--window", action="store_true", help="also show the pictures in a window")
 
     sub.add_parser("list", help="list the games and the registered opponents")
@@ -127,7 +137,8 @@ def main(argv: list[str] | None = None, ask=input, say=print) -> int:
             return _replay(args, ask, say)
         return _list(say)
     except (TabletopError, ValueError, KeyError, OSError) as exc:
-        say(f"error: {cli_message(exc)}")
+        # on stderr, as the training commands and argparse write theirs (a session scripted through say: there)
+        (say if say is not print else lambda text: print(text, file=sys.stderr))(f"error: {cli_message(exc)}")
         return 2
     except KeyboardInterrupt:
         say("\ninterrupted")

@@ -661,6 +661,60 @@ def test_single_agent_env_refuses_to_step_before_reset_or_after_the_end(toy):
         env.step(0)
 
 
+class OffTheBoard:
+    """An opponent whose move is no action of the game."""
+
+    name = "off_the_board"
+
+    def act(self, observation, action_mask, rng):
+        return 10**6
+
+
+def test_single_agent_env_names_an_opponent_whose_move_is_illegal_and_asks_for_a_reset(toy):
+    # the message blamed the caller ("Pick an action whose bit ..."), and the learner's next step was then
+    # played in the opponent's seat (found by an input audit)
+    import toy_game
+
+    env = SingleAgentEnv(toy_game.raw_env(), opponent=OffTheBoard(), learner_seat=1)
+    with pytest.raises(IllegalActionError, match=r"the opponent off_the_board \(seat 0\) chose an illegal action "
+                                                 r"1000000\. .*Its act\(observation, action_mask, rng\) must return"):
+        env.reset(seed=0)  # seat 0 moves first
+    with pytest.raises(RuntimeError, match=r"reset\(\) must be called before step"):
+        env.step(0)
+    env = SingleAgentEnv(toy_game.raw_env(), opponent=OffTheBoard(), learner_seat=0)
+    obs, info = env.reset(seed=0)
+    with pytest.raises(IllegalActionError, match="the opponent off_the_board"):
+        env.step(int(np.flatnonzero(info["action_mask"])[0]))
+    with pytest.raises(RuntimeError, match="seat 1 is to move, not the learner's seat 0: its opponent failed"):
+        env.step(int(np.flatnonzero(info["action_mask"])[0]))
+
+
+def test_single_agent_env_refuses_an_opponent_callable_that_returns_no_policy_and_what_is_no_env(toy):
+    import toy_game
+
+    env = SingleAgentEnv(toy_game.raw_env(), opponent=lambda rng: "notapolicy")
+    with pytest.raises(TypeError, match="returned 'notapolicy', not a policy: it must return an object with act"):
+        env.reset(seed=0)
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step(0)  # it played on from the half-dealt game
+    with pytest.raises(ConfigError, match="env must be an env name .* got 3"):
+        SingleAgentEnv(3)
+
+
+@pytest.mark.parametrize("seed, accepted", [(True, False), (-1, False), (1.0, False), (np.int64(3), True), (3, True)])
+def test_single_agent_env_takes_the_seeds_the_aec_env_takes(toy, seed, accepted):
+    import toy_game
+
+    env, aec = SingleAgentEnv(toy_game.raw_env(), opponent=RandomPolicy()), toy_game.raw_env()
+    if accepted:
+        env.reset(seed=seed)
+        aec.reset(seed=seed)
+        return
+    for reset in (env.reset, aec.reset):
+        with pytest.raises(ConfigError, match="seed must be None .* or a non-negative int"):
+            reset(seed=seed)
+
+
 def test_single_agent_env_action_masks_and_render_before_reset_are_clear_errors(toy):
     # both raised AttributeError: 'NoneType' object has no attribute ... (e.g. envs.call("action_masks")
     # on a vector env not yet reset)

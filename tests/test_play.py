@@ -307,6 +307,18 @@ def test_console_script_module_runs():
                          check=True, cwd=root).stdout
     assert "terralore_v0" in out and "opponents:" in out
     assert "earth_v0/ppo_4p" in out  # the trained opponents are listed by id too
+    # python -m tabletop_envs is the same command; its errors go to stderr, as the training commands' do
+    bad = subprocess.run([sys.executable, "-m", "tabletop_envs", "replay", str(root / "no-such-replay.json")],
+                         capture_output=True, text=True, cwd=root)
+    assert bad.returncode == 2 and bad.stdout == "" and bad.stderr.startswith("error: ") and "no-such-replay" in bad.stderr
+
+
+@pytest.mark.parametrize("fps", ["0", "-2", "abc", "1000"])
+def test_a_gif_frame_rate_outside_what_a_gif_can_play_is_refused_before_the_replay(fps, capsys):
+    # 0 divided by zero and -2 overflowed, after the whole replay had been watched
+    with pytest.raises(SystemExit) as info:
+        main(["replay", "any.json", "--gif", "g.gif", "--fps", fps], ask=Script([]), say=print)
+    assert info.value.code == 2 and "frames per second must be a number above 0 and at most 100" in capsys.readouterr().err
 
 
 def _text_cases():

@@ -292,7 +292,19 @@ def main(argv: list[str] | None = None) -> None:
     run_info = {}
     run_json = find_run_json(model_path)
     if run_json is not None:
-        run_info = json.loads(run_json.read_text())
+        try:
+            run_info = json.loads(run_json.read_text())
+        except json.JSONDecodeError as exc:  # json's own message named neither the file nor a way out
+            raise ConfigError(f"{run_json} is not valid JSON ({exc}); restore the run.json training.train wrote "
+                              "there, or move it away and pass --env") from None
+        if not isinstance(run_info, dict):
+            raise ConfigError(f"{run_json} holds a {type(run_info).__name__}, not the object training.train writes "
+                              "(env, config, training, ...); restore it, or move it away and pass --env")
+    out_parent = user_path(args.out).parent
+    blocking = next((d for d in (out_parent, *out_parent.parents) if d.exists()), None)
+    if blocking is not None and not blocking.is_dir():
+        raise ConfigError(f"--out {args.out}: {blocking} is a file, so no folder can be made there for the model; "
+                          "choose another --out")
     env_name = args.env or run_info.get("env")
     if not env_name:
         parser.error("--env is required when the model has no run.json next to it (or, for a checkpoint, in "

@@ -21,7 +21,7 @@ class TabletopError(Exception):
 class IllegalActionError(TabletopError, ValueError):
     """An action that the current decision does not allow."""
 
-    def __init__(self, action, legal: list[int], describe=None, decision: str = ""):
+    def __init__(self, action, legal: list[int], describe=None, decision: str = "", who: str = ""):
         self.action = action
         self.legal = list(legal)
         names = [f"{a} ({describe(a)})" if describe else str(a) for a in self.legal[:20]]
@@ -33,6 +33,10 @@ class IllegalActionError(TabletopError, ValueError):
         where = f" while deciding {decision!r}" if decision else ""
         #: what was wrong, without the advice to whoever steps the env (a replay gives its own)
         self.reason = f"illegal action {what}{where}. Legal actions: {', '.join(names)}{more}"
+        if who:  # a policy's move, not the caller's: the fix is in the policy
+            super().__init__(f"{who} chose an {self.reason}. Its act(observation, action_mask, rng) must return "
+                             "an action whose bit in the action mask is 1")
+            return
         super().__init__(
             f"{self.reason}. Pick an action whose bit in the action mask is 1, or build the env with "
             "illegal_action='penalty' / 'random_legal'."

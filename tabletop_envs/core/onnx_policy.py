@@ -459,8 +459,12 @@ def load_model_policy(path: str | Path, env: str | None = None, deterministic: b
     npz = next((base.with_name(n) for n in npz_names if base.with_name(n).is_file()), None)
     onnx_file = next((base.with_name(n) for n in onnx_names if base.with_name(n).is_file()), None)
     name = meta.get("name", base.stem)
+    act = meta.get("act", "argmax")
+    if act not in ("argmax", "sample"):  # a typo there made the model sample without a word
+        raise ModelMismatchError(f"{sidecar_path(path)}: 'act' must be 'argmax' or 'sample' (how the model plays "
+                                 f"by default), got {act!r}; correct the sidecar, or export the model again")
     if deterministic is None:
-        deterministic = meta.get("act", "argmax") == "argmax"
+        deterministic = act == "argmax"
     network = meta["network"]
     is_mlp = network.get("kind") == "mlp"
     if backend != "onnxruntime" and is_mlp and npz is not None:

@@ -16,8 +16,8 @@ import gymnasium
 import numpy as np
 
 from .aec import TabletopAECEnv, action_index, penalty_returns, resolve_action
-from .engine import State
-from .errors import ConfigError, StateError
+from .engine import State, check_seed_value
+from .errors import ConfigError, IllegalActionError, StateError
 from .policy import Policy, RandomPolicy, load_policy, policy_rng
 
 #: deals in a row that may end before the learner's first decision before reset gives up
@@ -28,6 +28,18 @@ REDEALS_EXHAUSTED = (f"{MAX_REDEALS} deals in a row ended before the learner's f
 RENDER_VIEWS = ("learner", "table")
 
 OpponentSpec = Policy | str | PurePath | Callable[[np.random.Generator], Policy] | Sequence
+
+
+def check_opponent_move(action, mask: np.ndarray, policy, player: int, state: State) -> int:
+    """An opponent's move as an action id, or an error naming the opponent (under ``illegal_action='raise'``
+    the message told the caller to fix its own move)."""
+    index = action_index(action)
+    if index is None or not 0 <= index < mask.shape[0] or not mask[index]:
+        legal = np.flatnonzero(mask)
+        raise IllegalActionError(action, legal.tolist(), state._describe_safe, state.decision(),
+                                 who=f"the opponent {getattr(policy, 'name', type(policy).__name__)} "
+                                     f"(seat {player})")
+    return index
 
 
 class SingleAgentEnv(gymnasium.Env):
@@ -78,6 +90,9 @@ class SingleAgentEnv(gymnasium.Env):
                 raise ConfigError(f"env kwargs {sorted(env_kwargs)} given with a ready env instance, which keeps "
                                   "the options it was built with: build the AEC env with them, or pass the env "
                                   "name instead")
+            if not isinstance(env, TabletopAECEnv):
+                raise ConfigError(f"env must be an env name (e.g. 'terralore_v0') or an env of this library "
+                                  f"(terralore_v0.raw_env()), got {env!r}")
             # a ready env built to draw keeps drawing: its render_mode is one of the options it was built with
             render_mode = env.render_mode if render_mode is None else render_mode
         self.aec = env
@@ -124,7 +139,13 @@ class SingleAgentEnv(gymnasium.Env):
             return list(self.opponent)
         if hasattr(self.opponent, "act"):
             return [self.opponent] * n_other
-        return [self.opponent(self._opp_rng) for _ in range(n_other)]
+        drawn = [self.opponent(self._opp_rng) for _ in range(n_other)]
+        for policy in drawn:
+            if not hasattr(policy, "act"):
+                raise TypeError(f"the opponent callable {self.opponent!r} returned {policy!r}, not a policy: it must "
+                                "return an object with act(observation, action_mask, rng), e.g. "
+                                "load_policy('terralore_v0/heuristic')")
+        return drawn
 
     # ------------------------------------------------------------------ the episode
     # In pieces (deal, opponent_to_move, play, outcome) so that a vectorised driver can interleave
@@ -183,7 +204,11 @@ class SingleAgentEnv(gymnasium.Env):
     def play_opponent(self, policy: Policy, player: int, rng: np.random.Generator) -> None:
         """Ask ``policy`` for seat ``player``'s move (what that seat sees) and play it."""
         state = self.game_state
-        self.play(policy.act(state.observation(player), state.legal_action_mask(), rng))
+        mask = state.legal_action_mask()
+        action = policy.act(state.observation(player), mask, rng)
+        if self.illegal_action == "raise":  # 'penalty' and 'random_legal' treat every seat alike, as the AEC env
+            action = check_opponent_move(action, mask, policy, player, state)
+        self.play(action)
 
     def play_if_forced(self) -> bool:
         """Play the mover's only legal action if it has just one (no policy is asked: see the class doc)."""
@@ -202,6 +227,10 @@ class SingleAgentEnv(gymnasium.Env):
         self._require_reset("step")
         if self.over:
             raise RuntimeError("the episode is over: call env.reset() before step()")
+        if self.game_state.current_player() != self.learner_seat:  # an opponent raised instead of moving
+            raise RuntimeError(f"seat {self.game_state.current_player()} is to move, not the learner's seat "
+                               f"{self.learner_seat}: its opponent failed to move (see the error it raised); "
+                               "call env.reset()")
         self._reward = 0.0
         self.illegal_action_played = False
         self.play(action)
@@ -228,13 +257,21 @@ class SingleAgentEnv(gymnasium.Env):
         engine state of this game): the learner's seat and the opponents are drawn as for a deal (fix the
         seat with ``learner_seat``), and the opponents move until the learner decides."""
         start = self.aec.start_state(options)  # checked before anything changes
-        super().reset(seed=seed)
+        check_seed_value(seed)  # as the AEC env: True is no seed, a NumPy int is one, -1 a ConfigError
+        super().reset(seed=None if seed is None else int(seed))
         if seed is not None:
             # [seed, 1], not seed + 1: vec envs are seeded seed, seed + 1, ..., and the next env's
             # deals would draw the very numbers this env's opponents draw
             self._opp_rng = np.random.default_rng([seed, 1])
             # an opponent holds this one, and must not read the seed of the learner's deals off it
             self._moves_rng = policy_rng(seed, 1)
+        try:
+            return self._reset_from(start)
+        except BaseException:
+            self.game_state = None  # half dealt: step() asks for a reset instead of playing on from it
+            raise
+
+    def _reset_from(self, start: State | None):
         if start is not None:
             self.deal(start)
             self._play_opponents()

@@ -100,7 +100,8 @@ class EarthGame(Game):
             raise ConfigError(f"max_rounds must be a positive int, got {max_rounds!r}")
         # a PathLike may stand for bytes, which config() could not write into a replay's JSON
         if data_dir is not None and (not isinstance(data_dir, (str, os.PathLike))
-                                     or not isinstance(os.fspath(data_dir), str)):
+                                     or not isinstance(os.fspath(data_dir), str) or not os.fspath(data_dir)):
+            # "" loaded the shipped cards while config() recorded "" as the folder
             raise ConfigError(f"data_dir must be None (the shipped catalogue) or a folder path, got {data_dir!r}")
         self.num_players = int(num_players)
         self.reward = reward

@@ -257,7 +257,7 @@ def test_an_objective_the_scoring_cannot_count_is_refused_naming_the_record(data
         Catalogue(data_copy)
 
 
-@pytest.mark.parametrize("data_dir", [5, ["data"], b"/tmp"])
+@pytest.mark.parametrize("data_dir", [5, ["data"], b"/tmp", ""])  # "": the shipped cards, recorded as ""
 def test_a_data_dir_that_is_no_path_is_a_config_error(data_dir):
     """Path(5) raised a plain TypeError from the catalogue loader; bytes are no folder path either."""
     from tabletop_envs.core.errors import ConfigError

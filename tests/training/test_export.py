@@ -193,6 +193,10 @@ def test_the_sidecars_act_mode_is_the_loaders_default_and_can_be_overridden(toy_
     assert load_policy(str(sampled), deterministic=True).deterministic is True
     argmax = export_model(toy_model, tmp_path / "a" / "ppo", "toy_v0")
     assert load_policy(str(argmax)).deterministic is True
+    sidecar = argmax.with_suffix(".json")
+    sidecar.write_text(sidecar.read_text().replace('"act": "argmax"', '"act": "sampel"'))
+    with pytest.raises(ModelMismatchError, match="'act' must be 'argmax' or 'sample'.* got 'sampel'"):
+        load_policy(str(argmax))  # it loaded, sampling, without a word
 
 
 @needs_train
@@ -260,6 +264,30 @@ def test_export_cli_refuses_an_env_other_than_the_runs(toy_run, tmp_path):
     with pytest.raises(ModelMismatchError, match="the model's run .*run.json.* is for toy_v0, not terralore_v0"):
         main(["--model", str(toy_run / "final_model.zip"), "--env", "terralore_v0", "--out", str(out)])
     assert _written(out) == []
+
+
+@pytest.mark.parametrize("text, problem", [
+    ("{env: toy_v0}", "run.json is not valid JSON .*restore the run.json training.train wrote there, or move it"),
+    ("[1, 2]", "run.json holds a list, not the object training.train writes"),  # an AttributeError traceback
+])
+def test_export_cli_names_a_malformed_run_json_and_the_way_out(toy_run, tmp_path, text, problem):
+    from tabletop_envs import ConfigError
+    from training.export import main
+
+    (toy_run / "run.json").write_text(text)
+    out = tmp_path / "out" / "ppo"
+    with pytest.raises(ConfigError, match=problem):
+        main(["--model", str(toy_run / "final_model.zip"), "--out", str(out)])
+    assert _written(out) == []
+
+
+def test_export_cli_refuses_an_out_under_a_file_before_exporting(toy_run, tmp_path):
+    from tabletop_envs import ConfigError
+    from training.export import main
+
+    (tmp_path / "afile").write_text("")
+    with pytest.raises(ConfigError, match="afile is a file, so no folder can be made there"):  # a FileExistsError
+        main(["--model", str(toy_run / "final_model.zip"), "--out", str(tmp_path / "afile" / "ppo")])
 
 
 def test_export_cli_checks_the_anchors_before_writing(toy_run, tmp_path):
