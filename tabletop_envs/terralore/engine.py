@@ -433,14 +433,19 @@ class TerraloreState(State):
             if losers:
                 self._end_by_deck_out(losers)
                 return True
+        before = [len(self.deck[0]), len(self.deck[1])]
         for p in (0, 1):
             self._draw(p, DRAW_PER_TURN)
-        return self._check_empty_decks()
+        # with empty_deck too, of two decks this Draw Phase empties the shorter runs out first
+        return self._check_empty_decks(before if before[0] != before[1] else None)
 
-    def _check_empty_decks(self) -> bool:
+    def _check_empty_decks(self, drawn_from: list[int] | None = None) -> bool:
+        """``drawn_from``: the deck sizes before a Draw Phase that just drew (one card at a time)."""
         if self.game.deck_out != "empty_deck":
             return False
         losers = [p for p in (0, 1) if not self.deck[p]]
+        if len(losers) == 2 and drawn_from is not None:
+            losers = [0 if drawn_from[0] < drawn_from[1] else 1]
         if losers:
             self._end_by_deck_out(losers)
             return True

@@ -136,6 +136,9 @@ Version history
   being placed is chosen, the placing line tells its cost and, where a lane is full, the slots each lane
   would have to free; before, it said "0 discard(s), 0 slot(s) to free" until the lane was chosen. Once
   chosen, the line names the lane.
+* v0 (``deck_out="empty_deck"`` fix; the default rules unchanged): of two decks that one Draw Phase
+  empties, the shorter runs out first and its owner loses, as under the default; before, both lost
+  together and the tiebreakers decided (RULES.md choice 4).
 """
 
 from __future__ import annotations

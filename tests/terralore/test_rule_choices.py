@@ -93,6 +93,22 @@ def test_option_deck_out_empty_deck_loses_as_soon_as_the_deck_is_empty():
     assert s.is_terminal() and list(s.returns()) == [-1, 1]
 
 
+def test_option_deck_out_empty_deck_of_two_decks_one_draw_phase_empties_the_shorter_runs_out_first_and_loses():
+    # choice 4's one-card-at-a-time reading holds with empty_deck too: 1 card against 2 both empty in the
+    # Draw Phase, but the 1-card deck ran out first (it went to the tiebreakers, found by a rules audit)
+    s = make_state(decks=(["Pebble Mole", "Ember Imp", "Sand Piper"], ["Gloom Bat", "Red Fox", "Scorch", "Reef Eel"]),
+                   deck_out="empty_deck")
+    end_turn(s)
+    assert not s.is_terminal() and [len(d) for d in s.deck] == [1, 2]
+    end_turn(s)
+    assert s.deck == [[], []] and s.is_terminal() and s.end_reason == "deck-out" and list(s.returns()) == [-1, 1]
+    s = make_state(decks=(["Pebble Mole", "Ember Imp", "Sand Piper"], ["Gloom Bat", "Red Fox", "Scorch"]),
+                   attacking=(["Tidepool Crab"], []), deck_out="empty_deck")
+    end_turn(s)
+    end_turn(s)  # 1 against 1: they run out together, and the tiebreakers decide (the Crab's field points)
+    assert s.is_terminal() and s.end_reason != "deck-out" and list(s.returns()) == [1, -1]
+
+
 def test_option_deck_out_empty_deck_a_deck_emptied_by_a_card_effect_loses_at_the_end_of_that_turn():
     # the Kindle empties player 0's deck during the reveal; player 1 still holds 2 cards, which the next
     # Draw Phase would take: the loss is decided at the end of this turn, not as a double deck-out then
