@@ -32,8 +32,9 @@ def _frames_per_second(text: str) -> float:
         fps = float(text)
     except ValueError:
         fps = float("nan")
-    if not 0 < fps <= 100:  # 0 divided by zero after the whole replay, a negative one overflowed
-        raise argparse.ArgumentTypeError(f"frames per second must be a number above 0 and at most 100, got {text!r}")
+    # 0 divided by zero after the whole replay, and a GIF holds a frame at most 655.35 s
+    if not 0.01 <= fps <= 100:
+        raise argparse.ArgumentTypeError(f"frames per second must be a number from 0.01 to 100, got {text!r}")
     return fps
 
 
@@ -62,7 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("--seat", type=int, default=None, help="watch from this seat's view (default: whole table)")
     replay.add_argument("--no-pause", action="store_true", help="do not wait for Enter between actions")
     replay.add_argument("--gif", default=None, metavar="FILE", help="also write the game as an animated GIF")
-    replay.add_argument("--fps", type=_frames_per_second, default=2.0, help="GIF frames per second (above 0, at most 100)")
+    replay.add_argument("--fps", type=_frames_per_second, default=2.0, help="GIF frames per second (0.01 to 100)")
     replay.add_argument("--window", action="store_true", help="also show the pictures in a window")
 
     sub.add_parser("list", help="list the games and the registered opponents")
@@ -137,12 +138,16 @@ def main(argv: list[str] | None = None, ask=input, say=print) -> int:
             return _replay(args, ask, say)
         return _list(say)
     except (TabletopError, ValueError, KeyError, OSError) as exc:
-        # on stderr, as the training commands and argparse write theirs (a session scripted through say: there)
-        (say if say is not print else lambda text: print(text, file=sys.stderr))(f"error: {cli_message(exc)}")
+        _complain(say, f"error: {cli_message(exc)}")
         return 2
     except KeyboardInterrupt:
-        say("\ninterrupted")
+        _complain(say, "interrupted")
         return 130
+
+
+def _complain(say, text: str) -> None:
+    """On stderr, as the training commands and argparse write theirs (a session scripted through ``say``: there)."""
+    (say if say is not print else lambda line: print(line, file=sys.stderr))(text)
 
 
 if __name__ == "__main__":

@@ -313,12 +313,12 @@ def test_console_script_module_runs():
     assert bad.returncode == 2 and bad.stdout == "" and bad.stderr.startswith("error: ") and "no-such-replay" in bad.stderr
 
 
-@pytest.mark.parametrize("fps", ["0", "-2", "abc", "1000"])
+@pytest.mark.parametrize("fps", ["0", "-2", "abc", "1000", "0.001"])
 def test_a_gif_frame_rate_outside_what_a_gif_can_play_is_refused_before_the_replay(fps, capsys):
-    # 0 divided by zero and -2 overflowed, after the whole replay had been watched
+    # 0 divided by zero and -2 or 0.001 overflowed, after the whole replay had been watched
     with pytest.raises(SystemExit) as info:
         main(["replay", "any.json", "--gif", "g.gif", "--fps", fps], ask=Script([]), say=print)
-    assert info.value.code == 2 and "frames per second must be a number above 0 and at most 100" in capsys.readouterr().err
+    assert info.value.code == 2 and "frames per second must be a number from 0.01 to 100" in capsys.readouterr().err
 
 
 def _text_cases():

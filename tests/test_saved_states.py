@@ -217,6 +217,7 @@ def test_every_position_of_random_play_loads_back_whatever_its_fields_hold(env_n
         while not state.is_terminal() and state.turn < 200:
             assert game.state_from_dict(state.to_dict()) == state
             state.apply_action(int(rng.choice(state.legal_actions())))
+        assert game.state_from_dict(state.to_dict()) == state  # the last one, finished or at turn 200
 
 
 def test_an_invariant_without_a_message_is_named_by_its_source_line():

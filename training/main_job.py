@@ -24,7 +24,7 @@ from tabletop_envs.core.registry import make_game
 
 from .config import load_config, shipped_recipes_dir
 from .evaluate import check_games, check_two_seats, elo_png, markdown, round_robin, split_env_kwargs
-from .train import train
+from .train import sigterm_as_interrupt, train
 
 DEFAULT_CONFIG = shipped_recipes_dir() / "main_job.yaml"
 
@@ -48,7 +48,8 @@ def main(argv: list[str] | None = None) -> dict:
     command = "python -m training.main_job " + " ".join(
         [f"--config {args.config}"] * (args.config != str(DEFAULT_CONFIG)) + [f"--set {o}" for o in args.overrides])
     print(f"[1/3] training {cfg.env} for {cfg.ppo.total_timesteps} steps -> {cfg.run_dir()}", flush=True)
-    summary = train(cfg, command=command)
+    with sigterm_as_interrupt():  # a SIGTERM stops the training as Ctrl-C does, and the job goes on with it
+        summary = train(cfg, command=command)
     trained = summary["exported"]
 
     print(f"[2/3] round robin, {args.games} seat-rotated games per pair", flush=True)

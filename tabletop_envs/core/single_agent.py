@@ -189,6 +189,9 @@ class SingleAgentEnv(gymnasium.Env):
         """Apply the current mover's action (the ``illegal_action`` rule decides about a bad one)."""
         state = self.game_state
         mover = state.current_player()
+        if mover != self.learner_seat and self.illegal_action == "raise":
+            # an opponent's bad move names the opponent ('penalty' and 'random_legal' treat every seat alike)
+            action = check_opponent_move(action, state.legal_action_mask(), self.seat_policies[mover], mover, state)
         chosen = resolve_action(state, action, self.illegal_action, self._illegal_rng)
         if mover == self.learner_seat and chosen != action_index(action):
             self.illegal_action_played = True
@@ -204,11 +207,7 @@ class SingleAgentEnv(gymnasium.Env):
     def play_opponent(self, policy: Policy, player: int, rng: np.random.Generator) -> None:
         """Ask ``policy`` for seat ``player``'s move (what that seat sees) and play it."""
         state = self.game_state
-        mask = state.legal_action_mask()
-        action = policy.act(state.observation(player), mask, rng)
-        if self.illegal_action == "raise":  # 'penalty' and 'random_legal' treat every seat alike, as the AEC env
-            action = check_opponent_move(action, mask, policy, player, state)
-        self.play(action)
+        self.play(policy.act(state.observation(player), state.legal_action_mask(), rng))
 
     def play_if_forced(self) -> bool:
         """Play the mover's only legal action if it has just one (no policy is asked: see the class doc)."""

@@ -48,3 +48,32 @@ def test_the_main_job_recipe_quotes_no_measured_numbers_that_drift():
     comments = [line for line in DEFAULT_CONFIG.read_text().splitlines() if line.lstrip().startswith("#")]
     assert not [line for line in comments if "%" in line or "under a minute" in line]
     assert any("README" in line for line in comments)
+
+
+@pytest.mark.skipif(not hasattr(__import__("signal"), "SIGKILL"), reason="POSIX signals")
+def test_sigterm_stops_the_main_jobs_training_as_ctrl_c_does_and_the_job_goes_on(tmp_path):
+    # the main job called train() without the trainer's SIGTERM handling: it died with no export or table
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    run = tmp_path / "main"
+    argv = ["--set", "ppo.total_timesteps=10000000", "--set", "pretrain.games=30", "--set", "pretrain.epochs=1",
+            "--set", "eval.every=10000000", "--set", "output.checkpoint_every=512", "--set", "output.tensorboard=false",
+            "--set", "output.progress_bar=false", "--set", f"output.dir={run}", "--games", "4"]
+    proc = subprocess.Popen([sys.executable, "-m", "training.main_job", *argv], stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, cwd=Path(__file__).resolve().parents[2])
+    try:
+        deadline = time.monotonic() + 120
+        while not list((run / "checkpoints").glob("step_*/state.json")) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert proc.poll() is None, proc.stdout.read()
+        proc.send_signal(signal.SIGTERM)
+        out, _ = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+        proc.wait()
+    assert proc.returncode == 0 and "interrupted at" in out and "| new agent | heuristic |" in out, out
+    assert json.loads((run / "main_job.json").read_text())["steps"] < 10_000_000

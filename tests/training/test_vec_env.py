@@ -96,6 +96,29 @@ def test_selfplay_vec_env_answers_envs_waiting_on_one_policy_in_one_batch():
     assert len(together.batches) + together.single < alone.single
 
 
+class OffTheBoard:
+    """An opponent whose moves are no actions of the game, asked row by row or in a batch."""
+
+    name = "off_the_board"
+
+    def act(self, obs, mask, rng):
+        return 10**6
+
+    def act_batch(self, obs, masks, rng):
+        return np.full(len(masks), 10**6)
+
+
+@needs_train
+@pytest.mark.parametrize("n", [1, 4])
+def test_an_opponents_illegal_move_names_the_opponent_alone_or_in_a_batch(n):
+    # in a batch (3 or more envs waiting on one policy) the message told the caller to fix its own move
+    from training.vec_env import SelfPlayVecEnv
+
+    venv = _vec(SelfPlayVecEnv, "terralore_v0", OffTheBoard(), n=n)
+    with pytest.raises(Exception, match=r"the opponent off_the_board \(seat \d\) chose an illegal action"):
+        _play(venv, 50)
+
+
 @needs_train
 def test_selfplay_vec_env_reports_truncation_for_sb3_bootstrapping():
     from training.vec_env import SelfPlayVecEnv
