@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 from .core.errors import TabletopError, cli_message
@@ -137,6 +138,10 @@ def main(argv: list[str] | None = None, ask=input, say=print) -> int:
         if args.command == "replay":
             return _replay(args, ask, say)
         return _list(say)
+    except BrokenPipeError:
+        # the reader went away (tabletop-envs list | head): nothing to report, and nothing more to flush to it
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except (TabletopError, ValueError, KeyError, OSError) as exc:
         _complain(say, f"error: {cli_message(exc)}")
         return 2

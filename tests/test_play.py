@@ -313,6 +313,18 @@ def test_console_script_module_runs():
     assert bad.returncode == 2 and bad.stdout == "" and bad.stderr.startswith("error: ") and "no-such-replay" in bad.stderr
 
 
+def test_a_reader_that_stops_reading_ends_the_command_quietly():
+    # tabletop-envs list | head -1 printed "error: [Errno 32] Broken pipe"
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    proc = subprocess.Popen([sys.executable, "-m", "tabletop_envs", "list"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=Path(__file__).resolve().parents[1])
+    proc.stdout.close()  # before the command has written anything: every write meets a closed pipe
+    assert proc.wait(timeout=60) == 0 and proc.stderr.read() == ""
+
+
 @pytest.mark.parametrize("fps", ["0", "-2", "abc", "1000", "0.001"])
 def test_a_gif_frame_rate_outside_what_a_gif_can_play_is_refused_before_the_replay(fps, capsys):
     # 0 divided by zero and -2 or 0.001 overflowed, after the whole replay had been watched
