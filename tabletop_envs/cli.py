@@ -146,7 +146,7 @@ def main(argv: list[str] | None = None, ask=input, say=print) -> int:
         _complain(say, f"error: {cli_message(exc)}")
         return 2
     except KeyboardInterrupt:
-        _complain(say, "interrupted")
+        _complain(say, "\ninterrupted")  # on a line of its own: the terminal's ^C leaves the cursor after it
         return 130
 
 
