@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
+from extras import needs_train
 
 from tabletop_envs import ConfigError
 from training.config import TrainConfig, load_config, schema_markdown
@@ -227,6 +228,7 @@ def test_an_unknown_device_is_refused_when_the_recipe_loads(device):
         load_config(overrides=[f"ppo.device={device}"])
 
 
+@needs_train
 @pytest.mark.parametrize("device", ["meta", "xpu"])
 def test_a_torch_device_this_machine_cannot_train_on_is_refused_before_the_run_folder_changes(device, tmp_path):
     # meta passed every check, set the earlier run aside, and failed in the learner's constructor
