@@ -208,14 +208,15 @@ def test_a_saved_state_with_a_field_of_another_type_or_range_is_refused_before_i
     ("terralore_v0", {}), ("terralore_v0", {"opaque_wall": False}), ("travel_earth_v0", {"deck_format": "casual"}),
     ("earth_v0", {"num_players": 1}), ("earth_v0", {"num_players": 3, "advanced_draft": True}),
 ])
-def test_every_position_of_random_play_loads_back_whatever_its_fields_hold(env_name, options):
+def test_positions_of_other_random_games_load_back_whatever_their_fields_hold(env_name, options):
     # the type check compares with the kinds a few seeded random games gave each field: other games'
     # positions must never be refused by it
     game = make_game(env_name, **options)
     for seed in range(1000, 1003):
         rng, state = np.random.default_rng(seed), game.new_initial_state(seed)
         while not state.is_terminal() and state.turn < 200:
-            assert game.state_from_dict(state.to_dict()) == state
+            if rng.random() < 0.3:  # every position would take seconds for Earth
+                assert game.state_from_dict(state.to_dict()) == state
             state.apply_action(int(rng.choice(state.legal_actions())))
         assert game.state_from_dict(state.to_dict()) == state  # the last one, finished or at turn 200
 
