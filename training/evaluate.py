@@ -32,7 +32,7 @@ import numpy as np
 from tabletop_envs.core.aec import AEC_KWARGS, check_illegal_action, check_max_turns, check_render_mode
 from tabletop_envs.core.arena import deal_seed, play_game
 from tabletop_envs.core.errors import ConfigError, is_int, run_cli
-from tabletop_envs.core.policy import load_policy, policy_rng
+from tabletop_envs.core.policy import load_policy, policy_name, policy_rng
 from tabletop_envs.core.registry import get_spec, make_game
 
 from .config import user_path
@@ -75,18 +75,13 @@ def resolve(spec, env_name: str, game_config: dict | None = None):
     """(display name, Policy) from a short name, an id, a path or a policy object. ``game_config``: the
     rule options it will play under (a model trained under others is warned about)."""
     if not isinstance(spec, str):  # a loaded policy: checked against the env when it says what it was made for
-        return resolve_name(spec), load_policy(spec, env=env_name, game_config=game_config)
+        return policy_name(spec), load_policy(spec, env=env_name, game_config=game_config)
     if "/" in spec or spec.endswith((".onnx", ".json", ".npz")) or Path(spec).is_file():
         full = spec
     else:
         full = f"{env_name}/{spec}"
     # every kind (short name, id, shipped id, path) is checked against the env: another game's policy is refused
     return spec, load_policy(full, env=env_name, game_config=game_config)
-
-
-def resolve_name(policy) -> str:
-    """A policy object's name in reports: its ``name``, else its class's."""
-    return getattr(policy, "name", type(policy).__name__)
 
 
 @dataclass
@@ -235,7 +230,7 @@ def round_robin(env_name: str, policies: list, games: int, seed: int = 0, game_k
         pairs.append(res)
     elo = bradley_terry_elo(names, pairs)
     # the filler sits in every game of a larger table and moves every result: the report says which
-    filler_name = (filler if isinstance(filler, str) else resolve_name(filler)) \
+    filler_name = (filler if isinstance(filler, str) else policy_name(filler)) \
         if n_players > 2 else None
     return {"env": env_name, "num_players": n_players, "games_per_pair": pairs[0].games if pairs else 0,
             "seed": seed, "game_kwargs": dict(game_kwargs or {}), "max_turns": max_turns, "filler": filler_name,
@@ -252,7 +247,7 @@ def anchor_key(anchor) -> str:
     given (``random`` -> ``vs_random``, ``terralore_v0/ppo`` -> ``vs_terralore_v0/ppo``); a policy object
     by its name, as a round robin names it (its repr held a memory address)."""
     if not isinstance(anchor, (str, os.PathLike)):
-        return f"vs_{resolve_name(anchor)}"
+        return f"vs_{policy_name(anchor)}"
     text = str(anchor)
     return f"vs_{Path(text).stem if text.endswith(MODEL_SUFFIXES) else text}"
 

@@ -79,6 +79,11 @@ class RandomPolicy:
         return "RandomPolicy()"
 
 
+def policy_name(policy) -> str:
+    """A policy object's name in reports and messages: its ``name``, else its class's."""
+    return getattr(policy, "name", type(policy).__name__)
+
+
 def policy_rng(seed: int, *stream: int) -> np.random.Generator:
     """The generator the policies of a game (or match) dealt from ``seed`` draw from (``stream``: more
     ints that tell apart generators of the same seed).
@@ -163,7 +168,7 @@ def load_policy(policy: str | Path | Policy, env: str | None = None, game_config
         # a tool that loads a model and hands the object on (evaluate's round robin) says it once
         rules = repr(sorted(game_config.items()))
         if getattr(loaded, "_rules_checked", None) != rules:
-            name = policy if isinstance(policy, (str, Path)) else getattr(policy, "name", type(policy).__name__)
+            name = policy if isinstance(policy, (str, Path)) else policy_name(policy)
             check_rule_options(meta, game_config, source=f"model {str(name)!r}")
             try:
                 loaded._rules_checked = rules
@@ -187,7 +192,7 @@ def _load_policy(policy: str | Path | Policy, env: str | None = None, game_confi
             if env is not None and isinstance(meta, dict) and "env_id" in meta:
                 from .onnx_policy import check_compatible
 
-                check_compatible(meta, env, source=f"policy {getattr(policy, 'name', type(policy).__name__)!r}")
+                check_compatible(meta, env, source=f"policy {policy_name(policy)!r}")
             return policy
         raise TypeError(f"expected a policy id, a model path or an object with act(); got {type(policy).__name__}")
     text = str(policy)

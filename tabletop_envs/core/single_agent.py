@@ -18,7 +18,7 @@ import numpy as np
 from .aec import TabletopAECEnv, action_index, penalty_returns, resolve_action
 from .engine import State, check_seed_value
 from .errors import ConfigError, IllegalActionError, StateError
-from .policy import Policy, RandomPolicy, load_policy, policy_rng
+from .policy import Policy, RandomPolicy, load_policy, policy_name, policy_rng
 
 #: deals in a row that may end before the learner's first decision before reset gives up
 MAX_REDEALS = 1000
@@ -37,8 +37,7 @@ def check_opponent_move(action, mask: np.ndarray, policy, player: int, state: St
     if index is None or not 0 <= index < mask.shape[0] or not mask[index]:
         legal = np.flatnonzero(mask)
         raise IllegalActionError(action, legal.tolist(), state._describe_safe, state.decision(),
-                                 who=f"the opponent {getattr(policy, 'name', type(policy).__name__)} "
-                                     f"(seat {player})")
+                                 who=f"the opponent {policy_name(policy)} (seat {player})")
     return index
 
 
