@@ -389,11 +389,12 @@ class SelfPlayCallback(BaseCallback):
         # state.json marks a complete checkpoint for --resume, so it goes first (the final checkpoint
         # rewrites the folder of the last scheduled one) and comes back last, whole
         (folder / "state.json").unlink(missing_ok=True)
-        self.model.save(folder / "model.zip")
-        with open(folder / "pool.pkl", "wb") as fh:
-            pickle.dump(self.pool.state_dict(), fh)
-        (folder / "state.json.tmp").write_text(json.dumps(self.state()))
-        (folder / "state.json.tmp").replace(folder / "state.json")
+        with interrupts_deferred():
+            self.model.save(folder / "model.zip")
+            with open(folder / "pool.pkl", "wb") as fh:
+                pickle.dump(self.pool.state_dict(), fh)
+            (folder / "state.json.tmp").write_text(json.dumps(self.state()))
+            (folder / "state.json.tmp").replace(folder / "state.json")
         self.overhead_seconds += time.perf_counter() - t0
         return folder
 
@@ -580,7 +581,8 @@ def train(cfg: TrainConfig, resume: bool = False, command: str | None = None) ->
     # PPO's own pace: the steps this call trained over its time in learn(), less evaluations and checkpoints
     steps_per_second = ((model.num_timesteps - start_steps) / max(end - ppo_start - callback.overhead_seconds, 1e-9)
                         if model.num_timesteps > start_steps else None)  # None: this call trained no steps
-    model.save(run_dir / "final_model.zip")
+    with interrupts_deferred():
+        model.save(run_dir / "final_model.zip")
     if remaining > 0:  # (resumed into the distillation only: the checkpoint is this model already)
         callback.checkpoint()
 
@@ -603,7 +605,8 @@ def train(cfg: TrainConfig, resume: bool = False, command: str | None = None) ->
             raise
         train_seconds += time.perf_counter() - distill_start  # training too: the sidecar's wall time counts it
         (run_dir / "distill.json").write_text(json.dumps(distill_report, indent=2) + "\n")
-        model.save(run_dir / "distilled_model.zip")
+        with interrupts_deferred():
+            model.save(run_dir / "distilled_model.zip")
     summary = {"env": cfg.env, "run_dir": str(run_dir), "steps": last_steps,
                "train_seconds": round(train_seconds, 1),
                "steps_per_second": None if steps_per_second is None else round(steps_per_second, 1),
@@ -675,6 +678,30 @@ def sigterm_as_interrupt():
         yield
     finally:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+@contextlib.contextmanager
+def interrupts_deferred():
+    """Ctrl-C or SIGTERM while a model file is written lands once it is whole: raised inside torch's zip
+    writer, the interrupt left a torn file and a RuntimeError in its place, which no ``except
+    KeyboardInterrupt`` catches (a SIGTERM in the middle of a checkpoint ended the run with a traceback).
+    The signal is raised again after the block, to whatever handler was there."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    pending: list[int] = []
+    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    for sig, handler in previous.items():
+        if handler not in (signal.SIG_IGN, None):  # an ignored signal stays ignored
+            signal.signal(sig, lambda signum, frame: pending.append(signum))
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            if handler is not None:
+                signal.signal(sig, handler)
+        for sig in pending[:1]:
+            signal.raise_signal(sig)
 
 
 def cli() -> None:
