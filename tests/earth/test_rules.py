@@ -643,7 +643,8 @@ def test_otherwise_you_can_convert_them_any_other_time_even_where_only_the_conve
 
 def test_otherwise_you_can_convert_them_any_other_time_even_where_only_the_converted_soil_pays_for_a_planting():
     # In a Planting turn p1 may plant 1 card; it holds no soil, and 3 sprouts would convert to the 2 soil its
-    # card costs: the planting must be asked (it was skipped as unaffordable)
+    # card costs: the planting is asked (some card of the game costs nothing, so it always was), converting
+    # is legal there, and the card is then planted with the converted soil
     s = at_action(2, p=0)
     quiet(s)
     empty_hands(s)
