@@ -152,6 +152,18 @@ class State:
         resources …). Called by the conformance harness at every decision of random games."""
         raise NotImplementedError
 
+    def saved_bounds(self) -> dict[str, Any]:
+        """What a loaded state may hold, per field path (``name``; ``name[]`` for the items of a list
+        field, ``name[][]`` for theirs): ``(lo, hi)`` for ints from ``lo`` to ``hi`` (``None``: no bound),
+        a frozenset of the allowed values, or ``None`` for any value. Paths left out are not checked.
+        An edited value of the right kind but out of range (``"pending_card": -1``) otherwise loaded
+        and failed later, in play, as an IndexError or a silently different game."""
+        return {}
+
+    def saved_lengths(self) -> dict[str, int]:
+        """The length of each list field path whose length the rules fix (one entry per seat …)."""
+        return {}
+
     def render_text(self, player: int | None = None) -> str:
         """Readable table; ``player`` given: only what that player sees."""
         return repr(self)
@@ -219,6 +231,14 @@ class State:
                              "'rng' must be the bit generator state to_dict() wrote") from exc
         state._mask_cache = None
         state._restore_transient()
+        wrong = _wrong_kinds(state)
+        if wrong:
+            raise StateError(f"the saved {game.env_name} state has fields of another type than the game gives them "
+                             f"in play: {', '.join(wrong[:5])}: it was edited or corrupted after to_dict() wrote it")
+        outside = _out_of_bounds(state)
+        if outside:
+            raise StateError(f"the saved {game.env_name} state holds values the game never gives these fields: "
+                             f"{', '.join(outside[:5])}: it was edited or corrupted after to_dict() wrote it")
         try:
             state.check_invariants()
         except NotImplementedError:  # a game without invariants to check
@@ -293,8 +313,8 @@ def _failure(exc: BaseException) -> str:
 
 def _check_playable(state: State) -> None:
     """A loaded state answers what an env asks of it first: whose turn, the mask, every seat's
-    observation and text view. An edited field of the right name (``"actor": "1"``) passes the field
-    and invariant checks and failed there, in the env, with Python's own error."""
+    observation and text view. An edited field of the right name and kind can pass the field, range and
+    invariant checks and failed there, in the env, with Python's own error."""
     game = state.game
     try:
         player = state.current_player()
@@ -310,14 +330,44 @@ def _check_playable(state: State) -> None:
             state.observation(seat)
             state.render_text(seat)
     except Exception as exc:
-        wrong = _wrong_kinds(state)
-        hint = ("; fields of another type than in play: " + ", ".join(wrong[:5])) if wrong else ""
-        raise StateError(f"the saved {game.env_name} state cannot be played from ({_failure(exc)}){hint}: it was "
+        raise StateError(f"the saved {game.env_name} state cannot be played from ({_failure(exc)}): it was "
                          "edited or corrupted after to_dict() wrote it") from exc
-    wrong = _wrong_kinds(state)
-    if wrong:
-        raise StateError(f"the saved {game.env_name} state has fields of another type than the game gives them in "
-                         f"play: {', '.join(wrong[:5])}: it was edited or corrupted after to_dict() wrote it")
+
+
+def _out_of_bounds(state: State) -> list[str]:
+    """``path: value (must be …)`` for each saved value or list length outside ``saved_bounds()`` and
+    ``saved_lengths()``. A value of another kind is left to ``_wrong_kinds``, which names it better."""
+    bounds, lengths = state.saved_bounds(), state.saved_lengths()
+    out: list[str] = []
+
+    def check(value, path):
+        if len(out) >= 5:
+            return
+        if isinstance(value, list):
+            want = lengths.get(path)
+            if want is not None and len(value) != want:
+                out.append(f"{path}: {len(value)} items (must be {want})")
+                return
+            for item in value:
+                check(item, path + "[]")
+            return
+        bound = bounds.get(path)
+        if bound is None:
+            return
+        if isinstance(bound, frozenset):
+            if isinstance(value, dict) or value not in bound:
+                out.append(f"{path}: {value!r} (must be one of {', '.join(map(repr, sorted(bound)))})")
+        elif is_int(value):
+            lo, hi = bound
+            if (lo is not None and value < lo) or (hi is not None and value > hi):
+                limits = (f"from {lo} to {hi}" if lo is not None and hi is not None
+                          else f">= {lo}" if lo is not None else f"<= {hi}")
+                out.append(f"{path}: {value} (must be {limits})")
+
+    for name, value in state.to_dict()["state"].items():
+        if name != "rng":
+            check(value, name)
+    return out
 
 
 #: per state class and rule options, the JSON kinds each field path took along a few seeded random games

@@ -983,6 +983,24 @@ class EarthState(State):
         return sorted(range(self.n), key=lambda p: scoring.tiebreak_key(self, p), reverse=True)
 
     # ================================================================== invariants
+    def saved_bounds(self) -> dict:
+        cat, n = self.game.cat, self.game.num_players  # not self.n: a saved field, checked here
+        seat, card = (0, n - 1), (-1, NUM_EARTH - 1)
+        return {"n": (n, n), "phase": frozenset(("setup", "play", "over")), "grid[][]": card,
+                "stage": frozenset(("setup", "choose", "rows", "activation", "end")),
+                "island[]": (-1, len(cat.islands) - 1), "climate[]": (-1, len(cat.climates) - 1),
+                "eco[]": (-1, len(cat.ecosystems) - 1), "public_eco[]": (0, len(cat.ecosystems) - 1),
+                "fauna[]": (0, len(cat.fauna) - 1), "leaves[][]": seat, "fauna_seen[][]": seat,
+                "planted[][]": (0, NUM_EARTH - 1), "last_action[]": (-1, len(ACTIONS) - 1),
+                "action": (-1, len(ACTIONS) - 1), "first": seat, "active": seat, "bonus": (-1, n - 1),
+                "turns": (0, None), "rounds": (0, None)}
+
+    def saved_lengths(self) -> dict[str, int]:
+        per_seat = ("hands", "drawn", "compost", "compost_known", "events", "grid", "spr", "gro", "soil", "island",
+                    "climate", "eco", "last_action", "planted")
+        return dict.fromkeys(per_seat, self.game.num_players) | dict.fromkeys(("grid[]", "spr[]", "gro[]"), 16) | {
+            "fauna": 4, "leaves": 4, "fauna_seen": 4, "public_eco": 2}
+
     def check_invariants(self) -> None:
         zones = list(self.deck) + list(self.discard)
         for p in range(self.n):

@@ -833,6 +833,19 @@ class TerraloreState(State):
         return out
 
     # ------------------------------------------------------------------ checks and text
+    def saved_bounds(self) -> dict:
+        last = len(self.cat) - 1
+        return {"deck_list[][]": (0, last), "castle[]": (0, CASTLE_HP), "turn_number": (0, None),
+                "phase": frozenset((MULLIGAN, PLAY, "over")), "decision_name": frozenset(DECISIONS + ("",)),
+                "actor": (0, 1), "first_placer": (0, 1), "pending_card": (-1, last), "pending_lane": (-1, 1),
+                "discards_left": (0, None), "slots_to_free": (0, None), "reveal_first": (-1, 1), "result[]": (-1, 1)}
+
+    def saved_lengths(self) -> dict[str, int]:
+        per_seat = ("deck_list", "deck", "hand", "field", "face_down", "graveyard", "exile", "castle", "known_hand",
+                    "weakened", "mulliganed", "done_placing", "totals", "result", "play_start")
+        return dict.fromkeys(per_seat, 2) | dict.fromkeys(("field[]", "face_down[]", "totals[]"), 2) | {
+            "deck_list[]": DECK_SIZE}
+
     def check_invariants(self) -> None:
         cat = self.cat
         for p in (0, 1):
@@ -860,6 +873,26 @@ class TerraloreState(State):
         else:
             assert self.phase in (MULLIGAN, PLAY) and self.decision_name in DECISIONS
             assert self.discards_left >= 0 and self.slots_to_free >= 0
+            self._check_pending_placement()
+
+    def _check_pending_placement(self) -> None:
+        """The placement in progress, if any, is one the actor could have begun: a hand card waiting for its
+        lane, or the card placed face down in the lane being paid for."""
+        p, card, lane = self.actor, self.pending_card, self.pending_lane
+        assert (self.phase == MULLIGAN) == (self.decision_name == MULLIGAN), "the mulligan decision outside its phase"
+        assert self.phase == MULLIGAN or self.turn_number >= 1, f"the Play Phase of turn {self.turn_number}"
+        if self.decision_name in (DISCARD, DESTROY):
+            assert lane in (ATTACK, DEFEND) and card in self.face_down[p][lane], \
+                f"paying for card {card}, not placed face down in lane {lane}"
+            # discards come first, then the slots to free (_next_payment_step)
+            assert (self.discards_left > 0) == (self.decision_name == DISCARD) and \
+                (self.decision_name == DISCARD or self.slots_to_free > 0), "the payment out of step with its decision"
+            return
+        assert self.discards_left == self.slots_to_free == 0 and lane == -1, "a payment left outside its decision"
+        if self.decision_name == LANE:
+            assert card in self.hand[p], f"choosing a lane for card {card}, not in the hand"
+        else:
+            assert card == -1, f"card {card} pending outside a placement"
 
     def _check_play_start(self) -> None:
         """The remembered start of the Play Phase (opaque wall) is a position the placement since led from."""

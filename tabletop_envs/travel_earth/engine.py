@@ -787,6 +787,16 @@ class TravelEarthState(State):
         other._mask_cache = None
         return other
 
+    def saved_bounds(self) -> dict:
+        last, seat = len(self.game.catalogue.cards) - 1, (0, 1)
+        return {"first": seat, "player": seat, "turns": (0, None), "quiet": (0, self.game.stalemate_turns),
+                "winner": (-1, 1), "adds": (0, 2), "challenger": (-1, last), "defender": (-1, last),
+                "defender_row": (-1, RESTING), "stat": (-1, NUM_STATS - 1), "used": (0, ALL_STATS),
+                "change_stat": (-1, NUM_STATS - 1), "phase": frozenset(PHASES + ("over",))}
+
+    def saved_lengths(self) -> dict[str, int]:
+        return dict.fromkeys(("deck", "hand", "ready", "resting", "reservoir", "unseen", "empty", "discard"), 2)
+
     def check_invariants(self) -> None:
         g = self.game
         for p in (0, 1):
