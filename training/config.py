@@ -67,17 +67,22 @@ class VecConfig:
 
 @dataclass
 class SelfPlayConfig:
-    random_weight: float = config_key(0.1, "share of episodes against the random anchor", min=0, max=1)
-    heuristic_weight: float = config_key(0.2, "share of episodes against the game's heuristic bot", min=0, max=1)
+    random_weight: float = config_key(0.1, "chance that an opponent seat holds the random anchor, drawn per seat "
+                                      "and episode (the share of episodes at two players)", min=0, max=1)
+    heuristic_weight: float = config_key(0.2, "chance that an opponent seat holds the game's heuristic bot, drawn per "
+                                         "seat and episode", min=0, max=1)
     snapshot_every: int = config_key(20_000, "steps between attempts to freeze the learner into the pool", min=1)
     window: int = config_key(5, "snapshots kept: the last K frozen ones", min=1)
     play_latest_ratio: float = config_key(0.5, "of the snapshot draws, the share that takes the newest snapshot; the "
                                           "rest draw uniformly from the window, the newest included (so the newest "
                                           "gets ratio + (1 - ratio) / snapshots)", min=0, max=1)
-    gate_win_rate: float = config_key(0.5, "freeze a new snapshot only if the learner's recent score (win 1, draw "
-                                      "0.5) against the pool's snapshots is at least this (0 = always; a pool "
-                                      "without snapshots always gets one)", min=0, max=1)
-    gate_episodes: int = config_key(100, "recent episodes against snapshots that the gate looks at", min=1)
+    gate_win_rate: float = config_key(0.5, "freeze a new snapshot only if the learner's recent score against the "
+                                      "pool's snapshots is at least this: per episode the mean over the snapshot "
+                                      "seats of 1 (higher return), 0.5 (equal) or 0, so 0.5 is 'as strong' at any "
+                                      "number of players (0 = always; a pool without snapshots always gets one)",
+                                      min=0, max=1)
+    gate_episodes: int = config_key(100, "recent episodes against snapshots that the gate looks at, counted since "
+                                    "the last freeze; it waits for min(20, this) of them", min=1)
     snapshot_sampling: Literal["sample", "argmax"] = config_key("sample", "how snapshots pick among legal actions")
     initial_snapshot: bool = config_key(True, "put the untrained learner in the pool at step 0")
 

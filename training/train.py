@@ -59,8 +59,8 @@ class SelfPlayEnv(SingleAgentEnv):
     def outcome(self):
         obs, reward, terminated, truncated, info = super().outcome()
         if terminated or truncated:
-            info["opponent_tags"] = [getattr(p, "pool_tag", getattr(p, "name", "other"))
-                                     for p in self.episode_opponents]
+            info["opponent_tags"] = [None if p is None else getattr(p, "pool_tag", getattr(p, "name", "other"))
+                                     for p in self.seat_policies]  # per seat: None at the learner's
         return obs, reward, terminated, truncated, info
 
 
@@ -74,13 +74,20 @@ class EnvFactory:
         return SelfPlayEnv(self.env_name, opponent=self.opponent, **self.env_kwargs)
 
 
-def learner_score(returns: list[float], seat: int) -> float:
-    """1 win, 0.5 draw (or a shared best), 0 loss; with more seats a win is the unique best return."""
-    r = np.asarray(returns, float)
-    best = r.max()
-    if r[seat] < best:
-        return 0.0
-    return 1.0 if (r == best).sum() == 1 else 0.5
+def learner_score(returns: list[float], seat: int, against: list[int]) -> float:
+    """The learner's mean score against the seats ``against``: 1 for a higher return, 0.5 for the same, 0
+    for a lower one, as the evaluation scores a pair. At more than two seats, "won the table" would judge
+    the learner by every seat at once: one exactly as strong as its snapshots would score 1/n, not 0.5."""
+    mine = returns[seat]
+    return float(np.mean([1.0 if mine > returns[s] else 0.5 if mine == returns[s] else 0.0 for s in against]))
+
+
+def episode_scores(info: dict) -> dict[str, float]:
+    """The learner's score against each kind of opponent it met in a finished episode (``learner_score``
+    over the seats of that kind), from the info ``SelfPlayEnv`` gives at the end."""
+    tags = info.get("opponent_tags", [])
+    return {tag: learner_score(info["returns"], info["learner_seat"], [s for s, t in enumerate(tags) if t == tag])
+            for tag in set(tags) - {None}}
 
 
 def make_vec_env(cfg: TrainConfig, pool: OpponentPool):
@@ -331,11 +338,10 @@ class SelfPlayCallback(BaseCallback):
         return applied
 
     def _record(self, info: dict) -> None:
-        score = learner_score(info["returns"], info["learner_seat"])
-        for tag in set(info.get("opponent_tags", [])):
+        for tag, score in episode_scores(info).items():
             self.recent[tag].append(score)
-        if SNAPSHOT in info.get("opponent_tags", []):
-            self.gate.record(score)
+            if tag == SNAPSHOT:
+                self.gate.record(score)
 
     def _freeze(self) -> None:
         from .export import mlp_weights

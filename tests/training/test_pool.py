@@ -14,7 +14,7 @@ from tabletop_envs.core.onnx_policy import MLPPolicy
 pytest.importorskip("sb3_contrib", reason="needs the [train] extra (torch, stable-baselines3, sb3-contrib)")
 
 from training.pool import HEURISTIC, RANDOM, SNAPSHOT, OpponentPool, WinRateGate  # noqa: E402
-from training.train import SelfPlayEnv, learner_score  # noqa: E402
+from training.train import SelfPlayEnv, episode_scores, learner_score  # noqa: E402
 
 
 def _weights(n_obs=32, n_act=11, seed=0):
@@ -115,13 +115,44 @@ def test_self_play_env_randomises_seats_and_reports_the_opponent_kind(toy):
     assert tags[RANDOM] > 10 and tags[SNAPSHOT] > 10
 
 
-def test_learner_score_is_rank_based_for_many_seats():
-    assert learner_score([1, -1], 0) == 1.0
-    assert learner_score([1, -1], 1) == 0.0
-    assert learner_score([0, 0], 1) == 0.5
-    assert learner_score([0.5, 1.0, -1.0], 1) == 1.0
-    assert learner_score([1.0, 1.0, -1.0], 0) == 0.5
-    assert learner_score([1.0, 1.0, -1.0], 2) == 0.0
+def test_learner_score_is_the_mean_pair_score_against_the_seats_named():
+    assert learner_score([1, -1], 0, [1]) == 1.0
+    assert learner_score([1, -1], 1, [0]) == 0.0
+    assert learner_score([0, 0], 1, [0]) == 0.5
+    assert learner_score([0.5, 1.0, -1.0], 1, [0, 2]) == 1.0
+    assert learner_score([1.0, 1.0, -1.0], 0, [1, 2]) == 0.75
+    assert learner_score([1.0, 0.0, -1.0, 0.0], 1, [2, 3]) == 0.75  # second of four: beat one, tied one
+
+
+def test_a_learner_second_at_the_table_scores_1_against_the_snapshots_it_beat_and_0_against_the_heuristic():
+    # at four seats "won the table" gave 0 to both: the gate never saw the learner beat its snapshots
+    info = {"returns": [-1 / 3, 1.0, -1.0, 1 / 3], "learner_seat": 3,
+            "opponent_tags": [SNAPSHOT, HEURISTIC, SNAPSHOT, None]}
+    assert episode_scores(info) == {SNAPSHOT: 1.0, HEURISTIC: 0.0}
+
+
+def test_a_learner_as_strong_as_its_opponents_scores_about_half_at_three_seats(monkeypatch):
+    # the gate's threshold (0.5 by default) means "as strong as the snapshots" at any number of seats
+    import three_seat_game
+
+    from tabletop_envs.core.registry import ENVS, EnvSpec
+
+    monkeypatch.setitem(ENVS, "picks_v0", EnvSpec("picks_v0", "three_seat_game", "test/picks-v0", "test/Picks-v0",
+                                                  (3,), "", "picks"))
+    env = SelfPlayEnv(three_seat_game.raw_env(), opponent=OpponentPool("picks_v0", random_weight=1.0,
+                                                                       heuristic_weight=0.0))
+    rng, scores, won_table = np.random.default_rng(0), [], []
+    for seed in range(1000):
+        env.reset(seed=seed)
+        done = False
+        while not done:  # the learner picks at random, as its random opponents do
+            _, _, term, trunc, info = env.step(int(rng.integers(3)))
+            done = term or trunc
+        scores.append(episode_scores(info)[RANDOM])
+        mine, best = info["returns"][info["learner_seat"]], max(info["returns"])
+        won_table.append(0.0 if mine < best else 1.0 if list(info["returns"]).count(best) == 1 else 0.5)
+    assert abs(np.mean(scores) - 0.5) < 0.04
+    assert np.mean(won_table) < 0.42  # the table-win score the gate used: about 1/3 at three seats
 
 
 def test_snapshot_is_an_mlp_policy_that_plays_legal_moves(toy):
