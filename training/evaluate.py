@@ -176,11 +176,14 @@ def check_two_seats(env_name: str, num_players: int) -> None:
 
 
 def bradley_terry_elo(names: list[str], pairs: list[PairResult], anchor: str | None = "random",
-                      iterations: int = 2000) -> dict[str, float]:
-    """Elo ratings from a Bradley–Terry fit (MM updates); draws count half a win each way.
+                      iterations: int = 100) -> dict[str, float]:
+    """Elo ratings from a Bradley–Terry maximum-likelihood fit; draws count half a win each way.
 
     One virtual draw per played pair keeps ratings finite when a policy wins every game. The
-    ``anchor`` policy (random, if present) is rated 0; otherwise the mean rating is 0.
+    ``anchor`` policy (random, if present) is rated 0; otherwise the mean rating is 0. Newton steps on
+    the log-strengths (the likelihood is concave there) with step halving, until a step moves no rating
+    by 1e-9 Elo: the MM updates used before stopped after 2,000 iterations, 50 Elo short of the fit on
+    a table of clean sweeps. Raises if ``iterations`` steps do not converge.
     """
     idx = {n: i for i, n in enumerate(names)}
     k = len(names)
@@ -189,17 +192,34 @@ def bradley_terry_elo(names: list[str], pairs: list[PairResult], anchor: str | N
         i, j = idx[p.a], idx[p.b]
         w[i, j] += p.wins + 0.5 * p.draws + 0.5
         w[j, i] += p.losses + 0.5 * p.draws + 0.5
-    games = w + w.T
-    strength = np.ones(k)
+    games, won = w + w.T, w.sum(axis=1)
+
+    def log_likelihood(theta):
+        diff = theta[:, None] - theta[None, :]
+        return float((w * -np.logaddexp(0.0, -diff)).sum())
+
+    theta = np.zeros(k)  # natural log of each strength, mean 0
+    like = log_likelihood(theta)
     for _ in range(iterations):
-        denom = (games / (strength[:, None] + strength[None, :])).sum(axis=1)
-        new = np.where(denom > 0, w.sum(axis=1) / np.where(denom > 0, denom, 1), strength)
-        new /= np.exp(np.mean(np.log(new)))
-        if np.allclose(new, strength, rtol=1e-10, atol=0):
-            strength = new
+        p_win = 1.0 / (1.0 + np.exp(theta[None, :] - theta[:, None]))
+        grad = won - (games * p_win).sum(axis=1)
+        info = games * p_win * p_win.T  # minus the Hessian: a graph Laplacian, singular along the mean
+        info = np.diag(info.sum(axis=1)) - info
+        step = np.linalg.lstsq(info, grad, rcond=None)[0]
+        step -= step.mean()
+        scale = 1.0
+        while scale > 1e-6:
+            trial = theta + scale * step
+            trial_like = log_likelihood(trial)
+            if trial_like >= like:
+                break
+            scale /= 2
+        theta, like = trial, trial_like
+        if np.abs(scale * step).max() * 400 / np.log(10) < 1e-9:
             break
-        strength = new
-    elo = 400 * np.log10(strength)
+    else:
+        raise RuntimeError(f"the Bradley–Terry fit did not converge in {iterations} Newton steps")
+    elo = 400 * theta / np.log(10)
     elo -= elo[idx[anchor]] if anchor in idx else elo.mean()
     return {n: float(elo[idx[n]]) for n in names}
 
