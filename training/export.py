@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from tabletop_envs.core.errors import ConfigError, ModelMismatchError, run_cli
-from tabletop_envs.core.onnx_policy import SIDECAR_FORMAT, MLPPolicy
+from tabletop_envs.core.onnx_policy import SIDECAR_FORMAT, MLPPolicy, file_sha256
 from tabletop_envs.core.registry import make_game
 
 from .config import user_path
@@ -183,11 +183,31 @@ def export_policy(weights, activation: str, out_stem: str | Path, env_name: str,
 
     out_stem.parent.mkdir(parents=True, exist_ok=True)
     onnx_path = model_file(out_stem, ".onnx")
-    onnx.save(onnx_graph(weights, activation), str(onnx_path))
-    arrays = {}
-    for i, (w, b) in enumerate(weights):
-        arrays[f"W{i}"], arrays[f"b{i}"] = np.asarray(w, np.float32), np.asarray(b, np.float32)
-    np.savez(model_file(out_stem, ".npz"), **arrays)
+    # each file is written beside its place and moved there once all three are whole, so a failure
+    # leaves the earlier export as it was, not a new graph beside old weights and an old sidecar
+    finals = {suffix: model_file(out_stem, suffix) for suffix in (".onnx", ".npz", ".json")}
+    parts = {suffix: final.with_name(final.name + ".part") for suffix, final in finals.items()}
+    try:
+        onnx.save(onnx_graph(weights, activation), str(parts[".onnx"]))
+        arrays = {}
+        for i, (w, b) in enumerate(weights):
+            arrays[f"W{i}"], arrays[f"b{i}"] = np.asarray(w, np.float32), np.asarray(b, np.float32)
+        with open(parts[".npz"], "wb") as fh:  # a file object: savez would add .npz to a name
+            np.savez(fh, **arrays)
+        meta = _sidecar(weights, activation, out_stem, env_name, game, training, evaluation, name, deterministic,
+                        {"onnx": file_sha256(parts[".onnx"]), "weights": file_sha256(parts[".npz"])})
+        parts[".json"].write_text(json.dumps(meta, indent=2) + "\n")
+        for suffix in (".onnx", ".npz", ".json"):
+            parts[suffix].replace(finals[suffix])
+    finally:
+        for part in parts.values():
+            part.unlink(missing_ok=True)
+    return onnx_path
+
+
+def _sidecar(weights, activation: str, out_stem: Path, env_name: str, game, training, evaluation, name,
+             deterministic: bool, digests: dict) -> dict:
+    onnx_path = model_file(out_stem, ".onnx")
     family, _, version = env_name.rpartition("_v")
     meta = {
         "format": SIDECAR_FORMAT,
@@ -207,13 +227,14 @@ def export_policy(weights, activation: str, out_stem: str | Path, env_name: str,
         "mask": "not in the graph: set logits of illegal actions to -inf, then argmax (or sample)",
         "act": "argmax" if deterministic else "sample",
         "files": {"onnx": onnx_path.name, "weights": model_file(out_stem, ".npz").name},
+        # the loader plays only the file exported with this sidecar (a stale .npz has the same shape)
+        "sha256": digests,
         "training": training or {},
         "evaluation": evaluation or {},
         "code_version": code_version(),
         "exported": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
     }
-    model_file(out_stem, ".json").write_text(json.dumps(meta, indent=2) + "\n")
-    return onnx_path
+    return meta
 
 
 def export_model(model, out_stem, env_name: str, game_config: dict | None = None, training: dict | None = None,
@@ -235,6 +256,16 @@ def update_sidecar(path: str | Path, **sections) -> dict:
         meta[key] = {**meta.get(key, {}), **value} if isinstance(value, dict) else value
     side.write_text(json.dumps(meta, indent=2) + "\n")
     return meta
+
+
+def _exported_env(side: Path) -> str | None:
+    """The env id of the model whose sidecar is at ``side``, if one readably is."""
+    try:
+        meta = json.loads(side.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    env_id = meta.get("env_id") if isinstance(meta, dict) else None
+    return env_id if isinstance(env_id, str) else None
 
 
 def find_run_json(model: Path) -> Path | None:
@@ -334,6 +365,10 @@ def main(argv: list[str] | None = None) -> None:
     act = args.act or run_act(run_info)
     deterministic = act == "argmax"
     stem = model_stem(args.out)
+    other_env = _exported_env(model_file(stem, ".json"))
+    if other_env is not None and other_env != env_name:
+        raise ConfigError(f"--out {args.out} holds a model for {other_env} ({model_file(stem, '.json')}); this "
+                          f"{env_name} model would replace it: choose another --out, or move those files away first")
     replaced = [model_file(stem, s).name for s in MODEL_SUFFIXES if model_file(stem, s).exists()]
     path = export_model(model, stem, env_name, game_config, training=training, deterministic=deterministic,
                         name=f"{env_name}/{stem.name}")

@@ -17,6 +17,7 @@ nonsense without any error.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import warnings
@@ -186,8 +187,9 @@ class OnnxPolicy(_LogitsPolicy):
         try:
             import onnxruntime
         except ImportError as exc:
-            raise TabletopError(f"{self.onnx_path} has no .npz weights next to it, so it needs "
-                                "onnxruntime: pip install onnxruntime") from exc
+            raise TabletopError(f"{self.onnx_path} runs through onnxruntime, which is not installed: pip install "
+                                "onnxruntime (an exported MLP's .npz plays without it: load_policy's "
+                                "backend='auto' or 'numpy')") from exc
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = 1
         options.inter_op_num_threads = 1
@@ -299,6 +301,9 @@ def read_sidecar(path: str | Path) -> dict:
                                  "with `python -m training.export`.")
     try:
         meta = json.loads(side.read_text(encoding="utf-8"))
+    except OSError as exc:  # a folder named like the sidecar, no permission to read it
+        raise ModelMismatchError(f"sidecar {side} cannot be read ({type(exc).__name__}: {exc.strerror or exc}); "
+                                 "restore the model's .json file there, or re-export the model") from None
     except json.JSONDecodeError as exc:
         raise ModelMismatchError(f"sidecar {side} is not valid JSON ({exc}); re-export the model") from None
     except UnicodeDecodeError as exc:
@@ -467,6 +472,12 @@ def load_model_policy(path: str | Path, env: str | None = None, deterministic: b
         deterministic = act == "argmax"
     network = meta["network"]
     is_mlp = network.get("kind") == "mlp"
+    if backend == "onnxruntime":
+        try:
+            import onnxruntime  # noqa: F401
+        except ImportError:
+            raise TabletopError("backend='onnxruntime' needs onnxruntime: pip install onnxruntime, or load with "
+                                "backend='auto' (the .npz of an exported MLP plays without it)") from None
     if backend != "onnxruntime" and is_mlp and npz is not None:
         policy = MLPPolicy(_read_weights(npz), network.get("activation", "tanh"), deterministic, name)
     elif backend == "numpy":
@@ -487,6 +498,11 @@ def load_model_policy(path: str | Path, env: str | None = None, deterministic: b
                                  f"says {meta['observation_size']}->{meta['num_actions']}; re-export the model")
     if isinstance(policy, MLPPolicy):
         _check_network(network, policy.layers, npz, onnx_file, sidecar_path(path))
+    # last: a file that is broken or of another shape is named as such first
+    if isinstance(policy, MLPPolicy):
+        _check_digest(meta, "weights", npz, sidecar_path(path))
+    else:
+        _check_digest(meta, "onnx", onnx_file, sidecar_path(path))
     return policy
 
 
@@ -506,6 +522,37 @@ def _check_network(network: dict, weights, npz: Path, onnx_file: Path | None, si
     if problems:
         raise ModelMismatchError(f"sidecar {side}: its network says {'; and '.join(problems)}; restore the sidecar "
                                  "that came with these files, or re-export the model (python -m training.export)")
+
+
+def file_sha256(path: Path) -> str:
+    """The hex SHA-256 of a file, remembered per path, modification time and size (a load hashes the
+    file it plays: 3 MB for Earth's weights)."""
+    stat = path.stat()
+    key = (str(path.resolve()), stat.st_mtime_ns, stat.st_size)
+    if key not in _DIGESTS:
+        digest = hashlib.sha256()
+        with open(path, "rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                digest.update(block)
+        _DIGESTS[key] = digest.hexdigest()
+    return _DIGESTS[key]
+
+
+def _check_digest(meta: dict, key: str, file: Path, side: Path) -> None:
+    """The file to be played is the one exported with this sidecar (its ``sha256`` record, written by
+    training/export.py since 2026-12-02; older sidecars have none, and are not checked). A stale .npz
+    beside a newer .onnx and sidecar has the same shape and played other moves without a word."""
+    record = meta.get("sha256")
+    if record is None:
+        return
+    if not isinstance(record, dict) or not isinstance(record.get(key, ""), str):
+        raise ModelMismatchError(f"sidecar {side}: sha256 must map 'onnx' and 'weights' to hex digests, got "
+                                 f"{record!r}; restore the sidecar, or re-export the model")
+    if key in record and file_sha256(file) != record[key]:
+        raise ModelMismatchError(f"{file} is not the file exported with the sidecar {side.name} (its SHA-256 "
+                                 "differs): the files come from different exports. Copy a model's .onnx, .npz "
+                                 "and .json together (cp runs/<run>/ppo.{onnx,npz,json} <folder>/), or "
+                                 "re-export it")
 
 
 def _graph_activations(onnx_file: Path) -> set[str]:
@@ -609,6 +656,7 @@ def _broken_file(path, problem: str) -> ModelMismatchError:
 _LAYOUTS: dict[tuple, tuple] = {}
 _WEIGHTS: dict[tuple, list] = {}
 _GRAPH_ACTIVATIONS: dict[tuple, set] = {}
+_DIGESTS: dict[tuple, str] = {}
 
 
 def _model_roots() -> list[Path]:

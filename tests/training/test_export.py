@@ -455,10 +455,12 @@ def test_a_sidecar_renamed_alone_finds_the_files_it_names(exported):
 
 def test_the_files_of_the_stem_given_win_over_the_older_names_in_a_copied_sidecar(exported):
     copy = _copy_model(exported, exported.parent, "m")
-    weights = dict(np.load(copy.with_suffix(".npz")))
-    weights["b0"] = weights["b0"] + 1  # m.npz: another model than the ppo.npz its sidecar names
-    np.savez(copy.with_suffix(".npz"), **weights)
-    np.testing.assert_array_equal(load_policy(str(copy)).layers[0][1], weights["b0"])
+    weights = dict(np.load(exported.with_suffix(".npz")))
+    weights["b0"] = weights["b0"] + 1  # ppo.npz, the name m.json records: now another model
+    np.savez(exported.with_suffix(".npz"), **weights)
+    np.testing.assert_array_equal(load_policy(str(copy)).layers[0][1], np.load(copy.with_suffix(".npz"))["b0"])
+    with pytest.raises(ModelMismatchError, match="ppo.npz is not the file exported with the sidecar ppo.json"):
+        load_policy(str(exported))
 
 
 def test_a_model_without_its_files_names_every_file_looked_for(exported):
@@ -591,7 +593,8 @@ def test_a_graph_without_weights_loads_without_onnxruntime_and_its_first_move_sa
     policy = load_policy(str(exported))
     assert isinstance(policy, OnnxPolicy)
     state = toy_game.ToyGame().new_initial_state(0)
-    with pytest.raises(TabletopError, match="ppo.onnx has no .npz weights next to it.*pip install onnxruntime"):
+    with pytest.raises(TabletopError, match="ppo.onnx runs through onnxruntime, which is not installed: pip install "
+                                            "onnxruntime"):
         policy.act(state.observation(0), state.legal_action_mask(), np.random.default_rng(0))
 
 
@@ -662,3 +665,100 @@ def test_export_cli_records_the_act_mode_it_is_given(toy_run, tmp_path, act):
     main(["--model", str(toy_run / "final_model.zip"), "--out", str(out), "--act", act])
     assert json.loads(out.with_suffix(".json").read_text())["act"] == act
     assert load_policy(str(out.with_suffix(".onnx")), env="toy_v0").deterministic == (act == "argmax")
+
+
+def _toy_move(policy):
+    import toy_game
+
+    state = toy_game.ToyGame().new_initial_state(0)
+    return policy.act(state.observation(0), state.legal_action_mask(), np.random.default_rng(0))
+
+
+def test_the_sidecar_records_the_digest_of_each_file_it_was_exported_with(exported):
+    import hashlib
+
+    meta = json.loads(exported.with_suffix(".json").read_text())
+    assert meta["sha256"] == {key: hashlib.sha256(exported.with_name(name).read_bytes()).hexdigest()
+                              for key, name in meta["files"].items()}
+    assert sorted(p.name for p in exported.parent.iterdir()) == ["ppo.json", "ppo.npz", "ppo.onnx"]  # no .part left
+
+
+@pytest.mark.parametrize("backend, stale", [("auto", ".npz"), ("onnxruntime", ".onnx")])
+def test_weights_of_another_export_beside_a_sidecar_are_refused_not_played(exported, tmp_path, backend, stale):
+    # found by an export audit: a stale .npz of the same shape beside a newer .onnx and sidecar played
+    # another network's moves, and the sidecar's evaluation described a model that was not playing
+    from training.export import export_policy
+
+    if backend == "onnxruntime":
+        pytest.importorskip("onnxruntime")
+    policy = load_policy(str(exported))
+    other = [(w + 0.5, b) for w, b in policy.layers]
+    export_policy(other, "tanh", tmp_path / "other" / "ppo", "toy_v0")
+    (tmp_path / "other" / f"ppo{stale}").replace(exported.with_suffix(stale))
+    with pytest.raises(ModelMismatchError, match=rf"ppo\{stale} is not the file exported with the sidecar ppo.json"
+                                                 r".*Copy a model's .onnx, .npz and .json together"):
+        load_policy(str(exported), backend=backend)
+
+
+def test_a_sidecar_without_digests_from_an_older_export_still_loads(exported):
+    side = exported.with_suffix(".json")
+    meta = json.loads(side.read_text())
+    del meta["sha256"]
+    side.write_text(json.dumps(meta))
+    assert _toy_move(load_policy(str(exported))) in range(11)
+
+
+@pytest.mark.parametrize("record", ["abc", {"weights": 5}])
+def test_a_sidecar_digest_record_of_another_shape_is_refused(exported, record):
+    side = exported.with_suffix(".json")
+    meta = json.loads(side.read_text())
+    meta["sha256"] = record
+    side.write_text(json.dumps(meta))
+    with pytest.raises(ModelMismatchError, match="sha256 must map 'onnx' and 'weights' to hex digests"):
+        load_policy(str(exported))
+
+
+def test_a_sidecar_path_that_is_a_folder_is_refused_naming_it(exported):
+    side = exported.with_suffix(".json")
+    side.unlink()
+    side.mkdir()
+    with pytest.raises(ModelMismatchError, match=r"ppo.json cannot be read \(IsADirectoryError"):
+        load_policy(str(exported))
+
+
+def test_asking_for_onnxruntime_where_it_is_missing_is_refused_at_load_naming_the_install_and_auto(
+        exported, monkeypatch):
+    monkeypatch.setitem(sys.modules, "onnxruntime", None)
+    with pytest.raises(TabletopError, match="backend='onnxruntime' needs onnxruntime: pip install onnxruntime, "
+                                            "or load with backend='auto'"):
+        load_policy(str(exported), backend="onnxruntime")
+    assert isinstance(load_policy(str(exported)), MLPPolicy)  # the .npz beside it plays without it
+
+
+def test_a_failed_export_leaves_the_earlier_model_whole(exported, monkeypatch):
+    import training.export as export
+
+    before = {p.name: p.read_bytes() for p in exported.parent.iterdir()}
+    policy = load_policy(str(exported))
+
+    def broken(*args, **kwargs):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(export, "_sidecar", broken)  # after the graph and weights are written
+    with pytest.raises(OSError, match="disk full"):
+        export.export_policy([(w + 1, b) for w, b in policy.layers], "tanh", exported.with_suffix(""), "toy_v0")
+    assert {p.name: p.read_bytes() for p in exported.parent.iterdir()} == before
+
+
+def test_export_cli_refuses_to_replace_a_model_of_another_game(toy_run, tmp_path):
+    from tabletop_envs import ConfigError
+    from training.export import main
+
+    out = tmp_path / "earth"
+    out.mkdir()
+    files = {"ppo.json": json.dumps({"env_id": "earth_v0"}), "ppo.onnx": "graph", "ppo.npz": "weights"}
+    for name, text in files.items():
+        (out / name).write_text(text)
+    with pytest.raises(ConfigError, match="holds a model for earth_v0.*this toy_v0 model would replace it"):
+        main(["--model", str(toy_run / "final_model.zip"), "--out", str(out / "ppo")])
+    assert {p.name: p.read_text() for p in out.iterdir()} == files
