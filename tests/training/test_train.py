@@ -787,8 +787,9 @@ def test_steps_per_second_leaves_out_the_time_spent_writing_checkpoints(toy, tmp
     summary = train(load_config(data=quiet_tiny(tmp_path, ppo={"total_timesteps": 512},
                                                 output={"checkpoint_every": 128})))
     ppo_seconds = summary["steps"] / summary["steps_per_second"]
-    # the 4 checkpoints written during learn() sleep 4 * slow: counted as PPO's, its time could not be below that
-    assert ppo_seconds < 4 * slow and summary["train_seconds"] - ppo_seconds > 0.8 * 4 * slow
+    # the 4 checkpoints written during learn() sleep 4 * slow: counted as PPO's, they would not be left over
+    # (PPO's own time is not bounded here: on a busy machine 512 toy steps took 2.5 s)
+    assert summary["train_seconds"] - ppo_seconds > 0.8 * 4 * slow
 
 
 def test_a_fresh_run_leaves_an_empty_checkpoints_folder_where_it_is(toy, tmp_path):
