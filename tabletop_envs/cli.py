@@ -12,6 +12,7 @@ import argparse
 import json
 import os
 import sys
+from pathlib import Path
 
 from .core.errors import TabletopError, cli_message
 
@@ -37,6 +38,18 @@ def _frames_per_second(text: str) -> float:
     if not 0.01 <= fps <= 100:
         raise argparse.ArgumentTypeError(f"frames per second must be a number from 0.01 to 100, got {text!r}")
     return fps
+
+
+def _check_output_file(path: str, flag: str, suffix: str | None = None) -> None:
+    """Refuse an output file that cannot be written before the game or replay, not after it: a replay
+    failed to save once the game was over, and a GIF only after the whole replay had been shown."""
+    where = Path(path).expanduser()
+    if not path or where.is_dir():
+        raise ValueError(f"{flag} {path!r} is a folder: give a file name, e.g. {flag} {where / ('game' + (suffix or '.json'))}")
+    if suffix and where.suffix.lower() != suffix:
+        raise ValueError(f"{flag} {path!r}: the file name must end in {suffix}")
+    if not where.parent.is_dir():
+        raise ValueError(f"{flag} {path!r}: there is no folder {str(where.parent)!r} to write it in")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -75,13 +88,15 @@ def _play(args, ask, say) -> int:
     from .core.play import announce_result, default_opponent, offer_save, play_match, resolve_env_name
 
     env_name = resolve_env_name(args.game)
+    if args.save is not None:
+        _check_output_file(args.save, "--save")
     env_kwargs = dict(args.option)
     if args.players is not None:
         env_kwargs["num_players"] = args.players
     if args.max_turns is not None:
         env_kwargs["max_turns"] = args.max_turns
     opponents = args.opponent or [default_opponent(env_name)]
-    if args.players == 1 and args.opponent is None:
+    if env_kwargs.get("num_players") == 1 and args.opponent is None:  # --players 1 or --option num_players=1
         opponents = []
     result = play_match(env_name, opponents, human_seat=args.seat, seed=args.seed, ask=ask, say=say,
                         env_kwargs=env_kwargs, window=args.window)
@@ -101,6 +116,8 @@ def _replay(args, ask, say) -> int:
     from .core.play import watch_replay
     from .core.replay import Replay
 
+    if args.gif is not None:
+        _check_output_file(args.gif, "--gif", ".gif")
     replay = Replay.load(args.file)
     frames = [] if args.gif else None
     watch_replay(replay, seat=args.seat, ask=None if args.no_pause else ask, say=say, frames=frames,

@@ -282,12 +282,14 @@ def test_list_names_every_game_with_its_player_counts_and_each_opponent_once(toy
             assert f"{name}/random" in opponents and f"{name}/heuristic" in opponents
 
 
-def test_a_solo_game_from_the_command_line_needs_no_opponent_and_ends_with_the_score(tmp_path):
+@pytest.mark.parametrize("solo", [["--players", "1"], ["--option", "num_players=1"]])
+def test_a_solo_game_from_the_command_line_needs_no_opponent_and_ends_with_the_score(tmp_path, solo):
+    # --option num_players=1 was given a default opponent, then refused it (found by a user audit)
     if "earth_v0" not in available_envs():
         pytest.skip("Earth is not in this checkout")
     path = tmp_path / "solo.json"
     out = []
-    code = main(["play", "earth", "--players", "1", "--seed", "3", "--save", str(path)],
+    code = main(["play", "earth", *solo, "--seed", "3", "--save", str(path)],
                 ask=lambda prompt: "1", say=out.append)
     text = "\n".join(out)
     assert code == 0, text[-2000:]
@@ -423,3 +425,62 @@ def test_a_game_started_with_a_python_spelled_option_plays_under_it(tmp_path):
             "defenders_deal_damage=True", "--save", str(tmp_path / "r.json")]
     assert main(args, ask=Script(["q"]), say=out.append) == 0
     assert json.loads((tmp_path / "r.json").read_text())["config"]["defenders_deal_damage"] is True
+
+
+def test_a_replay_that_cannot_be_saved_asks_for_another_file_instead_of_losing_the_game(toy, tmp_path):
+    # found by a user audit: a folder given as the file name ended the program and the game was gone
+    script = Script(["1"] * 3 + ["y", str(tmp_path), str(tmp_path / "kept.json")])
+    out = []
+    assert main(["play", "toy", "--opponent", "toy_v0/random", "--seed", "3"], ask=script, say=out.append) == 0
+    text = "\n".join(out)
+    assert f"Could not save the replay to {str(tmp_path)!r}" in text
+    assert "Another file name" in script.prompts[-1]
+    assert Replay.load(tmp_path / "kept.json").replay().game_state.is_terminal()
+    script = Script(["1"] * 3 + ["y", str(tmp_path), ""])
+    out = []
+    assert main(["play", "toy", "--opponent", "toy_v0/random", "--seed", "3"], ask=script, say=out.append) == 0
+    assert out[-1] == "The replay was not saved."
+
+
+@pytest.mark.parametrize("flag, name, problem", [
+    ("--save", "", "is a folder: give a file name"),
+    ("--save", ".", "is a folder: give a file name"),
+    ("--save", "no/such/folder/r.json", "there is no folder"),
+])
+def test_a_save_path_that_cannot_be_written_is_refused_before_the_game(toy, tmp_path, monkeypatch, flag, name, problem):
+    monkeypatch.chdir(tmp_path)
+    script, out = Script(["1"] * 3), []
+    assert main(["play", "toy", "--opponent", "toy_v0/random", flag, name], ask=script, say=out.append) == 2
+    assert problem in out[-1] and script.prompts == []  # no move was asked for
+
+
+@pytest.mark.parametrize("name, problem", [("out.txt", "must end in .gif"), (".", "is a folder"),
+                                           ("no/such/g.gif", "there is no folder")])
+def test_a_gif_path_that_cannot_be_written_is_refused_before_the_replay_is_shown(toy, tmp_path, monkeypatch, name,
+                                                                                problem):
+    monkeypatch.chdir(tmp_path)
+    main(["play", "toy", "--opponent", "toy_v0/random", "--seed", "3", "--save", "g.json"], ask=Script(["1"] * 3),
+         say=[].append)
+    out = []
+    assert main(["replay", "g.json", "--no-pause", "--gif", name], say=out.append) == 2
+    assert problem in out[-1] and not any("--- action" in line for line in out)
+
+
+def test_a_move_with_no_alternative_is_played_without_asking(tmp_path):
+    # found by a user audit: a 3-player Earth game asked 37 times to confirm "1. pass"
+    if "earth_v0" not in available_envs():
+        pytest.skip("Earth is not in this checkout")
+    script, out = Script(["1"] * 2000), []
+    path = tmp_path / "g.json"
+    assert main(["play", "earth", "--opponent", "earth_v0/random", "--seed", "5", "--save", str(path)],
+                ask=script, say=out.append) == 0
+    replay = Replay.load(path)
+    env = replay.make_env()
+    choices = forced = 0
+    for _, player, _ in replay.steps(env):
+        if player == 0:
+            legal = len(env.game_state.legal_actions())
+            choices += legal > 1
+            forced += legal == 1
+    assert forced > 0 and script.prompts.count("> ") == choices
+    assert sum(line.startswith("Your only move") for line in out) == forced

@@ -98,11 +98,11 @@ def test_edited_replay_is_refused(toy):
         edited.replay()
     illegal = Replay.from_json(replay.to_json())
     illegal.actions[0] = 99
-    with pytest.raises(ReplayError, match="action #0 \\(99\\) is illegal"):
+    with pytest.raises(ReplayError, match="action #1 \\(99\\) is illegal"):  # numbered as the viewer shows them
         illegal.replay()
     too_long = Replay.from_json(replay.to_json())
     too_long.actions.append(10)
-    with pytest.raises(ReplayError, match="after the game ended"):
+    with pytest.raises(ReplayError, match=f"after the game ended \\(from action #{len(too_long.actions)} of "):
         too_long.replay()
 
 
@@ -189,7 +189,7 @@ def test_cli_replay_with_an_action_id_out_of_range_prints_the_reason(toy, tmp_pa
     replay.actions[1] = bad
     out = []
     assert main(["replay", str(replay.save(tmp_path / "g.json")), "--no-pause"], say=out.append) == 2
-    assert out[-1].startswith(f"error: action #1 ({bad}) is illegal in the replayed game")
+    assert out[-1].startswith(f"error: action #2 ({bad}) is illegal in the replayed game")  # the viewer's action 2
     assert "illegal_action=" not in out[-1]  # advice to build an env with a penalty is no help to a replay
     assert out[-1].endswith("The file was edited, or its seed, options or actions belong to another game")
     assert not any("action 2/" in line for line in out), "the bad action must not be shown as played"

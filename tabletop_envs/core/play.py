@@ -98,6 +98,9 @@ def _human_move(env, seat: int, ask: Ask, say: Say) -> int:
     legal = state.legal_actions()
     names = [state.action_to_string(a) for a in legal]
     decision = state.decision()
+    if len(legal) == 1:  # nothing to choose (Earth asks every seat to pass its turn-end window): no prompt
+        say(f"Your only move{f' ({decision})' if decision else ''}, played: {names[0]}")
+        return legal[0]
     say(_banner(env, seat))
     say(state.render_text(seat))
     say(f"\nYour move{f' ({decision})' if decision else ''}:\n{format_moves(legal, names)}")
@@ -268,11 +271,19 @@ def offer_save(result: PlayResult, ask: Ask = input, say: Say = print, path: str
             path = ask(f"File name [{default}]: ").strip() or default
         except EOFError:
             return None
-    try:
-        saved = result.replay.save(path)
-    except OSError as exc:
-        say(f"Could not save the replay to {path!r}: {exc.strerror or exc}")
-        return None
+    while True:
+        try:
+            saved = result.replay.save(path)
+            break
+        except OSError as exc:
+            say(f"Could not save the replay to {path!r}: {exc.strerror or exc}")
+        try:  # the game is over and only this file keeps it: ask again rather than lose it
+            path = ask("Another file name (empty: do not save): ").strip()
+        except EOFError:
+            path = ""
+        if not path:
+            say("The replay was not saved.")
+            return None
     say(f"Replay saved to {saved}. Watch it with: tabletop-envs replay {saved}")
     return str(saved)
 
@@ -302,7 +313,7 @@ def watch_replay(replay: Replay, seat: int | None = None, ask: Ask | None = inpu
         + ", ".join(f"player_{i} = {p}" for i, p in enumerate(players)))
     for index, player, action in replay.steps(env):
         state = env.game_state
-        say(f"\n--- action {index + 1}/{len(replay.actions)} · turn {state.turn} ---")
+        say(f"\n--- action {index + 1}/{len(replay.actions)} ---")  # the table below names the turn
         say(state.render_text(seat))
         snapshot()
         shown = state.action_to_string(action) if seat is None or seat == player else "(hidden from your seat)"

@@ -173,13 +173,15 @@ class Replay:
         env = self.make_env() if env is None else env
         for index, action in enumerate(self.actions):
             if _over(env):
+                # numbered from 1, as the viewer numbers the actions it shows
                 raise ReplayError(f"replay has {len(self.actions) - index} actions after the game ended "
-                                  f"(at action #{index}); the file was edited or belongs to other rules")
+                                  f"(from action #{index + 1} of {len(self.actions)}); the file was edited or "
+                                  "belongs to other rules")
             player = env.agent_name_mapping[env.agent_selection]
             try:  # before it is yielded: a watcher names the action it shows, and an id out of range has no name
                 resolve_action(env.game_state, action, "raise", None)
             except IllegalActionError as exc:
-                raise ReplayError(f"action #{index} ({action}) is illegal in the replayed game: {exc.reason}. The "
+                raise ReplayError(f"action #{index + 1} ({action}) is illegal in the replayed game: {exc.reason}. The "
                                   "file was edited, or its seed, options or actions belong to another game") from None
             yield index, player, action
             env.step(action)
