@@ -83,12 +83,20 @@ def main() -> None:
     parser.add_argument("--out", default="recordings", help="folder for the GIFs")
     parser.add_argument("--still-dir", default=None, help="also write <game>.png (a mid-game frame) here")
     args = parser.parse_args()
+    if args.tries < 1:
+        parser.error(f"--tries must be at least 1, got {args.tries}")
+    if args.frames < 2:  # the first and the last position
+        parser.error(f"--frames must be at least 2, got {args.frames}")
+    if not 0.01 <= args.fps <= 100:
+        parser.error(f"--fps must be from 0.01 to 100, got {args.fps}")
     try:
         games = [resolve_env_name(g) for g in args.games] if args.games else available_envs()
     except ValueError as exc:  # an unknown game: its message names the known ones
         parser.error(str(exc))
     for env_name in games:
         players = args.players if len(ENVS[env_name].player_counts) > 1 else None
+        if players is not None and players not in ENVS[env_name].player_counts:
+            parser.error(f"--players {players}: {env_name} takes {', '.join(map(str, ENVS[env_name].player_counts))}")
         # the longest of a few games shows the most of the game
         replay = max((play(env_name, args.seed + k, players) for k in range(args.tries)), key=lambda r: len(r.actions))
         frames = frames_of(replay, args.frames)

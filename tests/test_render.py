@@ -327,17 +327,25 @@ def test_record_bots_example_writes_a_gif_a_replay_and_a_still(tmp_path):
     assert Replay.load(tmp_path / "terralore.replay.json").replay().game_state.is_terminal()
 
 
-def test_record_bots_example_names_the_known_games_for_an_unknown_one():
+@pytest.mark.parametrize("args, message", [
+    (["--games", "chess"], "unknown game 'chess'; choose one of: earth, terralore, travel_earth"),
+    # each was a traceback (found by a user audit): ZeroDivisionError, numpy's ValueError, max() of nothing
+    (["--fps", "0"], "--fps must be from 0.01 to 100"),
+    (["--frames", "-1"], "--frames must be at least 2"),
+    (["--tries", "0"], "--tries must be at least 1"),
+    (["--games", "earth", "--players", "9"], "--players 9: earth_v0 takes 1, 2, 3, 4, 5"),
+])
+def test_record_bots_example_refuses_bad_arguments_naming_them(args, message, tmp_path):
     import subprocess
     import sys
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[1]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")])}
-    done = subprocess.run([sys.executable, str(root / "examples" / "record_bots.py"), "--games", "chess"],
+    done = subprocess.run([sys.executable, str(root / "examples" / "record_bots.py"), *args, "--out", str(tmp_path)],
                           capture_output=True, text=True, env=env)
     assert done.returncode == 2 and "Traceback" not in done.stderr
-    assert "unknown game 'chess'; choose one of: earth, terralore, travel_earth" in done.stderr
+    assert message in done.stderr
 
 
 def test_gymnasium_rgb_array_list_collects_one_picture_per_reset_and_step():
@@ -353,3 +361,15 @@ def test_gymnasium_rgb_array_list_collects_one_picture_per_reset_and_step():
     frames = single.render()
     assert len(frames) == 2 and all(f.dtype == np.uint8 and f.ndim == 3 for f in frames)
     single.close()
+
+
+def test_a_window_where_no_display_is_is_refused_instead_of_drawing_nowhere(monkeypatch):
+    # found by a user audit: SDL fell back to its offscreen driver and --window showed nothing, silently
+    pytest.importorskip("pygame")
+    from tabletop_envs.core.errors import TabletopError
+    from tabletop_envs.core.render import PygameViewer
+
+    for name in ("SDL_VIDEODRIVER", "DISPLAY", "WAYLAND_DISPLAY"):
+        monkeypatch.delenv(name, raising=False)
+    with pytest.raises(TabletopError, match="no display to open a window on .*leave out --window"):
+        PygameViewer("test")

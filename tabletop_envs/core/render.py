@@ -452,6 +452,14 @@ def render_env_image(env):
 
 
 # ---------------------------------------------------------------------------- windows
+def _no_display(why: str):
+    from .errors import TabletopError
+
+    return TabletopError(f"no display to open a window on ({why}): run where a display is, or take the pictures "
+                         "with render_mode='rgb_array'; from the command line leave out --window "
+                         "(tabletop-envs replay FILE --gif game.gif keeps them in a file)")
+
+
 class PygameViewer:
     def __init__(self, title: str):
         os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
@@ -460,7 +468,15 @@ class PygameViewer:
         self.pygame = pygame
         self.title = title
         self.screen = None
-        pygame.display.init()
+        try:
+            pygame.display.init()
+            driver = pygame.display.get_driver()
+        except pygame.error as exc:
+            raise _no_display(str(exc)) from None
+        if driver in ("offscreen", "dummy") and os.environ.get("SDL_VIDEODRIVER") != driver:
+            # SDL falls back to a driver that draws nowhere, without a word: the window never appeared
+            pygame.display.quit()
+            raise _no_display(f"pygame fell back to its {driver!r} video driver; DISPLAY or WAYLAND_DISPLAY is not set")
 
     def show(self, array: np.ndarray) -> None:
         pygame = self.pygame
