@@ -843,7 +843,8 @@ class TravelEarthState(State):
                              for c in sorted(cards)) or "-"
 
         def who(p):
-            return f"Player {1 if p == self.first else 2} (seat {p})"
+            # "Player 1" is who went first (the rules' name), which need not be seat 0: "you" says which is yours
+            return f"Player {1 if p == self.first else 2} (seat {p}{', you' if p == player else ''})"
 
         head = f"Travel Earth TCG - turn {self.turns + 1}: {who(self.player)}'s turn"
         if not self.is_terminal():
@@ -878,7 +879,8 @@ class TravelEarthState(State):
         if self.challenger >= 0 and not self.is_terminal():
             stat = cat.stat_names[self.stat] if self.stat >= 0 else "?"
             used = [cat.stat_names[s] for s in range(NUM_STATS) if self.used >> s & 1]
-            text = f"Challenge: {with_ability(self.challenger)} on {stat} (used: {', '.join(used) or '-'})"
+            # with its values: it has left the Ready Row, and the defender chooses against them
+            text = f"Challenge: {with_stats([self.challenger])} on {stat} (used: {', '.join(used) or '-'})"
             if self.defender >= 0:
                 row = "Ready" if self.defender_row == READY else "Resting"
                 text += f" vs {row} {with_ability(self.defender)}"

@@ -207,7 +207,9 @@ def test_render_text_shows_the_compared_printed_values():
     act(s, "declare", "Lion")
     act(s, "statistic", WEIGHT)
     act(s, "defend_ready", "Tiger")
-    assert "Challenge: Lion TE-003 on Weight (used: Weight) vs Ready Tiger TE-004: 175 against 119.7 kg" in \
+    # the Challenger's values too: it has left the Ready Row (found by a user audit)
+    assert "Challenge: Lion TE-003 [80 175 1.835 28 3 109] on Weight (used: Weight) vs Ready Tiger TE-004: 175 " \
+           "against 119.7 kg" in \
         s.render_text(player=1)
 
 
@@ -224,13 +226,14 @@ def test_render_text_records_the_defenders_choice_change_and_payment_once_the_ch
     assert "Giraffe" not in paying and "Horse" not in paying  # which face-down card pays is not told yet
     act(s, "pay_reservoir", "Giraffe")
     assert s.player == 1 and s.phase == "add"  # the challenge is over and the turn has passed
-    record = ["Challenges of turn 1, Player 1 (seat 0) challenging:",
+    record = ["Challenges of turn 1, Player 1 (seat 0{you}) challenging:",
               "  Lion TE-003 on Weight vs Ready Tiger TE-004: 175 against 119.7 kg, the Challenger wins; defensive "
               "change to Development Time: 109 against 105 days, the Defender wins (paid with Giraffe TE-006 from "
               "the Reservoir); Lion TE-003 discarded"]
-    for seat in (0, 1):
+    for seat, you in ((0, ", you"), (1, "")):
         lines = s.render_text(player=seat).splitlines()
-        assert lines[lines.index(record[0]):][:2] == record, f"seat {seat}"
+        heading = record[0].format(you=you)
+        assert lines[lines.index(heading):][:2] == [heading, record[1]], f"seat {seat}"
 
 
 def _drawn_words(monkeypatch, state, seat) -> str:

@@ -772,7 +772,7 @@ def test_return_the_winning_animal_face_down_to_the_reservoir_and_shuffle_it_bac
         challenge(s, "Lion", WEIGHT)
         assert s.reservoir[1] == ids([winner]) and s.discard[0] == ids(["Lion"]) and s.discard[1] == []
         text = s.render_text(player=0).splitlines()
-        start = text.index("Challenges of turn 1, Player 1 (seat 0) challenging:")
+        start = text.index("Challenges of turn 1, Player 1 (seat 0, you) challenging:")
         assert text[start + 1].startswith(f"  Lion TE-003 on Weight; no Animal defends, Last Resort: reveals {winner}")
         views.append((s.observation(0), text[:start] + text[start + 2:]))
     np.testing.assert_array_equal(views[0][0], views[1][0])
