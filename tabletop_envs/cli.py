@@ -12,6 +12,7 @@ import argparse
 import json
 import os
 import sys
+import warnings
 from pathlib import Path
 
 from .core.errors import TabletopError, cli_message
@@ -150,11 +151,13 @@ def main(argv: list[str] | None = None, ask=input, say=print) -> int:
     """Entry point of the ``tabletop-envs`` console script; ``ask``/``say`` let tests script a session."""
     args = build_parser().parse_args(argv)
     try:
-        if args.command == "play":
-            return _play(args, ask, say)
-        if args.command == "replay":
-            return _replay(args, ask, say)
-        return _list(say)
+        with warnings.catch_warnings():  # a warning for a person, not Python's "file:line: Category: ..."
+            warnings.showwarning = lambda message, *_args, **_kwargs: _complain(say, f"warning: {message}")
+            if args.command == "play":
+                return _play(args, ask, say)
+            if args.command == "replay":
+                return _replay(args, ask, say)
+            return _list(say)
     except BrokenPipeError:
         # the reader went away (tabletop-envs list | head): nothing to report, and nothing more to flush to it
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -484,3 +484,20 @@ def test_a_move_with_no_alternative_is_played_without_asking(tmp_path):
             forced += legal == 1
     assert forced > 0 and script.prompts.count("> ") == choices
     assert sum(line.startswith("Your only move") for line in out) == forced
+
+
+def test_a_warning_while_playing_reads_as_a_line_for_a_person(toy, monkeypatch):
+    import warnings
+
+    import tabletop_envs.core.play as play
+
+    real = play.play_match
+
+    def warning_first(*args, **kwargs):
+        warnings.warn("this model never learnt these rules", UserWarning, stacklevel=1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(play, "play_match", warning_first)
+    out = []
+    main(["play", "toy", "--opponent", "toy_v0/random", "--seed", "3"], ask=Script(["1"] * 3 + ["n"]), say=out.append)
+    assert "warning: this model never learnt these rules" in out and not any("UserWarning" in line for line in out)

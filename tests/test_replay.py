@@ -281,3 +281,17 @@ def test_a_replay_recorded_before_an_option_existed_replays_under_the_rules_it_w
     loaded = Replay.load(path)
     assert loaded.make_env().game.opaque_wall is False
     assert loaded.replay().game_state == env.game_state  # the final state's digest verifies too
+
+
+def test_cli_replay_of_a_folder_or_a_format_written_as_text_names_the_mistake(toy, tmp_path):
+    out = []
+    assert main(["replay", str(tmp_path), "--no-pause"], say=out.append) == 2
+    assert out[-1] == f"error: {str(tmp_path)!r} is a folder; pass the replay's .json file in it"
+    replay, _, _ = record_random_game("toy_v0", seed=2)
+    data = json.loads(replay.to_json())
+    data["format"] = str(data["format"])
+    path = tmp_path / "g.json"
+    path.write_text(json.dumps(data))
+    out = []
+    assert main(["replay", str(path), "--no-pause"], say=out.append) == 2
+    assert "'format' must be the number 1, got '1'" in out[-1]

@@ -168,6 +168,18 @@ def check_seed(seed) -> None:
         raise ConfigError(f"the seed must be a non-negative integer, got {seed!r}; e.g. --seed 0")
 
 
+def _env_name(text: str) -> str:
+    """``terralore`` as ``tabletop-envs play`` takes it, or ``terralore_v0``."""
+    import argparse
+
+    from tabletop_envs.core.play import resolve_env_name
+
+    try:
+        return resolve_env_name(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def check_two_seats(env_name: str, num_players: int) -> None:
     """A pair of policies needs two seats: with one, both would sit on the same seat and always 'draw'."""
     if num_players < 2:
@@ -360,7 +372,8 @@ def elo_png(report: dict, path: str | Path) -> None:
 
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--env", required=True, help="env name, e.g. terralore_v0")
+    parser.add_argument("--env", required=True, type=_env_name,
+                        help="env name, e.g. terralore_v0 (or the game's name, terralore: its newest version)")
     parser.add_argument("--policies", nargs="+", required=True, help="names (random, heuristic, ppo), ids or paths")
     parser.add_argument("--games", type=int, default=200, help="games per pair (rounded up to whole rotations)")
     parser.add_argument("--seed", type=int, default=0)

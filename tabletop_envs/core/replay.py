@@ -95,6 +95,8 @@ class Replay:
         if missing:
             raise ReplayError(f"{source} lacks the fields {missing}; it is not a tabletop-envs replay")
         if data["format"] != REPLAY_FORMAT:
+            if str(data["format"]) == str(REPLAY_FORMAT):  # "1" for 1: an edit, not another library version
+                raise ReplayError(f"{source}: 'format' must be the number {REPLAY_FORMAT}, got {data['format']!r}")
             raise ReplayError(f"{source} has replay format {data['format']!r}; this library reads format "
                               f"{REPLAY_FORMAT}. Use tabletop-envs {data.get('library_version', '?')} to replay it")
         if not isinstance(data["actions"], list) or not all(is_int(a) for a in data["actions"]):
@@ -128,6 +130,8 @@ class Replay:
     @classmethod
     def load(cls, path: str | Path) -> Replay:
         path = Path(path)
+        if path.is_dir():
+            raise ReplayError(f"{str(path)!r} is a folder; pass the replay's .json file in it")
         if not path.is_file():
             raise ReplayError(f"no replay file at {str(path)!r}")
         try:

@@ -430,3 +430,12 @@ def test_the_elo_table_lists_the_strongest_policy_first():
               "elo": {"random": 0.0, "strong": 250.0, "weak": -40.0}}
     rows = [line.split("|")[1].strip() for line in markdown(report).splitlines()[-3:]]
     assert rows == ["strong", "random", "weak"]
+
+
+def test_the_env_may_be_named_as_tabletop_envs_play_names_it(capsys):
+    # `tabletop-envs play terralore` took the short name, `training.evaluate --env terralore` refused it
+    report = main(["--env", "terralore", "--policies", "heuristic", "random", "--games", "4"])
+    assert report["env"] == "terralore_v0"
+    with pytest.raises(SystemExit):
+        main(["--env", "chess", "--policies", "heuristic", "random", "--games", "4"])
+    assert "unknown game 'chess'; choose one of: earth, terralore, travel_earth" in capsys.readouterr().err
