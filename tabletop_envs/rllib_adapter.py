@@ -108,6 +108,7 @@ class TabletopMultiAgentEnv(MultiAgentEnv):
         self._all_ones = np.ones(game.num_actions, np.float32)
         #: seats whose illegal action was replaced, told with their next observation
         self._flagged: set[str] = set()
+        self._over = False
 
     # ------------------------------------------------------------------ observations
     def _acting_obs(self, agent: str) -> dict[str, np.ndarray]:
@@ -125,7 +126,7 @@ class TabletopMultiAgentEnv(MultiAgentEnv):
             check_seed_value(seed)
             seed = int(np.random.SeedSequence([seed, *self._env_index]).generate_state(1, np.uint64)[0])
         self.aec.reset(seed=seed, options=options)
-        self.agents = list(self.possible_agents)
+        self._over = False
         self._flagged = set()
         agent = self.aec.agent_selection
         return {agent: self._acting_obs(agent)}, {agent: {}}
@@ -140,20 +141,22 @@ class TabletopMultiAgentEnv(MultiAgentEnv):
         aec = self.aec
         if aec.game_state is None:
             raise RuntimeError("reset() must be called before step()")
-        if not self.agents:  # PettingZoo would say "when an agent is dead, the only valid action is None"
+        if self._over:  # PettingZoo would say "when an agent is dead, the only valid action is None"
             raise RuntimeError("the episode is over (every agent is done): call reset() to start the next one")
         agent = aec.agent_selection
         if set(action_dict) != {agent}:
             raise ValueError(f"it is {agent}'s turn (turn-based env): step() takes {{{agent!r}: action}}, "
                              f"got actions for {sorted(action_dict)}")
-        aec.step(int(action_dict[agent]))
+        aec.step(action_dict[agent])  # not int(): 0.7 would be action 0; the env refuses or flags a non-id
         if aec.infos[agent].get("illegal_action"):
             self._flagged.add(agent)
         rewards = {a: float(aec.rewards[a]) for a in self.possible_agents}
         terminated = all(aec.terminations[a] for a in self.possible_agents)
         truncated = all(aec.truncations[a] for a in self.possible_agents) and not terminated
         if terminated or truncated:
-            self.agents = []
+            # agents stays every seat, as in RLlib's turn-based examples: emptied, RLlib's env check refused
+            # the final observations of agents no longer in the env
+            self._over = True
             obs = {a: self._final_obs(a) for a in self.possible_agents}
             infos = {a: self._info(a) for a in self.possible_agents}
             terminateds = {a: terminated for a in self.possible_agents}
@@ -165,6 +168,8 @@ class TabletopMultiAgentEnv(MultiAgentEnv):
         return {nxt: self._acting_obs(nxt)}, rewards, {"__all__": False}, {"__all__": False}, {nxt: self._info(nxt)}
 
     def render(self):
+        """The table as text from ``aec.render_player``'s view: None (the default) is the whole table, a god's
+        view for people; set ``env.aec.render_player = seat`` for one seat's. RLlib never renders in sampling."""
         return self.aec.game_state.render_text(self.aec.render_player) if self.aec.game_state is not None else None
 
     def close(self):

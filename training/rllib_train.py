@@ -162,9 +162,34 @@ class RLlibTrainConfig:
         if not self.model.fcnet_hiddens or any(h < 1 for h in self.model.fcnet_hiddens):
             raise ConfigError(f"model.fcnet_hiddens must be a non-empty list of positive sizes, "
                               f"got {self.model.fcnet_hiddens}")
+        # RLlib seeds runner w's generators with seed + w, which NumPy takes only up to 2**32 - 1
+        top = 2**32 - 1 - self.env_runners.num_env_runners
+        if self.seed > top:
+            raise ConfigError(f"seed {self.seed} is too large: RLlib adds each env runner's index to it and NumPy "
+                              f"takes seeds up to 2**32 - 1, so with {self.env_runners.num_env_runners} runners it "
+                              f"must be at most {top}")
         check_file_stem(self.output.name, "output.name")
         check_dir_template(self.output.dir, "output.dir", env=self.env, seed=self.seed)
         return self
+
+    def check_local_resources(self) -> None:
+        """A local Ray (no address) must hold the actors the recipe asks for: Ray waits for CPUs or a GPU it
+        will never have, silently and for ever."""
+        er, ln = self.env_runners, self.learners
+        wanted = er.num_env_runners * er.num_cpus_per_env_runner + ln.num_learners * ln.num_cpus_per_learner
+        if wanted > self.ray.num_cpus:
+            raise ConfigError(
+                f"the recipe's actors need {wanted:g} CPUs ({er.num_env_runners} env runners x "
+                f"{er.num_cpus_per_env_runner:g}" + (f" + {ln.num_learners} learner x {ln.num_cpus_per_learner:g}"
+                                                       if ln.num_learners else "")
+                + f") but the local Ray gets ray.num_cpus={self.ray.num_cpus}, and Ray would wait for them for ever: "
+                f"raise ray.num_cpus, or lower env_runners.num_env_runners")
+        if ln.num_gpus_per_learner > 0:
+            import torch
+
+            if torch.cuda.device_count() == 0:
+                raise ConfigError(f"learners.num_gpus_per_learner={ln.num_gpus_per_learner:g} but this machine has no "
+                                  "GPU torch can use: set it to 0, or join a cluster with GPUs (ray.address)")
 
     def _check_env_kwargs(self) -> None:
         """Build the env once here: the trainer builds it only inside Ray's env-runner actors, where a bad
@@ -267,6 +292,10 @@ def build_algo_config(cfg: RLlibTrainConfig, seed: int | None = None):
                   vf_clip_param=ppo.vf_clip_param, grad_clip=ppo.grad_clip)
         .debugging(seed=cfg.seed if seed is None else seed, log_level="WARN")
     )
+    if cfg.illegal_action == "raise":
+        # RLlib restarts a failed env runner by default, so the IllegalActionError stayed in the runner's
+        # log while the run went on with no samples and exported an untrained policy
+        config.fault_tolerance(restart_failed_env_runners=False)
     if cfg.selfplay.mode == "frozen":
         config.callbacks(on_train_result=_frozen_refresher(cfg.selfplay.frozen_update_every))
     return config
@@ -428,6 +457,8 @@ def train(cfg: RLlibTrainConfig, address: str | None = None, log=print, resume: 
     require_ray()
     import ray
 
+    if not (address if address is not None else cfg.ray.address) and not ray.is_initialized():
+        cfg.check_local_resources()  # before an earlier run's files are set aside below
     if resume is not None:
         # all before run.json below is rewritten, maybe the checkpoint's own
         done = checkpoint_iteration(resume)
@@ -468,9 +499,18 @@ def train(cfg: RLlibTrainConfig, address: str | None = None, log=print, resume: 
         with open(run_dir / "progress.jsonl", "a") as progress:
             for it in range(algo.iteration + 1, cfg.iterations + 1):
                 t0 = time.perf_counter()
-                result = algo.train()
+                try:
+                    result = algo.train()
+                except ray.exceptions.RayActorError as exc:  # restarts are off where illegal actions must stop
+                    raise TabletopError(f"iteration {it}: an env runner died ({type(exc).__name__}); its own error, "
+                                        "e.g. the IllegalActionError of a masking bug, is in the log above") from exc
                 metrics = iteration_metrics(result)
                 metrics["wall_s"] = time.perf_counter() - t0
+                before = history[-1]["env_steps_sampled"] if history else None
+                if not metrics["env_steps_sampled"] or metrics["env_steps_sampled"] == before:
+                    raise TabletopError(f"iteration {it} sampled no env steps: an env runner failed (its error is in "
+                                       "the log above) or took longer than env_runners.sample_timeout_s; the run "
+                                       "stops rather than export a policy trained on nothing")
                 history.append(metrics)
                 progress.write(json.dumps(metrics) + "\n")
                 progress.flush()

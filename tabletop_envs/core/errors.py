@@ -42,6 +42,18 @@ class IllegalActionError(TabletopError, ValueError):
             "illegal_action='penalty' / 'random_legal'."
         )
 
+    def __reduce__(self):
+        # rebuilt from its message and fields: copy and pickle call __init__ with args == (message,), which
+        # failed, and Ray (which copies and ships errors) showed that TypeError instead of this error
+        return _rebuilt, (type(self), self.args, self.__dict__)
+
+
+def _rebuilt(cls, args, fields):
+    error = cls.__new__(cls)
+    error.args = args
+    error.__dict__.update(fields)
+    return error
+
 
 def action_index(action) -> int | None:
     """The action id an int-like action stands for (an int, a NumPy integer, a one-element integer

@@ -229,16 +229,51 @@ def test_every_seat_observes_its_own_view_also_in_the_final_observations(name, k
         play_random_episode(env, seed, check)
 
 
-def test_agents_are_every_seat_during_a_game_and_none_after_it():
+def test_agents_are_every_seat_throughout_and_a_finished_episode_refuses_another_step():
+    # as in RLlib's turn-based examples: emptied at the end, RLlib's own env check (penalty mode) refused the
+    # final observations of seats no longer among the agents (found by an RLlib audit)
     env = TabletopMultiAgentEnv({"env": "toy_v0", "max_turns": 4})
     assert env.agents == env.possible_agents
 
     def check(obs, rewards, terms, truncs):
-        assert env.agents == ([] if terms["__all__"] or truncs["__all__"] else env.possible_agents)
+        assert env.agents == env.possible_agents and set(env.possible_agents) <= set(obs) | {"__all__"} or \
+            not (terms["__all__"] or truncs["__all__"])
 
-    for seed in range(2):  # the second game starts with every seat again
+    for seed in range(2):
         play_random_episode(env, seed, check)
-        assert env.agents == []
+        assert env.agents == env.possible_agents
+        with pytest.raises(RuntimeError, match="the episode is over"):
+            env.step({env.possible_agents[0]: 0})
+
+
+def test_rllibs_own_env_check_passes_where_illegal_moves_are_penalised_or_replaced():
+    from ray.rllib.utils.pre_checks.env import check_multiagent_environments
+
+    for policy in ("penalty", "random_legal"):
+        check_multiagent_environments(TabletopMultiAgentEnv({"env": "toy_v0", "illegal_action": policy}))
+
+
+def test_a_non_integer_action_is_no_action_id_not_the_id_it_truncates_to():
+    from tabletop_envs.core.errors import IllegalActionError
+
+    env = TabletopMultiAgentEnv({"env": "toy_v0"})
+    obs, _ = env.reset(seed=0)
+    (agent,) = obs
+    legal = int(np.flatnonzero(obs[agent]["action_mask"])[0])
+    with pytest.raises(IllegalActionError, match="not an action id"):
+        env.step({agent: legal + 0.7})  # int() made it the legal action `legal`
+
+
+def test_an_illegal_action_error_survives_copy_and_pickle_as_ray_ships_it():
+    import copy
+    import pickle
+
+    from tabletop_envs.core.errors import IllegalActionError
+
+    error = IllegalActionError(7, [1, 2], decision="play")
+    for clone in (copy.copy(error), pickle.loads(pickle.dumps(error))):
+        assert type(clone) is IllegalActionError and str(clone) == str(error)
+        assert (clone.action, clone.legal, clone.reason) == (7, [1, 2], error.reason)
 
 
 def test_the_same_seed_deals_the_same_game_and_another_seed_another():
@@ -777,3 +812,65 @@ def test_throughput_benchmark_prints_and_writes_its_report(tmp_path, capsys):
     report = main(["--env", "toy_v0", "--only", "adapter", "--seconds", "0.05", "--repeats", "1", "--json", str(out)])
     assert json.loads(out.read_text())["results"]["adapter, random"]["steps_per_s"] > 0
     assert "load average before/after" in capsys.readouterr().out and report["machine"]["load_average"]
+
+
+def test_where_illegal_actions_must_stop_the_run_a_failed_env_runner_is_not_restarted(tmp_path):
+    # RLlib restarts failed env runners by default: the IllegalActionError stayed in a runner's log and the
+    # run went on sampling nothing (found by an RLlib audit)
+    from training.rllib_train import build_algo_config, load_rllib_config
+
+    for policy, restarted in (("raise", False), ("penalty", True)):
+        cfg = load_rllib_config(data={**TINY, "env": "toy_v0", "illegal_action": policy,
+                                      "output": {"dir": str(tmp_path)}})
+        assert build_algo_config(cfg).restart_failed_env_runners is restarted
+
+
+def test_an_iteration_that_samples_nothing_stops_the_run_before_anything_is_exported(local_ray, tmp_path, monkeypatch):
+    import training.rllib_train as rt
+
+    class NoSamples:  # an algorithm whose env runners all failed: RLlib's result holds no sampled steps
+        iteration = 0
+
+        def train(self):
+            self.iteration += 1
+            return {"training_iteration": self.iteration, "env_runners": {}}
+
+        def stop(self):
+            pass
+
+    class Config:
+        def build_algo(self):
+            return NoSamples()
+
+    monkeypatch.setattr(rt, "build_algo_config", lambda cfg, seed=None: Config())
+    cfg = rt.load_rllib_config(data={**TINY, "env": "toy_v0", "iterations": 2, "selfplay": {"mode": "shared"},
+                                     "output": {"dir": str(tmp_path / "run")}})
+    from tabletop_envs.core.errors import TabletopError
+
+    with pytest.raises(TabletopError, match="iteration 1 sampled no env steps: an env runner failed"):
+        rt.train(cfg, log=lambda line: None)
+    assert not list((tmp_path / "run").glob("*.onnx"))
+
+
+@pytest.mark.parametrize("changes, message", [
+    ({"env_runners": {"num_env_runners": 3}}, "the recipe's actors need 3 CPUs (3 env runners x 1) but the local Ray "
+                                              "gets ray.num_cpus=2"),
+    ({"env_runners": {"num_env_runners": 2}, "learners": {"num_learners": 1}},
+     "need 3 CPUs (2 env runners x 1 + 1 learner x 1)"),
+])
+def test_a_local_ray_too_small_for_the_recipes_actors_is_refused_instead_of_waiting_for_ever(tmp_path, changes,
+                                                                                             message):
+    from training.rllib_train import load_rllib_config
+
+    cfg = load_rllib_config(data={**TINY, "env": "toy_v0", **changes, "output": {"dir": str(tmp_path)}})
+    import re
+
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        cfg.check_local_resources()
+
+
+def test_a_seed_that_numpy_would_refuse_once_rllib_adds_the_runner_index_is_refused(tmp_path):
+    from training.rllib_train import load_rllib_config
+
+    with pytest.raises(ConfigError, match="seed 4294967295 is too large.*at most 4294967294"):
+        load_rllib_config(data={**TINY, "env": "toy_v0", "seed": 2**32 - 1, "output": {"dir": str(tmp_path)}})
