@@ -361,7 +361,7 @@ def test_the_command_line_reports_a_bad_recipe_in_one_line():
     for module, args, message in [
         ("training.train", ["--config", "configs/terralore.yaml", "--set", "ppo.total_steps=1"],
          "unknown key 'ppo.total_steps'"),
-        ("training.evaluate", ["--env", "nope_v0", "--policies", "random", "heuristic"], "unknown env 'nope_v0'"),
+        ("training.evaluate", ["--env", "nope_v0", "--policies", "random", "heuristic"], "unknown game 'nope_v0'; choose one of: earth, terralore, travel_earth"),
     ]:
         done = subprocess.run([sys.executable, "-m", module, *args], capture_output=True, text=True, timeout=120,
                               cwd=Path(__file__).resolve().parents[2])
