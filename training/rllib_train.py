@@ -674,7 +674,13 @@ def evaluate_vs_random(cfg: RLlibTrainConfig, model_path: Path, games: int) -> d
 
     n = make_game(cfg.env, **game_kwargs).num_players
     res = play_match(cfg.env, [policy] + [RandomPolicy()] * (n - 1), games, seed=cfg.seed + 1,
-                     game_kwargs=game_kwargs)
+                     game_kwargs=game_kwargs, max_turns=cfg.env_kwargs.get("max_turns"))
+    from .evaluate import PairResult
+    from .export import update_sidecar
+
+    # in the sidecar too, as training.train's exports hold theirs (the model card reads it from there)
+    update_sidecar(model_path, evaluation={"vs_random": PairResult(
+        "model", "random", res.games, int(res.wins[0]), int(res.draws[0]), int(res.losses[0])).rates()})
     return {"games": res.games, "wins": int(res.wins[0]), "draws": int(res.draws[0]),
             "losses": int(res.losses[0]), "win_rate": res.win_rate(0), "act": policy.metadata["act"]}
 

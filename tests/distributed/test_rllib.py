@@ -874,3 +874,32 @@ def test_a_seed_that_numpy_would_refuse_once_rllib_adds_the_runner_index_is_refu
 
     with pytest.raises(ConfigError, match="seed 4294967295 is too large.*at most 4294967294"):
         load_rllib_config(data={**TINY, "env": "toy_v0", "seed": 2**32 - 1, "output": {"dir": str(tmp_path)}})
+
+
+def test_the_end_of_run_evaluation_lands_in_the_sidecar_and_keeps_the_recipes_turn_limit(tmp_path, monkeypatch):
+    # the sidecar's evaluation stayed empty, and the games ignored env_kwargs.max_turns (found by an RLlib audit)
+    import tabletop_envs.core.arena as arena
+    import training.rllib_train as rt
+    from training.export import export_policy
+
+    seen = {}
+
+    original = arena.play_match
+
+    def spy(*args, **kwargs):
+        seen["max_turns"] = kwargs.get("max_turns")
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(arena, "play_match", spy)
+    cfg = rt.load_rllib_config(data={**TINY, "env": "toy_v0", "env_kwargs": {"max_turns": 3},
+                                     "output": {"dir": str(tmp_path), "eval_games": 20}})
+    rng = np.random.default_rng(0)
+    game = TabletopMultiAgentEnv({"env": "toy_v0"}).game
+    weights = [(rng.normal(size=(game.observation_layout.size, 8)), rng.normal(size=8)),
+               (rng.normal(size=(8, game.num_actions)), rng.normal(size=game.num_actions))]
+    path = export_policy(weights, "tanh", tmp_path / "m", "toy_v0")
+    result = rt.evaluate_vs_random(cfg, path, 20)
+    meta = json.loads(path.with_suffix(".json").read_text())
+    assert meta["evaluation"]["vs_random"]["games"] == result["games"] == 20
+    assert meta["evaluation"]["vs_random"]["win"]["rate"] == result["win_rate"]
+    assert seen["max_turns"] == 3
