@@ -203,6 +203,7 @@ class TrainConfig:
                               "every k-th deal, so list it once")
         check_file_stem(self.output.name, "output.name")
         check_dir_template(self.output.dir, "output.dir", env=self.env, seed=self.seed, name=self.output.name)
+        check_folder_can_be_made(self.run_dir(), "output.dir")
         return self
 
     def _check_phases(self) -> None:
@@ -326,6 +327,14 @@ def check_file_stem(name: str, key: str) -> None:
     if not re.fullmatch(r"[\w-]+", name):
         raise ConfigError(f"{key} {name!r} must be a plain file stem (letters, digits, _ and -; no folder, dot or "
                           f"space): the model is written as <run dir>/<{key.split('.')[-1]}>.onnx; e.g. ppo")
+
+
+def check_folder_can_be_made(folder: Path, what: str) -> None:
+    """Refuse a folder under a file: making it failed with NotADirectoryError once the run had begun."""
+    blocking = next((d for d in (folder, *folder.parents) if d.exists()), None)
+    if blocking is not None and not blocking.is_dir():
+        raise ConfigError(f"{what} {str(folder)!r}: {blocking} is a file, so no folder can be made there; choose "
+                          "another folder")
 
 
 def check_dir_template(template: str, key: str, **values) -> None:

@@ -25,7 +25,7 @@ from tabletop_envs.core.errors import ConfigError, ModelMismatchError, run_cli
 from tabletop_envs.core.onnx_policy import SIDECAR_FORMAT, MLPPolicy, file_sha256
 from tabletop_envs.core.registry import make_game
 
-from .config import user_path
+from .config import check_folder_can_be_made, user_path
 
 OPSET = 17
 
@@ -331,11 +331,7 @@ def main(argv: list[str] | None = None) -> None:
         if not isinstance(run_info, dict):
             raise ConfigError(f"{run_json} holds a {type(run_info).__name__}, not the object training.train writes "
                               "(env, config, training, ...); restore it, or move it away and pass --env")
-    out_parent = user_path(args.out).parent
-    blocking = next((d for d in (out_parent, *out_parent.parents) if d.exists()), None)
-    if blocking is not None and not blocking.is_dir():
-        raise ConfigError(f"--out {args.out}: {blocking} is a file, so no folder can be made there for the model; "
-                          "choose another --out")
+    check_folder_can_be_made(user_path(args.out).parent, "--out")
     env_name = args.env or run_info.get("env")
     if not env_name:
         parser.error("--env is required when the model has no run.json next to it (or, for a checkpoint, in "

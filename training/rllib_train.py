@@ -36,6 +36,7 @@ from tabletop_envs.core.errors import ConfigError, TabletopError, run_cli
 from training.config import (
     check_dir_template,
     check_file_stem,
+    check_folder_can_be_made,
     config_key,
     load_typed_config,
     resume_seed,
@@ -170,6 +171,7 @@ class RLlibTrainConfig:
                               f"must be at most {top}")
         check_file_stem(self.output.name, "output.name")
         check_dir_template(self.output.dir, "output.dir", env=self.env, seed=self.seed)
+        check_folder_can_be_made(self.run_dir(), "output.dir")
         return self
 
     def check_local_resources(self) -> None:
@@ -565,6 +567,19 @@ def _steps_at(run_dir: Path, iteration: int) -> int:
     return steps
 
 
+def _same_game(trained: tuple, cfg: RLlibTrainConfig) -> bool:
+    """The same game with every option filled in: ``{}`` and the defaults written out are one game."""
+    from tabletop_envs.core.onnx_policy import _full_config
+
+    env, options = trained
+    if env != cfg.env or not isinstance(options, dict):
+        return False
+    try:
+        return _full_config(env, options) == _full_config(cfg.env, _game_kwargs(cfg))
+    except (TabletopError, TypeError, ValueError):  # options this version does not take: another game
+        return False
+
+
 def check_checkpoint_game(cfg: RLlibTrainConfig, checkpoint: str | Path) -> None:
     """The recipe builds the game the checkpoint's run trained on: its ``run.json``, or without one
     (a checkpoint copied out of its run folder) the env config the checkpoint itself holds.
@@ -586,7 +601,7 @@ def check_checkpoint_game(cfg: RLlibTrainConfig, checkpoint: str | Path) -> None
         trained = (env_cfg.pop("env"), {k: v for k, v in env_cfg.items()
                                         if k not in ("max_turns", "illegal_action", "render_mode")})
         source = f"its own env config; there is no {run_json.name} beside it"
-    if trained != (cfg.env, _game_kwargs(cfg)):
+    if trained != (cfg.env, _game_kwargs(cfg)) and not _same_game(trained, cfg):
         raise ConfigError(f"{checkpoint} was trained with game_config {json.dumps(trained[1])} of {trained[0]} "
                           f"({source}), but the recipe gives {cfg.env} with {json.dumps(_game_kwargs(cfg))}; "
                           "pass the --config and --set options the run was started with")

@@ -903,3 +903,23 @@ def test_the_end_of_run_evaluation_lands_in_the_sidecar_and_keeps_the_recipes_tu
     assert meta["evaluation"]["vs_random"]["games"] == result["games"] == 20
     assert meta["evaluation"]["vs_random"]["win"]["rate"] == result["win_rate"]
     assert seen["max_turns"] == 3
+
+
+def test_an_rllib_output_dir_under_a_file_is_refused_with_the_config(tmp_path):
+    from training.rllib_train import load_rllib_config
+
+    (tmp_path / "afile").write_text("")
+    with pytest.raises(ConfigError, match=r"afile is a file, so no folder can be made there"):
+        load_rllib_config(data={**TINY, "env": "toy_v0", "output": {"dir": str(tmp_path / "afile" / "run")}})
+
+
+def test_resuming_with_the_defaults_written_out_is_the_same_game(tmp_path):
+    # env_kwargs {} and the same defaults written out were refused as two games (found by an RLlib audit)
+    from training.rllib_train import _same_game, load_rllib_config
+
+    cfg = load_rllib_config(data={**TINY, "env": "terralore_v0", "env_kwargs": {"opaque_wall": True},
+                                  "output": {"dir": str(tmp_path)}})
+    assert _same_game(("terralore_v0", {}), cfg)
+    assert not _same_game(("terralore_v0", {"opaque_wall": False}), cfg)
+    assert not _same_game(("travel_earth_v0", {}), cfg)
+    assert not _same_game(("terralore_v0", {"no_such_option": 1}), cfg)

@@ -374,3 +374,10 @@ def test_a_resumed_run_s_seed_depends_on_where_it_resumes():
 
     seeds = {resume_seed(0, step) for step in (0, 1000, 2000)} | {resume_seed(1, 1000)}
     assert len(seeds) == 4 and resume_seed(0, 1000) == resume_seed(0, 1000)
+
+
+def test_an_output_dir_under_a_file_is_refused_with_the_config_not_once_the_run_has_begun(tmp_path):
+    # training.train and training.rllib_train ended in NotADirectoryError after setting up the run
+    (tmp_path / "afile").write_text("")
+    with pytest.raises(ConfigError, match=r"output.dir .*afile is a file, so no folder can be made there"):
+        load_config(data={"output": {"dir": str(tmp_path / "afile" / "run")}})
