@@ -501,3 +501,10 @@ def test_a_warning_while_playing_reads_as_a_line_for_a_person(toy, monkeypatch):
     out = []
     main(["play", "toy", "--opponent", "toy_v0/random", "--seed", "3"], ask=Script(["1"] * 3 + ["n"]), say=out.append)
     assert "warning: this model never learnt these rules" in out and not any("UserWarning" in line for line in out)
+
+
+def test_a_two_player_game_says_the_opponent_has_moved_not_the_other_players(toy):
+    out = []
+    main(["play", "toy", "--opponent", "toy_v0/random", "--seed", "3", "--seat", "1"], ask=Script(["1"] * 3 + ["n"]),
+         say=out.append)
+    assert "(your opponent has moved)" in out and "(the other players have moved)" not in out

@@ -202,7 +202,7 @@ def play_match(env_name: str, opponents: Sequence[str | Policy], human_seat: int
                 if bot_moves:
                     # not how many: a bot's count of decisions can be hidden (a Terralore placement behind
                     # the opaque wall takes one decision per card, lane, discard and destroy)
-                    say("(the other players have moved)")
+                    say("(the other players have moved)" if n > 2 else "(your opponent has moved)")
                     bot_moves = 0
                 show_window()
                 action = _human_move(env, player, ask, say)
@@ -254,7 +254,8 @@ def announce_result(result: PlayResult, env, say: Say = print) -> None:
                 verdict = f"You finished {_ordinal(place)} of {len(returns)}{' (tied)' * (returns.count(mine) > 1)}."
             say(f"{verdict}  Scores (returns): " + ", ".join(f"player_{i}: {r:+g}" for i, r in enumerate(returns)))
     elif result.reason == "truncated":
-        say(f"The game reached the turn limit ({env.max_turns} turns) and ends without a winner.")
+        say(f"The game reached the turn limit ({env.max_turns} turn{'s' * (env.max_turns != 1)}) and ends "
+            "without a winner.")
     else:
         say("Game stopped before the end.")
     say(f"Seed {result.replay.seed} (play this deal again with --seed {result.replay.seed}).")
@@ -308,7 +309,8 @@ def watch_replay(replay: Replay, seat: int | None = None, ask: Ask | None = inpu
     if seat is not None and not 0 <= seat < n:
         raise ValueError(f"--seat must be between 0 and {n - 1}, got {seat}")
     players = replay.players or ["?"] * n
-    say(f"Replay of {replay.env} (seed {replay.seed}, {len(replay.actions)} actions, recorded with "
+    say(f"Replay of {replay.env} (seed {replay.seed}, {len(replay.actions)} action{'s' * (len(replay.actions) != 1)}, "
+        "recorded with "
         f"tabletop-envs {replay.library_version}). Seats: "
         + ", ".join(f"player_{i} = {p}" for i, p in enumerate(players)))
     for index, player, action in replay.steps(env):
