@@ -601,7 +601,7 @@ def check_checkpoint_game(cfg: RLlibTrainConfig, checkpoint: str | Path) -> None
         trained = (env_cfg.pop("env"), {k: v for k, v in env_cfg.items()
                                         if k not in ("max_turns", "illegal_action", "render_mode")})
         source = f"its own env config; there is no {run_json.name} beside it"
-    if trained != (cfg.env, _game_kwargs(cfg)) and not _same_game(trained, cfg):
+    if not _same_game(trained, cfg):
         raise ConfigError(f"{checkpoint} was trained with game_config {json.dumps(trained[1])} of {trained[0]} "
                           f"({source}), but the recipe gives {cfg.env} with {json.dumps(_game_kwargs(cfg))}; "
                           "pass the --config and --set options the run was started with")
