@@ -123,6 +123,9 @@ def problems(env_name: str) -> list[str]:
 
 def main(argv: list[str]) -> int:
     env_name = argv[0] if argv else "terralore_v0"
+    if env_name not in GAMES:
+        print(f"no game {env_name!r}: choose one of {', '.join(GAMES)}", file=sys.stderr)
+        return 2
     units = read_units(env_name)
     if units is None:
         print(f"no rule text at {RULES_DIR / GAMES[env_name][0]}")

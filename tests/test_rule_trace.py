@@ -33,3 +33,8 @@ def test_the_trace_check_finds_a_sentence_without_a_row_and_a_row_without_a_test
     assert rule_trace.row_problems("toy_v0") == [f"row {keys[0]} names test_rule_trace_self_check, which no test file defines",
                                       f"row {keys[2]} names no test (and is not marked 'heading' or 'not a rule: …')"]
     assert rule_trace.coverage_problems("toy_v0", units) == [f"unit {keys[1]} has no row: 'A player loses at 0 HP.'"]
+
+
+def test_the_trace_command_names_the_games_for_an_unknown_one(capsys):
+    assert rule_trace.main(["chess"]) == 2
+    assert "no game 'chess': choose one of terralore_v0, travel_earth_v0, earth_v0" in capsys.readouterr().err
