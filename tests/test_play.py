@@ -125,6 +125,26 @@ def test_a_solo_game_ends_with_the_score_not_a_win():
     assert "You win" not in text and "Draw" not in text and "Your score: 3" in text
 
 
+def test_an_earth_game_ends_with_every_players_vp_as_well_as_the_rank_returns():
+    # Earth's returns rank the table (+1 … -1); the VP that decided them are named on their own line
+    import numpy as np
+
+    from tabletop_envs.core.play import PlayResult, announce_result
+    from tabletop_envs.earth.scoring import final_score
+
+    env = ENVS["earth_v0"].load_module().raw_env(num_players=3)
+    env.reset(seed=4)
+    replay, rng = Replay.start(env, 0, ["human"]), np.random.default_rng(4)
+    while not all(env.terminations.values()):
+        env.step(int(rng.choice(env.observe(env.agent_selection)["action_mask"].nonzero()[0])))
+    returns = [float(env._cumulative_rewards[a]) for a in env.possible_agents]
+    out = []
+    announce_result(PlayResult(replay, returns, 0, True, "terminated"), env, out.append)
+    vp = [final_score(env.game_state, p) for p in range(3)]
+    assert out[-2] == f"VP: player_0: {vp[0]}, player_1: {vp[1]}, player_2: {vp[2]}"
+    assert "Scores (returns)" in out[-3] and returns.index(max(returns)) == vp.index(max(vp))
+
+
 @pytest.mark.parametrize(("returns", "seat", "verdict"), [
     ([1.0, 0.0, -1.0], 1, "You finished 2nd of 3."), ([1.0, 0.0, -1.0], 0, "You finished 1st of 3."),
     ([1.0, -1.0, -1.0], 2, "You finished 2nd of 3 (tied)."), ([-1.0, 1.0], 0, "You lose."),

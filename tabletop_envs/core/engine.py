@@ -172,6 +172,10 @@ class State:
         """Name of the pending decision (for messages)."""
         return ""
 
+    def final_points(self) -> str:
+        """The ended game's points in words, for a game whose returns are not its points ("" if none)."""
+        return ""
+
     # ----------------------------------------------------------------- generic
     def legal_action_mask(self) -> np.ndarray:
         mask = self.__dict__.get("_mask_cache")

@@ -253,6 +253,8 @@ def announce_result(result: PlayResult, env, say: Say = print) -> None:
                 place = 1 + sum(r > mine for r in returns)
                 verdict = f"You finished {_ordinal(place)} of {len(returns)}{' (tied)' * (returns.count(mine) > 1)}."
             say(f"{verdict}  Scores (returns): " + ", ".join(f"player_{i}: {r:+g}" for i, r in enumerate(returns)))
+            if points := env.game_state.final_points():
+                say(points)
     elif result.reason == "truncated":
         say(f"The game reached the turn limit ({env.max_turns} turn{'s' * (env.max_turns != 1)}) and ends "
             "without a winner.")

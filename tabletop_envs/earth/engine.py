@@ -1035,6 +1035,11 @@ class EarthState(State):
 
         return resample(self, check_seat(self.game, player), rng)
 
+    def final_points(self) -> str:
+        if self.phase != "over":
+            return ""
+        return "VP: " + ", ".join(f"player_{p}: {v}" for p, v in enumerate(self.scores))
+
     def render_text(self, player: int | None = None) -> str:
         from .render import render
 

@@ -25,20 +25,20 @@ def _cell(s, q: int, i: int) -> str:
 def render(s, player: int | None = None) -> str:
     cat = s.game.cat
     lines = [f"Earth — {s.n} players, phase {s.phase}, round {s.rounds + 1}, turn {s.turns + 1}, "
-             f"first player P{s.first}, active P{s.active}"
+             f"first player player_{s.first}, active player_{s.active}"
              + (f", action {ACTIONS[s.action]}" if s.action >= 0 else "")
              + (" — LAST ROUND" if s.end_triggered else "")]
     lines.append(f"deck {len(s.deck)}  discard {len(s.discard)}")
     fauna = []
     for f, side in enumerate(s.fauna):
         rec = cat.fauna[side]
-        fauna.append(f"  {rec['name']}: {rec['text']} leaves {[f'P{q}' for q in s.leaves[f]]}")
+        fauna.append(f"  {rec['name']}: {rec['text']} leaves: {', '.join(f'player_{q}' for q in s.leaves[f]) or 'none yet'}")
     lines.append("fauna:\n" + "\n".join(fauna))
     lines.append("public ecosystems: " + "; ".join(f"{cat.ecosystems[e]['name']} ({cat.ecosystems[e]['text']})"
                                                    for e in s.public_eco))
     for q in range(s.n):
         see_all = player is None or player == q
-        head = f"P{q}{' (you)' if player == q else ''}: soil {s.soil[q]}, hand {len(s.hands[q])}, " \
+        head = f"player_{q}{' (you)' if player == q else ''}: soil {s.soil[q]}, hand {len(s.hands[q])}, " \
                f"compost {len(s.compost[q])}, events {len(s.events[q])}"
         if s.phase == "over":
             steps = score_breakdown(s, q)
@@ -78,7 +78,7 @@ def render(s, player: int | None = None) -> str:
         shown = pending_decision(s, player)
         if shown is not None:
             lines += _decision_help(s, task)
-        lines.append(f"pending: P{task['p']} " + ("to decide" if shown is None else f"decides {shown}")
+        lines.append(f"pending: player_{task['p']} " + ("to decide" if shown is None else f"decides {shown}")
                      + (f" ({task['left']} left)" if shown is not None and "left" in task else ""))
     return "\n".join(lines)
 

@@ -83,7 +83,7 @@ def test_render_text_shows_only_what_the_player_sees():
     assert "hand:" in text0 and own in text0
     other_hand = [s.game.cat.names[c] for c in s.hands[1]]
     assert all(f"hand: {name}" not in text0 for name in other_hand)
-    assert "pending: P" in text0 and "fauna:" in text0
+    assert "pending: player_" in text0 and "fauna:" in text0
     random_play(s)
     assert "score" in s.render_text()
 
@@ -358,7 +358,7 @@ def test_text_view_spells_out_every_tableau_card_by_its_cell_for_every_seat():
     random_play(s, np.random.default_rng(0), until=lambda t: all(sum(c >= 0 for c in g) >= 3 for g in t.grid))
     for viewer in range(3):
         text = s.render_text(viewer)
-        heads = [text.index(f"\nP{q}") for q in range(3)] + [text.index("\npending:")]
+        heads = [text.index(f"\nplayer_{q}") for q in range(3)] + [text.index("\npending:")]
         for q in range(3):
             block = text[heads[q]:heads[q + 1]].splitlines()
             for i, c in enumerate(s.grid[q]):
@@ -797,9 +797,9 @@ def test_another_seats_text_view_and_picture_name_who_decides_not_the_decision()
     s.queue = before
     s._mask_cache = None
     for view in (chosen, s):
-        assert view.render_text(0).splitlines()[-1] == "pending: P1 to decide"
-    assert chosen.render_text(1).splitlines()[-1] == chosen.render_text().splitlines()[-1] == "pending: P1 decides plant_cell"
-    assert s.render_text(1).splitlines()[-1] == "pending: P1 decides plant (2 left)"
+        assert view.render_text(0).splitlines()[-1] == "pending: player_1 to decide"
+    assert chosen.render_text(1).splitlines()[-1] == chosen.render_text().splitlines()[-1] == "pending: player_1 decides plant_cell"
+    assert s.render_text(1).splitlines()[-1] == "pending: player_1 decides plant (2 left)"
     assert np.array_equal(np.asarray(draw_table(chosen, 0).image), np.asarray(draw_table(s, 0).image))
     assert not np.array_equal(np.asarray(draw_table(chosen, 1).image), np.asarray(draw_table(s, 1).image))
 
