@@ -80,6 +80,8 @@ class _LogitsPolicy:
                              "action_masks, rng)")
         if len(action_mask) != logits.shape[-1]:
             self._wrong_mask(np.shape(action_mask), logits.shape)
+        if not math.isfinite(logits.sum()):
+            self._not_finite(observation)
         return choose_legal(logits, action_mask, rng, self.deterministic)
 
     def act_batch(self, observations, action_masks, rng) -> np.ndarray:
@@ -88,6 +90,8 @@ class _LogitsPolicy:
         masks = np.asarray(action_masks, bool)
         if masks.shape != logits.shape:
             self._wrong_mask(masks.shape, logits.shape)
+        if not math.isfinite(logits.sum()):
+            self._not_finite(observations)
         return choose_legal_batch(logits, masks, rng, self.deterministic)
 
     def _trained_for(self) -> str:
@@ -103,6 +107,15 @@ class _LogitsPolicy:
             f"policy {self.name!r}{self._trained_for()} takes observations of {self.observation_size} values, "
             f"got {shape[-1]} (shape {shape}): most likely a model of another env. Play it in the env it was "
             "trained for, or load a model made for this env.")
+
+    def _not_finite(self, observation) -> None:
+        # the argmax of NaN logits is the first NaN: a move chosen by nothing, played without a word
+        bad = ~np.isfinite(np.asarray(observation, np.float64))
+        where = (f"the observation holds {int(bad.sum())} NaN or infinite value(s) (first at index "
+                 f"{tuple(int(i) for i in np.argwhere(bad)[0]) if bad.ndim > 1 else int(np.flatnonzero(bad)[0])})"
+                 if bad.any() else "the observation holds values far outside what the env produces")
+        raise ValueError(f"policy {self.name!r} got NaN or infinite logits: {where}. Pass the env's observation "
+                         "unchanged (observe(agent)['observation']).")
 
     def _wrong_mask(self, mask_shape: tuple, logits_shape: tuple) -> None:
         if mask_shape[-1:] != logits_shape[-1:]:

@@ -97,6 +97,28 @@ def test_the_earth_model_refuses_terralore_observations_and_masks_instead_of_pla
         earth.act(np.zeros(5148, np.float32), mask, None)
 
 
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # numpy's own word on the NaN matmul, before ours
+@pytest.mark.parametrize("backend", ["numpy", "onnxruntime"])
+def test_an_observation_with_nan_or_infinite_values_is_refused_naming_where_instead_of_played(backend):
+    # the argmax of NaN logits is the first NaN: the model "chose" a move nothing in it preferred
+    if backend == "onnxruntime":
+        pytest.importorskip("onnxruntime")
+    policy = load_policy("terralore_v0/ppo", backend=backend)
+    state = make_game("terralore_v0").new_initial_state(0)
+    obs, mask = state.observation(state.current_player()).astype(np.float32), state.legal_action_mask()
+    assert mask[policy.act(obs, mask, None)]
+    broken = obs.copy()
+    broken[7] = np.nan
+    with pytest.raises(ValueError, match=r"NaN or infinite logits: the observation holds 1 NaN or infinite "
+                                         r"value\(s\) \(first at index 7\)"):
+        policy.act(broken, mask, None)
+    with pytest.raises(ValueError, match=r"1 NaN or infinite value\(s\) \(first at index \(1, 7\)\)"):
+        policy.act_batch(np.stack([obs, broken]), np.stack([mask, mask]), None)
+    huge = np.full_like(obs, 3e38)
+    with pytest.raises(ValueError, match="values far outside what the env produces"):
+        policy.act(huge, mask, None)
+
+
 def test_a_sidecar_whose_env_id_names_another_game_is_a_mismatch_naming_the_sidecar_and_the_keys(tmp_path):
     """A Terralore sidecar relabelled earth_v0: Earth has no option 'decks' (a ConfigError from the
     game's constructor), reported as the sidecar's fault."""
