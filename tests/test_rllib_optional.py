@@ -67,3 +67,18 @@ def test_rllib_recipe_refuses_an_evaluation_vs_random_at_a_one_seat_table():
         load_rllib_config(data={"env": "earth_v0", "env_kwargs": {"num_players": 1}, "output": {"eval_games": 200}})
     cfg = load_rllib_config(data={"env": "earth_v0", "env_kwargs": {"num_players": 1}, "output": {"eval_games": 0}})
     assert cfg.output.eval_games == 0
+
+
+def test_the_rllib_sidecars_command_is_the_command_line_used_or_the_recipe_when_called_from_python():
+    # it recorded sys.argv, so a train() called from Python (a notebook, pytest) wrote that program's
+    # arguments as the command that made the model
+    from training.rllib_train import load_rllib_config, reproduce_command
+
+    cfg = load_rllib_config(data={"env": "earth_v0", "iterations": 3})
+    assert reproduce_command(cfg, ["--config", "configs/rllib_earth.yaml", "--set", "iterations=3",
+                                   "--resume", "run/checkpoint_00002", "--address=auto"]) == (
+        "python -m training.rllib_train --config configs/rllib_earth.yaml --set iterations=3 --address=auto")
+    assert reproduce_command(cfg, ["--resume=x", "--config", "my recipe.yaml"]) == (
+        "python -m training.rllib_train --config 'my recipe.yaml'")
+    from_python = reproduce_command(cfg)
+    assert from_python.startswith("python -m training.rllib_train  # config {") and "'iterations': 3" in from_python

@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import sys
 import time
 import zlib
@@ -410,7 +411,25 @@ def module_mlp_weights(module) -> tuple[list, str]:
     return layer_weights(linears), activation or "tanh"
 
 
-def export_module(module, out_stem: str | Path, cfg: RLlibTrainConfig, steps: int, iterations: int) -> Path:
+def reproduce_command(cfg: RLlibTrainConfig, argv: list[str] | None = None) -> str:
+    """The sidecar's ``training.command``: the command line used (``argv``, less ``--resume``: the run it
+    continues is the same run), or, for a ``train()`` called from Python, the recipe written out."""
+    if argv is None:
+        return f"python -m training.rllib_train  # config {asdict(cfg)}"
+    kept, skip = [], False
+    for arg in argv:
+        if skip or arg.startswith("--resume="):
+            skip = False
+            continue
+        if arg == "--resume":
+            skip = True
+            continue
+        kept.append(shlex.quote(arg))
+    return " ".join(["python -m training.rllib_train", *kept])
+
+
+def export_module(module, out_stem: str | Path, cfg: RLlibTrainConfig, steps: int, iterations: int,
+                  command: str | None = None) -> Path:
     """Write the trained module as ``<out_stem>.onnx`` + ``.npz`` + ``.json`` via ``training.export``.
 
     Checks that the numpy MLP reproduces the module's logits before writing anything.
@@ -434,7 +453,7 @@ def export_module(module, out_stem: str | Path, cfg: RLlibTrainConfig, steps: in
                            f"{np.abs(expected - got).max():.3g}; the module has layers the export does not know")
     training = {"algorithm": "rllib-ppo", "framework": f"ray[rllib]=={ray.__version__}", "steps": int(steps),
                 "iterations": int(iterations), "seed": cfg.seed, "selfplay": cfg.selfplay.mode,
-                "command": " ".join(["python -m training.rllib_train", *sys.argv[1:]]) if sys.argv else ""}
+                "command": command or reproduce_command(cfg)}
     return export_policy(weights, activation, out_stem, cfg.env, _game_kwargs(cfg), training=training,
                          name=Path(out_stem).name, deterministic=cfg.eval.deterministic)
 
@@ -450,7 +469,8 @@ def _game_kwargs(cfg: RLlibTrainConfig) -> dict:
 
 
 # ------------------------------------------------------------------------------------ main
-def train(cfg: RLlibTrainConfig, address: str | None = None, log=print, resume: str | Path | None = None) -> dict:
+def train(cfg: RLlibTrainConfig, address: str | None = None, log=print, resume: str | Path | None = None,
+          command: str | None = None) -> dict:
     """Run the whole recipe; returns a summary (run dir, checkpoint, exported model, metrics per iteration).
 
     ``resume``: an RLlib checkpoint of this recipe; training continues from its iteration up to
@@ -526,7 +546,7 @@ def train(cfg: RLlibTrainConfig, address: str | None = None, log=print, resume: 
         summary["env_steps"] = steps
         if cfg.output.export:
             module = trained_module(algo, "main")
-            path = export_module(module, run_dir / cfg.output.name, cfg, steps, algo.iteration)
+            path = export_module(module, run_dir / cfg.output.name, cfg, steps, algo.iteration, command)
             summary["model"] = str(path)
             log(f"exported {path} (+ .npz, .json; act {act_of(cfg)}, from eval.deterministic)")
             if cfg.output.eval_games:
@@ -661,7 +681,8 @@ def _checkpoint_ctor_args(checkpoint: Path, *parts: str):
                           "checkpoint_<iteration> folder of a training.rllib_train run") from None
 
 
-def export_checkpoint(cfg: RLlibTrainConfig, checkpoint: str | Path, out_stem: str | Path | None = None) -> Path:
+def export_checkpoint(cfg: RLlibTrainConfig, checkpoint: str | Path, out_stem: str | Path | None = None,
+                      command: str | None = None) -> Path:
     """Export module 'main' of an RLlib checkpoint (no Ray cluster needed), e.g. after a crashed run."""
     require_ray()
     from ray.rllib.core import COMPONENT_LEARNER, COMPONENT_LEARNER_GROUP, COMPONENT_RL_MODULE
@@ -676,7 +697,7 @@ def export_checkpoint(cfg: RLlibTrainConfig, checkpoint: str | Path, out_stem: s
     iteration = int(checkpoint.name.rsplit("_", 1)[-1]) if checkpoint.name.rsplit("_", 1)[-1].isdigit() else 0
     steps = _steps_at(checkpoint.parent, iteration)
     out_stem = Path(out_stem) if out_stem else checkpoint.parent / f"{cfg.output.name}_{checkpoint.name}"
-    return export_module(module, out_stem, cfg, steps, iteration)
+    return export_module(module, out_stem, cfg, steps, iteration, command)
 
 
 def evaluate_vs_random(cfg: RLlibTrainConfig, model_path: Path, games: int) -> dict:
@@ -728,11 +749,12 @@ def main(argv: list[str] | None = None) -> dict:
         parser.error("the following arguments are required: --config")
     cfg = load_rllib_config(args.config, args.set)  # a recipe's mistakes are reported with or without ray
     require_ray()
+    command = reproduce_command(cfg, sys.argv[1:] if argv is None else argv)
     if args.export_checkpoint:
-        path = export_checkpoint(cfg, user_path(args.export_checkpoint))
+        path = export_checkpoint(cfg, user_path(args.export_checkpoint), command=command)
         print(f"wrote {path} (+ .npz, .json; act {act_of(cfg)}, from eval.deterministic)")
         return {"model": str(path)}
-    summary = train(cfg, args.address, resume=user_path(args.resume) if args.resume else None)
+    summary = train(cfg, args.address, resume=user_path(args.resume) if args.resume else None, command=command)
     print(json.dumps({k: v for k, v in summary.items() if k != "history"}, indent=2))
     return summary
 

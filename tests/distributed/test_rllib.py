@@ -555,6 +555,7 @@ def test_terralore_export_loads_with_load_policy_and_plays_legal_games(terralore
     assert meta["observation_layout_hash"] == game.observation_layout.hash()
     assert meta["num_actions"] == game.num_actions
     assert meta["training"]["steps"] == summary["env_steps"] and meta["training"]["seed"] == 0
+    assert meta["training"]["command"].startswith("python -m training.rllib_train  # config {'env': 'terralore_v0'")
     policy = load_policy(summary["model"])
     _plays_legal_games(policy, "terralore_v0", games=4)
     onnx_policy = load_policy(summary["model"], backend="onnxruntime")
