@@ -569,7 +569,8 @@ def test_watering_other_players_place_up_to_2_sprouts_or_gain_2_soil():
     act(s, "option", 0)
     act(s, "cell", 4)
     act(s, "cell", 4)
-    assert s.spr[1][4] == 2
+    assert s.spr[1][4] == 2 and s.spr[1][4] < CAT.earth[s.grid[1][4]]["sprouts"]  # room left, but two is all
+    assert s.current_player() != 1 or legal(s, "cell") == []
     s2 = at_action(2, p=0)
     choose_action(s2, "water")
     soil = s2.soil[1]
@@ -723,8 +724,10 @@ def test_growing_active_draws_4_then_places_up_to_2_growth():
     choose_action(s, "grow")
     assert len(s.hands[0]) == hand + 4
     act(s, "cell", 0)
+    assert legal(s, "cell") == [0]  # room for a third growth, but two is the total
     act(s, "cell", 0)
-    assert s.gro[0][0] == 2
+    assert s.gro[0][0] == 2 and s.gro[0][0] < CAT.earth[s.grid[0][0]]["growth"]
+    assert legal(s, "cell") == [] and s.decision() != "place"
 
 
 def test_there_is_no_limit_to_the_number_of_cards_in_hand():
@@ -772,7 +775,8 @@ def test_growing_other_players_draw_2_or_place_up_to_2_growth():
     act(s, "option", 1)
     act(s, "cell", 0)
     act(s, "cell", 0)
-    assert s.gro[1][0] == 2
+    assert s.gro[1][0] == 2 and s.gro[1][0] < CAT.earth[s.grid[1][0]]["growth"]  # room left, but two is all
+    assert s.current_player() != 1 or legal(s, "cell") == []
 
 
 def test_if_the_deck_runs_out_shuffle_the_discard_but_not_the_compost():
@@ -849,6 +853,17 @@ def test_each_ability_only_once_per_turn_and_the_tableau_left_to_right_top_to_bo
     act(s, "activate", 10)
     assert legal(s, "activate") == []
     assert s.soil[0] == soil + 1 and (s.decision(), s.current_player()) == ("action", 1)
+    # row by row, not column by column: r1c0 (cell 4) comes after r0c1 (cell 1), so taking it closes cell 1
+    s = at_action(2, p=0)
+    empty_hands(s)
+    quiet(s)
+    put(s, 0, 1, f)
+    put(s, 0, 4, f2)
+    choose_action(s, "compost")
+    act(s, "option", 0)
+    assert legal(s, "activate") == [2, 8]
+    act(s, "activate", 8)
+    assert legal(s, "activate") == [] and (s.decision(), s.current_player()) == ("action", 1)
 
 
 def test_island_and_climate_both_before_or_both_after_the_tableau():

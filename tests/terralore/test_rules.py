@@ -425,10 +425,17 @@ def assert_the_die_roll_winner_reveals_first(deal) -> None:
     firsts = set()
     for seed in range(12):
         s = deal(seed)
+        placed = []
+        for p in (0, 1):  # one card face down in each defending lane: the winner's is revealed first
+            placed.append(s.hand[p].pop())
+            s.face_down[p][D].append(placed[-1])
         end_turn(s)
         assert s.log[0].startswith("die roll:")
         rolls = [int(x.split()[-1]) for x in s.log[0][len("die roll: "):].split(", ")]
-        assert rolls[0] != rolls[1] and s.reveal_first == int(np.argmax(rolls))
+        winner = int(np.argmax(rolls))
+        assert rolls[0] != rolls[1] and s.reveal_first == winner
+        reveals = [line for line in s.log if " reveals " in line]
+        assert reveals == [f"player_{p} reveals {CAT.names[placed[p]]} (defending)" for p in (winner, 1 - winner)]
         firsts.add(s.reveal_first)
     assert firsts == {0, 1}, "either player can win the die roll"
 
@@ -440,7 +447,8 @@ def test_in_round_1_players_roll_a_die_and_the_winner_reveals_first():
 def test_perfectly_tied_players_roll_a_die_and_the_winner_reveals_first():
     # turn 4, equal castles, equal field points (1 each): a perfect tie, not round 1
     assert_the_die_roll_winner_reveals_first(lambda seed: make_state(
-        attacking=(["Tidepool Crab"], ["Pebble Mole"]), castles=(7, 7), turn_number=4, seed=seed))
+        hands=(["Ember Imp"], ["Sand Piper"]), attacking=(["Tidepool Crab"], ["Pebble Mole"]), castles=(7, 7),
+        turn_number=4, seed=seed))
 
 
 def test_otherwise_the_player_with_the_least_castle_hp_reveals_first():

@@ -312,6 +312,10 @@ def test_reservoir_contains_at_most_6_cards():
     assert legal(s, "add_to_reservoir") == [] and legal(s, "skip_reservoir") == [0]
     with pytest.raises(IllegalActionError):
         act(s, "add_to_reservoir", "Lion")
+    s = scenario(p0=dict(hand=["Lion"], reservoir=["Koala", "Emu", "Walrus", "Springbok", "Sea otter"]),
+                 phase="add", empty=(4, 0))  # five, four of them Empty: the sixth may come in
+    act(s, "add_to_reservoir", "Lion")
+    assert s.reservoir_size(0) == 6
 
 
 def test_refresh_all_empty_reservoir_cards_to_full_at_start_of_turn():
@@ -721,6 +725,10 @@ def test_last_resort_only_when_defender_has_zero_animals_anywhere_on_field():
     s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]), p1=dict(resting=["Sea otter"], reservoir=["Blue whale"]))
     challenge(s, "Lion", WEIGHT)
     assert s.phase == "defender" and s.reservoir[1] == ids(["Blue whale"])  # Resting Animals defend
+    s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]), p1=dict(ready=["Sea otter"], reservoir=["Blue whale"]))
+    challenge(s, "Lion", WEIGHT)
+    assert s.phase == "defender" and s.reservoir[1] == ids(["Blue whale"])  # so do Ready ones, Resting row empty
+    assert not s.discard[1]  # nothing was revealed from the Reservoir
 
 
 def test_last_resort_reveals_random_reservoir_cards_one_by_one():
