@@ -96,13 +96,12 @@ class TabletopMultiAgentEnv(MultiAgentEnv):
         self.game = game
         self.possible_agents = list(self.aec.possible_agents)
         self.agents = list(self.possible_agents)
-        single_obs = gym.spaces.Dict({
+        # one space object per seat (equal, not shared): seeding one seat's space must not move another's
+        self.observation_spaces = {a: gym.spaces.Dict({
             OBS_KEY: game.observation_layout.space(),
             MASK_KEY: gym.spaces.Box(0.0, 1.0, (game.num_actions,), np.float32),
-        })
-        single_act = gym.spaces.Discrete(game.num_actions)
-        self.observation_spaces = {a: single_obs for a in self.possible_agents}
-        self.action_spaces = {a: single_act for a in self.possible_agents}
+        }) for a in self.possible_agents}
+        self.action_spaces = {a: gym.spaces.Discrete(game.num_actions) for a in self.possible_agents}
         self.observation_space = gym.spaces.Dict(self.observation_spaces)
         self.action_space = gym.spaces.Dict(self.action_spaces)
         self._all_ones = np.ones(game.num_actions, np.float32)

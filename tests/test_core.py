@@ -294,7 +294,7 @@ def test_agent_iter_and_the_agents_before_reset_are_clear_errors(toy):
     env = toy_game.env()
     with pytest.raises(RuntimeError, match=r"reset\(\) must be called before agent_iter\(\)"):
         env.agent_iter()
-    for name in ("agents", "agent_selection", "rewards", "terminations", "truncations", "infos"):
+    for name in ("agents", "agent_selection", "rewards", "terminations", "truncations", "infos", "num_agents"):
         with pytest.raises(AttributeError, match=f"{name} is set by reset\\(\\): call env.reset"):
             getattr(env, name)
     assert not hasattr(env, "agents")  # still an AttributeError, for code that asks with hasattr
@@ -833,11 +833,17 @@ def test_after_truncation_or_a_penalty_no_observation_offers_a_legal_move(toy):
     assert all(env.truncations.values())
     for agent in env.agents:
         assert not env.observe(agent)["action_mask"].any() and not env.infos[agent]["action_mask"].any()
+    while env.agents:  # nor once they have left the table (the mover of the engine's state included)
+        env.step(None)
+        assert not any(env.observe(a)["action_mask"].any() for a in env.possible_agents)
     env = toy_game.env(illegal_action="penalty")
     env.reset(seed=0)
     env.step(99)
     assert all(env.terminations.values())
     assert not any(env.observe(a)["action_mask"].any() for a in env.agents)
+    while env.agents:
+        env.step(None)
+        assert not any(env.observe(a)["action_mask"].any() for a in env.possible_agents)
 
 
 def test_a_penalty_alone_at_the_table_costs_the_mover_one_point():
@@ -1468,3 +1474,36 @@ def test_no_two_policies_of_a_match_draw_from_one_generator():
     a, b, c = (_RecordsItsGenerator() for _ in range(3))  # a 3-seat pair: the filler draws apart too
     play_pair("earth_v0", a, b, 6, seed=7, game_kwargs={"num_players": 3}, filler=c, max_turns=3)
     assert not _shared(a, b) and not _shared(a, c) and not _shared(b, c)
+
+
+@pytest.mark.parametrize("env_name", ["terralore_v0", "travel_earth_v0", "earth_v0"])
+def test_each_seat_has_its_own_space_objects_so_seeding_one_does_not_move_another(env_name):
+    # they were one shared object: seeding player_1's action space re-seeded player_0's samples
+    env = ENVS[env_name].load_module().raw_env()
+    a, b = env.possible_agents[:2]
+    assert env.observation_space(a) == env.observation_space(b) and env.action_space(a) == env.action_space(b)
+    env.action_space(a).seed(0)
+    expected = [env.action_space(a).sample() for _ in range(5)]
+    env.action_space(a).seed(0)
+    env.action_space(b).seed(1)
+    assert [env.action_space(a).sample() for _ in range(5)] == expected
+    env.observation_space(a).seed(0)
+    first = env.observation_space(a).sample()["observation"]
+    env.observation_space(a).seed(0)
+    env.observation_space(b).seed(1)
+    assert np.array_equal(env.observation_space(a).sample()["observation"], first)
+
+
+def test_a_refused_action_leaves_the_rewards_as_they_were(toy):
+    # the rewards were cleared before the action was checked; every reward is terminal today, so set one
+    import toy_game
+
+    from tabletop_envs.core.errors import IllegalActionError
+
+    env = toy_game.raw_env()
+    env.reset(seed=0)
+    agent = env.agent_selection
+    env._cumulative_rewards[agent], env.rewards[agent] = 0.5, 0.25
+    with pytest.raises(IllegalActionError):
+        env.step(99)
+    assert (env._cumulative_rewards[agent], env.rewards[agent]) == (0.5, 0.25)

@@ -169,6 +169,37 @@ def test_pettingzoo_parallel_seed_test_passes_on_the_turn_based_parallel_env(env
 
 
 @pytest.mark.parametrize(("env_name", "kwargs"), GAMES, ids=GAME_IDS)
+def test_the_documented_acting_seat_test_of_the_parallel_face_gives_each_seat_exactly_its_own_decisions(
+        env_name, kwargs):
+    # README / docs/integrations.md: a policy sees only the steps where obs[agent]["action_mask"].any();
+    # the advice before, infos[agent]["active_agent"], is missing after reset() (a KeyError on step one)
+    from pettingzoo.utils.conversions import turn_based_aec_to_parallel
+
+    module = ENVS[env_name].load_module()
+    rng = np.random.default_rng(0)
+    parallel = turn_based_aec_to_parallel(module.env(**kwargs))
+    obs, infos = parallel.reset(seed=5)
+    assert all("active_agent" not in info for info in infos.values())
+    seen = {a: [] for a in parallel.possible_agents}
+    while parallel.agents:
+        acting = [a for a in parallel.agents if obs[a]["action_mask"].any()]
+        assert len(acting) == 1
+        move = int(rng.choice(np.flatnonzero(obs[acting[0]]["action_mask"])))
+        seen[acting[0]].append(move)
+        obs, _, _, _, infos = parallel.step({a: move if a == acting[0] else 0 for a in parallel.agents})
+    aec, replayed = module.env(**kwargs), {a: [] for a in seen}
+    aec.reset(seed=5)
+    moves = {a: iter(m) for a, m in seen.items()}
+    for agent in aec.agent_iter():  # the same game through the AEC loop: each seat decided exactly these
+        if aec.terminations[agent] or aec.truncations[agent]:
+            aec.step(None)
+            continue
+        replayed[agent].append(next(moves[agent]))
+        aec.step(replayed[agent][-1])
+    assert replayed == seen
+
+
+@pytest.mark.parametrize(("env_name", "kwargs"), GAMES, ids=GAME_IDS)
 def test_supersuit_vec_env_of_the_parallel_env_finishes_games_with_masked_actions(env_name, kwargs):
     ss = pytest.importorskip("supersuit")
     from pettingzoo.utils.conversions import turn_based_aec_to_parallel

@@ -78,7 +78,8 @@ class TabletopAECEnv(AECEnv):
         max_turns: truncate (reward 0) once the engine's turn counter reaches this; ``None`` = the
             game's default.
         illegal_action: ``"raise"`` (default, :class:`IllegalActionError`), ``"penalty"`` (game ends,
-            mover -1, the others share +1, zero-sum) or ``"random_legal"`` (a uniformly random legal
+            mover -1, the others share +1, zero-sum; every seat's info says ``illegal_action``, why the
+            game ended, and the reward says who) or ``"random_legal"`` (a uniformly random legal
             action is played instead and ``info["illegal_action"]`` is set).
         **game_kwargs: rule options, decks, player count … passed to the game class.
     """
@@ -103,13 +104,12 @@ class TabletopAECEnv(AECEnv):
         n = self.game.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
-        obs_space = spaces.Dict({
+        # one space object per seat, equal but not shared: seeding one seat's space must not move another's
+        self.observation_spaces = {a: spaces.Dict({
             "observation": self.game.observation_layout.space(),
             "action_mask": spaces.Box(0, 1, (self.game.num_actions,), np.int8),
-        })
-        act_space = spaces.Discrete(self.game.num_actions)
-        self.observation_spaces = {a: obs_space for a in self.possible_agents}
-        self.action_spaces = {a: act_space for a in self.possible_agents}
+        }) for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(self.game.num_actions) for a in self.possible_agents}
         layout = self.game.observation_layout
         #: the space of :meth:`state`: every seat's observation, seat by seat
         self.state_space = spaces.Box(np.tile(layout.low, n), np.tile(layout.high, n), (n * layout.size,),
@@ -201,7 +201,7 @@ class TabletopAECEnv(AECEnv):
 
     #: what reset() sets: read before it, each is named with the fix instead of Python's bare AttributeError
     _SET_BY_RESET = frozenset({"agents", "agent_selection", "rewards", "terminations", "truncations", "infos",
-                               "num_steps"})
+                               "num_steps", "num_agents"})  # num_agents: PettingZoo's property reads agents
 
     def __getattr__(self, name):
         # only reached when the attribute is missing
@@ -241,8 +241,10 @@ class TabletopAECEnv(AECEnv):
         except (KeyError, TypeError):  # TypeError: an unhashable name, such as a list
             raise self._unknown_agent(agent) from None
         state = self.game_state
-        # a truncated or penalised game is not over in the engine, but nobody may move any more
-        if player == state.current_player() and not (self.terminations.get(agent) or self.truncations.get(agent)):
+        # a truncated or penalised game is not over in the engine, but nobody may move any more, before
+        # or after leaving the table (a seat that left has no terminations entry: it is done)
+        if player == state.current_player() and not (self.terminations.get(agent, True)
+                                                     or self.truncations.get(agent, True)):
             mask = state.legal_action_mask().copy()
         else:
             mask = self._zero_mask.copy()
@@ -258,10 +260,10 @@ class TabletopAECEnv(AECEnv):
             return
         state = self.game_state
         mover = self.agent_name_mapping[agent]
+        chosen = resolve_action(state, action, self.illegal_action, self._illegal_rng)  # a refusal changes nothing
         self._cumulative_rewards[agent] = 0.0
         for a in self.agents:
             self.rewards[a] = 0.0
-        chosen = resolve_action(state, action, self.illegal_action, self._illegal_rng)
         if chosen is None:
             self._end_with_penalty(mover)
             return
