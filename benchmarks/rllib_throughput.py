@@ -77,13 +77,13 @@ def sb3(env_name: str, env_kwargs: dict, hiddens: list[int], n_envs: int, n_step
 
     def make():
         env = SingleAgentEnv(env_name, **env_kwargs)
-        step = env.aec.step
+        play = env.play  # every move of the deal goes through it: the learner's, the opponents', the forced
 
-        def counting_step(action):  # every seat's decision, the opponent's included
+        def counting_play(action):  # every seat's decision, the opponent's included, as RLlib counts them
             counter["decisions"] += 1
-            step(action)
+            play(action)
 
-        env.aec.step = counting_step
+        env.play = counting_play
         return env
 
     venv = DummyVecEnv([make for _ in range(n_envs)])

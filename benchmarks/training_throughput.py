@@ -54,10 +54,18 @@ class ConnectFourVsRandom(gymnasium.Env):
     observations are always the learner's own (PettingZoo's planes are already "mine, theirs").
     """
 
-    def __init__(self):
-        import pettingzoo
+    #: True: PettingZoo's raw_env, without the default wrapper chain (about half the env's cost per step)
+    raw = False
 
-        self.aec = pettingzoo.make("aec", "classic/connect_four-v3")  # default wrappers, as users get it
+    def __init__(self):
+        if self.raw:
+            from pettingzoo.classic import connect_four_v3
+
+            self.aec = connect_four_v3.raw_env()
+        else:
+            import pettingzoo
+
+            self.aec = pettingzoo.make("aec", "classic/connect_four-v3")  # default wrappers, as users get it
         self.observation_space = gymnasium.spaces.Box(0, 1, (6 * 7 * 2,), np.float32)
         self.action_space = gymnasium.spaces.Discrete(7)
         self._opp_rng = np.random.default_rng()
@@ -98,6 +106,17 @@ class ConnectFourVsRandom(gymnasium.Env):
         if self._done() or self.aec.agent_selection != self.learner:
             return np.ones(7, bool)
         return self.aec.observe(self.learner)["action_mask"].astype(bool)
+
+
+class RawConnectFourVsRandom(ConnectFourVsRandom):
+    """:class:`ConnectFourVsRandom` on ``raw_env()``: the reference without PettingZoo's wrapper chain,
+    which ours do without too (``--reference raw``)."""
+
+    raw = True
+
+
+#: ``--reference``: the reference env's label and class
+REFERENCES = {"wrapped": (REFERENCE, ConnectFourVsRandom), "raw": (f"{REFERENCE} raw_env", RawConnectFourVsRandom)}
 
 
 class ZeroCostEnv(gymnasium.Env):
@@ -298,7 +317,7 @@ def warm_up(env_fns, settings: dict, policy: str = "fast", vec: str = "batched")
 
 
 def training_throughput(steps: int, n_envs: int, games: list[str], repeats: int = 1,
-                        policy: str = "fast", vec: str = "batched") -> list[dict]:
+                        policy: str = "fast", vec: str = "batched", reference: str = "wrapped") -> list[dict]:
     """One row per env; with ``repeats`` > 1 every measurement is repeated in interleaved rounds
     (so a slow spell of the machine hits all of them alike): steps/s are the median run, ratios the
     median of each round's own ratio, a game's run against the mean of the reference runs just
@@ -306,13 +325,14 @@ def training_throughput(steps: int, n_envs: int, games: list[str], repeats: int 
     from tabletop_envs.core.registry import make_game
 
     settings = SETTINGS
+    ref_name, ref_class = REFERENCES[reference]
     # A rollout's worth of recordings: the update multiplies the observation columns that are non-zero
     # somewhere in the rollout, and 256 recordings hold about half of a real rollout's (Terralore 331
     # of 615, Earth 445 of 1,636), which made the zero-cost env cheaper than any real rollout.
     count = settings["n_steps"] * n_envs
-    ref_bank, ref_masks = record_observations(ConnectFourVsRandom, count)
-    jobs = {(REFERENCE, "run"): [ConnectFourVsRandom for _ in range(n_envs)],
-            (REFERENCE, "floor"): [_ZeroCost(ref_bank, 7, ref_masks) for _ in range(n_envs)]}
+    ref_bank, ref_masks = record_observations(ref_class, count)
+    jobs = {(ref_name, "run"): [ref_class for _ in range(n_envs)],
+            (ref_name, "floor"): [_ZeroCost(ref_bank, 7, ref_masks) for _ in range(n_envs)]}
     for label in games:
         env_name, kwargs = env_name_of(label), GAMES[label]
         game = make_game(env_name, **kwargs)
@@ -323,13 +343,13 @@ def training_throughput(steps: int, n_envs: int, games: list[str], repeats: int 
     # Each round brackets every game's run with reference runs (R G1 R G2 R ...), so a game's ratio
     # compares it with the reference measured just before and just after it: the machine's drift
     # over a round (tens of seconds) cancels out, to first order. The zero-cost floors follow.
-    ref_key = (REFERENCE, "run")
+    ref_key = (ref_name, "run")
     warm_up(jobs[ref_key], settings, policy, vec)
     runs: dict = {key: [] for key in jobs}
     ref_rounds: list[list[float]] = []
     for _ in range(repeats):
         order = [ref_key] + [k for label in games for k in ((label, "run"), ref_key)]
-        order += [(label, "floor") for label in [REFERENCE, *games]]
+        order += [(label, "floor") for label in [ref_name, *games]]
         ref_speeds = []
         for key in order:
             runs[key].append(measure(jobs[key], steps, settings, policy=policy, vec=vec))
@@ -351,12 +371,12 @@ def training_throughput(steps: int, n_envs: int, games: list[str], repeats: int 
 
     for key, r in runs.items():  # each piece's median over the rounds (the median run's own may be off)
         median[key]["us_per_step"] = _median_pieces(r)
-    ref, ref_floor = median[(REFERENCE, "run")], median[(REFERENCE, "floor")]
+    ref, ref_floor = median[(ref_name, "run")], median[(ref_name, "floor")]
     ref_env_us = _env_us(ref, ref_floor)
-    rows = [{"env": REFERENCE, "opponent": "random (inside env)", "n_envs": n_envs, **ref,
+    rows = [{"env": ref_name, "opponent": "random (inside env)", "n_envs": n_envs, **ref,
              "repeats": repeats, "runs_per_round": len(games) + 1, "steps_per_s_each_round": ref_rounds,
              "zero_cost_env_steps_per_s": ref_floor["steps_per_s"],
-             "zero_cost_vs_reference": ratio((REFERENCE, "floor")),
+             "zero_cost_vs_reference": ratio((ref_name, "floor")),
              "zero_cost_us_per_step": ref_floor["us_per_step"],
              "env_us_per_step": ref_env_us}]
     for label in games:
@@ -370,7 +390,7 @@ def training_throughput(steps: int, n_envs: int, games: list[str], repeats: int 
                      "zero_cost_vs_reference": ratio((label, "floor")),
                      "zero_cost_us_per_step": floor["us_per_step"],
                      "env_us_per_step": env_us,
-                     "env_cost_vs_reference": round(ref_env_us / env_us, 2) if env_us > 0 else None})
+                     "env_cost_vs_reference": round(ref_env_us / env_us, 2) if env_us > 0 and ref_env_us > 0 else None})
     name = "FastMaskablePolicy" if policy == "fast" else "MlpPolicy"
     for row in rows:
         row["settings"] = f"MaskablePPO {name} {settings['policy_kwargs']['net_arch']}, n_steps {settings['n_steps']}, " \
@@ -500,6 +520,11 @@ def _print_pieces(rows: list[dict]) -> None:
         print("\n".join(lines))
 
 
+def _cost_cell(cost: float | None) -> str:
+    # None: the run minus its zero-cost floor came out at or below 0 µs (noise on a short run), no ratio
+    return "n/a" if cost is None else f"{cost:.2f}"
+
+
 def main(argv=None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--steps", type=int, default=20000, help="learner steps per measurement")
@@ -515,6 +540,9 @@ def main(argv=None) -> dict:
                         help="vec env on both sides: training.train's SelfPlayVecEnv or SB3's DummyVecEnv")
     parser.add_argument("--compare-policies", action="store_true",
                         help="instead: each env trained with the stock and with our policy class, interleaved")
+    parser.add_argument("--reference", choices=list(REFERENCES), default="wrapped",
+                        help="connect_four as pettingzoo.make builds it (default wrapper chain, as the reference "
+                             "table measures it) or its raw_env (no wrappers, as our envs run)")
     parser.add_argument("--skip-training", action="store_true")
     parser.add_argument("--json", help="write the results here")
     args = parser.parse_args(argv)
@@ -531,17 +559,17 @@ def main(argv=None) -> dict:
                   f"{row['speedup']:.2f} |")
     elif not args.skip_training:
         result["training"] = training_throughput(args.steps, args.n_envs, args.games, args.repeats, args.policy,
-                                                 args.vec)
+                                                 args.vec, args.reference)
         print(f"\nMaskablePPO self-play throughput ({args.steps} learner steps, median of {args.repeats}, {args.n_envs} envs, "
               f"{result['training'][0]['settings']})")
-        print(f"| env | opponent | steps/s | × {REFERENCE} (each round) | zero-cost env of this shape: steps/s (× ref) | "
+        print(f"| env | opponent | steps/s | × {result['training'][0]['env']} (each round) | zero-cost env of this shape: steps/s (× ref) | "
               f"env µs/step | env cost × ref |\n|---|---|---:|---:|---:|---:|---:|")
         for row in result["training"]:
             rounds = ", ".join(f"{r:.2f}" for r in row.get("vs_reference_each_round", []))
             print(f"| {row['env']} | {row['opponent']} | {row['steps_per_s']:,.0f} | {row.get('vs_reference', 1.0):.2f}"
                   f"{f' ({rounds})' if rounds else ''} | "
                   f"{row['zero_cost_env_steps_per_s']:,.0f} ({row.get('zero_cost_vs_reference', 1.0):.2f}) | "
-                  f"{row['env_us_per_step']:.0f} | {row.get('env_cost_vs_reference') or 1.0:.2f} |")
+                  f"{row['env_us_per_step']:.0f} | {_cost_cell(row.get('env_cost_vs_reference', 1.0))} |")
         _print_pieces(result["training"])
     for pid, env_name, kwargs in latency_targets(args.policies, args.games):
         result["latency"].append(act_latency(pid, env_name, kwargs))

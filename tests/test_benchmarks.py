@@ -118,7 +118,7 @@ def test_aec_throughput_seeds_once_per_window_not_every_game():
                 self.agents = []
 
     env = TwoStepGame()
-    _, games = run_window(env, 0.01, np.random.default_rng(0), seed=7)
+    _, games, _, _ = run_window(env, 0.01, np.random.default_rng(0), seed=7)
     assert games > 1 and env.seeds[0] == 7 and env.seeds[1:] == [None] * games
 
 
@@ -180,3 +180,57 @@ def test_search_ceiling_hands_neither_policy_a_generator_that_tells_the_deals_se
     deal_seed = 918_273_645_501 * 1_000_003
     assert policy.first_state is not None and opponent.first_state is not None
     assert not tells_the_seed(policy, deal_seed) and not tells_the_seed(opponent, deal_seed)
+
+
+def test_rllib_throughputs_sb3_rows_count_the_decisions_played(monkeypatch):
+    # the counter wrapped the AEC env's step, which SingleAgentEnv stopped calling: the SB3 rows read 0
+    pytest.importorskip("sb3_contrib")
+    from benchmarks import rllib_throughput
+    from tabletop_envs.core.single_agent import SingleAgentEnv
+
+    played = []
+    original = SingleAgentEnv.play
+    monkeypatch.setattr(SingleAgentEnv, "play", lambda self, action: played.append(1) or original(self, action))
+    out = rllib_throughput.sb3("terralore_v0", {}, [16], n_envs=2, n_steps=32, seconds=0.2, repeats=1)
+    assert out["collect"]["steps_per_s"] > 0 and out["learn"]["steps_per_s"] > 0 and played
+
+
+def test_aec_throughput_times_in_rounds_and_takes_the_median_of_each_rounds_ratio(monkeypatch):
+    # a slow spell hits one round of every env alike: the per-round ratio cancels it, a ratio of the
+    # two medians (windows of one env run back to back, then the next env's) does not
+    import benchmarks.aec_throughput as bench
+
+    order, rates = [], {"texas_holdem-v4": [100, 50, 100], "texas_holdem-v4 raw_env": [200, 100, 200],
+                        "terralore_v0": [250, 125, 150]}
+
+    def window(env, seconds, rng, seed):
+        if seed == 0:  # the warm-up window
+            return 1.0, 0, 10, 10
+        order.append(env)
+        rate = rates[env][sum(e == env for e in order) - 1]
+        return rate, 1, 10, 8 if env.startswith("texas") else 10
+
+    monkeypatch.setattr(bench, "run_window", window)
+    out = bench.measure({name: (lambda n=name: n) for name in rates}, 1.0, 3)
+    assert order == list(rates) * 3  # round by round, not env by env
+    assert out["terralore_v0"]["steps_per_s"] == 150 and out["terralore_v0"]["ratio_vs_texas_holdem"] == 2.5
+    assert out["terralore_v0"]["ratio_vs_texas_holdem_raw"] == 1.25 and "ratio_vs_hanabi" not in out["terralore_v0"]
+    assert out["texas_holdem-v4"]["decisions_per_s"] == 100 * 0.8
+
+
+def test_training_throughputs_raw_reference_is_connect_four_without_the_wrapper_chain_and_plays_the_same():
+    # --reference raw: the reference without PettingZoo's default wrappers, which our envs do without too
+    import numpy as np
+
+    from benchmarks.training_throughput import REFERENCES
+
+    for kind, (label, cls) in REFERENCES.items():
+        env = cls()
+        assert (type(env.aec).__name__ == "raw_env") == (kind == "raw") and label.endswith("raw_env") == (kind == "raw")
+        obs, _ = env.reset(seed=3)
+        rewards, done, rng = [], False, np.random.default_rng(0)
+        while not done:
+            _, reward, terminated, truncated, _ = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+            done = terminated or truncated
+            rewards.append(reward)
+        assert rewards[-1] in (-1.0, 0.0, 1.0) and not any(rewards[:-1])

@@ -258,9 +258,9 @@ def test_a_quoted_command_line_parses_and_names_what_exists(where, argv):
         if args.config:
             load_rllib_config(args.config, args.set)
     if module == "benchmarks.aec_throughput" and args.only:
-        from benchmarks.aec_throughput import OURS, REFERENCES
+        from benchmarks.aec_throughput import OURS, RAW_REFERENCES, REFERENCES
 
-        assert set(args.only) <= {*REFERENCES, *OURS}, f"{where}: --only {args.only}"
+        assert set(args.only) <= {*REFERENCES, *RAW_REFERENCES, *OURS}, f"{where}: --only {args.only}"
     env = "earth_v0" if module == "tabletop_envs.earth.report" else getattr(args, "env", None)
     if env:
         assert env in ENVS, f"{where}: unknown env {env}"
