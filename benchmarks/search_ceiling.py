@@ -19,6 +19,7 @@ A search decision costs about ``worlds`` × legal actions × the rest of a game 
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import time
 from pathlib import Path
@@ -63,7 +64,19 @@ def search_ceiling(env_name: str, policy, opponent, deals: int, worlds: int, see
         r = np.array(results)
         out[side] = PairResult(side, "opponent", len(r), int((r > 0).sum()), int((r == 0).sum()),
                                int((r < 0).sum())).rates()
+    out["paired"] = paired_wins(outcomes["plain"], outcomes["search"])
     return out
+
+
+def paired_wins(plain: list[float], search: list[float]) -> dict:
+    """McNemar's exact test on the games both sides played (same deal, seat and opponent stream): of
+    the games exactly one side won, how likely a split at least this uneven is if neither side were
+    the stronger. Two Wilson intervals that overlap say nothing about paired games."""
+    plain_only = sum(a > 0 >= b for a, b in zip(plain, search))
+    search_only = sum(b > 0 >= a for a, b in zip(plain, search))
+    n, k = plain_only + search_only, min(plain_only, search_only)
+    p = min(1.0, 2 * sum(math.comb(n, i) for i in range(k + 1)) / 2**n) if n else 1.0
+    return {"games_only_plain_won": plain_only, "games_only_search_won": search_only, "mcnemar_exact_p": p}
 
 
 def main(argv=None) -> dict:
@@ -98,6 +111,9 @@ def main(argv=None) -> dict:
         print(f"{policy_name if side == 'plain' else f'search over it ({args.worlds} worlds)'} vs {opponent_name}: "
               f"win {100 * r['win']['rate']:.1f}% [95% CI {100 * r['win']['ci95'][0]:.1f}–"
               f"{100 * r['win']['ci95'][1]:.1f}], draw {100 * r['draw']['rate']:.1f}% of {r['games']}")
+    paired = out["paired"]
+    print(f"paired: {paired['games_only_search_won']} games won by the search alone, "
+          f"{paired['games_only_plain_won']} by the policy alone (McNemar exact p = {paired['mcnemar_exact_p']:.3g})")
     print(f"{out['seconds']:.0f}s")
     if args.json:
         write_json(args.json, out)

@@ -167,6 +167,20 @@ def test_search_ceiling_a_rollout_search_over_random_play_beats_random_play_on_t
     assert out["plain"]["games"] == out["search"]["games"] == 12
     # random against random wins about half; a search that reads ahead over the same play wins most
     assert out["search"]["win"]["rate"] >= out["plain"]["win"]["rate"] + 0.25
+    paired = out["paired"]  # the same 12 games seen in pairs: the search's own wins, the policy's own
+    assert paired["games_only_search_won"] - paired["games_only_plain_won"] == round(
+        12 * (out["search"]["win"]["rate"] - out["plain"]["win"]["rate"]))
+
+
+def test_search_ceilings_paired_test_is_mcnemars_exact_binomial():
+    from benchmarks.search_ceiling import paired_wins
+
+    # 10 games only the search won, 2 only the policy: p = 2 * P(X <= 2), X ~ Bin(12, 1/2) = 2 * 79 / 4096
+    plain, search = [1] * 2 + [-1] * 10 + [1] * 5, [-1] * 2 + [1] * 10 + [1] * 5
+    assert paired_wins(plain, search) == {"games_only_plain_won": 2, "games_only_search_won": 10,
+                                          "mcnemar_exact_p": 2 * 79 / 4096}
+    assert paired_wins([1, 0], [1, 0])["mcnemar_exact_p"] == 1.0
+    assert paired_wins([0] * 3, [1] * 3)["mcnemar_exact_p"] == 0.25
 
 
 def test_search_ceiling_hands_neither_policy_a_generator_that_tells_the_deals_seed():
