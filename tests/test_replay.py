@@ -295,3 +295,11 @@ def test_cli_replay_of_a_folder_or_a_format_written_as_text_names_the_mistake(to
     out = []
     assert main(["replay", str(path), "--no-pause"], say=out.append) == 2
     assert "'format' must be the number 1, got '1'" in out[-1]
+
+
+def test_a_replayed_earth_game_ends_with_the_vp_beside_the_returns(tmp_path):
+    replay, _, _ = record_random_game("earth_v0", seed=2, game_kwargs={"num_players": 3})
+    out = []
+    assert main(["replay", str(replay.save(tmp_path / "g.json")), "--no-pause"], say=out.append) == 0
+    returns = next(i for i, line in enumerate(out) if line.startswith("Returns: "))
+    assert out[returns + 1].startswith("VP: player_0: ") and out[returns + 1].count("player_") == 3

@@ -335,4 +335,6 @@ def watch_replay(replay: Replay, seat: int | None = None, ask: Ask | None = inpu
     say(f"\n--- end: final table ---\n{env.game_state.render_text(seat)}")
     if replay.returns is not None:
         say("Returns: " + ", ".join(f"player_{i}: {r:+g}" for i, r in enumerate(replay.returns)))
+        if points := env.game_state.final_points():
+            say(points)
     say("Replay verified: the final state matches the recorded one.")
