@@ -455,6 +455,9 @@ def test_score_longest_orthogonal_path_of_a_habitat_through_this_card():
     assert scoring.terrain_vp(s, 0, 5, terrain_with("longest_path", habitat="wet", vp=2)) == 10
     assert scoring.terrain_vp(s, 0, 3, terrain_with("longest_path", habitat="wet", vp=2)) == 2
     assert scoring.terrain_vp(s, 0, 2, terrain_with("longest_path", habitat="wet", vp=2)) == 0
+    put(s, 0, 15, wet[6])  # r3c3 touches r2c2 (cell 10) only at a corner: a diagonal step joins no path
+    assert scoring.terrain_vp(s, 0, 15, terrain_with("longest_path", habitat="wet", vp=2)) == 2
+    assert scoring.terrain_vp(s, 0, 5, terrain_with("longest_path", habitat="wet", vp=2)) == 10
 
 
 def test_score_sets_of_flora_types():
@@ -542,6 +545,9 @@ def test_alt_cost_card_is_plantable_without_soil_when_the_other_resource_covers_
         s.apply_action(A(s, "pass") if A(s, "pass") in s.legal_actions() else s.legal_actions()[0])
     assert card not in s.grid[0] and card in s.hands[0]
     extra = [c for c in board().deck if CAT.cost[c] > 0 and CAT.earth[c]["kind"] != "event"][:cost]
+    # one card short: the card being planted is not one of the cards that pay for it
+    s = plant_board(card, 0, *extra[:-1])
+    assert legal(s, "plant") == []
     s = plant_board(card, 0, *extra)
     assert (s.decision(), s.current_player()) == ("plant", 0) and legal(s, "plant") == [card]
     act(s, "plant", card)

@@ -638,6 +638,13 @@ def test_resting_defender_tie_does_not_proceed_to_another_statistic_and_does_not
     assert s.player == 1 and s.discard[0] == []  # no further statistic; the Challenger survives
     assert s.discard[1] == ids(["Tiger"])  # the Resting penalty: its tie loses
     assert s.resting[0] == ids(["Lion"])
+    # the same when the defender could change the statistic (a Reservoir card to pay) and accepts instead
+    s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]), p1=dict(resting=["Tiger"], reservoir=["Emu"]))
+    challenge(s, "Lion", OFFSPRING)
+    act(s, "defend_resting", "Tiger")
+    assert legal(s, "change_statistic")
+    act(s, "accept")
+    assert s.discard[1] == ids(["Tiger"]) and s.discard[0] == [] and s.resting[0] == ids(["Lion"])
 
 
 def test_resting_penalty_applies_even_after_defensive_statistic_change():
