@@ -33,12 +33,8 @@ REFERENCES = {
     "connect_four-v3": "classic/connect_four-v3",
     "hanabi-v5": "classic/hanabi-v5",
 }
-#: the same envs without PettingZoo's default wrapper chain (name: the module's raw_env)
-RAW_REFERENCES = {
-    "texas_holdem-v4 raw_env": "pettingzoo.classic.texas_holdem_v4",
-    "connect_four-v3 raw_env": "pettingzoo.classic.connect_four_v3",
-    "hanabi-v5 raw_env": "pettingzoo.classic.hanabi_v5",
-}
+#: the same envs without PettingZoo's default wrapper chain (the made env's ``unwrapped``, its raw_env)
+RAW_REFERENCES = {f"{name} raw_env": pz_id for name, pz_id in REFERENCES.items()}
 OURS = {
     "terralore_v0": ("terralore_v0", {}),
     "travel_earth_v0": ("travel_earth_v0", {}),
@@ -59,10 +55,8 @@ def make_reference(pz_id: str):
     return pettingzoo.make("aec", pz_id)
 
 
-def make_raw_reference(module: str):
-    import importlib
-
-    return importlib.import_module(module).raw_env()
+def make_raw_reference(pz_id: str):
+    return make_reference(pz_id).unwrapped
 
 
 def make_ours(env_name: str, kwargs: dict):
@@ -146,8 +140,8 @@ def main(argv=None) -> dict:
     factories = {}
     for name, pz_id in REFERENCES.items():
         factories[name] = (lambda i=pz_id: make_reference(i))
-    for name, module in RAW_REFERENCES.items():
-        factories[name] = (lambda m=module: make_raw_reference(m))
+    for name, pz_id in RAW_REFERENCES.items():
+        factories[name] = (lambda i=pz_id: make_raw_reference(i))
     for name, (env_name, kw) in OURS.items():
         factories[name] = (lambda e=env_name, k=kw: make_ours(e, k))
     if args.only:

@@ -58,14 +58,11 @@ class ConnectFourVsRandom(gymnasium.Env):
     raw = False
 
     def __init__(self):
+        import pettingzoo
+
+        self.aec = pettingzoo.make("aec", "classic/connect_four-v3")  # default wrappers, as users get it
         if self.raw:
-            from pettingzoo.classic import connect_four_v3
-
-            self.aec = connect_four_v3.raw_env()
-        else:
-            import pettingzoo
-
-            self.aec = pettingzoo.make("aec", "classic/connect_four-v3")  # default wrappers, as users get it
+            self.aec = self.aec.unwrapped
         self.observation_space = gymnasium.spaces.Box(0, 1, (6 * 7 * 2,), np.float32)
         self.action_space = gymnasium.spaces.Discrete(7)
         self._opp_rng = np.random.default_rng()
