@@ -1226,6 +1226,12 @@ def test_a_callable_opponent_is_a_pool_drawn_anew_for_every_seat_of_every_episod
     assert env.episode_opponents == drawn[-1:] and len(drawn) == 2 and drawn[0] is not drawn[1]
     with pytest.raises(TypeError, match="opponent must be a policy, id, list or callable"):
         SingleAgentEnv(toy_game.raw_env(), opponent=3)
+    from tabletop_envs import earth_v0  # at four seats: one draw for each of the three opponent seats
+
+    drawn.clear()
+    env = SingleAgentEnv(earth_v0.raw_env(num_players=4), opponent=pool)
+    env.reset(seed=0)
+    assert len(drawn) == 3 and len({id(p) for p in env.episode_opponents}) == 3
 
 
 def test_reset_gives_up_after_max_redeals_deals_that_all_end_before_the_learner_decides(toy):
@@ -1507,3 +1513,77 @@ def test_a_refused_action_leaves_the_rewards_as_they_were(toy):
     with pytest.raises(IllegalActionError):
         env.step(99)
     assert (env._cumulative_rewards[agent], env.rewards[agent]) == (0.5, 0.25)
+
+
+class _IllegalMover:
+    """Always plays the first action its mask rules out."""
+
+    def act(self, observation, action_mask, rng):
+        return int(np.flatnonzero(np.asarray(action_mask) == 0)[0])
+
+
+@pytest.mark.parametrize("mode", ["penalty", "random_legal"])
+def test_an_out_of_range_action_id_falls_under_the_illegal_action_rule_not_an_index_error(mode):
+    from tabletop_envs import terralore_v0
+
+    env = terralore_v0.env(illegal_action=mode)
+    env.reset(seed=0)
+    mover, n = env.agent_selection, env.game.num_actions
+    env.step(n)  # one past the last action id
+    assert env.infos[mover].get("illegal_action") is True or env._cumulative_rewards[mover] == -1
+    if mode == "penalty":
+        assert all(env.terminations.values()) and env.rewards[mover] == -1
+
+
+def test_random_legal_replaces_an_illegal_action_by_a_uniform_draw_not_the_first_legal_one():
+    from tabletop_envs import terralore_v0
+
+    ranks = []
+    for seed in range(60):
+        env = terralore_v0.env(illegal_action="random_legal")
+        env.reset(seed=seed)
+        state = env.game_state
+        legal = state.legal_actions()
+        if len(legal) < 2:
+            continue
+        before = state.clone()
+        env.step(int(np.flatnonzero(state.legal_action_mask() == 0)[0]))
+        ranks.append(next(i for i, a in enumerate(legal) if (lambda s: (s.apply_action(a), s)[1])(before.clone())
+                          == env.game_state))
+    # the opening decision has two legal moves: each is played about half the time (seeded, so fixed)
+    assert len(ranks) == 60 and set(ranks) == {0, 1} and 15 < ranks.count(0) < 45
+
+
+@pytest.mark.parametrize("mode", ["penalty", "random_legal"])
+def test_an_opponents_illegal_move_in_the_single_agent_env_counts_against_the_opponent_not_the_learner(mode):
+    env = SingleAgentEnv("terralore_v0", opponent=_IllegalMover(), learner_seat=0, illegal_action=mode)
+    env.reset(seed=1)
+    _, reward, terminated, _, info = env.step(int(np.flatnonzero(env.action_masks())[0]))  # a legal move
+    assert "illegal_action" not in info  # the flag marks the learner's own replaced moves only
+    if mode == "penalty":
+        assert terminated and reward == 1.0 and info["returns"] == [1.0, -1.0]
+
+
+def test_the_arena_truncates_at_max_turns_exactly_as_the_env_does():
+    # arena.py promises the env's results; at '>' instead of '>=' it played a turn past the limit
+    from tabletop_envs import terralore_v0
+    from tabletop_envs.core.arena import play_game
+
+    class FirstLegal:
+        def act(self, observation, action_mask, rng):
+            return int(np.flatnonzero(action_mask)[0])
+
+    for seed in range(5):
+        env = terralore_v0.env(max_turns=2)
+        returns, decisions = play_game(env.game, [FirstLegal()] * 2, seed, max_turns=2)
+        env.reset(options={"state": env.game.new_initial_state(seed)})
+        moved, seen = 0, {}
+        for agent in env.agent_iter():
+            obs, reward, terminated, truncated, _ = env.last()
+            if terminated or truncated:
+                seen[agent] = reward
+                env.step(None)
+                continue
+            env.step(FirstLegal().act(None, obs["action_mask"], None))
+            moved += 1
+        assert (decisions, returns.tolist()) == (moved, [seen["player_0"], seen["player_1"]])

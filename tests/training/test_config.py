@@ -69,6 +69,9 @@ def test_overrides_apply_after_the_file_and_parse_yaml_values(tmp_path):
 def test_anchor_shares_above_one_are_refused():
     with pytest.raises(ConfigError, match="random_weight \\+ selfplay.heuristic_weight = 1.2 > 1"):
         load_config(data={"selfplay": {"random_weight": 0.6, "heuristic_weight": 0.6}})
+    with pytest.raises(ConfigError, match="= 1.005 > 1"):  # just over: refused here, not by the pool mid-run
+        load_config(data={"selfplay": {"random_weight": 0.5, "heuristic_weight": 0.505}})
+    assert load_config(data={"selfplay": {"random_weight": 0.5, "heuristic_weight": 0.5}}).selfplay.heuristic_weight == 0.5
 
 
 def test_batch_larger_than_rollout_is_refused():
@@ -164,6 +167,7 @@ def test_shipped_recipes_load(path):
 
 @pytest.mark.parametrize(("phases", "message"), [
     ([{"at": 500}], "exactly 'at'"),
+    ([{"at": True, "set": {"ppo.ent_coef": 0.0}}], r"phases\[0\].at"),
     ([{"at": 500, "set": {"ppo.n_steps": 64}}], "'ppo.n_steps' cannot change during a run"),
     ([{"at": 500, "set": {"ppo.learning_rate": 1e-4}}, {"at": 400, "set": {"ppo.ent_coef": 0.0}}],
      r"phases\[1\].at must be a step after the previous phase's \(500\)"),

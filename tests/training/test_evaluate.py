@@ -439,3 +439,11 @@ def test_the_env_may_be_named_as_tabletop_envs_play_names_it(capsys):
     with pytest.raises(SystemExit):
         main(["--env", "chess", "--policies", "heuristic", "random", "--games", "4"])
     assert "unknown game 'chess'; choose one of: earth, terralore, travel_earth" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", ["missing_model.onnx", "old/ppo.npz", "ppo_old.json"])
+def test_a_missing_model_file_is_named_as_given_not_looked_up_as_an_id(name):
+    from training.evaluate import resolve
+
+    with pytest.raises(FileNotFoundError, match=f"no model at {name}"):
+        resolve(name, "terralore_v0")

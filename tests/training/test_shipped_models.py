@@ -353,3 +353,19 @@ def test_a_shipped_models_onnx_graph_and_numpy_weights_give_the_same_logits_on_r
         state.apply_action(int(rng.choice(state.legal_actions())))
     for obs in observations:
         np.testing.assert_allclose(onnx_policy.logits(obs), numpy_policy.logits(obs), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("legal_count", [5, 40])  # up to 16 legal actions Python floats draw, above numpy
+def test_masked_sampling_draws_the_dominant_legal_action_on_both_paths_and_agrees_with_the_batch(legal_count):
+    from tabletop_envs.core.onnx_policy import choose_legal, choose_legal_batch
+
+    logits, mask = np.zeros(60, np.float32), np.zeros(60, bool)
+    mask[np.arange(legal_count) * (60 // legal_count)] = True
+    dominant = int(np.flatnonzero(mask)[legal_count // 2])
+    logits[dominant] = 50.0  # every other legal action weighs e^-50
+    rng = np.random.default_rng(0)
+    assert {choose_legal(logits, mask, rng, False) for _ in range(200)} == {dominant}
+    batch = choose_legal_batch(np.tile(logits, (200, 1)), np.tile(mask, (200, 1)), rng, False)
+    assert set(batch.tolist()) == {dominant}
+    drawn = {choose_legal(np.zeros(60, np.float32), mask, rng, False) for _ in range(2000)}  # equal logits
+    assert drawn == set(np.flatnonzero(mask).tolist())  # every legal action comes up, no other

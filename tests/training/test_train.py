@@ -122,6 +122,9 @@ def test_export_cli_rebuilds_the_policy_from_a_run_folder(toy, tmp_path):
     meta = json.loads((tmp_path / "m" / "ppo.json").read_text())
     assert meta["env_id"] == "toy_v0" and meta["training"]["steps"] == 256
     assert meta["evaluation"]["vs_random"]["games"] == 20
+    # the run's wall time comes from its summary.json (the model card prints it)
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert meta["training"]["wall_time_s"] == summary["train_seconds"] is not None
     assert load_policy(str(tmp_path / "m" / "ppo.onnx")).num_actions == 11
 
 

@@ -94,6 +94,9 @@ def test_selfplay_vec_env_answers_envs_waiting_on_one_policy_in_one_batch():
     # the same games, so the same opponent decisions, fewer calls
     assert sum(together.batches) + together.single == alone.single
     assert len(together.batches) + together.single < alone.single
+    exactly = CountingPolicy(_mlp("terralore_v0", deterministic=True))  # BATCH_MIN waiting envs: one batch
+    _play(_vec(SelfPlayVecEnv, "terralore_v0", exactly, n=BATCH_MIN), 100)
+    assert BATCH_MIN in exactly.batches
 
 
 class OffTheBoard:
