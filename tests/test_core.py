@@ -1587,3 +1587,19 @@ def test_the_arena_truncates_at_max_turns_exactly_as_the_env_does():
             env.step(FirstLegal().act(None, obs["action_mask"], None))
             moved += 1
         assert (decisions, returns.tolist()) == (moved, [seen["player_0"], seen["player_1"]])
+
+
+def test_the_opponent_pools_generator_tells_nothing_of_the_learners_deals():
+    # seeded np.random.default_rng(seed) it would be np_random's twin: its first draw is the deal's seed
+    drawn, deals = [], []
+
+    def pool(rng):
+        drawn.append(int(rng.integers(2**31 - 1)))
+        return RandomPolicy()
+
+    env = SingleAgentEnv("terralore_v0", opponent=pool, learner_seat=0)
+    reset = env.aec.reset
+    env.aec.reset = lambda seed=None, options=None: (deals.append(seed), reset(seed=seed, options=options))[1]
+    for seed in range(5):
+        env.reset(seed=seed)
+    assert len(drawn) == len(deals) >= 5 and not set(drawn) & set(deals)

@@ -447,3 +447,19 @@ def test_a_missing_model_file_is_named_as_given_not_looked_up_as_an_id(name):
 
     with pytest.raises(FileNotFoundError, match=f"no model at {name}"):
         resolve(name, "terralore_v0")
+
+
+def test_a_pairs_two_policies_draw_from_generators_of_their_own():
+    # one shared stream would hand B the random numbers A draws, and let either choose the other's moves
+    class Recorder:
+        def __init__(self, name):
+            self.name, self.draws = name, []
+
+        def act(self, observation, action_mask, rng):
+            self.draws.append(rng.random())
+            legal = np.flatnonzero(action_mask)
+            return int(legal[int(self.draws[-1] * len(legal))])
+
+    a, b = Recorder("A"), Recorder("B")
+    play_pair("terralore_v0", a, b, games=2, seed=3)
+    assert len(a.draws) > 10 and len(b.draws) > 10 and not set(a.draws) & set(b.draws)

@@ -349,3 +349,28 @@ def test_sampling_opponents_draw_from_the_vec_env_s_own_seeded_generator(n):
     first = run(3)
     assert len(first) > 20 and len(set(first)) == len(first)  # a fresh number for every move
     assert run(3) == first and run(4) != first  # reproducible from the seed, and the seed matters
+
+
+@needs_train
+def test_a_list_mixing_a_wrapped_env_with_plain_ones_is_stepped_one_by_one_as_dummyvecenv_would():
+    from stable_baselines3.common.monitor import Monitor
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from training.train import SelfPlayEnv
+    from training.vec_env import SelfPlayVecEnv
+
+    fns = [lambda: Monitor(SelfPlayEnv("terralore_v0", opponent=RandomPolicy())),
+           lambda: SelfPlayEnv("terralore_v0", opponent=RandomPolicy())]
+    runs = []
+    for cls in (DummyVecEnv, SelfPlayVecEnv):
+        venv = cls(fns)
+        assert getattr(venv, "batched", False) is False
+        venv.seed(3)
+        obs, rng, rewards = [venv.reset()], np.random.default_rng(0), []
+        for _ in range(30):
+            masks = np.stack(venv.env_method("action_masks"))
+            o, r, _, _ = venv.step(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
+            obs.append(o)
+            rewards.append(r)
+        runs.append((np.stack(obs), np.stack(rewards)))
+    assert np.array_equal(runs[0][0], runs[1][0]) and np.array_equal(runs[0][1], runs[1][1])
