@@ -1546,10 +1546,13 @@ def test_random_legal_replaces_an_illegal_action_by_a_uniform_draw_not_the_first
         legal = state.legal_actions()
         if len(legal) < 2:
             continue
-        before = state.clone()
+        outcomes = []  # the position after each legal move, to tell which one replaced the illegal one
+        for action in legal:
+            after = state.clone()
+            after.apply_action(action)
+            outcomes.append(after)
         env.step(int(np.flatnonzero(state.legal_action_mask() == 0)[0]))
-        ranks.append(next(i for i, a in enumerate(legal) if (lambda s: (s.apply_action(a), s)[1])(before.clone())
-                          == env.game_state))
+        ranks.append(next(i for i, after in enumerate(outcomes) if after == env.game_state))
     # the opening decision has two legal moves: each is played about half the time (seeded, so fixed)
     assert len(ranks) == 60 and set(ranks) == {0, 1} and 15 < ranks.count(0) < 45
 
