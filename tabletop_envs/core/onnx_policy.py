@@ -542,13 +542,14 @@ def file_sha256(path: Path) -> str:
     file it plays: 3 MB for Earth's weights)."""
     stat = path.stat()
     key = (str(path.resolve()), stat.st_mtime_ns, stat.st_size)
-    if key not in _DIGESTS:
+    known = _recall(_DIGESTS, key)
+    if known is None:
         digest = hashlib.sha256()
         with open(path, "rb") as fh:
             for block in iter(lambda: fh.read(1 << 20), b""):
                 digest.update(block)
-        _DIGESTS[key] = digest.hexdigest()
-    return _DIGESTS[key]
+        known = _remember(_DIGESTS, key, digest.hexdigest())
+    return known
 
 
 def _check_digest(meta: dict, key: str, file: Path, side: Path) -> None:
@@ -577,12 +578,13 @@ def _graph_activations(onnx_file: Path) -> set[str]:
     4 ms of a load; a graph laid out otherwise shows no name, and nothing is refused."""
     stat = onnx_file.stat()
     key = (str(onnx_file.resolve()), stat.st_mtime_ns, stat.st_size)
-    if key not in _GRAPH_ACTIVATIONS:
+    found = _recall(_GRAPH_ACTIVATIONS, key)
+    if found is None:
         with open(onnx_file, "rb") as fh:
             data = fh.read(65536)
         ops = {name: name.capitalize().encode() for name in ACTIVATIONS}
-        _GRAPH_ACTIVATIONS[key] = {name for name, op in ops.items() if bytes([0x22, len(op)]) + op in data}
-    return set(_GRAPH_ACTIVATIONS[key])
+        found = _remember(_GRAPH_ACTIVATIONS, key, {name for name, op in ops.items() if bytes([0x22, len(op)]) + op in data})
+    return set(found)
 
 
 def _model_file_names(base: Path, meta: dict, key: str, suffix: str) -> list[str]:
@@ -612,7 +614,8 @@ def _read_weights(npz_path: Path) -> list[tuple[np.ndarray, np.ndarray]]:
 
     stat = npz_path.stat()
     key = (str(npz_path.resolve()), stat.st_mtime_ns, stat.st_size)
-    if key not in _WEIGHTS:
+    layers = _recall(_WEIGHTS, key)
+    if layers is None:
         if not stat.st_size:  # said plainly: numpy names it EOFError, or (before 1.25) a pickle refusal
             raise _broken_file(npz_path, "the file is empty, 0 bytes")
         try:
@@ -629,8 +632,8 @@ def _read_weights(npz_path: Path) -> list[tuple[np.ndarray, np.ndarray]]:
             raise _broken_file(npz_path, problem)
         for w, b in layers:
             w.flags.writeable = b.flags.writeable = False
-        _WEIGHTS[key] = layers
-    return _WEIGHTS[key]
+        _remember(_WEIGHTS, key, layers)
+    return layers
 
 
 def _real_weights(data, key: str) -> np.ndarray:
@@ -670,6 +673,30 @@ _LAYOUTS: dict[tuple, tuple] = {}
 _WEIGHTS: dict[tuple, list] = {}
 _GRAPH_ACTIVATIONS: dict[tuple, set] = {}
 _DIGESTS: dict[tuple, str] = {}
+#: model files the per-file caches keep, the most recently loaded: unbounded, a process that loads each
+#: checkpoint of a run in turn (or a model re-exported in place, a new mtime each time) kept every file's
+#: weights after its policies were gone, 3 MB an Earth model; a policy keeps its own weights when evicted
+FILE_CACHE_SIZE = 16
+
+
+def _recall(cache: dict, key: tuple):
+    """``cache[key]`` (None when absent), now the last to be evicted."""
+    value = cache.pop(key, None)
+    if value is not None:
+        cache[key] = value
+    return value
+
+
+def _remember(cache: dict, key: tuple, value):
+    """Keep ``value`` under ``key`` = (path, mtime, size) in a per-file cache: an earlier version of the
+    same path can no longer be read, so it goes, and so do the least recently used files beyond
+    ``FILE_CACHE_SIZE``."""
+    for stale in [k for k in cache if k[0] == key[0]]:
+        del cache[stale]
+    cache[key] = value
+    while len(cache) > FILE_CACHE_SIZE:
+        del cache[next(iter(cache))]
+    return value
 
 
 def _model_roots() -> list[Path]:
