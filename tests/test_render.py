@@ -71,6 +71,23 @@ def test_a_human_mode_env_with_its_window_open_pickles_and_deep_copies_without_t
     env.close()
 
 
+def test_a_human_mode_env_draws_on_after_another_env_or_its_copy_closes_its_window(toy_picture):
+    # pygame has one window per process: closing a copy (or any other human-mode env) quit it, and the
+    # env still open failed its next step with "pygame.error: Surface is not initialized"
+    import copy
+
+    env = toy_picture.env(render_mode="human")
+    env.reset(seed=0)
+    env.render()
+    for other in (copy.deepcopy(env), toy_picture.env(render_mode="human")):
+        other.reset(seed=1)
+        other.render()
+        other.close()
+        random_steps(env, 1, np.random.default_rng(0))  # a human-mode step draws
+        assert env.render() is None and env._viewer.screen.get_size() == (480, 320)
+    env.close()
+
+
 def test_a_game_without_its_own_drawing_gets_its_text_as_a_picture(monkeypatch):
     import toy_game
 

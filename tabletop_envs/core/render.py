@@ -481,7 +481,9 @@ class PygameViewer:
     def show(self, array: np.ndarray) -> None:
         pygame = self.pygame
         h, w = array.shape[:2]
-        if self.screen is None or self.screen.get_size() != (w, h):
+        # pygame has one window per process: another env's close() (a copy's, say) quits it under this one
+        if self.screen is None or pygame.display.get_surface() is not self.screen or self.screen.get_size() != (w, h):
+            pygame.display.init()  # does nothing while the display is up
             self.screen = pygame.display.set_mode((w, h))
             pygame.display.set_caption(self.title)
         pygame.surfarray.blit_array(self.screen, array.swapaxes(0, 1))
