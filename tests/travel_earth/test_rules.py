@@ -401,9 +401,13 @@ def test_draw_uses_the_hand_size_table():
 
 
 def test_hand_size_table_is_a_rule_option():
-    s = scenario(p0=dict(hand=["Lion"]), player=1, hand_size_table=[4, 2])
-    end_turn_of(s, 1)
-    assert len(s.hand[0]) == 1 + 2
+    # every Hand size draws other than under the default [3, 2, 1]: the table [4, 2] drew 2 from a Hand of
+    # one, as the default does, so the test passed with the option ignored (found by a mutation audit)
+    for hand_size, drawn in [(0, 4), (1, 3), (5, 3)]:
+        hand = ["Lion", "Tiger", "Cheetah", "Giraffe", "Horse"][:hand_size]
+        s = scenario(p0=dict(hand=hand), player=1, hand_size_table=[4, 3])
+        end_turn_of(s, 1)
+        assert len(s.hand[0]) == hand_size + drawn, hand_size
     with pytest.raises(ConfigError, match="hand_size_table"):
         TravelEarthGame(hand_size_table=[])
 
