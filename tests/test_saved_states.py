@@ -434,3 +434,22 @@ def test_a_saved_position_that_ends_before_the_learner_decides_is_refused_naming
         single.reset(seed=0, options={"state": env.state_dict()})
     obs, info = SingleAgentEnv(toy_game.raw_env(), learner_seat=mover).reset(options={"state": env.state_dict()})
     assert info["learner_seat"] == mover
+
+
+@pytest.mark.parametrize(("env_name", "options"), [
+    ("terralore_v0", {"draw_on_first_turn": np.bool_(True), "mulligan": np.bool_(False),
+                      "defenders_deal_damage": np.bool_(True), "opaque_wall": np.bool_(False)}),
+    ("travel_earth_v0", {"hand_size_table": [np.int64(4), np.int32(2)], "stalemate_turns": np.int64(30),
+                         "first_player": np.int64(1)}),
+    ("earth_v0", {"num_players": np.int64(3), "advanced_draft": np.bool_(True), "max_rounds": np.int64(40)}),
+])
+def test_rule_options_given_as_numpy_values_are_recorded_as_plain_json(env_name, options):
+    # a sweep over np.array values hands numpy scalars: Terralore took np.bool_ flags and kept them, so
+    # state_dict(), replays and model sidecars failed to write ("Object of type bool is not JSON
+    # serializable"); Earth refused an np.int64 max_rounds though it took an np.int64 num_players
+    game, state = played(env_name, steps=10, **options)
+    config = json.loads(json.dumps(game.config()))
+    for key, value in options.items():
+        assert config[key] == (value.tolist() if isinstance(value, np.generic) else [int(v) for v in value])
+    data = json.loads(json.dumps(state.to_dict()))
+    assert make_game(env_name, **config).state_from_dict(data) == state

@@ -24,7 +24,7 @@ from tabletop_envs.core.engine import (
     check_seat,
     new_rng,
 )
-from tabletop_envs.core.errors import ConfigError
+from tabletop_envs.core.errors import ConfigError, is_int
 from tabletop_envs.core.layout import ActionLayout, ObservationLayout
 
 from . import scoring
@@ -96,7 +96,7 @@ class EarthGame(Game):
         check_flags(advanced_draft=advanced_draft)
         if fauna_side not in ("normal", "beginner"):
             raise ConfigError(f"fauna_side must be 'normal' or 'beginner', got {fauna_side!r}")
-        if isinstance(max_rounds, bool) or not isinstance(max_rounds, int) or max_rounds < 1:
+        if not is_int(max_rounds) or max_rounds < 1:  # numpy ints too, as num_players takes them
             raise ConfigError(f"max_rounds must be a positive int, got {max_rounds!r}")
         # a PathLike may stand for bytes, which config() could not write into a replay's JSON
         if data_dir is not None and (not isinstance(data_dir, (str, os.PathLike))
@@ -107,7 +107,7 @@ class EarthGame(Game):
         self.reward = reward
         self.advanced_draft = bool(advanced_draft)
         self.fauna_side = fauna_side
-        self.max_rounds = max_rounds
+        self.max_rounds = int(max_rounds)  # a plain int: config() goes into JSON
         # a str: config() goes into replays and sidecars as JSON, where a Path cannot
         self.data_dir = None if data_dir is None else os.fspath(data_dir)
         self.cat = load_catalogue(self.data_dir)

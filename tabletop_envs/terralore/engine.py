@@ -98,9 +98,11 @@ class TerraloreGame(Game):
         if isinstance(decks, str) or not hasattr(decks, "__len__") or len(decks) != 2:
             raise DeckError(f"decks must be a pair (one deck per player), e.g. ('random', 'ember_rush'); got {decks!r}")
         self.decks = [normalize_deck_spec(self.catalogue, spec, f"decks[{i}]") for i, spec in enumerate(decks)]
-        self.draw_on_first_turn = draw_on_first_turn
-        self.mulligan = mulligan
-        self.defenders_deal_damage = defenders_deal_damage
+        # bool(): check_flags lets numpy's bool_ in, which config() would hand to JSON (replays, saved states,
+        # sidecars) as a type it cannot write
+        self.draw_on_first_turn = bool(draw_on_first_turn)
+        self.mulligan = bool(mulligan)
+        self.defenders_deal_damage = bool(defenders_deal_damage)
         self.deck_out = deck_out
         self.opaque_wall = bool(opaque_wall)
         self.num_players = 2

@@ -77,7 +77,7 @@ class TravelEarthGame(Game):
             raise ConfigError(f"deck_format must be one of {sorted(FORMATS)}, got {deck_format!r}")
         table = DEFAULT_HAND_SIZE_TABLE if hand_size_table is None else hand_size_table
         table = list(table) if isinstance(table, (list, tuple)) else []
-        if not table or any(isinstance(n, bool) or not isinstance(n, int) or n < 0 for n in table):
+        if not table or any(not is_int(n) or n < 0 for n in table):
             raise ConfigError(f"hand_size_table must be a non-empty list of cards to draw (ints >= 0) by Hand "
                               f"size, e.g. {DEFAULT_HAND_SIZE_TABLE}; got {hand_size_table!r}")
         # bounded: turns in which nobody can do anything pass inside one step, until the stalemate ends them
@@ -92,7 +92,7 @@ class TravelEarthGame(Game):
                               f"{resting_defender_win!r}")
         self.num_players = 2
         self.deck_format = deck_format
-        self.hand_size_table = table
+        self.hand_size_table = [int(n) for n in table]  # plain ints: config() goes into JSON
         self.stalemate_turns = int(stalemate_turns)
         self.first_player = None if first_player is None else int(first_player)
         self.resting_defender_win = resting_defender_win
