@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -303,3 +304,35 @@ def test_a_replayed_earth_game_ends_with_the_vp_beside_the_returns(tmp_path):
     assert main(["replay", str(replay.save(tmp_path / "g.json")), "--no-pause"], say=out.append) == 0
     returns = next(i for i, line in enumerate(out) if line.startswith("Returns: "))
     assert out[returns + 1].startswith("VP: player_0: ") and out[returns + 1].count("player_") == 3
+
+
+@pytest.mark.parametrize(("env_name", "recorded", "other", "named"), [
+    ("terralore_v0", {"defenders_deal_damage": True}, {}, "defenders_deal_damage=True recorded, False in the env"),
+    ("earth_v0", {"num_players": 3, "reward": "vp_margin", "max_rounds": 3}, {"num_players": 3, "max_rounds": 3},
+     "reward='vp_margin' recorded, 'rank' in the env"),
+    ("travel_earth_v0", {}, {"max_turns": 399}, "max_turns=400 recorded, 399 in the env"),
+])
+def test_a_replay_stepped_on_an_env_of_other_rule_options_is_refused_naming_them(env_name, recorded, other, named):
+    # it played on under the env's rules and, at the end, blamed "the rules changed without a version bump,
+    # or the file was edited"; unverified (a game still being recorded) it diverged without a word
+    replay, _, _ = record_random_game(env_name, seed=3, game_kwargs=recorded)
+    env = ENVS[env_name].load_module().raw_env(**other)
+    env.reset(seed=3)
+    for verify in (True, False):
+        with pytest.raises(ReplayError, match=re.escape(named) + ".*replay.make_env()"):
+            next(replay.steps(env, verify=verify))
+    same = replay.make_env()
+    for _ in replay.steps(same):
+        pass
+    assert state_digest(same.game_state) == replay.final_digest
+
+
+@pytest.mark.parametrize("kwargs", [{"defenders_deal_damage": False}, {"opaque_wall": False}, {"max_turns": 5}])
+def test_make_env_takes_the_replays_own_rules_and_refuses_others_by_name(kwargs):
+    # a recorded option or max_turns given again was a bare TypeError ("got multiple values"); an option the
+    # replay left at its default changed the rules it was replayed under
+    replay, _, env = record_random_game("terralore_v0", seed=3, game_kwargs={"defenders_deal_damage": True})
+    (key, _), = kwargs.items()
+    with pytest.raises(ReplayError, match=rf"make_env\({key}=\.\.\.\): .*takes only render_mode and illegal_action"):
+        replay.make_env(**kwargs)
+    assert replay.make_env(render_mode="ansi", illegal_action="penalty").game.defenders_deal_damage is True

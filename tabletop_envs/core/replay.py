@@ -159,9 +159,15 @@ class Replay:
                     f"cannot be replayed here. Install tabletop-envs=={self.library_version} to replay it.")
             raise ReplayError(f"replay of unknown env {self.env!r}; known envs: {sorted(ENVS)}")
         module = ENVS[self.env].load_module()
-        # a replay recorded before an option existed was played as the game played then
-        config = {**module.raw_env.game_class.options_before_they_existed, **self.config}
-        env = module.raw_env(max_turns=self.max_turns, **env_kwargs, **config)
+        # the game is the replay's own: a rule option or max_turns given here met its recorded twin as a
+        # TypeError ("got multiple values"), or, for an option the replay leaves to its default, changed
+        # the rules it is replayed under until the final digest disagreed
+        own = sorted(set(env_kwargs) - {"render_mode", "illegal_action"})
+        if own:
+            raise ReplayError(f"make_env({', '.join(f'{k}=...' for k in own)}): a replay is replayed under the "
+                              f"rule options and max_turns it was recorded with (config {self.config}, max_turns "
+                              f"{self.max_turns}); make_env takes only render_mode and illegal_action")
+        env = module.raw_env(max_turns=self.max_turns, **env_kwargs, **self.game_config())
         if env.game.action_layout.hash() != self.action_layout_hash:
             raise ReplayError(
                 f"this replay's action layout ({self.action_layout_hash}) differs from {self.env}'s in this "
@@ -170,11 +176,42 @@ class Replay:
         env.reset(seed=self.seed)
         return env
 
+    def game_config(self) -> dict:
+        """The rule options this replay's game was played under, the ones it predates included."""
+        from .registry import get_spec
+
+        # a replay recorded before an option existed was played as the game played then
+        before = get_spec(self.env).load_module().raw_env.game_class.options_before_they_existed
+        return {**before, **self.config}
+
+    def check_env(self, env) -> None:
+        """Raise ReplayError unless ``env`` plays this replay's game: its env, rule options and max_turns."""
+        from .registry import make_game
+
+        name = env.metadata.get("name")
+        if name != self.env:
+            raise ReplayError(f"this replay is of {self.env}, and the env given to replay it on is {name}")
+        recorded = json.loads(json.dumps(make_game(self.env, **self.game_config()).config()))
+        here = json.loads(json.dumps(env.game.config()))
+        differ = [f"{k}={recorded.get(k, '(absent)')!r} recorded, {here.get(k, '(absent)')!r} in the env"
+                  for k in sorted(set(recorded) | set(here)) if recorded.get(k, "(absent)") != here.get(k, "(absent)")]
+        if env.max_turns != self.max_turns:
+            differ.append(f"max_turns={self.max_turns} recorded, {env.max_turns} in the env")
+        if differ:
+            # else the actions play on under other rules, and only the final digest (if verified) tells,
+            # blaming a rule change without a version bump or an edited file
+            raise ReplayError(f"the env given to replay this game on has other rules: {'; '.join(differ)}. "
+                              "Replay it on replay.make_env(), which builds the game it was recorded under")
+
     def steps(self, env=None, verify: bool = True) -> Iterator[tuple[int, int, int]]:
-        """Replay the game on ``env`` (default: a fresh one), yielding ``(index, player, action)``
-        before each action is applied; verifies the final state's digest after the last one
-        (``verify=False``: not, for a replay not yet finished)."""
-        env = self.make_env() if env is None else env
+        """Replay the game on ``env`` (default: a fresh one; one given must be of this replay's rule options
+        and max_turns, reset with its seed), yielding ``(index, player, action)`` before each action is
+        applied; verifies the final state's digest after the last one (``verify=False``: not, for a replay
+        not yet finished)."""
+        if env is None:
+            env = self.make_env()
+        else:
+            self.check_env(env)
         for index, action in enumerate(self.actions):
             if _over(env):
                 # numbered from 1, as the viewer numbers the actions it shows
