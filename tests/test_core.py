@@ -903,6 +903,24 @@ def test_a_bad_rule_option_is_a_config_error_that_names_it(env_name, kwargs, pro
             make_game(env_name, **kwargs)
 
 
+@pytest.mark.parametrize("make, problem", [
+    # the single-agent env's own keywords were missing from the list, so "opponet" was told only the rules
+    (lambda: SingleAgentEnv("terralore_v0", opponet="terralore_v0/heuristic"),
+     r"no option opponet; .*\(and this env's opponent, learner_seat, render_view, render_mode, max_turns, "
+     r"illegal_action\); did you mean 'opponent' for 'opponet'\?$"),
+    (lambda: SingleAgentEnv("earth_v0", learner_set=1),
+     r"no option learner_set; .*did you mean 'learner_seat' for 'learner_set'\?$"),
+    (lambda: ENVS["terralore_v0"].load_module().env(opaque_wal=False),
+     r"no option opaque_wal; .*\(and the env's render_mode, max_turns, illegal_action\); did you mean 'opaque_wall'"),
+    (lambda: make_game("earth_v0", num_player=3), r"no option num_player; .*did you mean 'num_players'"),
+    (lambda: make_game("terralore_v0", max_turns=5),
+     r"no option max_turns; its options are: .*\(and the env's render_mode, max_turns, illegal_action\)$"),
+])
+def test_a_misspelt_keyword_is_refused_naming_the_nearest_keyword_of_the_face_it_was_given_to(make, problem):
+    with pytest.raises(ConfigError, match=problem):
+        make()
+
+
 def test_a_deck_given_as_numpy_ids_is_the_same_deck_as_a_list():
     ids = np.arange(20)
     assert make_game("terralore_v0", decks=(ids, "random")).decks == make_game("terralore_v0",

@@ -10,6 +10,7 @@ implements". Everything else (AEC env, single-agent env, conformance tests, benc
 from __future__ import annotations
 
 import copy
+import difflib
 import inspect
 import json
 import traceback
@@ -79,14 +80,29 @@ class Game:
     def build(cls, **game_kwargs) -> Game:
         """The game with these rule options; an unknown option is a ConfigError that lists the known ones
         (a plain TypeError would not)."""
-        params = inspect.signature(cls.__init__).parameters
-        if not any(p.kind is p.VAR_KEYWORD for p in params.values()):
-            unknown = sorted(set(game_kwargs) - set(params))
-            if unknown:
-                known = ", ".join(n for n in params if n != "self")
-                raise ConfigError(f"{cls.env_name or cls.__name__} has no option {', '.join(unknown)}; "
-                                  f"its options are: {known} (and the env's render_mode, max_turns, illegal_action)")
+        cls.check_option_names(game_kwargs)
         return cls(**game_kwargs)
+
+    @classmethod
+    def check_option_names(cls, names, face: str = "the env's",
+                           face_options: tuple[str, ...] = ("render_mode", "max_turns", "illegal_action"),
+                           face_takes: bool = False) -> None:
+        """ConfigError for a name in ``names`` that is none of the game's options, listing them and
+        ``face_options`` (the keywords the face that takes them has beside the rules: ``face``'s; with
+        ``face_takes`` the names may be those too) and the nearest name, so that a misspelt face keyword
+        (``opponet``) is not only told the rule options."""
+        params = inspect.signature(cls.__init__).parameters
+        if any(p.kind is p.VAR_KEYWORD for p in params.values()):
+            return
+        known = [n for n in params if n != "self"]
+        unknown = sorted(set(names) - set(known) - (set(face_options) if face_takes else set()))
+        if unknown:
+            near = {n: difflib.get_close_matches(n, [k for k in (*known, *face_options) if k != n], n=1)
+                    for n in unknown}
+            hint = "; ".join(f"did you mean {m[0]!r} for {n!r}?" for n, m in near.items() if m)
+            raise ConfigError(f"{cls.env_name or cls.__name__} has no option {', '.join(unknown)}; its options are: "
+                              f"{', '.join(known)} (and {face} {', '.join(face_options)})"
+                              + (f"; {hint}" if hint else ""))
 
     @property
     def num_actions(self) -> int:

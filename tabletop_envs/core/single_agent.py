@@ -78,9 +78,14 @@ class SingleAgentEnv(gymnasium.Env):
             raise ConfigError(f"render_mode must be None or one of {tuple(self.metadata['render_modes'])}, "
                               f"got {render_mode!r}")
         if isinstance(env, str):
+            from .aec import AEC_KWARGS
             from .registry import get_spec
 
-            env = get_spec(env).load_module().raw_env(render_mode=render_mode, **env_kwargs)
+            raw_env = get_spec(env).load_module().raw_env
+            raw_env.game_class.check_option_names(
+                env_kwargs, face="this env's", face_options=("opponent", "learner_seat", "render_view", *AEC_KWARGS),
+                face_takes=True)
+            env = raw_env(render_mode=render_mode, **env_kwargs)
         else:
             # a ready env keeps the options it was built with: dropping these would play other rules than asked
             if render_mode in ("rgb_array", "human") and render_mode != env.render_mode:
