@@ -298,14 +298,22 @@ def _checked_fields(cls: type[State], game: Game, data: Any) -> dict:
         saved = _jsonable(data["config"])
     except TypeError:
         saved = None
+    # a state saved before an option existed was played as the game played then (as replays and model
+    # sidecars read it): refusing it as "(absent)" left it loadable into no game at all
+    predates = {k: v for k, v in type(game).options_before_they_existed.items()
+                if isinstance(saved, dict) and k not in saved}
+    if predates:
+        saved = {**saved, **_jsonable(predates)}
     if saved != config:
         saved = saved if isinstance(saved, dict) else {}
         differ = sorted(k for k in set(saved) | set(config) if saved.get(k, "(absent)") != config.get(k, "(absent)"))
+        also = "".join(f", {k}={v!r}" for k, v in predates.items())
         raise StateError(
             f"the state was saved under other rule options than this {game.env_name} game's: "
-            + ", ".join(f"{k}={saved.get(k, '(absent)')!r} saved, {config.get(k, '(absent)')!r} here" for k in differ)
+            + ", ".join(f"{k}={saved.get(k, '(absent)')!r} saved" + (" (it predates the option)" if k in predates else "")
+                        + f", {config.get(k, '(absent)')!r} here" for k in differ)
             + f". Load it into a game built with the saved options: make_game({game.env_name!r}, "
-            f"**data['config']) (tabletop_envs.core.registry), or the env with the same keywords")
+            f"**data['config']{also}) (tabletop_envs.core.registry), or the env with the same keywords")
     fields = data["state"]
     if not isinstance(fields, dict):
         raise StateError(f"the saved state's 'state' must be a dict of fields, got {type(fields).__name__}")
