@@ -178,8 +178,16 @@ def check_resumable(run_dir: Path, cfg: TrainConfig, game_config: dict) -> None:
     old = json.loads(run_json.read_text())
     old_ppo = old.get("config", {}).get("ppo", {})
     problems = []
-    if old.get("env") != cfg.env or old.get("game_config", game_config) != game_config:
-        problems.append(f"it trains {old.get('env')} with {old.get('game_config')}, this recipe {cfg.env} "
+    trained = old.get("game_config", game_config)
+    if old.get("env") == cfg.env and isinstance(trained, dict):
+        from tabletop_envs.core.registry import get_spec
+
+        # a run begun before an option existed trained under the game as it played then (as its model's
+        # sidecar is read): refusing the absent key refused a resume under those very rules
+        earlier = get_spec(cfg.env).load_module().raw_env.game_class.options_before_they_existed
+        trained = {**earlier, **trained}
+    if old.get("env") != cfg.env or trained != json.loads(json.dumps(game_config)):
+        problems.append(f"it trains {old.get('env')} with {trained}, this recipe {cfg.env} "
                         f"with {game_config}")
     for key in ("net_arch", "activation"):
         if key in old_ppo and old_ppo[key] != getattr(cfg.ppo, key):

@@ -916,3 +916,20 @@ def test_an_interrupt_while_a_model_file_is_written_lands_once_the_file_is_whole
             written.append("the rest of the file")
     assert written == ["the rest of the file"]
     assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL  # both handlers put back
+
+
+def test_a_run_begun_before_an_option_existed_resumes_under_the_rules_it_trained_by(toy, tmp_path, monkeypatch):
+    # its run.json does not name the option, and it trained under options_before_they_existed (as its
+    # model's sidecar is read): the absent key refused a resume under those very rules
+    import toy_game
+
+    data, run = finished_tiny_run(tmp_path, 256)
+    info = json.loads((run / "run.json").read_text())
+    del info["game_config"]["turns"]
+    (run / "run.json").write_text(json.dumps(info))
+    monkeypatch.setattr(toy_game.ToyGame, "options_before_they_existed", {"turns": 6})
+    with pytest.raises(ConfigError, match=r"trains toy_v0 with \{'turns': 6\}, this recipe toy_v0 with \{'turns': 8\}"):
+        train(load_config(data={**data, "env_kwargs": {"turns": 8}, "ppo": {**data["ppo"], "total_timesteps": 512}}),
+              resume=True)
+    data["ppo"] = {**data["ppo"], "total_timesteps": 512}
+    assert train(load_config(data=data), resume=True)["steps"] >= 512
