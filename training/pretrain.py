@@ -202,6 +202,11 @@ def main(argv: list[str] | None = None) -> dict:
     cfg = load_config(args.config, args.overrides)
     check_games(args.games)  # before the warm start, not after it
     check_device_present(cfg.ppo.device)
+    from tabletop_envs.core.registry import make_game
+
+    # the recipe's env_kwargs are the game's options (and max_turns ...): checked as train checks them, so
+    # that a misspelt one is not told the single-agent env's own keywords, which a recipe cannot set
+    make_game(cfg.env, **split_env_kwargs(cfg.env_kwargs, cfg.env)[0])
     if not cfg.pretrain.teacher:
         cfg.pretrain.teacher = "heuristic"
     import torch

@@ -270,3 +270,19 @@ def test_the_pretrain_command_refuses_a_number_of_evaluation_games_before_the_wa
     monkeypatch.setattr(pretrain, "warm_start", lambda *a, **k: pytest.fail("warm start ran before --games was checked"))
     with pytest.raises(ConfigError, match=f"the number of games must be a positive integer, got {games}"):
         pretrain.main(["--set", "env=toy_v0", "--games", games])
+
+
+@pytest.mark.parametrize("option", ["opponent=random", "learner_set=1"])
+def test_the_pretrain_command_refuses_a_recipe_option_the_game_lacks_as_train_does_before_building_a_model(
+        toy, monkeypatch, option):
+    # it reached the single-agent env, whose error listed opponent, learner_seat and render_view as if a
+    # recipe could set them (env_kwargs.opponent then failed as "got multiple values for 'opponent'")
+    import training.pretrain as pretrain
+    import training.train as train_module
+    from tabletop_envs import ConfigError
+
+    monkeypatch.setattr(train_module, "build_model", lambda *a, **k: pytest.fail("a model was built first"))
+    key = option.split("=")[0]
+    with pytest.raises(ConfigError, match=rf"toy_v0 has no option {key}; its options are: turns \(and the "
+                                          r"env's render_mode, max_turns, illegal_action\)"):
+        pretrain.main(["--set", "env=toy_v0", "--set", f"env_kwargs.{option}"])
