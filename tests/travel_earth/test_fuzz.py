@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from tabletop_envs.core import conformance
 from tabletop_envs.core.conformance import random_playout
 from tabletop_envs.core.engine import check_json_roundtrip
 from tabletop_envs.travel_earth.engine import TravelEarthGame
@@ -29,6 +30,13 @@ def test_random_games_keep_invariants_under_every_rule_option(options):
         state.check_invariants()
         assert state.is_terminal() and abs(state.returns().sum()) < 1e-9
     assert check_json_roundtrip(state) == state
+
+
+@pytest.mark.parametrize("options", OPTIONS[2:], ids=[str(o) for o in OPTIONS[2:]])
+def test_no_leak_and_mask_equals_rules_under_every_rule_option(options):
+    # the conformance harness ran these under the defaults and the casual format only
+    conformance.check_no_leak("travel_earth_v0", options, num_states=15)
+    conformance.check_mask_equals_rules("travel_earth_v0", options, num_states=5)
 
 
 def test_a_zero_draw_table_still_ends_by_stalemate_or_a_win():
