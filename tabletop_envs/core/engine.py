@@ -115,6 +115,13 @@ class Game:
         """JSON-safe keyword arguments that rebuild this game (stored in replays and saved models)."""
         return {}
 
+    @classmethod
+    def layout_config(cls, config: dict) -> dict:
+        """The part of ``config`` a game with the same layouts is built from, to check a model's layout
+        hashes: a game whose option names a file on the machine that trained (a catalogue folder) leaves it
+        out where the layouts cannot depend on it."""
+        return dict(config)
+
     def state_from_dict(self, data: dict) -> State:
         return self.state_class.from_dict(self, data)
 

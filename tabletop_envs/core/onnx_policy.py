@@ -384,7 +384,7 @@ def check_compatible(meta: dict, env: str | None = None, source: str = "model", 
     key = (env_id, json.dumps(game_config, sort_keys=True))
     if key not in _LAYOUTS:  # building a game loads its catalogue: once per process is enough
         try:
-            game = make_game(env_id, **game_config)
+            game = make_game(env_id, **ENVS[env_id].load_module().raw_env.game_class.layout_config(game_config))
         except (TabletopError, TypeError, ValueError) as exc:
             raise ModelMismatchError(f"{source}: {env_id} cannot be built with the game_config of {where} ({exc}). "
                                      "The sidecar was edited or its env_id names another game: restore it or "
@@ -438,12 +438,19 @@ def check_rule_options(meta: dict, game_config: dict, source: str = "model") -> 
         from .registry import get_spec
 
         earlier = get_spec(env_id).load_module().raw_env.game_class.options_before_they_existed
-        trained = _full_config(env_id, {**earlier, **trained})
     except (TabletopError, TypeError, ValueError):  # a sidecar loaded with check=False: nothing to compare
         return
+    recorded = {**earlier, **trained}
+    try:
+        trained = _full_config(env_id, recorded)
+    except (TabletopError, TypeError, ValueError):
+        # no game of them here (a catalogue folder of the machine that trained, or a sidecar loaded with
+        # check=False): compare the options as recorded, since saying nothing let a model trained on other
+        # cards play these ones without a word
+        trained = json.loads(json.dumps(recorded, default=str))
     here = _full_config(env_id, dict(game_config))
     differ = [k for k in sorted(set(trained) | set(here))
-              if k not in CARRIED_OVER_OPTIONS and trained.get(k) != here.get(k)]
+              if k not in CARRIED_OVER_OPTIONS and k in trained and trained.get(k) != here.get(k)]
     if differ:
         def values(config):
             return ", ".join(f"{k}={config.get(k)!r}" for k in differ)

@@ -128,6 +128,13 @@ class EarthGame(Game):
         return {"num_players": self.num_players, "reward": self.reward, "advanced_draft": self.advanced_draft,
                 "fauna_side": self.fauna_side, "max_rounds": self.max_rounds, "data_dir": self.data_dir}
 
+    @classmethod
+    def layout_config(cls, config: dict) -> dict:
+        # a catalogue is validated to the shipped card counts, so the layouts never depend on data_dir; a model
+        # trained on a folder of its own (recorded as that machine's path, or relative to where it ran) was
+        # refused wherever the folder was not at that path, as if its sidecar had been edited
+        return {k: v for k, v in config.items() if k != "data_dir"}
+
     def new_initial_state(self, seed: int | None = None) -> EarthState:
         return EarthState(self, seed)
 

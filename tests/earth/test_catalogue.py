@@ -343,3 +343,31 @@ def test_the_heuristic_values_the_cards_of_the_catalogue_its_game_was_built_from
     assert env.game.cat is custom and env.opponent.cat is custom
     pool = OpponentPool("earth_v0", 0.0, 1.0, game_config=env.game.config())
     assert pool.heuristic.cat is custom
+
+
+@pytest.mark.parametrize("trained_on", ["gone", "my_cards"])  # another machine's folder; one relative to elsewhere
+def test_a_model_trained_on_a_catalogue_folder_not_here_loads_and_is_named_when_it_plays_other_cards(
+        data_copy, tmp_path_factory, trained_on):
+    # the layouts never depend on data_dir (the counts are validated), but checking them built the game from
+    # the sidecar's folder: a model trained on cards of its own was refused wherever that folder was not,
+    # "the sidecar was edited", and a model whose folder could not be read played the shipped cards silently
+    import warnings
+
+    from tabletop_envs import RuleOptionsWarning, load_policy
+    from tabletop_envs.core.onnx_policy import model_path_for_id
+    from tabletop_envs.earth.engine import EarthGame
+
+    shipped = model_path_for_id("earth_v0/ppo")
+    folder = tmp_path_factory.mktemp("model")
+    for suffix in (".onnx", ".npz", ".json"):
+        shutil.copy(shipped.with_suffix(suffix), folder / f"ppo{suffix}")
+    trained = str(folder / trained_on) if trained_on == "gone" else trained_on
+    edit(folder / "ppo.json", "game_config", lambda config: config.update(data_dir=trained))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        policy = load_policy(str(folder / "ppo.onnx"), env="earth_v0")
+    assert policy.metadata["game_config"]["data_dir"] == trained
+    for here in (EarthGame(), EarthGame(data_dir=str(data_copy))):
+        with pytest.warns(RuleOptionsWarning, match=rf"trained with data_dir={trained!r}; this env has "
+                                                    rf"data_dir={here.config()['data_dir']!r}"):
+            load_policy(str(folder / "ppo.onnx"), env="earth_v0", game_config=here.config())
