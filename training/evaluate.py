@@ -336,8 +336,13 @@ def evaluation_lines(evaluation: dict) -> list[str]:
 def markdown(report: dict) -> str:
     """A :func:`round_robin` report as the Markdown table ``elo.md`` holds: the pairs, then the Elo."""
     others = f", other seats: {report['filler']}" if report.get("filler") else ""
+    # the table is what gets pasted elsewhere: without the rule options it read as the default game's
+    options = {k: v for k, v in (report.get("game_kwargs") or {}).items() if k != "num_players"}
+    if report.get("max_turns") is not None:
+        options["max_turns"] = report["max_turns"]
+    rules = f", rule options {', '.join(f'{k}={v!r}' for k, v in options.items())}" if options else ""
     lines = [f"### {report['env']} ({report['num_players']} players): round robin, "
-             f"{report['games_per_pair']} games per pair, seat-rotated, paired seeds{others}", "",
+             f"{report['games_per_pair']} games per pair, seat-rotated, paired seeds{others}{rules}", "",
              "| A | B | A wins | draws | A losses | A score |", "|---|---|---|---|---|---|"]
 
     def cell(r):

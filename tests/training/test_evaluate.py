@@ -68,6 +68,19 @@ def test_the_elo_table_names_its_zero_point():
     assert "random = 0" in with_random and "mean = 0" in without and "random = 0" not in without
 
 
+def test_the_markdown_report_names_the_rule_options_it_was_played_under():
+    # the header named the env and player count only, so a table played under opaque_wall=False read as
+    # the default game's
+    from training.evaluate import markdown, round_robin
+
+    report = round_robin("terralore_v0", ["terralore_v0/random", "terralore_v0/heuristic"], games=2,
+                         game_kwargs={"opaque_wall": False, "deck_out": "empty_deck"}, max_turns=30)
+    header = markdown(report).splitlines()[0]
+    assert header.endswith("paired seeds, rule options opaque_wall=False, deck_out='empty_deck', max_turns=30"), header
+    default = round_robin("terralore_v0", ["terralore_v0/random", "terralore_v0/heuristic"], games=2)
+    assert "rule options" not in markdown(default)
+
+
 @needs_matplotlib
 def test_cli_writes_json_markdown_and_png(toy, tmp_path):
     with pytest.raises(ValueError, match="distinct"):
