@@ -8,7 +8,8 @@ round, the envs waiting on the same opponent policy (a pool snapshot) are answer
 forward pass (:func:`~tabletop_envs.core.policy.act_batch`) when there are at least ``BATCH_MIN``
 of them, else one by one. Episodes are the ones the envs would
 play alone; with a sampling opponent the draws come from this vec env's own generator (seeded by
-``seed``), so a seeded run is reproducible but not draw-for-draw the same as under DummyVecEnv.
+``seed`` through :func:`~tabletop_envs.core.policy.policy_rng`), so a seeded run is reproducible but not
+draw-for-draw the same as under DummyVecEnv.
 
 Any other env (no ``opponent_to_move``) is stepped one by one, as DummyVecEnv would, minus the
 deep copy of infos its envs return fresh.
@@ -19,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 from stable_baselines3.common.vec_env import DummyVecEnv
 
-from tabletop_envs.core.policy import act_batch
+from tabletop_envs.core.policy import act_batch, policy_rng
 from tabletop_envs.core.single_agent import MAX_REDEALS, REDEALS_EXHAUSTED, SingleAgentEnv
 
 #: the fewest envs waiting on one policy that get one batched forward pass: stacking the
@@ -39,7 +40,9 @@ class SelfPlayVecEnv(DummyVecEnv):
 
     def seed(self, seed: int | None = None):
         if seed is not None:
-            self._rng = np.random.default_rng([seed, self.num_envs])
+            # the opponents hold this generator: seeded with [seed, num_envs], it told them the seed that env
+            # i deals from (seed + i), and so the learner's every hidden card
+            self._rng = policy_rng(seed, self.num_envs)
         return super().seed(seed)
 
     # ------------------------------------------------------------------ stepping
