@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tabletop_envs.core.errors import run_cli
-from tabletop_envs.core.policy import RandomPolicy
+from tabletop_envs.core.policy import RandomPolicy, policy_rng
 
 
 @dataclass
@@ -53,7 +53,10 @@ def collect(env_name: str, teacher, games: int, seed: int = 0, vs_random_share: 
     game = make_game(env_name, **(game_kwargs or {}))
     n = game.num_players
     limit = game.default_max_turns if max_turns is None else max_turns
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(seed)  # the deals and who plays them, never handed to a policy
+    # The policies' own generators: handed the deals' stream, a teacher could read the seed off it and re-deal
+    # every game (the hidden cards of its recorded decisions), and the random player's moves followed the deals.
+    teacher_rng, random_rng = policy_rng(seed, 0), policy_rng(seed, 1)
     random_policy = RandomPolicy()
     obs_rows, mask_rows, actions, seat_of, game_of = [], [], [], [], []
     game_returns = []
@@ -69,7 +72,7 @@ def collect(env_name: str, teacher, games: int, seed: int = 0, vs_random_share: 
             seat = state.current_player()
             mask = state.legal_action_mask()
             obs = state.observation(seat)
-            action = policies[seat].act(obs, mask, rng)
+            action = policies[seat].act(obs, mask, teacher_rng if policies[seat] is teacher else random_rng)
             if policies[seat] is teacher:
                 obs_rows.append(obs.astype(np.float16))
                 mask_rows.append(mask.astype(bool))

@@ -61,6 +61,23 @@ def test_collect_returns_are_the_final_result_discounted_by_the_seats_own_later_
     assert np.array_equal(np.sign(discounted.returns), finals)
 
 
+@pytest.mark.parametrize("seed", [3, 918_273_645_501])
+def test_collect_never_hands_the_teacher_or_the_random_player_the_generator_the_games_are_dealt_from(
+        toy, seed, monkeypatch):
+    # a teacher that read the seed off its generator re-dealt every recorded game (the hidden cards of the
+    # decisions it is cloned from), and the random player's moves followed the deals
+    from generator_spy import GeneratorSpy, same_stream, tells_the_seed
+
+    from training import pretrain
+
+    teacher, other = GeneratorSpy(), GeneratorSpy()
+    monkeypatch.setattr(pretrain, "RandomPolicy", lambda: other)  # the random player collect builds
+    collect(toy, teacher, games=4, seed=seed, vs_random_share=1.0)
+    for spy in (teacher, other):
+        assert spy.first_state is not None
+        assert not same_stream(spy.first_state, seed) and not tells_the_seed(spy, seed)
+
+
 def test_cloning_makes_the_learner_play_like_the_teacher_and_beat_random(toy, teacher, toy_teacher, tmp_path):
     cfg = load_config(data={**TINY, "pretrain": {"teacher": toy_teacher, "games": 300, "epochs": 8,
                                                   "batch_size": 64, "learning_rate": 3e-3},
