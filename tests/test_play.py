@@ -427,6 +427,42 @@ def test_bots_never_draw_from_the_generator_that_dealt_the_hidden_cards():
     assert not tells_the_seed(spy, 5), "a bot could read the seed of the human's deal off its generator"
 
 
+class UnmaskedBot:
+    """A bot with a bug: it plays an action its mask forbids, and remembers the names of the moves it had."""
+
+    name = "unmasked"
+
+    def __init__(self):
+        from tabletop_envs.core.registry import make_game
+
+        self.layout = make_game("travel_earth_v0").action_layout
+        self.legal_names = []
+
+    def act(self, obs, mask, rng):
+        import numpy as np
+
+        self.legal_names = [self.layout.label(int(a)) for a in np.flatnonzero(mask)]
+        return int(np.flatnonzero(mask == 0)[5])
+
+
+def test_a_bots_illegal_move_is_reported_to_the_human_without_the_moves_that_name_its_hand(monkeypatch):
+    # the message of an illegal move lists the legal ones and names the chosen one: for a bot's move these are
+    # cards of the bot's hand, and the play command prints the message to the human at the table
+    from tabletop_envs.core import policy as policy_module
+
+    bot = UnmaskedBot()
+    monkeypatch.setitem(policy_module._POLICIES, "travel_earth_v0/unmasked", lambda **kw: bot)
+    out = []
+    code = main(["play", "travel_earth", "--opponent", "travel_earth_v0/unmasked", "--seat", "1", "--seed", "3",
+                 "--option", "first_player=0"], ask=Script([]), say=out.append)
+    assert code == 2 and bot.legal_names
+    error = out[-1]
+    assert error.startswith("error: the opponent travel_earth_v0/unmasked (seat 0) chose a move that is not legal")
+    cards = {name.split(" ", 1)[1].rsplit(" to Reservoir", 1)[0] for name in bot.legal_names if name.startswith("add ")}
+    assert cards and not any(card in line for line in out for card in cards)
+    assert "Legal actions" not in error
+
+
 def test_an_option_value_takes_json_and_the_python_spellings_the_errors_use():
     from tabletop_envs.cli import _option
 
