@@ -237,3 +237,22 @@ def test_a_homing_card_back_in_the_hand_after_a_failed_last_resort_is_not_rememb
         np.testing.assert_array_equal(world.observation(0), seen)
         zones.add(next(zone for zone in ("hand", "deck", "reservoir") if dove in getattr(world, zone)[1]))
     assert zones == {"hand", "deck", "reservoir"}
+
+
+def test_both_deck_lists_are_public_game_config_so_resample_hidden_redeals_the_opponent_from_their_own_list():
+    # reading 21: worlds keep each seat's list (the env's `decks`, known to both) and re-deal only
+    # where its cards lie; drawing the opponent's unseen cards from the catalogue would be another reading
+    game = TravelEarthGame(decks=("expedition", "wild_mix"), first_player=0)
+    assert game.decklists[0] != game.decklists[1]
+    s = game.new_initial_state(5)
+    rng = np.random.default_rng(1)
+    for _ in range(12):  # into the game, so that hands, Reservoirs and Decks all hold cards
+        moves = s.legal_actions()
+        s.apply_action(moves[rng.integers(len(moves))])
+    worlds = set()
+    for _ in range(20):
+        world = s.resample_hidden(0, rng)
+        world.check_invariants()  # every seat's cards, zone by zone, are exactly its deck list
+        assert set(world.hand[1]) <= set(game.decklists[1])
+        worlds.add((tuple(sorted(world.hand[1])), tuple(world.deck[1])))
+    assert len(worlds) > 1, "the opponent's hidden cards were not re-dealt"
