@@ -180,12 +180,11 @@ def check_resumable(run_dir: Path, cfg: TrainConfig, game_config: dict) -> None:
     problems = []
     trained = old.get("game_config", game_config)
     if old.get("env") == cfg.env and isinstance(trained, dict):
-        from tabletop_envs.core.registry import get_spec
+        from tabletop_envs.core.registry import played_config
 
         # a run begun before an option existed trained under the game as it played then (as its model's
         # sidecar is read): refusing the absent key refused a resume under those very rules
-        earlier = get_spec(cfg.env).load_module().raw_env.game_class.options_before_they_existed
-        trained = {**earlier, **trained}
+        trained = played_config(cfg.env, trained)
     if old.get("env") != cfg.env or trained != json.loads(json.dumps(game_config)):
         problems.append(f"it trains {old.get('env')} with {trained}, this recipe {cfg.env} "
                         f"with {game_config}")

@@ -435,12 +435,11 @@ def check_rule_options(meta: dict, game_config: dict, source: str = "model") -> 
     if not isinstance(env_id, str) or not isinstance(trained, dict):
         return
     try:
-        from .registry import get_spec
+        from .registry import played_config
 
-        earlier = get_spec(env_id).load_module().raw_env.game_class.options_before_they_existed
+        recorded = played_config(env_id, trained)
     except (TabletopError, TypeError, ValueError):  # a sidecar loaded with check=False: nothing to compare
         return
-    recorded = {**earlier, **trained}
     try:
         trained = _full_config(env_id, recorded)
     except (TabletopError, TypeError, ValueError):

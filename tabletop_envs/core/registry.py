@@ -63,6 +63,12 @@ def make_game(env_name: str, **game_kwargs):
     return get_spec(env_name).load_module().raw_env.game_class.build(**game_kwargs)
 
 
+def played_config(env_name: str, recorded: dict) -> dict:
+    """The rule options a game recorded under ``recorded`` (a replay's, a sidecar's, a run's) was played
+    by: an option added since took the value that plays as the game played then, not its default."""
+    return {**get_spec(env_name).load_module().raw_env.game_class.options_before_they_existed, **recorded}
+
+
 def shipped_folder(packaged: Path, top_level: str) -> Path:
     """Where shipped data lies: ``packaged`` inside an installed wheel (pyproject maps the checkout's
     top-level folders there), else the checkout's ``top_level`` folder."""

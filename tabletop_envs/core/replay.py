@@ -178,11 +178,9 @@ class Replay:
 
     def game_config(self) -> dict:
         """The rule options this replay's game was played under, the ones it predates included."""
-        from .registry import get_spec
+        from .registry import played_config
 
-        # a replay recorded before an option existed was played as the game played then
-        before = get_spec(self.env).load_module().raw_env.game_class.options_before_they_existed
-        return {**before, **self.config}
+        return played_config(self.env, self.config)
 
     def check_env(self, env) -> None:
         """Raise ReplayError unless ``env`` plays this replay's game: its env, rule options and max_turns."""
