@@ -208,6 +208,12 @@ class OnnxPolicy(_LogitsPolicy):
         options.inter_op_num_threads = 1
         if not Path(self.onnx_path).is_file():
             raise FileNotFoundError(f"no ONNX graph at {self.onnx_path}")
+        # a pickled policy reopens its file by path when first used: one replaced since its load would play
+        # other moves without a word (a policy not loaded yet has no metadata; load_model_policy checks it)
+        sidecar = getattr(self, "metadata", None)
+        record = sidecar.get("sha256") if isinstance(sidecar, dict) else None
+        if isinstance(record, dict) and isinstance(record.get("onnx"), str):
+            _check_digest(sidecar, "onnx", Path(self.onnx_path), Path(self.onnx_path).with_suffix(".json"))
         try:
             session = onnxruntime.InferenceSession(self.onnx_path, options, providers=["CPUExecutionProvider"])
         except Exception as exc:  # onnxruntime's own classes (InvalidProtobuf, InvalidGraph, Fail) derive from Exception

@@ -184,6 +184,26 @@ def test_pickled_onnx_policy_reopens_its_session(exported):
     np.testing.assert_allclose(clone.logits(np.ones(32, np.float32)), policy.logits(np.ones(32, np.float32)))
 
 
+def test_a_pickled_onnx_policy_whose_file_was_replaced_since_its_load_is_refused_when_it_reopens(
+        exported, toy_model, tmp_path):
+    import pickle
+
+    import torch
+
+    from training.export import export_model
+
+    policy = load_policy(str(exported), backend="onnxruntime")
+    saved = pickle.dumps(policy)
+    with torch.no_grad():  # another network of the same shape, exported elsewhere
+        for p in toy_model.policy.parameters():
+            p.add_(1.0)
+    other = export_model(toy_model, tmp_path / "other" / "ppo", "toy_v0")
+    exported.with_suffix(".onnx").write_bytes(other.with_suffix(".onnx").read_bytes())
+    clone = pickle.loads(saved)
+    with pytest.raises(ModelMismatchError, match="is not the file exported with the sidecar"):
+        clone.act(np.zeros(32, np.float32), np.ones(11, np.int8), None)  # it played the other network
+
+
 def test_the_sidecars_act_mode_is_the_loaders_default_and_can_be_overridden(toy_model, tmp_path):
     from training.export import export_model
 
