@@ -16,7 +16,7 @@ import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from .errors import IllegalActionError, action_index
+from .errors import IllegalActionError
 from .policy import Policy, load_policy, policy_rng
 from .replay import Replay
 
@@ -129,20 +129,19 @@ def _human_move(env, seat: int, ask: Ask, say: Say) -> int:
 
 def _bot_move(policy: Policy, state, seat: int, name: str, rng) -> int:
     """The bot's move at ``seat``, or an :class:`IllegalActionError` whose message the human may read."""
+    from .single_agent import check_opponent_move
+
     mask = state.legal_action_mask()
-    action = policy.act(state.observation(seat), mask, rng)
-    index = action_index(action)
-    if index is None or not 0 <= index < mask.shape[0] or not mask[index]:
-        error = IllegalActionError(action, state.legal_actions(), state._describe_safe, state.decision(),
-                                   who=f"the opponent {name} (seat {seat})")
+    try:
+        return check_opponent_move(policy.act(state.observation(seat), mask, rng), mask, policy, seat, state, name)
+    except IllegalActionError as error:
         # printed to the human at the table: the legal moves it lists, and the name (or id) of the move the
         # bot chose, are cards of the bot's hand; the fields keep them for code
         error.reason = (f"the opponent {name} (seat {seat}) chose a move that is not legal at its decision "
                         "(which move, and its legal ones, are not shown: they would name cards of its hand)")
         error.args = (f"{error.reason}. Its act(observation, action_mask, rng) must return an action whose bit "
                       "in the action mask is 1",)
-        raise error
-    return index
+        raise
 
 
 def _banner(env, seat: int) -> str:
