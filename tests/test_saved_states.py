@@ -6,6 +6,9 @@ from __future__ import annotations
 import copy
 import importlib
 import json
+import subprocess
+import sys
+import textwrap
 
 import numpy as np
 import pytest
@@ -162,7 +165,7 @@ def test_a_saved_state_whose_fields_are_no_dict_is_refused():
     refused(game, data, "must be a dict of fields, got list")
 
 
-@pytest.mark.parametrize("env_name, edit, fragment", [
+EDITS_THAT_BREAK_THE_RULES = [
     ("terralore_v0", lambda s: s["hand"][0].append(s["deck"][0][0]), "cards not conserved"),
     ("terralore_v0", lambda s: s.update(decision_name="lane", pending_card=-1), "choosing a lane for card -1"),
     ("terralore_v0", lambda s: s.update(decision_name="play", pending_card=s["deck_list"][0][0]), "pending outside"),
@@ -170,12 +173,46 @@ def test_a_saved_state_whose_fields_are_no_dict_is_refused():
     ("travel_earth_v0", lambda s: s["empty"].__setitem__(0, -1), "-1 Empty"),
     ("earth_v0", lambda s: s["soil"].__setitem__(0, -1), "negative soil"),
     ("earth_v0", lambda s: s["deck"].append(s["deck"][0]), "not conserved"),
-])
+]
+
+
+@pytest.mark.parametrize("env_name, edit, fragment", EDITS_THAT_BREAK_THE_RULES)
 def test_a_saved_state_edited_to_break_the_rules_is_refused_naming_what_it_breaks(env_name, edit, fragment):
     game, state = played(env_name)
     data = state.to_dict()
     edit(data["state"])
     refused(game, data, "breaks the game's invariants", fragment, "edited or corrupted")
+
+
+def test_an_edited_saved_state_is_refused_under_python_O_too():
+    # the invariants were asserts, which python -O strips: there every edit above loaded without a word
+    script = textwrap.dedent("""
+        import json, sys
+        from tabletop_envs import StateError
+        from tabletop_envs.core.registry import make_game
+        for env_name, data in json.load(sys.stdin):
+            try:
+                make_game(env_name).state_from_dict(data)
+            except StateError as exc:
+                print(env_name, "refused:", exc)
+            else:
+                print(env_name, "LOADED")
+    """)
+    cases = []
+    for env_name, edit, _ in EDITS_THAT_BREAK_THE_RULES:
+        _, state = played(env_name)
+        data = state.to_dict()
+        edit(data["state"])
+        cases.append([env_name, data])
+    out = subprocess.run([sys.executable, "-O", "-c", "assert False"], capture_output=True)
+    assert out.returncode == 0, "python -O kept the asserts: this test would check nothing"
+    out = subprocess.run([sys.executable, "-O", "-c", script], input=json.dumps(cases), capture_output=True,
+                         text=True, check=True)
+    lines = out.stdout.splitlines()
+    assert len(lines) == len(cases)
+    for line, (env_name, _, fragment) in zip(lines, EDITS_THAT_BREAK_THE_RULES):
+        assert line.startswith(f"{env_name} refused:") and "breaks the game's invariants" in line, line
+        assert fragment in line, line
 
 
 @pytest.mark.parametrize("env_name, field, value, fragment", [
@@ -278,11 +315,23 @@ def test_every_number_and_word_a_state_field_takes_in_play_has_a_declared_range_
     assert by_invariants <= seen and not by_invariants & bounded  # the lists above stay true
 
 
-def test_an_invariant_without_a_message_is_named_by_its_source_line():
+def test_a_broken_invariant_is_named_by_its_message():
     game, state = played("terralore_v0")
     data = state.to_dict()
     data["state"].update(phase="over", result=[1, 1])
-    refused(game, data, "assert sum(self.result) == 0")
+    refused(game, data, "InvariantError: the result [1, 1] is not zero-sum")
+
+
+def test_a_bare_assert_in_a_games_invariants_is_named_by_its_source_line(monkeypatch):
+    # a game written outside the library may still check its invariants with bare asserts
+    import toy_game
+
+    game = toy_game.ToyGame.build()
+    state = game.new_initial_state(seed=2)
+    state.apply_action(state.legal_actions()[0])
+
+    monkeypatch.setattr(toy_game.ToyState, "check_invariants", toy_game.ToyState.bare_assert_invariants)
+    refused(game, state.to_dict(), "AssertionError: assert self.turn_no < 0")
 
 
 def test_a_game_without_invariants_still_loads_its_states(monkeypatch):

@@ -111,6 +111,11 @@ class ToyState(State):
         cards = sorted(self.hands[0] + self.hands[1] + self.deck + self.played[0] + self.played[1])
         assert cards == list(range(N_CARDS)), cards
 
+    def bare_assert_invariants(self):
+        """Invariants checked as a game outside the library might (this module is no test module, so
+        pytest leaves the assert as Python writes it)."""
+        assert self.turn_no < 0
+
     def render_text(self, player=None):
         check_seat(self.game, player, spectator=True)
         return f"turn {self.turn_no} played {self.played} deck {len(self.deck)}"

@@ -24,6 +24,17 @@ from .layout import ActionLayout, ObservationLayout
 TERMINAL = -1
 
 
+class InvariantError(AssertionError):
+    """A state breaks one of its game's invariants (:meth:`State.check_invariants`)."""
+
+
+def invariant(condition, message: str) -> None:
+    """Raise :class:`InvariantError` with ``message`` unless ``condition`` holds. Not an ``assert``:
+    ``python -O`` strips those, and ``from_dict`` relies on these checks to refuse an edited saved state."""
+    if not condition:
+        raise InvariantError(message)
+
+
 def check_seat(game: Game, player, spectator: bool = False) -> int | None:
     """``player`` as a seat number of ``game``, for the methods that show or re-deal one seat's view: a
     wrong seat would otherwise index another seat's hand (Python reads -1, which is ``TERMINAL``, as the
@@ -171,8 +182,9 @@ class State:
         raise NotImplementedError
 
     def check_invariants(self) -> None:
-        """Raise AssertionError if the state breaks a game invariant (cards conserved, no negative
-        resources …). Called by the conformance harness at every decision of random games."""
+        """Raise :class:`InvariantError` (with :func:`invariant`, which ``python -O`` keeps) if the state breaks
+        a game invariant (cards conserved, no negative resources …). Called by the conformance harness at
+        every decision of random games, and by ``from_dict`` on every saved state it loads."""
         raise NotImplementedError
 
     def saved_bounds(self) -> dict[str, Any]:

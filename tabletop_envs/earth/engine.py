@@ -22,6 +22,7 @@ from tabletop_envs.core.engine import (
     check_flags,
     check_num_players,
     check_seat,
+    invariant,
     new_rng,
 )
 from tabletop_envs.core.errors import ConfigError, is_int
@@ -1014,22 +1015,24 @@ class EarthState(State):
             zones += self.hands[p] + self.drawn[p] + self.compost[p] + self.events[p]
             zones += [c for c in self.grid[p] if c >= 0]
         pending = [t["card"] for t in self.queue if t["t"] == "plant_cell"]
-        assert not pending or all(any(c in h for h in self.hands) for c in pending)
-        assert sorted(zones) == list(range(NUM_EARTH)), "Earth cards are not conserved across the zones"
+        invariant(not pending or all(any(c in h for h in self.hands) for c in pending),
+                  "a card waits to be planted that no hand holds")
+        invariant(sorted(zones) == list(range(NUM_EARTH)), "Earth cards are not conserved across the zones")
         cat = self.game.cat
         flora, spaces, tall = cat.is_flora_l, cat.sprout_spaces_l, cat.max_growth_l
         for p in range(self.n):
-            assert self.soil[p] >= 0, f"player {p} has negative soil"
-            assert len(self.compost[p]) == len(self.compost_known[p])
+            invariant(self.soil[p] >= 0, f"player {p} has negative soil")
+            invariant(len(self.compost[p]) == len(self.compost_known[p]),
+                      f"player {p}: the compost and what is known of it differ in length")
             spr, gro = self.spr[p], self.gro[p]
             for i, c in enumerate(self.grid[p]):
                 if c < 0 or not flora[c]:
-                    assert spr[i] == 0 and gro[i] == 0, "pieces on an empty cell or terrain"
+                    invariant(spr[i] == 0 and gro[i] == 0, "pieces on an empty cell or terrain")
                 else:
-                    assert 0 <= spr[i] <= spaces[c], "sprouts beyond the sprout spaces"
-                    assert 0 <= gro[i] <= tall[c], "growth beyond the maximum"
+                    invariant(0 <= spr[i] <= spaces[c], "sprouts beyond the sprout spaces")
+                    invariant(0 <= gro[i] <= tall[c], "growth beyond the maximum")
         for claimed in self.leaves:
-            assert len(set(claimed)) == len(claimed), "a player claimed a fauna twice"
+            invariant(len(set(claimed)) == len(claimed), "a player claimed a fauna twice")
 
     # ================================================================== observation
     def observation(self, player: int) -> np.ndarray:

@@ -32,6 +32,7 @@ from ..core.engine import (
     check_flags,
     check_num_players,
     check_seat,
+    invariant,
     new_rng,
     search_hidden_deal,
 )
@@ -853,65 +854,79 @@ class TerraloreState(State):
         for p in (0, 1):
             zones = (self.hand[p] + self.deck[p] + self.graveyard[p] + self.exile[p]
                      + [c for ln in self.field[p] + self.face_down[p] for c in ln])
-            assert sorted(zones) == self.deck_list[p], f"player {p}: cards not conserved across zones"
-            assert len(self.deck_list[p]) == DECK_SIZE and len(set(self.deck_list[p])) == DECK_SIZE
-            assert 0 <= self.castle[p] <= CASTLE_HP, f"castle {p} HP {self.castle[p]} out of 0..{CASTLE_HP}"
-            assert len(self.hand[p]) <= HAND_LIMIT, f"player {p} holds {len(self.hand[p])} > {HAND_LIMIT}"
-            assert all(c in self.hand[p] or c in self.face_down[p][0] or c in self.face_down[p][1]
-                       for c in self.known_hand[p]), "a known card left the hand unseen"
+            invariant(sorted(zones) == self.deck_list[p], f"player {p}: cards not conserved across zones")
+            invariant(len(self.deck_list[p]) == DECK_SIZE and len(set(self.deck_list[p])) == DECK_SIZE,
+                      f"player {p}: the deck list is not {DECK_SIZE} different cards")
+            invariant(0 <= self.castle[p] <= CASTLE_HP,
+                      f"castle {p} HP {self.castle[p]} out of 0..{CASTLE_HP}")
+            invariant(len(self.hand[p]) <= HAND_LIMIT, f"player {p} holds {len(self.hand[p])} > {HAND_LIMIT}")
+            invariant(all(c in self.hand[p] or c in self.face_down[p][0] or c in self.face_down[p][1]
+                          for c in self.known_hand[p]),
+                      "a known card left the hand unseen")
             for ln in (ATTACK, DEFEND):
                 # while a replace-one choice is pending, the lane is over by exactly the slots to free
                 freeing = self.slots_to_free if (p, ln) == (self.actor, self.pending_lane) else 0
-                assert self._used_slots(p, ln) - freeing <= LANE_SLOTS, f"player {p} lane {ln} over {LANE_SLOTS} slots"
-                assert all(cat.is_creature[c] for c in self.field[p][ln])
-            assert self.totals[p] == [self.lane_total(p, ATTACK), self.lane_total(p, DEFEND)] or \
-                self.phase == "over", "stale lane totals"
+                invariant(self._used_slots(p, ln) - freeing <= LANE_SLOTS,
+                          f"player {p} lane {ln} over {LANE_SLOTS} slots")
+                invariant(all(cat.is_creature[c] for c in self.field[p][ln]),
+                          f"player {p} lane {ln} holds a card that is no creature")
+            invariant(self.totals[p] == [self.lane_total(p, ATTACK), self.lane_total(p, DEFEND)]
+                      or self.phase == "over",
+                      "stale lane totals")
             for key in self.weakened[p]:
-                assert any(int(key) in ln for ln in self.field[p]), "weakening on a card not on the field"
+                invariant(any(int(key) in ln for ln in self.field[p]), "weakening on a card not on the field")
         if self.game.opaque_wall and self.phase == PLAY:
             self._check_play_start()
         if self.phase == "over":
-            assert sum(self.result) == 0
+            invariant(sum(self.result) == 0, f"the result {self.result} is not zero-sum")
         else:
-            assert self.phase in (MULLIGAN, PLAY) and self.decision_name in DECISIONS
-            assert self.discards_left >= 0 and self.slots_to_free >= 0
+            invariant(self.phase in (MULLIGAN, PLAY) and self.decision_name in DECISIONS,
+                      f"no phase {self.phase!r} with the decision {self.decision_name!r}")
+            invariant(self.discards_left >= 0 and self.slots_to_free >= 0,
+                      f"{self.discards_left} discards and {self.slots_to_free} slots left to pay")
             self._check_pending_placement()
 
     def _check_pending_placement(self) -> None:
         """The placement in progress, if any, is one the actor could have begun: a hand card waiting for its
         lane, or the card placed face down in the lane being paid for."""
         p, card, lane = self.actor, self.pending_card, self.pending_lane
-        assert (self.phase == MULLIGAN) == (self.decision_name == MULLIGAN), "the mulligan decision outside its phase"
-        assert self.phase == MULLIGAN or self.turn_number >= 1, f"the Play Phase of turn {self.turn_number}"
+        invariant((self.phase == MULLIGAN) == (self.decision_name == MULLIGAN),
+                  "the mulligan decision outside its phase")
+        invariant(self.phase == MULLIGAN or self.turn_number >= 1,
+                  f"the Play Phase of turn {self.turn_number}")
         if self.decision_name in (DISCARD, DESTROY):
-            assert lane in (ATTACK, DEFEND) and card in self.face_down[p][lane], \
-                f"paying for card {card}, not placed face down in lane {lane}"
+            invariant(lane in (ATTACK, DEFEND) and card in self.face_down[p][lane],
+                      f"paying for card {card}, not placed face down in lane {lane}")
             # discards come first, then the slots to free (_next_payment_step)
-            assert (self.discards_left > 0) == (self.decision_name == DISCARD) and \
-                (self.decision_name == DISCARD or self.slots_to_free > 0), "the payment out of step with its decision"
+            invariant((self.discards_left > 0) == (self.decision_name == DISCARD)
+                      and (self.decision_name == DISCARD or self.slots_to_free > 0),
+                      "the payment out of step with its decision")
             return
-        assert self.discards_left == self.slots_to_free == 0 and lane == -1, "a payment left outside its decision"
+        invariant(self.discards_left == self.slots_to_free == 0 and lane == -1,
+                  "a payment left outside its decision")
         if self.decision_name == LANE:
-            assert card in self.hand[p], f"choosing a lane for card {card}, not in the hand"
+            invariant(card in self.hand[p], f"choosing a lane for card {card}, not in the hand")
         else:
-            assert card == -1, f"card {card} pending outside a placement"
+            invariant(card == -1, f"card {card} pending outside a placement")
 
     def _check_play_start(self) -> None:
         """The remembered start of the Play Phase (opaque wall) is a position the placement since led from."""
-        assert self.play_start is not None, "the Play Phase began without remembering where it began"
+        invariant(self.play_start is not None, "the Play Phase began without remembering where it began")
         for p in (0, 1):
             start = self.play_start[p]
             start_field = [c for ln in start["field"] for c in ln]
-            assert sorted(start["hand"] + self.deck[p] + start["graveyard"] + self.exile[p] + start_field) == \
-                self.deck_list[p], f"player {p}: the Play Phase start does not hold their cards"
+            invariant(sorted(start["hand"] + self.deck[p] + start["graveyard"] + self.exile[p] + start_field)
+                      == self.deck_list[p],
+                      f"player {p}: the Play Phase start does not hold their cards")
             # placing only takes cards from the hand and the field and adds them to the Graveyard
-            assert set(self.hand[p]) <= set(start["hand"]), f"player {p}: a hand card appeared while placing"
-            assert all(set(now) <= set(was) for now, was in zip(self.field[p], start["field"])), \
-                f"player {p}: a face-up creature appeared while placing"
-            assert self.graveyard[p][:len(start["graveyard"])] == start["graveyard"], \
-                f"player {p}: the Graveyard lost a card while placing"
-            assert set(self.known_hand[p]) <= set(start["known_hand"]) <= set(start["hand"]), \
-                f"player {p}: known cards out of step with the Play Phase start"
+            invariant(set(self.hand[p]) <= set(start["hand"]),
+                      f"player {p}: a hand card appeared while placing")
+            invariant(all(set(now) <= set(was) for now, was in zip(self.field[p], start["field"])),
+                      f"player {p}: a face-up creature appeared while placing")
+            invariant(self.graveyard[p][:len(start["graveyard"])] == start["graveyard"],
+                      f"player {p}: the Graveyard lost a card while placing")
+            invariant(set(self.known_hand[p]) <= set(start["known_hand"]) <= set(start["hand"]),
+                      f"player {p}: known cards out of step with the Play Phase start")
 
     def decision_seen_by(self, player: int | None) -> str:
         """The pending decision as ``player`` may read it. The observation shows it to the actor only: another

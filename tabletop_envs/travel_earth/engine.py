@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from tabletop_envs.core import TERMINAL, ActionLayout, Game, ObservationLayout, State, new_rng
-from tabletop_envs.core.engine import check_num_players, check_seat
+from tabletop_envs.core.engine import check_num_players, check_seat, invariant
 from tabletop_envs.core.errors import ConfigError, is_int
 
 from .catalogue import FORMATS, NUM_STATS, build_deck, load_catalogue
@@ -804,20 +804,22 @@ class TravelEarthState(State):
                      + self.unseen[p] + self.discard[p])
             if p == self.player:
                 zones = zones + self.queue + ([self.challenger] if self.challenger >= 0 else [])
-            assert sorted(zones) == g.decklists[p], f"seat {p}: cards not conserved"
+            invariant(sorted(zones) == g.decklists[p], f"seat {p}: cards not conserved")
             size = self.reservoir_size(p)
-            assert 0 <= self.empty[p] <= size, f"seat {p}: {self.empty[p]} Empty of {size} Reservoir cards"
-            assert size <= MAX_RESERVOIR, f"seat {p}: Reservoir holds {size} cards"
-            assert len(self.unseen[p]) <= (1 if p != self.first else 0), "only Player 2 has an unseen card"
+            invariant(0 <= self.empty[p] <= size,
+                      f"seat {p}: {self.empty[p]} Empty of {size} Reservoir cards")
+            invariant(size <= MAX_RESERVOIR, f"seat {p}: Reservoir holds {size} cards")
+            invariant(len(self.unseen[p]) <= (1 if p != self.first else 0),
+                      "only Player 2 has an unseen card")
         if self.is_terminal():
             return
-        assert self.phase in PHASES
+        invariant(self.phase in PHASES, f"no phase {self.phase!r}")
         if self.phase in ("statistic", "defender", "change", "pay"):
-            assert self.challenger >= 0, "a challenge phase needs a Challenger"
+            invariant(self.challenger >= 0, "a challenge phase needs a Challenger")
         if self.phase in ("change", "pay"):
-            assert self.defender >= 0
+            invariant(self.defender >= 0, f"the {self.phase} phase needs a Defender")
             row = self.ready[1 - self.player] if self.defender_row == READY else self.resting[1 - self.player]
-            assert self.defender in row, "the Defender must be on the field"
+            invariant(self.defender in row, "the Defender must be on the field")
 
     # ------------------------------------------------------------------ text
     def render_text(self, player: int | None = None) -> str:
