@@ -33,4 +33,4 @@ def write_json(path, report: dict) -> None:
     """``--json``: the report, its folder made if need be."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(report, indent=2) + "\n")
+    path.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")

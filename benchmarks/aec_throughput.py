@@ -130,7 +130,7 @@ def measure(factories: dict, seconds: float, repeats: int) -> dict:
 
 
 def main(argv=None) -> dict:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
     parser.add_argument("--seconds", type=float, default=3.0, help="length of one timed window")
     parser.add_argument("--repeats", type=int, default=3, help="timed windows per env (median reported)")
     parser.add_argument("--only", nargs="*", help="names to run (default: all)")

@@ -29,7 +29,7 @@ def main(argv=None) -> dict:
         wilson,
     )
 
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
     parser.add_argument("--env", default="terralore_v0")
     parser.add_argument("--policy", help="policy id or model path (default: <env>/heuristic)")
     parser.add_argument("--opponent", help="policy id or model path (default: <env>/random)")

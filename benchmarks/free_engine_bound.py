@@ -91,7 +91,7 @@ def free_engine_bound(label: str, rounds: int, steps: int = 12288, n_envs: int =
 
 
 def main(argv=None) -> dict:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--steps", type=int, default=12288, help="learner steps per measurement")
     parser.add_argument("--games", nargs="*", default=list(tt.GAMES), help=f"subset of {list(tt.GAMES)}")

@@ -44,7 +44,7 @@ def paired_losses(env_name: str, policy, opponent, deals: int, seed: int = 0, ga
 def main(argv=None) -> dict:
     from training.evaluate import check_seed
 
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--env", required=True)
     parser.add_argument("--policy", required=True, help="policy id or model path")
     parser.add_argument("--opponent", default=None, help="default: <env>/random")

@@ -183,7 +183,7 @@ def _sample_window(sample, seconds: float, warm: bool) -> float:
 
 # ------------------------------------------------------------------------------------ main
 def main(argv=None) -> dict:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
     parser.add_argument("--env", default="terralore_v0")
     parser.add_argument("--seconds", type=float, default=8.0, help="length of one timed window")
     parser.add_argument("--repeats", type=int, default=3, help="timed windows (median reported)")

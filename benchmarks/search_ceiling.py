@@ -84,7 +84,7 @@ def main(argv=None) -> dict:
     from tabletop_envs.core.registry import make_game
     from training.evaluate import check_seed, parse_env_kwargs, resolve, split_env_kwargs
 
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--env", required=True)
     parser.add_argument("--policy", required=True, help="policy id or model path: the one searched over")
     parser.add_argument("--opponent", default=None, help="default: <env>/random")

@@ -523,7 +523,7 @@ def _cost_cell(cost: float | None) -> str:
 
 
 def main(argv=None) -> dict:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--steps", type=int, default=20000, help="learner steps per measurement")
     parser.add_argument("--n-envs", type=int, default=4)
     parser.add_argument("--repeats", type=int, default=1,

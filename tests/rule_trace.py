@@ -64,7 +64,7 @@ def read_units(env_name: str) -> list[str] | None:
     path = RULES_DIR / GAMES[env_name][0]
     if not path.is_file():
         return None
-    return rule_units(path.read_text(), is_html=path.suffix == ".html")
+    return rule_units(path.read_text(encoding="utf-8"), is_html=path.suffix == ".html")
 
 
 def trace_table(rules_md: str) -> dict[str, tuple[str, str]]:
@@ -85,12 +85,12 @@ def trace_table(rules_md: str) -> dict[str, tuple[str, str]]:
 
 
 def defined_tests() -> set[str]:
-    source = "".join(p.read_text() for p in (ROOT / "tests").rglob("test_*.py"))
+    source = "".join(p.read_text(encoding="utf-8") for p in (ROOT / "tests").rglob("test_*.py"))
     return set(re.findall(r"^\s*def (test_[A-Za-z0-9_]+)\(", source, flags=re.M))
 
 
 def _rows(env_name: str) -> dict[str, tuple[str, str]]:
-    return trace_table((ROOT / "tabletop_envs" / GAMES[env_name][1] / "RULES.md").read_text())
+    return trace_table((ROOT / "tabletop_envs" / GAMES[env_name][1] / "RULES.md").read_text(encoding="utf-8"))
 
 
 def row_problems(env_name: str) -> list[str]:

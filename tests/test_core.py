@@ -451,7 +451,7 @@ def test_the_package_version_is_the_one_pyproject_installs():
 
     import tabletop_envs
 
-    pyproject = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())
+    pyproject = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text(encoding="utf-8"))
     assert tabletop_envs.__version__ == pyproject["project"]["version"]
 
 
@@ -1172,7 +1172,7 @@ def test_available_envs_skips_a_game_whose_package_is_missing_but_not_a_game_mis
     monkeypatch.setitem(ENVS, "gone_v0", EnvSpec("gone_v0", "tabletop_envs.gone.env", "test/gone-v0", "test/Gone-v0",
                                                  (2,), "", "gone"))
     assert available_envs() == shipped  # a game left out of this install: not listed
-    (tmp_path / "needs_a_dependency.py").write_text("import no_such_dependency_of_a_game  # noqa: F401\n")
+    (tmp_path / "needs_a_dependency.py").write_text("import no_such_dependency_of_a_game  # noqa: F401\n", encoding="utf-8")
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.setitem(ENVS, "broken_v0", EnvSpec("broken_v0", "needs_a_dependency", "test/broken-v0",
                                                    "test/Broken-v0", (2,), "", "broken"))

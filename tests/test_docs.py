@@ -28,7 +28,7 @@ FENCE = re.compile(r"```([a-z]*)\n(.*?)```", re.S)
 
 
 def python_blocks() -> list[str]:
-    return [body for lang, body in FENCE.findall(README.read_text()) if lang == "python"]
+    return [body for lang, body in FENCE.findall(README.read_text(encoding="utf-8")) if lang == "python"]
 
 
 def test_readme_aec_loop_and_load_policy_snippets_run():
@@ -98,7 +98,7 @@ def test_the_readme_masks_are_what_the_snippet_samples_from():
 
 def test_readme_games_table_matches_the_registry_and_the_layouts():
     rows = {}
-    for line in README.read_text().splitlines():
+    for line in README.read_text(encoding="utf-8").splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if len(cells) == 6 and re.fullmatch(r"`\w+_v\d+`", cells[0]):
             rows[cells[0].strip("`")] = cells
@@ -119,7 +119,7 @@ def test_readme_games_table_matches_the_registry_and_the_layouts():
 def test_every_rule_option_of_a_game_is_documented_beside_it(env_name, folder):
     from tabletop_envs.core.registry import make_game
 
-    docs = "".join(p.read_text() for p in (ROOT / "tabletop_envs" / folder).glob("*.md"))
+    docs = "".join(p.read_text(encoding="utf-8") for p in (ROOT / "tabletop_envs" / folder).glob("*.md"))
     # named as code: a table row, a default (`option` (default)) or a call (`env(option=...)`)
     missing = [k for k in make_game(env_name).config() if not re.search(rf"`[^`\n]*\b{k}\b[^`\n]*`", docs)]
     assert not missing, f"{folder}'s RULES.md/README.md never name {missing}"
@@ -131,7 +131,7 @@ def test_every_rule_option_of_a_game_is_documented_beside_it(env_name, folder):
 
 def test_readme_links_inside_the_repository_resolve():
     for doc in DOCS:
-        for target in re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", doc.read_text()):
+        for target in re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", doc.read_text(encoding="utf-8")):
             if not target.startswith(("http://", "https://")):
                 assert (doc.parent / target).exists(), f"{doc.relative_to(ROOT)}: broken link {target}"
 
@@ -154,11 +154,11 @@ def test_links_to_a_heading_name_a_heading_of_that_page():
     assert ROOT / "docs" / "measurements.md" in DOCS
     checked = 0
     for doc in DOCS:
-        for target, anchor in re.findall(r"\]\(([^)#\s]*)#([^)\s]+)\)", doc.read_text()):
+        for target, anchor in re.findall(r"\]\(([^)#\s]*)#([^)\s]+)\)", doc.read_text(encoding="utf-8")):
             if target.startswith(("http://", "https://")):
                 continue
             page = doc if not target else doc.parent / target
-            assert anchor in heading_anchors(page.read_text()), f"{doc.relative_to(ROOT)}: no heading #{anchor} in {target}"
+            assert anchor in heading_anchors(page.read_text(encoding="utf-8")), f"{doc.relative_to(ROOT)}: no heading #{anchor} in {target}"
             checked += 1
     assert checked >= 10
 
@@ -176,7 +176,7 @@ def quoted_commands() -> list[tuple[str, list[str]]]:
                 found.append((where, shlex.split(part, comments=True)))
 
     for doc in DOCS:
-        text = doc.read_text()
+        text = doc.read_text(encoding="utf-8")
         name = str(doc.relative_to(ROOT))
         for lang, body in FENCE.findall(text):
             if lang in ("", "bash"):
@@ -185,7 +185,7 @@ def quoted_commands() -> list[tuple[str, list[str]]]:
         for span in re.findall(r"`([^`]+)`", FENCE.sub("", text)):
             add(name, " ".join(span.split()))  # a quoted command may wrap over lines
     for recipe in RECIPES:
-        for line in recipe.read_text().splitlines():
+        for line in recipe.read_text(encoding="utf-8").splitlines():
             match = re.match(r"#\s+(python -m .*)", line)
             if match:
                 add(str(recipe.relative_to(ROOT)), match.group(1))

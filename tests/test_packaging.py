@@ -19,7 +19,7 @@ MAPPED = {"tabletop_envs.models": "models", "training.configs": "configs"}
 
 def _pyproject() -> dict:
     tomllib = pytest.importorskip("tomllib", reason="tomllib is Python 3.11+")
-    return tomllib.loads((ROOT / "pyproject.toml").read_text())
+    return tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 
 
 def test_the_wheel_lists_every_package_of_the_tree_and_maps_the_models_and_recipes():
@@ -101,7 +101,7 @@ def test_an_installed_wheel_loads_the_shipped_opponents_by_id_and_the_recipes_by
     if shutil.which("git"):  # installed inside some project's repository, as a venv in a project is
         git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(tmp_path)]
         subprocess.run(git[:-2] + ["init", "-q", str(tmp_path)], check=True, timeout=60)
-        (tmp_path / "project.txt").write_text("a project that is not tabletop_envs\n")
+        (tmp_path / "project.txt").write_text("a project that is not tabletop_envs\n", encoding="utf-8")
         subprocess.run(git + ["add", "project.txt"], check=True, timeout=60)
         subprocess.run(git + ["commit", "-q", "-m", "project"], check=True, timeout=60)
     out = subprocess.run([sys.executable, "-c", INSTALLED_CHECK, str(target)], cwd=elsewhere, capture_output=True,

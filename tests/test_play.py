@@ -47,7 +47,7 @@ def test_full_game_against_a_bot_with_bad_inputs_then_saved_replay(toy, tmp_path
     assert text.count("99 is not one of the moves") == 3 and text.count("0 is not one of the moves") == 3
     assert "Type the number of a move" in text  # help
     assert "game over" in text and "Scores (returns): player_0:" in text
-    saved = json.loads((tmp_path / "r.json").read_text())
+    saved = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
     assert saved["env"] == "toy_v0" and saved["seed"] == 3 and len(saved["actions"]) == 6
     assert Replay.load(tmp_path / "r.json").replay().game_state.is_terminal()
     assert script.lines == []
@@ -480,7 +480,7 @@ def test_a_game_started_with_a_python_spelled_option_plays_under_it(tmp_path):
     args = ["play", "terralore", "--seed", "1", "--opponent", "terralore_v0/random", "--option",
             "defenders_deal_damage=True", "--save", str(tmp_path / "r.json")]
     assert main(args, ask=Script(["q"]), say=out.append) == 0
-    assert json.loads((tmp_path / "r.json").read_text())["config"]["defenders_deal_damage"] is True
+    assert json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))["config"]["defenders_deal_damage"] is True
 
 
 def test_a_replay_that_cannot_be_saved_asks_for_another_file_instead_of_losing_the_game(toy, tmp_path):

@@ -71,7 +71,7 @@ def test_the_digest_of_a_state_is_the_same_after_a_clone_or_a_json_round_trip(to
 
 def test_replay_file_is_plain_json_with_version_seed_and_actions(toy, tmp_path):
     replay, _, _ = record_random_game("toy_v0", seed=9)
-    data = json.loads(replay.save(tmp_path / "g.json").read_text())
+    data = json.loads(replay.save(tmp_path / "g.json").read_text(encoding="utf-8"))
     assert data["env"] == "toy_v0" and data["seed"] == 9 and data["config"] == {"turns": 6}
     assert data["library_version"] and data["format"] == 1 and len(data["final_digest"]) == 64
     assert data["returns"] is not None and len(data["actions"]) == 6
@@ -151,7 +151,7 @@ def test_a_replay_of_another_file_format_is_refused_naming_the_library_version_t
                                            ('{"env": "toy_v0"}', "lacks the fields")])
 def test_malformed_replay_files_are_refused(tmp_path, text, problem):
     path = tmp_path / "bad.json"
-    path.write_text(text)
+    path.write_text(text, encoding="utf-8")
     with pytest.raises(ReplayError, match=problem):
         Replay.load(path)
     with pytest.raises(ReplayError, match="no replay file"):
@@ -276,9 +276,9 @@ def test_a_replay_recorded_before_an_option_existed_replays_under_the_rules_it_w
     # opaque_wall joined terralore_v0 as the default; a replay from before it was played on the open table
     replay, _, env = record_random_game("terralore_v0", seed=3, game_kwargs={"opaque_wall": False})
     path = replay.save(tmp_path / "g.json")
-    data = json.loads(path.read_text())
+    data = json.loads(path.read_text(encoding="utf-8"))
     del data["config"]["opaque_wall"]
-    path.write_text(json.dumps(data))
+    path.write_text(json.dumps(data), encoding="utf-8")
     loaded = Replay.load(path)
     assert loaded.make_env().game.opaque_wall is False
     assert loaded.replay().game_state == env.game_state  # the final state's digest verifies too
@@ -292,7 +292,7 @@ def test_cli_replay_of_a_folder_or_a_format_written_as_text_names_the_mistake(to
     data = json.loads(replay.to_json())
     data["format"] = str(data["format"])
     path = tmp_path / "g.json"
-    path.write_text(json.dumps(data))
+    path.write_text(json.dumps(data), encoding="utf-8")
     out = []
     assert main(["replay", str(path), "--no-pause"], say=out.append) == 2
     assert "'format' must be the number 1, got '1'" in out[-1]

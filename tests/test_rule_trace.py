@@ -25,7 +25,7 @@ def test_the_trace_check_finds_a_sentence_without_a_row_and_a_row_without_a_test
     md = (f"{rule_trace.SECTION}\n\n| key | the text says (paraphrased) | tests |\n|---|---|---|\n"
           f"| `{keys[0]}` | two cards each | `test_rule_trace_self_check` |\n| `{keys[2]}` | a title | |\n")
     (tmp_path / "tabletop_envs" / "toy").mkdir(parents=True)
-    (tmp_path / "tabletop_envs" / "toy" / "RULES.md").write_text(md)
+    (tmp_path / "tabletop_envs" / "toy" / "RULES.md").write_text(md, encoding="utf-8")
     monkeypatch.setattr(rule_trace, "ROOT", tmp_path)
     monkeypatch.setitem(rule_trace.GAMES, "toy_v0", ("toy.html", "toy"))
     monkeypatch.setattr(rule_trace, "defined_tests", lambda: set())

@@ -410,7 +410,7 @@ def load_typed_config(schema: type, path: str | Path | None = None, overrides: l
     raw: dict = {}
     if path is not None:
         try:
-            raw = yaml.safe_load(Path(path).read_text()) or {}
+            raw = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
         except FileNotFoundError:
             raise ConfigError(f"config file {path} not found; {where} (shipped: "
                               f"{', '.join(shipped_recipe_names())}; pass one by name)") from None
@@ -599,7 +599,7 @@ def set_aside_earlier_run(run_dir: Path, name: str, files: tuple = RUN_FILES, gl
     run of this trainer writes (the RLlib trainer's differ)."""
     names = {name}
     try:
-        names.add(json.loads((run_dir / "run.json").read_text())["config"]["output"]["name"])
+        names.add(json.loads((run_dir / "run.json").read_text(encoding="utf-8"))["config"]["output"]["name"])
     except (OSError, ValueError, KeyError, TypeError):
         pass  # no run.json, or not one of ours: this run's name is all there is to go by
     candidates = [run_dir / f for f in files] + sorted(p for g in globs for p in run_dir.glob(g))

@@ -262,7 +262,7 @@ def distill(model, cfg, run_dir=None, log=print) -> dict:
             model.save(folder / f"round{round_number}.zip")
             # the report last: a report names a finished round, so one stopped while saving is searched again
             (folder / f"round{round_number}.json").write_text(
-                json.dumps({**report, "settings": settings, "base": base}, indent=2) + "\n")
+                json.dumps({**report, "settings": settings, "base": base}, indent=2) + "\n", encoding="utf-8")
         reports.append(report)
     last = dict(reports[-1])
     if len(reports) > 1:
@@ -287,7 +287,7 @@ def _kept_round(folder, round_number: int, settings: dict, base: str) -> dict | 
     if not path.exists() or not (folder / f"round{round_number}.zip").exists():
         return None
     try:
-        kept = json.loads(path.read_text())
+        kept = json.loads(path.read_text(encoding="utf-8"))
     except ValueError:
         return None  # a report cut short: search the round again
     if kept.get("settings") != settings or kept.get("base") != base:

@@ -376,7 +376,7 @@ def elo_png(report: dict, path: str | Path) -> None:
 
 
 def main(argv: list[str] | None = None) -> dict:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--env", required=True, type=_env_name,
                         help="env name, e.g. terralore_v0 (or the game's name, terralore: its newest version)")
     parser.add_argument("--policies", nargs="+", required=True, help="names (random, heuristic, ppo), ids or paths")
@@ -400,8 +400,8 @@ def main(argv: list[str] | None = None) -> dict:
     print(text)
     if out:
         out.mkdir(parents=True, exist_ok=True)
-        (out / "elo.json").write_text(json.dumps(report, indent=2) + "\n")
-        (out / "elo.md").write_text(text + "\n")
+        (out / "elo.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+        (out / "elo.md").write_text(text + "\n", encoding="utf-8")
         if args.png:
             elo_png(report, out / "elo.png")
         print(f"wrote {out}/elo.json, elo.md" + (", elo.png" if args.png else ""))

@@ -141,7 +141,7 @@ def cpu_info(keys=("model name",)) -> dict:
     instruction set), and benchmark ratios do too."""
     cpu = {"model name": platform.processor() or platform.machine()} if "model name" in keys else {}
     try:
-        with open("/proc/cpuinfo") as f:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
             first = f.read().split("\n\n", 1)[0]
     except OSError:
         return cpu
@@ -196,7 +196,7 @@ def export_policy(weights, activation: str, out_stem: str | Path, env_name: str,
             np.savez(fh, **arrays)
         meta = _sidecar(weights, activation, out_stem, env_name, game, training, evaluation, name, deterministic,
                         {"onnx": file_sha256(parts[".onnx"]), "weights": file_sha256(parts[".npz"])})
-        parts[".json"].write_text(json.dumps(meta, indent=2) + "\n")
+        parts[".json"].write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
         for suffix in (".onnx", ".npz", ".json"):
             parts[suffix].replace(finals[suffix])
     finally:
@@ -251,10 +251,10 @@ def export_model(model, out_stem, env_name: str, game_config: dict | None = None
 def update_sidecar(path: str | Path, **sections) -> dict:
     """Merge keys (e.g. ``evaluation=...``) into an exported model's sidecar."""
     side = model_file(path, ".json")
-    meta = json.loads(side.read_text())
+    meta = json.loads(side.read_text(encoding="utf-8"))
     for key, value in sections.items():
         meta[key] = {**meta.get(key, {}), **value} if isinstance(value, dict) else value
-    side.write_text(json.dumps(meta, indent=2) + "\n")
+    side.write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
     return meta
 
 
@@ -301,7 +301,7 @@ def check_model_file(model: Path) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--model", required=True, help="SB3 MaskablePPO .zip (from training.train)")
     parser.add_argument("--out", required=True,
@@ -324,7 +324,7 @@ def main(argv: list[str] | None = None) -> None:
     run_json = find_run_json(model_path)
     if run_json is not None:
         try:
-            run_info = json.loads(run_json.read_text())
+            run_info = json.loads(run_json.read_text(encoding="utf-8"))
         except json.JSONDecodeError as exc:  # json's own message named neither the file nor a way out
             raise ConfigError(f"{run_json} is not valid JSON ({exc}); restore the run.json training.train wrote "
                               "there, or move it away and pass --env") from None
@@ -357,7 +357,7 @@ def main(argv: list[str] | None = None) -> None:
         training["config"] = run_info["config"]
     summary_json = model_path.with_name("summary.json")
     if summary_json.exists():
-        training["wall_time_s"] = json.loads(summary_json.read_text()).get("train_seconds")
+        training["wall_time_s"] = json.loads(summary_json.read_text(encoding="utf-8")).get("train_seconds")
     act = args.act or run_act(run_info)
     deterministic = act == "argmax"
     stem = model_stem(args.out)

@@ -30,7 +30,7 @@ DEFAULT_CONFIG = shipped_recipes_dir() / "main_job.yaml"
 
 
 def main(argv: list[str] | None = None) -> dict:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--config", default=str(DEFAULT_CONFIG), help="training recipe (default: configs/main_job.yaml)")
     parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                         help="override one recipe key, e.g. --set ppo.total_timesteps=20000")
@@ -68,9 +68,9 @@ def main(argv: list[str] | None = None) -> dict:
     result = {"env": cfg.env, "steps": summary["steps"], "train_seconds": summary["train_seconds"],
               "total_seconds": round(time.perf_counter() - started, 1), "exported": trained,
               "learning_curve": summary.get("learning_curve"), "round_robin": report}
-    (run_dir / "main_job.json").write_text(json.dumps(result, indent=2) + "\n")
+    (run_dir / "main_job.json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     table = markdown(report)
-    (run_dir / "main_job.md").write_text(table + "\n")
+    (run_dir / "main_job.md").write_text(table + "\n", encoding="utf-8")
     elo_png(report, run_dir / "elo.png")
 
     print("[3/3] summary")

@@ -80,7 +80,7 @@ def card(models_dir: Path = MODELS) -> str:
     found = 0
     for side in sorted(models_dir.glob("*/*.json")):
         try:
-            meta = json.loads(side.read_text())
+            meta = json.loads(side.read_text(encoding="utf-8"))
         except json.JSONDecodeError as exc:
             raise TabletopError(f"{side} is not valid JSON ({exc}); re-export the model or remove the file") from None
         if not isinstance(meta, dict) or "env_id" not in meta:
@@ -118,7 +118,7 @@ def card(models_dir: Path = MODELS) -> str:
 
 
 def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--models", default=str(MODELS),
                         help="folder of <game>/<name>.json sidecars; README.md is written there (default: models/)")
     args = parser.parse_args(argv)
@@ -129,7 +129,7 @@ def main(argv=None) -> None:
     if not models.is_dir():
         raise ConfigError(f"--models {models} is a file; pass the folder of exported models, e.g. --models models")
     text = card(models)  # before writing: a folder without models leaves its README.md as it was
-    (models / "README.md").write_text(text)
+    (models / "README.md").write_text(text, encoding="utf-8")
     print(text)
 
 

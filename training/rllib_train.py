@@ -498,7 +498,7 @@ def train(cfg: RLlibTrainConfig, address: str | None = None, log=print, resume: 
         set_aside_earlier_run(run_dir, cfg.output.name, files=("run.json", "progress.jsonl"),
                               globs=("checkpoint_*",))
     (run_dir / "run.json").write_text(json.dumps({"env": cfg.env, "game_config": _game_kwargs(cfg),
-                                                  "config": asdict(cfg)}, indent=2) + "\n")
+                                                  "config": asdict(cfg)}, indent=2) + "\n", encoding="utf-8")
     started_here = not ray.is_initialized()
     if started_here:
         start_ray(cfg, address)
@@ -518,7 +518,7 @@ def train(cfg: RLlibTrainConfig, address: str | None = None, log=print, resume: 
                     "a copy of the resumed 'main'")
         elif cfg.selfplay.mode == "frozen":
             copy_main_to_frozen(algo)
-        with open(run_dir / "progress.jsonl", "a") as progress:
+        with open(run_dir / "progress.jsonl", "a", encoding="utf-8") as progress:
             for it in range(algo.iteration + 1, cfg.iterations + 1):
                 t0 = time.perf_counter()
                 try:
@@ -567,7 +567,7 @@ def checkpoint_iteration(checkpoint: str | Path) -> int:
 
     path = Path(checkpoint)
     try:
-        meta = json.loads((path / "rllib_checkpoint.json").read_text())
+        meta = json.loads((path / "rllib_checkpoint.json").read_text(encoding="utf-8"))
         with open(path / f"{meta.get('state_file', 'algorithm_state')}.pkl", "rb") as f:
             return int(pickle.load(f)["training_iteration"])
     except (OSError, ValueError, KeyError, TypeError, pickle.UnpicklingError) as exc:
@@ -580,7 +580,7 @@ def _steps_at(run_dir: Path, iteration: int) -> int:
     progress = run_dir / "progress.jsonl"
     steps = 0
     if progress.exists():
-        for line in progress.read_text().splitlines():
+        for line in progress.read_text(encoding="utf-8").splitlines():
             row = json.loads(line)
             if row.get("iteration") == iteration and row.get("env_steps_sampled") is not None:
                 steps = int(row["env_steps_sampled"])
@@ -610,7 +610,7 @@ def check_checkpoint_game(cfg: RLlibTrainConfig, checkpoint: str | Path) -> None
     checkpoint = Path(checkpoint).resolve()
     run_json = checkpoint.parent / "run.json"
     if run_json.is_file():
-        run = json.loads(run_json.read_text())
+        run = json.loads(run_json.read_text(encoding="utf-8"))
         trained, source = (run.get("env"), run.get("game_config")), str(run_json)
     else:
         args = _checkpoint_ctor_args(checkpoint, "class_and_ctor_args.pkl")[0]  # (the algorithm's config,)
@@ -726,7 +726,7 @@ def _fmt(x) -> str:
 
 
 def main(argv: list[str] | None = None) -> dict:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
     parser.add_argument("--config", help="YAML recipe, e.g. configs/rllib_terralore.yaml (required)")
     parser.add_argument("--address", default=None,

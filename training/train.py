@@ -165,7 +165,7 @@ def load_for_resume(path: Path, cfg: TrainConfig, venv):
 def distill_rounds_done(run_dir: Path) -> int:
     """The rounds of the distillation a run finished (its distill.json; 0 if none)."""
     try:
-        return int(json.loads((run_dir / "distill.json").read_text()).get("round", 1))  # (before rounds: one)
+        return int(json.loads((run_dir / "distill.json").read_text(encoding="utf-8")).get("round", 1))  # (before rounds: one)
     except (OSError, ValueError, AttributeError):
         return 0
 
@@ -175,7 +175,7 @@ def check_resumable(run_dir: Path, cfg: TrainConfig, game_config: dict) -> None:
     run_json = run_dir / "run.json"
     if not run_json.exists():
         return
-    old = json.loads(run_json.read_text())
+    old = json.loads(run_json.read_text(encoding="utf-8"))
     old_ppo = old.get("config", {}).get("ppo", {})
     problems = []
     trained = old.get("game_config", game_config)
@@ -406,7 +406,7 @@ class SelfPlayCallback(BaseCallback):
             self.model.save(folder / "model.zip")
             with open(folder / "pool.pkl", "wb") as fh:
                 pickle.dump(self.pool.state_dict(), fh)
-            (folder / "state.json.tmp").write_text(json.dumps(self.state()))
+            (folder / "state.json.tmp").write_text(json.dumps(self.state()), encoding="utf-8")
             (folder / "state.json.tmp").replace(folder / "state.json")
         self.overhead_seconds += time.perf_counter() - t0
         return folder
@@ -554,7 +554,7 @@ def train(cfg: TrainConfig, resume: bool = False, command: str | None = None) ->
         model = load_for_resume(checkpoint / "model.zip", cfg, venv)
         with open(checkpoint / "pool.pkl", "rb") as fh:
             pool.load_state_dict(pickle.load(fh))
-        state = json.loads((checkpoint / "state.json").read_text())
+        state = json.loads((checkpoint / "state.json").read_text(encoding="utf-8"))
         print(f"resuming from {checkpoint} at {model.num_timesteps} steps")
     else:
         if resume:
@@ -562,15 +562,15 @@ def train(cfg: TrainConfig, resume: bool = False, command: str | None = None) ->
         model = build_model(cfg, venv, run_dir)
         set_aside_earlier_run(run_dir, cfg.output.name)
     run_dir.mkdir(parents=True, exist_ok=True)
-    (run_dir / "run.json").write_text(json.dumps(run_info, indent=2) + "\n")
+    (run_dir / "run.json").write_text(json.dumps(run_info, indent=2) + "\n", encoding="utf-8")
     pretrain_report = None
     if checkpoint is None and cfg.pretrain.teacher:
         from .pretrain import warm_start
 
         pretrain_report = warm_start(model, cfg)
-        (run_dir / "pretrain.json").write_text(json.dumps(pretrain_report, indent=2) + "\n")
+        (run_dir / "pretrain.json").write_text(json.dumps(pretrain_report, indent=2) + "\n", encoding="utf-8")
     elif checkpoint is not None and (run_dir / "pretrain.json").exists():
-        pretrain_report = json.loads((run_dir / "pretrain.json").read_text())
+        pretrain_report = json.loads((run_dir / "pretrain.json").read_text(encoding="utf-8"))
     callback = SelfPlayCallback(cfg, pool, run_dir, state)
     ppo_start = time.perf_counter()
     remaining = cfg.ppo.total_timesteps - model.num_timesteps
@@ -617,7 +617,7 @@ def train(cfg: TrainConfig, resume: bool = False, command: str | None = None) ->
                   f"(in {run_dir / 'distill'}) are kept; --resume continues from there", flush=True)
             raise
         train_seconds += time.perf_counter() - distill_start  # training too: the sidecar's wall time counts it
-        (run_dir / "distill.json").write_text(json.dumps(distill_report, indent=2) + "\n")
+        (run_dir / "distill.json").write_text(json.dumps(distill_report, indent=2) + "\n", encoding="utf-8")
         with interrupts_deferred():
             model.save(run_dir / "distilled_model.zip")
     summary = {"env": cfg.env, "run_dir": str(run_dir), "steps": last_steps,
@@ -635,7 +635,7 @@ def train(cfg: TrainConfig, resume: bool = False, command: str | None = None) ->
     if cfg.eval.final_games:
         evaluation = callback.evaluate(cfg.eval.final_games, model)  # the selected model, if one was
         summary["evaluation"] = evaluation
-    (run_dir / "history.json").write_text(json.dumps(callback.history, indent=2) + "\n")
+    (run_dir / "history.json").write_text(json.dumps(callback.history, indent=2) + "\n", encoding="utf-8")
     if cfg.output.export:
         training = {"seed": cfg.seed, "command": command, "wall_time_s": round(train_seconds, 1),
                     "stopped_early": interrupted, "config": cfg.to_dict(),
@@ -649,12 +649,12 @@ def train(cfg: TrainConfig, resume: bool = False, command: str | None = None) ->
     if cfg.output.learning_curve and callback.history:
         learning_curve_png(callback.history, run_dir / "learning_curve.png", f"{cfg.env}, seed {cfg.seed}")
         summary["learning_curve"] = str(run_dir / "learning_curve.png")
-    (run_dir / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    (run_dir / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     return summary
 
 
 def main(argv: list[str] | None = None) -> dict:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--config", help="recipe YAML (configs/<game>.yaml); omitted keys keep their defaults")
     parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                         help="override one key, e.g. --set ppo.n_steps=256 (repeatable)")

@@ -50,14 +50,14 @@ def refresh(env_name: str) -> Path:
     game = make_game(env_name)
     path = Path(spec.load_module().__file__)
     actions, observations = doc_tables(game)
-    text = path.read_text()
+    text = path.read_text(encoding="utf-8")
     text = _replace_table(text, ACTION_HEADER, actions)
     text = _replace_table(text, OBSERVATION_HEADER, observations)
     text = re.sub(r"Discrete\(\d+\)", f"Discrete({game.num_actions})", text)
     text = re.sub(r"Box\(\d+,\) float32", f"Box({game.observation_layout.size},) float32", text)
     text = re.sub(r"\(\d+,\), float32", f"({game.observation_layout.size},), float32", text)
     text = _replace_state_row(text, state_row(env_name, game))
-    path.write_text(text)
+    path.write_text(text, encoding="utf-8")
     return path
 
 

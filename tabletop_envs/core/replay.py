@@ -80,7 +80,7 @@ class Replay:
         if not self.final_digest:
             raise ReplayError("replay not finished: call finish(env) before saving so it can be verified")
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(self.to_json())
+        path.write_text(self.to_json(), encoding="utf-8")
         return path
 
     @classmethod

@@ -54,7 +54,7 @@ def summary(players: int, games: int, policy: str = "earth_v0/random", seed: int
 
 
 def main(argv=None) -> dict:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
     ap.add_argument("--players", type=int, nargs="+", default=[2])
     ap.add_argument("--games", type=int, default=100)
     ap.add_argument("--policy", default="earth_v0/random")

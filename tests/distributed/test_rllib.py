@@ -392,7 +392,7 @@ def test_export_reproduces_module_logits_for_each_network_shape(activation, vf_s
     for backend in ("numpy", "onnxruntime"):
         policy = load_policy(str(path), backend=backend)
         np.testing.assert_allclose(policy.logits(probe.numpy()), expected, rtol=1e-4, atol=1e-4)
-    assert json.loads(path.with_suffix(".json").read_text())["network"]["activation"] == activation
+    assert json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))["network"]["activation"] == activation
 
 
 def test_export_refuses_a_layer_the_opponent_format_cannot_express():
@@ -472,7 +472,7 @@ def test_rllib_config_unknown_key_names_it_and_suggests_the_fix(tmp_path):
     from training.rllib_train import load_rllib_config
 
     path = tmp_path / "bad.yaml"
-    path.write_text("env: terralore_v0\nenv_runners:\n  num_env_runner: 2\n")
+    path.write_text("env: terralore_v0\nenv_runners:\n  num_env_runner: 2\n", encoding="utf-8")
     with pytest.raises(ConfigError, match=r"unknown key 'env_runners.num_env_runner'.*'env_runners.num_env_runners'"):
         load_rllib_config(path)
 
@@ -541,7 +541,7 @@ def test_terralore_selfplay_on_local_ray_completes_with_masks_respected(terralor
     assert summary["env_steps"] >= 3 * 256
     assert all(h["episodes"] > 0 for h in summary["history"][1:])
     assert (run_dir / "checkpoint_00002").is_dir() and (run_dir / "checkpoint_00003").is_dir()
-    assert len((run_dir / "progress.jsonl").read_text().splitlines()) == 3
+    assert len((run_dir / "progress.jsonl").read_text(encoding="utf-8").splitlines()) == 3
 
 
 def test_terralore_export_loads_with_load_policy_and_plays_legal_games(terralore_run):
@@ -549,7 +549,7 @@ def test_terralore_export_loads_with_load_policy_and_plays_legal_games(terralore
     from tabletop_envs.core.registry import get_spec
 
     _, run_dir, summary = terralore_run
-    meta = json.loads((run_dir / "rllib_ppo.json").read_text())
+    meta = json.loads((run_dir / "rllib_ppo.json").read_text(encoding="utf-8"))
     game = get_spec("terralore_v0").load_module().raw_env().game
     assert meta["env_id"] == "terralore_v0" and meta["env_version"] == 0
     assert meta["observation_layout_hash"] == game.observation_layout.hash()
@@ -600,9 +600,9 @@ def test_eval_deterministic_false_ships_an_export_that_samples_as_the_sb3_recipe
     sampling = load_rllib_config(data={**TINY, "env": "terralore_v0", "eval": {"deterministic": False},
                                        "output": {"dir": str(run_dir)}})
     path = export_checkpoint(sampling, run_dir / "checkpoint_00003", tmp_path / "sampling")
-    assert json.loads((tmp_path / "sampling.json").read_text())["act"] == "sample"
+    assert json.loads((tmp_path / "sampling.json").read_text(encoding="utf-8"))["act"] == "sample"
     assert load_policy(str(path)).deterministic is False
-    assert json.loads((run_dir / "rllib_ppo.json").read_text())["act"] == "argmax"
+    assert json.loads((run_dir / "rllib_ppo.json").read_text(encoding="utf-8"))["act"] == "argmax"
     assert load_policy(summary["model"]).deterministic is True
 
 
@@ -638,10 +638,10 @@ def test_a_fresh_run_sets_an_earlier_runs_checkpoints_and_progress_aside(tmp_pat
 
     run = tmp_path / "run"
     (run / "checkpoint_00004").mkdir(parents=True)
-    (run / "checkpoint_00004" / "rllib_checkpoint.json").write_text("{}")
-    (run / "progress.jsonl").write_text('{"iteration": 4}\n')
-    (run / "run.json").write_text("{}")
-    (run / "notes.txt").write_text("mine")
+    (run / "checkpoint_00004" / "rllib_checkpoint.json").write_text("{}", encoding="utf-8")
+    (run / "progress.jsonl").write_text('{"iteration": 4}\n', encoding="utf-8")
+    (run / "run.json").write_text("{}", encoding="utf-8")
+    (run / "notes.txt").write_text("mine", encoding="utf-8")
     target = set_aside_earlier_run(run, "ppo", files=("run.json", "progress.jsonl"), globs=("checkpoint_*",))
     assert sorted(p.name for p in target.iterdir()) == ["checkpoint_00004", "progress.jsonl", "run.json"]
     assert sorted(p.name for p in run.iterdir()) == [target.name, "notes.txt"]
@@ -811,7 +811,7 @@ def test_throughput_benchmark_prints_and_writes_its_report(tmp_path, capsys):
 
     out = tmp_path / "r.json"
     report = main(["--env", "toy_v0", "--only", "adapter", "--seconds", "0.05", "--repeats", "1", "--json", str(out)])
-    assert json.loads(out.read_text())["results"]["adapter, random"]["steps_per_s"] > 0
+    assert json.loads(out.read_text(encoding="utf-8"))["results"]["adapter, random"]["steps_per_s"] > 0
     assert "load average before/after" in capsys.readouterr().out and report["machine"]["load_average"]
 
 
@@ -900,7 +900,7 @@ def test_the_end_of_run_evaluation_lands_in_the_sidecar_and_keeps_the_recipes_tu
                (rng.normal(size=(8, game.num_actions)), rng.normal(size=game.num_actions))]
     path = export_policy(weights, "tanh", tmp_path / "m", "toy_v0")
     result = rt.evaluate_vs_random(cfg, path, 20)
-    meta = json.loads(path.with_suffix(".json").read_text())
+    meta = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
     assert meta["evaluation"]["vs_random"]["games"] == result["games"] == 20
     assert meta["evaluation"]["vs_random"]["win"]["rate"] == result["win_rate"]
     assert seen["max_turns"] == 3
@@ -909,7 +909,7 @@ def test_the_end_of_run_evaluation_lands_in_the_sidecar_and_keeps_the_recipes_tu
 def test_an_rllib_output_dir_under_a_file_is_refused_with_the_config(tmp_path):
     from training.rllib_train import load_rllib_config
 
-    (tmp_path / "afile").write_text("")
+    (tmp_path / "afile").write_text("", encoding="utf-8")
     with pytest.raises(ConfigError, match=r"afile is a file, so no folder can be made there"):
         load_rllib_config(data={**TINY, "env": "toy_v0", "output": {"dir": str(tmp_path / "afile" / "run")}})
 

@@ -75,7 +75,7 @@ def test_island_setup_rows_and_climate_values_in_the_real_ranges():
 def test_generator_is_deterministic_and_matches_the_committed_files():
     built = generate.build()
     for name, data in built.items():
-        assert json.loads((DATA / name).read_text()) == json.loads(json.dumps(data)), f"{name} is out of date"
+        assert json.loads((DATA / name).read_text(encoding="utf-8")) == json.loads(json.dumps(data)), f"{name} is out of date"
 
 
 # ------------------------------------------------------------------ bad files: clear errors
@@ -87,9 +87,9 @@ def data_copy(tmp_path):
 
 
 def edit(path, key, fn):
-    data = json.loads(path.read_text())
+    data = json.loads(path.read_text(encoding="utf-8"))
     fn(data[key])
-    path.write_text(json.dumps(data))
+    path.write_text(json.dumps(data), encoding="utf-8")
 
 
 def test_unknown_field_names_the_record_and_the_allowed_fields(data_copy):
@@ -154,7 +154,7 @@ def test_bad_habitat_and_bad_filter(data_copy):
 
 
 def test_invalid_json_names_line_and_column(data_copy):
-    (data_copy / "climates.json").write_text('{"climates": [1, }')
+    (data_copy / "climates.json").write_text('{"climates": [1, }', encoding="utf-8")
     with pytest.raises(CatalogueError, match="not valid JSON at line 1"):
         Catalogue(data_copy)
 
@@ -182,7 +182,7 @@ def _first(cards, test):
 
 
 def _edit_ability(data_copy, test, change):
-    cards = json.loads((data_copy / "earth_cards.json").read_text())["cards"]
+    cards = json.loads((data_copy / "earth_cards.json").read_text(encoding="utf-8"))["cards"]
     i, j = _first(cards, test)
     edit(data_copy / "earth_cards.json", "cards", lambda cards: change(cards[i]["abilities"][j]))
     return i
@@ -215,7 +215,7 @@ def test_an_ability_part_of_the_wrong_shape_is_refused_naming_the_card(data_copy
 
 
 def _objective(data_copy, name, key, test, change):
-    records = json.loads((data_copy / name).read_text())[key]
+    records = json.loads((data_copy / name).read_text(encoding="utf-8"))[key]
     i = next(i for i, r in enumerate(records) if test(r))
     edit(data_copy / name, key, lambda records: change(records[i]))
     return i
@@ -283,7 +283,7 @@ def test_seeded_fuzz_of_abilities_and_objectives_refuses_clearly_or_plays(tmp_pa
     weird = [None, True, 0, -1, 3, 10**9, 1.5, float("nan"), float("inf"), "", "tree", "x", [], {}, [1], {"k": 1}]
     files = {"earth_cards.json": ("cards", None), "islands.json": ("islands", None), "fauna.json": ("fauna", "fauna"),
              "ecosystems.json": ("ecosystems", "ecosystem")}
-    originals = {name: json.loads((DATA / name).read_text()) for name in files}
+    originals = {name: json.loads((DATA / name).read_text(encoding="utf-8")) for name in files}
     rng = random.Random(7)
 
     def leaves(node, path=()):
@@ -315,7 +315,7 @@ def test_seeded_fuzz_of_abilities_and_objectives_refuses_clearly_or_plays(tmp_pa
                               else " ".join(ability_text(a) for a in record["abilities"]))
         except Exception:  # a record the text cannot describe: the loader must refuse it
             pass
-        (folder / name).write_text(json.dumps(data))
+        (folder / name).write_text(json.dumps(data), encoding="utf-8")
         try:
             Catalogue(folder)
         except CatalogueError as exc:

@@ -186,9 +186,9 @@ def test_every_test_named_in_rules_md_exists():
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[2]
-    text = (root / "tabletop_envs/earth/RULES.md").read_text()
+    text = (root / "tabletop_envs/earth/RULES.md").read_text(encoding="utf-8")
     names = set(re.findall(r"`(test_[a-z0-9_]+)`", text))
-    source = "".join(p.read_text() for p in Path(__file__).parent.glob("test_*.py"))
+    source = "".join(p.read_text(encoding="utf-8") for p in Path(__file__).parent.glob("test_*.py"))
     assert names and not [n for n in names if f"def {n}(" not in source]
 
 

@@ -67,12 +67,12 @@ def test_every_card_has_readable_text():
 
 def _write(tmp_path, cards):
     path = tmp_path / "cards.json"
-    path.write_text(json.dumps({"cards": cards}))
+    path.write_text(json.dumps({"cards": cards}), encoding="utf-8")
     return path
 
 
 def _raw():
-    return json.loads(CARDS_PATH.read_text())["cards"]
+    return json.loads(CARDS_PATH.read_text(encoding="utf-8"))["cards"]
 
 
 @pytest.mark.parametrize(("mutate", "message"), [
@@ -110,7 +110,7 @@ def test_catalogue_validation_errors_name_the_card_and_the_fix(tmp_path, mutate,
 
 def test_catalogue_file_errors(tmp_path):
     bad = tmp_path / "cards.json"
-    bad.write_text("{not json")
+    bad.write_text("{not json", encoding="utf-8")
     with pytest.raises(CatalogueError, match="not valid JSON at line 1"):
         load_catalogue(bad)
     with pytest.raises(CatalogueError, match="cannot read"):
@@ -118,7 +118,7 @@ def test_catalogue_file_errors(tmp_path):
     with pytest.raises(CatalogueError, match="cannot fill a 20-card"):
         load_catalogue(_write(tmp_path, _raw()[:10]))
     for text in ("[]", '{"creatures": []}', '{"cards": {"Red Fox": {}}}'):
-        bad.write_text(text)
+        bad.write_text(text, encoding="utf-8")
         with pytest.raises(CatalogueError, match="cards.json: expected a JSON object with a list under 'cards'"):
             load_catalogue(bad)
 
@@ -186,7 +186,7 @@ def test_random_decks_are_drawn_per_game_from_the_seed():
 
 def test_preset_file_errors(tmp_path):
     path = tmp_path / "decks.json"
-    path.write_text(json.dumps({"decks": [{"name": "short", "cards": CAT.names[:5]}]}))
+    path.write_text(json.dumps({"decks": [{"name": "short", "cards": CAT.names[:5]}]}), encoding="utf-8")
     with pytest.raises(CatalogueError, match=r"decks\[0\] \('short'\).*exactly 20"):
         load_presets(path)
 

@@ -461,9 +461,9 @@ def test_rules_md_names_only_existing_tests_and_every_rule_option():
 
     import tabletop_envs.terralore as pkg
 
-    text = (Path(pkg.__file__).parent / "RULES.md").read_text()
+    text = (Path(pkg.__file__).parent / "RULES.md").read_text(encoding="utf-8")
     here = Path(__file__).parent
-    defined = {m for f in here.glob("test_*.py") for m in re.findall(r"^def (test_\w+)", f.read_text(), re.M)}
+    defined = {m for f in here.glob("test_*.py") for m in re.findall(r"^def (test_\w+)", f.read_text(encoding="utf-8"), re.M)}
     named = set(re.findall(r"`(test_\w+)`", text))
     assert named and named <= defined, f"RULES.md names missing tests: {sorted(named - defined)}"
     options = [p for p in inspect.signature(TerraloreGame).parameters if p != "num_players"]
@@ -479,8 +479,8 @@ def test_rules_md_choice_rows_name_the_file_of_every_test_outside_this_one():
     import tabletop_envs.terralore as pkg
 
     here = Path(__file__).parent
-    defined = {f.name: set(re.findall(r"^def (test_\w+)", f.read_text(), re.M)) for f in here.glob("test_*.py")}
-    rows = [line for line in (Path(pkg.__file__).parent / "RULES.md").read_text().splitlines()
+    defined = {f.name: set(re.findall(r"^def (test_\w+)", f.read_text(encoding="utf-8"), re.M)) for f in here.glob("test_*.py")}
+    rows = [line for line in (Path(pkg.__file__).parent / "RULES.md").read_text(encoding="utf-8").splitlines()
             if re.match(r"\| \d+ \|", line)]
     assert len(rows) >= 18
     for row in rows:

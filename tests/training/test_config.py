@@ -21,7 +21,7 @@ def test_empty_config_is_all_defaults():
 
 def test_unknown_key_names_key_and_suggests_the_close_one(tmp_path):
     path = tmp_path / "r.yaml"
-    path.write_text("ppo:\n  n_step: 128\n")
+    path.write_text("ppo:\n  n_step: 128\n", encoding="utf-8")
     with pytest.raises(ConfigError, match=r"r.yaml: unknown key 'ppo.n_step'. Did you mean 'ppo.n_steps'"):
         load_config(path)
 
@@ -59,7 +59,7 @@ def test_override_without_equals_sign_explains_the_syntax():
 
 def test_overrides_apply_after_the_file_and_parse_yaml_values(tmp_path):
     path = tmp_path / "r.yaml"
-    path.write_text("env: travel_earth_v0\nppo:\n  n_steps: 64\n  batch_size: 64\n")
+    path.write_text("env: travel_earth_v0\nppo:\n  n_steps: 64\n  batch_size: 64\n", encoding="utf-8")
     cfg = load_config(path, ["ppo.n_steps=256", "ppo.net_arch=[32, 16]", "ppo.total_timesteps=2e5"])
     assert cfg.env == "travel_earth_v0"
     assert cfg.ppo.n_steps == 256 and cfg.ppo.batch_size == 64
@@ -124,10 +124,10 @@ def test_missing_file_and_bad_yaml_are_config_errors(tmp_path):
     with pytest.raises(ConfigError, match="not found"):
         load_config(tmp_path / "nope.yaml")
     bad = tmp_path / "bad.yaml"
-    bad.write_text("ppo: [1, 2\n")
+    bad.write_text("ppo: [1, 2\n", encoding="utf-8")
     with pytest.raises(ConfigError, match="not valid YAML"):
         load_config(bad)
-    bad.write_text("- 1\n- 2\n")
+    bad.write_text("- 1\n- 2\n", encoding="utf-8")
     with pytest.raises(ConfigError, match="top level must be a mapping"):
         load_config(bad)
 
@@ -141,7 +141,7 @@ def test_a_shipped_recipe_is_found_by_name_from_any_folder(tmp_path, monkeypatch
 
 def test_a_recipe_file_of_ones_own_comes_before_the_shipped_one_of_that_name(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "terralore.yaml").write_text("env: travel_earth_v0\n")
+    (tmp_path / "terralore.yaml").write_text("env: travel_earth_v0\n", encoding="utf-8")
     assert load_config("terralore.yaml").env == "travel_earth_v0"
 
 
@@ -190,7 +190,7 @@ def test_malformed_yaml_in_an_override_names_the_key_and_the_text(override, bad)
 
 def test_malformed_yaml_file_is_one_line_naming_the_file_and_the_line(tmp_path):
     bad = tmp_path / "bad.yaml"
-    bad.write_text("env: terralore_v0\nppo:\n  n_steps: [1, 2\n")
+    bad.write_text("env: terralore_v0\nppo:\n  n_steps: [1, 2\n", encoding="utf-8")
     with pytest.raises(ConfigError) as info:
         load_config(bad)
     message = str(info.value)
@@ -240,7 +240,7 @@ def test_a_torch_device_this_machine_cannot_train_on_is_refused_before_the_run_f
 
     run = tmp_path / "run"
     run.mkdir()
-    (run / "run.json").write_text("{}")
+    (run / "run.json").write_text("{}", encoding="utf-8")
     cfg = load_config(overrides=["env=terralore_v0", f"ppo.device={device}", f"output.dir={run}"])
     with pytest.raises(ConfigError, match=f"ppo.device '{device}' cannot train on this machine"):
         train(cfg)
@@ -340,14 +340,14 @@ def test_an_override_without_a_key_explains_the_syntax():
 
 def test_a_recipe_file_and_a_dict_merge_section_by_section(tmp_path):
     path = tmp_path / "r.yaml"
-    path.write_text("env: travel_earth_v0\nppo:\n  n_steps: 64\n  batch_size: 64\n")
+    path.write_text("env: travel_earth_v0\nppo:\n  n_steps: 64\n  batch_size: 64\n", encoding="utf-8")
     cfg = load_config(path, data={"ppo": {"n_epochs": 2}})
     assert (cfg.env, cfg.ppo.n_steps, cfg.ppo.batch_size, cfg.ppo.n_epochs) == ("travel_earth_v0", 64, 64, 2)
 
 
 def test_an_empty_recipe_file_is_all_defaults(tmp_path):
     path = tmp_path / "empty.yaml"
-    path.write_text("# nothing set yet\n")
+    path.write_text("# nothing set yet\n", encoding="utf-8")
     assert load_config(path) == TrainConfig()
 
 
@@ -382,6 +382,6 @@ def test_a_resumed_run_s_seed_depends_on_where_it_resumes():
 
 def test_an_output_dir_under_a_file_is_refused_with_the_config_not_once_the_run_has_begun(tmp_path):
     # training.train and training.rllib_train ended in NotADirectoryError after setting up the run
-    (tmp_path / "afile").write_text("")
+    (tmp_path / "afile").write_text("", encoding="utf-8")
     with pytest.raises(ConfigError, match=r"output.dir .*afile is a file, so no folder can be made there"):
         load_config(data={"output": {"dir": str(tmp_path / "afile" / "run")}})

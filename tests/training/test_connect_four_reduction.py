@@ -251,7 +251,7 @@ def test_a_benchmark_result_records_the_machine_and_package_versions_that_produc
 
     out = tmp_path / "result.json"
     result = tt.main(["--skip-training", "--policies", "terralore_v0/random", "--json", str(out)])
-    machine = json.loads(out.read_text())["machine"]
+    machine = json.loads(out.read_text(encoding="utf-8"))["machine"]
     assert machine == result["machine"]
     assert machine["cpus"] >= 1 and machine["cpu"]["model name"]
     assert machine["packages"]["pettingzoo"] and machine["packages"]["numpy"]

@@ -168,11 +168,11 @@ def test_the_fit_changes_the_action_head_and_leaves_the_value_head_alone(toy, tm
 def test_a_run_with_distill_exports_the_distilled_policy_and_records_its_report(toy, tmp_path, target):
     out = tmp_path / "run"
     summary = train(load_config(None, tiny_overrides(out, f"distill.target={target}")))
-    report = json.loads((out / "distill.json").read_text())
+    report = json.loads((out / "distill.json").read_text(encoding="utf-8"))
     assert report["games"] == 20 and report["samples"] > 0 and len(report["epochs"]) == 2
     assert report["target"] == target and ("temperature" in report) == (target == "scores")
     assert summary["distill"]["samples"] == report["samples"]
-    sidecar = json.loads((out / "ppo.json").read_text())
+    sidecar = json.loads((out / "ppo.json").read_text(encoding="utf-8"))
     assert sidecar["training"]["distill"]["samples"] == report["samples"]
     from sb3_contrib import MaskablePPO
 
@@ -210,7 +210,7 @@ def test_a_run_stopped_in_its_distillation_resumes_into_it_and_ships_what_one_ru
     train(load_config(None, tiny_overrides(tmp_path / "two")), resume=True)
     one, two = np.load(tmp_path / "one" / "ppo.npz"), np.load(tmp_path / "two" / "ppo.npz")
     assert all(np.array_equal(one[k], two[k]) for k in one.files)
-    assert json.loads((tmp_path / "two" / "distill.json").read_text())["samples"] > 0
+    assert json.loads((tmp_path / "two" / "distill.json").read_text(encoding="utf-8"))["samples"] > 0
     with pytest.raises(ConfigError, match="nothing left to train"):  # distilled already
         train(load_config(None, tiny_overrides(tmp_path / "two")), resume=True)
 
@@ -229,7 +229,7 @@ def test_the_sidecars_wall_time_counts_the_distillation(toy, tmp_path, monkeypat
     monkeypatch.setattr(training.distill, "distill", slow)
     summary = train(load_config(None, tiny_overrides(tmp_path / "run")))
     assert summary["train_seconds"] >= 3
-    assert json.loads((tmp_path / "run" / "ppo.json").read_text())["training"]["wall_time_s"] >= 3
+    assert json.loads((tmp_path / "run" / "ppo.json").read_text(encoding="utf-8"))["training"]["wall_time_s"] >= 3
 
 
 def test_a_run_stopped_in_its_distillation_can_be_finished_without_it(toy, tmp_path, monkeypatch):
@@ -367,8 +367,8 @@ def test_two_rounds_search_the_policy_the_first_round_fitted_on_deals_of_their_o
     out = tmp_path / "run"
     summary = train(load_config(None, tiny_overrides(out, "distill.rounds=2")))
     assert seeds == [1 + 3000, 1 + 4000]  # the run's seed 1: deals of each round's own
-    report = json.loads((out / "distill.json").read_text())
-    first, second = (json.loads((out / "distill" / f"round{k}.json").read_text()) for k in (1, 2))
+    report = json.loads((out / "distill.json").read_text(encoding="utf-8"))
+    first, second = (json.loads((out / "distill" / f"round{k}.json").read_text(encoding="utf-8")) for k in (1, 2))
     assert report["round"] == 2 and [r["round"] for r in report["earlier_rounds"]] == [1]
     assert summary["distill"]["earlier_rounds"][0]["samples"] == first["samples"]
     round_one = MaskablePPO.load(out / "distill" / "round1.zip")
@@ -398,7 +398,7 @@ def test_a_run_stopped_in_its_second_round_resumes_into_it_and_ships_what_one_ru
     assert searched == [2]  # the first round read back, not searched again
     one, two = np.load(tmp_path / "one" / "ppo.npz"), np.load(tmp_path / "two" / "ppo.npz")
     assert all(np.array_equal(one[k], two[k]) for k in one.files)
-    assert json.loads((tmp_path / "two" / "distill.json").read_text())["round"] == 2
+    assert json.loads((tmp_path / "two" / "distill.json").read_text(encoding="utf-8"))["round"] == 2
 
 
 def test_a_distilled_run_resumed_with_another_round_searches_only_that_one(toy, tmp_path, monkeypatch):
@@ -419,7 +419,7 @@ def test_a_kept_round_of_other_settings_or_another_policy_is_searched_again(toy,
     summary = train(load_config(None, tiny_overrides(tmp_path / "run", "distill.rounds=2", "distill.worlds=8")),
                     resume=True)
     assert searched == [1, 2] and summary["distill"]["worlds"] == 8
-    assert json.loads((tmp_path / "run" / "distill" / "round1.json").read_text())["worlds"] == 8
+    assert json.loads((tmp_path / "run" / "distill" / "round1.json").read_text(encoding="utf-8"))["worlds"] == 8
     searched.clear()  # more PPO steps: another policy under the first round
     train(load_config(None, tiny_overrides(tmp_path / "run", "distill.rounds=2", "distill.worlds=8",
                                            "ppo.total_timesteps=512")), resume=True)
@@ -459,7 +459,7 @@ def test_sigterm_during_the_distillation_ends_its_workers_and_keeps_the_run_resu
         deadline = time.monotonic() + 60
         while len(workers) < 2 and time.monotonic() < deadline:  # the pool's two, and the resource tracker
             time.sleep(0.2)
-            workers = [int(pid) for pid in Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()]
+            workers = [int(pid) for pid in Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text(encoding="utf-8").split()]
         assert len(workers) >= 2
         time.sleep(1.0)  # the workers are searching their first chunks, minutes of work each
         proc.send_signal(signal.SIGTERM)
@@ -483,6 +483,6 @@ def alive(pid: int) -> bool:
         return False
     # a zombie is dead but still holds its pid until reaped by its parent (here: init, soon)
     try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+        return Path(f"/proc/{pid}/stat").read_text(encoding="utf-8").rsplit(")", 1)[1].split()[0] != "Z"
     except FileNotFoundError:  # gone meanwhile, or no /proc: os.kill found it
         return not Path("/proc").is_dir()

@@ -87,8 +87,8 @@ def test_cli_writes_json_markdown_and_png(toy, tmp_path):
         main(["--env", toy, "--policies", "random", "random", "--games", "10"])
     report = main(["--env", toy, "--policies", "random", "toy_v0/random", "--games", "20", "--out", str(tmp_path),
                    "--png"])
-    assert json.loads((tmp_path / "elo.json").read_text())["pairs"][0]["games"] == 20
-    assert "| policy | Elo" in (tmp_path / "elo.md").read_text()
+    assert json.loads((tmp_path / "elo.json").read_text(encoding="utf-8"))["pairs"][0]["games"] == 20
+    assert "| policy | Elo" in (tmp_path / "elo.md").read_text(encoding="utf-8")
     assert (tmp_path / "elo.png").stat().st_size > 1000
     assert report["elo"]["random"] == 0
 
@@ -198,11 +198,11 @@ def test_out_on_a_file_is_refused_before_any_game(toy, tmp_path, monkeypatch):
 
     monkeypatch.setattr(evaluate, "round_robin", lambda *a, **k: pytest.fail("played before checking --out"))
     taken = tmp_path / "taken"
-    taken.write_text("keep me")
+    taken.write_text("keep me", encoding="utf-8")
     for out, what in ((taken, "is a file"), (taken / "sub", "lies under the file")):
         with pytest.raises(ConfigError, match=f"--out .* {what}"):
             main(["--env", toy, "--policies", "random", "toy_v0/random", "--games", "2", "--out", str(out)])
-    assert taken.read_text() == "keep me"
+    assert taken.read_text(encoding="utf-8") == "keep me"
 
 
 def test_play_pair_never_hands_policies_the_generator_that_dealt_the_hidden_cards():
@@ -244,8 +244,8 @@ def test_a_report_of_a_larger_table_names_the_policy_in_the_other_seats(tmp_path
     report = main(["--env", "earth_v0", "--env-kwargs", '{"num_players": 3}', "--policies", "heuristic", "random",
                    "--games", "6", "--filler", "heuristic", "--out", str(tmp_path)])
     assert report["filler"] == "heuristic" and report["game_kwargs"] == {"num_players": 3}
-    assert json.loads((tmp_path / "elo.json").read_text())["filler"] == "heuristic"
-    assert "other seats: heuristic" in (tmp_path / "elo.md").read_text().splitlines()[0]
+    assert json.loads((tmp_path / "elo.json").read_text(encoding="utf-8"))["filler"] == "heuristic"
+    assert "other seats: heuristic" in (tmp_path / "elo.md").read_text(encoding="utf-8").splitlines()[0]
 
 
 def test_a_random_policy_object_is_named_random_and_anchors_the_elo_at_zero(toy, play_highest):

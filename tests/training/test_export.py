@@ -77,7 +77,7 @@ def test_onnx_and_numpy_logits_match_torch_on_real_observations(toy_model, expor
 def test_sidecar_records_env_layout_training_and_code_version(exported):
     import toy_game
 
-    meta = json.loads(exported.with_suffix(".json").read_text())
+    meta = json.loads(exported.with_suffix(".json").read_text(encoding="utf-8"))
     game = toy_game.ToyGame()
     assert meta["env_id"] == "toy_v0" and meta["env_version"] == 0
     assert meta["observation_layout_hash"] == game.observation_layout.hash()
@@ -89,9 +89,9 @@ def test_sidecar_records_env_layout_training_and_code_version(exported):
 
 def _edit_sidecar(path, **changes):
     side = path.with_suffix(".json")
-    meta = json.loads(side.read_text())
+    meta = json.loads(side.read_text(encoding="utf-8"))
     meta.update(changes)
-    side.write_text(json.dumps(meta))
+    side.write_text(json.dumps(meta), encoding="utf-8")
 
 
 @pytest.mark.parametrize("network, problem", [
@@ -208,13 +208,13 @@ def test_the_sidecars_act_mode_is_the_loaders_default_and_can_be_overridden(toy_
     from training.export import export_model
 
     sampled = export_model(toy_model, tmp_path / "s" / "ppo", "toy_v0", deterministic=False)
-    assert json.loads(sampled.with_suffix(".json").read_text())["act"] == "sample"
+    assert json.loads(sampled.with_suffix(".json").read_text(encoding="utf-8"))["act"] == "sample"
     assert load_policy(str(sampled)).deterministic is False
     assert load_policy(str(sampled), deterministic=True).deterministic is True
     argmax = export_model(toy_model, tmp_path / "a" / "ppo", "toy_v0")
     assert load_policy(str(argmax)).deterministic is True
     sidecar = argmax.with_suffix(".json")
-    sidecar.write_text(sidecar.read_text().replace('"act": "argmax"', '"act": "sampel"'))
+    sidecar.write_text(sidecar.read_text(encoding="utf-8").replace('"act": "argmax"', '"act": "sampel"'), encoding="utf-8")
     with pytest.raises(ModelMismatchError, match="'act' must be 'argmax' or 'sample'.* got 'sampel'"):
         load_policy(str(argmax))  # it loaded, sampling, without a word
 
@@ -246,7 +246,7 @@ def toy_run(toy_model, tmp_path):
     (run / "checkpoints" / "step_000000512").mkdir(parents=True)
     toy_model.save(run / "final_model.zip")
     toy_model.save(run / "checkpoints" / "step_000000512" / "model.zip")
-    (run / "run.json").write_text(json.dumps({"env": "toy_v0", "game_config": {}, "env_kwargs": {}}))
+    (run / "run.json").write_text(json.dumps({"env": "toy_v0", "game_config": {}, "env_kwargs": {}}), encoding="utf-8")
     return run
 
 
@@ -294,7 +294,7 @@ def test_export_cli_names_a_malformed_run_json_and_the_way_out(toy_run, tmp_path
     from tabletop_envs import ConfigError
     from training.export import main
 
-    (toy_run / "run.json").write_text(text)
+    (toy_run / "run.json").write_text(text, encoding="utf-8")
     out = tmp_path / "out" / "ppo"
     with pytest.raises(ConfigError, match=problem):
         main(["--model", str(toy_run / "final_model.zip"), "--out", str(out)])
@@ -305,7 +305,7 @@ def test_export_cli_refuses_an_out_under_a_file_before_exporting(toy_run, tmp_pa
     from tabletop_envs import ConfigError
     from training.export import main
 
-    (tmp_path / "afile").write_text("")
+    (tmp_path / "afile").write_text("", encoding="utf-8")
     with pytest.raises(ConfigError, match="afile is a file, so no folder can be made there"):  # a FileExistsError
         main(["--model", str(toy_run / "final_model.zip"), "--out", str(tmp_path / "afile" / "ppo")])
 
@@ -326,7 +326,7 @@ def test_export_cli_prints_the_evaluation_it_writes_into_the_sidecar(toy_run, tm
     out = tmp_path / "out" / "ppo"
     main(["--model", str(toy_run / "final_model.zip"), "--out", str(out), "--eval-games", "4", "--anchors", "random"])
     printed = capsys.readouterr().out
-    rates = json.loads(out.with_suffix(".json").read_text())["evaluation"]["vs_random"]
+    rates = json.loads(out.with_suffix(".json").read_text(encoding="utf-8"))["evaluation"]["vs_random"]
     assert f"vs_random: win {100 * rates['win']['rate']:.1f}%" in printed and f"over {rates['games']} games" in printed
 
 
@@ -345,11 +345,11 @@ def test_export_cli_keeps_the_dots_of_a_stem_and_leaves_the_model_of_the_shorter
     out.mkdir()
     earlier = {f"ppo{suffix}": f"the model ppo's {suffix}" for suffix in (".onnx", ".npz", ".json")}
     for name, text in earlier.items():
-        (out / name).write_text(text)
+        (out / name).write_text(text, encoding="utf-8")
     main(["--model", str(toy_run / "final_model.zip"), "--out", str(out / "ppo.v2")])
-    assert {name: (out / name).read_text() for name in earlier} == earlier
+    assert {name: (out / name).read_text(encoding="utf-8") for name in earlier} == earlier
     assert _written(out / "ppo.v2") == ["ppo.v2.json", "ppo.v2.npz", "ppo.v2.onnx"]
-    meta = json.loads((out / "ppo.v2.json").read_text())
+    meta = json.loads((out / "ppo.v2.json").read_text(encoding="utf-8"))
     assert meta["name"] == "toy_v0/ppo.v2" and meta["files"] == {"onnx": "ppo.v2.onnx", "weights": "ppo.v2.npz"}
     assert load_policy(str(out / "ppo.v2.onnx")).name == "toy_v0/ppo.v2"
     assert "replaced" not in capsys.readouterr().out
@@ -373,13 +373,13 @@ def test_export_cli_ships_the_act_mode_of_the_runs_recipe_unless_act_is_given(to
                                                                                flag, act):
     from training.export import main
 
-    run_info = json.loads((toy_run / "run.json").read_text())
+    run_info = json.loads((toy_run / "run.json").read_text(encoding="utf-8"))
     if deterministic is not None:
         run_info["config"] = {"eval": {"deterministic": deterministic}}
-    (toy_run / "run.json").write_text(json.dumps(run_info))
+    (toy_run / "run.json").write_text(json.dumps(run_info), encoding="utf-8")
     out = tmp_path / "out" / "ppo"
     main(["--model", str(toy_run / "final_model.zip"), "--out", str(out), *flag])
-    assert json.loads(out.with_suffix(".json").read_text())["act"] == act
+    assert json.loads(out.with_suffix(".json").read_text(encoding="utf-8"))["act"] == act
     assert load_policy(str(out.with_suffix(".onnx"))).deterministic == (act == "argmax")
 
 
@@ -408,10 +408,10 @@ def test_export_of_a_checkpoint_finds_the_run_json_in_the_run_folder(tmp_path):
     MaskablePPO("MlpPolicy", SingleAgentEnv("earth_v0", num_players=4), device="cpu",
                 policy_kwargs={"net_arch": [8]}).save(checkpoint / "model.zip")
     (run / "run.json").write_text(json.dumps({"env": "earth_v0", "game_config": {"num_players": 4},
-                                              "env_kwargs": {"num_players": 4}, "config": {"seed": 7}}))
+                                              "env_kwargs": {"num_players": 4}, "config": {"seed": 7}}), encoding="utf-8")
     out = tmp_path / "out" / "ppo_4p"
     main(["--model", str(checkpoint / "model.zip"), "--out", str(out)])  # no --env: run.json says it
-    meta = json.loads(out.with_suffix(".json").read_text())
+    meta = json.loads(out.with_suffix(".json").read_text(encoding="utf-8"))
     assert meta["env_id"] == "earth_v0" and meta["game_config"]["num_players"] == 4 and meta["num_players"] == 4
     assert meta["training"]["config"] == {"seed": 7}
 
@@ -485,7 +485,7 @@ def test_the_files_of_the_stem_given_win_over_the_older_names_in_a_copied_sideca
 
 def test_a_model_without_its_files_names_every_file_looked_for(exported):
     alone = exported.with_name("k.json")
-    alone.write_text(exported.with_suffix(".json").read_text())
+    alone.write_text(exported.with_suffix(".json").read_text(encoding="utf-8"), encoding="utf-8")
     for suffix in (".onnx", ".npz"):
         exported.with_suffix(suffix).unlink()
     with pytest.raises(FileNotFoundError, match="found none of k.npz, ppo.npz, k.onnx, ppo.onnx in .*re-export"):
@@ -568,9 +568,9 @@ def test_a_sidecar_env_version_that_differs_from_its_env_ids_version_is_refused(
 
 def test_a_sidecar_without_env_version_still_loads_as_the_older_format(exported):
     side = exported.with_suffix(".json")
-    meta = json.loads(side.read_text())
+    meta = json.loads(side.read_text(encoding="utf-8"))
     del meta["env_version"]
-    side.write_text(json.dumps(meta))
+    side.write_text(json.dumps(meta), encoding="utf-8")
     assert load_policy(str(exported)).metadata["env_id"] == "toy_v0"
     _edit_sidecar(exported, env_version="0")  # the version as text: the same version
     assert isinstance(load_policy(str(exported)), MLPPolicy)
@@ -597,7 +597,7 @@ def test_the_sidecar_names_every_rule_option_defaults_included(tmp_path):
     weights = [(rng.normal(size=(game.observation_layout.size, 8)), np.zeros(8)),
                (rng.normal(size=(8, game.num_actions)), np.zeros(game.num_actions))]
     path = export_policy(weights, "tanh", tmp_path / "m", "terralore_v0", game_config={})
-    meta = json.loads(path.with_suffix(".json").read_text())
+    meta = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
     assert meta["game_config"] == game.config()
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -619,7 +619,7 @@ def test_a_graph_without_weights_loads_without_onnxruntime_and_its_first_move_sa
 
 
 def test_sidecar_names_the_env_family_and_version_apart(exported):
-    meta = json.loads(exported.with_suffix(".json").read_text())
+    meta = json.loads(exported.with_suffix(".json").read_text(encoding="utf-8"))
     assert (meta["env_id"], meta["env_family"], meta["env_version"]) == ("toy_v0", "toy", 0)
 
 
@@ -627,7 +627,7 @@ def test_update_sidecar_merges_into_a_section_instead_of_replacing_it(exported):
     from training.export import update_sidecar
 
     meta = update_sidecar(exported, evaluation={"vs_heuristic": {"win": {"rate": 0.25}}}, note="re-evaluated")
-    on_disk = json.loads(exported.with_suffix(".json").read_text())
+    on_disk = json.loads(exported.with_suffix(".json").read_text(encoding="utf-8"))
     assert on_disk == meta and on_disk["note"] == "re-evaluated"
     assert on_disk["evaluation"] == {"vs_random": {"win": {"rate": 0.5}}, "vs_heuristic": {"win": {"rate": 0.25}}}
 
@@ -683,7 +683,7 @@ def test_export_cli_records_the_act_mode_it_is_given(toy_run, tmp_path, act):
 
     out = tmp_path / "out" / "ppo"
     main(["--model", str(toy_run / "final_model.zip"), "--out", str(out), "--act", act])
-    assert json.loads(out.with_suffix(".json").read_text())["act"] == act
+    assert json.loads(out.with_suffix(".json").read_text(encoding="utf-8"))["act"] == act
     assert load_policy(str(out.with_suffix(".onnx")), env="toy_v0").deterministic == (act == "argmax")
 
 
@@ -697,7 +697,7 @@ def _toy_move(policy):
 def test_the_sidecar_records_the_digest_of_each_file_it_was_exported_with(exported):
     import hashlib
 
-    meta = json.loads(exported.with_suffix(".json").read_text())
+    meta = json.loads(exported.with_suffix(".json").read_text(encoding="utf-8"))
     assert meta["sha256"] == {key: hashlib.sha256(exported.with_name(name).read_bytes()).hexdigest()
                               for key, name in meta["files"].items()}
     assert sorted(p.name for p in exported.parent.iterdir()) == ["ppo.json", "ppo.npz", "ppo.onnx"]  # no .part left
@@ -722,18 +722,18 @@ def test_weights_of_another_export_beside_a_sidecar_are_refused_not_played(expor
 
 def test_a_sidecar_without_digests_from_an_older_export_still_loads(exported):
     side = exported.with_suffix(".json")
-    meta = json.loads(side.read_text())
+    meta = json.loads(side.read_text(encoding="utf-8"))
     del meta["sha256"]
-    side.write_text(json.dumps(meta))
+    side.write_text(json.dumps(meta), encoding="utf-8")
     assert _toy_move(load_policy(str(exported))) in range(11)
 
 
 @pytest.mark.parametrize("record", ["abc", {"weights": 5}])
 def test_a_sidecar_digest_record_of_another_shape_is_refused(exported, record):
     side = exported.with_suffix(".json")
-    meta = json.loads(side.read_text())
+    meta = json.loads(side.read_text(encoding="utf-8"))
     meta["sha256"] = record
-    side.write_text(json.dumps(meta))
+    side.write_text(json.dumps(meta), encoding="utf-8")
     with pytest.raises(ModelMismatchError, match="sha256 must map 'onnx' and 'weights' to hex digests"):
         load_policy(str(exported))
 
@@ -778,7 +778,7 @@ def test_export_cli_refuses_to_replace_a_model_of_another_game(toy_run, tmp_path
     out.mkdir()
     files = {"ppo.json": json.dumps({"env_id": "earth_v0"}), "ppo.onnx": "graph", "ppo.npz": "weights"}
     for name, text in files.items():
-        (out / name).write_text(text)
+        (out / name).write_text(text, encoding="utf-8")
     with pytest.raises(ConfigError, match="holds a model for earth_v0.*this toy_v0 model would replace it"):
         main(["--model", str(toy_run / "final_model.zip"), "--out", str(out / "ppo")])
-    assert {p.name: p.read_text() for p in out.iterdir()} == files
+    assert {p.name: p.read_text(encoding="utf-8") for p in out.iterdir()} == files

@@ -22,7 +22,7 @@ def test_the_main_job_trains_exports_and_ranks_the_new_agent_against_the_shipped
     assert "[pretrain]" in out and "[3/3] summary" in out and "| new agent | heuristic |" in out
     assert result["steps"] >= 512
     assert set(result["round_robin"]["policies"]) == {"new agent", "random", "heuristic", "ppo"}
-    assert json.loads((run / "pretrain.json").read_text())["games"] == 30
+    assert json.loads((run / "pretrain.json").read_text(encoding="utf-8"))["games"] == 30
     assert (run / "main_job.md").exists() and (run / "elo.png").exists()
     assert load_policy(result["exported"]).metadata["env_id"] == "terralore_v0"
 
@@ -45,7 +45,7 @@ def test_the_main_job_recipe_quotes_no_measured_numbers_that_drift():
     # it said "90.5 % vs random" and "in under a minute" long after either was true; the README has them
     from training.main_job import DEFAULT_CONFIG
 
-    comments = [line for line in DEFAULT_CONFIG.read_text().splitlines() if line.lstrip().startswith("#")]
+    comments = [line for line in DEFAULT_CONFIG.read_text(encoding="utf-8").splitlines() if line.lstrip().startswith("#")]
     assert not [line for line in comments if "%" in line or "under a minute" in line]
     assert any("README" in line for line in comments)
 
@@ -76,4 +76,4 @@ def test_sigterm_stops_the_main_jobs_training_as_ctrl_c_does_and_the_job_goes_on
         proc.kill()
         proc.wait()
     assert proc.returncode == 0 and "interrupted at" in out and "| new agent | heuristic |" in out, out
-    assert json.loads((run / "main_job.json").read_text())["steps"] < 10_000_000
+    assert json.loads((run / "main_job.json").read_text(encoding="utf-8"))["steps"] < 10_000_000

@@ -26,17 +26,17 @@ def test_a_missing_models_folder_is_one_line_not_a_traceback(tmp_path):
 
 def test_a_folder_without_models_is_refused_and_its_readme_kept(tmp_path, capsys):
     (tmp_path / "terralore").mkdir()
-    (tmp_path / "terralore" / "notes.json").write_text("{}")  # a JSON that is no sidecar
-    (tmp_path / "README.md").write_text("keep me")
+    (tmp_path / "terralore" / "notes.json").write_text("{}", encoding="utf-8")  # a JSON that is no sidecar
+    (tmp_path / "README.md").write_text("keep me", encoding="utf-8")
     with pytest.raises(ConfigError, match=f"no exported models under {tmp_path}"):
         main(["--models", str(tmp_path)])
     assert run_cli(main, ["--models", str(tmp_path)]) == 2
     assert capsys.readouterr().err.startswith("error: no exported models")
-    assert (tmp_path / "README.md").read_text() == "keep me"
+    assert (tmp_path / "README.md").read_text(encoding="utf-8") == "keep me"
 
 
 def test_a_file_as_models_folder_is_refused(tmp_path):
-    (tmp_path / "f").write_text("")
+    (tmp_path / "f").write_text("", encoding="utf-8")
     with pytest.raises(ConfigError, match="is a file"):
         main(["--models", str(tmp_path / "f")])
 
@@ -44,7 +44,7 @@ def test_a_file_as_models_folder_is_refused(tmp_path):
 def test_the_card_of_a_copy_of_the_shipped_models_is_written(tmp_path):
     shutil.copytree(MODELS, tmp_path / "models")
     main(["--models", str(tmp_path / "models")])
-    assert (tmp_path / "models" / "README.md").read_text() == (MODELS / "README.md").read_text()
+    assert (tmp_path / "models" / "README.md").read_text(encoding="utf-8") == (MODELS / "README.md").read_text(encoding="utf-8")
 
 
 def test_a_win_rate_on_its_target_meets_it_and_one_below_is_marked():

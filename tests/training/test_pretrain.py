@@ -110,10 +110,10 @@ def test_a_warm_started_run_records_the_cloning_in_its_files_and_sidecar(toy, to
                             "output": {**TINY["output"], "dir": str(tmp_path / "run")}})
     summary = train(cfg)
     run = tmp_path / "run"
-    report = json.loads((run / "pretrain.json").read_text())
+    report = json.loads((run / "pretrain.json").read_text(encoding="utf-8"))
     assert report["games"] == 20 and len(report["epochs"]) == 1
     assert summary["pretrain"]["samples"] == report["samples"]
-    assert json.loads((run / "ppo.json").read_text())["training"]["pretrain"]["teacher"] == toy_teacher
+    assert json.loads((run / "ppo.json").read_text(encoding="utf-8"))["training"]["pretrain"]["teacher"] == toy_teacher
 
 
 def test_an_unknown_teacher_is_a_clear_error(toy, tmp_path):
@@ -274,7 +274,7 @@ def test_a_resumed_warm_started_run_reports_its_cloning_with_the_epochs_left_to_
     first = train(load_config(data=data))
     data["ppo"] = {**TINY["ppo"], "total_timesteps": 1024}
     second = train(load_config(data=data), resume=True)
-    report = json.loads((tmp_path / "run" / "pretrain.json").read_text())
+    report = json.loads((tmp_path / "run" / "pretrain.json").read_text(encoding="utf-8"))
     assert report["epochs"] and second["steps"] == 1024
     assert first["pretrain"] == second["pretrain"] == {k: v for k, v in report.items() if k != "epochs"}
 

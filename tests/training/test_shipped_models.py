@@ -41,7 +41,7 @@ def test_every_game_ships_an_opponent():
 def test_models_readme_is_the_card_generated_from_the_sidecars():
     from training.model_card import MODELS, card
 
-    assert (MODELS / "README.md").read_text() == card(MODELS), "run: python -m training.model_card"
+    assert (MODELS / "README.md").read_text(encoding="utf-8") == card(MODELS), "run: python -m training.model_card"
 
 
 def test_every_sidecar_under_models_is_a_shipped_id():
@@ -130,8 +130,8 @@ def test_a_sidecar_whose_env_id_names_another_game_is_a_mismatch_naming_the_side
     source = model_path_for_id("terralore_v0/ppo")
     for suffix in (".onnx", ".npz"):
         shutil.copy(source.with_suffix(suffix), (tmp_path / "m").with_suffix(suffix))
-    meta = json.loads(source.with_suffix(".json").read_text())
-    (tmp_path / "m.json").write_text(json.dumps({**meta, "env_id": "earth_v0"}))
+    meta = json.loads(source.with_suffix(".json").read_text(encoding="utf-8"))
+    (tmp_path / "m.json").write_text(json.dumps({**meta, "env_id": "earth_v0"}), encoding="utf-8")
     with pytest.raises(ModelMismatchError, match=r"earth_v0 cannot be built with the game_config of its sidecar "
                                                  r".*m\.json \(earth_v0 has no option .*decks.*re-export"):
         load_policy(str(tmp_path / "m.onnx"))
@@ -221,9 +221,9 @@ def test_a_sidecar_written_before_an_option_existed_warns_under_its_new_default(
 
     model = _model_copy(tmp_path)
     side = model.with_suffix(".json")
-    meta = json.loads(side.read_text())
+    meta = json.loads(side.read_text(encoding="utf-8"))
     meta["game_config"].pop("opaque_wall", None)
-    side.write_text(json.dumps(meta))
+    side.write_text(json.dumps(meta), encoding="utf-8")
     with pytest.warns(RuleOptionsWarning, match=r"opaque_wall=False.* opaque_wall=True"):
         load_policy(str(model), env="terralore_v0", game_config={})
     with warnings.catch_warnings():
@@ -308,8 +308,8 @@ def test_a_sidecar_field_of_the_wrong_type_is_a_mismatch_naming_the_sidecar_and_
     model = _model_copy(tmp_path)
     side = model.with_suffix(".json")
     if isinstance(text, dict):
-        text = json.dumps({**json.loads(side.read_text()), **text})
-    side.write_text(text)
+        text = json.dumps({**json.loads(side.read_text(encoding="utf-8")), **text})
+    side.write_text(text, encoding="utf-8")
     with pytest.raises(ModelMismatchError, match=rf"sidecar \S*m\.json.*{problem}.*re-export"):
         load_policy(str(model), backend=backend)
 

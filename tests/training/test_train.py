@@ -33,10 +33,10 @@ def test_a_tiny_run_writes_model_curve_checkpoints_and_an_exported_policy(toy, t
                  "ppo.onnx", "ppo.npz", "ppo.json"):
         assert (run / name).exists(), name
     assert list((run / "tb").rglob("events.out.tfevents*"))
-    history = json.loads((run / "history.json").read_text())
+    history = json.loads((run / "history.json").read_text(encoding="utf-8"))
     assert [h["steps"] for h in history][0] == 0 and history[-1]["steps"] >= 1024  # from step 0 to the end
     assert len(summary["snapshots"]) == 2  # window of the last two
-    meta = json.loads((run / "ppo.json").read_text())
+    meta = json.loads((run / "ppo.json").read_text(encoding="utf-8"))
     assert meta["evaluation"]["vs_random"]["games"] == 40 and meta["training"]["steps"] >= 1024
     # the weights of a seeded run depend on the processor, so its sidecar names it
     assert meta["training"]["machine"]["cpu"] == cpu_info()["model name"] != ""
@@ -81,11 +81,11 @@ def test_cli_applies_overrides_and_reports_bad_keys(toy, tmp_path):
     recipe = tmp_path / "toy.yaml"
     import yaml
 
-    recipe.write_text(yaml.safe_dump({**TINY, "output": {**TINY["output"], "dir": str(tmp_path / "cli")}}))
+    recipe.write_text(yaml.safe_dump({**TINY, "output": {**TINY["output"], "dir": str(tmp_path / "cli")}}), encoding="utf-8")
     summary = main(["--config", str(recipe), "--set", "ppo.total_timesteps=256", "--set", "eval.final_games=0",
                     "--set", "output.export=false"])
     assert summary["steps"] == 256
-    run = json.loads((tmp_path / "cli" / "run.json").read_text())
+    run = json.loads((tmp_path / "cli" / "run.json").read_text(encoding="utf-8"))
     assert "--set ppo.total_timesteps=256" in run["training"]["command"]
     with pytest.raises(ConfigError, match="unknown key 'ppo.total_steps'"):
         main(["--config", str(recipe), "--set", "ppo.total_steps=1"])
@@ -105,7 +105,7 @@ def test_an_interrupted_run_still_saves_evaluates_and_exports(toy, tmp_path, mon
     cfg = load_config(data={**TINY, "output": {**TINY["output"], "dir": str(tmp_path / "run")}})
     summary = train(cfg)
     assert summary["interrupted"] and 512 <= summary["steps"] < 1024
-    meta = json.loads((tmp_path / "run" / "ppo.json").read_text())
+    meta = json.loads((tmp_path / "run" / "ppo.json").read_text(encoding="utf-8"))
     assert meta["training"]["stopped_early"] is True and meta["evaluation"]["vs_random"]["games"] == 40
     assert list((tmp_path / "run" / "checkpoints").glob("step_*/model.zip"))
 
@@ -119,11 +119,11 @@ def test_export_cli_rebuilds_the_policy_from_a_run_folder(toy, tmp_path):
     train(cfg)
     export_main(["--model", str(tmp_path / "run" / "final_model.zip"), "--out", str(tmp_path / "m" / "ppo"),
                  "--eval-games", "20", "--anchors", "random"])
-    meta = json.loads((tmp_path / "m" / "ppo.json").read_text())
+    meta = json.loads((tmp_path / "m" / "ppo.json").read_text(encoding="utf-8"))
     assert meta["env_id"] == "toy_v0" and meta["training"]["steps"] == 256
     assert meta["evaluation"]["vs_random"]["games"] == 20
     # the run's wall time comes from its summary.json (the model card prints it)
-    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text(encoding="utf-8"))
     assert meta["training"]["wall_time_s"] == summary["train_seconds"] is not None
     assert load_policy(str(tmp_path / "m" / "ppo.onnx")).num_actions == 11
 
@@ -139,7 +139,7 @@ def test_a_phase_changes_the_learning_rate_and_the_pool_when_the_learner_reaches
     assert applied["step"] == 512  # at the step it names: the learner passes it (2 envs, 2 steps at a time)
     model = MaskablePPO.load(tmp_path / "run" / "final_model.zip")
     assert model.policy.optimizer.param_groups[0]["lr"] == 1e-5  # the updates after the phase used the new rate
-    run = json.loads((tmp_path / "run" / "run.json").read_text())
+    run = json.loads((tmp_path / "run" / "run.json").read_text(encoding="utf-8"))
     assert run["config"]["ppo"]["learning_rate"] == 3e-4  # the recipe as written; phases are recorded beside it
 
 
@@ -182,7 +182,7 @@ def test_selection_ships_the_best_checkpoint_by_its_own_games_and_evaluates_it_o
     assert [c["steps"] for c in selection["candidates"]] == [512, 1024, 1536, 2048]
     assert selection["selected_steps"] == 1024 and selection["seed"] == 2001 and selection["games"] == 20
     assert [c for c in calls if c[0] == 2001] == [(2001, ("random",), 20)] * 4
-    meta = json.loads((tmp_path / "run" / "ppo.json").read_text())
+    meta = json.loads((tmp_path / "run" / "ppo.json").read_text(encoding="utf-8"))
     assert meta["training"]["selection"]["selected_steps"] == 1024
     assert meta["training"]["steps"] == 1024 and summary["steps"] == 2048  # shipped: the selected one
     shipped = load_policy(str(tmp_path / "run" / "ppo.npz"))
@@ -191,7 +191,7 @@ def test_selection_ships_the_best_checkpoint_by_its_own_games_and_evaluates_it_o
     np.testing.assert_allclose(shipped.logits(probe), chosen.logits(probe), rtol=1e-5, atol=1e-6)
     assert meta["evaluation"]["vs_random"]["games"] == 40  # the final evaluation: its own seed, the chosen model
     assert any(c[0] == 1 + 1000 and c[2] == 40 for c in calls)
-    history = json.loads((tmp_path / "run" / "history.json").read_text())
+    history = json.loads((tmp_path / "run" / "history.json").read_text(encoding="utf-8"))
     assert history[-1]["steps"] == 1024  # the final evaluation's point is the selected model's, not the learner's
 
 
@@ -222,18 +222,18 @@ def test_a_fresh_run_sets_all_of_an_earlier_runs_files_aside_and_its_resume_repo
                "ppo.onnx": "earlier", "ppo.npz": "earlier", "ppo.json": "{}", "champion.onnx": "earlier",
                "main_job.md": "an earlier report"}
     for name, text in earlier.items():
-        (run / name).write_text(text)
-    (run / "notes.txt").write_text("mine")
+        (run / name).write_text(text, encoding="utf-8")
+    (run / "notes.txt").write_text("mine", encoding="utf-8")
     data = quiet_tiny(tmp_path, ppo={"total_timesteps": 256}, output={"export": True})
     train(load_config(data=data))
     moved = list(tmp_path.glob("run/before-*"))
-    assert len(moved) == 1 and {name: (moved[0] / name).read_text() for name in earlier} == earlier
+    assert len(moved) == 1 and {name: (moved[0] / name).read_text(encoding="utf-8") for name in earlier} == earlier
     assert not (run / "pretrain.json").exists() and not (run / "main_job.md").exists()
-    assert (run / "notes.txt").read_text() == "mine"  # not a file of a run: it stays
+    assert (run / "notes.txt").read_text(encoding="utf-8") == "mine"  # not a file of a run: it stays
     summary = train(load_config(data=quiet_tiny(tmp_path, ppo={"total_timesteps": 512}, output={"export": True})),
                     resume=True)
     assert summary["steps"] == 512 and "pretrain" not in summary
-    assert json.loads((run / "ppo.json").read_text())["training"]["pretrain"] is None
+    assert json.loads((run / "ppo.json").read_text(encoding="utf-8"))["training"]["pretrain"] is None
     assert list(tmp_path.glob("run/before-*")) == moved  # --resume sets nothing aside
 
 
@@ -246,7 +246,7 @@ def test_an_id_anchor_is_one_tensorboard_tag_and_keeps_its_name_in_the_history(t
     (events,) = (tmp_path / "run" / "tb").rglob("events.out.tfevents*")
     tags = EventAccumulator(str(events)).Reload().Tags()["scalars"]
     assert {t for t in tags if t.startswith("eval/")} == {"eval/win_rate_vs_random", "eval/win_rate_vs_toy_v0_random"}
-    history = json.loads((tmp_path / "run" / "history.json").read_text())
+    history = json.loads((tmp_path / "run" / "history.json").read_text(encoding="utf-8"))
     assert {"vs_random", "vs_toy_v0/random"} <= set(history[0])
 
 
@@ -282,7 +282,7 @@ def test_resume_trains_with_the_recipes_ppo_settings_as_run_json_records_them(to
     model = MaskablePPO.load(tmp_path / "run" / "final_model.zip", device="cpu")
     assert (model.learning_rate, model.n_steps, model.ent_coef) == (0.05, 64, 0.02)
     assert model.lr_schedule(1.0) == 0.05
-    recorded = json.loads((tmp_path / "run" / "run.json").read_text())["config"]["ppo"]
+    recorded = json.loads((tmp_path / "run" / "run.json").read_text(encoding="utf-8"))["config"]["ppo"]
     assert (recorded["learning_rate"], recorded["n_steps"], recorded["ent_coef"]) == (0.05, 64, 0.02)
 
 
@@ -327,7 +327,7 @@ def test_resume_with_a_recipe_for_another_game_is_refused(toy, tmp_path):
     other = {**data, "env": "terralore_v0", "eval": {**data["eval"], "opponents": ["random"]}}
     with pytest.raises(ConfigError, match="--resume would continue the run .* trains toy_v0"):
         train(load_config(data=other), resume=True)
-    assert json.loads((tmp_path / "run" / "run.json").read_text())["env"] == "toy_v0"
+    assert json.loads((tmp_path / "run" / "run.json").read_text(encoding="utf-8"))["env"] == "toy_v0"
 
 
 def test_steps_per_second_leaves_out_evaluations_and_counts_the_trained_steps_not_the_selected_ones(
@@ -458,7 +458,7 @@ def test_an_evaluation_cut_short_by_an_interrupt_is_made_up_on_resume(toy, tmp_p
             "eval": {**TINY["eval"], "final_games": 0}}
     assert train(load_config(data=data))["interrupted"]
     train(load_config(data=data), resume=True)
-    steps = [h["steps"] for h in json.loads((tmp_path / "run" / "history.json").read_text())]
+    steps = [h["steps"] for h in json.loads((tmp_path / "run" / "history.json").read_text(encoding="utf-8"))]
     assert steps[0] == 0 and 512 <= steps[1] < 768 and steps[2:] == [1024]
 
 
@@ -469,12 +469,12 @@ def test_resume_carries_on_the_gated_out_count_and_the_training_win_rates(toy, t
             "output": {**TINY["output"], "dir": str(tmp_path / "run"), "export": False, "learning_curve": False,
                        "tensorboard": False}, "eval": {**TINY["eval"], "final_games": 0}}
     first = train(load_config(data=data))
-    state = json.loads(next((tmp_path / "run" / "checkpoints").glob("step_000000512/state.json")).read_text())
+    state = json.loads(next((tmp_path / "run" / "checkpoints").glob("step_000000512/state.json")).read_text(encoding="utf-8"))
     data["ppo"] = {**TINY["ppo"], "total_timesteps": 1024}
     second = train(load_config(data=data), resume=True)
     assert first["snapshots_gated_out"] == 2 and second["snapshots_gated_out"] == 4  # at 256, 512, 768, 1024
     assert set(state["recent"]) == {"random", "snapshot"} and all(state["recent"].values())
-    end = json.loads(next((tmp_path / "run" / "checkpoints").glob("step_000001024/state.json")).read_text())
+    end = json.loads(next((tmp_path / "run" / "checkpoints").glob("step_000001024/state.json")).read_text(encoding="utf-8"))
     # the gate's results and the training win rates go on from where the first part left them
     assert end["gate_results"][:len(state["gate_results"])] == state["gate_results"] != end["gate_results"]
     assert end["recent"]["random"][:len(state["recent"]["random"])] == state["recent"]["random"]
@@ -486,7 +486,7 @@ def test_tensorboard_logs_each_scheduled_evaluation_at_its_own_step(toy, tmp_pat
     data = {**TINY, "eval": {**TINY["eval"], "every": 384, "final_games": 0},  # rollouts end every 256 steps
             "output": {**TINY["output"], "dir": str(tmp_path / "run"), "export": False, "learning_curve": False}}
     train(load_config(data=data))
-    history = json.loads((tmp_path / "run" / "history.json").read_text())
+    history = json.loads((tmp_path / "run" / "history.json").read_text(encoding="utf-8"))
     (events,) = (tmp_path / "run" / "tb").rglob("events.out.tfevents*")
     logged = EventAccumulator(str(events))
     logged.Reload()
@@ -508,7 +508,7 @@ def test_resume_skips_a_checkpoint_whose_writing_was_cut_off(toy, tmp_path):
     data["ppo"] = {**TINY["ppo"], "total_timesteps": 1024}
     summary = train(load_config(data=data), resume=True)
     assert summary["steps"] == 1024
-    history = json.loads((tmp_path / "run" / "history.json").read_text())
+    history = json.loads((tmp_path / "run" / "history.json").read_text(encoding="utf-8"))
     assert [h["steps"] for h in history] == [0, 512, 1024]
 
 
@@ -611,7 +611,7 @@ def test_a_frozen_snapshot_starts_the_gate_s_count_afresh(toy, tmp_path):
     data = quiet_tiny(tmp_path, ppo={"total_timesteps": 512}, selfplay={"gate_episodes": 1000},
                       output={"checkpoint_every": 384})
     train(load_config(data=data))
-    state = json.loads((tmp_path / "run" / "checkpoints" / "step_000000384" / "state.json").read_text())
+    state = json.loads((tmp_path / "run" / "checkpoints" / "step_000000384" / "state.json").read_text(encoding="utf-8"))
     gate, against_snapshots = state["gate_results"], state["recent"]["snapshot"]
     assert 0 < len(gate) < len(against_snapshots)  # games since the freeze at 256, out of those since step 0
     assert gate == against_snapshots[-len(gate):]
@@ -632,7 +632,7 @@ def test_subproc_workers_play_against_the_pool_as_the_learner_changes_it(tmp_pat
             "output": {"dir": str(tmp_path / "run"), "checkpoint_every": 10**9, "progress_bar": False,
                        "export": False, "learning_curve": False, "tensorboard": False}}
     summary = train(load_config(data=data))
-    state = json.loads((tmp_path / "run" / "checkpoints" / f"step_{summary['steps']:09d}" / "state.json").read_text())
+    state = json.loads((tmp_path / "run" / "checkpoints" / f"step_{summary['steps']:09d}" / "state.json").read_text(encoding="utf-8"))
     assert state["recent"].get("snapshot"), f"{case}: the workers never played a snapshot"
 
 
@@ -858,10 +858,10 @@ def test_the_command_a_resumed_run_records_reproduces_the_whole_run_without_resu
     import yaml
 
     recipe = tmp_path / "toy.yaml"
-    recipe.write_text(yaml.safe_dump(quiet_tiny(tmp_path, ppo={"total_timesteps": 256})))
+    recipe.write_text(yaml.safe_dump(quiet_tiny(tmp_path, ppo={"total_timesteps": 256})), encoding="utf-8")
     main(["--config", str(recipe)])
     main(["--config", str(recipe), "--resume", "--set", "ppo.total_timesteps=512"])
-    command = json.loads((tmp_path / "run" / "run.json").read_text())["training"]["command"]
+    command = json.loads((tmp_path / "run" / "run.json").read_text(encoding="utf-8"))["training"]["command"]
     assert command == f"python -m training.train --config {recipe} --set ppo.total_timesteps=512"
 
 
@@ -891,12 +891,12 @@ def test_sigterm_stops_a_run_as_ctrl_c_does_with_a_checkpoint_an_evaluation_and_
         proc.kill()
         proc.wait()
     assert proc.returncode == 0 and "interrupted at" in out, out
-    summary = json.loads((run / "summary.json").read_text())
+    summary = json.loads((run / "summary.json").read_text(encoding="utf-8"))
     assert summary["interrupted"] and summary["steps"] < 10_000_000
     # the checkpoint of the moment it stopped, beside the scheduled ones: --resume loses nothing
     complete = {p.parent.name for p in (run / "checkpoints").glob("step_*/state.json")}
     assert f"step_{summary['steps']:09d}" in complete and complete >= first
-    meta = json.loads((run / "ppo.json").read_text())
+    meta = json.loads((run / "ppo.json").read_text(encoding="utf-8"))
     assert meta["training"]["stopped_early"] is True and meta["evaluation"]["vs_random"]["games"] == 8
 
 
@@ -924,9 +924,9 @@ def test_a_run_begun_before_an_option_existed_resumes_under_the_rules_it_trained
     import toy_game
 
     data, run = finished_tiny_run(tmp_path, 256)
-    info = json.loads((run / "run.json").read_text())
+    info = json.loads((run / "run.json").read_text(encoding="utf-8"))
     del info["game_config"]["turns"]
-    (run / "run.json").write_text(json.dumps(info))
+    (run / "run.json").write_text(json.dumps(info), encoding="utf-8")
     monkeypatch.setattr(toy_game.ToyGame, "options_before_they_existed", {"turns": 6})
     with pytest.raises(ConfigError, match=r"trains toy_v0 with \{'turns': 6\}, this recipe toy_v0 with \{'turns': 8\}"):
         train(load_config(data={**data, "env_kwargs": {"turns": 8}, "ppo": {**data["ppo"], "total_timesteps": 512}}),

@@ -117,7 +117,7 @@ def test_a_presets_file_whose_format_holds_no_object_is_refused_naming_the_file(
     from tabletop_envs.travel_earth import catalogue
 
     path = tmp_path / "decks.json"
-    path.write_text(json.dumps({**json.loads(catalogue.DECKS_FILE.read_text()), "casual": casual}))
+    path.write_text(json.dumps({**json.loads(catalogue.DECKS_FILE.read_text(encoding="utf-8")), "casual": casual}), encoding="utf-8")
     monkeypatch.setattr(catalogue, "DECKS_FILE", path)
     catalogue.preset_decks.cache_clear()
     try:

@@ -346,9 +346,9 @@ def test_rules_md_names_only_existing_tests():
 
     import tabletop_envs.travel_earth as pkg
 
-    text = (Path(pkg.__file__).parent / "RULES.md").read_text()
+    text = (Path(pkg.__file__).parent / "RULES.md").read_text(encoding="utf-8")
     defined = {m for f in Path(__file__).parent.glob("test_*.py")
-               for m in re.findall(r"^def (test_\w+)", f.read_text(), re.M)}
+               for m in re.findall(r"^def (test_\w+)", f.read_text(encoding="utf-8"), re.M)}
     named = set(re.findall(r"`(test_\w+)`", text))
     prefixes = set(re.findall(r"`(test_\w+)\*`", text))  # `test_last_resort_*`: at least one such test
     assert named and named <= defined, f"RULES.md names missing tests: {sorted(named - defined)}"

@@ -138,12 +138,12 @@ def test_maximum_depth_is_educational_information_not_a_battle_statistic(tmp_pat
     pairs = [(a, b, [(first + i) % 6 for i in range(6)]) for a in divers for b in divers if a != b
              for first in range(6)]
     expected = [_printed_result(*pair) for pair in pairs]
-    data = json.loads(ANIMALS_FILE.read_text())
+    data = json.loads(ANIMALS_FILE.read_text(encoding="utf-8"))
     for card in data["cards"]:
         if card.get("max_depth_m") is not None:
             card["max_depth_m"] = 3000 - card["max_depth_m"]
     data["cards"][cid("TE-072")]["max_depth_m"] = 1
-    (tmp_path / "animals.json").write_text(json.dumps(data))
+    (tmp_path / "animals.json").write_text(json.dumps(data), encoding="utf-8")
     reversed_depths = Catalogue(tmp_path / "animals.json")  # not load_catalogue: its cache stays as it was
     assert reversed_depths.cards[cid("Sperm whale")]["max_depth_m"] == 750  # the Orca's 1,000 m is now deeper
     assert (reversed_depths.cards[cid("Orca")]["max_depth_m"], reversed_depths.cards[cid("TE-072")]["max_depth_m"]) \

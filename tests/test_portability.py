@@ -1,0 +1,110 @@
+"""What differs between the machines our users run on: ``python -OO`` and the locale's text encoding.
+
+- Under ``python -O`` / ``-OO`` (asserts, then docstrings, stripped) the commands still answer ``--help``:
+  their parsers took the module docstring's first paragraph, and ``None.split`` crashed before any help.
+  (The saved-state invariants under ``-O``: tests/test_saved_states.py.)
+- Every text file is read and written as UTF-8, whatever the locale says: ``open`` and ``read_text`` without
+  ``encoding=`` take the locale's (cp1252 on a Windows machine), where our Markdown, YAML and catalogue
+  texts are UTF-8.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+#: every module run as ``python -m`` with an argparse front (README, pyproject's console scripts); the
+#: other ``__main__`` modules (catalogue builders, docs writer) take no ``--help`` and would run their job
+COMMANDS = [
+    "tabletop_envs.cli", "tabletop_envs.earth.report",
+    "training.train", "training.evaluate", "training.export", "training.main_job", "training.model_card",
+    "training.pretrain", "training.rllib_train",
+    "benchmarks.aec_throughput", "benchmarks.bot_vs_random", "benchmarks.free_engine_bound",
+    "benchmarks.paired_losses", "benchmarks.rllib_throughput", "benchmarks.search_ceiling",
+    "benchmarks.training_throughput",
+]
+
+SCRIPT = textwrap.dedent("""
+    import contextlib, io, runpy, sys
+    assert sys.flags.optimize == 2 and not runpy.__doc__, "this check needs python -OO"
+    for module in sys.argv[1:]:
+        sys.argv = [module, "--help"]
+        out = io.StringIO()
+        try:
+            with contextlib.redirect_stdout(out):
+                runpy.run_module(module, run_name="__main__", alter_sys=True)
+        except SystemExit as exc:
+            code = exc.code
+        except Exception as exc:
+            code = f"{type(exc).__name__}: {exc}"
+        else:
+            code = "returned without printing help"
+        print(module, code, "usage:" in out.getvalue(), sep="|", file=sys.__stdout__)
+""")
+
+
+def test_every_command_shows_its_help_under_python_OO():
+    out = subprocess.run([sys.executable, "-OO", "-c", SCRIPT, *COMMANDS], capture_output=True, text=True,
+                         cwd=ROOT, timeout=240)
+    assert out.returncode == 0, out.stderr[-2000:]
+    rows = [line.split("|") for line in out.stdout.splitlines() if line.count("|") == 2]
+    assert [r[0] for r in rows] == COMMANDS, out.stdout + out.stderr[-2000:]
+    broken = [r for r in rows if r[1:] != ["0", "True"]]
+    assert not broken, broken
+
+
+def test_the_example_script_shows_its_help_under_python_OO():
+    out = subprocess.run([sys.executable, "-OO", str(ROOT / "examples" / "record_bots.py"), "--help"],
+                         capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert out.returncode == 0 and "usage:" in out.stdout, out.stderr[-2000:]
+
+
+def test_the_list_holds_every_command_with_an_argparse_front():
+    found = set()
+    for package in ("tabletop_envs", "training", "benchmarks"):
+        for path in (ROOT / package).rglob("*.py"):
+            text = path.read_text(encoding="utf-8")
+            if '__name__ == "__main__"' in text and "argparse" in text:
+                found.add(".".join(path.relative_to(ROOT).with_suffix("").parts))
+    assert found == set(COMMANDS)
+
+
+def unencoded_text_calls(tree: ast.AST):
+    """Calls that open a file as text with the locale's encoding."""
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call) or any(k.arg == "encoding" for k in node.keywords):
+            continue
+        f = node.func
+        name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", None)
+        if name in ("read_text", "write_text"):
+            yield node
+        elif name == "open":
+            owner = getattr(f.value, "id", None) if isinstance(f, ast.Attribute) else None
+            if owner in ("os", "Image") or (isinstance(f, ast.Attribute) and not node.args and not node.keywords):
+                continue  # os.open and PIL take bytes; gate.open() is our own method
+            mode_at = 1 if owner is None or owner in ("io", "builtins") else 0  # open(file, mode); path.open(mode)
+            modes = [a.value for a in node.args[mode_at:mode_at + 1] if isinstance(a, ast.Constant)]
+            modes += [k.value.value for k in node.keywords if k.arg == "mode" and isinstance(k.value, ast.Constant)]
+            if not any("b" in str(m) for m in modes):
+                yield node
+
+
+def test_every_text_file_is_opened_as_utf8_not_in_the_locales_encoding():
+    found = []
+    for package in ("tabletop_envs", "training", "benchmarks", "examples", "tests"):
+        for path in sorted((ROOT / package).rglob("*.py")):
+            text = path.read_text(encoding="utf-8")
+            found += [f"{path.relative_to(ROOT)}:{n.lineno}" for n in unencoded_text_calls(ast.parse(text))]
+    assert not found, f"add encoding='utf-8' at {found}"
+
+
+def test_the_encoding_scan_finds_what_it_looks_for():
+    tree = ast.parse("p.read_text()\nopen(f)\nopen(f, 'w')\np.open('a')\nq.write_text(s)\n"
+                     "open(f, 'rb')\np.open('rb')\nos.open(f, 1)\nImage.open(f)\ngate.open()\n"
+                     "open(f, encoding='utf-8')\np.read_text(encoding='utf-8')\n")
+    assert [n.lineno for n in unencoded_text_calls(tree)] == [1, 2, 3, 4, 5]
