@@ -88,6 +88,14 @@ class Game:
     state_class: ClassVar[type[State]]
 
     @classmethod
+    def trained_covers(cls, option: str, trained, here) -> bool:
+        """Whether a model trained with ``option`` at ``trained`` met the games ``option`` at ``here`` gives
+        (both JSON values, as ``config()`` writes them): by default only at the same value. A game whose
+        option draws among values (a random deck among the legal ones) says so here, and a model trained
+        on the draw is not warned about as out of its depth on one of them."""
+        return trained == here
+
+    @classmethod
     def build(cls, **game_kwargs) -> Game:
         """The game with these rule options; an unknown option is a ConfigError that lists the known ones
         (a plain TypeError would not)."""

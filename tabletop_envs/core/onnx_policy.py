@@ -441,7 +441,7 @@ def check_rule_options(meta: dict, game_config: dict, source: str = "model") -> 
     if not isinstance(env_id, str) or not isinstance(trained, dict):
         return
     try:
-        from .registry import played_config
+        from .registry import get_spec, played_config
 
         recorded = played_config(env_id, trained)
     except (TabletopError, TypeError, ValueError):  # a sidecar loaded with check=False: nothing to compare
@@ -454,8 +454,9 @@ def check_rule_options(meta: dict, game_config: dict, source: str = "model") -> 
         # cards play these ones without a word
         trained = json.loads(json.dumps(recorded, default=str))
     here = _full_config(env_id, dict(game_config))
-    differ = [k for k in sorted(set(trained) | set(here))
-              if k not in CARRIED_OVER_OPTIONS and k in trained and trained.get(k) != here.get(k)]
+    game_class = get_spec(env_id).load_module().raw_env.game_class
+    differ = [k for k in sorted(set(trained) | set(here)) if k not in CARRIED_OVER_OPTIONS and k in trained
+              and not game_class.trained_covers(k, trained.get(k), here.get(k))]
     if differ:
         def values(config):
             return ", ".join(f"{k}={config.get(k)!r}" for k in differ)

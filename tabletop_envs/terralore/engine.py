@@ -87,6 +87,14 @@ class TerraloreGame(Game):
     options_before_they_existed = {"opaque_wall": False}
     default_max_turns = 50
 
+    @classmethod
+    def trained_covers(cls, option: str, trained, here) -> bool:
+        if option == "decks" and isinstance(trained, list) and isinstance(here, list) and len(trained) == len(here):
+            # a "random" deck is a uniformly random legal deck each game: a model trained on those has met
+            # decks of every card a preset or a listed deck can hold, under the same rules
+            return all(t == "random" or t == h for t, h in zip(trained, here))
+        return super().trained_covers(option, trained, here)
+
     def __init__(self, decks=("random", "random"), draw_on_first_turn: bool = False, mulligan: bool = True,
                  defenders_deal_damage: bool = False, deck_out: str = "cannot_draw", opaque_wall: bool = True,
                  num_players: int = 2):

@@ -231,6 +231,34 @@ def test_a_sidecar_written_before_an_option_existed_warns_under_its_new_default(
         load_policy(str(model), env="terralore_v0", game_config={"opaque_wall": False})
 
 
+def test_a_model_trained_on_random_decks_plays_any_deck_without_a_warning_and_one_trained_on_a_preset_warns(tmp_path):
+    # a random deck is any legal deck: the shipped model has met presets' cards under the same rules, and the
+    # warning said it "never learnt these rules"; the other way round, a random deck is out of its depth
+    import json
+    import warnings
+    from pathlib import Path
+
+    import tabletop_envs.terralore as terralore
+    from tabletop_envs import RuleOptionsWarning
+
+    presets = json.loads((Path(terralore.__file__).parent / "decks.json").read_text(encoding="utf-8"))["decks"]
+    preset, other = presets[0], presets[1]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for decks in ([preset["name"], "random"], ["random", preset["cards"]], [preset["name"], preset["name"]]):
+            load_policy("terralore_v0/ppo", env="terralore_v0", game_config={"decks": decks})
+    model = _model_copy(tmp_path)
+    side = model.with_suffix(".json")
+    meta = json.loads(side.read_text(encoding="utf-8"))
+    meta["game_config"]["decks"] = [preset["name"], "random"]
+    side.write_text(json.dumps(meta), encoding="utf-8")
+    with pytest.warns(RuleOptionsWarning, match=rf"decks=\['{preset['name']}', 'random'\]; this env has "
+                                                r"decks=\['random', 'random'\]"):
+        load_policy(str(model), env="terralore_v0", game_config={})
+    with pytest.warns(RuleOptionsWarning, match="decks="):  # another preset in its seat is another deck too
+        load_policy(str(model), env="terralore_v0", game_config={"decks": [other["name"], "random"]})
+
+
 def test_earths_reward_option_is_no_rule_the_model_check_warns_about():
     # vp_margin changes the returns a learner gets, not the game the opponent plays
     import warnings
