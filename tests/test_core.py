@@ -1450,6 +1450,42 @@ def test_loading_many_model_files_or_one_rewritten_in_place_keeps_a_bounded_numb
             cache.update(before)
 
 
+def test_the_per_file_model_caches_hold_up_under_threads_loading_at_once(monkeypatch):
+    """A server that loads bots in several threads: the per-file caches were plain dicts whose eviction
+    iterated them, and a thread inserting meanwhile raised 'dictionary changed size during iteration'
+    (or a KeyError) in load_policy. Eight threads on one cache, switching every few bytecodes: the old
+    code failed in 6-7 of them every time."""
+    import sys
+    import threading
+
+    from tabletop_envs.core import onnx_policy
+
+    monkeypatch.setattr(onnx_policy, "FILE_CACHE_SIZE", 16)
+    cache, errors = {}, []
+
+    def load(k):
+        try:
+            for i in range(20_000):
+                key = (f"bot{(i * 7 + k) % 40}.onnx", i % 3, 0)  # (path, mtime, size): 40 files, rewritten
+                if onnx_policy._recall(cache, key) is None:
+                    onnx_policy._remember(cache, key, i)
+        except Exception as exc:  # noqa: BLE001 - the test reports whatever a thread met
+            errors.append(repr(exc))
+
+    before = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        threads = [threading.Thread(target=load, args=(k,)) for k in range(8)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        sys.setswitchinterval(before)
+    assert not errors, errors[:3]
+    assert len(cache) == 16 and len({key[0] for key in cache}) == 16  # bounded, one version of each file
+
+
 def test_load_policy_given_a_folder_names_the_models_in_it(tmp_path):
     from tabletop_envs import TabletopError
     from tabletop_envs.core.policy import load_policy

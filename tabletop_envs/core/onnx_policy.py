@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import threading
 import warnings
 from pathlib import Path
 
@@ -692,24 +693,31 @@ _DIGESTS: dict[tuple, str] = {}
 FILE_CACHE_SIZE = 16
 
 
+#: one lock for the per-file caches: a server loading bots in several threads iterated a cache while
+#: another thread inserted ("dictionary changed size during iteration")
+_CACHE_LOCK = threading.Lock()
+
+
 def _recall(cache: dict, key: tuple):
     """``cache[key]`` (None when absent), now the last to be evicted."""
-    value = cache.pop(key, None)
-    if value is not None:
-        cache[key] = value
-    return value
+    with _CACHE_LOCK:
+        value = cache.pop(key, None)
+        if value is not None:
+            cache[key] = value
+        return value
 
 
 def _remember(cache: dict, key: tuple, value):
     """Keep ``value`` under ``key`` = (path, mtime, size) in a per-file cache: an earlier version of the
     same path can no longer be read, so it goes, and so do the least recently used files beyond
     ``FILE_CACHE_SIZE``."""
-    for stale in [k for k in cache if k[0] == key[0]]:
-        del cache[stale]
-    cache[key] = value
-    while len(cache) > FILE_CACHE_SIZE:
-        del cache[next(iter(cache))]
-    return value
+    with _CACHE_LOCK:
+        for stale in [k for k in cache if k[0] == key[0]]:
+            del cache[stale]
+        cache[key] = value
+        while len(cache) > FILE_CACHE_SIZE:
+            del cache[next(iter(cache))]
+        return value
 
 
 def _model_roots() -> list[Path]:
