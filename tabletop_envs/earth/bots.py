@@ -36,7 +36,8 @@ class EarthHeuristic:
         legal = check_policy_input("earth_v0/heuristic", observation, action_mask, self.obs.size, self.acts.num_actions)
         if legal.size == 1:
             return int(legal[0])
-        observation, action_mask = np.asarray(observation), np.asarray(action_mask)  # lists too
+        # lists too; float32 as the env gives it, so a float64 copy reads the same
+        observation, action_mask = np.asarray(observation, np.float32), np.asarray(action_mask)
         dec = DECISIONS[int(np.argmax(self._seg(observation, "decision")))]
         A = self.A
         pick = getattr(self, "_" + dec, None)
@@ -55,7 +56,9 @@ class EarthHeuristic:
         return np.flatnonzero(self._seg(obs, "hand"))
 
     def _soil(self, obs):
-        return self._seg(obs, "resources")[0, 0] * 40.0
+        # a whole number: float32(7 / 40) * 40 is 6.9999999 in float64 (NumPy 1's scalar arithmetic, or a
+        # float64 observation), and a card costing 7 would look unaffordable
+        return float(np.rint(float(self._seg(obs, "resources")[0, 0]) * 40.0))
 
     def _my_cells(self, obs):
         return self._seg(obs, "cells")[0]
@@ -127,8 +130,10 @@ class EarthHeuristic:
         if not cells:
             return self.A["pass"]
         feats = self._my_cells(obs)
-        # growth first where the canopy is closest (the canopy pays its printed VP)
-        return self.A["cell"] + max(cells, key=lambda i: feats[i, -1] * 8 - feats[i, 3] * 8 + feats[i, 4])
+        # growth first where the canopy is closest (the canopy pays its printed VP); float32 array arithmetic,
+        # as NumPy 2 does on these scalars (NumPy 1's scalar arithmetic widens to float64 and breaks ties otherwise)
+        key = feats[:, -1] * np.float32(8) - feats[:, 3] * np.float32(8) + feats[:, 4]
+        return self.A["cell"] + max(cells, key=lambda i: key[i])
 
     def _pay(self, obs, mask, legal):
         cells = self._in(legal, "cell")

@@ -1,0 +1,51 @@
+"""The heuristic bots decode the observation's scaled counts (soil / 40, castle HP / 10, points / 10, deck
+sizes / 20) into exact whole numbers, so their moves do not hang on float rounding: the same under NumPy 1
+(where ``np.float32(0.6) * 10`` is the float64 6.000000238...) and NumPy 2 (where NEP 50 keeps it float32, 6.0),
+and the same for an observation handed over as a list (float64, like NumPy 1's arithmetic).
+
+Found by a dependency-floor audit: with numpy 1.24 (allowed by ``numpy>=1.24``) the Terralore heuristic
+played 6 of 60 seeded self-play games differently and the Earth heuristic 1 of 60 (4 seats): Earth read 7
+soil as 6.9999998 and took a card costing 7 as unaffordable; Terralore saw a mutual kill as won or lost by
+comparing 8.0000002 with 8.0000001."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tabletop_envs import earth_v0, terralore_v0, travel_earth_v0
+from tabletop_envs.core.policy import load_policy
+
+CASES = [("terralore_v0", terralore_v0, {}, range(12)),
+         ("travel_earth_v0", travel_earth_v0, {}, range(6)),
+         ("earth_v0", earth_v0, {"num_players": 2}, range(3)),
+         ("earth_v0", earth_v0, {"num_players": 4}, [52])]
+
+
+@pytest.mark.parametrize("name,module,kwargs,seeds", CASES, ids=lambda c: c if isinstance(c, str) else None)
+def test_a_heuristic_bot_moves_alike_on_float64_copies_of_its_observation(name, module, kwargs, seeds):
+    bot = load_policy(f"{name}/heuristic", env=name)
+    env = module.env(**kwargs)
+    differ = []
+    for seed in seeds:
+        env.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        for step, _agent in enumerate(env.agent_iter()):
+            obs, _, terminated, truncated, _ = env.last()
+            if terminated or truncated:
+                env.step(None)
+                continue
+            action = bot.act(obs["observation"], obs["action_mask"], rng)
+            as_list = bot.act(obs["observation"].tolist(), obs["action_mask"].tolist(), np.random.default_rng(0))
+            wide = bot.act(obs["observation"].astype(np.float64), obs["action_mask"], np.random.default_rng(0))
+            if not action == as_list == wide:
+                differ.append((seed, step, action, as_list, wide))
+            env.step(action)
+    assert not differ, f"moves differ (seed, step, float32, list, float64): {differ[:5]}"
+
+
+def test_the_earth_heuristic_reads_seven_soil_as_seven():
+    bot = load_policy("earth_v0/heuristic", env="earth_v0")
+    obs = np.zeros(bot.obs.size, np.float32)
+    bot.obs.view(obs, "resources")[0, 0] = np.float32(7) * np.float32(1 / 40)
+    assert bot._soil(obs) == 7 and bot._soil(obs.astype(np.float64)) == 7
