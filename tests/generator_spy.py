@@ -7,6 +7,13 @@ from tabletop_envs.core import RandomPolicy
 from tabletop_envs.core.engine import new_rng
 
 
+def seed_sequence(rng: np.random.Generator) -> np.random.SeedSequence:
+    """What seeded ``rng``: ``bit_generator.seed_seq``, public since NumPy 1.25; NumPy 1.24 (the floor
+    ``numpy>=1.24`` allows) has it only as ``_seed_seq`` (a policy can read either)."""
+    bits = rng.bit_generator
+    return bits.seed_seq if hasattr(bits, "seed_seq") else bits._seed_seq
+
+
 class GeneratorSpy:
     """Plays randomly and records the stream of the generator it is handed at its first move, and what
     seeded that generator (which a policy can read as well as we do)."""
@@ -18,7 +25,7 @@ class GeneratorSpy:
     def act(self, obs, mask, rng):
         if self.first_state is None:
             self.first_state = rng.bit_generator.state
-            self.entropy = rng.bit_generator.seed_seq.entropy
+            self.entropy = seed_sequence(rng).entropy
         return RandomPolicy().act(obs, mask, rng)
 
 

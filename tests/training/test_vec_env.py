@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from extras import needs_train
+from generator_spy import seed_sequence
 
 from tabletop_envs.core.onnx_policy import MLPPolicy, choose_legal, choose_legal_batch
 from tabletop_envs.core.policy import RandomPolicy, act_batch
@@ -360,7 +361,7 @@ class GeneratorReader:
         self.seen = []
 
     def act(self, obs, mask, rng):
-        self.seen.append((np.atleast_1d(np.asarray(rng.bit_generator.seed_seq.entropy, dtype=object)).tolist(),
+        self.seen.append((np.atleast_1d(np.asarray(seed_sequence(rng).entropy, dtype=object)).tolist(),
                           rng.bit_generator.state["state"]["inc"]))
         return int(rng.choice(np.flatnonzero(mask)))
 
