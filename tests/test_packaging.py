@@ -120,3 +120,28 @@ def test_an_installed_wheel_loads_the_shipped_opponents_by_id_and_the_recipes_by
     assert got["recipe_file"] == "training/configs/terralore.yaml" and got["recipe_env"] == "terralore_v0"
     # a sidecar written there names this library's version, never the surrounding project's commit
     assert "git" not in got["code_version"] and got["code_version"]["tabletop_envs"] == tabletop_envs.__version__
+
+
+def test_the_ci_floor_step_pins_every_lower_bound_pyproject_declares():
+    """.ci/run installs the project at .ci/floors.txt and runs the default tests: each `>=` bound of the
+    dependencies and of the extras it installs is pinned there at that bound, so a raised bound is tested."""
+    import re
+
+    tomllib = pytest.importorskip("tomllib", reason="Python 3.11+ reads pyproject.toml with tomllib")
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    declared = {}
+    for requirement in project["dependencies"] + [r for extra in ("train", "render", "dev")
+                                                  for r in project["optional-dependencies"][extra]]:
+        name, bound = re.match(r"([\w.-]+)(?:\[[\w,]+\])?>=([\d.]+)", requirement).groups()
+        declared[name.lower()] = bound
+    pins = dict(re.match(r"([\w.-]+)==([\d.]+)$", line).groups()
+                for line in (ROOT / ".ci" / "floors.txt").read_text(encoding="utf-8").splitlines()
+                if line and not line.startswith("#"))
+    # torch: only 2.13.0 is at hand as a CPU build; ruff lints, setuptools builds the test wheel
+    # (their floors are tools' needs, not the library's); numpy 1.24.2: onnxruntime 1.17.0 needs it
+    unpinned = {"torch", "ruff", "setuptools"}
+    assert set(pins) == set(declared) - unpinned
+    for name, pin in pins.items():
+        bound = tuple(int(x) for x in declared[name].split("."))
+        version = tuple(int(x) for x in pin.split("."))
+        assert version[:len(bound)] == bound, f"{name}: pyproject says >={declared[name]}, .ci/floors.txt pins {pin}"
