@@ -240,6 +240,23 @@ def test_ability_armoured_shell_after_a_defensive_change_a_win_discards_only_the
     assert s.ready[1] == ids(["Galápagos giant tortoise"])  # it survived; seat 1's turn readied it
 
 
+def test_ability_stoop_a_resting_armoured_shell_is_not_a_ready_animal():
+    # RULES.md 23. Armoured Shell changes how a Resting Animal defends, not the row it is in: against Stoop the
+    # Ready Sea otter must defend, although the Resting tortoise would win on Offspring (10 against 3).
+    s = scenario(p0=dict(ready=["Peregrine falcon"], reservoir=["Koala"]),
+                 p1=dict(ready=["Sea otter"], resting=["Galápagos giant tortoise"]))
+    act(s, "declare", "Peregrine falcon")
+    act(s, "statistic", OFFSPRING)
+    assert legal(s, "defend_ready") == [cid("Sea otter")] and legal(s, "defend_resting") == []
+    s = scenario(p0=dict(ready=["Peregrine falcon"], reservoir=["Koala"]), p1=dict(resting=["Galápagos giant tortoise"]))
+    act(s, "declare", "Peregrine falcon")
+    act(s, "statistic", OFFSPRING)
+    assert legal(s, "defend_resting") == [cid("Galápagos giant tortoise")]  # no Ready Animal: the shell defends
+    act(s, "defend_resting", "Galápagos giant tortoise")
+    assert s.discard[0] == ids(["Peregrine falcon"]) and s.discard[1] == []
+    assert s.ready[1] == ids(["Galápagos giant tortoise"])  # it survived; seat 1's turn readied it
+
+
 def test_early_riser_and_pouch_copies_do_not_stack():
     # RULES.md 16: "draw 1 more card than the Hand-size table gives" and "up to 2 cards" are totals.
     s = scenario(p0=dict(ready=["Greater roadrunner", "Greater roadrunner"]), player=1)

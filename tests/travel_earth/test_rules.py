@@ -982,6 +982,22 @@ def test_a_card_leaving_the_reservoir_takes_an_empty_slot_first():
     assert names(s.discard[0]) == ["Lion", "Tiger"]
 
 
+def test_a_card_added_to_the_reservoir_is_full_at_once_so_player_1_may_win_on_their_first_turn():
+    # RULES.md 22. The text never says how an added card lies; it goes in upright (Full), so it pays for a
+    # Challenger that same turn. With Ambush, Player 1's first turn can then meet Player 2's empty field, and
+    # Last Resort has only the unseen starting card to reveal: if it fails, Player 2 has lost.
+    s = scenario(p0=dict(hand=["Leopard", "Koala"]), p1=dict(unseen=["Garden snail"]), phase="add")
+    assert s.turns == 0 and s.player == s.first == 0 and s.reservoir_size(0) == 0
+    act(s, "add_to_reservoir", "Koala")
+    assert s.reservoir_size(0) == 1 and s.full(0) == 1 and s.empty[0] == 0  # Full, not Empty
+    act(s, "play", "Leopard")  # Ambush: the Ready Row; the Hand is empty, so the Declare step follows
+    assert legal(s, "declare") == [cid("Leopard")]  # the card added this turn pays for it
+    act(s, "declare", "Leopard")
+    assert s.empty[0] == 1
+    act(s, "statistic", SPEED)  # 57.9 km/h against 0.048 km/h
+    assert s.is_terminal() and s.winner == 0 and s.turns == 0 and s.discard[1] == ids(["Garden snail"])
+
+
 def test_stalemate_counts_only_consecutive_turns_without_any_card_moving():
     # RULES.md 13: a turn in which a card moves restarts the count.
     s = scenario(p0=dict(ready=["Lion"], hand=["Emu", "Koala"]), p1=dict(ready=["Tiger"]), filler_to="discard",
