@@ -70,6 +70,9 @@ FALLING_MEASURES = frozenset({"soil", "hand", "compost", "sprouts", "growth", "f
 #: composting from hand, placing a piece on a bare flora) and automatic payments; playing an event (hand) too
 FALLING_DECISIONS = frozenset({"plant_cell", "pay_method", "pay", "pay_hand", "compost_hand", "place"})
 FALLING_OPS = frozenset({"pay_soil", "compost_discard", "compost_draw"})
+#: the cost resource (``COST_RES``) that each gained resource can help to pay
+GAIN_PAYS = {"soil": "soil", "sprouts": "sprouts", "growth": "growth", "draw": "hand_compost",
+             "compost_draw": "hand_compost", "compost_deck": "compost_discard", "compost_hand": "compost_discard"}
 
 
 class EarthGame(Game):
@@ -124,6 +127,15 @@ class EarthGame(Game):
         event_costs = {tuple(sorted((cat.earth[c]["abilities"][0].get("cost") or {}).items()))
                        for c in range(NUM_EARTH) if cat.is_event_l[c]}
         self.event_costs = [dict(k) for k in sorted(event_costs, key=lambda k: (sum(n for _, n in k), k))]
+        # each distinct event cost with the cost resources its events' gains can help to pay: whether a seat is
+        # asked its activation because an event might pay for an ability depends on these, never on its hand
+        offers: dict = {}
+        for c in range(NUM_EARTH):
+            if cat.is_event_l[c]:
+                a = cat.earth[c]["abilities"][0]
+                offers.setdefault(tuple(sorted((a.get("cost") or {}).items())), set()).update(
+                    GAIN_PAYS[g["res"]] for g in a["gain"])
+        self.event_offers = [(dict(k), frozenset(v)) for k, v in sorted(offers.items())]
 
     def config(self) -> dict:
         return {"num_players": self.num_players, "reward": self.reward, "advanced_draft": self.advanced_draft,
@@ -534,6 +546,8 @@ class EarthState(State):
         on a hand's contents. The window and planting are asked whenever the seat *could* have a
         choice (``_may_play_event``, ``_may_plant``), even if its hand turns out to allow only pass;
         every other decision's choices are public (tableaux, pieces, soil, counts, own drawn cards).
+        An activation is also asked where an event played now might pay for one of its abilities
+        (``_event_may_pay``, judged the same way).
         Solo play has no other seat to hide the hand from: there the hand decides, as it always did.
         """
         choices = self._choices(task)
@@ -546,6 +560,11 @@ class EarthState(State):
             asked = self._may_plant(p) if self.n > 1 else bool(choices)
         else:
             asked = bool(choices)
+        if not asked and t == "activate" and self._event_may_pay(p, task):
+            # "Events can be played at any time ... between the activation of 2 abilities": asked where playing
+            # an event now might pay for an ability of this activation that p cannot pay for yet (judged, with
+            # more than one seat, on the catalogue's events and public counts, as the window is)
+            asked = True
         if not asked and t in ("plant", "activate") and self._may_convert(p, task):
             # Converting sprouts is legal at this decision and its soil may pay for a card or an ability
             # that the soil held now cannot: asked when it would (judged on the sprouts and soil, which
@@ -570,6 +589,47 @@ class EarthState(State):
             return False
         red = self.cost_reductions(p)
         return any(self.pay_methods(p, c, self.effective_cost(p, c, red)) for c in self.game.plantable_by_cost)
+
+    def _event_may_pay(self, p: int, task: dict) -> bool:
+        """Might an event played now pay (part of) the cost of an ability p may still activate in this
+        activation but cannot pay for yet? With more than one seat, judged on a card in hand and the
+        catalogue's events whose cost p can pay (public); in solo play on the events in the hand."""
+        if not self.hands[p]:
+            return False
+        colour = task["colour"]
+        missing: set = set()
+        for slot in self._activation_candidates(task):
+            a = self.abilities_of(p, slot)
+            if a is None:
+                continue
+            if a["kind"] == "copy":
+                if slot < ISLAND_SLOT and self.colour_matches(a["color"], colour):
+                    for t in range(ISLAND_SLOT):
+                        b = self.abilities_of(p, t) if t // 2 != slot // 2 else None
+                        missing |= self._unpaid(p, b, colour) if b else set()
+            else:
+                missing |= self._unpaid(p, a, colour)
+        if not missing:
+            return False
+        # "whenever you play an event" abilities of p's area gain too
+        extra = {GAIN_PAYS[g["res"]] for _, a in self.all_abilities(p) if a["kind"] == "on_event" for g in a["gain"]}
+        if self.n > 1:
+            offers = self.game.event_offers
+        else:
+            cat = self.game.cat
+            offers = [(cat.earth[c]["abilities"][0].get("cost") or {}, {GAIN_PAYS[g["res"]] for g in
+                                                                     cat.earth[c]["abilities"][0]["gain"]})
+                      for c in set(self.hands[p]) if cat.is_event_l[c]]
+        return any((gains | extra) & missing and self.can_pay(p, cost) for cost, gains in offers)
+
+    def _unpaid(self, p: int, a: dict, colour: str) -> set:
+        """The cost resources p lacks for gain ability ``a`` of this colour whose condition is met (else none)."""
+        if a["kind"] != "gain" or not self.colour_matches(a["color"], colour):
+            return set()
+        if a.get("if_action") and not (p == self.active and self.action >= 0
+                                       and ACTIONS[self.action] == a["if_action"]):
+            return set()
+        return {res for res, n in (a.get("cost") or {}).items() if self.have(p, res) < n}
 
     def _may_play_event(self, p: int) -> bool:
         """Could p play an event now, as far as the other seats can tell: a card in hand, and some event
@@ -748,14 +808,19 @@ class EarthState(State):
 
     def _activation_slots(self, task: dict) -> list[int]:
         p, colour = task["p"], task["colour"]
+        return [s for s in self._activation_candidates(task) if self.slot_usable(p, s, colour)]
+
+    def _activation_candidates(self, task: dict) -> list[int]:
+        """The slots this activation may still reach in its order (reading order; island and climate
+        both before or both after the tableau), usable now or not."""
         if task["only"] >= 0:
-            return [s for s in (task["only"] * 2, task["only"] * 2 + 1) if self.slot_usable(p, s, colour)]
+            return [task["only"] * 2, task["only"] * 2 + 1]
         out = []
         if not task["tc"]:
-            grid = self.grid[p]
-            out += [s for s in range(task["tn"], ISLAND_SLOT) if grid[s // 2] >= 0 and self.slot_usable(p, s, colour)]
+            grid = self.grid[task["p"]]
+            out += [s for s in range(task["tn"], ISLAND_SLOT) if grid[s // 2] >= 0]
         if not task["icc"]:
-            out += [s for s in range(ISLAND_SLOT + task["icn"], NUM_SLOTS) if self.slot_usable(p, s, colour)]
+            out += list(range(ISLAND_SLOT + task["icn"], NUM_SLOTS))
         return out
 
     def _may_pass(self, task: dict) -> bool:

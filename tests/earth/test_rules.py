@@ -1165,6 +1165,52 @@ def test_events_can_be_played_between_the_activation_of_2_abilities():
     assert (s.decision(), s.current_player()) == ("action", 1)  # nothing left to activate: the turn is over
 
 
+def test_events_can_be_played_at_any_time_even_where_only_the_event_pays_for_an_ability_of_the_activation():
+    """Played out: player 1 has Common Magnolia (Yellow: pay 2 sprouts -> 4 growth), no sprouts, and Aurora (pay
+    2 growth -> 5 sprouts) in hand. Player 0 takes Growing; player 1 places its 2 growth on the Magnolia. Only
+    then can Aurora be paid, and only Aurora's sprouts pay for the Magnolia: player 1 is asked its Yellow
+    activation (nothing in it is payable yet), plays Aurora there, then activates the Magnolia. Before, the
+    activation was skipped and Aurora came only in the end-of-turn window, too late for the Magnolia."""
+    magnolia, aurora = 8, 250
+    assert CAT.earth[magnolia]["abilities"][0] == {"color": "yellow", "kind": "gain", "cost": {"sprouts": 2},
+                                                   "gain": [{"res": "growth", "n": 4}]}
+    assert CAT.earth[aurora]["abilities"][0]["cost"] == {"growth": 2}
+    s = at_action(2, p=0)
+    empty_hands(s)
+    quiet(s)
+    put(s, 1, 5, magnolia)
+    give(s, 1, aurora)
+    twin = s.clone()  # a flora instead of Aurora: the other seat cannot tell the two hands apart
+    twin.hands[1] = [flora(lambda c: c["id"] not in (magnolia,) and c["id"] in twin.deck)]
+    twin.deck.remove(twin.hands[1][0])
+    twin.deck.append(aurora)
+    for world in (s, twin):
+        choose_action(world, "grow")
+        while (world.current_player(), world.decision()) != (1, "option"):
+            world.apply_action(A(world, "pass"))
+        act(world, "option", 1)  # place up to 2 growth
+        act(world, "cell", 5)
+        act(world, "cell", 5)
+        while world.current_player() == 0:
+            world.apply_action(A(world, "pass"))
+        assert (world.current_player(), world.decision(), world.queue[0]["colour"]) == (1, "activate", "yellow")
+        assert legal(world, "activate") == []
+    assert twin.legal_actions() == [A(twin, "pass")]  # asked all the same: whether is public
+    act(s, "event", aurora - EVENT0)
+    act(s, "cell", 5)
+    act(s, "cell", 5)  # Aurora's 2 growth paid
+    while s.decision() == "place":
+        act(s, "cell", 5)  # 3 of its 5 sprouts fit on the Magnolia
+    assert (s.spr[1][5], s.gro[1][5]) == (3, 0)
+    assert (s.decision(), legal(s, "activate")) == ("activate", [10])
+    act(s, "activate", 10)
+    act(s, "cell", 5)
+    act(s, "cell", 5)
+    while s.decision() == "place":
+        act(s, "cell", 5)
+    assert (s.spr[1][5], s.gro[1][5]) == (1, 4)
+
+
 def test_end_of_turn_window_lets_every_player_play_events_or_convert():
     s = at_action(2, p=0)
     empty_hands(s)
