@@ -1380,6 +1380,21 @@ def test_whenever_you_play_an_event_brown_ability_triggers():
     assert s.soil[0] == soil + 1
 
 
+def test_whenever_you_play_an_event_triggers_at_every_event_not_once_per_turn():
+    """"Each ability can only be activated once per turn" is said of the abilities an action's colour activates;
+    a "whenever you play an event" ability is triggered by each event: two events in one turn, two triggers."""
+    s = at_action(2, p=0)
+    empty_hands(s)
+    s.island[0] = island_where(lambda a: a["kind"] == "on_event" and a["gain"][0]["res"] == "soil")
+    free_draws = [c["id"] for c in CAT.earth if c["kind"] == "event" and not c["abilities"][0].get("cost")
+                  and c["abilities"][0]["gain"][0]["res"] == "draw"][:2]
+    give(s, 0, *free_draws)
+    soil, turns = s.soil[0], s.turns
+    for e in free_draws:
+        act(s, "event", e - EVENT0)
+    assert s.soil[0] == soil + 2 and s.turns == turns
+
+
 # ====================================================================== fauna
 def fauna_state(measure="soil", n=3):
     s = at_action(n, p=1)

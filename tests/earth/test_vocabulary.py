@@ -558,6 +558,27 @@ def test_alt_cost_card_is_plantable_without_soil_when_the_other_resource_covers_
     assert s.grid[0][0] == card and s.soil[0] == 0 and s.compost[0][-cost:] == extra
 
 
+def test_a_cost_reduction_lowers_the_alternative_cost_too():
+    """A brown "Trees cost 2 less" lowers the card's cost however it is paid: the tree whose cost may be paid by
+    composting cards from hand needs 2 cards fewer."""
+    card = alt_card("hand_compost")
+    assert "tree" in CAT.types_of[card]
+    terrain = next(c["id"] for c in CAT.earth if any(a["kind"] == "cost_reduction" and a["filter"] == {"type": "tree"}
+                                                    for a in c["abilities"]))
+    less = next(a["n"] for a in CAT.earth[terrain]["abilities"] if a["kind"] == "cost_reduction")
+    need = CAT.earth[card]["cost"] - less
+    extra = [c for c in board().deck if CAT.cost[c] > 0 and CAT.earth[c]["kind"] != "event" and c != terrain][:need]
+    with_terrain = lambda s: put(s, 0, 5, terrain)  # noqa: E731
+    assert legal(plant_board(card, 0, *extra[:-1], prep=with_terrain), "plant") == []
+    s = plant_board(card, 0, *extra, prep=with_terrain)
+    assert legal(s, "plant") == [card]
+    act(s, "plant", card)
+    act(s, "cell", 6)
+    for c in extra:
+        act(s, "card", c)
+    assert s.grid[0][6] == card and s.decision() != "pay_hand" and s.compost[0][-need:] == extra
+
+
 @pytest.mark.parametrize("res", ["sprouts", "growth"])
 def test_alt_cost_with_sprouts_or_growth_offers_the_choice_when_soil_also_covers_it(res):
     card = alt_card(res)
