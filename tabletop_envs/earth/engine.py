@@ -134,7 +134,7 @@ class EarthGame(Game):
             if cat.is_event_l[c]:
                 a = cat.earth[c]["abilities"][0]
                 offers.setdefault(tuple(sorted((a.get("cost") or {}).items())), set()).update(
-                    GAIN_PAYS[g["res"]] for g in a["gain"])
+                    GAIN_PAYS[g["res"]] for g in a.get("gain") or ())
         self.event_offers = [(dict(k), frozenset(v)) for k, v in sorted(offers.items())]
 
     def config(self) -> dict:
@@ -618,7 +618,7 @@ class EarthState(State):
         else:
             cat = self.game.cat
             offers = [(cat.earth[c]["abilities"][0].get("cost") or {}, {GAIN_PAYS[g["res"]] for g in
-                                                                     cat.earth[c]["abilities"][0]["gain"]})
+                                                                     cat.earth[c]["abilities"][0].get("gain") or ()})
                       for c in set(self.hands[p]) if cat.is_event_l[c]]
         return any((gains | extra) & missing and self.can_pay(p, cost) for cost, gains in offers)
 
