@@ -163,6 +163,15 @@ Version history
   was skipped, so one who reached 3 sprouts in the Watering rows with no soil could not convert and
   activate ("you can convert them any other time"). Random play never met the case (0 new decisions in
   100 two-player games); the shipped Earth model against the heuristic met it about once in five games.
+* v0, events fix (layouts unchanged; decision sequences changed where it applies): an activation is asked
+  when an event the player might play now (judged, with more than one seat, on a card in hand, public
+  counts and the catalogue's events, as the window is) would gain a resource that an ability still
+  reachable in it cannot pay for yet; before, a player whose abilities were all unpayable was skipped, so
+  one who could pay an event only after the action rows (Aurora, 2 growth, after placing the Growing
+  row's growth) got it only in the end-of-turn window, too late for the ability it would have paid ("events
+  can be played at any time ... between the activation of 2 abilities"). In 100 random games 36 two-player
+  and 59 four-player games meet it (127 and 267 new decisions); in the protocol games against the heuristic
+  52 of 300 (the 2-player model) and 119 of 304 (the 4-player model, at four players).
 """
 
 from __future__ import annotations
