@@ -454,6 +454,73 @@ def test_a_known_card_placed_face_down_and_destroyed_to_free_its_lane_is_seen_an
     s.check_invariants()
 
 
+def test_the_losing_player_is_judged_as_the_reveal_phase_begins_after_the_placements_replace_one_destroys():
+    # castles level; player 1 leads on field points (7 against 6) as the turn begins, then destroys their
+    # Stone Tortoise (4) to free a slot for the Sturdy Turtle (still face down): 3 against 6 when the Reveal
+    # Phase begins, so player 1 is now the losing player and reveals first
+    def position():
+        return make_state(hands=(["Gloom Bat"], ["Sturdy Turtle", "Lantern Moth"]),
+                          attacking=(["Cinder Hound", "Burrowing Badger"],
+                                     ["Stone Tortoise", "Tidepool Crab", "Pebble Mole", "Ember Imp"]))
+
+    s = position()
+    end_turn(s)
+    assert s.reveal_first == 0, "without the destroy player 0 has fewer field points"
+    s = position()
+    end(s)
+    place(s, "Sturdy Turtle", A, discards=["Lantern Moth"], destroy=["Stone Tortoise"])
+    end(s)
+    assert s.reveal_first == 1 and not s.log[0].startswith("die roll")
+
+
+def test_a_creatures_points_add_up_every_modifier_before_the_floor_at_0_so_excess_weakening_cancels_a_later_buff():
+    # player 0 reveals first (less castle HP): the Curse of Frailty (-2 to the weakest enemy here) turns in
+    # their defending lane and weakens the Tidepool Crab (1), then player 1's Coral Warden (+1 to their other
+    # Water creatures here) turns beside it: 1 + 1 - 2 = 0, not 0 + 1
+    s = make_state(hands=(["Curse of Frailty"], ["Coral Warden", "Gloom Bat", "Pebble Mole"]), castles=(5, 10),
+                   attacking=([], ["Tidepool Crab"]))
+    place(s, "Curse of Frailty", D)
+    end(s)
+    place(s, "Coral Warden", A, discards=["Gloom Bat", "Pebble Mole"])
+    end(s)
+    assert s.reveal_first == 0 and s.castle[0] == 5 - 2, "only the Warden's 2 points attack"
+
+
+def test_a_cards_effects_resolve_in_printed_order_each_choosing_its_target_when_it_resolves():
+    # the Cyclone moves the strongest enemy creature here (the Stone Tortoise) to its owner's other lane,
+    # then weakens the strongest enemy creature here: the Sturdy Turtle, the Tortoise having left
+    s = make_state(hands=(["Cyclone", "Gloom Bat"], []), defending=([], ["Stone Tortoise", "Sturdy Turtle"]))
+    place(s, "Cyclone", A, discards=["Gloom Bat"])
+    end(s)
+    end(s)
+    assert names(s.field[1][A]) == ["Stone Tortoise"] and names(s.field[1][D]) == ["Sturdy Turtle"]
+    assert s.castle[1] == 10 - (0 - 0) and s.castle[0] == 10 - 4
+    assert "counting: attack [0, 4], defend [0, 2]" in s.log[-1], "the Turtle counted 3 - 1"
+    # where the move finds no room, the weakening falls on the creature that stayed
+    full = ["Tidepool Crab", "Pebble Mole", "Ember Imp", "Lantern Moth"]
+    s = make_state(hands=(["Cyclone", "Gloom Bat"], []), attacking=([], full),
+                   defending=([], ["Stone Tortoise", "Sturdy Turtle"]))
+    place(s, "Cyclone", A, discards=["Gloom Bat"])
+    end(s)
+    end(s)
+    assert names(s.field[1][D]) == ["Stone Tortoise", "Sturdy Turtle"]
+    assert "defend [0, 6]" in s.log[-1], "the Tortoise counted 4 - 1, the Turtle 3"
+
+
+def test_a_draw_printed_before_a_recover_can_fill_the_hand_and_leave_the_recovered_card_in_the_graveyard():
+    # player 0 reveals first (less castle HP): the Dark Pact in their defending lane draws 3 (3 -> 6 cards in
+    # hand), then the Updraft in their attacking lane draws 1, filling the hand to 7, and only then returns
+    # the costliest card from the Graveyard: the Granite Colossus finds the hand full and stays there
+    s = make_state(hands=(["Updraft", "Dark Pact", "Gloom Bat", "Pebble Mole", "Tidepool Crab", "Sturdy Turtle",
+                           "Reef Eel"], []), graveyards=(["Granite Colossus"], []), castles=(9, 10))
+    place(s, "Dark Pact", D, discards=["Pebble Mole"])
+    place(s, "Updraft", A, discards=["Gloom Bat"])
+    end(s)
+    end(s)
+    assert s.reveal_first == 0 and len(s.hand[0]) == 7
+    assert cid("Granite Colossus") in s.graveyard[0] and s.known_hand[0] == []
+    s.check_invariants()
+
 def test_rules_md_names_only_existing_tests_and_every_rule_option():
     import inspect
     import re
