@@ -127,14 +127,17 @@ class EarthGame(Game):
         event_costs = {tuple(sorted((cat.earth[c]["abilities"][0].get("cost") or {}).items()))
                        for c in range(NUM_EARTH) if cat.is_event_l[c]}
         self.event_costs = [dict(k) for k in sorted(event_costs, key=lambda k: (sum(n for _, n in k), k))]
-        # each distinct event cost with the cost resources its events' gains can help to pay: whether a seat is
-        # asked its activation because an event might pay for an ability depends on these, never on its hand
+        # each event's cost with the cost resources its gains can help to pay (solo play reads the hand's), and
+        # each distinct cost with all its events' resources: whether a seat of a game of several is asked its
+        # activation because an event might pay for an ability depends on these, never on its hand
+        self.event_offer = {}
         offers: dict = {}
         for c in range(NUM_EARTH):
             if cat.is_event_l[c]:
                 a = cat.earth[c]["abilities"][0]
-                offers.setdefault(tuple(sorted((a.get("cost") or {}).items())), set()).update(
-                    GAIN_PAYS[g["res"]] for g in a.get("gain") or ())
+                cost, gains = a.get("cost") or {}, frozenset(GAIN_PAYS[g["res"]] for g in a.get("gain") or ())
+                self.event_offer[c] = (cost, gains)
+                offers.setdefault(tuple(sorted(cost.items())), set()).update(gains)
         self.event_offers = [(dict(k), frozenset(v)) for k, v in sorted(offers.items())]
 
     def config(self) -> dict:
@@ -426,19 +429,25 @@ class EarthState(State):
         """Multicolour abilities match the Red, Blue and Yellow actions."""
         return ability_colour == colour or (ability_colour == "multi" and colour in ("red", "blue", "yellow"))
 
-    def usable(self, p: int, a: dict, colour: str) -> bool:
-        """Can p activate gain ability ``a`` for an action of ``colour`` now (condition met, cost payable)."""
+    def applies(self, p: int, a: dict, colour: str) -> bool:
+        """Is ``a`` a gain ability p may activate for an action of ``colour`` (its condition met), cost aside?"""
         if a["kind"] != "gain" or not self.colour_matches(a["color"], colour):
             return False
-        if a.get("if_action") and not (p == self.active and self.action >= 0
-                                       and ACTIONS[self.action] == a["if_action"]):
-            return False
-        return self.can_pay(p, a.get("cost"))
+        return not a.get("if_action") or (p == self.active and self.action >= 0
+                                          and ACTIONS[self.action] == a["if_action"])
+
+    def usable(self, p: int, a: dict, colour: str) -> bool:
+        """Can p activate gain ability ``a`` for an action of ``colour`` now (condition met, cost payable)."""
+        return self.applies(p, a, colour) and self.can_pay(p, a.get("cost"))
+
+    def copy_sources(self, p: int, source_cell: int) -> list[tuple[int, dict]]:
+        """The tableau ability slots (with their abilities) a copy ability on ``source_cell`` looks at: never
+        the island or climate, never its own card."""
+        return [(s, a) for s in range(ISLAND_SLOT) if s // 2 != source_cell and (a := self.abilities_of(p, s)) is not None]
 
     def copy_targets(self, p: int, source_cell: int, colour: str) -> list[int]:
         """Tableau ability slots a copy ability may copy (never the island or climate, never a copy)."""
-        return [s for s in range(32) if s // 2 != source_cell and (a := self.abilities_of(p, s)) is not None
-                and self.usable(p, a, colour)]
+        return [s for s, a in self.copy_sources(p, source_cell) if self.usable(p, a, colour)]
 
     def slot_usable(self, p: int, slot: int, colour: str) -> bool:
         a = self.abilities_of(p, slot)
@@ -604,30 +613,21 @@ class EarthState(State):
                 continue
             if a["kind"] == "copy":
                 if slot < ISLAND_SLOT and self.colour_matches(a["color"], colour):
-                    for t in range(ISLAND_SLOT):
-                        b = self.abilities_of(p, t) if t // 2 != slot // 2 else None
-                        missing |= self._unpaid(p, b, colour) if b else set()
+                    for _, b in self.copy_sources(p, slot // 2):
+                        missing |= self._unpaid(p, b, colour)
             else:
                 missing |= self._unpaid(p, a, colour)
         if not missing:
             return False
         # "whenever you play an event" abilities of p's area gain too
         extra = {GAIN_PAYS[g["res"]] for _, a in self.all_abilities(p) if a["kind"] == "on_event" for g in a["gain"]}
-        if self.n > 1:
-            offers = self.game.event_offers
-        else:
-            cat = self.game.cat
-            offers = [(cat.earth[c]["abilities"][0].get("cost") or {}, {GAIN_PAYS[g["res"]] for g in
-                                                                     cat.earth[c]["abilities"][0].get("gain") or ()})
-                      for c in set(self.hands[p]) if cat.is_event_l[c]]
+        offer = self.game.event_offer
+        offers = self.game.event_offers if self.n > 1 else [offer[c] for c in set(self.hands[p]) if c in offer]
         return any((gains | extra) & missing and self.can_pay(p, cost) for cost, gains in offers)
 
     def _unpaid(self, p: int, a: dict, colour: str) -> set:
         """The cost resources p lacks for gain ability ``a`` of this colour whose condition is met (else none)."""
-        if a["kind"] != "gain" or not self.colour_matches(a["color"], colour):
-            return set()
-        if a.get("if_action") and not (p == self.active and self.action >= 0
-                                       and ACTIONS[self.action] == a["if_action"]):
+        if not self.applies(p, a, colour):
             return set()
         return {res for res, n in (a.get("cost") or {}).items() if self.have(p, res) < n}
 
