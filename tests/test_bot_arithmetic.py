@@ -8,10 +8,9 @@ played 6 of 60 seeded self-play games differently and the Earth heuristic 1 of 6
 soil as 6.9999998 and took a card costing 7 as unaffordable; Terralore saw a mutual kill as won or lost by
 comparing 8.0000002 with 8.0000001.
 
-Not yet whole numbers: the Earth heuristic's sprout room (spaces / 6 minus sprouts / 6, times 6) reads 2 as
-1.9999999 for some counts in float32 under both NumPy versions (a review's finding), so its Watering choice
-takes soil where it would place sprouts; the same under NumPy 1 and 2, so no test here sees it. Left as it
-is for now: mending it moves the anchor every Earth number "vs the heuristic" is measured against."""
+A review found one more, the same under both NumPy versions: the Earth heuristic's sprout room (spaces / 6
+minus sprouts / 6, times 6) read a room of 2 as 1.9999999 in float32 for 8 (spaces, sprouts) pairs, so its
+Watering choice took 2 soil where it would place its sprouts."""
 
 from __future__ import annotations
 
@@ -54,3 +53,30 @@ def test_the_earth_heuristic_reads_seven_soil_as_seven():
     obs = np.zeros(bot.obs.size, np.float32)
     bot.obs.view(obs, "resources")[0, 0] = np.float32(7) * np.float32(1 / 40)
     assert bot._soil(obs) == 7 and bot._soil(obs.astype(np.float64)) == 7
+
+
+def test_the_earth_heuristic_reads_sprout_and_growth_room_as_the_engine_counts_it():
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent / "earth"))
+    from scenario import after_setup, clear_tableau, put
+
+    from tabletop_envs.earth.bots import _room
+
+    bot = load_policy("earth_v0/heuristic", env="earth_v0")
+    state = after_setup(2, 0)
+    game_cat = state.game.cat
+    flora = [c for c in range(len(game_cat.is_flora_l)) if game_cat.is_flora_l[c]]
+    misread = []
+    for spaces in sorted({game_cat.sprout_spaces_l[c] for c in flora}):
+        card = next(c for c in flora if game_cat.sprout_spaces_l[c] == spaces)
+        for sprouts in range(spaces + 1):
+            for growth in range(game_cat.max_growth_l[card] + 1):
+                clear_tableau(state, 0)
+                put(state, 0, 5, card, sprouts=sprouts, growth=growth)
+                cells = bot._my_cells(state.observation(0))
+                got = (_room(cells, 5, -2, 6), _room(cells, 3, -1, 8))
+                if got != (state.room(0, 5, "sprouts"), state.room(0, 5, "growth")):
+                    misread.append((spaces, sprouts, growth, got))
+    assert not misread, f"(spaces, sprouts, growth, room read): {misread[:5]}"

@@ -91,8 +91,7 @@ class EarthHeuristic:
         empty = 16 - int(cells[:, 0].sum())
         hand = [c for c in self._hand(obs) if c < EVENT0]
         affordable = sorted((self.worth[c] for c in hand if self.cat.cost[c] <= soil), reverse=True)
-        room_s = float(((cells[:, 5] - cells[:, -2]) * 6 * cells[:, 0]).sum())
-        room_g = float(((cells[:, 3] - cells[:, -1]) * 8 * cells[:, 0]).sum())
+        room_s, room_g = _room(cells, 5, -2, 6), _room(cells, 3, -1, 8)
         value = {
             0: (sum(affordable[:2]) + 2.5 * min(len(affordable), 2)) if empty else -1.0,
             1: 2.0 + 0.35 * 5 + (2.0 if soil < 4 and hand else 0.0),
@@ -120,10 +119,8 @@ class EarthHeuristic:
         if action == 1:  # compost: soil when short, else 2 compost (2 VP)
             return self.A["option"] + (0 if self._soil(obs) < 8 else 1)
         if action == 2:
-            room = ((cells[:, 5] - cells[:, -2]) * 6 * cells[:, 0]).sum()
-            return self.A["option"] + (0 if room >= 2 else 1)
-        room = ((cells[:, 3] - cells[:, -1]) * 8 * cells[:, 0]).sum()
-        return self.A["option"] + (1 if room >= 2 else 0)
+            return self.A["option"] + (0 if _room(cells, 5, -2, 6) >= 2 else 1)
+        return self.A["option"] + (1 if _room(cells, 3, -1, 8) >= 2 else 0)
 
     def _place(self, obs, mask, legal):
         cells = self._in(legal, "cell")
@@ -163,3 +160,10 @@ def _make(game_config: dict | None = None, **kwargs) -> EarthHeuristic:
 
 
 register_policy("earth_v0/heuristic", _make, overwrite=True)
+
+
+def _room(cells: np.ndarray, spaces: int, pieces: int, scale: int) -> float:
+    """Free sprout (or growth) spaces over the player's flora as a whole number: the observation holds each
+    cell's spaces and pieces scaled down (/ 6 sprouts, / 8 growth), and in float32 (3 - 1) / 6 * 6 is
+    1.9999999, which read a room of 2 as too small for "place up to 2 sprouts"."""
+    return float(((np.rint(cells[:, spaces] * scale) - np.rint(cells[:, pieces] * scale)) * cells[:, 0]).sum())
