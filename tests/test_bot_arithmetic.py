@@ -9,8 +9,9 @@ soil as 6.9999998 and took a card costing 7 as unaffordable; Terralore saw a mut
 comparing 8.0000002 with 8.0000001.
 
 A review found one more, the same under both NumPy versions: the Earth heuristic's sprout room (spaces / 6
-minus sprouts / 6, times 6) read a room of 2 as 1.9999999 in float32 for 8 (spaces, sprouts) pairs, so its
-Watering choice took 2 soil where it would place its sprouts."""
+minus sprouts / 6, times 6) read 8 of the 28 (spaces, sprouts) pairs a little low in float32 (3 spaces with 1
+sprout as 1.9999999), so a room of 2 could look too small and its Watering choice took 2 soil where it would
+place its sprouts."""
 
 from __future__ import annotations
 
