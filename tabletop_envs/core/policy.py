@@ -37,6 +37,14 @@ class Policy(Protocol):
 NO_LEGAL_ACTION = "the action mask has no legal action: a policy is only asked at a decision point"
 
 
+def whole_counts(values, scale: int) -> np.ndarray:
+    """The whole numbers an observation holds scaled down (castle HP / 10, soil / 40, copies / 4 …), as exact
+    float64s, for a bot that reads them back. Multiplying back alone leaves float32 rounding (``(3 - 1) / 6 * 6``
+    is 1.9999999; NumPy 1's scalar arithmetic widens ``0.6 * 10`` to 6.000000238, NumPy 2 keeps it 6.0), and a
+    bot's thresholds and ties then fall one way or the other."""
+    return np.rint(np.asarray(values, np.float64) * scale)
+
+
 def check_policy_input(policy_id: str, observation, action_mask, observation_size: int, num_actions: int) -> np.ndarray:
     """Refuse what a game's own policy (a heuristic bot) cannot read: another env's observation or mask
     (ModelMismatchError, where it would otherwise pick an action from numbers it misreads) or a mask

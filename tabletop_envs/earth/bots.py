@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tabletop_envs.core.policy import check_policy_input, register_policy
+from tabletop_envs.core.policy import check_policy_input, register_policy, whole_counts
 
 from .catalogue import load_catalogue
 from .engine import DECISIONS, EVENT0, build_action_layout, build_observation_layout
@@ -58,7 +58,7 @@ class EarthHeuristic:
     def _soil(self, obs):
         # a whole number: float32(7 / 40) * 40 is 6.9999999 in float64 (NumPy 1's scalar arithmetic, or a
         # float64 observation), and a card costing 7 would look unaffordable
-        return float(np.rint(float(self._seg(obs, "resources")[0, 0]) * 40.0))
+        return float(whole_counts(self._seg(obs, "resources")[0, 0], 40))
 
     def _my_cells(self, obs):
         return self._seg(obs, "cells")[0]
@@ -166,4 +166,4 @@ def _room(cells: np.ndarray, spaces: int, pieces: int, scale: int) -> float:
     """Free sprout (or growth) spaces over the player's flora as a whole number: the observation holds each
     cell's spaces and pieces scaled down (/ 6 sprouts, / 8 growth), and in float32 (3 - 1) / 6 * 6 is
     1.9999999, which read a room of 2 as too small for "place up to 2 sprouts"."""
-    return float(((np.rint(cells[:, spaces] * scale) - np.rint(cells[:, pieces] * scale)) * cells[:, 0]).sum())
+    return float(((whole_counts(cells[:, spaces], scale) - whole_counts(cells[:, pieces], scale)) * cells[:, 0]).sum())

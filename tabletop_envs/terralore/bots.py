@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.policy import check_policy_input, register_policy
+from ..core.policy import check_policy_input, register_policy, whole_counts
 from .catalogue import Catalogue, default_catalogue
 from .encoder import DECISION_ORDER, build_layout
 
@@ -96,7 +96,7 @@ class TerraloreHeuristic:
         draws = sum(e.amount for e in self.cat[card].effects if e.kind == "draw")
         if not draws:
             return 0.0
-        mine, theirs = _counts(view["deck_sizes"], 20)
+        mine, theirs = whole_counts(view["deck_sizes"], 20)
         if mine <= 10 and mine - draws < theirs + 1:
             return 0.6 * draws + 3.0
         return 0.0
@@ -152,7 +152,7 @@ class TerraloreHeuristic:
         observation, action_mask = np.asarray(observation, np.float32), np.asarray(action_mask)
         view = _SegmentViews(self.layout, observation)
         # what every card's worth is measured against, computed once per decision
-        view["_castle_hp"] = tuple(_counts(view["castles"], 10))  # (mine, theirs)
+        view["_castle_hp"] = tuple(whole_counts(view["castles"], 10))  # (mine, theirs)
         view["_estimates"] = self._lane_estimates(view)
         view["_before"] = self._balance(view, *view["_estimates"])
         # enemies "here": my attacking lane (0) faces their defending lane and vice versa
@@ -206,10 +206,10 @@ class TerraloreHeuristic:
         return self.a_discard + min(spare, key=lambda c: (self._worth(c, view), c))
 
     def _lane_estimates(self, view) -> tuple[float, float, float, float]:
-        points = _counts(view["lane_points"], 10)
+        points = whole_counts(view["lane_points"], 10)
         own_att = points[0] + self.points[view["own_face_down_attacking"] > 0].sum()
         own_def = points[1] + self.points[view["own_face_down_defending"] > 0].sum()
-        fd = _counts(view["opp_face_down_counts"], 20)
+        fd = whole_counts(view["opp_face_down_counts"], 20)
         opp_att = points[2] + FACE_DOWN_GUESS * fd[0]
         opp_def = points[3] + FACE_DOWN_GUESS * fd[1]
         return own_att, own_def, opp_att, opp_def
@@ -220,14 +220,6 @@ class TerraloreHeuristic:
         if self.is_creature[card] and attack == defend and view["_before"] + attack >= 100.0:
             return 1  # the attack is already lethal: more defence guards against what we cannot see
         return 0 if attack >= defend else 1
-
-
-def _counts(segment, scale: int) -> np.ndarray:
-    """The whole numbers an observation segment holds scaled down (castle HP / 10, deck size / 20, ...), as
-    exact float64s. Multiplying back alone leaves float32 rounding (0.6 * 10 is 6.000000238 in float64) that
-    NumPy 1 keeps and NumPy 2 (NEP 50) rounds away, and the bot's ties (a mutual kill is won by the larger
-    total) then fall one way or the other by NumPy version."""
-    return np.rint(np.asarray(segment, np.float64) * scale)
 
 
 class _SegmentViews(dict):

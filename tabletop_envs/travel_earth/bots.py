@@ -7,7 +7,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from tabletop_envs.core.policy import check_policy_input, register_policy
+from tabletop_envs.core.policy import check_policy_input, register_policy, whole_counts
 
 from .catalogue import NUM_STATS
 from .engine import PHASES, TravelEarthGame
@@ -43,7 +43,7 @@ class HeuristicPolicy:
     # ------------------------------------------------------------------ helpers
     def _cards(self, obs, name) -> np.ndarray:
         """Catalogue ids in a count segment, repeated by copies."""
-        counts = np.rint(self.layout.view(obs, name) * 4).astype(int)
+        counts = whole_counts(self.layout.view(obs, name), 4).astype(int)
         return np.repeat(np.arange(self.n), counts)
 
     def _legal(self, mask, segment) -> np.ndarray:
