@@ -813,8 +813,8 @@ class EarthState(State):
     def _activation_candidates(self, task: dict) -> list[int]:
         """The slots this activation may still reach in its order (reading order; island and climate
         both before or both after the tableau), usable now or not."""
-        if task["only"] >= 0:
-            return [task["only"] * 2, task["only"] * 2 + 1]
+        if task["only"] >= 0:  # a card just planted: its black abilities, in reading order
+            return [s for s in (task["only"] * 2, task["only"] * 2 + 1) if s >= task["tn"]]
         out = []
         if not task["tc"]:
             grid = self.grid[task["p"]]
@@ -994,7 +994,13 @@ class EarthState(State):
     def _do_activate(self, task, seg, slot):
         p = task["p"]
         if task["only"] >= 0:
-            self.queue.pop(0)
+            # a card with two black abilities may use both (each once, in order); the decision ends once
+            # no black ability of the card is left to reach
+            task["tn"] = slot + 1
+            cell = task["only"]
+            if not any(a["color"] == "black" and a["kind"] == "gain"
+                       for a in self.game.cat.earth[self.grid[p][cell]]["abilities"][slot + 1 - cell * 2:]):
+                self.queue.pop(0)
         elif slot < ISLAND_SLOT:
             # island and climate go both before or both after the tableau
             if task["icn"] > 0:

@@ -173,6 +173,9 @@ Version history
   ``python -m tabletop_envs.earth.report --players 2 4 --games 100`` 31 two-player and 67 four-player games meet it (115
   and 386 new decisions); in the protocol games against the heuristic 52 of 300 (the 2-player model) and
   119 of 304 (the 4-player model, at four players).
+* v0, custom catalogues (layouts unchanged; play with the shipped cards unchanged): a card with two black
+  abilities (none shipped; a ``data_dir`` catalogue may hold one) may use each once, in reading order, when
+  it is played; before, the decision ended with the first one used and the second was lost.
 """
 
 from __future__ import annotations

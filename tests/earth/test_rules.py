@@ -1047,6 +1047,62 @@ def test_black_abilities_are_triggered_only_when_played():
         assert not s.slot_usable(0, 0, colour)
 
 
+def test_black_abilities_of_a_card_with_two_are_both_triggered_when_played(tmp_path):
+    """No shipped card has two black abilities, but a custom catalogue may: "Black abilities are triggered only
+    when played" and "you are never forced to activate", so each may be used once, in reading order (before the
+    fix the decision ended with the first, and the second was lost)."""
+    import json
+    import shutil
+
+    from tabletop_envs.earth.catalogue import DATA
+    from tabletop_envs.earth.text import ability_text
+
+    for f in DATA.glob("*.json"):
+        shutil.copy(f, tmp_path / f.name)
+    data = json.loads((tmp_path / "earth_cards.json").read_text(encoding="utf-8"))
+    black = with_ability(lambda a: a["color"] == "black" and a["kind"] == "gain" and a["gain"][0]["res"] == "draw"
+                         and not a.get("cost"))
+    record = next(c for c in data["cards"] if c["id"] == black)
+    assert len(record["abilities"]) == 1
+    drawn = record["abilities"][0]["gain"][0]["n"]
+    record["abilities"].append({"color": "black", "kind": "gain", "gain": [{"res": "soil", "n": 7}]})
+    record["text"] = " ".join(ability_text(a) for a in record["abilities"])
+    (tmp_path / "earth_cards.json").write_text(json.dumps(data), encoding="utf-8")
+
+    def planted(kw):
+        s = at_action(2, p=0, **kw)
+        empty_hands(s)
+        give(s, 0, black)
+        s.soil[0] = 20
+        choose_action(s, "plant")
+        act(s, "plant", black)
+        act(s, "cell", 0)
+        return s
+
+    kw = {"data_dir": str(tmp_path)}
+    s = planted(kw)
+    assert s.decision() == "activate" and s.queue[0]["colour"] == "black" and legal(s, "activate") == [0, 1]
+    act(s, "activate", 0)
+    assert s.decision() == "activate" and legal(s, "activate") == [1]  # the second, still to use
+    soil = s.soil[0]
+    act(s, "activate", 1)
+    assert (len(s.hands[0]), s.soil[0]) == (drawn, soil + 7)
+    assert not (s.decision() == "activate" and s.queue[0]["colour"] == "black")
+    s.check_invariants()
+    # in reading order: the second first leaves nothing of this card to use
+    s = planted(kw)
+    soil = s.soil[0]
+    act(s, "activate", 1)
+    assert (len(s.hands[0]), s.soil[0]) == (0, soil + 7)
+    assert not (s.decision() == "activate" and s.queue[0]["colour"] == "black")
+    # never forced: pass skips both
+    s = planted(kw)
+    soil = s.soil[0]
+    act(s, "pass")
+    assert (len(s.hands[0]), s.soil[0]) == (0, soil)
+    assert not (s.decision() == "activate" and s.queue[0]["colour"] == "black")
+
+
 def test_brown_abilities_have_end_game_scoring_and_are_never_activated():
     """Played out in a one-round game: player 0 plants Southern Caldera ("[Brown] end of game: 3 VP per Herb in this
     row") at cell 0 beside a herb, then a second herb into that row; player 1 takes its turn and the game ends.
