@@ -103,6 +103,31 @@ stay hidden (tested by resampling them).
 | 2003–3227 | `tableau_cards` | 5×245 | 0…1 | per seat: cards in the tableau (multi-hot) |
 | 3228–5147 | `cells` | 5×16×24 | 0…1 | per seat and cell: static card features (occupied, cost, VP, growth max, canopy, sprout spaces, terrain, 4 types, 4 habitats, 7 colours) then sprouts/6 and growth/8 |
 
+What the observation leaves out
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+A player knows a few things the v0 layout has no field for, or no room for; each needs a new layout (a
+new env version and retrained models), so they are listed here (counted by a one-off audit over seeded
+games, 2026-12-03: 100 two-player games of the heuristic bot against itself, 20 of the shipped model):
+
+* **Counts above the clips**: soil above 40, hand above 30, compost above 30 and events above 10 read as
+  40, 30, 30 and 10, though compost scores 1 VP a card and soil and hand size break ties. In the model's
+  games some seat held more than 30 cards in hand at 10 % of decisions and more than 30 in compost at
+  0.9 %; the heuristic's passed 30 compost at 0.5 %.
+* **Pending fauna claims**: an objective met earlier in the turn is claimed at its end even if unmet by
+  then (RULES.md "Fauna timing"); the observation shows only the present counts. 8 of 44,255 heuristic
+  decisions and 19 of 9,997 of the model's were taken with such a claim pending and unmet. Memory
+  recovers it.
+* **Other seats' island and climate sides during the setup compost choice**: every side is chosen by
+  then, but they are shown from the first turn (the text view likewise). Hand and soil counts already
+  tell the island's draw; n decisions a game.
+* **The discard pile's cards** (public; only its size is encoded): they matter once it is reshuffled into
+  the deck, which no heuristic or model game reached.
+* **Memory-only details**: which cards were planted this turn (eight island sides count them), and
+  which card a pending pay or copy decision belongs to (a copied directional ability acts from the
+  copying card's cell).
+* **The rule options** (``fauna_side``, ``max_rounds``, ...): a model learns one set, which its sidecar
+  records; ``load_policy`` warns when it is played under others.
+
 Action mask
 -----------
 ``obs["action_mask"]`` (and ``info["action_mask"]``) marks the legal actions of the acting player;

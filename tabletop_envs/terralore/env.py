@@ -79,6 +79,23 @@ catalogue card id.
 | 885–886 | `mulliganed` | 2 | 0…1 | you took a mulligan, the opponent took a mulligan |
 | 887–888 | `reveal_first` | 2 | 0…1 | one-hot who revealed first last Reveal Phase: you, the opponent |
 
+What the observation leaves out
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+A player knows a few things the v0 layout has no field for; each needs a new layout (a new env version
+and retrained models), so they are listed here (counted by a one-off audit over seeded self-play of the
+heuristic bot, 2026-12-03):
+
+* **Your own deck list.** With ``"random"`` decks (the default) a real player knows the 20 cards they
+  play; the observation shows the ones seen (hand, lanes, Graveyard, Exile), not which of the other
+  catalogue cards make up the rest, so at a typical decision the ~14 cards left in your deck could be any
+  of about 60. No memory recovers it. A preset or listed deck is the game's configuration, the same in
+  every game a model plays under it.
+* **The order of your own face-down cards in a lane**: they turn in placement order (RULES.md choice
+  11), the observation holds them as a set. Reversing the order changed the turn's outcome in 5 of 362
+  pairs tried; a policy with memory of its own placements can keep it.
+* **The rule options** (``deck_out``, ``draw_on_first_turn``, ...): a model learns one set, which its
+  sidecar records; ``load_policy`` warns when it is played under others.
+
 Action mask
 -----------
 ``obs["action_mask"]`` (and ``info["action_mask"]``) marks the legal actions of the acting player;

@@ -99,6 +99,31 @@ Reservoir contents are never shown (their sizes and Full/Empty counts are).
 | 836 | `reservoir_adds` | 1 | 0…1 | cards you added to your Reservoir this turn / 2 |
 | 837 | `turn` | 1 | 0…1 | turns played / 400 (capped at 1) |
 
+### What the observation leaves out
+
+A player knows a few things the v0 layout has no field for; each needs a new layout (a new env version
+and retrained models), so they are listed here (counted by a one-off audit over 300 seeded games of the
+heuristic bot against itself, 2026-12-03):
+
+- **An opponent's Reservoir card that won a Last Resort and was shuffled back** ("Return the winning
+  Animal face down to the Reservoir and shuffle it back in"): both players saw it, but only its owner's
+  observation keeps it (`my_reservoir_known`). 47 of the 158 Last Resorts ended so; 4.7 % of the later
+  decisions were taken with it known, a few of them statistic choices against an empty field, where Last
+  Resort draws from that Reservoir. A policy with memory can keep it; a memoryless one (every shipped
+  model) cannot.
+- **A Homing card returned to the opponent's Hand in view** (a failed Last Resort reveal): not marked,
+  as Terralore's `opp_known_hand` marks such cards. Memory only; the heuristic plays it again at once
+  (0 affected decisions), random play meets it at 2.5 % of decisions.
+- **The order of the declared Challengers still waiting**: they resolve in declaration order (RULES.md
+  reading 4) and `declared` counts copies. The defending player takes no decision while they are
+  declared, so even memory cannot recover it; 24 % of the defender's decisions had two or more different
+  Challengers waiting.
+- **The stalemate count** (`stalemate_turns`): not encoded; only random play reached it (12 of 300 games).
+- **Sizes with decks of different lengths**: Deck and Hand counts are divided by each player's own deck
+  size (only casual decks can differ), so the counts cannot be read back as cards.
+- **The rule options** (`resting_defender_win`, `hand_size_table`, ...): a model learns one set, which its
+  sidecar records; `load_policy` warns when it is played under others.
+
 ## Action mask
 
 ``obs["action_mask"]`` (and ``info["action_mask"]``) marks the legal ids of the seat to move; the
