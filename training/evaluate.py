@@ -12,7 +12,8 @@ policies' rates against a third are measured on the same deals, and ``--policies
 
 More than two seats (Earth with 3–5 players): A and B sit at two seats, the others are filled by
 ``--filler`` (default random); the rotations put A and B on every seat in both orders. The result
-of a game for the pair is rank-based: A beats B when A's return (its rank reward) is higher.
+of a game for the pair is rank-based: A beats B when A's standing is higher (``State.standings``: for Earth
+the rank reward, VP then the rule text's tiebreakers, whatever ``reward`` shapes the returns).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from tabletop_envs.core.aec import AEC_KWARGS, check_illegal_action, check_max_turns, check_render_mode
-from tabletop_envs.core.arena import deal_seed, play_game
+from tabletop_envs.core.arena import deal_seed, play_game_standings
 from tabletop_envs.core.errors import ConfigError, is_int, run_cli
 from tabletop_envs.core.policy import load_policy, policy_name, policy_rng
 from tabletop_envs.core.registry import get_spec, make_game
@@ -147,8 +148,10 @@ def play_pair(env_name: str, a, b, games: int, seed: int = 0, game_kwargs: dict 
             seats, rngs = [pol_f] * n, [rng_f] * n
             seats[seat_a], seats[seat_b] = pol_a, pol_b
             rngs[seat_a], rngs[seat_b] = rng_a, rng_b
-            returns, _ = play_game(game, seats, dealt, max_turns, rngs)
-            ra, rb = returns[seat_a], returns[seat_b]
+            # the standings, not the returns: Earth's reward="vp_margin" returns call a VP tie a draw where
+            # the rules' tiebreakers name a winner
+            _, standings, _ = play_game_standings(game, seats, dealt, max_turns, rngs)
+            ra, rb = standings[seat_a], standings[seat_b]
             wins += ra > rb
             draws += ra == rb
             losses += ra < rb

@@ -30,6 +30,17 @@ def play_game(game, policies: Sequence[Policy], seed: int, max_turns: int | None
     it moves chooses that one's next random numbers. A game that reaches ``max_turns`` (default: the
     game's) ends with all-zero returns (truncated).
     """
+    returns, _, steps = play_game_standings(game, policies, seed, max_turns, rng)
+    return returns, steps
+
+
+def play_game_standings(game, policies: Sequence[Policy], seed: int, max_turns: int | None = None,
+                        rng: np.random.Generator | Sequence[np.random.Generator] | None = None
+                        ) -> tuple[np.ndarray, np.ndarray, int]:
+    """:func:`play_game` with the seats' standings as well: (returns, standings, decisions). Count wins,
+    draws and losses on the standings (``State.standings``): they follow the rules' result where a reward
+    option shapes the returns (Earth's ``reward="vp_margin"`` returns ignore the tiebreakers). A truncated
+    game's are all zeros, as its returns."""
     state = game.new_initial_state(seed)
     if rng is None:
         rngs = [policy_rng(seed, seat) for seat in range(game.num_players)]
@@ -39,12 +50,12 @@ def play_game(game, policies: Sequence[Policy], seed: int, max_turns: int | None
     steps = 0
     while not state.is_terminal():
         if state.turn >= limit:
-            return np.zeros(game.num_players), steps
+            return np.zeros(game.num_players), np.zeros(game.num_players), steps
         seat = state.current_player()
         mask = state.legal_action_mask()
         state.apply_action(policies[seat].act(state.observation(seat), mask, rngs[seat]))
         steps += 1
-    return np.asarray(state.returns(), float), steps
+    return np.asarray(state.returns(), float), np.asarray(state.standings(), float), steps
 
 
 @dataclass
@@ -72,7 +83,8 @@ def play_match(env_name: str, policies: Sequence, num_games: int, seed: int = 0,
                game_kwargs: dict | None = None, max_turns: int | None = None) -> MatchResult:
     """``num_games`` games (rounded up to whole sets of seat rotations) with seats rotated every game and
     paired seeds (each deal is played from every seat rotation). For more than two seats a win is the
-    unique best return."""
+    unique best standing (``State.standings``: the rules' result, e.g. Earth's tiebreakers, whatever its
+    ``reward`` option; the returns otherwise)."""
     from .registry import make_game
 
     game = make_game(env_name, **(game_kwargs or {}))
@@ -90,16 +102,18 @@ def play_match(env_name: str, policies: Sequence, num_games: int, seed: int = 0,
         dealt = deal_seed(seed, g // n)  # the same deal for each of the n rotations
         shift = g % n
         seating = [(i + shift) % n for i in range(n)]  # seat s is played by policy seating[s]
-        returns, length = play_game(game, [pols[seating[s]] for s in range(n)], dealt, max_turns,
-                                    [rngs[seating[s]] for s in range(n)])
+        returns, standings, length = play_game_standings(game, [pols[seating[s]] for s in range(n)], dealt,
+                                                         max_turns, [rngs[seating[s]] for s in range(n)])
         res.games += 1
         res.lengths.append(length)
-        by_policy = np.empty(n)
+        by_policy, standing = np.empty(n), np.empty(n)
         for s in range(n):
             by_policy[seating[s]] = returns[s]
+            standing[seating[s]] = standings[s]
         res.total_return += by_policy
-        best = by_policy.max()
-        winners = np.flatnonzero(by_policy == best)
+        # who won by the rules (the standings), not by the returns, which a reward option may shape
+        best = standing.max()
+        winners = np.flatnonzero(standing == best)
         for i in range(n):
             if i not in winners:
                 res.losses[i] += 1

@@ -175,6 +175,12 @@ class State:
         """Per-seat result; all zeros until the game ends."""
         raise NotImplementedError
 
+    def standings(self) -> np.ndarray:
+        """Who beat whom by the rules, for counting wins, draws and losses: a higher value beat a lower one,
+        equal values tied; all zeros until the game ends. The returns, unless a game's reward option shapes
+        them away from the rules' result (Earth's ``reward="vp_margin"`` ignores the tiebreakers)."""
+        return self.returns()
+
     def observation(self, player: int) -> np.ndarray:
         """float32 vector of ``game.observation_layout`` from ``player``'s view only."""
         raise NotImplementedError

@@ -1048,6 +1048,16 @@ class EarthState(State):
             return scores
         if self.game.reward == "vp_margin":
             return scores - (scores.sum() - scores) / (n - 1)
+        return self.standings()
+
+    def standings(self) -> np.ndarray:
+        """The rank reward whatever ``reward`` shapes the returns: VP, then the rule text's five tiebreakers
+        decide who beat whom (``reward="vp_margin"`` returns tell a VP tie only); solo, the final VP."""
+        n = self.n
+        if self.phase != "over":
+            return np.zeros(n)
+        if n == 1:
+            return np.array(self.scores, float)
         keys = [scoring.tiebreak_key(self, p) for p in range(n)]
         out = np.zeros(n)
         for p in range(n):

@@ -813,3 +813,25 @@ def test_before_the_active_player_chooses_this_turns_action_no_action_is_marked(
         obs = s.observation(p)
         assert not lay.view(obs, "action").any()
         assert lay.view(obs, "seats_in_game").tolist() == [1, 1, 1, 0, 0]
+
+
+def test_a_vp_tie_under_vp_margin_is_won_by_the_tiebreakers_in_a_match():
+    # seed 20's first deal (random against random) ends level on VP, decided by a tiebreaker (found by an audit:
+    # play_match counted it a draw under reward="vp_margin", whose returns ignore the tiebreakers)
+    from tabletop_envs.core.arena import play_match
+
+    results = [play_match("earth_v0", ["earth_v0/random", "earth_v0/random"], 2, seed=20,
+                          game_kwargs={"num_players": 2, "reward": reward}) for reward in ("vp_margin", "rank")]
+    margin, rank = ((list(r.wins), list(r.draws), list(r.losses)) for r in results)
+    assert margin == rank and sum(rank[1]) < 4
+
+
+def test_standings_follow_the_tiebreakers_and_equal_the_rank_returns():
+    from tabletop_envs.core.arena import deal_seed, play_game_standings
+    from tabletop_envs.core.policy import policy_rng
+
+    game = earth_env.raw_env(num_players=2, reward="vp_margin").game
+    returns, standings, _ = play_game_standings(game, [RandomPolicy(), RandomPolicy()], deal_seed(20, 0),
+                                                rng=[policy_rng(20, 0), policy_rng(20, 1)])
+    assert returns[0] == returns[1] == 0.0  # level on VP
+    assert sorted(standings) == [-1.0, 1.0]  # a tiebreaker decides

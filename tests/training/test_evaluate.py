@@ -296,9 +296,9 @@ def test_play_pair_counts_wins_draws_and_losses_from_a_s_seat_over_paired_deals(
         deal = sorted({s for s, _, _ in calls}).index(seed)
         returns = np.zeros(len(seats))
         returns[seats.index(a)] = script[deal, seats.index(a)]
-        return returns, 1
+        return returns, returns, 1  # (returns, standings, decisions)
 
-    monkeypatch.setattr(evaluate, "play_game", scripted_game)
+    monkeypatch.setattr(evaluate, "play_game_standings", scripted_game)
     res = play_pair(toy, a, b, 5, seed=3)  # 5 games round up to 3 deals x 2 rotations
     assert res.games == len(calls) == 6
     seeds = [s for s, _, _ in calls]
@@ -476,3 +476,13 @@ def test_a_pairs_two_policies_draw_from_generators_of_their_own():
     a, b = Recorder("A"), Recorder("B")
     play_pair("terralore_v0", a, b, games=2, seed=3)
     assert len(a.draws) > 10 and len(b.draws) > 10 and not set(a.draws) & set(b.draws)
+
+
+def test_an_earth_vp_tie_is_decided_by_the_rules_tiebreakers_whatever_the_reward_option():
+    # seed 20's first deal (random against random, 2 players) ends level on VP and is decided by a tiebreaker:
+    # under reward="vp_margin" both returns are 0, and the evaluation counted that game a draw (found by an audit)
+    kw = {"num_players": 2}
+    margin = play_pair("earth_v0", "random", "random", 2, seed=20, game_kwargs={**kw, "reward": "vp_margin"})
+    rank = play_pair("earth_v0", "random", "random", 2, seed=20, game_kwargs={**kw, "reward": "rank"})
+    assert (margin.wins, margin.draws, margin.losses) == (rank.wins, rank.draws, rank.losses)
+    assert rank.draws < 2  # the deal's VP tie is there to be decided
