@@ -84,9 +84,11 @@ def learner_score(returns: list[float], seat: int, against: list[int]) -> float:
 
 def episode_scores(info: dict) -> dict[str, float]:
     """The learner's score against each kind of opponent it met in a finished episode (``learner_score``
-    over the seats of that kind), from the info ``SelfPlayEnv`` gives at the end."""
+    over the seats of that kind), from the info ``SelfPlayEnv`` gives at the end: on the standings (the
+    rules' result), as the evaluation scores, not on returns a reward option shapes."""
     tags = info.get("opponent_tags", [])
-    return {tag: learner_score(info["returns"], info["learner_seat"], [s for s, t in enumerate(tags) if t == tag])
+    result = info.get("standings", info["returns"])
+    return {tag: learner_score(result, info["learner_seat"], [s for s, t in enumerate(tags) if t == tag])
             for tag in set(tags) - {None}}
 
 

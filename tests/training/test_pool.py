@@ -131,6 +131,30 @@ def test_a_learner_second_at_the_table_scores_1_against_the_snapshots_it_beat_an
     assert episode_scores(info) == {SNAPSHOT: 1.0, HEURISTIC: 0.0}
 
 
+def test_the_gate_scores_the_rules_result_not_returns_a_reward_option_shapes():
+    # Earth's reward="vp_margin" returns tie on equal VP where the rules' tiebreakers name a winner: the
+    # gate scored such a game 0.5 (found by the reward audit); it reads the standings the env hands out
+    info = {"returns": [0.0, 0.0], "standings": [-1.0, 1.0], "learner_seat": 1, "opponent_tags": [SNAPSHOT, None]}
+    assert episode_scores(info) == {SNAPSHOT: 1.0}
+
+
+def test_a_finished_episode_hands_out_the_rules_standings_beside_the_returns():
+    from tabletop_envs.core.single_agent import SingleAgentEnv
+
+    env = SingleAgentEnv("earth_v0", opponent="earth_v0/random", num_players=3, reward="vp_margin")
+    _, info = env.reset(seed=4)
+    rng = np.random.default_rng(0)
+    done = False
+    while not done:
+        _, _, term, trunc, info = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+        done = term or trunc
+    assert term
+    state = env.game_state
+    assert info["standings"] == state.standings().tolist() and info["returns"] == state.returns().tolist()
+    assert sorted(info["standings"]) == [-1.0, 0.0, 1.0]  # ranks, where the returns are VP margins
+    assert sorted(info["returns"]) != [-1.0, 0.0, 1.0]
+
+
 def test_a_learner_as_strong_as_its_opponents_scores_about_half_at_three_seats(monkeypatch):
     # the gate's threshold (0.5 by default) means "as strong as the snapshots" at any number of seats
     import three_seat_game
