@@ -92,7 +92,7 @@ def test_a_saved_state_missing_a_field_is_refused_naming_it(env_name):
     data = state.to_dict()
     field = sorted(data["state"])[1]
     del data["state"][field]
-    refused(game, data, f"missing [{field!r}]", "this library version")
+    refused(game, data, f"missing [{field!r}]", "the revision that saved it")
 
 
 @pytest.mark.parametrize("env_name", sorted(OTHER_OPTIONS))
@@ -515,3 +515,14 @@ def test_a_state_saved_before_an_option_existed_loads_under_the_rules_it_was_pla
                       "opaque_wall=False saved (it predates the option), True here",
                       "make_game('terralore_v0', **data['config'], opaque_wall=False)")
     assert "(absent)" not in message
+
+
+def test_a_state_saved_before_an_option_with_the_old_behaviour_as_default_existed_loads():
+    # resting_defender_win joined travel_earth_v0 with its default playing as before: a state saved before it
+    # was refused as "resting_defender_win='(absent)' saved" by every game, make_game(**data['config']) included
+    game, state = played("travel_earth_v0")
+    data = json.loads(json.dumps(state.to_dict()))
+    del data["config"]["resting_defender_win"]
+    assert make_game("travel_earth_v0", **data["config"]).state_from_dict(data) == state
+    refused(make_game("travel_earth_v0", resting_defender_win="both_discarded"), data,
+            "resting_defender_win='challenger_discarded' saved (it predates the option), 'both_discarded' here")

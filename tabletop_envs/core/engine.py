@@ -335,6 +335,15 @@ def _checked_fields(cls: type[State], game: Game, data: Any) -> dict:
     # sidecars read it): refusing it as "(absent)" left it loadable into no game at all
     predates = {k: v for k, v in type(game).options_before_they_existed.items()
                 if isinstance(saved, dict) and k not in saved}
+    if isinstance(saved, dict) and set(config) - set(saved) - set(predates):
+        # an option added since with the default that plays as the game played then (Travel Earth's
+        # resting_defender_win): the saved config, built into a game, names it; refused as "(absent)",
+        # the state loaded into no game at all, the one the error advised included
+        try:
+            built = _jsonable(type(game).build(**{**saved, **predates}).config())
+        except Exception:  # a saved config no game takes: the comparison below names what differs
+            built = {}
+        predates.update({k: built[k] for k in set(config) - set(saved) - set(predates) if k in built})
     if predates:
         saved = {**saved, **_jsonable(predates)}
     if saved != config:
@@ -360,7 +369,9 @@ def _checked_fields(cls: type[State], game: Game, data: Any) -> dict:
         raise StateError(f"the saved {game.env_name} state does not have this version's fields: "
                          + "; ".join(part for part in (f"missing {missing}" if missing else "",
                                                        f"unknown {unknown}" if unknown else "") if part)
-                         + ". Save it again with State.to_dict() of this library version" + (
+                         + ". It was saved by another revision of the library: a rule fix within a version can "
+                         "add or drop a state's fields (see the env's version history), so load it with the revision "
+                         "that saved it, or save it again with State.to_dict() of this one" + (
                              f" (a field a {cls.__name__} gains during play belongs in its _optional_fields)"
                              if unknown else ""))
     return copy.deepcopy(fields)
