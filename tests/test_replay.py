@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 
@@ -11,7 +12,7 @@ import pytest
 from tabletop_envs.cli import main
 from tabletop_envs.core.errors import ReplayError
 from tabletop_envs.core.registry import ENVS, EnvSpec, available_envs
-from tabletop_envs.core.replay import Replay, state_digest
+from tabletop_envs.core.replay import Replay, code_revision, state_digest
 
 
 @pytest.fixture()
@@ -192,7 +193,7 @@ def test_cli_replay_with_an_action_id_out_of_range_prints_the_reason(toy, tmp_pa
     assert main(["replay", str(replay.save(tmp_path / "g.json")), "--no-pause"], say=out.append) == 2
     assert out[-1].startswith(f"error: action #2 ({bad}) is illegal in the replayed game")  # the viewer's action 2
     assert "illegal_action=" not in out[-1]  # advice to build an env with a penalty is no help to a replay
-    assert out[-1].endswith("The file was edited, or its seed, options or actions belong to another game")
+    assert "The file was edited, or its seed, options or actions belong to another game, or it was recorded" in out[-1]
     assert not any("action 2/" in line for line in out), "the bad action must not be shown as played"
 
 
@@ -336,3 +337,32 @@ def test_make_env_takes_the_replays_own_rules_and_refuses_others_by_name(kwargs)
     with pytest.raises(ReplayError, match=rf"make_env\({key}=\.\.\.\): .*takes only render_mode and illegal_action"):
         replay.make_env(**kwargs)
     assert replay.make_env(render_mode="ansi", illegal_action="penalty").game.defenders_deal_damage is True
+
+
+def test_a_replay_recorded_before_a_state_field_and_an_option_were_added_still_verifies(tmp_path):
+    # a Travel Earth replay recorded before recent_challenges (a public record, play unchanged) and
+    # resting_defender_win (its default plays as before) existed: the same game replays, but its digest was
+    # written without them, and every such replay was refused as "the rules changed ... or the file was edited"
+    replay, _, env = record_random_game("travel_earth_v0", seed=3)
+    data = json.loads(replay.to_json())
+    del data["config"]["resting_defender_win"]
+    old = env.game_state.to_dict()
+    del old["config"]["resting_defender_win"]
+    del old["state"]["recent_challenges"]
+    data["final_digest"] = hashlib.sha256(json.dumps(old, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+    assert data["final_digest"] != replay.final_digest
+    assert Replay.from_json(json.dumps(data)).replay().game_state == env.game_state
+
+
+def test_a_replay_of_an_earlier_revision_of_the_same_version_names_the_revision_to_check_out(tmp_path):
+    replay, _, _ = record_random_game("terralore_v0", seed=3)
+    assert replay.revision == code_revision()
+    replay.revision = "abc1234"
+    replay.final_digest = "0" * 64
+    with pytest.raises(ReplayError, match=r"recorded \(tabletop-envs [^ ]+ at commit abc1234\) before a fix of "
+                       r"terralore_v0's rules.*git checkout abc1234") as info:
+        replay.replay()
+    assert "Replay it with tabletop-envs==" not in str(info.value)  # the library the user already has
+    replay.revision = ""  # a replay written before the field: its date is all there is
+    with pytest.raises(ReplayError, match=rf"does not record the revision.*recorded {re.escape(replay.created)}"):
+        replay.replay()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import subprocess
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
@@ -37,6 +38,33 @@ def library_version() -> str:
     return __version__
 
 
+def code_revision() -> str:
+    """The git commit of this library's own checkout, or "" (an installed wheel): the rules of an env change
+    within one version and one library version (the version histories' fixes), so only the commit tells
+    which revision recorded a replay."""
+    root = Path(__file__).resolve().parents[2]
+    if not (root / ".git").exists():
+        return ""
+    try:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True,
+                              timeout=5).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return ""
+
+
+def _legacy_digest(state: State, recorded_config: dict) -> str:
+    """The digest the revision that recorded a replay wrote for ``state``, where that revision predates a
+    rule option (absent from ``recorded_config``; the game plays it as it played then) or a field a state
+    may lack (``_optional_fields``, a public record such as Travel Earth's recent challenges): the same game,
+    written without them."""
+    data = state.to_dict()
+    data["config"] = {k: v for k, v in data["config"].items() if k in recorded_config}
+    for name in type(state)._optional_fields:
+        data["state"].pop(name, None)
+    text = json.dumps(data, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
 @dataclass
 class Replay:
     """One recorded game. ``seed`` is the env ``reset`` seed; ``config`` rebuilds the game (rule
@@ -54,13 +82,16 @@ class Replay:
     library_version: str = field(default_factory=library_version)
     created: str = field(default_factory=lambda: datetime.now(timezone.utc).isoformat(timespec="seconds"))
     format: int = REPLAY_FORMAT
+    #: the git commit that recorded it ("" where unknown: an installed wheel, or a replay older than the field)
+    revision: str = ""
 
     # ------------------------------------------------------------------ recording
     @classmethod
     def start(cls, env, seed: int, players: list[str] | None = None) -> Replay:
         """An empty replay for ``env`` about to be reset with ``seed``."""
         return cls(env=env.metadata["name"], config=env.game.config(), seed=int(seed), max_turns=env.max_turns,
-                   action_layout_hash=env.game.action_layout.hash(), players=list(players or []))
+                   action_layout_hash=env.game.action_layout.hash(), players=list(players or []),
+                   revision=code_revision())
 
     def record(self, action: int) -> None:
         self.actions.append(int(action))
@@ -154,7 +185,7 @@ class Replay:
             others = [name for name in ENVS if name.rsplit("_v", 1)[0] == base]
             if others:
                 raise ReplayError(
-                    f"this replay was recorded with {self.env} (tabletop-envs {self.library_version}) but this "
+                    f"this replay was recorded with {self.env} ({self._recorded_by()}) but this "
                     f"library provides {', '.join(others)}; action ids differ between env versions, so it "
                     f"cannot be replayed here. Install tabletop-envs=={self.library_version} to replay it.")
             raise ReplayError(f"replay of unknown env {self.env!r}; known envs: {sorted(ENVS)}")
@@ -171,8 +202,8 @@ class Replay:
         if env.game.action_layout.hash() != self.action_layout_hash:
             raise ReplayError(
                 f"this replay's action layout ({self.action_layout_hash}) differs from {self.env}'s in this "
-                f"library ({env.game.action_layout.hash()}): the env changed without a version bump. Replay it "
-                f"with tabletop-envs=={self.library_version}.")
+                f"library ({env.game.action_layout.hash()}): the env changed without a version bump. "
+                + self._where_to_replay())
         env.reset(seed=self.seed)
         return env
 
@@ -214,14 +245,15 @@ class Replay:
             if _over(env):
                 # numbered from 1, as the viewer numbers the actions it shows
                 raise ReplayError(f"replay has {len(self.actions) - index} actions after the game ended "
-                                  f"(from action #{index + 1} of {len(self.actions)}); the file was edited or "
-                                  "belongs to other rules")
+                                  f"(from action #{index + 1} of {len(self.actions)}); the file was edited, or "
+                                  + self._other_revision())
             player = env.agent_name_mapping[env.agent_selection]
             try:  # before it is yielded: a watcher names the action it shows, and an id out of range has no name
                 resolve_action(env.game_state, action, "raise", None)
             except IllegalActionError as exc:
                 raise ReplayError(f"action #{index + 1} ({action}) is illegal in the replayed game: {exc.reason}. The "
-                                  "file was edited, or its seed, options or actions belong to another game") from None
+                                  "file was edited, or its seed, options or actions belong to another game, or "
+                                  + self._other_revision()) from None
             yield index, player, action
             env.step(action)
         if verify:
@@ -229,17 +261,38 @@ class Replay:
 
     def verify(self, env) -> None:
         digest = state_digest(env.game_state)
-        if digest != self.final_digest:
+        if digest != self.final_digest and _legacy_digest(env.game_state, self.config) != self.final_digest:
             raise ReplayError(
                 f"replayed final state differs from the recorded one (digest {digest[:12]} vs "
-                f"{self.final_digest[:12]}): the rules of {self.env} changed without a version bump, "
-                "or the file was edited")
+                f"{self.final_digest[:12]}): the file was edited, or " + self._other_revision())
         # the digest covers the state, not the returns written next to it, which the replay shows
         state = env.game_state
         returns = state.returns().tolist() if state.is_terminal() else None
         if returns != self.returns:
             raise ReplayError(f"the recorded returns {self.returns} differ from the replayed game's {returns}: "
                               "the file was edited")
+
+    def _recorded_by(self) -> str:
+        return f"tabletop-envs {self.library_version}" + (f" at commit {self.revision}" if self.revision else "")
+
+    def _where_to_replay(self) -> str:
+        """Which library replays this file, for a message that refuses it here."""
+        if self.library_version != library_version():
+            return f"Replay it with tabletop-envs=={self.library_version}" + (
+                f" (commit {self.revision})." if self.revision else ".")
+        # the same version number: naming it sent the user to the library they already have
+        if self.revision:
+            return (f"Replay it with the revision that recorded it: git checkout {self.revision} of tabletop-envs "
+                    f"(this is {code_revision() or 'an installed copy'}).")
+        return (f"The replay does not record the revision that made it (recorded {self.created or 'at an unknown date'} "
+                f"by tabletop-envs {self.library_version}, as this is): replay it with a checkout of tabletop-envs "
+                "from that date.")
+
+    def _other_revision(self) -> str:
+        """The ending of a message for a replay that played out otherwise here."""
+        return (f"it was recorded ({self._recorded_by()}) before a fix of {self.env}'s rules: a fix that makes play "
+                "follow the rule text keeps the env version (see the env's version history), and the same "
+                "actions then make another game. " + self._where_to_replay())
 
     def replay(self, **env_kwargs):
         """Replay the whole game silently and return the env at the final state (verified)."""
