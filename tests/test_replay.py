@@ -245,7 +245,7 @@ def test_cli_replay_in_a_window(monkeypatch, tmp_path):
 @pytest.mark.parametrize("key, value", [("seed", "abc"), ("seed", -7), ("config", ["x"]), ("max_turns", None), ("env", 3),
                                         ("final_digest", None), ("action_layout_hash", 5), ("returns", "x"),
                                         ("returns", [1, "a"]), ("players", "x"), ("players", [1, 2]),
-                                        ("actions", [True, 0])])
+                                        ("actions", [True, 0]), ("revision", 5)])
 def test_a_replay_field_of_the_wrong_type_is_refused_by_name(toy, key, value):
     replay, _, _ = record_random_game("toy_v0", seed=2)
     data = json.loads(replay.to_json())

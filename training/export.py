@@ -15,7 +15,6 @@ import argparse
 import datetime
 import json
 import platform
-import subprocess
 import sys
 from pathlib import Path
 
@@ -114,19 +113,12 @@ def code_version() -> dict:
     """What made a model, for its sidecar: this library's version, the git commit where there is one,
     Python and the training packages' versions."""
     import tabletop_envs
+    from tabletop_envs.core.replay import code_revision
 
     info = {"tabletop_envs": tabletop_envs.__version__, "python": platform.python_version()}
-    root = Path(__file__).resolve().parents[1]
-    # only this library's own checkout: an installed wheel inside some other repository (a venv in a
-    # project) would otherwise record that project's commit
-    if (root / ".git").exists():
-        try:
-            sha = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True,
-                                 text=True, timeout=5).stdout.strip()
-            if sha:
-                info["git"] = sha
-        except (OSError, subprocess.SubprocessError):
-            pass
+    sha = code_revision()
+    if sha:
+        info["git"] = sha
     for mod in ("stable_baselines3", "sb3_contrib", "torch"):
         try:
             info[mod] = __import__(mod).__version__

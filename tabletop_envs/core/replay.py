@@ -43,6 +43,8 @@ def code_revision() -> str:
     within one version and one library version (the version histories' fixes), so only the commit tells
     which revision recorded a replay."""
     root = Path(__file__).resolve().parents[2]
+    # only this library's own checkout: an installed wheel inside some other repository (a venv in a
+    # project) would otherwise give that project's commit
     if not (root / ".git").exists():
         return ""
     try:
@@ -145,9 +147,10 @@ class Replay:
                     isinstance(r, (int, float)) and not isinstance(r, bool) for r in returns)),
                  "null or a list of numbers"),
                 ("players", isinstance(players, list) and all(isinstance(p, str) for p in players),
-                 "a list of names")):
+                 "a list of names"),
+                ("revision", isinstance(data.get("revision", ""), str), "a git commit (a string)")):
             if not ok:
-                raise ReplayError(f"{source}: {key!r} must be {what}, got {data[key]!r}; the file was edited "
+                raise ReplayError(f"{source}: {key!r} must be {what}, got {data.get(key)!r}; the file was edited "
                                   "or is not a tabletop-envs replay")
         # the game's config never holds these (Game.config()): make_env passes max_turns itself, so a copy
         # in the config raised TypeError there, and the others are the env's, not the rules'
