@@ -81,43 +81,80 @@ def area_colours(s, p: int) -> list[str]:
         [a["color"] for card in island_climate(s, p) for a in card["abilities"]]
 
 
-def _longest_path(cells_ok: list[bool], steps_of: list[list[int]], start: int | None = None) -> int:
-    """Longest simple path (no revisits) over cells with cells_ok, through ``start`` if given."""
-    best = 0
-
-    def dfs(cell, seen, length):
-        nonlocal best
-        best = max(best, length)
-        for nxt in steps_of[cell]:
+def _component(cells_ok: list[bool], steps_of: list[list[int]], cell: int) -> set[int]:
+    """The cells with cells_ok connected to ``cell`` (itself included)."""
+    seen, todo = {cell}, [cell]
+    while todo:
+        for nxt in steps_of[todo.pop()]:
             if cells_ok[nxt] and nxt not in seen:
                 seen.add(nxt)
-                dfs(nxt, seen, length + 1)
-                seen.discard(nxt)
+                todo.append(nxt)
+    return seen
 
+
+class _Longest(Exception):
+    """A path as long as its connected component: none is longer, the search ends."""
+
+
+def _longest_path(cells_ok: list[bool], steps_of: list[list[int]], start: int | None = None) -> int:
+    """Longest simple path (no revisits) over cells with cells_ok, through ``start`` if given.
+
+    The search enumerates simple paths (exponential in the cells: ~11 ms on a full 4 x 4 grid when it went
+    through all of them), so it stops at a path that visits its whole connected component: no path is longer."""
+    best = 0
     if start is not None:
         if not cells_ok[start]:
             return 0
         # a path through start = two arms from start; search all simple paths containing start by
-        # enumerating paths that start anywhere and checking membership
-        best_through = 0
+        # enumerating paths that start anywhere in start's component and checking membership
+        comp = _component(cells_ok, steps_of, start)
+        bound = len(comp)
 
         def dfs2(cell, seen, has_start):
-            nonlocal best_through
-            if has_start:
-                best_through = max(best_through, len(seen))
+            nonlocal best
+            if has_start and len(seen) > best:
+                best = len(seen)
+                if best == bound:
+                    raise _Longest
             for nxt in steps_of[cell]:
                 if cells_ok[nxt] and nxt not in seen:
                     seen.append(nxt)
                     dfs2(nxt, seen, has_start or nxt == start)
                     seen.pop()
 
+        try:
+            for c0 in range(16):
+                if c0 in comp:
+                    dfs2(c0, [c0], c0 == start)
+        except _Longest:
+            pass
+        return best
+    bound = 0
+    sizes = {}
+    for c0 in range(16):
+        if cells_ok[c0] and c0 not in sizes:
+            comp = _component(cells_ok, steps_of, c0)
+            sizes.update(dict.fromkeys(comp, len(comp)))
+            bound = max(bound, len(comp))
+
+    def dfs(cell, seen, length):
+        nonlocal best
+        if length > best:
+            best = length
+            if best == bound:
+                raise _Longest
+        for nxt in steps_of[cell]:
+            if cells_ok[nxt] and nxt not in seen:
+                seen.add(nxt)
+                dfs(nxt, seen, length + 1)
+                seen.discard(nxt)
+
+    try:
         for c0 in range(16):
             if cells_ok[c0]:
-                dfs2(c0, [c0], c0 == start)
-        return best_through
-    for c0 in range(16):
-        if cells_ok[c0]:
-            dfs(c0, {c0}, 1)
+                dfs(c0, {c0}, 1)
+    except _Longest:
+        pass
     return best
 
 

@@ -2471,3 +2471,32 @@ def test_abilities_in_the_tableau_that_match_the_colour_of_the_action_can_be_act
             for card, k in abilities:
                 if card in batch:
                     assert batch.index(card) * 2 + k in offered, (colour, CAT.earth[card]["name"])
+
+
+def test_longest_path_stops_at_a_path_through_its_whole_component():
+    # a 'longest_path' terrain (Southern Meadow, Southern Gorge) scores the longest simple path through
+    # its cell; the search enumerated every simple path of the matching cells from every cell, ~11 ms per
+    # terrain on a full grid, paid for each seat at the game's end and again by each returns()/standings()
+    # call (a custom catalogue's tableau can hold 16 such terrains). A path that visits its whole connected
+    # component cannot be beaten: the search stops there. The steps looked up are counted, not timed.
+    class Counting(list):
+        lookups = 0
+
+        def __getitem__(self, i):
+            Counting.lookups += 1
+            return list.__getitem__(self, i)
+
+    orth = Counting(scoring.DIR_CELLS["orth"])
+    assert scoring._longest_path([True] * 16, orth, start=5) == 16
+    assert scoring._longest_path([True] * 16, orth) == 16
+    assert Counting.lookups < 1000  # over a million before
+    # the same lengths as the full enumeration where no path covers the component: a plus sign (5 cells,
+    # longest 3) and two separate pieces
+    plus = [c in (1, 4, 5, 6, 9) for c in range(16)]
+    assert scoring._longest_path(plus, scoring.DIR_CELLS["orth"], start=5) == 3
+    assert scoring._longest_path(plus, scoring.DIR_CELLS["orth"], start=1) == 3
+    assert scoring._longest_path(plus, scoring.DIR_CELLS["orth"]) == 3
+    pieces = [c in (0, 1, 2, 3, 12, 13) for c in range(16)]
+    assert scoring._longest_path(pieces, scoring.DIR_CELLS["orth"], start=13) == 2
+    assert scoring._longest_path(pieces, scoring.DIR_CELLS["orth"]) == 4
+    assert scoring._longest_path(pieces, scoring.DIR_CELLS["orth"], start=7) == 0
