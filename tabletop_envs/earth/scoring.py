@@ -359,5 +359,7 @@ def final_score(s, p: int) -> int:
 
 
 def tiebreak_key(s, p: int) -> tuple:
-    """Score, then the five tiebreakers: soil, cards in hand, growth, sprouts, composted cards."""
-    return (final_score(s, p), s.soil[p], len(s.hands[p]), sum(s.gro[p]), sum(s.spr[p]), len(s.compost[p]))
+    """Score, then the five tiebreakers: soil, cards in hand, growth, sprouts, composted cards. Once the game
+    is over, the score is the one scored then (as the returns read it), not scored again on every call."""
+    score = s.scores[p] if s.scores is not None else final_score(s, p)
+    return (score, s.soil[p], len(s.hands[p]), sum(s.gro[p]), sum(s.spr[p]), len(s.compost[p]))
