@@ -564,3 +564,43 @@ def test_a_two_player_game_says_the_opponent_has_moved_not_the_other_players(toy
     main(["play", "toy", "--opponent", "toy_v0/random", "--seed", "3", "--seat", "1"], ask=Script(["1"] * 3 + ["n"]),
          say=out.append)
     assert "(your opponent has moved)" in out and "(the other players have moved)" not in out
+
+
+def _earth_vp_tie(reward):
+    # a 2-player Earth game level on VP that a tiebreaker decides (tests/earth/test_env.py finds it too)
+    from tabletop_envs.core.arena import deal_seed
+    from tabletop_envs.core.policy import RandomPolicy, policy_rng
+
+    env = ENVS["earth_v0"].load_module().raw_env(num_players=2, reward=reward)
+    env.reset(seed=0)
+    state, rngs = env.game.new_initial_state(deal_seed(20, 0)), [policy_rng(20, 0), policy_rng(20, 1)]
+    while not state.is_terminal():
+        seat = state.current_player()
+        state.apply_action(RandomPolicy().act(state.observation(seat), state.legal_action_mask(), rngs[seat]))
+    env.game_state = state
+    assert state.scores[0] == state.scores[1] and list(state.standings()) == [-1.0, 1.0]
+    return env, state
+
+
+def test_an_earth_vp_tie_decided_by_the_tiebreakers_is_announced_as_a_win_and_a_loss_under_any_reward():
+    # reward="vp_margin" returns are level (0, 0) on a VP tie; the rules' tiebreakers still name a winner,
+    # and the verdict said "Draw." to both seats
+    from tabletop_envs.core.play import PlayResult, announce_result
+
+    env, state = _earth_vp_tie("vp_margin")
+    for seat, verdict in ((0, "You lose."), (1, "You win!")):
+        out = []
+        announce_result(PlayResult(Replay.start(env, 0, ["human", "bot"]), [float(r) for r in state.returns()],
+                                   seat, True, "terminated"), env, out.append)
+        assert f"{verdict}  Scores (returns): player_0: +0, player_1: +0" in "\n".join(out)
+
+
+def test_an_earth_vp_tie_shows_the_tiebreakers_that_decided_it():
+    # the end of the game named only the VP: a human who lost on equal VP could not see why
+    from tabletop_envs.earth.scoring import tiebreak_key
+
+    _, state = _earth_vp_tie("rank")
+    points = state.final_points()
+    assert points.startswith(f"VP: player_0: {state.scores[0]}, player_1: {state.scores[1]}\nTied on VP")
+    for p in (0, 1):
+        assert f"player_{p}: " + "/".join(map(str, tiebreak_key(state, p)[1:])) in points

@@ -304,7 +304,11 @@ def test_a_replayed_earth_game_ends_with_the_vp_beside_the_returns(tmp_path):
     out = []
     assert main(["replay", str(replay.save(tmp_path / "g.json")), "--no-pause"], say=out.append) == 0
     returns = next(i for i, line in enumerate(out) if line.startswith("Returns: "))
-    assert out[returns + 1].startswith("VP: player_0: ") and out[returns + 1].count("player_") == 3
+    vp, *tiebreakers = out[returns + 1].splitlines()
+    assert vp.startswith("VP: player_0: ") and vp.count("player_") == 3
+    # this game has two seats level on VP: the tiebreakers that ordered them are named under the VP
+    assert [line.split(":")[0] for line in tiebreakers] == ["Tied on VP; the tiebreakers (soil, cards in hand, growth, "
+                                                             "sprouts, composted cards)"]
 
 
 @pytest.mark.parametrize(("env_name", "recorded", "other", "named"), [

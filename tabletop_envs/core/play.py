@@ -258,17 +258,21 @@ def announce_result(result: PlayResult, env, say: Say = print) -> None:
     say(env.game_state.render_text(seat))
     if result.reason == "terminated":
         returns = result.returns
-        mine = returns[seat]
-        best = max(returns)
+        # who beat whom by the rules: a reward option may shape the returns away from it (Earth's
+        # reward="vp_margin" returns are level on a VP tie that the tiebreakers decide)
+        state = env.game_state
+        ranks = [float(x) for x in state.standings()] if state.is_terminal() else list(returns)
+        mine = ranks[seat]
+        best = max(ranks)
         if len(returns) == 1:  # solo: nobody to beat, the return is the score
-            say(f"Your score: {mine:g}")
+            say(f"Your score: {returns[seat]:g}")
         else:
-            if len(returns) == 2:
-                verdict = "You win!" if mine == best and returns.count(best) == 1 else (
+            if len(ranks) == 2:
+                verdict = "You win!" if mine == best and ranks.count(best) == 1 else (
                     "Draw." if mine == best else "You lose.")
             else:  # a middle place is no loss (Earth's rank rewards give it about 0)
-                place = 1 + sum(r > mine for r in returns)
-                verdict = f"You finished {_ordinal(place)} of {len(returns)}{' (tied)' * (returns.count(mine) > 1)}."
+                place = 1 + sum(r > mine for r in ranks)
+                verdict = f"You finished {_ordinal(place)} of {len(ranks)}{' (tied)' * (ranks.count(mine) > 1)}."
             say(f"{verdict}  Scores (returns): " + ", ".join(f"player_{i}: {r:+g}" for i, r in enumerate(returns)))
             if points := env.game_state.final_points():
                 say(points)

@@ -1129,7 +1129,13 @@ class EarthState(State):
     def final_points(self) -> str:
         if self.phase != "over":
             return ""
-        return "VP: " + ", ".join(f"player_{p}: {v}" for p, v in enumerate(self.scores))
+        line = "VP: " + ", ".join(f"player_{p}: {v}" for p, v in enumerate(self.scores))
+        tied = [p for p in range(self.n) if self.scores.count(self.scores[p]) > 1]
+        if tied:  # the rule text's tiebreakers decide between them: show what they read
+            line += ("\nTied on VP; the tiebreakers (soil, cards in hand, growth, sprouts, composted cards): "
+                     + ", ".join(f"player_{p}: " + "/".join(map(str, scoring.tiebreak_key(self, p)[1:]))
+                                 for p in tied))
+        return line
 
     def render_text(self, player: int | None = None) -> str:
         from .render import render
