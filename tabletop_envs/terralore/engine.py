@@ -984,13 +984,17 @@ class TerraloreState(State):
 
         status = ("game over: " + s.end_reason + f" (returns {s.result})") if s.phase == "over" else \
             f"{s.phase} phase, player_{s.actor} to decide ({s.decision_seen_by(player)})"
+        if s.phase == "play":  # as the observation's placement flags give it
+            done = [f"player_{p}" for p in (0, 1) if s.done_placing[p]]
+            status += f"; player_{s.first_placer} places first" + (f", done placing: {', '.join(done)}" if done else "")
         lines = [f"Terralore — turn {s.turn_number}: {status}"]
         seats = (1 - player, player) if player is not None else (1, 0)
         for p in seats:
             hidden = player is not None and p != player
             lines.append(f"player_{p}{' (you)' if p == player else ''}: castle {s.castle[p]}/{CASTLE_HP}, "
                          f"hand {len(s.hand[p])}, deck {len(s.deck[p])}, "
-                         f"graveyard {len(s.graveyard[p])}, exile {len(s.exile[p])}")
+                         f"graveyard {len(s.graveyard[p])}, exile {len(s.exile[p])}"
+                         + (", took a mulligan" if s.mulliganed[p] else ""))
             for ln in (DEFEND, ATTACK):
                 shown = [named(c, f"{cat.names[c]} {s.card_points(p, ln, c)}p"
                                + (f" ({cat.slots[c]} slots)" if cat.slots[c] > 1 else "")) for c in s.field[p][ln]]

@@ -868,7 +868,9 @@ class TravelEarthState(State):
                 content = ": " + ", ".join(known + ["(unseen card)"] * len(self.unseen[p]))
                 if player is None and self.unseen[p]:
                     content += f" [unseen = {cat.label(self.unseen[p][0])}]"
-            lines.append(f"  Reservoir {size} ({size - self.empty[p]} Full, {self.empty[p]} Empty){content}")
+            # added this turn: public (the cards go face down in view), as the observation's reservoir_adds
+            adds = f", {self.adds} added this turn" if p == self.player and self.adds and not self.is_terminal() else ""
+            lines.append(f"  Reservoir {size} ({size - self.empty[p]} Full, {self.empty[p]} Empty{adds}){content}")
             lines.append(f"  Discard Pile: {names(self.discard[p])}")
         group = None
         for turn, seat, text in self.challenge_texts():

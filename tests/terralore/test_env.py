@@ -812,9 +812,9 @@ def test_on_an_open_table_the_opponents_text_view_and_picture_show_the_placer_at
         act(s, "lane", D)
         assert s.decision_name == "discard"
     header = open_table.render_text(1).splitlines()[0]
-    assert header.endswith("player_0 to decide (play)") and header == walled.render_text(1).splitlines()[0]
-    assert open_table.render_text(0).splitlines()[0].endswith("player_0 to decide (discard)")
-    assert open_table.render_text().splitlines()[0].endswith("player_0 to decide (discard)")
+    assert "player_0 to decide (play);" in header and header == walled.render_text(1).splitlines()[0]
+    assert "player_0 to decide (discard);" in open_table.render_text(0).splitlines()[0]
+    assert "player_0 to decide (discard);" in open_table.render_text().splitlines()[0]
     env = terralore_v0.raw_env(render_mode="rgb_array", opaque_wall=False)
     env.reset(seed=0)
     env.game_state = open_table
@@ -1133,3 +1133,26 @@ def test_option_opaque_wall_resample_hidden_restarts_an_opponent_paying_for_a_ca
         assert not lay.view(world.observation(1), "payment").any()
         placed.add(sum(len(ln) for ln in world.face_down[1]))
     assert len(placed) > 1, "player 1's placement is replayed, not kept"
+
+
+def test_the_text_view_says_who_places_first_who_is_done_placing_and_who_took_a_mulligan():
+    # the observation's placement and mulligan flags: a human had only "player_X to decide" (render audit)
+    rng = np.random.default_rng(0)
+    seen_done = seen_mulligan = False
+    for seed in range(20):
+        s = TerraloreGame().new_initial_state(seed)
+        while not s.is_terminal() and s.turn_number < 4:
+            for player in (0, 1):
+                text = s.render_text(player)
+                head = text.splitlines()[0]
+                if s.phase == "play":
+                    assert f"player_{s.first_placer} places first" in head
+                    done = [p for p in (0, 1) if s.seen_by(player).done_placing[p]]
+                    assert ("done placing: " + ", ".join(f"player_{p}" for p in done) in head) == bool(done)
+                    seen_done |= bool(done)
+                for p in (0, 1):
+                    line = next(ln for ln in text.splitlines() if ln.startswith(f"player_{p}"))
+                    assert line.endswith(", took a mulligan") == s.mulliganed[p]
+                    seen_mulligan |= s.mulliganed[p]
+            s.apply_action(int(rng.choice(s.legal_actions())))
+    assert seen_done and seen_mulligan

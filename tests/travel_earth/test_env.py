@@ -541,3 +541,20 @@ def test_a_deep_copy_or_pickle_of_the_env_rebuilds_the_game_from_its_options_and
             other.step(action)
             assert e.state_dict() == other.state_dict()
         e.reset(seed=3)
+
+
+def test_render_text_counts_the_cards_added_to_the_reservoir_this_turn():
+    # the observation's reservoir_adds (at most 2 a turn): a human had to infer it from the legal moves
+    rng = np.random.default_rng(0)
+    seen = 0
+    for seed in range(10):
+        s = TravelEarthGame().new_initial_state(seed)
+        for _ in range(200):
+            if s.is_terminal():
+                break
+            for player in (0, 1, None):
+                text = s.render_text(player)
+                assert (f", {s.adds} added this turn)" in text) == (s.adds > 0)
+            seen += s.adds > 0
+            s.apply_action(int(rng.choice(s.legal_actions())))
+    assert seen > 10
