@@ -57,11 +57,9 @@ def test_the_earth_heuristic_reads_seven_soil_as_seven():
 
 
 def test_the_earth_heuristic_reads_sprout_and_growth_room_as_the_engine_counts_it():
-    import sys
-    from pathlib import Path
-
-    sys.path.insert(0, str(Path(__file__).parent / "earth"))
-    from scenario import after_setup, clear_tableau, put
+    # tests/ is on sys.path (conftest.py) and tests/earth is a package: no sys.path entry of our own, which
+    # stayed for the rest of the run and imported a second copy of the module ("scenario" beside "earth.scenario")
+    from earth.scenario import after_setup, clear_tableau, put
 
     from tabletop_envs.earth.bots import _room
 
