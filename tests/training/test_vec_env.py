@@ -138,7 +138,10 @@ def test_selfplay_vec_env_reports_truncation_for_sb3_bootstrapping():
 
 @needs_train
 def test_selfplay_vec_env_replaces_deals_that_end_before_the_learner_decides():
-    from tests.travel_earth.test_env import _FirstTurnAmbush
+    # the name pytest imports it by (tests/ is on sys.path, conftest.py): "tests.travel_earth..." needed the
+    # checkout's root on sys.path too (python -m pytest, not pytest) and loaded a second copy of the module
+    from travel_earth.test_env import _FirstTurnAmbush
+
     from training.vec_env import SelfPlayVecEnv
 
     fast = {"TE-005": 4, "TE-070": 4, "TE-038": 4, "TE-039": 4, "TE-011": 4}
