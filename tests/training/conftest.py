@@ -24,3 +24,13 @@ class PlayHighest:
 @pytest.fixture()
 def play_highest():
     return PlayHighest()
+
+
+@pytest.fixture()
+def restore_torch_threads():
+    """For a test that sets torch's thread count: the process's count again afterwards, not the test's."""
+    import torch
+
+    before = torch.get_num_threads()
+    yield
+    torch.set_num_threads(before)

@@ -298,7 +298,7 @@ def test_image_observations_scaled_by_255_take_torchs_path_in_the_rollout_and_th
         torch.testing.assert_close(a, b)
 
 
-def test_training_switches_torch_threads_between_collecting_and_updating(toy, monkeypatch):
+def test_training_switches_torch_threads_between_collecting_and_updating(toy, monkeypatch, restore_torch_threads):
     from sb3_contrib import MaskablePPO
 
     from tabletop_envs.core.single_agent import SingleAgentEnv

@@ -123,7 +123,8 @@ def test_an_unknown_teacher_is_a_clear_error(toy, tmp_path):
         train(cfg)
 
 
-def test_the_cloning_fit_runs_on_the_update_threads_and_restores_the_count(toy, toy_teacher, tmp_path, monkeypatch):
+def test_the_cloning_fit_runs_on_the_update_threads_and_restores_the_count(toy, toy_teacher, tmp_path, monkeypatch,
+                                                                           restore_torch_threads):
     import os
 
     import torch
