@@ -1021,11 +1021,12 @@ def test_you_are_never_forced_to_activate_a_card_ability():
     assert s.hands[0] == [] and s.decision() == "keep"  # nothing drawn: on to the draw-4-keep-1
 
 
-def black_draw_card_just_planted(quiet_others: bool = False):
-    """Player 0, hand emptied, plants a card whose Black ability draws cards (free) into cell 0."""
+def black_draw_card_just_planted(quiet_others: bool = False, **kw):
+    """Player 0, hand emptied, plants a card whose Black ability draws cards (free) into cell 0 (``kw``: the
+    game's options)."""
     black = with_ability(lambda a: a["color"] == "black" and a["kind"] == "gain" and a["gain"][0]["res"] == "draw"
                          and not a.get("cost"))
-    s = at_action(2, p=0)
+    s = at_action(2, p=0, **kw)
     empty_hands(s)
     if quiet_others:
         quiet(s)
@@ -1060,8 +1061,7 @@ def test_black_abilities_of_a_card_with_two_are_both_triggered_when_played(tmp_p
     for f in DATA.glob("*.json"):
         shutil.copy(f, tmp_path / f.name)
     data = json.loads((tmp_path / "earth_cards.json").read_text(encoding="utf-8"))
-    black = with_ability(lambda a: a["color"] == "black" and a["kind"] == "gain" and a["gain"][0]["res"] == "draw"
-                         and not a.get("cost"))
+    _, black = black_draw_card_just_planted()
     record = next(c for c in data["cards"] if c["id"] == black)
     assert len(record["abilities"]) == 1
     drawn = record["abilities"][0]["gain"][0]["n"]
@@ -1070,14 +1070,7 @@ def test_black_abilities_of_a_card_with_two_are_both_triggered_when_played(tmp_p
     (tmp_path / "earth_cards.json").write_text(json.dumps(data), encoding="utf-8")
 
     def planted(kw):
-        s = at_action(2, p=0, **kw)
-        empty_hands(s)
-        give(s, 0, black)
-        s.soil[0] = 20
-        choose_action(s, "plant")
-        act(s, "plant", black)
-        act(s, "cell", 0)
-        return s
+        return black_draw_card_just_planted(**kw)[0]
 
     kw = {"data_dir": str(tmp_path)}
     s = planted(kw)
