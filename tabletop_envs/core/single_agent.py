@@ -247,9 +247,11 @@ class SingleAgentEnv(gymnasium.Env):
         info = {"action_mask": self.action_masks()} if self.info_action_mask else {}
         if terminated or truncated:
             info["returns"] = self._returns.tolist() if terminated else [0.0] * self.game.num_players
-            # who beat whom by the rules, where a reward option shapes the returns (Earth's vp_margin)
-            info["standings"] = (self.game_state.standings().tolist() if terminated
-                                 else [0.0] * self.game.num_players)
+            # who beat whom by the rules, where a reward option shapes the returns (Earth's vp_margin); a game
+            # ended by an illegal move under illegal_action="penalty" never reached the rules' end (its
+            # standings are all zeros): its result is the penalty returns
+            info["standings"] = ((self.game_state.standings() if self.game_state.is_terminal() else self._returns)
+                                 .tolist() if terminated else [0.0] * self.game.num_players)
             info["learner_seat"] = seat
         if self.illegal_action_played:
             info["illegal_action"] = True

@@ -155,6 +155,20 @@ def test_a_finished_episode_hands_out_the_rules_standings_beside_the_returns():
     assert sorted(info["returns"]) != [-1.0, 0.0, 1.0]
 
 
+@pytest.mark.parametrize("env_name", ["terralore_v0", "travel_earth_v0", "earth_v0"])
+def test_an_episode_ended_by_the_illegal_move_penalty_scores_as_the_loss_it_is(env_name):
+    # the penalty ends the episode before the rules' end, so the state's standings are all zeros: handed out
+    # as the standings, the gate scored the learner's illegal move a draw (0.5) instead of a loss
+    from tabletop_envs.core.single_agent import SingleAgentEnv
+
+    env = SingleAgentEnv(env_name, illegal_action="penalty", learner_seat=0)
+    env.reset(seed=0)
+    _, reward, term, _, info = env.step(int(np.flatnonzero(env.action_masks() == 0)[0]))
+    assert term and reward == -1.0 and not env.game_state.is_terminal()
+    assert info["standings"] == info["returns"] == [-1.0, 1.0]
+    assert episode_scores({**info, "opponent_tags": [None, SNAPSHOT]}) == {SNAPSHOT: 0.0}
+
+
 def test_a_learner_as_strong_as_its_opponents_scores_about_half_at_three_seats(monkeypatch):
     # the gate's threshold (0.5 by default) means "as strong as the snapshots" at any number of seats
     import three_seat_game
