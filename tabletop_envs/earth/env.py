@@ -119,7 +119,7 @@ games, 2026-12-03: 100 two-player games of the heuristic bot against itself, 20 
   recovers it.
 * **Other seats' island and climate sides during the setup compost choice**: every side is chosen by
   then, but they are shown from the first turn (the text view likewise). Hand and soil counts already
-  tell the island's draw; n decisions a game.
+  tell the island's draw; one decision per seat a game.
 * **The discard pile's cards** (public; only its size is encoded): they matter once it is reshuffled into
   the deck, which no heuristic or model game reached.
 * **Memory-only details**: which cards were planted this turn (eight island sides count them), and
