@@ -9,6 +9,7 @@ refused: its action ids may mean other moves there.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import subprocess
@@ -28,7 +29,11 @@ _REQUIRED = ("format", "env", "config", "seed", "actions", "max_turns", "action_
 
 def state_digest(state: State) -> str:
     """sha256 of the engine state's canonical JSON: equal digests ⇔ equal states."""
-    text = json.dumps(state.to_dict(), sort_keys=True, separators=(",", ":"))
+    return _digest(state.to_dict())
+
+
+def _digest(data: dict) -> str:
+    text = json.dumps(data, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()
 
 
@@ -38,6 +43,7 @@ def library_version() -> str:
     return __version__
 
 
+@functools.cache  # one git call per process, not one per recorded game
 def code_revision() -> str:
     """The git commit of this library's own checkout, or "" (an installed wheel): the rules of an env change
     within one version and one library version (the version histories' fixes), so only the commit tells
@@ -63,8 +69,7 @@ def _legacy_digest(state: State, recorded_config: dict) -> str:
     data["config"] = {k: v for k, v in data["config"].items() if k in recorded_config}
     for name in type(state)._optional_fields:
         data["state"].pop(name, None)
-    text = json.dumps(data, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(text.encode()).hexdigest()
+    return _digest(data)
 
 
 @dataclass
