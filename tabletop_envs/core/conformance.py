@@ -1,7 +1,7 @@
 """The conformance harness every registered env and player count runs (see tests/test_conformance.py).
 
 Each check raises AssertionError with a message naming the env, the seed and the step, so a failure
-can be replayed. Checks take an ``env_name`` and ``game_kwargs`` and build what they need.
+can be replayed. The checks raise it themselves, not with ``assert``, which ``python -O`` strips. Checks take an ``env_name`` and ``game_kwargs`` and build what they need.
 """
 
 from __future__ import annotations
@@ -41,10 +41,12 @@ def random_playout(state, rng: np.random.Generator, max_steps: int = 100_000, vi
             visit(state)
         mask = state.legal_action_mask()
         legal = np.flatnonzero(mask)
-        assert legal.size >= 1, f"no legal action at step {steps} for player {state.current_player()}"
+        if legal.size < 1:
+            raise AssertionError(f"no legal action at step {steps} for player {state.current_player()}")
         state.apply_action(int(legal[rng.integers(legal.size)]))
         steps += 1
-        assert steps < max_steps, f"game did not end within {max_steps} decisions"
+        if steps >= max_steps:
+            raise AssertionError(f"game did not end within {max_steps} decisions")
     return steps
 
 
@@ -56,7 +58,8 @@ def check_api(env_name: str, game_kwargs: dict, num_cycles: int = 300) -> None:
         warnings.simplefilter("always")
         api_test(env, num_cycles=num_cycles)
     bad = [str(w.message) for w in caught if not str(w.message).startswith(API_TEST_ALLOWED_WARNINGS)]
-    assert not bad, f"api_test warnings for {env_name} {game_kwargs}: {bad}"
+    if bad:
+        raise AssertionError(f"api_test warnings for {env_name} {game_kwargs}: {bad}")
 
 
 def check_parallel(env_name: str, game_kwargs: dict, num_cycles: int = 200) -> None:
@@ -70,11 +73,13 @@ def check_parallel(env_name: str, game_kwargs: dict, num_cycles: int = 200) -> N
         warnings.simplefilter("always")
         parallel_api_test(turn_based_aec_to_parallel(env_fn(env_name, **game_kwargs)()), num_cycles=num_cycles)
     bad = [str(w.message) for w in caught if not str(w.message).startswith(API_TEST_ALLOWED_WARNINGS)]
-    assert not bad, f"parallel_api_test warnings for {env_name} {game_kwargs}: {bad}"
+    if bad:
+        raise AssertionError(f"parallel_api_test warnings for {env_name} {game_kwargs}: {bad}")
     par = turn_based_aec_to_parallel(env_fn(env_name, **game_kwargs)())
     observations, _ = par.reset(seed=5)
     np.testing.assert_array_equal(par.state(), np.concatenate([observations[a]["observation"] for a in par.agents]))
-    assert par.state_space.contains(par.state())
+    if not par.state_space.contains(par.state()):
+        raise AssertionError(f"{env_name} {game_kwargs}: the parallel env's state() is outside its state_space")
 
 
 def check_seed(env_name: str, game_kwargs: dict, num_cycles: int = 300) -> None:
@@ -99,13 +104,15 @@ def check_pickle(env_name: str, game_kwargs: dict, seed: int = 3, steps: int = 4
             break
         obs_a = env.observe(env.agent_selection)
         obs_b = copy.observe(copy.agent_selection)
-        assert env.agent_selection == copy.agent_selection
+        if env.agent_selection != copy.agent_selection:
+            raise AssertionError(f"{env_name}: the unpickled copy moves {copy.agent_selection}, the original {env.agent_selection}")
         np.testing.assert_array_equal(obs_a["observation"], obs_b["observation"])
         np.testing.assert_array_equal(obs_a["action_mask"], obs_b["action_mask"])
         action = int(rng.choice(np.flatnonzero(obs_a["action_mask"])))
         env.step(action)
         copy.step(action)
-    assert env.game_state == copy.game_state
+    if env.game_state != copy.game_state:
+        raise AssertionError(f"{env_name}: the unpickled copy's game state differs after the same moves (seed {seed})")
 
 
 def check_global_state(env_name: str, game_kwargs: dict, seed: int = 4) -> None:
@@ -119,19 +126,22 @@ def check_global_state(env_name: str, game_kwargs: dict, seed: int = 4) -> None:
         sampling = env_fn(env_name, illegal_action="random_legal", **game_kwargs)()
         test_state_space(sampling)
         test_state(sampling, num_cycles=30, seed=seed)
-    assert not caught, f"PettingZoo state_test warnings for {env_name} {game_kwargs}: {[str(w.message) for w in caught]}"
+    if caught:
+        raise AssertionError(f"PettingZoo state_test warnings for {env_name} {game_kwargs}: {[str(w.message) for w in caught]}")
     env = env_fn(env_name, **game_kwargs)()
     try:
         env.state()
     except RuntimeError as error:
-        assert "reset()" in str(error)
+        if "reset()" not in str(error):
+            raise AssertionError(f"state() before reset() raised without asking for a reset: {error}") from error
     else:
         raise AssertionError("state() before reset() returned instead of asking for a reset")
     env.reset(seed=seed)
     rng = np.random.default_rng(seed)
     for agent in env.agent_iter():
         state = env.state()
-        assert state.dtype == np.float32 and env.state_space.contains(state)
+        if not (state.dtype == np.float32 and env.state_space.contains(state)):
+            raise AssertionError(f"{env_name}: state() is not float32 inside state_space (seed {seed})")
         np.testing.assert_array_equal(
             state, np.concatenate([env.observe(a)["observation"] for a in env.possible_agents]))
         _, _, terminated, truncated, _ = env.last()
@@ -149,9 +159,11 @@ def check_clone_and_dict(env_name: str, game_kwargs: dict, seeds=range(5)) -> No
         while not state.is_terminal() and len(trail) < 400:
             if len(trail) % 7 == 0:
                 twin = state.clone()
-                assert twin == state, f"clone differs at step {len(trail)} (seed {seed})"
+                if twin != state:
+                    raise AssertionError(f"clone differs at step {len(trail)} (seed {seed})")
                 back = check_json_roundtrip(state)
-                assert back == state, f"to_dict/from_dict differs at step {len(trail)} (seed {seed})"
+                if back != state:
+                    raise AssertionError(f"to_dict/from_dict differs at step {len(trail)} (seed {seed})")
                 np.testing.assert_array_equal(back.legal_action_mask(), state.legal_action_mask())
                 for p in range(game.num_players):
                     np.testing.assert_array_equal(back.observation(p), state.observation(p))
@@ -160,7 +172,8 @@ def check_clone_and_dict(env_name: str, game_kwargs: dict, seeds=range(5)) -> No
                 twin.apply_action(action)
                 back.apply_action(action)
                 state.apply_action(action)
-                assert twin == state and back == state, f"copies diverged after step {len(trail)} (seed {seed})"
+                if twin != state or back != state:
+                    raise AssertionError(f"copies diverged after step {len(trail)} (seed {seed})")
             else:
                 action = int(rng.choice(state.legal_actions()))
                 state.apply_action(action)
@@ -168,7 +181,8 @@ def check_clone_and_dict(env_name: str, game_kwargs: dict, seeds=range(5)) -> No
         replay = game.new_initial_state(seed)
         for a in trail:
             replay.apply_action(a)
-        assert replay == state, f"same seed and actions gave another state (seed {seed})"
+        if replay != state:
+            raise AssertionError(f"same seed and actions gave another state (seed {seed})")
 
 
 def check_random_games(env_name: str, game_kwargs: dict, num_games: int = 200, seed: int = 0) -> dict:
@@ -181,25 +195,33 @@ def check_random_games(env_name: str, game_kwargs: dict, num_games: int = 200, s
 
         def visit(s, g=g):
             p = s.current_player()
-            assert 0 <= p < game.num_players, f"game {g}: current player {p} out of range"
+            if not 0 <= p < game.num_players:
+                raise AssertionError(f"game {g}: current player {p} out of range")
             mask = s.legal_action_mask()
-            assert mask.dtype == np.int8 and mask.shape == (game.num_actions,)
-            assert set(np.unique(mask)) <= {0, 1}
+            if not (mask.dtype == np.int8 and mask.shape == (game.num_actions,)):
+                raise AssertionError(f"game {g}: mask is {mask.dtype} {mask.shape}, not int8 ({game.num_actions},)")
+            if not set(np.unique(mask)) <= {0, 1}:
+                raise AssertionError(f"game {g}: mask holds values other than 0 and 1: {np.unique(mask)}")
             s.check_invariants()
             obs = s.observation(p)
-            assert obs.dtype == np.float32 and obs.shape == (game.observation_layout.size,)
+            if not (obs.dtype == np.float32 and obs.shape == (game.observation_layout.size,)):
+                raise AssertionError(f"game {g}: observation is {obs.dtype} {obs.shape}, not float32 ({game.observation_layout.size},)")
             lay = game.observation_layout
-            assert np.all(obs >= lay.low) and np.all(obs <= lay.high), \
-                f"game {g}: observation outside its declared bounds at " \
-                f"{[n for n, sl in lay.slices.items() if np.any(obs[sl] < lay.low[sl]) or np.any(obs[sl] > lay.high[sl])]}"
+            if not (np.all(obs >= lay.low) and np.all(obs <= lay.high)):
+                outside = [n for n, sl in lay.slices.items()
+                           if np.any(obs[sl] < lay.low[sl]) or np.any(obs[sl] > lay.high[sl])]
+                raise AssertionError(f"game {g}: observation outside its declared bounds at {outside}")
 
         steps = random_playout(state, rng, visit=visit)
         state.check_invariants()
-        assert state.current_player() == TERMINAL
+        if state.current_player() != TERMINAL:
+            raise AssertionError(f"game {g}: ended with current player {state.current_player()}, not TERMINAL")
         ret = np.asarray(state.returns(), float)
-        assert ret.shape == (game.num_players,)
+        if ret.shape != (game.num_players,):
+            raise AssertionError(f"game {g}: returns have shape {ret.shape}, not ({game.num_players},)")
         if getattr(game, "zero_sum", game.num_players == 2):
-            assert abs(ret.sum()) < 1e-9, f"game {g}: returns {ret} are not zero-sum"
+            if abs(ret.sum()) >= 1e-9:
+                raise AssertionError(f"game {g}: returns {ret} are not zero-sum")
         lengths.append(steps)
         turns.append(state.turn)
     return {"mean_decisions": float(np.mean(lengths)), "max_turn": int(max(turns))}
@@ -214,8 +236,10 @@ def check_max_turns(env_name: str, game_kwargs: dict, seeds=range(20)) -> None:
         for _agent in env.agent_iter(max_iter=100_000):
             obs, _, term, trunc, _ = env.last()
             env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-        assert not env.agents
-        assert env.game_state.turn <= 3 or env.game_state.is_terminal()
+        if env.agents:
+            raise AssertionError(f"{env_name}: agents {env.agents} left after the game ended (seed {seed})")
+        if env.game_state.turn > 3 and not env.game_state.is_terminal():
+            raise AssertionError(f"{env_name}: max_turns=3 let the game reach turn {env.game_state.turn} (seed {seed})")
 
 
 def check_mask_equals_rules(env_name: str, game_kwargs: dict, num_states: int = 40, seed: int = 1) -> None:
@@ -237,9 +261,9 @@ def check_mask_equals_rules(env_name: str, game_kwargs: dict, num_states: int = 
                         accepted = True
                     except IllegalActionError:
                         accepted = False
-                    assert accepted == bool(mask[action]), (
-                        f"action {action} ({state.action_to_string(action)}) accepted={accepted} "
-                        f"but mask={mask[action]} during {state.decision()!r}")
+                    if accepted != bool(mask[action]):
+                        raise AssertionError(f"action {action} ({state.action_to_string(action)}) accepted={accepted} "
+                                            f"but mask={mask[action]} during {state.decision()!r}")
                 tested += 1
             action = int(rng.choice(state.legal_actions()))
             try:
@@ -276,18 +300,19 @@ def check_no_leak(env_name: str, game_kwargs: dict, num_states: int = 60, resamp
                             err_msg=f"player {p}'s observation changed when hidden information was resampled "
                                     f"during {state.decision()!r}: it leaks hidden information")
                         other.check_invariants()
-                        assert not own_text or other.render_text(p) == text, (
-                            f"player {p}'s text view changed when hidden information was resampled during "
-                            f"{state.decision()!r}: it shows what the observation hides")
+                        if own_text and other.render_text(p) != text:
+                            raise AssertionError(f"player {p}'s text view changed when hidden information was resampled during "
+                                                f"{state.decision()!r}: it shows what the observation hides")
                         if p == state.current_player():
                             np.testing.assert_array_equal(other.legal_action_mask(), state.legal_action_mask())
-                        assert other.rng.bit_generator.state != state.rng.bit_generator.state, (
-                            f"resample_hidden({p}) kept the real state's generator during {state.decision()!r}: "
-                            "every re-dealt world would draw the real future chance")
+                        if other.rng.bit_generator.state == state.rng.bit_generator.state:
+                            raise AssertionError(f"resample_hidden({p}) kept the real state's generator during {state.decision()!r}: "
+                                                "every re-dealt world would draw the real future chance")
                         changed += _without_generator(other) != _without_generator(state)
                 tested += 1
             state.apply_action(int(rng.choice(state.legal_actions())))
-    assert changed > 0, "resample_hidden never changed anything: the leak test would be vacuous"
+    if changed == 0:
+        raise AssertionError("resample_hidden never changed anything: the leak test would be vacuous")
 
 
 def check_seat_arguments(env_name: str, game_kwargs: dict, seed: int = 5) -> None:
@@ -315,12 +340,15 @@ def check_seat_arguments(env_name: str, game_kwargs: dict, seed: int = 5) -> Non
             except TypeError:
                 continue
             raise AssertionError(f"{env_name}: {name}({bad!r}) did not raise TypeError")
-    assert state.render_text(None) == state.render_text(), f"{env_name}: render_text(None) is not the whole table"
+    if state.render_text(None) != state.render_text():
+        raise AssertionError(f"{env_name}: render_text(None) is not the whole table")
     for p in range(n):
         np.testing.assert_array_equal(state.observation(np.int64(p)), state.observation(p))
-        assert state.render_text(np.int32(p)) == state.render_text(p)
-        assert state.resample_hidden(np.int64(p), np.random.default_rng(3)) == \
-            state.resample_hidden(p, np.random.default_rng(3)), f"{env_name}: a NumPy seat re-deals otherwise"
+        if state.render_text(np.int32(p)) != state.render_text(p):
+            raise AssertionError(f"{env_name}: a NumPy seat renders another text view")
+        if state.resample_hidden(np.int64(p), np.random.default_rng(3)) != \
+                state.resample_hidden(p, np.random.default_rng(3)):
+            raise AssertionError(f"{env_name}: a NumPy seat re-deals otherwise")
 
 
 def _without_generator(state) -> dict:
@@ -337,8 +365,13 @@ def check_doc_page(env_name: str, game_kwargs: dict | None = None) -> None:
     doc = get_spec(env_name).load_module().__doc__ or ""
     fix = f"regenerate it with `python -m tabletop_envs.core.docs {env_name}`"
     actions, observations = doc_tables(game)
-    assert actions in doc, f"{env_name}: the action table in env.py's docstring is out of date; {fix}"
-    assert observations in doc, f"{env_name}: the observation table in env.py's docstring is out of date; {fix}"
-    assert f"Discrete({game.num_actions})" in doc, f"{env_name}: the documented action count is wrong; {fix}"
-    assert f"({game.observation_layout.size},)" in doc, f"{env_name}: the documented observation size is wrong; {fix}"
-    assert state_row(env_name, game) in doc, f"{env_name}: the documented state() size is wrong or missing; {fix}"
+    if actions not in doc:
+        raise AssertionError(f"{env_name}: the action table in env.py's docstring is out of date; {fix}")
+    if observations not in doc:
+        raise AssertionError(f"{env_name}: the observation table in env.py's docstring is out of date; {fix}")
+    if f"Discrete({game.num_actions})" not in doc:
+        raise AssertionError(f"{env_name}: the documented action count is wrong; {fix}")
+    if f"({game.observation_layout.size},)" not in doc:
+        raise AssertionError(f"{env_name}: the documented observation size is wrong; {fix}")
+    if state_row(env_name, game) not in doc:
+        raise AssertionError(f"{env_name}: the documented state() size is wrong or missing; {fix}")

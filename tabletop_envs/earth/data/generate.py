@@ -474,7 +474,8 @@ ECOSYSTEM_OBJECTIVES = (
 def make_fauna(rng) -> list[dict]:
     sides = []
     objectives = list(FAUNA_OBJECTIVES)
-    assert len(objectives) == 46
+    if len(objectives) != 46:
+        raise ValueError(f"the fauna deck has 46 objective sides, not {len(objectives)}")
     for i, (measure, arg, n) in enumerate(objectives):
         sides.append({"name": FAUNA[i], "card": i // 2, "measure": measure, "arg": arg, "n": n})
     return sides
