@@ -173,6 +173,16 @@ def test_cli_replay_steps_through_and_verifies(toy, tmp_path):
     assert "(hidden from your seat)" in text and "player_0 (random): " in text
 
 
+def test_cli_replay_that_plays_out_otherwise_is_refused_before_any_position_is_shown(toy, tmp_path):
+    replay, _, _ = record_random_game("toy_v0", seed=6)
+    replay.final_digest = "f" * 64  # every action legal: only the end of the game can tell
+    path = replay.save(tmp_path / "g.json")
+    out, presses = [], []
+    assert main(["replay", str(path)], ask=lambda p: presses.append(p) or "", say=out.append) == 2
+    assert "final state differs from the recorded one" in out[-1]
+    assert not presses and not any("--- action" in line for line in out), out
+
+
 def test_ctrl_c_while_watching_a_replay_stops_it_with_status_130(toy, tmp_path):
     replay, _, _ = record_random_game("toy_v0", seed=6)
     path = replay.save(tmp_path / "g.json")

@@ -331,6 +331,9 @@ def watch_replay(replay: Replay, seat: int | None = None, ask: Ask | None = inpu
     n = env.game.num_players
     if seat is not None and not 0 <= seat < n:
         raise ValueError(f"--seat must be between 0 and {n - 1}, got {seat}")
+    # played through silently first: the final digest is known only at the end, and a replay that
+    # plays out otherwise would show a whole game of other moves before saying so
+    replay.replay()
     players = replay.players or ["?"] * n
     say(f"Replay of {replay.env} (seed {replay.seed}, {len(replay.actions)} action{'s' * (len(replay.actions) != 1)}, "
         "recorded with "
