@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import subprocess
 
 import numpy as np
 import pytest
@@ -12,7 +13,7 @@ import pytest
 from tabletop_envs.cli import main
 from tabletop_envs.core.errors import ReplayError
 from tabletop_envs.core.registry import ENVS, EnvSpec, available_envs
-from tabletop_envs.core.replay import Replay, code_revision, state_digest
+from tabletop_envs.core.replay import Replay, code_revision, git_revision, state_digest
 
 
 @pytest.fixture()
@@ -380,3 +381,30 @@ def test_a_replay_of_an_earlier_revision_of_the_same_version_names_the_revision_
     replay.revision = ""  # a replay written before the field: its date is all there is
     with pytest.raises(ReplayError, match=rf"does not record the revision.*recorded {re.escape(replay.created)}"):
         replay.replay()
+
+
+def test_a_checkout_with_uncommitted_changes_is_recorded_as_its_commit_dirty(tmp_path):
+    def git(*args):
+        subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=tmp_path, check=True,
+                       capture_output=True)
+
+    git("init", "-q")
+    (tmp_path / "rules.py").write_text("A = 1\n", encoding="utf-8")
+    git("add", "rules.py")
+    git("commit", "-q", "-m", "rules")
+    sha = git_revision(tmp_path)
+    assert re.fullmatch(r"[0-9a-f]{7,}", sha)
+    (tmp_path / "scratch.log").write_text("a run's log\n", encoding="utf-8")  # untracked: no code changed
+    assert git_revision(tmp_path) == sha
+    (tmp_path / "rules.py").write_text("A = 2\n", encoding="utf-8")
+    assert git_revision(tmp_path) == f"{sha}-dirty"
+    assert git_revision(tmp_path / "no-checkout-here") == ""
+
+
+def test_a_replay_recorded_from_uncommitted_changes_says_so_instead_of_naming_a_commit_to_check_out():
+    replay, _, _ = record_random_game("terralore_v0", seed=3)
+    replay.revision = "abc1234-dirty"
+    replay.final_digest = "0" * 64
+    with pytest.raises(ReplayError, match=r"uncommitted changes on top of commit abc1234: replay it there") as info:
+        replay.replay()
+    assert "git checkout abc1234-dirty" not in str(info.value)

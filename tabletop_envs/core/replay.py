@@ -43,21 +43,30 @@ def library_version() -> str:
     return __version__
 
 
-@functools.cache  # one git call per process, not one per recorded game
+@functools.cache  # one git run per process, not one per recorded game
 def code_revision() -> str:
-    """The git commit of this library's own checkout, or "" (an installed wheel): the rules of an env change
-    within one version and one library version (the version histories' fixes), so only the commit tells
-    which revision recorded a replay."""
-    root = Path(__file__).resolve().parents[2]
+    """The git commit of this library's own checkout, with ``-dirty`` after it where tracked files differ
+    from that commit, or "" (an installed wheel): the rules of an env change within one version and one
+    library version (the version histories' fixes), so only the commit tells which revision recorded a
+    replay or trained a model, and a bare commit would vouch for code it does not hold."""
+    return git_revision(Path(__file__).resolve().parents[2])
+
+
+def git_revision(root: Path) -> str:
     # only this library's own checkout: an installed wheel inside some other repository (a venv in a
     # project) would otherwise give that project's commit
     if not (root / ".git").exists():
         return ""
     try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True,
-                              timeout=5).stdout.strip()
+        sha = _git(root, "rev-parse", "--short", "HEAD")
+        # untracked files aside: a checkout holds logs, runs and scratch files that change no code
+        return f"{sha}-dirty" if sha and _git(root, "status", "--porcelain", "--untracked-files=no") else sha
     except (OSError, subprocess.SubprocessError):
         return ""
+
+
+def _git(root: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, timeout=5).stdout.strip()
 
 
 def _legacy_digest(state: State, recorded_config: dict) -> str:
@@ -289,6 +298,10 @@ class Replay:
             return f"Replay it with tabletop-envs=={self.library_version}" + (
                 f" (commit {self.revision})." if self.revision else ".")
         # the same version number: naming it sent the user to the library they already have
+        if self.revision.endswith("-dirty"):
+            commit = self.revision.removesuffix("-dirty")
+            return (f"It was recorded from a checkout with uncommitted changes on top of commit {commit}: replay it "
+                    f"there, with those changes (this is {code_revision() or 'an installed copy'}).")
         if self.revision:
             return (f"Replay it with the revision that recorded it: git checkout {self.revision} of tabletop-envs "
                     f"(this is {code_revision() or 'an installed copy'}).")
