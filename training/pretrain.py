@@ -10,7 +10,9 @@ improvements.
    and a share ``vs_random_share`` teacher against random so that the states of a game being won
    are covered too. Every teacher decision is kept as (observation, mask, action, return), where
    the return is the seat's final return discounted by the seat's own remaining decisions, i.e.
-   exactly what PPO's value head estimates for a learner in that seat.
+   exactly what PPO's value head estimates for a learner in that seat. A game cut at ``max_turns`` has
+   no result: its decisions teach the moves, not the value (PPO bootstraps a truncated episode from the
+   value head, where the env's truncation reward of 0 would teach it that such states are even).
 2. :func:`clone` fits the MaskablePPO policy to it: masked cross-entropy of the teacher's action
    plus ``vf_coef`` × MSE of the value head to the return, so PPO's first advantages are not noise
    from an untrained critic (which would undo the cloning in the first updates).
@@ -38,6 +40,7 @@ class TeacherData:
     masks: np.ndarray  # bool [n, actions]
     actions: np.ndarray  # int64 [n]
     returns: np.ndarray  # float32 [n]
+    value_known: np.ndarray  # bool [n]: False where the game was truncated (no result to learn)
     games: int
     seconds: float
 
@@ -80,7 +83,7 @@ def collect(env_name: str, teacher, games: int, seed: int = 0, vs_random_share: 
                 seat_of.append(seat)
                 game_of.append(g)
             state.apply_action(action)
-        game_returns.append(np.asarray(state.returns(), np.float32) if state.is_terminal() else np.zeros(n, np.float32))
+        game_returns.append(np.asarray(state.returns(), np.float32) if state.is_terminal() else None)
     seat_of, game_of = np.asarray(seat_of), np.asarray(game_of)
     returns = np.empty(len(actions), np.float32)
     # Walk backwards: the discount counts the seat's own later decisions, as PPO's steps do.
@@ -88,10 +91,12 @@ def collect(env_name: str, teacher, games: int, seed: int = 0, vs_random_share: 
     for i in range(len(actions) - 1, -1, -1):
         key = (int(game_of[i]), int(seat_of[i]))
         k = remaining.get(key, 0)
-        returns[i] = game_returns[key[0]][key[1]] * gamma ** k
+        final = game_returns[key[0]]
+        returns[i] = 0.0 if final is None else final[key[1]] * gamma ** k
         remaining[key] = k + 1
+    known = np.asarray([game_returns[g] is not None for g in game_of.tolist()], bool)
     return TeacherData(np.stack(obs_rows), np.stack(mask_rows), np.asarray(actions, np.int64), returns,
-                       games, time.perf_counter() - t0)
+                       known, games, time.perf_counter() - t0)
 
 
 def holdout_split(n: int, holdout: float, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
@@ -114,7 +119,14 @@ def clone(policy, data: TeacherData, epochs: int = 5, batch_size: int = 512, lea
     def batch(idx):
         obs = torch.as_tensor(data.observations[idx].astype(np.float32), device=device)
         return (obs, data.masks[idx], torch.as_tensor(data.actions[idx], device=device),
-                torch.as_tensor(data.returns[idx], device=device))
+                torch.as_tensor(data.returns[idx], device=device), data.value_known[idx])
+
+    def value_error(obs, ret, known, reduce):
+        values = policy.predict_values(obs).flatten()
+        if not known.all():  # only where a truncated game's rows are in the batch: the rest is bit-identical
+            keep = torch.as_tensor(known, device=device)
+            values, ret = values[keep], ret[keep]
+        return reduce(values, ret) if len(ret) else None
 
     def evaluate(idx) -> tuple[float, float]:
         if len(idx) == 0:
@@ -122,11 +134,13 @@ def clone(policy, data: TeacherData, epochs: int = 5, batch_size: int = 512, lea
         agree, sq = 0, 0.0
         with torch.no_grad():
             for start in range(0, len(idx), 4096):
-                obs, mask, act, ret = batch(idx[start:start + 4096])
+                obs, mask, act, ret, known = batch(idx[start:start + 4096])
                 dist = policy.get_distribution(obs, action_masks=mask)
                 agree += int((dist.distribution.probs.argmax(-1) == act).sum())
-                sq += float(((policy.predict_values(obs).flatten() - ret) ** 2).sum())
-        return agree / len(idx), sq / len(idx)
+                err = value_error(obs, ret, known, lambda v, r: float(((v - r) ** 2).sum()))
+                sq += err or 0.0
+        valued = int(data.value_known[idx].sum())
+        return agree / len(idx), sq / valued if valued else float("nan")
 
     report = {"samples": len(data), "games": data.games, "collect_seconds": round(data.seconds, 1), "epochs": []}
     policy.set_training_mode(True)
@@ -135,11 +149,11 @@ def clone(policy, data: TeacherData, epochs: int = 5, batch_size: int = 512, lea
         rng.shuffle(train)
         nll_sum, n_sum = 0.0, 0
         for start in range(0, len(train), batch_size):
-            obs, mask, act, ret = batch(train[start:start + batch_size])
+            obs, mask, act, ret, known = batch(train[start:start + batch_size])
             dist = policy.get_distribution(obs, action_masks=mask)
             nll = -dist.log_prob(act).mean()
-            value_loss = torch.nn.functional.mse_loss(policy.predict_values(obs).flatten(), ret)
-            loss = nll + vf_coef * value_loss
+            value_loss = value_error(obs, ret, known, torch.nn.functional.mse_loss)
+            loss = nll if value_loss is None else nll + vf_coef * value_loss
             optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(policy.parameters(), 0.5)

@@ -61,6 +61,40 @@ def test_collect_returns_are_the_final_result_discounted_by_the_seats_own_later_
     assert np.array_equal(np.sign(discounted.returns), finals)
 
 
+def test_a_game_cut_at_max_turns_teaches_its_moves_but_no_value(toy, teacher):
+    # PPO bootstraps a truncated episode from the value head; a target of 0 (the env's truncation reward)
+    # would teach the warm-started critic that every such state is even
+    whole = collect(toy, teacher, games=10, seed=3)
+    cut = collect(toy, teacher, games=10, seed=3, max_turns=3)  # the toy game lasts 6 turns: every game cut
+    assert whole.value_known.all() and whole.returns.any()
+    assert len(cut) and not cut.value_known.any() and not cut.returns.any()
+    assert len(cut) < len(whole)
+
+
+def test_the_value_head_learns_nothing_from_rows_without_a_result(toy, teacher):
+    import torch
+
+    data = collect(toy, teacher, games=60, seed=4)
+    data.value_known[::2] = False
+    fitted = []
+    for made_up in (0.0, 1000.0):  # what the rows without a result say must not matter
+        data.returns[~data.value_known] = made_up
+        policy = _fresh_policy(toy)
+        report = clone(policy, data, epochs=2, batch_size=64, seed=0, log=lambda *_: None)
+        fitted.append(torch.cat([p.detach().flatten() for p in policy.parameters()]))
+        assert np.isfinite(report["epochs"][-1]["holdout_value_mse"])
+    assert torch.equal(fitted[0], fitted[1])
+    data.value_known[:] = False
+    policy = _fresh_policy(toy)
+    before = {n: p.detach().clone() for n, p in policy.named_parameters()}
+    report = clone(policy, data, epochs=1, batch_size=64, seed=0, log=lambda *_: None)
+    after = dict(policy.named_parameters())
+    value = [n for n in before if n.startswith(("value_net", "mlp_extractor.value"))]
+    assert value and all(torch.equal(before[n], after[n]) for n in value)
+    assert not torch.equal(before["action_net.weight"], after["action_net.weight"])  # the moves were learnt
+    assert np.isnan(report["epochs"][-1]["holdout_value_mse"])
+
+
 @pytest.mark.parametrize("seed", [3, 918_273_645_501])
 def test_collect_never_hands_the_teacher_or_the_random_player_the_generator_the_games_are_dealt_from(
         toy, seed, monkeypatch):
@@ -215,7 +249,8 @@ def _teacher_data(toy, teacher, rows: int):
     ids = _row_ids(rows, data.observations.shape[1])
     obs = data.observations[:rows].copy()
     obs[:, :ids.shape[1]] = ids
-    return TeacherData(obs, data.masks[:rows], data.actions[:rows], data.returns[:rows], data.games, 0.0), ids.shape[1]
+    return TeacherData(obs, data.masks[:rows], data.actions[:rows], data.returns[:rows], data.value_known[:rows],
+                       data.games, 0.0), ids.shape[1]
 
 
 def test_the_held_out_decisions_are_never_trained_on(toy, teacher, monkeypatch):
