@@ -525,6 +525,52 @@ def test_arena_counts_a_shared_best_return_at_three_seats_as_a_draw_for_those_sh
     assert (alone.wins.tolist(), alone.draws.tolist(), alone.losses.tolist()) == ([0, 3, 0], [0, 0, 0], [3, 0, 3])
 
 
+class _Answers:
+    """A policy that answers the first legal action in another form (``kind``)."""
+
+    def __init__(self, kind):
+        self.kind = kind
+        self.name = f"answers-{kind.__name__}"
+
+    def act(self, obs, mask, rng):
+        return self.kind(int(np.flatnonzero(mask)[0]))
+
+
+@pytest.mark.parametrize("kind", [float, str, lambda a: a + 0.7, lambda a: None, lambda a: 10**6],
+                         ids=["float", "str", "fraction", "none", "out_of_range"])
+def test_the_arena_takes_a_policy_move_as_the_env_faces_do_and_names_the_policy_at_fault(kind):
+    # apply_action's int() played 0.0, "0" and 0.7 as action 0 (SingleAgentEnv refuses them), None was a bare
+    # TypeError from int(), and an illegal move told the caller to build an env with illegal_action=...
+    from tabletop_envs.core.arena import play_game, play_match
+
+    runs = (lambda: play_game(make_game("terralore_v0"), [_Answers(kind), RandomPolicy()], 3),
+            lambda: play_match("terralore_v0", [RandomPolicy(), _Answers(kind)], 2, seed=3))
+    for run in runs:
+        with pytest.raises(IllegalActionError, match=r"^the policy answers-\S+ \(seat [01]\) chose an illegal action .*"
+                                                      r"Its act\(observation, action_mask, rng\) must return"):
+            run()
+    env = SingleAgentEnv("terralore_v0", opponent=_Answers(kind), learner_seat=1)
+    with pytest.raises(IllegalActionError, match="the opponent answers-"):  # what the env face says of it
+        env.reset(seed=3)
+
+
+def test_the_arena_plays_numpy_and_python_ints_alike():
+    from tabletop_envs.core.arena import play_game
+
+    class NumpyFirst:
+        def act(self, obs, mask, rng):
+            return np.flatnonzero(mask)[np.int64(0)]
+
+    class First:
+        def act(self, obs, mask, rng):
+            return int(np.flatnonzero(mask)[0])
+
+    game = make_game("terralore_v0")
+    returns, steps = play_game(game, [NumpyFirst(), NumpyFirst()], 5)
+    expected = play_game(game, [First(), First()], 5)
+    assert returns.tolist() == expected[0].tolist() and steps == expected[1]
+
+
 def test_arena_hands_each_seat_its_own_observation(toy):
     """In the toy game a seat's hand is exactly its legal plays: every policy call must see the hand
     of the seat that moves, never another seat's."""

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .policy import Policy, load_policy, policy_rng
+from .errors import IllegalActionError, action_index
+from .policy import Policy, load_policy, policy_name, policy_rng
 
 
 def deal_seed(seed: int, deal: int) -> int:
@@ -53,7 +54,14 @@ def play_game_standings(game, policies: Sequence[Policy], seed: int, max_turns: 
             return np.zeros(game.num_players), np.zeros(game.num_players), steps
         seat = state.current_player()
         mask = state.legal_action_mask()
-        state.apply_action(policies[seat].act(state.observation(seat), mask, rngs[seat]))
+        action = policies[seat].act(state.observation(seat), mask, rngs[seat])
+        # as the env faces take a move: 2.7 or "3" is no action id (apply_action's int() made them 2 and 3),
+        # and the error names the policy at fault, not an env option the arena does not have
+        index = action_index(action)
+        if index is None or not 0 <= index < mask.shape[0] or not mask[index]:
+            raise IllegalActionError(action, state.legal_actions(), state._describe_safe, state.decision(),
+                                     who=f"the policy {policy_name(policies[seat])} (seat {seat})")
+        state.apply_legal_action(index)
         steps += 1
     return np.asarray(state.returns(), float), np.asarray(state.standings(), float), steps
 
