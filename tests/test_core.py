@@ -554,6 +554,46 @@ def test_the_arena_takes_a_policy_move_as_the_env_faces_do_and_names_the_policy_
         env.reset(seed=3)
 
 
+@pytest.mark.parametrize(("kwargs", "problem"), [
+    ({"num_games": 0}, "num_games must be a positive integer, got 0"),
+    ({"num_games": -3}, "num_games must be a positive integer, got -3"),
+    ({"num_games": 1.5}, "num_games must be a positive integer, got 1.5"),
+    ({"seed": None}, "the seed must be a non-negative integer, got None"),
+    ({"seed": -1}, "the seed must be a non-negative integer, got -1;"),
+    ({"seed": np.random.default_rng(0)}, "the seed must be a non-negative integer, got Generator"),
+    ({"max_turns": 0}, "max_turns must be None .* or a positive int, got 0"),
+    ({"max_turns": -1}, "max_turns must be None .* or a positive int, got -1"),
+])
+def test_play_match_refuses_what_training_evaluate_refuses(kwargs, problem):
+    # 0 or -3 games played none and reported NaN rates, max_turns=0 made every game a draw, a None or Generator
+    # seed was a TypeError from int() deep inside, and -1 was named as its first deal's seed, -1000003
+    from tabletop_envs.core.arena import play_match
+
+    args = {"num_games": 2, **kwargs}
+    with pytest.raises(ConfigError, match=problem):
+        play_match("terralore_v0", ["terralore_v0/random"] * 2, **args)
+
+
+def test_play_game_says_what_it_takes_instead_of_failing_inside():
+    from tabletop_envs.core.arena import play_game
+
+    game = make_game("terralore_v0")
+    with pytest.raises(TypeError, match=r"policies\[1\] is 'terralore_v0/random', not a policy .* load_policy"):
+        play_game(game, [RandomPolicy(), "terralore_v0/random"], 0)  # was: 'str' object has no attribute 'act'
+    with pytest.raises(ValueError, match="2-seat game takes one policy per seat, got 1"):
+        play_game(game, [RandomPolicy()], 0)  # was: an IndexError at seat 1's first move
+    with pytest.raises(ValueError, match=r"one generator, or one per seat \(2\), got 1"):
+        play_game(game, [RandomPolicy()] * 2, 0, rng=[np.random.default_rng(0)])
+    with pytest.raises(ConfigError, match="the seed must be a non-negative integer, got None"):
+        play_game(game, [RandomPolicy()] * 2, None)
+    with pytest.raises(ConfigError, match="max_turns"):
+        play_game(game, [RandomPolicy()] * 2, 0, max_turns=0)
+    with pytest.raises(TypeError, match="policies must be a list with one policy per seat"):
+        from tabletop_envs.core.arena import play_match
+
+        play_match("terralore_v0", "terralore_v0/random", 2)  # was: no policy registered as 't'
+
+
 def test_the_arena_plays_numpy_and_python_ints_alike():
     from tabletop_envs.core.arena import play_game
 

@@ -130,6 +130,7 @@ def play_pair(env_name: str, a, b, games: int, seed: int = 0, game_kwargs: dict 
     """``games`` games of A against B (rounded up to whole sets of seat rotations), paired seeds."""
     check_games(games)
     check_seed(seed)
+    check_max_turns(max_turns)  # as the env and the --env-kwargs check it: 0 made every game a draw
     game = make_game(env_name, **(game_kwargs or {}))
     n = game.num_players
     check_two_seats(env_name, n)
@@ -250,6 +251,7 @@ def round_robin(env_name: str, policies: list, games: int, seed: int = 0, game_k
                           "); add an opponent, e.g. --policies heuristic random")
     check_games(games)
     check_seed(seed)
+    check_max_turns(max_turns)
     game = make_game(env_name, **(game_kwargs or {}))
     n_players = game.num_players
     check_two_seats(env_name, n_players)

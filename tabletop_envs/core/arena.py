@@ -7,12 +7,13 @@ evaluation script and the README's main job.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from .errors import IllegalActionError, action_index
+from .errors import ConfigError, IllegalActionError, action_index, is_int
 from .policy import Policy, load_policy, policy_name, policy_rng
 
 
@@ -20,6 +21,13 @@ def deal_seed(seed: int, deal: int) -> int:
     """The seed of deal ``deal`` of a match, evaluation or search seeded ``seed`` (one formula, so that
     the same seed deals the same games in each)."""
     return seed * 1_000_003 + deal
+
+
+def check_match_seed(seed) -> None:
+    """A match's or game's seed is a non-negative int: None or a Generator failed in ``int()`` deep inside,
+    and -1 was named as the seed of its first deal (-1000003)."""
+    if not is_int(seed) or seed < 0:
+        raise ConfigError(f"the seed must be a non-negative integer, got {seed!r}; e.g. seed=0")
 
 
 def play_game(game, policies: Sequence[Policy], seed: int, max_turns: int | None = None,
@@ -42,11 +50,23 @@ def play_game_standings(game, policies: Sequence[Policy], seed: int, max_turns: 
     draws and losses on the standings (``State.standings``): they follow the rules' result where a reward
     option shapes the returns (Earth's ``reward="vp_margin"`` returns ignore the tiebreakers). A truncated
     game's are all zeros, as its returns."""
+    from .aec import check_max_turns
+
+    check_match_seed(seed)
+    check_max_turns(max_turns)  # as the env checks it: 0 or -1 made every game a draw
+    if len(policies) != game.num_players:
+        raise ValueError(f"this {game.num_players}-seat game takes one policy per seat, got {len(policies)}")
+    for seat, policy in enumerate(policies):
+        if not hasattr(policy, "act"):  # an id or a path: play_match loads those, play_game takes policies
+            raise TypeError(f"policies[{seat}] is {policy!r}, not a policy (an object with act(observation, "
+                            "action_mask, rng)): load it first with load_policy(...), or play it with play_match")
     state = game.new_initial_state(seed)
     if rng is None:
         rngs = [policy_rng(seed, seat) for seat in range(game.num_players)]
     else:
         rngs = [rng] * game.num_players if isinstance(rng, np.random.Generator) else list(rng)
+        if len(rngs) != game.num_players:
+            raise ValueError(f"rng must be one generator, or one per seat ({game.num_players}), got {len(rngs)}")
     limit = game.default_max_turns if max_turns is None else max_turns
     steps = 0
     while not state.is_terminal():
@@ -93,8 +113,17 @@ def play_match(env_name: str, policies: Sequence, num_games: int, seed: int = 0,
     paired seeds (each deal is played from every seat rotation). For more than two seats a win is the
     unique best standing (``State.standings``: the rules' result, e.g. Earth's tiebreakers, whatever its
     ``reward`` option; the returns otherwise)."""
+    from .aec import check_max_turns
     from .registry import make_game
 
+    if isinstance(policies, (str, os.PathLike)) or hasattr(policies, "act"):
+        raise TypeError(f"policies must be a list with one policy per seat, got {policies!r}: e.g. "
+                        "[policy, 'terralore_v0/random']")
+    # 0 or -3 played no game and reported NaN win rates, as training.evaluate refuses them
+    if not is_int(num_games) or num_games < 1:
+        raise ConfigError(f"num_games must be a positive integer, got {num_games!r}")
+    check_match_seed(seed)
+    check_max_turns(max_turns)
     game = make_game(env_name, **(game_kwargs or {}))
     # another game's policy is refused by name; a model trained under other rule options is warned about
     pols = [load_policy(p, env=env_name, game_config=game.config()) for p in policies]

@@ -174,6 +174,17 @@ def test_a_max_turns_the_env_refuses_is_refused_before_a_round_robin_of_draws(to
               "--env-kwargs", json.dumps({"max_turns": max_turns})])
 
 
+@pytest.mark.parametrize("max_turns", [0, -1, 2.5])
+def test_the_functions_refuse_a_max_turns_the_env_refuses_as_the_command_does(toy, max_turns):
+    # only the command checked it: round_robin(max_turns=0) reported every pair as all draws and equal Elo
+    from training.evaluate import round_robin
+
+    with pytest.raises(ConfigError, match=f"max_turns must be None .* got {max_turns!r}"):
+        round_robin(toy, ["random", "toy_v0/random"], 2, max_turns=max_turns)
+    with pytest.raises(ConfigError, match=f"max_turns must be None .* got {max_turns!r}"):
+        play_pair(toy, "random", "random", 2, max_turns=max_turns)
+
+
 @pytest.mark.parametrize("kwargs, problem", [
     ({"illegal_action": "bogus"}, r"illegal_action must be one of \('raise', 'penalty', 'random_legal'\), got 'bogus'"),
     ({"render_mode": "bogus"}, r"render_mode must be None or one of \('ansi', 'rgb_array', 'human'\), got 'bogus'"),
