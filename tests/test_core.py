@@ -594,6 +594,21 @@ def test_play_game_says_what_it_takes_instead_of_failing_inside():
         play_match("terralore_v0", "terralore_v0/random", 2)  # was: no policy registered as 't'
 
 
+def test_play_match_names_a_path_and_a_loaded_model_as_training_evaluate_does():
+    # they were named by class: 'PosixPath' and 'MLPPolicy' in the summary, where a round robin says which model
+    from pathlib import Path
+
+    from tabletop_envs import load_policy
+    from tabletop_envs.core.arena import play_match
+    from training.evaluate import round_robin
+
+    model = Path(__file__).resolve().parents[1] / "models" / "terralore" / "ppo.onnx"
+    policies = [model, load_policy("terralore_v0/ppo")]
+    names = play_match("terralore_v0", policies, 2, max_turns=4).names
+    assert names == [str(model), "terralore_v0/ppo"]
+    assert names == round_robin("terralore_v0", policies, 2, max_turns=4)["policies"]
+
+
 def test_the_arena_plays_numpy_and_python_ints_alike():
     from tabletop_envs.core.arena import play_game
 

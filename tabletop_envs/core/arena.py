@@ -127,7 +127,8 @@ def play_match(env_name: str, policies: Sequence, num_games: int, seed: int = 0,
     game = make_game(env_name, **(game_kwargs or {}))
     # another game's policy is refused by name; a model trained under other rule options is warned about
     pols = [load_policy(p, env=env_name, game_config=game.config()) for p in policies]
-    names = [p if isinstance(p, str) else type(p).__name__ for p in policies]
+    # as training.evaluate names them: a loaded model by its name, a Path as its path (not 'PosixPath')
+    names = [policy_name(p) for p in policies]
     n = game.num_players
     if len(pols) != n:
         raise ValueError(f"{env_name} with these kwargs has {n} seats; got {len(pols)} policies")

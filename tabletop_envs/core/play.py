@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from .errors import IllegalActionError
-from .policy import Policy, load_policy, policy_rng
+from .policy import Policy, load_policy, policy_name, policy_rng
 from .replay import Replay
 
 Ask = Callable[[str], str]
@@ -182,7 +182,7 @@ def play_match(env_name: str, opponents: Sequence[str | Policy], human_seat: int
         else:
             label, policy = next(others)
             seat_policy[s] = policy
-            names.append(label if isinstance(label, str) else type(label).__name__)
+            names.append(policy_name(label))  # a Path as its path, a loaded model by its name
     # 63 bits: a bot that checks guessed seeds against its generator (one hash each) must not find it
     seed = secrets.randbits(63) if seed is None else int(seed)
     replay = Replay.start(env, seed, names)

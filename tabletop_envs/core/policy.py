@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 import inspect
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol, runtime_checkable
@@ -88,7 +89,11 @@ class RandomPolicy:
 
 
 def policy_name(policy) -> str:
-    """A policy object's name in reports and messages: its ``name``, else its class's."""
+    """A policy's name in reports and messages: an id or a path as given (a ``Path`` too: its ``name``
+    attribute is only the file's name, and two ``runs/*/ppo.onnx`` would share it), else the object's
+    ``name``, else its class's."""
+    if isinstance(policy, (str, os.PathLike)):
+        return os.fspath(policy)
     return getattr(policy, "name", type(policy).__name__)
 
 

@@ -174,6 +174,24 @@ def test_a_max_turns_the_env_refuses_is_refused_before_a_round_robin_of_draws(to
               "--env-kwargs", json.dumps({"max_turns": max_turns})])
 
 
+def test_a_path_is_named_by_its_path_so_two_runs_models_of_one_file_name_can_meet(tmp_path):
+    # a Path was named by its file name alone: runs/a/ppo.onnx and runs/b/ppo.onnx were both 'ppo.onnx', and the
+    # round robin refused them as one policy named twice, where the same paths as strings played
+    import shutil
+
+    from training.evaluate import round_robin
+
+    paths = []
+    for run in ("a", "b"):
+        (tmp_path / run).mkdir()
+        for suffix in (".onnx", ".npz", ".json"):
+            shutil.copy(Path(__file__).resolve().parents[2] / "models" / "terralore" / f"ppo{suffix}", tmp_path / run)
+        paths.append(tmp_path / run / "ppo.onnx")
+    report = round_robin("terralore_v0", paths, 2, max_turns=4)
+    assert report["policies"] == [str(p) for p in paths]
+    assert round_robin("terralore_v0", [str(p) for p in paths], 2, max_turns=4)["policies"] == report["policies"]
+
+
 @pytest.mark.parametrize("max_turns", [0, -1, 2.5])
 def test_the_functions_refuse_a_max_turns_the_env_refuses_as_the_command_does(toy, max_turns):
     # only the command checked it: round_robin(max_turns=0) reported every pair as all draws and equal Elo
