@@ -1097,7 +1097,45 @@ def test_the_doc_page_command_names_an_unknown_env_in_one_line_and_rewrites_noth
     monkeypatch.setattr(docs, "refresh", lambda name: pytest.fail(f"rewrote {name}'s page"))
     assert run_cli(docs.main, ["terralore_v0", "terralor_v0"]) == 2
     assert capsys.readouterr().err.strip() == ("error: unknown env 'terralor_v0'; known: "
-                                               "['earth_v0', 'terralore_v0', 'travel_earth_v0']")
+                                               "['earth_v0', 'terralore_v0', 'travel_earth_v0']; did you mean "
+                                               "'terralore_v0'?")
+
+
+@pytest.mark.parametrize(("name", "meant"), [("terralore_v1", "terralore_v0"), ("terralor_v0", "terralore_v0"),
+                                             ("earth", "earth_v0"), ("tabletop_envs/TravelEarth-v0", "travel_earth_v0"),
+                                             ("tabletop_envs/terralore-v0", "terralore_v0")])
+def test_an_unknown_env_name_suggests_the_near_one_as_an_unknown_option_name_does(name, meant):
+    from tabletop_envs import UnknownEnvError
+    from tabletop_envs.core.arena import play_match
+    from training.evaluate import round_robin
+
+    for call in (lambda: make_game(name), lambda: SingleAgentEnv(name),
+                 lambda: play_match(name, ["random", "random"], 2), lambda: round_robin(name, ["random", "random"], 2)):
+        with pytest.raises(UnknownEnvError, match=f"unknown env {name!r}; known: .*; did you mean {meant!r}\\?$"):
+            call()
+    with pytest.raises(UnknownEnvError, match=r"unknown env 'chess_v0'; known: \[[^]]*\]$"):  # nothing near: no guess
+        make_game("chess_v0")
+
+
+@pytest.mark.parametrize(("policy", "env", "meant"), [
+    ("terralore_v0/heuristc", None, "'terralore_v0/heuristic'"),
+    ("earth_v0/ppo4p", None, "'earth_v0/ppo_4p'"),
+    ("terralore_v1/ppo", None, "'terralore_v0/ppo'"),  # another version
+    ("heuristic", "travel_earth_v0", "'travel_earth_v0/heuristic'"),  # training.evaluate's short name
+    ("random", "earth_v0", "'earth_v0/random'"),
+    ("heuristic", None, "'earth_v0/heuristic' or 'terralore_v0/heuristic' or 'travel_earth_v0/heuristic'"),
+])
+def test_an_unknown_policy_id_suggests_the_id_it_most_likely_meant(policy, env, meant):
+    # the message listed every id, and a typo or a short name taken from training.evaluate had to be found in it
+    from tabletop_envs import TabletopError, load_policy
+
+    with pytest.raises(TabletopError, match=rf"^no policy registered as {policy!r}\. Did you mean {meant}\? Known ids: "):
+        load_policy(policy, env=env)
+    if env is not None:  # the env faces and the command line say the same
+        with pytest.raises(TabletopError, match=rf"Did you mean {meant}\?"):
+            SingleAgentEnv(env, opponent=policy)
+    with pytest.raises(TabletopError, match=r"no policy registered as 'zzz'\. Known ids"):  # nothing near: no guess
+        load_policy("zzz")
 
 
 def test_action_to_string_names_an_action_id_and_refuses_what_is_no_action_id(toy):

@@ -7,6 +7,7 @@ through the game's ``ObservationLayout``.
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import importlib
 import inspect
@@ -226,7 +227,10 @@ def _load_policy(policy: str | Path | Policy, env: str | None = None, game_confi
                                  "(tabletop-envs list)")
     if name == "random":
         if env_name not in ENVS:
-            raise TabletopError(f"unknown env {env_name!r} in policy id {text!r}; known: {sorted(ENVS)}")
+            from .registry import env_hint
+
+            raise TabletopError(f"unknown env {env_name!r} in policy id {text!r}; known: {sorted(ENVS)}"
+                                f"{env_hint(env_name)}")
         return RandomPolicy(**kwargs)
     if text not in _POLICIES:
         _import_policies(env_name)
@@ -238,13 +242,26 @@ def _load_policy(policy: str | Path | Policy, env: str | None = None, game_confi
             return load_model_policy(shipped, env=env_name, **kwargs)
         if text and Path(text).is_dir():
             raise TabletopError(_folder_message(Path(text)))
-        known = ", ".join(sorted({*registered_policies(), *shipped_model_ids()}))
-        raise TabletopError(f"no policy registered as {text!r}. Known ids: {known} (and <env>/random); "
-                            "or pass a path to a .onnx model")
+        known = sorted({*registered_policies(), *shipped_model_ids()})
+        close = _close_ids(text, [*known, *(f"{n}/random" for n in ENVS)], env)
+        hint = f" Did you mean {' or '.join(map(repr, close))}?" if close else ""
+        raise TabletopError(f"no policy registered as {text!r}.{hint} Known ids: {', '.join(known)} (and "
+                            "<env>/random); or pass a path to a .onnx model")
     factory = _POLICIES[text]
     if game_config is not None and "game_config" in inspect.signature(factory).parameters:
         kwargs.setdefault("game_config", dict(game_config))
     return factory(**kwargs)
+
+
+def _close_ids(text: str, known: list[str], env: str | None) -> list[str]:
+    """The ids ``text`` most likely meant: for a name without its env (``"heuristic"``, as training.evaluate
+    and the recipes take it), that name under ``env`` or under each env; else the nearest id (a typo, or
+    another version: ``terralore_v1/ppo``)."""
+    if "/" not in text:
+        same = [k for k in known if k.partition("/")[2] == text and env in (None, k.partition("/")[0])]
+        if same:
+            return same
+    return difflib.get_close_matches(text, known, n=1)
 
 
 def _folder_message(folder: Path) -> str:

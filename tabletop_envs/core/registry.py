@@ -6,6 +6,7 @@ registries; game modules are imported lazily so ``import tabletop_envs`` stays l
 
 from __future__ import annotations
 
+import difflib
 import importlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -55,8 +56,19 @@ def available_envs() -> list[str]:
 def get_spec(env_name: str) -> EnvSpec:
     try:
         return ENVS[env_name]
-    except KeyError:
-        raise UnknownEnvError(f"unknown env {env_name!r}; known: {sorted(ENVS)}") from None
+    except (KeyError, TypeError):
+        raise UnknownEnvError(f"unknown env {env_name!r}; known: {sorted(ENVS)}{env_hint(env_name)}") from None
+
+
+def env_hint(env_name) -> str:
+    """``"; did you mean 'terralore_v0'?"`` for a near miss (a typo, another version, the game's name alone,
+    or the Gymnasium / PettingZoo id ``tabletop_envs/Terralore-v0``), else ``""``: the option names and
+    recipe keys say as much of theirs."""
+    key = str(env_name).rpartition("/")[2].lower().replace("-", "_")
+    close = [key] if key in ENVS else difflib.get_close_matches(key, list(ENVS), n=1)
+    if not close and key:  # TravelEarth-v0, the Gymnasium spelling: no underscore between the words
+        close = [n for n in ENVS if n.replace("_", "") == key.replace("_", "")]
+    return f"; did you mean {close[0]!r}?" if close and close[0] != env_name else ""
 
 
 def make_game(env_name: str, **game_kwargs):
