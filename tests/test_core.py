@@ -1083,6 +1083,18 @@ def test_every_game_policy_refuses_a_mask_without_a_legal_action_by_name(policy_
         load_policy(policy_id).act(np.zeros(n_obs, np.float32), np.zeros(n_actions, np.int8), np.random.default_rng(0))
 
 
+def test_load_policy_refuses_loading_options_for_a_policy_that_is_loaded_already():
+    # returned unchanged, load_policy(model, deterministic=False) kept playing argmax without a word
+    from tabletop_envs import load_policy
+
+    model = load_policy("terralore_v0/ppo")
+    with pytest.raises(TypeError, match=r"load_policy options \['deterministic'\] apply when .* 'terralore_v0/ppo' is "
+                                        r"loaded already\. Load it from its id or path"):
+        load_policy(model, deterministic=False)
+    assert model.deterministic  # untouched
+    assert load_policy(model, env="terralore_v0") is model  # without options it is handed back, as before
+
+
 def test_load_policy_for_an_unknown_env_names_the_known_envs():
     from tabletop_envs import UnknownEnvError, load_policy
 

@@ -202,6 +202,10 @@ def _load_policy(policy: str | Path | Policy, env: str | None = None, game_confi
             raise TypeError(f"expected a policy id, a model path or an object with act(); got the class "
                             f"{policy.__name__}, not a policy: pass an instance, {policy.__name__}()")
         if isinstance(policy, Policy):
+            if kwargs:  # returned as it is, it would play as loaded: deterministic=False kept its argmax
+                raise TypeError(f"load_policy options {sorted(kwargs)} apply when a policy is loaded from an id or a "
+                                f"model path; {policy_name(policy)!r} is loaded already. Load it from its id or path "
+                                "with them (load_policy('models/<game>/ppo.onnx', deterministic=False))")
             meta = getattr(policy, "metadata", None)
             if env is not None and isinstance(meta, dict) and "env_id" in meta:
                 from .onnx_policy import check_compatible
