@@ -7,7 +7,7 @@ import json
 import pytest
 
 from tabletop_envs.cli import main
-from tabletop_envs.core.play import choose_move, play_match, resolve_env_name
+from tabletop_envs.core.play import choose_move, play_match, resolve_env_name, watch_replay
 from tabletop_envs.core.registry import ENVS, EnvSpec, available_envs
 from tabletop_envs.core.replay import Replay
 
@@ -212,6 +212,16 @@ def test_bad_command_line_values_are_clear_errors(toy):
     assert "--seat must be between 0 and 1" in out[-1]
     assert main(["play", "chess"], ask=Script([]), say=out.append) == 2
     assert "unknown game 'chess'" in out[-1]
+
+
+@pytest.mark.parametrize("seat", [True, "1", 1.0])
+def test_a_seat_that_is_no_int_is_refused_as_learner_seat_is(toy, seat):
+    # True sat the human at seat 1 without a word, and "1" failed on a comparison inside
+    with pytest.raises(ValueError, match=f"--seat must be between 0 and 1 for 2 players, got {seat!r}"):
+        play_match("toy_v0", ["toy_v0/random"], human_seat=seat, seed=0, ask=Script([]), say=lambda s: None)
+    replay = play_match("toy_v0", ["toy_v0/random"], seed=0, ask=Script(["q"]), say=lambda s: None).replay
+    with pytest.raises(ValueError, match=f"--seat must be between 0 and 1, got {seat!r}"):
+        watch_replay(replay, seat=seat, ask=None, say=lambda s: None)
 
 
 def test_a_wrong_number_of_opponents_says_how_many_the_table_takes():

@@ -16,7 +16,7 @@ import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from .errors import IllegalActionError
+from .errors import IllegalActionError, is_int
 from .policy import Policy, load_policy, policy_name, policy_rng
 from .replay import Replay
 
@@ -162,10 +162,12 @@ def play_match(env_name: str, opponents: Sequence[str | Policy], human_seat: int
     if window:  # drawn here, when the human decides (show_window below), not by the env after every move
         env_kwargs["render_mode"] = "rgb_array"
     env = get_spec(env_name).load_module().raw_env(**env_kwargs)
-    env.render_player = human_seat  # the window shows only what the human may see
     n = env.game.num_players
-    if not 0 <= human_seat < n:
-        raise ValueError(f"--seat must be between 0 and {n - 1} for {n} players, got {human_seat}")
+    # an int, as SingleAgentEnv's learner_seat: True sat the human at seat 1, "1" failed on a comparison
+    if not is_int(human_seat) or not 0 <= human_seat < n:
+        raise ValueError(f"--seat must be between 0 and {n - 1} for {n} players, got {human_seat!r}")
+    human_seat = int(human_seat)
+    env.render_player = human_seat  # the window shows only what the human may see
     if len(opponents) == 1 and n > 2:
         opponents = list(opponents) * (n - 1)
     if len(opponents) != n - 1:
@@ -329,8 +331,8 @@ def watch_replay(replay: Replay, seat: int | None = None, ask: Ask | None = inpu
             frames.append(draw_state(env, seat))
 
     n = env.game.num_players
-    if seat is not None and not 0 <= seat < n:
-        raise ValueError(f"--seat must be between 0 and {n - 1}, got {seat}")
+    if seat is not None and (not is_int(seat) or not 0 <= seat < n):
+        raise ValueError(f"--seat must be between 0 and {n - 1}, got {seat!r}")
     # played through silently first: the final digest is known only at the end, and a replay that
     # plays out otherwise would show a whole game of other moves before saying so
     replay.replay()
