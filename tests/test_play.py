@@ -214,6 +214,12 @@ def test_bad_command_line_values_are_clear_errors(toy):
     assert "unknown game 'chess'" in out[-1]
 
 
+def test_one_opponent_not_in_a_list_is_refused_saying_so_as_the_arena_does(toy):
+    # its letters were counted: "toy_v0 with 2 players needs 1 opponent, got 13"
+    with pytest.raises(TypeError, match=r"opponents must be a list .*got 'toy_v0/random': e\.g\. \['toy_v0/random'\]"):
+        play_match("toy_v0", "toy_v0/random", seed=0, ask=Script([]), say=lambda s: None)
+
+
 @pytest.mark.parametrize("seat", [True, "1", 1.0])
 def test_a_seat_that_is_no_int_is_refused_as_learner_seat_is(toy, seat):
     # True sat the human at seat 1 without a word, and "1" failed on a comparison inside

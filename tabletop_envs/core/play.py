@@ -11,6 +11,7 @@ driven by scripted input in tests exactly as by a person at the keyboard.
 
 from __future__ import annotations
 
+import os
 import re
 import secrets
 from collections.abc import Callable, Sequence
@@ -158,6 +159,9 @@ def play_match(env_name: str, opponents: Sequence[str | Policy], human_seat: int
     """
     from .registry import get_spec
 
+    if isinstance(opponents, (str, os.PathLike)) or hasattr(opponents, "act"):  # len() of an id counted its letters
+        raise TypeError(f"opponents must be a list (one per other seat, or one for all), got {opponents!r}: e.g. "
+                        f"[{opponents!r}]")
     env_kwargs = dict(env_kwargs or {})
     if window:  # drawn here, when the human decides (show_window below), not by the env after every move
         env_kwargs["render_mode"] = "rgb_array"
