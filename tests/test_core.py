@@ -1843,3 +1843,10 @@ def test_the_opponent_pools_generator_tells_nothing_of_the_learners_deals():
     for seed in range(5):
         env.reset(seed=seed)
     assert len(drawn) == len(deals) >= 5 and not set(drawn) & set(deals)
+
+
+def test_play_match_refuses_a_one_seat_table_where_every_game_would_count_as_a_win():
+    from tabletop_envs.core.arena import play_match
+
+    with pytest.raises(ConfigError, match="has no one to beat.*play_game"):
+        play_match("earth_v0", ["earth_v0/random"], 2, game_kwargs={"num_players": 1})

@@ -112,7 +112,7 @@ def play_match(env_name: str, policies: Sequence, num_games: int, seed: int = 0,
     """``num_games`` games (rounded up to whole sets of seat rotations) with seats rotated every game and
     paired seeds (each deal is played from every seat rotation). For more than two seats a win is the
     unique best standing (``State.standings``: the rules' result, e.g. Earth's tiebreakers, whatever its
-    ``reward`` option; the returns otherwise)."""
+    ``reward`` option; the returns otherwise). A table of one seat is refused: there is no one to beat."""
     from .aec import check_max_turns
     from .registry import make_game
 
@@ -130,6 +130,10 @@ def play_match(env_name: str, policies: Sequence, num_games: int, seed: int = 0,
     # as training.evaluate names them: a loaded model by its name, a Path as its path (not 'PosixPath')
     names = [policy_name(p) for p in policies]
     n = game.num_players
+    if n < 2:  # alone at the table a policy has the best standing every game, even one cut at max_turns
+        raise ConfigError(f"{env_name} with {n} player has no one to beat, so a win, draw or loss means nothing; "
+                          "score solo play with play_game (its returns are the game's own score, e.g. Earth's "
+                          "final VP), or play a match with num_players >= 2")
     if len(pols) != n:
         raise ValueError(f"{env_name} with these kwargs has {n} seats; got {len(pols)} policies")
     res = MatchResult(names, 0, np.zeros(n, int), np.zeros(n, int), np.zeros(n, int), np.zeros(n))
