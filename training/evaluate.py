@@ -269,7 +269,7 @@ def round_robin(env_name: str, policies: list, games: int, seed: int = 0, game_k
     # the filler sits in every game of a larger table and moves every result: the report says which
     filler_name = policy_name(filler) if n_players > 2 else None
     return {"env": env_name, "num_players": n_players, "games_per_pair": pairs[0].games if pairs else 0,
-            "seed": seed, "game_kwargs": dict(game_kwargs or {}), "max_turns": max_turns, "filler": filler_name,
+            "seed": int(seed), "game_kwargs": dict(game_kwargs or {}), "max_turns": max_turns, "filler": filler_name,
             "policies": names, "elo": elo,
             "pairs": [{**asdict(p), **p.rates()} for p in pairs]}
 

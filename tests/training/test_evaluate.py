@@ -10,7 +10,7 @@ import pytest
 from extras import needs_matplotlib
 
 from tabletop_envs import ConfigError
-from training.evaluate import PairResult, bradley_terry_elo, main, play_pair, seatings, wilson
+from training.evaluate import PairResult, bradley_terry_elo, main, play_pair, round_robin, seatings, wilson
 
 
 def test_wilson_interval_contains_the_rate_and_narrows_with_games():
@@ -515,3 +515,11 @@ def test_an_earth_vp_tie_is_decided_by_the_rules_tiebreakers_whatever_the_reward
     rank = play_pair("earth_v0", "random", "random", 2, seed=20, game_kwargs={**kw, "reward": "rank"})
     assert (margin.wins, margin.draws, margin.losses) == (rank.wins, rank.draws, rank.losses)
     assert rank.draws < 2  # the deal's VP tie is there to be decided
+
+
+def test_the_report_of_a_numpy_seed_is_plain_json_as_an_int_seeds_is():
+    import json
+
+    report = round_robin("terralore_v0", ["random", "terralore_v0/random"], 2, seed=np.int64(3))
+    assert json.loads(json.dumps(report))["seed"] == 3
+    assert report["pairs"] == round_robin("terralore_v0", ["random", "terralore_v0/random"], 2, seed=3)["pairs"]
