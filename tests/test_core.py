@@ -1569,6 +1569,26 @@ def test_a_model_path_starting_with_a_tilde_is_read_from_the_home_folder(tmp_pat
     assert env.opponent.metadata["env_id"] == "terralore_v0"
 
 
+def test_a_model_path_of_any_path_type_loads_as_a_path(tmp_path):
+    """SingleAgentEnv hands any PurePath opponent to load_policy, which took only str and Path: a
+    PurePosixPath (or another os.PathLike) was refused as 'not a policy'."""
+    import os
+    from pathlib import PurePosixPath
+
+    from tabletop_envs.core.policy import load_policy
+
+    folder = _copy_shipped_model(tmp_path / "models")
+
+    class Fspath(os.PathLike):
+        def __fspath__(self):
+            return str(folder / "ppo.onnx")
+
+    for path in (PurePosixPath(folder / "ppo.npz"), Fspath()):
+        assert load_policy(path, env="terralore_v0").metadata["env_id"] == "terralore_v0"
+    env = SingleAgentEnv("terralore_v0", opponent=PurePosixPath(folder / "ppo.onnx"))
+    assert env.opponent.metadata["env_id"] == "terralore_v0"
+
+
 def test_loading_many_model_files_or_one_rewritten_in_place_keeps_a_bounded_number_of_them_in_memory(
         tmp_path, monkeypatch):
     """Loading each checkpoint of a run in turn kept every file's weights for the life of the process

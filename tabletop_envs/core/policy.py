@@ -182,7 +182,7 @@ def load_policy(policy: str | Path | Policy, env: str | None = None, game_config
         # a tool that loads a model and hands the object on (evaluate's round robin) says it once
         rules = repr(sorted(game_config.items()))
         if getattr(loaded, "_rules_checked", None) != rules:
-            name = policy if isinstance(policy, (str, Path)) else policy_name(policy)
+            name = os.fspath(policy) if isinstance(policy, (str, os.PathLike)) else policy_name(policy)
             check_rule_options(meta, game_config, source=f"model {str(name)!r}")
             try:
                 loaded._rules_checked = rules
@@ -197,7 +197,8 @@ def _load_policy(policy: str | Path | Policy, env: str | None = None, game_confi
         from .registry import get_spec
 
         get_spec(env)  # an unknown env name is an UnknownEnvError naming the known ones, not a mismatch
-    if not isinstance(policy, (str, Path)):
+    # os.PathLike, not Path: SingleAgentEnv passes on any PurePath opponent, and a PurePosixPath is no Path
+    if not isinstance(policy, (str, os.PathLike)):
         if isinstance(policy, type):  # a class has act() too, and would fail at its first move on a missing rng
             raise TypeError(f"expected a policy id, a model path or an object with act(); got the class "
                             f"{policy.__name__}, not a policy: pass an instance, {policy.__name__}()")
@@ -213,7 +214,7 @@ def _load_policy(policy: str | Path | Policy, env: str | None = None, game_confi
                 check_compatible(meta, env, source=f"policy {policy_name(policy)!r}")
             return policy
         raise TypeError(f"expected a policy id, a model path or an object with act(); got {type(policy).__name__}")
-    text = str(policy)
+    text = os.fspath(policy)  # str() of an os.PathLike that is no PurePath is its repr, not its path
     if text.startswith("~"):  # "~/models/m.onnx" from a config file: a path, never an id
         text = str(Path(text).expanduser())
     if text.endswith((".onnx", ".json", ".npz")) or Path(text).is_file():
