@@ -22,7 +22,7 @@ ILLEGAL_ACTION_POLICIES = ("raise", "penalty", "random_legal")
 AEC_KWARGS = ("render_mode", "max_turns", "illegal_action")
 
 
-def resolve_action(state, action, policy: str, rng: np.random.Generator) -> int | None:
+def resolve_action(state, action, policy: str, rng: np.random.Generator | None) -> int | None:
     """The action to apply for ``action`` under an ``illegal_action`` policy.
 
     A legal action comes back as an int. An illegal one (or ``None``) raises
@@ -118,7 +118,7 @@ class TabletopAECEnv(AECEnv):
         self._zero_mask.flags.writeable = False  # one array in every waiting seat's info
         #: the engine state (a god's view, for tools and tests); not ``state``, which is PettingZoo's
         #: global-state method
-        self.game_state = None
+        self.game_state: State | None = None
         self._seed_rng = np.random.default_rng()
 
     def __repr__(self) -> str:

@@ -73,6 +73,15 @@ class _LogitsPolicy:
     something else and plays nonsense without any error. The checks compare ints only (hot path).
     """
 
+    # set by each subclass's __init__; ``metadata`` (the sidecar) only by load_model_policy
+    name: str
+    deterministic: bool
+    observation_size: int | None
+    metadata: dict
+
+    def logits(self, observation: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
     def act(self, observation, action_mask, rng) -> int:
         logits = self.logits(observation)
         if logits.ndim != 1:  # a batch: its logits would be indexed as one row's and fail on an IndexError
@@ -469,7 +478,7 @@ def check_rule_options(meta: dict, game_config: dict, source: str = "model") -> 
 
 
 def load_model_policy(path: str | Path, env: str | None = None, deterministic: bool | None = None,
-                      backend: str = "auto", check: bool = True):
+                      backend: str = "auto", check: bool = True) -> MLPPolicy | OnnxPolicy:
     """A ``Policy`` from a saved model (``.onnx``, ``.npz`` or ``.json`` path), without torch or SB3.
 
     Args:
@@ -505,6 +514,7 @@ def load_model_policy(path: str | Path, env: str | None = None, deterministic: b
         except ImportError:
             raise TabletopError("backend='onnxruntime' needs onnxruntime: pip install onnxruntime, or load with "
                                 "backend='auto' (the .npz of an exported MLP plays without it)") from None
+    policy: MLPPolicy | OnnxPolicy
     if backend != "onnxruntime" and is_mlp and npz is not None:
         policy = MLPPolicy(_read_weights(npz), network.get("activation", "tanh"), deterministic, name)
     elif backend == "numpy":

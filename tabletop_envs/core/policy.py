@@ -160,7 +160,7 @@ def _import_policies(env_name: str) -> None:
         importlib.import_module(spec.policies_module)
 
 
-def load_policy(policy: str | Path | Policy, env: str | None = None, game_config: dict | None = None,
+def load_policy(policy: str | os.PathLike[str] | Policy, env: str | None = None, game_config: dict | None = None,
                 **kwargs) -> Policy:
     """A ready ``Policy`` from an id (``"terralore_v0/heuristic"``), a model file path, or a policy.
 
@@ -191,7 +191,7 @@ def load_policy(policy: str | Path | Policy, env: str | None = None, game_config
     return loaded
 
 
-def _load_policy(policy: str | Path | Policy, env: str | None = None, game_config: dict | None = None,
+def _load_policy(policy: str | os.PathLike[str] | Policy, env: str | None = None, game_config: dict | None = None,
                  **kwargs) -> Policy:
     if env is not None:
         from .registry import get_spec

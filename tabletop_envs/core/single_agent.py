@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import PurePath
+from typing import Any
 
 import gymnasium
 import numpy as np
@@ -67,7 +68,7 @@ class SingleAgentEnv(gymnasium.Env):
     decisions; the library's policies keep none.
     """
 
-    metadata = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": 2}
+    metadata: dict[str, Any] = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": 2}
 
     def __init__(self, env: str | TabletopAECEnv = "terralore_v0", opponent: OpponentSpec | None = None,
                  learner_seat: int | None = None, render_mode: str | None = None, render_view: str = "learner",
@@ -85,7 +86,7 @@ class SingleAgentEnv(gymnasium.Env):
             raw_env.game_class.check_option_names(
                 env_kwargs, face="this env's", face_options=("opponent", "learner_seat", "render_view", *AEC_KWARGS),
                 face_takes=True)
-            env = raw_env(render_mode=render_mode, **env_kwargs)
+            aec: TabletopAECEnv = raw_env(render_mode=render_mode, **env_kwargs)
         else:
             # a ready env keeps the options it was built with: dropping these would play other rules than asked
             if render_mode in ("rgb_array", "human") and render_mode != env.render_mode:
@@ -99,8 +100,9 @@ class SingleAgentEnv(gymnasium.Env):
                                   f"(terralore_v0.raw_env()), got {env!r}")
             # a ready env built to draw keeps drawing: its render_mode is one of the options it was built with
             render_mode = env.render_mode if render_mode is None else render_mode
-        self.aec = env
-        self.game = env.game
+            aec = env
+        self.aec = aec
+        self.game = aec.game
         self.render_mode, self.render_view = render_mode, render_view
         self.observation_space = self.game.observation_layout.space()
         self.action_space = gymnasium.spaces.Discrete(self.game.num_actions)
@@ -113,9 +115,11 @@ class SingleAgentEnv(gymnasium.Env):
         self.set_opponent(opponent)
         self.learner = self.aec.possible_agents[0]
         self.learner_seat = 0
-        self.max_turns, self.illegal_action = env.max_turns, env.illegal_action
-        self.game_state = None
-        self._returns, self.truncated, self.illegal_action_played = None, False, False
+        self.max_turns, self.illegal_action = aec.max_turns, aec.illegal_action
+        #: the engine state of the episode (a god's view); None before the first reset
+        self.game_state: State | None = None
+        self._returns: np.ndarray | None = None
+        self.truncated, self.illegal_action_played = False, False
         self._opp_rng = np.random.default_rng()  # who sits in the other seats (the pool's draws)
         self._moves_rng = np.random.default_rng()  # handed to the opponents for their moves
         self.episode_opponents: list[Policy] = []

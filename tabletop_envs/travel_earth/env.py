@@ -179,5 +179,6 @@ class raw_env(TabletopAECEnv):
     metadata = {"render_modes": ["ansi", "rgb_array", "human"], "name": "travel_earth_v0", "is_parallelizable": False, "render_fps": 2}
 
 
-def env(**kwargs):
+def env(**kwargs) -> raw_env:
+    """The Travel Earth TCG AEC env (keyword arguments: see the module documentation)."""
     return raw_env(**kwargs)
