@@ -287,6 +287,13 @@ class Catalogue:
                 raise CatalogueError(f"earth_cards.json: {c['name']!r}: flora need a type, other cards type ''")
             if c["kind"] == "event" and any(a["color"] != "black" for a in c["abilities"]):
                 raise CatalogueError(f"earth_cards.json: event {c['name']!r}: events only have black abilities")
+            # playing an event pays and gains its first ability (the mask and the activation offers read its
+            # cost there too): another kind raised KeyError 'gain' when played, a second ability was never gained
+            if c["kind"] == "event" and (len(c["abilities"]) != 1 or c["abilities"][0]["kind"] != "gain"):
+                raise CatalogueError(f"earth_cards.json: cards[{c['id']}] ({c['name']!r}), field 'abilities': an event "
+                                     "has one black 'gain' ability (its cost and gains, e.g. {\"color\": \"black\", "
+                                     "\"kind\": \"gain\", \"gain\": [{\"res\": \"soil\", \"n\": 2}]}); put "
+                                     "several gains in its one 'gain' list")
         _check_counts(self.islands, d / "islands.json", NUM_ISLANDS, "island sides")
         _check_counts(self.climates, d / "climates.json", NUM_CLIMATES, "climate sides")
         _check_counts(self.fauna, d / "fauna.json", NUM_FAUNA, "fauna sides")

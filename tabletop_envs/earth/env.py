@@ -201,6 +201,9 @@ Version history
 * v0, custom catalogues (layouts unchanged; play with the shipped cards unchanged): a card with two black
   abilities (none shipped; a ``data_dir`` catalogue may hold one) may use each once, in reading order, when
   it is played; before, the decision ended with the first one used and the second was lost.
+* v0, custom catalogues (shipped cards unchanged): a ``data_dir`` event whose abilities are not one black
+  ``gain`` ability is refused on load (``CatalogueError``); before, another kind loaded and raised
+  ``KeyError: 'gain'`` when the event was played, and an event's second ability was never gained.
 """
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ import pytest
 from tabletop_envs.core.errors import CatalogueError
 from tabletop_envs.earth.catalogue import DATA, Catalogue
 from tabletop_envs.earth.data import generate
+from tabletop_envs.earth.text import ability_text
 
 from .scenario import CAT
 
@@ -211,6 +212,29 @@ def test_an_ability_part_of_the_wrong_shape_is_refused_naming_the_card(data_copy
     loaded and raised KeyError when the game scored the terrain."""
     i = _edit_ability(data_copy, test, change)
     with pytest.raises(CatalogueError, match=rf"earth_cards\.json: cards\[{i}\].*{problem}"):
+        Catalogue(data_copy)
+
+
+def _event_abilities(abilities):
+    def change(cards):
+        event = next(c for c in cards if c["kind"] == "event")
+        event["abilities"] = abilities(event["abilities"][0])
+        event["text"] = " ".join(ability_text(a) for a in event["abilities"])
+    return change
+
+
+@pytest.mark.parametrize("abilities", [
+    lambda a: [{"color": "black", "kind": "cost_reduction", "filter": {}, "n": 1}],
+    lambda a: [{"color": "black", "kind": "score", "score": {"pattern": "per_resource", "res": "soil", "per": 1, "vp": 1}}],
+    lambda a: [{"color": "black", "kind": "on_event", "gain": [{"res": "soil", "n": 2}]}],
+    lambda a: [a, {"color": "black", "kind": "gain", "gain": [{"res": "soil", "n": 5}]}],
+], ids=["cost_reduction", "score", "on_event", "two_gains"])
+def test_an_event_is_one_black_gain_ability_or_refused_on_load(data_copy, abilities):
+    """An event is played for its one gain ability (abilities[0]): a cost reduction or a score met the play as
+    KeyError 'gain' when the event was played, and an event's second ability loaded and was never gained."""
+    edit(data_copy / "earth_cards.json", "cards", _event_abilities(abilities))
+    with pytest.raises(CatalogueError, match=r"earth_cards\.json: cards\[245\] \('.*'\), field 'abilities': an "
+                                             r"event has one black 'gain' ability"):
         Catalogue(data_copy)
 
 
