@@ -239,6 +239,34 @@ def _objective_problem(rec: dict, kind: str) -> str | None:
     return None
 
 
+def _idle_ability(a: dict, holder: str) -> str | None:
+    """Why ability ``a`` never takes effect on a card of ``holder`` ("joker", "flora", "terrain", "side": an
+    island or climate), else None. Such an ability loaded and did nothing, while its text (generated from the
+    data and shown to the players) promised it."""
+    kind, colour = a["kind"], a["color"]
+    if kind == "all_types" and holder != "joker":
+        return ("'all_types' takes effect on a flora of type 'joker' only (the type is what counts as every type): "
+                "give the card type 'joker' or drop the ability")
+    if kind == "gain" and colour == "brown":
+        return ("a brown 'gain' ability is never activated (no action is brown): give it an action colour, 'multi', "
+                "or 'black' (gained when its card is planted)")
+    if holder == "side" and kind == "gain" and colour == "black":
+        return ("a black ability is triggered when its card is planted, and an island or climate is never planted: "
+                "give it an action colour or 'multi'")
+    if holder == "side" and kind in ("score", "copy", "alt_cost"):
+        return (f"an island or climate never uses a {kind!r} ability (end-game scores, copies and alternative costs "
+                "are those of tableau cards): use it on an Earth card")
+    return None
+
+
+def _check_idle_abilities(records: list[dict], path: Path, key: str, holder=None) -> None:
+    for i, rec in enumerate(records):
+        where = holder or ("joker" if rec["type"] == "joker" else rec["kind"])
+        for a in rec["abilities"]:
+            if (problem := _idle_ability(a, where)):
+                raise CatalogueError(f"{path.name}: {key}[{i}] ({rec['name']!r}), field 'abilities': {problem}")
+
+
 def _check_objectives(records: list[dict], path: Path, kind: str) -> None:
     for i, rec in enumerate(records):
         if (problem := _objective_problem(rec, kind)):
@@ -294,6 +322,9 @@ class Catalogue:
                                      "has one black 'gain' ability (its cost and gains, e.g. {\"color\": \"black\", "
                                      "\"kind\": \"gain\", \"gain\": [{\"res\": \"soil\", \"n\": 2}]}); put "
                                      "several gains in its one 'gain' list")
+        _check_idle_abilities(self.earth, d / "earth_cards.json", "cards")
+        _check_idle_abilities(self.islands, d / "islands.json", "islands", "side")
+        _check_idle_abilities(self.climates, d / "climates.json", "climates", "side")
         _check_counts(self.islands, d / "islands.json", NUM_ISLANDS, "island sides")
         _check_counts(self.climates, d / "climates.json", NUM_CLIMATES, "climate sides")
         _check_counts(self.fauna, d / "fauna.json", NUM_FAUNA, "fauna sides")

@@ -204,6 +204,10 @@ Version history
 * v0, custom catalogues (shipped cards unchanged): a ``data_dir`` event whose abilities are not one black
   ``gain`` ability is refused on load (``CatalogueError``); before, another kind loaded and raised
   ``KeyError: 'gain'`` when the event was played, and an event's second ability was never gained.
+* v0, custom catalogues (shipped cards unchanged): an ability that never takes effect where a ``data_dir``
+  catalogue puts it is refused on load: ``all_types`` on a card whose type is not ``"joker"``, a brown
+  ``gain``, and on an island or climate a black ``gain``, a ``score``, a ``copy`` or an ``alt_cost``;
+  before, each loaded and did nothing while the card's text promised it.
 """
 
 from __future__ import annotations

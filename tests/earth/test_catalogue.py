@@ -238,6 +238,33 @@ def test_an_event_is_one_black_gain_ability_or_refused_on_load(data_copy, abilit
         Catalogue(data_copy)
 
 
+@pytest.mark.parametrize("name, key, ability, problem", [
+    ("earth_cards.json", "cards", {"color": "brown", "kind": "all_types"}, "'all_types' takes effect on a flora of type 'joker' only"),
+    ("earth_cards.json", "cards", {"color": "brown", "kind": "gain", "gain": [{"res": "soil", "n": 3}]},
+     "a brown 'gain' ability is never activated"),
+    ("islands.json", "islands", {"color": "black", "kind": "gain", "gain": [{"res": "soil", "n": 3}]},
+     "a black ability is triggered when its card is planted, and an island or climate is never planted"),
+    ("climates.json", "climates", {"color": "brown", "kind": "score",
+                                   "score": {"pattern": "per_resource", "res": "soil", "per": 1, "vp": 1}},
+     "an island or climate never uses a 'score' ability"),
+    ("islands.json", "islands", {"color": "blue", "kind": "copy"}, "an island or climate never uses a 'copy' ability"),
+    ("climates.json", "climates", {"color": "black", "kind": "alt_cost", "res": "sprouts"},
+     "an island or climate never uses a 'alt_cost' ability"),
+], ids=["all_types_on_a_tree", "brown_gain", "black_gain_on_an_island", "score_on_a_climate", "copy_on_an_island",
+        "alt_cost_on_a_climate"])
+def test_an_ability_that_never_takes_effect_where_it_is_is_refused_on_load(data_copy, name, key, ability, problem):
+    """Each loaded and did nothing in play (a tree with 'all_types' counted as a tree only, as the type
+    'joker' is what counts as every type; nothing activates brown gains, plants an island or climate, or
+    scores, copies or pays with theirs), while the card's text promised it."""
+    def add(records):
+        records[0]["abilities"] = records[0]["abilities"][:1] + [ability]
+        records[0]["text"] = " ".join(ability_text(a) for a in records[0]["abilities"])
+
+    edit(data_copy / name, key, add)
+    with pytest.raises(CatalogueError, match=rf"{name}: {key}\[0\] \('.*'\), field 'abilities': {problem}"):
+        Catalogue(data_copy)
+
+
 def _objective(data_copy, name, key, test, change):
     records = json.loads((data_copy / name).read_text(encoding="utf-8"))[key]
     i = next(i for i, r in enumerate(records) if test(r))
