@@ -29,6 +29,13 @@ DIRS = ("row", "col", "adj", "orth", "diag", "all")
 ABILITY_KEYS = ("color", "kind", "gain", "cost", "if_action", "filter", "n", "res", "action", "score")
 ABILITY_KINDS = ("gain", "copy", "all_types", "cost_reduction", "forbid_action", "on_event", "score", "alt_cost")
 SCORE_PATTERNS = ("per_in_dir", "longest_path", "sets", "per_resource", "any_player")
+#: the keys each kind reads (besides color and kind): the engine ignored any other, so a copy's cost was never paid
+KIND_KEYS = {"gain": ("gain", "cost", "if_action"), "on_event": ("gain", "cost", "if_action"),  # refused below, with why
+             "copy": (), "all_types": (),
+             "cost_reduction": ("filter", "n"), "forbid_action": ("action",), "alt_cost": ("res",), "score": ("score",)}
+#: the keys each scoring pattern reads (besides pattern and vp)
+PATTERN_KEYS = {"per_in_dir": ("dir", "filter"), "longest_path": ("habitat",), "sets": ("elements",),
+                "per_resource": ("res", "per"), "any_player": ("habitat",)}
 MEASURES = ("flora_growth_ge", "flora_sprouts_ge", "soil", "compost", "hand", "events", "habitat", "type", "color",
             "full_cols", "full_rows", "full_diagonals", "vp_ge", "vp_le", "cost_ge", "cost_le", "sets_rbyte", "tag",
             "sprout_spaces_eq", "flora_full", "flora_bare", "vp_odd", "vp_even", "terrain", "diag_path_type",
@@ -67,6 +74,9 @@ def _check_gain(g) -> str | None:
             return f"per {per!r}: 'what' must be 'planted' or 'tableau'"
         if per["what"] == "tableau" and per.get("dir") not in DIRS:
             return f"per {per!r}: 'dir' must be one of {DIRS}"
+        keys = ("what", "filter") + (("dir",) if per["what"] == "tableau" else ())
+        if set(per) - set(keys):  # a misspelt 'filter' counted every card
+            return f"per {per!r} has unknown keys {sorted(set(per) - set(keys))}; a {per['what']!r} per's keys are {keys}"
         if (p := _check_filter(per.get("filter"))):
             return p
     where = g.get("where")
@@ -77,6 +87,9 @@ def _check_gain(g) -> str | None:
             return f"gain {g!r}: 'where' (directional placement) only applies to sprouts or growth"
         if where.get("dir") not in DIRS or not isinstance(where.get("each"), bool):
             return f"where {where!r} needs dir in {DIRS} and a bool 'each'"
+        if set(where) - {"dir", "each", "filter"}:
+            return f"where {where!r} has unknown keys {sorted(set(where) - {'dir', 'each', 'filter'})}; its keys are " \
+                   "('dir', 'each', 'filter')"
         if (p := _check_filter(where.get("filter"))):
             return p
     return None
@@ -96,8 +109,12 @@ def check_ability(a) -> str | None:
     kind = a.get("kind")
     if kind not in ABILITY_KINDS:
         return f"ability kind {kind!r} must be one of {ABILITY_KINDS}"
+    unused = sorted(set(a) - {"color", "kind", *KIND_KEYS[kind]})
+    if unused:
+        return (f"ability {a!r}: a {kind!r} ability does not use {unused}; its keys are "
+                f"{('color', 'kind') + KIND_KEYS[kind]}")
     cost = a.get("cost") or {}
-    if not isinstance(cost, dict):  # checked for every kind: the engine reads an event's cost whatever its kind
+    if not isinstance(cost, dict):  # only a gain (an event) or an on_event gets here with a cost
         return f"cost {cost!r} must be an object of resource -> amount, e.g. {{\"soil\": 2}}"
     for r, n in cost.items():
         if r not in COST_RES or not isinstance(n, int) or n < 1:
@@ -146,6 +163,9 @@ def check_ability(a) -> str | None:
             return "per_resource score needs res (soil/sprouts/compost/hand/growth) and a positive per"
         if not isinstance(s.get("vp"), int):
             return "score needs an int 'vp'"
+        keys = ("pattern", "vp") + PATTERN_KEYS[s["pattern"]]
+        if set(s) - set(keys):
+            return f"{s['pattern']} score {s!r} has unknown keys {sorted(set(s) - set(keys))}; its keys are {keys}"
     return None
 
 

@@ -208,6 +208,9 @@ Version history
   catalogue puts it is refused on load: ``all_types`` on a card whose type is not ``"joker"``, a brown
   ``gain``, and on an island or climate a black ``gain``, a ``score``, a ``copy`` or an ``alt_cost``;
   before, each loaded and did nothing while the card's text promised it.
+* v0, custom catalogues (shipped cards unchanged): a key that an ability's kind, a ``per``, a ``where`` or a
+  scoring pattern does not read is refused on load; before, it loaded and was ignored (a ``copy`` with a
+  ``cost`` copied for free, a misspelt ``filter`` in a ``per`` or ``where`` counted or reached every card).
 """
 
 from __future__ import annotations

@@ -265,6 +265,28 @@ def test_an_ability_that_never_takes_effect_where_it_is_is_refused_on_load(data_
         Catalogue(data_copy)
 
 
+@pytest.mark.parametrize("test, change, problem", [
+    (lambda a: a["kind"] == "copy", lambda a: a.update(cost={"soil": 5}),
+     r"a 'copy' ability does not use \['cost'\]; its keys are \('color', 'kind'\)"),
+    (lambda a: a["kind"] == "cost_reduction", lambda a: a.update(if_action="plant"),
+     r"a 'cost_reduction' ability does not use \['if_action'\]"),
+    (lambda a: a["kind"] == "gain" and not a.get("cost"), lambda a: a.update(n=3), r"a 'gain' ability does not use \['n'\]"),
+    (_gain("per"), lambda a: next(g for g in a["gain"] if "per" in g)["per"].update(fliter={"type": "tree"}),
+     r"per .* has unknown keys \['fliter'\]"),
+    (_gain("where"), lambda a: next(g for g in a["gain"] if "where" in g)["where"].update(filer={"type": "tree"}),
+     r"where .* has unknown keys \['filer'\]"),
+    (lambda a: a["kind"] == "score" and a["score"]["pattern"] == "per_in_dir", lambda a: a["score"].update(per=2),
+     r"per_in_dir score .* has unknown keys \['per'\]"),
+], ids=["copy_cost", "cost_reduction_if_action", "gain_n", "per_misspelt_filter", "where_misspelt_filter",
+        "per_in_dir_per"])
+def test_a_key_that_the_abilitys_kind_does_not_read_is_refused_naming_the_card(data_copy, test, change, problem):
+    """Each loaded and was ignored in play: a copy with a cost copied for free, a misspelt per or where
+    filter counted or reached every card, while the record looked as its author meant it."""
+    i = _edit_ability(data_copy, test, change)  # the text stays right: it never read these keys
+    with pytest.raises(CatalogueError, match=rf"earth_cards\.json: cards\[{i}\].*{problem}"):
+        Catalogue(data_copy)
+
+
 def _objective(data_copy, name, key, test, change):
     records = json.loads((data_copy / name).read_text(encoding="utf-8"))[key]
     i = next(i for i, r in enumerate(records) if test(r))
