@@ -111,7 +111,7 @@ def check_ability(a) -> str | None:
         return f"ability kind {kind!r} must be one of {ABILITY_KINDS}"
     unused = sorted(set(a) - {"color", "kind", *KIND_KEYS[kind]})
     if unused:
-        return (f"ability {a!r}: a {kind!r} ability does not use {unused}; its keys are "
+        return (f"ability {a!r}: an ability of kind {kind!r} does not use {unused}; its keys are "
                 f"{('color', 'kind') + KIND_KEYS[kind]}")
     cost = a.get("cost") or {}
     if not isinstance(cost, dict):  # only a gain (an event) or an on_event gets here with a cost
@@ -274,7 +274,7 @@ def _idle_ability(a: dict, holder: str) -> str | None:
         return ("a black ability is triggered when its card is planted, and an island or climate is never planted: "
                 "give it an action colour or 'multi'")
     if holder == "side" and kind in ("score", "copy", "alt_cost"):
-        return (f"an island or climate never uses a {kind!r} ability (end-game scores, copies and alternative costs "
+        return (f"an island or climate never uses an ability of kind {kind!r} (end-game scores, copies and alternative costs "
                 "are those of tableau cards): use it on an Earth card")
     return None
 

@@ -246,10 +246,10 @@ def test_an_event_is_one_black_gain_ability_or_refused_on_load(data_copy, abilit
      "a black ability is triggered when its card is planted, and an island or climate is never planted"),
     ("climates.json", "climates", {"color": "brown", "kind": "score",
                                    "score": {"pattern": "per_resource", "res": "soil", "per": 1, "vp": 1}},
-     "an island or climate never uses a 'score' ability"),
-    ("islands.json", "islands", {"color": "blue", "kind": "copy"}, "an island or climate never uses a 'copy' ability"),
+     "an island or climate never uses an ability of kind 'score'"),
+    ("islands.json", "islands", {"color": "blue", "kind": "copy"}, "an island or climate never uses an ability of kind 'copy'"),
     ("climates.json", "climates", {"color": "black", "kind": "alt_cost", "res": "sprouts"},
-     "an island or climate never uses a 'alt_cost' ability"),
+     "an island or climate never uses an ability of kind 'alt_cost'"),
 ], ids=["all_types_on_a_tree", "brown_gain", "black_gain_on_an_island", "score_on_a_climate", "copy_on_an_island",
         "alt_cost_on_a_climate"])
 def test_an_ability_that_never_takes_effect_where_it_is_is_refused_on_load(data_copy, name, key, ability, problem):
@@ -267,10 +267,10 @@ def test_an_ability_that_never_takes_effect_where_it_is_is_refused_on_load(data_
 
 @pytest.mark.parametrize("test, change, problem", [
     (lambda a: a["kind"] == "copy", lambda a: a.update(cost={"soil": 5}),
-     r"a 'copy' ability does not use \['cost'\]; its keys are \('color', 'kind'\)"),
+     r"an ability of kind 'copy' does not use \['cost'\]; its keys are \('color', 'kind'\)"),
     (lambda a: a["kind"] == "cost_reduction", lambda a: a.update(if_action="plant"),
-     r"a 'cost_reduction' ability does not use \['if_action'\]"),
-    (lambda a: a["kind"] == "gain" and not a.get("cost"), lambda a: a.update(n=3), r"a 'gain' ability does not use \['n'\]"),
+     r"an ability of kind 'cost_reduction' does not use \['if_action'\]"),
+    (lambda a: a["kind"] == "gain" and not a.get("cost"), lambda a: a.update(n=3), r"an ability of kind 'gain' does not use \['n'\]"),
     (_gain("per"), lambda a: next(g for g in a["gain"] if "per" in g)["per"].update(fliter={"type": "tree"}),
      r"per .* has unknown keys \['fliter'\]"),
     (_gain("where"), lambda a: next(g for g in a["gain"] if "where" in g)["where"].update(filer={"type": "tree"}),
