@@ -31,8 +31,8 @@ from pathlib import Path
 import numpy as np
 
 from tabletop_envs.core.aec import AEC_KWARGS, check_illegal_action, check_max_turns, check_render_mode
-from tabletop_envs.core.arena import deal_seed, play_game_standings
-from tabletop_envs.core.errors import ConfigError, is_int, run_cli
+from tabletop_envs.core.arena import check_seed, deal_seed, play_game_standings
+from tabletop_envs.core.errors import ConfigError, run_cli
 from tabletop_envs.core.policy import load_policy, policy_name, policy_rng
 from tabletop_envs.core.registry import get_spec, make_game
 
@@ -163,13 +163,6 @@ def check_games(games) -> None:
     """A number of games to play must be a positive integer (0 or -5 used to play one deal anyway)."""
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
         raise ConfigError(f"the number of games must be a positive integer, got {games!r}; e.g. --games 200")
-
-
-def check_seed(seed) -> None:
-    """Seeds are non-negative integers, as everywhere else in the project (numpy refuses negative ones,
-    with a traceback, only once a deal or policy generator is made from one)."""
-    if not is_int(seed) or seed < 0:
-        raise ConfigError(f"the seed must be a non-negative integer, got {seed!r}; e.g. --seed 0")
 
 
 def _env_name(text: str) -> str:

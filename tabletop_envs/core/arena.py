@@ -23,11 +23,12 @@ def deal_seed(seed: int, deal: int) -> int:
     return seed * 1_000_003 + deal
 
 
-def check_match_seed(seed) -> None:
-    """A match's or game's seed is a non-negative int: None or a Generator failed in ``int()`` deep inside,
-    and -1 was named as the seed of its first deal (-1000003)."""
+def check_seed(seed) -> None:
+    """A match's, evaluation's or game's seed is a non-negative int, as everywhere else in the project: None or
+    a Generator failed in ``int()`` deep inside, -1 was named as the seed of its first deal (-1000003), and
+    NumPy refuses negative ones only once a generator is made from one."""
     if not is_int(seed) or seed < 0:
-        raise ConfigError(f"the seed must be a non-negative integer, got {seed!r}; e.g. seed=0")
+        raise ConfigError(f"the seed must be a non-negative integer, got {seed!r}; e.g. seed=0 (--seed 0)")
 
 
 def play_game(game, policies: Sequence[Policy], seed: int, max_turns: int | None = None,
@@ -52,7 +53,7 @@ def play_game_standings(game, policies: Sequence[Policy], seed: int, max_turns: 
     game's are all zeros, as its returns."""
     from .aec import check_max_turns
 
-    check_match_seed(seed)
+    check_seed(seed)
     check_max_turns(max_turns)  # as the env checks it: 0 or -1 made every game a draw
     if len(policies) != game.num_players:
         raise ValueError(f"this {game.num_players}-seat game takes one policy per seat, got {len(policies)}")
@@ -122,7 +123,7 @@ def play_match(env_name: str, policies: Sequence, num_games: int, seed: int = 0,
     # 0 or -3 played no game and reported NaN win rates, as training.evaluate refuses them
     if not is_int(num_games) or num_games < 1:
         raise ConfigError(f"num_games must be a positive integer, got {num_games!r}")
-    check_match_seed(seed)
+    check_seed(seed)
     check_max_turns(max_turns)
     game = make_game(env_name, **(game_kwargs or {}))
     # another game's policy is refused by name; a model trained under other rule options is warned about
