@@ -555,9 +555,9 @@ def test_the_arena_takes_a_policy_move_as_the_env_faces_do_and_names_the_policy_
 
 
 @pytest.mark.parametrize(("kwargs", "problem"), [
-    ({"num_games": 0}, "num_games must be a positive integer, got 0"),
-    ({"num_games": -3}, "num_games must be a positive integer, got -3"),
-    ({"num_games": 1.5}, "num_games must be a positive integer, got 1.5"),
+    ({"num_games": 0}, "the number of games must be a positive integer, got 0"),
+    ({"num_games": -3}, "the number of games must be a positive integer, got -3"),
+    ({"num_games": 1.5}, "the number of games must be a positive integer, got 1.5"),
     ({"seed": None}, "the seed must be a non-negative integer, got None"),
     ({"seed": -1}, "the seed must be a non-negative integer, got -1;"),
     ({"seed": np.random.default_rng(0)}, "the seed must be a non-negative integer, got Generator"),

@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from tabletop_envs.core.aec import AEC_KWARGS, check_illegal_action, check_max_turns, check_render_mode
-from tabletop_envs.core.arena import check_seed, deal_seed, play_game_standings
+from tabletop_envs.core.arena import check_games, check_seed, deal_seed, play_game_standings
 from tabletop_envs.core.errors import ConfigError, run_cli
 from tabletop_envs.core.policy import load_policy, policy_name, policy_rng
 from tabletop_envs.core.registry import get_spec, make_game
@@ -157,12 +157,6 @@ def play_pair(env_name: str, a, b, games: int, seed: int = 0, game_kwargs: dict 
             draws += ra == rb
             losses += ra < rb
     return PairResult(name_a, name_b, deals * len(rotations), int(wins), int(draws), int(losses))
-
-
-def check_games(games) -> None:
-    """A number of games to play must be a positive integer (0 or -5 used to play one deal anyway)."""
-    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
-        raise ConfigError(f"the number of games must be a positive integer, got {games!r}; e.g. --games 200")
 
 
 def _env_name(text: str) -> str:

@@ -31,6 +31,13 @@ def check_seed(seed) -> None:
         raise ConfigError(f"the seed must be a non-negative integer, got {seed!r}; e.g. seed=0 (--seed 0)")
 
 
+def check_games(games) -> None:
+    """A number of games to play is a positive int: 0 or -3 played no game and reported NaN win rates (or,
+    in an evaluation, played one deal anyway)."""
+    if not is_int(games) or games < 1:
+        raise ConfigError(f"the number of games must be a positive integer, got {games!r}; e.g. 200 (--games 200)")
+
+
 def play_game(game, policies: Sequence[Policy], seed: int, max_turns: int | None = None,
               rng: np.random.Generator | Sequence[np.random.Generator] | None = None) -> tuple[np.ndarray, int]:
     """Play one game; ``policies[i]`` sits in seat i. Returns (returns per seat, decisions).
@@ -120,9 +127,7 @@ def play_match(env_name: str, policies: Sequence, num_games: int, seed: int = 0,
     if isinstance(policies, (str, os.PathLike)) or hasattr(policies, "act"):
         raise TypeError(f"policies must be a list with one policy per seat, got {policies!r}: e.g. "
                         "[policy, 'terralore_v0/random']")
-    # 0 or -3 played no game and reported NaN win rates, as training.evaluate refuses them
-    if not is_int(num_games) or num_games < 1:
-        raise ConfigError(f"num_games must be a positive integer, got {num_games!r}")
+    check_games(num_games)
     check_seed(seed)
     check_max_turns(max_turns)
     game = make_game(env_name, **(game_kwargs or {}))

@@ -133,7 +133,7 @@ def test_a_non_positive_number_of_games_is_refused(toy, games, capsys):
     argv = ["--env", toy, "--policies", "random", "toy_v0/random", "--games", games]
     assert run_cli(main, argv) == 2
     assert capsys.readouterr().err == f"error: the number of games must be a positive integer, got {games}; " \
-                                      "e.g. --games 200\n"
+                                      "e.g. 200 (--games 200)\n"
     with pytest.raises(ConfigError, match="positive integer"):
         play_pair(toy, "random", "random", int(games))
 
