@@ -235,6 +235,10 @@ class TabletopAECEnv(AECEnv):
         return super().last(observe)
 
     def observe(self, agent: str) -> dict:
+        """``{"observation": float32 vector, "action_mask": int8 vector}`` from ``agent``'s view only. The mask is
+        a copy, all zeros unless ``agent`` is the one to move and the game is neither over nor truncated. An
+        agent that has left the table can still be observed; a name not in ``possible_agents`` raises
+        :class:`UnknownAgentError`."""
         self._require_reset()
         try:
             player = self.agent_name_mapping[agent]
@@ -299,6 +303,10 @@ class TabletopAECEnv(AECEnv):
 
     # ------------------------------------------------------------------ extras
     def render(self):
+        """The current position, as ``render_mode`` asks: ``"ansi"`` a str, ``"rgb_array"`` an H×W×3 uint8
+        array, ``"human"`` drawn in a window (returns None). It shows the whole table, every hand face up (a
+        god's view), unless :attr:`render_player` is set to a seat. Without a ``render_mode`` it warns and
+        returns None; before ``reset()`` it raises RuntimeError."""
         if self.render_mode is None:
             import gymnasium
 
@@ -343,6 +351,9 @@ class TabletopAECEnv(AECEnv):
         return self.game_state.to_dict()
 
     def action_to_string(self, action: int) -> str:
+        """The name of action id ``action`` in the current position (Earth names its ``option`` ids after the
+        pending choice). TypeError for a non-integer, IndexError outside ``0..num_actions - 1``; legal or
+        not, any id in range is named."""
         self._require_reset()
         index = action_index(action)
         if index is None:  # int(2.5) would name action 2

@@ -193,7 +193,9 @@ class Replay:
     def make_env(self, **env_kwargs):
         """A fresh env of this replay's version and options, reset with its seed.
 
-        Raises ReplayError when this library has another version of the env or another action layout.
+        ``env_kwargs`` may be ``render_mode`` and ``illegal_action`` only: the rule options and ``max_turns``
+        are the recorded ones, and any other keyword is a ReplayError. Raises ReplayError when this library
+        has another version of the env or another action layout.
         """
         from .registry import ENVS
 
@@ -277,6 +279,7 @@ class Replay:
             self.verify(env)
 
     def verify(self, env) -> None:
+        """Raise ReplayError unless ``env``'s engine state has the recorded final digest and returns."""
         digest = state_digest(env.game_state)
         if digest != self.final_digest and _legacy_digest(env.game_state, self.config) != self.final_digest:
             raise ReplayError(

@@ -126,6 +126,8 @@ class SingleAgentEnv(gymnasium.Env):
 
     # SubprocVecEnv reaches these through env_method.
     def set_opponent(self, opponent: OpponentSpec | None) -> None:
+        """Seat ``opponent`` (any form the ``opponent`` argument takes; None: random) from the next ``reset()``
+        on; the episode in progress keeps its opponents."""
         if opponent is None:
             opponent = RandomPolicy()
         env_name = self.aec.metadata.get("name") or None  # a policy for another game is refused
@@ -312,6 +314,12 @@ class SingleAgentEnv(gymnasium.Env):
                 self.play_opponent(*turn, self._moves_rng)
 
     def step(self, action):
+        """The learner's move, then the opponents' until the learner decides again or the game ends:
+        ``(observation, reward, terminated, truncated, info)``. ``reward`` is what the learner gained since
+        its last move (its seat's return at the end, a penalty's included; else 0). ``info`` holds ``action_mask``;
+        once the episode ends also ``returns`` and ``standings`` (per seat; all zeros when truncated) and
+        ``learner_seat``; ``illegal_action: True`` where the move was illegal and the ``illegal_action`` rule
+        replaced it or ended the game. Raises RuntimeError before ``reset()`` and after the episode ended."""
         self.begin_step(action)
         self._play_opponents()
         if self.render_mode == "human":
@@ -323,6 +331,8 @@ class SingleAgentEnv(gymnasium.Env):
             raise RuntimeError(f"reset() must be called before {method}(): call env.reset(seed=...) first")
 
     def action_masks(self) -> np.ndarray:
+        """The learner's legal actions as a bool vector (what MaskablePPO asks for); all True once the episode
+        is over, so that a batched masked softmax stays finite. Raises RuntimeError before ``reset()``."""
         if self.game_state is None:  # tested here, not by a call: MaskablePPO asks for masks every step
             self._require_reset("action_masks")
         if self.over or self.game_state.current_player() != self.learner_seat:

@@ -1068,7 +1068,8 @@ class EarthState(State):
         return out
 
     def ranking(self) -> list[int]:
-        """Seats from winner to last (tiebreakers applied)."""
+        """Seats from winner to last: VP, then the five tiebreakers; seats tied on all of them in seat order
+        (``standings`` gives them a shared rank). Before the game ends, by the VP the tableaux would score now."""
         return sorted(range(self.n), key=lambda p: scoring.tiebreak_key(self, p), reverse=True)
 
     # ================================================================== invariants
