@@ -56,7 +56,8 @@ class TravelEarthGame(Game):
 
     deck_format: ``"championship"`` (exactly 60 cards, the default) or ``"casual"`` (20 or more).
     decks: ``None`` (the format's preset for both players), or two decks, one per seat, each a preset
-        name or a list / dict of ``"TE-001[/printing]"`` entries. Every deck is validated.
+        name, a list of ``"TE-001[/printing]"`` entries (one per card) or a dict of them to counts. Every
+        deck is validated.
     hand_size_table: cards drawn by cards in Hand at the Draw step (the text's table is missing).
     stalemate_turns: the game is drawn after this many consecutive turns in which no card moved.
     first_player: ``None`` = coin flip (the rule); 0 or 1 fixes the seat that goes first (for tests).

@@ -32,8 +32,9 @@ render_mode=None)``
 
 - ``deck_format``: ``"championship"`` (exactly 60 cards) or ``"casual"`` (20 or more cards).
 - ``decks``: two decks, one per seat: a preset name (championship: ``expedition``, ``wild_mix``;
-  casual: ``starter``, ``deep_sea``) or a list / dict of ``"TE-001"`` / ``"TE-001/alternate_art"`` entries (a
-  printing the card has; ``None``: the format's first preset for both seats). Validated:
+  casual: ``starter``, ``deep_sea``), a list of ``"TE-001"`` / ``"TE-001/alternate_art"`` entries (a
+  printing the card has), one per card, or a dict of such entries to their counts (``{"TE-001": 2}``);
+  ``None``: the format's first preset for both seats. Validated:
   at most 4 copies of one common name + collector number, all printings counted together.
 - ``hand_size_table``: cards drawn at the Draw step by cards in Hand (the last entry covers larger Hands);
   ``None`` is ``[3, 2, 1]``.
