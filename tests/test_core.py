@@ -1048,6 +1048,25 @@ def test_an_action_that_is_no_integer_is_illegal_not_rounded(toy, action):
         env.step(action)
 
 
+@pytest.mark.parametrize("env_name,kwargs", [("terralore_v0", {}), ("travel_earth_v0", {}),
+                                             ("earth_v0", {"num_players": 1}), ("earth_v0", {"num_players": 4})])
+def test_engine_apply_action_refuses_what_is_no_action_id_and_takes_numpy_integers(env_name, kwargs):
+    # State.apply_action took int(action): 0.7 or "0" played action 0, where the env faces and the arena refuse them
+    state = make_game(env_name, **kwargs).new_initial_state(0)
+    legal = state.legal_actions()[0]
+    before = state.to_dict()
+    for action in (legal + 0.7, str(legal), np.array([float(legal)])) + ((True,) if legal == 1 else ()):
+        with pytest.raises(IllegalActionError, match="not an action id"):
+            state.apply_action(action)
+        assert state.to_dict() == before
+    for kind in (np.int64, lambda a: np.array([a]), lambda a: np.array(a, np.int32)):
+        twin = state.clone()
+        twin.apply_action(kind(legal))
+        done = state.clone()
+        done.apply_action(legal)
+        assert twin == done
+
+
 def test_integer_actions_from_numpy_are_accepted(toy):
     import toy_game
 

@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from .errors import ConfigError, IllegalActionError, StateError, is_int
+from .errors import ConfigError, IllegalActionError, StateError, action_index, is_int
 from .layout import ActionLayout, ObservationLayout
 
 TERMINAL = -1
@@ -239,11 +239,14 @@ class State:
         return np.flatnonzero(self.legal_action_mask()).tolist()
 
     def apply_action(self, action: int) -> None:
-        action = int(action)
+        """Apply action id ``action`` (an int or NumPy integer) if the mask allows it, else raise
+        :class:`IllegalActionError` naming the legal actions, the state unchanged. A value that is no action
+        id (2.5, "3", True) is refused as the env faces refuse it: ``int()`` made 2.5 action 2 and played it."""
+        index = action_index(action)
         mask = self.legal_action_mask()
-        if not (0 <= action < mask.shape[0]) or not mask[action]:
+        if index is None or not 0 <= index < mask.shape[0] or not mask[index]:
             raise IllegalActionError(action, self.legal_actions(), self._describe_safe, self.decision())
-        self.apply_legal_action(action)
+        self.apply_legal_action(index)
 
     def apply_legal_action(self, action: int) -> None:
         """``apply_action`` for an int already checked against ``legal_action_mask()`` (the envs check
