@@ -1180,6 +1180,21 @@ def test_action_to_string_names_an_action_id_and_refuses_what_is_no_action_id(to
             env.action_to_string(action)
 
 
+@pytest.mark.parametrize("env_name,kwargs", [("terralore_v0", {}), ("travel_earth_v0", {}), ("earth_v0", {"num_players": 2})])
+def test_engine_action_to_string_refuses_what_is_no_action_id(env_name, kwargs):
+    # the layout's decode took int(action): the engine named 2.5 or "2" as action 2, where the env face refuses them
+    game = make_game(env_name, **kwargs)
+    state = game.new_initial_state(0)
+    assert state.action_to_string(np.int64(2)) == state.action_to_string(np.array([2])) == state.action_to_string(2)
+    for action in (2.5, "2", True):
+        with pytest.raises(TypeError, match="an action id is an int"):
+            state.action_to_string(action)
+        with pytest.raises(TypeError, match="an action id is an int"):
+            game.action_layout.decode(action)
+    with pytest.raises(IndexError, match="outside"):
+        state.action_to_string(game.num_actions)
+
+
 @pytest.mark.parametrize("kwargs", [{"max_turns": 3}, {"illegal_action": "penalty"}, {"turns": 2},
                                     {"render_mode": "rgb_array"}])
 def test_env_kwargs_given_with_a_ready_aec_env_are_refused_not_dropped(toy, kwargs):

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .errors import action_index
+
 
 @dataclass(frozen=True)
 class ObsSegment:
@@ -148,10 +150,17 @@ class ActionLayout:
         return range(seg.start, seg.stop)
 
     def decode(self, action: int) -> tuple[str, int]:
-        if not 0 <= int(action) < self.num_actions:
+        """``(segment name, index within it)`` of action id ``action``: TypeError for what is no action id
+        (``int()`` made 2.5 or "2" name action 2), IndexError outside ``0..num_actions - 1``."""
+        if type(action) is not int:  # the engines pass ints: one test on their path
+            index = action_index(action)
+            if index is None:
+                raise TypeError(f"an action id is an int (or a NumPy integer), got {action!r}")
+            action = index
+        if not 0 <= action < self.num_actions:
             raise IndexError(f"action {action} outside 0..{self.num_actions - 1}")
-        name = self._owner[int(action)]
-        return name, int(action) - self.segments[name].start
+        name = self._owner[action]
+        return name, action - self.segments[name].start
 
     def handlers(self, state_class, prefix: str = "_do_") -> list[tuple[Callable, int]]:
         """``(state_class.<prefix><segment name>, index within the segment)`` for every action id, built
