@@ -42,6 +42,10 @@ def play_game(game, policies: Sequence[Policy], seed: int, max_turns: int | None
               rng: np.random.Generator | Sequence[np.random.Generator] | None = None) -> tuple[np.ndarray, int]:
     """Play one game; ``policies[i]`` sits in seat i. Returns (returns per seat, decisions).
 
+    ``seed`` deals ``game.new_initial_state(seed)``. An env's ``reset(seed=seed)`` deals another game (it
+    draws the deal's seed from ``seed``); ``reset(options={"state": game.new_initial_state(seed)})`` deals
+    this one.
+
     ``rng``: one generator per seat (default ``policy_rng(seed, seat)``), or one for every seat, which
     only policies that trust each other may share: a policy that draws from another's generator before
     it moves chooses that one's next random numbers. A game that reaches ``max_turns`` (default: the

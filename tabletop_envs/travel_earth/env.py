@@ -36,8 +36,8 @@ render_mode=None)``
   printing the card has), one per card, or a dict of such entries to their counts (``{"TE-001": 2}``);
   ``None``: the format's first preset for both seats. Validated:
   at most 4 copies of one common name + collector number, all printings counted together.
-- ``hand_size_table``: cards drawn at the Draw step by cards in Hand (the last entry covers larger Hands);
-  ``None`` is ``[3, 2, 1]``.
+- ``hand_size_table``: cards drawn at the Draw step by cards in Hand: entry *i* for a Hand of *i* cards,
+  the last entry for larger Hands; ``None`` is ``[3, 2, 1]`` (3 cards with an empty Hand).
 - ``stalemate_turns``: a game in which no card moves for this many consecutive turns is drawn.
 - ``first_player``: ``None`` flips the coin; 0 or 1 fixes the first seat (tests, demos).
 - ``resting_defender_win``: a Resting Defender that wins without a defensive change discards only the
