@@ -99,6 +99,8 @@ class PairResult:
         return (self.wins + 0.5 * self.draws) / self.games if self.games else float("nan")
 
     def rates(self) -> dict:
+        """A's result against B: ``games``, ``score`` (wins plus half the draws, per game) and for each of
+        ``win``, ``draw`` and ``loss`` its ``rate`` and 95 % Wilson interval ``ci95`` ([lo, hi])."""
         out = {"games": self.games, "score": self.score}
         for key, count in (("win", self.wins), ("draw", self.draws), ("loss", self.losses)):
             lo, hi = wilson(count, self.games)
@@ -302,8 +304,9 @@ def anchor_keys(anchors, where: str = "the anchors") -> list[str]:
 
 def anchor_evaluation(env_name: str, policy, games: int, seed: int = 12345, anchors=("random", "heuristic"),
                       game_kwargs: dict | None = None, max_turns: int | None = None, act: str = "argmax") -> dict:
-    """``{"vs_random": {...}, "vs_heuristic": {...}}``: rates with 95 % CIs of ``policy`` against each anchor
-    (keyed by :func:`anchor_key`)."""
+    """``{"vs_random": {...}, "vs_heuristic": {...}, "protocol": "..."}``: rates with 95 % CIs of ``policy``
+    against each anchor (keyed by :func:`anchor_key`, each as :meth:`PairResult.rates` gives them), and a line
+    saying how the games were played."""
     out = {}
     for anchor, key in zip(anchors, anchor_keys(anchors)):
         res = play_pair(env_name, policy, anchor, games, seed, game_kwargs, max_turns)
