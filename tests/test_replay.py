@@ -408,3 +408,13 @@ def test_a_replay_recorded_from_uncommitted_changes_says_so_instead_of_naming_a_
     with pytest.raises(ReplayError, match=r"uncommitted changes on top of commit abc1234: replay it there") as info:
         replay.replay()
     assert "git checkout abc1234-dirty" not in str(info.value)
+
+
+@pytest.mark.parametrize("bad", [2.5, "3", True, None])
+def test_record_refuses_what_is_no_action_id_instead_of_recording_another_move(toy, bad):
+    env = ENVS["toy_v0"].load_module().raw_env()
+    replay = Replay.start(env, 3)
+    replay.record(np.int64(4))
+    with pytest.raises(ReplayError, match="an action id is an int"):
+        replay.record(bad)
+    assert replay.actions == [4] and type(replay.actions[0]) is int

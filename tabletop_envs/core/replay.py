@@ -20,7 +20,7 @@ from pathlib import Path
 
 from .aec import AEC_KWARGS, resolve_action
 from .engine import State
-from .errors import IllegalActionError, ReplayError, is_int
+from .errors import IllegalActionError, ReplayError, action_index, is_int
 
 #: version of the replay file format itself (not of the envs)
 REPLAY_FORMAT = 1
@@ -110,7 +110,13 @@ class Replay:
                    revision=code_revision())
 
     def record(self, action: int) -> None:
-        self.actions.append(int(action))
+        """Append the action id the env just played. Record games played under ``illegal_action="raise"`` (the
+        default): under ``"random_legal"`` or ``"penalty"`` an illegal action is not the move that was played
+        (or ends the game), and the replay would not play out."""
+        index = action_index(action)
+        if index is None:  # int() would record 2.5 as action 2, a move nobody chose
+            raise ReplayError(f"an action id is an int (or a NumPy integer), got {action!r}")
+        self.actions.append(index)
 
     def finish(self, env) -> None:
         """Seal the replay with the result and the digest of the final state."""
