@@ -1904,3 +1904,13 @@ def test_play_match_refuses_a_one_seat_table_where_every_game_would_count_as_a_w
 
     with pytest.raises(ConfigError, match="has no one to beat.*play_game"):
         play_match("earth_v0", ["earth_v0/random"], 2, game_kwargs={"num_players": 1})
+
+
+@pytest.mark.parametrize("policy_id", ["terralore_v0/random", "terralore_v0/heuristic", "earth_v0/heuristic",
+                                       "travel_earth_v0/heuristic"])
+def test_a_loading_option_a_registered_policy_does_not_take_is_refused_naming_the_id(policy_id):
+    from tabletop_envs import load_policy
+
+    # the class's own TypeError named a class the user never wrote ("RandomPolicy() takes no arguments")
+    with pytest.raises(TypeError, match=f"policy '{policy_id}' takes no option deterministic; its options: "):
+        load_policy(policy_id, deterministic=False)

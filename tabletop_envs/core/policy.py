@@ -236,7 +236,7 @@ def _load_policy(policy: str | os.PathLike[str] | Policy, env: str | None = None
 
             raise TabletopError(f"unknown env {env_name!r} in policy id {text!r}; known: {sorted(ENVS)}"
                                 f"{env_hint(env_name)}")
-        return RandomPolicy(**kwargs)
+        return _build(RandomPolicy, text, kwargs)
     if text not in _POLICIES:
         _import_policies(env_name)
     if text not in _POLICIES:
@@ -255,6 +255,20 @@ def _load_policy(policy: str | os.PathLike[str] | Policy, env: str | None = None
     factory = _POLICIES[text]
     if game_config is not None and "game_config" in inspect.signature(factory).parameters:
         kwargs.setdefault("game_config", dict(game_config))
+    return _build(factory, text, kwargs)
+
+
+def _build(factory, text: str, kwargs: dict) -> Policy:
+    """``factory(**kwargs)``, refusing options it does not take by the id and what it takes: its own
+    TypeError named a class the user never wrote ("RandomPolicy() takes no arguments")."""
+    params = inspect.signature(factory).parameters
+    if not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        takes = [name for name, p in params.items()
+                 if p.kind in (inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+        unknown = sorted(set(kwargs) - set(takes))
+        if unknown:
+            raise TypeError(f"policy {text!r} takes no option {', '.join(unknown)}; its options: "
+                            f"{', '.join(takes) or 'none'} (deterministic and backend are for model files)")
     return factory(**kwargs)
 
 

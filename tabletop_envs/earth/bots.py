@@ -155,8 +155,8 @@ class EarthHeuristic:
         return self.A["option"]  # soil: sprouts, growth and compost cards are worth VP
 
 
-def _make(game_config: dict | None = None, **kwargs) -> EarthHeuristic:
-    return EarthHeuristic(data_dir=(game_config or {}).get("data_dir"), **kwargs)
+def _make(game_config: dict | None = None) -> EarthHeuristic:
+    return EarthHeuristic(data_dir=(game_config or {}).get("data_dir"))
 
 
 register_policy("earth_v0/heuristic", _make, overwrite=True)
