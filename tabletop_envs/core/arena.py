@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .errors import ConfigError, IllegalActionError, action_index, is_int
+from .errors import ConfigError, IllegalActionError, is_int
 from .policy import Policy, load_policy, policy_name, policy_rng
 
 
@@ -87,13 +87,11 @@ def play_game_standings(game, policies: Sequence[Policy], seed: int, max_turns: 
         seat = state.current_player()
         mask = state.legal_action_mask()
         action = policies[seat].act(state.observation(seat), mask, rngs[seat])
-        # as the env faces take a move: 2.7 or "3" is no action id (apply_action's int() made them 2 and 3),
-        # and the error names the policy at fault, not an env option the arena does not have
-        index = action_index(action)
-        if index is None or not 0 <= index < mask.shape[0] or not mask[index]:
+        try:  # the engine refuses what the env faces refuse (2.7 or "3" is no action id)
+            state.apply_action(action)
+        except IllegalActionError:  # named after the policy at fault, not an env option the arena lacks
             raise IllegalActionError(action, state.legal_actions(), state._describe_safe, state.decision(),
-                                     who=f"the policy {policy_name(policies[seat])} (seat {seat})")
-        state.apply_legal_action(index)
+                                     who=f"the policy {policy_name(policies[seat])} (seat {seat})") from None
         steps += 1
     return np.asarray(state.returns(), float), np.asarray(state.standings(), float), steps
 
