@@ -1621,6 +1621,11 @@ def test_a_model_path_of_any_path_type_loads_as_a_path(tmp_path):
         assert load_policy(path, env="terralore_v0").metadata["env_id"] == "terralore_v0"
     env = SingleAgentEnv("terralore_v0", opponent=PurePosixPath(folder / "ppo.onnx"))
     assert env.opponent.metadata["env_id"] == "terralore_v0"
+    # set_opponent took PurePath only: another os.PathLike was refused as no policy, id, list or callable
+    env.set_opponent(Fspath())
+    assert env.opponent.metadata["env_id"] == "terralore_v0"
+    env = SingleAgentEnv("terralore_v0", opponent=[Fspath()])
+    assert env.opponent[0].metadata["env_id"] == "terralore_v0"
 
 
 def test_loading_many_model_files_or_one_rewritten_in_place_keeps_a_bounded_number_of_them_in_memory(

@@ -9,8 +9,8 @@ This is the self-play reduction that works with SB3 / sb3-contrib MaskablePPO:
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
-from pathlib import PurePath
 from typing import Any
 
 import gymnasium
@@ -28,7 +28,7 @@ REDEALS_EXHAUSTED = (f"{MAX_REDEALS} deals in a row ended before the learner's f
 
 RENDER_VIEWS = ("learner", "table")
 
-OpponentSpec = Policy | str | PurePath | Callable[[np.random.Generator], Policy] | Sequence
+OpponentSpec = Policy | str | os.PathLike | Callable[[np.random.Generator], Policy] | Sequence
 
 
 def check_opponent_move(action, mask: np.ndarray, policy, player: int, state: State, name: str | None = None) -> int:
@@ -132,7 +132,7 @@ class SingleAgentEnv(gymnasium.Env):
             opponent = RandomPolicy()
         env_name = self.aec.metadata.get("name") or None  # a policy for another game is refused
         rules = self.game.config()  # a model trained under other rule options is named in a warning
-        if isinstance(opponent, (str, PurePath)) or hasattr(opponent, "act"):
+        if isinstance(opponent, (str, os.PathLike)) or hasattr(opponent, "act"):
             opponent = load_policy(opponent, env=env_name, game_config=rules)
         elif isinstance(opponent, Sequence):
             opponent = [load_policy(o, env=env_name, game_config=rules) for o in opponent]
