@@ -790,6 +790,23 @@ def test_single_agent_env_names_an_opponent_whose_move_is_illegal_and_asks_for_a
         env.step(int(np.flatnonzero(info["action_mask"])[0]))
 
 
+def test_single_agent_env_pieces_ask_for_a_reset_before_the_first_deal(toy):
+    """The step's pieces the vectorised driver calls (training.vec_env) gave a bare "'NoneType' object has no
+    attribute" before the first reset, as step() no longer does."""
+    import toy_game
+
+    from tabletop_envs.core.policy import RandomPolicy
+
+    env = SingleAgentEnv(toy_game.raw_env())
+    calls = {"opponent_to_move": (), "play": (0,), "play_if_forced": (), "outcome": (),
+             "play_opponent": (RandomPolicy(), 1, np.random.default_rng(0))}
+    for method, args in calls.items():
+        with pytest.raises(RuntimeError, match=rf"reset\(\) must be called before {method}\(\)"):
+            getattr(env, method)(*args)
+    env.reset(seed=0)
+    assert env.opponent_to_move() is None  # the learner decides: the pieces work once dealt
+
+
 def test_single_agent_env_refuses_an_opponent_callable_that_returns_no_policy_and_what_is_no_env(toy):
     import toy_game
 

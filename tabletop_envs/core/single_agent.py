@@ -188,6 +188,8 @@ class SingleAgentEnv(gymnasium.Env):
 
     def opponent_to_move(self) -> tuple[Policy, int] | None:
         """The policy and seat that must move now, or None when the learner decides or the game is over."""
+        if self.game_state is None:
+            self._require_reset("opponent_to_move")
         if self._returns is not None or self.truncated:
             return None
         player = self.game_state.current_player()
@@ -198,6 +200,8 @@ class SingleAgentEnv(gymnasium.Env):
     def play(self, action) -> None:
         """Apply the current mover's action (the ``illegal_action`` rule decides about a bad one)."""
         state = self.game_state
+        if state is None:
+            self._require_reset("play")
         mover = state.current_player()
         if mover != self.learner_seat and self.illegal_action == "raise":
             # an opponent's bad move names the opponent ('penalty' and 'random_legal' treat every seat alike)
@@ -217,10 +221,14 @@ class SingleAgentEnv(gymnasium.Env):
     def play_opponent(self, policy: Policy, player: int, rng: np.random.Generator) -> None:
         """Ask ``policy`` for seat ``player``'s move (what that seat sees) and play it."""
         state = self.game_state
+        if state is None:
+            self._require_reset("play_opponent")
         self.play(policy.act(state.observation(player), state.legal_action_mask(), rng))
 
     def play_if_forced(self) -> bool:
         """Play the mover's only legal action if it has just one (no policy is asked: see the class doc)."""
+        if self.game_state is None:
+            self._require_reset("play_if_forced")
         mask = self.game_state.legal_action_mask()
         if np.count_nonzero(mask) != 1:
             return False
@@ -246,6 +254,8 @@ class SingleAgentEnv(gymnasium.Env):
 
     def outcome(self):
         """``step``'s return value once the opponents have moved."""
+        if self.game_state is None:
+            self._require_reset("outcome")
         terminated = self._returns is not None
         truncated = self.truncated and not terminated
         seat = self.learner_seat
