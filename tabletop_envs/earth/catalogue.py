@@ -406,11 +406,28 @@ class Catalogue:
 STATIC_FEATURES = 22
 
 
+CATALOGUE_FILES = ("earth_cards.json", "islands.json", "climates.json", "fauna.json", "ecosystems.json")
+
+
 def load_catalogue(data_dir: str | Path | None = None) -> Catalogue:
-    """The validated catalogue, loaded once per folder (every game and bot shares the same object)."""
-    return _load(str(Path(data_dir or DATA).resolve()))
+    """The validated catalogue, loaded once per folder and version of its files (every game and bot of one
+    version shares the same object; a file edited since is read again, as a new process would)."""
+    folder = Path(data_dir or DATA).resolve()
+    return _load(str(folder), _file_versions(folder))
+
+
+def _file_versions(folder: Path) -> tuple:
+    versions = []
+    for name in CATALOGUE_FILES:
+        try:
+            st = (folder / name).stat()
+        except OSError:
+            versions.append(None)  # Catalogue names the missing file
+            continue
+        versions.append((st.st_mtime_ns, st.st_size, st.st_ino))
+    return tuple(versions)
 
 
 @lru_cache(maxsize=4)
-def _load(data_dir: str) -> Catalogue:
+def _load(data_dir: str, versions: tuple) -> Catalogue:
     return Catalogue(data_dir)

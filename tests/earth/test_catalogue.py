@@ -418,6 +418,23 @@ def test_the_heuristic_values_the_cards_of_the_catalogue_its_game_was_built_from
     assert pool.heuristic.cat is custom
 
 
+def test_a_catalogue_folder_edited_within_one_process_is_read_again(data_copy):
+    """The cache was keyed by the folder alone: a game built after editing a data_dir file (a notebook
+    tuning its cards) kept playing the cards read before, until the process restarted."""
+    from tabletop_envs.earth.catalogue import load_catalogue
+    from tabletop_envs.earth.engine import EarthGame
+
+    before = load_catalogue(data_copy)
+    assert load_catalogue(data_copy) is before  # unchanged files: one shared object
+    name = before.earth[0]["name"]
+    edit(data_copy / "earth_cards.json", "cards", lambda cards: cards[0].update(name=name + " Renamed"))
+    after = EarthGame(num_players=2, data_dir=str(data_copy)).cat
+    assert after is not before and after.earth[0]["name"] == name + " Renamed"
+    (data_copy / "fauna.json").unlink()
+    with pytest.raises(CatalogueError, match="fauna.json"):
+        load_catalogue(data_copy)
+
+
 @pytest.mark.parametrize("trained_on", ["gone", "my_cards"])  # another machine's folder; one relative to elsewhere
 def test_a_model_trained_on_a_catalogue_folder_not_here_loads_and_is_named_when_it_plays_other_cards(
         data_copy, tmp_path_factory, trained_on):
