@@ -700,6 +700,22 @@ def test_doc_page_check_catches_a_page_whose_state_size_is_wrong(env_name, monke
         conformance.check_doc_page(env_name)
 
 
+@pytest.mark.parametrize("env_name", list(ENVS))
+def test_an_action_applied_to_an_ended_game_says_the_game_is_over(env_name):
+    """It said "Legal actions: ." and told the caller to pick an action whose mask bit is 1; Travel Earth's
+    named its decision 'game over' where the others name none."""
+    state = make_game(env_name).new_initial_state(3)
+    rng = np.random.default_rng(3)
+    while not state.is_terminal():
+        state.apply_action(int(rng.choice(state.legal_actions())))
+    assert state.decision() == ""
+    with pytest.raises(IllegalActionError, match=r"^illegal action 0 \(.*\): the game is over, no action is legal\. "
+                                                 r"Start a new game"):
+        state.apply_action(0)
+    with pytest.raises(IllegalActionError, match=r"illegal action 2\.5 \(not an action id.*the game is over"):
+        state.apply_action(2.5)
+
+
 def test_single_agent_env_names_its_actions_like_the_aec_env(toy):
     env = SingleAgentEnv(toy, opponent=RandomPolicy())
     with pytest.raises(RuntimeError, match="reset"):

@@ -128,6 +128,8 @@ class Game:
         return self.action_layout.num_actions
 
     def new_initial_state(self, seed: int | None = None) -> State:  # game implements
+        """A new deal: the same ``seed`` deals the same game and its chance; ``None`` deals one from fresh
+        operating-system entropy (not reproducible)."""
         raise NotImplementedError
 
     def config(self) -> dict:
@@ -218,7 +220,7 @@ class State:
         return repr(self)
 
     def decision(self) -> str:
-        """Name of the pending decision (for messages)."""
+        """Name of the pending decision (for messages); ``""`` once the game is over."""
         return ""
 
     def final_points(self) -> str:

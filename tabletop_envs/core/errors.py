@@ -33,6 +33,10 @@ class IllegalActionError(TabletopError, ValueError):
         where = f" while deciding {decision!r}" if decision else ""
         #: what was wrong, without the advice to whoever steps the env (a replay gives its own)
         self.reason = f"illegal action {what}{where}. Legal actions: {', '.join(names)}{more}"
+        if not self.legal:  # it said "Legal actions: ." and advised picking one whose mask bit is 1
+            self.reason = f"illegal action {what}: the game is over, no action is legal"
+            super().__init__(f"{self.reason}. Start a new game: env.reset(), or game.new_initial_state(seed)")
+            return
         if who:  # a policy's move, not the caller's: the fix is in the policy
             super().__init__(f"{who} chose an {self.reason}. Its act(observation, action_mask, rng) must return "
                              "an action whose bit in the action mask is 1")

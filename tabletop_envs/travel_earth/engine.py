@@ -279,7 +279,7 @@ class TravelEarthState(State):
         return out
 
     def decision(self) -> str:
-        return "game over" if self.is_terminal() else self.phase
+        return "" if self.is_terminal() else self.phase
 
     # ------------------------------------------------------------------ helpers
     def _clear_challenge(self):
