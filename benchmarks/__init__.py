@@ -8,7 +8,7 @@ import platform
 from importlib import metadata
 from pathlib import Path
 
-from training.export import cpu_info
+from training.export import cpu_info, load_average
 
 #: the packages whose versions move the numbers (pure-Python references speed up or slow down with them)
 PACKAGES = ("numpy", "torch", "pettingzoo", "gymnasium", "stable_baselines3", "sb3_contrib")
@@ -26,7 +26,7 @@ def machine_facts() -> dict:
         except metadata.PackageNotFoundError:
             versions[name] = None
     return {"python": platform.python_version(), "cpu": cpu, "cpus": os.cpu_count(),
-            "load_average": [round(x, 2) for x in os.getloadavg()], "packages": versions}
+            "load_average": load_average(), "packages": versions}
 
 
 def write_json(path, report: dict) -> None:

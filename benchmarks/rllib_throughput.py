@@ -25,7 +25,6 @@ Needs the ``train`` and ``distributed`` extras. Ray is started with ``num_cpus=2
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import time
 import warnings
@@ -34,6 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks import machine_facts, write_json
+from training.export import load_average
 
 
 def _median(rates: list[float]) -> dict:
@@ -220,11 +220,12 @@ def main(argv=None) -> dict:
         report["rllib_settings"] = {**out.pop("settings"), "ray": ray.__version__, "num_epochs": 4,
                                     "minibatch_size": 256}
         res.update(out)
-    report["load_after"] = os.getloadavg()
+    report["load_after"] = load_average()
     print(f"{args.env}: env decisions per second (median of {args.repeats} x {args.seconds:g}s)")
     for name, r in res.items():
         print(f"  {name:<34} {r['steps_per_s']:>9,.0f}   runs {r['runs']}")
-    print(f"  load average before/after: {report['machine']['load_average'][0]:.2f} / {report['load_after'][0]:.2f}")
+    if report["machine"]["load_average"] and report["load_after"]:  # none on Windows
+        print(f"  load average before/after: {report['machine']['load_average'][0]:.2f} / {report['load_after'][0]:.2f}")
     if args.json:
         write_json(args.json, report)
     return report

@@ -248,3 +248,13 @@ def test_training_throughputs_raw_reference_is_connect_four_without_the_wrapper_
             done = terminated or truncated
             rewards.append(reward)
         assert rewards[-1] in (-1.0, 0.0, 1.0) and not any(rewards[:-1])
+
+
+def test_machine_facts_on_a_platform_without_a_load_average(monkeypatch):
+    """Windows has no os.getloadavg (AttributeError): every benchmark began by reading it."""
+    import os
+
+    from benchmarks import machine_facts
+
+    monkeypatch.delattr(os, "getloadavg")
+    assert machine_facts()["load_average"] is None

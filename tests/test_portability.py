@@ -137,3 +137,21 @@ def test_no_library_or_command_code_checks_with_assert_which_python_O_strips():
 def test_the_assert_scan_finds_what_it_looks_for():
     tree = ast.parse("assert x\nif not x:\n    raise AssertionError('x')\ndef f():\n    assert y, 'y'\n")
     assert [n.lineno for n in assert_statements(tree)] == [1, 5]
+
+
+def load_average_reads(tree: ast.AST):
+    """Calls of ``os.getloadavg``, which Windows lacks (an AttributeError, not the OSError of a Unix
+    without one)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr == "getloadavg":
+            yield node
+
+
+def test_the_load_average_is_read_only_through_training_export_load_average():
+    found = []
+    for package in ("tabletop_envs", "training", "benchmarks", "examples"):
+        for path in sorted((ROOT / package).rglob("*.py")):
+            found += [f"{path.relative_to(ROOT).as_posix()}:{n.lineno}"
+                      for n in load_average_reads(ast.parse(path.read_text(encoding="utf-8")))]
+    assert len(found) == 1 and found[0].startswith("training/export.py:"), \
+        f"call training.export.load_average() (None on Windows) instead at {found}"

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
+import os
 import platform
 import sys
 from pathlib import Path
@@ -125,6 +126,15 @@ def code_version() -> dict:
         except ImportError:
             pass
     return info
+
+
+def load_average() -> list[float] | None:
+    """The 1, 5 and 15 minute load averages, rounded, or None where the platform keeps none: Windows has
+    no ``os.getloadavg`` at all (AttributeError, not OSError), and a training run began by reading it."""
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except (AttributeError, OSError):
+        return None
 
 
 def cpu_info(keys=("model name",)) -> dict:

@@ -214,10 +214,12 @@ def busy_core_hint(update_threads: int, cores: int | None = None, load: float | 
     """
     cores = cores if cores is not None else (os.cpu_count() or 1)
     if load is None:
-        try:
-            load = os.getloadavg()[0]
-        except OSError:  # no load average on this platform
+        from .export import load_average
+
+        averages = load_average()
+        if averages is None:
             return None
+        load = averages[0]
     threads = max(1, min(update_threads, cores))
     if threads < 2 or threads < cores or load < 0.75:
         return None
@@ -506,7 +508,7 @@ def train(cfg: TrainConfig, resume: bool = False, command: str | None = None) ->
         print(hint, flush=True)
     import torch
 
-    from .export import cpu_info, export_model
+    from .export import cpu_info, export_model, load_average
 
     torch.set_num_threads(cfg.ppo.torch_threads)
     run_dir = cfg.run_dir()
@@ -639,12 +641,14 @@ def train(cfg: TrainConfig, resume: bool = False, command: str | None = None) ->
         summary["evaluation"] = evaluation
     (run_dir / "history.json").write_text(json.dumps(callback.history, indent=2) + "\n", encoding="utf-8")
     if cfg.output.export:
+        machine = {"cpus": os.cpu_count(), "cpu": cpu_info()["model name"]}
+        averages = load_average()
+        if averages is not None:  # none on Windows: the model card says '?'
+            machine["load_average_at_end"] = averages
         training = {"seed": cfg.seed, "command": command, "wall_time_s": round(train_seconds, 1),
                     "stopped_early": interrupted, "config": cfg.to_dict(),
                     "pretrain": summary.get("pretrain"), "selection": summary.get("selection"),
-                    "distill": summary.get("distill"),
-                    "machine": {"cpus": os.cpu_count(), "cpu": cpu_info()["model name"],
-                                "load_average_at_end": [round(x, 2) for x in os.getloadavg()]}}
+                    "distill": summary.get("distill"), "machine": machine}
         path = export_model(model, run_dir / cfg.output.name, cfg.env, game_config, training, evaluation,
                             name=f"{cfg.env}/{cfg.output.name}", deterministic=cfg.eval.deterministic)
         summary["exported"] = str(path)

@@ -744,6 +744,21 @@ def test_update_threads_are_capped_at_the_machine_s_cores(monkeypatch):
     assert tt.busy_core_hint(1, cores=1, load=1.5) is None, "one core and one thread: nothing to lower"
 
 
+def test_a_run_on_a_platform_without_a_load_average_trains_and_exports(toy, tmp_path, monkeypatch):
+    """Windows has no os.getloadavg: the run began by reading it (AttributeError) for the busy-core hint,
+    and read it again for the sidecar's machine record."""
+    import os
+
+    from training.model_card import card
+
+    monkeypatch.delattr(os, "getloadavg")
+    cfg = load_config(data={**TINY, "output": {**TINY["output"], "dir": str(tmp_path / "models" / "toy")}})
+    train(cfg)
+    meta = json.loads((tmp_path / "models" / "toy" / "ppo.json").read_text(encoding="utf-8"))
+    assert "load_average_at_end" not in meta["training"]["machine"], meta["training"]["machine"]
+    assert "its own work included: ?)" in card(tmp_path / "models")
+
+
 @pytest.mark.parametrize("sampling, deterministic", [("sample", False), ("argmax", True)])
 def test_snapshots_play_as_selfplay_snapshot_sampling_says(toy, tmp_path, sampling, deterministic):
     import pickle
