@@ -15,7 +15,7 @@ import sys
 import warnings
 from pathlib import Path
 
-from .core.errors import TabletopError, cli_message
+from .core.errors import TabletopError, cli_message, lenient_stdout
 
 
 def _option(text: str) -> tuple[str, object]:
@@ -149,6 +149,7 @@ def _list(say) -> int:
 
 def main(argv: list[str] | None = None, ask=input, say=print) -> int:
     """Entry point of the ``tabletop-envs`` console script; ``ask``/``say`` let tests script a session."""
+    lenient_stdout()
     args = build_parser().parse_args(argv)
     try:
         with warnings.catch_warnings():  # a warning for a person, not Python's "file:line: Category: ..."

@@ -620,3 +620,34 @@ def test_an_earth_vp_tie_shows_the_tiebreakers_that_decided_it():
     assert points.startswith(f"VP: player_0: {state.scores[0]}, player_1: {state.scores[1]}\nTied on VP")
     for p in (0, 1):
         assert f"player_{p}: " + "/".join(map(str, tiebreak_key(state, p)[1:])) in points
+
+
+@pytest.mark.parametrize("env_name", ["terralore_v0", "travel_earth_v0"])
+def test_a_replay_watched_into_a_file_in_a_code_page_without_its_characters_plays_to_the_end(env_name, tmp_path):
+    """Windows writes redirected output in its ANSI code page: cp932 (Japanese) has no em dash (Terralore's
+    table) and no "á" (Travel Earth's Galápagos tortoise), and the replay stopped half-way with
+    "error: 'cp932' codec can't encode character"."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import numpy as np
+
+    env = ENVS[env_name].load_module().raw_env()
+    env.reset(seed=7)
+    replay, rng = Replay.start(env, 7, ["random", "random"]), np.random.default_rng(7)
+    for agent in env.agent_iter():
+        if env.terminations[agent] or env.truncations[agent]:
+            break
+        action = int(rng.choice(np.flatnonzero(env.game_state.legal_action_mask())))
+        env.step(action)
+        replay.record(action)
+    replay.finish(env)
+    path = replay.save(tmp_path / "game.json")
+    root = Path(__file__).resolve().parents[1]
+    for argv in (["replay", str(path), "--no-pause"], ["play", "--help"]):
+        out = subprocess.run([sys.executable, "-m", "tabletop_envs.cli", *argv], capture_output=True, cwd=root,
+                             env={**os.environ, "PYTHONIOENCODING": "cp932"}, timeout=120)
+        assert out.returncode == 0, out.stderr.decode("utf-8", "replace")[-2000:]
+    assert "?" in out.stdout.decode("cp932")  # "Earth: 1–5" with the en dash cp932 lacks

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import os
 import subprocess
 import sys
 import textwrap
@@ -81,6 +82,36 @@ def test_the_list_holds_every_command_with_an_argparse_front():
             if '__name__ == "__main__"' in text and "argparse" in text:
                 found.add(".".join(path.relative_to(ROOT).with_suffix("").parts))
     assert found == set(COMMANDS)
+
+
+HELP_SCRIPT = textwrap.dedent("""
+    import runpy, sys
+    for module in sys.argv[1:]:
+        sys.stdout.reconfigure(errors="strict")  # as each command's own process starts
+        sys.argv = [module, "--help"]
+        try:
+            runpy.run_module(module, run_name="__main__", alter_sys=True)
+        except SystemExit as exc:
+            code = exc.code
+        except Exception as exc:
+            code = f"{type(exc).__name__}: {exc}"
+        sys.stdout.flush()
+        print(module, code, sep="|", file=sys.stderr)
+""")
+
+
+def test_every_command_shows_its_help_in_a_code_page_without_its_dashes():
+    """Redirected or piped, Windows output is in the ANSI code page; cp932 (Japanese) lacks the en dash
+    and em dash of the help texts, and ``training.evaluate --help`` ended in UnicodeEncodeError."""
+    env = {**os.environ, "PYTHONIOENCODING": "cp932"}
+    out = subprocess.run([sys.executable, "-c", HELP_SCRIPT, *COMMANDS], capture_output=True, cwd=ROOT, env=env,
+                         timeout=240)
+    rows = [line.split("|") for line in out.stderr.decode("utf-8", "replace").splitlines() if line.count("|") == 1]
+    assert [r[0] for r in rows] == COMMANDS, out.stderr.decode("utf-8", "replace")[-2000:]
+    absent = [m for m in TRAIN_MODULES if importlib.util.find_spec(m) is None]
+    broken = [r for r in rows if r[1] != "0"
+              and not any(r[1] == f"ModuleNotFoundError: No module named '{m}'" for m in absent)]
+    assert not broken, broken
 
 
 def unencoded_text_calls(tree: ast.AST):

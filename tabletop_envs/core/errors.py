@@ -139,12 +139,32 @@ def cli_message(exc: BaseException) -> str:
     return str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
 
 
+def lenient_stdout() -> None:
+    """Let a command's text for a person come out as ``?`` where the output's encoding has no such
+    character, instead of ending the command: Windows writes redirected or piped output in its ANSI code
+    page (cp1251, cp932, ...), which lacks the em dash of a Terralore table, the "á" of Galápagos or the
+    en dash of a ``--help``, and a replay stopped half-way with "error: 'charmap' codec can't encode".
+    A UTF-8 output, and an error handler someone chose, are left alone."""
+    import codecs
+
+    reconfigure = getattr(sys.stdout, "reconfigure", None)
+    encoding = getattr(sys.stdout, "encoding", None)
+    if reconfigure is None or not encoding or getattr(sys.stdout, "errors", None) not in ("strict", "surrogateescape"):
+        return
+    try:
+        if codecs.lookup(encoding).name != "utf-8":
+            reconfigure(errors="replace")
+    except (LookupError, ValueError, OSError):
+        pass  # an unknown codec or a closed stream: printing fails as it would have
+
+
 def run_cli(main, argv: list[str] | None = None) -> int:
     """Run a command's ``main(argv)`` for its console script or ``python -m``: an error of
     :data:`CLI_ERRORS` ends it with ``error: <message>`` on stderr and exit status 2, as argparse ends
     a bad argument, instead of a traceback; an interrupt (Ctrl-C, or a SIGTERM where the command turns it
     into one) with ``interrupted`` and the shell's status for it, 130. ``main`` itself raises, for
     callers and tests."""
+    lenient_stdout()
     try:
         main(argv)
     except CLI_ERRORS as exc:
