@@ -165,6 +165,36 @@ def test_every_shipped_game_draws_its_table(env_name, kwargs):
     assert len(shapes) == 1, "frames of one game must have one size (videos)"
 
 
+@pytest.fixture()
+def no_dejavu(monkeypatch):
+    """A machine with neither DejaVu among its fonts nor matplotlib: Windows or macOS with the render extra
+    alone, where the pictures fall back on Pillow's own font (one of a chosen size since Pillow 10.1:
+    10.0's ``load_default`` took no size, and its bitmap font no em dash)."""
+    import importlib.util
+
+    from tabletop_envs.core import render
+
+    find_spec = importlib.util.find_spec
+    monkeypatch.setattr(render, "_FONT_DIRS", ())
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "matplotlib" else find_spec(name, *a))
+    render.font.cache_clear()
+    render._text_width.cache_clear()
+    yield
+    render.font.cache_clear()
+    render._text_width.cache_clear()
+
+
+@pytest.mark.parametrize("env_name", available_envs())
+def test_every_shipped_game_draws_its_table_without_dejavu_or_matplotlib(env_name, no_dejavu):
+    env = ENVS[env_name].load_module().env(render_mode="rgb_array")
+    env.reset(seed=3)
+    rng = np.random.default_rng(3)
+    for _ in range(3):
+        assert env.render().dtype == np.uint8
+        random_steps(env, 7, rng)
+    assert to_array(text_picture("Earth — 3 players · Galápagos")).dtype == np.uint8
+
+
 @pytest.mark.parametrize(("env_name", "kwargs"), _cases())
 def test_render_test_passes_for_every_shipped_game(env_name, kwargs):
     module = ENVS[env_name].load_module()
