@@ -186,3 +186,28 @@ def test_the_load_average_is_read_only_through_training_export_load_average():
                       for n in load_average_reads(ast.parse(path.read_text(encoding="utf-8")))]
     assert len(found) == 1 and found[0].startswith("training/export.py:"), \
         f"call training.export.load_average() (None on Windows) instead at {found}"
+
+
+def relative_paths_formatted(tree: ast.AST):
+    """A ``relative_to`` path put into an f-string as it is: on Windows it prints with backslashes, and
+    a file written from it (models/README.md's ``models\\terralore\\ppo.json``) differs from the one
+    made on Linux or macOS. ``.as_posix()`` writes it the same everywhere."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FormattedValue) and isinstance(node.value, ast.Call) \
+                and getattr(node.value.func, "attr", None) == "relative_to":
+            yield node
+
+
+def test_paths_in_generated_text_are_written_with_forward_slashes():
+    found = []
+    for package in ("tabletop_envs", "training", "benchmarks", "examples"):
+        for path in sorted((ROOT / package).rglob("*.py")):
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            found += [f"{path.relative_to(ROOT).as_posix()}:{n.lineno}" for n in relative_paths_formatted(tree)]
+    assert not found, f"write .relative_to(...).as_posix() at {found}"
+
+
+def test_the_relative_path_scan_finds_what_it_looks_for():
+    tree = ast.parse('f"{p.relative_to(r)}"\nf"{p.relative_to(r).as_posix()}"\nf"{p}"\nx = p.relative_to(r)\n'
+                     'f"a {q.relative_to(r)!s}"\n')
+    assert [n.lineno for n in relative_paths_formatted(tree)] == [1, 5]

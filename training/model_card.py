@@ -89,7 +89,7 @@ def card(models_dir: Path = MODELS) -> str:
         found += 1
         tr, ev = meta.get("training", {}), meta.get("evaluation", {})
         cfg = tr.get("config", {})
-        lines += [f"## `{meta['env_id']}/{side.stem}` — `{side.relative_to(models_dir.parent)}`", "",
+        lines += [f"## `{meta['env_id']}/{side.stem}` — `{side.relative_to(models_dir.parent).as_posix()}`", "",
                   "| | |", "|---|---|",
                   f"| env | `{meta['env_id']}` {json.dumps(meta.get('game_config', {}))}, "
                   f"{meta['num_players']} players, {meta['observation_size']} observations, "
