@@ -322,11 +322,19 @@ def check_device_present(device: str, key: str = "ppo.device") -> None:
                               f"mps, or {key}=auto") from None
 
 
+#: names Windows keeps for devices, whatever the extension: ``con.onnx`` there is the console, not a file
+WINDOWS_DEVICE_NAMES = {"CON", "PRN", "AUX", "NUL", *(f"{port}{i}" for port in ("COM", "LPT") for i in range(10))}
+
+
 def check_file_stem(name: str, key: str) -> None:
-    """A name that becomes ``<run dir>/<name>.onnx``: no folder, no extension, not empty."""
+    """A name that becomes ``<run dir>/<name>.onnx``: no folder, no extension, not empty, and a file name on
+    every system (a recipe written on Linux is trained on Windows too)."""
     if not re.fullmatch(r"[\w-]+", name):
         raise ConfigError(f"{key} {name!r} must be a plain file stem (letters, digits, _ and -; no folder, dot or "
                           f"space): the model is written as <run dir>/<{key.split('.')[-1]}>.onnx; e.g. ppo")
+    if name.upper() in WINDOWS_DEVICE_NAMES:
+        raise ConfigError(f"{key} {name!r} is a device name on Windows (CON, PRN, AUX, NUL, COM0-9, LPT0-9), where "
+                          f"{name}.onnx would not be a file; choose another name, e.g. ppo")
 
 
 def check_folder_can_be_made(folder: Path, what: str) -> None:
