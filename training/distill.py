@@ -31,6 +31,7 @@ import dataclasses
 import hashlib
 import json
 import os
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,6 +46,9 @@ from .pretrain import holdout_split
 from .search import best_action, search_scores, world_scores
 
 CHUNKS = 64  # per opponent
+#: the most processes a Pool may hold on Windows: one of more waits on more handles than
+#: WaitForMultipleObjects takes and hangs (python/cpython#94243; concurrent.futures caps at 61 too)
+WINDOWS_MAX_WORKERS = 61
 
 
 @dataclass
@@ -130,6 +134,8 @@ def collect(env_name: str, policy, opponents: list, games: int, worlds: int, see
         jobs += [(env_name, game_kwargs, max_turns, policy, opponent, worlds, confirm_worlds, margin, seed,
                   list(mine[c::chunks]))
                  for c in range(chunks) if len(mine[c::chunks])]
+    cap = WINDOWS_MAX_WORKERS if sys.platform == "win32" else len(jobs)
+    workers = max(1, min(workers, len(jobs), cap))  # a 64-core Windows machine hung at workers 0
     t0 = time.perf_counter()
     if workers == 1:
         parts = [_games(job) for job in jobs]

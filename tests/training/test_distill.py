@@ -131,6 +131,36 @@ def test_collect_deals_the_same_data_on_one_worker_and_on_two():
     assert np.array_equal(one.scores, two.scores, equal_nan=True)
 
 
+def test_collect_starts_no_more_processes_than_jobs_nor_than_windows_can_wait_on(toy, play_highest, monkeypatch):
+    """A Pool of more than 61 processes hangs on Windows (python/cpython#94243): workers=0 is one per core,
+    and a 64-core machine has 64."""
+    import multiprocessing
+    import sys
+    from types import SimpleNamespace
+
+    started = []
+
+    class SerialPool:
+        def __init__(self, processes):
+            started.append(processes)
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def map(self, fn, jobs, chunksize=1):
+            return [fn(job) for job in jobs]
+
+    monkeypatch.setattr(multiprocessing, "get_context", lambda method: SimpleNamespace(Pool=SerialPool))
+    opponents = [RandomPolicy(), AlwaysDraw()]
+    collect(toy, play_highest, opponents, games=8, worlds=1, seed=3, workers=128)  # 4 deals: 4 jobs
+    monkeypatch.setattr(sys, "platform", "win32")
+    collect(toy, play_highest, opponents, games=256, worlds=1, seed=3, workers=128)  # 128 jobs
+    assert started == [4, 61]
+
+
 def test_collect_splits_the_games_between_the_opponents(toy, play_highest):
     data = collect(toy, play_highest, [RandomPolicy(), AlwaysDraw()], games=40, worlds=4, seed=3, workers=1)
     assert data.results.shape == (40,)
