@@ -56,5 +56,12 @@ _register()
 def __getattr__(name: str):
     # PettingZoo style: ``from tabletop_envs import terralore_v0; terralore_v0.env()``
     if name in ENVS:
-        return importlib.import_module(f"tabletop_envs.{name}")
+        try:
+            return importlib.import_module(f"tabletop_envs.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"tabletop_envs.{name}":
+                raise
+        # a game added with its one line in core/registry.py and no tabletop_envs/<name>.py beside it: its
+        # env module is what that file would re-export (env, raw_env and the documentation page)
+        return ENVS[name].load_module()
     raise AttributeError(f"module 'tabletop_envs' has no attribute {name!r}")

@@ -1398,6 +1398,28 @@ def test_available_envs_skips_a_game_whose_package_is_missing_but_not_a_game_mis
         available_envs()  # a broken install is reported, not hidden
 
 
+def test_a_game_registered_by_its_registry_line_alone_is_a_pettingzoo_style_attribute_of_the_package(
+        toy, monkeypatch, tmp_path):
+    # the README's "one line in core/registry.py": `from tabletop_envs import <env>` failed on a
+    # ModuleNotFoundError for the tabletop_envs/<env>.py file the three shipped games have beside them
+    import toy_game
+
+    import tabletop_envs
+
+    assert tabletop_envs.toy_v0 is toy_game
+    from tabletop_envs import toy_v0
+
+    assert toy_v0.env().metadata["name"] == "toy_v0"
+    assert tabletop_envs.terralore_v0.__name__ == "tabletop_envs.terralore_v0"  # a shipped entry point stays
+    # an env module that fails to import for a reason of its own still says why
+    (tmp_path / "needs_a_dependency.py").write_text("import no_such_dependency_of_a_game  # noqa: F401\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setitem(ENVS, "broken_v0", EnvSpec("broken_v0", "needs_a_dependency", "test/broken-v0",
+                                                   "test/Broken-v0", (2,), "", "broken"))
+    with pytest.raises(ModuleNotFoundError, match="no_such_dependency_of_a_game"):
+        from tabletop_envs import broken_v0  # noqa: F401
+
+
 def test_a_truncated_game_selects_the_seat_that_was_to_move_and_every_seat_leaves_with_reward_zero(toy):
     import toy_game
 
