@@ -1420,6 +1420,42 @@ def test_a_game_registered_by_its_registry_line_alone_is_a_pettingzoo_style_attr
         from tabletop_envs import broken_v0  # noqa: F401
 
 
+def test_a_model_is_refused_at_load_where_the_envs_rule_options_give_the_game_other_layouts(toy, monkeypatch):
+    # a game may size its layouts by a rule option (Game.layout_config): a model trained under one value was
+    # only warned about ("It plays (the observation layout is the same)") and failed at its first move as
+    # "most likely a model of another env"
+    import warnings
+
+    import toy_game
+
+    from tabletop_envs import ModelMismatchError, load_policy
+    from tabletop_envs.core.arena import play_match
+    from tabletop_envs.core.onnx_policy import MLPPolicy
+
+    class TurnTrackToy(toy_game.ToyGame):
+        def __init__(self, turns: int = 6):
+            super().__init__(turns)
+            segments = [(s.name, s.shape, s.low, s.high, s.description)
+                        for s in self.observation_layout.segments.values()]
+            self.observation_layout = ObservationLayout([*segments, ("turn_track", turns, 0, 1, "one per turn")])
+
+    monkeypatch.setattr(toy_game.raw_env, "game_class", TurnTrackToy)
+    trained = make_game(toy, turns=6)
+    lay = trained.observation_layout
+    model = MLPPolicy([(np.zeros((lay.size, trained.num_actions)), np.zeros(trained.num_actions))], name="toy model")
+    model.metadata = {"env_id": toy, "game_config": trained.config(), "observation_layout_hash": lay.hash(),
+                      "observation_size": lay.size, "num_actions": trained.num_actions,
+                      "action_layout_hash": trained.action_layout.hash()}
+    with pytest.raises(ModelMismatchError, match=r"turns=6 in training, 4 here\) give the game other layouts .*"
+                                                 r"observation size 38 != 36"):
+        load_policy(model, env=toy, game_config={"turns": 4})
+    with pytest.raises(ModelMismatchError, match="other layouts"):  # before the first game, not at its first move
+        play_match(toy, [model, "toy_v0/random"], 2, game_kwargs={"turns": 4})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert load_policy(model, env=toy, game_config={"turns": 6}) is model  # its own rules: nothing to say
+
+
 def test_a_truncated_game_selects_the_seat_that_was_to_move_and_every_seat_leaves_with_reward_zero(toy):
     import toy_game
 

@@ -370,7 +370,7 @@ def check_compatible(meta: dict, env: str | None = None, source: str = "model", 
     """Raise ModelMismatchError unless ``meta`` matches the env this library builds for its env id.
 
     ``sidecar``: the file ``meta`` was read from, named when its content is at fault."""
-    from .registry import ENVS, make_game
+    from .registry import ENVS
 
     env_id = meta["env_id"]
     where = f"its sidecar {sidecar}" if sidecar else "its metadata"
@@ -397,17 +397,36 @@ def check_compatible(meta: dict, env: str | None = None, source: str = "model", 
     if not isinstance(game_config, dict):
         raise ModelMismatchError(f"{source}: the game_config of {where} must be a JSON object of {env_id}'s "
                                  f"options, got {game_config!r}; restore the sidecar or re-export the model")
-    key = (env_id, json.dumps(game_config, sort_keys=True))
+    try:
+        facts = _layout_facts(env_id, game_config)
+    except (TabletopError, TypeError, ValueError) as exc:
+        raise ModelMismatchError(f"{source}: {env_id} cannot be built with the game_config of {where} ({exc}). "
+                                 "The sidecar was edited or its env_id names another game: restore it or "
+                                 "re-export the model") from exc
+    problems = _layout_problems(meta, facts)
+    if problems:
+        raise ModelMismatchError(f"{source} does not match {env_id} as built by this library: "
+                                 + "; ".join(problems)
+                                 + ". The encoding changed without a version bump, or the model is stale: retrain it "
+                                 "(the sidecar's training.command reproduces it).")
+
+
+def _layout_facts(env_id: str, game_config: dict) -> tuple:
+    """(observation-layout hash, observation size, number of actions, action-layout hash) of ``env_id``'s game
+    built with ``game_config`` (the part its layouts depend on, ``layout_config``)."""
+    from .registry import ENVS, make_game
+
+    key = (env_id, json.dumps(game_config, sort_keys=True, default=str))
     if key not in _LAYOUTS:  # building a game loads its catalogue: once per process is enough
-        try:
-            game = make_game(env_id, **ENVS[env_id].load_module().raw_env.game_class.layout_config(game_config))
-        except (TabletopError, TypeError, ValueError) as exc:
-            raise ModelMismatchError(f"{source}: {env_id} cannot be built with the game_config of {where} ({exc}). "
-                                     "The sidecar was edited or its env_id names another game: restore it or "
-                                     "re-export the model") from exc
+        game = make_game(env_id, **ENVS[env_id].load_module().raw_env.game_class.layout_config(game_config))
         _LAYOUTS[key] = (game.observation_layout.hash(), game.observation_layout.size, game.num_actions,
                          game.action_layout.hash())
-    obs_hash, obs_size, num_actions, action_hash = _LAYOUTS[key]
+    return _LAYOUTS[key]
+
+
+def _layout_problems(meta: dict, facts: tuple) -> list[str]:
+    """What of a sidecar's layout facts differs from ``facts`` (:func:`_layout_facts`), in words."""
+    obs_hash, obs_size, num_actions, action_hash = facts
     problems = []
     if meta["observation_layout_hash"] != obs_hash:
         problems.append(f"observation-layout hash {meta['observation_layout_hash']} != {obs_hash}")
@@ -417,11 +436,31 @@ def check_compatible(meta: dict, env: str | None = None, source: str = "model", 
         problems.append(f"number of actions {meta['num_actions']} != {num_actions}")
     if "action_layout_hash" in meta and meta["action_layout_hash"] != action_hash:
         problems.append(f"action-layout hash {meta['action_layout_hash']} != {action_hash}")
+    return problems
+
+
+def check_layouts_under(meta: dict, game_config: dict, source: str = "model") -> None:
+    """Raise ModelMismatchError unless the env built with ``game_config`` (the rule options it will be played
+    under) has the layouts ``meta`` records. :func:`check_compatible` builds the game from the sidecar's own
+    options; a game whose layouts depend on an option (how many cards a hand holds) gives a model trained
+    under one value vectors of another width under another, and such a model was only warned about as
+    playing "with the same observation layout", then failed at its first move as "a model of another env"."""
+    from .registry import ENVS, played_config
+
+    env_id = meta.get("env_id")
+    if not isinstance(env_id, str) or env_id not in ENVS or not {"observation_layout_hash", "observation_size",
+                                                                   "num_actions"} <= set(meta):
+        return  # nothing to compare (a policy object's own metadata need not be a sidecar)
+    problems = _layout_problems(meta, _layout_facts(env_id, dict(game_config)))
     if problems:
-        raise ModelMismatchError(f"{source} does not match {env_id} as built by this library: "
-                                 + "; ".join(problems)
-                                 + ". The encoding changed without a version bump, or the model is stale: retrain it "
-                                 "(the sidecar's training.command reproduces it).")
+        trained = json.loads(json.dumps(played_config(env_id, meta.get("game_config") or {}), default=str))
+        here = json.loads(json.dumps(dict(game_config), default=str))
+        differ = ", ".join(f"{k}={trained.get(k, '(absent)')!r} in training, {here.get(k, '(absent)')!r} here"
+                           for k in sorted(set(trained) | set(here)) if trained.get(k, "(absent)") != here.get(k, "(absent)"))
+        raise ModelMismatchError(f"{source} cannot play this {env_id} env: its rule options ({differ or 'as given'}) "
+                                 f"give the game other layouts than the model was trained on ({'; '.join(problems)}). "
+                                 "Play it under the options it was trained with (its sidecar's game_config), or "
+                                 "train a model under these")
 
 
 #: options a model plays under without a warning: the README plays the Earth models at every table size

@@ -172,17 +172,20 @@ def load_policy(policy: str | os.PathLike[str] | Policy, env: str | None = None,
     ``game_config`` given (the rule options of the env it will play, e.g. ``env.game.config()``), a
     model trained under other options gets a :class:`~tabletop_envs.core.errors.RuleOptionsWarning`
     naming each one with both values; the player count is exempt (the Earth models play every table
-    size). The env faces, the arena, evaluation and ``play`` pass it.
+    size). The env faces, the arena, evaluation and ``play`` pass it. A model whose layouts those options
+    change (a game whose observation depends on an option) cannot play there: a ModelMismatchError.
     """
     loaded = _load_policy(policy, env, game_config, **kwargs)
     meta = getattr(loaded, "metadata", None)
     if game_config is not None and isinstance(meta, dict) and "env_id" in meta:
-        from .onnx_policy import check_rule_options
+        from .onnx_policy import check_layouts_under, check_rule_options
 
         # a tool that loads a model and hands the object on (evaluate's round robin) says it once
         rules = repr(sorted(game_config.items()))
         if getattr(loaded, "_rules_checked", None) != rules:
             name = os.fspath(policy) if isinstance(policy, (str, os.PathLike)) else policy_name(policy)
+            if kwargs.get("check", True):  # load_model_policy's check=False: the layouts are the caller's to vouch for
+                check_layouts_under(meta, game_config, source=f"model {str(name)!r}")
             check_rule_options(meta, game_config, source=f"model {str(name)!r}")
             try:
                 loaded._rules_checked = rules
