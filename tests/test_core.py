@@ -29,6 +29,21 @@ def test_conformance_harness_passes_on_toy(toy, check):
     getattr(conformance, check)(toy, {})
 
 
+def test_conformance_harness_refuses_a_game_that_calls_itself_by_another_name_than_its_registered_one(
+        toy, monkeypatch):
+    # a version bumped in the registry only: every check passed, and the saved states named a game
+    # (toy_v0's Game.env_name) that make_game, which their StateError advises, does not know
+    import toy_game
+
+    monkeypatch.setitem(ENVS, "toy_v1", EnvSpec("toy_v1", "toy_game", "test/toy-v1", "test/Toy-v1", (2,), "", "toy"))
+    with pytest.raises(AssertionError, match=r"toy_v1: Game.env_name is 'toy_v0' and raw_env.metadata\[\"name\"\] "
+                                             r"is 'toy_v0', not the name it is registered under"):
+        conformance.check_clone_and_dict("toy_v1", {}, seeds=range(1))
+    monkeypatch.setattr(toy_game.raw_env, "metadata", {**toy_game.raw_env.metadata, "name": "toy"})
+    with pytest.raises(AssertionError, match=r"toy_v0: raw_env.metadata\[\"name\"\] is 'toy', not"):
+        conformance.check_clone_and_dict(toy, {}, seeds=range(1))
+
+
 def test_leak_check_catches_a_leaking_observation(toy, monkeypatch):
     import toy_game
 

@@ -150,8 +150,17 @@ def check_global_state(env_name: str, game_kwargs: dict, seed: int = 4) -> None:
 
 
 def check_clone_and_dict(env_name: str, game_kwargs: dict, seeds=range(5)) -> None:
-    """clone(), to_dict()/from_dict() through JSON text and same-seed replays round-trip exactly."""
+    """clone(), to_dict()/from_dict() through JSON text and same-seed replays round-trip exactly; the game
+    and its env call themselves by the name they are registered under."""
     game = make_game(env_name, **game_kwargs)
+    # a saved state names its game by Game.env_name, a replay by the env's metadata["name"], and both are
+    # looked up in the registry by that name (make_game, Replay.make_env): a game whose classes say
+    # another name (a version bumped in one place only) saved states and replays that load nowhere
+    names = {"Game.env_name": game.env_name, 'raw_env.metadata["name"]': env_fn(env_name, **game_kwargs)().metadata.get("name")}
+    wrong = [f"{where} is {name!r}" for where, name in names.items() if name != env_name]
+    if wrong:
+        raise AssertionError(f"{env_name}: {' and '.join(wrong)}, not the name it is registered under "
+                             "(core/registry.py); saved states and replays name the game by these")
     for seed in seeds:
         state = game.new_initial_state(seed)
         rng = np.random.default_rng(seed)
