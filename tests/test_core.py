@@ -1180,6 +1180,60 @@ def test_the_doc_page_command_names_an_unknown_env_in_one_line_and_rewrites_noth
                                                "'terralore_v0'?")
 
 
+#: the documentation page of a new game before its first `python -m tabletop_envs.core.docs`: what it must hold
+NEW_PAGE = '''"""Toy -- ``toy_v0``
+
+| | |
+|---|---|
+| actions | Discrete(0) |
+| observation | Dict(``observation``: Box(0,) float32, ``action_mask``: Box(0,) int8) |
+
+Actions
+-------
+
+| ids | name | meaning |
+
+Observation
+-----------
+
+| indices | name |
+"""
+
+from toy_game import ToyGame, env, raw_env  # noqa: F401
+'''
+
+
+def _new_page(toy, monkeypatch, tmp_path):
+    """``NEW_PAGE``'s file, registered as toy_v0's env module."""
+    import sys
+
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    monkeypatch.setitem(sys.modules, "toy_page", None)  # gone again after the test, whoever imported it
+    del sys.modules["toy_page"]
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setitem(ENVS, toy, EnvSpec(toy, "toy_page", "test/toy-v0", "test/Toy-v0", (2,), "", "toy"))
+    return tmp_path / "toy_page.py"
+
+
+def test_the_doc_page_command_names_the_rows_and_header_lines_a_page_lacks_in_one_line_and_writes_nothing(
+        toy, monkeypatch, tmp_path, capsys):
+    # a fourth game's page without the tables failed with "ValueError: substring not found", and one without
+    # the summary rows was reported "refreshed" while check_doc_page kept saying to regenerate it
+    from tabletop_envs.core import docs
+    from tabletop_envs.core.errors import run_cli
+
+    page = _new_page(toy, monkeypatch, tmp_path)
+    for lines, says in (({"| ids | name | meaning |"}, "has no '| ids | name | meaning |' line"),
+                        ({"| actions | Discrete(0) |"}, "| actions | Discrete(11) |"),
+                        ({"| observation | Dict(``observation``: Box(0,) float32, ``action_mask``: Box(0,) int8) |"},
+                         "| observation | Dict(``observation``: Box(32,) float32")):
+        text = "".join(line for line in NEW_PAGE.splitlines(keepends=True) if line.strip() not in lines)
+        page.write_text(text, encoding="utf-8")
+        assert run_cli(docs.main, [toy]) == 2
+        assert says in capsys.readouterr().err
+        assert page.read_text(encoding="utf-8") == text  # nothing half-written
+
+
 @pytest.mark.parametrize(("name", "meant"), [("terralore_v1", "terralore_v0"), ("terralor_v0", "terralore_v0"),
                                              ("earth", "earth_v0"), ("tabletop_envs/TravelEarth-v0", "travel_earth_v0"),
                                              ("tabletop_envs/terralore-v0", "terralore_v0")])

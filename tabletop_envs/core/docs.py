@@ -11,7 +11,7 @@ import re
 import sys
 from pathlib import Path
 
-from .errors import run_cli
+from .errors import TabletopError, run_cli
 from .registry import ENVS, get_spec, make_game
 
 ACTION_HEADER = "| ids | name | meaning |"
@@ -39,8 +39,12 @@ def _replace_state_row(text: str, row: str) -> str:
     return re.sub(r"^(\| observation \|.*)$", lambda m: m.group(1) + "\n" + row, text, count=1, flags=re.M)
 
 
-def _replace_table(text: str, header: str, table: str) -> str:
-    start = text.index(header)
+def _replace_table(text: str, header: str, table: str, path: Path) -> str:
+    start = text.find(header)
+    if start < 0:  # a new game's page: str.index failed here as "ValueError: substring not found"
+        raise TabletopError(f"{path}: its docstring has no {header!r} line for the generated table to replace; a "
+                            f"page holds both tables' header lines ({ACTION_HEADER!r} and {OBSERVATION_HEADER!r}), "
+                            "as tabletop_envs/terralore/env.py does: add them where the tables go and run this again")
     end = text.find("\n\n", start)
     return text[:start] + table + (text[end:] if end >= 0 else "\n")
 
@@ -51,12 +55,24 @@ def refresh(env_name: str) -> Path:
     path = Path(spec.load_module().__file__)
     actions, observations = doc_tables(game)
     text = path.read_text(encoding="utf-8")
-    text = _replace_table(text, ACTION_HEADER, actions)
-    text = _replace_table(text, OBSERVATION_HEADER, observations)
+    text = _replace_table(text, ACTION_HEADER, actions, path)
+    text = _replace_table(text, OBSERVATION_HEADER, observations, path)
     text = re.sub(r"Discrete\(\d+\)", f"Discrete({game.num_actions})", text)
     text = re.sub(r"Box\(\d+,\) float32", f"Box({game.observation_layout.size},) float32", text)
     text = re.sub(r"\(\d+,\), float32", f"({game.observation_layout.size},), float32", text)
     text = _replace_state_row(text, state_row(env_name, game))
+    # the sizes are rewritten where the page shows them: a page without those rows was reported "refreshed",
+    # and check_doc_page went on saying to regenerate it
+    size = game.observation_layout.size
+    lacking = [row for row, shown in (
+        (f"| actions | Discrete({game.num_actions}) |", f"Discrete({game.num_actions})" in text),
+        (f"| observation | Dict(``observation``: Box({size},) float32, ``action_mask``: Box({game.num_actions},) "
+         "int8) | (the state row is written after it)", f"({size},)" in text and state_row(env_name, game) in text),
+    ) if not shown]
+    if lacking:
+        raise TabletopError(f"{path}: its docstring has no row for the sizes to rewrite; a page's summary table holds "
+                            f"these rows (tabletop_envs/terralore/env.py has them): {'; '.join(lacking)}. Add them "
+                            "and run this again")
     path.write_text(text, encoding="utf-8")
     return path
 
