@@ -1234,6 +1234,23 @@ def test_the_doc_page_command_names_the_rows_and_header_lines_a_page_lacks_in_on
         assert page.read_text(encoding="utf-8") == text  # nothing half-written
 
 
+def test_the_doc_page_command_fills_a_page_whose_docstring_ends_with_a_table_and_keeps_the_closing_quotes(
+        toy, monkeypatch, tmp_path):
+    # a table ran to the next blank line, which after a docstring's last table is the one after its closing
+    # quotes: the rewritten env module no longer parsed (SyntaxError: unterminated triple-quoted string)
+    import sys
+
+    from tabletop_envs.core import docs
+
+    page = _new_page(toy, monkeypatch, tmp_path)
+    page.write_text(NEW_PAGE, encoding="utf-8")
+    docs.main([toy])
+    assert page.read_text(encoding="utf-8").endswith('| `turn` | 1 | 0…1 | turn / turns |\n"""\n\n'
+                                                     'from toy_game import ToyGame, env, raw_env  # noqa: F401\n')
+    del sys.modules["toy_page"]  # the page as rewritten
+    conformance.check_doc_page(toy)
+
+
 @pytest.mark.parametrize(("name", "meant"), [("terralore_v1", "terralore_v0"), ("terralor_v0", "terralore_v0"),
                                              ("earth", "earth_v0"), ("tabletop_envs/TravelEarth-v0", "travel_earth_v0"),
                                              ("tabletop_envs/terralore-v0", "terralore_v0")])

@@ -45,8 +45,10 @@ def _replace_table(text: str, header: str, table: str, path: Path) -> str:
         raise TabletopError(f"{path}: its docstring has no {header!r} line for the generated table to replace; a "
                             f"page holds both tables' header lines ({ACTION_HEADER!r} and {OBSERVATION_HEADER!r}), "
                             "as tabletop_envs/terralore/env.py does: add them where the tables go and run this again")
-    end = text.find("\n\n", start)
-    return text[:start] + table + (text[end:] if end >= 0 else "\n")
+    # the table is the run of lines that start with "|": up to the next blank line, it took the closing quotes
+    # of a docstring that ends with the table, and the env module no longer parsed
+    end = re.compile(r"\|[^\n]*(?:\n\|[^\n]*)*").match(text, start).end()
+    return text[:start] + table + text[end:]
 
 
 def refresh(env_name: str) -> Path:
