@@ -731,6 +731,19 @@ def test_an_action_applied_to_an_ended_game_says_the_game_is_over(env_name):
         state.apply_action(2.5)
 
 
+@pytest.mark.parametrize("env_name", list(ENVS))
+def test_doc_page_check_catches_a_page_whose_action_mask_size_is_wrong(env_name, monkeypatch):
+    # the summary row's mask length (Box(203,) int8, int8 (449,)) was neither rewritten nor checked
+    from tabletop_envs.core.docs import mask_sizes
+
+    module = ENVS[env_name].load_module()
+    n = make_game(env_name).num_actions
+    assert mask_sizes(module.__doc__) == [n]
+    monkeypatch.setattr(module, "__doc__", module.__doc__.replace(f"{n},)", f"{n - 1},)"))
+    with pytest.raises(AssertionError, match=rf"documented action_mask size is wrong \(\[{n - 1}\], the env has {n}"):
+        conformance.check_doc_page(env_name)
+
+
 def test_single_agent_env_names_its_actions_like_the_aec_env(toy):
     env = SingleAgentEnv(toy, opponent=RandomPolicy())
     with pytest.raises(RuntimeError, match="reset"):
@@ -1245,6 +1258,7 @@ def test_the_doc_page_command_fills_a_page_whose_docstring_ends_with_a_table_and
     page = _new_page(toy, monkeypatch, tmp_path)
     page.write_text(NEW_PAGE, encoding="utf-8")
     docs.main([toy])
+    assert "``action_mask``: Box(11,) int8" in page.read_text(encoding="utf-8")  # the mask's length rewritten too
     assert page.read_text(encoding="utf-8").endswith('| `turn` | 1 | 0…1 | turn / turns |\n"""\n\n'
                                                      'from toy_game import ToyGame, env, raw_env  # noqa: F401\n')
     del sys.modules["toy_page"]  # the page as rewritten

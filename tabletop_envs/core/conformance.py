@@ -368,7 +368,7 @@ def _without_generator(state) -> dict:
 
 def check_doc_page(env_name: str, game_kwargs: dict | None = None) -> None:
     """The env module's docstring (its documentation page) shows the layouts' tables and sizes."""
-    from .docs import doc_tables, state_row
+    from .docs import doc_tables, mask_sizes, state_row
 
     game = make_game(env_name, **(game_kwargs or {}))
     doc = get_spec(env_name).load_module().__doc__ or ""
@@ -382,5 +382,9 @@ def check_doc_page(env_name: str, game_kwargs: dict | None = None) -> None:
         raise AssertionError(f"{env_name}: the documented action count is wrong; {fix}")
     if f"({game.observation_layout.size},)" not in doc:
         raise AssertionError(f"{env_name}: the documented observation size is wrong; {fix}")
+    # the mask's length sits beside the observation's in the summary row: it went stale unseen
+    if any(size != game.num_actions for size in mask_sizes(doc)):
+        raise AssertionError(f"{env_name}: the documented action_mask size is wrong ({mask_sizes(doc)}, the env has "
+                             f"{game.num_actions} actions); {fix}")
     if state_row(env_name, game) not in doc:
         raise AssertionError(f"{env_name}: the documented state() size is wrong or missing; {fix}")

@@ -16,6 +16,13 @@ from .registry import ENVS, get_spec, make_game
 
 ACTION_HEADER = "| ids | name | meaning |"
 OBSERVATION_HEADER = "| indices | name |"
+#: the action mask's length as the pages write it: ``Box(203,) int8`` or ``int8 (449,)``
+MASK_SIZE = r"Box\((\d+),\) int8|int8 \((\d+),\)"
+
+
+def mask_sizes(text: str) -> list[int]:
+    """Every action-mask length ``text`` states."""
+    return [int(a or b) for a, b in re.findall(MASK_SIZE, text)]
 
 
 def doc_tables(game) -> tuple[str, str]:
@@ -62,6 +69,8 @@ def refresh(env_name: str) -> Path:
     text = re.sub(r"Discrete\(\d+\)", f"Discrete({game.num_actions})", text)
     text = re.sub(r"Box\(\d+,\) float32", f"Box({game.observation_layout.size},) float32", text)
     text = re.sub(r"\(\d+,\), float32", f"({game.observation_layout.size},), float32", text)
+    text = re.sub(r"Box\(\d+,\) int8", f"Box({game.num_actions},) int8", text)
+    text = re.sub(r"int8 \(\d+,\)", f"int8 ({game.num_actions},)", text)
     text = _replace_state_row(text, state_row(env_name, game))
     # the sizes are rewritten where the page shows them: a page without those rows was reported "refreshed",
     # and check_doc_page went on saying to regenerate it
