@@ -29,6 +29,19 @@ def test_conformance_harness_passes_on_toy(toy, check):
     getattr(conformance, check)(toy, {})
 
 
+def test_conformance_harness_refuses_a_game_whose_default_max_turns_truncates_games_the_rules_would_finish(
+        toy, monkeypatch):
+    # every env game of such a game ended truncated, reward 0 for all (a 200-game match: 200 draws), and
+    # every check passed
+    import toy_game
+
+    monkeypatch.setattr(toy_game.ToyGame, "default_max_turns", 5)  # the toy game lasts 6 turns
+    with pytest.raises(AssertionError, match=r"game 0: still going at turn 5, where the game's default_max_turns \(5\)"):
+        conformance.check_random_games(toy, {}, num_games=3)
+    monkeypatch.setattr(toy_game.ToyGame, "default_max_turns", 6)  # the last move is at turn 5: it ends
+    conformance.check_random_games(toy, {}, num_games=3)
+
+
 def test_conformance_harness_refuses_a_game_that_calls_itself_by_another_name_than_its_registered_one(
         toy, monkeypatch):
     # a version bumped in the registry only: every check passed, and the saved states named a game

@@ -195,7 +195,8 @@ def check_clone_and_dict(env_name: str, game_kwargs: dict, seeds=range(5)) -> No
 
 
 def check_random_games(env_name: str, game_kwargs: dict, num_games: int = 200, seed: int = 0) -> dict:
-    """Random-legal games: invariants at every decision, termination, zero-sum or bounded returns."""
+    """Random-legal games: invariants at every decision, termination (before the env faces' default
+    ``max_turns`` would truncate them), zero-sum or bounded returns."""
     game = make_game(env_name, **game_kwargs)
     rng = np.random.default_rng(seed)
     lengths, turns = [], []
@@ -206,6 +207,12 @@ def check_random_games(env_name: str, game_kwargs: dict, num_games: int = 200, s
             p = s.current_player()
             if not 0 <= p < game.num_players:
                 raise AssertionError(f"game {g}: current player {p} out of range")
+            # the engine ends the game by itself, but the env faces, the arena and training stop it undecided
+            # (reward 0 for all) here: a default below the game's length made every game a draw, unseen
+            if s.turn >= game.default_max_turns:
+                raise AssertionError(f"game {g}: still going at turn {s.turn}, where the game's default_max_turns "
+                                     f"({game.default_max_turns}) truncates it in the env faces, the arena and "
+                                     "training; raise default_max_turns above the turns a game lasts")
             mask = s.legal_action_mask()
             if not (mask.dtype == np.int8 and mask.shape == (game.num_actions,)):
                 raise AssertionError(f"game {g}: mask is {mask.dtype} {mask.shape}, not int8 ({game.num_actions},)")
