@@ -651,3 +651,12 @@ def test_a_replay_watched_into_a_file_in_a_code_page_without_its_characters_play
                              env={**os.environ, "PYTHONIOENCODING": "cp932"}, timeout=120)
         assert out.returncode == 0, out.stderr.decode("utf-8", "replace")[-2000:]
     assert "?" in out.stdout.decode("cp932")  # "Earth: 1–5" with the en dash cp932 lacks
+
+
+def test_the_play_commands_help_names_every_registered_game(toy):
+    # it listed "terralore, travel_earth or earth" whatever the registry held: a game added there was missing
+    from tabletop_envs.cli import build_parser
+
+    play = build_parser()._subparsers._group_actions[0].choices["play"]
+    game = next(action for action in play._actions if action.dest == "game")
+    assert game.help.startswith("one of earth, terralore, toy, travel_earth (")
