@@ -1533,6 +1533,19 @@ def test_a_game_registered_by_its_registry_line_alone_is_a_pettingzoo_style_attr
         from tabletop_envs import broken_v0  # noqa: F401
 
 
+def test_a_star_import_brings_every_game_of_the_registry(toy, monkeypatch):
+    # __all__ named the three shipped games, so `from tabletop_envs import *` left out a fourth registered game
+    import importlib
+
+    import tabletop_envs
+
+    monkeypatch.setattr(tabletop_envs, "__all__", tabletop_envs.__all__)  # restored after: toy leaves the registry
+    importlib.reload(tabletop_envs)  # as a process whose core/registry.py lists the game imports the package
+    names: dict = {}
+    exec("from tabletop_envs import *", names)
+    assert {"toy_v0", "terralore_v0", "travel_earth_v0", "earth_v0"} <= set(names)
+
+
 def test_a_model_is_refused_at_load_where_the_envs_rule_options_give_the_game_other_layouts(toy, monkeypatch):
     # a game may size its layouts by a rule option (Game.layout_config): a model trained under one value was
     # only warned about ("It plays (the observation layout is the same)") and failed at its first move as
