@@ -24,6 +24,15 @@ def _deadline() -> float | None:
             f"or unset it") from None
 
 
+@pytest.fixture()
+def toy(monkeypatch):
+    """The core's toy game (tests/toy_game.py) registered as env ``toy_v0``."""
+    from tabletop_envs.core.registry import ENVS, EnvSpec
+
+    monkeypatch.setitem(ENVS, "toy_v0", EnvSpec("toy_v0", "toy_game", "test/toy-v0", "test/Toy-v0", (2,), "", "toy"))
+    return "toy_v0"
+
+
 def pytest_configure(config):
     config._tabletop_deadline = _deadline()
 

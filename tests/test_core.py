@@ -16,12 +16,6 @@ from tabletop_envs.core.layout import ActionLayout, ObservationLayout
 from tabletop_envs.core.registry import ENVS, EnvSpec, make_game
 
 
-@pytest.fixture()
-def toy(monkeypatch):
-    monkeypatch.setitem(ENVS, "toy_v0", EnvSpec("toy_v0", "toy_game", "test/toy-v0", "test/Toy-v0", (2,), "", "toy"))
-    return "toy_v0"
-
-
 @pytest.mark.parametrize("check", ["check_api", "check_parallel", "check_seed", "check_pickle", "check_clone_and_dict",
                                    "check_global_state", "check_random_games", "check_max_turns",
                                    "check_mask_equals_rules", "check_no_leak", "check_seat_arguments"])

@@ -12,12 +12,6 @@ from tabletop_envs.core.registry import ENVS, EnvSpec, available_envs
 from tabletop_envs.core.replay import Replay
 
 
-@pytest.fixture()
-def toy(monkeypatch):
-    monkeypatch.setitem(ENVS, "toy_v0", EnvSpec("toy_v0", "toy_game", "test/toy-v0", "test/Toy-v0", (2,), "", "toy"))
-    return "toy_v0"
-
-
 class Script:
     """Feeds lines like a person at the keyboard; EOF when they run out."""
 

@@ -16,12 +16,6 @@ from tabletop_envs.core.registry import ENVS, EnvSpec, available_envs
 from tabletop_envs.core.replay import Replay, code_revision, git_revision, state_digest
 
 
-@pytest.fixture()
-def toy(monkeypatch):
-    monkeypatch.setitem(ENVS, "toy_v0", EnvSpec("toy_v0", "toy_game", "test/toy-v0", "test/Toy-v0", (2,), "", "toy"))
-    return "toy_v0"
-
-
 def record_random_game(env_name, seed, game_kwargs=None, max_steps=10_000):
     """Bot-vs-bot game recorded as a replay; returns the replay, the digests after each action and the env."""
     env = ENVS[env_name].load_module().raw_env(**(game_kwargs or {}))

@@ -1,15 +1,6 @@
 import numpy as np
 import pytest
 
-from tabletop_envs.core.registry import ENVS, EnvSpec
-
-
-@pytest.fixture()
-def toy(monkeypatch):
-    """The core's toy game (tests/toy_game.py) registered as env ``toy_v0``."""
-    monkeypatch.setitem(ENVS, "toy_v0", EnvSpec("toy_v0", "toy_game", "test/toy-v0", "test/Toy-v0", (2,), "", "toy"))
-    return "toy_v0"
-
 
 class PlayHighest:
     """A toy-game policy that is clearly better than random: play the highest card in hand."""
