@@ -144,11 +144,16 @@ def main(argv=None) -> dict:
         factories[name] = (lambda i=pz_id: make_raw_reference(i))
     for name, (env_name, kw) in OURS.items():
         factories[name] = (lambda e=env_name, k=kw: make_ours(e, k))
+    from tabletop_envs.core.registry import ENVS
+
+    for name in args.only or ():
+        if name not in factories and name in ENVS:  # any registered game, with its default options
+            factories[name] = (lambda e=name: make_ours(e, {}))
     if args.only:
         unknown = [name for name in args.only if name not in factories]
         if unknown:  # a typo would otherwise time the baseline alone
-            parser.error(f"--only: unknown name(s) {unknown}; choose from {list(factories)} "
-                         "(quote names with spaces: \"earth_v0 (2p)\")")
+            parser.error(f"--only: unknown name(s) {unknown}; choose from {list(factories)} or a registered env "
+                         f"({', '.join(sorted(ENVS))}) (quote names with spaces: \"earth_v0 (2p)\")")
         factories = {k: v for k, v in factories.items() if k in args.only or k in (BASELINE, RAW_BASELINE)}
     results = measure(factories, args.seconds, args.repeats)
     print(f"{'environment':<24} {'steps/s':>9} {'µs/step':>8} {'decisions/s':>11} {'× texas':>8} {'× raw':>6} "

@@ -42,6 +42,17 @@ GAMES = {"terralore_v0": {}, "travel_earth_v0": {}, "earth_v0 (2p)": {"num_playe
 def env_name_of(label: str) -> str:
     """The env a row label of :data:`GAMES` runs: ``"earth_v0 (2p)"`` -> ``"earth_v0"``."""
     return label.split(" ")[0]
+
+
+def game_kwargs(label: str) -> dict:
+    """The options a row label runs with: :data:`GAMES`' own, or a registered env's defaults (a fourth game)."""
+    return GAMES[label] if label in GAMES else {}
+
+
+def unknown_games(labels) -> list[str]:
+    from tabletop_envs.core.registry import ENVS
+
+    return [label for label in labels if label not in GAMES and label not in ENVS]
 REFERENCE = "connect_four-v3"
 
 
@@ -331,7 +342,7 @@ def training_throughput(steps: int, n_envs: int, games: list[str], repeats: int 
     jobs = {(ref_name, "run"): [ref_class for _ in range(n_envs)],
             (ref_name, "floor"): [_ZeroCost(ref_bank, 7, ref_masks) for _ in range(n_envs)]}
     for label in games:
-        env_name, kwargs = env_name_of(label), GAMES[label]
+        env_name, kwargs = env_name_of(label), game_kwargs(label)
         game = make_game(env_name, **kwargs)
         snap = snapshot_opponent(env_name, kwargs, settings["policy_kwargs"]["net_arch"])
         jobs[(label, "run")] = [_WithOpponent(env_name, kwargs, snap) for _ in range(n_envs)]
@@ -403,7 +414,7 @@ def policy_comparison(steps: int, n_envs: int, games: list[str], repeats: int = 
     settings = SETTINGS
     jobs = {REFERENCE: [ConnectFourVsRandom for _ in range(n_envs)]}
     for label in games:
-        env_name, kwargs = env_name_of(label), GAMES[label]
+        env_name, kwargs = env_name_of(label), game_kwargs(label)
         snap = snapshot_opponent(env_name, kwargs, settings["policy_kwargs"]["net_arch"])
         jobs[label] = [_WithOpponent(env_name, kwargs, snap) for _ in range(n_envs)]
     warm_up(jobs[REFERENCE], settings, "stock")
@@ -529,7 +540,8 @@ def main(argv=None) -> dict:
     parser.add_argument("--n-envs", type=int, default=4)
     parser.add_argument("--repeats", type=int, default=1,
                         help="interleaved rounds; the median run and the median of the rounds' ratios are reported")
-    parser.add_argument("--games", nargs="*", default=list(GAMES), help=f"subset of {list(GAMES)}")
+    parser.add_argument("--games", nargs="*", default=list(GAMES),
+                        help=f"subset of {list(GAMES)}, or any registered env name (its default options)")
     parser.add_argument("--policies", nargs="*", default=None,
                         help="policy ids or paths for the latency benchmark (default: every shipped model of the games)")
     parser.add_argument("--policy", choices=POLICIES, default="fast",
@@ -544,6 +556,11 @@ def main(argv=None) -> dict:
     parser.add_argument("--skip-training", action="store_true")
     parser.add_argument("--json", help="write the results here")
     args = parser.parse_args(argv)
+    if unknown_games(args.games):  # a typo would otherwise fail deep inside, after connect_four's runs
+        from tabletop_envs.core.registry import ENVS
+
+        parser.error(f"--games: unknown name(s) {unknown_games(args.games)}; choose from {list(GAMES)} or a "
+                     f"registered env ({', '.join(sorted(ENVS))}); quote names with spaces")
     from benchmarks import machine_facts, write_json
 
     result = {"machine": machine_facts(), "training": [], "latency": []}

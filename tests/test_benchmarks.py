@@ -258,3 +258,27 @@ def test_machine_facts_on_a_platform_without_a_load_average(monkeypatch):
 
     monkeypatch.delattr(os, "getloadavg")
     assert machine_facts()["load_average"] is None
+
+
+def test_the_throughput_benchmarks_time_any_registered_game_and_refuse_an_unknown_name(toy, capsys, monkeypatch):
+    # they knew the three shipped games by name: a fourth registered game was an "unknown name" to
+    # aec_throughput --only and a KeyError deep inside training_throughput after connect_four's runs
+    import benchmarks.aec_throughput as aec
+    import benchmarks.training_throughput as tt
+
+    timed = {}
+    monkeypatch.setattr(aec, "measure", lambda factories, *a: timed.update(factories) or {})
+    aec.main(["--only", "toy_v0", "--seconds", "0.01", "--repeats", "1"])
+    assert set(timed) == {"toy_v0", aec.BASELINE, aec.RAW_BASELINE}
+    assert timed["toy_v0"]().metadata["name"] == "toy_v0"
+    trained = []
+    row = {"env": "toy_v0", "opponent": "snapshot", "settings": {}, "steps_per_s": 1.0, "zero_cost_env_steps_per_s": 1.0,
+           "env_us_per_step": 1.0}
+    monkeypatch.setattr(tt, "training_throughput", lambda steps, n_envs, games, *a: trained.extend(games) or [row])
+    monkeypatch.setattr(tt, "_print_pieces", lambda rows: None)
+    tt.main(["--games", "toy_v0", "--policies"])
+    assert trained == ["toy_v0"] and tt.game_kwargs("toy_v0") == {}
+    with pytest.raises(SystemExit) as exit_info:
+        tt.main(["--games", "toy", "--policies"])
+    assert exit_info.value.code == 2
+    assert "--games: unknown name(s) ['toy']" in capsys.readouterr().err
