@@ -145,7 +145,7 @@ def _list(say) -> int:
 
     heuristics = [default_opponent(n) for n in ready]
     trained = [m for n in ready for m in shipped_model_ids(n)]
-    say("opponents: " + ", ".join([f"{n}/random" for n in ready] + [h for h in heuristics if "random" not in h]
+    say("opponents: " + ", ".join([f"{n}/random" for n in ready] + [h for h in heuristics if not h.endswith("/random")]
                                   + trained))
     return 0
 

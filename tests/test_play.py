@@ -310,6 +310,15 @@ def test_list_names_every_game_with_its_player_counts_and_each_opponent_once(toy
     for name in available_envs():
         if name != "toy_v0":
             assert f"{name}/random" in opponents and f"{name}/heuristic" in opponents
+    # a game whose name holds "random" keeps its heuristic in the list: the filter dropped any id with that word
+    import tabletop_envs.core.play as play_module
+
+    monkeypatch.setitem(ENVS, "randomwalk_v0", EnvSpec("randomwalk_v0", "toy_game", "test/rw-v0", "test/Rw-v0", (2,),
+                                                       "", "randomwalk"))
+    monkeypatch.setattr(play_module, "default_opponent", lambda name: f"{name}/heuristic")
+    out = []
+    assert main(["list"], say=out.append) == 0
+    assert "randomwalk_v0/heuristic" in out[-1].removeprefix("opponents: ").split(", ")
 
 
 @pytest.mark.parametrize("solo", [["--players", "1"], ["--option", "num_players=1"]])
