@@ -1576,6 +1576,29 @@ def test_a_model_is_refused_at_load_where_the_envs_rule_options_give_the_game_ot
         assert load_policy(model, env=toy, game_config={"turns": 6}) is model  # its own rules: nothing to say
 
 
+def test_the_layout_facts_a_model_is_checked_against_follow_the_game_class_registered_now(toy, monkeypatch):
+    # cached by env id and options alone, the facts of the first class built under an id judged every later
+    # one: after the test above, 49 export tests of the toy game were refused as "observation size 32 != 38"
+    import toy_game
+
+    from tabletop_envs.core.onnx_policy import _layout_facts
+
+    before = _layout_facts(toy, {"turns": 6})
+
+    class WiderToy(toy_game.ToyGame):
+        def __init__(self, turns: int = 6):
+            super().__init__(turns)
+            segments = [(s.name, s.shape, s.low, s.high, s.description)
+                        for s in self.observation_layout.segments.values()]
+            self.observation_layout = ObservationLayout([*segments, ("extra", 2, 0, 1, "two more")])
+
+    monkeypatch.setattr(toy_game.raw_env, "game_class", WiderToy)
+    assert _layout_facts(toy, {"turns": 6})[1] == before[1] + 2
+    monkeypatch.undo()
+    monkeypatch.setitem(ENVS, "toy_v0", EnvSpec("toy_v0", "toy_game", "test/toy-v0", "test/Toy-v0", (2,), "", "toy"))
+    assert _layout_facts(toy, {"turns": 6}) == before
+
+
 def test_a_truncated_game_selects_the_seat_that_was_to_move_and_every_seat_leaves_with_reward_zero(toy):
     import toy_game
 

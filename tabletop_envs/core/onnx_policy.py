@@ -416,9 +416,13 @@ def _layout_facts(env_id: str, game_config: dict) -> tuple:
     built with ``game_config`` (the part its layouts depend on, ``layout_config``)."""
     from .registry import ENVS, make_game
 
-    key = (env_id, json.dumps(game_config, sort_keys=True, default=str))
+    game_class = ENVS[env_id].load_module().raw_env.game_class
+    options = game_class.layout_config(game_config)
+    # the class too: an env id registered anew in one process (a test's toy game, a game edited in a notebook)
+    # would otherwise be judged by the layouts of the class first built under that id
+    key = (env_id, game_class, json.dumps(options, sort_keys=True, default=str))
     if key not in _LAYOUTS:  # building a game loads its catalogue: once per process is enough
-        game = make_game(env_id, **ENVS[env_id].load_module().raw_env.game_class.layout_config(game_config))
+        game = make_game(env_id, **options)
         _LAYOUTS[key] = (game.observation_layout.hash(), game.observation_layout.size, game.num_actions,
                          game.action_layout.hash())
     return _LAYOUTS[key]
@@ -731,7 +735,7 @@ def _broken_file(path, problem: str) -> ModelMismatchError:
                               f"--out {stem}) or restore the file")
 
 
-# Per-process caches: (env id, game config) -> layout facts; (npz path, mtime, size) -> weights.
+# Per-process caches: (env id, game class, layout options) -> layout facts; (npz path, mtime, size) -> weights.
 _LAYOUTS: dict[tuple, tuple] = {}
 _WEIGHTS: dict[tuple, list] = {}
 _GRAPH_ACTIVATIONS: dict[tuple, set] = {}
