@@ -152,7 +152,11 @@ def _list(say) -> int:
 
 def main(argv: list[str] | None = None, ask=input, say=print) -> int:
     """Entry point of the ``tabletop-envs`` console script; ``ask``/``say`` let tests script a session."""
-    lenient_stdout()
+    with lenient_stdout():  # for this command only: a caller's own stdout is put back as it was
+        return _main(argv, ask, say)
+
+
+def _main(argv: list[str] | None, ask, say) -> int:
     args = build_parser().parse_args(argv)
     try:
         with warnings.catch_warnings():  # a warning for a person, not Python's "file:line: Category: ..."

@@ -211,3 +211,22 @@ def test_the_relative_path_scan_finds_what_it_looks_for():
     tree = ast.parse('f"{p.relative_to(r)}"\nf"{p.relative_to(r).as_posix()}"\nf"{p}"\nx = p.relative_to(r)\n'
                      'f"a {q.relative_to(r)!s}"\n')
     assert [n.lineno for n in relative_paths_formatted(tree)] == [1, 5]
+
+
+def test_a_command_run_in_process_leaves_the_callers_stdout_as_it_found_it(monkeypatch):
+    """The commands print what a code page lacks as '?'; run in a caller's process (cli.main, run_cli from
+    a notebook or a script), they switched the caller's sys.stdout to errors='replace' for good, so its
+    later prints lost characters without a word instead of raising."""
+    import io
+
+    from tabletop_envs import cli
+    from tabletop_envs.core.errors import run_cli
+
+    out = io.TextIOWrapper(io.BytesIO(), encoding="cp932", errors="strict")
+    monkeypatch.setattr(sys, "stdout", out)
+    assert run_cli(lambda argv: print("Earth: 1–5 players"), []) == 0
+    assert out.errors == "strict"
+    assert cli.main(["list"]) == 0
+    assert out.errors == "strict"
+    out.flush()
+    assert "Earth: 1?5 players" in out.buffer.getvalue().decode("cp932")  # lenient while the command ran

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import operator
 import sys
@@ -139,23 +140,37 @@ def cli_message(exc: BaseException) -> str:
     return str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
 
 
-def lenient_stdout() -> None:
-    """Let a command's text for a person come out as ``?`` where the output's encoding has no such
-    character, instead of ending the command: Windows writes redirected or piped output in its ANSI code
+@contextlib.contextmanager
+def lenient_stdout():
+    """While a command runs, let its text for a person come out as ``?`` where the output's encoding has no
+    such character, instead of ending the command: Windows writes redirected or piped output in its ANSI code
     page (cp1251, cp932, ...), which lacks the em dash of a Terralore table, the "á" of Galápagos or the
     en dash of a ``--help``, and a replay stopped half-way with "error: 'charmap' codec can't encode".
-    A UTF-8 output, and an error handler someone chose, are left alone."""
+    A UTF-8 output, and an error handler someone chose, are left alone; the one found is put back after, so
+    a caller that runs a command in its own process keeps its stdout as it was."""
     import codecs
 
-    reconfigure = getattr(sys.stdout, "reconfigure", None)
-    encoding = getattr(sys.stdout, "encoding", None)
-    if reconfigure is None or not encoding or getattr(sys.stdout, "errors", None) not in ("strict", "surrogateescape"):
+    stream = sys.stdout
+    reconfigure = getattr(stream, "reconfigure", None)
+    encoding = getattr(stream, "encoding", None)
+    before = getattr(stream, "errors", None)
+    if reconfigure is None or not encoding or before not in ("strict", "surrogateescape"):
+        yield
         return
     try:
-        if codecs.lookup(encoding).name != "utf-8":
+        changed = codecs.lookup(encoding).name != "utf-8"
+        if changed:
             reconfigure(errors="replace")
     except (LookupError, ValueError, OSError):
-        pass  # an unknown codec or a closed stream: printing fails as it would have
+        changed = False  # an unknown codec or a closed stream: printing fails as it would have
+    try:
+        yield
+    finally:
+        if changed:
+            try:
+                reconfigure(errors=before)
+            except (ValueError, OSError):  # closed, or a reader gone (BrokenPipeError): nothing to keep
+                pass
 
 
 def run_cli(main, argv: list[str] | None = None) -> int:
@@ -164,9 +179,9 @@ def run_cli(main, argv: list[str] | None = None) -> int:
     a bad argument, instead of a traceback; an interrupt (Ctrl-C, or a SIGTERM where the command turns it
     into one) with ``interrupted`` and the shell's status for it, 130. ``main`` itself raises, for
     callers and tests."""
-    lenient_stdout()
     try:
-        main(argv)
+        with lenient_stdout():
+            main(argv)
     except CLI_ERRORS as exc:
         print(f"error: {cli_message(exc)}", file=sys.stderr)
         return 2
