@@ -1574,6 +1574,15 @@ def test_a_model_is_refused_at_load_where_the_envs_rule_options_give_the_game_ot
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert load_policy(model, env=toy, game_config={"turns": 6}) is model  # its own rules: nothing to say
+    # options the caller leaves at their defaults are named with the value the env plays them at
+    four = make_game(toy, turns=4)
+    short = MLPPolicy([(np.zeros((four.observation_layout.size, four.num_actions)), np.zeros(four.num_actions))],
+                      name="short")
+    short.metadata = {"env_id": toy, "game_config": four.config(), "observation_layout_hash":
+                      four.observation_layout.hash(), "observation_size": four.observation_layout.size,
+                      "num_actions": four.num_actions, "action_layout_hash": four.action_layout.hash()}
+    with pytest.raises(ModelMismatchError, match=r"\(turns=4 in training, 6 here\) give the game other layouts"):
+        load_policy(short, env=toy, game_config={})
 
 
 def test_the_layout_facts_a_model_is_checked_against_follow_the_game_class_registered_now(toy, monkeypatch):

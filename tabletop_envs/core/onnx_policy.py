@@ -457,8 +457,11 @@ def check_layouts_under(meta: dict, game_config: dict, source: str = "model") ->
         return  # nothing to compare (a policy object's own metadata need not be a sidecar)
     problems = _layout_problems(meta, _layout_facts(env_id, dict(game_config)))
     if problems:
-        trained = json.loads(json.dumps(played_config(env_id, meta.get("game_config") or {}), default=str))
-        here = json.loads(json.dumps(dict(game_config), default=str))
+        recorded = meta.get("game_config")
+        # both sides with their defaults filled in, as check_rule_options compares them: a game_config
+        # naming some options only said "'(absent)' here" of an option the env plays at its default
+        trained = _trained_options(env_id, played_config(env_id, recorded if isinstance(recorded, dict) else {}))
+        here = _full_config(env_id, dict(game_config))
         differ = ", ".join(f"{k}={trained.get(k, '(absent)')!r} in training, {here.get(k, '(absent)')!r} here"
                            for k in sorted(set(trained) | set(here)) if trained.get(k, "(absent)") != here.get(k, "(absent)"))
         raise ModelMismatchError(f"{source} cannot play this {env_id} env: its rule options ({differ or 'as given'}) "
@@ -484,6 +487,17 @@ def _full_config(env_id: str, game_config: dict) -> dict:
     return _CONFIGS[key]
 
 
+def _trained_options(env_id: str, recorded: dict) -> dict:
+    """The options a model was trained under (``recorded`` through ``played_config``), defaults filled in."""
+    try:
+        return _full_config(env_id, recorded)
+    except (TabletopError, TypeError, ValueError):
+        # no game of them here (a catalogue folder of the machine that trained, or a sidecar loaded with
+        # check=False): compare the options as recorded, since saying nothing let a model trained on other
+        # cards play these ones without a word
+        return json.loads(json.dumps(recorded, default=str))
+
+
 def check_rule_options(meta: dict, game_config: dict, source: str = "model") -> None:
     """Warn (:class:`RuleOptionsWarning`) when the env's rule options differ from the ones the model's
     sidecar says it was trained under, naming each option with both values. Not an error: the layout is
@@ -499,13 +513,7 @@ def check_rule_options(meta: dict, game_config: dict, source: str = "model") -> 
         recorded = played_config(env_id, trained)
     except (TabletopError, TypeError, ValueError):  # a sidecar loaded with check=False: nothing to compare
         return
-    try:
-        trained = _full_config(env_id, recorded)
-    except (TabletopError, TypeError, ValueError):
-        # no game of them here (a catalogue folder of the machine that trained, or a sidecar loaded with
-        # check=False): compare the options as recorded, since saying nothing let a model trained on other
-        # cards play these ones without a word
-        trained = json.loads(json.dumps(recorded, default=str))
+    trained = _trained_options(env_id, recorded)
     here = _full_config(env_id, dict(game_config))
     game_class = get_spec(env_id).load_module().raw_env.game_class
     differ = [k for k in sorted(set(trained) | set(here)) if k not in CARRIED_OVER_OPTIONS and k in trained
