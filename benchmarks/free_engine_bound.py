@@ -72,7 +72,7 @@ def opponent_moves_per_learner_step(env_fn, opponent, steps: int = 3000, seed: i
 
 
 def free_engine_bound(label: str, rounds: int, steps: int = 12288, n_envs: int = 4) -> dict:
-    env_name, kwargs = tt.env_name_of(label), tt.GAMES[label]
+    env_name, kwargs = tt.env_name_of(label), tt.game_kwargs(label)
     snapshot = tt.snapshot_opponent(env_name, kwargs, tt.SETTINGS["policy_kwargs"]["net_arch"])
     real = tt._WithOpponent(env_name, kwargs, snapshot)
     bank, masks = tt.record_observations(real, tt.SETTINGS["n_steps"] * n_envs)
@@ -94,9 +94,11 @@ def main(argv=None) -> dict:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--steps", type=int, default=12288, help="learner steps per measurement")
-    parser.add_argument("--games", nargs="*", default=list(tt.GAMES), help=f"subset of {list(tt.GAMES)}")
+    parser.add_argument("--games", nargs="*", default=list(tt.GAMES),
+                        help=f"subset of {list(tt.GAMES)}, or any registered env name (its default options)")
     parser.add_argument("--json", help="write the results here")
     args = parser.parse_args(argv)
+    tt.refuse_unknown_games(parser, args.games)  # a KeyError came after the table's header
     result = {"machine": machine_facts(), "rows": []}
     print(f"| env | opponent moves per learner step | free engine × {tt.REFERENCE} (each round) |\n|---|---:|---:|")
     for label in args.games:

@@ -53,6 +53,19 @@ def unknown_games(labels) -> list[str]:
     from tabletop_envs.core.registry import ENVS
 
     return [label for label in labels if label not in GAMES and label not in ENVS]
+
+
+def refuse_unknown_games(parser: argparse.ArgumentParser, labels) -> None:
+    """``parser.error`` naming the ``--games`` labels that are neither a row of :data:`GAMES` nor a registered
+    env: a typo would otherwise fail deep inside, after the reference's runs."""
+    unknown = unknown_games(labels)
+    if unknown:
+        from tabletop_envs.core.registry import ENVS
+
+        parser.error(f"--games: unknown name(s) {unknown}; choose from {list(GAMES)} or a registered env "
+                     f"({', '.join(sorted(ENVS))}); quote names with spaces")
+
+
 REFERENCE = "connect_four-v3"
 
 
@@ -556,11 +569,7 @@ def main(argv=None) -> dict:
     parser.add_argument("--skip-training", action="store_true")
     parser.add_argument("--json", help="write the results here")
     args = parser.parse_args(argv)
-    if unknown_games(args.games):  # a typo would otherwise fail deep inside, after connect_four's runs
-        from tabletop_envs.core.registry import ENVS
-
-        parser.error(f"--games: unknown name(s) {unknown_games(args.games)}; choose from {list(GAMES)} or a "
-                     f"registered env ({', '.join(sorted(ENVS))}); quote names with spaces")
+    refuse_unknown_games(parser, args.games)
     from benchmarks import machine_facts, write_json
 
     result = {"machine": machine_facts(), "training": [], "latency": []}

@@ -282,3 +282,25 @@ def test_the_throughput_benchmarks_time_any_registered_game_and_refuse_an_unknow
         tt.main(["--games", "toy", "--policies"])
     assert exit_info.value.code == 2
     assert "--games: unknown name(s) ['toy']" in capsys.readouterr().err
+
+
+def test_the_free_engine_bound_runs_any_registered_game_and_refuses_an_unknown_name(toy, capsys, monkeypatch):
+    # docs/adding_a_game.md: the benchmarks time any registered game named with --games; this one looked the
+    # name up in training_throughput.GAMES (KeyError: 'toy_v0') after printing its table's header
+    import benchmarks.free_engine_bound as fb
+    import benchmarks.training_throughput as tt
+
+    class Built(Exception):
+        pass
+
+    def snapshot(env_name, kwargs, net_arch):
+        raise Built(env_name, kwargs)
+
+    monkeypatch.setattr(tt, "snapshot_opponent", snapshot)
+    with pytest.raises(Built) as built:
+        fb.free_engine_bound("toy_v0", rounds=1)
+    assert built.value.args == ("toy_v0", {})
+    with pytest.raises(SystemExit) as exit_info:
+        fb.main(["--games", "toy"])
+    assert exit_info.value.code == 2
+    assert "--games: unknown name(s) ['toy']" in capsys.readouterr().err
