@@ -322,8 +322,10 @@ def check_device_present(device: str, key: str = "ppo.device") -> None:
                               f"mps, or {key}=auto") from None
 
 
-#: names Windows keeps for devices, whatever the extension: ``con.onnx`` there is the console, not a file
-WINDOWS_DEVICE_NAMES = {"CON", "PRN", "AUX", "NUL", *(f"{port}{i}" for port in ("COM", "LPT") for i in range(10))}
+#: names Windows keeps for devices, whatever the extension: ``con.onnx`` there is the console, not a file; the
+#: ports' digits include the superscripts ¹ ² ³, which ``\w`` lets into a stem (as ``os.path.isreserved`` lists)
+WINDOWS_DEVICE_NAMES = {"CON", "PRN", "AUX", "NUL",
+                        *(f"{port}{i}" for port in ("COM", "LPT") for i in [*"0123456789", "\u00b9", "\u00b2", "\u00b3"])}
 
 
 def check_file_stem(name: str, key: str) -> None:
@@ -333,8 +335,9 @@ def check_file_stem(name: str, key: str) -> None:
         raise ConfigError(f"{key} {name!r} must be a plain file stem (letters, digits, _ and -; no folder, dot or "
                           f"space): the model is written as <run dir>/<{key.split('.')[-1]}>.onnx; e.g. ppo")
     if name.upper() in WINDOWS_DEVICE_NAMES:
-        raise ConfigError(f"{key} {name!r} is a device name on Windows (CON, PRN, AUX, NUL, COM0-9, LPT0-9), where "
-                          f"{name}.onnx would not be a file; choose another name, e.g. ppo")
+        raise ConfigError(f"{key} {name!r} is a device name on Windows (CON, PRN, AUX, NUL, COM0-9, LPT0-9, and COM "
+                          f"or LPT with a superscript 1, 2 or 3), where {name}.onnx would not be a file; choose another "
+                          "name, e.g. ppo")
 
 
 def check_folder_can_be_made(folder: Path, what: str) -> None:

@@ -253,7 +253,7 @@ def test_a_seed_beyond_what_sb3_accepts_is_refused_when_the_recipe_loads():
         load_config(overrides=[f"seed={2**32}"])
 
 
-@pytest.mark.parametrize("name", ["con", "NUL", "Aux", "prn", "com1", "LPT9"])
+@pytest.mark.parametrize("name", ["con", "NUL", "Aux", "prn", "com1", "LPT9", "com\u00b9", "LPT\u00b3"])
 def test_an_output_name_that_windows_keeps_for_a_device_is_refused_on_every_system(name):
     # runs/<dir>/con.onnx is the console on Windows, not a file: a recipe is trained on any system
     with pytest.raises(ConfigError, match=f"output.name '{name}' is a device name on Windows"):
