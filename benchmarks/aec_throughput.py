@@ -172,4 +172,8 @@ def main(argv=None) -> dict:
 
 
 if __name__ == "__main__":
-    main()
+    import sys
+
+    from tabletop_envs.core.errors import run_cli
+
+    sys.exit(run_cli(main))

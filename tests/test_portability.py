@@ -230,3 +230,41 @@ def test_a_command_run_in_process_leaves_the_callers_stdout_as_it_found_it(monke
     assert out.errors == "strict"
     out.flush()
     assert "Earth: 1?5 players" in out.buffer.getvalue().decode("cp932")  # lenient while the command ran
+
+
+#: ``__main__`` blocks that need no code-page guard: they print one path, and are run by a developer in the repo
+PLAIN_MAIN_BLOCKS = {"tabletop_envs/earth/data/generate.py", "tabletop_envs/travel_earth/data/build_catalogue.py"}
+
+
+def unguarded_main_blocks(files, root: Path = ROOT):
+    """``if __name__ == "__main__":`` blocks that reach neither ``run_cli`` nor ``lenient_stdout`` (directly, through
+    a ``cli()`` of the module that does, or ``tabletop_envs.cli.main``, which holds the guard itself)."""
+    for path in files:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        guarded_functions = {node.name for node in tree.body if isinstance(node, ast.FunctionDef)
+                             and any(isinstance(n, ast.Name) and n.id in ("run_cli", "lenient_stdout")
+                                     for n in ast.walk(node))}
+        if path.as_posix().endswith("tabletop_envs/cli.py"):
+            guarded_functions.add("main")
+        for node in tree.body:
+            if isinstance(node, ast.If) and "__main__" in ast.unparse(node.test):
+                names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+                if not names & ({"run_cli", "lenient_stdout"} | guarded_functions):
+                    yield f"{path.relative_to(root).as_posix()}:{node.lineno}"
+
+
+def test_every_command_prints_under_the_code_page_guard():
+    """A benchmark run printed its table straight to stdout: under cp932 its 'µs/step' header ended the run in
+    UnicodeEncodeError after the measurement, where the commands behind run_cli print '?'."""
+    files = [p for folder in ("tabletop_envs", "training", "benchmarks") for p in sorted((ROOT / folder).rglob("*.py"))
+             if p.relative_to(ROOT).as_posix() not in PLAIN_MAIN_BLOCKS]
+    assert not list(unguarded_main_blocks(files))
+
+
+def test_the_code_page_guard_scan_finds_what_it_looks_for(tmp_path):
+    bare = tmp_path / "bare.py"
+    bare.write_text('def main(argv=None):\n    print("µ")\n\n\nif __name__ == "__main__":\n    main()\n', encoding="utf-8")
+    guarded = tmp_path / "guarded.py"
+    guarded.write_text('from tabletop_envs.core.errors import run_cli\n\n\ndef main(argv=None):\n    print("µ")\n\n\n'
+                       'def cli():\n    run_cli(main)\n\n\nif __name__ == "__main__":\n    cli()\n', encoding="utf-8")
+    assert list(unguarded_main_blocks([bare, guarded], tmp_path)) == ["bare.py:5"]

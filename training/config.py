@@ -593,7 +593,10 @@ def schema_markdown(schema: type | None = None) -> str:
 
 
 if __name__ == "__main__":
-    print(schema_markdown())
+    from tabletop_envs.core.errors import lenient_stdout
+
+    with lenient_stdout():
+        print(schema_markdown())
 
 
 RUN_FILES = ("run.json", "pretrain.json", "distill.json", "distill", "summary.json", "history.json", "final_model.zip",
