@@ -406,9 +406,6 @@ class Catalogue:
 STATIC_FEATURES = 22
 
 
-CATALOGUE_FILES = ("earth_cards.json", "islands.json", "climates.json", "fauna.json", "ecosystems.json")
-
-
 def load_catalogue(data_dir: str | Path | None = None) -> Catalogue:
     """The validated catalogue, loaded once per folder and version of its files (every game and bot of one
     version shares the same object; a file edited since is read again, as a new process would)."""
@@ -417,14 +414,15 @@ def load_catalogue(data_dir: str | Path | None = None) -> Catalogue:
 
 
 def _file_versions(folder: Path) -> tuple:
+    # every JSON file of the folder, not a second list of the names Catalogue reads: one missing is named by
+    # Catalogue, and a failed load is not cached
     versions = []
-    for name in CATALOGUE_FILES:
+    for path in sorted(folder.glob("*.json")):
         try:
-            st = (folder / name).stat()
+            st = path.stat()
         except OSError:
-            versions.append(None)  # Catalogue names the missing file
             continue
-        versions.append((st.st_mtime_ns, st.st_size, st.st_ino))
+        versions.append((path.name, st.st_mtime_ns, st.st_size, st.st_ino))
     return tuple(versions)
 
 
