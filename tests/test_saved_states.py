@@ -464,12 +464,8 @@ def test_the_single_agent_env_starts_from_a_saved_position_with_the_learner_to_d
     assert obs.shape == single.observation_space.shape
 
 
-def test_a_saved_position_that_ends_before_the_learner_decides_is_refused_naming_learner_seat(monkeypatch):
+def test_a_saved_position_that_ends_before_the_learner_decides_is_refused_naming_learner_seat(toy):
     import toy_game
-
-    from tabletop_envs.core.registry import ENVS, EnvSpec
-
-    monkeypatch.setitem(ENVS, "toy_v0", EnvSpec("toy_v0", "toy_game", "test/toy-v0", "test/Toy-v0", (2,), "", "toy"))
 
     from tabletop_envs.core.single_agent import SingleAgentEnv
 

@@ -18,7 +18,7 @@ pytest.importorskip("ray.rllib")
 from ray.rllib.env.multi_agent_episode import MultiAgentEpisode  # noqa: E402
 
 from tabletop_envs.core.errors import ConfigError, IllegalActionError  # noqa: E402
-from tabletop_envs.core.registry import ENVS, EnvSpec, available_envs  # noqa: E402
+from tabletop_envs.core.registry import available_envs  # noqa: E402
 from tabletop_envs.rllib_adapter import MaskedPPOTorchRLModule, TabletopMultiAgentEnv  # noqa: E402
 
 pytestmark = pytest.mark.distributed
@@ -30,8 +30,8 @@ if "earth_v0" in GAMES:
 
 
 @pytest.fixture(autouse=True)
-def toy(monkeypatch):
-    monkeypatch.setitem(ENVS, "toy_v0", EnvSpec("toy_v0", "toy_game", "test/toy-v0", "test/Toy-v0", (2,), "", "toy"))
+def _toy_registered(toy):
+    """Every test here may name the toy game (tests/conftest.py's fixture)."""
 
 
 def _ids(configs):
