@@ -7,6 +7,7 @@ raises :class:`CatalogueError` naming the file, the record, the field and the fi
 from __future__ import annotations
 
 import difflib
+import json
 from functools import lru_cache
 from pathlib import Path
 
@@ -221,8 +222,11 @@ def _check_ids_and_text(records: list[dict], path: Path, objective: str | None =
                                  "in file order (action ids are built from them)")
         want = (objective_text(rec, objective) if objective else " ".join(ability_text(a) for a in rec["abilities"]))
         if rec["text"] != want:
+            # the generator rewrites the shipped files from its own data: it reverted an edit there, and left
+            # a data_dir copy as it was, so the same error came back
             raise CatalogueError(f"{path.name}: record {i} ({rec['name']!r}) text {rec['text']!r} does not match its "
-                                 f"data ({want!r}); regenerate with python -m tabletop_envs.earth.data.generate")
+                                 f"data; set its \"text\" to {json.dumps(want, ensure_ascii=False)} in {path} (the text "
+                                 "tabletop_envs.earth.text writes from the data)")
 
 
 #: the 'arg' each objective measure counts with (scoring.measure): an int threshold, a value from a list,

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
@@ -122,10 +124,18 @@ def test_bad_gain_resource_is_rejected(data_copy):
         Catalogue(data_copy)
 
 
-def test_text_out_of_date_says_to_regenerate(data_copy):
-    edit(data_copy / "earth_cards.json", "cards", lambda cards: cards[5].update(text="Does something."))
-    with pytest.raises(CatalogueError, match="regenerate with python -m tabletop_envs.earth.data.generate"):
+def test_text_out_of_date_names_the_text_and_setting_it_loads_the_catalogue(data_copy):
+    # an edited ability in a data_dir copy: the generator the message named rewrote the shipped files only
+    edit(data_copy / "earth_cards.json", "cards", lambda cards: cards[0]["abilities"][0].update(
+        kind="gain", gain=[{"res": "sprouts", "n": 2}]))
+    with pytest.raises(CatalogueError) as caught:
         Catalogue(data_copy)
+    match = re.search(r'set its "text" to ("(?:[^"\\]|\\.)*") in (\S+) \(', str(caught.value))
+    assert match, str(caught.value)
+    text, where = json.loads(match.group(1)), Path(match.group(2))
+    assert where == data_copy / "earth_cards.json"
+    edit(where, "cards", lambda cards: cards[0].update(text=text))
+    Catalogue(data_copy)
 
 
 def test_wrong_number_of_components(data_copy):
