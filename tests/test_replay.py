@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from tabletop_envs.cli import main
+from tabletop_envs.core import replay as replay_module
 from tabletop_envs.core.errors import ReplayError
 from tabletop_envs.core.registry import ENVS, EnvSpec, available_envs
 from tabletop_envs.core.replay import Replay, code_revision, git_revision, state_digest
@@ -194,6 +195,7 @@ def test_ctrl_c_while_watching_a_replay_stops_it_with_status_130(toy, tmp_path):
 def test_cli_replay_with_an_action_id_out_of_range_prints_the_reason(toy, tmp_path, bad):
     replay, _, _ = record_random_game("toy_v0", seed=6)
     replay.actions[1] = bad
+    replay.revision = "abc1234"  # another commit than this checkout's, whose own replays say only "edited"
     out = []
     assert main(["replay", str(replay.save(tmp_path / "g.json")), "--no-pause"], say=out.append) == 2
     assert out[-1].startswith(f"error: action #2 ({bad}) is illegal in the replayed game")  # the viewer's action 2
@@ -375,6 +377,24 @@ def test_a_replay_of_an_earlier_revision_of_the_same_version_names_the_revision_
     replay.revision = ""  # a replay written before the field: its date is all there is
     with pytest.raises(ReplayError, match=rf"does not record the revision.*recorded {re.escape(replay.created)}"):
         replay.replay()
+
+
+@pytest.mark.parametrize("edit", ["digest", "extra action", "illegal action"])
+def test_an_edited_replay_of_this_very_revision_does_not_send_the_user_to_check_it_out(monkeypatch, edit):
+    # "git checkout <this commit>" changed nothing, and the same error came back
+    monkeypatch.setattr(replay_module, "code_revision", lambda: "abc1234")
+    replay, _, _ = record_random_game("terralore_v0", seed=3)
+    replay.revision = "abc1234"
+    if edit == "digest":
+        replay.final_digest = "0" * 64
+    elif edit == "extra action":
+        replay.actions.append(0)
+    else:
+        replay.actions[0] = 10**6
+    with pytest.raises(ReplayError, match=r"[Tt]he file was edited.*revision that recorded it \(commit abc1234\).*"
+                                          r"restore the file, or record the game again") as info:
+        replay.replay()
+    assert "git checkout" not in str(info.value)
 
 
 def test_a_checkout_with_uncommitted_changes_is_recorded_as_its_commit_dirty(tmp_path):

@@ -270,15 +270,14 @@ class Replay:
             if _over(env):
                 # numbered from 1, as the viewer numbers the actions it shows
                 raise ReplayError(f"replay has {len(self.actions) - index} actions after the game ended "
-                                  f"(from action #{index + 1} of {len(self.actions)}); the file was edited, or "
-                                  + self._other_revision())
+                                  f"(from action #{index + 1} of {len(self.actions)}); " + self._edited())
             player = env.agent_name_mapping[env.agent_selection]
             try:  # before it is yielded: a watcher names the action it shows, and an id out of range has no name
                 resolve_action(env.game_state, action, "raise", None)
             except IllegalActionError as exc:
-                raise ReplayError(f"action #{index + 1} ({action}) is illegal in the replayed game: {exc.reason}. The "
-                                  "file was edited, or its seed, options or actions belong to another game, or "
-                                  + self._other_revision()) from None
+                raise ReplayError(f"action #{index + 1} ({action}) is illegal in the replayed game: {exc.reason}. "
+                                  + self._edited("its seed, options or actions belong to another game").replace(
+                                      "the", "The", 1)) from None
             yield index, player, action
             env.step(action)
         if verify:
@@ -290,7 +289,7 @@ class Replay:
         if digest != self.final_digest and _legacy_digest(env.game_state, self.config) != self.final_digest:
             raise ReplayError(
                 f"replayed final state differs from the recorded one (digest {digest[:12]} vs "
-                f"{self.final_digest[:12]}): the file was edited, or " + self._other_revision())
+                f"{self.final_digest[:12]}): " + self._edited())
         # the digest covers the state, not the returns written next to it, which the replay shows
         state = env.game_state
         returns = state.returns().tolist() if state.is_terminal() else None
@@ -317,6 +316,17 @@ class Replay:
         return (f"The replay does not record the revision that made it (recorded {self.created or 'at an unknown date'} "
                 f"by tabletop-envs {self.library_version}, as this is): replay it with a checkout of tabletop-envs "
                 "from that date.")
+
+    def _edited(self, also: str = "") -> str:
+        """The ending of a message for a replay that played out otherwise here: edited, or (``also``), or
+        recorded by another revision."""
+        if self.revision and not self.revision.endswith("-dirty") and self.revision == code_revision():
+            # recorded by this very commit, which plays its actions as it did then: naming it to check out
+            # led back to the same error
+            return (f"the file was edited{', or ' + also if also else ''}: this checkout is the revision that "
+                    f"recorded it (commit {self.revision}), so no other one replays it; restore the file, or "
+                    "record the game again")
+        return "the file was edited, " + (f"or {also}, " if also else "") + "or " + self._other_revision()
 
     def _other_revision(self) -> str:
         """The ending of a message for a replay that played out otherwise here."""
