@@ -176,8 +176,10 @@ def _env_name(text: str) -> str:
 def check_two_seats(env_name: str, num_players: int) -> None:
     """A pair of policies needs two seats: with one, both would sit on the same seat and always 'draw'."""
     if num_players < 2:
+        # training.train and training.main_job meet this too, and have no --env-kwargs: a recipe's is --set
         raise ConfigError(f"{env_name} with {num_players} player has one seat, so two policies cannot play each "
-                          "other; evaluate with num_players >= 2 (e.g. --env-kwargs '{\"num_players\": 2}')")
+                          "other; evaluate with num_players >= 2: --env-kwargs '{\"num_players\": 2}' (training."
+                          "evaluate, benchmarks), or --set env_kwargs.num_players=2 (training.train, training.main_job)")
 
 
 def bradley_terry_elo(names: list[str], pairs: list[PairResult], anchor: str | None = "random",

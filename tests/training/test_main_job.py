@@ -41,6 +41,30 @@ def test_the_main_job_refuses_what_its_round_robin_cannot_do_before_training(arg
         main(argv)
 
 
+def test_the_one_seat_refusal_names_a_fix_the_main_job_takes(monkeypatch):
+    # it said --env-kwargs '{"num_players": 2}', a flag of training.evaluate that the main job refuses
+    import re
+
+    import training.main_job as main_job
+
+    argv = ["--set", "env=earth_v0", "--set", "env_kwargs={num_players: 1}"]
+    with pytest.raises(ConfigError, match="has one seat") as caught:
+        main(argv)
+    fix = re.search(r"(--set \S+) \([^)]*training\.main_job", str(caught.value))
+    assert fix, str(caught.value)
+
+    class Trained(Exception):
+        pass
+
+    def trained(cfg, *args, **kwargs):
+        assert cfg.env_kwargs["num_players"] == 2
+        raise Trained
+
+    monkeypatch.setattr(main_job, "train", trained)
+    with pytest.raises(Trained):  # past every check, into the training
+        main(argv + fix.group(1).split(" ", 1))
+
+
 def test_the_main_job_recipe_quotes_no_measured_numbers_that_drift():
     # it said "90.5 % vs random" and "in under a minute" long after either was true; the README has them
     from training.main_job import DEFAULT_CONFIG
