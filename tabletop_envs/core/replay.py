@@ -275,9 +275,9 @@ class Replay:
             try:  # before it is yielded: a watcher names the action it shows, and an id out of range has no name
                 resolve_action(env.game_state, action, "raise", None)
             except IllegalActionError as exc:
+                ending = self._edited("its seed, options or actions belong to another game")
                 raise ReplayError(f"action #{index + 1} ({action}) is illegal in the replayed game: {exc.reason}. "
-                                  + self._edited("its seed, options or actions belong to another game").replace(
-                                      "the", "The", 1)) from None
+                                  + ending[0].upper() + ending[1:]) from None
             yield index, player, action
             env.step(action)
         if verify:
