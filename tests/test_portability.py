@@ -136,12 +136,22 @@ def unencoded_text_calls(tree: ast.AST):
                 yield node
 
 
-def test_every_text_file_is_opened_as_utf8_not_in_the_locales_encoding():
+#: the code the scans below read: the library, the commands and what a user copies from
+CODE = ("tabletop_envs", "training", "benchmarks", "examples")
+
+
+def scan(finder, packages=CODE) -> list[str]:
+    """``path:line`` of every node ``finder(tree)`` yields in the packages' Python files."""
     found = []
-    for package in ("tabletop_envs", "training", "benchmarks", "examples", "tests"):
+    for package in packages:
         for path in sorted((ROOT / package).rglob("*.py")):
-            text = path.read_text(encoding="utf-8")
-            found += [f"{path.relative_to(ROOT)}:{n.lineno}" for n in unencoded_text_calls(ast.parse(text))]
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            found += [f"{path.relative_to(ROOT).as_posix()}:{n.lineno}" for n in finder(tree)]
+    return found
+
+
+def test_every_text_file_is_opened_as_utf8_not_in_the_locales_encoding():
+    found = scan(unencoded_text_calls, (*CODE, "tests"))
     assert not found, f"add encoding='utf-8' at {found}"
 
 
@@ -157,11 +167,7 @@ def assert_statements(tree: ast.AST):
 
 
 def test_no_library_or_command_code_checks_with_assert_which_python_O_strips():
-    found = []
-    for package in ("tabletop_envs", "training", "benchmarks", "examples"):
-        for path in sorted((ROOT / package).rglob("*.py")):
-            tree = ast.parse(path.read_text(encoding="utf-8"))
-            found += [f"{path.relative_to(ROOT)}:{n.lineno}" for n in assert_statements(tree)]
+    found = scan(assert_statements)
     assert not found, f"raise an error with a message instead of assert at {found}"
 
 
@@ -179,11 +185,7 @@ def load_average_reads(tree: ast.AST):
 
 
 def test_the_load_average_is_read_only_through_training_export_load_average():
-    found = []
-    for package in ("tabletop_envs", "training", "benchmarks", "examples"):
-        for path in sorted((ROOT / package).rglob("*.py")):
-            found += [f"{path.relative_to(ROOT).as_posix()}:{n.lineno}"
-                      for n in load_average_reads(ast.parse(path.read_text(encoding="utf-8")))]
+    found = scan(load_average_reads)
     assert len(found) == 1 and found[0].startswith("training/export.py:"), \
         f"call training.export.load_average() (None on Windows) instead at {found}"
 
@@ -199,11 +201,7 @@ def relative_paths_formatted(tree: ast.AST):
 
 
 def test_paths_in_generated_text_are_written_with_forward_slashes():
-    found = []
-    for package in ("tabletop_envs", "training", "benchmarks", "examples"):
-        for path in sorted((ROOT / package).rglob("*.py")):
-            tree = ast.parse(path.read_text(encoding="utf-8"))
-            found += [f"{path.relative_to(ROOT).as_posix()}:{n.lineno}" for n in relative_paths_formatted(tree)]
+    found = scan(relative_paths_formatted)
     assert not found, f"write .relative_to(...).as_posix() at {found}"
 
 
