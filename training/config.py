@@ -599,6 +599,8 @@ if __name__ == "__main__":
         print(schema_markdown())
 
 
+#: what a run writes at the top of its folder besides its exported ``<output.name>.onnx/.npz/.json``
+#: (the last three are training.main_job's report)
 RUN_FILES = ("run.json", "pretrain.json", "distill.json", "distill", "summary.json", "history.json", "final_model.zip",
              "distilled_model.zip", "learning_curve.png", "checkpoints", "tb", "main_job.json", "main_job.md", "elo.png")
 EXPORT_SUFFIXES = (".onnx", ".npz", ".json")

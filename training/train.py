@@ -401,7 +401,9 @@ class SelfPlayCallback(BaseCallback):
 
     def checkpoint(self) -> Path:
         t0 = time.perf_counter()
-        folder = self.run_dir / "checkpoints" / f"step_{self.num_timesteps:09d}"
+        # the model's count, not the callback's: an interrupt between SB3's step count and the callback's
+        # on_step leaves the callback one vector step behind, and the folder would misname what it holds
+        folder = self.run_dir / "checkpoints" / f"step_{int(self.model.num_timesteps):09d}"
         folder.mkdir(parents=True, exist_ok=True)
         # state.json marks a complete checkpoint for --resume, so it goes first (the final checkpoint
         # rewrites the folder of the last scheduled one) and comes back last, whole
@@ -426,8 +428,6 @@ def evaluate_model(cfg: TrainConfig, model, games: int, seed: int, anchors) -> d
                              act="argmax" if cfg.eval.deterministic else "sample")
 
 
-#: what a run writes at the top of its folder besides its exported ``<output.name>.onnx/.npz/.json``
-#: (the last three are training.main_job's report)
 def checkpoint_steps(folder: Path) -> int:
     """The learner steps a checkpoint folder holds (``step_<num_timesteps>``)."""
     return int(folder.name.split("_")[1])

@@ -110,6 +110,28 @@ def test_an_interrupted_run_still_saves_evaluates_and_exports(toy, tmp_path, mon
     assert list((tmp_path / "run" / "checkpoints").glob("step_*/model.zip"))
 
 
+def test_an_interrupt_between_the_step_count_and_the_callback_names_the_checkpoint_by_the_model_steps(
+        toy, tmp_path, monkeypatch):
+    # SB3 counts a vector step before it hands the step to the callbacks: an interrupt in between left
+    # the callback one vector step behind, and the checkpoint of the moment it stopped was named
+    # step_404 while it and the summary held 406 (a CI run's SIGTERM test landed there)
+    from training import train as train_module
+
+    original = train_module.SelfPlayCallback.update_locals
+
+    def stop_after_512(self, locals_):
+        if self.model.num_timesteps >= 512:
+            raise KeyboardInterrupt
+        return original(self, locals_)
+
+    monkeypatch.setattr(train_module.SelfPlayCallback, "update_locals", stop_after_512)
+    summary = train(load_config(data=quiet_tiny(tmp_path, ppo={"total_timesteps": 1024},
+                                                output={"checkpoint_every": 1024})))
+    assert summary["interrupted"] and summary["steps"] >= 512
+    saved = [p.parent.name for p in (tmp_path / "run" / "checkpoints").glob("step_*/state.json")]
+    assert saved == [f"step_{summary['steps']:09d}"]
+
+
 def test_export_cli_rebuilds_the_policy_from_a_run_folder(toy, tmp_path):
     from training.export import main as export_main
 
