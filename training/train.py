@@ -74,6 +74,19 @@ class EnvFactory:
         return SelfPlayEnv(self.env_name, opponent=self.opponent, **self.env_kwargs)
 
 
+class WorkerEnvFactory(EnvFactory):
+    """``EnvFactory`` as SubprocVecEnv's workers call it: the worker leaves Ctrl-C and SIGTERM to the
+    trainer, which ends it (``close_vec_env``). A terminal's Ctrl-C, and a batch scheduler's SIGTERM,
+    reach the whole process group: the workers died with it, and the trainer, stopping as the signal
+    asks (checkpoint, evaluation, export), ended instead on a BrokenPipeError from closing them. A
+    worker whose trainer dies regardless ends at its pipe's EOF."""
+
+    def __call__(self):
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, lambda signum, frame: None)  # not SIG_IGN: a process it starts keeps the default
+        return super().__call__()
+
+
 def learner_score(returns: list[float], seat: int, against: list[int]) -> float:
     """The learner's mean score against the seats ``against``: 1 for a higher return, 0.5 for the same, 0
     for a lower one, as the evaluation scores a pair. At more than two seats, "won the table" would judge
@@ -97,7 +110,8 @@ def make_vec_env(cfg: TrainConfig, pool: OpponentPool):
 
     from .vec_env import SelfPlayVecEnv
 
-    fns = [EnvFactory(cfg.env, cfg.env_kwargs, pool) for _ in range(cfg.vec.n_envs)]
+    factory = WorkerEnvFactory if cfg.vec.kind == "subproc" else EnvFactory
+    fns = [factory(cfg.env, cfg.env_kwargs, pool) for _ in range(cfg.vec.n_envs)]
     if cfg.vec.kind == "subproc":
         # Windows has no forkserver (get_context raises); the env factories and the pool pickle, so spawn works
         method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
@@ -107,6 +121,25 @@ def make_vec_env(cfg: TrainConfig, pool: OpponentPool):
     else:
         venv = SelfPlayVecEnv(fns)
     return VecMonitor(venv)
+
+
+def close_vec_env(venv, interrupted: bool) -> None:
+    """Ends ``venv``'s workers: a SubprocVecEnv's are killed after an interrupt, not asked to close.
+    The interrupt may have cut the trainer off in the middle of reading a worker's reply, and a close
+    that reads the rest of that pipe could wait forever; the workers hold nothing a run keeps."""
+    from stable_baselines3.common.vec_env import SubprocVecEnv
+
+    inner = venv.unwrapped
+    if not (interrupted and isinstance(inner, SubprocVecEnv)) or inner.closed:
+        venv.close()
+        return
+    for process in inner.processes:
+        process.kill()  # not terminate(): the workers leave SIGTERM to the trainer
+    for process in inner.processes:
+        process.join()
+    for remote in inner.remotes:
+        remote.close()
+    inner.closed = True
 
 
 def quiet_logger(verbose: int = 0):
@@ -592,7 +625,7 @@ def train(cfg: TrainConfig, resume: bool = False, command: str | None = None) ->
         print(f"\ninterrupted at {model.num_timesteps} steps: saving, evaluating and exporting "
               "(interrupt again to abort; --resume continues the run)", flush=True)
     finally:
-        venv.close()
+        close_vec_env(venv, interrupted)
     end = time.perf_counter()
     train_seconds = end - start
     # PPO's own pace: the steps this call trained over its time in learn(), less evaluations and checkpoints

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import signal
 import time
 from pathlib import Path
 
 import pytest
+from processes import descendants, outlived, signal_the_group_parent_last
 
 from tabletop_envs import ConfigError, load_policy
 
@@ -903,31 +905,47 @@ def test_the_command_a_resumed_run_records_reproduces_the_whole_run_without_resu
 
 
 @pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="POSIX signals")
-def test_sigterm_stops_a_run_as_ctrl_c_does_with_a_checkpoint_an_evaluation_and_an_export(tmp_path):
+@pytest.mark.parametrize("vec_kind, to_group, sig", [
+    ("batched", False, "SIGTERM"),  # `kill <pid>`
+    # a terminal's Ctrl-C and a batch scheduler's SIGTERM reach every process of the group: the
+    # SubprocVecEnv workers died with the trainer, which then ended on a BrokenPipeError closing them
+    ("subproc", True, "SIGINT"),
+    ("subproc", True, "SIGTERM")])
+def test_sigterm_stops_a_run_as_ctrl_c_does_with_a_checkpoint_an_evaluation_and_an_export(
+        tmp_path, vec_kind, to_group, sig):
+    import os
     import subprocess
     import sys
 
     run = tmp_path / "run"
     sets = {"env": "terralore_v0", "seed": 1, "ppo.total_timesteps": 10_000_000, "ppo.n_steps": 64,
             "ppo.batch_size": 64, "ppo.n_epochs": 1, "ppo.net_arch": "[16]", "vec.n_envs": 2,
-            "selfplay.heuristic_weight": 0.0, "eval.every": 10_000_000, "eval.final_games": 8,
-            "eval.opponents": "[random]", "output.checkpoint_every": 256, "output.progress_bar": "false",
-            "output.learning_curve": "false", "output.dir": str(run)}
+            "vec.kind": vec_kind, "selfplay.heuristic_weight": 0.0, "eval.every": 10_000_000,
+            "eval.final_games": 8, "eval.opponents": "[random]", "output.checkpoint_every": 256,
+            "output.progress_bar": "false", "output.learning_curve": "false", "output.dir": str(run)}
     proc = subprocess.Popen([sys.executable, "-m", "training.train", *(f"--set={k}={v}" for k, v in sets.items())],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            cwd=Path(__file__).resolve().parents[2])
+                            cwd=Path(__file__).resolve().parents[2], start_new_session=to_group)
     try:
         deadline = time.monotonic() + 120
         while not list((run / "checkpoints").glob("step_*/state.json")) and time.monotonic() < deadline:
             time.sleep(0.1)
         assert proc.poll() is None, proc.stdout.read()
         first = {p.parent.name for p in (run / "checkpoints").glob("step_*/state.json")}
-        proc.send_signal(signal.SIGTERM)
+        workers = descendants(proc.pid)
+        if to_group:
+            signal_the_group_parent_last(proc.pid, getattr(signal, sig))
+        else:
+            proc.send_signal(getattr(signal, sig))
         out, _ = proc.communicate(timeout=120)
     finally:
+        if to_group:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
         proc.kill()
         proc.wait()
-    assert proc.returncode == 0 and "interrupted at" in out, out
+    assert proc.returncode == 0 and "interrupted at" in out and "Traceback" not in out, out
+    assert not outlived(workers), "a worker outlived the trainer"
     summary = json.loads((run / "summary.json").read_text(encoding="utf-8"))
     assert summary["interrupted"] and summary["steps"] < 10_000_000
     # the checkpoint of the moment it stopped, beside the scheduled ones: --resume loses nothing

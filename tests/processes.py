@@ -1,0 +1,63 @@
+"""What the signal tests ask of the processes a command started: its descendants, and which outlived it."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from pathlib import Path
+
+import pytest
+
+#: the tests that find a command's processes read Linux's /proc
+needs_proc = pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads Linux's /proc")
+
+
+def descendants(pid: int) -> list[int]:
+    """Every process below ``pid`` (forkserver workers are the forkserver's children, not the trainer's);
+    empty without Linux's /proc."""
+    found, todo = [], [pid]
+    while todo:
+        task = Path(f"/proc/{todo.pop()}/task")
+        for thread in task.glob("*/children") if task.is_dir() else []:
+            with_children = [int(p) for p in thread.read_text(encoding="utf-8").split()]
+            found += with_children
+            todo += with_children
+    return found
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # a zombie is dead but still holds its pid until reaped by its parent (here: init, soon)
+    try:
+        return Path(f"/proc/{pid}/stat").read_text(encoding="utf-8").rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:  # gone meanwhile, or no /proc: os.kill found it
+        return not Path("/proc").is_dir()
+
+
+def outlived(pids: list[int], seconds: float = 10.0) -> list[int]:
+    """Those of ``pids`` still running ``seconds`` after their parent ended (a forkserver leaves at its EOF)."""
+    deadline = time.monotonic() + seconds
+    while any(alive(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return [pid for pid in pids if alive(pid)]
+
+
+def signal_the_group_parent_last(pid: int, sig: signal.Signals, head_start: float = 1.0) -> list[int]:
+    """``sig`` as a terminal's Ctrl-C or a batch scheduler sends it to a process group, with the parent
+    the slowest to react: its descendants get it ``head_start`` seconds before it does, which is the
+    order in which a worker that did not leave the signal to its parent broke the parent's shutdown
+    (sent to the group at once, the parent usually won the race, and the test passed by luck).
+    Returns the descendants signalled."""
+    workers = descendants(pid)
+    for worker in workers:
+        try:
+            os.kill(worker, sig)
+        except ProcessLookupError:
+            pass
+    time.sleep(head_start)
+    os.kill(pid, sig)
+    return workers
