@@ -27,11 +27,14 @@ confirmations) and runs on ``workers`` processes; its results do not depend on t
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import json
 import os
+import signal
 import sys
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,15 +42,16 @@ from pathlib import Path
 import numpy as np
 
 from tabletop_envs.core.arena import deal_seed
-from tabletop_envs.core.errors import ConfigError
+from tabletop_envs.core.errors import ConfigError, TabletopError
 from tabletop_envs.core.policy import policy_rng
 
 from .pretrain import holdout_split
 from .search import best_action, search_scores, world_scores
 
 CHUNKS = 64  # per opponent
-#: the most processes a Pool may hold on Windows: one of more waits on more handles than
-#: WaitForMultipleObjects takes and hangs (python/cpython#94243; concurrent.futures caps at 61 too)
+#: the most processes a pool may hold on Windows: one of more waits on more handles than
+#: WaitForMultipleObjects takes (a multiprocessing Pool hangs, python/cpython#94243; concurrent.futures
+#: refuses more with a ValueError)
 WINDOWS_MAX_WORKERS = 61
 
 
@@ -121,8 +125,6 @@ def collect(env_name: str, policy, opponents: list, games: int, worlds: int, see
     against ``opponents[d % len(opponents)]``; ``workers`` processes (0: one per core). Where the
     search's move beats the policy's by more than ``margin`` per world, ``confirm_worlds`` more worlds
     are played."""
-    import multiprocessing
-
     game_kwargs = game_kwargs or {}
     deals = -(-games // 2)
     workers = workers or os.cpu_count() or 1
@@ -137,18 +139,66 @@ def collect(env_name: str, policy, opponents: list, games: int, worlds: int, see
     cap = WINDOWS_MAX_WORKERS if sys.platform == "win32" else len(jobs)
     workers = max(1, min(workers, len(jobs), cap))  # a 64-core Windows machine hung at workers 0
     t0 = time.perf_counter()
-    if workers == 1:
-        parts = [_games(job) for job in jobs]
-    else:
-        # spawn, not fork: the trainer's torch threads must not be copied into the workers mid-state
-        with multiprocessing.get_context("spawn").Pool(workers) as pool:
-            parts = pool.map(_games, jobs, chunksize=1)
+    parts = [_games(job) for job in jobs] if workers == 1 else map_in_processes(_games, jobs, workers)
     rows = [[x for part in parts for x in part[k]] for k in range(6)]
     if not rows[0]:
         raise ConfigError(f"the {games} searched games of {env_name} held no decision with more than one legal "
                          "action; raise distill.games")
     return SearchData(np.stack(rows[0]), np.stack(rows[1]), np.asarray(rows[2], np.int64), np.stack(rows[3]),
                       np.asarray(rows[4], np.int32), np.asarray(rows[5], np.int8), time.perf_counter() - t0)
+
+
+def map_in_processes(fn, jobs: list, workers: int) -> list:
+    """``[fn(job) for job in jobs]`` on ``workers`` spawned processes (spawn, not fork: the trainer's
+    torch threads must not be copied into them mid-state).
+
+    A concurrent.futures pool, not multiprocessing's: a worker that dies (the out-of-memory killer
+    ends the biggest process) left a multiprocessing Pool waiting forever for its chunk, where this
+    one raises. On an interrupt the workers are killed, not waited for: each holds a chunk of minutes.
+    """
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    executor = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
+    finished = False
+    try:
+        with ctrl_c_left_to_the_parent():  # the processes start as the jobs are handed out
+            results = executor.map(fn, jobs)
+        parts = list(results)
+        finished = True
+        return parts
+    except BrokenProcessPool:
+        raise TabletopError(
+            "a distillation worker process died before finishing its games (killed: often the system's "
+            "out-of-memory killer; or it crashed). The rounds finished so far are kept: --resume continues, "
+            "with fewer distill.workers if memory ran out") from None
+    finally:
+        # the pool's processes, read before shutdown forgets them (concurrent.futures has no public kill
+        # before Python 3.14's kill_workers)
+        processes = list((getattr(executor, "_processes", None) or {}).values())
+        executor.shutdown(wait=finished, cancel_futures=True)
+        if not finished:
+            for process in processes:
+                process.kill()
+            for process in processes:
+                process.join()
+
+
+@contextlib.contextmanager
+def ctrl_c_left_to_the_parent():
+    """Processes spawned in the block ignore SIGINT from their first instruction (an ignored signal
+    stays ignored across exec, and Python leaves it so). A terminal's Ctrl-C reaches the whole process
+    group: each worker, some still importing, printed a KeyboardInterrupt traceback over the trainer's
+    own message; now the trainer alone stops, and its Pool ends them."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _percent(share: float | None) -> str:

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
+import time
 from pathlib import Path
 
 import numpy as np
 import pytest
+from processes import descendants, needs_proc, outlived, signal_the_group_parent_last
 
 from tabletop_envs import ConfigError
 from tabletop_envs.core.policy import RandomPolicy
@@ -132,28 +136,19 @@ def test_collect_deals_the_same_data_on_one_worker_and_on_two():
 
 
 def test_collect_starts_no_more_processes_than_jobs_nor_than_windows_can_wait_on(toy, play_highest, monkeypatch):
-    """A Pool of more than 61 processes hangs on Windows (python/cpython#94243): workers=0 is one per core,
-    and a 64-core machine has 64."""
-    import multiprocessing
+    """A pool of more than 61 processes hangs or is refused on Windows (python/cpython#94243): workers=0 is
+    one per core, and a 64-core machine has 64."""
     import sys
-    from types import SimpleNamespace
+
+    import training.distill as distill_module
 
     started = []
 
-    class SerialPool:
-        def __init__(self, processes):
-            started.append(processes)
+    def serial(fn, jobs, workers):
+        started.append(workers)
+        return [fn(job) for job in jobs]
 
-        def __enter__(self):
-            return self
-
-        def __exit__(self, *exc):
-            return False
-
-        def map(self, fn, jobs, chunksize=1):
-            return [fn(job) for job in jobs]
-
-    monkeypatch.setattr(multiprocessing, "get_context", lambda method: SimpleNamespace(Pool=SerialPool))
+    monkeypatch.setattr(distill_module, "map_in_processes", serial)
     opponents = [RandomPolicy(), AlwaysDraw()]
     collect(toy, play_highest, opponents, games=8, worlds=1, seed=3, workers=128)  # 4 deals: 4 jobs
     monkeypatch.setattr(sys, "platform", "win32")
@@ -466,7 +461,13 @@ def test_a_fresh_run_sets_the_earlier_runs_rounds_aside(toy, tmp_path):
 
 
 @pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads a process's children from Linux's /proc")
-def test_sigterm_during_the_distillation_ends_its_workers_and_keeps_the_run_resumable(tmp_path):
+@needs_proc
+@pytest.mark.parametrize("to_group, sig", [
+    (False, "SIGTERM"),
+    # a terminal's Ctrl-C reaches the whole group: each worker, some still importing, printed a
+    # KeyboardInterrupt traceback over the trainer's message
+    (True, "SIGINT")])
+def test_sigterm_during_the_distillation_ends_its_workers_and_keeps_the_run_resumable(tmp_path, to_group, sig):
     import signal
     import subprocess
     import sys
@@ -479,7 +480,7 @@ def test_sigterm_during_the_distillation_ends_its_workers_and_keeps_the_run_resu
             "distill.games": 100_000, "distill.worlds": 8, "distill.workers": 2, "output.dir": str(run)}
     proc = subprocess.Popen([sys.executable, "-m", "training.train", *(f"--set={k}={v}" for k, v in sets.items())],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            cwd=Path(__file__).resolve().parents[2])
+                            cwd=Path(__file__).resolve().parents[2], start_new_session=to_group)
     try:
         lines = []
         while not any("[distill] searching" in line for line in lines):
@@ -489,30 +490,58 @@ def test_sigterm_during_the_distillation_ends_its_workers_and_keeps_the_run_resu
         deadline = time.monotonic() + 60
         while len(workers) < 2 and time.monotonic() < deadline:  # the pool's two, and the resource tracker
             time.sleep(0.2)
-            workers = [int(pid) for pid in Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text(encoding="utf-8").split()]
+            workers = descendants(proc.pid)
         assert len(workers) >= 2
         time.sleep(1.0)  # the workers are searching their first chunks, minutes of work each
-        proc.send_signal(signal.SIGTERM)
+        if to_group:
+            signal_the_group_parent_last(proc.pid, getattr(signal, sig))
+        else:
+            proc.send_signal(getattr(signal, sig))
         out, _ = proc.communicate(timeout=60)
     finally:
+        if to_group:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
         proc.kill()
         proc.wait()
     assert proc.returncode == 130, out
     assert "interrupted in the distillation" in out and out.rstrip().endswith("interrupted"), out
-    deadline = time.monotonic() + 10
-    while any(alive(pid) for pid in workers) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert not any(alive(pid) for pid in workers), "a distillation worker outlived the trainer"
+    assert "Traceback" not in out, out
+    assert not outlived(workers), "a distillation worker outlived the trainer"
     # PPO's steps are in a checkpoint, so --resume goes straight back to the distillation
     assert list((run / "checkpoints").glob("step_*/state.json")) and not (run / "distill.json").exists()
 
-def alive(pid: int) -> bool:
+
+def test_a_distillation_worker_that_dies_ends_the_search_with_an_error_instead_of_a_wait_forever():
+    # the out-of-memory killer ends the biggest process: a multiprocessing Pool then waited forever
+    # for the chunk the dead worker held
+    from tabletop_envs.core.errors import TabletopError
+    from training.distill import map_in_processes
+
+    t0 = time.monotonic()
+    with pytest.raises(TabletopError, match="worker process died.*--resume continues"):
+        map_in_processes(os._exit, [9, 0], workers=2)  # the first worker leaves as a killed one would
+    assert time.monotonic() - t0 < 60
+
+
+@needs_proc
+def test_an_interrupt_ends_the_distillation_workers_without_waiting_out_their_chunks():
+    import threading
+
+    from training.distill import map_in_processes
+
+    def workers():  # not the resource tracker, which lives as long as this process
+        return [pid for pid in descendants(os.getpid())
+                if b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes()]
+
+    seen = []
+    timer = threading.Timer(3.0, lambda: (seen.extend(workers()), os.kill(os.getpid(), signal.SIGINT)))
+    t0 = time.monotonic()
+    timer.start()
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    # a zombie is dead but still holds its pid until reaped by its parent (here: init, soon)
-    try:
-        return Path(f"/proc/{pid}/stat").read_text(encoding="utf-8").rsplit(")", 1)[1].split()[0] != "Z"
-    except FileNotFoundError:  # gone meanwhile, or no /proc: os.kill found it
-        return not Path("/proc").is_dir()
+        with pytest.raises(KeyboardInterrupt):
+            map_in_processes(time.sleep, [120, 120], workers=2)  # chunks of minutes
+    finally:
+        timer.cancel()
+    assert time.monotonic() - t0 < 60 and len(seen) >= 2
+    assert not outlived(seen)
