@@ -190,7 +190,8 @@ def ctrl_c_left_to_the_parent():
     """Processes spawned in the block ignore SIGINT from their first instruction (an ignored signal
     stays ignored across exec, and Python leaves it so). A terminal's Ctrl-C reaches the whole process
     group: each worker, some still importing, printed a KeyboardInterrupt traceback over the trainer's
-    own message; now the trainer alone stops, and its Pool ends them."""
+    own message; now the trainer alone stops, and ends them (``map_in_processes``). On Windows, where
+    nothing is inherited this way, the block changes nothing for the children."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
