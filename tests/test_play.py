@@ -517,6 +517,17 @@ def test_a_replay_that_cannot_be_saved_asks_for_another_file_instead_of_losing_t
     assert out[-1] == "The replay was not saved."
 
 
+def test_the_command_offered_to_watch_a_saved_replay_works_pasted_for_a_name_with_a_space(toy, tmp_path):
+    import shlex
+
+    path = tmp_path / "my game's replay.json"
+    out = []
+    main(["play", "toy", "--opponent", "toy_v0/random", "--seed", "3"], ask=Script(["1"] * 3 + ["y", str(path)]),
+         say=out.append)
+    command = out[-1].split("Watch it with: ", 1)[1]
+    assert shlex.split(command) == ["tabletop-envs", "replay", str(path)]
+
+
 @pytest.mark.parametrize("flag, name, problem", [
     ("--save", "", "is a folder: give a file name"),
     ("--save", ".", "is a folder: give a file name"),

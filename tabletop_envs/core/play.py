@@ -290,6 +290,18 @@ def announce_result(result: PlayResult, env, say: Say = print) -> None:
     say(f"Seed {result.replay.seed} (play this deal again with --seed {result.replay.seed}).")
 
 
+def shell_word(text: str) -> str:
+    """``text`` as one word of a command a person pastes into their shell: a replay saved as
+    ``my game.json`` was offered as ``tabletop-envs replay my game.json``, two arguments."""
+    if os.name == "nt":
+        import subprocess
+
+        return subprocess.list2cmdline([text])  # cmd and PowerShell read double quotes, not single
+    import shlex
+
+    return shlex.quote(text)
+
+
 def offer_save(result: PlayResult, ask: Ask = input, say: Say = print, path: str | None = None) -> str | None:
     """Ask whether to save the replay (or save straight to ``path``); returns the saved path."""
     default = f"replay-{result.replay.env}-seed{result.replay.seed}.json"
@@ -314,7 +326,7 @@ def offer_save(result: PlayResult, ask: Ask = input, say: Say = print, path: str
         if not path:
             say("The replay was not saved.")
             return None
-    say(f"Replay saved to {saved}. Watch it with: tabletop-envs replay {saved}")
+    say(f"Replay saved to {saved}. Watch it with: tabletop-envs replay {shell_word(str(saved))}")
     return str(saved)
 
 
