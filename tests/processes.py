@@ -13,16 +13,21 @@ import pytest
 needs_proc = pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads Linux's /proc")
 
 
+def children(pid: int) -> list[int]:
+    """The processes ``pid`` started itself; empty without Linux's /proc."""
+    task = Path(f"/proc/{pid}/task")
+    return [int(p) for thread in (task.glob("*/children") if task.is_dir() else [])
+            for p in thread.read_text(encoding="utf-8").split()]
+
+
 def descendants(pid: int) -> list[int]:
     """Every process below ``pid`` (forkserver workers are the forkserver's children, not the trainer's);
     empty without Linux's /proc."""
     found, todo = [], [pid]
     while todo:
-        task = Path(f"/proc/{todo.pop()}/task")
-        for thread in task.glob("*/children") if task.is_dir() else []:
-            with_children = [int(p) for p in thread.read_text(encoding="utf-8").split()]
-            found += with_children
-            todo += with_children
+        below = children(todo.pop())
+        found += below
+        todo += below
     return found
 
 

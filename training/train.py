@@ -23,6 +23,7 @@ import argparse
 import contextlib
 import json
 import multiprocessing
+import multiprocessing.connection
 import os
 import pickle
 import shlex
@@ -36,7 +37,7 @@ from pathlib import Path
 import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 
-from tabletop_envs.core.errors import ConfigError, run_cli
+from tabletop_envs.core.errors import ConfigError, TabletopError, run_cli
 from tabletop_envs.core.single_agent import SingleAgentEnv
 
 from .config import (
@@ -123,14 +124,16 @@ def make_vec_env(cfg: TrainConfig, pool: OpponentPool):
     return VecMonitor(venv)
 
 
-def close_vec_env(venv, interrupted: bool) -> None:
-    """Ends ``venv``'s workers: a SubprocVecEnv's are killed after an interrupt, not asked to close.
-    The interrupt may have cut the trainer off in the middle of reading a worker's reply, and a close
-    that reads the rest of that pipe could wait forever; the workers hold nothing a run keeps."""
+def close_vec_env(venv, cut_short: bool) -> None:
+    """Ends ``venv``'s workers: a SubprocVecEnv's are killed after an interrupt or an error, not asked
+    to close. The interrupt may have cut the trainer off in the middle of reading a worker's reply, and
+    a close that reads the rest of that pipe could wait forever; after a worker died, asking the others
+    failed on its pipe and left them running, and the trainer hung at exit, where multiprocessing ends
+    its daemons with the SIGTERM they leave to the trainer. The workers hold nothing a run keeps."""
     from stable_baselines3.common.vec_env import SubprocVecEnv
 
     inner = venv.unwrapped
-    if not (interrupted and isinstance(inner, SubprocVecEnv)) or inner.closed:
+    if not (cut_short and isinstance(inner, SubprocVecEnv)) or inner.closed:
         venv.close()
         return
     for process in inner.processes:
@@ -140,6 +143,17 @@ def close_vec_env(venv, interrupted: bool) -> None:
     for remote in inner.remotes:
         remote.close()
     inner.closed = True
+
+
+def worker_died(venv) -> bool:
+    """Whether one of a SubprocVecEnv's worker processes has ended (its pipe's EOF can come a moment
+    before the process is reaped, hence the short wait)."""
+    from stable_baselines3.common.vec_env import SubprocVecEnv
+
+    inner = venv.unwrapped
+    if not isinstance(inner, SubprocVecEnv):
+        return False
+    return bool(multiprocessing.connection.wait([p.sentinel for p in inner.processes], timeout=2))
 
 
 def quiet_logger(verbose: int = 0):
@@ -612,12 +626,23 @@ def train(cfg: TrainConfig, resume: bool = False, command: str | None = None) ->
     ppo_start = time.perf_counter()
     remaining = cfg.ppo.total_timesteps - model.num_timesteps
     start_steps = model.num_timesteps
-    interrupted = False
+    interrupted = learnt = False
     try:
         if remaining > 0:
             model.learn(remaining, callback=[callback, UpdateThreads(cfg.ppo.torch_threads, cfg.ppo.update_threads)],
                         progress_bar=cfg.output.progress_bar,
                         reset_num_timesteps=checkpoint is None, tb_log_name="run")
+        learnt = True
+    except (EOFError, ConnectionError):  # a worker's pipe: read to its end (EOF) or written to no one
+        if not worker_died(venv):
+            raise
+        close_vec_env(venv, cut_short=True)
+        # the model is whole (a rollout cut short is one it was not yet trained on): keep it, as an interrupt does
+        folder = callback.checkpoint()
+        raise TabletopError(
+            f"a vec.kind=subproc worker process died at {model.num_timesteps} steps (killed: often the system's "
+            f"out-of-memory killer; or it crashed). The run is saved in {folder}: --resume continues it, with "
+            "fewer vec.n_envs, or vec.kind=batched (no worker processes), if memory ran out") from None
     except KeyboardInterrupt:
         # Stopping early is a normal way to end a run: keep what was learnt, still evaluate and export.
         interrupted = True
@@ -625,7 +650,7 @@ def train(cfg: TrainConfig, resume: bool = False, command: str | None = None) ->
         print(f"\ninterrupted at {model.num_timesteps} steps: saving, evaluating and exporting "
               "(interrupt again to abort; --resume continues the run)", flush=True)
     finally:
-        close_vec_env(venv, interrupted)
+        close_vec_env(venv, cut_short=not learnt)
     end = time.perf_counter()
     train_seconds = end - start
     # PPO's own pace: the steps this call trained over its time in learn(), less evaluations and checkpoints

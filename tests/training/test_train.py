@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
-from processes import descendants, outlived, signal_the_group_parent_last
+from processes import children, descendants, needs_proc, outlived, signal_the_group_parent_last
 
 from tabletop_envs import ConfigError, load_policy
 
@@ -904,6 +904,27 @@ def test_the_command_a_resumed_run_records_reproduces_the_whole_run_without_resu
     assert command == f"python -m training.train --config {recipe} --set ppo.total_timesteps=512"
 
 
+def start_a_long_run(run: Path, vec_kind: str, **popen):
+    """``python -m training.train`` of ten million steps into ``run``, once its first checkpoint is written."""
+    import subprocess
+    import sys
+
+    sets = {"env": "terralore_v0", "seed": 1, "ppo.total_timesteps": 10_000_000, "ppo.n_steps": 64,
+            "ppo.batch_size": 64, "ppo.n_epochs": 1, "ppo.net_arch": "[16]", "vec.n_envs": 2,
+            "vec.kind": vec_kind, "selfplay.heuristic_weight": 0.0, "eval.every": 10_000_000,
+            "eval.final_games": 8, "eval.opponents": "[random]", "output.checkpoint_every": 256,
+            "output.progress_bar": "false", "output.learning_curve": "false", "output.dir": str(run)}
+    proc = subprocess.Popen([sys.executable, "-m", "training.train", *(f"--set={k}={v}" for k, v in sets.items())],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            cwd=Path(__file__).resolve().parents[2], **popen)
+    deadline = time.monotonic() + 120
+    while not list((run / "checkpoints").glob("step_*/state.json")) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    if proc.poll() is not None:
+        pytest.fail(proc.stdout.read())
+    return proc
+
+
 @pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="POSIX signals")
 @pytest.mark.parametrize("vec_kind, to_group, sig", [
     ("batched", False, "SIGTERM"),  # `kill <pid>`
@@ -914,23 +935,10 @@ def test_the_command_a_resumed_run_records_reproduces_the_whole_run_without_resu
 def test_sigterm_stops_a_run_as_ctrl_c_does_with_a_checkpoint_an_evaluation_and_an_export(
         tmp_path, vec_kind, to_group, sig):
     import os
-    import subprocess
-    import sys
 
     run = tmp_path / "run"
-    sets = {"env": "terralore_v0", "seed": 1, "ppo.total_timesteps": 10_000_000, "ppo.n_steps": 64,
-            "ppo.batch_size": 64, "ppo.n_epochs": 1, "ppo.net_arch": "[16]", "vec.n_envs": 2,
-            "vec.kind": vec_kind, "selfplay.heuristic_weight": 0.0, "eval.every": 10_000_000,
-            "eval.final_games": 8, "eval.opponents": "[random]", "output.checkpoint_every": 256,
-            "output.progress_bar": "false", "output.learning_curve": "false", "output.dir": str(run)}
-    proc = subprocess.Popen([sys.executable, "-m", "training.train", *(f"--set={k}={v}" for k, v in sets.items())],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            cwd=Path(__file__).resolve().parents[2], start_new_session=to_group)
+    proc = start_a_long_run(run, vec_kind, start_new_session=to_group)
     try:
-        deadline = time.monotonic() + 120
-        while not list((run / "checkpoints").glob("step_*/state.json")) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert proc.poll() is None, proc.stdout.read()
         first = {p.parent.name for p in (run / "checkpoints").glob("step_*/state.json")}
         workers = descendants(proc.pid)
         if to_group:
@@ -953,6 +961,28 @@ def test_sigterm_stops_a_run_as_ctrl_c_does_with_a_checkpoint_an_evaluation_and_
     assert f"step_{summary['steps']:09d}" in complete and complete >= first
     meta = json.loads((run / "ppo.json").read_text(encoding="utf-8"))
     assert meta["training"]["stopped_early"] is True and meta["evaluation"]["vs_random"]["games"] == 8
+
+
+@needs_proc
+def test_a_subproc_worker_that_dies_ends_the_run_with_a_checkpoint_and_an_error_naming_resume(tmp_path):
+    # the out-of-memory killer ends the biggest process: the trainer ended on an EOFError traceback,
+    # with nothing saved since the last checkpoint, then hung at exit ending the other workers
+    import os
+
+    run = tmp_path / "run"
+    proc = start_a_long_run(run, "subproc")
+    try:
+        workers = [pid for pid in descendants(proc.pid) if pid not in children(proc.pid)]  # the forkserver's
+        os.kill(workers[-1], signal.SIGKILL)
+        out, _ = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+        proc.wait()
+    assert proc.returncode == 2 and "Traceback" not in out, out
+    assert "worker process died at" in out and "--resume continues" in out, out
+    saved = out.split("The run is saved in ")[1].split(":")[0]
+    assert (Path(saved) / "state.json").exists()
+    assert not outlived(workers)
 
 
 @pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="POSIX signals")
