@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import warnings
 from pathlib import Path
 
-from .core.errors import TabletopError, cli_message, lenient_stdout
+from .core.errors import TabletopError, cli_message, lenient_stdout, to_devnull
 
 
 def _option(text: str) -> tuple[str, object]:
@@ -168,7 +167,7 @@ def _main(argv: list[str] | None, ask, say) -> int:
             return _list(say)
     except BrokenPipeError:
         # the reader went away (tabletop-envs list | head): nothing to report, and nothing more to flush to it
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        to_devnull(sys.stdout)
         return 0
     except (TabletopError, ValueError, KeyError, OSError) as exc:
         _complain(say, f"error: {cli_message(exc)}")

@@ -976,6 +976,32 @@ def test_run_cli_ends_an_interrupt_in_one_line_with_status_130(capsys):
     assert capsys.readouterr().err == "interrupted\n"
 
 
+def test_a_command_whose_output_reader_goes_away_goes_on_to_its_end(tmp_path, monkeypatch):
+    # `python -m training.train | tee log`, and the tee killed or ended by the same Ctrl-C: the next
+    # line printed was a BrokenPipeError that ended the run with nothing saved since its last checkpoint
+    import io
+    import os
+    import sys
+
+    from tabletop_envs.core.errors import run_cli
+
+    for name in ("stdout", "stderr"):
+        read, write = os.pipe()
+        os.close(read)  # the reader has gone
+        monkeypatch.setattr(sys, name, io.TextIOWrapper(open(write, "wb"), line_buffering=True))
+
+    def run(argv):
+        print("[eval] step 512: win rate 0.61", flush=True)
+        print("a warning", file=sys.stderr)
+        (tmp_path / "summary.json").write_text("{}", encoding="utf-8")
+        print("a summary longer than a pipe's buffer " * 10_000)  # left to the flush at exit
+        raise KeyboardInterrupt
+
+    assert run_cli(run) == 130
+    assert (tmp_path / "summary.json").read_text(encoding="utf-8") == "{}"
+    sys.stdout.flush()  # the one at exit: no "Exception ignored ... BrokenPipeError"
+
+
 def test_the_masks_handed_out_are_read_only_so_editing_one_cannot_change_the_rules(toy):
     # info["action_mask"] is the engine's cached mask (no copy per move): written to, it would change
     # which moves the engine accepts

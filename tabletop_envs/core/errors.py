@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import operator
+import os
 import sys
 
 import numpy as np
@@ -173,19 +174,75 @@ def lenient_stdout():
                 pass
 
 
+def to_devnull(stream) -> None:
+    """Points ``stream``'s file descriptor at the null device: its reader went away (``| head``, a
+    killed ``tee``), and what is still buffered for it, flushed again at exit, has nowhere to go."""
+    with contextlib.suppress(AttributeError, ValueError, OSError):  # no descriptor (a test's StringIO)
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, stream.fileno())
+        os.close(null)
+
+
+class _ReaderMayGo:
+    """``stream``, whose writes go to the null device once its reader has gone instead of raising."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, text):
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            to_devnull(self._stream)
+            return len(text)
+
+    def flush(self):
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            to_devnull(self._stream)
+            self._stream.flush()
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
+@contextlib.contextmanager
+def output_reader_may_go():
+    """While a command runs, a reader of its stdout or stderr that goes away (``| head``, a ``tee``
+    killed, or ended by the same Ctrl-C) no longer ends it: the rest of its text goes nowhere, and
+    the command goes on to its end, as it would have with its output in a file. A training run's
+    product is its files: the first line printed after its ``tee`` died was a BrokenPipeError that
+    ended it with nothing saved since its last checkpoint (its own "interrupted at" line, after a
+    Ctrl-C that also ended the ``tee``), and a short command ended on a traceback."""
+    streams = {name: getattr(sys, name) for name in ("stdout", "stderr")}
+    for name, stream in streams.items():
+        if stream is not None:
+            setattr(sys, name, _ReaderMayGo(stream))
+    try:
+        yield
+    finally:
+        for name, stream in streams.items():
+            if stream is not None:
+                with contextlib.suppress(ValueError, OSError):  # here, where a reader gone is no error, not at exit
+                    getattr(sys, name).flush()
+                setattr(sys, name, stream)
+
+
 def run_cli(main, argv: list[str] | None = None) -> int:
     """Run a command's ``main(argv)`` for its console script or ``python -m``: an error of
     :data:`CLI_ERRORS` ends it with ``error: <message>`` on stderr and exit status 2, as argparse ends
     a bad argument, instead of a traceback; an interrupt (Ctrl-C, or a SIGTERM where the command turns it
-    into one) with ``interrupted`` and the shell's status for it, 130. ``main`` itself raises, for
-    callers and tests."""
-    try:
-        with lenient_stdout():
-            main(argv)
-    except CLI_ERRORS as exc:
-        print(f"error: {cli_message(exc)}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
+    into one) with ``interrupted`` and the shell's status for it, 130. A reader of its output that goes
+    away does not end it (:func:`output_reader_may_go`). ``main`` itself raises, for callers and tests."""
+    with output_reader_may_go():
+        try:
+            with lenient_stdout():
+                main(argv)
+        except CLI_ERRORS as exc:
+            print(f"error: {cli_message(exc)}", file=sys.stderr)
+            return 2
+        except KeyboardInterrupt:
+            print("interrupted", file=sys.stderr)
+            return 130
     return 0
