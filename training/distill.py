@@ -163,7 +163,7 @@ def map_in_processes(fn, jobs: list, workers: int) -> list:
     executor = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
     finished = False
     try:
-        with ctrl_c_left_to_the_parent():  # the processes start as the jobs are handed out
+        with interrupts_left_to_the_parent():  # the processes start as the jobs are handed out
             results = executor.map(fn, jobs)
         parts = list(results)
         finished = True
@@ -186,20 +186,23 @@ def map_in_processes(fn, jobs: list, workers: int) -> list:
 
 
 @contextlib.contextmanager
-def ctrl_c_left_to_the_parent():
-    """Processes spawned in the block ignore SIGINT from their first instruction (an ignored signal
-    stays ignored across exec, and Python leaves it so). A terminal's Ctrl-C reaches the whole process
-    group: each worker, some still importing, printed a KeyboardInterrupt traceback over the trainer's
-    own message; now the trainer alone stops, and ends them (``map_in_processes``). On Windows, where
-    nothing is inherited this way, the block changes nothing for the children."""
+def interrupts_left_to_the_parent():
+    """Processes spawned in the block ignore SIGINT and SIGTERM from their first instruction (an ignored
+    signal stays ignored across exec, and Python leaves it so). A terminal's Ctrl-C reaches the whole
+    process group: each worker, some still importing, printed a KeyboardInterrupt traceback over the
+    trainer's own message; a batch scheduler's SIGTERM (or `timeout`'s) reaches it too, and killed the
+    workers first, so the trainer reported a worker killed by the out-of-memory killer instead of
+    stopping as asked. Now the trainer alone stops, and kills them (``map_in_processes``). On Windows,
+    where nothing is inherited this way, the block changes nothing for the children."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    previous = {sig: signal.signal(sig, signal.SIG_IGN) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 def _percent(share: float | None) -> str:

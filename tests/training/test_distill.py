@@ -466,7 +466,10 @@ def test_a_fresh_run_sets_the_earlier_runs_rounds_aside(toy, tmp_path):
     (False, "SIGTERM"),
     # a terminal's Ctrl-C reaches the whole group: each worker, some still importing, printed a
     # KeyboardInterrupt traceback over the trainer's message
-    (True, "SIGINT")])
+    (True, "SIGINT"),
+    # a batch scheduler's SIGTERM (or `timeout`'s) reaches the group too: the workers died first, and
+    # the trainer reported a worker killed by the out-of-memory killer instead of stopping as asked
+    (True, "SIGTERM")])
 def test_sigterm_during_the_distillation_ends_its_workers_and_keeps_the_run_resumable(tmp_path, to_group, sig):
     import signal
     import subprocess
