@@ -116,7 +116,10 @@ def make_vec_env(cfg: TrainConfig, pool: OpponentPool):
     if cfg.vec.kind == "subproc":
         # Windows has no forkserver (get_context raises); the env factories and the pool pickle, so spawn works
         method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
-        venv = SubprocVecEnv(fns, start_method=method)
+        try:
+            venv = SubprocVecEnv(fns, start_method=method)
+        except (EOFError, ConnectionError):  # a worker's pipe, as in train()
+            raise worker_died("while starting", "Nothing was trained: run the command again") from None
     elif cfg.vec.kind == "dummy":
         venv = DummyVecEnv(fns)
     else:
@@ -145,7 +148,14 @@ def close_vec_env(venv, cut_short: bool) -> None:
     inner.closed = True
 
 
-def worker_died(venv) -> bool:
+def worker_died(when: str, kept: str) -> TabletopError:
+    return TabletopError(
+        f"a vec.kind=subproc worker process died {when} (killed: often the system's out-of-memory killer; or it "
+        f"crashed, its error above). {kept}, with fewer vec.n_envs, or vec.kind=batched (no worker processes), "
+        "if memory ran out")
+
+
+def a_worker_died(venv) -> bool:
     """Whether one of a SubprocVecEnv's worker processes has ended (its pipe's EOF can come a moment
     before the process is reaped, hence the short wait)."""
     from stable_baselines3.common.vec_env import SubprocVecEnv
@@ -634,15 +644,14 @@ def train(cfg: TrainConfig, resume: bool = False, command: str | None = None) ->
                         reset_num_timesteps=checkpoint is None, tb_log_name="run")
         learnt = True
     except (EOFError, ConnectionError):  # a worker's pipe: read to its end (EOF) or written to no one
-        if not worker_died(venv):
+        if not a_worker_died(venv):
             raise
         close_vec_env(venv, cut_short=True)
-        # the model is whole (a rollout cut short is one it was not yet trained on): keep it, as an interrupt does
-        folder = callback.checkpoint()
-        raise TabletopError(
-            f"a vec.kind=subproc worker process died at {model.num_timesteps} steps (killed: often the system's "
-            f"out-of-memory killer; or it crashed). The run is saved in {folder}: --resume continues it, with "
-            "fewer vec.n_envs, or vec.kind=batched (no worker processes), if memory ran out") from None
+        # the model is whole (a rollout cut short is one it was not yet trained on): keep it, as an interrupt
+        # does; a worker that died before the first step (the callback not yet started) left nothing new
+        kept = (f"The run is saved in {callback.checkpoint()}" if model.num_timesteps > start_steps
+                else "Nothing was trained since the last checkpoint, if any")
+        raise worker_died(f"at {model.num_timesteps} steps", f"{kept}: --resume continues the run") from None
     except KeyboardInterrupt:
         # Stopping early is a normal way to end a run: keep what was learnt, still evaluate and export.
         interrupted = True

@@ -979,10 +979,22 @@ def test_a_subproc_worker_that_dies_ends_the_run_with_a_checkpoint_and_an_error_
         proc.kill()
         proc.wait()
     assert proc.returncode == 2 and "Traceback" not in out, out
-    assert "worker process died at" in out and "--resume continues" in out, out
+    assert "worker process died at" in out and "--resume continues the run" in out, out
     saved = out.split("The run is saved in ")[1].split(":")[0]
     assert (Path(saved) / "state.json").exists()
     assert not outlived(workers)
+
+
+def test_a_subproc_worker_that_dies_while_starting_ends_the_run_with_an_error_not_a_pipe_traceback():
+    from tabletop_envs.core.errors import TabletopError
+    from training.pool import OpponentPool
+    from training.train import make_vec_env
+
+    # an option only the worker's env refuses: its traceback is the worker's own, then it ends
+    cfg = load_config(data={"env": "terralore_v0", "env_kwargs": {"no_such_option": 1},
+                            "vec": {"kind": "subproc", "n_envs": 2}})
+    with pytest.raises(TabletopError, match="worker process died while starting.*run the command again"):
+        make_vec_env(cfg, OpponentPool(cfg.env, 1.0, 0.0))
 
 
 @pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="POSIX signals")
