@@ -10,11 +10,13 @@ value is parsed as YAML: ``--set ppo.net_arch=[64,64]``).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import difflib
 import itertools
 import json
 import math
+import os
 import re
 import string
 import time
@@ -637,3 +639,70 @@ def set_aside_earlier_run(run_dir: Path, name: str, files: tuple = RUN_FILES, gl
     print(f"{run_dir} held an earlier run's files: moved {', '.join(p.name for p in found)} to {target}",
           flush=True)
     return target
+
+
+#: the file in a run folder that the run writing there holds locked (see :func:`run_folder_held`)
+RUN_LOCK = "run.lock"
+
+
+@contextlib.contextmanager
+def run_folder_held(run_dir: Path):
+    """While the block runs, no other run writes into ``run_dir``: the same command launched twice set the
+    first run's files aside (``set_aside_earlier_run``) while it went on writing checkpoints and its model
+    into the folder, so the two runs' files mixed there and ``--resume`` read the first run's as the second's.
+    The lock is the kernel's on an open file, so a run that dies (SIGKILL, the OOM killer, a power cut)
+    leaves none behind to clear by hand; the file itself stays, holding the last holder's pid."""
+    run_dir.mkdir(parents=True, exist_ok=True)
+    path = run_dir / RUN_LOCK
+    # "a": opening must not empty the pid of a holder this run is about to be refused by
+    with open(path, "a+", encoding="utf-8") as fh:
+        if not _lock_file(fh):
+            fh.seek(0)
+            holder = fh.read(32).strip()
+            raise ConfigError(f"another run (pid {holder or '?'}) is writing to {run_dir}; wait for it to end, or "
+                              "pick another output.dir")
+        fh.seek(0)
+        fh.truncate()
+        fh.write(f"{os.getpid()}\n")
+        fh.flush()
+        try:
+            yield
+        finally:
+            _unlock_file(fh)
+
+
+#: Windows locks byte ranges, and a locked byte cannot be read by another process: this one, past the pid, is
+#: the lock
+_WINDOWS_LOCK_OFFSET = 1 << 20
+
+
+def _lock_file(fh) -> bool:
+    """Lock ``fh`` for this process without waiting; False if another holds it."""
+    try:
+        import fcntl
+    except ImportError:
+        import msvcrt
+
+        fh.seek(_WINDOWS_LOCK_OFFSET)
+        try:
+            msvcrt.locking(fh.fileno(), msvcrt.LK_NBLCK, 1)
+        except OSError:
+            return False
+        return True
+    try:
+        fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    return True
+
+
+def _unlock_file(fh) -> None:
+    try:
+        import fcntl
+    except ImportError:
+        import msvcrt
+
+        fh.seek(_WINDOWS_LOCK_OFFSET)
+        msvcrt.locking(fh.fileno(), msvcrt.LK_UNLCK, 1)
+        return
+    fcntl.flock(fh.fileno(), fcntl.LOCK_UN)

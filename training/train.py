@@ -14,7 +14,8 @@ evaluation, pool size), ``checkpoints/step_<n>/`` (model, pool, history; ``--res
 from the newest), ``final_model.zip``, the exported policy ``<name>.onnx/.npz/.json``,
 ``history.json`` and ``learning_curve.png``; with ``distill.games``, ``distill.json``,
 ``distilled_model.zip`` and each round's model and report in ``distill/``. A fresh run moves an
-earlier run's files there into ``before-<time>/`` (:func:`set_aside_earlier_run`).
+earlier run's files there into ``before-<time>/`` (:func:`set_aside_earlier_run`); ``run.lock`` keeps a
+second run from writing into the folder at the same time (:func:`~training.config.run_folder_held`).
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ from .config import (
     check_device_present,
     load_config,
     resume_seed,
+    run_folder_held,
     set_aside_earlier_run,
 )
 from .evaluate import anchor_evaluation, evaluation_lines, resolve, split_env_kwargs, tensorboard_tag
@@ -560,6 +562,11 @@ def learning_curve_png(history: list[dict], path: Path, title: str) -> None:
 
 def train(cfg: TrainConfig, resume: bool = False, command: str | None = None) -> dict:
     """Train, evaluate, export. Returns a summary dict (also written to ``<run>/summary.json``)."""
+    with contextlib.ExitStack() as held:
+        return _train(cfg, resume, command, held)
+
+
+def _train(cfg: TrainConfig, resume: bool, command: str | None, held: contextlib.ExitStack) -> dict:
     hint = busy_core_hint(cfg.ppo.update_threads)  # before this run's own work shows in the load
     if hint:
         print(hint, flush=True)
@@ -587,6 +594,8 @@ def train(cfg: TrainConfig, resume: bool = False, command: str | None = None) ->
         if game.num_players != 2:
             raise ConfigError(f"distill: the search plays out two-player games and {cfg.env} has other seat counts "
                               f"here (env_kwargs {cfg.env_kwargs}); set distill.games=0")
+    # before the folder is read: a checkpoint another run is writing there is not yet one to resume
+    held.enter_context(run_folder_held(run_dir))
     checkpoint = latest_checkpoint(run_dir) if resume else None
     if checkpoint is not None:
         check_resumable(run_dir, cfg, game_config)
