@@ -966,6 +966,31 @@ def test_run_cli_ends_a_user_error_in_one_line_with_status_2(capsys):
         run_cli(bug)
 
 
+def test_run_cli_ends_a_full_disk_in_one_line_and_keeps_the_traceback_of_other_os_errors(capsys):
+    # a training run that filled the disk ended on a traceback through torch and SB3
+    import errno
+
+    from tabletop_envs.core.errors import run_cli
+
+    def full(argv):
+        raise OSError(errno.ENOSPC, "No space left on device")  # as a write to an open file raises it
+
+    def read_only(argv):
+        raise OSError(errno.EROFS, "Read-only file system", "runs/t/run.json")
+
+    def bug(argv):
+        raise OSError(errno.EBADF, "Bad file descriptor")
+
+    assert run_cli(full) == 2
+    assert capsys.readouterr().err == ("error: No space left on device; make room on the disk, or choose another "
+                                       "folder, and run the command again\n")
+    assert run_cli(read_only) == 2
+    assert capsys.readouterr().err == ("error: Read-only file system: runs/t/run.json; choose a folder you can write "
+                                       "to, and run the command again\n")
+    with pytest.raises(OSError, match="Bad file descriptor"):
+        run_cli(bug)
+
+
 def test_run_cli_ends_an_interrupt_in_one_line_with_status_130(capsys):
     from tabletop_envs.core.errors import run_cli
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import operator
 import os
@@ -136,8 +137,21 @@ class UnknownAgentError(TabletopError, KeyError):
 CLI_ERRORS = (TabletopError, FileNotFoundError, json.JSONDecodeError)
 
 
+#: an OSError that is the machine's state, not a fault of the command: a full disk or quota, a read-only file
+#: system, no permission. A training run that filled the disk ended on a traceback through torch and SB3.
+FULL_DISK_ERRNOS = {errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)}
+NOT_WRITABLE_ERRNOS = {errno.EROFS, errno.EACCES, errno.EPERM}
+
+
 def cli_message(exc: BaseException) -> str:
     """The message of ``exc`` for a user (``str`` of a KeyError is its repr, quotes and all)."""
+    if isinstance(exc, OSError) and exc.errno in FULL_DISK_ERRNOS | NOT_WRITABLE_ERRNOS:
+        where = f": {exc.filename}" if exc.filename else ""
+        # a write to an open file that fills the disk names no file: the message cannot either
+        fix = ("make room on the disk, or choose another folder" if exc.errno in FULL_DISK_ERRNOS
+               else "choose a folder you can write to" if exc.errno == errno.EROFS
+               else "check its permissions, or choose another folder")
+        return f"{exc.strerror}{where}; {fix}, and run the command again"
     return str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
 
 
@@ -231,15 +245,21 @@ def output_reader_may_go():
 
 def run_cli(main, argv: list[str] | None = None) -> int:
     """Run a command's ``main(argv)`` for its console script or ``python -m``: an error of
-    :data:`CLI_ERRORS` ends it with ``error: <message>`` on stderr and exit status 2, as argparse ends
-    a bad argument, instead of a traceback; an interrupt (Ctrl-C, or a SIGTERM where the command turns it
-    into one) with ``interrupted`` and the shell's status for it, 130. A reader of its output that goes
-    away does not end it (:func:`output_reader_may_go`). ``main`` itself raises, for callers and tests."""
+    :data:`CLI_ERRORS`, or a full disk or a folder it may not write to, ends it with ``error: <message>`` on
+    stderr and exit status 2, as argparse ends a bad argument, instead of a traceback; an interrupt (Ctrl-C,
+    or a SIGTERM where the command turns it into one) with ``interrupted`` and the shell's status for it, 130.
+    A reader of its output that goes away does not end it (:func:`output_reader_may_go`). ``main`` itself
+    raises, for callers and tests."""
     with output_reader_may_go():
         try:
             with lenient_stdout():
                 main(argv)
         except CLI_ERRORS as exc:
+            print(f"error: {cli_message(exc)}", file=sys.stderr)
+            return 2
+        except OSError as exc:
+            if exc.errno not in FULL_DISK_ERRNOS | NOT_WRITABLE_ERRNOS:
+                raise  # another OSError is the command's own fault: its traceback says where
             print(f"error: {cli_message(exc)}", file=sys.stderr)
             return 2
         except KeyboardInterrupt:
