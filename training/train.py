@@ -39,6 +39,7 @@ import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 
 from tabletop_envs.core.errors import ConfigError, TabletopError, run_cli
+from tabletop_envs.core.files import write_text_whole
 from tabletop_envs.core.single_agent import SingleAgentEnv
 
 from .config import (
@@ -632,13 +633,14 @@ def _train(cfg: TrainConfig, resume: bool, command: str | None, held: contextlib
         model = build_model(cfg, venv, run_dir)
         set_aside_earlier_run(run_dir, cfg.output.name)
     run_dir.mkdir(parents=True, exist_ok=True)
-    (run_dir / "run.json").write_text(json.dumps(run_info, indent=2) + "\n", encoding="utf-8")
+    # the reports --resume and training.export read back go in whole or not at all (write_text_whole)
+    write_text_whole(run_dir / "run.json", json.dumps(run_info, indent=2) + "\n")
     pretrain_report = None
     if checkpoint is None and cfg.pretrain.teacher:
         from .pretrain import warm_start
 
         pretrain_report = warm_start(model, cfg)
-        (run_dir / "pretrain.json").write_text(json.dumps(pretrain_report, indent=2) + "\n", encoding="utf-8")
+        write_text_whole(run_dir / "pretrain.json", json.dumps(pretrain_report, indent=2) + "\n")
     elif checkpoint is not None and (run_dir / "pretrain.json").exists():
         pretrain_report = json.loads((run_dir / "pretrain.json").read_text(encoding="utf-8"))
     callback = SelfPlayCallback(cfg, pool, run_dir, state)
@@ -697,7 +699,7 @@ def _train(cfg: TrainConfig, resume: bool, command: str | None, held: contextlib
                   f"(in {run_dir / 'distill'}) are kept; --resume continues from there", flush=True)
             raise
         train_seconds += time.perf_counter() - distill_start  # training too: the sidecar's wall time counts it
-        (run_dir / "distill.json").write_text(json.dumps(distill_report, indent=2) + "\n", encoding="utf-8")
+        write_text_whole(run_dir / "distill.json", json.dumps(distill_report, indent=2) + "\n")
         with interrupts_deferred():
             model.save(run_dir / "distilled_model.zip")
     summary = {"env": cfg.env, "run_dir": str(run_dir), "steps": last_steps,
@@ -731,7 +733,9 @@ def _train(cfg: TrainConfig, resume: bool, command: str | None, held: contextlib
     if cfg.output.learning_curve and callback.history:
         learning_curve_png(callback.history, run_dir / "learning_curve.png", f"{cfg.env}, seed {cfg.seed}")
         summary["learning_curve"] = str(run_dir / "learning_curve.png")
-    (run_dir / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    # a torn summary.json (a full disk) made the run look finished to --resume, and training.export then
+    # failed on a JSON error that named no file
+    write_text_whole(run_dir / "summary.json", json.dumps(summary, indent=2) + "\n")
     return summary
 
 

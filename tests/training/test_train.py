@@ -1084,3 +1084,27 @@ def test_a_run_folder_whose_run_was_killed_is_free_again(tmp_path):
     first.wait()
     with run_folder_held(tmp_path):
         assert (tmp_path / "run.lock").read_text(encoding="utf-8").strip() == str(__import__("os").getpid())
+
+
+def test_a_disk_that_fills_while_the_summary_is_written_leaves_a_run_that_resumes_into_its_end(toy, tmp_path,
+                                                                                               monkeypatch):
+    # the torn summary.json made the run look finished to --resume ("nothing left to train"), and
+    # training.export failed on "Expecting ',' delimiter", naming no file
+    import errno
+
+    real_write_text = Path.write_text
+
+    def disk_full_at_the_summary(self, text, *args, **kwargs):
+        if self.name.startswith("summary.json"):
+            real_write_text(self, text[:len(text) // 2], *args, **kwargs)
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real_write_text(self, text, *args, **kwargs)
+
+    data = quiet_tiny(tmp_path, ppo={"total_timesteps": 256}, output={"checkpoint_every": 256})
+    with monkeypatch.context() as patched:
+        patched.setattr(Path, "write_text", disk_full_at_the_summary)
+        with pytest.raises(OSError, match="No space left"):
+            train(load_config(data=data))
+    assert not list((tmp_path / "run").glob("summary.json*"))
+    summary = train(load_config(data=data), resume=True)
+    assert json.loads((tmp_path / "run" / "summary.json").read_text(encoding="utf-8"))["steps"] == summary["steps"]
