@@ -134,6 +134,28 @@ def test_an_unfinished_replay_is_not_saved_since_it_could_not_be_verified(toy, t
     assert Replay.load(replay.save(tmp_path / "g.json")).actions == [action]
 
 
+def test_a_replay_saved_over_an_earlier_one_on_a_full_disk_keeps_the_earlier_one(toy, tmp_path, monkeypatch):
+    # written in place, the earlier replay was emptied first: a failed save under its name (playing the same seed
+    # again offers the same default name) lost both games
+    import errno
+    from pathlib import Path
+
+    earlier, _, _ = record_random_game("toy_v0", seed=4)
+    path = earlier.save(tmp_path / "g.json")
+    later, _, _ = record_random_game("toy_v0", seed=5)
+    real_write_text = Path.write_text
+
+    def disk_full(self, text, *args, **kwargs):
+        real_write_text(self, text[:len(text) // 2], *args, **kwargs)
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    with monkeypatch.context() as patched, pytest.raises(OSError, match="No space left"):
+        patched.setattr(Path, "write_text", disk_full)
+        later.save(path)
+    assert Replay.load(path).seed == 4
+    assert [p.name for p in tmp_path.iterdir()] == ["g.json"]
+
+
 def test_a_replay_of_another_file_format_is_refused_naming_the_library_version_that_reads_it(toy):
     replay, _, _ = record_random_game("toy_v0", seed=1)
     data = json.loads(replay.to_json())

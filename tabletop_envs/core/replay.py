@@ -21,6 +21,7 @@ from pathlib import Path
 from .aec import AEC_KWARGS, resolve_action
 from .engine import State
 from .errors import IllegalActionError, ReplayError, action_index, is_int
+from .files import write_text_whole
 
 #: version of the replay file format itself (not of the envs)
 REPLAY_FORMAT = 1
@@ -133,7 +134,7 @@ class Replay:
         if not self.final_digest:
             raise ReplayError("replay not finished: call finish(env) before saving so it can be verified")
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(self.to_json(), encoding="utf-8")
+        write_text_whole(path, self.to_json())
         return path
 
     @classmethod
