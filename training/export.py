@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from tabletop_envs.core.errors import ConfigError, ModelMismatchError, run_cli
+from tabletop_envs.core.files import write_text_whole
 from tabletop_envs.core.onnx_policy import SIDECAR_FORMAT, MLPPolicy, file_sha256
 from tabletop_envs.core.registry import make_game
 
@@ -256,7 +257,7 @@ def update_sidecar(path: str | Path, **sections) -> dict:
     meta = json.loads(side.read_text(encoding="utf-8"))
     for key, value in sections.items():
         meta[key] = {**meta.get(key, {}), **value} if isinstance(value, dict) else value
-    side.write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
+    write_text_whole(side, json.dumps(meta, indent=2) + "\n")
     return meta
 
 

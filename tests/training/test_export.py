@@ -782,3 +782,26 @@ def test_export_cli_refuses_to_replace_a_model_of_another_game(toy_run, tmp_path
     with pytest.raises(ConfigError, match="holds a model for earth_v0.*this toy_v0 model would replace it"):
         main(["--model", str(toy_run / "final_model.zip"), "--out", str(out / "ppo")])
     assert {p.name: p.read_text(encoding="utf-8") for p in out.iterdir()} == files
+
+
+def test_an_evaluation_that_fills_the_disk_while_updating_the_sidecar_leaves_the_model_loadable(exported,
+                                                                                                 monkeypatch):
+    # update_sidecar rewrote the sidecar in place: a full disk left half a JSON file, and the exported model
+    # (its digests, its env) no longer loaded until it was exported again
+    import errno
+    from pathlib import Path
+
+    from tabletop_envs import load_policy
+    from training.export import update_sidecar
+
+    real_write_text = Path.write_text
+
+    def disk_full(self, text, *args, **kwargs):
+        real_write_text(self, text[:len(text) // 2], *args, **kwargs)
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    with monkeypatch.context() as patched, pytest.raises(OSError, match="No space left"):
+        patched.setattr(Path, "write_text", disk_full)
+        update_sidecar(exported, evaluation={"vs_heuristic": {"win": {"rate": 0.25}}})
+    assert load_policy(str(exported)).metadata["evaluation"] == {"vs_random": {"win": {"rate": 0.5}}}
+    assert sorted(p.name for p in exported.parent.iterdir()) == ["ppo.json", "ppo.npz", "ppo.onnx"]
