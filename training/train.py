@@ -512,7 +512,10 @@ def select_checkpoint(cfg: TrainConfig, run_dir: Path, final_model) -> tuple:
 
     ev = cfg.eval
     last = int(final_model.num_timesteps)
-    saved = sorted((checkpoint_steps(p.parent), p) for p in (run_dir / "checkpoints").glob("step_*/model.zip"))
+    # whole checkpoints only, as --resume takes them (latest_checkpoint): a model.zip without its state.json
+    # may be torn, its writing cut off
+    saved = sorted((checkpoint_steps(p.parent), p.with_name("model.zip"))
+                   for p in (run_dir / "checkpoints").glob("step_*/state.json"))
     candidates: dict[int, Path | None] = {}
     for mark in range(ev.select_every, last, ev.select_every):
         reached = next((item for item in saved if item[0] >= mark), None)

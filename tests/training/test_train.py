@@ -1108,3 +1108,20 @@ def test_a_disk_that_fills_while_the_summary_is_written_leaves_a_run_that_resume
     assert not list((tmp_path / "run").glob("summary.json*"))
     summary = train(load_config(data=data), resume=True)
     assert json.loads((tmp_path / "run" / "summary.json").read_text(encoding="utf-8"))["steps"] == summary["steps"]
+
+
+def test_the_selection_passes_over_a_checkpoint_whose_writing_was_cut_off(toy, tmp_path):
+    # a run killed while writing its final checkpoint (at the step it was interrupted at, which the resumed run
+    # does not save again) left a torn model.zip without state.json: --resume passed over it, the selection
+    # loaded it and the run ended on "No data found in the saved file" after all its training
+    data = quiet_tiny(tmp_path, ppo={"total_timesteps": 256}, output={"checkpoint_every": 256})
+    train(load_config(data=data))
+    checkpoints = tmp_path / "run" / "checkpoints"
+    cut_off = checkpoints / "step_000000300"
+    cut_off.mkdir()
+    whole = (checkpoints / "step_000000256" / "model.zip").read_bytes()
+    (cut_off / "model.zip").write_bytes(whole[:len(whole) // 2])
+    data = quiet_tiny(tmp_path, ppo={"total_timesteps": 512}, output={"checkpoint_every": 256},
+                      eval={"select_games": 4, "select_every": 150, "select_anchor": "random"})
+    summary = train(load_config(data=data), resume=True)
+    assert [c["steps"] for c in summary["selection"]["candidates"]] == [256, 512]
