@@ -301,6 +301,17 @@ def check_model_file(model: Path) -> None:
                 if model.suffix in (".onnx", ".npz", ".json") else "")
         raise ConfigError(f"--model {model} is {what}{hint}; pass the SB3 MaskablePPO .zip that training.train "
                           "saved, e.g. runs/<run>/final_model.zip")
+    # a model.zip cut short (a full disk, a run killed while saving) still holds the zip of a torch tensor file
+    # it stored whole, which is_zipfile finds; SB3 then failed on "No data found in the saved file"
+    try:
+        with zipfile.ZipFile(model) as archive:
+            whole = "data" in archive.namelist()
+    except (zipfile.BadZipFile, OSError):
+        whole = False
+    if not whole:
+        raise ConfigError(f"--model {model} is not a whole SB3 model (no 'data' in the zip): its writing was cut "
+                          "off (a full disk, a run killed while saving); pass a checkpoint of the run, "
+                          "runs/<run>/checkpoints/step_<N>/model.zip, or --resume the run to save it again")
 
 
 def main(argv: list[str] | None = None) -> None:

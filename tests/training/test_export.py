@@ -805,3 +805,20 @@ def test_an_evaluation_that_fills_the_disk_while_updating_the_sidecar_leaves_the
         update_sidecar(exported, evaluation={"vs_heuristic": {"win": {"rate": 0.25}}})
     assert load_policy(str(exported)).metadata["evaluation"] == {"vs_random": {"win": {"rate": 0.5}}}
     assert sorted(p.name for p in exported.parent.iterdir()) == ["ppo.json", "ppo.npz", "ppo.onnx"]
+
+
+def test_a_model_zip_whose_writing_was_cut_off_is_refused_naming_a_checkpoint(toy_run, tmp_path):
+    # the torch file stored inside made a torn final_model.zip pass as a zip, and SB3 failed on
+    # "No data found in the saved file" (an AssertionError's traceback)
+    import zipfile
+
+    from tabletop_envs import ConfigError
+    from training.export import main as export_main
+
+    model = toy_run / "final_model.zip"
+    whole = model.read_bytes()
+    model.write_bytes(whole[:len(whole) // 2])
+    assert zipfile.is_zipfile(model)
+    with pytest.raises(ConfigError, match=r"not a whole SB3 model .*cut off .*checkpoints/step_<N>/model.zip"):
+        export_main(["--model", str(model), "--out", str(tmp_path / "out" / "ppo")])
+    assert not (tmp_path / "out").exists()
