@@ -656,19 +656,25 @@ def run_folder_held(run_dir: Path):
     path = run_dir / RUN_LOCK
     # "a": opening must not empty the pid of a holder this run is about to be refused by
     with open(path, "a+", encoding="utf-8") as fh:
-        if not _lock_file(fh):
+        locked = _lock_file(fh)
+        if locked is False:
             fh.seek(0)
             holder = fh.read(32).strip()
             raise ConfigError(f"another run (pid {holder or '?'}) is writing to {run_dir}; wait for it to end, or "
                               "pick another output.dir")
-        fh.seek(0)
-        fh.truncate()
-        fh.write(f"{os.getpid()}\n")
-        fh.flush()
+        if locked is None:  # a file system without locks must not stop every run there
+            print(f"note: {run_dir} is on a file system without file locks: nothing stops a second run from "
+                  "writing into it at the same time", flush=True)
+        else:
+            fh.seek(0)
+            fh.truncate()
+            fh.write(f"{os.getpid()}\n")
+            fh.flush()
         try:
             yield
         finally:
-            _unlock_file(fh)
+            if locked:
+                _unlock_file(fh)
 
 
 #: Windows locks byte ranges, and a locked byte cannot be read by another process: this one, past the pid, is
@@ -676,8 +682,9 @@ def run_folder_held(run_dir: Path):
 _WINDOWS_LOCK_OFFSET = 1 << 20
 
 
-def _lock_file(fh) -> bool:
-    """Lock ``fh`` for this process without waiting; False if another holds it."""
+def _lock_file(fh) -> bool | None:
+    """Lock ``fh`` for this process without waiting: True, False if another process holds it, None where the
+    file system has no locks (ENOLCK, EOPNOTSUPP: some network and FUSE file systems)."""
     try:
         import fcntl
     except ImportError:
@@ -693,6 +700,8 @@ def _lock_file(fh) -> bool:
         fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
         return False
+    except OSError:
+        return None
     return True
 
 

@@ -1125,3 +1125,19 @@ def test_the_selection_passes_over_a_checkpoint_whose_writing_was_cut_off(toy, t
                       eval={"select_games": 4, "select_every": 150, "select_anchor": "random"})
     summary = train(load_config(data=data), resume=True)
     assert [c["steps"] for c in summary["selection"]["candidates"]] == [256, 512]
+
+
+def test_a_run_folder_on_a_file_system_without_locks_is_written_with_a_note(tmp_path, monkeypatch, capsys):
+    # some network and FUSE file systems refuse flock (ENOLCK): the lock must not stop every run there
+    import errno
+
+    fcntl = pytest.importorskip("fcntl")
+    from training.config import run_folder_held
+
+    def no_locks(fd, operation):
+        raise OSError(errno.ENOLCK, "No locks available")
+
+    monkeypatch.setattr(fcntl, "flock", no_locks)
+    with run_folder_held(tmp_path):
+        pass
+    assert "file system without file locks" in capsys.readouterr().out
