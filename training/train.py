@@ -465,15 +465,23 @@ class SelfPlayCallback(BaseCallback):
         # on_step leaves the callback one vector step behind, and the folder would misname what it holds
         folder = self.run_dir / "checkpoints" / f"step_{int(self.model.num_timesteps):09d}"
         folder.mkdir(parents=True, exist_ok=True)
-        # state.json marks a complete checkpoint for --resume, so it goes first (the final checkpoint
-        # rewrites the folder of the last scheduled one) and comes back last, whole
-        (folder / "state.json").unlink(missing_ok=True)
+        # Each file is written beside its place first: the final checkpoint rewrites the folder of the last
+        # scheduled one, and a full disk part-way through that lost a whole checkpoint. state.json marks a
+        # complete checkpoint for --resume, so it goes before the files are moved in and comes back last.
+        files = ("model.zip", "pool.pkl", "state.json")
+        parts = {name: folder / f"{name}.part" for name in files}
         with interrupts_deferred():
-            self.model.save(folder / "model.zip")
-            with open(folder / "pool.pkl", "wb") as fh:
-                pickle.dump(self.pool.state_dict(), fh)
-            (folder / "state.json.tmp").write_text(json.dumps(self.state()), encoding="utf-8")
-            (folder / "state.json.tmp").replace(folder / "state.json")
+            try:
+                self.model.save(parts["model.zip"])
+                with open(parts["pool.pkl"], "wb") as fh:
+                    pickle.dump(self.pool.state_dict(), fh)
+                parts["state.json"].write_text(json.dumps(self.state()), encoding="utf-8")
+                (folder / "state.json").unlink(missing_ok=True)
+                for name in files:
+                    parts[name].replace(folder / name)
+            finally:
+                for part in parts.values():
+                    part.unlink(missing_ok=True)
         self.overhead_seconds += time.perf_counter() - t0
         return folder
 

@@ -795,8 +795,8 @@ def test_snapshots_play_as_selfplay_snapshot_sampling_says(toy, tmp_path, sampli
 
 
 def test_a_checkpoint_cut_off_while_its_folder_is_rewritten_is_not_taken_for_a_whole_one(toy, tmp_path, monkeypatch):
-    # the final checkpoint rewrites the folder of the scheduled one at the same step; until its new
-    # state.json is written, the folder must not look complete to --resume
+    # the final checkpoint rewrites the folder of the scheduled one at the same step; cut off, it must leave
+    # no new model beside the old state.json: the scheduled checkpoint stays as it was, whole
     import training.train as tt
 
     real_state, calls = tt.SelfPlayCallback.state, []
@@ -810,8 +810,12 @@ def test_a_checkpoint_cut_off_while_its_folder_is_rewritten_is_not_taken_for_a_w
     monkeypatch.setattr(tt.SelfPlayCallback, "state", cut_off_the_second_time)
     with pytest.raises(RuntimeError, match="killed"):
         train(load_config(data=quiet_tiny(tmp_path, ppo={"total_timesteps": 512})))
-    assert (tmp_path / "run" / "checkpoints" / "step_000000512" / "model.zip").exists()
-    assert tt.latest_checkpoint(tmp_path / "run") is None
+    folder = tmp_path / "run" / "checkpoints" / "step_000000512"
+    assert tt.latest_checkpoint(tmp_path / "run") == folder
+    assert sorted(p.name for p in folder.iterdir()) == ["model.zip", "pool.pkl", "state.json"]  # no .part left
+    from sb3_contrib import MaskablePPO
+
+    assert MaskablePPO.load(folder / "model.zip").num_timesteps == 512
 
 
 def test_steps_per_second_leaves_out_the_time_spent_writing_checkpoints(toy, tmp_path, monkeypatch):
@@ -1141,3 +1145,34 @@ def test_a_run_folder_on_a_file_system_without_locks_is_written_with_a_note(tmp_
     with run_folder_held(tmp_path):
         pass
     assert "file system without file locks" in capsys.readouterr().out
+
+
+def test_a_disk_that_fills_while_the_final_checkpoint_rewrites_the_last_one_keeps_that_one_whole(toy, tmp_path,
+                                                                                                  monkeypatch):
+    # the final checkpoint rewrites the folder of the last scheduled one (same step): it removed state.json and
+    # overwrote model.zip in place, so a full disk there lost the run's newest whole checkpoint
+    import errno
+
+    from sb3_contrib import MaskablePPO
+
+    from training.train import latest_checkpoint
+
+    real_save, saved_in = MaskablePPO.save, set()
+
+    def disk_full_on_the_rewrite(self, path, *args, **kwargs):
+        folder = Path(path).parent
+        if folder.name.startswith("step_") and folder in saved_in:
+            Path(path).write_bytes(b"PK\x03\x04 cut off")
+            raise OSError(errno.ENOSPC, "No space left on device")
+        saved_in.add(folder)
+        return real_save(self, path, *args, **kwargs)
+
+    data = quiet_tiny(tmp_path, ppo={"total_timesteps": 256}, output={"checkpoint_every": 256})
+    with monkeypatch.context() as patched, pytest.raises(OSError, match="No space left"):
+        patched.setattr(MaskablePPO, "save", disk_full_on_the_rewrite)
+        train(load_config(data=data))
+    run = tmp_path / "run"
+    assert latest_checkpoint(run) == run / "checkpoints" / "step_000000256"
+    assert MaskablePPO.load(run / "checkpoints" / "step_000000256" / "model.zip").num_timesteps == 256
+    assert sorted(p.name for p in (run / "checkpoints" / "step_000000256").iterdir()) == ["model.zip", "pool.pkl",
+                                                                                        "state.json"]
