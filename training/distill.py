@@ -43,6 +43,7 @@ import numpy as np
 
 from tabletop_envs.core.arena import deal_seed
 from tabletop_envs.core.errors import ConfigError, TabletopError
+from tabletop_envs.core.files import write_text_whole
 from tabletop_envs.core.policy import policy_rng
 
 from .pretrain import holdout_split
@@ -319,10 +320,13 @@ def distill(model, cfg, run_dir=None, log=print) -> dict:
         report = _round(model, cfg, round_number, log)
         if folder is not None:
             folder.mkdir(parents=True, exist_ok=True)
+            # the report names a finished round, so it goes first and comes back last: a report of other
+            # settings kept beside the model saved over its own, by a run stopped in between, paired the two
+            # for a later run under those settings
+            (folder / f"round{round_number}.json").unlink(missing_ok=True)
             model.save(folder / f"round{round_number}.zip")
-            # the report last: a report names a finished round, so one stopped while saving is searched again
-            (folder / f"round{round_number}.json").write_text(
-                json.dumps({**report, "settings": settings, "base": base}, indent=2) + "\n", encoding="utf-8")
+            write_text_whole(folder / f"round{round_number}.json",
+                             json.dumps({**report, "settings": settings, "base": base}, indent=2) + "\n")
         reports.append(report)
     last = dict(reports[-1])
     if len(reports) > 1:

@@ -637,10 +637,10 @@ def _train(cfg: TrainConfig, resume: bool, command: str | None, held: contextlib
         with open(checkpoint / "pool.pkl", "rb") as fh:
             pool.load_state_dict(pickle.load(fh))
         state = json.loads((checkpoint / "state.json").read_text(encoding="utf-8"))
-        print(f"resuming from {checkpoint} at {model.num_timesteps} steps")
+        print(f"resuming from {checkpoint} at {model.num_timesteps} steps", flush=True)
     else:
         if resume:
-            print(f"no checkpoint under {run_dir}/checkpoints; starting afresh")
+            print(f"no checkpoint under {run_dir}/checkpoints; starting afresh", flush=True)
         model = build_model(cfg, venv, run_dir)
         set_aside_earlier_run(run_dir, cfg.output.name)
     run_dir.mkdir(parents=True, exist_ok=True)

@@ -451,6 +451,29 @@ def test_a_kept_round_of_other_settings_or_another_policy_is_searched_again(toy,
     assert searched == [1, 2]
 
 
+def test_a_round_stopped_between_its_model_and_its_report_leaves_no_report_of_other_settings_beside_it(
+        toy, tmp_path, monkeypatch):
+    from sb3_contrib import MaskablePPO
+
+    train(load_config(None, tiny_overrides(tmp_path / "run")))  # round 1 with 4 worlds, kept
+    real_save = MaskablePPO.save
+
+    def stopped_after_the_round_model(self, path, *args, **kwargs):
+        real_save(self, path, *args, **kwargs)
+        if Path(path).name.startswith("round"):
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(MaskablePPO, "save", stopped_after_the_round_model)
+    with pytest.raises(KeyboardInterrupt):
+        train(load_config(None, tiny_overrides(tmp_path / "run", "distill.rounds=2", "distill.worlds=8")),
+              resume=True)
+    monkeypatch.setattr(MaskablePPO, "save", real_save)
+    # back to 4 worlds: round1.zip is the 8-world model now, so round 1 must be searched again
+    searched = counting_rounds(monkeypatch)
+    train(load_config(None, tiny_overrides(tmp_path / "run", "distill.rounds=2")), resume=True)
+    assert searched == [1, 2]
+
+
 def test_a_fresh_run_sets_the_earlier_runs_rounds_aside(toy, tmp_path):
     out = tmp_path / "run"
     train(load_config(None, tiny_overrides(out)))
