@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import time
@@ -66,3 +67,30 @@ def signal_the_group_parent_last(pid: int, sig: signal.Signals, head_start: floa
     time.sleep(head_start)
     os.kill(pid, sig)
     return workers
+
+
+HOLD_RUN_FOLDER = """
+import sys, time
+from pathlib import Path
+from training.config import run_folder_held
+with run_folder_held(Path(sys.argv[1])):
+    print("held", flush=True)
+    time.sleep(120)
+"""
+
+
+@contextlib.contextmanager
+def run_folder_held_elsewhere(folder: Path):
+    """Another process holds ``folder`` as a run writing there does (``training.config.run_folder_held``)
+    while the block runs; yields that process."""
+    import subprocess
+    import sys
+
+    other = subprocess.Popen([sys.executable, "-c", HOLD_RUN_FOLDER, str(folder)], stdout=subprocess.PIPE, text=True,
+                             cwd=Path(__file__).resolve().parents[1])
+    try:
+        assert other.stdout.readline() == "held\n"
+        yield other
+    finally:
+        other.kill()
+        other.wait()

@@ -23,6 +23,7 @@ the end. Outputs in ``output.dir``: RLlib checkpoints (``checkpoint_<iter>/``), 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shlex
@@ -34,6 +35,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from tabletop_envs.core.errors import ConfigError, TabletopError, run_cli
+from tabletop_envs.core.files import write_text_whole
 from training.config import (
     check_dir_template,
     check_file_stem,
@@ -41,6 +43,7 @@ from training.config import (
     config_key,
     load_typed_config,
     resume_seed,
+    run_folder_held,
     set_aside_earlier_run,
     user_path,
 )
@@ -476,6 +479,12 @@ def train(cfg: RLlibTrainConfig, address: str | None = None, log=print, resume: 
     ``resume``: an RLlib checkpoint of this recipe; training continues from its iteration up to
     ``iterations`` in total.
     """
+    with contextlib.ExitStack() as held:
+        return _train(cfg, address, log, resume, command, held)
+
+
+def _train(cfg: RLlibTrainConfig, address: str | None, log, resume: str | Path | None, command: str | None,
+           held: contextlib.ExitStack) -> dict:
     require_ray()
     import ray
 
@@ -493,12 +502,13 @@ def train(cfg: RLlibTrainConfig, address: str | None = None, log=print, resume: 
     # would deal the first part's games again.
     seed = cfg.seed if resume is None else resume_seed(cfg.seed, done)
     run_dir = cfg.run_dir().resolve()
-    run_dir.mkdir(parents=True, exist_ok=True)
+    held.enter_context(run_folder_held(run_dir))  # as training.train's: the same command launched twice
     if resume is None:  # a fresh run appended to an earlier run's progress.jsonl beside its checkpoints
         set_aside_earlier_run(run_dir, cfg.output.name, files=("run.json", "progress.jsonl"),
                               globs=("checkpoint_*",))
-    (run_dir / "run.json").write_text(json.dumps({"env": cfg.env, "game_config": _game_kwargs(cfg),
-                                                  "config": asdict(cfg)}, indent=2) + "\n", encoding="utf-8")
+    # whole or not at all: a resume reads it back to check the game (check_checkpoint_game)
+    write_text_whole(run_dir / "run.json", json.dumps({"env": cfg.env, "game_config": _game_kwargs(cfg),
+                                                       "config": asdict(cfg)}, indent=2) + "\n")
     started_here = not ray.is_initialized()
     if started_here:
         start_ray(cfg, address)

@@ -647,6 +647,22 @@ def test_a_fresh_run_sets_an_earlier_runs_checkpoints_and_progress_aside(tmp_pat
     assert sorted(p.name for p in run.iterdir()) == [target.name, "notes.txt"]
 
 
+def test_a_run_launched_into_a_folder_another_run_is_writing_to_is_refused_before_ray_starts(tmp_path):
+    # as training.train's: the same command launched twice set the running one's files aside
+    from processes import run_folder_held_elsewhere
+
+    from training.rllib_train import load_rllib_config, train
+
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "progress.jsonl").write_text('{"iteration": 4}\n', encoding="utf-8")
+    cfg = load_rllib_config(data={"env": "terralore_v0", "output": {"dir": str(run)}})
+    with run_folder_held_elsewhere(run) as first:
+        with pytest.raises(ConfigError, match=rf"another run \(pid {first.pid}\) is writing to .*run; wait for it"):
+            train(cfg, log=lambda *_: None)
+    assert sorted(p.name for p in run.iterdir()) == ["progress.jsonl", "run.lock"] and not ray.is_initialized()
+
+
 def test_a_resumed_run_samples_from_a_seed_of_its_own_not_the_first_parts(terralore_run, tmp_path):
     # the env runners deal from the seed they are built with: the recipe's would deal the first
     # iterations' games again

@@ -9,7 +9,14 @@ import time
 from pathlib import Path
 
 import pytest
-from processes import children, descendants, needs_proc, outlived, signal_the_group_parent_last
+from processes import (
+    children,
+    descendants,
+    needs_proc,
+    outlived,
+    run_folder_held_elsewhere,
+    signal_the_group_parent_last,
+)
 
 from tabletop_envs import ConfigError, load_policy
 
@@ -1036,32 +1043,16 @@ def test_a_run_begun_before_an_option_existed_resumes_under_the_rules_it_trained
     assert train(load_config(data=data), resume=True)["steps"] >= 512
 
 
-HOLD_RUN_FOLDER = """
-import sys, time
-from pathlib import Path
-from training.config import run_folder_held
-with run_folder_held(Path(sys.argv[1])):
-    print("held", flush=True)
-    time.sleep(120)
-"""
-
-
 def test_a_run_launched_into_a_folder_another_run_is_writing_to_is_refused_and_sets_nothing_aside(
         toy, tmp_path, capsys):
     # the same command launched twice: the second moved the first's files to before-<time>/ while the first
     # went on writing checkpoints into the folder
-    import subprocess
-    import sys
-
     from tabletop_envs.core.errors import run_cli
 
     run = tmp_path / "run"
     run.mkdir()
     (run / "run.json").write_text("{}", encoding="utf-8")
-    first = subprocess.Popen([sys.executable, "-c", HOLD_RUN_FOLDER, str(run)], stdout=subprocess.PIPE, text=True,
-                             cwd=Path(__file__).resolve().parents[2])
-    try:
-        assert first.stdout.readline() == "held\n"
+    with run_folder_held_elsewhere(run) as first:
         with pytest.raises(ConfigError, match=rf"another run \(pid {first.pid}\) is writing to .*run; wait for it"):
             train(load_config(data=quiet_tiny(tmp_path)))
         argv = [f"--set={k}" for k in ("env=toy_v0", "eval.opponents=[random]", f"output.dir={run}")]
@@ -1069,25 +1060,19 @@ def test_a_run_launched_into_a_folder_another_run_is_writing_to_is_refused_and_s
         err = capsys.readouterr().err
         assert err.startswith("error: another run (pid ") and err.count("\n") == 1
         assert sorted(p.name for p in run.iterdir()) == ["run.json", "run.lock"]
-    finally:
-        first.kill()
-        first.wait()
 
 
 def test_a_run_folder_whose_run_was_killed_is_free_again(tmp_path):
     # the kernel's lock goes with the process: no stale lock to remove after SIGKILL or the OOM killer
-    import subprocess
-    import sys
+    import os
 
     from training.config import run_folder_held
 
-    first = subprocess.Popen([sys.executable, "-c", HOLD_RUN_FOLDER, str(tmp_path)], stdout=subprocess.PIPE,
-                             text=True, cwd=Path(__file__).resolve().parents[2])
-    assert first.stdout.readline() == "held\n"
-    first.kill()
-    first.wait()
+    with run_folder_held_elsewhere(tmp_path) as first:
+        first.kill()
+        first.wait()
     with run_folder_held(tmp_path):
-        assert (tmp_path / "run.lock").read_text(encoding="utf-8").strip() == str(__import__("os").getpid())
+        assert (tmp_path / "run.lock").read_text(encoding="utf-8").strip() == str(os.getpid())
 
 
 def test_a_disk_that_fills_while_the_summary_is_written_leaves_a_run_that_resumes_into_its_end(toy, tmp_path,
