@@ -42,7 +42,7 @@ from pathlib import Path
 import numpy as np
 
 from tabletop_envs.core.arena import deal_seed
-from tabletop_envs.core.errors import ConfigError, TabletopError
+from tabletop_envs.core.errors import STOP_SIGNALS, ConfigError, TabletopError
 from tabletop_envs.core.files import write_text_whole
 from tabletop_envs.core.policy import policy_rng
 
@@ -188,7 +188,7 @@ def map_in_processes(fn, jobs: list, workers: int) -> list:
 
 @contextlib.contextmanager
 def interrupts_left_to_the_parent():
-    """Processes spawned in the block ignore SIGINT and SIGTERM from their first instruction (an ignored
+    """Processes spawned in the block ignore SIGINT, SIGTERM and SIGHUP from their first instruction (an ignored
     signal stays ignored across exec, and Python leaves it so). A terminal's Ctrl-C reaches the whole
     process group: each worker, some still importing, printed a KeyboardInterrupt traceback over the
     trainer's own message; a batch scheduler's SIGTERM (or `timeout`'s) reaches it too, and killed the
@@ -198,7 +198,7 @@ def interrupts_left_to_the_parent():
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = {sig: signal.signal(sig, signal.SIG_IGN) for sig in (signal.SIGINT, signal.SIGTERM)}
+    previous = {sig: signal.signal(sig, signal.SIG_IGN) for sig in STOP_SIGNALS}
     try:
         yield
     finally:

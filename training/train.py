@@ -38,7 +38,7 @@ from pathlib import Path
 import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 
-from tabletop_envs.core.errors import ConfigError, TabletopError, run_cli
+from tabletop_envs.core.errors import STOP_SIGNALS, ConfigError, TabletopError, run_cli
 from tabletop_envs.core.files import write_text_whole
 from tabletop_envs.core.single_agent import SingleAgentEnv
 
@@ -79,14 +79,14 @@ class EnvFactory:
 
 
 class WorkerEnvFactory(EnvFactory):
-    """``EnvFactory`` as SubprocVecEnv's workers call it: the worker leaves Ctrl-C and SIGTERM to the
+    """``EnvFactory`` as SubprocVecEnv's workers call it: the worker leaves Ctrl-C, SIGTERM and SIGHUP to the
     trainer, which ends it (``close_vec_env``). A terminal's Ctrl-C, and a batch scheduler's SIGTERM,
     reach the whole process group: the workers died with it, and the trainer, stopping as the signal
     asks (checkpoint, evaluation, export), ended instead on a BrokenPipeError from closing them. A
     worker whose trainer dies regardless ends at its pipe's EOF."""
 
     def __call__(self):
-        for sig in (signal.SIGINT, signal.SIGTERM):
+        for sig in STOP_SIGNALS:
             signal.signal(sig, lambda signum, frame: None)  # not SIG_IGN: a process it starts keeps the default
         return super().__call__()
 
@@ -770,29 +770,32 @@ def main(argv: list[str] | None = None) -> dict:
 
 @contextlib.contextmanager
 def sigterm_as_interrupt():
-    """SIGTERM (a batch scheduler's time limit or pre-emption, ``kill``) stops the run as Ctrl-C does:
-    checkpoint, evaluation and export, or, in the distillation, its workers ended and the finished
-    rounds kept. By default SIGTERM ended the trainer on the spot, without a checkpoint since the last
-    one, and left the distillation's workers searching to the end of their chunks. Only from the main
-    thread (where Python runs signal handlers) and only over the default handler: a caller's own
-    handler is left alone."""
-    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGTERM) != signal.SIG_DFL:
-        yield
-        return
+    """SIGTERM (a batch scheduler's time limit or pre-emption, ``kill``) and SIGHUP (the terminal closed:
+    an ssh session that dropped) stop the run as Ctrl-C does: checkpoint, evaluation and export, or, in
+    the distillation, its workers ended and the finished rounds kept. By default either ended the
+    trainer on the spot, without a checkpoint since the last one, and left the distillation's workers
+    searching to the end of their chunks. Only from the main thread (where Python runs signal handlers)
+    and only over the default handler: a caller's own handler, and nohup's ignored SIGHUP, are left
+    alone."""
+    taken = [sig for sig in STOP_SIGNALS if sig != signal.SIGINT and signal.getsignal(sig) == signal.SIG_DFL]
+    if threading.current_thread() is not threading.main_thread():
+        taken = []
 
     def interrupt(signum, frame):
         raise KeyboardInterrupt
 
-    signal.signal(signal.SIGTERM, interrupt)
+    for sig in taken:
+        signal.signal(sig, interrupt)
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        for sig in taken:
+            signal.signal(sig, signal.SIG_DFL)
 
 
 @contextlib.contextmanager
 def interrupts_deferred():
-    """Ctrl-C or SIGTERM while a model file is written lands once it is whole: raised inside torch's zip
+    """Ctrl-C, SIGTERM or SIGHUP while a model file is written lands once it is whole: raised inside torch's zip
     writer, the interrupt left a torn file and a RuntimeError in its place, which no ``except
     KeyboardInterrupt`` catches (a SIGTERM in the middle of a checkpoint ended the run with a traceback).
     The signal is raised again after the block, to whatever handler was there."""
@@ -800,7 +803,7 @@ def interrupts_deferred():
         yield
         return
     pending: list[int] = []
-    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    previous = {sig: signal.getsignal(sig) for sig in STOP_SIGNALS}
     for sig, handler in previous.items():
         if handler not in (signal.SIG_IGN, None):  # an ignored signal stays ignored
             signal.signal(sig, lambda signum, frame: pending.append(signum))

@@ -7,6 +7,7 @@ import errno
 import json
 import operator
 import os
+import signal
 import sys
 
 import numpy as np
@@ -197,6 +198,17 @@ def to_devnull(stream) -> None:
         os.close(null)
 
 
+#: the signals a command takes as a request to stop: Ctrl-C, the SIGTERM of a batch scheduler or ``kill``,
+#: and the SIGHUP of a terminal that closed (an ssh session that dropped); Windows has only the first two
+STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
+
+
+def reader_gone(exc: OSError) -> bool:
+    """Whether ``exc`` says the reader of an output went away: a closed pipe (``| head``), or a terminal
+    that hung up, whose writes fail with EIO."""
+    return isinstance(exc, BrokenPipeError) or exc.errno == errno.EIO
+
+
 class _ReaderMayGo:
     """``stream``, whose writes go to the null device once its reader has gone instead of raising."""
 
@@ -206,14 +218,18 @@ class _ReaderMayGo:
     def write(self, text):
         try:
             return self._stream.write(text)
-        except BrokenPipeError:
+        except OSError as exc:
+            if not reader_gone(exc):
+                raise
             to_devnull(self._stream)
             return len(text)
 
     def flush(self):
         try:
             self._stream.flush()
-        except BrokenPipeError:
+        except OSError as exc:
+            if not reader_gone(exc):
+                raise
             to_devnull(self._stream)
             self._stream.flush()
 

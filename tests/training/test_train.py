@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import signal
 import time
 from pathlib import Path
@@ -925,15 +926,41 @@ def start_a_long_run(run: Path, vec_kind: str, **popen):
             "vec.kind": vec_kind, "selfplay.heuristic_weight": 0.0, "eval.every": 10_000_000,
             "eval.final_games": 8, "eval.opponents": "[random]", "output.checkpoint_every": 256,
             "output.progress_bar": "false", "output.learning_curve": "false", "output.dir": str(run)}
+    popen = {"stdout": subprocess.PIPE, "stderr": subprocess.STDOUT, **popen}
     proc = subprocess.Popen([sys.executable, "-m", "training.train", *(f"--set={k}={v}" for k, v in sets.items())],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            cwd=Path(__file__).resolve().parents[2], **popen)
+                            text=True, cwd=Path(__file__).resolve().parents[2], **popen)
     deadline = time.monotonic() + 120
     while not list((run / "checkpoints").glob("step_*/state.json")) and time.monotonic() < deadline:
         time.sleep(0.1)
     if proc.poll() is not None:
-        pytest.fail(proc.stdout.read())
+        pytest.fail(proc.stdout.read() if proc.stdout else f"the run ended with status {proc.returncode}")
     return proc
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGHUP") or not hasattr(os, "openpty"), reason="POSIX terminals")
+def test_a_terminal_that_closes_stops_a_run_as_ctrl_c_does_and_its_lines_go_nowhere(tmp_path):
+    # an ssh session that dropped: SIGHUP ended the run on the spot, losing the steps since its last
+    # checkpoint, and each line printed to the terminal gone would fail with EIO
+    terminal, its_end = os.openpty()
+    run = tmp_path / "run"
+    try:
+        proc = start_a_long_run(run, "batched", stdout=its_end, stderr=its_end)
+    finally:
+        os.close(its_end)
+    try:
+        os.close(terminal)  # hung up: the run's next write to it fails with EIO
+        terminal = None
+        proc.send_signal(signal.SIGHUP)
+        assert proc.wait(timeout=120) == 0
+    finally:
+        if terminal is not None:
+            os.close(terminal)
+        proc.kill()
+        proc.wait()
+    summary = json.loads((run / "summary.json").read_text(encoding="utf-8"))
+    assert summary["interrupted"] and f"step_{summary['steps']:09d}" in {
+        p.parent.name for p in (run / "checkpoints").glob("step_*/state.json")}
+    assert json.loads((run / "ppo.json").read_text(encoding="utf-8"))["training"]["stopped_early"] is True
 
 
 @pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="POSIX signals")
@@ -942,7 +969,8 @@ def start_a_long_run(run: Path, vec_kind: str, **popen):
     # a terminal's Ctrl-C and a batch scheduler's SIGTERM reach every process of the group: the
     # SubprocVecEnv workers died with the trainer, which then ended on a BrokenPipeError closing them
     ("subproc", True, "SIGINT"),
-    ("subproc", True, "SIGTERM")])
+    ("subproc", True, "SIGTERM"),
+    ("subproc", True, "SIGHUP")])  # a terminal that closed
 def test_sigterm_stops_a_run_as_ctrl_c_does_with_a_checkpoint_an_evaluation_and_an_export(
         tmp_path, vec_kind, to_group, sig):
     import os
