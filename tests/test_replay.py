@@ -137,20 +137,13 @@ def test_an_unfinished_replay_is_not_saved_since_it_could_not_be_verified(toy, t
 def test_a_replay_saved_over_an_earlier_one_on_a_full_disk_keeps_the_earlier_one(toy, tmp_path, monkeypatch):
     # written in place, the earlier replay was emptied first: a failed save under its name (playing the same seed
     # again offers the same default name) lost both games
-    import errno
-    from pathlib import Path
+    from full_disk import text_writes_fill_the_disk
 
     earlier, _, _ = record_random_game("toy_v0", seed=4)
     path = earlier.save(tmp_path / "g.json")
     later, _, _ = record_random_game("toy_v0", seed=5)
-    real_write_text = Path.write_text
-
-    def disk_full(self, text, *args, **kwargs):
-        real_write_text(self, text[:len(text) // 2], *args, **kwargs)
-        raise OSError(errno.ENOSPC, "No space left on device")
-
     with monkeypatch.context() as patched, pytest.raises(OSError, match="No space left"):
-        patched.setattr(Path, "write_text", disk_full)
+        text_writes_fill_the_disk(patched)
         later.save(path)
     assert Replay.load(path).seed == 4
     assert [p.name for p in tmp_path.iterdir()] == ["g.json"]

@@ -788,20 +788,13 @@ def test_an_evaluation_that_fills_the_disk_while_updating_the_sidecar_leaves_the
                                                                                                  monkeypatch):
     # update_sidecar rewrote the sidecar in place: a full disk left half a JSON file, and the exported model
     # (its digests, its env) no longer loaded until it was exported again
-    import errno
-    from pathlib import Path
+    from full_disk import text_writes_fill_the_disk
 
     from tabletop_envs import load_policy
     from training.export import update_sidecar
 
-    real_write_text = Path.write_text
-
-    def disk_full(self, text, *args, **kwargs):
-        real_write_text(self, text[:len(text) // 2], *args, **kwargs)
-        raise OSError(errno.ENOSPC, "No space left on device")
-
     with monkeypatch.context() as patched, pytest.raises(OSError, match="No space left"):
-        patched.setattr(Path, "write_text", disk_full)
+        text_writes_fill_the_disk(patched)
         update_sidecar(exported, evaluation={"vs_heuristic": {"win": {"rate": 0.25}}})
     assert load_policy(str(exported)).metadata["evaluation"] == {"vs_random": {"win": {"rate": 0.5}}}
     assert sorted(p.name for p in exported.parent.iterdir()) == ["ppo.json", "ppo.npz", "ppo.onnx"]

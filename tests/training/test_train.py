@@ -1107,19 +1107,11 @@ def test_a_disk_that_fills_while_the_summary_is_written_leaves_a_run_that_resume
                                                                                                monkeypatch):
     # the torn summary.json made the run look finished to --resume ("nothing left to train"), and
     # training.export failed on "Expecting ',' delimiter", naming no file
-    import errno
-
-    real_write_text = Path.write_text
-
-    def disk_full_at_the_summary(self, text, *args, **kwargs):
-        if self.name.startswith("summary.json"):
-            real_write_text(self, text[:len(text) // 2], *args, **kwargs)
-            raise OSError(errno.ENOSPC, "No space left on device")
-        return real_write_text(self, text, *args, **kwargs)
+    from full_disk import text_writes_fill_the_disk
 
     data = quiet_tiny(tmp_path, ppo={"total_timesteps": 256}, output={"checkpoint_every": 256})
     with monkeypatch.context() as patched:
-        patched.setattr(Path, "write_text", disk_full_at_the_summary)
+        text_writes_fill_the_disk(patched, where=lambda path: path.name.startswith("summary.json"))
         with pytest.raises(OSError, match="No space left"):
             train(load_config(data=data))
     assert not list((tmp_path / "run").glob("summary.json*"))
