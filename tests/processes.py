@@ -94,3 +94,25 @@ def run_folder_held_elsewhere(folder: Path):
     finally:
         other.kill()
         other.wait()
+
+
+def stop_signals_at_their_defaults() -> None:
+    """``Popen``'s ``preexec_fn``: the command starts with Ctrl-C, SIGTERM and SIGHUP at their defaults, as
+    from a terminal. A shell's background job (``cmd &``) starts with SIGINT ignored and ``nohup`` with
+    SIGHUP ignored, and a command inherits both: under a CI started that way the tests that stop a command
+    with them found it deaf and waited out their time limits."""
+    from tabletop_envs.core.errors import STOP_SIGNALS
+
+    for sig in STOP_SIGNALS:
+        signal.signal(sig, signal.SIG_DFL)
+
+
+@contextlib.contextmanager
+def ctrl_c_delivered():
+    """SIGINT raises KeyboardInterrupt in this process while the block runs, even where it was started
+    with SIGINT ignored (a shell's background job)."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)

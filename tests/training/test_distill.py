@@ -11,7 +11,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from processes import descendants, needs_proc, outlived, signal_the_group_parent_last
+from processes import (
+    ctrl_c_delivered,
+    descendants,
+    needs_proc,
+    outlived,
+    signal_the_group_parent_last,
+    stop_signals_at_their_defaults,
+)
 
 from tabletop_envs import ConfigError
 from tabletop_envs.core.policy import RandomPolicy
@@ -506,7 +513,8 @@ def test_sigterm_during_the_distillation_ends_its_workers_and_keeps_the_run_resu
             "distill.games": 100_000, "distill.worlds": 8, "distill.workers": 2, "output.dir": str(run)}
     proc = subprocess.Popen([sys.executable, "-m", "training.train", *(f"--set={k}={v}" for k, v in sets.items())],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            cwd=Path(__file__).resolve().parents[2], start_new_session=to_group)
+                            cwd=Path(__file__).resolve().parents[2], start_new_session=to_group,
+                            preexec_fn=stop_signals_at_their_defaults)
     try:
         lines = []
         while not any("[distill] searching" in line for line in lines):
@@ -563,11 +571,12 @@ def test_an_interrupt_ends_the_distillation_workers_without_waiting_out_their_ch
     seen = []
     timer = threading.Timer(3.0, lambda: (seen.extend(workers()), os.kill(os.getpid(), signal.SIGINT)))
     t0 = time.monotonic()
-    timer.start()
-    try:
-        with pytest.raises(KeyboardInterrupt):
-            map_in_processes(time.sleep, [120, 120], workers=2)  # chunks of minutes
-    finally:
-        timer.cancel()
+    with ctrl_c_delivered():
+        timer.start()
+        try:
+            with pytest.raises(KeyboardInterrupt):
+                map_in_processes(time.sleep, [120, 120], workers=2)  # chunks of minutes
+        finally:
+            timer.cancel()
     assert time.monotonic() - t0 < 60 and len(seen) >= 2
     assert not outlived(seen)

@@ -17,6 +17,7 @@ from processes import (
     outlived,
     run_folder_held_elsewhere,
     signal_the_group_parent_last,
+    stop_signals_at_their_defaults,
 )
 
 from tabletop_envs import ConfigError, load_policy
@@ -926,7 +927,8 @@ def start_a_long_run(run: Path, vec_kind: str, **popen):
             "vec.kind": vec_kind, "selfplay.heuristic_weight": 0.0, "eval.every": 10_000_000,
             "eval.final_games": 8, "eval.opponents": "[random]", "output.checkpoint_every": 256,
             "output.progress_bar": "false", "output.learning_curve": "false", "output.dir": str(run)}
-    popen = {"stdout": subprocess.PIPE, "stderr": subprocess.STDOUT, **popen}
+    popen = {"stdout": subprocess.PIPE, "stderr": subprocess.STDOUT, "preexec_fn": stop_signals_at_their_defaults,
+             **popen}
     proc = subprocess.Popen([sys.executable, "-m", "training.train", *(f"--set={k}={v}" for k, v in sets.items())],
                             text=True, cwd=Path(__file__).resolve().parents[2], **popen)
     deadline = time.monotonic() + 120
