@@ -1,4 +1,5 @@
-"""What the signal tests ask of the processes a command started: its descendants, and which outlived it."""
+"""What the signal and lock tests ask of the processes a command started: its descendants, which outlived
+it, the stop signals it starts with, and a run folder another process holds."""
 
 from __future__ import annotations
 
