@@ -823,4 +823,9 @@ def cli() -> None:
 
 
 if __name__ == "__main__":
+    # run as training.train, not __main__: a vec.kind=subproc worker pickles what it sends back by its class's
+    # module, and under sb3-contrib 2.4 (the floor) the first thing it sent, an env's action_masks, named
+    # __main__.SelfPlayEnv, which the trainer's __main__ held as another object: every such run ended at its start
+    from training.train import cli
+
     cli()
