@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from tabletop_envs.core.errors import ConfigError, ModelMismatchError, run_cli
-from tabletop_envs.core.files import write_text_whole
+from tabletop_envs.core.files import write_text_whole, written_beside
 from tabletop_envs.core.onnx_policy import SIDECAR_FORMAT, MLPPolicy, file_sha256
 from tabletop_envs.core.registry import make_game
 
@@ -188,23 +188,17 @@ def export_policy(weights, activation: str, out_stem: str | Path, env_name: str,
     onnx_path = model_file(out_stem, ".onnx")
     # each file is written beside its place and moved there once all three are whole, so a failure
     # leaves the earlier export as it was, not a new graph beside old weights and an old sidecar
-    finals = {suffix: model_file(out_stem, suffix) for suffix in (".onnx", ".npz", ".json")}
-    parts = {suffix: final.with_name(final.name + ".part") for suffix, final in finals.items()}
-    try:
-        onnx.save(onnx_graph(weights, activation), str(parts[".onnx"]))
+    with written_beside(*(model_file(out_stem, suffix) for suffix in (".onnx", ".npz", ".json"))) as parts:
+        onnx_part, npz_part, json_part = parts
+        onnx.save(onnx_graph(weights, activation), str(onnx_part))
         arrays = {}
         for i, (w, b) in enumerate(weights):
             arrays[f"W{i}"], arrays[f"b{i}"] = np.asarray(w, np.float32), np.asarray(b, np.float32)
-        with open(parts[".npz"], "wb") as fh:  # a file object: savez would add .npz to a name
+        with open(npz_part, "wb") as fh:  # a file object: savez would add .npz to a name
             np.savez(fh, **arrays)
         meta = _sidecar(weights, activation, out_stem, env_name, game, training, evaluation, name, deterministic,
-                        {"onnx": file_sha256(parts[".onnx"]), "weights": file_sha256(parts[".npz"])})
-        parts[".json"].write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
-        for suffix in (".onnx", ".npz", ".json"):
-            parts[suffix].replace(finals[suffix])
-    finally:
-        for part in parts.values():
-            part.unlink(missing_ok=True)
+                        {"onnx": file_sha256(onnx_part), "weights": file_sha256(npz_part)})
+        json_part.write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
     return onnx_path
 
 

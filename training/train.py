@@ -39,7 +39,7 @@ import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 
 from tabletop_envs.core.errors import STOP_SIGNALS, ConfigError, TabletopError, run_cli
-from tabletop_envs.core.files import write_text_whole
+from tabletop_envs.core.files import write_text_whole, written_beside
 from tabletop_envs.core.single_agent import SingleAgentEnv
 
 from .config import (
@@ -468,20 +468,12 @@ class SelfPlayCallback(BaseCallback):
         # Each file is written beside its place first: the final checkpoint rewrites the folder of the last
         # scheduled one, and a full disk part-way through that lost a whole checkpoint. state.json marks a
         # complete checkpoint for --resume, so it goes before the files are moved in and comes back last.
-        files = ("model.zip", "pool.pkl", "state.json")
-        parts = {name: folder / f"{name}.part" for name in files}
-        with interrupts_deferred():
-            try:
-                self.model.save(parts["model.zip"])
-                with open(parts["pool.pkl"], "wb") as fh:
-                    pickle.dump(self.pool.state_dict(), fh)
-                parts["state.json"].write_text(json.dumps(self.state()), encoding="utf-8")
-                (folder / "state.json").unlink(missing_ok=True)
-                for name in files:
-                    parts[name].replace(folder / name)
-            finally:
-                for part in parts.values():
-                    part.unlink(missing_ok=True)
+        files = (folder / "model.zip", folder / "pool.pkl", folder / "state.json")
+        with interrupts_deferred(), written_beside(*files, marker_last=True) as (model_part, pool_part, state_part):
+            self.model.save(model_part)
+            with open(pool_part, "wb") as fh:
+                pickle.dump(self.pool.state_dict(), fh)
+            state_part.write_text(json.dumps(self.state()), encoding="utf-8")
         self.overhead_seconds += time.perf_counter() - t0
         return folder
 

@@ -2,17 +2,33 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from pathlib import Path
 
 
-def write_text_whole(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` (UTF-8) beside it first, then move it into place: a full disk or an
-    interrupt part-way leaves whatever was at ``path`` as it was. Written in place, a saved replay or a
-    model's sidecar was emptied first, so a failed save of a replay under the name of an earlier one lost
-    both, and a failed sidecar update left a model that no longer loads."""
-    part = path.with_name(path.name + ".part")
+@contextlib.contextmanager
+def written_beside(*paths: Path, marker_last: bool = False) -> Iterator[list[Path]]:
+    """Yields a ``<name>.part`` path beside each of ``paths`` for the block to write; once it ends without
+    an error, each is moved into place in order, so a full disk or an interrupt part-way leaves the
+    earlier files as they were. With ``marker_last``, the last path (a file that marks the others whole,
+    as a checkpoint's state.json) is removed before any is moved and comes back last. The parts are
+    removed whatever happens."""
+    parts = [path.with_name(path.name + ".part") for path in paths]
     try:
-        part.write_text(text, encoding="utf-8")
-        part.replace(path)
+        yield parts
+        if marker_last:
+            paths[-1].unlink(missing_ok=True)
+        for part, path in zip(parts, paths):
+            part.replace(path)
     finally:
-        part.unlink(missing_ok=True)
+        for part in parts:
+            part.unlink(missing_ok=True)
+
+
+def write_text_whole(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` (UTF-8) beside it first, then move it into place: written in place, a
+    saved replay or a model's sidecar was emptied first, so a failed save of a replay under the name of an
+    earlier one lost both, and a failed sidecar update left a model that no longer loads."""
+    with written_beside(path) as (part,):
+        part.write_text(text, encoding="utf-8")
