@@ -73,6 +73,12 @@ class SelfPlayConfig:
                                       "and episode (the share of episodes at two players)", min=0, max=1)
     heuristic_weight: float = config_key(0.2, "chance that an opponent seat holds the game's heuristic bot, drawn per "
                                          "seat and episode", min=0, max=1)
+    opponents: dict[str, float] = config_key({}, "fixed opponents the learner trains against too, each with its "
+                                             "chance of holding an opponent seat, drawn per seat and episode as "
+                                             "random_weight is: {<anchor>: <share>}, each anchor named as in "
+                                             "eval.opponents (a policy id such as terralore_v0/ppo, a name under "
+                                             "the env, or a model path); the snapshots get what random_weight, "
+                                             "heuristic_weight and these shares leave", min=0, max=1)
     snapshot_every: int = config_key(20_000, "steps between attempts to freeze the learner into the pool", min=1)
     window: int = config_key(5, "snapshots kept: the last K frozen ones", min=1)
     play_latest_ratio: float = config_key(0.5, "of the snapshot draws, the share that takes the newest snapshot; the "
@@ -164,7 +170,7 @@ class OutputConfig:
 
 # What a phase may change mid-run: values read afresh at every update or every episode.
 PHASE_KEYS = {"ppo.learning_rate", "ppo.ent_coef", "selfplay.random_weight", "selfplay.heuristic_weight",
-              "selfplay.play_latest_ratio", "selfplay.gate_win_rate"}
+              "selfplay.opponents", "selfplay.play_latest_ratio", "selfplay.gate_win_rate"}
 
 
 @dataclass
@@ -250,14 +256,23 @@ class TrainConfig:
                           f"ppo.n_steps={n_steps}")
 
     def _check_shares(self) -> None:
-        """The anchors' shares of episodes, as written and after each phase, sum to at most 1."""
+        """The anchors' and fixed opponents' shares of opponent seats, as written and after each phase, sum to
+        at most 1, and the fixed opponents are named so that each has its own win rate."""
+        from .pool import check_opponents
+
         shares = {"selfplay.random_weight": self.selfplay.random_weight,
-                  "selfplay.heuristic_weight": self.selfplay.heuristic_weight}
+                  "selfplay.heuristic_weight": self.selfplay.heuristic_weight,
+                  "selfplay.opponents": self.selfplay.opponents}
         for where, changes in [("", {}), *((f"phases[{i}]: ", p["set"]) for i, p in enumerate(self.phases))]:
             shares.update({k: v for k, v in changes.items() if k in shares})
-            if sum(shares.values()) > 1 + 1e-9:
-                raise ConfigError(f"{where}selfplay.random_weight + selfplay.heuristic_weight = "
-                                  f"{sum(shares.values()):g} > 1; they are shares of episodes")
+            if "selfplay.opponents" in changes or not where:
+                check_opponents(self.env, shares["selfplay.opponents"], f"{where}selfplay.opponents")
+            total = shares["selfplay.random_weight"] + shares["selfplay.heuristic_weight"] + sum(
+                shares["selfplay.opponents"].values())
+            if total > 1 + 1e-9:
+                fixed = " + the selfplay.opponents shares" if shares["selfplay.opponents"] else ""
+                raise ConfigError(f"{where}selfplay.random_weight + selfplay.heuristic_weight{fixed} = "
+                                  f"{total:g} > 1; they are shares of opponent seats")
 
     def run_dir(self) -> Path:
         return user_path(self.output.dir.format(env=self.env, seed=self.seed, name=self.output.name))
@@ -527,7 +542,10 @@ def _check_type(value, hint, name: str, source: str, meta) -> Any:
     if origin is dict:
         if not isinstance(value, dict) or not all(isinstance(k, str) for k in value):
             raise bad
-        return dict(value)
+        item = typing.get_args(hint)[1]
+        if item is Any:
+            return dict(value)
+        return {k: _check_type(v, item, f"{name}[{k}]", source, meta) for k, v in value.items()}
     if hint is bool:
         if not isinstance(value, bool):
             raise bad
@@ -571,7 +589,8 @@ def _describe(hint) -> str:
         noun, _, rest = inner.partition(" ")
         return f"a list of {noun}s{' ' + rest if rest else ''}"
     if origin is dict:
-        return "a mapping with string keys"
+        item = typing.get_args(hint)[1]
+        return "a mapping with string keys" + ("" if item is Any else f" and {_describe(item).split(' ', 1)[-1]} values")
     return {int: "an integer", float: "a number", bool: "true or false", str: "a string"}.get(hint, str(hint))
 
 

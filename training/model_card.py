@@ -107,7 +107,9 @@ def card(models_dir: Path = MODELS) -> str:
                   f"| vs heuristic | {_rate(ev, 'vs_heuristic')} |",
                   f"| evaluation | {ev.get('protocol', '')} |",
                   f"| self-play | anchors random {cfg.get('selfplay', {}).get('random_weight')}, heuristic "
-                  f"{cfg.get('selfplay', {}).get('heuristic_weight')}; snapshots every "
+                  f"{cfg.get('selfplay', {}).get('heuristic_weight')}"
+                  + "".join(f", {spec} {share}" for spec, share in cfg.get('selfplay', {}).get('opponents', {}).items())
+                  + "; snapshots every "
                   f"{cfg.get('selfplay', {}).get('snapshot_every')} steps, window "
                   f"{cfg.get('selfplay', {}).get('window')}, gate {cfg.get('selfplay', {}).get('gate_win_rate')} |",
                   f"| code | {json.dumps(meta.get('code_version', {}))} |", ""]

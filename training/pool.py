@@ -2,7 +2,8 @@
 
 Each episode the single-agent env calls ``pool(rng)`` once per opponent seat:
 
-- with probability ``random_weight`` the random policy, with ``heuristic_weight`` the heuristic bot;
+- with probability ``random_weight`` the random policy, with ``heuristic_weight`` the heuristic bot,
+  and with each share of ``opponents`` that fixed opponent (a shipped bot, another run's export);
 - otherwise a snapshot: the newest with probability ``play_latest_ratio``, else one drawn uniformly
   from the last ``window`` snapshots. With no snapshot yet, the anchors share the whole mass.
 
@@ -21,18 +22,45 @@ from collections import deque
 
 import numpy as np
 
-from tabletop_envs.core.errors import ConfigError
+from tabletop_envs.core.errors import ConfigError, TabletopError
 from tabletop_envs.core.onnx_policy import MLPPolicy
 from tabletop_envs.core.policy import RandomPolicy, load_policy
 
 RANDOM, HEURISTIC, SNAPSHOT = "random", "heuristic", "snapshot"
 
 
+def opponent_tag(spec: str) -> str:
+    """The name a fixed opponent's training win rate is kept and logged under (``selfplay/win_rate_vs_<tag>``):
+    its evaluation anchor's name as one TensorBoard tag (``terralore_v0/ppo`` -> ``terralore_v0_ppo``, a model
+    path -> its file stem), so the two curves of one opponent carry one name."""
+    from .evaluate import anchor_key, tensorboard_tag
+
+    return tensorboard_tag(anchor_key(spec))[len("vs_"):]
+
+
+def check_opponents(env_name: str, opponents: dict[str, float], where: str = "selfplay.opponents") -> None:
+    """The fixed opponents' names: none stands for an anchor that has its own weight, and no two share a tag
+    (the second one's win rates would be logged as the first one's)."""
+    from .evaluate import anchor_keys
+
+    anchor_keys(list(opponents), where)
+    for spec in opponents:
+        tag = opponent_tag(spec)
+        if spec in (RANDOM, HEURISTIC, f"{env_name}/{RANDOM}", f"{env_name}/{HEURISTIC}"):
+            raise ConfigError(f"{where} names {spec!r}, which has its own share: set "
+                              f"selfplay.{spec.rsplit('/', 1)[-1]}_weight instead")
+        if tag in (RANDOM, HEURISTIC, SNAPSHOT):
+            raise ConfigError(f"{where}: {spec!r} would be logged as selfplay/win_rate_vs_{tag}, the pool's own "
+                              f"{tag} anchor's name; give the model file another stem (export it again with --out "
+                              f"<dir>/<new name>, or copy its .onnx, .npz and .json under a new name)")
+
+
 class OpponentPool:
     """Callable ``rng -> Policy``; every returned policy carries ``pool_tag`` (random/heuristic/snapshot)."""
 
     def __init__(self, env_name: str, random_weight: float = 0.1, heuristic_weight: float = 0.2,
-                 window: int = 5, play_latest_ratio: float = 0.5, game_config: dict | None = None):
+                 window: int = 5, play_latest_ratio: float = 0.5, game_config: dict | None = None,
+                 opponents: dict[str, float] | None = None):
         self.env_name = env_name
         self.game_config = game_config  # the rules the heuristic plays under (Earth: its catalogue)
         self.window = window
@@ -40,12 +68,18 @@ class OpponentPool:
         self.snapshots: deque[MLPPolicy] = deque(maxlen=window)
         self.random = _tagged(RandomPolicy(), RANDOM, "random")
         self.heuristic = None
-        self.set_weights(random_weight, heuristic_weight)
+        #: the fixed opponents loaded so far, by tag; a phase that drops one keeps it loaded and never draws it
+        self.fixed: dict[str, object] = {}
+        self.opponents: dict[str, float] = {}
+        self.set_weights(random_weight, heuristic_weight, opponents or {})
 
-    def set_weights(self, random_weight: float, heuristic_weight: float) -> None:
-        """Change the anchors' shares (a recipe phase); the heuristic is loaded when it first gets a share."""
-        if random_weight + heuristic_weight > 1 + 1e-9:
-            raise ValueError("random_weight + heuristic_weight must be <= 1")
+    def set_weights(self, random_weight: float, heuristic_weight: float,
+                    opponents: dict[str, float] | None = None) -> None:
+        """Change the anchors' shares (a recipe phase); the heuristic and each fixed opponent are loaded when
+        they first get a share. ``opponents`` None keeps the fixed opponents' shares as they are."""
+        opponents = self.opponents if opponents is None else dict(opponents)
+        if random_weight + heuristic_weight + sum(opponents.values()) > 1 + 1e-9:
+            raise ValueError("random_weight + heuristic_weight + the opponents' shares must be <= 1")
         if heuristic_weight > 0 and self.heuristic is None:
             try:
                 bot = load_policy(f"{self.env_name}/heuristic", game_config=self.game_config)
@@ -53,18 +87,42 @@ class OpponentPool:
                 raise ConfigError(f"selfplay.heuristic_weight is {heuristic_weight} but {self.env_name}/heuristic "
                                   f"cannot be loaded ({exc}); set selfplay.heuristic_weight: 0") from exc
             self.heuristic = _tagged(bot, HEURISTIC, "heuristic")
+        self.load_opponents(opponents)
         self.random_weight, self.heuristic_weight = random_weight, heuristic_weight
+        self.opponents = {spec: share for spec, share in opponents.items() if share > 0}
+
+    def load_opponents(self, specs) -> None:
+        """Load the fixed opponents ``specs`` not loaded yet: all a run's phases name, before it starts, so a
+        name that does not load ends the run at its start, not hours in."""
+        from .evaluate import resolve
+
+        specs = [spec for spec in specs if opponent_tag(spec) not in self.fixed]
+        if specs:
+            check_opponents(self.env_name, {**{spec: 0 for spec in self.fixed_specs()}, **dict.fromkeys(specs, 0)})
+        for spec in specs:
+            try:
+                _, bot = resolve(spec, self.env_name, self.game_config)
+            except (TabletopError, OSError, ValueError) as exc:
+                raise ConfigError(f"selfplay.opponents: {spec!r} cannot play {self.env_name} ({exc}); fix the "
+                                  f"name or path, or drop it from selfplay.opponents") from exc
+            bot = _tagged(bot, opponent_tag(spec), opponent_tag(spec))
+            bot.pool_spec = spec
+            self.fixed[opponent_tag(spec)] = bot
+
+    def fixed_specs(self) -> list[str]:
+        return [bot.pool_spec for bot in self.fixed.values()]
 
     # ------------------------------------------------------------------ sampling
     def probabilities(self) -> dict[str, float]:
-        """Share of opponent draws per kind, given the snapshots present now."""
-        r, h = self.random_weight, self.heuristic_weight
+        """Share of opponent draws per kind (a fixed opponent: per tag), given the snapshots present now."""
+        shares = {RANDOM: self.random_weight, HEURISTIC: self.heuristic_weight,
+                  **{opponent_tag(spec): share for spec, share in self.opponents.items()}}
         if not self.snapshots:
-            total = r + h
+            total = sum(shares.values())
             if total == 0:
                 return {RANDOM: 1.0, HEURISTIC: 0.0, SNAPSHOT: 0.0}
-            return {RANDOM: r / total, HEURISTIC: h / total, SNAPSHOT: 0.0}
-        return {RANDOM: r, HEURISTIC: h, SNAPSHOT: 1.0 - r - h}
+            return {**{tag: share / total for tag, share in shares.items()}, SNAPSHOT: 0.0}
+        return {**shares, SNAPSHOT: max(0.0, 1.0 - sum(shares.values()))}
 
     def __call__(self, rng: np.random.Generator):
         p = self.probabilities()
@@ -73,6 +131,14 @@ class OpponentPool:
             return self.random
         if u < p[RANDOM] + p[HEURISTIC]:
             return self.heuristic
+        u -= p[RANDOM] + p[HEURISTIC]
+        for tag, share in p.items():
+            if tag not in (RANDOM, HEURISTIC, SNAPSHOT):
+                if u < share:
+                    return self.fixed[tag]
+                u -= share
+        if not self.snapshots:  # the shares' rounding left a sliver for snapshots there are none of
+            return self.random
         if len(self.snapshots) == 1 or rng.random() < self.play_latest_ratio:
             return self.snapshots[-1]
         return self.snapshots[int(rng.integers(len(self.snapshots)))]
@@ -87,8 +153,8 @@ class OpponentPool:
 
     @property
     def size(self) -> int:
-        """Opponents one can draw: the anchors with a positive weight plus the snapshots."""
-        return int(self.random_weight > 0) + int(self.heuristic_weight > 0) + len(self.snapshots)
+        """Opponents one can draw: the anchors and fixed opponents with a positive share plus the snapshots."""
+        return int(self.random_weight > 0) + int(self.heuristic_weight > 0) + len(self.opponents) + len(self.snapshots)
 
     # ------------------------------------------------------------------ checkpoints
     def state_dict(self) -> dict:

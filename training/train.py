@@ -400,7 +400,8 @@ class SelfPlayCallback(BaseCallback):
             model.learning_rate = live["ppo.learning_rate"]
             model._setup_lr_schedule()  # SB3 reads the rate through its schedule at every update
             model.ent_coef = live["ppo.ent_coef"]
-            self.pool.set_weights(live["selfplay.random_weight"], live["selfplay.heuristic_weight"])
+            self.pool.set_weights(live["selfplay.random_weight"], live["selfplay.heuristic_weight"],
+                                  live["selfplay.opponents"])
             self.pool.play_latest_ratio = live["selfplay.play_latest_ratio"]
             self.gate.threshold = live["selfplay.gate_win_rate"]
             self.phases_applied.append({"at": phase["at"], "step": int(self.num_timesteps), "set": phase["set"]})
@@ -592,6 +593,11 @@ def _train(cfg: TrainConfig, resume: bool, command: str | None, held: contextlib
         resolve(anchor, cfg.env, game_config)
     if cfg.pretrain.teacher:
         resolve(cfg.pretrain.teacher, cfg.env, game_config)
+    # the fixed opponents of every phase load now: one that cannot play ends the run here, not hours in
+    sp = cfg.selfplay
+    pool = OpponentPool(cfg.env, sp.random_weight, sp.heuristic_weight, sp.window, sp.play_latest_ratio,
+                        game_config=game_config, opponents=sp.opponents)
+    pool.load_opponents([spec for phase in cfg.phases for spec in phase["set"].get("selfplay.opponents", {})])
     if cfg.distill.games:
         for opponent in cfg.distill.opponents:
             resolve(opponent, cfg.env, game_config)
@@ -618,9 +624,6 @@ def _train(cfg: TrainConfig, resume: bool, command: str | None, held: contextlib
     run_info = {"env": cfg.env, "game_config": game_config, "env_kwargs": cfg.env_kwargs, "config": cfg.to_dict(),
                 "training": {"seed": cfg.seed, "command": command}}
 
-    sp = cfg.selfplay
-    pool = OpponentPool(cfg.env, sp.random_weight, sp.heuristic_weight, sp.window, sp.play_latest_ratio,
-                        game_config=game_config)
     venv = make_vec_env(cfg, pool)
     start = time.perf_counter()
     state = None

@@ -74,6 +74,28 @@ def test_anchor_shares_above_one_are_refused():
     assert load_config(data={"selfplay": {"random_weight": 0.5, "heuristic_weight": 0.5}}).selfplay.heuristic_weight == 0.5
 
 
+def test_fixed_opponents_are_a_mapping_of_anchors_to_shares_counted_with_the_anchor_shares():
+    cfg = load_config(data={}, overrides=["selfplay.opponents={terralore_v0/ppo: 0.3, runs/a/ppo.onnx: 0.2}"])
+    assert cfg.selfplay.opponents == {"terralore_v0/ppo": 0.3, "runs/a/ppo.onnx": 0.2}
+    assert load_config(data={}).selfplay.opponents == {}
+    with pytest.raises(ConfigError, match=r"'selfplay.opponents\[terralore_v0/ppo\]' must be a number, got 'lots'"):
+        load_config(data={"selfplay": {"opponents": {"terralore_v0/ppo": "lots"}}})
+    with pytest.raises(ConfigError, match=r"'selfplay.opponents\[terralore_v0/ppo\]' must be <= 1, got 1.5"):
+        load_config(data={"selfplay": {"opponents": {"terralore_v0/ppo": 1.5}}})
+    with pytest.raises(ConfigError, match="must be a mapping with string keys and number values, got"):
+        load_config(data={"selfplay": {"opponents": ["terralore_v0/ppo"]}})
+    with pytest.raises(ConfigError, match=r"random_weight \+ selfplay.heuristic_weight \+ the selfplay.opponents "
+                                          r"shares = 1.1 > 1; they are shares of opponent seats"):
+        load_config(data={"selfplay": {"random_weight": 0.5, "heuristic_weight": 0.2,
+                                       "opponents": {"terralore_v0/ppo": 0.4}}})
+    with pytest.raises(ConfigError, match=r"phases\[0\]: selfplay.random_weight .* = 1.2 > 1"):
+        load_config(data={"ppo": {"total_timesteps": 1000}, "selfplay": {"random_weight": 0.7},
+                          "phases": [{"at": 500, "set": {"selfplay.opponents": {"terralore_v0/ppo": 0.3}}}]})
+    with pytest.raises(ConfigError, match=r"phases\[0\]: selfplay.opponents names 'random'"):
+        load_config(data={"ppo": {"total_timesteps": 1000},
+                          "phases": [{"at": 500, "set": {"selfplay.opponents": {"random": 0.3}}}]})
+
+
 def test_batch_larger_than_rollout_is_refused():
     with pytest.raises(ConfigError, match="exceeds the rollout size"):
         load_config(data={"ppo": {"n_steps": 16, "batch_size": 64}, "vec": {"n_envs": 2}})
@@ -307,7 +329,8 @@ def test_the_pool_and_the_schema_default_to_the_same_self_play_settings():
 
 @pytest.mark.parametrize("key, value", [("ppo.learning_rate", 1e-4), ("ppo.ent_coef", 0.0),
                                         ("selfplay.random_weight", 0.0), ("selfplay.heuristic_weight", 0.1),
-                                        ("selfplay.play_latest_ratio", 0.9), ("selfplay.gate_win_rate", 0.6)])
+                                        ("selfplay.play_latest_ratio", 0.9), ("selfplay.gate_win_rate", 0.6),
+                                        ("selfplay.opponents", {"terralore_v0/ppo": 0.3})])
 def test_every_phase_key_can_change_in_a_phase(key, value):
     cfg = load_config(data={"ppo": {"total_timesteps": 1000}, "phases": [{"at": 500, "set": {key: value}}]})
     assert cfg.phases == [{"at": 500, "set": {key: value}}]

@@ -270,3 +270,69 @@ def test_a_reset_gate_waits_for_new_games_against_the_new_snapshot():
     assert gate.open()
     gate.reset()
     assert not gate.open() and np.isnan(gate.win_rate())
+
+
+def test_a_fixed_opponent_holds_its_share_of_the_seats_under_its_anchor_name():
+    pool = OpponentPool("terralore_v0", random_weight=0.2, heuristic_weight=0.0, opponents={"terralore_v0/ppo": 0.5})
+    # before any snapshot the anchors and fixed opponents share the whole mass, in proportion
+    assert pool.probabilities() == pytest.approx({RANDOM: 0.2 / 0.7, HEURISTIC: 0.0, "terralore_v0_ppo": 0.5 / 0.7,
+                                                  SNAPSHOT: 0.0})
+    pool.add_snapshot(_weights(n_obs=pool.fixed["terralore_v0_ppo"].observation_size,
+                               n_act=pool.fixed["terralore_v0_ppo"].num_actions), "tanh", steps=1)
+    tags = Counter(p.pool_tag for p in _draw(pool))
+    assert {tag: n / 4000 for tag, n in tags.items()} == pytest.approx(
+        {RANDOM: 0.2, "terralore_v0_ppo": 0.5, SNAPSHOT: 0.3}, abs=0.03)
+    assert pool.size == 3
+    shipped = pool.fixed["terralore_v0_ppo"]
+    assert shipped.metadata["env_id"] == "terralore_v0" and shipped.pool_spec == "terralore_v0/ppo"
+
+
+def test_the_pool_draws_exactly_as_before_when_no_fixed_opponent_is_named():
+    # a seeded run's opponents (and so its weights) stay those of runs trained before the key existed
+    pool = OpponentPool("terralore_v0", random_weight=0.2, heuristic_weight=0.3, opponents={})
+    pool.add_snapshot(_weights(), "tanh", steps=1)
+    pool.add_snapshot(_weights(seed=1), "tanh", steps=2)
+    rng, draws = np.random.default_rng(5), []
+    for _ in range(300):
+        u = rng.random()
+        draws.append(RANDOM if u < 0.2 else HEURISTIC if u < 0.5 else
+                     2 if rng.random() < pool.play_latest_ratio else 1 + int(rng.integers(2)))
+    got = [p.pool_tag if p.pool_tag != SNAPSHOT else p.steps for p in _draw(pool, 300, seed=5)]
+    assert got == draws
+
+
+def test_fixed_opponents_pickle_to_the_workers_with_their_tags_and_shares():
+    pool = OpponentPool("terralore_v0", random_weight=0.0, heuristic_weight=0.0, opponents={"terralore_v0/ppo": 1.0})
+    copy = pickle.loads(pickle.dumps(pool))
+    assert {p.pool_tag for p in _draw(copy, 50)} == {"terralore_v0_ppo"}
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("terralore_v0/nosuch", "'terralore_v0/nosuch' cannot play terralore_v0 .*no policy registered"),
+    ("earth_v0/ppo", "'earth_v0/ppo' cannot play terralore_v0 .*plays earth_v0"),
+    ("runs/nowhere/ppo.onnx", "'runs/nowhere/ppo.onnx' cannot play terralore_v0 .*no model at"),
+    ("random", "names 'random', which has its own share: set selfplay.random_weight instead"),
+    ("terralore_v0/heuristic", "has its own share: set selfplay.heuristic_weight instead"),
+    ("runs/a/snapshot.onnx", "would be logged as selfplay/win_rate_vs_snapshot, the pool's own snapshot"),
+])
+def test_a_fixed_opponent_that_cannot_play_or_would_hide_another_s_results_is_refused_naming_it(spec, message):
+    with pytest.raises(ConfigError, match=f"selfplay.opponents.*{message}"):
+        OpponentPool("terralore_v0", random_weight=0.0, heuristic_weight=0.0, opponents={spec: 0.5})
+
+
+def test_two_fixed_opponents_under_one_name_are_refused():
+    with pytest.raises(ConfigError, match="would both be reported as vs_ppo"):
+        OpponentPool("terralore_v0", 0.0, 0.0, opponents={"models/terralore/ppo.onnx": 0.2, "runs/x/ppo.onnx": 0.2})
+
+
+def test_set_weights_gives_a_phase_s_fixed_opponents_their_shares_and_keeps_them_when_not_named():
+    pool = OpponentPool("terralore_v0", random_weight=1.0, heuristic_weight=0.0)
+    assert pool.fixed == {} and pool.size == 1
+    pool.set_weights(0.5, 0.0, {"terralore_v0/ppo": 0.5})
+    assert pool.probabilities()["terralore_v0_ppo"] == pytest.approx(0.5) and pool.size == 2
+    pool.set_weights(0.4, 0.0)  # a phase that changes only random_weight keeps the opponents' shares
+    assert pool.opponents == {"terralore_v0/ppo": 0.5}
+    pool.set_weights(1.0, 0.0, {})  # dropped: loaded still, never drawn
+    assert {p.pool_tag for p in _draw(pool, 50)} == {RANDOM} and pool.size == 1
+    with pytest.raises(ValueError, match="the opponents' shares must be <= 1"):
+        pool.set_weights(0.6, 0.0, {"terralore_v0/ppo": 0.6})

@@ -335,6 +335,8 @@ def folder_bytes(run) -> dict:
 @pytest.mark.parametrize("change, resumes", [({"eval": {**TINY["eval"], "opponents": ["random", "nosuchbot"]}},
                                               (False, True)),
                                              ({"pretrain": {"teacher": "nosuchbot"}}, (False, True)),
+                                             ({"selfplay": {**TINY["selfplay"], "opponents": {"nosuchbot": 0.5}}},
+                                              (False, True)),
                                              ({"ppo": {**TINY["ppo"], "net_arch": [32]}}, (True,))])
 def test_a_refused_invocation_leaves_the_run_folder_as_it_was(toy, tmp_path, change, resumes):
     data, run = finished_tiny_run(tmp_path, 512)
@@ -1183,3 +1185,41 @@ def test_a_disk_that_fills_while_the_final_checkpoint_rewrites_the_last_one_keep
     assert MaskablePPO.load(run / "checkpoints" / "step_000000256" / "model.zip").num_timesteps == 256
     assert sorted(p.name for p in (run / "checkpoints" / "step_000000256").iterdir()) == ["model.zip", "pool.pkl",
                                                                                         "state.json"]
+
+
+def test_a_fixed_opponent_plays_its_share_from_its_phase_on_and_its_training_win_rate_is_logged(toy, tmp_path,
+                                                                                                 monkeypatch,
+                                                                                                 play_highest):
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    from tabletop_envs.core import policy
+
+    monkeypatch.setitem(policy._POLICIES, "toy_v0/highest", lambda: play_highest)
+    data = quiet_tiny(tmp_path, selfplay={"random_weight": 0.5}, output={"tensorboard": True},
+                      phases=[{"at": 512, "set": {"selfplay.opponents": {"highest": 0.5}}}])
+    train(load_config(data=data))
+    run = tmp_path / "run"
+    before = json.loads((run / "checkpoints" / "step_000000512" / "state.json").read_text(encoding="utf-8"))
+    after = json.loads((run / "checkpoints" / "step_000001024" / "state.json").read_text(encoding="utf-8"))
+    assert "highest" not in before["recent"]
+    # from step 512 on: random 0.5, the fixed opponent 0.5, no snapshot drawn; only the two envs' games already
+    # under way at the phase may end against one
+    new = {tag: len(after["recent"][tag]) - len(before["recent"].get(tag, [])) for tag in after["recent"]}
+    assert new["highest"] > 30 and new["random"] > 30 and new.get("snapshot", 0) <= 2, new
+    # the highest card wins the toy game's tricks: the young learner scores well under half against it
+    assert sum(after["recent"]["highest"]) / len(after["recent"]["highest"]) < 0.5
+    (events,) = (run / "tb").rglob("events.out.tfevents*")
+    assert "selfplay/win_rate_vs_highest" in EventAccumulator(str(events)).Reload().Tags()["scalars"]
+
+
+def test_subproc_workers_play_a_shipped_bot_named_as_a_fixed_opponent(tmp_path):
+    data = {"env": "terralore_v0", "seed": 1, "vec": {"kind": "subproc", "n_envs": 2},
+            "ppo": {"total_timesteps": 256, "n_steps": 64, "batch_size": 64, "n_epochs": 1, "net_arch": [16]},
+            "selfplay": {"heuristic_weight": 0.0, "random_weight": 0.0, "opponents": {"terralore_v0/ppo": 1.0}},
+            "eval": {"every": 10**9, "games": 2, "final_games": 0, "opponents": ["random"]},
+            "output": {"dir": str(tmp_path / "run"), "checkpoint_every": 10**9, "progress_bar": False,
+                       "export": False, "learning_curve": False, "tensorboard": False}}
+    summary = train(load_config(data=data))
+    state = json.loads((tmp_path / "run" / "checkpoints" / f"step_{summary['steps']:09d}" / "state.json").read_text(
+        encoding="utf-8"))
+    assert set(state["recent"]) == {"terralore_v0_ppo"} and state["recent"]["terralore_v0_ppo"]
