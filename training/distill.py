@@ -178,12 +178,19 @@ def map_in_processes(fn, jobs: list, workers: int) -> list:
         # the pool's processes, read before shutdown forgets them (concurrent.futures has no public kill
         # before Python 3.14's kill_workers)
         processes = list((getattr(executor, "_processes", None) or {}).values())
+        manager = getattr(executor, "_executor_manager_thread", None)
         executor.shutdown(wait=finished, cancel_futures=True)
         if not finished:
             for process in processes:
                 process.kill()
             for process in processes:
                 process.join()
+            # The pool's manager thread, finding its workers dead, closes its wake-up pipe; Python before
+            # 3.12 writes to that pipe at exit without a lock, and a process stopped by Ctrl-C ended on an
+            # "OSError: Bad file descriptor" traceback after its own message when the two met (CPython
+            # gh-125451). Waited for here, the thread has closed the pipe before exit comes.
+            if manager is not None:
+                manager.join(timeout=30)
 
 
 @contextlib.contextmanager
