@@ -420,3 +420,23 @@ def test_a_window_where_no_display_is_is_refused_instead_of_drawing_nowhere(monk
         monkeypatch.delenv(name, raising=False)
     with pytest.raises(TabletopError, match="no display to open a window on .*leave out --window"):
         PygameViewer("test")
+
+
+@pytest.mark.parametrize("env_name", ["terralore_v0", "travel_earth_v0", "earth_v0"])
+def test_pictures_draw_on_a_fips_mode_machine_where_md5_is_refused_for_security_use(env_name, monkeypatch):
+    import hashlib
+
+    from tabletop_envs.core import render
+
+    md5 = hashlib.md5
+
+    def fips_md5(data=b"", *, usedforsecurity=True):  # as OpenSSL in FIPS mode answers
+        if usedforsecurity:
+            raise ValueError("[digital envelope routines] unsupported")
+        return md5(data, usedforsecurity=False)
+
+    monkeypatch.setattr(hashlib, "md5", fips_md5)
+    env = ENVS[env_name].load_module().env(render_mode="rgb_array")
+    env.reset(seed=0)
+    assert env.render().ndim == 3
+    assert render.color_for("forest") == tuple(130 + b % 90 for b in md5(b"forest").digest()[:3])  # colours as before

@@ -75,7 +75,9 @@ def _text_width(text: str, size: int, bold: bool) -> int:
 
 def color_for(key: str, lightness: int = 200) -> tuple[int, int, int]:
     """A stable pastel colour for a name (an affinity, a biome …), the same on every run."""
-    digest = hashlib.md5(key.encode()).digest()
+    # not for security: a FIPS-mode OpenSSL (common on government and bank machines) refuses md5 otherwise,
+    # and every picture failed there
+    digest = hashlib.md5(key.encode(), usedforsecurity=False).digest()
     low = lightness - 70
     return tuple(low + digest[i] % 90 for i in range(3))  # type: ignore[return-value]
 
