@@ -376,17 +376,22 @@ def main(argv: list[str] | None = None) -> None:
     replaced = [model_file(stem, s).name for s in MODEL_SUFFIXES if model_file(stem, s).exists()]
     path = export_model(model, stem, env_name, game_config, training=training, deterministic=deterministic,
                         name=f"{env_name}/{stem.name}")
+    source = "--act" if args.act else ("the run's eval.deterministic" if "config" in run_info else "the default")
+    # said before the games: a Ctrl-C in them ended the command with the earlier files replaced and not a word
+    print(f"wrote {path} (+ .npz, .json; act {act}, from {source})" +
+          (f"; replaced the earlier {', '.join(replaced)}" if replaced else ""), flush=True)
     if args.eval_games:
         from .evaluate import anchor_evaluation, evaluation_lines, split_env_kwargs
 
         _, max_turns = split_env_kwargs(run_info.get("env_kwargs"), env_name)
-        evaluation = anchor_evaluation(env_name, str(path), args.eval_games, anchors=args.anchors,
-                                       game_kwargs=game_config, max_turns=max_turns, act=act)
+        try:
+            evaluation = anchor_evaluation(env_name, str(path), args.eval_games, anchors=args.anchors,
+                                           game_kwargs=game_config, max_turns=max_turns, act=act)
+        except KeyboardInterrupt:
+            print(f"interrupted in the evaluation: {path.name} is exported, its sidecar without an evaluation; "
+                  f"the same command again measures it", flush=True)
+            raise
         update_sidecar(path, evaluation=evaluation)
-    source = "--act" if args.act else ("the run's eval.deterministic" if "config" in run_info else "the default")
-    print(f"wrote {path} (+ .npz, .json; act {act}, from {source})" +
-          (f"; replaced the earlier {', '.join(replaced)}" if replaced else ""))
-    if args.eval_games:
         print("\n".join(evaluation_lines(evaluation)) + "  (also in the sidecar)")
 
 

@@ -330,6 +330,26 @@ def test_export_cli_prints_the_evaluation_it_writes_into_the_sidecar(toy_run, tm
     assert f"vs_random: win {100 * rates['win']['rate']:.1f}%" in printed and f"over {rates['games']} games" in printed
 
 
+def test_an_export_interrupted_in_its_evaluation_says_what_it_wrote_and_that_the_sidecar_has_no_evaluation(
+        toy_run, tmp_path, capsys, monkeypatch):
+    from training import evaluate
+    from training.export import main
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(evaluate, "anchor_evaluation", interrupted)
+    out = tmp_path / "out" / "ppo"
+    main(["--model", str(toy_run / "final_model.zip"), "--out", str(out)])
+    capsys.readouterr()
+    with pytest.raises(KeyboardInterrupt):
+        main(["--model", str(toy_run / "final_model.zip"), "--out", str(out), "--eval-games", "4", "--anchors", "random"])
+    printed = capsys.readouterr().out
+    assert f"wrote {out.with_suffix('.onnx')}" in printed and "replaced the earlier ppo.onnx, ppo.npz, ppo.json" in printed
+    assert "interrupted in the evaluation: ppo.onnx is exported, its sidecar without an evaluation" in printed
+    assert json.loads(out.with_suffix(".json").read_text(encoding="utf-8"))["evaluation"] == {}
+
+
 def test_export_cli_accepts_the_model_without_its_zip_suffix(toy_run, tmp_path):
     from training.export import main
 
