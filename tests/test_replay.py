@@ -284,6 +284,17 @@ def test_a_replay_file_that_is_not_utf8_is_refused_naming_the_file(toy, tmp_path
         Replay.load(path)
 
 
+@pytest.mark.parametrize("text, problem", [("[" * 100_000 + "]" * 100_000, "nest too deeply"),
+                                           ('{"seed": ' + "1" * 5000 + "}", "an integer of more than")], ids=["deep", "huge-int"])
+def test_a_replay_file_too_deep_or_with_a_huge_number_is_refused_naming_the_file(tmp_path, text, problem):
+    """json.loads met these as RecursionError and a ValueError advising to raise Python's digit limit: a
+    traceback (from tabletop-envs replay too) naming no file."""
+    path = tmp_path / "g.json"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ReplayError, match=rf"g\.json is not valid JSON \(.*{problem}.*tabletop-envs play"):
+        Replay.load(path)
+
+
 @pytest.mark.parametrize("key, value", [("max_turns", 5), ("render_mode", "ansi"), ("illegal_action", "penalty")])
 def test_a_replay_config_holding_an_env_option_is_refused_by_name(toy, key, value):
     """make_env passes max_turns itself: the config's copy raised TypeError (multiple values), and

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import CatalogueError
+from .files import parse_json
 
 
 class Field:
@@ -70,9 +71,11 @@ def load_json(path: str | Path) -> Any:
         raise CatalogueError(f"{path}: not UTF-8 text (byte {exc.start}: {exc.reason}); save the file as "
                              "UTF-8 JSON") from None
     try:
-        return json.loads(text)
+        return parse_json(text)
     except json.JSONDecodeError as exc:
         raise CatalogueError(f"{path}: not valid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from exc
+    except ValueError as exc:
+        raise CatalogueError(f"{path}: not a catalogue: {exc}; pass a card file in the shipped format") from None
 
 
 def load_records(path: str | Path, key: str, schema: dict[str, Field], unique: str = "name") -> list[dict]:

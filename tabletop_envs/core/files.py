@@ -1,8 +1,11 @@
-"""Writing a user's files so that a failure part-way leaves the earlier file, not a torn one."""
+"""Writing a user's files so that a failure part-way leaves the earlier file, not a torn one; reading the
+JSON of files that may come from someone else."""
 
 from __future__ import annotations
 
 import contextlib
+import json
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -32,3 +35,18 @@ def write_text_whole(path: Path, text: str) -> None:
     earlier one lost both, and a failed sidecar update left a model that no longer loads."""
     with written_beside(path) as (part,):
         part.write_text(text, encoding="utf-8")
+
+
+def parse_json(text: str):
+    """``json.loads(text)``, where every text that cannot be read is a ValueError (a JSONDecodeError for bad
+    syntax), for the caller to name its file: a replay, sidecar or catalogue nested a few thousand levels deep
+    raised RecursionError, and one holding an integer of thousands of digits a ValueError advising to raise
+    Python's limit, each a traceback naming no file."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise ValueError("its arrays or objects nest too deeply to be read") from None
+    except json.JSONDecodeError:
+        raise
+    except ValueError:  # int()'s digit limit, whose message advises raising it
+        raise ValueError(f"it holds an integer of more than {sys.get_int_max_str_digits()} digits") from None

@@ -27,6 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from .errors import ModelMismatchError, RuleOptionsWarning, TabletopError, is_int
+from .files import parse_json
 
 SIDECAR_FORMAT = "tabletop_envs.policy/1"
 ACTIVATIONS = {  # in place: applied only to fresh products
@@ -329,15 +330,15 @@ def read_sidecar(path: str | Path) -> dict:
                                  "it was trained on are unknown, so it cannot be checked. Re-export it "
                                  "with `python -m training.export`.")
     try:
-        meta = json.loads(side.read_text(encoding="utf-8"))
+        meta = parse_json(side.read_text(encoding="utf-8"))
     except OSError as exc:  # a folder named like the sidecar, no permission to read it
         raise ModelMismatchError(f"sidecar {side} cannot be read ({type(exc).__name__}: {exc.strerror or exc}); "
                                  "restore the model's .json file there, or re-export the model") from None
-    except json.JSONDecodeError as exc:
-        raise ModelMismatchError(f"sidecar {side} is not valid JSON ({exc}); re-export the model") from None
-    except UnicodeDecodeError as exc:
+    except UnicodeDecodeError as exc:  # (a ValueError: before the clause below)
         raise ModelMismatchError(f"sidecar {side} is not UTF-8 text (byte {exc.start}: {exc.reason}); restore it "
                                  "or re-export the model") from None
+    except ValueError as exc:
+        raise ModelMismatchError(f"sidecar {side} is not valid JSON ({exc}); re-export the model") from None
     if not isinstance(meta, dict):
         raise ModelMismatchError(f"sidecar {side} must hold a JSON object, got {type(meta).__name__}; restore it or "
                                  "re-export the model")

@@ -21,7 +21,7 @@ from pathlib import Path
 from .aec import AEC_KWARGS, resolve_action
 from .engine import State
 from .errors import IllegalActionError, ReplayError, action_index, is_int
-from .files import write_text_whole
+from .files import parse_json, write_text_whole
 
 #: version of the replay file format itself (not of the envs)
 REPLAY_FORMAT = 1
@@ -140,8 +140,8 @@ class Replay:
     @classmethod
     def from_json(cls, text: str, source: str = "replay") -> Replay:
         try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
+            data = parse_json(text)
+        except ValueError as exc:
             raise ReplayError(f"{source} is not valid JSON ({exc}); pass a file written by 'tabletop-envs play'") from None
         if not isinstance(data, dict):
             raise ReplayError(f"{source} must hold a JSON object, got {type(data).__name__}")

@@ -123,6 +123,16 @@ def test_catalogue_file_errors(tmp_path):
             load_catalogue(bad)
 
 
+@pytest.mark.parametrize("text, problem", [("[" * 100_000 + "]" * 100_000, "nest too deeply"),
+                                           ('{"cards": ' + "1" * 5000 + "}", "an integer of more than")], ids=["deep", "huge-int"])
+def test_a_catalogue_file_too_deep_or_with_a_huge_number_is_refused_naming_the_file(tmp_path, text, problem):
+    """json.loads met these as RecursionError and a ValueError naming no file."""
+    path = tmp_path / "cards.json"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(CatalogueError, match=rf"cards\.json: not a catalogue: .*{problem}"):
+        load_catalogue(path)
+
+
 def test_the_shipped_catalogue_loads_from_disk_like_the_default():
     assert load_catalogue(CARDS_PATH).names == CAT.names
 

@@ -314,6 +314,18 @@ def test_a_sidecar_that_is_not_utf8_is_a_mismatch_naming_the_sidecar(tmp_path):
         load_policy(str(model))
 
 
+@pytest.mark.parametrize("text, problem", [("[" * 100_000 + "]" * 100_000, "nest too deeply"),
+                                           ('{"env_id": ' + "1" * 5000 + "}", "an integer of more than")], ids=["deep", "huge-int"])
+def test_a_sidecar_too_deep_or_with_a_huge_number_is_a_mismatch_naming_the_sidecar(tmp_path, text, problem):
+    """A downloaded model's sidecar: json.loads met these as RecursionError and a ValueError naming no file."""
+    from tabletop_envs.core.errors import ModelMismatchError
+
+    model = _model_copy(tmp_path)
+    model.with_suffix(".json").write_text(text, encoding="utf-8")
+    with pytest.raises(ModelMismatchError, match=rf"sidecar \S*m\.json is not valid JSON \(.*{problem}.*re-export"):
+        load_policy(str(model))
+
+
 @pytest.mark.parametrize("text, problem", [
     ("5", "must hold a JSON object, got int"),
     ("null", "must hold a JSON object, got NoneType"),
