@@ -129,6 +129,8 @@ def unencoded_text_calls(tree: ast.AST):
                 continue  # os.open and PIL take bytes
             if isinstance(f, ast.Attribute) and "gate" in ast.unparse(f.value).lower():
                 continue  # the win-rate gate's open() is our own method, no file
+            if isinstance(f, ast.Attribute) and any(w in ast.unparse(f.value).lower() for w in ("zip", "archive")):
+                continue  # ZipFile.open: a member's bytes, whatever its mode ("r" or "w")
             mode_at = 1 if owner is None or owner in ("io", "builtins") else 0  # open(file, mode); path.open(mode)
             modes = [a.value for a in node.args[mode_at:mode_at + 1] if isinstance(a, ast.Constant)]
             modes += [k.value.value for k in node.keywords if k.arg == "mode" and isinstance(k.value, ast.Constant)]
@@ -158,7 +160,8 @@ def test_every_text_file_is_opened_as_utf8_not_in_the_locales_encoding():
 def test_the_encoding_scan_finds_what_it_looks_for():
     tree = ast.parse("p.read_text()\nopen(f)\nopen(f, 'w')\np.open('a')\nq.write_text(s)\n"
                      "open(f, 'rb')\np.open('rb')\nos.open(f, 1)\nImage.open(f)\ngate.open()\n"
-                     "open(f, encoding='utf-8')\np.read_text(encoding='utf-8')\np.open()\nWinRateGate(0.5, 10).open()\n")
+                     "open(f, encoding='utf-8')\np.read_text(encoding='utf-8')\np.open()\nWinRateGate(0.5, 10).open()\n"
+                     "data.zip.open(name)\narchive.open('W0.npy', 'w')\n")
     assert [n.lineno for n in unencoded_text_calls(tree)] == [1, 2, 3, 4, 5, 13]
 
 

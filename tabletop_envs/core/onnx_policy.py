@@ -700,6 +700,7 @@ def _read_weights(npz_path: Path) -> list[tuple[np.ndarray, np.ndarray]]:
                 raise ValueError("it holds a single array, not the W0, b0, W1, b1, ... of an .npz")
             with data:
                 n = len([k for k in data.files if k.startswith("W")])
+                _check_unpacked_size(data, [f"{p}{i}" for i in range(n) for p in "Wb"], stat.st_size)
                 layers = [(_real_weights(data, f"W{i}"), _real_weights(data, f"b{i}")) for i in range(n)]
         except (OSError, EOFError, ValueError, KeyError, zipfile.BadZipFile, zlib.error) as exc:
             raise _broken_file(npz_path, f"{type(exc).__name__}: {exc}") from exc
@@ -710,6 +711,33 @@ def _read_weights(npz_path: Path) -> list[tuple[np.ndarray, np.ndarray]]:
             w.flags.writeable = b.flags.writeable = False
         _remember(_WEIGHTS, key, layers)
     return layers
+
+
+#: bytes the arrays of an .npz may unpack to beyond twice the file's size: np.savez (the export) stores them
+#: as they are, and np.savez_compressed shrinks trained float32 weights by a few per cent only
+UNPACKED_SLACK = 64 << 20
+
+
+def _check_unpacked_size(data, keys: list[str], size: int) -> None:
+    """ValueError where reading the arrays ``keys`` of an open .npz of ``size`` bytes would take far more
+    memory than the file. np.load allocates what an array's header declares before reading a byte of it: a 4 KB
+    file declaring terabytes met a bare MemoryError, and 2 MB of deflated zeros took 2.5 GB and 11 s
+    before the file was refused for a missing array. A member that is no .npy array is refused too (np.load
+    hands its bytes back)."""
+    names = set(data.zip.namelist())
+    total = 0
+    for key in keys:
+        name = key if key in names else f"{key}.npy"
+        if name not in names:
+            continue  # missing: the read names it
+        with data.zip.open(name) as fh:
+            version = np.lib.format.read_magic(fh)  # ValueError for a member that is no .npy array
+            read = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+            shape, _, dtype = read(fh)
+        total += math.prod(shape) * dtype.itemsize
+    if total > 2 * size + UNPACKED_SLACK:
+        raise ValueError(f"its arrays declare {total:,} bytes, from a file of {size:,}: a forged header or a zip "
+                         "bomb, never an export")
 
 
 def _real_weights(data, key: str) -> np.ndarray:

@@ -375,6 +375,59 @@ def test_weights_that_are_not_finite_real_numbers_are_refused_naming_the_npz(tmp
         load_policy(str(model), backend="numpy")
 
 
+def _forged_header(npz):
+    """A 4 KB W0 whose header declares terabytes."""
+    import zipfile
+
+    with zipfile.ZipFile(npz, "w") as archive, archive.open("W0.npy", "w") as fh:
+        np.lib.format.write_array_header_1_0(fh, {"descr": "<f4", "fortran_order": False, "shape": (889, 10**9)})
+        fh.write(bytes(4096))
+
+
+def _zip_bomb(npz):
+    """A W0 of 128 MB of zeros, deflated to a file of a few hundred KB."""
+    import zipfile
+
+    with zipfile.ZipFile(npz, "w", zipfile.ZIP_DEFLATED) as archive, archive.open("W0.npy", "w") as fh:
+        np.lib.format.write_array_header_1_0(fh, {"descr": "<f4", "fortran_order": False, "shape": (889, 36_000)})
+        for _ in range(889):
+            fh.write(bytes(4 * 36_000))
+
+
+def _raw_member(npz):
+    import zipfile
+
+    with zipfile.ZipFile(npz, "w") as archive:
+        archive.writestr("W0", b"no array")
+
+
+@pytest.mark.parametrize("forge, problem", [
+    (_forged_header, "its arrays declare 3,556,000,000,000 bytes, from a file of"),
+    (_zip_bomb, "its arrays declare 128,016,000 bytes, from a file of"),
+    (_raw_member, "the magic string is not correct"),
+], ids=["forged_header", "zip_bomb", "no_npy_member"])
+def test_weights_that_would_unpack_far_beyond_their_file_are_refused_before_they_are_read(tmp_path, forge, problem):
+    """np.load allocates what a header declares before reading: a forged header met a bare MemoryError, and a
+    zip bomb of 2 MB took 2.5 GB and 11 s before its missing b0 was noticed; a member that is no .npy came back
+    as bytes and failed on an AttributeError."""
+    from tabletop_envs.core.errors import ModelMismatchError
+
+    try:
+        import resource
+    except ImportError:  # Windows: the refusal is checked, not the memory
+        resource = None
+
+    def peak_kb():
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss if resource else 0
+
+    model = _model_copy(tmp_path)
+    forge(model.with_suffix(".npz"))
+    before = peak_kb()
+    with pytest.raises(ModelMismatchError, match=rf"m\.npz is not a readable model file \(ValueError: {problem}"):
+        load_policy(str(model), backend="numpy")
+    assert peak_kb() - before < 64 * 1024  # nothing was unpacked
+
+
 @pytest.mark.parametrize("policy_id", SHIPPED_IDS)
 def test_a_shipped_models_onnx_graph_and_numpy_weights_give_the_same_logits_on_real_observations(policy_id):
     # The .onnx and the .npz are two files of one model: a re-export that updated only one would make
