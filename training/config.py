@@ -448,8 +448,15 @@ def load_typed_config(schema: type, path: str | Path | None = None, overrides: l
             raise ConfigError(f"config file {path} is not UTF-8 text; pass a YAML file, {where}") from None
         except yaml.YAMLError as exc:
             raise ConfigError(f"{_yaml_problem(exc, str(path))}; fix the file") from None
+        except RecursionError:  # PyYAML composes nested nodes recursively
+            raise ConfigError(f"config file {path} nests its lists or mappings too deeply to be read; pass a "
+                              f"recipe, {where}") from None
+        except ValueError as exc:  # int()'s digit limit, whose message advises raising it
+            raise ConfigError(f"config file {path} holds a number too long to read ({str(exc).split(';')[0]}); "
+                              "fix the file") from None
         if not isinstance(raw, dict):
             raise ConfigError(f"{path}: the top level must be a mapping of keys, got {type(raw).__name__}")
+        _check_expanded_size(raw, path)
     if data:
         raw = _merge(raw, data)
     for item in overrides or []:
@@ -475,6 +482,26 @@ def load_typed_config(schema: type, path: str | Path | None = None, overrides: l
                 raise ConfigError(f"{path} is {what} (its keys {', '.join(sorted(keys - own))} are that trainer's): "
                                   f"run it with {command} --config {path}, or pass a recipe of this one") from None
         raise
+
+
+#: values a recipe may hold with its YAML aliases expanded (the shipped ones hold a few hundred)
+MAX_RECIPE_VALUES = 100_000
+
+
+def _check_expanded_size(raw: dict, path) -> None:
+    """ConfigError for a recipe whose aliases repeat aliases (a "billion laughs"): ten lines of it are a
+    thousand million values once expanded, and checking them (an error message shows the value) hung."""
+    count, todo = 0, [raw]
+    while todo:
+        value = todo.pop()
+        count += 1
+        if count > MAX_RECIPE_VALUES:
+            raise ConfigError(f"{path} expands to more than {MAX_RECIPE_VALUES:,} values (YAML aliases that repeat "
+                              "aliases, or a list or mapping that holds itself); a recipe holds a few hundred: fix the file")
+        if isinstance(value, dict):
+            todo.extend(value.values())
+        elif isinstance(value, list):
+            todo.extend(value)
 
 
 def _yaml_problem(exc, source: str | None = None) -> str:

@@ -220,6 +220,27 @@ def test_malformed_yaml_file_is_one_line_naming_the_file_and_the_line(tmp_path):
     assert "begun on line 3" in message and "\n" not in message and "<unicode string>" not in message
 
 
+def _laughs(levels: int) -> str:
+    lines = ["env: terralore_v0", "env_kwargs:", "  decks: &a0 [random, random]"]
+    lines += [f"  z{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]" for i in range(1, levels + 1)]
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("text, problem", [
+    (_laughs(8), r"expands to more than 100,000 values \(YAML aliases that repeat aliases"),
+    ("env_kwargs: &a\n  decks: *a\n", "expands to more than 100,000 values"),
+    ("a: " + "[" * 100_000 + "]" * 100_000 + "\n", "nests its lists or mappings too deeply to be read"),
+    ("ppo:\n  n_steps: " + "1" * 5000 + "\n", r"holds a number too long to read \(Exceeds the limit"),
+], ids=["billion_laughs", "holds_itself", "deep", "huge_int"])
+def test_a_hostile_recipe_is_one_config_error_naming_the_file_not_a_hang_or_a_traceback(tmp_path, text, problem):
+    """A recipe from someone else: ten lines of aliases repeating aliases hung the key checks (a message
+    built for each value showed it whole), deep nesting raised RecursionError, a huge number a ValueError."""
+    recipe = tmp_path / "r.yaml"
+    recipe.write_text(text, encoding="utf-8")
+    with pytest.raises(ConfigError, match=rf"r\.yaml.*{problem}.*(fix the file|configs/)"):
+        load_config(recipe)
+
+
 @pytest.mark.parametrize("value", [".nan", ".inf", "-.inf", "nan", "inf"])
 @pytest.mark.parametrize("key", ["ppo.learning_rate", "ppo.gamma", "selfplay.random_weight", "pretrain.vf_coef"])
 def test_non_finite_floats_are_refused_for_every_float_key(key, value):
