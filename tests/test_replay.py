@@ -295,6 +295,21 @@ def test_a_replay_file_too_deep_or_with_a_huge_number_is_refused_naming_the_file
         Replay.load(path)
 
 
+@pytest.mark.parametrize("key", ["players", "revision", "action_layout_hash", "library_version"])
+def test_a_replay_whose_shown_text_holds_terminal_control_characters_is_refused(toy, tmp_path, key):
+    """tabletop-envs replay printed the seats as the file wrote them: an escape sequence there set the
+    terminal's title and cleared its screen, written by whoever made the file."""
+    replay, _, _ = record_random_game("toy_v0", seed=2)
+    data = json.loads(replay.to_json())
+    data[key] = ["\x1b]0;title\x07\x1b[2Jbot", "random"] if key == "players" else "\x1b[2J" + str(data[key])
+    path = tmp_path / "g.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    said = []
+    assert main(["replay", str(path), "--no-pause"], say=said.append) == 2
+    assert "\x1b" not in "".join(said)
+    assert re.search(rf"error: \S*g\.json: '{key}' holds control characters \('\\x1b.*edited", said[-1])
+
+
 @pytest.mark.parametrize("key, value", [("max_turns", 5), ("render_mode", "ansi"), ("illegal_action", "penalty")])
 def test_a_replay_config_holding_an_env_option_is_refused_by_name(toy, key, value):
     """make_env passes max_turns itself: the config's copy raised TypeError (multiple values), and

@@ -173,6 +173,14 @@ class Replay:
             if not ok:
                 raise ReplayError(f"{source}: {key!r} must be {what}, got {data.get(key)!r}; the file was edited "
                                   "or is not a tabletop-envs replay")
+        # printed as they are (the seats when it is watched, the revision in a refusal): a control character
+        # there is a command to the terminal (a window title, a cleared screen) from whoever wrote the file
+        shown = [(key, data.get(key)) for key in ("env", "action_layout_hash", "final_digest", "revision",
+                                                  "library_version", "created")] + [("players", p) for p in players]
+        for key, text in shown:
+            if isinstance(text, str) and not text.isprintable():
+                raise ReplayError(f"{source}: {key!r} holds control characters ({text!r}); the file was edited or is "
+                                  "not a tabletop-envs replay")
         # the game's config never holds these (Game.config()): make_env passes max_turns itself, so a copy
         # in the config raised TypeError there, and the others are the env's, not the rules'
         face = sorted(set(data["config"]) & set(AEC_KWARGS))
