@@ -307,3 +307,19 @@ def test_every_public_name_has_a_docstring_of_its_own():
         if not (own or "").strip():
             bare.append(name)  # help() would show nothing, or a base class's text (typing.Protocol's)
     assert not bare, f"public names without a docstring of their own: {bare}"
+
+
+@pytest.mark.parametrize(("module", "option"), [("training.train", "--resume"), ("training.export", "--model"),
+                                                ("training.rllib_train", "--resume")])
+def test_every_option_that_unpickles_a_file_says_so_in_its_help(module, option):
+    """SB3 model files, a checkpoint's pool.pkl and RLlib checkpoints run any code they hold when loaded:
+    the option that loads one says so where it is used, as the README's note on files from someone else does."""
+    if module == "training.train" and missing(*TRAIN_MODULES):
+        pytest.skip(f"{module}: {TRAIN_REASON}")
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), pytest.raises(SystemExit):
+        importlib.import_module(module).main(["--help"])
+    text = " ".join(out.getvalue().split())
+    help_text = text[text.index(f"{option} "):]
+    assert re.match(rf"{option} .*?pickles?: loading (them|one) runs any code", help_text), help_text[:300]
+    assert "pool.pkl` and RLlib checkpoints are pickles" in " ".join(README.read_text(encoding="utf-8").split())

@@ -7,6 +7,9 @@ the policy's unmasked ``forward``. The ONNX graph is written from the extracted 
 ONNX exporters; a parity test checks it against the torch policy on real observations.
 
     python -m training.export --model runs/terralore_v0-s0/final_model.zip --out models/terralore/ppo
+
+The ``--model`` file is read with SB3's ``load``, which unpickles it: it runs any code the file holds, so
+export only models you made or trust. The export it writes is data, and loads without running any.
 """
 
 from __future__ import annotations
@@ -311,7 +314,9 @@ def check_model_file(model: Path) -> None:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--model", required=True, help="SB3 MaskablePPO .zip (from training.train)")
+    parser.add_argument("--model", required=True,
+                        help="SB3 MaskablePPO .zip (from training.train); SB3 model files are pickles: loading one "
+                             "runs any code it holds, so export only models you made or trust")
     parser.add_argument("--out", required=True,
                         help="output stem: writes <out>.onnx, .npz and .json, replacing a model of that stem; "
                              "dots stay in the stem (ppo.v2 writes ppo.v2.onnx), and an --out ending in .onnx, "

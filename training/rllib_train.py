@@ -744,9 +744,12 @@ def main(argv: list[str] | None = None) -> dict:
                              "default: start a local Ray")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="override one config key, e.g. --set iterations=3")
-    parser.add_argument("--resume", metavar="CHECKPOINT", help="continue from an RLlib checkpoint of this recipe")
+    parser.add_argument("--resume", metavar="CHECKPOINT",
+                        help="continue from an RLlib checkpoint of this recipe (checkpoints are pickles: loading "
+                             "one runs any code it holds, so give only your own or trusted ones)")
     parser.add_argument("--export-checkpoint", metavar="CHECKPOINT",
-                        help="only export module 'main' of this checkpoint (no training, no Ray cluster)")
+                        help="only export module 'main' of this checkpoint (no training, no Ray cluster; a pickle, as "
+                             "for --resume)")
     parser.add_argument("--keys", action="store_true",
                         help="print every recipe key with its type, default and meaning, and exit")
     args = parser.parse_args(argv)

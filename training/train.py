@@ -11,7 +11,8 @@ tutorial, see the field survey §1.8).
 A run folder (``output.dir``) receives: ``run.json`` (config, reproduce command), ``tb/``
 (TensorBoard: episode reward, win rates against each anchor in training and in scheduled
 evaluation, pool size), ``checkpoints/step_<n>/`` (model, pool, history; ``--resume`` continues
-from the newest), ``final_model.zip``, the exported policy ``<name>.onnx/.npz/.json``,
+from the newest; its ``model.zip`` and ``pool.pkl`` are pickles, and loading them runs any code they hold,
+so resume only runs you made or trust), ``final_model.zip``, the exported policy ``<name>.onnx/.npz/.json``,
 ``history.json`` and ``learning_curve.png``; with ``distill.games``, ``distill.json``,
 ``distilled_model.zip`` and each round's model and report in ``distill/``. A fresh run moves an
 earlier run's files there into ``before-<time>/`` (:func:`set_aside_earlier_run`); ``run.lock`` keeps a
@@ -750,7 +751,9 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--config", help="recipe YAML (configs/<game>.yaml); omitted keys keep their defaults")
     parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                         help="override one key, e.g. --set ppo.n_steps=256 (repeatable)")
-    parser.add_argument("--resume", action="store_true", help="continue from the newest checkpoint of the run dir")
+    parser.add_argument("--resume", action="store_true",
+                        help="continue from the newest checkpoint of the run dir (its model.zip and pool.pkl are "
+                             "pickles: loading them runs any code they hold, so resume only runs you made or trust)")
     args = parser.parse_args(argv)
     cfg = load_config(args.config, args.overrides)
     argv_used = sys.argv[1:] if argv is None else argv
