@@ -292,8 +292,10 @@ def check_model_file(model: Path) -> None:
     if not model.exists():
         raise FileNotFoundError(f"--model {model} does not exist; pass the .zip that training.train saved, e.g. "
                                 "runs/<run>/final_model.zip or runs/<run>/checkpoints/step_<N>/model.zip")
-    if not model.is_file() or not zipfile.is_zipfile(model):
-        what = "a folder" if model.is_dir() else "not a zip file"
+    if not model.is_file() or not zipfile.is_zipfile(model) or model.suffix == ".npz":
+        # an .npz is a zip too: it was told that its writing had been cut off
+        what = ("a folder" if model.is_dir() else "an exported model's weights" if model.suffix == ".npz"
+                else "not a zip file")
         hint = (" (it is already an exported policy: load it with tabletop_envs.load_policy)"
                 if model.suffix in (".onnx", ".npz", ".json") else "")
         raise ConfigError(f"--model {model} is {what}{hint}; pass the SB3 MaskablePPO .zip that training.train "

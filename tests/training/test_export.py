@@ -261,6 +261,9 @@ def test_export_cli_refuses_a_model_that_is_no_sb3_zip(toy_run, exported, tmp_pa
     out = tmp_path / "out" / "ppo"
     with pytest.raises(ConfigError, match=r"ppo.onnx is not a zip file \(it is already an exported policy"):
         main(["--model", str(exported), "--out", str(out)])
+    # an .npz is a zip as well: it was said to be a model whose writing was cut off
+    with pytest.raises(ConfigError, match=r"ppo.npz is an exported model's weights \(it is already an exported policy"):
+        main(["--model", str(exported.with_suffix(".npz")), "--out", str(out)])
     with pytest.raises(ConfigError, match="is a folder"):
         main(["--model", str(toy_run), "--env", "toy_v0", "--out", str(out)])
     assert _written(out) == []
