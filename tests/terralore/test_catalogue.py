@@ -133,6 +133,19 @@ def test_a_catalogue_file_too_deep_or_with_a_huge_number_is_refused_naming_the_f
         load_catalogue(path)
 
 
+@pytest.mark.parametrize("old, new, where", [
+    (b'"Tidepool', b'"\\u001b]0;title\\u0007Tidepool', r"cards\[\d+\]\.name"),
+    (b'"name"', b'"na\\u001b[2Jme"', r"a key of cards\[\d+\]"),
+], ids=["value", "key"])
+def test_a_catalogue_text_with_terminal_control_characters_is_refused_naming_where(tmp_path, old, new, where):
+    """Card names are printed as they are: an escape sequence in a card file from someone else set the
+    terminal's title when tabletop-envs play listed the choices."""
+    path = tmp_path / "cards.json"
+    path.write_bytes(CARDS_PATH.read_bytes().replace(old, new, 1))
+    with pytest.raises(CatalogueError, match=rf"cards\.json: {where} holds control characters \('.*remove them"):
+        load_catalogue(path)
+
+
 def test_the_shipped_catalogue_loads_from_disk_like_the_default():
     assert load_catalogue(CARDS_PATH).names == CAT.names
 
