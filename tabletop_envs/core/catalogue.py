@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import CatalogueError
-from .files import parse_json
+from .files import control_text, parse_json
 
 
 class Field:
@@ -76,28 +76,12 @@ def load_json(path: str | Path) -> Any:
         raise CatalogueError(f"{path}: not valid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from exc
     except ValueError as exc:
         raise CatalogueError(f"{path}: not a catalogue: {exc}; pass a card file in the shipped format") from None
-    control = _control_text(data)
+    control = control_text(data)
     if control:
         raise CatalogueError(f"{path}: {control[0]} holds control characters ({control[1]!r}); card files hold "
                              "printable text only: remove them")
     return data
 
-
-def _control_text(data: Any) -> tuple[str, str] | None:
-    """(where, text) of the first text (value or key) in ``data`` with a control character, or None: the
-    names are printed as they are, so an escape sequence in a card file from someone else set the terminal's
-    title when ``tabletop-envs play`` listed the choices."""
-    todo = [("", data)]
-    while todo:
-        where, value = todo.pop()
-        if isinstance(value, str) and not value.isprintable():
-            return where or "the top level", value
-        if isinstance(value, dict):
-            todo.extend((f"a key of {where or 'the top level'}", key) for key in value)
-            todo.extend((f"{where}.{key}" if where else str(key), item) for key, item in value.items())
-        elif isinstance(value, list):
-            todo.extend((f"{where}[{i}]", item) for i, item in enumerate(value))
-    return None
 
 
 def load_records(path: str | Path, key: str, schema: dict[str, Field], unique: str = "name") -> list[dict]:

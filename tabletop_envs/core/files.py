@@ -8,6 +8,7 @@ import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 
 @contextlib.contextmanager
@@ -50,3 +51,21 @@ def parse_json(text: str):
         raise
     except ValueError:  # int()'s digit limit, whose message advises raising it
         raise ValueError(f"it holds an integer of more than {sys.get_int_max_str_digits()} digits") from None
+
+
+def control_text(data: Any) -> tuple[str, str] | None:
+    """(where, text) of the first text (value or key) in JSON ``data`` with a control character, or None.
+    Names and hashes from files are printed as they are: an escape sequence in a card file or a model's
+    sidecar from someone else set the terminal's title when ``tabletop-envs play`` showed it."""
+    todo = [("", data)]
+    while todo:
+        where, value = todo.pop()
+        if isinstance(value, str) and not value.isprintable():
+            return where or "the top level", value
+        if isinstance(value, dict):
+            todo.extend((f"{where}.{key}" if where else str(key), item) for key, item in value.items())
+            # taken first: a key with a control character is named before a path that holds it
+            todo.extend((f"a key of {where or 'the top level'}", key) for key in value)
+        elif isinstance(value, list):
+            todo.extend((f"{where}[{i}]", item) for i, item in enumerate(value))
+    return None

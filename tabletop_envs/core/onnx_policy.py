@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from .errors import ModelMismatchError, RuleOptionsWarning, TabletopError, is_int
-from .files import parse_json
+from .files import control_text, parse_json
 
 SIDECAR_FORMAT = "tabletop_envs.policy/1"
 ACTIVATIONS = {  # in place: applied only to fresh products
@@ -342,6 +342,10 @@ def read_sidecar(path: str | Path) -> dict:
     if not isinstance(meta, dict):
         raise ModelMismatchError(f"sidecar {side} must hold a JSON object, got {type(meta).__name__}; restore it or "
                                  "re-export the model")
+    control = control_text(meta)
+    if control:
+        raise ModelMismatchError(f"sidecar {side}: {control[0]} holds control characters ({control[1]!r}); restore "
+                                 "it or re-export the model")
     missing = [k for k in ("env_id", "observation_layout_hash", "observation_size", "num_actions", "network")
                if k not in meta]
     if missing:

@@ -6,6 +6,8 @@ A failure here after an encoding change means the env needs a version bump or th
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -312,6 +314,25 @@ def test_a_sidecar_that_is_not_utf8_is_a_mismatch_naming_the_sidecar(tmp_path):
     side.write_bytes(b"\xff" + side.read_bytes())
     with pytest.raises(ModelMismatchError, match=r"sidecar \S*m\.json is not UTF-8 text.*re-export"):
         load_policy(str(model))
+
+
+@pytest.mark.parametrize("key", ["observation_layout_hash", "name"])
+def test_a_sidecar_text_with_terminal_control_characters_is_a_mismatch_naming_where(tmp_path, key):
+    """tabletop-envs play printed a mismatched sidecar's layout hash as written: an escape sequence there
+    set the terminal's title and cleared its screen, written by whoever made the file."""
+    import json
+
+    from tabletop_envs.cli import main
+
+    model = _model_copy(tmp_path)
+    side = model.with_suffix(".json")
+    meta = json.loads(side.read_text(encoding="utf-8"))
+    meta[key] = "\x1b]0;title\x07\x1b[2J"
+    side.write_text(json.dumps(meta), encoding="utf-8")
+    said = []
+    assert main(["play", "terralore", "--opponent", str(model)], ask=lambda _: "q", say=said.append) == 2
+    assert "\x1b" not in "".join(said)
+    assert re.search(rf"error: sidecar \S*m\.json: {key} holds control characters \('\\x1b.*re-export", said[-1])
 
 
 @pytest.mark.parametrize("text, problem", [("[" * 100_000 + "]" * 100_000, "nest too deeply"),
