@@ -295,6 +295,20 @@ def test_a_replay_file_too_deep_or_with_a_huge_number_is_refused_naming_the_file
         Replay.load(path)
 
 
+def test_a_replay_file_far_larger_than_any_replay_is_refused_before_it_is_read_whole(toy, tmp_path, monkeypatch):
+    """A 120 MB replay took 27 s and 630 MB before its third action was found illegal; a link to /dev/zero
+    was read for ever."""
+    from tabletop_envs.core import files
+
+    replay, _, _ = record_random_game("toy_v0", seed=2)
+    path = tmp_path / "g.json"
+    path.write_text(replay.to_json(), encoding="utf-8")
+    monkeypatch.setattr(files, "MAX_JSON_BYTES", path.stat().st_size - 1)
+    with pytest.raises(ReplayError, match=r"g\.json is not a replay: it holds over [\d,]+ bytes, far more than any "
+                                          r"replay.*tabletop-envs play"):
+        Replay.load(path)
+
+
 @pytest.mark.parametrize("key", ["players", "revision", "action_layout_hash", "library_version"])
 def test_a_replay_whose_shown_text_holds_terminal_control_characters_is_refused(toy, tmp_path, key):
     """tabletop-envs replay printed the seats as the file wrote them: an escape sequence there set the

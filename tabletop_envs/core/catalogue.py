@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import CatalogueError
-from .files import control_text, parse_json
+from .files import control_text, parse_json, read_json_text
 
 
 class Field:
@@ -64,12 +64,14 @@ def validate_record(record: Any, schema: dict[str, Field], where: str) -> dict:
 def load_json(path: str | Path) -> Any:
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_json_text(path)
     except OSError as exc:
         raise CatalogueError(f"cannot read catalogue file {path}: {exc}") from exc
     except UnicodeDecodeError as exc:  # a ValueError, not an OSError: it escaped the clause above
         raise CatalogueError(f"{path}: not UTF-8 text (byte {exc.start}: {exc.reason}); save the file as "
                              "UTF-8 JSON") from None
+    except ValueError as exc:
+        raise CatalogueError(f"{path}: not a catalogue: {exc}; pass a card file in the shipped format") from None
     try:
         data = parse_json(text)
     except json.JSONDecodeError as exc:

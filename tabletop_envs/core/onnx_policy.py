@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from .errors import ModelMismatchError, RuleOptionsWarning, TabletopError, is_int
-from .files import control_text, parse_json
+from .files import control_text, parse_json, read_json_text
 
 SIDECAR_FORMAT = "tabletop_envs.policy/1"
 ACTIVATIONS = {  # in place: applied only to fresh products
@@ -330,7 +330,7 @@ def read_sidecar(path: str | Path) -> dict:
                                  "it was trained on are unknown, so it cannot be checked. Re-export it "
                                  "with `python -m training.export`.")
     try:
-        meta = parse_json(side.read_text(encoding="utf-8"))
+        meta = parse_json(read_json_text(side))
     except OSError as exc:  # a folder named like the sidecar, no permission to read it
         raise ModelMismatchError(f"sidecar {side} cannot be read ({type(exc).__name__}: {exc.strerror or exc}); "
                                  "restore the model's .json file there, or re-export the model") from None

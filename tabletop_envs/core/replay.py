@@ -21,7 +21,7 @@ from pathlib import Path
 from .aec import AEC_KWARGS, resolve_action
 from .engine import State
 from .errors import IllegalActionError, ReplayError, action_index, is_int
-from .files import parse_json, write_text_whole
+from .files import parse_json, read_json_text, write_text_whole
 
 #: version of the replay file format itself (not of the envs)
 REPLAY_FORMAT = 1
@@ -198,10 +198,12 @@ class Replay:
         if not path.is_file():
             raise ReplayError(f"no replay file at {str(path)!r}")
         try:
-            text = path.read_text(encoding="utf-8")
+            text = read_json_text(path)
         except UnicodeDecodeError as exc:
             raise ReplayError(f"{path} is not UTF-8 text (byte {exc.start}: {exc.reason}); pass a file written by "
                               "'tabletop-envs play'") from None
+        except ValueError as exc:
+            raise ReplayError(f"{path} is not a replay: {exc}; pass a file written by 'tabletop-envs play'") from None
         return cls.from_json(text, source=str(path))
 
     # ------------------------------------------------------------------ playback

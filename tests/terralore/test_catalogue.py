@@ -133,6 +133,16 @@ def test_a_catalogue_file_too_deep_or_with_a_huge_number_is_refused_naming_the_f
         load_catalogue(path)
 
 
+def test_a_catalogue_file_far_larger_than_any_card_file_is_refused_before_it_is_read_whole(tmp_path, monkeypatch):
+    from tabletop_envs.core import files
+
+    path = tmp_path / "cards.json"
+    path.write_bytes(CARDS_PATH.read_bytes())
+    monkeypatch.setattr(files, "MAX_JSON_BYTES", path.stat().st_size - 1)
+    with pytest.raises(CatalogueError, match=r"cards\.json: not a catalogue: it holds over [\d,]+ bytes"):
+        load_catalogue(path)
+
+
 @pytest.mark.parametrize("old, new, where", [
     (b'"Tidepool', b'"\\u001b]0;title\\u0007Tidepool', r"cards\[\d+\]\.name"),
     (b'"name"', b'"na\\u001b[2Jme"', r"a key of cards\[\d+\]"),

@@ -316,6 +316,19 @@ def test_a_sidecar_that_is_not_utf8_is_a_mismatch_naming_the_sidecar(tmp_path):
         load_policy(str(model))
 
 
+def test_a_sidecar_far_larger_than_any_sidecar_is_refused_before_it_is_read_whole(tmp_path, monkeypatch):
+    """A model folder from someone else whose ppo.json was a link to /dev/zero: read whole, it filled 7 GB of
+    memory in 20 s (the limit is lowered here, so that a regression fails instead of filling the memory)."""
+    from tabletop_envs.core import files
+    from tabletop_envs.core.errors import ModelMismatchError
+
+    model = _model_copy(tmp_path)
+    monkeypatch.setattr(files, "MAX_JSON_BYTES", model.with_suffix(".json").stat().st_size - 1)
+    with pytest.raises(ModelMismatchError, match=r"sidecar \S*m\.json is not valid JSON \(it holds over [\d,]+ "
+                                                 r"bytes, far more than any .*re-export"):
+        load_policy(str(model))
+
+
 @pytest.mark.parametrize("key", ["observation_layout_hash", "name"])
 def test_a_sidecar_text_with_terminal_control_characters_is_a_mismatch_naming_where(tmp_path, key):
     """tabletop-envs play printed a mismatched sidecar's layout hash as written: an escape sequence there
