@@ -225,6 +225,9 @@ class OnnxPolicy(_LogitsPolicy):
         record = sidecar.get("sha256") if isinstance(sidecar, dict) else None
         if isinstance(record, dict) and isinstance(record.get("onnx"), str):
             _check_digest(sidecar, "onnx", Path(self.onnx_path), Path(self.onnx_path).with_suffix(".json"))
+        external = _external_data_problem(Path(self.onnx_path))
+        if external:
+            raise _broken_file(self.onnx_path, external)
         try:
             session = onnxruntime.InferenceSession(self.onnx_path, options, providers=["CPUExecutionProvider"])
         except Exception as exc:  # onnxruntime's own classes (InvalidProtobuf, InvalidGraph, Fail) derive from Exception
@@ -665,6 +668,65 @@ def _graph_activations(onnx_file: Path) -> set[str]:
         ops = {name: name.capitalize().encode() for name in ACTIVATIONS}
         found = _remember(_GRAPH_ACTIVATIONS, key, {name for name, op in ops.items() if bytes([0x22, len(op)]) + op in data})
     return set(found)
+
+
+#: where a TensorProto may sit in an ONNX file, by protobuf field number (onnx.proto): the messages to walk
+_ONNX_FIELDS = {
+    "model": {7: "graph", 20: "training", 25: "function"},
+    "training": {1: "graph", 2: "graph"},
+    "graph": {1: "node", 5: "tensor", 15: "sparse"},
+    "function": {7: "node", 11: "attribute"},
+    "node": {5: "attribute"},
+    "attribute": {5: "tensor", 6: "graph", 10: "tensor", 11: "graph", 22: "sparse", 23: "sparse"},
+    "sparse": {1: "tensor", 2: "tensor"},
+    "tensor": {},
+}
+
+
+def _external_data_problem(onnx_file: Path) -> str | None:
+    """Why an ONNX file is refused before onnxruntime opens it, or None: a tensor of it keeps its values in
+    another file (TensorProto.external_data, field 13, or data_location EXTERNAL, field 14). Before 1.24,
+    onnxruntime read any path such a tensor names ("/home/<you>/.ssh/id_rsa", "../../x") into the weights,
+    where the moves could give it away; an export never has one. Read without the onnx package, as
+    :func:`_graph_activations` reads; a file that is no protobuf is left to onnxruntime to refuse."""
+    data = onnx_file.read_bytes()
+    todo = [("model", 0, len(data))]
+    while todo:
+        kind, pos, end = todo.pop()
+        while pos < end:
+            key, pos = _varint(data, pos)
+            field, wire = key >> 3, key & 7
+            if wire == 0:
+                value, pos = _varint(data, pos)
+                if kind == "tensor" and field == 14 and value & 0xFFFFFFFF == 1:  # an int32 enum: the low bits
+                    return "a tensor of it keeps its values in another file (external data): never an export"
+            elif wire == 2:
+                size, pos = _varint(data, pos)
+                if kind == "tensor" and field == 13:
+                    return "a tensor of it keeps its values in another file (external data): never an export"
+                if field in _ONNX_FIELDS[kind]:
+                    todo.append((_ONNX_FIELDS[kind][field], pos, min(pos + size, end)))
+                pos += size
+            elif wire in (1, 5):
+                pos += 8 if wire == 1 else 4
+            elif wire in (3, 4):  # a group, which protobuf skips: its fields are walked as this message's own,
+                continue          # which can only refuse more
+            else:
+                return None  # no protobuf: onnxruntime says so
+    return None
+
+
+def _varint(data: bytes, pos: int) -> tuple[int, int]:
+    """The protobuf varint at ``data[pos]`` and the position after it (past the end: a number ending the walk)."""
+    value = shift = 0
+    while pos < len(data) and shift < 70:
+        byte = data[pos]
+        pos += 1
+        value |= (byte & 0x7F) << shift
+        shift += 7
+        if byte < 0x80:
+            return value, pos
+    return 0, len(data) + 1
 
 
 def _model_file_names(base: Path, meta: dict, key: str, suffix: str) -> list[str]:

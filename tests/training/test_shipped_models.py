@@ -462,6 +462,56 @@ def test_weights_that_would_unpack_far_beyond_their_file_are_refused_before_they
     assert peak_kb() - before < 64 * 1024  # nothing was unpacked
 
 
+def _varint(n: int) -> bytes:
+    out = b""
+    while True:
+        out += bytes([n & 0x7F | (0x80 if n > 0x7F else 0)])
+        n >>= 7
+        if not n:
+            return out
+
+
+def _message(number: int, payload: bytes) -> bytes:
+    return _varint(number << 3 | 2) + _varint(len(payload)) + payload
+
+
+def _number(number: int, value: int) -> bytes:
+    return _varint(number << 3) + _varint(value)
+
+
+def _external_tensor(location: int | None = 1, entries: bool = True) -> bytes:
+    """An ONNX TensorProto (name 8, data_type 2, dims 1) whose values are in ../secret.bin."""
+    tensor = _message(8, b"stolen") + _number(2, 1) + _number(1, 4)
+    if location is not None:
+        tensor += _number(14, location)  # data_location: EXTERNAL
+    if entries:
+        tensor += _message(13, _message(1, b"location") + _message(2, b"../secret.bin"))
+    return tensor
+
+
+@pytest.mark.parametrize("extra", [
+    _message(7, _message(5, _external_tensor())),  # one more initializer: protobuf merges a second graph field
+    _message(7, _message(5, _external_tensor(entries=False))),
+    _message(7, _message(5, _external_tensor(location=1 + 2**32, entries=False))),  # an int32 enum: read as 1
+    _message(7, _message(1, _message(5, _message(5, _external_tensor(location=None))))),  # a Constant's value
+], ids=["initializer", "data_location_only", "data_location_in_64_bits", "node_attribute"])
+def test_an_onnx_graph_whose_tensors_read_another_file_is_refused_before_onnxruntime_opens_it(tmp_path, extra):
+    """An ONNX tensor may name a file that holds its values: onnxruntime before 1.24 (the floor is 1.17) read
+    any path named there, ../../x or /home/<you>/.ssh/id_rsa, into the weights of a model from someone else."""
+    pytest.importorskip("onnxruntime")
+    from tabletop_envs.core.errors import ModelMismatchError
+
+    model = _model_copy(tmp_path)
+    (tmp_path.parent / "secret.bin").write_bytes(bytes(16))
+    model.write_bytes(model.read_bytes() + extra)
+    model.with_suffix(".npz").unlink()  # the graph is what plays
+    side = model.with_suffix(".json")
+    side.write_text(side.read_text(encoding="utf-8").replace('"sha256"', '"sha256_unchecked"'), encoding="utf-8")
+    with pytest.raises(ModelMismatchError, match=r"m\.onnx is not a readable model file \(a tensor of it keeps its "
+                                                 r"values in another file \(external data\): never an export"):
+        load_policy(str(model), backend="onnxruntime")
+
+
 @pytest.mark.parametrize("policy_id", SHIPPED_IDS)
 def test_a_shipped_models_onnx_graph_and_numpy_weights_give_the_same_logits_on_real_observations(policy_id):
     # The .onnx and the .npz are two files of one model: a re-export that updated only one would make
