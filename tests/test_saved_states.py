@@ -142,6 +142,25 @@ def test_a_saved_state_whose_generator_numpy_cannot_restore_is_refused(env_name)
     refused(game, data, "generator cannot be restored")
 
 
+@pytest.mark.parametrize("rng, problem", [
+    ({"bit_generator": "seed"}, "'seed' is not a NumPy bit generator"),
+    ({"bit_generator": "MT19937", "state": {"key": [1] * 10, "pos": 5}}, "IndexError"),
+    ({"bit_generator": "PCG64", "state": {"state": 10**4000, "inc": 1}, "has_uint32": 0, "uinteger": 0},
+     "OverflowError"),
+], ids=["not_a_generator", "short_key", "huge_state"])
+def test_a_saved_generator_from_someone_else_is_refused_without_touching_numpys_global_one(rng, problem):
+    """A saved state names its bit generator: "seed" called np.random.seed(), reseeding the process's global
+    generator, and a short MT19937 key or a huge PCG64 state raised IndexError and OverflowError."""
+    game, state = played("terralore_v0")
+    data = state.to_dict()
+    data["state"]["rng"] = rng
+    np.random.seed(0)
+    expected = np.random.random()
+    np.random.seed(0)
+    refused(game, data, "generator cannot be restored", problem)
+    assert np.random.random() == expected
+
+
 @pytest.mark.parametrize("data, fragment", [
     ([1, 2], "got list"),
     ({"env": "terralore_v0"}, "got ['env']"),

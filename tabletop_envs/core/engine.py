@@ -282,9 +282,15 @@ class State:
         rng_state = fields.pop("rng")
         state.__dict__.update(fields)
         try:
-            state.rng = np.random.Generator(getattr(np.random, rng_state["bit_generator"])())
+            # a bit generator's class only: any other name of np.random was called, "seed" reseeding the
+            # process's global generator
+            kind = getattr(np.random, rng_state["bit_generator"])
+            if not (isinstance(kind, type) and issubclass(kind, np.random.BitGenerator)):
+                raise ValueError(f"{rng_state['bit_generator']!r} is not a NumPy bit generator")
+            state.rng = np.random.Generator(kind())
             state.rng.bit_generator.state = rng_state
-        except (AttributeError, KeyError, TypeError, ValueError) as exc:
+        except (AttributeError, KeyError, TypeError, ValueError, IndexError, OverflowError) as exc:
+            # (IndexError: a short MT19937 key; OverflowError: a PCG64 state beyond 128 bits)
             raise StateError(f"the saved state's generator cannot be restored ({type(exc).__name__}: {exc}); "
                              "'rng' must be the bit generator state to_dict() wrote") from exc
         state._mask_cache = None
