@@ -142,6 +142,20 @@ def test_a_saved_state_whose_generator_numpy_cannot_restore_is_refused(env_name)
     refused(game, data, "generator cannot be restored")
 
 
+@pytest.mark.parametrize("env_name, field", [*((name, "phase") for name in sorted(OTHER_OPTIONS)),
+                                             ("terralore_v0", "log")])
+def test_a_saved_state_whose_text_holds_terminal_control_characters_is_refused(env_name, field):
+    """The text view printed Terralore's log as the state holds it: an escape sequence in a saved position
+    from someone else reached the terminal when it was rendered."""
+    game, state = played(env_name)
+    data = state.to_dict()
+    if field == "log":
+        data["state"]["log"].append("\x1b]0;title\x07")
+    else:
+        data["state"][field] = "\x1b]0;title\x07"
+    refused(game, data, f"state's {field}", "holds control characters", "\\x1b")
+
+
 @pytest.mark.parametrize("rng, problem", [
     ({"bit_generator": "seed"}, "'seed' is not a NumPy bit generator"),
     ({"bit_generator": "MT19937", "state": {"key": [1] * 10, "pos": 5}}, "IndexError"),

@@ -19,6 +19,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from .errors import ConfigError, IllegalActionError, StateError, action_index, is_int
+from .files import control_text
 from .layout import ActionLayout, ObservationLayout
 
 TERMINAL = -1
@@ -277,6 +278,10 @@ class State:
         problem: another env, other rule options, missing or unknown fields, a generator state NumPy
         cannot restore, or fields that break the game's invariants (an edited or corrupted file)."""
         fields = _checked_fields(cls, game, data)
+        control = control_text(fields)
+        if control:  # the log and names are printed as they are: an escape sequence there is a terminal command
+            raise StateError(f"the saved {game.env_name} state's {control[0]} holds control characters "
+                             f"({control[1]!r}): it was edited or corrupted after to_dict() wrote it")
         state = cls.__new__(cls)
         state.game = game
         rng_state = fields.pop("rng")
