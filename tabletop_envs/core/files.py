@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
+import stat
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -46,7 +48,11 @@ MAX_JSON_BYTES = 64 << 20
 def read_json_text(path: Path) -> str:
     """The UTF-8 text of a JSON file of at most :data:`MAX_JSON_BYTES`, else ValueError (OSError and
     UnicodeDecodeError as ``read_text`` raises them): read whole, a sidecar linked to /dev/zero filled 7 GB of
-    memory in 20 s, and a 120 MB replay took 27 s and 630 MB before it was refused."""
+    memory in 20 s, and a 120 MB replay took 27 s and 630 MB before it was refused. A pipe or a device is no
+    such file: a sidecar that was a named pipe waited for a writer for ever."""
+    mode = os.stat(path).st_mode
+    if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):  # (a folder: open() names it, as before)
+        raise ValueError("it is no regular file (a pipe, a device or a socket)")
     with open(path, "rb") as fh:
         data = fh.read(MAX_JSON_BYTES + 1)
     if len(data) > MAX_JSON_BYTES:

@@ -333,13 +333,18 @@ def read_sidecar(path: str | Path) -> dict:
                                  "it was trained on are unknown, so it cannot be checked. Re-export it "
                                  "with `python -m training.export`.")
     try:
-        meta = parse_json(read_json_text(side))
+        text = read_json_text(side)
     except OSError as exc:  # a folder named like the sidecar, no permission to read it
         raise ModelMismatchError(f"sidecar {side} cannot be read ({type(exc).__name__}: {exc.strerror or exc}); "
                                  "restore the model's .json file there, or re-export the model") from None
     except UnicodeDecodeError as exc:  # (a ValueError: before the clause below)
         raise ModelMismatchError(f"sidecar {side} is not UTF-8 text (byte {exc.start}: {exc.reason}); restore it "
                                  "or re-export the model") from None
+    except ValueError as exc:  # a pipe, a device, a file far too large
+        raise ModelMismatchError(f"sidecar {side} cannot be read ({exc}); restore the model's .json file there, or "
+                                 "re-export the model") from None
+    try:
+        meta = parse_json(text)
     except ValueError as exc:
         raise ModelMismatchError(f"sidecar {side} is not valid JSON ({exc}); re-export the model") from None
     if not isinstance(meta, dict):

@@ -6,6 +6,7 @@ A failure here after an encoding change means the env needs a version bump or th
 
 from __future__ import annotations
 
+import os
 import re
 
 import numpy as np
@@ -324,8 +325,23 @@ def test_a_sidecar_far_larger_than_any_sidecar_is_refused_before_it_is_read_whol
 
     model = _model_copy(tmp_path)
     monkeypatch.setattr(files, "MAX_JSON_BYTES", model.with_suffix(".json").stat().st_size - 1)
-    with pytest.raises(ModelMismatchError, match=r"sidecar \S*m\.json is not valid JSON \(it holds over [\d,]+ "
+    with pytest.raises(ModelMismatchError, match=r"sidecar \S*m\.json cannot be read \(it holds over [\d,]+ "
                                                  r"bytes, far more than any .*re-export"):
+        load_policy(str(model))
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
+def test_a_sidecar_that_is_a_named_pipe_is_refused_instead_of_waiting_for_a_writer(tmp_path):
+    """A model folder from someone else (a tar keeps named pipes) whose ppo.json was a pipe: the load waited for
+    a writer for ever."""
+    from tabletop_envs.core.errors import ModelMismatchError
+
+    model = _model_copy(tmp_path)
+    side = model.with_suffix(".json")
+    side.unlink()
+    os.mkfifo(side)
+    with pytest.raises(ModelMismatchError, match=r"sidecar \S*m\.json cannot be read \(it is no regular file \(a "
+                                                 r"pipe, a device or a socket\)\); restore"):
         load_policy(str(model))
 
 
