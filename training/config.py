@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from tabletop_envs.core.errors import ConfigError
+from tabletop_envs.core.files import read_text_at_most
 
 
 def config_key(default, doc: str, **kw):
@@ -438,7 +439,7 @@ def load_typed_config(schema: type, path: str | Path | None = None, overrides: l
     raw: dict = {}
     if path is not None:
         try:
-            raw = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
+            text = read_text_at_most(Path(path), MAX_RECIPE_BYTES, "any recipe")
         except FileNotFoundError:
             raise ConfigError(f"config file {path} not found; {where} (shipped: "
                               f"{', '.join(shipped_recipe_names())}; pass one by name)") from None
@@ -446,6 +447,10 @@ def load_typed_config(schema: type, path: str | Path | None = None, overrides: l
             raise ConfigError(f"config file {path} is a folder; pass a YAML file, {where}") from None
         except UnicodeDecodeError:
             raise ConfigError(f"config file {path} is not UTF-8 text; pass a YAML file, {where}") from None
+        except ValueError as exc:  # a pipe, a device, a file far too large
+            raise ConfigError(f"config file {path} cannot be read: {exc}; pass a recipe, {where}") from None
+        try:
+            raw = yaml.safe_load(text) or {}
         except yaml.YAMLError as exc:
             raise ConfigError(f"{_yaml_problem(exc, str(path))}; fix the file") from None
         except RecursionError:  # PyYAML composes nested nodes recursively
@@ -486,6 +491,8 @@ def load_typed_config(schema: type, path: str | Path | None = None, overrides: l
 
 #: values a recipe may hold with its YAML aliases expanded (the shipped ones hold a few hundred)
 MAX_RECIPE_VALUES = 100_000
+#: bytes a recipe file may hold (the shipped ones hold a few KB): PyYAML took 63 s and 1.2 GB over 10 MB
+MAX_RECIPE_BYTES = 256 << 10
 
 
 def _check_expanded_size(raw: dict, path) -> None:
@@ -496,8 +503,9 @@ def _check_expanded_size(raw: dict, path) -> None:
         value = todo.pop()
         count += 1
         if count > MAX_RECIPE_VALUES:
-            raise ConfigError(f"{path} expands to more than {MAX_RECIPE_VALUES:,} values (YAML aliases that repeat "
-                              "aliases, or a list or mapping that holds itself); a recipe holds a few hundred: fix the file")
+            raise ConfigError(f"{path} holds more than {MAX_RECIPE_VALUES:,} values once its YAML aliases are expanded "
+                              "(aliases that repeat aliases, or a list or mapping that holds itself); a recipe holds "
+                              "a few hundred: fix the file")
         if isinstance(value, dict):
             todo.extend(value.values())
         elif isinstance(value, list):

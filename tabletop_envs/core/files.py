@@ -46,18 +46,23 @@ MAX_JSON_BYTES = 64 << 20
 
 
 def read_json_text(path: Path) -> str:
-    """The UTF-8 text of a JSON file of at most :data:`MAX_JSON_BYTES`, else ValueError (OSError and
-    UnicodeDecodeError as ``read_text`` raises them): read whole, a sidecar linked to /dev/zero filled 7 GB of
-    memory in 20 s, and a 120 MB replay took 27 s and 630 MB before it was refused. A pipe or a device is no
-    such file: a sidecar that was a named pipe waited for a writer for ever."""
+    """The UTF-8 text of a JSON file of at most :data:`MAX_JSON_BYTES`: see :func:`read_text_at_most`. Read
+    whole, a sidecar linked to /dev/zero filled 7 GB of memory in 20 s, and a 120 MB replay took 27 s and
+    630 MB before it was refused."""
+    return read_text_at_most(path, MAX_JSON_BYTES, "any replay, model sidecar or card file")
+
+
+def read_text_at_most(path: Path, limit: int, what: str) -> str:
+    """The UTF-8 text of a regular file of at most ``limit`` bytes (``what`` never holds more), else ValueError;
+    OSError and UnicodeDecodeError as ``read_text`` raises them. A pipe or a device is no such file: a sidecar
+    that was a named pipe waited for a writer for ever."""
     mode = os.stat(path).st_mode
     if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):  # (a folder: open() names it, as before)
         raise ValueError("it is no regular file (a pipe, a device or a socket)")
     with open(path, "rb") as fh:
-        data = fh.read(MAX_JSON_BYTES + 1)
-    if len(data) > MAX_JSON_BYTES:
-        raise ValueError(f"it holds over {MAX_JSON_BYTES:,} bytes, far more than any replay, model sidecar or card "
-                         "file")
+        data = fh.read(limit + 1)
+    if len(data) > limit:
+        raise ValueError(f"it holds over {limit:,} bytes, far more than {what}")
     return data.decode("utf-8")
 
 

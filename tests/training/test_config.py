@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -227,8 +228,8 @@ def _laughs(levels: int) -> str:
 
 
 @pytest.mark.parametrize("text, problem", [
-    (_laughs(8), r"expands to more than 100,000 values \(YAML aliases that repeat aliases"),
-    ("env_kwargs: &a\n  decks: *a\n", "expands to more than 100,000 values"),
+    (_laughs(8), r"holds more than 100,000 values once its YAML aliases are expanded \(aliases that repeat"),
+    ("env_kwargs: &a\n  decks: *a\n", "holds more than 100,000 values once"),
     ("a: " + "[" * 100_000 + "]" * 100_000 + "\n", "nests its lists or mappings too deeply to be read"),
     ("ppo:\n  n_steps: " + "1" * 5000 + "\n", r"holds a number too long to read \(Exceeds the limit"),
 ], ids=["billion_laughs", "holds_itself", "deep", "huge_int"])
@@ -238,6 +239,24 @@ def test_a_hostile_recipe_is_one_config_error_naming_the_file_not_a_hang_or_a_tr
     recipe = tmp_path / "r.yaml"
     recipe.write_text(text, encoding="utf-8")
     with pytest.raises(ConfigError, match=rf"r\.yaml.*{problem}.*(fix the file|configs/)"):
+        load_config(recipe)
+
+
+def test_a_recipe_far_larger_than_any_recipe_is_refused_before_yaml_reads_it(tmp_path):
+    """PyYAML took 63 s and 1.2 GB over a 10 MB recipe before it was refused for its values."""
+    recipe = tmp_path / "r.yaml"
+    recipe.write_text("env: terralore_v0\nenv_kwargs:\n  decks: [" + ", ".join(["random"] * 40_000) + "]\n",
+                      encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"config file \S*r\.yaml cannot be read: it holds over 262,144 bytes, far "
+                                          r"more than any recipe; pass a recipe"):
+        load_config(recipe)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
+def test_a_recipe_that_is_a_named_pipe_is_refused_instead_of_waiting_for_a_writer(tmp_path):
+    recipe = tmp_path / "r.yaml"
+    os.mkfifo(recipe)
+    with pytest.raises(ConfigError, match=r"config file \S*r\.yaml cannot be read: it is no regular file"):
         load_config(recipe)
 
 
