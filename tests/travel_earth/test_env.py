@@ -543,6 +543,28 @@ def test_a_deep_copy_or_pickle_of_the_env_rebuilds_the_game_from_its_options_and
         e.reset(seed=3)
 
 
+def test_envs_share_the_catalogues_outcome_tables_instead_of_each_holding_a_copy():
+    # built per game, the nested lists were 570 kB of every env (a vec env of 64 held 36 MB of one table)
+    import copy
+    import pickle
+    import tracemalloc
+
+    first = env_module.env()
+    others = [env_module.env(decks=["starter", "deep_sea"], deck_format="casual"), copy.deepcopy(first),
+              pickle.loads(pickle.dumps(first))]
+    assert [(o.game.outcomes is first.game.outcomes, o.game.outcome_table is first.game.outcome_table)
+            for o in others] == [(True, True)] * len(others)
+    assert not first.game.outcome_table.flags.writeable  # shared: a write would change every game's rules
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        more = [env_module.env() for _ in range(5)]
+        per_env = (tracemalloc.get_traced_memory()[0] - before) / len(more)
+    finally:
+        tracemalloc.stop()
+    assert per_env < 300_000, f"{per_env:.0f} bytes per env"  # 120 kB here; 740 kB with a table each
+
+
 def test_render_text_counts_the_cards_added_to_the_reservoir_this_turn():
     # the observation's reservoir_adds (at most 2 a turn): a human had to infer it from the legal moves
     rng = np.random.default_rng(0)
