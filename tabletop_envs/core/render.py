@@ -505,16 +505,21 @@ class MatplotlibViewer:
         import matplotlib.pyplot as plt
 
         self.plt = plt
-        self.figure = plt.figure(title)
-        self.axes = self.figure.add_axes((0, 0, 1, 1))
+        self.figure = plt.figure(title)  # pyplot's window of that name: one per title, as pygame has one window
+        # another viewer's axes on it are taken over: each viewer (each human-mode env, each copy that drew) added
+        # its own over them, every one kept its last picture while the window lived, and the window drew them
+        # all (3 MB and a slower frame per Terralore env made in a loop and dropped without close())
+        self.axes = self.figure.axes[0] if self.figure.axes else self.figure.add_axes((0, 0, 1, 1))
         self.axes.set_axis_off()
-        self.shown = None
 
     def show(self, array: np.ndarray) -> None:
-        if self.shown is None:
-            self.shown = self.axes.imshow(array)
-        else:
-            self.shown.set_data(array)
+        shown = self.axes.images
+        if len(shown) == 1 and shown[0].get_array().shape == array.shape:
+            shown[0].set_data(array)
+        else:  # the first picture, or one of another size
+            self.axes.clear()
+            self.axes.set_axis_off()
+            self.axes.imshow(array)
         self.figure.canvas.draw_idle()
         self.plt.pause(0.001)
 
