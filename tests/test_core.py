@@ -1954,6 +1954,32 @@ def test_loading_many_model_files_or_one_rewritten_in_place_keeps_a_bounded_numb
             cache.update(before)
 
 
+def test_a_model_opponent_under_ever_new_deck_lists_keeps_a_bounded_number_of_rule_option_sets_in_memory(
+        monkeypatch):
+    """A deck-building loop (an env with a model opponent and new deck lists each time) kept the layout facts
+    and the filled-in options of every deck pair for the life of the process, 1.9 kB each."""
+    from tabletop_envs.core import onnx_policy
+    from tabletop_envs.core.policy import load_policy
+    from tabletop_envs.terralore.catalogue import default_catalogue, random_deck
+
+    caches = (onnx_policy._LAYOUTS, onnx_policy._CONFIGS)
+    saved = [dict(cache) for cache in caches]
+    monkeypatch.setattr(onnx_policy, "CONFIG_CACHE_SIZE", 4)
+    rng = np.random.default_rng(0)
+    opponent = load_policy("terralore_v0/ppo")
+    try:
+        for seed in range(10):
+            decks = [random_deck(default_catalogue(), rng) for _ in range(2)]
+            env = SingleAgentEnv("terralore_v0", opponent=opponent, decks=decks)
+            env.reset(seed=seed)
+        assert [len(cache) for cache in caches] == [4, 4]
+        assert any(json.loads(key[1]).get("decks") == decks for key in onnx_policy._CONFIGS)  # the latest is kept
+    finally:
+        for cache, before in zip(caches, saved):
+            cache.clear()
+            cache.update(before)
+
+
 def test_the_per_file_model_caches_hold_up_under_threads_loading_at_once(monkeypatch):
     """A server that loads bots in several threads: the per-file caches were plain dicts whose eviction
     iterated them, and a thread inserting meanwhile raised 'dictionary changed size during iteration'

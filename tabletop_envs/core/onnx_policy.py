@@ -434,11 +434,14 @@ def _layout_facts(env_id: str, game_config: dict) -> tuple:
     # the class too: an env id registered anew in one process (a test's toy game, a game edited in a notebook)
     # would otherwise be judged by the layouts of the class first built under that id
     key = (env_id, game_class, json.dumps(options, sort_keys=True, default=str))
-    if key not in _LAYOUTS:  # building a game loads its catalogue: once per process is enough
+    facts = _recall(_LAYOUTS, key)
+    if facts is None:  # building a game loads its catalogue: once per process is enough
         game = make_game(env_id, **options)
-        _LAYOUTS[key] = (game.observation_layout.hash(), game.observation_layout.size, game.num_actions,
-                         game.action_layout.hash())
-    return _LAYOUTS[key]
+        facts = (game.observation_layout.hash(), game.observation_layout.size, game.num_actions,
+                 game.action_layout.hash())
+        with _CACHE_LOCK:
+            _keep(_LAYOUTS, key, facts, CONFIG_CACHE_SIZE)
+    return facts
 
 
 def _layout_problems(meta: dict, facts: tuple) -> list[str]:
@@ -495,9 +498,12 @@ def _full_config(env_id: str, game_config: dict) -> dict:
     from .registry import make_game
 
     key = (env_id, json.dumps(game_config, sort_keys=True, default=str))
-    if key not in _CONFIGS:
-        _CONFIGS[key] = json.loads(json.dumps(make_game(env_id, **game_config).config(), default=str))
-    return _CONFIGS[key]
+    config = _recall(_CONFIGS, key)
+    if config is None:
+        config = json.loads(json.dumps(make_game(env_id, **game_config).config(), default=str))
+        with _CACHE_LOCK:
+            _keep(_CONFIGS, key, config, CONFIG_CACHE_SIZE)
+    return config
 
 
 def _trained_options(env_id: str, recorded: dict) -> dict:
@@ -852,9 +858,12 @@ _DIGESTS: dict[tuple, str] = {}
 #: checkpoint of a run in turn (or a model re-exported in place, a new mtime each time) kept every file's
 #: weights after its policies were gone, 3 MB an Earth model; a policy keeps its own weights when evicted
 FILE_CACHE_SIZE = 16
+#: rule options the per-config caches (_LAYOUTS, _CONFIGS) keep, the most recently used: unbounded, a loop that
+#: built envs with a model opponent and new deck lists each time kept one of each per deck pair, 1.9 kB
+CONFIG_CACHE_SIZE = 64
 
 
-#: one lock for the per-file caches: a server loading bots in several threads iterated a cache while
+#: one lock for the per-file and per-config caches: a server loading bots in several threads iterated a cache while
 #: another thread inserted ("dictionary changed size during iteration")
 _CACHE_LOCK = threading.Lock()
 
@@ -875,10 +884,16 @@ def _remember(cache: dict, key: tuple, value):
     with _CACHE_LOCK:
         for stale in [k for k in cache if k[0] == key[0]]:
             del cache[stale]
-        cache[key] = value
-        while len(cache) > FILE_CACHE_SIZE:
-            del cache[next(iter(cache))]
-        return value
+        return _keep(cache, key, value, FILE_CACHE_SIZE)
+
+
+def _keep(cache: dict, key: tuple, value, size: int):
+    """``cache[key] = value``, the least recently used entries beyond ``size`` dropped; the caller holds
+    ``_CACHE_LOCK``."""
+    cache[key] = value
+    while len(cache) > size:
+        del cache[next(iter(cache))]
+    return value
 
 
 def _model_roots() -> list[Path]:
