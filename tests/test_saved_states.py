@@ -348,6 +348,28 @@ def test_every_number_and_word_a_state_field_takes_in_play_has_a_declared_range_
     assert by_invariants <= seen and not by_invariants & bounded  # the lists above stay true
 
 
+def test_saved_states_of_ever_new_deck_lists_keep_a_bounded_number_of_field_kind_tables(monkeypatch):
+    # the kinds are learnt per rule-option set: a deck-building loop resetting from saved positions kept
+    # 10 kB for every deck pair it ever loaded, for the life of the process
+    from tabletop_envs.core import engine
+    from tabletop_envs.terralore.catalogue import default_catalogue, random_deck
+
+    saved = dict(engine._FIELD_KINDS)
+    monkeypatch.setattr(engine, "FIELD_KINDS_SIZE", 3)
+    rng = np.random.default_rng(0)
+    try:
+        engine._FIELD_KINDS.clear()
+        for seed in range(6):
+            game = make_game("terralore_v0", decks=[random_deck(default_catalogue(), rng) for _ in range(2)])
+            data = json.loads(json.dumps(game.new_initial_state(seed).to_dict()))
+            assert game.state_from_dict(data).to_dict() == data
+        assert len(engine._FIELD_KINDS) == 3
+        assert json.loads(next(reversed(engine._FIELD_KINDS))[1]) == data["config"]  # the latest is kept
+    finally:
+        engine._FIELD_KINDS.clear()
+        engine._FIELD_KINDS.update(saved)
+
+
 def test_a_broken_invariant_is_named_by_its_message():
     game, state = played("terralore_v0")
     data = state.to_dict()
