@@ -383,6 +383,33 @@ def test_matplotlib_window_holds_one_picture_however_many_human_mode_envs_drew_o
         plt.close("all")
 
 
+@needs_matplotlib
+def test_a_matplotlib_window_closed_by_another_env_opens_again_at_the_next_picture(monkeypatch, toy_picture):
+    import copy
+    import sys
+
+    import matplotlib
+    import matplotlib.pyplot as plt
+
+    matplotlib.use("Agg")
+    monkeypatch.setitem(sys.modules, "pygame", None)  # "not installed"
+    plt.close("all")
+    try:
+        env = toy_picture.env(render_mode="human")
+        env.reset(seed=0)
+        env.render()
+        twin = copy.deepcopy(env)
+        twin.render()
+        twin.close()  # the window of that title goes with it
+        assert plt.get_fignums() == []
+        env.step(int(np.flatnonzero(env.last()[0]["action_mask"])[0]))
+        env.render()
+        assert len(plt.get_fignums()) == 1
+        np.testing.assert_array_equal(plt.gcf().axes[0].images[0].get_array(), draw_state(env))
+    finally:
+        plt.close("all")
+
+
 def test_record_bots_example_writes_a_gif_a_replay_and_a_still(tmp_path):
     import subprocess
     import sys

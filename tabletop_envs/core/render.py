@@ -504,8 +504,11 @@ class MatplotlibViewer:
     def __init__(self, title: str):
         import matplotlib.pyplot as plt
 
-        self.plt = plt
-        self.figure = plt.figure(title)  # pyplot's window of that name: one per title, as pygame has one window
+        self.plt, self.title = plt, title
+        self._open()
+
+    def _open(self) -> None:
+        self.figure = self.plt.figure(self.title)  # pyplot's window of that name: one per title, as pygame's one
         # another viewer's axes on it are taken over: each viewer (each human-mode env, each copy that drew) added
         # its own over them, every one kept its last picture while the window lived, and the window drew them
         # all (3 MB and a slower frame per Terralore env made in a loop and dropped without close())
@@ -513,6 +516,8 @@ class MatplotlibViewer:
         self.axes.set_axis_off()
 
     def show(self, array: np.ndarray) -> None:
+        if not self.plt.fignum_exists(self.figure.number):
+            self._open()  # another env's close() (a copy's, say) closed the window this one shares: drawn on, no one saw it
         shown = self.axes.images
         if len(shown) == 1 and shown[0].get_array().shape == array.shape:
             shown[0].set_data(array)
