@@ -1087,7 +1087,8 @@ def test_a_run_launched_into_a_folder_another_run_is_writing_to_is_refused_and_s
     with run_folder_held_elsewhere(run) as first:
         with pytest.raises(ConfigError, match=rf"another run \(pid {first.pid}\) is writing to .*run; wait for it"):
             train(load_config(data=quiet_tiny(tmp_path)))
-        argv = [f"--set={k}" for k in ("env=toy_v0", "eval.opponents=[random]", f"output.dir={run}")]
+        argv = [f"--set={k}" for k in ("env=toy_v0", "eval.opponents=[random]", "selfplay.heuristic_weight=0",
+                                       f"output.dir={run}")]
         assert run_cli(main, argv) == 2
         err = capsys.readouterr().err
         assert err.startswith("error: another run (pid ") and err.count("\n") == 1
