@@ -353,19 +353,28 @@ def test_human_mode_falls_back_to_matplotlib_then_to_a_clear_error(monkeypatch):
         render.make_viewer("test")
 
 
-@needs_matplotlib
-def test_matplotlib_window_holds_one_picture_however_many_human_mode_envs_drew_on_it(monkeypatch, toy_picture):
-    # pyplot has one window per title: each env's viewer added axes over the others' and kept its last picture
-    # there while the window lived, 3 MB per Terralore env made in a loop and dropped without close()
-    import copy
+@pytest.fixture()
+def pyplot_windows(monkeypatch):
+    """pyplot (Agg) as the human-mode window library, pygame "not installed"; every window closed after."""
     import sys
 
     import matplotlib
     import matplotlib.pyplot as plt
 
     matplotlib.use("Agg")
-    monkeypatch.setitem(sys.modules, "pygame", None)  # "not installed"
+    monkeypatch.setitem(sys.modules, "pygame", None)
     plt.close("all")
+    yield plt
+    plt.close("all")
+
+
+@needs_matplotlib
+def test_matplotlib_window_holds_one_picture_however_many_human_mode_envs_drew_on_it(pyplot_windows, toy_picture):
+    # pyplot has one window per title: each env's viewer added axes over the others' and kept its last picture
+    # there while the window lived, 3 MB per Terralore env made in a loop and dropped without close()
+    import copy
+
+    plt = pyplot_windows
     for seed in range(6):
         env = toy_picture.env(render_mode="human")
         env.reset(seed=seed)
@@ -373,41 +382,29 @@ def test_matplotlib_window_holds_one_picture_however_many_human_mode_envs_drew_o
         twin = copy.deepcopy(env)
         twin.render()  # a copy opens a viewer of its own
     figure = env._viewer.figure
-    try:
-        assert plt.get_fignums() == [figure.number]
-        assert (len(figure.axes), len(figure.axes[0].images)) == (1, 1)
-        np.testing.assert_array_equal(figure.axes[0].images[0].get_array(), draw_state(twin))
-        env._viewer.show(np.zeros((10, 20, 3), np.uint8))  # a picture of another size replaces it
-        assert figure.axes[0].images[0].get_array().shape == (10, 20, 3) and len(figure.axes[0].images) == 1
-    finally:
-        plt.close("all")
+    assert plt.get_fignums() == [figure.number]
+    assert (len(figure.axes), len(figure.axes[0].images)) == (1, 1)
+    np.testing.assert_array_equal(figure.axes[0].images[0].get_array(), draw_state(twin))
+    env._viewer.show(np.zeros((10, 20, 3), np.uint8))  # a picture of another size replaces it
+    assert figure.axes[0].images[0].get_array().shape == (10, 20, 3) and len(figure.axes[0].images) == 1
 
 
 @needs_matplotlib
-def test_a_matplotlib_window_closed_by_another_env_opens_again_at_the_next_picture(monkeypatch, toy_picture):
+def test_a_matplotlib_window_closed_by_another_env_opens_again_at_the_next_picture(pyplot_windows, toy_picture):
     import copy
-    import sys
 
-    import matplotlib
-    import matplotlib.pyplot as plt
-
-    matplotlib.use("Agg")
-    monkeypatch.setitem(sys.modules, "pygame", None)  # "not installed"
-    plt.close("all")
-    try:
-        env = toy_picture.env(render_mode="human")
-        env.reset(seed=0)
-        env.render()
-        twin = copy.deepcopy(env)
-        twin.render()
-        twin.close()  # the window of that title goes with it
-        assert plt.get_fignums() == []
-        env.step(int(np.flatnonzero(env.last()[0]["action_mask"])[0]))
-        env.render()
-        assert len(plt.get_fignums()) == 1
-        np.testing.assert_array_equal(plt.gcf().axes[0].images[0].get_array(), draw_state(env))
-    finally:
-        plt.close("all")
+    plt = pyplot_windows
+    env = toy_picture.env(render_mode="human")
+    env.reset(seed=0)
+    env.render()
+    twin = copy.deepcopy(env)
+    twin.render()
+    twin.close()  # the window of that title goes with it
+    assert plt.get_fignums() == []
+    env.step(int(np.flatnonzero(env.last()[0]["action_mask"])[0]))
+    env.render()
+    assert len(plt.get_fignums()) == 1
+    np.testing.assert_array_equal(plt.gcf().axes[0].images[0].get_array(), draw_state(env))
 
 
 def test_record_bots_example_writes_a_gif_a_replay_and_a_still(tmp_path):
