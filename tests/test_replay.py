@@ -324,6 +324,17 @@ def test_a_replay_whose_shown_text_holds_terminal_control_characters_is_refused(
     assert re.search(rf"error: \S*g\.json: '{key}' holds control characters \('\\x1b.*edited", said[-1])
 
 
+def test_a_replay_whose_seats_carry_no_break_spaces_or_emoji_sequences_plays(toy, tmp_path):
+    replay, _, _ = record_random_game("toy_v0", seed=2)
+    data = json.loads(replay.to_json())
+    data["players"] = ["Ana\u00a0B.", "\U0001F469\u200d\U0001F4BB bot"]
+    path = tmp_path / "g.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    said = []
+    assert main(["replay", str(path), "--no-pause"], say=said.append) == 0
+    assert any("Ana\u00a0B." in line for line in said)
+
+
 @pytest.mark.parametrize("key, value", [("max_turns", 5), ("render_mode", "ansi"), ("illegal_action", "penalty")])
 def test_a_replay_config_holding_an_env_option_is_refused_by_name(toy, key, value):
     """make_env passes max_turns itself: the config's copy raised TypeError (multiple values), and

@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import stat
 import sys
 from collections.abc import Iterator
@@ -81,6 +82,15 @@ def parse_json(text: str):
         raise ValueError(f"it holds an integer of more than {sys.get_int_max_str_digits()} digits") from None
 
 
+#: the control characters (Unicode category Cc: C0, DEL and C1), which a terminal takes as commands; not
+#: ``str.isprintable``, which also refused a no-break space, a soft hyphen or an emoji's zero-width joiner
+CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+
+
+def has_control(text: str) -> bool:
+    return CONTROL.search(text) is not None
+
+
 def control_text(data: Any) -> tuple[str, str] | None:
     """(where, text) of the first text (value or key) in JSON ``data`` with a control character, or None.
     Names and hashes from files are printed as they are: an escape sequence in a card file or a model's
@@ -88,7 +98,7 @@ def control_text(data: Any) -> tuple[str, str] | None:
     todo = [("", data)]
     while todo:
         where, value = todo.pop()
-        if isinstance(value, str) and not value.isprintable():
+        if isinstance(value, str) and has_control(value):
             return where or "the top level", value
         if isinstance(value, dict):
             todo.extend((f"{where}.{key}" if where else str(key), item) for key, item in value.items())

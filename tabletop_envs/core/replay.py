@@ -21,7 +21,7 @@ from pathlib import Path
 from .aec import AEC_KWARGS, resolve_action
 from .engine import State
 from .errors import IllegalActionError, ReplayError, action_index, is_int
-from .files import parse_json, read_json_text, write_text_whole
+from .files import has_control, parse_json, read_json_text, write_text_whole
 
 #: version of the replay file format itself (not of the envs)
 REPLAY_FORMAT = 1
@@ -178,7 +178,7 @@ class Replay:
         shown = [(key, data.get(key)) for key in ("env", "action_layout_hash", "final_digest", "revision",
                                                   "library_version", "created")] + [("players", p) for p in players]
         for key, text in shown:
-            if isinstance(text, str) and not text.isprintable():
+            if isinstance(text, str) and has_control(text):
                 raise ReplayError(f"{source}: {key!r} holds control characters ({text!r}); the file was edited or is "
                                   "not a tabletop-envs replay")
         # the game's config never holds these (Game.config()): make_env passes max_turns itself, so a copy

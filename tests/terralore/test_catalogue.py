@@ -156,6 +156,14 @@ def test_a_catalogue_text_with_terminal_control_characters_is_refused_naming_whe
         load_catalogue(path)
 
 
+def test_a_catalogue_name_with_a_no_break_space_a_soft_hyphen_or_an_emoji_sequence_loads(tmp_path):
+    # printable text that str.isprintable() calls unprintable: only the terminal's control characters are refused
+    name = "Tide\u00a0pool Gar\u00adden \U0001F469\u200d\U0001F33E"
+    path = tmp_path / "cards.json"
+    path.write_bytes(CARDS_PATH.read_bytes().replace(b'"Tidepool', f'"{name}Tidepool'.encode(), 1))
+    assert any(n.startswith(name) for n in load_catalogue(path).names)
+
+
 def test_the_shipped_catalogue_loads_from_disk_like_the_default():
     assert load_catalogue(CARDS_PATH).names == CAT.names
 
