@@ -90,6 +90,8 @@ class OpponentPool:
         self.load_opponents(opponents)
         self.random_weight, self.heuristic_weight = random_weight, heuristic_weight
         self.opponents = {spec: share for spec, share in opponents.items() if share > 0}
+        # by tag, worked out once here rather than at every draw (one per opponent seat and episode)
+        self._fixed_shares = {opponent_tag(spec): share for spec, share in self.opponents.items()}
 
     def load_opponents(self, specs) -> None:
         """Load the fixed opponents ``specs`` not loaded yet: all a run's phases name, before it starts, so a
@@ -116,7 +118,7 @@ class OpponentPool:
     def probabilities(self) -> dict[str, float]:
         """Share of opponent draws per kind (a fixed opponent: per tag), given the snapshots present now."""
         shares = {RANDOM: self.random_weight, HEURISTIC: self.heuristic_weight,
-                  **{opponent_tag(spec): share for spec, share in self.opponents.items()}}
+                  **self._fixed_shares}
         if not self.snapshots:
             total = sum(shares.values())
             if total == 0:
