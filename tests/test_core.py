@@ -1997,7 +1997,7 @@ def test_the_per_file_model_caches_hold_up_under_threads_loading_at_once(monkeyp
         try:
             for i in range(20_000):
                 key = (f"bot{(i * 7 + k) % 40}.onnx", i % 3, 0)  # (path, mtime, size): 40 files, rewritten
-                if onnx_policy._recall(cache, key) is None:
+                if onnx_policy.recall(cache, key) is None:
                     onnx_policy._remember(cache, key, i)
         except Exception as exc:  # noqa: BLE001 - the test reports whatever a thread met
             errors.append(repr(exc))

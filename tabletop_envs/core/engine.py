@@ -13,12 +13,12 @@ import copy
 import difflib
 import inspect
 import json
-import threading
 import traceback
 from typing import Any, ClassVar
 
 import numpy as np
 
+from .cache import keep, recall
 from .errors import ConfigError, IllegalActionError, StateError, action_index, is_int
 from .files import control_text
 from .layout import ActionLayout, ObservationLayout
@@ -464,7 +464,6 @@ _FIELD_KINDS: dict[tuple, dict[str, set[str]]] = {}
 #: rule-option sets _FIELD_KINDS keeps, the most recently used: unbounded, saved states of ever new deck lists
 #: (a deck-building loop) kept 10 kB for each
 FIELD_KINDS_SIZE = 16
-_FIELD_KINDS_LOCK = threading.Lock()  # states loaded in several threads: the eviction iterates the dict
 
 
 def _kind(value: Any) -> str:
@@ -485,10 +484,7 @@ def _record_kinds(value: Any, path: str, out: dict[str, set[str]]) -> None:
 def _field_kinds(state: State) -> dict[str, set[str]]:
     game = state.game
     key = (type(state), json.dumps(_jsonable(game.config()), sort_keys=True))
-    with _FIELD_KINDS_LOCK:
-        kinds = _FIELD_KINDS.pop(key, None)
-        if kinds is not None:
-            _FIELD_KINDS[key] = kinds  # now the last to be evicted
+    kinds = recall(_FIELD_KINDS, key)
     if kinds is None:
         kinds = {}
         for seed in range(4):
@@ -502,10 +498,7 @@ def _field_kinds(state: State) -> dict[str, set[str]]:
                 if s.is_terminal():
                     break
                 s.apply_legal_action(int(rng.choice(s.legal_actions())))
-        with _FIELD_KINDS_LOCK:
-            _FIELD_KINDS[key] = kinds
-            while len(_FIELD_KINDS) > FIELD_KINDS_SIZE:
-                del _FIELD_KINDS[next(iter(_FIELD_KINDS))]
+        keep(_FIELD_KINDS, key, kinds, FIELD_KINDS_SIZE)
     return kinds
 
 

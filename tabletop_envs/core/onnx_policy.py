@@ -20,12 +20,12 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import threading
 import warnings
 from pathlib import Path
 
 import numpy as np
 
+from .cache import LOCK, keep, recall
 from .errors import ModelMismatchError, RuleOptionsWarning, TabletopError, is_int
 from .files import control_text, parse_json, read_json_text
 
@@ -434,13 +434,12 @@ def _layout_facts(env_id: str, game_config: dict) -> tuple:
     # the class too: an env id registered anew in one process (a test's toy game, a game edited in a notebook)
     # would otherwise be judged by the layouts of the class first built under that id
     key = (env_id, game_class, json.dumps(options, sort_keys=True, default=str))
-    facts = _recall(_LAYOUTS, key)
+    facts = recall(_LAYOUTS, key)
     if facts is None:  # building a game loads its catalogue: once per process is enough
         game = make_game(env_id, **options)
         facts = (game.observation_layout.hash(), game.observation_layout.size, game.num_actions,
                  game.action_layout.hash())
-        with _CACHE_LOCK:
-            _keep(_LAYOUTS, key, facts, CONFIG_CACHE_SIZE)
+        keep(_LAYOUTS, key, facts, CONFIG_CACHE_SIZE)
     return facts
 
 
@@ -498,11 +497,10 @@ def _full_config(env_id: str, game_config: dict) -> dict:
     from .registry import make_game
 
     key = (env_id, json.dumps(game_config, sort_keys=True, default=str))
-    config = _recall(_CONFIGS, key)
+    config = recall(_CONFIGS, key)
     if config is None:
         config = json.loads(json.dumps(make_game(env_id, **game_config).config(), default=str))
-        with _CACHE_LOCK:
-            _keep(_CONFIGS, key, config, CONFIG_CACHE_SIZE)
+        keep(_CONFIGS, key, config, CONFIG_CACHE_SIZE)
     return config
 
 
@@ -636,7 +634,7 @@ def file_sha256(path: Path) -> str:
     file it plays: 3 MB for Earth's weights)."""
     stat = path.stat()
     key = (str(path.resolve()), stat.st_mtime_ns, stat.st_size)
-    known = _recall(_DIGESTS, key)
+    known = recall(_DIGESTS, key)
     if known is None:
         digest = hashlib.sha256()
         with open(path, "rb") as fh:
@@ -672,7 +670,7 @@ def _graph_activations(onnx_file: Path) -> set[str]:
     4 ms of a load; a graph laid out otherwise shows no name, and nothing is refused."""
     stat = onnx_file.stat()
     key = (str(onnx_file.resolve()), stat.st_mtime_ns, stat.st_size)
-    found = _recall(_GRAPH_ACTIVATIONS, key)
+    found = recall(_GRAPH_ACTIVATIONS, key)
     if found is None:
         with open(onnx_file, "rb") as fh:
             data = fh.read(65536)
@@ -767,7 +765,7 @@ def _read_weights(npz_path: Path) -> list[tuple[np.ndarray, np.ndarray]]:
 
     stat = npz_path.stat()
     key = (str(npz_path.resolve()), stat.st_mtime_ns, stat.st_size)
-    layers = _recall(_WEIGHTS, key)
+    layers = recall(_WEIGHTS, key)
     if layers is None:
         if not stat.st_size:  # said plainly: numpy names it EOFError, or (before 1.25) a pickle refusal
             raise _broken_file(npz_path, "the file is empty, 0 bytes")
@@ -863,37 +861,14 @@ FILE_CACHE_SIZE = 16
 CONFIG_CACHE_SIZE = 64
 
 
-#: one lock for the per-file and per-config caches: a server loading bots in several threads iterated a cache while
-#: another thread inserted ("dictionary changed size during iteration")
-_CACHE_LOCK = threading.Lock()
-
-
-def _recall(cache: dict, key: tuple):
-    """``cache[key]`` (None when absent), now the last to be evicted."""
-    with _CACHE_LOCK:
-        value = cache.pop(key, None)
-        if value is not None:
-            cache[key] = value
-        return value
-
-
 def _remember(cache: dict, key: tuple, value):
     """Keep ``value`` under ``key`` = (path, mtime, size) in a per-file cache: an earlier version of the
     same path can no longer be read, so it goes, and so do the least recently used files beyond
     ``FILE_CACHE_SIZE``."""
-    with _CACHE_LOCK:
+    with LOCK:
         for stale in [k for k in cache if k[0] == key[0]]:
             del cache[stale]
-        return _keep(cache, key, value, FILE_CACHE_SIZE)
-
-
-def _keep(cache: dict, key: tuple, value, size: int):
-    """``cache[key] = value``, the least recently used entries beyond ``size`` dropped; the caller holds
-    ``_CACHE_LOCK``."""
-    cache[key] = value
-    while len(cache) > size:
-        del cache[next(iter(cache))]
-    return value
+        return keep(cache, key, value, FILE_CACHE_SIZE)
 
 
 def _model_roots() -> list[Path]:
