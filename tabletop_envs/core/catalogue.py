@@ -64,26 +64,21 @@ def validate_record(record: Any, schema: dict[str, Field], where: str) -> dict:
 def load_json(path: str | Path) -> Any:
     path = Path(path)
     try:
-        text = read_json_text(path)
+        data = parse_json(read_json_text(path))
     except OSError as exc:
         raise CatalogueError(f"cannot read catalogue file {path}: {exc}") from exc
-    except UnicodeDecodeError as exc:  # a ValueError, not an OSError: it escaped the clause above
+    except UnicodeDecodeError as exc:  # ValueErrors, as the next one: caught before the last clause
         raise CatalogueError(f"{path}: not UTF-8 text (byte {exc.start}: {exc.reason}); save the file as "
                              "UTF-8 JSON") from None
-    except ValueError as exc:
-        raise CatalogueError(f"{path}: not a catalogue: {exc}; pass a card file in the shipped format") from None
-    try:
-        data = parse_json(text)
     except json.JSONDecodeError as exc:
         raise CatalogueError(f"{path}: not valid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from exc
-    except ValueError as exc:
+    except ValueError as exc:  # too large, no regular file, nested too deep, an endless integer
         raise CatalogueError(f"{path}: not a catalogue: {exc}; pass a card file in the shipped format") from None
     control = control_text(data)
     if control:
         raise CatalogueError(f"{path}: {control[0]} holds control characters ({control[1]!r}); card files hold "
                              "printable text only: remove them")
     return data
-
 
 
 def load_records(path: str | Path, key: str, schema: dict[str, Field], unique: str = "name") -> list[dict]:
