@@ -8,6 +8,7 @@ import platform
 from importlib import metadata
 from pathlib import Path
 
+from tabletop_envs.core.files import write_text_whole
 from training.export import cpu_info, load_average
 
 #: the packages whose versions move the numbers (pure-Python references speed up or slow down with them)
@@ -33,4 +34,5 @@ def write_json(path, report: dict) -> None:
     """``--json``: the report, its folder made if need be."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    # beside its place first: a rerun on a full disk tore the committed result it was to replace
+    write_text_whole(path, json.dumps(report, indent=2) + "\n")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 
@@ -304,3 +306,19 @@ def test_the_free_engine_bound_runs_any_registered_game_and_refuses_an_unknown_n
         fb.main(["--games", "toy"])
     assert exit_info.value.code == 2
     assert "--games: unknown name(s) ['toy']" in capsys.readouterr().err
+
+
+def test_a_rerun_whose_json_hits_a_full_disk_keeps_the_committed_result_whole(tmp_path, monkeypatch):
+    # --json wrote in place: a rerun on a full disk tore the committed result it was to replace
+    from full_disk import text_writes_fill_the_disk
+
+    from benchmarks import write_json
+
+    path = tmp_path / "results" / "aec_throughput.json"
+    write_json(path, {"ratio": 1.0})
+    with monkeypatch.context() as patched:
+        text_writes_fill_the_disk(patched)
+        with pytest.raises(OSError, match="No space left"):
+            write_json(path, {"ratio": 2.0, "padding": "x" * 100})
+    assert json.loads(path.read_text(encoding="utf-8")) == {"ratio": 1.0}
+    assert [p.name for p in path.parent.iterdir()] == ["aec_throughput.json"]

@@ -33,6 +33,7 @@ import numpy as np
 from tabletop_envs.core.aec import AEC_KWARGS, check_illegal_action, check_max_turns, check_render_mode
 from tabletop_envs.core.arena import check_games, check_seed, deal_seed, play_game_standings
 from tabletop_envs.core.errors import ConfigError, run_cli
+from tabletop_envs.core.files import write_text_whole, written_beside
 from tabletop_envs.core.policy import load_policy, policy_name, policy_rng
 from tabletop_envs.core.registry import get_spec, make_game
 
@@ -367,8 +368,15 @@ def elo_png(report: dict, path: str | Path) -> None:
     ax.set_xlabel("Elo (Bradley–Terry)")
     ax.set_title(f"{report['env']}: {report['games_per_pair']} games per pair")
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    save_figure_whole(fig, path)
     plt.close(fig)
+
+
+def save_figure_whole(fig, path: Path) -> None:
+    """A matplotlib figure as a PNG beside ``path`` first, then moved into place, as the run's other files
+    (its format named: the part's suffix names none)."""
+    with written_beside(path) as (part,):
+        fig.savefig(part, dpi=100, format="png")
 
 
 def main(argv: list[str] | None = None) -> dict:
@@ -396,8 +404,9 @@ def main(argv: list[str] | None = None) -> dict:
     print(text)
     if out:
         out.mkdir(parents=True, exist_ok=True)
-        (out / "elo.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
-        (out / "elo.md").write_text(text + "\n", encoding="utf-8")
+        # beside their places first, as a run's files: a rerun into the same folder on a full disk tore both
+        write_text_whole(out / "elo.json", json.dumps(report, indent=2) + "\n")
+        write_text_whole(out / "elo.md", text + "\n")
         if args.png:
             elo_png(report, out / "elo.png")
         print(f"wrote {out}/elo.json, elo.md" + (", elo.png" if args.png else ""))

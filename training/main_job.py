@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 from tabletop_envs.core.errors import ConfigError, run_cli
+from tabletop_envs.core.files import write_text_whole
 from tabletop_envs.core.onnx_policy import model_path_for_id
 from tabletop_envs.core.registry import make_game
 
@@ -68,9 +69,9 @@ def main(argv: list[str] | None = None) -> dict:
     result = {"env": cfg.env, "steps": summary["steps"], "train_seconds": summary["train_seconds"],
               "total_seconds": round(time.perf_counter() - started, 1), "exported": trained,
               "learning_curve": summary.get("learning_curve"), "round_robin": report}
-    (run_dir / "main_job.json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    write_text_whole(run_dir / "main_job.json", json.dumps(result, indent=2) + "\n")
     table = markdown(report)
-    (run_dir / "main_job.md").write_text(table + "\n", encoding="utf-8")
+    write_text_whole(run_dir / "main_job.md", table + "\n")
     elo_png(report, run_dir / "elo.png")
 
     print("[3/3] summary")

@@ -52,7 +52,14 @@ from .config import (
     run_folder_held,
     set_aside_earlier_run,
 )
-from .evaluate import anchor_evaluation, evaluation_lines, resolve, split_env_kwargs, tensorboard_tag
+from .evaluate import (
+    anchor_evaluation,
+    evaluation_lines,
+    resolve,
+    save_figure_whole,
+    split_env_kwargs,
+    tensorboard_tag,
+)
 from .pool import SNAPSHOT, OpponentPool, WinRateGate
 
 
@@ -562,8 +569,15 @@ def learning_curve_png(history: list[dict], path: Path, title: str) -> None:
     if keys:
         ax.legend()
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    save_figure_whole(fig, path)
     plt.close(fig)
+
+
+def save_model_whole(model, path: Path) -> None:
+    """Save ``model`` beside ``path`` first: a --resume that finished its run again saved over the earlier
+    final model in place, so a full disk or a kill part-way left neither that model nor the new one."""
+    with interrupts_deferred(), written_beside(path) as (part,):
+        model.save(part)
 
 
 def train(cfg: TrainConfig, resume: bool = False, command: str | None = None) -> dict:
@@ -683,8 +697,7 @@ def _train(cfg: TrainConfig, resume: bool, command: str | None, held: contextlib
     # PPO's own pace: the steps this call trained over its time in learn(), less evaluations and checkpoints
     steps_per_second = ((model.num_timesteps - start_steps) / max(end - ppo_start - callback.overhead_seconds, 1e-9)
                         if model.num_timesteps > start_steps else None)  # None: this call trained no steps
-    with interrupts_deferred():
-        model.save(run_dir / "final_model.zip")
+    save_model_whole(model, run_dir / "final_model.zip")
     if remaining > 0:  # (resumed into the distillation only: the checkpoint is this model already)
         callback.checkpoint()
 
@@ -707,8 +720,7 @@ def _train(cfg: TrainConfig, resume: bool, command: str | None, held: contextlib
             raise
         train_seconds += time.perf_counter() - distill_start  # training too: the sidecar's wall time counts it
         write_text_whole(run_dir / "distill.json", json.dumps(distill_report, indent=2) + "\n")
-        with interrupts_deferred():
-            model.save(run_dir / "distilled_model.zip")
+        save_model_whole(model, run_dir / "distilled_model.zip")
     summary = {"env": cfg.env, "run_dir": str(run_dir), "steps": last_steps,
                "train_seconds": round(train_seconds, 1),
                "steps_per_second": None if steps_per_second is None else round(steps_per_second, 1),
@@ -724,7 +736,7 @@ def _train(cfg: TrainConfig, resume: bool, command: str | None, held: contextlib
     if cfg.eval.final_games:
         evaluation = callback.evaluate(cfg.eval.final_games, model)  # the selected model, if one was
         summary["evaluation"] = evaluation
-    (run_dir / "history.json").write_text(json.dumps(callback.history, indent=2) + "\n", encoding="utf-8")
+    write_text_whole(run_dir / "history.json", json.dumps(callback.history, indent=2) + "\n")
     if cfg.output.export:
         machine = {"cpus": os.cpu_count(), "cpu": cpu_info()["model name"]}
         averages = load_average()

@@ -93,6 +93,37 @@ def test_cli_writes_json_markdown_and_png(toy, tmp_path):
     assert report["elo"]["random"] == 0
 
 
+@needs_matplotlib
+def test_a_rerun_into_the_same_out_folder_on_a_full_disk_keeps_the_earlier_results_whole(toy, tmp_path,
+                                                                                       monkeypatch):
+    # elo.json, elo.md and elo.png were written in place: a rerun that hit a full disk tore the earlier ones
+    import errno
+
+    from full_disk import text_writes_fill_the_disk
+    from matplotlib.figure import Figure
+
+    argv = ["--env", toy, "--policies", "random", "toy_v0/random", "--games", "20", "--out", str(tmp_path), "--png"]
+    main(argv)
+    earlier = {name: (tmp_path / name).read_bytes() for name in ("elo.json", "elo.md", "elo.png")}
+    with monkeypatch.context() as patched:
+        text_writes_fill_the_disk(patched, where=lambda path: path.name.startswith("elo.md"))
+        with pytest.raises(OSError, match="No space left"):
+            main(argv[:-1])
+    real_savefig = Figure.savefig
+
+    def half_a_picture(self, fname, *args, **kwargs):
+        real_savefig(self, fname, *args, **kwargs)
+        Path(fname).write_bytes(Path(fname).read_bytes()[:100])
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(Figure, "savefig", half_a_picture)
+        with pytest.raises(OSError, match="No space left"):
+            main(argv)
+    assert {name: (tmp_path / name).read_bytes() for name in earlier} == earlier
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["elo.json", "elo.md", "elo.png"]
+
+
 def test_earth_with_three_players_is_rank_based_over_all_seat_rotations():
     pytest.importorskip("tabletop_envs.earth.bots")
     res = play_pair("earth_v0", "heuristic", "random", 6, seed=0, game_kwargs={"num_players": 3})

@@ -1124,6 +1124,33 @@ def test_a_disk_that_fills_while_the_summary_is_written_leaves_a_run_that_resume
     assert json.loads((tmp_path / "run" / "summary.json").read_text(encoding="utf-8"))["steps"] == summary["steps"]
 
 
+def test_a_disk_that_fills_while_a_resumed_run_saves_its_final_model_keeps_the_earlier_one_whole(toy, tmp_path,
+                                                                                                  monkeypatch):
+    # final_model.zip was saved over in place: a resumed run that hit a full disk there lost the model its first
+    # part had saved, and export --model runs/<run>/final_model.zip then failed on a torn zip
+    import errno
+
+    from sb3_contrib import MaskablePPO
+
+    data = quiet_tiny(tmp_path, ppo={"total_timesteps": 256}, output={"checkpoint_every": 256})
+    train(load_config(data=data))
+    real_save = MaskablePPO.save
+
+    def disk_full_on_the_final_model(self, path, *args, **kwargs):
+        if Path(path).name.startswith("final_model.zip"):
+            Path(path).write_bytes(b"PK\x03\x04 cut off")
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real_save(self, path, *args, **kwargs)
+
+    data = quiet_tiny(tmp_path, ppo={"total_timesteps": 512}, output={"checkpoint_every": 256})
+    with monkeypatch.context() as patched, pytest.raises(OSError, match="No space left"):
+        patched.setattr(MaskablePPO, "save", disk_full_on_the_final_model)
+        train(load_config(data=data), resume=True)
+    run = tmp_path / "run"
+    assert MaskablePPO.load(run / "final_model.zip").num_timesteps == 256
+    assert not list(run.glob("*.part"))
+
+
 def test_the_selection_passes_over_a_checkpoint_whose_writing_was_cut_off(toy, tmp_path):
     # a run killed while writing its final checkpoint (at the step it was interrupted at, which the resumed run
     # does not save again) left a torn model.zip without state.json: --resume passed over it, the selection
