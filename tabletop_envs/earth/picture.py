@@ -3,10 +3,10 @@
 (``render.py`` in this folder is Earth's text view; the core looks for ``draw_table`` in ``render``
 and then in ``picture``.)
 
-At the top, the shared board: draw pile and discard, the four fauna objectives with the leaves
-claimed on them, the two public ecosystems. Below, one panel per player: their 4×4 tableau (each
-card with its cost, VP, sprouts and growth), soil, hand, compost and events, island and climate.
-With ``player`` given, other players' hands and personal ecosystems stay hidden, as do their
+At the top, the shared board: draw pile and discard, a key to the habitats' initials, the four fauna
+objectives with the leaves claimed on them, the two public ecosystems. Below, one panel per player:
+their 4×4 tableau (each card with its cost, VP, habitats, sprouts and growth), soil, hand, compost and
+events, island and climate. With ``player`` given, other players' hands and personal ecosystems stay hidden, as do their
 island and climate while the sides are being chosen, and their running score (which counts the
 hidden ecosystem).
 """
@@ -14,7 +14,7 @@ hidden ecosystem).
 from __future__ import annotations
 
 from ..core.render import HIGHLIGHT, MUTED, SEAT_COLORS, TEXT, Canvas, CardFace
-from .catalogue import ACTIONS
+from .catalogue import ACTIONS, HABITATS
 from .render import pending_decision
 from .scoring import BEGINNER_FAUNA_VP, FAUNA_TIERS, final_score
 
@@ -38,12 +38,17 @@ def cell_face(state, p: int, cell: int) -> CardFace:
     card = state.grid[p][cell]
     rec = cat.earth[card]
     colours = cat.colours_of[card]
-    lines = [f"cost {int(cat.cost[card])} soil", f"{int(cat.vp[card])} VP"]  # no corner: names need the width
+    # no corner: names need the width. Habitats score (longest paths, habitat counts), so each card shows
+    # its own, by initial (the board has the key): a flora card's four lines then fill the card, so its cost
+    # and VP share a line, which the bold lines of a card with three have no width for
+    habitats = " ".join(h[0].upper() for h in rec["habitats"]) or "no habitat"
     if cat.is_flora[card]:
-        lines.append(f"sprouts {state.spr[p][cell]}/{int(cat.sprout_spaces[card])}")
-        lines.append(f"growth {state.gro[p][cell]}/{int(cat.max_growth[card])}")
+        lines = [f"{int(cat.cost[card])} soil · {int(cat.vp[card])} VP", habitats,
+                 f"sprouts {state.spr[p][cell]}/{int(cat.sprout_spaces[card])}",
+                 f"growth {state.gro[p][cell]}/{int(cat.max_growth[card])}"]
         footer = rec["type"]
     else:
+        lines = [f"cost {int(cat.cost[card])} soil", f"{int(cat.vp[card])} VP", habitats]
         footer = rec["kind"]
     return CardFace(rec["name"], lines, footer=footer,
                     color=ABILITY_COLORS.get(colours[0], NO_ABILITY) if colours else NO_ABILITY)
@@ -81,6 +86,9 @@ def _board(canvas: Canvas, state, y: int) -> None:
     cat = state.game.cat
     canvas.pile(14, y + 14, "deck", len(state.deck), w=62, h=84)
     canvas.pile(96, y + 14, "discard", len(state.discard), face_down=False, w=62, h=84)
+    canvas.text(14, y + 118, "habitats on cards:", 11, MUTED, bold=True)
+    canvas.lines(14, y + 134, [" · ".join(f"{h[0].upper()} {h}" for h in pair) for pair in (HABITATS[:2], HABITATS[2:])],
+                 11, MUTED)
     tiers = [BEGINNER_FAUNA_VP] * 5 if state.game.fauna_side == "beginner" else list(FAUNA_TIERS)
     x = 176
     for f, side in enumerate(state.fauna):

@@ -836,3 +836,36 @@ def test_standings_follow_the_tiebreakers_and_equal_the_rank_returns():
                                                 rng=[policy_rng(20, 0), policy_rng(20, 1)])
     assert returns[0] == returns[1] == 0.0  # level on VP
     assert sorted(standings) == [-1.0, 1.0]  # a tiebreaker decides
+
+
+def test_picture_shows_every_tableau_cards_habitats_and_all_its_lines_in_full(monkeypatch):
+    """Habitats score (longest paths, habitat counts), and the picture's cards showed none of them. Every
+    flora and terrain card now shows its habitats by initial (the board holds the key), with its cost, VP,
+    sprouts and growth at the fullest, each line drawn whole: none dropped for height, none cut short."""
+    pytest.importorskip("PIL")
+    from tabletop_envs.core.render import Canvas
+    from tabletop_envs.earth import picture
+
+    s = after_setup(2, 0)
+    drawn = []
+    real = Canvas.text
+
+    def spy(canvas, x, y, text, size=14, color=None, bold=False, anchor="la", max_width=None):
+        drawn.append(canvas.fit(text, max_width, size, bold) if max_width is not None else text)
+        return real(canvas, x, y, text, size, color or (0, 0, 0), bold, anchor, max_width)
+
+    monkeypatch.setattr(Canvas, "text", spy)
+    for card, rec in enumerate(CAT.earth):
+        if rec["kind"] == "event":
+            continue
+        s.grid[0][5] = card
+        s.spr[0][5], s.gro[0][5] = int(CAT.sprout_spaces[card]), int(CAT.max_growth[card])
+        face = picture.cell_face(s, 0, 5)
+        habitats = " ".join(h[0].upper() for h in rec["habitats"]) or "no habitat"
+        assert habitats in face.lines, rec["name"]
+        drawn.clear()
+        Canvas(picture.CELL_W, picture.CELL_H)._draw_card(0, 0, face, picture.CELL_W, picture.CELL_H)
+        assert all(line in drawn for line in face.lines), (rec["name"], face.lines, drawn)
+    drawn.clear()
+    picture.draw_table(s, 0)
+    assert "S sunny · W wet" in drawn and "R rocky · C cold" in drawn
