@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import pickle
 
 import numpy as np
@@ -2014,6 +2015,46 @@ def test_the_per_file_model_caches_hold_up_under_threads_loading_at_once(monkeyp
         sys.setswitchinterval(before)
     assert not errors, errors[:3]
     assert len(cache) == 16 and len({key[0] for key in cache}) == 16  # bounded, one version of each file
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_a_process_forked_while_another_thread_holds_the_cache_lock_can_load_models():
+    """A fork copies the cache lock as it is: forked while another thread of the parent held it, the child
+    waited forever at its first model load for a thread that does not exist there."""
+    import threading
+    import time
+    import warnings
+
+    from tabletop_envs.core import cache
+
+    held = threading.Event()
+
+    def hold():
+        with cache.LOCK:
+            held.set()
+            time.sleep(0.3)
+
+    thread = threading.Thread(target=hold)
+    thread.start()
+    held.wait()
+    with warnings.catch_warnings():  # 3.12+: "This process is multi-threaded, use of fork() may lead to deadlocks"
+        warnings.simplefilter("ignore", DeprecationWarning)
+        pid = os.fork()
+    if pid == 0:  # the child: exit 0 once the cache answers
+        try:
+            cache.keep({}, "model", 1, 1)
+        except BaseException:  # noqa: BLE001 - whatever it is, the child must not go on running pytest
+            os._exit(1)
+        os._exit(0)
+    thread.join()
+    deadline = time.monotonic() + 10
+    while not (done := os.waitpid(pid, os.WNOHANG))[0]:
+        if time.monotonic() > deadline:
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+            pytest.fail("the forked child hung on the cache lock")
+        time.sleep(0.02)
+    assert os.waitstatus_to_exitcode(done[1]) == 0
 
 
 def test_load_policy_given_a_folder_names_the_models_in_it(tmp_path):
