@@ -2057,6 +2057,103 @@ def test_a_process_forked_while_another_thread_holds_the_cache_lock_can_load_mod
     assert os.waitstatus_to_exitcode(done[1]) == 0
 
 
+def _shared_policies():
+    """The shipped Terralore model on both backends, drawing its moves (so a generator mix-up shows), and the
+    heuristic bot."""
+    from tabletop_envs.core.policy import load_policy
+
+    pytest.importorskip("onnxruntime")
+    return [load_policy("terralore_v0/ppo", backend=b, deterministic=False) for b in ("numpy", "onnxruntime")] + [
+        load_policy("terralore_v0/heuristic")]
+
+
+def _seeded_results(policies, seeds=range(3)) -> list:
+    """(returns, decisions) of a seeded game per seed and policy, the policy in both seats."""
+    from tabletop_envs.core.arena import play_game
+    from tabletop_envs.core.registry import make_game
+
+    game = make_game("terralore_v0")
+    return [(returns.tolist(), decisions) for returns, decisions in
+            (play_game(game, [p, p], seed) for p in policies for seed in seeds)]
+
+
+def test_one_policy_shared_by_threads_plays_each_seeded_game_as_it_does_alone():
+    """A server that answers several tables with one loaded bot: each game's moves come from its own
+    generator, so the threads may interleave anyhow and every game is the one played alone."""
+    import sys
+    import threading
+
+    from tabletop_envs.core.arena import play_game
+    from tabletop_envs.core.registry import make_game
+
+    game = make_game("terralore_v0")
+    for policy in _shared_policies():
+        alone, together = {}, {}
+        for seed in range(6):
+            alone[seed] = play_game(game, [policy, policy], seed)
+
+        def play(seed, policy=policy, together=together):
+            together[seed] = play_game(game, [policy, policy], seed)
+
+        before = sys.getswitchinterval()
+        sys.setswitchinterval(1e-5)
+        try:
+            threads = [threading.Thread(target=play, args=(seed,)) for seed in range(6)]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+        finally:
+            sys.setswitchinterval(before)
+        assert {s: (r.tolist(), n) for s, (r, n) in together.items()} == \
+               {s: (r.tolist(), n) for s, (r, n) in alone.items()}, policy
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_policies_loaded_and_used_before_a_fork_play_the_same_seeded_games_in_the_child():
+    """A server forks its workers after loading its bots (gunicorn's preload, multiprocessing's fork on
+    Linux): the child plays with the parent's onnxruntime session and weights, not copies it made."""
+    import warnings
+
+    policies = _shared_policies()
+    parent = _seeded_results(policies)
+    read, write = os.pipe()
+    with warnings.catch_warnings():  # 3.12+ warns of fork where onnxruntime or BLAS started threads
+        warnings.simplefilter("ignore", DeprecationWarning)
+        pid = os.fork()
+    if pid == 0:
+        try:
+            os.write(write, json.dumps(_seeded_results(policies)).encode())
+        except BaseException:  # noqa: BLE001 - whatever it is, the child must not go on running pytest
+            os._exit(1)
+        os._exit(0)
+    os.close(write)
+    with os.fdopen(read, "rb") as fh:
+        child = json.loads(fh.read() or "null")
+    assert os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0
+    assert [tuple(x) for x in child] == parent
+
+
+@pytest.mark.parametrize("method", ["spawn", "forkserver"])
+def test_loaded_policies_sent_to_a_spawned_process_play_the_same_seeded_games(method):
+    """Spawn is the default start method on macOS and Windows (forkserver on Linux from Python 3.14): a
+    policy reaches the worker pickled, the onnxruntime one reopening its file there."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    from tabletop_envs.core.arena import play_game
+    from tabletop_envs.core.registry import make_game
+
+    if method not in multiprocessing.get_all_start_methods():
+        pytest.skip(f"no {method} here")
+    policies = _shared_policies()
+    game = make_game("terralore_v0")
+    jobs = [(p, seed) for p in policies for seed in range(3)]
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context(method)) as pool:
+        played = list(pool.map(play_game, [game] * len(jobs), [[p, p] for p, _ in jobs], [s for _, s in jobs]))
+    assert [(r.tolist(), n) for r, n in played] == _seeded_results(policies)
+
+
 def test_load_policy_given_a_folder_names_the_models_in_it(tmp_path):
     from tabletop_envs import TabletopError
     from tabletop_envs.core.policy import load_policy
