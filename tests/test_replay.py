@@ -149,6 +149,21 @@ def test_a_replay_saved_over_an_earlier_one_on_a_full_disk_keeps_the_earlier_one
     assert [p.name for p in tmp_path.iterdir()] == ["g.json"]
 
 
+def test_two_saves_of_one_name_at_once_each_write_a_whole_file_and_the_last_to_finish_stays(tmp_path):
+    # the same seed played in two terminals (or a server's threads) offers the same default name: the saves
+    # shared one fixed "<name>.part", the first moved the second's half-written text into place and the
+    # second then failed on a FileNotFoundError
+    from tabletop_envs.core.files import write_text_whole, written_beside
+
+    path = tmp_path / "g.json"
+    with written_beside(path) as (part,):
+        part.write_text("first" * 1000, encoding="utf-8")
+        write_text_whole(path, "second")  # the other save, begun and ended meanwhile
+        assert path.read_text(encoding="utf-8") == "second"
+    assert path.read_text(encoding="utf-8") == "first" * 1000
+    assert [p.name for p in tmp_path.iterdir()] == ["g.json"]
+
+
 def test_a_replay_of_another_file_format_is_refused_naming_the_library_version_that_reads_it(toy):
     replay, _, _ = record_random_game("toy_v0", seed=1)
     data = json.loads(replay.to_json())

@@ -4,6 +4,7 @@ JSON of files that may come from someone else."""
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import os
 import re
@@ -13,15 +14,23 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+#: tells apart the parts of writes under way at once in one process (threads, or a write inside another's block)
+_PART_NUMBERS = itertools.count()
+
 
 @contextlib.contextmanager
 def written_beside(*paths: Path, marker_last: bool = False) -> Iterator[list[Path]]:
-    """Yields a ``<name>.part`` path beside each of ``paths`` for the block to write; once it ends without
-    an error, each is moved into place in order, so a full disk or an interrupt part-way leaves the
+    """Yields a ``<name>.<pid>-<n>.part`` path beside each of ``paths`` for the block to write; once it ends
+    without an error, each is moved into place in order, so a full disk or an interrupt part-way leaves the
     earlier files as they were. With ``marker_last``, the last path (a file that marks the others whole,
     as a checkpoint's state.json) is removed before any is moved and comes back last. The parts are
-    removed whatever happens."""
-    parts = [path.with_name(path.name + ".part") for path in paths]
+    removed whatever happens.
+
+    Each write has parts of its own: two saves of one name at once (two games of one seed saved under the
+    default name they share, from two terminals or threads) shared a fixed ``<name>.part``, and one moved the
+    other's half-written part into place while the other then failed on a FileNotFoundError."""
+    tag = f"{os.getpid()}-{next(_PART_NUMBERS)}"
+    parts = [path.with_name(f"{path.name}.{tag}.part") for path in paths]
     try:
         yield parts
         if marker_last:
