@@ -96,6 +96,19 @@ def _make(gym_id, **kwargs):
     return gymnasium.make(gym_id, **kwargs)
 
 
+def _vector_trace(envs) -> list:
+    """What 40 steps of random legal moves give back (observations, rewards, episode ends), from a seeded reset."""
+    obs, _ = envs.reset(seed=0)
+    rng = np.random.default_rng(0)
+    trace = []
+    for _ in range(40):
+        assert envs.observation_space.contains(obs)
+        masks = np.stack(envs.call("action_masks"))
+        obs, reward, terminated, truncated, _ = envs.step([rng.choice(np.flatnonzero(m)) for m in masks])  # all legal
+        trace.append((obs.tobytes(), reward.tolist(), terminated.tolist(), truncated.tolist()))
+    return trace
+
+
 @pytest.mark.parametrize(("env_name", "kwargs"), GAMES, ids=GAME_IDS)
 def test_gymnasium_async_vector_env_in_spawned_processes_plays_with_the_masks_it_hands_out(env_name, kwargs):
     import gymnasium
@@ -103,14 +116,11 @@ def test_gymnasium_async_vector_env_in_spawned_processes_plays_with_the_masks_it
     fns = [functools.partial(_make, ENVS[env_name].gymnasium_id, **kwargs) for _ in range(2)]
     envs = gymnasium.vector.AsyncVectorEnv(fns, context="spawn")
     try:
-        obs, _ = envs.reset(seed=0)
-        rng = np.random.default_rng(0)
-        for _ in range(40):
-            assert envs.observation_space.contains(obs)
-            masks = np.stack(envs.call("action_masks"))
-            obs, *_ = envs.step([rng.choice(np.flatnonzero(m)) for m in masks])  # default "raise": all legal
+        spawned = _vector_trace(envs)
     finally:
         envs.close()
+    # the seeded episodes are the ones played in this process: the opponents' bots and deals travel whole
+    assert spawned == _vector_trace(gymnasium.vector.SyncVectorEnv(fns))
 
 
 @pytest.mark.parametrize(("env_name", "kwargs"), GAMES, ids=GAME_IDS)
