@@ -2112,26 +2112,32 @@ def test_one_policy_shared_by_threads_plays_each_seeded_game_as_it_does_alone():
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
 def test_policies_loaded_and_used_before_a_fork_play_the_same_seeded_games_in_the_child():
     """A server forks its workers after loading its bots (gunicorn's preload, multiprocessing's fork on
-    Linux): the child plays with the parent's onnxruntime session and weights, not copies it made."""
+    Linux): the child plays the same games, with the parent's weights but an onnxruntime session of its
+    own. onnxruntime is not fork-safe: played with the parent's session, a child forked while another
+    thread of the parent was inside that session's run hung in its first move (1-2 forks in 100)."""
     import warnings
 
     policies = _shared_policies()
     parent = _seeded_results(policies)
+    inherited = policies[1]._session
     read, write = os.pipe()
     with warnings.catch_warnings():  # 3.12+ warns of fork where onnxruntime or BLAS started threads
         warnings.simplefilter("ignore", DeprecationWarning)
         pid = os.fork()
     if pid == 0:
         try:
-            os.write(write, json.dumps(_seeded_results(policies)).encode())
+            results = _seeded_results(policies)
+            os.write(write, json.dumps([results, policies[1]._session is inherited]).encode())
         except BaseException:  # noqa: BLE001 - whatever it is, the child must not go on running pytest
             os._exit(1)
         os._exit(0)
     os.close(write)
     with os.fdopen(read, "rb") as fh:
-        child = json.loads(fh.read() or "null")
+        child, played_the_parents_session = json.loads(fh.read() or "[null, null]")
     assert os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0
     assert [tuple(x) for x in child] == parent
+    assert played_the_parents_session is False
+    assert policies[1]._session is inherited  # the parent keeps its own
 
 
 @pytest.mark.parametrize("method", ["spawn", "forkserver"])

@@ -20,7 +20,9 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
 import warnings
+import weakref
 from pathlib import Path
 
 import numpy as np
@@ -243,6 +245,7 @@ class OnnxPolicy(_LogitsPolicy):
                 raise ModelMismatchError(f"{self.onnx_path} has {attr} {width} but its sidecar says "
                                          f"{getattr(self, attr)}; re-export the model")
         self._session, self._input = session, graph_in.name
+        _SESSIONS.add(self)
 
     def logits(self, observation: np.ndarray) -> np.ndarray:
         obs = np.asarray(observation, np.float32)
@@ -260,6 +263,27 @@ class OnnxPolicy(_LogitsPolicy):
 
     def __repr__(self) -> str:
         return f"OnnxPolicy({self.name!r}, {self.onnx_path!r})"
+
+
+#: the policies whose onnxruntime session this process opened
+_SESSIONS: weakref.WeakSet = weakref.WeakSet()
+#: sessions a forked child inherited: kept, never run nor freed there (their teardown touches the parent's threads)
+_INHERITED: list = []
+
+
+def _reopen_after_fork() -> None:
+    """A forked child's policies open sessions of their own at their first move, as a pickled policy does:
+    onnxruntime is not fork-safe, and a child forked while another thread of the parent was inside the
+    same session's run hung in its first run (1-2 forks in 100 under a thread that kept playing)."""
+    for policy in list(_SESSIONS):
+        if policy._session is not None:
+            _INHERITED.append(policy._session)
+            policy._session = None
+    _SESSIONS.clear()
+
+
+if hasattr(os, "register_at_fork"):  # not on Windows, which has no fork
+    os.register_at_fork(after_in_child=_reopen_after_fork)
 
 
 def choose_legal(logits: np.ndarray, action_mask: np.ndarray, rng, deterministic: bool) -> int:
