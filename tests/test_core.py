@@ -2114,7 +2114,7 @@ def test_policies_loaded_and_used_before_a_fork_play_the_same_seeded_games_in_th
     """A server forks its workers after loading its bots (gunicorn's preload, multiprocessing's fork on
     Linux): the child plays the same games, with the parent's weights but an onnxruntime session of its
     own. onnxruntime is not fork-safe: played with the parent's session, a child forked while another
-    thread of the parent was inside that session's run hung in its first move (1-2 forks in 100)."""
+    thread of the parent was inside that session's run hung in its first move (about one fork in 100)."""
     import warnings
 
     policies = _shared_policies()

@@ -267,14 +267,15 @@ class OnnxPolicy(_LogitsPolicy):
 
 #: the policies whose onnxruntime session this process opened
 _SESSIONS: weakref.WeakSet = weakref.WeakSet()
-#: sessions a forked child inherited: kept, never run nor freed there (their teardown touches the parent's threads)
+#: sessions a forked child inherited: kept alive and never run there (freed mid-run, one could touch state
+#: that a thread of the parent held)
 _INHERITED: list = []
 
 
 def _reopen_after_fork() -> None:
     """A forked child's policies open sessions of their own at their first move, as a pickled policy does:
     onnxruntime is not fork-safe, and a child forked while another thread of the parent was inside the
-    same session's run hung in its first run (1-2 forks in 100 under a thread that kept playing)."""
+    same session's run hung in its first run (about one fork in a hundred under a thread that kept playing)."""
     for policy in list(_SESSIONS):
         if policy._session is not None:
             _INHERITED.append(policy._session)
