@@ -14,7 +14,7 @@ import difflib
 import inspect
 import json
 import traceback
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal, TypeVar, overload
 
 import numpy as np
 
@@ -24,6 +24,9 @@ from .files import control_text
 from .layout import ActionLayout, ObservationLayout
 
 TERMINAL = -1
+
+#: a State subclass: clone() and from_dict() give the class they are called on
+_S = TypeVar("_S", bound="State")
 
 
 class InvariantError(AssertionError):
@@ -37,7 +40,11 @@ def invariant(condition, message: str) -> None:
         raise InvariantError(message)
 
 
-def check_seat(game: Game, player, spectator: bool = False) -> int | None:
+@overload
+def check_seat(game: Game, player: Any, spectator: Literal[False] = False) -> int: ...
+@overload
+def check_seat(game: Game, player: Any, spectator: bool) -> int | None: ...
+def check_seat(game: Game, player: Any, spectator: bool = False) -> int | None:
     """``player`` as a seat number of ``game``, for the methods that show or re-deal one seat's view: a
     wrong seat would otherwise index another seat's hand (Python reads -1, which is ``TERMINAL``, as the
     last seat). ``spectator``: None is allowed too (the god's view)."""
@@ -154,6 +161,7 @@ class State:
 
     game: Game
     rng: np.random.Generator
+    _mask_cache: np.ndarray | None
     #: attributes that are caches or back-references, left out of to_dict / equality
     _transient: ClassVar[tuple[str, ...]] = ("game", "_mask_cache")
     #: fields a state may lack: the class holds their default (every other field of a fresh state is required)
@@ -264,7 +272,7 @@ class State:
     def action_to_string(self, action: int) -> str:
         return self.game.action_layout.label(action)
 
-    def clone(self) -> State:
+    def clone(self: _S) -> _S:
         memo = {id(self.game): self.game}
         return copy.deepcopy(self, memo)
 
@@ -274,7 +282,7 @@ class State:
         return {"env": self.game.env_name, "config": self.game.config(), "state": _jsonable(data)}
 
     @classmethod
-    def from_dict(cls, game: Game, data: dict) -> State:
+    def from_dict(cls: type[_S], game: Game, data: dict) -> _S:
         """The state ``to_dict()`` wrote, into ``game``. Refused with a :class:`StateError` that names the
         problem: another env, other rule options, missing or unknown fields, a generator state NumPy
         cannot restore, or fields that break the game's invariants (an edited or corrupted file)."""

@@ -229,6 +229,7 @@ def build_observation_layout() -> ObservationLayout:
 class EarthState(State):
     """One position of Earth. All fields are JSON types (see the core contract)."""
 
+    game: EarthGame
     _transient: ClassVar[tuple[str, ...]] = ("game", "_mask_cache")
 
     def __init__(self, game: EarthGame, seed: int | None = None):
@@ -242,11 +243,12 @@ class EarthState(State):
         self.rng.shuffle(deck)
         self.deck = [int(c) for c in deck]
         self.discard: list[int] = []
-        self.hands = [[] for _ in range(n)]
-        self.drawn = [[] for _ in range(n)]
-        self.compost = [[] for _ in range(n)]
-        self.compost_known = [[] for _ in range(n)]  # owner saw this compost card (it came from their hand)
-        self.events = [[] for _ in range(n)]
+        self.hands: list[list[int]] = [[] for _ in range(n)]
+        self.drawn: list[list[int]] = [[] for _ in range(n)]
+        self.compost: list[list[int]] = [[] for _ in range(n)]
+        # owner saw this compost card (it came from their hand)
+        self.compost_known: list[list[bool]] = [[] for _ in range(n)]
+        self.events: list[list[int]] = [[] for _ in range(n)]
         self.grid = [[-1] * 16 for _ in range(n)]
         self.spr = [[0] * 16 for _ in range(n)]
         self.gro = [[0] * 16 for _ in range(n)]
@@ -255,13 +257,13 @@ class EarthState(State):
         self.climate = [-1] * n
         self.eco = [-1] * n
         self.last_action = [-1] * n
-        self.planted = [[] for _ in range(n)]
+        self.planted: list[list[int]] = [[] for _ in range(n)]
         # fauna board: 4 fauna cards, either side up; 2 public ecosystems, either side up
         fauna_cards = self.rng.choice(len(cat.fauna) // 2, 4, replace=False)
         self.fauna = [int(c) * 2 + int(self.rng.integers(2)) for c in fauna_cards]
-        self.leaves = [[] for _ in range(4)]
+        self.leaves: list[list[int]] = [[] for _ in range(4)]
         # seats that fulfilled each fauna objective at some point of the current turn (claimed at its end)
-        self.fauna_seen = [[] for _ in range(4)]
+        self.fauna_seen: list[list[int]] = [[] for _ in range(4)]
         eco_cards = [int(c) for c in self.rng.permutation(len(cat.ecosystems) // 2)]
         self.public_eco = [c * 2 + int(self.rng.integers(2)) for c in eco_cards[:2]]
         k = 2 if game.advanced_draft else 1
@@ -1128,10 +1130,11 @@ class EarthState(State):
         return resample(self, check_seat(self.game, player), rng)
 
     def final_points(self) -> str:
-        if self.phase != "over":
+        scores = self.scores
+        if self.phase != "over" or scores is None:  # (the scores are counted as the game ends)
             return ""
-        line = "VP: " + ", ".join(f"player_{p}: {v}" for p, v in enumerate(self.scores))
-        tied = [p for p in range(self.n) if self.scores.count(self.scores[p]) > 1]
+        line = "VP: " + ", ".join(f"player_{p}: {v}" for p, v in enumerate(scores))
+        tied = [p for p in range(self.n) if scores.count(scores[p]) > 1]
         if tied:  # the rule text's tiebreakers decide between them: show what they read
             line += ("\nTied on VP; the tiebreakers (soil, cards in hand, growth, sprouts, composted cards): "
                      + ", ".join(f"player_{p}: " + "/".join(map(str, scoring.tiebreak_key(self, p)[1:]))

@@ -161,6 +161,7 @@ class TerraloreState(State):
     placement order (the card being placed right now is already there, as ``pending_card``).
     """
 
+    game: TerraloreGame
     _transient = ("game", "_mask_cache", "cat")
     _optional_fields = ("play_start",)
     #: with the opaque wall, each player's zones as they stood when this Play Phase began (see
@@ -175,16 +176,16 @@ class TerraloreState(State):
         self.deck = [list(d) for d in self.deck_list]
         for d in self.deck:
             self.rng.shuffle(d)
-        self.hand = [[], []]
-        self.field = [[[], []], [[], []]]
-        self.face_down = [[[], []], [[], []]]
-        self.graveyard = [[], []]
-        self.exile = [[], []]
+        self.hand: list[list[int]] = [[], []]
+        self.field: list[list[list[int]]] = [[[], []], [[], []]]
+        self.face_down: list[list[list[int]]] = [[[], []], [[], []]]
+        self.graveyard: list[list[int]] = [[], []]
+        self.exile: list[list[int]] = [[], []]
         self.castle = [CASTLE_HP, CASTLE_HP]
         # cards the opponent saw enter this hand (recovered from the Graveyard) and has not seen since:
         # still in the hand, or placed face down this turn (which card went down is hidden)
-        self.known_hand = [[], []]
-        self.weakened = [{}, {}]  # str(card id) -> points lost until the end of this turn
+        self.known_hand: list[list[int]] = [[], []]
+        self.weakened: list[dict[str, int]] = [{}, {}]  # str(card id) -> points lost until the end of this turn
         self.mulliganed = [False, False]
         self.turn_number = 0
         self.phase = MULLIGAN
@@ -402,6 +403,7 @@ class TerraloreState(State):
         (cards placed, discards, replace-one destroys). Every changed zone gets new outer lists, so a
         shallow copy of a state may be rewound without touching the state. ``share``: a read-only view,
         which may hold the remembered lists themselves instead of copies."""
+        assert self.play_start is not None  # only a Play Phase under the opaque wall is rewound
         start = self.play_start[q]
         field_changed = self.field[q] != start["field"]
         for zone in ("hand", "graveyard", "known_hand", "field", "face_down"):
@@ -418,6 +420,7 @@ class TerraloreState(State):
         if player is None or self.phase != PLAY or not self.game.opaque_wall:
             return self
         q = 1 - player
+        assert self.play_start is not None  # set whenever a Play Phase begins under the opaque wall
         if self.actor != q and len(self.hand[q]) == len(self.play_start[q]["hand"]):
             return self  # every card placed or discarded leaves the hand: they have done nothing yet
         view = TerraloreState.__new__(TerraloreState)
@@ -749,6 +752,7 @@ class TerraloreState(State):
         s.rng = new_rng(int(rng.integers(2**63 - 1)))
         s._mask_cache = None
         if walled:
+            assert s.play_start is not None  # copied from a walled Play Phase, which remembers its start
             s.play_start[q] = s._placement_zones(q)
         if replace:
             s._place_at_random(q, finish=self.done_placing[q])
@@ -920,6 +924,7 @@ class TerraloreState(State):
     def _check_play_start(self) -> None:
         """The remembered start of the Play Phase (opaque wall) is a position the placement since led from."""
         invariant(self.play_start is not None, "the Play Phase began without remembering where it began")
+        assert self.play_start is not None  # (for the type checker: invariant() raised otherwise)
         for p in (0, 1):
             start = self.play_start[p]
             start_field = [c for ln in start["field"] for c in ln]

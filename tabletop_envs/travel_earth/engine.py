@@ -12,7 +12,9 @@ add → play → declare → (statistic → defender → [change → pay]) per C
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
@@ -221,6 +223,7 @@ class TravelEarthGame(Game):
 
 
 class TravelEarthState(State):
+    game: TravelEarthGame
     _transient = ("game", "_mask_cache")
     _optional_fields = ("recent_challenges",)
     #: what the challenges of this turn's Challenge Phase and of the one before did, one ``[turn, seat,
@@ -231,7 +234,7 @@ class TravelEarthState(State):
     #: decision may span the end of the previous phase (its own Challenger's fate) and the current one.
     #: Events are ids, worded only when shown: the engine steps millions of times unwatched. A state
     #: saved before the record was kept loads with this empty default and records from its next challenge.
-    recent_challenges: list = ()
+    recent_challenges: Sequence[list[Any]] = ()  # never changed in place: a loaded state may share the default
 
     def __init__(self, game: TravelEarthGame, seed: int | None):
         self.game = game
@@ -241,13 +244,13 @@ class TravelEarthState(State):
         first = int(self.rng.integers(2)) if g.first_player is None else g.first_player
         self.first = first  # the seat of Player 1 (coin flip)
         self.deck = [self.rng.permutation(d).tolist() for d in g.decklists]
-        self.hand = [[], []]
-        self.ready = [[], []]
-        self.resting = [[], []]
-        self.reservoir = [[], []]
-        self.unseen = [[], []]
+        self.hand: list[list[int]] = [[], []]
+        self.ready: list[list[int]] = [[], []]
+        self.resting: list[list[int]] = [[], []]
+        self.reservoir: list[list[int]] = [[], []]
+        self.unseen: list[list[int]] = [[], []]
         self.empty = [0, 0]
-        self.discard = [[], []]
+        self.discard: list[list[int]] = [[], []]
         for p in (0, 1):
             self._draw(p, 3)
         # Player 2's free starting card: top of the Deck, face down, seen by nobody.
@@ -262,7 +265,7 @@ class TravelEarthState(State):
         self.drawn_game = False
         self.adds = 0
         self._clear_challenge()
-        self.queue = []
+        self.queue: list[int] = []
         self.recent_challenges = []
         self._begin_turn()
         if self._idle():
