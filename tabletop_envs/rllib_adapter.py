@@ -90,18 +90,19 @@ class TabletopMultiAgentEnv(MultiAgentEnv):
         # RLlib seeds sub-env i of env runner w with seed + w + i, so runner 1's env 1 and runner 2's env 0
         # would deal the same games all run long: where RLlib says which env this is (an EnvContext),
         # reset mixes the two indices into the seed
-        index = (getattr(config, "worker_index", None), getattr(config, "vector_index", None))
-        self._env_index = None if None in index else index
+        worker, vector = getattr(config, "worker_index", None), getattr(config, "vector_index", None)
+        self._env_index: tuple[int, int] | None = None if worker is None or vector is None else (worker, vector)
         game = self.aec.game
         self.game = game
         self.possible_agents = list(self.aec.possible_agents)
         self.agents = list(self.possible_agents)
         # one space object per seat (equal, not shared): seeding one seat's space must not move another's
-        self.observation_spaces = {a: gym.spaces.Dict({
+        self.observation_spaces: dict[str, gym.spaces.Space[Any]] = {a: gym.spaces.Dict({
             OBS_KEY: game.observation_layout.space(),
             MASK_KEY: gym.spaces.Box(0.0, 1.0, (game.num_actions,), np.float32),
         }) for a in self.possible_agents}
-        self.action_spaces = {a: gym.spaces.Discrete(game.num_actions) for a in self.possible_agents}
+        self.action_spaces: dict[str, gym.spaces.Space[Any]] = {
+            a: gym.spaces.Discrete(game.num_actions) for a in self.possible_agents}
         self.observation_space = gym.spaces.Dict(self.observation_spaces)
         self.action_space = gym.spaces.Dict(self.action_spaces)
         self._all_ones = np.ones(game.num_actions, np.float32)
@@ -111,12 +112,12 @@ class TabletopMultiAgentEnv(MultiAgentEnv):
 
     # ------------------------------------------------------------------ observations
     def _acting_obs(self, agent: str) -> dict[str, np.ndarray]:
-        state = self.aec.game_state
+        state = self.aec._require_reset()
         return {OBS_KEY: state.observation(self.aec.agent_name_mapping[agent]),
                 MASK_KEY: state.legal_action_mask().astype(np.float32)}
 
     def _final_obs(self, agent: str) -> dict[str, np.ndarray]:
-        return {OBS_KEY: self.aec.game_state.observation(self.aec.agent_name_mapping[agent]),
+        return {OBS_KEY: self.aec._require_reset().observation(self.aec.agent_name_mapping[agent]),
                 MASK_KEY: self._all_ones.copy()}
 
     # ------------------------------------------------------------------ API

@@ -169,9 +169,9 @@ class TabletopAECEnv(AECEnv):
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {"action_mask": self._zero_mask} for a in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {a: {"action_mask": self._zero_mask} for a in self.agents}
         self.num_steps = 0
-        self._after_move()
+        self._after_move(self.game_state)
 
     def start_state(self, options: dict | None) -> State | None:
         """The position ``reset`` starts from: None for a new deal, else a copy of ``options["state"]``,
@@ -194,10 +194,12 @@ class TabletopAECEnv(AECEnv):
                              f"already truncated the game: build the env with a larger max_turns")
         return state
 
-    def _require_reset(self):
+    def _require_reset(self) -> State:
+        """The game's state; before ``reset()`` a RuntimeError that says so."""
         if self.game_state is None:
             raise RuntimeError("reset() must be called before step(), observe(), last(), state() or render(): "
                                "call env.reset(seed=...) first")
+        return self.game_state
 
     #: what reset() sets: read before it, each is named with the fix instead of Python's bare AttributeError
     _SET_BY_RESET = frozenset({"agents", "agent_selection", "rewards", "terminations", "truncations", "infos",
@@ -215,9 +217,8 @@ class TabletopAECEnv(AECEnv):
             raise RuntimeError("reset() must be called before agent_iter(): call env.reset(seed=...) first")
         return super().agent_iter(max_iter)
 
-    def _after_move(self) -> None:
+    def _after_move(self, state: State) -> None:
         """Point agent_selection at the seat to move and refresh its mask in info."""
-        state = self.game_state
         player = state.current_player()
         if player == TERMINAL:
             return
@@ -239,12 +240,11 @@ class TabletopAECEnv(AECEnv):
         a copy, all zeros unless ``agent`` is the one to move and the game is neither over nor truncated. An
         agent that has left the table can still be observed; a name not in ``possible_agents`` raises
         :class:`UnknownAgentError`."""
-        self._require_reset()
+        state = self._require_reset()
         try:
             player = self.agent_name_mapping[agent]
         except (KeyError, TypeError):  # TypeError: an unhashable name, such as a list
             raise self._unknown_agent(agent) from None
-        state = self.game_state
         # a truncated or penalised game is not over in the engine, but nobody may move any more, before
         # or after leaving the table (a seat that left has no terminations entry: it is done)
         if player == state.current_player() and not (self.terminations.get(agent, True)
@@ -255,14 +255,13 @@ class TabletopAECEnv(AECEnv):
         return {"observation": state.observation(player), "action_mask": mask}
 
     def step(self, action) -> None:
-        self._require_reset()
+        state = self._require_reset()
         if not self.agents:
             raise RuntimeError("the game is over and every agent has left: call env.reset() before step()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        state = self.game_state
         mover = self.agent_name_mapping[agent]
         chosen = resolve_action(state, action, self.illegal_action, self._illegal_rng)  # a refusal changes nothing
         self._cumulative_rewards[agent] = 0.0
@@ -286,7 +285,7 @@ class TabletopAECEnv(AECEnv):
                 self.infos[a] = {"action_mask": self._zero_mask}
             self.agent_selection = self.possible_agents[state.current_player()]
         else:
-            self._after_move()
+            self._after_move(state)
         if not legal:  # random_legal: say so, as a correctly masked policy never gets here
             self.infos[agent] = {**self.infos[agent], "illegal_action": True}
         self._accumulate_rewards()
@@ -312,9 +311,9 @@ class TabletopAECEnv(AECEnv):
 
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi'")
             return None
-        self._require_reset()
+        state = self._require_reset()
         if self.render_mode == "ansi":
-            return self.game_state.render_text(self.render_player)
+            return state.render_text(self.render_player)
         return self._render_image()
 
     def _render_image(self):
@@ -341,21 +340,19 @@ class TabletopAECEnv(AECEnv):
         order of a deck, is in none of the observations and so not here either. The engine state
         itself is :attr:`game_state`.
         """
-        self._require_reset()
-        state = self.game_state
+        state = self._require_reset()
         return np.concatenate([state.observation(p) for p in range(self.game.num_players)])
 
     def state_dict(self) -> dict:
         """The whole engine state as JSON-safe data (a god's view: for replays and debugging)."""
-        self._require_reset()
-        return self.game_state.to_dict()
+        return self._require_reset().to_dict()
 
     def action_to_string(self, action: int) -> str:
         """The name of action id ``action`` in the current position (Earth names its ``option`` ids after the
         pending choice). TypeError for a non-integer, IndexError outside ``0..num_actions - 1``; legal or
         not, any id in range is named."""
-        self._require_reset()
+        state = self._require_reset()
         index = action_index(action)
         if index is None:  # int(2.5) would name action 2
             raise TypeError(f"action_to_string takes an action id (an int), got {action!r}")
-        return self.game_state.action_to_string(index)
+        return state.action_to_string(index)

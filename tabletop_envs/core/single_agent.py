@@ -188,20 +188,23 @@ class SingleAgentEnv(gymnasium.Env):
 
     def opponent_to_move(self) -> tuple[Policy, int] | None:
         """The policy and seat that must move now, or None when the learner decides or the game is over."""
-        if self.game_state is None:
-            self._require_reset("opponent_to_move")
+        state = self.game_state
+        if state is None:
+            state = self._require_reset("opponent_to_move")
         if self._returns is not None or self.truncated:
             return None
-        player = self.game_state.current_player()
+        player = state.current_player()
         if player == self.learner_seat:
             return None
-        return self.seat_policies[player], player
+        policy = self.seat_policies[player]
+        assert policy is not None  # only the learner's seat has none
+        return policy, player
 
     def play(self, action) -> None:
         """Apply the current mover's action (the ``illegal_action`` rule decides about a bad one)."""
         state = self.game_state
         if state is None:
-            self._require_reset("play")
+            state = self._require_reset("play")
         mover = state.current_player()
         if mover != self.learner_seat and self.illegal_action == "raise":
             # an opponent's bad move names the opponent ('penalty' and 'random_legal' treat every seat alike)
@@ -222,14 +225,15 @@ class SingleAgentEnv(gymnasium.Env):
         """Ask ``policy`` for seat ``player``'s move (what that seat sees) and play it."""
         state = self.game_state
         if state is None:
-            self._require_reset("play_opponent")
+            state = self._require_reset("play_opponent")
         self.play(policy.act(state.observation(player), state.legal_action_mask(), rng))
 
     def play_if_forced(self) -> bool:
         """Play the mover's only legal action if it has just one (no policy is asked: see the class doc)."""
-        if self.game_state is None:
-            self._require_reset("play_if_forced")
-        mask = self.game_state.legal_action_mask()
+        state = self.game_state
+        if state is None:
+            state = self._require_reset("play_if_forced")
+        mask = state.legal_action_mask()
         if np.count_nonzero(mask) != 1:
             return False
         self.play(int(mask.argmax()))
@@ -241,11 +245,11 @@ class SingleAgentEnv(gymnasium.Env):
 
     def begin_step(self, action) -> None:
         """The learner's move, the first piece of ``step``."""
-        self._require_reset("step")
+        state = self._require_reset("step")
         if self.over:
             raise RuntimeError("the episode is over: call env.reset() before step()")
-        if self.game_state.current_player() != self.learner_seat:  # an opponent raised instead of moving
-            raise RuntimeError(f"seat {self.game_state.current_player()} is to move, not the learner's seat "
+        if state.current_player() != self.learner_seat:  # an opponent raised instead of moving
+            raise RuntimeError(f"seat {state.current_player()} is to move, not the learner's seat "
                                f"{self.learner_seat}: its opponent failed to move (see the error it raised); "
                                "call env.reset()")
         self._reward = 0.0
@@ -254,19 +258,20 @@ class SingleAgentEnv(gymnasium.Env):
 
     def outcome(self):
         """``step``'s return value once the opponents have moved."""
-        if self.game_state is None:
-            self._require_reset("outcome")
+        state = self.game_state
+        if state is None:
+            state = self._require_reset("outcome")
         terminated = self._returns is not None
         truncated = self.truncated and not terminated
         seat = self.learner_seat
-        obs = self.game_state.observation(seat)
+        obs = state.observation(seat)
         info = {"action_mask": self.action_masks()} if self.info_action_mask else {}
         if terminated or truncated:
             info["returns"] = self._returns.tolist() if terminated else [0.0] * self.game.num_players
             # who beat whom by the rules, where a reward option shapes the returns (Earth's vp_margin); a game
             # ended by an illegal move under illegal_action="penalty" never reached the rules' end (its
             # standings are all zeros): its result is the penalty returns
-            info["standings"] = ((self.game_state.standings() if self.game_state.is_terminal() else self._returns)
+            info["standings"] = ((state.standings() if state.is_terminal() else self._returns)
                                  .tolist() if terminated else [0.0] * self.game.num_players)
             info["learner_seat"] = seat
         if self.illegal_action_played:
@@ -312,6 +317,7 @@ class SingleAgentEnv(gymnasium.Env):
                     break
             else:
                 raise RuntimeError(REDEALS_EXHAUSTED)
+        assert self.game_state is not None  # deal() set it
         obs = self.game_state.observation(self.learner_seat)
         if self.render_mode == "human":  # Gymnasium: a human-mode env draws by itself
             self.render()
@@ -336,31 +342,34 @@ class SingleAgentEnv(gymnasium.Env):
             self.render()
         return self.outcome()
 
-    def _require_reset(self, method: str) -> None:
+    def _require_reset(self, method: str) -> State:
+        """The game's state; before ``reset()`` a RuntimeError naming ``method``."""
         if self.game_state is None:
             raise RuntimeError(f"reset() must be called before {method}(): call env.reset(seed=...) first")
+        return self.game_state
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions as a bool vector (what MaskablePPO asks for); all True once the episode
         is over, so that a batched masked softmax stays finite. Raises RuntimeError before ``reset()``."""
-        if self.game_state is None:  # tested here, not by a call: MaskablePPO asks for masks every step
-            self._require_reset("action_masks")
-        if self.over or self.game_state.current_player() != self.learner_seat:
+        state = self.game_state
+        if state is None:  # tested here, not by a call: MaskablePPO asks for masks every step
+            state = self._require_reset("action_masks")
+        if self.over or state.current_player() != self.learner_seat:
             # Nothing to decide; an all-True mask keeps batched policies finite (as Pgx does).
             return np.ones(self.game.num_actions, bool)
-        return self.game_state.legal_action_mask().astype(bool)
+        return state.legal_action_mask().astype(bool)
 
     def render(self):
         if self.render_mode is None:  # Gymnasium's convention, as the AEC env: a warning, no frame
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' (text), "
                                   "'rgb_array' or 'human'")
             return None
-        self._require_reset("render")
+        state = self._require_reset("render")
         seat = self.learner_seat if self.render_view == "learner" else None
         if self.render_mode in ("rgb_array", "human"):  # the table picture (for video wrappers)
             self.aec.render_player = seat
             return self.aec.render()
-        return self.game_state.render_text(seat)
+        return state.render_text(seat)
 
     def action_to_string(self, action: int) -> str:
         """The name of an action id in the current game (as the AEC env's ``action_to_string``)."""
