@@ -54,7 +54,9 @@ def _replace_table(text: str, header: str, table: str, path: Path) -> str:
                             "as tabletop_envs/terralore/env.py does: add them where the tables go and run this again")
     # the table is the run of lines that start with "|": up to the next blank line, it took the closing quotes
     # of a docstring that ends with the table, and the env module no longer parsed
-    end = re.compile(r"\|[^\n]*(?:\n\|[^\n]*)*").match(text, start).end()
+    table_lines = re.compile(r"\|[^\n]*(?:\n\|[^\n]*)*").match(text, start)
+    assert table_lines is not None  # (the header line found there starts with "|")
+    end = table_lines.end()
     return text[:start] + table + text[end:]
 
 

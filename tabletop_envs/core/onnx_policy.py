@@ -24,6 +24,7 @@ import os
 import warnings
 import weakref
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -201,7 +202,7 @@ class OnnxPolicy(_LogitsPolicy):
         self.name = name
         self.observation_size = observation_size
         self.num_actions = num_actions
-        self._session = None
+        self._session: Any = None  # an onnxruntime.InferenceSession once opened (onnxruntime has no types)
         try:
             import onnxruntime  # noqa: F401
         except ImportError:
@@ -225,7 +226,7 @@ class OnnxPolicy(_LogitsPolicy):
         # other moves without a word (a policy not loaded yet has no metadata; load_model_policy checks it)
         sidecar = getattr(self, "metadata", None)
         record = sidecar.get("sha256") if isinstance(sidecar, dict) else None
-        if isinstance(record, dict) and isinstance(record.get("onnx"), str):
+        if isinstance(sidecar, dict) and isinstance(record, dict) and isinstance(record.get("onnx"), str):
             _check_digest(sidecar, "onnx", Path(self.onnx_path), Path(self.onnx_path).with_suffix(".json"))
         external = _external_data_problem(Path(self.onnx_path))
         if external:
@@ -312,8 +313,8 @@ def choose_legal(logits: np.ndarray, action_mask: np.ndarray, rng, deterministic
             if threshold < 0:
                 return int(legal[i])
         return int(legal[-1])
-    weights = np.cumsum(np.exp(z - z.max()))
-    pick = np.searchsorted(weights, rng.random() * weights[-1], side="right")
+    cumulative = np.cumsum(np.exp(z - z.max()))
+    pick = np.searchsorted(cumulative, rng.random() * cumulative[-1], side="right")
     return int(legal[min(pick, count - 1)])
 
 
@@ -627,11 +628,12 @@ def load_model_policy(path: str | Path, env: str | None = None, deterministic: b
         raise ModelMismatchError(f"{npz} has shape {policy.observation_size}->{policy.num_actions} but its sidecar "
                                  f"says {meta['observation_size']}->{meta['num_actions']}; re-export the model")
     if isinstance(policy, MLPPolicy):
+        assert npz is not None  # (its weights were read from there)
         _check_network(network, policy.layers, npz, onnx_file, sidecar_path(path))
-    # last: a file that is broken or of another shape is named as such first
-    if isinstance(policy, MLPPolicy):
+        # last: a file that is broken or of another shape is named as such first
         _check_digest(meta, "weights", npz, sidecar_path(path))
     else:
+        assert onnx_file is not None  # (its graph was opened from there)
         _check_digest(meta, "onnx", onnx_file, sidecar_path(path))
     return policy
 
@@ -647,7 +649,7 @@ def _check_network(network: dict, weights, npz: Path, onnx_file: Path | None, si
         problems.append(f"hidden {network['hidden']} but {npz.name} holds hidden layers {hidden}")
     graph = _graph_activations(onnx_file) if onnx_file is not None and len(weights) > 1 else set()
     said = network.get("activation", "tanh")
-    if len(graph) == 1 and said not in graph:
+    if len(graph) == 1 and said not in graph and onnx_file is not None:  # (a graph was read from it)
         problems.append(f"activation {said!r} but {onnx_file.name} applies {graph.pop()!r}")
     if problems:
         raise ModelMismatchError(f"sidecar {side}: its network says {'; and '.join(problems)}; restore the sidecar "
@@ -927,7 +929,7 @@ def shipped_model_ids(env_name: str | None = None) -> list[str]:
     """The ids of the models that load by id (``"earth_v0/ppo_4p"``), of one env or of all."""
     from .registry import ENVS
 
-    ids = set()
+    ids: set[str] = set()
     for name, spec in ENVS.items():
         if env_name in (None, name):
             for root in _model_roots():

@@ -160,6 +160,11 @@ def _import_policies(env_name: str) -> None:
         importlib.import_module(spec.policies_module)
 
 
+#: the rule options a loaded policy was last checked against, kept on the policy (any object: a Policy is a
+#: protocol, which has no such attribute)
+_RULES_CHECKED = "_rules_checked"
+
+
 def load_policy(policy: str | os.PathLike[str] | Policy, env: str | None = None, game_config: dict | None = None,
                 **kwargs) -> Policy:
     """A ready ``Policy`` from an id (``"terralore_v0/heuristic"``), a model file path, or a policy.
@@ -182,13 +187,13 @@ def load_policy(policy: str | os.PathLike[str] | Policy, env: str | None = None,
 
         # a tool that loads a model and hands the object on (evaluate's round robin) says it once
         rules = repr(sorted(game_config.items()))
-        if getattr(loaded, "_rules_checked", None) != rules:
+        if getattr(loaded, _RULES_CHECKED, None) != rules:
             name = os.fspath(policy) if isinstance(policy, (str, os.PathLike)) else policy_name(policy)
             if kwargs.get("check", True):  # load_model_policy's check=False: the layouts are the caller's to vouch for
                 check_layouts_under(meta, game_config, source=f"model {str(name)!r}")
             check_rule_options(meta, game_config, source=f"model {str(name)!r}")
             try:
-                loaded._rules_checked = rules
+                setattr(loaded, _RULES_CHECKED, rules)
             except AttributeError:
                 pass
     return loaded

@@ -88,12 +88,13 @@ class TerraloreHeuristic:
             if e.kind == "heal_castle":
                 worth += 0.7 * min(missing, e.amount)
             elif e.kind == "damage_castle":
+                assert e.amount is not None  # (the catalogue refuses one without)
                 worth += 1.0 * e.amount
         return worth
 
     def _deck_out_risk(self, card: int, view) -> float:
         """Extra draws late in the game make you the first to run out of cards: price them in."""
-        draws = sum(e.amount for e in self.cat[card].effects if e.kind == "draw")
+        draws = sum(e.amount for e in self.cat[card].effects if e.kind == "draw" and e.amount is not None)
         if not draws:
             return 0.0
         mine, theirs = whole_counts(view["deck_sizes"], 20)
@@ -112,11 +113,12 @@ class TerraloreHeuristic:
         facing = {0: opp_def, 1: opp_att}
         heal = burn = 0
         for e in self.cat[card].effects:
-            if e.kind == "heal_castle":
+            # (the catalogue refuses a heal or a damage without an amount, these four kinds without a target)
+            if e.kind == "heal_castle" and e.amount is not None:
                 heal += e.amount
-            elif e.kind == "damage_castle":
+            elif e.kind == "damage_castle" and e.amount is not None:
                 burn += e.amount
-            elif e.kind in ("destroy", "exile", "weaken", "move") and e.target.startswith("enemy"):
+            elif e.kind in ("destroy", "exile", "weaken", "move") and e.target and e.target.startswith("enemy"):
                 pool = enemies[0] + enemies[1] if e.target == "enemy_any_strongest" else enemies[lane]
                 if e.affinity is not None:
                     pool = [c for c in pool if self.cat[c].affinity == e.affinity]

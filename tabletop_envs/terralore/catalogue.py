@@ -158,7 +158,7 @@ class Catalogue:
 def _continuous(card: Card, kind: str) -> tuple[int, int] | None:
     """(amount, affinity index or -1) of the card's continuous effect of this kind, if any."""
     for e in card.effects:
-        if e.kind == kind:
+        if e.kind == kind and e.amount is not None:  # (every continuous kind has an amount)
             return (e.amount, -1 if e.affinity is None else AFFINITIES.index(e.affinity))
     return None
 
@@ -327,7 +327,7 @@ def effect_text(e: Effect) -> str:
     if k == "draw":
         return f"Reveal: draw {e.amount}."
     if k == "recover":
-        what = {"creature": "creature", "skill": "skill", "any": "card"}[e.target]
+        what = {"creature": "creature", "skill": "skill", "any": "card"}[e.target or ""]  # (it has one)
         return f"Reveal: return the costliest {what} from your Graveyard to your hand."
     if k == "lane_buff":
         return f"Your other{aff} creatures here get +{e.amount}."

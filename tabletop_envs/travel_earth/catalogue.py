@@ -215,7 +215,7 @@ def validate_deck(cards: list[tuple[int, str]], deck_format: str, catalogue: Cat
     n = len(cards)
     if n < low or high is not None and n > high:
         need = f"exactly {low}" if high == low else f"{low} or more"
-        fix = f"add {low - n}" if n < low else f"remove {n - high}"
+        fix = f"add {low - n}" if n < low or high is None else f"remove {n - high}"
         raise DeckError(f"{where}: a {deck_format} deck must have {need} cards, this one has {n}: {fix}")
     copies = Counter((catalogue.names[c], catalogue.cards[c]["collector_number"]) for c, _ in cards)
     for (name, number), count in sorted(copies.items()):
