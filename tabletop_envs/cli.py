@@ -122,7 +122,7 @@ def _replay(args, ask, say) -> int:
     if args.gif is not None:
         _check_output_file(args.gif, "--gif", ".gif")
     replay = Replay.load(args.file)
-    frames = [] if args.gif else None
+    frames: list | None = [] if args.gif else None
     watch_replay(replay, seat=args.seat, ask=None if args.no_pause else ask, say=say, frames=frames,
                  window=args.window)
     if frames:

@@ -98,13 +98,24 @@ def play_game_standings(game, policies: Sequence[Policy], seed: int, max_turns: 
 
 @dataclass
 class MatchResult:
+    """What :func:`play_match` returns: games played, and per policy (in the order given) its wins, draws,
+    losses and summed returns; the length of each game."""
+
     names: list[str]
     games: int = 0
-    wins: np.ndarray = field(default=None)  # per policy
-    draws: np.ndarray = field(default=None)
-    losses: np.ndarray = field(default=None)
-    total_return: np.ndarray = field(default=None)
+    wins: np.ndarray = field(default_factory=lambda: np.zeros(0, int))  # per policy
+    draws: np.ndarray = field(default_factory=lambda: np.zeros(0, int))
+    losses: np.ndarray = field(default_factory=lambda: np.zeros(0, int))
+    total_return: np.ndarray = field(default_factory=lambda: np.zeros(0))
     lengths: list[int] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        # counts left out start at zero for each name: they were None, and summary() failed on them
+        n = len(self.names)
+        for name in ("wins", "draws", "losses", "total_return"):
+            counts = getattr(self, name)
+            if counts is None or len(counts) == 0 < n:
+                setattr(self, name, np.zeros(n, float if name == "total_return" else int))
 
     def win_rate(self, i: int = 0) -> float:
         return float(self.wins[i] / self.games) if self.games else float("nan")

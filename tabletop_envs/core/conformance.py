@@ -164,7 +164,7 @@ def check_clone_and_dict(env_name: str, game_kwargs: dict, seeds=range(5)) -> No
     for seed in seeds:
         state = game.new_initial_state(seed)
         rng = np.random.default_rng(seed)
-        trail = []
+        trail: list[int] = []
         while not state.is_terminal() and len(trail) < 400:
             if len(trail) % 7 == 0:
                 twin = state.clone()

@@ -125,6 +125,7 @@ class ActionLayout:
         for name, size, description, labels in segments:
             if name in self.segments:
                 raise ValueError(f"duplicate action segment {name!r}")
+            label: Callable[[int], str]
             if isinstance(labels, (list, tuple)):
                 if len(labels) != size:
                     raise ValueError(f"segment {name!r}: {len(labels)} labels for {size} actions")

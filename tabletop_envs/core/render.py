@@ -143,7 +143,8 @@ class Canvas:
         """Words in lines of at most ``max_width`` pixels (the first line ``first_width``, e.g. beside a
         corner badge); what does not fit in ``max_lines`` ends the last line with an ellipsis."""
         widths = lambda i: first_width if i == 0 and first_width is not None else max_width  # noqa: E731
-        words, lines, line = text.split(), [], ""
+        words, line = text.split(), ""
+        lines: list[str] = []
         for word in words:
             candidate = f"{line} {word}".strip()
             if self.text_width(candidate, size, bold) <= widths(len(lines)) or not line:
@@ -178,7 +179,7 @@ class Canvas:
         self.draw.rounded_rectangle((x0, y0, x1, y1), radius=radius, fill=fill, outline=outline, width=width)
 
     def panel(self, x, y, w, h, title: str = "", fill=PANEL, title_color=TEXT, outline=PANEL_EDGE,
-              width: int = 1) -> tuple[int, int]:
+              width: int = 1) -> tuple[float, float]:
         """A framed area with a title; returns the top-left of its inside."""
         self.box(x, y, x + w, y + h, fill=fill, outline=outline, width=width)
         if title:
@@ -324,7 +325,7 @@ class Canvas:
                 self.text(x + w / 2, y + h / 2, empty, 11, MUTED, anchor="mm", max_width=w - 8)
                 return x + w
             return x
-        step = w + gap
+        step: float = w + gap
         if n > 1 and (n - 1) * step + w > max_width:
             step = max(8, (max_width - w) / (n - 1))
         for i, face in enumerate(faces):
@@ -435,6 +436,7 @@ def draw_state(env, player: int | None = None) -> np.ndarray:
     """The picture of ``env``'s current table from ``player``'s seat (None: the whole table)."""
     draw = find_draw_function(env)
     state = env.game_state
+    picture: object  # what to_array takes: a Canvas, a PIL image or an array
     if draw is None:
         picture = text_picture(state.render_text(player), title=env.metadata.get("name", ""))
     else:
@@ -519,7 +521,8 @@ class MatplotlibViewer:
         if not self.plt.fignum_exists(self.figure.number):
             self._open()  # another env's close() (a copy's, say) closed the window this one shares: drawn on, no one saw it
         shown = self.axes.images
-        if len(shown) == 1 and shown[0].get_array().shape == array.shape:
+        current = shown[0].get_array() if len(shown) == 1 else None
+        if current is not None and current.shape == array.shape:
             shown[0].set_data(array)
         else:  # the first picture, or one of another size
             self.axes.clear()

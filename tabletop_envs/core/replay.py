@@ -177,9 +177,9 @@ class Replay:
         # there is a command to the terminal (a window title, a cleared screen) from whoever wrote the file
         shown = [(key, data.get(key)) for key in ("env", "action_layout_hash", "final_digest", "revision",
                                                   "library_version", "created")] + [("players", p) for p in players]
-        for key, text in shown:
-            if isinstance(text, str) and has_control(text):
-                raise ReplayError(f"{source}: {key!r} holds control characters ({text!r}); the file was edited or is "
+        for key, value in shown:  # (not "text": that is the file's)
+            if isinstance(value, str) and has_control(value):
+                raise ReplayError(f"{source}: {key!r} holds control characters ({value!r}); the file was edited or is "
                                   "not a tabletop-envs replay")
         # the game's config never holds these (Game.config()): make_env passes max_turns itself, so a copy
         # in the config raised TypeError there, and the others are the env's, not the rules'

@@ -103,7 +103,7 @@ def _board(canvas: Canvas, state, y: int) -> None:
             canvas.text(ix, iy + 8, "open: " + "/".join(map(str, tiers)) + " VP", 11, MUTED)
         x += 236
     canvas.text(x, y + 6, "public ecosystems", 13, MUTED, bold=True)
-    ey = y + 24
+    ey: float = y + 24
     for e in state.public_eco:
         rec = cat.ecosystems[e]
         canvas.text(x, ey, rec["name"], 13, HIGHLIGHT, bold=True, max_width=WIDTH - x - 10)
@@ -157,6 +157,6 @@ def _panel(canvas: Canvas, state, q: int, x: int, y: int, viewer: int | None) ->
                      11, TEXT)
 
 
-def _named(canvas: Canvas, x: int, y: int, label: str, rec: dict, width: int) -> float:
+def _named(canvas: Canvas, x: float, y: float, label: str, rec: dict, width: int) -> float:
     canvas.text(x, y, f"{label}: {rec['name']}", 12, HIGHLIGHT, bold=True, max_width=width)
     return canvas.lines(x, y + 16, canvas.wrap(rec.get("text", ""), width, 10, max_lines=3), 10, TEXT, spacing=2) + 4

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -312,7 +313,7 @@ def make_terrain(rng) -> list[dict]:
     for i, kind in enumerate(kinds):
         nhab = int(rng.choice([1, 2, 3, 4], p=[0.15, 0.25, 0.35, 0.25]))
         habs = sorted(rng.choice(HABITATS, nhab, replace=False).tolist(), key=HABITATS.index)
-        abilities = []
+        abilities: list[dict[str, Any]] = []
         if kind == "black":
             cost, vp = int(rng.integers(6, 10)), int(rng.integers(2, 6))
             res = ["growth", "sprouts", "draw"][int(rng.integers(3))]
@@ -352,6 +353,7 @@ def make_events(rng) -> list[dict]:
     for i, vp in enumerate(vps):
         strength = -vp  # a bigger trade comes with a VP penalty
         k = int(rng.integers(6))
+        ab: dict[str, Any]  # a card's ability, JSON as the catalogue reads it
         if vp >= 0 and k < 3:
             res = ["soil", "draw", "sprouts"][k]
             ab = {"color": "black", "kind": "gain", "gain": [gen(res, 1 + (vp == 0))]}
@@ -381,6 +383,7 @@ def make_islands(rng) -> list[dict]:
         nhab = int(rng.integers(1, 3))
         habs = sorted(rng.choice(HABITATS, nhab, replace=False).tolist(), key=HABITATS.index)
         k = i % 5
+        ab: dict[str, Any]
         if k == 0:
             f = ({"habitat": HABITATS[int(rng.integers(4))]} if rng.random() < 0.6 else {"kind": "terrain"})
             res = ["soil", "sprouts", "growth", "draw"][int(rng.integers(4))]
@@ -485,7 +488,7 @@ def make_ecosystems(rng) -> list[dict]:
     base = ECOSYSTEM_OBJECTIVES
     sides = []
     for i in range(64):
-        obj = dict(base[i % len(base)])
+        obj: dict[str, Any] = dict(base[i % len(base)])
         if i >= len(base) and obj.get("table") is None:  # second copies: a slightly different rate
             obj["vp"] = obj["vp"] + 1
         sides.append({"name": REGIONS[i], "card": i // 2, **{k: obj.get(k) for k in
