@@ -8,7 +8,8 @@ agent follows the AEC protocol.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterable
+from typing import Any, Literal, overload
 
 import numpy as np
 from gymnasium import spaces
@@ -134,13 +135,13 @@ class TabletopAECEnv(AECEnv):
         return f"{self.metadata['name']}.raw_env({', '.join(args)})"
 
     # PettingZoo asks for the same space object every call.
-    def observation_space(self, agent):
+    def observation_space(self, agent: str) -> spaces.Dict:
         try:
             return self.observation_spaces[agent]
         except (KeyError, TypeError):
             raise self._unknown_agent(agent) from None
 
-    def action_space(self, agent):
+    def action_space(self, agent: str) -> spaces.Discrete:
         try:
             return self.action_spaces[agent]
         except (KeyError, TypeError):
@@ -212,7 +213,7 @@ class TabletopAECEnv(AECEnv):
                                  "(or iterating env.agent_iter())")
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
-    def agent_iter(self, max_iter: int = 2**63):
+    def agent_iter(self, max_iter: int = 2**63) -> Iterable[str]:
         if self.game_state is None:
             raise RuntimeError("reset() must be called before agent_iter(): call env.reset(seed=...) first")
         return super().agent_iter(max_iter)
@@ -229,7 +230,15 @@ class TabletopAECEnv(AECEnv):
         self.agent_selection = agent
         self.infos[agent] = {"action_mask": state.legal_action_mask()}
 
-    def last(self, observe: bool = True):
+    @overload
+    def last(self, observe: Literal[True] = True) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]: ...
+    @overload
+    def last(self, observe: Literal[False]) -> tuple[None, float, bool, bool, dict[str, Any]]: ...
+    @overload
+    def last(self, observe: bool) -> tuple[dict[str, np.ndarray] | None, float, bool, bool, dict[str, Any]]: ...
+    def last(self, observe: bool = True) -> tuple[dict[str, np.ndarray] | None, float, bool, bool, dict[str, Any]]:
+        """PettingZoo's ``(observation, cumulative reward, terminated, truncated, info)`` of the agent to move
+        (``observation`` None with ``observe=False``)."""
         self._require_reset()
         if not self.agents:  # PettingZoo's last() would fail on a KeyError of the agent who left
             raise RuntimeError("the game is over and every agent has left: call env.reset() before last()")
@@ -301,7 +310,7 @@ class TabletopAECEnv(AECEnv):
         self._accumulate_rewards()
 
     # ------------------------------------------------------------------ extras
-    def render(self):
+    def render(self) -> str | np.ndarray | None:
         """The current position, as ``render_mode`` asks: ``"ansi"`` a str, ``"rgb_array"`` an H×W×3 uint8
         array, ``"human"`` drawn in a window (returns None). It shows the whole table, every hand face up (a
         god's view), unless :attr:`render_player` is set to a seat. Without a ``render_mode`` it warns and

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .engine import Game
 from .errors import ConfigError, IllegalActionError, is_int
 from .policy import Policy, load_policy, policy_name, policy_rng
 
@@ -38,7 +39,7 @@ def check_games(games) -> None:
         raise ConfigError(f"the number of games must be a positive integer, got {games!r}; e.g. 200 (--games 200)")
 
 
-def play_game(game, policies: Sequence[Policy], seed: int, max_turns: int | None = None,
+def play_game(game: Game, policies: Sequence[Policy], seed: int, max_turns: int | None = None,
               rng: np.random.Generator | Sequence[np.random.Generator] | None = None) -> tuple[np.ndarray, int]:
     """Play one game; ``policies[i]`` sits in seat i. Returns (returns per seat, decisions).
 
@@ -55,7 +56,7 @@ def play_game(game, policies: Sequence[Policy], seed: int, max_turns: int | None
     return returns, steps
 
 
-def play_game_standings(game, policies: Sequence[Policy], seed: int, max_turns: int | None = None,
+def play_game_standings(game: Game, policies: Sequence[Policy], seed: int, max_turns: int | None = None,
                         rng: np.random.Generator | Sequence[np.random.Generator] | None = None
                         ) -> tuple[np.ndarray, np.ndarray, int]:
     """:func:`play_game` with the seats' standings as well: (returns, standings, decisions). Count wins,
@@ -128,7 +129,7 @@ class MatchResult:
         return "\n".join(lines)
 
 
-def play_match(env_name: str, policies: Sequence, num_games: int, seed: int = 0,
+def play_match(env_name: str, policies: Sequence[str | os.PathLike[str] | Policy], num_games: int, seed: int = 0,
                game_kwargs: dict | None = None, max_turns: int | None = None) -> MatchResult:
     """``num_games`` games (rounded up to whole sets of seat rotations) with seats rotated every game and
     paired seeds (each deal is played from every seat rotation). For more than two seats a win is the

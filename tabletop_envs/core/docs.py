@@ -63,7 +63,9 @@ def _replace_table(text: str, header: str, table: str, path: Path) -> str:
 def refresh(env_name: str) -> Path:
     spec = get_spec(env_name)
     game = make_game(env_name)
-    path = Path(spec.load_module().__file__)
+    module_file = spec.load_module().__file__
+    assert module_file is not None  # (an env module is a file, not a namespace package)
+    path = Path(module_file)
     actions, observations = doc_tables(game)
     text = path.read_text(encoding="utf-8")
     text = _replace_table(text, ACTION_HEADER, actions, path)

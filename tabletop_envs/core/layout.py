@@ -11,10 +11,14 @@ import json
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .errors import action_index
+
+if TYPE_CHECKING:
+    from gymnasium.spaces import Box
 
 
 @dataclass(frozen=True)
@@ -73,7 +77,7 @@ class ObservationLayout:
         where, shape = self._views[name]
         return vector[where].reshape(shape)
 
-    def space(self):
+    def space(self) -> Box:
         from gymnasium.spaces import Box
 
         return Box(self.low.copy(), self.high.copy(), (self.size,), np.float32)

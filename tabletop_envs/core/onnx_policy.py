@@ -86,7 +86,8 @@ class _LogitsPolicy:
     def logits(self, observation: np.ndarray) -> np.ndarray:
         raise NotImplementedError
 
-    def act(self, observation, action_mask, rng) -> int:
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator | None) -> int:
+        """The legal action the logits pick (``rng``: for a draw; None draws from a fresh generator)."""
         logits = self.logits(observation)
         if logits.ndim != 1:  # a batch: its logits would be indexed as one row's and fail on an IndexError
             raise ValueError(f"policy {self.name!r}: act() takes one observation (a 1-D vector), got shape "
@@ -98,7 +99,8 @@ class _LogitsPolicy:
             self._not_finite(observation)
         return choose_legal(logits, action_mask, rng, self.deterministic)
 
-    def act_batch(self, observations, action_masks, rng) -> np.ndarray:
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray,
+                  rng: np.random.Generator | None) -> np.ndarray:
         """``act`` for a batch of rows (one forward pass); see :func:`~tabletop_envs.core.policy.act_batch`."""
         logits = self.logits(observations)
         masks = np.asarray(action_masks, bool)
@@ -288,7 +290,8 @@ if hasattr(os, "register_at_fork"):  # not on Windows, which has no fork
     os.register_at_fork(after_in_child=_reopen_after_fork)
 
 
-def choose_legal(logits: np.ndarray, action_mask: np.ndarray, rng, deterministic: bool) -> int:
+def choose_legal(logits: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator | None,
+                 deterministic: bool) -> int:
     """Argmax of (or a sample from) the logits restricted to the legal actions: always legal."""
     legal = np.flatnonzero(action_mask)
     count = legal.shape[0]
@@ -318,7 +321,8 @@ def choose_legal(logits: np.ndarray, action_mask: np.ndarray, rng, deterministic
     return int(legal[min(pick, count - 1)])
 
 
-def choose_legal_batch(logits: np.ndarray, action_masks: np.ndarray, rng, deterministic: bool) -> np.ndarray:
+def choose_legal_batch(logits: np.ndarray, action_masks: np.ndarray, rng: np.random.Generator | None,
+                       deterministic: bool) -> np.ndarray:
     """:func:`choose_legal` for each row of a batch: argmax of (or one draw from) the legal logits."""
     masks = np.asarray(action_masks, bool)
     if not masks.any(1).all():

@@ -359,7 +359,7 @@ def watch_replay(replay: Replay, seat: int | None = None, ask: Ask | None = inpu
         f"tabletop-envs {replay.library_version}). Seats: "
         + ", ".join(f"player_{i} = {p}" for i, p in enumerate(players)))
     for index, player, action in replay.steps(env):
-        state = env.game_state
+        state = env._require_reset()
         say(f"\n--- action {index + 1}/{len(replay.actions)} ---")  # the table below names the turn
         say(state.render_text(seat))
         snapshot()
@@ -375,9 +375,10 @@ def watch_replay(replay: Replay, seat: int | None = None, ask: Ask | None = inpu
                 ask = None  # input closed: play the rest without pausing
     snapshot()
     env.close()
-    say(f"\n--- end: final table ---\n{env.game_state.render_text(seat)}")
+    state = env._require_reset()
+    say(f"\n--- end: final table ---\n{state.render_text(seat)}")
     if replay.returns is not None:
         say("Returns: " + ", ".join(f"player_{i}: {r:+g}" for i, r in enumerate(replay.returns)))
-        if points := env.game_state.final_points():
+        if points := state.final_points():
             say(points)
     say("Replay verified: the final state matches the recorded one.")

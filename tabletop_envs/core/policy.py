@@ -79,7 +79,7 @@ class RandomPolicy:
 
     name = "random"
 
-    def act(self, observation, action_mask, rng) -> int:
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> int:
         legal = np.flatnonzero(action_mask)
         if not legal.shape[0]:
             raise ValueError(NO_LEGAL_ACTION)

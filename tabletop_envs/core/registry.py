@@ -10,8 +10,13 @@ import difflib
 import importlib
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 from .errors import UnknownEnvError
+
+if TYPE_CHECKING:
+    from .engine import Game
 
 
 @dataclass(frozen=True)
@@ -24,7 +29,7 @@ class EnvSpec:
     policies_module: str  # registers "<env_name>/heuristic" etc. on import
     models_dir: str  # folder under models/ with shipped trained policies
 
-    def load_module(self):
+    def load_module(self) -> ModuleType:
         return importlib.import_module(self.module)
 
 
@@ -71,7 +76,7 @@ def env_hint(env_name) -> str:
     return f"; did you mean {close[0]!r}?" if close and close[0] != env_name else ""
 
 
-def make_game(env_name: str, **game_kwargs):
+def make_game(env_name: str, **game_kwargs: Any) -> Game:
     return get_spec(env_name).load_module().raw_env.game_class.build(**game_kwargs)
 
 

@@ -17,8 +17,9 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
-from .aec import AEC_KWARGS, resolve_action
+from .aec import AEC_KWARGS, TabletopAECEnv, resolve_action
 from .engine import State
 from .errors import IllegalActionError, ReplayError, action_index, is_int
 from .files import has_control, parse_json, read_json_text, write_text_whole
@@ -207,7 +208,7 @@ class Replay:
         return cls.from_json(text, source=str(path))
 
     # ------------------------------------------------------------------ playback
-    def make_env(self, **env_kwargs):
+    def make_env(self, **env_kwargs: Any) -> TabletopAECEnv:
         """A fresh env of this replay's version and options, reset with its seed.
 
         ``env_kwargs`` may be ``render_mode`` and ``illegal_action`` only: the rule options and ``max_turns``
@@ -345,7 +346,7 @@ class Replay:
                 "follow the rule text keeps the env version (see the env's version history), and the same "
                 "actions then make another game. " + self._where_to_replay())
 
-    def replay(self, **env_kwargs):
+    def replay(self, **env_kwargs: Any) -> TabletopAECEnv:
         """Replay the whole game silently and return the env at the final state (verified)."""
         env = self.make_env(**env_kwargs)
         for _ in self.steps(env):

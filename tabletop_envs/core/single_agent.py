@@ -42,6 +42,10 @@ def check_opponent_move(action, mask: np.ndarray, policy, player: int, state: St
     return index
 
 
+#: what step() returns: (observation, reward, terminated, truncated, info)
+StepResult = tuple[np.ndarray, float, bool, bool, dict[str, Any]]
+
+
 class SingleAgentEnv(gymnasium.Env):
     """One learner against opponents.
 
@@ -256,23 +260,24 @@ class SingleAgentEnv(gymnasium.Env):
         self.illegal_action_played = False
         self.play(action)
 
-    def outcome(self):
+    def outcome(self) -> StepResult:
         """``step``'s return value once the opponents have moved."""
         state = self.game_state
         if state is None:
             state = self._require_reset("outcome")
-        terminated = self._returns is not None
+        returns = self._returns
+        terminated = returns is not None
         truncated = self.truncated and not terminated
         seat = self.learner_seat
         obs = state.observation(seat)
-        info = {"action_mask": self.action_masks()} if self.info_action_mask else {}
+        info: dict[str, Any] = {"action_mask": self.action_masks()} if self.info_action_mask else {}
         if terminated or truncated:
-            info["returns"] = self._returns.tolist() if terminated else [0.0] * self.game.num_players
+            info["returns"] = returns.tolist() if returns is not None else [0.0] * self.game.num_players
             # who beat whom by the rules, where a reward option shapes the returns (Earth's vp_margin); a game
             # ended by an illegal move under illegal_action="penalty" never reached the rules' end (its
             # standings are all zeros): its result is the penalty returns
-            info["standings"] = ((state.standings() if state.is_terminal() else self._returns)
-                                 .tolist() if terminated else [0.0] * self.game.num_players)
+            info["standings"] = ((state.standings() if state.is_terminal() else returns)
+                                 .tolist() if returns is not None else [0.0] * self.game.num_players)
             info["learner_seat"] = seat
         if self.illegal_action_played:
             info["illegal_action"] = True
@@ -281,7 +286,7 @@ class SingleAgentEnv(gymnasium.Env):
     #: put the action mask in every step's info (MaskablePPO reads action_masks() instead)
     info_action_mask = True
 
-    def reset(self, *, seed: int | None = None, options: dict | None = None):
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict[str, Any]]:
         """A new deal, or with ``options={"state": saved}`` the saved position (``state_dict()`` data or an
         engine state of this game): the learner's seat and the opponents are drawn as for a deal (fix the
         seat with ``learner_seat``), and the opponents move until the learner decides."""
@@ -300,7 +305,7 @@ class SingleAgentEnv(gymnasium.Env):
             self.game_state = None  # half dealt: step() asks for a reset instead of playing on from it
             raise
 
-    def _reset_from(self, start: State | None):
+    def _reset_from(self, start: State | None) -> tuple[np.ndarray, dict[str, Any]]:
         if start is not None:
             self.deal(start)
             self._play_opponents()
@@ -329,7 +334,7 @@ class SingleAgentEnv(gymnasium.Env):
             if not self.play_if_forced():
                 self.play_opponent(*turn, self._moves_rng)
 
-    def step(self, action):
+    def step(self, action: Any) -> StepResult:
         """The learner's move, then the opponents' until the learner decides again or the game ends:
         ``(observation, reward, terminated, truncated, info)``. ``reward`` is what the learner gained since
         its last move (its seat's return at the end, a penalty's included; else 0). ``info`` holds ``action_mask``;
@@ -359,7 +364,7 @@ class SingleAgentEnv(gymnasium.Env):
             return np.ones(self.game.num_actions, bool)
         return state.legal_action_mask().astype(bool)
 
-    def render(self):
+    def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:  # Gymnasium's convention, as the AEC env: a warning, no frame
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' (text), "
                                   "'rgb_array' or 'human'")
@@ -375,5 +380,5 @@ class SingleAgentEnv(gymnasium.Env):
         """The name of an action id in the current game (as the AEC env's ``action_to_string``)."""
         return self.aec.action_to_string(action)
 
-    def close(self):
+    def close(self) -> None:
         self.aec.close()

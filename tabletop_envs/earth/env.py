@@ -215,15 +215,18 @@ Version history
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..core.aec import TabletopAECEnv
 from .engine import EarthGame
 
 
 class raw_env(TabletopAECEnv):
     game_class = EarthGame
+    game: EarthGame
     metadata = {"render_modes": ["ansi", "rgb_array", "human"], "name": "earth_v0", "is_parallelizable": False, "render_fps": 2}
 
 
-def env(**kwargs) -> raw_env:
+def env(**kwargs: Any) -> raw_env:
     """The Earth AEC env (keyword arguments: see the module documentation)."""
     return raw_env(**kwargs)

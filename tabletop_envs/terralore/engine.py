@@ -22,6 +22,7 @@ Rule choices where the text is silent are in RULES.md; the ones a user may chang
 from __future__ import annotations
 
 import copy
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -95,7 +96,8 @@ class TerraloreGame(Game):
             return all(t == "random" or t == h for t, h in zip(trained, here))
         return super().trained_covers(option, trained, here)
 
-    def __init__(self, decks=("random", "random"), draw_on_first_turn: bool = False, mulligan: bool = True,
+    def __init__(self, decks: Sequence[str | Sequence[str | int] | np.ndarray] = ("random", "random"),
+                 draw_on_first_turn: bool = False, mulligan: bool = True,
                  defenders_deal_damage: bool = False, deck_out: str = "cannot_draw", opaque_wall: bool = True,
                  num_players: int = 2):
         check_num_players(num_players, self.player_counts, "Terralore is a two-player game")

@@ -160,15 +160,18 @@ Version history
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..core.aec import TabletopAECEnv
 from .engine import TerraloreGame
 
 
 class raw_env(TabletopAECEnv):
     game_class = TerraloreGame
+    game: TerraloreGame
     metadata = {"render_modes": ["ansi", "rgb_array", "human"], "name": "terralore_v0", "is_parallelizable": False, "render_fps": 2}
 
 
-def env(**kwargs) -> raw_env:
+def env(**kwargs: Any) -> raw_env:
     """The Terralore AEC env (keyword arguments: see the module documentation)."""
     return raw_env(**kwargs)

@@ -12,7 +12,7 @@ add → play → declare → (statistic → defender → [change → pay]) per C
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -82,7 +82,9 @@ class TravelEarthGame(Game):
     player_counts = (2,)
     default_max_turns = 400
 
-    def __init__(self, deck_format: str = "championship", decks=None, hand_size_table=None,
+    def __init__(self, deck_format: str = "championship",
+                 decks: Sequence[str | Sequence[str] | Mapping[str, int]] | None = None,
+                 hand_size_table: Sequence[int] | None = None,
                  stalemate_turns: int = 20, first_player: int | None = None,
                  resting_defender_win: str = "challenger_discarded", num_players: int = 2):
         check_num_players(num_players, self.player_counts, "Travel Earth TCG is a two-player game")

@@ -170,6 +170,8 @@ without stopping a Challenger. A stalemate (``stalemate_turns``) ends the game a
   said "the defending player chooses a Defender" and the text showed the stale challenge and the waiting
   group; both now show how that last challenge ended.
 """
+from typing import Any
+
 from tabletop_envs.core import TabletopAECEnv
 
 from .engine import TravelEarthGame
@@ -177,9 +179,10 @@ from .engine import TravelEarthGame
 
 class raw_env(TabletopAECEnv):
     game_class = TravelEarthGame
+    game: TravelEarthGame
     metadata = {"render_modes": ["ansi", "rgb_array", "human"], "name": "travel_earth_v0", "is_parallelizable": False, "render_fps": 2}
 
 
-def env(**kwargs) -> raw_env:
+def env(**kwargs: Any) -> raw_env:
     """The Travel Earth TCG AEC env (keyword arguments: see the module documentation)."""
     return raw_env(**kwargs)
