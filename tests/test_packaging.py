@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 # the two data folders the wheel carries under other names (pyproject.toml's package-dir)
 MAPPED = {"tabletop_envs.models": "models", "training.configs": "configs"}
+# the typed packages (PEP 561): their py.typed marker lets a user's mypy or pyright read the annotations
+TYPED = ("tabletop_envs",)
 
 
 def _pyproject() -> dict:
@@ -30,6 +33,13 @@ def test_the_wheel_lists_every_package_of_the_tree_and_maps_the_models_and_recip
              for p in [ROOT / top, *(ROOT / top).rglob("*")] if (p / "__init__.py").is_file()}
     assert set(tool["packages"]) == found | set(MAPPED)
     assert tool["package-dir"] == MAPPED
+
+
+def test_each_typed_package_has_its_marker_listed_as_package_data():
+    package_data = _pyproject()["tool"]["setuptools"]["package-data"]
+    for package in TYPED:
+        assert (ROOT / package / "py.typed").is_file(), package
+        assert "py.typed" in package_data.get(package, []), package
 
 
 def _wheel_builder_missing() -> str | None:
@@ -93,6 +103,9 @@ def test_an_installed_wheel_loads_the_shipped_opponents_by_id_and_the_recipes_by
     subprocess.run(pip + ["wheel", "--no-deps", "--no-build-isolation", "-w", str(tmp_path / "dist"), str(src)],
                    check=True, capture_output=True, timeout=300)
     (wheel,) = (tmp_path / "dist").glob("tabletop_envs-*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+    assert {f"{package}/py.typed" for package in TYPED} <= names, sorted(n for n in names if "py.typed" in n)
     target = tmp_path / "site"
     subprocess.run(pip + ["install", "--no-deps", "--target", str(target), str(wheel)], check=True,
                    capture_output=True, timeout=300)
@@ -137,9 +150,9 @@ def test_the_ci_floor_step_pins_every_lower_bound_pyproject_declares():
     pins = dict(re.match(r"([\w.-]+)==([\d.]+)$", line).groups()
                 for line in (ROOT / ".ci" / "floors.txt").read_text(encoding="utf-8").splitlines()
                 if line and not line.startswith("#"))
-    # torch: only 2.13.0 is at hand as a CPU build; ruff lints, setuptools builds the test wheel
-    # (their floors are tools' needs, not the library's); numpy 1.24.2: onnxruntime 1.17.0 needs it
-    unpinned = {"torch", "ruff", "setuptools"}
+    # torch: only 2.13.0 is at hand as a CPU build; ruff lints, mypy type-checks, setuptools builds the test
+    # wheel (their floors are tools' needs, not the library's); numpy 1.24.2: onnxruntime 1.17.0 needs it
+    unpinned = {"torch", "ruff", "mypy", "setuptools"}
     assert set(pins) == set(declared) - unpinned
     for name, pin in pins.items():
         bound = tuple(int(x) for x in declared[name].split("."))

@@ -212,7 +212,8 @@ class OnnxPolicy(_LogitsPolicy):
         else:
             self._open()  # now, so a file that is no ONNX graph fails at load, not at the first move
 
-    def _open(self) -> None:
+    def _open(self) -> Any:
+        """Open the graph (an onnxruntime.InferenceSession, which is returned too) and check its widths."""
         try:
             import onnxruntime
         except ImportError as exc:
@@ -249,14 +250,16 @@ class OnnxPolicy(_LogitsPolicy):
                                          f"{getattr(self, attr)}; re-export the model")
         self._session, self._input = session, graph_in.name
         _SESSIONS.add(self)
+        return session
 
     def logits(self, observation: np.ndarray) -> np.ndarray:
         obs = np.asarray(observation, np.float32)
-        if self._session is None:
-            self._open()  # learns the graph's width when none was given
+        session = self._session
+        if session is None:
+            session = self._open()  # learns the graph's width when none was given
         if self.observation_size is not None and obs.shape[-1:] != (self.observation_size,):
             self._wrong_width(obs.shape)
-        out = self._session.run(None, {self._input: obs[None] if obs.ndim == 1 else obs})[0]
+        out = session.run(None, {self._input: obs[None] if obs.ndim == 1 else obs})[0]
         return out[0] if obs.ndim == 1 else out
 
     def __getstate__(self):

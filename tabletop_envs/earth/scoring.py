@@ -47,7 +47,7 @@ def max_sets(items: list[set], elements: list) -> int:
     """How many complete sets of ``elements`` can be formed, each element from a different item (a card
     counting as several elements, like a joker, still serves one). By Hall's theorem k sets exist iff
     every subset S of elements is covered by at least k*|S| items."""
-    best = None
+    best: int | None = None
     n = len(elements)
     for mask in range(1, 1 << n):
         subset = {elements[i] for i in range(n) if mask >> i & 1}

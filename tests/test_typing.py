@@ -1,0 +1,102 @@
+"""The library is a typed package (PEP 561: ``py.typed`` ships in the wheel): mypy passes on it with the
+configuration in ``pyproject.toml``, and a user's own script is checked against its annotations.
+
+Slow (each run of mypy takes tens of seconds cold) and skipped where mypy is not installed."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+pytestmark = pytest.mark.slow
+
+# what a user writes: the public faces, each result used as its annotation says it is
+USER_SCRIPT = """
+import numpy as np
+
+from tabletop_envs import load_policy, terralore_v0
+from tabletop_envs.core.arena import play_game, play_match
+from tabletop_envs.core.registry import make_game
+from tabletop_envs.core.single_agent import SingleAgentEnv
+
+env = terralore_v0.env(max_turns=50)
+env.reset(seed=1)
+policy = load_policy("terralore_v0/random")
+rng = np.random.default_rng(0)
+for agent in env.agent_iter():
+    obs, reward, terminated, truncated, info = env.last()
+    if terminated or truncated:
+        env.step(None)
+        continue
+    action: int = policy.act(obs["observation"], obs["action_mask"], rng)
+    env.step(action)
+total: float = reward + 1.0
+size: int = env.game.catalogue.size
+
+learner = SingleAgentEnv("terralore_v0", opponent="terralore_v0/random")
+observation, _ = learner.reset(seed=0)
+mask: np.ndarray = learner.action_masks()
+observation, step_reward, done, cut, step_info = learner.step(int(np.flatnonzero(mask)[0]))
+score: float = step_reward
+
+result = play_match("terralore_v0", ["terralore_v0/random", policy], num_games=2)
+print(result.summary(), result.win_rate(0), result.wins.sum())
+returns, decisions = play_game(make_game("terralore_v0"), [policy, policy], seed=3)
+print(returns.tolist(), decisions + 1)
+"""
+
+
+def _mypy(args: list[str], cwd: Path, cache: Path, pythonpath: Path | None = None) -> subprocess.CompletedProcess:
+    if importlib.util.find_spec("mypy") is None:
+        pytest.skip("mypy is not installed (pip install mypy)")
+    env = {**os.environ, "PYTHONPATH": str(pythonpath)} if pythonpath is not None else None
+    # a cache of its own: none is left in the checkout
+    return subprocess.run([sys.executable, "-m", "mypy", "--cache-dir", str(cache), *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=600)
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory) -> Path:
+    """mypy's cache, shared by this module's runs (a user's script reads the same library and NumPy)."""
+    return tmp_path_factory.mktemp("mypy_cache")
+
+
+def test_mypy_passes_on_the_package(cache):
+    # the files and the per-module settings are pyproject.toml's [tool.mypy]
+    out = _mypy([], ROOT, cache)
+    assert out.returncode == 0, out.stdout[-5000:] + out.stderr[-2000:]
+    assert "Success" in out.stdout
+
+
+def _check_user_script(tmp_path: Path, cache: Path, source: str) -> subprocess.CompletedProcess:
+    # the script's folder is no checkout: tabletop_envs is found on PYTHONPATH, as an installed package is
+    # (without py.typed, mypy would refuse to read it: "missing library stubs or py.typed marker")
+    user = tmp_path / "user"
+    user.mkdir()
+    (user / "train_mine.py").write_text(textwrap.dedent(source), encoding="utf-8")
+    return _mypy(["--python-version", "3.10", "train_mine.py"], user, cache, pythonpath=ROOT)
+
+
+def test_a_users_script_type_checks_against_the_library(tmp_path, cache):
+    out = _check_user_script(tmp_path, cache, USER_SCRIPT)
+    assert out.returncode == 0, out.stdout[-5000:] + out.stderr[-2000:]
+
+
+def test_a_users_type_error_is_reported(tmp_path, cache):
+    # a seed as text and an action read as a str: the library's annotations must catch both
+    wrong = USER_SCRIPT + '\nenv.reset(seed="three")\nname: str = policy.act(obs["observation"], obs["action_mask"], rng)\n'
+    out = _check_user_script(tmp_path, cache, wrong)
+    assert out.returncode == 1, out.stdout[-5000:] + out.stderr[-2000:]
+    errors = [line for line in out.stdout.splitlines() if ": error:" in line]
+    assert len(errors) == 2, out.stdout
+    assert '"reset"' in errors[0] and "[arg-type]" in errors[0]
+    assert "[assignment]" in errors[1] and '"int"' in errors[1]
+    assert "import-untyped" not in out.stdout
