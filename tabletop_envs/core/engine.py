@@ -333,6 +333,7 @@ class State:
     def __eq__(self, other) -> bool:
         return type(other) is type(self) and self.to_dict() == other.to_dict()
 
+    # unhashable, as Python makes a class that defines __eq__; typeshed types object.__hash__ as a method only
     __hash__ = None  # type: ignore[assignment]
 
 

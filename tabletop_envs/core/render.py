@@ -79,11 +79,12 @@ def color_for(key: str, lightness: int = 200) -> tuple[int, int, int]:
     # and every picture failed there
     digest = hashlib.md5(key.encode(), usedforsecurity=False).digest()
     low = lightness - 70
-    return tuple(low + digest[i] % 90 for i in range(3))  # type: ignore[return-value]
+    return low + digest[0] % 90, low + digest[1] % 90, low + digest[2] % 90
 
 
-def mix(color: Sequence[int], other: Sequence[int], t: float) -> tuple[int, int, int]:
-    return tuple(int(a + (b - a) * t) for a, b in zip(color, other))  # type: ignore[return-value]
+def mix(color: Sequence[int], other: Sequence[int], t: float) -> tuple[int, ...]:
+    """``color`` moved a share ``t`` of the way to ``other``, channel by channel (as many as they share)."""
+    return tuple(int(a + (b - a) * t) for a, b in zip(color, other))
 
 
 @dataclass
@@ -114,7 +115,7 @@ class CardFace:
     def corners(self) -> tuple[str, str, str, str]:
         """The texts of the top-left, top-right, bottom-left and bottom-right corners ("" for none)."""
         top_right = self.top_right if self.top_right != "" else self.corner
-        return tuple(str(t) for t in (self.top_left, top_right, self.bottom_left, self.bottom_right))  # type: ignore[return-value]
+        return str(self.top_left), str(top_right), str(self.bottom_left), str(self.bottom_right)
 
 
 # ---------------------------------------------------------------------------- canvas
@@ -233,7 +234,7 @@ class Canvas:
             if face.title:
                 self.text(x + w / 2, y + h / 2, face.title, 12, TEXT, bold=True, anchor="mm", max_width=w - 14)
             return
-        frame = face.color or (150, 150, 150)
+        frame: tuple[int, ...] = face.color or (150, 150, 150)
         body = mix(CARD, frame, 0.18)
         if face.dim:
             frame, body = mix(frame, (90, 90, 90), 0.6), mix(body, (120, 120, 120), 0.5)
