@@ -55,8 +55,7 @@ def _replace_table(text: str, header: str, table: str, path: Path) -> str:
     # the table is the run of lines that start with "|": up to the next blank line, it took the closing quotes
     # of a docstring that ends with the table, and the env module no longer parsed
     table_lines = re.compile(r"\|[^\n]*(?:\n\|[^\n]*)*").match(text, start)
-    assert table_lines is not None  # (the header line found there starts with "|")
-    end = table_lines.end()
+    end = table_lines.end() if table_lines is not None else start  # (None never: the header starts with "|")
     return text[:start] + table + text[end:]
 
 
@@ -64,7 +63,8 @@ def refresh(env_name: str) -> Path:
     spec = get_spec(env_name)
     game = make_game(env_name)
     module_file = spec.load_module().__file__
-    assert module_file is not None  # (an env module is a file, not a namespace package)
+    if module_file is None:
+        raise TabletopError(f"{spec.module} is a namespace package, not a module file: its docstring cannot be refreshed")
     path = Path(module_file)
     actions, observations = doc_tables(game)
     text = path.read_text(encoding="utf-8")

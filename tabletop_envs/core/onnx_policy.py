@@ -616,8 +616,9 @@ def load_model_policy(path: str | Path, env: str | None = None, deterministic: b
             raise TabletopError("backend='onnxruntime' needs onnxruntime: pip install onnxruntime, or load with "
                                 "backend='auto' (the .npz of an exported MLP plays without it)") from None
     policy: MLPPolicy | OnnxPolicy
+    source: Path  # the file it plays from
     if backend != "onnxruntime" and is_mlp and npz is not None:
-        policy = MLPPolicy(_read_weights(npz), network.get("activation", "tanh"), deterministic, name)
+        policy, source = MLPPolicy(_read_weights(npz), network.get("activation", "tanh"), deterministic, name), npz
     elif backend == "numpy":
         raise TabletopError(f"backend='numpy' needs the MLP weights ({' or '.join(npz_names)} in {base.parent}); "
                             "they are missing: restore them, or use backend='onnxruntime'" if is_mlp else
@@ -625,6 +626,7 @@ def load_model_policy(path: str | Path, env: str | None = None, deterministic: b
                             f"{network.get('kind')!r}: use backend='onnxruntime'")
     elif onnx_file is not None:
         policy = OnnxPolicy(onnx_file, deterministic, name, meta["observation_size"], meta["num_actions"])
+        source = onnx_file
     else:
         wanted = [*(npz_names if backend == "auto" and is_mlp else []), *onnx_names]
         raise FileNotFoundError(f"model {path}: found none of {', '.join(wanted)} in {base.parent}; restore them "
@@ -635,13 +637,9 @@ def load_model_policy(path: str | Path, env: str | None = None, deterministic: b
         raise ModelMismatchError(f"{npz} has shape {policy.observation_size}->{policy.num_actions} but its sidecar "
                                  f"says {meta['observation_size']}->{meta['num_actions']}; re-export the model")
     if isinstance(policy, MLPPolicy):
-        assert npz is not None  # (its weights were read from there)
-        _check_network(network, policy.layers, npz, onnx_file, sidecar_path(path))
-        # last: a file that is broken or of another shape is named as such first
-        _check_digest(meta, "weights", npz, sidecar_path(path))
-    else:
-        assert onnx_file is not None  # (its graph was opened from there)
-        _check_digest(meta, "onnx", onnx_file, sidecar_path(path))
+        _check_network(network, policy.layers, source, onnx_file, sidecar_path(path))
+    # last: a file that is broken or of another shape is named as such first
+    _check_digest(meta, "weights" if isinstance(policy, MLPPolicy) else "onnx", source, sidecar_path(path))
     return policy
 
 

@@ -262,9 +262,8 @@ def announce_result(result: PlayResult, env, say: Say = print) -> None:
     seat = result.human_seat
     say(f"\n{'=' * 30} game over {'=' * 30}")
     say(env.game_state.render_text(seat))
-    if result.reason == "terminated":
-        returns = result.returns
-        assert returns is not None  # (None only where the game did not end)
+    returns = result.returns  # None only where the game did not end
+    if result.reason == "terminated" and returns is not None:
         # who beat whom by the rules: a reward option may shape the returns away from it (Earth's
         # reward="vp_margin" returns are level on a VP tie that the tiebreakers decide)
         state = env.game_state

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, cast
 
 import gymnasium
 import numpy as np
@@ -200,9 +200,7 @@ class SingleAgentEnv(gymnasium.Env):
         player = state.current_player()
         if player == self.learner_seat:
             return None
-        policy = self.seat_policies[player]
-        assert policy is not None  # only the learner's seat has none
-        return policy, player
+        return cast(Policy, self.seat_policies[player]), player  # (only the learner's seat has None)
 
     def play(self, action) -> None:
         """Apply the current mover's action (the ``illegal_action`` rule decides about a bad one)."""
@@ -322,8 +320,7 @@ class SingleAgentEnv(gymnasium.Env):
                     break
             else:
                 raise RuntimeError(REDEALS_EXHAUSTED)
-        assert self.game_state is not None  # deal() set it
-        obs = self.game_state.observation(self.learner_seat)
+        obs = cast(State, self.game_state).observation(self.learner_seat)  # (deal() set it)
         if self.render_mode == "human":  # Gymnasium: a human-mode env draws by itself
             self.render()
         return obs, {"learner_seat": self.learner_seat, "action_mask": self.action_masks()}

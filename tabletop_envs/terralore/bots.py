@@ -87,8 +87,7 @@ class TerraloreHeuristic:
         for e in self.cat[card].effects:
             if e.kind == "heal_castle":
                 worth += 0.7 * min(missing, e.amount)
-            elif e.kind == "damage_castle":
-                assert e.amount is not None  # (the catalogue refuses one without)
+            elif e.kind == "damage_castle" and e.amount is not None:  # (the catalogue refuses one without)
                 worth += 1.0 * e.amount
         return worth
 

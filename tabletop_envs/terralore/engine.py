@@ -29,6 +29,7 @@ import numpy as np
 from ..core.engine import (
     TERMINAL,
     Game,
+    InvariantError,
     State,
     check_flags,
     check_num_players,
@@ -400,13 +401,18 @@ class TerraloreState(State):
         return {"hand": list(self.hand[p]), "field": [list(ln) for ln in self.field[p]],
                 "graveyard": list(self.graveyard[p]), "known_hand": list(self.known_hand[p])}
 
+    def _play_started(self) -> list[dict]:
+        """``play_start``: each player's zones as this Play Phase began, which one under the opaque wall keeps."""
+        if self.play_start is None:
+            raise InvariantError("the Play Phase began without remembering where it began")
+        return self.play_start
+
     def _rewind_placement(self, q: int, share: bool = False) -> None:
         """Put player ``q``'s zones back as they stood when this Play Phase began, undoing their placement
         (cards placed, discards, replace-one destroys). Every changed zone gets new outer lists, so a
         shallow copy of a state may be rewound without touching the state. ``share``: a read-only view,
         which may hold the remembered lists themselves instead of copies."""
-        assert self.play_start is not None  # only a Play Phase under the opaque wall is rewound
-        start = self.play_start[q]
+        start = self._play_started()[q]
         field_changed = self.field[q] != start["field"]
         for zone in ("hand", "graveyard", "known_hand", "field", "face_down"):
             pair = list(getattr(self, zone))
@@ -422,8 +428,7 @@ class TerraloreState(State):
         if player is None or self.phase != PLAY or not self.game.opaque_wall:
             return self
         q = 1 - player
-        assert self.play_start is not None  # set whenever a Play Phase begins under the opaque wall
-        if self.actor != q and len(self.hand[q]) == len(self.play_start[q]["hand"]):
+        if self.actor != q and len(self.hand[q]) == len(self._play_started()[q]["hand"]):
             return self  # every card placed or discarded leaves the hand: they have done nothing yet
         view = TerraloreState.__new__(TerraloreState)
         view.__dict__.update(self.__dict__)
@@ -754,8 +759,7 @@ class TerraloreState(State):
         s.rng = new_rng(int(rng.integers(2**63 - 1)))
         s._mask_cache = None
         if walled:
-            assert s.play_start is not None  # copied from a walled Play Phase, which remembers its start
-            s.play_start[q] = s._placement_zones(q)
+            s._play_started()[q] = s._placement_zones(q)
         if replace:
             s._place_at_random(q, finish=self.done_placing[q])
             if self.done_placing[q]:  # the turn is back with player, mid-placement as in the real state
@@ -925,10 +929,9 @@ class TerraloreState(State):
 
     def _check_play_start(self) -> None:
         """The remembered start of the Play Phase (opaque wall) is a position the placement since led from."""
-        invariant(self.play_start is not None, "the Play Phase began without remembering where it began")
-        assert self.play_start is not None  # (for the type checker: invariant() raised otherwise)
+        started = self._play_started()
         for p in (0, 1):
-            start = self.play_start[p]
+            start = started[p]
             start_field = [c for ln in start["field"] for c in ln]
             invariant(sorted(start["hand"] + self.deck[p] + start["graveyard"] + self.exile[p] + start_field)
                       == self.deck_list[p],
