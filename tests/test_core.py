@@ -2383,3 +2383,18 @@ def test_a_loading_option_a_registered_policy_does_not_take_is_refused_naming_th
     # the class's own TypeError named a class the user never wrote ("RandomPolicy() takes no arguments")
     with pytest.raises(TypeError, match=f"policy '{policy_id}' takes no option deterministic; its options: "):
         load_policy(policy_id, deterministic=False)
+
+
+def test_a_match_result_made_with_names_alone_counts_from_zero_for_each():
+    # its counts defaulted to None: summary() raised "'NoneType' object is not subscriptable", and a user
+    # adding up their own games into one could not start from an empty result
+    from tabletop_envs.core.arena import MatchResult
+
+    empty = MatchResult(["a", "b"])
+    assert empty.summary() == "a: 0W 0D 0L of 0 (nan% wins)\nb: 0W 0D 0L of 0 (nan% wins)"
+    empty.games += 1
+    empty.wins[1] += 1
+    empty.losses[0] += 1
+    empty.total_return += np.array([-1.0, 1.0])
+    assert empty.win_rate(1) == 1.0 and empty.win_rate(0) == 0.0
+    assert empty.summary().splitlines()[1] == "b: 1W 0D 0L of 1 (100.0% wins)"
