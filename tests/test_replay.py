@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import subprocess
 
@@ -322,6 +323,17 @@ def test_a_replay_file_far_larger_than_any_replay_is_refused_before_it_is_read_w
     with pytest.raises(ReplayError, match=r"g\.json is not a replay: it holds over [\d,]+ bytes, far more than any "
                                           r"replay.*tabletop-envs play"):
         Replay.load(path)
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="no /dev/zero on this system")
+def test_a_replay_path_linked_to_a_device_is_refused_as_no_regular_file_not_as_missing(tmp_path):
+    # it was refused, with "no replay file at", which sent the user looking for a file that is there
+    path = tmp_path / "g.json"
+    path.symlink_to("/dev/zero")
+    with pytest.raises(ReplayError, match=r"g\.json is not a replay: it is no regular file \(a pipe, a device"):
+        Replay.load(path)
+    with pytest.raises(ReplayError, match="no replay file at .*missing.json"):
+        Replay.load(tmp_path / "missing.json")
 
 
 @pytest.mark.parametrize("key", ["players", "revision", "action_layout_hash", "library_version"])

@@ -196,7 +196,7 @@ class Replay:
         path = Path(path)
         if path.is_dir():
             raise ReplayError(f"{str(path)!r} is a folder; pass the replay's .json file in it")
-        if not path.is_file():
+        if not path.exists():  # (a link to a device is there: it is refused as no regular file, below)
             raise ReplayError(f"no replay file at {str(path)!r}")
         try:
             text = read_json_text(path)
