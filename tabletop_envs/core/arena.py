@@ -174,7 +174,7 @@ def play_match(env_name: str, policies: Sequence[str | os.PathLike[str] | Policy
             standing[seating[s]] = standings[s]
         res.total_return += by_policy
         # who won by the rules (the standings), not by the returns, which a reward option may shape
-        best = standing.max()
+        best = np.max(standing)
         winners = np.flatnonzero(standing == best)
         for i in range(n):
             if i not in winners:

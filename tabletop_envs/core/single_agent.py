@@ -238,7 +238,7 @@ class SingleAgentEnv(gymnasium.Env):
         mask = state.legal_action_mask()
         if np.count_nonzero(mask) != 1:
             return False
-        self.play(int(mask.argmax()))
+        self.play(int(np.argmax(mask)))  # (np.argmax: NumPy 2.5's stubs refuse a bare ndarray.argmax())
         return True
 
     def _end(self, returns: np.ndarray) -> None:
