@@ -21,8 +21,9 @@ from tabletop_envs.core.registry import ENVS, get_spec, make_game
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
-DOCS = [README, ROOT / "models" / "README.md", *sorted(ROOT.glob("tabletop_envs/*/README.md")),
-        *sorted(ROOT.glob("tabletop_envs/*/RULES.md")), *sorted(ROOT.glob("docs/*.md"))]
+DOCS = [README, ROOT / "models" / "README.md", ROOT / "training" / "README.md",
+        *sorted(ROOT.glob("tabletop_envs/*/README.md")), *sorted(ROOT.glob("tabletop_envs/*/RULES.md")),
+        *sorted(ROOT.glob("docs/*.md"))]
 RECIPES = sorted(ROOT.glob("configs/*.yaml"))
 FENCE = re.compile(r"```([a-z]*)\n(.*?)```", re.S)
 
@@ -172,7 +173,9 @@ def quoted_commands() -> list[tuple[str, list[str]]]:
     def add(where: str, line: str) -> None:
         for part in line.split("&&"):
             part = part.strip()
-            if "..." not in part and part.startswith(("python -m ", "tabletop-envs ")):
+            # a usage synopsis (`--config configs/<game>.yaml [--resume]`) shows a command's shape, not a command
+            synopsis = "..." in part or "[--" in part or re.search(r"<\w+>", part)
+            if not synopsis and part.startswith(("python -m ", "tabletop-envs ")):
                 found.append((where, shlex.split(part, comments=True)))
 
     for doc in DOCS:
