@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 import rule_trace
 
@@ -38,3 +40,11 @@ def test_the_trace_check_finds_a_sentence_without_a_row_and_a_row_without_a_test
 def test_the_trace_command_names_the_games_for_an_unknown_one(capsys):
     assert rule_trace.main(["chess"]) == 2
     assert "no game 'chess': choose one of terralore_v0, travel_earth_v0, earth_v0" in capsys.readouterr().err
+
+
+def test_the_readme_counts_each_trace_tables_rows_as_they_are():
+    # the counts are typed by hand in README.md's Development section; a table that grows leaves them behind
+    readme = " ".join((rule_trace.ROOT / "README.md").read_text(encoding="utf-8").split())
+    quoted = re.search(r"(\d+) for Terralore, (\d+) for Travel Earth, (\d+) for Earth\)", readme)
+    assert quoted, "README.md no longer quotes the trace tables' sizes: update this test"
+    assert [int(n) for n in quoted.groups()] == [len(rule_trace._rows(g)) for g in rule_trace.GAMES]
