@@ -10,6 +10,7 @@ import pickle
 import numpy as np
 import pytest
 from generator_spy import GeneratorSpy, same_stream, tells_the_seed
+from threads import run_in_threads
 
 from tabletop_envs.core import IllegalActionError, RandomPolicy, SingleAgentEnv, conformance
 from tabletop_envs.core.errors import ConfigError
@@ -1986,8 +1987,6 @@ def test_the_per_file_model_caches_hold_up_under_threads_loading_at_once(monkeyp
     iterated them, and a thread inserting meanwhile raised 'dictionary changed size during iteration'
     (or a KeyError) in load_policy. Eight threads on one cache, switching every few bytecodes: the old
     code failed in 6-7 of them every time."""
-    import sys
-    import threading
 
     from tabletop_envs.core import onnx_policy
 
@@ -2003,16 +2002,7 @@ def test_the_per_file_model_caches_hold_up_under_threads_loading_at_once(monkeyp
         except Exception as exc:  # noqa: BLE001 - the test reports whatever a thread met
             errors.append(repr(exc))
 
-    before = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)
-    try:
-        threads = [threading.Thread(target=load, args=(k,)) for k in range(8)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-    finally:
-        sys.setswitchinterval(before)
+    run_in_threads(load, [(k,) for k in range(8)], switch_interval=1e-6)
     assert not errors, errors[:3]
     assert len(cache) == 16 and len({key[0] for key in cache}) == 16  # bounded, one version of each file
 
@@ -2080,8 +2070,6 @@ def _seeded_results(policies, seeds=range(3)) -> list:
 def test_one_policy_shared_by_threads_plays_each_seeded_game_as_it_does_alone():
     """A server that answers several tables with one loaded bot: each game's moves come from its own
     generator, so the threads may interleave anyhow and every game is the one played alone."""
-    import sys
-    import threading
 
     from tabletop_envs.core.arena import play_game
     from tabletop_envs.core.registry import make_game
@@ -2095,16 +2083,7 @@ def test_one_policy_shared_by_threads_plays_each_seeded_game_as_it_does_alone():
         def play(seed, policy=policy, together=together):
             together[seed] = play_game(game, [policy, policy], seed)
 
-        before = sys.getswitchinterval()
-        sys.setswitchinterval(1e-5)
-        try:
-            threads = [threading.Thread(target=play, args=(seed,)) for seed in range(6)]
-            for thread in threads:
-                thread.start()
-            for thread in threads:
-                thread.join()
-        finally:
-            sys.setswitchinterval(before)
+        run_in_threads(play, [(seed,) for seed in range(6)])
         assert {s: (r.tolist(), n) for s, (r, n) in together.items()} == \
                {s: (r.tolist(), n) for s, (r, n) in alone.items()}, policy
 

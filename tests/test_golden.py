@@ -24,20 +24,10 @@ def _recorded(case) -> list[str]:
 def test_every_seeded_game_plays_as_recorded_with_all_of_them_in_threads_at_once():
     """Envs stepped by several threads of one process (a server's tables, a thread-pool evaluation) share
     the module-level caches (catalogues, layouts, render tables): each game must still be its own."""
-    import sys
-    import threading
+    from threads import run_in_threads
 
     played = {}
-    before = sys.getswitchinterval()
-    sys.setswitchinterval(1e-5)
-    try:
-        threads = [threading.Thread(target=lambda c=case: played.__setitem__(c, playthrough(*c))) for case in CASES]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-    finally:
-        sys.setswitchinterval(before)
+    run_in_threads(lambda case: played.__setitem__(case, playthrough(*case)), [(case,) for case in CASES])
     assert [case for case in CASES if played.get(case) != _recorded(case)] == []
 
 
