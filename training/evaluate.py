@@ -372,10 +372,10 @@ def elo_png(report: dict, path: str | Path) -> None:
     plt.close(fig)
 
 
-def save_figure_whole(fig, path: Path) -> None:
+def save_figure_whole(fig, path: str | Path) -> None:
     """A matplotlib figure as a PNG beside ``path`` first, then moved into place, as the run's other files
     (its format named: the part's suffix names none)."""
-    with written_beside(path) as (part,):
+    with written_beside(Path(path)) as (part,):
         fig.savefig(part, dpi=100, format="png")
 
 

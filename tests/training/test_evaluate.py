@@ -10,7 +10,16 @@ import pytest
 from extras import needs_matplotlib
 
 from tabletop_envs import ConfigError
-from training.evaluate import PairResult, bradley_terry_elo, main, play_pair, round_robin, seatings, wilson
+from training.evaluate import (
+    PairResult,
+    bradley_terry_elo,
+    elo_png,
+    main,
+    play_pair,
+    round_robin,
+    seatings,
+    wilson,
+)
 
 
 def test_wilson_interval_contains_the_rate_and_narrows_with_games():
@@ -122,6 +131,8 @@ def test_a_rerun_into_the_same_out_folder_on_a_full_disk_keeps_the_earlier_resul
             main(argv)
     assert {name: (tmp_path / name).read_bytes() for name in earlier} == earlier
     assert sorted(p.name for p in tmp_path.iterdir()) == ["elo.json", "elo.md", "elo.png"]
+    elo_png(json.loads(earlier["elo.json"]), str(tmp_path / "again.png"))  # a path as text, as it takes
+    assert (tmp_path / "again.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def test_earth_with_three_players_is_rank_based_over_all_seat_rotations():
