@@ -310,7 +310,8 @@ def measure(env_fns, steps: int, settings: dict, seed: int = 0, policy: str = "f
     import torch
     from sb3_contrib import MaskablePPO
 
-    from training.train import UpdateThreads, quiet_logger
+    from training.callbacks import UpdateThreads
+    from training.train import quiet_logger
 
     torch.set_num_threads(THREADS["collect"])
     venv = vec_env_class(vec)(env_fns)

@@ -288,7 +288,7 @@ def test_a_distilled_run_resumed_again_is_told_its_distillation_is_done(toy, tmp
 
 def test_a_run_interrupted_in_ppo_skips_the_distillation_and_resumes_into_it(toy, tmp_path, monkeypatch, capsys):
     import training.distill
-    from training.train import SelfPlayCallback
+    from training.callbacks import SelfPlayCallback
 
     calls = []
     real = training.distill.distill
@@ -583,3 +583,27 @@ def test_an_interrupt_ends_the_distillation_workers_without_waiting_out_their_ch
     # nor its manager thread: at exit, Python 3.11 wrote to the pipe that thread was closing, and a
     # distillation stopped by Ctrl-C ended on "OSError: [Errno 9] Bad file descriptor" after its message
     assert not [t for t in threading.enumerate() if type(t).__name__ == "_ExecutorManagerThread"]
+
+
+def test_a_distillation_worker_spawned_under_the_trainer_does_not_import_torch(tmp_path):
+    # spawn imports the parent's main module again in each worker; under `python -m training.train` that
+    # is the trainer's module, which imported SB3 (and so torch) at its top for the callbacks' base class:
+    # each worker, which only plays numpy games, held about 250 MB instead of 44 MB and started seconds later
+    import subprocess
+    import sys
+
+    script = tmp_path / "trainer_as_main.py"
+    script.write_text(
+        "import sys\n"
+        "import training.train  # what the main module holds under `python -m training.train`\n"
+        "from training.distill import map_in_processes\n\n\n"
+        "def loaded(name):\n"
+        "    return name in sys.modules\n\n\n"
+        "if __name__ == '__main__':\n"
+        "    print(map_in_processes(loaded, ['torch', 'stable_baselines3', 'training.train'], workers=2))\n",
+        encoding="utf-8")
+    root = str(Path(__file__).resolve().parents[2])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))}
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["[False,", "False,", "True]"]  # the trainer's module, without torch

@@ -302,7 +302,8 @@ def test_training_switches_torch_threads_between_collecting_and_updating(toy, mo
     from sb3_contrib import MaskablePPO
 
     from tabletop_envs.core.single_agent import SingleAgentEnv
-    from training.train import UpdateThreads, quiet_logger
+    from training.callbacks import UpdateThreads
+    from training.train import quiet_logger
 
     torch.set_num_threads(1)
     model = MaskablePPO(FastMaskablePolicy, SingleAgentEnv(toy), n_steps=64, batch_size=32, n_epochs=1, seed=0,

@@ -103,16 +103,16 @@ def test_cli_applies_overrides_and_reports_bad_keys(toy, tmp_path):
 
 
 def test_an_interrupted_run_still_saves_evaluates_and_exports(toy, tmp_path, monkeypatch):
-    from training import train as train_module
+    from training import callbacks
 
-    original = train_module.SelfPlayCallback._on_step
+    original = callbacks.SelfPlayCallback._on_step
 
     def stop_after_512(self):
         if self.num_timesteps >= 512:
             raise KeyboardInterrupt
         return original(self)
 
-    monkeypatch.setattr(train_module.SelfPlayCallback, "_on_step", stop_after_512)
+    monkeypatch.setattr(callbacks.SelfPlayCallback, "_on_step", stop_after_512)
     cfg = load_config(data={**TINY, "output": {**TINY["output"], "dir": str(tmp_path / "run")}})
     summary = train(cfg)
     assert summary["interrupted"] and 512 <= summary["steps"] < 1024
@@ -126,16 +126,16 @@ def test_an_interrupt_between_the_step_count_and_the_callback_names_the_checkpoi
     # SB3 counts a vector step before it hands the step to the callbacks: an interrupt in between left
     # the callback one vector step behind, and the checkpoint of the moment it stopped was named
     # step_404 while it and the summary held 406 (a CI run's SIGTERM test landed there)
-    from training import train as train_module
+    from training import callbacks
 
-    original = train_module.SelfPlayCallback.update_locals
+    original = callbacks.SelfPlayCallback.update_locals
 
     def stop_after_512(self, locals_):
         if self.model.num_timesteps >= 512:
             raise KeyboardInterrupt
         return original(self, locals_)
 
-    monkeypatch.setattr(train_module.SelfPlayCallback, "update_locals", stop_after_512)
+    monkeypatch.setattr(callbacks.SelfPlayCallback, "update_locals", stop_after_512)
     summary = train(load_config(data=quiet_tiny(tmp_path, ppo={"total_timesteps": 1024},
                                                 output={"checkpoint_every": 1024})))
     assert summary["interrupted"] and summary["steps"] >= 512
@@ -809,8 +809,9 @@ def test_a_checkpoint_cut_off_while_its_folder_is_rewritten_is_not_taken_for_a_w
     # the final checkpoint rewrites the folder of the scheduled one at the same step; cut off, it must leave
     # no new model beside the old state.json: the scheduled checkpoint stays as it was, whole
     import training.train as tt
+    from training import callbacks
 
-    real_state, calls = tt.SelfPlayCallback.state, []
+    real_state, calls = callbacks.SelfPlayCallback.state, []
 
     def cut_off_the_second_time(self):
         calls.append(1)
@@ -818,7 +819,7 @@ def test_a_checkpoint_cut_off_while_its_folder_is_rewritten_is_not_taken_for_a_w
             raise RuntimeError("killed while writing the final checkpoint")
         return real_state(self)
 
-    monkeypatch.setattr(tt.SelfPlayCallback, "state", cut_off_the_second_time)
+    monkeypatch.setattr(callbacks.SelfPlayCallback, "state", cut_off_the_second_time)
     with pytest.raises(RuntimeError, match="killed"):
         train(load_config(data=quiet_tiny(tmp_path, ppo={"total_timesteps": 512})))
     folder = tmp_path / "run" / "checkpoints" / "step_000000512"
@@ -832,15 +833,15 @@ def test_a_checkpoint_cut_off_while_its_folder_is_rewritten_is_not_taken_for_a_w
 def test_steps_per_second_leaves_out_the_time_spent_writing_checkpoints(toy, tmp_path, monkeypatch):
     import time
 
-    import training.train as tt
+    from training import callbacks
 
-    real_state, slow = tt.SelfPlayCallback.state, 0.5
+    real_state, slow = callbacks.SelfPlayCallback.state, 0.5
 
     def slow_state(self):
         time.sleep(slow)
         return real_state(self)
 
-    monkeypatch.setattr(tt.SelfPlayCallback, "state", slow_state)
+    monkeypatch.setattr(callbacks.SelfPlayCallback, "state", slow_state)
     summary = train(load_config(data=quiet_tiny(tmp_path, ppo={"total_timesteps": 512},
                                                 output={"checkpoint_every": 128})))
     ppo_seconds = summary["steps"] / summary["steps_per_second"]
