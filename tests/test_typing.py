@@ -1,5 +1,6 @@
-"""The library is a typed package (PEP 561: ``py.typed`` ships in the wheel): mypy passes on it with the
-configuration in ``pyproject.toml``, and a user's own script is checked against its annotations.
+"""The library is a typed package (PEP 561: ``py.typed`` ships in the wheel): mypy passes on it and on its
+trainer (``training``) with the configuration in ``pyproject.toml``, and a user's own script is checked
+against its annotations.
 
 Slow (each run of mypy takes tens of seconds cold) and skipped where mypy is not installed."""
 
@@ -54,6 +55,11 @@ print(returns.tolist(), decisions + 1)
 """
 
 
+#: the packages mypy checks (pyproject.toml's [tool.mypy] files); training reads SB3, sb3-contrib and torch's types
+PACKAGES = ("tabletop_envs", "training")
+TRAIN_EXTRA = ("stable_baselines3", "sb3_contrib", "torch")
+
+
 def _mypy(args: list[str], cwd: Path, cache: Path, pythonpath: Path | None = None) -> subprocess.CompletedProcess:
     if importlib.util.find_spec("mypy") is None:
         pytest.skip("mypy is not installed (pip install mypy)")
@@ -69,11 +75,24 @@ def cache(tmp_path_factory) -> Path:
     return tmp_path_factory.mktemp("mypy_cache")
 
 
-def test_mypy_passes_on_the_package(cache):
-    # the files and the per-module settings are pyproject.toml's [tool.mypy]
-    out = _mypy([], ROOT, cache)
+@pytest.mark.parametrize("package", PACKAGES)
+def test_mypy_passes_on_the_package(cache, package):
+    # the per-module settings are pyproject.toml's [tool.mypy]; one package at a time, so that the library is
+    # checked where the [train] extra (training's SB3 and torch) is not installed
+    if package == "training":
+        missing = [name for name in TRAIN_EXTRA if importlib.util.find_spec(name) is None]
+        if missing:
+            pytest.skip(f"training is checked against the [train] extra; {', '.join(missing)} missing")
+    out = _mypy(["-p", package], ROOT, cache)
     assert out.returncode == 0, out.stdout[-5000:] + out.stderr[-2000:]
     assert "Success" in out.stdout
+
+
+def test_a_plain_mypy_checks_both_packages():
+    # `mypy` in a checkout (the README's development commands) reads the files from [tool.mypy]
+    tomllib = pytest.importorskip("tomllib", reason="tomllib is Python 3.11+")
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert sorted(config["tool"]["mypy"]["files"]) == sorted(PACKAGES)
 
 
 def _check_user_script(tmp_path: Path, cache: Path, source: str) -> subprocess.CompletedProcess:

@@ -14,6 +14,7 @@ import pickle
 import time
 from collections import defaultdict, deque
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
@@ -24,6 +25,9 @@ from . import train as trainer
 from .config import PHASE_KEYS, TrainConfig
 from .evaluate import tensorboard_tag
 from .pool import SNAPSHOT, OpponentPool, WinRateGate
+
+if TYPE_CHECKING:
+    from sb3_contrib import MaskablePPO
 
 
 class UpdateThreads(BaseCallback):
@@ -134,7 +138,7 @@ class SelfPlayCallback(BaseCallback):
         while len(self.phases_applied) < len(phases) and self.num_timesteps >= phases[len(self.phases_applied)]["at"]:
             phase = phases[len(self.phases_applied)]
             self.live.update(phase["set"])
-            model, live = self.model, self.live
+            model, live = cast("MaskablePPO", self.model), self.live
             model.learning_rate = live["ppo.learning_rate"]
             model._setup_lr_schedule()  # SB3 reads the rate through its schedule at every update
             model.ent_coef = live["ppo.ent_coef"]
@@ -172,7 +176,7 @@ class SelfPlayCallback(BaseCallback):
         seconds = time.perf_counter() - t0
         if model is None:
             self.overhead_seconds += seconds
-        point = {"steps": int(evaluated.num_timesteps), "eval_seconds": round(seconds, 2)}
+        point: dict[str, Any] = {"steps": int(evaluated.num_timesteps), "eval_seconds": round(seconds, 2)}
         for key, rates in result.items():
             if key.startswith("vs_"):
                 point[key] = rates["win"]["rate"]

@@ -19,6 +19,7 @@ import math
 import os
 import re
 import string
+import sys
 import time
 import typing
 from dataclasses import dataclass, field
@@ -261,9 +262,9 @@ class TrainConfig:
         at most 1, and the fixed opponents are named so that each has its own win rate."""
         from .pool import check_opponents
 
-        shares = {"selfplay.random_weight": self.selfplay.random_weight,
-                  "selfplay.heuristic_weight": self.selfplay.heuristic_weight,
-                  "selfplay.opponents": self.selfplay.opponents}
+        shares: dict[str, Any] = {"selfplay.random_weight": self.selfplay.random_weight,
+                                  "selfplay.heuristic_weight": self.selfplay.heuristic_weight,
+                                  "selfplay.opponents": self.selfplay.opponents}
         for where, changes in [("", {}), *((f"phases[{i}]: ", p["set"]) for i, p in enumerate(self.phases))]:
             shares.update({k: v for k, v in changes.items() if k in shares})
             if "selfplay.opponents" in changes or not where:
@@ -739,9 +740,7 @@ _WINDOWS_LOCK_OFFSET = 1 << 20
 def _lock_file(fh) -> bool | None:
     """Lock ``fh`` for this process without waiting: True, False if another process holds it, None where the
     file system has no locks (ENOLCK, EOPNOTSUPP: some network and FUSE file systems)."""
-    try:
-        import fcntl
-    except ImportError:
+    if sys.platform == "win32":  # no fcntl there; and the check tells mypy which module each branch has
         import msvcrt
 
         fh.seek(_WINDOWS_LOCK_OFFSET)
@@ -750,6 +749,8 @@ def _lock_file(fh) -> bool | None:
         except OSError:
             return False
         return True
+    import fcntl
+
     try:
         fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
@@ -760,12 +761,12 @@ def _lock_file(fh) -> bool | None:
 
 
 def _unlock_file(fh) -> None:
-    try:
-        import fcntl
-    except ImportError:
+    if sys.platform == "win32":
         import msvcrt
 
         fh.seek(_WINDOWS_LOCK_OFFSET)
         msvcrt.locking(fh.fileno(), msvcrt.LK_UNLCK, 1)
         return
+    import fcntl
+
     fcntl.flock(fh.fileno(), fcntl.LOCK_UN)

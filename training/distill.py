@@ -38,6 +38,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -253,7 +254,7 @@ def fit(policy, data: SearchData, margin: float = 0.05, epochs: int = 20, batch_
     rng = np.random.default_rng(seed)
     hold, train = holdout_split(len(data), holdout, rng)
 
-    def agreement(idx) -> tuple[float, float]:
+    def agreement(idx) -> tuple[float | None, float | None]:
         """Share of ``idx`` where the policy's argmax is the label: all of them, and the relabelled ones."""
         if len(idx) == 0:
             return None, None  # (None, not NaN: the report is JSON)
@@ -264,10 +265,11 @@ def fit(policy, data: SearchData, margin: float = 0.05, epochs: int = 20, batch_
 
     params = [p for name, p in policy.named_parameters() if not name.startswith(("value_net", "mlp_extractor.value"))]
     optimizer = torch.optim.Adam(params, lr=learning_rate)
-    report = {"samples": len(data), "target": target, "relabelled": round(float(relabelled.mean()), 4),
-              **({"temperature": temperature} if soft is not None else {"margin": margin}),
-              "games": int(data.results.shape[0]), "search_win_rate": round(float((data.results > 0).mean()), 4),
-              "collect_seconds": round(data.seconds, 1), "holdout_before": agreement(hold), "epochs": []}
+    report: dict[str, Any] = {
+        "samples": len(data), "target": target, "relabelled": round(float(relabelled.mean()), 4),
+        **({"temperature": temperature} if soft is not None else {"margin": margin}),
+        "games": int(data.results.shape[0]), "search_win_rate": round(float((data.results > 0).mean()), 4),
+        "collect_seconds": round(data.seconds, 1), "holdout_before": agreement(hold), "epochs": []}
     t0 = time.perf_counter()
     for epoch in range(epochs):
         rng.shuffle(train)
@@ -317,7 +319,7 @@ def distill(model, cfg, run_dir=None, log=print) -> dict:
     for round_number in range(1, dc.rounds + 1):
         base = policy_digest(model)
         kept = _kept_round(folder, round_number, settings, base)
-        if kept is not None:
+        if kept is not None and folder is not None:  # (a round is kept only in a folder)
             model.set_parameters(str(folder / f"round{round_number}.zip"), exact_match=True, device=model.device)
             log(f"[distill] round {round_number} of {dc.rounds}: read back from {folder} (same settings, same policy)")
             reports.append(kept)

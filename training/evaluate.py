@@ -27,6 +27,7 @@ import re
 import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -102,7 +103,7 @@ class PairResult:
     def rates(self) -> dict:
         """A's result against B: ``games``, ``score`` (wins plus half the draws, per game) and for each of
         ``win``, ``draw`` and ``loss`` its ``rate`` and 95 % Wilson interval ``ci95`` ([lo, hi])."""
-        out = {"games": self.games, "score": self.score}
+        out: dict[str, Any] = {"games": self.games, "score": self.score}
         for key, count in (("win", self.wins), ("draw", self.draws), ("loss", self.losses)):
             lo, hi = wilson(count, self.games)
             out[key] = {"rate": count / self.games if self.games else float("nan"), "ci95": [lo, hi]}
@@ -288,7 +289,8 @@ def tensorboard_tag(key: str) -> str:
 def anchor_keys(anchors, where: str = "the anchors") -> list[str]:
     """The :func:`anchor_key` of each anchor; two anchors under one name (or one TensorBoard tag) are a
     ConfigError, since the second one's rates would silently replace the first one's."""
-    keys, seen = [], {}
+    keys: list[str] = []
+    seen: dict[str, Any] = {}  # by TensorBoard tag: the anchor (an id, a path or a policy) first given under it
     for anchor in anchors:
         key = anchor_key(anchor)
         earlier = seen.get(tensorboard_tag(key))
@@ -310,7 +312,7 @@ def anchor_evaluation(env_name: str, policy, games: int, seed: int = 12345, anch
     """``{"vs_random": {...}, "vs_heuristic": {...}, "protocol": "..."}``: rates with 95 % CIs of ``policy``
     against each anchor (keyed by :func:`anchor_key`, each as :meth:`PairResult.rates` gives them), and a line
     saying how the games were played."""
-    out = {}
+    out: dict[str, Any] = {}
     for anchor, key in zip(anchors, anchor_keys(anchors)):
         res = play_pair(env_name, policy, anchor, games, seed, game_kwargs, max_turns)
         out[key] = res.rates()

@@ -21,6 +21,7 @@ import os
 import platform
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -194,7 +195,7 @@ def export_policy(weights, activation: str, out_stem: str | Path, env_name: str,
     with written_beside(*(model_file(out_stem, suffix) for suffix in (".onnx", ".npz", ".json"))) as parts:
         onnx_part, npz_part, json_part = parts
         onnx.save(onnx_graph(weights, activation), str(onnx_part))
-        arrays = {}
+        arrays: dict[str, Any] = {}  # Any: typed as arrays, savez's **kwds would also be checked against allow_pickle
         for i, (w, b) in enumerate(weights):
             arrays[f"W{i}"], arrays[f"b{i}"] = np.asarray(w, np.float32), np.asarray(b, np.float32)
         with open(npz_part, "wb") as fh:  # a file object: savez would add .npz to a name

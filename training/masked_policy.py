@@ -51,6 +51,7 @@ from __future__ import annotations
 import math
 import weakref
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 import torch as th
@@ -348,11 +349,20 @@ def _call_weakly(method):
 class FastMaskableRolloutBuffer(MaskableRolloutBuffer):
     """``MaskableRolloutBuffer`` whose minibatches are tensors over the indexed copies themselves."""
 
+    # what active_columns and legal_actions computed, and the arrays they computed it from (None: not yet)
+    _columns: th.Tensor
+    _columns_of: np.ndarray | None
+    _legal: tuple[np.ndarray, np.ndarray] | None
+    _legal_of: np.ndarray | None
+
     def reset(self) -> None:
         super().reset()
         self._columns_of = self._legal_of = None
 
-    def add(self, obs, action, reward, episode_start, value, log_prob, action_masks=None) -> None:
+    # sb3-contrib declares add(*args, action_masks, **kwargs) and passes RolloutBuffer.add's arguments through;
+    # MaskablePPO calls it with those six positionally, as this one takes them
+    def add(self, obs, action, reward, episode_start, value, log_prob,  # type: ignore[override]
+            action_masks=None) -> None:
         """``MaskableRolloutBuffer.add``, writing each input into the rollout directly: sb3 first copies
         every one of them (``np.array``, ``clone``), and the assignment copies again."""
         if isinstance(self.observation_space, spaces.Discrete) or log_prob.dim() == 0:
@@ -370,7 +380,8 @@ class FastMaskableRolloutBuffer(MaskableRolloutBuffer):
         if self.pos == self.buffer_size:
             self.full = True
 
-    def _get_samples(self, batch_inds: np.ndarray, env=None) -> MaskableRolloutBufferSamples:
+    # its samples are another NamedTuple than RolloutBuffer's, as in sb3-contrib's own (which ignores this too)
+    def _get_samples(self, batch_inds: np.ndarray, env=None) -> MaskableRolloutBufferSamples:  # type: ignore[override]
         if self.device.type != "cpu":
             return super()._get_samples(batch_inds, env)
         data = (
@@ -384,10 +395,11 @@ class FastMaskableRolloutBuffer(MaskableRolloutBuffer):
         )
         samples = MaskableRolloutBufferSamples(*(th.from_numpy(np.ascontiguousarray(a)) for a in data))
         # hints that FastMaskablePolicy.evaluate_actions reads and any other policy ignores
-        samples.observations.active_columns = self.active_columns()
+        samples.observations.active_columns = self.active_columns()  # type: ignore[attr-defined]  # a hint set at runtime
         legal = self.legal_actions()
         if legal is not None:
-            samples.action_masks.legal_actions = tuple(th.from_numpy(a[batch_inds]) for a in legal)
+            samples.action_masks.legal_actions = tuple(  # type: ignore[attr-defined]  # a hint set at runtime
+                th.from_numpy(a[batch_inds]) for a in legal)
         return samples
 
     def active_columns(self) -> th.Tensor:
@@ -421,4 +433,4 @@ class FastMaskableRolloutBuffer(MaskableRolloutBuffer):
 
 
 #: what training.train gives MaskablePPO besides the settings of a recipe
-ALGORITHM_KWARGS = {"policy": FastMaskablePolicy, "rollout_buffer_class": FastMaskableRolloutBuffer}
+ALGORITHM_KWARGS: dict[str, Any] = {"policy": FastMaskablePolicy, "rollout_buffer_class": FastMaskableRolloutBuffer}

@@ -19,6 +19,7 @@ against them instead of filling the window with copies of the same strength.
 from __future__ import annotations
 
 from collections import deque
+from typing import Any, cast
 
 import numpy as np
 
@@ -69,7 +70,7 @@ class OpponentPool:
         self.random = _tagged(RandomPolicy(), RANDOM, "random")
         self.heuristic = None
         #: the fixed opponents loaded so far, by tag; a phase that drops one keeps it loaded and never draws it
-        self.fixed: dict[str, object] = {}
+        self.fixed: dict[str, Any] = {}  # Any: any policy, carrying pool_tag and pool_spec set here
         self.opponents: dict[str, float] = {}
         self.set_weights(random_weight, heuristic_weight, opponents or {})
 
@@ -149,7 +150,7 @@ class OpponentPool:
     def add_snapshot(self, weights, activation: str, steps: int, deterministic: bool = False) -> MLPPolicy:
         snap = MLPPolicy(weights, activation, deterministic=deterministic, name=f"snapshot@{steps}")
         _tagged(snap, SNAPSHOT, snap.name)
-        snap.steps = steps
+        snap.steps = steps  # type: ignore[attr-defined]  # set at runtime: the step a snapshot was frozen at
         self.snapshots.append(snap)
         return snap
 
@@ -160,7 +161,8 @@ class OpponentPool:
 
     # ------------------------------------------------------------------ checkpoints
     def state_dict(self) -> dict:
-        return {"snapshots": [{"steps": s.steps, "activation": s.activation, "deterministic": s.deterministic,
+        return {"snapshots": [{"steps": s.steps,  # type: ignore[attr-defined]  # add_snapshot sets it at runtime
+                               "activation": s.activation, "deterministic": s.deterministic,
                                "weights": [(w.copy(), b.copy()) for w, b in s.layers]} for s in self.snapshots]}
 
     def load_state_dict(self, state: dict) -> None:
@@ -186,7 +188,8 @@ class WinRateGate:
         if self.threshold <= 0:
             return True
         # Too few games to judge: wait rather than freeze a snapshot on noise.
-        if len(self.results) < min(20, self.results.maxlen):
+        # cast: maxlen is None only for a deque made without one, and __init__ gives it one
+        if len(self.results) < min(20, cast(int, self.results.maxlen)):
             return False
         return self.win_rate() >= self.threshold
 

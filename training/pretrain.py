@@ -27,6 +27,7 @@ from __future__ import annotations
 import sys
 import time
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -84,17 +85,17 @@ def collect(env_name: str, teacher, games: int, seed: int = 0, vs_random_share: 
                 game_of.append(g)
             state.apply_action(action)
         game_returns.append(np.asarray(state.returns(), np.float32) if state.is_terminal() else None)
-    seat_of, game_of = np.asarray(seat_of), np.asarray(game_of)
+    seats, game_ids = np.asarray(seat_of), np.asarray(game_of)
     returns = np.empty(len(actions), np.float32)
     # Walk backwards: the discount counts the seat's own later decisions, as PPO's steps do.
     remaining: dict[tuple[int, int], int] = {}
     for i in range(len(actions) - 1, -1, -1):
-        key = (int(game_of[i]), int(seat_of[i]))
+        key = (int(game_ids[i]), int(seats[i]))
         k = remaining.get(key, 0)
         final = game_returns[key[0]]
         returns[i] = 0.0 if final is None else final[key[1]] * gamma ** k
         remaining[key] = k + 1
-    known = np.asarray([game_returns[g] is not None for g in game_of.tolist()], bool)
+    known = np.asarray([game_returns[g] is not None for g in game_ids.tolist()], bool)
     return TeacherData(np.stack(obs_rows), np.stack(mask_rows), np.asarray(actions, np.int64), returns,
                        known, games, time.perf_counter() - t0)
 
@@ -142,7 +143,7 @@ def clone(policy, data: TeacherData, epochs: int = 5, batch_size: int = 512, lea
         valued = int(data.value_known[idx].sum())
         return agree / len(idx), sq / valued if valued else float("nan")
 
-    report = {"samples": len(data), "games": data.games, "collect_seconds": round(data.seconds, 1), "epochs": []}
+    report: dict[str, Any] = {"samples": len(data), "games": data.games, "collect_seconds": round(data.seconds, 1), "epochs": []}
     policy.set_training_mode(True)
     t0 = time.perf_counter()
     for epoch in range(epochs):

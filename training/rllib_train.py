@@ -32,7 +32,7 @@ import time
 import zlib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from tabletop_envs.core.errors import ConfigError, TabletopError, run_cli
 from tabletop_envs.core.files import write_text_whole
@@ -47,6 +47,9 @@ from training.config import (
     set_aside_earlier_run,
     user_path,
 )
+
+if TYPE_CHECKING:
+    from tabletop_envs.core.onnx_policy import MLPPolicy, OnnxPolicy
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
@@ -715,7 +718,8 @@ def evaluate_vs_random(cfg: RLlibTrainConfig, model_path: Path, games: int) -> d
     from tabletop_envs.core.policy import RandomPolicy, load_policy
 
     game_kwargs = _game_kwargs(cfg)
-    policy = load_policy(str(model_path))
+    # a model path loads a model policy, which carries its sidecar as metadata
+    policy = cast("MLPPolicy | OnnxPolicy", load_policy(str(model_path)))
     from tabletop_envs.core.registry import make_game
 
     n = make_game(cfg.env, **game_kwargs).num_players

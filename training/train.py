@@ -34,6 +34,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -58,6 +59,11 @@ from .evaluate import (
 )
 from .pool import OpponentPool
 
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+
+    import gymnasium
+
 
 class SelfPlayEnv(SingleAgentEnv):
     """SingleAgentEnv that reports, at the end of an episode, which kinds of opponent it faced."""
@@ -78,7 +84,7 @@ class EnvFactory:
     def __init__(self, env_name: str, env_kwargs: dict, opponent):
         self.env_name, self.env_kwargs, self.opponent = env_name, env_kwargs, opponent
 
-    def __call__(self):
+    def __call__(self) -> SelfPlayEnv:
         return SelfPlayEnv(self.env_name, opponent=self.opponent, **self.env_kwargs)
 
 
@@ -89,7 +95,7 @@ class WorkerEnvFactory(EnvFactory):
     asks (checkpoint, evaluation, export), ended instead on a BrokenPipeError from closing them. A
     worker whose trainer dies regardless ends at its pipe's EOF."""
 
-    def __call__(self):
+    def __call__(self) -> SelfPlayEnv:
         for sig in STOP_SIGNALS:
             signal.signal(sig, lambda signum, frame: None)  # not SIG_IGN: a process it starts keeps the default
         return super().__call__()
@@ -114,12 +120,13 @@ def episode_scores(info: dict) -> dict[str, float]:
 
 
 def make_vec_env(cfg: TrainConfig, pool: OpponentPool):
-    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv, VecMonitor
 
     from .vec_env import SelfPlayVecEnv
 
     factory = WorkerEnvFactory if cfg.vec.kind == "subproc" else EnvFactory
-    fns = [factory(cfg.env, cfg.env_kwargs, pool) for _ in range(cfg.vec.n_envs)]
+    venv: VecEnv
+    fns: list[Callable[[], gymnasium.Env]] = [factory(cfg.env, cfg.env_kwargs, pool) for _ in range(cfg.vec.n_envs)]
     if cfg.vec.kind == "subproc":
         # Windows has no forkserver (get_context raises); the env factories and the pool pickle, so spawn works
         method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
@@ -347,6 +354,8 @@ def select_checkpoint(cfg: TrainConfig, run_dir: Path, final_model) -> tuple:
               f"({ev.select_games} games)", flush=True)
         if best is None or score["score"] >= best[0]:
             best = (score["score"], steps, model)
+    if best is None:  # never: the final model is always a candidate
+        raise RuntimeError("select_checkpoint: no candidate model")
     print(f"[select] shipping the model of step {best[1]}", flush=True)
     return best[2], {"anchor": ev.select_anchor, "games": ev.select_games, "seed": cfg.seed + 2000,
                      "candidates": results, "selected_steps": best[1]}
@@ -610,7 +619,7 @@ def sigterm_as_interrupt():
 
 
 @contextlib.contextmanager
-def interrupts_deferred():
+def interrupts_deferred() -> Iterator[None]:
     """Ctrl-C, SIGTERM or SIGHUP while a model file is written lands once it is whole: raised inside torch's zip
     writer, the interrupt left a torn file and a RuntimeError in its place, which no ``except
     KeyboardInterrupt`` catches (a SIGTERM in the middle of a checkpoint ended the run with a traceback).

@@ -17,9 +17,12 @@ deep copy of infos its envs return fresh.
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 from stable_baselines3.common.vec_env import DummyVecEnv
 
+from tabletop_envs.core.engine import State
 from tabletop_envs.core.policy import act_batch, policy_rng
 from tabletop_envs.core.single_agent import MAX_REDEALS, REDEALS_EXHAUSTED, SingleAgentEnv
 
@@ -113,19 +116,19 @@ class SelfPlayVecEnv(DummyVecEnv):
     def _finish_deals(self, indices: list[int]) -> None:
         """Play the new deals up to their learners' first decisions; replace deals that end before it
         (as SingleAgentEnv.reset does)."""
-        obs_buf = self.buf_obs[None]
+        obs_buf = self.buf_obs[None]  # type: ignore[index]  # SB3 keys a non-dict space's buffer by None, typed as str
         for _ in range(MAX_REDEALS):
             if not indices:
                 return
             self._play_opponents(indices)
             again = []
             for i in indices:
-                env = self.envs[i]
+                env = cast(SingleAgentEnv, self.envs[i])  # batched: every env is one
                 if env.over:
                     env.deal()
                     again.append(i)
                 else:
-                    obs_buf[i] = env.game_state.observation(env.learner_seat)
+                    obs_buf[i] = cast(State, env.game_state).observation(env.learner_seat)  # (deal() set it)
                     self.reset_infos[i] = {"learner_seat": env.learner_seat}
             indices = again
         raise RuntimeError(REDEALS_EXHAUSTED)
@@ -133,5 +136,5 @@ class SelfPlayVecEnv(DummyVecEnv):
     # ------------------------------------------------------------------ the masks MaskablePPO asks for every step
     def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs):
         if self.batched and method_name == "action_masks" and indices is None and not method_args and not method_kwargs:
-            return [env.action_masks() for env in self.envs]
+            return [env.action_masks() for env in cast("list[SingleAgentEnv]", self.envs)]
         return super().env_method(method_name, *method_args, indices=indices, **method_kwargs)
