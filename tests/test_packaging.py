@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # the two data folders the wheel carries under other names (pyproject.toml's package-dir)
 MAPPED = {"tabletop_envs.models": "models", "training.configs": "configs"}
 # the typed packages (PEP 561): their py.typed marker lets a user's mypy or pyright read the annotations
-TYPED = ("tabletop_envs",)
+TYPED = ("tabletop_envs", "training")
 
 
 def _pyproject() -> dict:

@@ -1,6 +1,6 @@
-"""The library is a typed package (PEP 561: ``py.typed`` ships in the wheel): mypy passes on it and on its
-trainer (``training``) with the configuration in ``pyproject.toml``, and a user's own script is checked
-against its annotations.
+"""The library and its trainer are typed packages (PEP 561: ``py.typed`` ships in the wheel): mypy passes on
+``tabletop_envs`` and ``training`` with the configuration in ``pyproject.toml``, and a user's own script is
+checked against their annotations.
 
 Slow (each run of mypy takes tens of seconds cold) and skipped where mypy is not installed."""
 
@@ -55,6 +55,24 @@ print(returns.tolist(), decisions + 1)
 """
 
 
+# what a user of the trainer writes: a recipe loaded and read, the evaluation's and the export's helpers
+USER_TRAINING_SCRIPT = """
+from pathlib import Path
+
+from training.config import TrainConfig, load_config
+from training.evaluate import PairResult, anchor_key, wilson
+from training.export import model_stem
+
+cfg: TrainConfig = load_config("terralore.yaml", overrides=["ppo.total_timesteps=1000"])
+steps: int = cfg.ppo.total_timesteps + cfg.vec.n_envs
+lo, hi = wilson(3, 10)
+width: float = hi - lo
+rates: dict = PairResult("a", "b", 10, 3, 2, 5).rates()
+key: str = anchor_key("terralore_v0/ppo")
+stem: Path = model_stem("runs/a/ppo")
+"""
+
+
 #: the packages mypy checks (pyproject.toml's [tool.mypy] files); training reads SB3, sb3-contrib and torch's types
 PACKAGES = ("tabletop_envs", "training")
 TRAIN_EXTRA = ("stable_baselines3", "sb3_contrib", "torch")
@@ -96,8 +114,8 @@ def test_a_plain_mypy_checks_both_packages():
 
 
 def _check_user_script(tmp_path: Path, cache: Path, source: str) -> subprocess.CompletedProcess:
-    # the script's folder is no checkout: tabletop_envs is found on PYTHONPATH, as an installed package is
-    # (without py.typed, mypy would refuse to read it: "missing library stubs or py.typed marker")
+    # the script's folder is no checkout: the packages are found on PYTHONPATH, as installed packages are
+    # (without py.typed, mypy would refuse to read them: "missing library stubs or py.typed marker")
     user = tmp_path / "user"
     user.mkdir()
     (user / "train_mine.py").write_text(textwrap.dedent(source), encoding="utf-8")
@@ -118,4 +136,21 @@ def test_a_users_type_error_is_reported(tmp_path, cache):
     assert len(errors) == 2, out.stdout
     assert '"reset"' in errors[0] and "[arg-type]" in errors[0]
     assert "[assignment]" in errors[1] and '"int"' in errors[1]
+    assert "import-untyped" not in out.stdout
+
+
+def test_a_users_training_script_type_checks_against_the_trainer(tmp_path, cache):
+    out = _check_user_script(tmp_path, cache, USER_TRAINING_SCRIPT)
+    assert out.returncode == 0, out.stdout[-5000:] + out.stderr[-2000:]
+
+
+def test_a_users_type_error_against_the_trainer_is_reported(tmp_path, cache):
+    # one override as text, not a list of them; and a config read as a dict: training's annotations catch both
+    wrong = USER_TRAINING_SCRIPT + '\nload_config("terralore.yaml", overrides="ppo.n_steps=64")\nraw: dict = cfg\n'
+    out = _check_user_script(tmp_path, cache, wrong)
+    assert out.returncode == 1, out.stdout[-5000:] + out.stderr[-2000:]
+    errors = [line for line in out.stdout.splitlines() if ": error:" in line]
+    assert len(errors) == 2, out.stdout
+    assert '"load_config"' in errors[0] and "[arg-type]" in errors[0]
+    assert "[assignment]" in errors[1] and '"TrainConfig"' in errors[1]
     assert "import-untyped" not in out.stdout
