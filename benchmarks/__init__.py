@@ -20,7 +20,7 @@ def machine_facts() -> dict:
     between machines (a CPU that runs pure Python faster favours the references), so a result
     without them cannot be compared with another."""
     cpu = cpu_info(("model name", "cpu MHz", "cache size"))
-    versions = {}
+    versions: dict[str, str | None] = {}  # None: not installed
     for name in PACKAGES:
         try:
             versions[name] = metadata.version(name)

@@ -19,10 +19,13 @@ leaves a finished game) included, as the reference table counts them; "decisions
 from __future__ import annotations
 
 import argparse
+import functools
 import statistics
 import time
 import warnings
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -97,7 +100,8 @@ def run_window(env, seconds: float, rng: np.random.Generator, seed: int) -> tupl
 
 def measure(factories: dict, seconds: float, repeats: int) -> dict:
     """Every env's windows, in ``repeats`` rounds of one window per env (see the module doc)."""
-    results, envs = {}, {}
+    results: dict[str, dict[str, Any]] = {}
+    envs: dict[str, Any] = {}
     rng = np.random.default_rng(0)
     for name, factory in factories.items():
         try:
@@ -137,18 +141,18 @@ def main(argv=None) -> dict:
     parser.add_argument("--json", type=Path, help="also write the results as JSON here")
     args = parser.parse_args(argv)
     warnings.simplefilter("ignore")
-    factories = {}
+    factories: dict[str, Callable[[], Any]] = {}
     for name, pz_id in REFERENCES.items():
-        factories[name] = (lambda i=pz_id: make_reference(i))
+        factories[name] = functools.partial(make_reference, pz_id)
     for name, pz_id in RAW_REFERENCES.items():
-        factories[name] = (lambda i=pz_id: make_raw_reference(i))
+        factories[name] = functools.partial(make_raw_reference, pz_id)
     for name, (env_name, kw) in OURS.items():
-        factories[name] = (lambda e=env_name, k=kw: make_ours(e, k))
+        factories[name] = functools.partial(make_ours, env_name, kw)
     from tabletop_envs.core.registry import ENVS
 
     for name in args.only or ():
         if name not in factories and name in ENVS:  # any registered game, with its default options
-            factories[name] = (lambda e=name: make_ours(e, {}))
+            factories[name] = functools.partial(make_ours, name, {})
     if args.only:
         unknown = [name for name in args.only if name not in factories]
         if unknown:  # a typo would otherwise time the baseline alone

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import statistics
+from typing import Any
 
 import numpy as np
 
@@ -99,7 +100,7 @@ def main(argv=None) -> dict:
     parser.add_argument("--json", help="write the results here")
     args = parser.parse_args(argv)
     tt.refuse_unknown_games(parser, args.games)  # a KeyError came after the table's header
-    result = {"machine": machine_facts(), "rows": []}
+    result: dict[str, Any] = {"machine": machine_facts(), "rows": []}
     print(f"| env | opponent moves per learner step | free engine × {tt.REFERENCE} (each round) |\n|---|---:|---:|")
     for label in args.games:
         row = free_engine_bound(label, args.rounds, args.steps)

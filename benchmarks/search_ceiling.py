@@ -23,6 +23,7 @@ import math
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -42,7 +43,7 @@ def search_ceiling(env_name: str, policy, opponent, deals: int, worlds: int, see
         raise ConfigError(f"the search rolls out two-player games; {env_name} has {game.num_players} seats here "
                           "(e.g. --env-kwargs '{\"num_players\": 2}')")
     limit = game.default_max_turns if max_turns is None else max_turns
-    outcomes = {"plain": [], "search": []}
+    outcomes: dict[str, list[float]] = {"plain": [], "search": []}
     for deal in range(deals):
         dealt = deal_seed(seed, deal)  # training.evaluate.play_pair's deals
         for seat in (0, 1):
@@ -59,7 +60,7 @@ def search_ceiling(env_name: str, policy, opponent, deals: int, worlds: int, see
                     return search_action(state, seat, policy, opponent, worlds, limit, own_rng)
 
                 results.append(play_out(game.new_initial_state(dealt), choose, limit, seat))
-    out = {"env": env_name, "deals": deals, "games": 2 * deals, "worlds": worlds, "seed": seed}
+    out: dict[str, Any] = {"env": env_name, "deals": deals, "games": 2 * deals, "worlds": worlds, "seed": seed}
     for side, results in outcomes.items():
         r = np.array(results)
         out[side] = PairResult(side, "opponent", len(r), int((r > 0).sum()), int((r == 0).sum()),

@@ -31,7 +31,9 @@ import argparse
 import json
 import statistics
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, cast
 
 import gymnasium
 import numpy as np
@@ -186,7 +188,8 @@ def record_observations(env_fn, count: int = 256, seed: int = 0) -> tuple[np.nda
     env = env_fn()
     rng = np.random.default_rng(seed)
     obs, _ = env.reset(seed=seed)
-    bank, masks = [], []
+    bank: list[np.ndarray] = []
+    masks: list[np.ndarray] = []
     while len(bank) < count:
         mask = env.action_masks()
         bank.append(obs)
@@ -221,7 +224,7 @@ def snapshot_opponent(env_name: str, kwargs: dict, net_arch):
 
 POLICIES = ("fast", "stock")
 VEC_NAMES = {"batched": "SelfPlayVecEnv", "dummy": "DummyVecEnv"}
-SETTINGS = {"n_steps": 512, "batch_size": 256, "n_epochs": 4, "policy_kwargs": {"net_arch": [128, 128]}}
+SETTINGS: dict[str, Any] = {"n_steps": 512, "batch_size": 256, "n_epochs": 4, "policy_kwargs": {"net_arch": [128, 128]}}
 THREADS = {"collect": 1, "update": 2}  # training.train's defaults (ppo.torch_threads, ppo.update_threads)
 
 
@@ -353,8 +356,9 @@ def training_throughput(steps: int, n_envs: int, games: list[str], repeats: int 
     # of 615, Earth 445 of 1,636), which made the zero-cost env cheaper than any real rollout.
     count = settings["n_steps"] * n_envs
     ref_bank, ref_masks = record_observations(ref_class, count)
-    jobs = {(ref_name, "run"): [ref_class for _ in range(n_envs)],
-            (ref_name, "floor"): [_ZeroCost(ref_bank, 7, ref_masks) for _ in range(n_envs)]}
+    jobs: dict[tuple[str, str], list[Callable[[], Any]]] = {
+        (ref_name, "run"): [ref_class for _ in range(n_envs)],
+        (ref_name, "floor"): [_ZeroCost(ref_bank, 7, ref_masks) for _ in range(n_envs)]}
     for label in games:
         env_name, kwargs = env_name_of(label), game_kwargs(label)
         game = make_game(env_name, **kwargs)
@@ -426,7 +430,7 @@ def policy_comparison(steps: int, n_envs: int, games: list[str], repeats: int = 
     interleaved in every round so a slow spell of the machine hits both alike; median steps/s, and
     the speed-up as the median of each round's own ratio."""
     settings = SETTINGS
-    jobs = {REFERENCE: [ConnectFourVsRandom for _ in range(n_envs)]}
+    jobs: dict[str, list[Callable[[], Any]]] = {REFERENCE: [ConnectFourVsRandom for _ in range(n_envs)]}
     for label in games:
         env_name, kwargs = env_name_of(label), game_kwargs(label)
         snap = snapshot_opponent(env_name, kwargs, settings["policy_kwargs"]["net_arch"])
@@ -452,7 +456,8 @@ def _median_pieces(runs: list[dict]) -> dict | None:
     pieces = [r.get("us_per_step") for r in runs]
     if not pieces or None in pieces:
         return None
-    return {name: round(statistics.median(p[name] for p in pieces), 1) for name in pieces[0]}
+    present = cast("list[dict]", pieces)  # (None is not in it)
+    return {name: round(statistics.median(p[name] for p in present), 1) for name in present[0]}
 
 
 def _env_us(run: dict, floor: dict) -> float:
@@ -573,7 +578,7 @@ def main(argv=None) -> dict:
     refuse_unknown_games(parser, args.games)
     from benchmarks import machine_facts, write_json
 
-    result = {"machine": machine_facts(), "training": [], "latency": []}
+    result: dict[str, Any] = {"machine": machine_facts(), "training": [], "latency": []}
     if args.compare_policies:
         result["policy_comparison"] = policy_comparison(args.steps, args.n_envs, args.games, args.repeats)
         print(f"\nsb3-contrib MlpPolicy + MaskableRolloutBuffer vs FastMaskablePolicy + FastMaskableRolloutBuffer "

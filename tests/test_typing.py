@@ -73,8 +73,9 @@ stem: Path = model_stem("runs/a/ppo")
 """
 
 
-#: the packages mypy checks (pyproject.toml's [tool.mypy] files); training reads SB3, sb3-contrib and torch's types
-PACKAGES = ("tabletop_envs", "training")
+#: the packages mypy checks (pyproject.toml's [tool.mypy] files); training and benchmarks read SB3, sb3-contrib
+#: and torch's types
+PACKAGES = ("tabletop_envs", "training", "benchmarks")
 TRAIN_EXTRA = ("stable_baselines3", "sb3_contrib", "torch")
 
 
@@ -96,17 +97,17 @@ def cache(tmp_path_factory) -> Path:
 @pytest.mark.parametrize("package", PACKAGES)
 def test_mypy_passes_on_the_package(cache, package):
     # the per-module settings are pyproject.toml's [tool.mypy]; one package at a time, so that the library is
-    # checked where the [train] extra (training's SB3 and torch) is not installed
-    if package == "training":
+    # checked where the [train] extra (the SB3 and torch that training and benchmarks read) is not installed
+    if package != "tabletop_envs":
         missing = [name for name in TRAIN_EXTRA if importlib.util.find_spec(name) is None]
         if missing:
-            pytest.skip(f"training is checked against the [train] extra; {', '.join(missing)} missing")
+            pytest.skip(f"{package} is checked against the [train] extra; {', '.join(missing)} missing")
     out = _mypy(["-p", package], ROOT, cache)
     assert out.returncode == 0, out.stdout[-5000:] + out.stderr[-2000:]
     assert "Success" in out.stdout
 
 
-def test_a_plain_mypy_checks_both_packages():
+def test_a_plain_mypy_checks_every_package():
     # `mypy` in a checkout (the README's development commands) reads the files from [tool.mypy]
     tomllib = pytest.importorskip("tomllib", reason="tomllib is Python 3.11+")
     config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
