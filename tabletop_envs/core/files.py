@@ -4,12 +4,15 @@ JSON of files that may come from someone else."""
 from __future__ import annotations
 
 import contextlib
+import glob
 import itertools
 import json
 import os
 import re
+import socket
 import stat
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,10 +20,50 @@ from typing import Any
 #: tells apart the parts of writes under way at once in one process (threads, or a write inside another's block)
 _PART_NUMBERS = itertools.count()
 
+#: this machine in a part's name (letters, digits, ``_``; a part written on another machine of a shared
+#: folder is never taken for one of this machine's)
+_HOST = re.sub(r"[^A-Za-z0-9]", "_", socket.gethostname())[:40] or "host"
+
+#: a part left by a write that died is removed only once it has been untouched this long, besides its
+#: process having ended: a process of another container on this machine (its own process numbers, the
+#: machine's name) may be writing it
+STALE_PART_SECONDS = 600.0
+
+
+def _remove_stale_parts(path: Path) -> None:
+    """Removes the parts beside ``path`` that a write on this machine left when its process was killed (the
+    out-of-memory killer, a SIGKILL, a power cut): each write's part has its own name, so the next write
+    never replaced them, and a run folder kept a torn copy of each model it was writing, for ever."""
+    if sys.platform == "win32":  # (os.kill ends a process there rather than asking whether it runs)
+        return
+    pattern = re.compile(re.escape(f"{path.name}.{_HOST}-") + r"(\d+)-\d+\.part")
+    try:
+        found = path.parent.glob(f"{glob.escape(path.name)}.{_HOST}-*.part")
+        for part in found:
+            match = pattern.fullmatch(part.name)
+            if match is None or _process_runs(int(match.group(1))):
+                continue
+            if time.time() - part.stat().st_mtime >= STALE_PART_SECONDS:
+                part.unlink(missing_ok=True)
+    except OSError:  # a folder that cannot be listed, a part gone meanwhile: the write itself says what is wrong
+        pass
+
+
+def _process_runs(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    except OverflowError:  # a number no process has
+        return False
+    return True
+
 
 @contextlib.contextmanager
 def written_beside(*paths: Path, marker_last: bool = False) -> Iterator[list[Path]]:
-    """Yields a ``<name>.<pid>-<n>.part`` path beside each of ``paths`` for the block to write; once it ends
+    """Yields a ``<name>.<host>-<pid>-<n>.part`` path beside each of ``paths`` for the block to write; once it ends
     without an error, each is moved into place in order, so a full disk or an interrupt part-way leaves the
     earlier files as they were. With ``marker_last``, the last path (a file that marks the others whole,
     as a checkpoint's state.json) is removed before any is moved and comes back last. The parts are
@@ -28,8 +71,11 @@ def written_beside(*paths: Path, marker_last: bool = False) -> Iterator[list[Pat
 
     Each write has parts of its own: two saves of one name at once (two games of one seed saved under the
     default name they share, from two terminals or threads) shared a fixed ``<name>.part``, and one moved the
-    other's half-written part into place while the other then failed on a FileNotFoundError."""
-    tag = f"{os.getpid()}-{next(_PART_NUMBERS)}"
+    other's half-written part into place while the other then failed on a FileNotFoundError. Parts that
+    killed writes on this machine left beside ``paths`` are removed (:func:`_remove_stale_parts`)."""
+    for path in paths:
+        _remove_stale_parts(path)
+    tag = f"{_HOST}-{os.getpid()}-{next(_PART_NUMBERS)}"
     parts = [path.with_name(f"{path.name}.{tag}.part") for path in paths]
     try:
         yield parts
