@@ -562,3 +562,16 @@ def test_record_refuses_what_is_no_action_id_instead_of_recording_another_move(t
     with pytest.raises(ReplayError, match="an action id is an int"):
         replay.record(bad)
     assert replay.actions == [4] and type(replay.actions[0]) is int
+
+
+def test_an_earth_replay_recorded_with_a_relative_data_dir_replays_from_another_folder(tmp_path, monkeypatch):
+    # config() recorded data_dir as given: a replay (or sidecar, or saved state) of data_dir="data" read the
+    # cards of whatever "data" folder the replaying process started in, or none at all
+    from tabletop_envs.earth.catalogue import DATA
+
+    monkeypatch.chdir(DATA.parent)
+    replay, _, env = record_random_game("earth_v0", seed=1, game_kwargs={"data_dir": "data", "max_rounds": 1})
+    assert replay.config["data_dir"] == str(DATA)
+    saved = replay.save(tmp_path / "g.json")
+    monkeypatch.chdir(tmp_path)
+    assert Replay.load(saved).replay().game_state == env.game_state

@@ -112,8 +112,9 @@ class EarthGame(Game):
         self.advanced_draft = bool(advanced_draft)
         self.fauna_side = fauna_side
         self.max_rounds = int(max_rounds)  # a plain int: config() goes into JSON
-        # a str: config() goes into replays and sidecars as JSON, where a Path cannot
-        self.data_dir = None if data_dir is None else os.fspath(data_dir)
+        # a str: config() goes into replays and sidecars as JSON, where a Path cannot; absolute: a relative
+        # one recorded there named the cards of whatever folder the replaying process started in
+        self.data_dir = None if data_dir is None else os.path.abspath(os.fspath(data_dir))
         self.cat = load_catalogue(self.data_dir)
         self.zero_sum = num_players >= 2
         self.action_layout = build_action_layout(self.cat)
