@@ -117,8 +117,11 @@ class TravelEarthGame(Game):
             decks = [DEFAULT_PRESET[deck_format]] * 2
         if not isinstance(decks, (list, tuple)) or len(decks) != 2:
             raise ConfigError("decks must be None or a list of two decks (one per seat)")
-        self.decks_spec = list(decks)
         self.decklists = [build_deck(d, deck_format, cat, where=f"seat {i} deck") for i, d in enumerate(decks)]
+        # as JSON reads them back (config() goes into replays, saved states and sidecars) and copied: a tuple
+        # deck made states unequal to the ones of the game rebuilt from that JSON, and a dict deck edited
+        # after the game was built changed the options it reported
+        self.decks_spec = [d if isinstance(d, str) else dict(d) if isinstance(d, dict) else list(d) for d in decks]
         self.deck_sizes = [len(d) for d in self.decklists]
         self._build_layouts()
         self._ability_sets()

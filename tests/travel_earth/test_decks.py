@@ -164,3 +164,19 @@ def test_validator_accepts_exactly_the_legal_decks(counts, deck_format):
         assert not legal
     else:
         assert legal and len(cards) == size
+
+
+def test_a_deck_given_as_a_tuple_or_a_dict_is_recorded_as_json_reads_it_back():
+    import json
+
+    # config() kept a tuple deck as a tuple: the game rebuilt from a replay's or sidecar's config (a list there)
+    # played the same cards, but its states compared unequal to the original's, and a dict deck edited after
+    # the game was built changed the options the game reported
+    listed = [f"TE-00{k}" for k in (1, 2, 3, 4, 6) for _ in range(4)]
+    counts = deck_of(20)
+    game = TravelEarthGame(deck_format="casual", decks=(tuple(listed), counts))
+    counts["TE-001"] = 3
+    config = game.config()
+    assert config["decks"] == [listed, deck_of(20)] and json.loads(json.dumps(config)) == config
+    twin = TravelEarthGame(**json.loads(json.dumps(config)))
+    assert twin.new_initial_state(3) == game.new_initial_state(3)
