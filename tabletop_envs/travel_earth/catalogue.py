@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from tabletop_envs.core.catalogue import Field, load_json, load_records, validate_record
-from tabletop_envs.core.errors import CatalogueError, DeckError
+from tabletop_envs.core.errors import CatalogueError, DeckError, is_int
 
 DATA_DIR = Path(__file__).with_name("data")
 ANIMALS_FILE = DATA_DIR / "animals.json"
@@ -174,7 +174,7 @@ def parse_deck(spec, catalogue: Catalogue, where: str = "deck") -> list[tuple[in
     if isinstance(spec, dict):
         items = []
         for key, count in spec.items():
-            if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+            if not is_int(count) or count < 1:  # NumPy integers too (np.unique's counts), as the options take
                 raise DeckError(f"{where}: count for {key!r} must be a positive integer, got {count!r}")
             if count > MAX_COPIES:  # refused before [key] * count: 10**18 copies exhaust memory
                 if not isinstance(key, str):

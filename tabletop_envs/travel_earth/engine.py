@@ -121,7 +121,8 @@ class TravelEarthGame(Game):
         # as JSON reads them back (config() goes into replays, saved states and sidecars) and copied: a tuple
         # deck made states unequal to the ones of the game rebuilt from that JSON, and a dict deck edited
         # after the game was built changed the options it reported
-        self.decks_spec = [d if isinstance(d, str) else dict(d) if isinstance(d, dict) else list(d) for d in decks]
+        self.decks_spec = [d if isinstance(d, str) else {k: int(n) for k, n in d.items()} if isinstance(d, dict)
+                           else list(d) for d in decks]
         self.deck_sizes = [len(d) for d in self.decklists]
         self._build_layouts()
         self._ability_sets()

@@ -180,3 +180,18 @@ def test_a_deck_given_as_a_tuple_or_a_dict_is_recorded_as_json_reads_it_back():
     assert config["decks"] == [listed, deck_of(20)] and json.loads(json.dumps(config)) == config
     twin = TravelEarthGame(**json.loads(json.dumps(config)))
     assert twin.new_initial_state(3) == game.new_initial_state(3)
+
+
+def test_a_dict_deck_counting_in_numpy_integers_is_a_deck_and_records_plain_ints():
+    import json
+
+    import numpy as np
+
+    # np.unique(..., return_counts=True) counts: "count for 'TE-001' must be a positive integer, got 4", while
+    # hand_size_table, stalemate_turns and first_player take NumPy integers
+    counts = {number: np.int64(n) for number, n in deck_of(20).items()}
+    game = TravelEarthGame(deck_format="casual", decks=[counts, "starter"])
+    assert game.deck_sizes == [20, 24]
+    assert json.dumps(game.config()["decks"][0]) == json.dumps(deck_of(20))
+    with pytest.raises(DeckError, match=r"count for 'TE-001' must be a positive integer, got np.int64\(0\)"):
+        TravelEarthGame(deck_format="casual", decks=[{**counts, "TE-001": np.int64(0)}, "starter"])
