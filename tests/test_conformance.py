@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import option_sets
 import pytest
 
 from tabletop_envs.core import conformance
@@ -83,6 +84,27 @@ FUZZ_GAMES = {"terralore_v0": 3000, "travel_earth_v0": 3000, "earth_v0": 300}
 @pytest.mark.parametrize(("env_name", "kwargs"), CASES, ids=IDS)
 def test_thousands_of_random_legal_games_keep_invariants(env_name, kwargs):
     conformance.check_random_games(env_name, kwargs, num_games=FUZZ_GAMES.get(env_name, 2000), seed=7)
+
+
+OPTION_CASES = [(name, kw) for name in available_envs() for kw in option_sets.option_cases(name)]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("env_name", "kwargs"), OPTION_CASES, ids=[option_sets.case_id(*c) for c in OPTION_CASES])
+def test_every_non_default_rule_option_and_pair_of_them_keeps_the_checks_and_the_bots_play_it(env_name, kwargs):
+    # the checks above play the defaults; a rule option changes the deal, the masks and the end of the game
+    from tabletop_envs.core.arena import play_match
+
+    earth = env_name == "earth_v0"  # games 10 times as long
+    conformance.check_random_games(env_name, kwargs, num_games=2 if earth else 20)
+    conformance.check_mask_equals_rules(env_name, kwargs, num_states=4 if earth else 10)
+    conformance.check_no_leak(env_name, kwargs, num_states=4 if earth else 10)
+    conformance.check_clone_and_dict(env_name, kwargs, seeds=range(1))
+    n = kwargs.get("num_players", 2)
+    if n > 1:  # play_match raises IllegalActionError on a move the rules refuse
+        result = play_match(env_name, [f"{env_name}/heuristic"] + [f"{env_name}/random"] * (n - 1), n, seed=1,
+                            game_kwargs=kwargs)
+        assert result.games == n
 
 
 @pytest.mark.parametrize(("env_name", "kwargs"), CASES, ids=IDS)
