@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 
 import numpy as np
+import option_sets
 import pytest
 from extras import needs_matplotlib
 from pettingzoo.test import render_test
@@ -145,8 +146,11 @@ def test_a_cards_corner_is_its_top_right_corner_text():
 
 
 def _cases():
+    # and each game with all its rule options off their defaults (the open table of opaque_wall=False shows
+    # card backs and discards, advanced_draft more cards to choose from)
     return [(name, {"num_players": n} if len(ENVS[name].player_counts) > 1 else {})
-            for name in available_envs() for n in ENVS[name].player_counts if n <= 3]
+            for name in available_envs() for n in ENVS[name].player_counts if n <= 3] + \
+        list(option_sets.ALL_AT_ONCE.items())
 
 
 @pytest.mark.parametrize(("env_name", "kwargs"), _cases())

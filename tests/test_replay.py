@@ -9,6 +9,7 @@ import re
 import subprocess
 
 import numpy as np
+import option_sets
 import pytest
 
 from tabletop_envs.cli import main
@@ -280,13 +281,16 @@ def test_cli_replay_of_another_version_prints_the_reason(toy, tmp_path):
     assert out[-1].startswith("error: this replay was recorded with toy_v3")
 
 
-@pytest.mark.parametrize("env_name", available_envs())
-def test_replay_round_trip_for_every_shipped_game(env_name, tmp_path):
-    kwargs = {"num_players": 3} if len(ENVS[env_name].player_counts) > 1 else {}
+@pytest.mark.parametrize(("env_name", "kwargs"), [
+    *[(name, {"num_players": 3} if len(ENVS[name].player_counts) > 1 else {}) for name in available_envs()],
+    *option_sets.ALL_AT_ONCE.items()])
+def test_replay_round_trip_for_every_shipped_game(env_name, kwargs, tmp_path):
     replay, digests, env = record_random_game(env_name, seed=5, game_kwargs=kwargs)
     loaded = Replay.load(replay.save(tmp_path / "g.json"))
     assert loaded.replay().game_state == env.game_state
     assert loaded.config == env.game.config()
+    # the rule options travel with the replay, as JSON writes them (a tuple deck is a list there)
+    assert {k: loaded.make_env().game.config()[k] for k in kwargs} == json.loads(json.dumps(kwargs))
 
 
 def test_cli_replay_writes_a_gif_of_every_position(monkeypatch, tmp_path):
