@@ -82,6 +82,11 @@ class TravelEarthGame(Game):
     player_counts = (2,)
     default_max_turns = 400
 
+    @classmethod
+    def trained_covers(cls, option: str, trained, here) -> bool:
+        # None flips a coin each game: a model trained on it went first and second under the same rules
+        return (option == "first_player" and trained is None) or super().trained_covers(option, trained, here)
+
     def __init__(self, deck_format: str = "championship",
                  decks: Sequence[str | Sequence[str] | Mapping[str, int]] | None = None,
                  hand_size_table: Sequence[int] | None = None,

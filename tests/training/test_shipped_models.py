@@ -262,6 +262,28 @@ def test_a_model_trained_on_random_decks_plays_any_deck_without_a_warning_and_on
         load_policy(str(model), env="terralore_v0", game_config={"decks": [other["name"], "random"]})
 
 
+def test_a_model_trained_on_the_coin_flip_plays_either_fixed_first_player_without_a_warning(tmp_path):
+    # first_player=None flips a coin each game: the shipped model went first and second under the same rules,
+    # and the warning said it "never learnt these rules"; one trained going first always is out of its depth
+    import json
+    import warnings
+
+    from tabletop_envs import RuleOptionsWarning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for first in (0, 1, None):
+            load_policy("travel_earth_v0/ppo", env="travel_earth_v0", game_config={"first_player": first})
+    model = _model_copy(tmp_path, "travel_earth_v0")
+    side = model.with_suffix(".json")
+    meta = json.loads(side.read_text(encoding="utf-8"))
+    meta["game_config"]["first_player"] = 0
+    side.write_text(json.dumps(meta), encoding="utf-8")
+    for first in (1, None):
+        with pytest.warns(RuleOptionsWarning, match=rf"first_player=0; this env has first_player={first}"):
+            load_policy(str(model), env="travel_earth_v0", game_config={"first_player": first})
+
+
 def test_earths_reward_option_is_no_rule_the_model_check_warns_about():
     # vp_margin changes the returns a learner gets, not the game the opponent plays
     import warnings
