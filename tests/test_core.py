@@ -696,6 +696,24 @@ def test_a_match_never_hands_policies_the_generator_that_dealt_one_of_its_deals(
     assert not tells_the_seed(spy, 0), "play_match(seed=0) gave policies a generator that tells the seed"
 
 
+@pytest.mark.parametrize("seed", [np.uint64(2**64 - 1), np.int64(2**62), np.int32(7)])
+def test_a_numpy_integer_seed_deals_a_match_and_an_evaluation_as_the_same_int_does(seed):
+    # deal_seed multiplied in the NumPy type: np.uint64(2**64 - 1) wrapped around and dealt other games than
+    # 2**64 - 1 (silently), np.int64(2**62) became a negative deal seed, refused as if the user had given it
+    import warnings
+
+    from tabletop_envs.core.arena import deal_seed, play_match
+    from training.evaluate import play_pair
+
+    assert all(type(deal_seed(seed, d)) is int and deal_seed(seed, d) == deal_seed(int(seed), d) for d in (0, 1))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # NumPy's overflow warning was all that told of the wrap-around
+        match = play_match("travel_earth_v0", ["travel_earth_v0/random"] * 2, 2, seed=seed)
+        pair = play_pair("travel_earth_v0", "random", "random", 2, seed=seed)
+    assert match.lengths == play_match("travel_earth_v0", ["travel_earth_v0/random"] * 2, 2, seed=int(seed)).lengths
+    assert pair == play_pair("travel_earth_v0", "random", "random", 2, seed=int(seed))
+
+
 @pytest.mark.parametrize("seed", [0, 918_273_645_501])
 def test_the_single_agent_envs_opponents_get_a_generator_that_does_not_tell_the_seed_of_the_learners_deals(seed):
     # the env's deals follow from its reset seed: an opponent that read [seed, 1] off its generator

@@ -20,8 +20,10 @@ from .policy import Policy, load_policy, policy_name, policy_rng
 
 def deal_seed(seed: int, deal: int) -> int:
     """The seed of deal ``deal`` of a match, evaluation or search seeded ``seed`` (one formula, so that
-    the same seed deals the same games in each)."""
-    return seed * 1_000_003 + deal
+    the same seed deals the same games in each). In Python ints: a NumPy seed (``np.uint64``, ``np.int64``)
+    wrapped around in its own width, dealing other games than the same seed as an int, or a negative seed
+    that was then refused."""
+    return int(seed) * 1_000_003 + int(deal)
 
 
 def check_seed(seed) -> None:
