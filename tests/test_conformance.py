@@ -33,6 +33,11 @@ def test_pettingzoo_seed_test(env_name, kwargs):
 
 
 @pytest.mark.parametrize(("env_name", "kwargs"), CASES, ids=IDS)
+def test_seeded_play_ignores_and_keeps_the_global_generators_and_unseeded_resets_deal_anew(env_name, kwargs):
+    conformance.check_seed_independence(env_name, kwargs)
+
+
+@pytest.mark.parametrize(("env_name", "kwargs"), CASES, ids=IDS)
 def test_pickle_round_trip_mid_game(env_name, kwargs):
     conformance.check_pickle(env_name, kwargs)
 

@@ -20,7 +20,8 @@ from tabletop_envs.core.registry import ENVS, EnvSpec, make_game
 
 @pytest.mark.parametrize("check", ["check_api", "check_parallel", "check_seed", "check_pickle", "check_clone_and_dict",
                                    "check_global_state", "check_random_games", "check_max_turns",
-                                   "check_mask_equals_rules", "check_no_leak", "check_seat_arguments"])
+                                   "check_mask_equals_rules", "check_no_leak", "check_seat_arguments",
+                                   "check_seed_independence"])
 def test_conformance_harness_passes_on_toy(toy, check):
     getattr(conformance, check)(toy, {})
 

@@ -88,6 +88,58 @@ def check_seed(env_name: str, game_kwargs: dict, num_cycles: int = 300) -> None:
     seed_test(env_fn(env_name, **game_kwargs), num_cycles=num_cycles)
 
 
+def seeded_trace(env, seed: int | None, steps: int = 150) -> list:
+    """What every seat is told along one game from ``env.reset(seed=seed)``, the moves drawn uniformly from
+    the legal ones by a generator of the test's own: each observation, mask, reward, flag and info."""
+    env.reset(seed=seed)
+    rng = np.random.default_rng(0)
+    trace = []
+    for agent in env.agent_iter(steps):
+        obs, reward, terminated, truncated, info = env.last()
+        trace.append((agent, obs["observation"].tobytes(), obs["action_mask"].tobytes(), reward, terminated,
+                      truncated, sorted((k, np.asarray(v).tobytes()) for k, v in info.items())))
+        env.step(None if terminated or truncated else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    return trace
+
+
+def _global_generators() -> tuple:
+    import random
+
+    kind, key, pos, gauss, cached = np.random.get_state()
+    return random.getstate(), kind, key.tobytes(), pos, gauss, cached
+
+
+def check_seed_independence(env_name: str, game_kwargs: dict, seed: int = 7) -> None:
+    """A seeded game is the same game whatever the process's global generators hold (``random``, NumPy's
+    legacy ``np.random``), and playing it leaves them as they were: a user's own seeding neither changes
+    our games nor is changed by them. The same env object replays the seed after other games, a second env
+    plays it alike, and an unseeded reset deals a game other than the last (Gymnasium's semantics)."""
+    import random
+
+    make = env_fn(env_name, **game_kwargs)
+    env = make()
+    saved = _global_generators()
+    try:
+        random.seed(1)
+        np.random.seed(1)
+        before = _global_generators()
+        first = seeded_trace(env, seed)
+        if _global_generators() != before:
+            raise AssertionError(f"{env_name} {game_kwargs}: a seeded game read or moved the global generators "
+                                 "(random or np.random)")
+        random.seed(2)
+        np.random.seed(2)
+        unseeded = [seeded_trace(env, None) for _ in range(2)]
+        if seeded_trace(env, seed) != first or seeded_trace(make(), seed) != first:
+            raise AssertionError(f"{env_name} {game_kwargs}: seed {seed} dealt another game after other games, in "
+                                 "another env, or under other global seeds")
+        if unseeded[0] == unseeded[1] or first in unseeded:
+            raise AssertionError(f"{env_name} {game_kwargs}: an unseeded reset dealt the game before it again")
+    finally:
+        random.setstate(saved[0])
+        np.random.set_state(saved[1:])
+
+
 def check_pickle(env_name: str, game_kwargs: dict, seed: int = 3, steps: int = 40) -> None:
     """A pickled env mid-game continues exactly like the original."""
     env = env_fn(env_name, **game_kwargs)()
