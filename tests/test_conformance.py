@@ -34,7 +34,7 @@ def test_pettingzoo_seed_test(env_name, kwargs):
 
 @pytest.mark.parametrize(("env_name", "kwargs"), CASES, ids=IDS)
 def test_seeded_play_ignores_and_keeps_the_global_generators_and_unseeded_resets_deal_anew(env_name, kwargs):
-    conformance.check_seed_independence(env_name, kwargs)
+    conformance.check_seed_independence(env_name, kwargs, opponent=f"{env_name}/heuristic")
 
 
 @pytest.mark.parametrize(("env_name", "kwargs"), CASES, ids=IDS)

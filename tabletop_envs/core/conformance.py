@@ -88,6 +88,11 @@ def check_seed(env_name: str, game_kwargs: dict, num_cycles: int = 300) -> None:
     seed_test(env_fn(env_name, **game_kwargs), num_cycles=num_cycles)
 
 
+def _told(info: dict) -> list:
+    """An info dict in full (repr() shortens a long array with "...")."""
+    return sorted((k, v.tobytes() if isinstance(v, np.ndarray) else repr(v)) for k, v in info.items())
+
+
 def seeded_trace(env, seed: int | None, steps: int = 150) -> list:
     """What every seat is told along one game from ``env.reset(seed=seed)``, the moves drawn uniformly from
     the legal ones by a generator of the test's own: each observation, mask, reward, flag and info."""
@@ -97,8 +102,22 @@ def seeded_trace(env, seed: int | None, steps: int = 150) -> list:
     for agent in env.agent_iter(steps):
         obs, reward, terminated, truncated, info = env.last()
         trace.append((agent, obs["observation"].tobytes(), obs["action_mask"].tobytes(), reward, terminated,
-                      truncated, sorted((k, np.asarray(v).tobytes()) for k, v in info.items())))
+                      truncated, _told(info)))
         env.step(None if terminated or truncated else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    return trace
+
+
+def single_agent_trace(env, seed: int | None, steps: int = 100) -> list:
+    """:func:`seeded_trace` for a :class:`~tabletop_envs.core.single_agent.SingleAgentEnv`: the learner's seat,
+    observations, masks, rewards, flags and infos along one episode."""
+    obs, info = env.reset(seed=seed)
+    rng = np.random.default_rng(0)
+    trace = [(obs.tobytes(), _told(info))]
+    for _ in range(steps):
+        obs, reward, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+        trace.append((obs.tobytes(), reward, terminated, truncated, _told(info)))
+        if terminated or truncated:
+            break
     return trace
 
 
@@ -109,32 +128,40 @@ def _global_generators() -> tuple:
     return random.getstate(), kind, key.tobytes(), pos, gauss, cached
 
 
-def check_seed_independence(env_name: str, game_kwargs: dict, seed: int = 7) -> None:
+def check_seed_independence(env_name: str, game_kwargs: dict, seed: int = 7, opponent=None) -> None:
     """A seeded game is the same game whatever the process's global generators hold (``random``, NumPy's
     legacy ``np.random``), and playing it leaves them as they were: a user's own seeding neither changes
     our games nor is changed by them. The same env object replays the seed after other games, a second env
-    plays it alike, and an unseeded reset deals a game other than the last (Gymnasium's semantics)."""
+    plays it alike, and an unseeded reset deals a game other than the last (Gymnasium's semantics). The same
+    for the single-agent face, its opponents' (``opponent``, default random) moves and seats included."""
     import random
 
+    from .single_agent import SingleAgentEnv
+
     make = env_fn(env_name, **game_kwargs)
-    env = make()
+    faces = {"the AEC env": (make, seeded_trace),
+             "the single-agent env": (lambda: SingleAgentEnv(env_name, opponent=opponent, **game_kwargs),
+                                      single_agent_trace)}
     saved = _global_generators()
     try:
-        random.seed(1)
-        np.random.seed(1)
-        before = _global_generators()
-        first = seeded_trace(env, seed)
-        if _global_generators() != before:
-            raise AssertionError(f"{env_name} {game_kwargs}: a seeded game read or moved the global generators "
-                                 "(random or np.random)")
-        random.seed(2)
-        np.random.seed(2)
-        unseeded = [seeded_trace(env, None) for _ in range(2)]
-        if seeded_trace(env, seed) != first or seeded_trace(make(), seed) != first:
-            raise AssertionError(f"{env_name} {game_kwargs}: seed {seed} dealt another game after other games, in "
-                                 "another env, or under other global seeds")
-        if unseeded[0] == unseeded[1] or first in unseeded:
-            raise AssertionError(f"{env_name} {game_kwargs}: an unseeded reset dealt the game before it again")
+        for face, (build, trace) in faces.items():
+            env = build()
+            random.seed(1)
+            np.random.seed(1)
+            before = _global_generators()
+            first = trace(env, seed)
+            if _global_generators() != before:
+                raise AssertionError(f"{env_name} {game_kwargs}: a seeded game of {face} read or moved the global "
+                                     "generators (random or np.random)")
+            random.seed(2)
+            np.random.seed(2)
+            unseeded = [trace(env, None) for _ in range(2)]
+            if trace(env, seed) != first or trace(build(), seed) != first:
+                raise AssertionError(f"{env_name} {game_kwargs}: seed {seed} dealt {face} another game after other "
+                                     "games, in another env, or under other global seeds")
+            if unseeded[0] == unseeded[1] or first in unseeded:
+                raise AssertionError(f"{env_name} {game_kwargs}: an unseeded reset of {face} dealt the game before "
+                                     "it again")
     finally:
         random.setstate(saved[0])
         np.random.set_state(saved[1:])
