@@ -142,6 +142,22 @@ def test_a_saved_state_whose_generator_numpy_cannot_restore_is_refused(env_name)
     refused(game, data, "generator cannot be restored")
 
 
+@pytest.mark.parametrize("env_name", sorted(OTHER_OPTIONS))
+def test_a_saved_state_on_another_bit_generator_loads_clones_and_plays_on_with_it(env_name):
+    # from_dict restores any NumPy bit generator the state names; Earth's clone copied the generator's state
+    # into a new PCG64 and failed on any other ("ValueError: state must be for a PCG64 RNG")
+    game, state = played(env_name)
+    state.rng = np.random.Generator(np.random.SFC64(3))
+    loaded = game.state_from_dict(json.loads(json.dumps(state.to_dict())))
+    twin = loaded.clone()
+    assert type(twin.rng.bit_generator) is np.random.SFC64 and twin == loaded
+    for original in (loaded, twin):  # the same moves and chance from here: the same game
+        moves = np.random.default_rng(0)
+        while not original.is_terminal() and original.turn < 60:
+            original.apply_action(int(moves.choice(original.legal_actions())))
+    assert loaded == twin and twin.rng.random() == loaded.rng.random()
+
+
 @pytest.mark.parametrize("env_name, field", [*((name, "phase") for name in sorted(OTHER_OPTIONS)),
                                              ("terralore_v0", "log")])
 def test_a_saved_state_whose_text_holds_terminal_control_characters_is_refused(env_name, field):

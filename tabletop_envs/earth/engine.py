@@ -1031,8 +1031,8 @@ class EarthState(State):
         t = EarthState.__new__(EarthState)
         d = t.__dict__
         for k, v in self.__dict__.items():
-            if k == "rng":
-                rng = np.random.Generator(np.random.PCG64())
+            if k == "rng":  # the state's own kind of bit generator: a loaded state may hold any NumPy one
+                rng = np.random.Generator(type(v.bit_generator)())
                 rng.bit_generator.state = v.bit_generator.state
                 d[k] = rng
             elif k in ("game", "_mask_cache"):
