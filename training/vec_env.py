@@ -44,8 +44,11 @@ class SelfPlayVecEnv(DummyVecEnv):
     def seed(self, seed: int | None = None):
         if seed is not None:
             # the opponents hold this generator: seeded with [seed, num_envs], it told them the seed that env
-            # i deals from (seed + i), and so the learner's every hidden card
-            self._rng = policy_rng(seed, self.num_envs)
+            # i deals from (seed + i), and so the learner's every hidden card. Nor env i's own opponents'
+            # generator (SingleAgentEnv: policy_rng(seed + i, 1)), which moves them in its reset: (seed, num_envs)
+            # is that of env 0 with one env only, whose first draws came twice (kept for more envs: seeded runs
+            # replay as before)
+            self._rng = policy_rng(seed, self.num_envs) if self.num_envs > 1 else policy_rng(seed, 1, 1)
         return super().seed(seed)
 
     # ------------------------------------------------------------------ stepping
