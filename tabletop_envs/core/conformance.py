@@ -93,31 +93,35 @@ def _told(info: dict) -> list:
     return sorted((k, v.tobytes() if isinstance(v, np.ndarray) else repr(v)) for k, v in info.items())
 
 
-def seeded_trace(env, seed: int | None, steps: int = 150) -> list:
-    """What every seat is told along one game from ``env.reset(seed=seed)``, the moves drawn uniformly from
-    the legal ones by a generator of the test's own: each observation, mask, reward, flag and info."""
-    env.reset(seed=seed)
+def seeded_trace(env, seed: int | None, games: int = 3, steps: int = 150) -> list:
+    """What every seat is told along ``games`` games, the first from ``env.reset(seed=seed)`` and the others
+    from unseeded resets (which a seed fixes too), the moves drawn uniformly from the legal ones by a
+    generator of the test's own: each observation, mask, reward, flag and info, up to ``steps`` a game."""
     rng = np.random.default_rng(0)
     trace = []
-    for agent in env.agent_iter(steps):
-        obs, reward, terminated, truncated, info = env.last()
-        trace.append((agent, obs["observation"].tobytes(), obs["action_mask"].tobytes(), reward, terminated,
-                      truncated, _told(info)))
-        env.step(None if terminated or truncated else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    for game in range(games):
+        env.reset(seed=seed if game == 0 else None)
+        for agent in env.agent_iter(steps):
+            obs, reward, terminated, truncated, info = env.last()
+            trace.append((agent, obs["observation"].tobytes(), obs["action_mask"].tobytes(), reward, terminated,
+                          truncated, _told(info)))
+            env.step(None if terminated or truncated else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
     return trace
 
 
-def single_agent_trace(env, seed: int | None, steps: int = 100) -> list:
+def single_agent_trace(env, seed: int | None, games: int = 3, steps: int = 100) -> list:
     """:func:`seeded_trace` for a :class:`~tabletop_envs.core.single_agent.SingleAgentEnv`: the learner's seat,
-    observations, masks, rewards, flags and infos along one episode."""
-    obs, info = env.reset(seed=seed)
+    observations, masks, rewards, flags and infos along ``games`` episodes."""
     rng = np.random.default_rng(0)
-    trace = [(obs.tobytes(), _told(info))]
-    for _ in range(steps):
-        obs, reward, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
-        trace.append((obs.tobytes(), reward, terminated, truncated, _told(info)))
-        if terminated or truncated:
-            break
+    trace = []
+    for game in range(games):
+        obs, info = env.reset(seed=seed if game == 0 else None)
+        trace.append((obs.tobytes(), _told(info)))
+        for _ in range(steps):
+            obs, reward, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+            trace.append((obs.tobytes(), reward, terminated, truncated, _told(info)))
+            if terminated or truncated:
+                break
     return trace
 
 
@@ -128,19 +132,26 @@ def _global_generators() -> tuple:
     return random.getstate(), kind, key.tobytes(), pos, gauss, cached
 
 
-def check_seed_independence(env_name: str, game_kwargs: dict, seed: int = 7, opponent=None) -> None:
+def check_seed_independence(env_name: str, game_kwargs: dict, seed: int = 7, opponent: str | None = None) -> None:
     """A seeded game is the same game whatever the process's global generators hold (``random``, NumPy's
     legacy ``np.random``), and playing it leaves them as they were: a user's own seeding neither changes
     our games nor is changed by them. The same env object replays the seed after other games, a second env
     plays it alike, and an unseeded reset deals a game other than the last (Gymnasium's semantics). The same
-    for the single-agent face, its opponents' (``opponent``, default random) moves and seats included."""
+    for the single-agent face, its seats and opponents included: each drawn per seat and episode, as an
+    opponent pool draws them, between the random policy and ``opponent`` (a policy id; None: random only)."""
     import random
 
+    from .policy import RandomPolicy, load_policy
     from .single_agent import SingleAgentEnv
+
+    kinds = [RandomPolicy(), load_policy(opponent or RandomPolicy())]
+
+    def pool(rng: np.random.Generator):
+        return kinds[int(rng.integers(2))]
 
     make = env_fn(env_name, **game_kwargs)
     faces = {"the AEC env": (make, seeded_trace),
-             "the single-agent env": (lambda: SingleAgentEnv(env_name, opponent=opponent, **game_kwargs),
+             "the single-agent env": (lambda: SingleAgentEnv(env_name, opponent=pool, **game_kwargs),
                                       single_agent_trace)}
     saved = _global_generators()
     try:
