@@ -57,6 +57,17 @@ def test_the_seed_is_shown_only_once_the_game_is_over(toy):
     assert any("--seed 4321" in line for line in out[over:])
 
 
+@pytest.mark.parametrize("seed", [1.5, True, "3", -5])
+def test_a_seed_that_is_no_non_negative_int_is_refused_before_the_game_starts(toy, seed):
+    # int(seed) came first: 1.5 and True were played as seed 1 and "3" as 3, silently other deals than asked
+    from tabletop_envs.core.errors import ConfigError
+
+    script = Script(["1"] * 3 + ["n"])
+    with pytest.raises(ConfigError, match=f"seed must be None .* or a non-negative int, got {seed!r}"):
+        play_match("toy_v0", ["toy_v0/random"], seed=seed, ask=script, say=lambda *_: None)
+    assert script.prompts == []
+
+
 def test_the_human_sees_only_their_own_view(toy, monkeypatch):
     import toy_game
 

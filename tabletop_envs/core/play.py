@@ -17,6 +17,7 @@ import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from .engine import check_seed_value
 from .errors import IllegalActionError, is_int
 from .policy import Policy, load_policy, policy_name, policy_rng
 from .replay import Replay
@@ -189,7 +190,9 @@ def play_match(env_name: str, opponents: Sequence[str | Policy], human_seat: int
             label, policy = next(others)
             seat_policy[s] = policy
             names.append(policy_name(label))  # a Path as its path, a loaded model by its name
-    # 63 bits: a bot that checks guessed seeds against its generator (one hash each) must not find it
+    # 63 bits: a bot that checks guessed seeds against its generator (one hash each) must not find it.
+    # Checked before int(): that played 1.5 and True as seed 1, and "3" as 3
+    check_seed_value(seed)
     seed = secrets.randbits(63) if seed is None else int(seed)
     replay = Replay.start(env, seed, names)
     env.reset(seed=seed)
