@@ -120,9 +120,13 @@ def test_travel_earth_flips_a_fair_coin_and_shuffles_both_decks_fairly_and_indep
 
 
 @pytest.mark.parametrize("deals", SIZES)
-@pytest.mark.parametrize("players", [1, 2, 3, 4, 5])
-def test_earth_deals_its_deck_board_offers_and_first_player_fairly(players, deals):
-    game = make_game("earth_v0", num_players=players)
+@pytest.mark.parametrize("options", [*({"num_players": n} for n in range(1, 6)),
+                                     {"num_players": 3, "advanced_draft": True},
+                                     {"num_players": 5, "advanced_draft": True}],
+                         ids=[*(f"{n}p" for n in range(1, 6)), "3p-advanced", "5p-advanced"])
+def test_earth_deals_its_deck_board_offers_and_first_player_fairly(options, deals):
+    game = make_game("earth_v0", **options)
+    players = game.num_players
     cat = game.cat
     states = [game.new_initial_state(seed) for seed in range(deals)]
     assert_fair(f"earth {players}p: the first player", np.bincount([s.first for s in states], minlength=players),
