@@ -203,6 +203,15 @@ def test_a_part_a_killed_write_left_is_removed_by_the_next_write_of_its_name_onc
     assert not left.exists() and all(part.exists() for part in kept)
 
 
+@pytest.mark.parametrize("seed", [None, 1.5, True, "3", -1])
+def test_a_replay_is_started_only_with_the_seed_an_env_deals_from(toy, seed):
+    # int() recorded 1.5 and True as seed 1 and "3" as 3: a replay of another deal than the game's
+    env = ENVS["toy_v0"].load_module().raw_env()
+    with pytest.raises(ReplayError, match=f"non-negative int; got {re.escape(repr(seed))}"):
+        Replay.start(env, seed)
+    assert Replay.start(env, np.int64(3)).seed == 3 and type(Replay.start(env, np.int64(3)).seed) is int
+
+
 def test_a_replay_of_another_file_format_is_refused_naming_the_library_version_that_reads_it(toy):
     replay, _, _ = record_random_game("toy_v0", seed=1)
     data = json.loads(replay.to_json())

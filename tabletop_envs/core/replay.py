@@ -107,6 +107,9 @@ class Replay:
     @classmethod
     def start(cls, env, seed: int, players: list[str] | None = None) -> Replay:
         """An empty replay for ``env`` about to be reset with ``seed``."""
+        if not is_int(seed) or seed < 0:  # int() recorded 1.5 and True as seed 1, which the env refuses or reads apart
+            raise ReplayError(f"a replay replays the seed its game was reset with, a non-negative int; got {seed!r} "
+                              "(for a fresh deal, draw one first: seed = secrets.randbits(63))")
         return cls(env=env.metadata["name"], config=env.game.config(), seed=int(seed), max_turns=env.max_turns,
                    action_layout_hash=env.game.action_layout.hash(), players=list(players or []),
                    revision=code_revision())
