@@ -113,7 +113,7 @@ def single_agent_trace(env, seed: int | None, games: int = 3, steps: int = 100) 
     """:func:`seeded_trace` for a :class:`~tabletop_envs.core.single_agent.SingleAgentEnv`: the learner's seat,
     observations, masks, rewards, flags and infos along ``games`` episodes."""
     rng = np.random.default_rng(0)
-    trace = []
+    trace: list[tuple] = []
     for game in range(games):
         obs, info = env.reset(seed=seed if game == 0 else None)
         trace.append((obs.tobytes(), _told(info)))
@@ -129,7 +129,7 @@ def _global_generators() -> tuple:
     import random
 
     kind, key, pos, gauss, cached = np.random.get_state()
-    return random.getstate(), kind, key.tobytes(), pos, gauss, cached
+    return random.getstate(), kind, np.asarray(key).tobytes(), pos, gauss, cached
 
 
 def check_seed_independence(env_name: str, game_kwargs: dict, seed: int = 7, opponent: str | None = None) -> None:
