@@ -11,6 +11,7 @@ offered at the decision points listed in ``ANYTIME_DECISIONS`` and in an end-of-
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import ClassVar
 
 import numpy as np
@@ -26,6 +27,7 @@ from tabletop_envs.core.engine import (
     new_rng,
 )
 from tabletop_envs.core.errors import ConfigError, is_int
+from tabletop_envs.core.files import parse_json, read_json_text
 from tabletop_envs.core.layout import ActionLayout, ObservationLayout
 
 from . import scoring
@@ -33,6 +35,7 @@ from .catalogue import (
     ACTION_COLOUR,
     ACTIONS,
     COLOURS,
+    DATA,
     NUM_CLIMATES,
     NUM_EARTH,
     NUM_ECOSYSTEMS,
@@ -91,6 +94,13 @@ class EarthGame(Game):
     env_name = "earth_v0"
     player_counts = (1, 2, 3, 4, 5)
     default_max_turns = 1000
+
+    @classmethod
+    def trained_covers(cls, option: str, trained, here) -> bool:
+        if option == "data_dir" and trained != here:
+            # the shipped cards under another name (the shipped folder, a copy of it): the cards the model learnt
+            return _card_files(trained) is not None and _card_files(trained) == _card_files(here)
+        return super().trained_covers(option, trained, here)
 
     def __init__(self, num_players: int = 2, reward: str = "rank", advanced_draft: bool = False,
                  fauna_side: str = "normal", max_rounds: int = 100, data_dir: str | None = None):
@@ -1173,3 +1183,14 @@ def _copy_json(v):
 
 
 EarthGame.state_class = EarthState
+
+
+def _card_files(data_dir: str | None) -> dict | None:
+    """The card files of a ``data_dir`` (None: the shipped folder), by name, as JSON data (the layout of a
+    file aside); None where they cannot be read (a model's sidecar names the folder: read as any file from
+    someone else, no pipe and no giant)."""
+    folder = DATA if data_dir is None else Path(data_dir)
+    try:
+        return {path.name: parse_json(read_json_text(path)) for path in sorted(folder.glob("*.json"))} or None
+    except (OSError, ValueError):
+        return None

@@ -284,6 +284,30 @@ def test_a_model_trained_on_the_coin_flip_plays_either_fixed_first_player_withou
             load_policy(str(model), env="travel_earth_v0", game_config={"first_player": first})
 
 
+def test_an_earth_model_plays_the_shipped_cards_under_any_folder_name_without_a_warning_and_others_with_one(tmp_path):
+    # data_dir set to the shipped folder, or to a copy of it, holds the very cards the model learnt: the
+    # warning said it "never learnt these rules"; a folder of other cards is other rules
+    import json
+    import shutil
+    import warnings
+
+    from tabletop_envs import RuleOptionsWarning
+    from tabletop_envs.earth.catalogue import DATA
+
+    copy = shutil.copytree(DATA, tmp_path / "copy")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for folder in (DATA, copy):
+            load_policy("earth_v0/ppo", env="earth_v0", game_config={"data_dir": str(folder)})
+        fauna = json.loads((copy / "fauna.json").read_text(encoding="utf-8"))
+        (copy / "fauna.json").write_text(json.dumps(fauna, indent=2), encoding="utf-8")  # laid out otherwise
+        load_policy("earth_v0/ppo", env="earth_v0", game_config={"data_dir": str(copy)})
+    fauna["fauna"][0]["n"] += 1  # one card asks more
+    (copy / "fauna.json").write_text(json.dumps(fauna), encoding="utf-8")
+    with pytest.warns(RuleOptionsWarning, match="data_dir=None; this env has data_dir="):
+        load_policy("earth_v0/ppo", env="earth_v0", game_config={"data_dir": str(copy)})
+
+
 def test_earths_reward_option_is_no_rule_the_model_check_warns_about():
     # vp_margin changes the returns a learner gets, not the game the opponent plays
     import warnings
