@@ -186,6 +186,8 @@ def parse_deck(spec, catalogue: Catalogue, where: str = "deck") -> list[tuple[in
             items.extend([key] * count)
     elif isinstance(spec, (list, tuple)):
         items = list(spec)
+    elif isinstance(spec, np.ndarray) and spec.ndim == 1:  # as Terralore takes a deck
+        items = spec.tolist()
     else:
         raise DeckError(f"{where}: a deck is a preset name, a list of 'TE-001[/printing]' entries or a dict "
                         f"of them to counts; got {type(spec).__name__}")

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypeGuard
 
 import numpy as np
 
@@ -70,7 +70,7 @@ class TravelEarthGame(Game):
     deck_format: ``"championship"`` (exactly 60 cards, the default) or ``"casual"`` (20 or more).
     decks: ``None`` (the format's preset for both players), or two decks, one per seat, each a preset
         name, a list of ``"TE-001[/printing]"`` entries (one per card) or a dict of them to counts. Every
-        deck is validated.
+        deck is validated. A NumPy array is taken where a list is (here and in ``hand_size_table``).
     hand_size_table: cards drawn by cards in Hand at the Draw step (the text's table is missing).
     stalemate_turns: the game is drawn after this many consecutive turns in which no card moved.
     first_player: ``None`` = coin flip (the rule); 0 or 1 fixes the seat that goes first (for tests).
@@ -88,8 +88,8 @@ class TravelEarthGame(Game):
         return (option == "first_player" and trained is None) or super().trained_covers(option, trained, here)
 
     def __init__(self, deck_format: str = "championship",
-                 decks: Sequence[str | Sequence[str] | Mapping[str, int]] | None = None,
-                 hand_size_table: Sequence[int] | None = None,
+                 decks: Sequence[str | Sequence[str] | Mapping[str, int] | np.ndarray] | np.ndarray | None = None,
+                 hand_size_table: Sequence[int] | np.ndarray | None = None,
                  stalemate_turns: int = 20, first_player: int | None = None,
                  resting_defender_win: str = "challenger_discarded", num_players: int = 2):
         check_num_players(num_players, self.player_counts, "Travel Earth TCG is a two-player game")
@@ -97,7 +97,7 @@ class TravelEarthGame(Game):
         if not isinstance(deck_format, str) or deck_format not in FORMATS:
             raise ConfigError(f"deck_format must be one of {sorted(FORMATS)}, got {deck_format!r}")
         table = DEFAULT_HAND_SIZE_TABLE if hand_size_table is None else hand_size_table
-        table = list(table) if isinstance(table, (list, tuple)) else []
+        table = list(table) if isinstance(table, (list, tuple)) or _vector(table) else []  # (a NumPy one as Terralore's decks)
         if not table or any(not is_int(n) or n < 0 for n in table):
             raise ConfigError(f"hand_size_table must be a non-empty list of cards to draw (ints >= 0) by Hand "
                               f"size, e.g. {DEFAULT_HAND_SIZE_TABLE}; got {hand_size_table!r}")
@@ -120,14 +120,16 @@ class TravelEarthGame(Game):
         self.catalogue = cat = load_catalogue()
         if decks is None:
             decks = [DEFAULT_PRESET[deck_format]] * 2
+        if isinstance(decks, np.ndarray):  # two decks as rows, or two names
+            decks = decks.tolist()
         if not isinstance(decks, (list, tuple)) or len(decks) != 2:
             raise ConfigError("decks must be None or a list of two decks (one per seat)")
         self.decklists = [build_deck(d, deck_format, cat, where=f"seat {i} deck") for i, d in enumerate(decks)]
         # as JSON reads them back (config() goes into replays, saved states and sidecars) and copied: a tuple
         # deck made states unequal to the ones of the game rebuilt from that JSON, and a dict deck edited
         # after the game was built changed the options it reported
-        self.decks_spec = [d if isinstance(d, str) else {k: int(n) for k, n in d.items()} if isinstance(d, dict)
-                           else list(d) for d in decks]
+        self.decks_spec = [str(d) if isinstance(d, str) else {k: int(n) for k, n in d.items()} if isinstance(d, dict)
+                           else d.tolist() if _vector(d) else list(d) for d in decks]
         self.deck_sizes = [len(d) for d in self.decklists]
         self._build_layouts()
         self._ability_sets()
@@ -930,3 +932,8 @@ TravelEarthGame.state_class = TravelEarthState
 
 def _game_from_config(config: dict) -> TravelEarthGame:
     return TravelEarthGame(**config)
+
+
+def _vector(value) -> TypeGuard[np.ndarray]:
+    """A one-dimensional NumPy array, taken where a list is (a table, the two decks, a deck's entries)."""
+    return isinstance(value, np.ndarray) and value.ndim == 1

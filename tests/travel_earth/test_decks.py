@@ -195,3 +195,22 @@ def test_a_dict_deck_counting_in_numpy_integers_is_a_deck_and_records_plain_ints
     assert json.dumps(game.config()["decks"][0]) == json.dumps(deck_of(20))
     with pytest.raises(DeckError, match=r"count for 'TE-001' must be a positive integer, got np.int64\(0\)"):
         TravelEarthGame(deck_format="casual", decks=[{**counts, "TE-001": np.int64(0)}, "starter"])
+
+
+def test_numpy_arrays_are_taken_where_lists_are_a_deck_the_two_decks_and_the_hand_size_table():
+    import json
+
+    import numpy as np
+
+    # refused with "a deck is a preset name, a list ... got ndarray" (and the table as no list), where a
+    # Terralore deck may be an array; recorded as the lists JSON reads back
+    listed = [f"TE-00{k}" for k in (1, 2, 3, 4, 6) for _ in range(4)]
+    game = TravelEarthGame(deck_format="casual", decks=np.array([np.array(listed), np.array(listed)]),
+                           hand_size_table=np.array([3, 2, 1]))
+    config = game.config()
+    assert config["decks"] == [listed, listed] and config["hand_size_table"] == [3, 2, 1]
+    assert json.loads(json.dumps(config)) == config
+    assert TravelEarthGame(**config).new_initial_state(5) == game.new_initial_state(5)
+    assert TravelEarthGame(decks=np.array(["expedition", "expedition"])).config()["decks"] == ["expedition"] * 2
+    with pytest.raises(ConfigError, match="hand_size_table must be a non-empty list"):
+        TravelEarthGame(hand_size_table=np.array([[3, 2, 1]]))  # no table of cards by Hand size
