@@ -522,14 +522,15 @@ def check_layouts_under(meta: dict, game_config: dict, source: str = "model") ->
 #: (a 2-player model at 4 players and back), whose observation and actions are the same for every count;
 #: Earth's ``reward`` shapes the returns the env hands out, not a rule of the game the model plays
 CARRIED_OVER_OPTIONS = frozenset({"num_players", "reward"})
-_CONFIGS: dict[tuple[str, str], dict] = {}
+_CONFIGS: dict[tuple[str, str, str], dict] = {}
 
 
 def _full_config(env_id: str, game_config: dict) -> dict:
     """Every option of ``env_id``'s game built with ``game_config``, as JSON values (defaults filled in)."""
     from .registry import make_game
 
-    key = (env_id, json.dumps(game_config, sort_keys=True, default=str))
+    # and the working folder: a relative data_dir names another folder from another one
+    key = (env_id, json.dumps(game_config, sort_keys=True, default=str), os.getcwd())
     config = recall(_CONFIGS, key)
     if config is None:
         config = json.loads(json.dumps(make_game(env_id, **game_config).config(), default=str))

@@ -302,10 +302,37 @@ def test_an_earth_model_plays_the_shipped_cards_under_any_folder_name_without_a_
         fauna = json.loads((copy / "fauna.json").read_text(encoding="utf-8"))
         (copy / "fauna.json").write_text(json.dumps(fauna, indent=2), encoding="utf-8")  # laid out otherwise
         load_policy("earth_v0/ppo", env="earth_v0", game_config={"data_dir": str(copy)})
-    fauna["fauna"][0]["n"] += 1  # one card asks more
+    owl = fauna["fauna"][0]  # one card asks more, its text saying so (the catalogue checks it)
+    owl["n"], owl["text"] = owl["n"] + 1, owl["text"].replace(f"{owl['n']}+", f"{owl['n'] + 1}+")
     (copy / "fauna.json").write_text(json.dumps(fauna), encoding="utf-8")
     with pytest.warns(RuleOptionsWarning, match="data_dir=None; this env has data_dir="):
         load_policy("earth_v0/ppo", env="earth_v0", game_config={"data_dir": str(copy)})
+
+
+def test_a_relative_data_dir_is_read_from_the_working_folder_of_each_model_check(tmp_path, monkeypatch):
+    # the check's cache of the env's options was keyed by their text: after a change of folder, "cards" still
+    # named the first folder's cards, and a model met other cards without a warning
+    import json
+    import shutil
+    import warnings
+
+    from tabletop_envs import RuleOptionsWarning
+    from tabletop_envs.earth.catalogue import DATA
+
+    for name in ("same", "other"):
+        shutil.copytree(DATA, tmp_path / name / "cards")
+    fauna_file = tmp_path / "other" / "cards" / "fauna.json"
+    fauna = json.loads(fauna_file.read_text(encoding="utf-8"))
+    owl = fauna["fauna"][0]  # one card asks more, its text saying so (the catalogue checks it)
+    owl["n"], owl["text"] = owl["n"] + 1, owl["text"].replace(f"{owl['n']}+", f"{owl['n'] + 1}+")
+    fauna_file.write_text(json.dumps(fauna), encoding="utf-8")
+    monkeypatch.chdir(tmp_path / "same")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        load_policy("earth_v0/ppo", env="earth_v0", game_config={"data_dir": "cards"})
+    monkeypatch.chdir(tmp_path / "other")
+    with pytest.warns(RuleOptionsWarning, match="data_dir=None; this env has data_dir="):
+        load_policy("earth_v0/ppo", env="earth_v0", game_config={"data_dir": "cards"})
 
 
 def test_earths_reward_option_is_no_rule_the_model_check_warns_about():
