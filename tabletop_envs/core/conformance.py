@@ -153,7 +153,7 @@ def check_seed_independence(env_name: str, game_kwargs: dict, seed: int = 7, opp
     faces = {"the AEC env": (make, seeded_trace),
              "the single-agent env": (lambda: SingleAgentEnv(env_name, opponent=pool, **game_kwargs),
                                       single_agent_trace)}
-    saved = _global_generators()
+    saved = random.getstate(), np.random.get_state()  # as they are: _global_generators() holds the key as bytes
     try:
         for face, (build, trace) in faces.items():
             env = build()
@@ -175,7 +175,7 @@ def check_seed_independence(env_name: str, game_kwargs: dict, seed: int = 7, opp
                                      "it again")
     finally:
         random.setstate(saved[0])
-        np.random.set_state(saved[1:])
+        np.random.set_state(saved[1])
 
 
 def check_pickle(env_name: str, game_kwargs: dict, seed: int = 3, steps: int = 40) -> None:
