@@ -123,35 +123,32 @@ def _check_user_script(tmp_path: Path, cache: Path, source: str) -> subprocess.C
     return _mypy(["--python-version", "3.10", "train_mine.py"], user, cache, pythonpath=ROOT)
 
 
-def test_a_users_script_type_checks_against_the_library(tmp_path, cache):
-    out = _check_user_script(tmp_path, cache, USER_SCRIPT)
+#: what a user writes against each package, two type errors to append to it (a seed as text and an action
+#: read as a str; one override as text, not a list of them, and a config read as a dict), and what each
+#: error's line names
+SCRIPTS = {
+    "library": (USER_SCRIPT,
+                '\nenv.reset(seed="three")\nname: str = policy.act(obs["observation"], obs["action_mask"], rng)\n',
+                [('"reset"', "[arg-type]"), ("[assignment]", '"int"')]),
+    "trainer": (USER_TRAINING_SCRIPT,
+                '\nload_config("terralore.yaml", overrides="ppo.n_steps=64")\nraw: dict = cfg\n',
+                [('"load_config"', "[arg-type]"), ("[assignment]", '"TrainConfig"')]),
+}
+
+
+@pytest.mark.parametrize("against", SCRIPTS)
+def test_a_users_script_type_checks_against_the_package(tmp_path, cache, against):
+    out = _check_user_script(tmp_path, cache, SCRIPTS[against][0])
     assert out.returncode == 0, out.stdout[-5000:] + out.stderr[-2000:]
 
 
-def test_a_users_type_error_is_reported(tmp_path, cache):
-    # a seed as text and an action read as a str: the library's annotations must catch both
-    wrong = USER_SCRIPT + '\nenv.reset(seed="three")\nname: str = policy.act(obs["observation"], obs["action_mask"], rng)\n'
-    out = _check_user_script(tmp_path, cache, wrong)
+@pytest.mark.parametrize("against", SCRIPTS)
+def test_a_users_type_errors_are_reported(tmp_path, cache, against):
+    script, wrong, named = SCRIPTS[against]
+    out = _check_user_script(tmp_path, cache, script + wrong)
     assert out.returncode == 1, out.stdout[-5000:] + out.stderr[-2000:]
     errors = [line for line in out.stdout.splitlines() if ": error:" in line]
     assert len(errors) == 2, out.stdout
-    assert '"reset"' in errors[0] and "[arg-type]" in errors[0]
-    assert "[assignment]" in errors[1] and '"int"' in errors[1]
-    assert "import-untyped" not in out.stdout
-
-
-def test_a_users_training_script_type_checks_against_the_trainer(tmp_path, cache):
-    out = _check_user_script(tmp_path, cache, USER_TRAINING_SCRIPT)
-    assert out.returncode == 0, out.stdout[-5000:] + out.stderr[-2000:]
-
-
-def test_a_users_type_error_against_the_trainer_is_reported(tmp_path, cache):
-    # one override as text, not a list of them; and a config read as a dict: training's annotations catch both
-    wrong = USER_TRAINING_SCRIPT + '\nload_config("terralore.yaml", overrides="ppo.n_steps=64")\nraw: dict = cfg\n'
-    out = _check_user_script(tmp_path, cache, wrong)
-    assert out.returncode == 1, out.stdout[-5000:] + out.stderr[-2000:]
-    errors = [line for line in out.stdout.splitlines() if ": error:" in line]
-    assert len(errors) == 2, out.stdout
-    assert '"load_config"' in errors[0] and "[arg-type]" in errors[0]
-    assert "[assignment]" in errors[1] and '"TrainConfig"' in errors[1]
+    for error, words in zip(errors, named):
+        assert all(word in error for word in words), error
     assert "import-untyped" not in out.stdout
