@@ -34,6 +34,12 @@ CASES = [(name, n, who) for name in available_envs() for n in ENVS[name].player_
          for who in (("random", "heuristic") if n == 2 else ("random",))]
 
 
+#: fields a state gained after the traces were recorded that only record public history for
+#: ``resample_hidden`` (play unchanged): left out of the final state's hash, as replays' legacy digests leave
+#: out ``_optional_fields`` (Earth's record of which draw pile each card was reshuffled into)
+RECORDS_SINCE = ("deck_epoch",)
+
+
 def short_hash(data: bytes) -> str:
     return hashlib.sha1(data).hexdigest()[:10]
 
@@ -71,8 +77,11 @@ def playthrough(name: str, n: int, who: str) -> list[str]:
                      f"{env.unwrapped.action_to_string(action)}")
         env.step(action)
     state = env.unwrapped.game_state
+    saved = state.to_dict()
+    for name in RECORDS_SINCE:
+        saved["state"].pop(name, None)
     lines.append(f"# returns {json.dumps([float(r) for r in state.returns()])}, "
-                 f"state {short_hash(json.dumps(state.to_dict(), sort_keys=True).encode())}")
+                 f"state {short_hash(json.dumps(saved, sort_keys=True).encode())}")
     lines += ["# " + line if line else "#" for line in str(env.render()).splitlines()]
     env.close()
     return lines

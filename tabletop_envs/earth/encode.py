@@ -153,10 +153,19 @@ def resample(s, player: int, rng: np.random.Generator):
         for i, known in enumerate(t.compost_known[q]):
             if q != player or not known:
                 slots.append((t.compost[q], i))
-    pool = [zone[i] for zone, i in slots]
-    order = rng.permutation(len(pool))
-    for (zone, i), j in zip(slots, order):
-        zone[i] = pool[int(j)]
+    # once the discard (public) has been reshuffled into a new draw pile, its cards are known to lie in that
+    # pile or where it has been drawn to since: each card is re-dealt among the hidden places holding cards
+    # of the same draw pile (before any reshuffle, all of them)
+    epoch = t.__dict__.get("deck_epoch")
+    groups: dict[int, list] = {}
+    for slot in slots:
+        zone, i = slot
+        groups.setdefault(epoch[zone[i]] if epoch else 0, []).append(slot)
+    for _, group in sorted(groups.items()):
+        pool = [zone[i] for zone, i in group]
+        order = rng.permutation(len(pool))
+        for (zone, i), j in zip(group, order):
+            zone[i] = pool[int(j)]
     cat = s.game.cat
     if t.phase == "setup":  # islands and climates are revealed when setup ends
         # an island whose setup draw is done shows its draw and compost numbers in the hand counts

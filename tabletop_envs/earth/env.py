@@ -172,6 +172,10 @@ Version history
   hand; before, every such world kept the card in their hand and named it in the pending decision, which
   the observation shows to the planter only. The text view and picture name the pending decision (and its
   count) to the decider only, as the observation does; the other players read who decides.
+* v0, ``resample_hidden`` fix (play unchanged): once the discard (public) is reshuffled into a new draw
+  pile, a world re-deals its cards only among that pile and the hidden places drawn to from it since (a
+  state gains ``deck_epoch`` at the first reshuffle); before, it swapped them with the cards the other
+  players held and had composted, which the discard everyone saw could not have held.
 * v0 (text view; play, observation and action layout unchanged): the text view gave names only, so a
   human chose blind. In setup it now lists the sides a player was dealt and has not chosen yet (VP,
   habitats, an island's setup draw/compost/soil, the ability or objective text), to that player only; in

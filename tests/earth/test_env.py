@@ -869,3 +869,24 @@ def test_picture_shows_every_tableau_cards_habitats_and_all_its_lines_in_full(mo
     drawn.clear()
     picture.draw_table(s, 0)
     assert "S sunny · W wet" in drawn and "R rocky · C cold" in drawn
+
+
+def test_resample_hidden_keeps_a_reshuffled_draw_pile_made_of_the_discard_everyone_saw():
+    """The discard pile is public, so once it is shuffled into a new draw pile everyone knows which cards that
+    pile holds: a world re-deals them among themselves (and the hidden places they have since been drawn to),
+    never swapping them with cards the other players held, which the discard could not have held."""
+    s = after_setup(3, seed=1)
+    s.discard, s.deck = s.discard + s.deck[30:], s.deck[:30]  # 30 cards left, the rest seen in the discard
+    reshuffled = set(s.discard)
+    s.draw(1, 30)  # seat 1 draws the pile out: the discard becomes the new draw pile
+    s.draw(1, 2)  # and two cards of it
+    assert set(s.deck) <= reshuffled and not s.discard
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        world = s.resample_hidden(0, rng)
+        world.check_invariants()
+        assert set(world.deck) <= reshuffled, "a card another player held went into the reshuffled discard"
+        assert len(set(world.hands[1]) & reshuffled) == len(set(s.hands[1]) & reshuffled)
+        assert len(world.hands[1]) == len(s.hands[1])
+    # the reshuffled cards in seat 1's hand are drawn uniformly among those seat 0 cannot locate
+    assert {c for w in (s.resample_hidden(0, rng) for _ in range(200)) for c in w.deck} == reshuffled - set(s.hands[0])
