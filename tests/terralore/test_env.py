@@ -1156,3 +1156,26 @@ def test_the_text_view_says_who_places_first_who_is_done_placing_and_who_took_a_
                     seen_mulligan |= s.mulliganed[p]
             s.apply_action(int(rng.choice(s.legal_actions())))
     assert seen_done and seen_mulligan
+
+
+def test_resample_hidden_deals_the_opponents_opening_hand_uniformly_and_tells_nothing_of_the_real_one():
+    """Early in turn 1 seat 0 has seen only its own hand, and the opponent's preset list is public: each of
+    the opponent's 20 cards is in a world's hand with chance 4/20 (chi-square, p < 1e-6 at these fixed seeds),
+    and a world agrees with the real hand no more often than that chance says (a leak would show here)."""
+    game = TerraloreGame(decks=("tidal_fortress", "ember_rush"), mulligan=False)
+    s = game.new_initial_state(3)
+    assert s.current_player() == 0 and s.decision() == "play"
+    rng = np.random.default_rng(0)
+    worlds = 3000
+    counts = dict.fromkeys(s.deck_list[1], 0)
+    agree = 0
+    for _ in range(worlds):
+        hand = s.resample_hidden(0, rng).hand[1]
+        for c in hand:
+            counts[c] += 1
+        agree += len(set(hand) & set(s.hand[1]))
+    expected = worlds * 4 / 20
+    chi2 = sum((k - expected) ** 2 / expected for k in counts.values())
+    assert chi2 < 63.68, counts  # the chi-square bound of p = 1e-6 at 19 degrees of freedom
+    # agreements with the real hand: 3000 * 4 * 4 / 20 = 2400 by chance, binomial sd ~44; 6 sd either way
+    assert abs(agree - worlds * 16 / 20) < 6 * (worlds * 16 / 20 * 0.8) ** 0.5, agree
