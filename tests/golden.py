@@ -36,8 +36,8 @@ CASES = [(name, n, who) for name in available_envs() for n in ENVS[name].player_
 
 #: fields a state gained after the traces were recorded that only record public history for
 #: ``resample_hidden`` (play unchanged): left out of the final state's hash, as replays' legacy digests leave
-#: out ``_optional_fields`` (Earth's record of which draw pile each card was reshuffled into)
-RECORDS_SINCE = ("deck_epoch",)
+#: out ``_optional_fields`` (Earth's record of which draw pile each card was reshuffled into, and when)
+RECORDS_SINCE = ("deck_epoch", "compost_marks")
 
 
 def short_hash(data: bytes) -> str:

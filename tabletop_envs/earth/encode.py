@@ -157,6 +157,22 @@ def resample(s, player: int, rng: np.random.Generator):
     # pile or where it has been drawn to since: each card is re-dealt among the hidden places holding cards
     # of the same draw pile (before any reshuffle, all of them)
     epoch = t.__dict__.get("deck_epoch")
+    if epoch:
+        # but which of its cards another seat composted from its hand is its own secret: the piles its cards
+        # came from are public for the lot (its draws), not place by place (kept, a world told which pile a
+        # face-down card came from). Each seat's lot is dealt again, a card composted before a reshuffle never
+        # from the pile that reshuffle made: slots by that bound, each a uniform pick among the cards it may
+        # hold (nested choices: every matching alike likely)
+        marks = t.__dict__.get("compost_marks", [])
+        for q in range(n):
+            if q == player:
+                continue
+            lot = [(len(marks), t.hands[q], i) for i in range(len(t.hands[q]))] + \
+                [(sum(m[q] <= i for m in marks), t.compost[q], i) for i, known in enumerate(t.compost_known[q]) if known]
+            cards = [zone[i] for _, zone, i in lot]
+            for bound, zone, i in sorted(lot, key=lambda slot: slot[0]):
+                fits = [k for k, c in enumerate(cards) if epoch[c] <= bound]
+                zone[i] = cards.pop(fits[int(rng.integers(len(fits)))])
     groups: dict[int, list] = {}
     for slot in slots:
         zone, i = slot

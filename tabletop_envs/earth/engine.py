@@ -243,8 +243,9 @@ class EarthState(State):
     game: EarthGame
     _transient: ClassVar[tuple[str, ...]] = ("game", "_mask_cache")
     # per Earth card, how many reshuffles of the discard had happened when it last went into the draw pile
-    # (the pile it was drawn from); gained at the first reshuffle
-    _optional_fields = ("deck_epoch",)
+    # (the pile it was drawn from); and at each reshuffle, each seat's compost size (a card composted from a
+    # hand before it cannot come from the pile it made); both gained at the first reshuffle
+    _optional_fields = ("deck_epoch", "compost_marks")
 
     def __init__(self, game: EarthGame, seed: int | None = None):
         self.game = game
@@ -333,6 +334,7 @@ class EarthState(State):
                 return -1
             # the discard is public: everyone saw which cards make up the new draw pile (resample_hidden)
             epoch = self.__dict__.setdefault("deck_epoch", [0] * NUM_EARTH)
+            self.__dict__.setdefault("compost_marks", []).append([len(c) for c in self.compost])
             reshuffles = max(epoch) + 1
             for c in self.discard:
                 epoch[c] = reshuffles
@@ -1104,13 +1106,15 @@ class EarthState(State):
                 "fauna[]": (0, len(cat.fauna) - 1), "leaves[][]": seat, "fauna_seen[][]": seat,
                 "planted[][]": (0, NUM_EARTH - 1), "last_action[]": (-1, len(ACTIONS) - 1),
                 "action": (-1, len(ACTIONS) - 1), "first": seat, "active": seat, "bonus": (-1, n - 1),
-                "turns": (0, None), "rounds": (0, None), "deck_epoch[]": (0, None)}
+                "turns": (0, None), "rounds": (0, None), "deck_epoch[]": (0, None),
+                "compost_marks[][]": (0, None)}
 
     def saved_lengths(self) -> dict[str, int]:
         per_seat = ("hands", "drawn", "compost", "compost_known", "events", "grid", "spr", "gro", "soil", "island",
                     "climate", "eco", "last_action", "planted")
         return dict.fromkeys(per_seat, self.game.num_players) | dict.fromkeys(("grid[]", "spr[]", "gro[]"), 16) | {
-            "fauna": 4, "leaves": 4, "fauna_seen": 4, "public_eco": 2, "deck_epoch": NUM_EARTH}
+            "fauna": 4, "leaves": 4, "fauna_seen": 4, "public_eco": 2, "deck_epoch": NUM_EARTH,
+            "compost_marks[]": self.game.num_players}
 
     def check_invariants(self) -> None:
         zones = list(self.deck) + list(self.discard)

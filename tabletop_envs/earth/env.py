@@ -176,6 +176,8 @@ Version history
   pile, a world re-deals its cards only among that pile and the hidden places drawn to from it since (a
   state gains ``deck_epoch`` at the first reshuffle); before, it swapped them with the cards the other
   players held and had composted, which the discard everyone saw could not have held.
+  Each other seat's hand and face-down compost are dealt again as one lot, so a world does not tell which
+  pile a card composted face down came from (``compost_marks``: each seat's compost size at each reshuffle).
 * v0 (text view; play, observation and action layout unchanged): the text view gave names only, so a
   human chose blind. In setup it now lists the sides a player was dealt and has not chosen yet (VP,
   habitats, an island's setup draw/compost/soil, the ability or objective text), to that player only; in

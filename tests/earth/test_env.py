@@ -890,3 +890,23 @@ def test_resample_hidden_keeps_a_reshuffled_draw_pile_made_of_the_discard_everyo
         assert len(world.hands[1]) == len(s.hands[1])
     # the reshuffled cards in seat 1's hand are drawn uniformly among those seat 0 cannot locate
     assert {c for w in (s.resample_hidden(0, rng) for _ in range(200)) for c in w.deck} == reshuffled - set(s.hands[0])
+
+
+def test_worlds_do_not_tell_which_pile_a_card_another_seat_composted_from_its_hand_came_from():
+    """After a reshuffle a seat's hand holds cards of both draw piles; which one it composted face down is
+    its secret. Worlds kept each composted card's pile, so every world told the observer that seat 1 had
+    composted a card of the first pile."""
+    s = after_setup(3, seed=1)
+    s.discard, s.deck = s.discard + s.deck[30:], s.deck[:30]
+    reshuffled = set(s.discard)
+    before = len(s.compost[1])  # its setup compost, from a hand that held no card of the new pile
+    assert before and all(s.compost_known[1])
+    s.draw(2, 30)  # seat 2 draws the first pile out
+    s.draw(1, 2)  # two cards of the new pile in seat 1's hand, beside those of the first
+    old = next(c for c in s.hands[1] if c not in reshuffled)
+    s.compost_from_hand(1, old)
+    rng = np.random.default_rng(0)
+    composted = np.mean([s.resample_hidden(0, rng).compost[1][-1] in reshuffled for _ in range(400)])
+    # the new pile's two cards lie in any of the places seat 1 put its cards in since: its hand, its compost
+    assert len(s.hands[1]) < 9 and abs(composted - 2 / (len(s.hands[1]) + 1)) < 0.07, composted
+    assert not any(set(s.resample_hidden(0, rng).compost[1][:before]) & reshuffled for _ in range(100))
