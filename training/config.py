@@ -474,7 +474,7 @@ def load_typed_config(schema: type, path: str | Path | None = None, overrides: l
         except yaml.YAMLError as exc:
             raise ConfigError(f"override {name.strip()}: the value {value!r} is not valid YAML ({_yaml_problem(exc)}); "
                               "close the brackets or quotes, e.g. ppo.net_arch=[64,64], or quote a string") from None
-        raw = _merge(raw, _nest(name.strip().split("."), parsed))
+        raw = _set(raw, name.strip().split("."), parsed, schema)
     if overrides:
         source = f"{source} + --set"
     try:
@@ -531,8 +531,22 @@ def _yaml_problem(exc, source: str | None = None) -> str:
     return f"{source}{where}: not valid YAML: {problem}"
 
 
-def _nest(keys: list[str], value) -> dict:
-    return {keys[0]: _nest(keys[1:], value) if len(keys) > 1 else value}
+def _set(raw: dict, keys: list[str], value, schema) -> dict:
+    """``raw`` with ``keys`` set to ``value``: a mapping given to a key replaces the key's mapping (``--set
+    'selfplay.opponents={a: 1.0}'`` plays a alone, where the recipe's opponents used to stay beside it and
+    overfill the seats), while one given to a whole section (``--set 'ppo={n_steps: 64}'``) changes only the
+    keys it names, as a recipe file's section does; ``--set env_kwargs.num_players=3`` changes one entry."""
+    sections = {f.name for f in dataclasses.fields(schema) if dataclasses.is_dataclass(f.default_factory)}
+    if len(keys) == 1 and keys[0] in sections:
+        return _merge(raw, {keys[0]: value})
+    return _set_path(raw, keys, value)
+
+
+def _set_path(raw: dict, keys: list[str], value) -> dict:
+    out = dict(raw)
+    head = out.get(keys[0])
+    out[keys[0]] = _set_path(head if isinstance(head, dict) else {}, keys[1:], value) if len(keys) > 1 else value
+    return out
 
 
 def _merge(base: dict, extra: dict) -> dict:

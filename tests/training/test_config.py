@@ -75,6 +75,21 @@ def test_anchor_shares_above_one_are_refused():
     assert load_config(data={"selfplay": {"random_weight": 0.5, "heuristic_weight": 0.5}}).selfplay.heuristic_weight == 0.5
 
 
+def test_an_override_of_a_mapping_key_replaces_the_recipes_mapping_and_one_of_a_section_changes_only_its_keys():
+    # the exploitability check of docs/measurements.md: the recipe's opponents used to stay beside the one set,
+    # refused as 'shares = 2 > 1' (or, where they fitted, trained against as well)
+    alone = {"selfplay": {"random_weight": 0.0, "heuristic_weight": 0.0, "opponents": {"terralore_v0/ppo": 1.0}}}
+    cfg = load_config(data=alone, overrides=["selfplay.opponents={runs/a/ppo.onnx: 1.0}"])
+    assert cfg.selfplay.opponents == {"runs/a/ppo.onnx": 1.0}
+    assert load_config(data=alone).selfplay.opponents == {"terralore_v0/ppo": 1.0}
+    recipe = {"env": "earth_v0", "env_kwargs": {"num_players": 2, "max_turns": 50}, "ppo": {"n_steps": 256, "n_epochs": 3}}
+    assert load_config(data=recipe, overrides=["env_kwargs={num_players: 3}"]).env_kwargs == {"num_players": 3}
+    assert load_config(data=recipe, overrides=["env_kwargs.num_players=3"]).env_kwargs == {"num_players": 3,
+                                                                                           "max_turns": 50}
+    ppo = load_config(data=recipe, overrides=["ppo={n_steps: 512}"]).ppo
+    assert (ppo.n_steps, ppo.n_epochs) == (512, 3)
+
+
 def test_fixed_opponents_are_a_mapping_of_anchors_to_shares_counted_with_the_anchor_shares():
     cfg = load_config(data={}, overrides=["selfplay.opponents={terralore_v0/ppo: 0.3, runs/a/ppo.onnx: 0.2}"])
     assert cfg.selfplay.opponents == {"terralore_v0/ppo": 0.3, "runs/a/ppo.onnx": 0.2}
