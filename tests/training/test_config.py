@@ -6,6 +6,7 @@ import os
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 from extras import needs_train
 
@@ -201,6 +202,27 @@ def test_every_key_is_documented_with_its_default():
 def test_shipped_recipes_load(path):
     cfg = load_config(path)
     assert cfg.env.endswith("_v0")
+
+
+@pytest.mark.parametrize("path", CONFIGS, ids=[p.name for p in CONFIGS])
+def test_every_policy_a_shipped_recipe_names_loads_for_its_env(path):
+    # configs/travel_earth.yaml clones travel_earth_v0/ppo_base and trains against it and travel_earth_v0/exploiter:
+    # a recipe naming a model that is no longer shipped is refused only when someone runs it
+    from tabletop_envs.core.registry import make_game
+    from training.evaluate import resolve, split_env_kwargs
+
+    cfg = load_config(path)
+    game = make_game(cfg.env, **split_env_kwargs(cfg.env_kwargs, cfg.env)[0])
+    game_config, state = game.config(), game.new_initial_state(0)
+    seat = state.current_player()
+    named = [*cfg.eval.opponents, *cfg.selfplay.opponents, *cfg.distill.opponents, cfg.eval.select_anchor,
+             *[spec for phase in cfg.phases for spec in phase["set"].get("selfplay.opponents", {})]]
+    if cfg.pretrain.teacher:
+        named.append(cfg.pretrain.teacher)
+    for spec in named:
+        _, policy = resolve(spec, cfg.env, game_config)
+        mask = state.legal_action_mask()
+        assert mask[policy.act(state.observation(seat), mask, np.random.default_rng(0))], spec
 
 
 @pytest.mark.parametrize(("phases", "message"), [
