@@ -95,6 +95,11 @@ class SelfPlayConfig:
                                     "the last freeze; it waits for min(20, this) of them", min=1)
     snapshot_sampling: Literal["sample", "argmax"] = config_key("sample", "how snapshots pick among legal actions")
     initial_snapshot: bool = config_key(True, "put the untrained learner in the pool at step 0")
+    draw_reward: float = config_key(0.0, "added to the learner's reward when a game ends drawn (every seat's "
+                                    "standing equal: a stalemate, a tie, a max_turns truncation); below 0 a draw "
+                                    "costs the learner, which pushes it to break opponents that stall. The "
+                                    "evaluations and the snapshot gate score the standings, so they are unchanged",
+                                    min=-1, max=1)
 
 
 @dataclass

@@ -66,26 +66,32 @@ if TYPE_CHECKING:
 
 
 class SelfPlayEnv(SingleAgentEnv):
-    """SingleAgentEnv that reports, at the end of an episode, which kinds of opponent it faced."""
+    """SingleAgentEnv that reports, at the end of an episode, which kinds of opponent it faced, and adds
+    ``draw_reward`` (``selfplay.draw_reward``) to the learner's reward when the game ends drawn."""
 
     info_action_mask = False  # MaskablePPO reads masks through action_masks()
+    draw_reward = 0.0
 
     def outcome(self):
         obs, reward, terminated, truncated, info = super().outcome()
         if terminated or truncated:
             info["opponent_tags"] = [None if p is None else getattr(p, "pool_tag", getattr(p, "name", "other"))
                                      for p in self.seat_policies]  # per seat: None at the learner's
+            if self.draw_reward and min(info["standings"]) == max(info["standings"]):
+                reward += self.draw_reward
         return obs, reward, terminated, truncated, info
 
 
 class EnvFactory:
     """Picklable env constructor for SubprocVecEnv workers."""
 
-    def __init__(self, env_name: str, env_kwargs: dict, opponent):
-        self.env_name, self.env_kwargs, self.opponent = env_name, env_kwargs, opponent
+    def __init__(self, env_name: str, env_kwargs: dict, opponent, draw_reward: float = 0.0):
+        self.env_name, self.env_kwargs, self.opponent, self.draw_reward = env_name, env_kwargs, opponent, draw_reward
 
     def __call__(self) -> SelfPlayEnv:
-        return SelfPlayEnv(self.env_name, opponent=self.opponent, **self.env_kwargs)
+        env = SelfPlayEnv(self.env_name, opponent=self.opponent, **self.env_kwargs)
+        env.draw_reward = self.draw_reward
+        return env
 
 
 class WorkerEnvFactory(EnvFactory):
@@ -126,7 +132,8 @@ def make_vec_env(cfg: TrainConfig, pool: OpponentPool):
 
     factory = WorkerEnvFactory if cfg.vec.kind == "subproc" else EnvFactory
     venv: VecEnv
-    fns: list[Callable[[], gymnasium.Env]] = [factory(cfg.env, cfg.env_kwargs, pool) for _ in range(cfg.vec.n_envs)]
+    fns: list[Callable[[], gymnasium.Env]] = [factory(cfg.env, cfg.env_kwargs, pool, cfg.selfplay.draw_reward)
+                                                for _ in range(cfg.vec.n_envs)]
     if cfg.vec.kind == "subproc":
         # Windows has no forkserver (get_context raises); the env factories and the pool pickle, so spawn works
         method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"

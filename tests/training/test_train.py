@@ -1252,3 +1252,30 @@ def test_subproc_workers_play_a_shipped_bot_named_as_a_fixed_opponent(tmp_path):
     state = json.loads((tmp_path / "run" / "checkpoints" / f"step_{summary['steps']:09d}" / "state.json").read_text(
         encoding="utf-8"))
     assert set(state["recent"]) == {"terralore_v0_ppo"} and state["recent"]["terralore_v0_ppo"]
+
+
+@pytest.mark.parametrize("kind", ["batched", "dummy"])
+@pytest.mark.parametrize("draw_reward", [0.0, -0.25])
+def test_draw_reward_is_added_to_the_learners_last_reward_of_a_drawn_game_only(kind, draw_reward):
+    import numpy as np
+
+    from training.pool import OpponentPool
+    from training.train import make_vec_env
+
+    # max_turns 30: about a third of Travel Earth's random games are cut short, drawn, the rest decided
+    cfg = load_config(data={"env": "travel_earth_v0", "env_kwargs": {"max_turns": 30}, "seed": 0,
+                            "vec": {"kind": kind, "n_envs": 2}, "selfplay": {"draw_reward": draw_reward}})
+    venv = make_vec_env(cfg, OpponentPool("travel_earth_v0", random_weight=1.0, heuristic_weight=0.0))
+    venv.seed(0)
+    venv.reset()
+    rng, ends = np.random.default_rng(0), []
+    while len(ends) < 30:
+        masks = np.stack(venv.env_method("action_masks"))
+        _, rewards, dones, infos = venv.step(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
+        ends += [(infos[i]["standings"], infos[i]["learner_seat"], float(rewards[i])) for i in np.flatnonzero(dones)]
+    venv.close()
+    drawn = [reward for standings, _, reward in ends if standings[0] == standings[1]]
+    decided = [(standings[seat], reward) for standings, seat, reward in ends if standings[0] != standings[1]]
+    assert len(drawn) >= 3 and len(decided) >= 3
+    assert drawn == [draw_reward] * len(drawn)
+    assert all(reward == result for result, reward in decided) and {r for r, _ in decided} == {-1.0, 1.0}
