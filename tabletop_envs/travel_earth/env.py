@@ -119,7 +119,11 @@ heuristic bot against itself, 2026-12-03):
   reading 4) and `declared` counts copies. The defending player takes no decision while they are
   declared, so even memory cannot recover it; 24 % of the defender's decisions had two or more different
   Challengers waiting.
-- **The stalemate count** (`stalemate_turns`): not encoded; only random play reached it (12 of 300 games).
+- **The stalemate count** (`stalemate_turns`): not encoded. When this was written only random play reached
+  a stalemate (12 of 300 games), but trained models now reach it often: `travel_earth_v0/ppo` against itself
+  in 81 of 200 games, and a learner trained to stall it in 150 of 200 (docs/measurements.md, "Travel Earth:
+  draws cost the learner"). Every player can count the turns without a card moving; a memoryless policy
+  cannot, so it cannot see a stalemate coming.
 - **Sizes with decks of different lengths**: Deck and Hand counts are divided by each player's own deck
   size (only casual decks can differ), so the counts cannot be read back as cards.
 - **The rule options** (`resting_defender_win`, `hand_size_table`, ...): a model learns one set, which its
