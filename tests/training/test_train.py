@@ -1254,7 +1254,7 @@ def test_subproc_workers_play_a_shipped_bot_named_as_a_fixed_opponent(tmp_path):
     assert set(state["recent"]) == {"terralore_v0_ppo"} and state["recent"]["terralore_v0_ppo"]
 
 
-@pytest.mark.parametrize("kind", ["batched", "dummy"])
+@pytest.mark.parametrize("kind", ["batched", "dummy", "subproc"])  # subproc: the factory crosses a pickle
 @pytest.mark.parametrize("draw_reward", [0.0, -0.25])
 def test_draw_reward_is_added_to_the_learners_last_reward_of_a_drawn_game_only(kind, draw_reward):
     import numpy as np
