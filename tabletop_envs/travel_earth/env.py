@@ -120,9 +120,11 @@ heuristic bot against itself, 2026-12-03):
   declared, so even memory cannot recover it; 24 % of the defender's decisions had two or more different
   Challengers waiting.
 - **The stalemate count** (`stalemate_turns`): not encoded. When this was written only random play reached
-  a stalemate (12 of 300 games), but trained models now reach it often: `travel_earth_v0/ppo` against itself
-  in 81 of 200 games, and a learner trained to stall it in 150 of 200 (docs/measurements.md, "Travel Earth:
-  draws cost the learner"). Every player can count the turns without a card moving; a memoryless policy
+  a stalemate (12 of 300 games), but trained models now reach it often: `travel_earth_v0/ppo` drew 43.5 % of
+  200 games against itself (`python -m training.evaluate --env travel_earth_v0
+  --policies ppo models/travel_earth/ppo.onnx --games 200 --seed 50000`; docs/measurements.md, "Travel Earth:
+  draws cost the learner", has more, and a one-off count that found those draws to be stalemates, not
+  400-turn cuts). Every player can count the turns without a card moving; a memoryless policy
   cannot, so it cannot see a stalemate coming.
 - **Sizes with decks of different lengths**: Deck and Hand counts are divided by each player's own deck
   size (only casual decks can differ), so the counts cannot be read back as cards.
