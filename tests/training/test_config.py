@@ -225,6 +225,20 @@ def test_every_policy_a_shipped_recipe_names_loads_for_its_env(path):
         assert mask[policy.act(state.observation(seat), mask, np.random.default_rng(0))], spec
 
 
+def test_the_travel_earth_staller_recipe_is_the_exploiter_recipe_at_seed_1():
+    # two standalone files (recipes have no inheritance): stage 4 is documented as stage 2 at another seed
+    import dataclasses
+
+    configs = CONFIGS[0].parent
+    staller = dataclasses.asdict(load_config(configs / "travel_earth_staller.yaml"))
+    exploiter = dataclasses.asdict(load_config(configs / "travel_earth_exploiter.yaml"))
+    assert (staller.pop("seed"), exploiter.pop("seed")) == (1, 0)
+    assert (staller["output"].pop("name"), exploiter["output"].pop("name")) == ("staller", "exploiter")
+    assert (staller["output"].pop("dir"), exploiter["output"].pop("dir")) == ("runs/travel_earth_staller-s{seed}",
+                                                                              "runs/travel_earth_exploiter-s{seed}")
+    assert staller == exploiter
+
+
 @pytest.mark.parametrize(("phases", "message"), [
     ([{"at": 500}], "exactly 'at'"),
     ([{"at": True, "set": {"ppo.ent_coef": 0.0}}], r"phases\[0\].at"),
