@@ -127,9 +127,9 @@ heuristic bot against itself, 2026-12-03):
   400-turn cuts). Every player can count the turns without a card moving; a memoryless policy
   cannot, so it cannot see a stalemate coming. A trial v1 that adds the count (git branch
   `travel-earth-v1`, 2026-12-04) did not ship: its retrained bot was weaker (the v0 bot beat it 64.8 % to
-  18.9 %), and a fresh learner still stalled it (79.2 % draws): in those stalls the bots decline every
-  challenge once both Ready Rows are full, though an attack is nearly always there, whether or not they
-  see the count
+  18.9 %), and a fresh learner still stalled it (79.2 % draws): in those stalls both Ready Rows are full
+  and the bots decline every challenge, whether or not they see the count, and forcing the bot to press
+  the attacks it has there does not break them
   (docs/measurements.md, "Travel Earth: the stalemate count in the observation (tried, not shipped)").
 - **Sizes with decks of different lengths**: Deck and Hand counts are divided by each player's own deck
   size (only casual decks can differ), so the counts cannot be read back as cards.
