@@ -129,8 +129,9 @@ heuristic bot against itself, 2026-12-03):
   `travel-earth-v1`, 2026-12-04) did not ship: its retrained bot was weaker (the v0 bot beat it 64.8 % to
   18.9 %), and a fresh learner still stalled it (79.2 % draws): in those stalls both Ready Rows are full
   and the bots decline every challenge, whether or not they see the count, and forcing the bot to press
-  the attacks it has there does not break them
-  (docs/measurements.md, "Travel Earth: the stalemate count in the observation (tried, not shipped)").
+  the attacks it has there does not break them, while the heuristic, handed the same positions, wins
+  nearly all (docs/measurements.md, "Travel Earth: the stalemate count in the observation (tried, not
+  shipped)").
 - **Sizes with decks of different lengths**: Deck and Hand counts are divided by each player's own deck
   size (only casual decks can differ), so the counts cannot be read back as cards.
 - **The rule options** (`resting_defender_win`, `hand_size_table`, ...): a model learns one set, which its
