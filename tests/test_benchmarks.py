@@ -45,6 +45,10 @@ def test_play_match_refuses_another_games_policy_by_name_before_any_game():
      "--worlds must be a positive integer"),
     ("search_ceiling", ["--env", "earth_v0", "--policy", "heuristic", "--env-kwargs", '{"num_players": 3}'],
      "two-player games; earth_v0 has 3 seats"),
+    ("travel_earth_stalls", ["--staller", "travel_earth_v0/random", "--deals", "0"], "--deals must be a positive"),
+    ("travel_earth_stalls", ["--staller", "travel_earth_v0/random", "--hand-over-after", "0"],
+     "counts of quiet turns, 1 or more"),
+    ("travel_earth_stalls", ["--staller", "terralore_v0/ppo", "--deals", "2"], "plays terralore_v0, not travel_earth_v0"),
 ])
 def test_strength_scripts_end_a_bad_command_line_in_one_line(module, argv, message, capsys):
     import importlib
@@ -322,3 +326,45 @@ def test_a_rerun_whose_json_hits_a_full_disk_keeps_the_committed_result_whole(tm
             write_json(path, {"ratio": 2.0, "padding": "x" * 100})
     assert json.loads(path.read_text(encoding="utf-8")) == {"ratio": 1.0}
     assert [p.name for p in path.parent.iterdir()] == ["aec_throughput.json"]
+
+
+def test_travel_earth_stalls_modes_change_the_bots_seat_only_from_where_they_act():
+    from benchmarks.travel_earth_stalls import play_modes
+
+    # triggers no game reaches (20 quiet turns end it): every mode replays the bot's games move for move; the
+    # heuristic as the bot hands over to itself once the Decks are spent, on the same generator
+    same = play_modes("travel_earth_v0/heuristic", "travel_earth_v0/random", 6, 0, [21], [21])
+    outcomes = {label: tuple(out[k] for k in ("bot wins", "stalemates", "staller wins")) for label, out in same.items()}
+    assert len(set(outcomes.values())) == 1 and sum(outcomes["bot"]) == 6, outcomes
+    assert "presses" not in same["press after 21"]
+
+
+def test_travel_earth_stalls_press_follows_each_pressed_challenge_to_its_end():
+    from benchmarks.travel_earth_stalls import play_modes
+
+    # the shipped staller holds ppo_base to stalemates (its sidecar: 76.6 % of 1,000 games)
+    modes = play_modes("travel_earth_v0/ppo_base", "travel_earth_v0/staller", 12, 0, [5], [5])
+    assert modes["bot"]["stalemates"] > 0 and modes["bot"]["final stretch: bot locked"] > 0, modes["bot"]
+    out = modes["press after 5"]
+    assert out["presses"] > 0, out
+    assert out["press: Challenger discarded"] + out["press: a defending Animal discarded"] <= 2 * out["presses"]
+    assert out["bot wins"] + out["stalemates"] + out["staller wins"] + out["cut at max_turns"] == 12
+
+
+def test_travel_earth_stalls_sure_statistic_beats_every_possible_defender():
+    from travel_earth.scenario import cid, scenario
+
+    from benchmarks.travel_earth_stalls import sure_statistic
+
+    SPEED, WEIGHT = 0, 1
+    # a Lion against a Koala and an Emu, both slower and lighter: Top Speed, the first statistic
+    s = scenario(p0=dict(ready=["Lion"]), p1=dict(ready=["Koala"], resting=["Emu"]))
+    assert sure_statistic(s, cid("Lion"), 0) == SPEED
+    # a Resting Defender counts too: a Cheetah outruns the Lion, so Weight is the first sure statistic
+    s = scenario(p0=dict(ready=["Lion"]), p1=dict(ready=["Koala"], resting=["Cheetah"]))
+    assert sure_statistic(s, cid("Lion"), 0) == WEIGHT
+    # a Cheetah and a Blue whale between them answer every statistic of the Lion
+    s = scenario(p0=dict(ready=["Lion"]), p1=dict(ready=["Cheetah", "Blue whale"]))
+    assert [s.outcome(cid("Lion"), cid("Cheetah"), st) for st in range(6)] == [-1, 1, 1, 1, 0, -1]
+    assert [s.outcome(cid("Lion"), cid("Blue whale"), st) for st in range(6)] == [1, -1, -1, -1, 1, 1]
+    assert sure_statistic(s, cid("Lion"), 0) is None

@@ -1,0 +1,157 @@
+"""What Travel Earth's stalemates are: a bot against a staller, the same deals replayed with the bot's seat
+pressing or handed to the heuristic.
+
+    python -m benchmarks.travel_earth_stalls --staller runs/exploit-te-v2/exploiter.onnx --deals 200
+
+Plays ``--deals`` games of ``--bot`` (default ``travel_earth_v0/ppo``) against ``--staller`` (a learner that
+stalls it, e.g. the exploitability check's, docs/measurements.md), from ``game.new_initial_state(seed + g //
+2)`` with seats alternating and each policy on ``policy_rng(seed + g, i)``, once per mode:
+
+- ``bot``: the bot alone. Also counts, in the 20 quiet turns before each stalemate, the declare decisions
+  each side could take and took, and whether the bot's final position held a *sure Challenger*: a Ready
+  Animal that beats every Animal the other side could defend with on some statistic (before any defensive
+  change);
+- ``press after N``: the bot, except that once N turns in a row passed without a card moving it declares a
+  sure Challenger at its declare step and chooses that statistic; counts what each press cost;
+- ``heuristic after N``: the heuristic takes the bot's seat once N such turns passed;
+- ``heuristic once both Decks are spent``: the same from the first decision with both Decks empty.
+
+A mode's games differ from ``bot``'s only from the moment it acts differently. Prints a table; ``--json``
+writes it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import Counter
+from pathlib import Path
+
+ENV = "travel_earth_v0"
+
+
+def play_modes(bot: str, staller: str, deals: int, seed: int, press_after: list[int],
+               hand_over_after: list[int]) -> dict[str, Counter]:
+    from tabletop_envs import load_policy
+    from tabletop_envs.core.policy import policy_rng
+    from tabletop_envs.core.registry import make_game
+
+    game = make_game(ENV)
+    layout = game.action_layout
+    declare, statistic = layout.range("declare"), layout.range("statistic")
+    heuristic = load_policy(f"{ENV}/heuristic", env=ENV)
+    policies = [load_policy(staller, env=ENV), load_policy(bot, env=ENV)]  # index 1 is the bot
+    modes = {"bot": ("bot", 0)}
+    modes.update({f"press after {n}": ("press", n) for n in press_after})
+    modes.update({f"heuristic after {n}": ("hand over", n) for n in hand_over_after})
+    modes["heuristic once both Decks are spent"] = ("hand over", -1)
+    results = {}
+    for label, (kind, n) in modes.items():
+        out = results[label] = Counter()
+        for g in range(deals):
+            s = game.new_initial_state(seed + g // 2)
+            seat_of = [g % 2, 1 - g % 2]  # seat_of[i]: the seat policy i plays
+            rngs = [policy_rng(seed + g, i) for i in range(2)]
+            handed, pressed, declares, before = False, {}, [], None
+            while not s.is_terminal() and s.turns < game.default_max_turns:
+                p = s.current_player()
+                i = seat_of.index(p)
+                mask = s.legal_action_mask()
+                action = None
+                if kind == "hand over":  # looked at every decision: a quiet stretch may end on the staller's turn
+                    handed = handed or (s.quiet >= n if n >= 0 else not (s.deck[0] or s.deck[1]))
+                if i == 1 and kind == "press" and s.quiet >= n and p == s.player:
+                    if s.phase == "declare" and not s.queue and not pressed:
+                        for card in sorted(c for c in set(s.ready[p]) if mask[declare.start + c]):
+                            stat = sure_statistic(s, card, p)
+                            if stat is not None:
+                                pressed[card], action = stat, declare.start + card
+                                break
+                    elif s.phase == "statistic" and s.challenger in pressed and mask[statistic.start + pressed[s.challenger]]:
+                        action = statistic.start + pressed.pop(s.challenger)
+                        before = _material(s, p)
+                if action is None:
+                    policy = heuristic if (i == 1 and handed) else policies[i]
+                    action = policy.act(s.observation(p), mask, rngs[i])
+                if s.phase == "declare":
+                    declares.append((s.turns, i, declare.start <= action < declare.stop))
+                s.apply_action(action)
+                if s.phase == "add":
+                    pressed.clear()
+                if before is not None:  # a pressed Challenger's statistic: follow the challenge to its end
+                    while not s.is_terminal() and s.phase in ("defender", "change", "pay"):
+                        q = s.current_player()
+                        j = seat_of.index(q)
+                        s.apply_action(policies[j].act(s.observation(q), s.legal_action_mask(), rngs[j]))
+                    after = _material(s, p)
+                    out["presses"] += 1
+                    out["press: Challenger discarded"] += after[0] > before[0]
+                    out["press: a Reservoir card paid"] += after[2] < before[2]
+                    out["press: a defending Animal discarded"] += after[3] < before[3]
+                    before = None
+            stalemate = s.is_terminal() and s.drawn_game
+            out["stalemates" if stalemate else "bot wins" if s.winner == seat_of[1] else
+                "staller wins" if s.winner == seat_of[0] else "cut at max_turns"] += 1
+            if stalemate and kind == "bot":
+                for turn, i, declared in declares:
+                    if turn >= s.turns - game.stalemate_turns:
+                        out[f"final stretch: {'bot' if i else 'staller'} {'declared' if declared else 'locked'}"] += 1
+                out["final position: the bot had a sure Challenger"] += any(
+                    sure_statistic(s, card, seat_of[1]) is not None for card in set(s.ready[seat_of[1]]))
+    return results
+
+
+def sure_statistic(s, card: int, seat: int) -> int | None:
+    """A statistic on which ``card`` beats every Animal the other seat could defend with, or None."""
+    defenders = list(s.ready[1 - seat]) + list(s.resting[1 - seat])
+    return next((stat for stat in range(6) if all(s.outcome(card, d, stat) == 1 for d in defenders)), None)
+
+
+def _material(s, seat: int) -> tuple[int, int, int, int]:
+    """(own discards, other discards, other's Reservoir size, other's Animals on the field)."""
+    other = 1 - seat
+    return (len(s.discard[seat]), len(s.discard[other]), s.reservoir_size(other),
+            len(s.ready[other]) + len(s.resting[other]))
+
+
+def main(argv=None) -> dict:
+    from benchmarks import machine_facts, write_json
+    from tabletop_envs.core.arena import check_seed
+    from tabletop_envs.core.errors import ConfigError
+
+    parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
+    parser.add_argument("--staller", required=True, help="policy id or model path of the learner that stalls the bot")
+    parser.add_argument("--bot", default=f"{ENV}/ppo", help=f"policy id or model path (default: {ENV}/ppo)")
+    parser.add_argument("--deals", type=int, default=200, help="games per mode (seats alternate)")
+    parser.add_argument("--seed", type=int, default=60000)
+    parser.add_argument("--press-after", type=int, nargs="*", default=[5], help="quiet turns before the bot presses")
+    parser.add_argument("--hand-over-after", type=int, nargs="*", default=[5, 12],
+                        help="quiet turns before the heuristic takes the bot's seat")
+    parser.add_argument("--json", type=Path, help="write the counts here")
+    args = parser.parse_args(argv)
+    if args.deals < 1:
+        raise ConfigError(f"--deals must be a positive integer, got {args.deals}; e.g. --deals 200")
+    check_seed(args.seed)
+    if any(n < 1 for n in [*args.press_after, *args.hand_over_after]):
+        raise ConfigError("--press-after and --hand-over-after take counts of quiet turns, 1 or more; e.g. "
+                          "--hand-over-after 5 12")
+    results = play_modes(args.bot, args.staller, args.deals, args.seed, args.press_after, args.hand_over_after)
+    print(f"{args.bot} against {args.staller}, {args.deals} deals from seed {args.seed}:")
+    print("| mode | bot wins | stalemates | staller wins |\n|---|---:|---:|---:|")
+    for label, out in results.items():
+        print(f"| {label} | {out['bot wins']} | {out['stalemates']} | {out['staller wins']} |")
+    for label, out in results.items():
+        extra = {k: v for k, v in sorted(out.items()) if k not in ("bot wins", "stalemates", "staller wins")}
+        if extra:
+            print(f"{label}: {extra}")
+    report = {"bot": args.bot, "staller": args.staller, "deals": args.deals, "seed": args.seed,
+              "modes": {label: dict(out) for label, out in results.items()}, "machine": machine_facts()}
+    if args.json:
+        write_json(args.json, report)
+    return report
+
+
+if __name__ == "__main__":
+    from tabletop_envs.core.errors import run_cli
+
+    sys.exit(run_cli(main))
