@@ -26,6 +26,10 @@ import argparse
 import sys
 from collections import Counter
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tabletop_envs.travel_earth.engine import TravelEarthState
 
 ENV = "travel_earth_v0"
 
@@ -34,9 +38,9 @@ def play_modes(bot: str, staller: str, deals: int, seed: int, press_after: list[
                hand_over_after: list[int]) -> dict[str, Counter]:
     from tabletop_envs import load_policy
     from tabletop_envs.core.policy import policy_rng
-    from tabletop_envs.core.registry import make_game
+    from tabletop_envs.travel_earth.engine import TravelEarthGame
 
-    game = make_game(ENV)
+    game = TravelEarthGame()  # travel_earth_v0 under its default rules, as the shipped bots were trained
     layout = game.action_layout
     declare, statistic = layout.range("declare"), layout.range("statistic")
     heuristic = load_policy(f"{ENV}/heuristic", env=ENV)
@@ -45,14 +49,16 @@ def play_modes(bot: str, staller: str, deals: int, seed: int, press_after: list[
     modes.update({f"press after {n}": ("press", n) for n in press_after})
     modes.update({f"heuristic after {n}": ("hand over", n) for n in hand_over_after})
     modes["heuristic once both Decks are spent"] = ("hand over", -1)
-    results = {}
+    results: dict[str, Counter] = {}
     for label, (kind, n) in modes.items():
         out = results[label] = Counter()
         for g in range(deals):
             s = game.new_initial_state(seed + g // 2)
             seat_of = [g % 2, 1 - g % 2]  # seat_of[i]: the seat policy i plays
             rngs = [policy_rng(seed + g, i) for i in range(2)]
-            handed, pressed, declares, before = False, {}, [], None
+            handed, before = False, None
+            pressed: dict[int, int] = {}  # a pressed Challenger -> the statistic it beats every Defender on
+            declares: list[tuple[int, int, bool]] = []
             while not s.is_terminal() and s.turns < game.default_max_turns:
                 p = s.current_player()
                 i = seat_of.index(p)
@@ -101,13 +107,13 @@ def play_modes(bot: str, staller: str, deals: int, seed: int, press_after: list[
     return results
 
 
-def sure_statistic(s, card: int, seat: int) -> int | None:
+def sure_statistic(s: TravelEarthState, card: int, seat: int) -> int | None:
     """A statistic on which ``card`` beats every Animal the other seat could defend with, or None."""
     defenders = list(s.ready[1 - seat]) + list(s.resting[1 - seat])
     return next((stat for stat in range(6) if all(s.outcome(card, d, stat) == 1 for d in defenders)), None)
 
 
-def _material(s, seat: int) -> tuple[int, int, int, int]:
+def _material(s: TravelEarthState, seat: int) -> tuple[int, int, int, int]:
     """(own discards, other discards, other's Reservoir size, other's Animals on the field)."""
     other = 1 - seat
     return (len(s.discard[seat]), len(s.discard[other]), s.reservoir_size(other),
