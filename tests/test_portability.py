@@ -29,7 +29,7 @@ COMMANDS = [
     "training.pretrain", "training.rllib_train",
     "benchmarks.aec_throughput", "benchmarks.bot_vs_random", "benchmarks.free_engine_bound",
     "benchmarks.paired_losses", "benchmarks.rllib_throughput", "benchmarks.search_ceiling",
-    "benchmarks.training_throughput",
+    "benchmarks.training_throughput", "benchmarks.travel_earth_stalls",
 ]
 
 #: what the ``train`` extra installs that a command may import first
