@@ -79,7 +79,7 @@ def play_modes(bot: str, staller: str, deals: int, seed: int, press_after: list[
                 if action is None:
                     policy = heuristic if (i == 1 and handed) else policies[i]
                     action = policy.act(s.observation(p), mask, rngs[i])
-                if s.phase == "declare":
+                if kind == "bot" and s.phase == "declare":
                     declares.append((s.turns, i, declare.start <= action < declare.stop))
                 s.apply_action(action)
                 if s.phase == "add":
@@ -92,8 +92,8 @@ def play_modes(bot: str, staller: str, deals: int, seed: int, press_after: list[
                     after = _material(s, p)
                     out["presses"] += 1
                     out["press: Challenger discarded"] += after[0] > before[0]
-                    out["press: a Reservoir card paid"] += after[2] < before[2]
-                    out["press: a defending Animal discarded"] += after[3] < before[3]
+                    out["press: a Reservoir card paid"] += after[1] < before[1]
+                    out["press: a defending Animal discarded"] += after[2] < before[2]
                     before = None
             stalemate = s.is_terminal() and s.drawn_game
             out["stalemates" if stalemate else "bot wins" if s.winner == seat_of[1] else
@@ -113,11 +113,10 @@ def sure_statistic(s: TravelEarthState, card: int, seat: int) -> int | None:
     return next((stat for stat in range(6) if all(s.outcome(card, d, stat) == 1 for d in defenders)), None)
 
 
-def _material(s: TravelEarthState, seat: int) -> tuple[int, int, int, int]:
-    """(own discards, other discards, other's Reservoir size, other's Animals on the field)."""
+def _material(s: TravelEarthState, seat: int) -> tuple[int, int, int]:
+    """(own discards, the other seat's Reservoir size, the other seat's Animals on the field)."""
     other = 1 - seat
-    return (len(s.discard[seat]), len(s.discard[other]), s.reservoir_size(other),
-            len(s.ready[other]) + len(s.resting[other]))
+    return len(s.discard[seat]), s.reservoir_size(other), len(s.ready[other]) + len(s.resting[other])
 
 
 def main(argv=None) -> dict:

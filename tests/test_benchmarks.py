@@ -347,7 +347,9 @@ def test_travel_earth_stalls_press_follows_each_pressed_challenge_to_its_end():
     assert modes["bot"]["stalemates"] > 0 and modes["bot"]["final stretch: bot locked"] > 0, modes["bot"]
     out = modes["press after 5"]
     assert out["presses"] > 0, out
-    assert out["press: Challenger discarded"] + out["press: a defending Animal discarded"] <= 2 * out["presses"]
+    # every challenge moves a card: the Challenger, a defending Animal or a Reservoir card paid for a change
+    moved = ("press: Challenger discarded", "press: a defending Animal discarded", "press: a Reservoir card paid")
+    assert sum(out[k] for k in moved) >= out["presses"], out
     assert out["bot wins"] + out["stalemates"] + out["staller wins"] + out["cut at max_turns"] == 12
 
 
