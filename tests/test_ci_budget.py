@@ -9,6 +9,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 DEADLINE_VARIABLE = "TABLETOP_TEST_DEADLINE"  # set by .ci/run, read by tests/conftest.py
 # Two trivial tests, not collected by the default run; a file named on the command line is collected anyway.
@@ -45,3 +47,50 @@ def test_a_malformed_deadline_is_a_usage_error_naming_the_variable():
     out = _run("in ten minutes")
     assert out.returncode == 4, out.stdout + out.stderr  # pytest's usage-error status
     assert f"{DEADLINE_VARIABLE}='in ten minutes' is not a time" in out.stdout + out.stderr
+
+
+# ------------------------------------------------------------------ -n auto: the workers a CPU quota allows
+@pytest.mark.parametrize(("cpu_max", "cpus"), [("max 100000\n", None), ("200000 100000\n", 2), ("150000 100000\n", 2),
+                                                ("50000 100000\n", 1), ("", None), ("two cores\n", None)])
+def test_the_cgroup_cpu_quota_is_read_as_whole_cpus_rounded_up(tmp_path, cpu_max, cpus):
+    import conftest
+
+    path = tmp_path / "cpu.max"
+    path.write_text(cpu_max, encoding="ascii")
+    assert conftest.cpu_quota(str(path)) == cpus
+
+
+def test_the_cpu_quota_of_a_missing_cgroup_file_is_none(tmp_path):
+    import conftest
+
+    assert conftest.cpu_quota(str(tmp_path / "absent")) is None
+
+
+def test_n_auto_starts_no_more_workers_than_the_quota_allows_on_a_host_with_more_cores(monkeypatch):
+    import conftest
+
+    monkeypatch.delenv("PYTEST_XDIST_AUTO_NUM_WORKERS", raising=False)
+    monkeypatch.setattr(conftest, "cpu_quota", lambda: 2)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(64)), raising=False)
+    assert conftest.pytest_xdist_auto_num_workers(None) == 2
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0}, raising=False)
+    assert conftest.pytest_xdist_auto_num_workers(None) == 1  # fewer cores than the quota: the cores
+
+
+def test_n_auto_is_left_to_xdist_without_a_quota_or_with_its_variable_set(monkeypatch):
+    import conftest
+
+    monkeypatch.delenv("PYTEST_XDIST_AUTO_NUM_WORKERS", raising=False)
+    monkeypatch.setattr(conftest, "cpu_quota", lambda: None)
+    assert conftest.pytest_xdist_auto_num_workers(None) is None
+    monkeypatch.setattr(conftest, "cpu_quota", lambda: 2)
+    monkeypatch.setenv("PYTEST_XDIST_AUTO_NUM_WORKERS", "3")
+    assert conftest.pytest_xdist_auto_num_workers(None) is None  # xdist's own hook reads the variable
+
+
+def test_the_suite_runs_without_xdist_installed_or_enabled():
+    # the conftest's xdist hook is optional: pytest refuses an unknown hook unless it is marked so
+    out = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist", TARGET],
+                         cwd=ROOT, env={k: v for k, v in os.environ.items() if k != DEADLINE_VARIABLE},
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and re.search(r"^2 passed in ", out.stdout, re.M), out.stdout + out.stderr
