@@ -53,39 +53,39 @@ def test_a_malformed_deadline_is_a_usage_error_naming_the_variable():
 @pytest.mark.parametrize(("cpu_max", "cpus"), [("max 100000\n", None), ("200000 100000\n", 2), ("150000 100000\n", 2),
                                                 ("50000 100000\n", 1), ("", None), ("two cores\n", None)])
 def test_the_cgroup_cpu_quota_is_read_as_whole_cpus_rounded_up(tmp_path, cpu_max, cpus):
-    import conftest
+    import worker_count
 
     path = tmp_path / "cpu.max"
     path.write_text(cpu_max, encoding="ascii")
-    assert conftest.cpu_quota(str(path)) == cpus
+    assert worker_count.cpu_quota(str(path)) == cpus
 
 
 def test_the_cpu_quota_of_a_missing_cgroup_file_is_none(tmp_path):
-    import conftest
+    import worker_count
 
-    assert conftest.cpu_quota(str(tmp_path / "absent")) is None
+    assert worker_count.cpu_quota(str(tmp_path / "absent")) is None
 
 
 def test_n_auto_starts_no_more_workers_than_the_quota_allows_on_a_host_with_more_cores(monkeypatch):
-    import conftest
+    import worker_count
 
     monkeypatch.delenv("PYTEST_XDIST_AUTO_NUM_WORKERS", raising=False)
-    monkeypatch.setattr(conftest, "cpu_quota", lambda: 2)
+    monkeypatch.setattr(worker_count, "cpu_quota", lambda: 2)
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(64)), raising=False)
-    assert conftest.pytest_xdist_auto_num_workers(None) == 2
+    assert worker_count.auto_workers() == 2
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0}, raising=False)
-    assert conftest.pytest_xdist_auto_num_workers(None) == 1  # fewer cores than the quota: the cores
+    assert worker_count.auto_workers() == 1  # fewer cores than the quota: the cores
 
 
 def test_n_auto_is_left_to_xdist_without_a_quota_or_with_its_variable_set(monkeypatch):
-    import conftest
+    import worker_count
 
     monkeypatch.delenv("PYTEST_XDIST_AUTO_NUM_WORKERS", raising=False)
-    monkeypatch.setattr(conftest, "cpu_quota", lambda: None)
-    assert conftest.pytest_xdist_auto_num_workers(None) is None
-    monkeypatch.setattr(conftest, "cpu_quota", lambda: 2)
+    monkeypatch.setattr(worker_count, "cpu_quota", lambda: None)
+    assert worker_count.auto_workers() is None
+    monkeypatch.setattr(worker_count, "cpu_quota", lambda: 2)
     monkeypatch.setenv("PYTEST_XDIST_AUTO_NUM_WORKERS", "3")
-    assert conftest.pytest_xdist_auto_num_workers(None) is None  # xdist's own hook reads the variable
+    assert worker_count.auto_workers() is None  # xdist's own hook reads the variable
 
 
 def test_the_suite_runs_without_xdist_installed_or_enabled():
