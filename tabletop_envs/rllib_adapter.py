@@ -25,8 +25,11 @@ game in the registry with no per-game code:
   observation (the same step's when it decides again, else its next turn's or the final one); under
   ``"penalty"`` the offender's final info has it. Masks are in the observations, not repeated there.
 
-``env_config`` keys: ``env`` (an env name from ``tabletop_envs.ENVS``, required) and any keyword of
-the AEC env (``max_turns``, ``illegal_action``, ``num_players`` and rule options).
+``env_config`` keys: ``env`` (an env name from ``tabletop_envs.ENVS``, required), any keyword of
+the AEC env (``max_turns``, ``illegal_action``, ``num_players`` and rule options), and ``draw_reward``
+(default 0): added to every seat's final reward when the game ends drawn (two or more seats, every
+standing equal: a stalemate, a tie, a ``max_turns`` truncation), so that training can make a draw cost
+(``training.rllib_train``'s ``selfplay.draw_reward``); refused with one seat, which is never drawn.
 """
 
 from __future__ import annotations
@@ -49,11 +52,13 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
     ) from exc
 
 from .core.aec import TabletopAECEnv
+from .core.arena import check_draw_reward, is_draw
 from .core.engine import check_seed_value
 from .core.errors import ConfigError
 from .core.registry import get_spec
 
 OBS_KEY = "observations"
+DRAW_REWARD = "draw_reward"  # the env_config key of the reward a drawn game adds
 MASK_KEY = "action_mask"
 
 
@@ -86,7 +91,9 @@ class TabletopMultiAgentEnv(MultiAgentEnv):
 
     def __init__(self, config: dict[str, Any] | None = None):
         super().__init__()
-        self.aec = make_aec_env(dict(config or {}))
+        settings = dict(config or {})
+        draw_reward = settings.pop(DRAW_REWARD, 0.0)
+        self.aec = make_aec_env(settings)
         # RLlib seeds sub-env i of env runner w with seed + w + i, so runner 1's env 1 and runner 2's env 0
         # would deal the same games all run long: where RLlib says which env this is (an EnvContext),
         # reset mixes the two indices into the seed
@@ -94,6 +101,7 @@ class TabletopMultiAgentEnv(MultiAgentEnv):
         self._env_index: tuple[int, int] | None = None if worker is None or vector is None else (worker, vector)
         game = self.aec.game
         self.game = game
+        self.draw_reward = check_draw_reward(draw_reward, game.num_players, game.env_name, DRAW_REWARD)
         self.possible_agents = list(self.aec.possible_agents)
         self.agents = list(self.possible_agents)
         # one space object per seat (equal, not shared): seeding one seat's space must not move another's
@@ -157,6 +165,8 @@ class TabletopMultiAgentEnv(MultiAgentEnv):
             # agents stays every seat, as in RLlib's turn-based examples: emptied, RLlib's env check refused
             # the final observations of agents no longer in the env
             self._over = True
+            if self.draw_reward and (truncated or (aec.game_state.is_terminal() and is_draw(aec.game_state.standings()))):
+                rewards = {a: r + self.draw_reward for a, r in rewards.items()}
             obs = {a: self._final_obs(a) for a in self.possible_agents}
             infos = {a: self._info(a) for a in self.possible_agents}
             terminateds = {a: terminated for a in self.possible_agents}

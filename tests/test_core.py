@@ -2410,3 +2410,11 @@ def test_a_match_result_made_with_names_alone_counts_from_zero_for_each():
     empty.total_return += np.array([-1.0, 1.0])
     assert empty.win_rate(1) == 1.0 and empty.win_rate(0) == 0.0
     assert empty.summary().splitlines()[1] == "b: 1W 0D 0L of 1 (100.0% wins)"
+
+
+@pytest.mark.parametrize(("standings", "drawn"), [([0.0, 0.0], True), ([1.0, -1.0], False), ([0.5, 0.5, 0.5], True),
+                                                  ([2.0, 2.0, 1.0], False), ([133.0], False)])
+def test_a_game_is_drawn_when_two_or_more_seats_all_stand_equal(standings, drawn):
+    from tabletop_envs.core.arena import is_draw
+
+    assert is_draw(standings) is drawn

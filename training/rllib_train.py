@@ -34,6 +34,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, cast
 
+from tabletop_envs.core.arena import check_draw_reward
 from tabletop_envs.core.errors import ConfigError, TabletopError, run_cli
 from tabletop_envs.core.files import write_text_whole
 from training.config import (
@@ -110,6 +111,10 @@ class SelfPlayConfig:
     mode: Literal["shared", "frozen"] = config_key("shared", "'shared': every seat plays and trains 'main'; 'frozen': "
                                              "one seat per episode plays 'main', the others a frozen copy")
     frozen_update_every: int = config_key(5, "iterations between copies of 'main' into 'frozen' (mode frozen)", min=1)
+    draw_reward: float = config_key(0.0, "added to every seat's reward when a game ends drawn (every seat's standing "
+                                    "equal: a stalemate, a tie, a max_turns truncation), as the SB3 recipe's "
+                                    "selfplay.draw_reward: below 0 a draw costs 'main', which pushes it to break "
+                                    "opponents that stall", min=-1, max=1)
 
 
 @dataclass
@@ -209,6 +214,7 @@ class RLlibTrainConfig:
             env = get_spec(self.env).load_module().raw_env(**self.env_kwargs, illegal_action=self.illegal_action)
         except (TabletopError, TypeError, ValueError) as exc:
             raise ConfigError(f"env_kwargs {self.env_kwargs!r} do not build {self.env}: {exc}") from None
+        check_draw_reward(self.selfplay.draw_reward, env.game.num_players, self.env)
         if self.output.eval_games and env.game.num_players < 2:
             # alone at the table the policy "wins" every game, so the evaluation would report 100 %
             raise ConfigError(f"output.eval_games {self.output.eval_games}: {self.env} with 1 player has one seat, "
@@ -245,7 +251,8 @@ def require_ray() -> None:
 
 # ------------------------------------------------------------------------------------ RLlib setup
 def env_config(cfg: RLlibTrainConfig) -> dict:
-    return {"env": cfg.env, **cfg.env_kwargs, "illegal_action": cfg.illegal_action}
+    draws = {"draw_reward": cfg.selfplay.draw_reward} if cfg.selfplay.draw_reward else {}
+    return {"env": cfg.env, **cfg.env_kwargs, "illegal_action": cfg.illegal_action, **draws}
 
 
 def main_seat(episode_id: str, num_players: int) -> int:

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from tabletop_envs.core.arena import check_draw_reward, is_draw
 from tabletop_envs.core.errors import STOP_SIGNALS, ConfigError, TabletopError, run_cli
 from tabletop_envs.core.files import write_text_whole, written_beside
 from tabletop_envs.core.single_agent import SingleAgentEnv
@@ -77,7 +78,7 @@ class SelfPlayEnv(SingleAgentEnv):
         if terminated or truncated:
             info["opponent_tags"] = [None if p is None else getattr(p, "pool_tag", getattr(p, "name", "other"))
                                      for p in self.seat_policies]  # per seat: None at the learner's
-            if self.draw_reward and min(info["standings"]) == max(info["standings"]):
+            if self.draw_reward and is_draw(info["standings"]):
                 reward += self.draw_reward
         return obs, reward, terminated, truncated, info
 
@@ -426,6 +427,7 @@ def _train(cfg: TrainConfig, resume: bool, command: str | None, held: contextlib
     check_device_present(cfg.ppo.device)
     game = make_game(cfg.env, **game_kwargs)
     game_config = game.config()
+    check_draw_reward(cfg.selfplay.draw_reward, game.num_players, cfg.env)  # (no phase changes it)
     for anchor in dict.fromkeys([*cfg.eval.opponents, *([cfg.eval.select_anchor] if cfg.eval.select_games else [])]):
         resolve(anchor, cfg.env, game_config)
     if cfg.pretrain.teacher:

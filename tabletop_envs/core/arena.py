@@ -18,6 +18,25 @@ from .errors import ConfigError, IllegalActionError, is_int
 from .policy import Policy, load_policy, policy_name, policy_rng
 
 
+def is_draw(standings) -> bool:
+    """Whether a finished game was drawn for every seat: two or more seats and every standing equal (a
+    stalemate, a tie, a ``max_turns`` cut, whose standings are all zeros). A one-seat game is never drawn:
+    there is no one to draw with, and its one standing always equals itself."""
+    standings = np.asarray(standings)
+    return standings.size > 1 and bool(standings.min() == standings.max())
+
+
+def check_draw_reward(value, num_players: int, env_name: str, key: str = "selfplay.draw_reward") -> float:
+    """A trainer's cost (or bonus) for a drawn game (:func:`is_draw`), refused where it means nothing: a
+    one-seat game is never drawn, so the key could only be a mistake there."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) or not np.isfinite(value):
+        raise ConfigError(f"{key} must be a number (the reward a drawn game adds, e.g. -0.5), got {value!r}")
+    if value and num_players < 2:
+        raise ConfigError(f"{key} {value:g}: {env_name} with 1 player is never drawn (there is no one to draw "
+                          f"with), so the reward would only shift every game's result; set {key}=0")
+    return float(value)
+
+
 def deal_seed(seed: int, deal: int) -> int:
     """The seed of deal ``deal`` of a match, evaluation or search seeded ``seed`` (one formula, so that
     the same seed deals the same games in each). In Python ints: a NumPy seed (``np.uint64``, ``np.int64``)

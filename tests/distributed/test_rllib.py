@@ -116,6 +116,64 @@ def test_truncation_gives_every_seat_a_last_observation():
     assert all(episode.agent_episodes[a].is_truncated for a in env.possible_agents)
 
 
+@pytest.mark.parametrize("draw_reward", [-0.25, 0.5])
+def test_draw_reward_is_added_to_every_seats_final_reward_of_a_drawn_game_only(draw_reward):
+    # max_turns 30: about a third of Travel Earth's random games are cut short, drawn, the rest decided
+    plain = TabletopMultiAgentEnv({"env": "travel_earth_v0", "max_turns": 30})
+    costed = TabletopMultiAgentEnv({"env": "travel_earth_v0", "max_turns": 30, "draw_reward": draw_reward})
+    drawn = decided = 0
+    for seed in range(30):
+        _, before, _, truncs = play_random_episode(plain, seed)
+        _, after, _, _ = play_random_episode(costed, seed)  # the same seed: the same deal and moves
+        standings = costed.aec.game_state.standings()
+        is_drawn = truncs["__all__"] or standings[0] == standings[1]
+        drawn, decided = drawn + is_drawn, decided + (not is_drawn)
+        # (every reward before the end is 0 in both: the result comes with the final step)
+        assert after == pytest.approx({a: r + (draw_reward if is_drawn else 0.0) for a, r in before.items()})
+        assert not is_drawn or all(r == 0.0 for r in before.values())
+    assert drawn >= 3 and decided >= 3
+
+
+def test_a_terminal_tie_is_a_draw_and_a_penalty_end_is_not():
+    from tabletop_envs.core.arena import is_draw
+
+    # the toy game can end tied; under illegal_action="penalty" the offender loses, nothing is drawn
+    env = TabletopMultiAgentEnv({"env": "toy_v0", "draw_reward": -0.5})
+    ties = 0
+    for seed in range(40):
+        _, rewards, terms, _ = play_random_episode(env, seed)
+        returns = env.aec.game_state.returns()
+        tied = is_draw(env.aec.game_state.standings())
+        ties += tied
+        assert terms["__all__"]
+        assert [rewards[a] for a in env.possible_agents] == pytest.approx(list(returns - 0.5 * tied))
+    assert ties > 0
+    penalty = TabletopMultiAgentEnv({"env": "toy_v0", "illegal_action": "penalty", "draw_reward": -0.5})
+    obs, _ = penalty.reset(seed=0)
+    (agent, ob), = obs.items()
+    _, rewards, terms, _, _ = penalty.step({agent: int(np.flatnonzero(ob["action_mask"] == 0)[0])})
+    assert terms["__all__"] and sorted(rewards.values()) == [-1.0, 1.0]
+
+
+@pytest.mark.parametrize(("config", "message"), [
+    ({"env": "earth_v0", "num_players": 1, "draw_reward": -0.5},
+     r"draw_reward -0.5: earth_v0 with 1 player is never drawn .* set draw_reward=0"),
+    ({"env": "toy_v0", "draw_reward": "half a loss"}, r"draw_reward must be a number .* got 'half a loss'"),
+    ({"env": "toy_v0", "draw_reward": True}, r"draw_reward must be a number"),
+])
+def test_a_draw_reward_that_means_nothing_is_refused(config, message):
+    with pytest.raises(ConfigError, match=message):
+        TabletopMultiAgentEnv(config)
+
+
+def test_the_recipes_draw_reward_reaches_the_env_runners_envs():
+    from training.rllib_train import build_algo_config, load_rllib_config
+
+    cfg = load_rllib_config("configs/rllib_travel_earth.yaml", ["selfplay.draw_reward=-0.5"])
+    assert build_algo_config(cfg).env_config["draw_reward"] == -0.5
+    assert "draw_reward" not in build_algo_config(load_rllib_config("configs/rllib_travel_earth.yaml")).env_config
+
+
 def test_acting_out_of_turn_is_refused():
     env = TabletopMultiAgentEnv({"env": "toy_v0"})
     obs, _ = env.reset(seed=0)

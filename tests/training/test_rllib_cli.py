@@ -64,3 +64,18 @@ def test_rllib_config_errors_still_point_sb3_users_to_training_config():
 
     with pytest.raises(ConfigError, match=r"\(python -m training.config lists them all\)"):
         load_config(data={"ppo": {"n_step": 3}})
+
+
+def test_rllib_draw_reward_for_a_one_seat_game_is_refused_before_ray_starts():
+    with pytest.raises(ConfigError, match=r"selfplay.draw_reward -0.5: earth_v0 with 1 player is never drawn .*"
+                                          r"set selfplay.draw_reward=0"):
+        load_rllib_config(data={"env": "earth_v0", "env_kwargs": {"num_players": 1}, "selfplay": {"draw_reward": -0.5}})
+    assert load_rllib_config(data={"env": "earth_v0", "env_kwargs": {"num_players": 2},
+                                   "selfplay": {"draw_reward": -0.5}}).selfplay.draw_reward == -0.5
+
+
+def test_rllib_draw_reward_is_a_recipe_key_within_a_loss_and_a_win():
+    with pytest.raises(ConfigError, match=r"selfplay.draw_reward.* must be >= -1"):
+        load_rllib_config(overrides=["selfplay.draw_reward=-2"])
+    out = _run_without_ray("--keys")
+    assert out.returncode == 0 and "`selfplay.draw_reward`" in out.stdout, out.stderr

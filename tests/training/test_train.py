@@ -1279,3 +1279,33 @@ def test_draw_reward_is_added_to_the_learners_last_reward_of_a_drawn_game_only(k
     assert len(drawn) >= 3 and len(decided) >= 3
     assert drawn == [draw_reward] * len(drawn)
     assert all(reward == result for result, reward in decided) and {r for r, _ in decided} == {-1.0, 1.0}
+
+
+def test_draw_reward_leaves_a_one_seat_game_alone_it_is_never_drawn():
+    import numpy as np
+
+    from training.train import SelfPlayEnv
+
+    # solo Earth's one standing always equals itself: the draw cost took half a point off every game
+    env = SelfPlayEnv("earth_v0", num_players=1)
+    env.draw_reward = -0.5
+    env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    while True:
+        _, reward, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+        if terminated or truncated:
+            break
+    assert terminated and reward == info["returns"][0] == info["standings"][0] > 0
+
+
+def test_a_draw_reward_for_a_one_seat_game_is_refused_before_the_run_folder_is_made(tmp_path):
+    data = {"env": "earth_v0", "env_kwargs": {"num_players": 1}, "seed": 0,
+            "ppo": {"total_timesteps": 64, "n_steps": 32, "batch_size": 32, "n_epochs": 1, "net_arch": [8]},
+            "eval": {"every": 10**9, "games": 2, "final_games": 0, "opponents": ["random"]},
+            "output": {"dir": str(tmp_path / "run"), "progress_bar": False, "export": False,
+                       "learning_curve": False, "tensorboard": False},
+            "selfplay": {"draw_reward": -0.5}}
+    with pytest.raises(ConfigError, match=r"selfplay.draw_reward -0.5: earth_v0 with 1 player is never drawn .*"
+                                          r"set selfplay.draw_reward=0"):
+        train(load_config(data=data))
+    assert not (tmp_path / "run").exists()
