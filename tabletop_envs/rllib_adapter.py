@@ -58,8 +58,8 @@ from .core.errors import ConfigError
 from .core.registry import get_spec
 
 OBS_KEY = "observations"
-DRAW_REWARD = "draw_reward"  # the env_config key of the reward a drawn game adds
 MASK_KEY = "action_mask"
+DRAW_REWARD = "draw_reward"  # the env_config key of the reward a drawn game adds
 
 
 def make_aec_env(env_config: dict[str, Any]) -> TabletopAECEnv:
