@@ -13,6 +13,9 @@ improvements.
    exactly what PPO's value head estimates for a learner in that seat. A game cut at ``max_turns`` has
    no result: its decisions teach the moves, not the value (PPO bootstraps a truncated episode from the
    value head, where the env's truncation reward of 0 would teach it that such states are even).
+   The returns leave out ``selfplay.draw_reward``: a game the rules draw teaches its 0, where PPO's
+   returns then hold the draw reward, so PPO's first updates move those values (Travel Earth's recipe,
+   −0.5). Counting it here would change the warm start the shipped Travel Earth model reproduces from.
 2. :func:`clone` fits the MaskablePPO policy to it: masked cross-entropy of the teacher's action
    plus ``vf_coef`` × MSE of the value head to the return, so PPO's first advantages are not noise
    from an untrained critic (which would undo the cloning in the first updates).
