@@ -14,7 +14,10 @@ stalls it, e.g. the exploitability check's, docs/measurements.md), from ``game.n
 - ``press after N``: the bot, except that once N turns in a row passed without a card moving it declares a
   sure Challenger at its declare step and chooses that statistic; counts what each press cost;
 - ``heuristic after N``: the heuristic takes the bot's seat once N such turns passed;
-- ``heuristic once both Decks are spent``: the same from the first decision with both Decks empty.
+- ``heuristic once both Decks are spent``: the same from the first decision with both Decks empty;
+- ``heuristic decides PHASES after N`` (``--heuristic-decides PHASES@N``, e.g. ``statistic@0`` or
+  ``declare,statistic@5``): the heuristic makes only the bot's decisions of those phases (engine phase names:
+  add, play, declare, statistic, defender, change, pay), once N quiet turns passed (0: from the start).
 
 A mode's games differ from ``bot``'s only from the moment it acts differently. Prints a table; ``--json``
 writes it.
@@ -25,6 +28,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -35,7 +39,8 @@ ENV = "travel_earth_v0"
 
 
 def play_modes(bot: str, staller: str, deals: int, seed: int, press_after: list[int],
-               hand_over_after: list[int]) -> dict[str, Counter]:
+               hand_over_after: list[int],
+               heuristic_decides: Sequence[tuple[tuple[str, ...], int]] = ()) -> dict[str, Counter]:
     from tabletop_envs import load_policy
     from tabletop_envs.core.policy import policy_rng
     from tabletop_envs.travel_earth.engine import TravelEarthGame
@@ -45,12 +50,14 @@ def play_modes(bot: str, staller: str, deals: int, seed: int, press_after: list[
     declare, statistic = layout.range("declare"), layout.range("statistic")
     heuristic = load_policy(f"{ENV}/heuristic", env=ENV)
     policies = [load_policy(staller, env=ENV), load_policy(bot, env=ENV)]  # index 1 is the bot
-    modes = {"bot": ("bot", 0)}
-    modes.update({f"press after {n}": ("press", n) for n in press_after})
-    modes.update({f"heuristic after {n}": ("hand over", n) for n in hand_over_after})
-    modes["heuristic once both Decks are spent"] = ("hand over", -1)
+    modes: dict[str, tuple[str, int, frozenset | None]] = {"bot": ("bot", 0, None)}
+    modes.update({f"press after {n}": ("press", n, None) for n in press_after})
+    modes.update({f"heuristic after {n}": ("hand over", n, None) for n in hand_over_after})
+    modes["heuristic once both Decks are spent"] = ("hand over", -1, None)
+    modes.update({f"heuristic decides {', '.join(phases)} " + (f"after {n}" if n else "from the start"):
+                  ("hand over", n, frozenset(phases)) for phases, n in heuristic_decides})
     results: dict[str, Counter] = {}
-    for label, (kind, n) in modes.items():
+    for label, (kind, n, phases) in modes.items():
         out = results[label] = Counter()
         for g in range(deals):
             s = game.new_initial_state(seed + g // 2)
@@ -77,7 +84,7 @@ def play_modes(bot: str, staller: str, deals: int, seed: int, press_after: list[
                         action = statistic.start + pressed.pop(s.challenger)
                         before = _material(s, p)
                 if action is None:
-                    policy = heuristic if (i == 1 and handed) else policies[i]
+                    policy = heuristic if (i == 1 and handed and (phases is None or s.phase in phases)) else policies[i]
                     action = policy.act(s.observation(p), mask, rngs[i])
                 if kind == "bot" and s.phase == "declare":
                     declares.append((s.turns, i, declare.start <= action < declare.stop))
@@ -107,6 +114,21 @@ def play_modes(bot: str, staller: str, deals: int, seed: int, press_after: list[
     return results
 
 
+def phases_spec(spec: str) -> tuple[tuple[str, ...], int]:
+    """``"declare,statistic@5"`` -> ``(("declare", "statistic"), 5)``; a ConfigError naming the fix otherwise."""
+    from tabletop_envs.core.errors import ConfigError
+    from tabletop_envs.travel_earth.engine import PHASES
+
+    phases, at, quiet = spec.rpartition("@")[0].split(","), "@" in spec, spec.rpartition("@")[2]
+    if not at or not quiet.isdigit() or not all(phases):
+        raise ConfigError(f"--heuristic-decides takes PHASES@N, e.g. statistic@0 or declare,statistic@5; got {spec!r}")
+    unknown = [p for p in phases if p not in PHASES]
+    if unknown:
+        raise ConfigError(f"--heuristic-decides {spec!r}: no phase {', '.join(map(repr, unknown))}; the phases are "
+                          f"{', '.join(PHASES)}")
+    return tuple(phases), int(quiet)
+
+
 def sure_statistic(s: TravelEarthState, card: int, seat: int) -> int | None:
     """A statistic on which ``card`` beats every Animal the other seat could defend with, or None."""
     defenders = list(s.ready[1 - seat]) + list(s.resting[1 - seat])
@@ -132,6 +154,9 @@ def main(argv=None) -> dict:
     parser.add_argument("--press-after", type=int, nargs="*", default=[5], help="quiet turns before the bot presses")
     parser.add_argument("--hand-over-after", type=int, nargs="*", default=[5, 12],
                         help="quiet turns before the heuristic takes the bot's seat")
+    parser.add_argument("--heuristic-decides", nargs="*", default=[], metavar="PHASES@N",
+                        help="modes where the heuristic makes only these phases' decisions of the bot once N quiet "
+                             "turns passed, e.g. statistic@0 declare,statistic@5")
     parser.add_argument("--json", type=Path, help="write the counts here")
     args = parser.parse_args(argv)
     if args.deals < 1:
@@ -140,7 +165,9 @@ def main(argv=None) -> dict:
     if any(n < 1 for n in [*args.press_after, *args.hand_over_after]):
         raise ConfigError("--press-after and --hand-over-after take counts of quiet turns, 1 or more; e.g. "
                           "--hand-over-after 5 12")
-    results = play_modes(args.bot, args.staller, args.deals, args.seed, args.press_after, args.hand_over_after)
+    decides = [phases_spec(spec) for spec in args.heuristic_decides]
+    results = play_modes(args.bot, args.staller, args.deals, args.seed, args.press_after, args.hand_over_after,
+                         decides)
     print(f"{args.bot} against {args.staller}, {args.deals} deals from seed {args.seed}:")
     print("| mode | bot wins | stalemates | staller wins |\n|---|---:|---:|---:|")
     for label, out in results.items():

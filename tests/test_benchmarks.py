@@ -49,6 +49,10 @@ def test_play_match_refuses_another_games_policy_by_name_before_any_game():
     ("travel_earth_stalls", ["--staller", "travel_earth_v0/random", "--hand-over-after", "0"],
      "counts of quiet turns, 1 or more"),
     ("travel_earth_stalls", ["--staller", "terralore_v0/ppo", "--deals", "2"], "plays terralore_v0, not travel_earth_v0"),
+    ("travel_earth_stalls", ["--staller", "travel_earth_v0/random", "--heuristic-decides", "statistic"],
+     "takes PHASES@N, e.g. statistic@0"),
+    ("travel_earth_stalls", ["--staller", "travel_earth_v0/random", "--heuristic-decides", "challenge@0"],
+     "no phase 'challenge'; the phases are add, play, declare, statistic"),
 ])
 def test_strength_scripts_end_a_bad_command_line_in_one_line(module, argv, message, capsys):
     import importlib
@@ -351,6 +355,24 @@ def test_travel_earth_stalls_press_follows_each_pressed_challenge_to_its_end():
     moved = ("press: Challenger discarded", "press: a defending Animal discarded", "press: a Reservoir card paid")
     assert sum(out[k] for k in moved) >= out["presses"], out
     assert out["bot wins"] + out["stalemates"] + out["staller wins"] + out["cut at max_turns"] == 12
+
+
+def test_travel_earth_stalls_heuristic_decides_only_the_phases_named():
+    from benchmarks.travel_earth_stalls import play_modes
+    from tabletop_envs.travel_earth.engine import PHASES
+
+    def outcome(out):
+        return tuple(out[k] for k in ("bot wins", "stalemates", "staller wins", "cut at max_turns"))
+
+    modes = play_modes("travel_earth_v0/ppo_base", "travel_earth_v0/staller", 12, 0, [], [5],
+                       [(PHASES, 5), (("statistic",), 0), (tuple(p for p in PHASES if p != "statistic"), 0)])
+    # every phase named is the whole hand-over, move for move
+    assert modes[f"heuristic decides {', '.join(PHASES)} after 5"] == modes["heuristic after 5"]
+    # one phase: games of their own, neither the bot's nor the heuristic's throughout
+    statistic = modes["heuristic decides statistic from the start"]
+    others = modes[f"heuristic decides {', '.join(p for p in PHASES if p != 'statistic')} from the start"]
+    assert sum(outcome(statistic)) == sum(outcome(others)) == 12
+    assert len({outcome(statistic), outcome(others), outcome(modes["bot"])}) == 3, modes
 
 
 def test_travel_earth_stalls_sure_statistic_beats_every_possible_defender():
