@@ -119,7 +119,8 @@ def phases_spec(spec: str) -> tuple[tuple[str, ...], int]:
     from tabletop_envs.core.errors import ConfigError
     from tabletop_envs.travel_earth.engine import PHASES
 
-    phases, at, quiet = spec.rpartition("@")[0].split(","), "@" in spec, spec.rpartition("@")[2]
+    head, at, quiet = spec.rpartition("@")
+    phases = head.split(",")
     if not at or not quiet.isdigit() or not all(phases):
         raise ConfigError(f"--heuristic-decides takes PHASES@N, e.g. statistic@0 or declare,statistic@5; got {spec!r}")
     unknown = [p for p in phases if p not in PHASES]
