@@ -106,6 +106,9 @@ class SelfPlayConfig:
 class PretrainConfig:
     teacher: str = config_key("", "warm start: clone this policy ('heuristic', an id or a model path) into the "
                               "learner before PPO; empty = start from scratch")
+    decisions: dict[str, str] = config_key({}, "decisions another policy teaches, by the game's decision names: "
+                                           "{decision: policy}, e.g. {statistic: heuristic}; the teacher still "
+                                           "plays every other decision")
     games: int = config_key(1000, "teacher games recorded for the warm start", min=1)
     vs_random_share: float = config_key(0.25, "share of those games the teacher plays against random", min=0, max=1)
     epochs: int = config_key(5, "passes over the teacher data", min=1)

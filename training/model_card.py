@@ -31,9 +31,13 @@ def _rate(evaluation: dict, key: str) -> str:
 def _warm_start(pretrain: dict | None) -> str:
     if not pretrain:
         return "none (PPO from a random initialisation)"
-    return (f"cloned `{pretrain['teacher']}` from {pretrain['games']:,} recorded games ({pretrain['samples']:,} "
+    others = pretrain.get("decision_teachers") or {}
+    taught = "".join(f", the {decision} decisions by `{name}`" for decision, name in others.items())
+    by_decision = pretrain.get("holdout_agreement_by_decision") or {}
+    agreed = "".join(f", {100 * by_decision[d]['agreement']:.1f}% on the {d} decisions" for d in others if d in by_decision)
+    return (f"cloned `{pretrain['teacher']}`{taught} from {pretrain['games']:,} recorded games ({pretrain['samples']:,} "
             f"decisions, {pretrain['collect_seconds'] + pretrain['fit_seconds']:.0f} s), "
-            f"{100 * pretrain['holdout_agreement']:.1f}% held-out agreement with it, then PPO")
+            f"{100 * pretrain['holdout_agreement']:.1f}% held-out agreement with it{agreed}, then PPO")
 
 
 def _machine(machine: dict) -> str:

@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from tabletop_envs.core.errors import run_cli
+from tabletop_envs.core.errors import ConfigError, run_cli
 from tabletop_envs.core.policy import RandomPolicy, policy_rng
 
 
@@ -47,14 +47,19 @@ class TeacherData:
     value_known: np.ndarray  # bool [n]: False where the game was truncated (no result to learn)
     games: int
     seconds: float
+    decisions: np.ndarray | None = None  # str [n]: the decision each row answers (State.decision())
 
     def __len__(self) -> int:
         return int(self.actions.shape[0])
 
 
 def collect(env_name: str, teacher, games: int, seed: int = 0, vs_random_share: float = 0.25,
-            gamma: float = 0.99, game_kwargs: dict | None = None, max_turns: int | None = None) -> TeacherData:
-    """Teacher decisions from ``games`` engine games (seat-rotated against random)."""
+            gamma: float = 0.99, game_kwargs: dict | None = None, max_turns: int | None = None,
+            decision_teachers: dict | None = None) -> TeacherData:
+    """Teacher decisions from ``games`` engine games (seat-rotated against random).
+
+    ``decision_teachers`` ({decision name: policy}) makes another policy the teacher of those decisions: it
+    plays them in the teacher's seats (drawing from the teacher's generator) and its moves are recorded."""
     from tabletop_envs.core.registry import make_game
 
     game = make_game(env_name, **(game_kwargs or {}))
@@ -65,7 +70,8 @@ def collect(env_name: str, teacher, games: int, seed: int = 0, vs_random_share: 
     # every game (the hidden cards of its recorded decisions), and the random player's moves followed the deals.
     teacher_rng, random_rng = policy_rng(seed, 0), policy_rng(seed, 1)
     random_policy = RandomPolicy()
-    obs_rows, mask_rows, actions, seat_of, game_of = [], [], [], [], []
+    by_decision = decision_teachers or {}
+    obs_rows, mask_rows, actions, seat_of, game_of, decision_of = [], [], [], [], [], []
     game_returns = []
     t0 = time.perf_counter()
     for g in range(games):
@@ -79,7 +85,12 @@ def collect(env_name: str, teacher, games: int, seed: int = 0, vs_random_share: 
             seat = state.current_player()
             mask = state.legal_action_mask()
             obs = state.observation(seat)
-            action = policies[seat].act(obs, mask, teacher_rng if policies[seat] is teacher else random_rng)
+            policy = policies[seat]
+            if policy is teacher:
+                decision = state.decision()
+                policy = by_decision.get(decision, teacher)
+                decision_of.append(decision)
+            action = policy.act(obs, mask, teacher_rng if policies[seat] is teacher else random_rng)
             if policies[seat] is teacher:
                 obs_rows.append(obs.astype(np.float16))
                 mask_rows.append(mask.astype(bool))
@@ -100,7 +111,7 @@ def collect(env_name: str, teacher, games: int, seed: int = 0, vs_random_share: 
         remaining[key] = k + 1
     known = np.asarray([game_returns[g] is not None for g in game_ids.tolist()], bool)
     return TeacherData(np.stack(obs_rows), np.stack(mask_rows), np.asarray(actions, np.int64), returns,
-                       known, games, time.perf_counter() - t0)
+                       known, games, time.perf_counter() - t0, np.asarray(decision_of, str))
 
 
 def holdout_split(n: int, holdout: float, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
@@ -132,19 +143,18 @@ def clone(policy, data: TeacherData, epochs: int = 5, batch_size: int = 512, lea
             values, ret = values[keep], ret[keep]
         return reduce(values, ret) if len(ret) else None
 
-    def evaluate(idx) -> tuple[float, float]:
-        if len(idx) == 0:
-            return float("nan"), float("nan")
-        agree, sq = 0, 0.0
+    def evaluate(idx) -> tuple[np.ndarray, float]:
+        """Per sample of ``idx``: whether the policy's likeliest move is the teacher's; the value head's MSE."""
+        agree, sq = [], 0.0
         with torch.no_grad():
             for start in range(0, len(idx), 4096):
                 obs, mask, act, ret, known = batch(idx[start:start + 4096])
                 dist = policy.get_distribution(obs, action_masks=mask)
-                agree += int((dist.distribution.probs.argmax(-1) == act).sum())
+                agree.append((dist.distribution.probs.argmax(-1) == act).cpu().numpy())
                 err = value_error(obs, ret, known, lambda v, r: float(((v - r) ** 2).sum()))
                 sq += err or 0.0
         valued = int(data.value_known[idx].sum())
-        return agree / len(idx), sq / valued if valued else float("nan")
+        return np.concatenate(agree) if agree else np.zeros(0, bool), sq / valued if valued else float("nan")
 
     report: dict[str, Any] = {"samples": len(data), "games": data.games, "collect_seconds": round(data.seconds, 1), "epochs": []}
     policy.set_training_mode(True)
@@ -165,7 +175,8 @@ def clone(policy, data: TeacherData, epochs: int = 5, batch_size: int = 512, lea
             nll_sum += nll.item() * len(act)
             n_sum += len(act)
         policy.set_training_mode(False)
-        agreement, value_mse = evaluate(hold)
+        agreed, value_mse = evaluate(hold)
+        agreement = float(agreed.mean()) if len(agreed) else float("nan")
         policy.set_training_mode(True)
         row = {"epoch": epoch + 1, "train_nll": round(nll_sum / max(n_sum, 1), 4),
                "holdout_agreement": round(agreement, 4), "holdout_value_mse": round(value_mse, 4)}
@@ -175,19 +186,55 @@ def clone(policy, data: TeacherData, epochs: int = 5, batch_size: int = 512, lea
     policy.set_training_mode(False)
     report["fit_seconds"] = round(time.perf_counter() - t0, 1)
     report["holdout_agreement"] = report["epochs"][-1]["holdout_agreement"]
+    if data.decisions is not None and len(hold):
+        held = data.decisions[hold]
+        report["holdout_agreement_by_decision"] = {
+            str(d): {"samples": int((held == d).sum()), "agreement": round(float(agreed[held == d].mean()), 4)}
+            for d in sorted(set(held.tolist()))}
+        log("[pretrain] held-out agreement by decision: " + ", ".join(
+            f"{d} {100 * r['agreement']:.1f}% of {r['samples']}"
+            for d, r in report["holdout_agreement_by_decision"].items()))
     return report
 
 
+def decision_teachers(cfg, game_config: dict | None = None) -> dict:
+    """``pretrain.decisions`` resolved: {decision: (display name, policy)}. A decision the game does not have,
+    or decisions without ``pretrain.teacher`` to play the rest, is a ConfigError naming the fix."""
+    from tabletop_envs.core.registry import make_game
+
+    from .evaluate import resolve, split_env_kwargs
+
+    pt = cfg.pretrain
+    if not pt.decisions:
+        return {}
+    if not pt.teacher:
+        raise ConfigError(f"pretrain.decisions {pt.decisions} names who teaches some decisions, but "
+                          "pretrain.teacher is empty: set the policy that teaches the others, e.g. "
+                          "--set pretrain.teacher=heuristic")
+    game_kwargs = split_env_kwargs(cfg.env_kwargs, cfg.env)[0]
+    names = type(make_game(cfg.env, **game_kwargs)).decisions
+    unknown = [d for d in pt.decisions if d not in names]
+    if unknown:
+        raise ConfigError(f"pretrain.decisions: {cfg.env} has no decision {unknown[0]!r}; its decisions are "
+                          f"{', '.join(names)}")
+    return {d: resolve(spec, cfg.env, game_kwargs if game_config is None else game_config)
+            for d, spec in pt.decisions.items()}
+
+
 def warm_start(model, cfg, log=print) -> dict:
-    """Collect from ``cfg.pretrain.teacher`` and clone into ``model.policy``; the report for the run files."""
+    """Collect from ``cfg.pretrain.teacher`` (and ``pretrain.decisions``) and clone into ``model.policy``; the
+    report for the run files."""
     from .evaluate import resolve, split_env_kwargs
 
     pt = cfg.pretrain
     game_kwargs, max_turns = split_env_kwargs(cfg.env_kwargs, cfg.env)
     name, teacher = resolve(pt.teacher, cfg.env, game_kwargs)
-    log(f"[pretrain] recording {pt.games} games of {name} ({100 * pt.vs_random_share:.0f}% against random)")
+    others = decision_teachers(cfg)
+    taught = "".join(f", {d} by {n}" for d, (n, _) in others.items())
+    log(f"[pretrain] recording {pt.games} games of {name}{taught} ({100 * pt.vs_random_share:.0f}% against random)")
     data = collect(cfg.env, teacher, pt.games, seed=cfg.seed + 7, vs_random_share=pt.vs_random_share,
-                   gamma=cfg.ppo.gamma, game_kwargs=game_kwargs, max_turns=max_turns)
+                   gamma=cfg.ppo.gamma, game_kwargs=game_kwargs, max_turns=max_turns,
+                   decision_teachers={d: policy for d, (_, policy) in others.items()})
     log(f"[pretrain] {len(data)} teacher decisions in {data.seconds:.0f} s; fitting {pt.epochs} epochs")
     import torch
 
@@ -201,6 +248,8 @@ def warm_start(model, cfg, log=print) -> dict:
     finally:
         torch.set_num_threads(threads)
     report["teacher"] = name
+    if others:
+        report["decision_teachers"] = {d: n for d, (n, _) in others.items()}
     return report
 
 
@@ -230,6 +279,7 @@ def main(argv: list[str] | None = None) -> dict:
     make_game(cfg.env, **split_env_kwargs(cfg.env_kwargs, cfg.env)[0])
     if not cfg.pretrain.teacher:
         cfg.pretrain.teacher = "heuristic"
+    decision_teachers(cfg)
     import torch
 
     torch.set_num_threads(cfg.ppo.torch_threads)

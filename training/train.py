@@ -432,6 +432,9 @@ def _train(cfg: TrainConfig, resume: bool, command: str | None, held: contextlib
         resolve(anchor, cfg.env, game_config)
     if cfg.pretrain.teacher:
         resolve(cfg.pretrain.teacher, cfg.env, game_config)
+    from .pretrain import decision_teachers
+
+    decision_teachers(cfg, game_config)
     # the fixed opponents of every phase load now: one that cannot play ends the run here, not hours in
     sp = cfg.selfplay
     pool = OpponentPool(cfg.env, sp.random_weight, sp.heuristic_weight, sp.window, sp.play_latest_ratio,

@@ -285,7 +285,8 @@ def check_clone_and_dict(env_name: str, game_kwargs: dict, seeds=range(5)) -> No
 
 
 def check_random_games(env_name: str, game_kwargs: dict, num_games: int = 200, seed: int = 0) -> dict:
-    """Random-legal games: invariants at every decision, termination (before the env faces' default
+    """Random-legal games: invariants at every decision, each pending decision one the game lists (``decisions``,
+    where it lists any), termination (before the env faces' default
     ``max_turns`` would truncate them), zero-sum or bounded returns."""
     game = make_game(env_name, **game_kwargs)
     rng = np.random.default_rng(seed)
@@ -303,6 +304,10 @@ def check_random_games(env_name: str, game_kwargs: dict, num_games: int = 200, s
                 raise AssertionError(f"game {g}: still going at turn {s.turn}, where the game's default_max_turns "
                                      f"({game.default_max_turns}) truncates it in the env faces, the arena and "
                                      "training; raise default_max_turns above the turns a game lasts")
+            decision = s.decision()
+            if game.decisions and decision not in game.decisions:
+                raise AssertionError(f"game {g}: pending decision {decision!r} is not one of the game's decisions "
+                                     f"{game.decisions}, by which a recipe names it (pretrain.decisions)")
             mask = s.legal_action_mask()
             if not (mask.dtype == np.int8 and mask.shape == (game.num_actions,)):
                 raise AssertionError(f"game {g}: mask is {mask.dtype} {mask.shape}, not int8 ({game.num_actions},)")

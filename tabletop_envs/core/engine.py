@@ -90,6 +90,8 @@ class Game:
     player_counts: ClassVar[tuple[int, ...]] = (2,)
     #: default ``max_turns`` truncation for the env faces
     default_max_turns: ClassVar[int] = 200
+    #: every name ``State.decision()`` can return while the game runs (a recipe names decisions by these)
+    decisions: ClassVar[tuple[str, ...]] = ()
 
     num_players: int
     action_layout: ActionLayout

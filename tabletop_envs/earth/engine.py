@@ -92,6 +92,7 @@ class EarthGame(Game):
     """
 
     env_name = "earth_v0"
+    decisions = DECISIONS
     player_counts = (1, 2, 3, 4, 5)
     default_max_turns = 1000
 

@@ -85,6 +85,7 @@ class TerraloreGame(Game):
     """
 
     env_name = "terralore_v0"
+    decisions = DECISIONS
     player_counts = (2,)
     options_before_they_existed = {"opaque_wall": False}
     default_max_turns = 50

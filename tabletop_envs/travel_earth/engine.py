@@ -79,6 +79,7 @@ class TravelEarthGame(Game):
     """
 
     env_name = "travel_earth_v0"
+    decisions = PHASES
     player_counts = (2,)
     default_max_turns = 400
 

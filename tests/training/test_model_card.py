@@ -65,3 +65,18 @@ def test_the_training_machine_is_named_with_its_processor_where_the_sidecar_has_
 
     assert _machine({"cpus": 2, "cpu": "AMD EPYC"}) == "a 2-core machine (AMD EPYC)"
     assert _machine({"cpus": 2, "load_average_at_end": [1.0]}) == "a 2-core machine"  # sidecars from before
+
+
+def test_the_warm_start_names_who_taught_which_decisions_and_how_well_they_were_learnt():
+    from training.model_card import _warm_start
+
+    plain = {"teacher": "travel_earth_v0/ppo_anti_exploiter", "games": 1000, "samples": 300000,
+             "collect_seconds": 28.0, "fit_seconds": 30.0, "holdout_agreement": 0.774}
+    assert _warm_start(plain) == ("cloned `travel_earth_v0/ppo_anti_exploiter` from 1,000 recorded games (300,000 "
+                                  "decisions, 58 s), 77.4% held-out agreement with it, then PPO")
+    taught = {**plain, "decision_teachers": {"statistic": "heuristic"},
+              "holdout_agreement_by_decision": {"play": {"samples": 10, "agreement": 0.7},
+                                                "statistic": {"samples": 3000, "agreement": 0.957}}}
+    assert _warm_start(taught) == ("cloned `travel_earth_v0/ppo_anti_exploiter`, the statistic decisions by "
+                                   "`heuristic` from 1,000 recorded games (300,000 decisions, 58 s), 77.4% held-out "
+                                   "agreement with it, 95.7% on the statistic decisions, then PPO")

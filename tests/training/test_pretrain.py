@@ -339,3 +339,83 @@ def test_the_pretrain_command_refuses_a_recipe_option_the_game_lacks_as_train_do
     with pytest.raises(ConfigError, match=rf"toy_v0 has no option {key}; its options are: turns \(and the "
                                           r"env's render_mode, max_turns, illegal_action\)"):
         pretrain.main(["--set", "env=toy_v0", "--set", f"env_kwargs.{option}"])
+
+
+class _Recorder:
+    """Plays like ``policy`` and notes each of its moves, with ``tag``, in a log shared with other recorders."""
+
+    def __init__(self, policy, tag: str, log: list):
+        self.policy, self.tag, self.log = policy, tag, log
+
+    def act(self, observation, action_mask, rng):
+        action = self.policy.act(observation, action_mask, rng)
+        self.log.append((self.tag, action))
+        return action
+
+
+def test_collect_lets_another_policy_teach_the_decisions_it_is_named_for():
+    # Travel Earth's Challenger chooses the battle statistic ("statistic"); the heuristic knows the printed
+    # values the observation names only by card id, so a recipe can have it teach that one decision
+    log: list = []
+    teacher = _Recorder(RandomPolicy(), "teacher", log)
+    chooser = _Recorder(RandomPolicy(), "chooser", log)
+    data = collect("travel_earth_v0", teacher, games=3, seed=2, vs_random_share=0.0,
+                   decision_teachers={"statistic": chooser})
+    assert len(data) == len(log) and data.decisions is not None
+    assert [tag for tag, _ in log] == ["chooser" if d == "statistic" else "teacher" for d in data.decisions]
+    assert data.actions.tolist() == [action for _, action in log]  # every row is the move of the policy that played it
+    assert {"statistic", "declare", "play"} <= set(data.decisions.tolist())
+
+
+def test_collect_names_the_decision_of_every_row():
+    from tabletop_envs.core.registry import make_game
+
+    data = collect("travel_earth_v0", RandomPolicy(), games=2, seed=4)
+    assert data.decisions is not None and len(data.decisions) == len(data)
+    assert set(data.decisions.tolist()) <= set(type(make_game("travel_earth_v0")).decisions)
+
+
+def test_the_cloning_reports_the_held_out_agreement_of_each_decision():
+    data = collect("travel_earth_v0", RandomPolicy(), games=4, seed=6, vs_random_share=0.0)
+    report = clone(_fresh_policy("travel_earth_v0"), data, epochs=1, batch_size=256, holdout=0.3,
+                   log=lambda *_: None)
+    by_decision = report["holdout_agreement_by_decision"]
+    assert sum(row["samples"] for row in by_decision.values()) == round(0.3 * len(data))
+    assert set(by_decision) <= set(data.decisions.tolist())
+    held = sum(row["samples"] * row["agreement"] for row in by_decision.values()) / sum(
+        row["samples"] for row in by_decision.values())
+    assert held == pytest.approx(report["holdout_agreement"], abs=1e-3)  # the parts make up the whole
+
+
+@pytest.mark.parametrize(("decisions", "teacher_spec", "message"), [
+    ({"statistics": "heuristic"}, "heuristic", "travel_earth_v0 has no decision 'statistics'; its decisions are add, "
+                                               "play, declare, statistic, defender, change, pay"),
+    ({"statistic": "heuristic"}, "", "pretrain.teacher is empty: set the policy that teaches the others"),
+    ({"statistic": "grandmaster"}, "heuristic", "no policy registered as 'travel_earth_v0/grandmaster'"),
+])
+def test_a_run_refuses_decisions_it_cannot_teach_before_its_folder_changes(tmp_path, decisions, teacher_spec, message):
+    run = tmp_path / "run"
+    cfg = load_config(data={"env": "travel_earth_v0", "pretrain": {"teacher": teacher_spec, "decisions": decisions},
+                            "output": {"dir": str(run), "progress_bar": False}})
+    with pytest.raises(TabletopError, match=message):
+        train(cfg)
+    assert not run.exists()
+
+
+def test_a_warm_start_with_a_decision_teacher_records_who_taught_what(tmp_path, monkeypatch):
+    import training.pretrain as pretrain
+
+    cfg = load_config(data={"env": "travel_earth_v0", "seed": 3,
+                            "ppo": {"n_steps": 64, "batch_size": 64, "net_arch": [16]}, "vec": {"n_envs": 1},
+                            "pretrain": {"teacher": "random", "decisions": {"statistic": "heuristic"}, "games": 2,
+                                         "epochs": 1},
+                            "output": {"dir": str(tmp_path / "run"), "tensorboard": False}})
+    model = build_model(cfg, make_vec_env(cfg, OpponentPool("travel_earth_v0", 1.0, 0.0)), tmp_path)
+    seen = {}
+    original = pretrain.collect
+    monkeypatch.setattr(pretrain, "collect", lambda *a, **k: seen.update(k) or original(*a, **k))
+    report = warm_start(model, cfg, log=lambda *_: None)
+    assert report["decision_teachers"] == {"statistic": "heuristic"} and report["teacher"] == "random"
+    assert type(seen["decision_teachers"]["statistic"]).__name__ == type(
+        policy_module.load_policy("travel_earth_v0/heuristic")).__name__
+    assert "statistic" in report["holdout_agreement_by_decision"]
