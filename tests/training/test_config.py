@@ -206,7 +206,7 @@ def test_shipped_recipes_load(path):
 
 @pytest.mark.parametrize("path", CONFIGS, ids=[p.name for p in CONFIGS])
 def test_every_policy_a_shipped_recipe_names_loads_for_its_env(path):
-    # configs/travel_earth.yaml clones travel_earth_v0/ppo_anti_exploiter and trains against it and three more shipped
+    # configs/travel_earth.yaml clones travel_earth_v0/ppo_draw_cost and trains against four more shipped
     # models: a recipe naming a model that is no longer shipped is refused only when someone runs it
     from tabletop_envs.core.registry import make_game
     from training.evaluate import resolve, split_env_kwargs
@@ -219,6 +219,7 @@ def test_every_policy_a_shipped_recipe_names_loads_for_its_env(path):
              *[spec for phase in cfg.phases for spec in phase["set"].get("selfplay.opponents", {})]]
     if cfg.pretrain.teacher:
         named.append(cfg.pretrain.teacher)
+    named.extend(cfg.pretrain.decisions.values())
     for spec in named:
         _, policy = resolve(spec, cfg.env, game_config)
         mask = state.legal_action_mask()
