@@ -213,6 +213,9 @@ def decision_teachers(cfg, game_config: dict | None = None) -> dict:
                           "--set pretrain.teacher=heuristic")
     game_kwargs = split_env_kwargs(cfg.env_kwargs, cfg.env)[0]
     names = type(make_game(cfg.env, **game_kwargs)).decisions
+    if not names:
+        raise ConfigError(f"pretrain.decisions: {cfg.env}'s game does not list its decisions (Game.decisions, "
+                          "every name State.decision() returns), so none can be named: list them in the game class")
     unknown = [d for d in pt.decisions if d not in names]
     if unknown:
         raise ConfigError(f"pretrain.decisions: {cfg.env} has no decision {unknown[0]!r}; its decisions are "

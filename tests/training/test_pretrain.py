@@ -419,3 +419,12 @@ def test_a_warm_start_with_a_decision_teacher_records_who_taught_what(tmp_path, 
     assert type(seen["decision_teachers"]["statistic"]).__name__ == type(
         policy_module.load_policy("travel_earth_v0/heuristic")).__name__
     assert "statistic" in report["holdout_agreement_by_decision"]
+
+
+def test_a_game_that_lists_no_decisions_refuses_decision_teachers_naming_the_fix(toy, toy_teacher, tmp_path):
+    run = tmp_path / "run"
+    cfg = load_config(data={**TINY, "pretrain": {"teacher": toy_teacher, "decisions": {"move": "random"}},
+                            "output": {**TINY["output"], "dir": str(run)}})
+    with pytest.raises(TabletopError, match=r"toy_v0's game does not list its decisions \(Game.decisions"):
+        train(cfg)
+    assert not run.exists()
