@@ -85,18 +85,17 @@ def collect(env_name: str, teacher, games: int, seed: int = 0, vs_random_share: 
             seat = state.current_player()
             mask = state.legal_action_mask()
             obs = state.observation(seat)
-            policy = policies[seat]
-            if policy is teacher:
-                decision = state.decision()
-                policy = by_decision.get(decision, teacher)
-                decision_of.append(decision)
-            action = policy.act(obs, mask, teacher_rng if policies[seat] is teacher else random_rng)
             if policies[seat] is teacher:
+                decision = state.decision()
+                action = by_decision.get(decision, teacher).act(obs, mask, teacher_rng)
                 obs_rows.append(obs.astype(np.float16))
                 mask_rows.append(mask.astype(bool))
                 actions.append(action)
                 seat_of.append(seat)
                 game_of.append(g)
+                decision_of.append(decision)
+            else:
+                action = policies[seat].act(obs, mask, random_rng)
             state.apply_action(action)
         game_returns.append(np.asarray(state.returns(), np.float32) if state.is_terminal() else None)
     seats, game_ids = np.asarray(seat_of), np.asarray(game_of)
