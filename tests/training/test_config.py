@@ -206,7 +206,7 @@ def test_shipped_recipes_load(path):
 
 @pytest.mark.parametrize("path", CONFIGS, ids=[p.name for p in CONFIGS])
 def test_every_policy_a_shipped_recipe_names_loads_for_its_env(path):
-    # configs/travel_earth.yaml clones travel_earth_v0/ppo_draw_cost and trains against four more shipped
+    # configs/travel_earth.yaml clones travel_earth_v0/ppo_statistic and trains against it and five more shipped
     # models: a recipe naming a model that is no longer shipped is refused only when someone runs it
     from tabletop_envs.core.registry import make_game
     from training.evaluate import resolve, split_env_kwargs
