@@ -579,8 +579,8 @@ class EarthState(State):
         on a hand's contents. The window and planting are asked whenever the seat *could* have a
         choice (``_may_play_event``, ``_may_plant``), even if its hand turns out to allow only pass;
         every other decision's choices are public (tableaux, pieces, soil, counts, own drawn cards).
-        An activation is also asked where an event played now might pay for one of its abilities
-        (``_event_may_pay``, judged the same way).
+        An activation (a planting) is also asked where an event played now might pay for one of its
+        abilities (a card to plant): ``_event_may_pay`` (``_event_may_pay_plant``), judged the same way.
         Solo play has no other seat to hide the hand from: there the hand decides, as it always did.
         """
         choices = self._choices(task)
@@ -593,10 +593,12 @@ class EarthState(State):
             asked = self._may_plant(p) if self.n > 1 else bool(choices)
         else:
             asked = bool(choices)
-        if not asked and t == "activate" and self._event_may_pay(p, task):
+        if not asked and (self._event_may_pay(p, task) if t == "activate" else
+                          t == "plant" and self._event_may_pay_plant(p)):
             # "Events can be played at any time ... between the activation of 2 abilities": asked where playing
-            # an event now might pay for an ability of this activation that p cannot pay for yet (judged, with
-            # more than one seat, on the catalogue's events and public counts, as the window is)
+            # an event now might pay for an ability of this activation, or for a card to plant, that p cannot
+            # pay for yet (judged, with more than one seat, on the catalogue's events and public counts, as
+            # the window is)
             asked = True
         if not asked and t in ("plant", "activate") and self._may_convert(p, task):
             # Converting sprouts is legal at this decision and its soil may pay for a card or an ability
@@ -641,6 +643,23 @@ class EarthState(State):
                         missing |= self._unpaid(p, b, colour)
             else:
                 missing |= self._unpaid(p, a, colour)
+        return self._event_may_gain(p, missing)
+
+    def _event_may_pay_plant(self, p: int) -> bool:
+        """Might an event played now pay for a card p cannot plant yet (soil, or the card's alternative
+        cost)? The event leaves the hand, so a second card must stay there. With more than one seat, judged
+        on the catalogue's plantable cards and events (public); in solo play on the hand."""
+        hand = self.hands[p]
+        if len(hand) < 2 or not self.legal_cells_to_plant(p):
+            return False
+        cat = self.game.cat
+        cards = self.game.plantable_by_cost if self.n > 1 else [c for c in set(hand) if cat.plantable_l[c]]
+        missing = {"soil"} | {cat.alt_cost_l[c] for c in cards if cat.alt_cost_l[c] is not None} if cards else set()
+        return self._event_may_gain(p, missing)
+
+    def _event_may_gain(self, p: int, missing: set) -> bool:
+        """Could p pay for an event now that gains one of the ``missing`` cost resources? With more than one
+        seat, judged on the catalogue's events (public); in solo play on the events in the hand."""
         if not missing:
             return False
         # "whenever you play an event" abilities of p's area gain too
@@ -757,9 +776,11 @@ class EarthState(State):
         if name == "plant":
             q.append({"t": "plant", "p": p, "left": 2})
             q.append({"t": "draw_keep", "p": p, "n": 4})
-            for o in others:
-                q.append({"t": "plant", "p": o, "left": 1})
-                q.append({"t": "auto", "p": o, "op": "draw", "n": 1})
+            # "3. All other players may plant 1 card ... 4. All other players may draw 1 card": every planting
+            # before any of those draws, which matters once the draw pile runs low (a planted card's black
+            # ability may draw)
+            q += [{"t": "plant", "p": o, "left": 1} for o in others]
+            q += [{"t": "auto", "p": o, "op": "draw", "n": 1} for o in others]
         elif name == "compost":
             q.append({"t": "auto", "p": p, "op": "soil", "n": 5})
             q.append({"t": "auto", "p": p, "op": "compost_deck", "n": 2})

@@ -217,6 +217,18 @@ Version history
 * v0, custom catalogues (shipped cards unchanged): a key that an ability's kind, a ``per``, a ``where`` or a
   scoring pattern does not read is refused on load; before, it loaded and was ignored (a ``copy`` with a
   ``cost`` copied for free, a misspelt ``filter`` in a ``per`` or ``where`` counted or reached every card).
+* v0, Planting fix (layouts unchanged; decision sequences and observations changed at 3-5 players): in the
+  Planting rows every other player plants (step 3) before any of them draws (step 4), as the rule text
+  numbers them; before, each other seat drew before the next one planted, so a black ability's draw in a
+  later seat's planting took other cards (and, with the pile running out, fewer). Two players are
+  unchanged (one other seat); of 100 random games (one generator per deal, seeded by it) 23 at three
+  players, 25 at four and 53 at five play differently.
+* v0, solo planting fix (layouts unchanged; decision sequences changed where it applies): in solo play a
+  planting is also asked where an event in hand, played now, would gain what a card in hand needs to be
+  paid for (soil or its alternative cost); before, only the cards and sprout conversion counted, so a card
+  that only such an event paid for could not be planted that turn. With more than one seat, the same
+  judged on the catalogue (public) adds nothing with the shipped cards, some of which cost 0. None of 100
+  random solo games met it.
 """
 
 from __future__ import annotations

@@ -100,7 +100,8 @@ Action mask
 -----------
 ``obs["action_mask"]`` (and ``info["action_mask"]``) marks the legal actions of the acting player;
 the other player's mask is all zeros. The mask equals the rules: a card may be played only if the
-hand holds enough other cards to pay its cost; ``end_play`` is always legal in the Play Phase.
+hand holds enough other cards to pay its cost; ``end_play`` is legal whenever a card may be chosen
+(once a card is chosen, its lane, payment and any destroys come first: RULES.md choice 9).
 
 Rewards
 -------

@@ -1260,6 +1260,82 @@ def test_events_can_be_played_at_any_time_even_where_only_the_event_pays_for_an_
     assert (s.spr[1][5], s.gro[1][5]) == (1, 4)
 
 
+@pytest.mark.parametrize("n", [1, 2])
+def test_events_can_be_played_at_any_time_even_where_only_the_event_pays_for_a_planting(n):
+    """Played out: the active player plants Northern Grove (black: +7 sprouts) with all 9 soil, its sprouts go
+    on two flora, and the hand holds Meteor Shower (pay 7 sprouts -> 11 soil) and African Ash (cost 8). Only
+    the event pays for the Ash, so the second planting is asked (converting would give 4 soil). In solo play
+    it was skipped (the hand decides there, and it looked at the cards only): the Ash could never be
+    planted this turn, since the next decision, keeping a drawn card, takes no event. With another card in
+    the event's place the solo planting is still skipped."""
+    snake_cedar, river_fennel, grove, meteor, ash = 5, 61, 197, 253, 24
+    assert CAT.earth[grove]["cost"] == 9 and CAT.earth[grove]["abilities"][0]["gain"] == [{"res": "sprouts", "n": 7}]
+    assert CAT.earth[meteor]["abilities"][0]["cost"] == {"sprouts": 7}
+    assert CAT.earth[meteor]["abilities"][0]["gain"] == [{"res": "soil", "n": 11}]
+    assert CAT.earth[ash]["cost"] == 8
+
+    def played(third):
+        s = at_action(n, p=0)
+        empty_hands(s)
+        quiet(s)
+        put(s, 0, 0, snake_cedar)
+        put(s, 0, 1, river_fennel)
+        give(s, 0, grove, third, ash)
+        s.soil[0] = 9
+        choose_action(s, "plant")
+        act(s, "plant", grove)
+        act(s, "cell", 2)
+        act(s, "activate", 4)  # the Grove's black ability (cell 2, its first)
+        while s.decision() == "place":
+            act(s, "cell", 0 if s.spr[0][0] < 6 else 1)
+        assert (sum(s.spr[0]), s.soil[0]) == (7, 0)
+        return s
+
+    s = played(meteor)
+    assert (s.current_player(), s.decision(), legal(s, "event")) == (0, "plant", [meteor - EVENT0])
+    act(s, "event", meteor - EVENT0)
+    while s.decision() == "pay":
+        act(s, "cell", 0 if s.spr[0][0] else 1)
+    assert (s.soil[0], s.decision(), legal(s, "plant")) == (11, "plant", [ash])
+    act(s, "plant", ash)
+    act(s, "cell", legal(s, "cell")[0])
+    assert ash in s.grid[0] and s.soil[0] == 3
+    if n == 1:
+        # costlier than converting the 7 sprouts pays (4 soil), no alternative cost
+        other = flora(lambda c: c["cost"] > 4 and c["id"] != ash and CAT.alt_cost_l[c["id"]] is None)
+        assert played(other).decision() == "keep"
+
+
+def test_planting_all_other_players_plant_1_card_before_any_of_them_draws_1():
+    """"3. All other players may plant 1 card ... 4. All other players may draw 1 card": at a 3-player table
+    with one card left to draw after the active player's draw 4, seat 2 plants Snake Myrtle (black: draw 2)
+    before seat 1 draws, so the Myrtle's draw takes the last card and seat 1's draw finds none. Played seat by
+    seat, seat 1 drew it first."""
+    myrtle = 132
+    assert CAT.earth[myrtle]["abilities"][0] == {"color": "black", "kind": "gain", "gain": [{"res": "draw", "n": 2}]}
+    s = at_action(3, p=0)
+    empty_hands(s)
+    quiet(s)
+    give(s, 2, myrtle)
+    s.soil[2] = 10
+    rest = s.deck + s.discard
+    s.deck, s.discard = rest[:5], []  # 4 for the active player's draw, then 1
+    s.compost[0] += rest[5:]  # out of play, face down
+    s.compost_known[0] += [False] * len(rest[5:])
+    last = s.deck[0]  # drawn from the end
+    choose_action(s, "plant")
+    act(s, "card", legal(s, "card")[0])  # keep one; the other 3 go to the discard pile
+    s.discard = []
+    assert len(s.deck) == 1
+    assert (s.current_player(), s.decision()) == (2, "plant")  # seat 1, with no card in hand, is not asked
+    act(s, "plant", myrtle)
+    act(s, "cell", 0)
+    act(s, "activate", 0)  # the Myrtle's black draw 2
+    # then the other players' draws, automatic: seat 1's finds no card
+    assert (s.hands[1], s.hands[2], s.deck, s.discard) == ([], [last], [], [])
+    assert not any(t["t"] == "auto" and t["op"] == "draw" for t in s.queue)
+
+
 def test_end_of_turn_window_lets_every_player_play_events_or_convert():
     s = at_action(2, p=0)
     empty_hands(s)
