@@ -227,8 +227,9 @@ Version history
   planting is also asked where an event in hand, played now, would gain what a card in hand needs to be
   paid for (soil or its alternative cost); before, only the cards and sprout conversion counted, so a card
   that only such an event paid for could not be planted that turn. With more than one seat, the same
-  judged on the catalogue (public) adds nothing with the shipped cards, some of which cost 0. None of 100
-  random solo games met it.
+  judged on the catalogue (public) adds nothing with the shipped cards, some of which cost 0. Random play
+  meets it now and then: 5 of the 300 solo games of ``python -m tabletop_envs.earth.report --players 1
+  --games 300`` play differently.
 """
 
 from __future__ import annotations
