@@ -29,7 +29,9 @@ game in the registry with no per-game code:
 the AEC env (``max_turns``, ``illegal_action``, ``num_players`` and rule options), and ``draw_reward``
 (default 0): added to every seat's final reward when the game ends drawn (two or more seats, every
 standing equal: a stalemate, a tie, a ``max_turns`` truncation), so that training can make a draw cost
-(``training.rllib_train``'s ``selfplay.draw_reward``); refused with one seat, which is never drawn.
+(``training.rllib_train``'s ``selfplay.draw_reward``); refused with one seat, which is never drawn. With a
+draw reward, a ``max_turns`` cut ends as terminated (the draw reward is its outcome, not bootstrapped past);
+without one it stays truncated.
 """
 
 from __future__ import annotations
@@ -167,6 +169,9 @@ class TabletopMultiAgentEnv(MultiAgentEnv):
             self._over = True
             if self.draw_reward and (truncated or (aec.game_state.is_terminal() and is_draw(aec.game_state.standings()))):
                 rewards = {a: r + self.draw_reward for a, r in rewards.items()}
+                # the draw reward is a cut game's outcome: ended as terminated, RLlib does not also bootstrap
+                # a value past it (truncated, the last target was draw_reward + gamma * V)
+                terminated, truncated = True, False
             obs = {a: self._final_obs(a) for a in self.possible_agents}
             infos = {a: self._info(a) for a in self.possible_agents}
             terminateds = {a: terminated for a in self.possible_agents}

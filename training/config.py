@@ -97,8 +97,10 @@ class SelfPlayConfig:
     initial_snapshot: bool = config_key(True, "put the untrained learner in the pool at step 0")
     draw_reward: float = config_key(0.0, "added to the learner's reward when a game ends drawn (every seat's "
                                     "standing equal: a stalemate, a tie, a max_turns truncation); below 0 a draw "
-                                    "costs the learner, which pushes it to break opponents that stall. The "
-                                    "evaluations and the snapshot gate score the standings, so they are unchanged",
+                                    "costs the learner, which pushes it to break opponents that stall, and a "
+                                    "max_turns cut ends the episode as terminated (the draw reward is its outcome: "
+                                    "PPO does not also bootstrap a value past it). The evaluations and the snapshot "
+                                    "gate score the standings, so they are unchanged",
                                     min=-1, max=1)
 
 

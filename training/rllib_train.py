@@ -114,7 +114,8 @@ class SelfPlayConfig:
     draw_reward: float = config_key(0.0, "added to every seat's reward when a game ends drawn (every seat's standing "
                                     "equal: a stalemate, a tie, a max_turns truncation), as the SB3 recipe's "
                                     "selfplay.draw_reward: below 0 a draw costs 'main', which pushes it to break "
-                                    "opponents that stall", min=-1, max=1)
+                                    "opponents that stall; a max_turns cut then ends as terminated (its outcome, "
+                                    "not bootstrapped past)", min=-1, max=1)
 
 
 @dataclass

@@ -68,7 +68,11 @@ if TYPE_CHECKING:
 
 class SelfPlayEnv(SingleAgentEnv):
     """SingleAgentEnv that reports, at the end of an episode, which kinds of opponent it faced, and adds
-    ``draw_reward`` (``selfplay.draw_reward``) to the learner's reward when the game ends drawn."""
+    ``draw_reward`` (``selfplay.draw_reward``) to the learner's reward when the game ends drawn.
+
+    A ``max_turns`` cut counts as drawn there, so with a draw reward it ends the episode as terminated, not
+    truncated: the draw reward is its outcome, and PPO must not also bootstrap a value past it (truncated,
+    the last step's target was ``draw_reward + gamma * V``). Without one, a cut stays a time limit."""
 
     info_action_mask = False  # MaskablePPO reads masks through action_masks()
     draw_reward = 0.0
@@ -80,6 +84,7 @@ class SelfPlayEnv(SingleAgentEnv):
                                      for p in self.seat_policies]  # per seat: None at the learner's
             if self.draw_reward and is_draw(info["standings"]):
                 reward += self.draw_reward
+                terminated, truncated = True, False
         return obs, reward, terminated, truncated, info
 
 

@@ -133,6 +133,24 @@ def test_draw_reward_is_added_to_every_seats_final_reward_of_a_drawn_game_only(d
     assert drawn >= 3 and decided >= 3
 
 
+def test_draw_reward_makes_a_max_turns_cut_the_episodes_outcome_not_a_time_limit():
+    """With a draw reward a cut game ends terminated: the draw reward is its outcome, and RLlib must not also
+    bootstrap a value past it (found by a self-play audit). Without one, the cut stays truncated."""
+    plain = TabletopMultiAgentEnv({"env": "travel_earth_v0", "max_turns": 30})
+    costed = TabletopMultiAgentEnv({"env": "travel_earth_v0", "max_turns": 30, "draw_reward": -0.25})
+    cuts = 0
+    for seed in range(30):
+        episode, _, terms, truncs = play_random_episode(plain, seed)
+        if not truncs["__all__"]:
+            continue
+        cuts += 1
+        assert not terms["__all__"] and all(episode.agent_episodes[a].is_truncated for a in plain.possible_agents)
+        episode, rewards, terms, truncs = play_random_episode(costed, seed)  # the same deal and moves
+        assert terms["__all__"] and not truncs["__all__"] and rewards == {a: -0.25 for a in costed.possible_agents}
+        assert all(episode.agent_episodes[a].is_terminated for a in costed.possible_agents)
+    assert cuts >= 3
+
+
 def test_a_terminal_tie_is_a_draw_and_a_penalty_end_is_not():
     # the toy game can end tied; under illegal_action="penalty" the offender loses, nothing is drawn
     env = TabletopMultiAgentEnv({"env": "toy_v0", "draw_reward": -0.5})

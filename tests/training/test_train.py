@@ -1281,6 +1281,48 @@ def test_draw_reward_is_added_to_the_learners_last_reward_of_a_drawn_game_only(k
     assert all(reward == result for result, reward in decided) and {r for r, _ in decided} == {-1.0, 1.0}
 
 
+@pytest.mark.parametrize("draw_reward", [0.0, -0.25])
+def test_draw_reward_makes_a_max_turns_cut_the_episodes_outcome_not_a_time_limit(draw_reward):
+    """With a draw reward, a max_turns cut (drawn by the standings) ends the learner's episode as terminated: the
+    draw reward is its outcome. Reported truncated, SB3 also bootstrapped the last observation's value, so the
+    last target was draw_reward + gamma * V (found by a self-play audit). Without one, a cut stays truncated."""
+    import numpy as np
+
+    from training.pool import OpponentPool
+    from training.train import SelfPlayEnv, make_vec_env
+
+    cuts = []
+    for seed in range(40):
+        env = SelfPlayEnv("travel_earth_v0", max_turns=30)
+        env.draw_reward = draw_reward
+        env.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        while True:
+            _, reward, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+            if terminated or truncated:
+                break
+        if not env.game_state.is_terminal():  # cut by max_turns
+            cuts.append((reward, terminated, truncated, info["standings"]))
+    assert len(cuts) >= 5
+    assert cuts == [(draw_reward, bool(draw_reward), not draw_reward, [0.0, 0.0])] * len(cuts)
+
+    # and in the vec env SB3 reads: no TimeLimit.truncated, so no bootstrap, where the draw reward is the outcome
+    cfg = load_config(data={"env": "travel_earth_v0", "env_kwargs": {"max_turns": 30}, "seed": 0,
+                            "vec": {"kind": "batched", "n_envs": 2}, "selfplay": {"draw_reward": draw_reward}})
+    venv = make_vec_env(cfg, OpponentPool("travel_earth_v0", random_weight=1.0, heuristic_weight=0.0))
+    venv.seed(0)
+    venv.reset()
+    rng, drawn = np.random.default_rng(0), []
+    while len(drawn) < 5:
+        masks = np.stack(venv.env_method("action_masks"))
+        _, rewards, dones, infos = venv.step(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
+        drawn += [(float(rewards[i]), infos[i]["TimeLimit.truncated"]) for i in np.flatnonzero(dones)
+                  if infos[i]["standings"] == [0.0, 0.0]]
+    venv.close()
+    assert {reward for reward, _ in drawn} == {draw_reward}
+    assert any(time_limit for _, time_limit in drawn) == (not draw_reward)
+
+
 def test_draw_reward_leaves_a_one_seat_game_alone_it_is_never_drawn():
     import numpy as np
 
