@@ -184,10 +184,24 @@ def resample(s, player: int, rng: np.random.Generator):
             zone[i] = pool[int(j)]
     cat = s.game.cat
     if t.phase == "setup":  # islands and climates are revealed when setup ends
-        # an island whose setup draw is done shows its draw and compost numbers in the hand counts
+        # an island whose setup draw is done shows its draw number in the hand count; its compost number shows
+        # card by card as its seat composts: the whole of it once the seat is done, while it decides more
+        # than it has composted, before its turn nothing (every seat draws before any composts)
         undrawn = {task["p"] for task in t.queue if task["t"] == "setup_draw"}
-        _redeal_offers(t, player, "island", cat.islands, t.island, rng,
-                       shown=lambda q, side: None if q in undrawn else (side["draw"], side["compost"]))
+        composting = {task["p"] for task in t.queue if task["t"] == "setup_compost"}
+        deciding = t.queue[0]["p"] if t.queue and t.queue[0]["t"] == "setup_compost" else -1
+
+        def island_fits(q, real, side):
+            if q in undrawn:
+                return True
+            if q not in composting:
+                return (side["draw"], side["compost"]) == (real["draw"], real["compost"])
+            return side["draw"] == real["draw"] and side["compost"] >= len(t.compost[q]) + (q == deciding)
+
+        _redeal_offers(t, player, "island", cat.islands, t.island, rng, fits_seen=island_fits)
+        for task in t.queue:  # what a re-dealt island leaves its seat to compost
+            if task["t"] == "setup_compost" and task["p"] != player and task["p"] not in undrawn:
+                task["left"] = cat.islands[t.island[task["p"]]]["compost"] - len(t.compost[task["p"]])
         _redeal_offers(t, player, "climate", cat.climates, t.climate, rng)
     if t.phase != "over":  # at the end personal ecosystems are revealed for scoring
         _redeal_offers(t, player, "ecosystem", cat.ecosystems, t.eco, rng, public={e // 2 for e in t.public_eco})
@@ -207,15 +221,15 @@ def _unpick_plant(t) -> None:
 
 
 def _redeal_offers(t, player: int, what: str, sides: list, chosen: list, rng: np.random.Generator,
-                   public=frozenset(), shown=None) -> None:
+                   public=frozenset(), fits_seen=None) -> None:
     """Re-deal the other players' offered ``what`` cards, and the side each chose, from the cards neither
-    public nor offered to ``player``. ``shown(q, side)``: what of a seat's chosen side the observation
-    already shows (None: nothing); a re-dealt side shows the same."""
+    public nor offered to ``player``. ``fits_seen(q, real, side)``: may seat q's chosen side be ``side``, given
+    what the observation shows of the ``real`` one (None: anything may be)."""
     unseen = [c for c in range(len(sides) // 2) if c not in public and c not in t.offers[what][player]]
 
     def fits(q, cards):
-        seen = shown(q, sides[chosen[q]]) if shown else None
-        return [2 * c + k for c in cards for k in (0, 1) if seen is None or shown(q, sides[2 * c + k]) == seen]
+        real = sides[chosen[q]] if chosen[q] >= 0 else None
+        return [2 * c + k for c in cards for k in (0, 1) if fits_seen is None or fits_seen(q, real, sides[2 * c + k])]
 
     for _ in range(OFFER_REDEALS):
         free = [unseen[int(i)] for i in rng.permutation(len(unseen))]

@@ -230,6 +230,12 @@ Version history
   judged on the catalogue (public) adds nothing with the shipped cards, some of which cost 0. Random play
   meets it now and then: 5 of the 300 solo games of ``python -m tabletop_envs.earth.report --players 1
   --games 300`` play differently.
+* v0, ``resample_hidden`` fix (play unchanged): during setup, a re-dealt island keeps its compost number only
+  as far as the compost counts show it: all of it once its seat has composted, more than composted while the
+  seat composts, nothing before the seat's turn (every seat draws before any composts), and the seat's
+  pending setup compost follows the new island. Before, every world kept the real compost number of each
+  island whose draw was done, which a seat yet to compost had not shown (islands drawing 9, 11 or 12 differ
+  in it).
 """
 
 from __future__ import annotations

@@ -590,9 +590,12 @@ def test_every_seat_sees_each_players_last_action_and_ecosystem_side_0_action_0_
 @pytest.mark.parametrize("random_redeals", [None, 0], ids=["dealt_at_random", "searched_when_dealing_fails"])
 def test_resample_hidden_redeals_other_players_island_and_climate_during_setup(random_redeals, monkeypatch):
     # The sides stay hidden until setup ends, so worlds keeping the real ones would tell a searching
-    # player what the others chose. An island whose setup draw is done keeps its draw and compost
-    # numbers, which the hand counts show. Where dealing at random keeps failing to fit those numbers
-    # (none left: OFFER_REDEALS = 0), the search deals them, and still not always the real ones.
+    # player what the others chose. An island whose setup draw is done keeps its draw number, which the
+    # hand count shows, and its compost number as far as the compost count shows it: all of it once the
+    # seat has composted, more than it has composted while it decides, nothing before its turn (a world
+    # kept the real number there, which nobody had seen: found by a rules audit). Where dealing at random
+    # keeps failing to fit those numbers (none left: OFFER_REDEALS = 0), the search deals them, and still
+    # not always the real ones.
     from tabletop_envs.earth import encode
 
     if random_redeals is not None:
@@ -600,6 +603,7 @@ def test_resample_hidden_redeals_other_players_island_and_climate_during_setup(r
     rng = np.random.default_rng(0)
     state = EarthGame(num_players=3).new_initial_state(4)
     checked = {"undrawn": 0, "drawn": 0}
+    other_compost = 0  # worlds whose island composts another number than the real one, before the seat's turn
     while state.phase == "setup":
         p = state.current_player()
         for q in range(3):
@@ -614,13 +618,18 @@ def test_resample_hidden_redeals_other_players_island_and_climate_during_setup(r
                 np.testing.assert_array_equal(world.legal_action_mask(), state.legal_action_mask())
                 assert world.island[q] // 2 in world.offers["island"][q]
                 side = CAT.islands[world.island[q]]
-                if drawn:
+                composting = [t for t in world.queue if t["t"] == "setup_compost" and t["p"] == q]
+                if drawn and not composting:
                     assert (side["draw"], side["compost"]) == (true["draw"], true["compost"])
+                elif drawn:
+                    assert side["draw"] == true["draw"]
+                    assert composting[0]["left"] == side["compost"] - len(world.compost[q]) >= 1
+                    other_compost += side["compost"] != true["compost"]
                 same.append(world.island[q] == state.island[q] and world.climate[q] == state.climate[q])
             assert not all(same), f"every world kept player {q}'s real island and climate"
             checked["drawn" if drawn else "undrawn"] += 1
         state.apply_action(int(rng.choice(state.legal_actions())))
-    assert checked["undrawn"] and checked["drawn"]
+    assert checked["undrawn"] and checked["drawn"] and other_compost
 
 
 def test_resample_hidden_redeals_the_offers_of_players_yet_to_choose_from_every_card_the_player_has_not_seen():
