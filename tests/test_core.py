@@ -227,6 +227,24 @@ def test_illegal_action_random_legal_plays_a_legal_move(toy):
     assert env.infos["player_0"].get("illegal_action") is True
 
 
+def test_illegal_action_random_legal_flag_stays_in_the_agents_info_until_it_steps_again(toy):
+    # an AEC loop reads info from last() at the agent's next turn: the other seat's move rebuilt the
+    # mover's info and dropped the flag (found by an API audit)
+    import toy_game
+
+    env = toy_game.env(illegal_action="random_legal")
+    env.reset(seed=0)
+    bad = next(i for i in range(10) if i not in env.game_state.hands[0])
+    env.step(bad)
+    assert env.agent_selection == "player_1" and env.infos["player_1"].get("illegal_action") is None
+    env.step(int(np.flatnonzero(env.last()[0]["action_mask"])[0]))  # the other seat moves, legally
+    assert env.agent_selection == "player_0"
+    observation, _, _, _, info = env.last()
+    assert info["illegal_action"] is True and np.array_equal(info["action_mask"], observation["action_mask"])
+    env.step(int(np.flatnonzero(observation["action_mask"])[0]))  # a legal move clears it
+    assert "illegal_action" not in env.infos["player_0"]
+
+
 def test_random_legal_picks_come_from_a_stream_of_their_own_not_the_deals(toy, monkeypatch):
     # the deal's generator is seeded with the game seed; a pick drawn from the same numbers would
     # carry information about how the hidden cards were dealt

@@ -81,7 +81,8 @@ class TabletopAECEnv(AECEnv):
         illegal_action: ``"raise"`` (default, :class:`IllegalActionError`), ``"penalty"`` (game ends,
             mover -1, the others share +1, zero-sum; every seat's info says ``illegal_action``, why the
             game ended, and the reward says who) or ``"random_legal"`` (a uniformly random legal
-            action is played instead and ``info["illegal_action"]`` is set).
+            action is played instead and ``info["illegal_action"]`` is set in that agent's info until
+            its next step, so its next ``last()`` reads it even after other seats moved).
         **game_kwargs: rule options, decks, player count … passed to the game class.
     """
 
@@ -172,6 +173,7 @@ class TabletopAECEnv(AECEnv):
         self.truncations = {a: False for a in self.agents}
         self.infos: dict[str, dict[str, Any]] = {a: {"action_mask": self._zero_mask} for a in self.agents}
         self.num_steps = 0
+        self._replaced: set[str] = set()  # random_legal: agents whose last move was replaced, until they step
         self._after_move(self.game_state)
 
     def start_state(self, options: dict | None) -> State | None:
@@ -226,9 +228,14 @@ class TabletopAECEnv(AECEnv):
         agent = self.possible_agents[player]
         prev = getattr(self, "agent_selection", None)
         if prev is not None and prev != agent and prev in self.infos:
-            self.infos[prev] = {"action_mask": self._zero_mask}
+            self.infos[prev] = self._info(prev, self._zero_mask)
         self.agent_selection = agent
-        self.infos[agent] = {"action_mask": state.legal_action_mask()}
+        self.infos[agent] = self._info(agent, state.legal_action_mask())
+
+    def _info(self, agent: str, mask: np.ndarray) -> dict[str, Any]:
+        # a replaced move's flag stays until the agent steps again: an AEC loop reads info from last() at
+        # the agent's next turn, by when other seats' moves had rebuilt it
+        return {"action_mask": mask, "illegal_action": True} if agent in self._replaced else {"action_mask": mask}
 
     @overload
     def last(self, observe: Literal[True] = True) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]: ...
@@ -279,7 +286,11 @@ class TabletopAECEnv(AECEnv):
         if chosen is None:
             self._end_with_penalty(mover)
             return
-        legal = chosen == action_index(action)
+        # random_legal: say so, as a correctly masked policy never gets here
+        if chosen == action_index(action):
+            self._replaced.discard(agent)
+        else:
+            self._replaced.add(agent)
         state.apply_legal_action(chosen)
         self.num_steps += 1
         if state.is_terminal():
@@ -287,16 +298,14 @@ class TabletopAECEnv(AECEnv):
             for i, a in enumerate(self.agents):
                 self.rewards[a] = float(returns[i])
                 self.terminations[a] = True
-                self.infos[a] = {"action_mask": self._zero_mask}
+                self.infos[a] = self._info(a, self._zero_mask)
         elif state.turn >= self.max_turns:
             for a in self.agents:
                 self.truncations[a] = True
-                self.infos[a] = {"action_mask": self._zero_mask}
+                self.infos[a] = self._info(a, self._zero_mask)
             self.agent_selection = self.possible_agents[state.current_player()]
         else:
             self._after_move(state)
-        if not legal:  # random_legal: say so, as a correctly masked policy never gets here
-            self.infos[agent] = {**self.infos[agent], "illegal_action": True}
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
