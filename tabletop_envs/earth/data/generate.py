@@ -1,11 +1,19 @@
-"""Deterministic generator of the Earth catalogue (our own names and numbers).
+"""Deterministic generator of the Earth catalogue (our own names and card numbers; see below for the
+fauna and ecosystem objectives).
 
 Run ``python -m tabletop_envs.earth.data.generate`` to rewrite the JSON files next to this script.
 The value distributions follow the real game's shape (game_facts.md part B.4–B.9): exact histograms
-for flora cost, VP, growth and sprout spaces, habitat counts and ability colours; per-type tendencies
-(trees grow tall, herbs hold sprouts, mushrooms are cheap and score). Names combine real plant,
-landform, island and region words; every card's text is generated from its data by
-``tabletop_envs.earth.text`` so data and text cannot disagree.
+for flora cost, VP, growth and sprout spaces, the number of habitats per card and ability colours (the
+totals per habitat come from a draw weighted by the real ones, within 1 of each); per-type tendencies
+(trees grow tall, herbs hold sprouts, mushrooms are cheap). Names combine real plant, landform, island
+and region words; every card's text is generated from its data by ``tabletop_envs.earth.text`` so data
+and text cannot disagree.
+
+The fauna objectives (``FAUNA_OBJECTIVES``) and the first 30 ecosystem sides (``ECOSYSTEM_OBJECTIVES``) use
+the measures and thresholds that game_facts.md B.8 and B.9 list for the real game, under our own names and
+texts: 37 of the 46 fauna sides and those 30 ecosystem rules match a real card's objective one to one (found
+by a facts audit on 2026-12-05), which game_facts.md asks us not to do. Changing them changes the game, so
+it needs a new env version and retrained Earth models: an open item for the owner.
 """
 
 from __future__ import annotations
