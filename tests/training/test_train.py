@@ -1254,28 +1254,36 @@ def test_subproc_workers_play_a_shipped_bot_named_as_a_fixed_opponent(tmp_path):
     assert set(state["recent"]) == {"terralore_v0_ppo"} and state["recent"]["terralore_v0_ppo"]
 
 
-@pytest.mark.parametrize("kind", ["batched", "dummy", "subproc"])  # subproc: the factory crosses a pickle
-@pytest.mark.parametrize("draw_reward", [0.0, -0.25])
-def test_draw_reward_is_added_to_the_learners_last_reward_of_a_drawn_game_only(kind, draw_reward):
+def random_short_travel_earth_ends(kind: str, draw_reward: float, episodes: int) -> list:
+    """(reward, info) of the last step of the first ``episodes`` episodes of random learner moves against random
+    opponents, in a 2-env vec env of Travel Earth with max_turns 30: about a third of the games are cut short,
+    drawn, the rest decided."""
     import numpy as np
 
     from training.pool import OpponentPool
     from training.train import make_vec_env
 
-    # max_turns 30: about a third of Travel Earth's random games are cut short, drawn, the rest decided
     cfg = load_config(data={"env": "travel_earth_v0", "env_kwargs": {"max_turns": 30}, "seed": 0,
                             "vec": {"kind": kind, "n_envs": 2}, "selfplay": {"draw_reward": draw_reward}})
     venv = make_vec_env(cfg, OpponentPool("travel_earth_v0", random_weight=1.0, heuristic_weight=0.0))
     venv.seed(0)
     venv.reset()
     rng, ends = np.random.default_rng(0), []
-    while len(ends) < 30:
+    while len(ends) < episodes:
         masks = np.stack(venv.env_method("action_masks"))
         _, rewards, dones, infos = venv.step(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
-        ends += [(infos[i]["standings"], infos[i]["learner_seat"], float(rewards[i])) for i in np.flatnonzero(dones)]
+        ends += [(float(rewards[i]), infos[i]) for i in np.flatnonzero(dones)]
     venv.close()
-    drawn = [reward for standings, _, reward in ends if standings[0] == standings[1]]
-    decided = [(standings[seat], reward) for standings, seat, reward in ends if standings[0] != standings[1]]
+    return ends
+
+
+@pytest.mark.parametrize("kind", ["batched", "dummy", "subproc"])  # subproc: the factory crosses a pickle
+@pytest.mark.parametrize("draw_reward", [0.0, -0.25])
+def test_draw_reward_is_added_to_the_learners_last_reward_of_a_drawn_game_only(kind, draw_reward):
+    ends = random_short_travel_earth_ends(kind, draw_reward, 30)
+    drawn = [reward for reward, info in ends if info["standings"][0] == info["standings"][1]]
+    decided = [(info["standings"][info["learner_seat"]], reward) for reward, info in ends
+               if info["standings"][0] != info["standings"][1]]
     assert len(drawn) >= 3 and len(decided) >= 3
     assert drawn == [draw_reward] * len(drawn)
     assert all(reward == result for result, reward in decided) and {r for r, _ in decided} == {-1.0, 1.0}
@@ -1288,8 +1296,7 @@ def test_draw_reward_makes_a_max_turns_cut_the_episodes_outcome_not_a_time_limit
     last target was draw_reward + gamma * V (found by a self-play audit). Without one, a cut stays truncated."""
     import numpy as np
 
-    from training.pool import OpponentPool
-    from training.train import SelfPlayEnv, make_vec_env
+    from training.train import SelfPlayEnv
 
     cuts = []
     for seed in range(40):
@@ -1307,18 +1314,9 @@ def test_draw_reward_makes_a_max_turns_cut_the_episodes_outcome_not_a_time_limit
     assert cuts == [(draw_reward, bool(draw_reward), not draw_reward, [0.0, 0.0])] * len(cuts)
 
     # and in the vec env SB3 reads: no TimeLimit.truncated, so no bootstrap, where the draw reward is the outcome
-    cfg = load_config(data={"env": "travel_earth_v0", "env_kwargs": {"max_turns": 30}, "seed": 0,
-                            "vec": {"kind": "batched", "n_envs": 2}, "selfplay": {"draw_reward": draw_reward}})
-    venv = make_vec_env(cfg, OpponentPool("travel_earth_v0", random_weight=1.0, heuristic_weight=0.0))
-    venv.seed(0)
-    venv.reset()
-    rng, drawn = np.random.default_rng(0), []
-    while len(drawn) < 5:
-        masks = np.stack(venv.env_method("action_masks"))
-        _, rewards, dones, infos = venv.step(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
-        drawn += [(float(rewards[i]), infos[i]["TimeLimit.truncated"]) for i in np.flatnonzero(dones)
-                  if infos[i]["standings"] == [0.0, 0.0]]
-    venv.close()
+    drawn = [(reward, info["TimeLimit.truncated"]) for reward, info in
+             random_short_travel_earth_ends("batched", draw_reward, 30) if info["standings"] == [0.0, 0.0]]
+    assert len(drawn) >= 5
     assert {reward for reward, _ in drawn} == {draw_reward}
     assert any(time_limit for _, time_limit in drawn) == (not draw_reward)
 
