@@ -286,7 +286,7 @@ class TabletopAECEnv(AECEnv):
         if chosen is None:
             self._end_with_penalty(mover)
             return
-        # random_legal: say so, as a correctly masked policy never gets here
+        # a move random_legal replaced is flagged in the mover's info until it steps again (``_info``)
         if chosen == action_index(action):
             self._replaced.discard(agent)
         else:

@@ -654,8 +654,10 @@ class EarthState(State):
             return False
         cat = self.game.cat
         cards = self.game.plantable_by_cost if self.n > 1 else [c for c in set(hand) if cat.plantable_l[c]]
-        missing = {"soil"} | {cat.alt_cost_l[c] for c in cards if cat.alt_cost_l[c] is not None} if cards else set()
-        return self._event_may_gain(p, missing)
+        if not cards:
+            return False
+        alternatives = {cat.alt_cost_l[c] for c in cards} - {None}
+        return self._event_may_gain(p, {"soil"} | alternatives)
 
     def _event_may_gain(self, p: int, missing: set) -> bool:
         """Could p pay for an event now that gains one of the ``missing`` cost resources? With more than one
