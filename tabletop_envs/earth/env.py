@@ -236,6 +236,13 @@ Version history
   pending setup compost follows the new island. Before, every world kept the real compost number of each
   island whose draw was done, which a seat yet to compost had not shown (islands drawing 9, 11 or 12 differ
   in it).
+* v0, catalogue (layouts and the cards' data unchanged but for one name; objectives, so scores and play,
+  changed): 37 fauna sides and 30 ecosystem rules used the real game's thresholds and rates one to one, which
+  the facts we build from ask us not to do. Each such fauna side now asks one step more or less (3 full rows
+  instead of 2, 7 Red abilities instead of 6, ...), the step that keeps how often players reach it nearer; each
+  such ecosystem rule has another rate of about the same average VP (5 VP per 3 habitats instead of 3 per 2, a
+  Trees table of 2/5/9/13/18/24/29 for 1-7 cards instead of 0/4/8/13/23/28/30). The flora "Yellow Morel", a real
+  card's name, is "Red Morel". ``tabletop_envs/earth/data/generate.py`` says how the numbers were chosen.
 """
 
 from __future__ import annotations

@@ -81,6 +81,57 @@ def test_generator_is_deterministic_and_matches_the_committed_files():
         assert json.loads((DATA / name).read_text(encoding="utf-8")) == json.loads(json.dumps(data)), f"{name} is out of date"
 
 
+# The real game's objectives as game_facts.md B.8 and B.9 list them, in our measures: (measure, arg, count).
+# The facts give their measures and numbers so that ours can follow their shape; they ask us not to
+# reproduce any of them one to one.
+REAL_FAUNA = {
+    ("flora_growth_ge", 3, 4), ("flora_growth_ge", 1, 7), ("flora_sprouts_ge", 4, 6), ("flora_sprouts_ge", 1, 9),
+    ("soil", None, 20), ("compost", None, 15), ("hand", None, 20), ("events", None, 4),
+    *{("habitat", h, 8) for h in ("rocky", "sunny", "wet", "cold")},
+    *{("type", t, 4) for t in ("tree", "bush", "herb", "mushroom")},
+    *{("color", c, 6) for c in ("red", "blue", "yellow")}, ("color", "black", 3),
+    ("full_cols", None, 2), ("full_rows", None, 2), ("full_diagonals", None, 2),
+    ("vp_ge", 4, 6), ("vp_le", 3, 11), ("cost_ge", 4, 6), ("cost_le", 3, 9), ("sets_rbyte", None, 2),
+    ("color", "multi", 2), *{("tag", t, 3) for t in ("geographic", "animal", "colour")},
+    ("sprout_spaces_eq", 6, 4), ("flora_full", None, 4), ("flora_bare", None, 8), ("vp_odd", None, 7),
+    ("vp_even", None, 10),
+}
+# (measure, arg, per, vp, max) for a rate, or (measure, arg, table) for a count table; "6-7 VP" for a line of
+# different sprouts or growth counts as both.
+REAL_ECOSYSTEMS = {
+    *{("type", t, (0, 0, 4, 8, 13, 23, 28, 30)) for t in ("tree", "bush", "herb", "mushroom")},
+    *{("diag_path_type", t, 1, 4, 28) for t in ("tree", "bush", "herb", "mushroom")},
+    *{("habitat", h, 2, 3, None) for h in ("rocky", "sunny", "wet", "cold")},
+    ("color", "black", 2, 9, None), ("soil", None, 1, 2, 24), ("hand", None, 6, 6, 24), ("compost", None, 4, 3, 24),
+    *{("color", c, 1, 2, None) for c in ("red", "yellow", "blue")},
+    *{(m, None, 1, 6, None) for m in ("lines_diff_color", "lines_same_color", "lines_diff_type", "lines_same_type")},
+    *{(m, None, 1, vp, None) for m in ("lines_diff_sprouts", "lines_diff_growth") for vp in (6, 7)},
+    ("sprouts", None, 5, 3, None), ("growth", None, 3, 2, None), ("canopies", None, 1, 2, None),
+    ("color", "multi", 2, 11, None), ("color", "green", 2, 10, None),
+}
+
+
+def test_no_fauna_or_ecosystem_side_reproduces_one_of_the_real_games_one_to_one():
+    assert len(REAL_FAUNA) == 37 and len(REAL_ECOSYSTEMS) == 32  # every objective the facts list
+    copied = [f["name"] for f in CAT.fauna if (f["measure"], f["arg"], f["n"]) in REAL_FAUNA]
+    copied += [e["name"] for e in CAT.ecosystems
+               if (e["measure"], e["arg"], tuple(e["table"] or ())) in REAL_ECOSYSTEMS
+               or (e["measure"], e["arg"], e["per"], e["vp"], e["max"]) in REAL_ECOSYSTEMS]
+    assert copied == []
+
+
+def test_no_card_or_side_carries_the_name_of_a_real_card_the_facts_name():
+    assert {"Yellow Morel", "Japanese Maple", "Penny Bun"} <= generate.REAL_CARD_NAMES  # game_facts.md B.4
+    ours = {c["name"] for kind in (CAT.earth, CAT.islands, CAT.climates, CAT.fauna, CAT.ecosystems) for c in kind}
+    assert not ours & generate.REAL_CARD_NAMES
+
+
+def test_the_objectives_keep_the_real_games_measures():
+    """What the facts let us use: every measure that B.8 and B.9 list is an objective of ours."""
+    assert {(m, a) for m, a, _ in REAL_FAUNA} <= {(f["measure"], f["arg"]) for f in CAT.fauna}
+    assert {r[:2] for r in REAL_ECOSYSTEMS} <= {(e["measure"], e["arg"]) for e in CAT.ecosystems}
+
+
 # ------------------------------------------------------------------ bad files: clear errors
 @pytest.fixture
 def data_copy(tmp_path):

@@ -1798,8 +1798,8 @@ def test_scoring_steps_1_to_8():
     s.leaves = [[0], [1, 0], [], []]
     s.bonus = 0
     eco = {e["name"]: e["id"] for e in CAT.ecosystems}
-    s.public_eco = [eco["Atacama"], eco["Mekong Delta"]]  # VP by count of Trees 2:4; 2 VP per 3 growth
-    s.eco[0] = eco["Congo Basin"]  # 2 VP each for filled canopies
+    s.public_eco = [eco["Atacama"], eco["Mekong Delta"]]  # VP by count of Trees 2:5; 3 VP per 4 growth
+    s.eco[0] = eco["Lapland"]  # the second card with the Trees table
     b = scoring.score_breakdown(s, 0)
     isl, cli = CAT.islands[s.island[0]], CAT.climates[s.climate[0]]
     assert b["1_base"] == isl["vp"] + cli["vp"] + CAT.earth[f]["vp"] + CAT.earth[g]["vp"]
@@ -1808,11 +1808,11 @@ def test_scoring_steps_1_to_8():
     assert b["4_sprouts"] == 2
     assert b["5_growth"] == CAT.earth[f]["canopy"] + 1
     assert b["6_terrain"] == 0
-    # step 7 by hand: f and g are 2 Trees (Atacama 4); growth 3 + 1 = 4 is one set of 3 (Mekong Delta 2); f's
-    # canopy is its only filled one (Congo Basin 2). The personal ecosystem counts for its owner only.
+    # step 7 by hand: f and g are 2 Trees (Atacama 5); growth 3 + 1 = 4 is one set of 4 (Mekong Delta 3); the
+    # personal ecosystem counts the same 2 Trees (Lapland 5), for its owner only.
     assert [CAT.earth[c]["type"] for c in (f, g)] == ["tree", "tree"] and CAT.earth[f]["growth"] == 3
-    assert b["7_ecosystems"] == 4 + 2 + 2
-    assert scoring.score_breakdown(s, 0, personal=False)["7_ecosystems"] == 4 + 2
+    assert b["7_ecosystems"] == 5 + 3 + 5
+    assert scoring.score_breakdown(s, 0, personal=False)["7_ecosystems"] == 5 + 3
     assert b["8_fauna"] == 15 + 11 + 7
     assert scoring.final_score(s, 0) == sum(b.values())
 
@@ -1933,14 +1933,14 @@ def test_3_ecosystems_score_for_each_player_the_2_on_the_fauna_board_and_their_o
 
 def test_ecosystems_score_multiple_times_but_each_card_only_once_per_ecosystem():
     s = at_action(2, p=0)
-    side = next(e["id"] for e in CAT.ecosystems if e["measure"] == "habitat" and e["per"] == 2)
+    side = next(e["id"] for e in CAT.ecosystems if e["measure"] == "habitat" and e["per"] == 3)
     hab = CAT.ecosystems[side]["arg"]
     s.island[0] = next(i["id"] for i in CAT.islands if hab not in i["habitats"])
     s.climate[0] = next(c["id"] for c in CAT.climates if hab not in c["habitats"])
-    cards = [c["id"] for c in CAT.earth if c["kind"] == "flora" and hab in c["habitats"]][:5]
+    cards = [c["id"] for c in CAT.earth if c["kind"] == "flora" and hab in c["habitats"]][:7]
     for i, c in enumerate(cards):
         put(s, 0, i, c)
-    assert scoring.ecosystem_vp(s, 0, side) == CAT.ecosystems[side]["vp"] * 2  # 5 cards: 2 pairs, 1 left over
+    assert scoring.ecosystem_vp(s, 0, side) == CAT.ecosystems[side]["vp"] * 2  # 7 cards: 2 sets of 3, 1 left over
 
 
 def test_an_ecosystem_scores_rows_or_columns_since_a_row_and_a_column_share_a_card():
@@ -2139,7 +2139,7 @@ def test_scoring_step_6_adds_the_end_game_bonus_of_every_terrain_in_the_tableau(
 
 
 def test_objectives_that_say_cards_count_terrain_too_those_that_say_flora_count_only_flora():
-    # Okapi: "6+ cards worth at least 4 VP"; Pelican: "8+ flora with no growth and no sprouts"
+    # Okapi: "7+ cards worth at least 4 VP"; Pelican: "7+ flora with no growth and no sprouts"
     okapi, pelican = (next(f["id"] for f in CAT.fauna if f["name"] == name) for name in ("Okapi", "Pelican"))
     beaver, moose = (next(f["id"] for f in CAT.fauna if f["name"] == name) for name in ("Beaver", "Moose"))
     s = at_action(2, p=0)
@@ -2148,15 +2148,16 @@ def test_objectives_that_say_cards_count_terrain_too_those_that_say_flora_count_
     s.fauna = [okapi, pelican, beaver, moose]
     terrains = [c["id"] for c in CAT.earth if c["kind"] == "terrain" and c["vp"] >= 4
                 and all(a["kind"] == "gain" for a in c["abilities"])][:2]
-    worth = [flora(lambda c: c["vp"] >= 4, skip=k) for k in range(4)]
-    low = [flora(lambda c: c["vp"] < 4, skip=k) for k in range(4)]
-    for cell, card in enumerate(terrains + worth + low[:3]):  # 2 terrains, 7 bare flora
+    worth = [flora(lambda c: c["vp"] >= 4, skip=k) for k in range(5)]
+    low = [flora(lambda c: c["vp"] < 4, skip=k) for k in range(2)]
+    for cell, card in enumerate(terrains + worth + low[:1]):  # 2 terrains, 6 bare flora
         put(s, 0, cell, card)
+    assert [CAT.fauna[f]["n"] for f in (okapi, pelican)] == [7, 7]
     choose_action(s, "compost")
     end_turn(s)
-    assert s.leaves[0] == [0]  # 4 flora and 2 terrains are 6 cards
-    assert s.leaves[1] == []  # 7 flora: the terrains are cards, not flora
-    put(s, 0, 9, low[3])
+    assert s.leaves[0] == [0]  # 5 flora and 2 terrains are 7 cards
+    assert s.leaves[1] == []  # 6 flora: the terrains are cards, not flora
+    put(s, 0, 8, low[1])
     choose_action(s, "compost")
     end_turn(s)
     assert s.leaves[1] == [0]
@@ -2213,12 +2214,12 @@ def claims_after_a_turn(s, side):
     return 0 in s.leaves[0]
 
 
-def test_fauna_objectives_have_2_full_rows_2_full_columns_or_2_full_diagonals():
-    # Red Panda: "Have 2+ full rows"; Snow Leopard: "Have 2+ full columns"; Pangolin: "Have 2+ full diagonals"
+def test_fauna_objectives_have_3_full_rows_3_full_columns_or_1_full_diagonal():
+    # Red Panda: "Have 3+ full rows"; Snow Leopard: "Have 3+ full columns"; Pangolin: "Have 1+ full diagonals"
     # (the two corner-to-corner lines 0-5-10-15 and 3-6-9-12)
     sides = {m: next(f["id"] for f in CAT.fauna if f["measure"] == m) for m in ("full_rows", "full_cols",
                                                                                "full_diagonals")}
-    assert [CAT.fauna[f]["n"] for f in sides.values()] == [2, 2, 2]
+    assert [CAT.fauna[f]["n"] for f in sides.values()] == [3, 3, 1]
     diagonals = {0, 5, 10, 15, 3, 6, 9, 12}
     cards = [flora(lambda c: c["cost"] <= 9, skip=k) for k in range(16)]
     assert cards[0] == 0  # the catalogue's first card fills a cell like any other
@@ -2228,55 +2229,60 @@ def test_fauna_objectives_have_2_full_rows_2_full_columns_or_2_full_diagonals():
             if cell != gap:
                 put(s, 0, cell, cards[cell])
         assert [scoring.measure(s, 0, m) for m in sides] == [3, 3, 1 if gap in diagonals else 2], gap
-    s = at_action(2, p=0)
-    quiet(s)
-    for cell in sorted(diagonals - {6}):
-        put(s, 0, cell, cards[cell])
-    assert not claims_after_a_turn(s, sides["full_diagonals"])  # one full diagonal
-    put(s, 0, 6, cards[6])
-    assert claims_after_a_turn(s, sides["full_diagonals"])  # both, with every other cell empty
-    assert not claims_after_a_turn(s, sides["full_rows"]) and not claims_after_a_turn(s, sides["full_cols"])
-    rows, cols = ([4, 5, 6, 7], [8, 9, 10, 11]), ([1, 5, 9, 13], [2, 6, 10, 14])
+    for diagonal in ([0, 5, 10, 15], [3, 6, 9, 12]):
+        s = at_action(2, p=0)
+        quiet(s)
+        for cell in diagonal[:3]:
+            put(s, 0, cell, cards[cell])
+        assert not claims_after_a_turn(s, sides["full_diagonals"])  # 3 of its 4 cells
+        put(s, 0, diagonal[3], cards[diagonal[3]])
+        assert claims_after_a_turn(s, sides["full_diagonals"])  # one full diagonal, every other cell empty
+        assert not claims_after_a_turn(s, sides["full_rows"]) and not claims_after_a_turn(s, sides["full_cols"])
+    rows, cols = ([4, 5, 6, 7], [8, 9, 10, 11], [12, 13, 14, 15]), ([1, 5, 9, 13], [2, 6, 10, 14], [3, 7, 11, 15])
     for lines, claimed in ((rows, "full_rows"), (cols, "full_cols")):
         s = at_action(2, p=0)
         quiet(s)
-        for cell in lines[0] + lines[1][:3]:
+        for cell in lines[0] + lines[1] + lines[2][:3]:
             put(s, 0, cell, cards[cell])
-        assert not any(claims_after_a_turn(s, f) for f in sides.values())  # 1 full line and 3 cards
-        put(s, 0, lines[1][3], cards[lines[1][3]])
+        assert not any(claims_after_a_turn(s, f) for f in sides.values())  # 2 full lines and 3 cards
+        put(s, 0, lines[2][3], cards[lines[2][3]])
         assert [claims_after_a_turn(s, f) for f in sides.values()] == [m == claimed for m in sides]
 
 
-def test_ecosystem_4_vp_each_for_trees_on_your_longest_diagonal_path_max_28():
-    # Sahel / Banff: "4 (5) VP each for Trees on your longest diagonal path (max 28)": a path of diagonal
+def test_ecosystem_5_vp_each_for_trees_on_your_longest_diagonal_path_max_25():
+    # Sahel / Banff: "5 (6) VP each for Trees on your longest diagonal path (max 25)": a path of diagonal
     # steps between cards of the type, which may turn but never revisits a card
     sahel, banff = ecosystem_named("Sahel"), ecosystem_named("Banff")
     assert (CAT.ecosystems[sahel]["measure"], CAT.ecosystems[sahel]["arg"]) == ("diag_path_type", "tree")
     s = at_action(2, p=0)
     trees = iter(flora(lambda c: c["type"] == "tree", skip=k) for k in range(16))
     herb = flora(lambda c: c["type"] == "herb")
+
+    def path():
+        return scoring.measure(s, 0, "diag_path_type", "tree")
+
     assert scoring.ecosystem_vp(s, 0, sahel) == 0  # no tree, no path
     put(s, 0, 15, next(trees))
-    assert scoring.ecosystem_vp(s, 0, sahel) == 4  # a lone tree is a path of 1
+    assert scoring.ecosystem_vp(s, 0, sahel) == 5  # a lone tree is a path of 1
     for cell in (0, 5, 10):
         put(s, 0, cell, next(trees))
     put(s, 0, 3, next(trees))  # a tree off the path (its only diagonal neighbour, cell 6, is empty)
     put(s, 0, 1, next(trees))  # orthogonally next to a tree: not a diagonal step
-    assert scoring.ecosystem_vp(s, 0, sahel) == 4 * 4
+    assert path() == 4 and scoring.ecosystem_vp(s, 0, sahel) == 4 * 5
     put(s, 0, 8, next(trees))
     put(s, 0, 13, next(trees))  # 0-5-8-13-10-15 turns twice: 6 trees; 0-5-10-15 and 8-13 alone are shorter
-    assert scoring.ecosystem_vp(s, 0, sahel) == 6 * 4
+    assert path() == 6 and scoring.ecosystem_vp(s, 0, sahel) == 25 < 6 * 5  # at most 25
     put(s, 0, 13, herb)  # another type breaks the path: 0-5-10-15 (or 8-5-10-15) again
-    assert scoring.ecosystem_vp(s, 0, sahel) == 4 * 4
+    assert path() == 4 and scoring.ecosystem_vp(s, 0, sahel) == 4 * 5
     for cell in (13, 2, 7):
         put(s, 0, cell, next(trees))
     # 2-7-10-13-8-5-0 (or -15): 7 trees, the longest path on one colour of the board's checkering
-    assert scoring.ecosystem_vp(s, 0, sahel) == 7 * 4 == 28
-    assert scoring.ecosystem_vp(s, 0, banff) == 28 < 7 * 5  # 5 VP each, still at most 28
+    assert path() == 7 and scoring.ecosystem_vp(s, 0, sahel) == 25
+    assert scoring.ecosystem_vp(s, 0, banff) == 25 < 7 * 6  # 6 VP each, still at most 25
 
 
-def test_type_count_table_ecosystem_scores_30_for_7_or_more_cards_and_nothing_for_1():
-    # Atacama: "VP by count of Trees: 1:0, 2:4, 3:8, 4:13, 5:23, 6:28, 7:30+"
+def test_type_count_table_ecosystem_scores_29_for_7_or_more_cards_and_2_for_1():
+    # Atacama: "VP by count of Trees: 1:2, 2:5, 3:9, 4:13, 5:18, 6:24, 7:29+"
     atacama = ecosystem_named("Atacama")
     s = at_action(2, p=0)
     quiet(s)
@@ -2285,7 +2291,7 @@ def test_type_count_table_ecosystem_scores_30_for_7_or_more_cards_and_nothing_fo
         vps.append(scoring.ecosystem_vp(s, 0, atacama))
         put(s, 0, k, flora(lambda c: c["type"] == "tree", skip=k))
     vps.append(scoring.ecosystem_vp(s, 0, atacama))
-    assert vps == [0, 0, 4, 8, 13, 23, 28, 30, 30, 30]
+    assert vps == [0, 2, 5, 9, 13, 18, 24, 29, 29, 29]
 
 
 def test_island_and_climate_cards_can_also_count_for_objectives_whichever_card_and_side_was_dealt():
@@ -2307,10 +2313,11 @@ def colours(*want):
     return lambda c: [a["color"] for a in c["abilities"]] == list(want)
 
 
-def test_ecosystem_6_vp_each_for_rows_or_columns_of_4_cards_sharing_one_ability_colour():
-    # Chihuahuan: "6 VP each for rows/columns of 4 cards sharing one ability colour"
+def test_ecosystem_7_vp_each_for_rows_or_columns_of_4_cards_sharing_one_ability_colour():
+    # Chihuahuan: "7 VP each for rows/columns of 4 cards sharing one ability colour"
     chihuahuan = ecosystem_named("Chihuahuan")
     vp = CAT.ecosystems[chihuahuan]["vp"]
+    assert vp == 7
     s = at_action(2, p=0)
     row = [flora(colours("red"), 0), flora(colours("red", "blue"), 0), flora(colours("yellow", "red"), 0),
            flora(colours("red"), 1)]
@@ -2327,11 +2334,12 @@ def test_ecosystem_6_vp_each_for_rows_or_columns_of_4_cards_sharing_one_ability_
     assert scoring.ecosystem_vp(s, 0, chihuahuan) == vp  # column 3: all Blue
 
 
-def test_ecosystem_6_vp_each_for_rows_or_columns_of_4_different_types():
-    # Kakadu: "6 VP each for rows/columns of 4 different types"; a joker is whichever type is missing,
+def test_ecosystem_7_vp_each_for_rows_or_columns_of_4_different_types():
+    # Kakadu: "7 VP each for rows/columns of 4 different types"; a joker is whichever type is missing,
     # a terrain has no type
     kakadu = ecosystem_named("Kakadu")
     vp = CAT.ecosystems[kakadu]["vp"]
+    assert vp == 7
     joker = next(c["id"] for c in CAT.earth if c["type"] == "joker")
     terrain = next(c["id"] for c in CAT.earth if c["kind"] == "terrain")
     s = at_action(2, p=0)
@@ -2352,7 +2360,7 @@ def test_ecosystem_6_vp_each_for_rows_or_columns_of_4_different_types():
 
 @pytest.mark.parametrize("what", ["sprouts", "growth"])
 def test_ecosystem_rows_or_columns_of_4_flora_with_4_different_sprout_or_growth_counts(what):
-    # Kamchatka: "7 VP each for rows/columns of 4 flora with 4 different sprout counts"; Altai: "6 VP each for
+    # Kamchatka: "8 VP each for rows/columns of 4 flora with 4 different sprout counts"; Altai: "8 VP each for
     # rows/columns of 4 flora with 4 different growth counts" (0 is a count; a terrain is not a flora)
     side = ecosystem_named("Kamchatka" if what == "sprouts" else "Altai")
     vp = CAT.ecosystems[side]["vp"]
@@ -2373,39 +2381,42 @@ def test_ecosystem_rows_or_columns_of_4_flora_with_4_different_sprout_or_growth_
     assert scoring.ecosystem_vp(s, 0, side) == 0
 
 
-def test_fauna_objective_have_3_flora_with_a_geographic_word_in_the_name():
-    # Capybara: "Have 3+ flora with a geographic word in the name"
+def test_fauna_objective_have_4_flora_with_a_geographic_word_in_the_name():
+    # Capybara: "Have 4+ flora with a geographic word in the name"
     capybara = fauna_named("Capybara")
     tag = CAT.fauna[capybara]["arg"]
     tagged = [c["id"] for c in CAT.earth if c["kind"] == "flora" and tag in c["tags"]]
     other = [c["id"] for c in CAT.earth if c["kind"] == "flora" and c["tags"] and tag not in c["tags"]]
     s = at_action(2, p=0)
     quiet(s)
-    for cell, card in enumerate(tagged[:2] + other[:3]):
+    assert CAT.fauna[capybara]["n"] == 4
+    for cell, card in enumerate(tagged[:3] + other[:3]):
         put(s, 0, cell, card)
-    assert not claims_after_a_turn(s, capybara)  # 2 geographic names, 3 with other words
-    put(s, 0, 5, tagged[2])
+    assert not claims_after_a_turn(s, capybara)  # 3 geographic names, 3 with other words
+    put(s, 0, 6, tagged[3])
     assert claims_after_a_turn(s, capybara)
 
 
-def test_fauna_objective_have_4_flora_with_6_sprout_spaces():
-    # Macaw: "Have 4+ flora with 6 sprout spaces": exactly 6, whatever sits on them
+def test_fauna_objective_have_5_flora_with_6_sprout_spaces():
+    # Macaw: "Have 5+ flora with 6 sprout spaces": exactly 6, whatever sits on them
     macaw = fauna_named("Macaw")
-    six = [flora(lambda c: c["sprouts"] == 6, skip=k) for k in range(4)]
+    assert CAT.fauna[macaw]["n"] == 5
+    six = [flora(lambda c: c["sprouts"] == 6, skip=k) for k in range(5)]
     five = flora(lambda c: c["sprouts"] == 5)
     s = at_action(2, p=0)
     quiet(s)
-    for cell, card in enumerate(six[:3] + [five]):
+    for cell, card in enumerate(six[:4] + [five]):
         put(s, 0, cell, card)
     assert not claims_after_a_turn(s, macaw)
-    put(s, 0, 4, six[3], sprouts=6)
+    put(s, 0, 5, six[4], sprouts=6)
     assert claims_after_a_turn(s, macaw)
 
 
-def test_fauna_objective_have_10_cards_with_even_vp():
-    # Walrus: "Have 10+ cards with even VP": 0 is even; the island and climate count too
+def test_fauna_objective_have_11_cards_with_even_vp():
+    # Walrus: "Have 11+ cards with even VP": 0 is even; the island and climate count too
     walrus = fauna_named("Walrus")
     need = CAT.fauna[walrus]["n"]
+    assert need == 11
     s = at_action(2, p=0)
     quiet(s)
     even_area = sum(card["vp"] % 2 == 0 for card in (CAT.islands[s.island[0]], CAT.climates[s.climate[0]]))
@@ -2421,8 +2432,8 @@ def test_fauna_objective_have_10_cards_with_even_vp():
     assert claims_after_a_turn(s, walrus)
 
 
-def test_ecosystem_2_vp_each_for_filled_canopies_including_flora_with_only_a_canopy():
-    # Congo Basin: "2 VP each for filled canopies"; "Flora with a maximum growth of 1 will only have a canopy"
+def test_ecosystem_5_vp_per_2_filled_canopies_including_flora_with_only_a_canopy():
+    # Congo Basin: "5 VP per 2 filled canopies"; "Flora with a maximum growth of 1 will only have a canopy"
     congo = ecosystem_named("Congo Basin")
     vp = CAT.ecosystems[congo]["vp"]
     one = flora(lambda c: c["growth"] == 1)
@@ -2435,8 +2446,9 @@ def test_ecosystem_2_vp_each_for_filled_canopies_including_flora_with_only_a_can
     assert scoring.ecosystem_vp(s, 0, congo) == 0
     choose_action(s, "grow")
     act(s, "cell", 0)  # the single piece on the max-growth-1 flora is its canopy
+    assert scoring.measure(s, 0, "canopies") == 1 and scoring.ecosystem_vp(s, 0, congo) == 0  # 1 of a pair
     act(s, "cell", 1)  # the last piece on the tall one
-    assert scoring.ecosystem_vp(s, 0, congo) == 2 * vp
+    assert CAT.ecosystems[congo]["per"] == 2 and scoring.ecosystem_vp(s, 0, congo) == vp
 
 
 def test_scoring_step_5_the_single_piece_of_a_flora_with_maximum_growth_1_is_a_canopy_and_scores_canopy_vp():
