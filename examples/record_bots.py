@@ -89,6 +89,11 @@ def main() -> None:
         parser.error(f"--frames must be at least 2, got {args.frames}")
     if not 0.01 <= args.fps <= 100:
         parser.error(f"--fps must be from 0.01 to 100, got {args.fps}")
+    if args.seed < 0:
+        parser.error(f"--seed must be a non-negative integer, got {args.seed}")
+    for flag, folder in (("--out", args.out), ("--still-dir", args.still_dir)):
+        if folder is not None and Path(folder).exists() and not Path(folder).is_dir():
+            parser.error(f"{flag} {folder!r} is a file: give a folder to write into")
     try:
         games = [resolve_env_name(g) for g in args.games] if args.games else available_envs()
     except ValueError as exc:  # an unknown game: its message names the known ones

@@ -43,8 +43,10 @@ def _frames_per_second(text: str) -> float:
 def _check_output_file(path: str, flag: str, suffix: str | None = None) -> None:
     """Refuse an output file that cannot be written before the game or replay, not after it: a replay
     failed to save once the game was over, and a GIF only after the whole replay had been shown."""
+    if not path:
+        raise ValueError(f"{flag} needs a file name, e.g. {flag} game{suffix or '.json'}")
     where = Path(path).expanduser()
-    if not path or where.is_dir():
+    if where.is_dir():
         raise ValueError(f"{flag} {path!r} is a folder: give a file name, e.g. {flag} {where / ('game' + (suffix or '.json'))}")
     if suffix and where.suffix.lower() != suffix:
         raise ValueError(f"{flag} {path!r}: the file name must end in {suffix}")
@@ -65,7 +67,8 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--opponent", action="append", default=None,
                       help="policy id (terralore_v0/heuristic, terralore_v0/random) or model path; "
                            "repeat once per other seat (Earth), or give one for all (default: the heuristic)")
-    play.add_argument("--seat", type=int, default=0, help="your seat, 0-based (default 0: you move first)")
+    play.add_argument("--seat", type=int, default=0, help="your seat, 0-based (default 0, player_0; who moves first is the game's rule: "
+                           "a coin flip in Travel Earth, the deal in Earth)")
     play.add_argument("--seed", type=int, default=None, help="game seed (default: random, shown when the game ends: it fixes the hidden cards)")
     play.add_argument("--players", type=int, default=None, help="number of players (Earth: 1–5)")
     play.add_argument("--max-turns", type=int, default=None, help="turn limit (default: the game's)")
@@ -94,6 +97,8 @@ def _play(args, ask, say) -> int:
     if args.save is not None:
         _check_output_file(args.save, "--save")
     env_kwargs = dict(args.option)
+    if "render_mode" in env_kwargs:  # it drew the table at every bot decision too, which --window hides
+        raise ValueError("--option render_mode is no rule option: to see the table as a picture, add --window")
     if args.players is not None:
         env_kwargs["num_players"] = args.players
     if args.max_turns is not None:

@@ -540,7 +540,7 @@ def test_the_command_offered_to_watch_a_saved_replay_works_pasted_for_a_name_wit
 
 
 @pytest.mark.parametrize("flag, name, problem", [
-    ("--save", "", "is a folder: give a file name"),
+    ("--save", "", "--save needs a file name, e.g. --save game.json"),
     ("--save", ".", "is a folder: give a file name"),
     ("--save", "no/such/folder/r.json", "there is no folder"),
 ])
@@ -549,6 +549,68 @@ def test_a_save_path_that_cannot_be_written_is_refused_before_the_game(toy, tmp_
     script, out = Script(["1"] * 3), []
     assert main(["play", "toy", "--opponent", "toy_v0/random", flag, name], ask=script, say=out.append) == 2
     assert problem in out[-1] and script.prompts == []  # no move was asked for
+
+
+class UndecodableLine(Script):
+    """A terminal whose reader cannot decode a line (a Latin-1 byte in a UTF-8 terminal) at the given prompts."""
+
+    def __init__(self, lines, bad_at):
+        super().__init__(lines)
+        self.bad_at = set(bad_at)
+
+    def __call__(self, prompt):
+        if len(self.prompts) in self.bad_at:
+            self.prompts.append(prompt)
+            raise UnicodeDecodeError("utf-8", b"\xe9", 0, 1, "invalid continuation byte")
+        return super().__call__(prompt)
+
+
+def test_a_line_that_is_not_text_is_asked_again_at_every_prompt_and_the_game_is_saved(toy, tmp_path):
+    # one stray byte ended the game with "error: 'utf-8' codec can't decode byte 0xe9" and lost the replay
+    path = tmp_path / "r.json"
+    script = UndecodableLine(["1", "1", "1", "y", str(path)], bad_at=[0, 2, 4, 6, 8])  # each move, "Save?", the name
+    out = []
+    assert main(["play", "toy", "--opponent", "toy_v0/random", "--seed", "3"], ask=script, say=out.append) == 0
+    assert sum("not text in this terminal's encoding" in line for line in out) == 5
+    assert Replay.load(path).actions  # the game was played to the end and saved
+
+
+def test_a_replay_saved_under_a_home_folder_name_is_written_in_the_home_folder(toy, tmp_path, monkeypatch):
+    # "~/x.json" passed the check as the home folder's, then was written to a folder named "~" here
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    (tmp_path / "home").mkdir()
+    monkeypatch.chdir(tmp_path)
+    out = []
+    assert main(["play", "toy", "--opponent", "toy_v0/random", "--seed", "3", "--save", "~/x.json"],
+                ask=Script(["1"] * 3), say=out.append) == 0
+    assert (tmp_path / "home" / "x.json").is_file() and not (tmp_path / "~").exists()
+    assert Replay.load("~/x.json").actions
+
+
+def test_the_interactive_save_never_replaces_an_earlier_replay_without_asking(toy, tmp_path, monkeypatch):
+    # the default name holds only the game and seed: a second game of that seed replaced the first silently
+    monkeypatch.chdir(tmp_path)
+    first = tmp_path / "replay-toy_v0-seed3.json"
+    main(["play", "toy", "--opponent", "toy_v0/random", "--seed", "3"], ask=Script(["1"] * 3 + ["y", ""]),
+         say=[].append)
+    kept = first.read_text(encoding="utf-8")
+    out = []
+    main(["play", "toy", "--opponent", "toy_v0/random", "--seed", "3"], ask=Script(["q", "y", ""]), say=out.append)
+    assert first.read_text(encoding="utf-8") == kept and (tmp_path / "replay-toy_v0-seed3-2.json").is_file()
+    script = Script(["q", "y", first.name, "n", "mine.json"])  # a name typed that exists: asked, then another
+    main(["play", "toy", "--opponent", "toy_v0/random", "--seed", "3"], ask=script, say=[].append)
+    assert script.prompts[-2] == f"{first.name} exists. Replace it? [y/N] "
+    assert first.read_text(encoding="utf-8") == kept and (tmp_path / "mine.json").is_file()
+    main(["play", "toy", "--opponent", "toy_v0/random", "--seed", "3"], ask=Script(["q", "y", first.name, "y"]),
+         say=[].append)
+    assert first.read_text(encoding="utf-8") != kept  # replaced, as asked
+
+
+def test_render_mode_is_refused_as_a_rule_option_since_it_draws_the_bots_decisions_too(toy):
+    out = []
+    assert main(["play", "toy", "--opponent", "toy_v0/random", "--option", "render_mode=human"],
+                ask=Script([]), say=out.append) == 2
+    assert "--option render_mode is no rule option" in out[-1] and "--window" in out[-1]
 
 
 @pytest.mark.parametrize("name, problem", [("out.txt", "must end in .gif"), (".", "is a folder"),

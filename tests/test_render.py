@@ -439,6 +439,8 @@ def test_record_bots_example_writes_a_gif_a_replay_and_a_still(tmp_path):
     (["--frames", "-1"], "--frames must be at least 2"),
     (["--tries", "0"], "--tries must be at least 1"),
     (["--games", "earth", "--players", "9"], "--players 9: earth_v0 takes 1, 2, 3, 4, 5"),
+    (["--seed", "-1"], "--seed must be a non-negative integer, got -1"),  # a ReplayError traceback
+    (["--still-dir", __file__], "is a file: give a folder to write into"),  # FileExistsError
 ])
 def test_record_bots_example_refuses_bad_arguments_naming_them(args, message, tmp_path):
     import subprocess

@@ -350,6 +350,24 @@ def test_a_replay_file_that_is_not_utf8_is_refused_naming_the_file(toy, tmp_path
         Replay.load(path)
 
 
+def test_a_replay_file_with_a_byte_order_mark_loads(toy, tmp_path):
+    # Windows Notepad saves UTF-8 with a byte-order mark; it was refused with "decode using utf-8-sig"
+    replay, _, _ = record_random_game("toy_v0", seed=2)
+    path = tmp_path / "g.json"
+    path.write_bytes(b"\xef\xbb\xbf" + replay.to_json().encode())
+    assert Replay.load(path) == replay
+
+
+def test_a_replay_holding_another_games_rule_options_is_refused_as_the_files_fault():
+    # a Travel Earth replay relabelled earth_v0 got the env's own error, which blamed the reader's arguments
+    replay, _, _ = record_random_game("travel_earth_v0", seed=2)
+    data = json.loads(replay.to_json())
+    data["env"] = "earth_v0"
+    with pytest.raises(ReplayError, match=r"rule options \(its 'config'\) do not fit earth_v0.*no option deck_format"
+                                          r".*the file was edited, or holds another game's replay"):
+        Replay.from_json(json.dumps(data)).make_env()
+
+
 @pytest.mark.parametrize("text, problem", [("[" * 100_000 + "]" * 100_000, "nest too deeply"),
                                            ('{"seed": ' + "1" * 5000 + "}", "an integer of more than")], ids=["deep", "huge-int"])
 def test_a_replay_file_too_deep_or_with_a_huge_number_is_refused_naming_the_file(tmp_path, text, problem):

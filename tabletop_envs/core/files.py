@@ -109,7 +109,7 @@ def read_json_text(path: Path) -> str:
 
 
 def read_text_at_most(path: Path, limit: int, what: str) -> str:
-    """The UTF-8 text of a regular file of at most ``limit`` bytes (``what`` never holds more), else ValueError;
+    """The UTF-8 text (a leading byte-order mark dropped) of a regular file of at most ``limit`` bytes (``what`` never holds more), else ValueError;
     OSError and UnicodeDecodeError as ``read_text`` raises them. A pipe or a device is no such file: a sidecar
     that was a named pipe waited for a writer for ever."""
     mode = os.stat(path).st_mode
@@ -119,7 +119,7 @@ def read_text_at_most(path: Path, limit: int, what: str) -> str:
         data = fh.read(limit + 1)
     if len(data) > limit:
         raise ValueError(f"it holds over {limit:,} bytes, far more than {what}")
-    return data.decode("utf-8")
+    return data.decode("utf-8-sig")  # a byte-order mark (Windows Notepad writes one) is no content
 
 
 def parse_json(text: str):

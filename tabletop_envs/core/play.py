@@ -11,11 +11,13 @@ driven by scripted input in tests exactly as by a person at the keyboard.
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from .engine import check_seed_value
 from .errors import IllegalActionError, is_int
@@ -96,6 +98,17 @@ def format_moves(legal: Sequence[int], names: Sequence[str]) -> str:
     return "\n".join(f"  {i + 1:>{width}}. {name}" for i, name in enumerate(names))
 
 
+def read_line(ask: Ask, prompt: str, say: Say) -> str:
+    """``ask(prompt)``, again after a line that is not text: one stray byte (a Latin-1 "é" typed into a
+    UTF-8 terminal) raised UnicodeDecodeError, which ended the game and lost its replay."""
+    while True:
+        try:
+            return ask(prompt)
+        except UnicodeDecodeError:
+            say("That line is not text in this terminal's encoding (a character from another keyboard layout?); "
+                "type it again.")
+
+
 def _human_move(env, seat: int, ask: Ask, say: Say) -> int:
     state = env.game_state
     legal = state.legal_actions()
@@ -109,7 +122,7 @@ def _human_move(env, seat: int, ask: Ask, say: Say) -> int:
     say(f"\nYour move{f' ({decision})' if decision else ''}:\n{format_moves(legal, names)}")
     while True:
         try:
-            line = ask("> ")
+            line = read_line(ask, "> ", say)
         except EOFError:
             raise QuitGame("eof") from None
         command = line.strip().lower()
@@ -307,13 +320,23 @@ def shell_word(text: str) -> str:
 
 def offer_save(result: PlayResult, ask: Ask = input, say: Say = print, path: str | None = None) -> str | None:
     """Ask whether to save the replay (or save straight to ``path``); returns the saved path."""
-    default = f"replay-{result.replay.env}-seed{result.replay.seed}.json"
     if path is None:
+        # the default names only the game and seed: a second game of that seed must not replace the first
+        base = f"replay-{result.replay.env}-seed{result.replay.seed}"
+        default = next(name for name in (f"{base}{f'-{k}' if k > 1 else ''}.json" for k in itertools.count(1))
+                       if not Path(name).expanduser().exists())
         try:
-            answer = ask("Save the replay? [y/N] ").strip().lower()
+            answer = read_line(ask, "Save the replay? [y/N] ", say).strip().lower()
             if answer not in ("y", "yes"):
                 return None
-            path = ask(f"File name [{default}]: ").strip() or default
+            path = read_line(ask, f"File name [{default}]: ", say).strip() or default
+            while Path(path).expanduser().is_file():
+                if read_line(ask, f"{path} exists. Replace it? [y/N] ", say).strip().lower() in ("y", "yes"):
+                    break
+                path = read_line(ask, "Another file name (empty: do not save): ", say).strip()
+                if not path:
+                    say("The replay was not saved.")
+                    return None
         except EOFError:
             return None
     while True:
@@ -323,7 +346,7 @@ def offer_save(result: PlayResult, ask: Ask = input, say: Say = print, path: str
         except OSError as exc:
             say(f"Could not save the replay to {path!r}: {exc.strerror or exc}")
         try:  # the game is over and only this file keeps it: ask again rather than lose it
-            path = ask("Another file name (empty: do not save): ").strip()
+            path = read_line(ask, "Another file name (empty: do not save): ", say).strip()
         except EOFError:
             path = ""
         if not path:
@@ -369,7 +392,7 @@ def watch_replay(replay: Replay, seat: int | None = None, ask: Ask | None = inpu
         say(f"player_{player} ({players[player] if player < len(players) else '?'}): {shown}")
         if ask is not None:
             try:
-                if ask("[Enter] next, q quit > ").strip().lower() in ("q", "quit"):
+                if read_line(ask, "[Enter] next, q quit > ", say).strip().lower() in ("q", "quit"):
                     say("Stopped.")
                     env.close()
                     return

@@ -21,7 +21,7 @@ from typing import Any
 
 from .aec import AEC_KWARGS, TabletopAECEnv, resolve_action
 from .engine import State
-from .errors import IllegalActionError, ReplayError, action_index, is_int
+from .errors import ConfigError, IllegalActionError, ReplayError, action_index, is_int
 from .files import has_control, parse_json, read_json_text, write_text_whole
 
 #: version of the replay file format itself (not of the envs)
@@ -134,7 +134,7 @@ class Replay:
         return json.dumps(asdict(self), indent=1)
 
     def save(self, path: str | Path) -> Path:
-        path = Path(path)
+        path = Path(path).expanduser()  # "~/game.json" is the home folder's, as a shell would read it
         if not self.final_digest:
             raise ReplayError("replay not finished: call finish(env) before saving so it can be verified")
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -196,7 +196,7 @@ class Replay:
 
     @classmethod
     def load(cls, path: str | Path) -> Replay:
-        path = Path(path)
+        path = Path(path).expanduser()
         if path.is_dir():
             raise ReplayError(f"{str(path)!r} is a folder; pass the replay's .json file in it")
         if not path.exists():  # (a link to a device is there: it is refused as no regular file, below)
@@ -238,7 +238,12 @@ class Replay:
             raise ReplayError(f"make_env({', '.join(f'{k}=...' for k in own)}): a replay is replayed under the "
                               f"rule options and max_turns it was recorded with (config {self.config}, max_turns "
                               f"{self.max_turns}); make_env takes only render_mode and illegal_action")
-        env = module.raw_env(max_turns=self.max_turns, **env_kwargs, **self.game_config())
+        try:
+            env = module.raw_env(max_turns=self.max_turns, **env_kwargs, **self.game_config())
+        except ConfigError as exc:  # the env's own words alone blamed the reader's arguments, not the file
+            raise ReplayError(f"this replay's rule options (its 'config') do not fit {self.env}, the game it names: "
+                              f"{str(exc).rstrip('.')}; the file was edited, or holds another game's replay: replay "
+                              "a file as 'tabletop-envs play' wrote it") from None
         if env.game.action_layout.hash() != self.action_layout_hash:
             raise ReplayError(
                 f"this replay's action layout ({self.action_layout_hash}) differs from {self.env}'s in this "

@@ -32,7 +32,7 @@ def play(game: EarthGame, policies: list, seed: int) -> tuple:
 
 def summary(players: int, games: int, policy: str = "earth_v0/random", seed: int = 0) -> dict:
     game = EarthGame(num_players=players)
-    pol = load_policy(policy)
+    pol = load_policy(policy, env="earth_v0", game_config=game.config())  # another game's policy is refused
     scores, turns, rounds, decisions = [], [], [], []
     start = time.perf_counter()
     for g in range(games):

@@ -17,6 +17,8 @@ def test_the_report_summarises_its_games():
     # --games 0 ended in numpy's "zero-size array to reduction operation" traceback
     (["--games", "0"], "the number of games must be a positive integer"),
     (["--games", "1", "--policy", "terralore_v0/heuristic"], "terralore_v0"),
+    # another game's random policy played Earth and was reported under its own id
+    (["--games", "1", "--policy", "terralore_v0/random"], "plays terralore_v0, not earth_v0"),
     (["--games", "1", "--players", "6"], "1-5 players"),
 ])
 def test_a_bad_command_line_ends_in_one_line(argv, message, capsys):
