@@ -278,7 +278,8 @@ def own_name(name: str, used: set[str]) -> str:
 
 def flora_names(rng, types: list[str]) -> list[str]:
     prefixes = COLOUR_WORDS + GEO_WORDS + ANIMAL_WORDS + PLAIN_WORDS
-    used, out, joker = set(), [], 0
+    used: set[str] = set()
+    out, joker = [], 0
     for t in types:
         if t == "joker":
             out.append(JOKERS[joker])
