@@ -2415,6 +2415,17 @@ def test_a_loading_option_a_registered_policy_does_not_take_is_refused_naming_th
         load_policy(policy_id, deterministic=False)
 
 
+@pytest.mark.parametrize("value", ["false", 2, "yes"])
+def test_a_model_loaded_with_a_deterministic_flag_that_is_no_bool_is_refused(value):
+    from tabletop_envs import load_policy
+
+    # "false" is truthy: the model played argmax without a word
+    with pytest.raises(TypeError, match=rf"deterministic must be True \(argmax\), False \(sample\) or None .* got "
+                                        rf"'?{value}'?$"):
+        load_policy("terralore_v0/ppo", deterministic=value)
+    assert load_policy("terralore_v0/ppo", deterministic=False).deterministic is False
+
+
 def test_a_match_result_made_with_names_alone_counts_from_zero_for_each():
     # its counts defaulted to None: summary() raised "'NoneType' object is not subscriptable", and a user
     # adding up their own games into one could not start from an empty result

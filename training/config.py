@@ -461,7 +461,7 @@ def load_typed_config(schema: type, path: str | Path | None = None, overrides: l
         except ValueError as exc:  # a pipe, a device, a file far too large
             raise ConfigError(f"config file {path} cannot be read: {exc}; pass a recipe, {where}") from None
         try:
-            raw = yaml.safe_load(text) or {}
+            raw = yaml.load(text, Loader=_recipe_loader()) or {}
         except yaml.YAMLError as exc:
             raise ConfigError(f"{_yaml_problem(exc, str(path))}; fix the file") from None
         except RecursionError:  # PyYAML composes nested nodes recursively
@@ -521,6 +521,32 @@ def _check_expanded_size(raw: dict, path) -> None:
             todo.extend(value.values())
         elif isinstance(value, list):
             todo.extend(value)
+
+
+def _recipe_loader():
+    """PyYAML's safe loader, but a key given twice in one mapping is an error: PyYAML kept the last one, so a
+    second ``ppo:`` section silently dropped the first (its steps and rollout length)."""
+    import yaml
+
+    class RecipeLoader(yaml.SafeLoader):
+        pass
+
+    def mapping(loader, node):
+        first: dict = {}
+        for key_node, _ in node.value:  # the keys written here; a "<<" merge's may be overridden by them
+            key = key_node.value if isinstance(key_node, yaml.ScalarNode) and key_node.tag != "tag:yaml.org,2002:merge" else None
+            if key is not None and key in first:
+                raise yaml.constructor.ConstructorError(
+                    "while reading a mapping", node.start_mark,
+                    f"the key {key!r} is given twice (first on line {first[key] + 1}); keep one and merge what "
+                    "both hold", key_node.start_mark)
+            first.setdefault(key, key_node.start_mark.line)
+        data: dict = {}
+        yield data  # as the safe loader's own map: a recipe that holds itself meets the size check, not a crash
+        data.update(loader.construct_mapping(node))  # (which applies "<<" merges)
+
+    RecipeLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, mapping)
+    return RecipeLoader
 
 
 def _yaml_problem(exc, source: str | None = None) -> str:

@@ -411,6 +411,9 @@ def main(argv: list[str] | None = None) -> dict:
         write_text_whole(out / "elo.md", text + "\n")
         if args.png:
             elo_png(report, out / "elo.png")
+        elif (out / "elo.png").is_file():  # an earlier run's picture beside this run's table contradicted it
+            (out / "elo.png").unlink()
+            print(f"removed {out}/elo.png, an earlier evaluation's picture (--png draws this one's)")
         print(f"wrote {out}/elo.json, elo.md" + (", elo.png" if args.png else ""))
     return report
 

@@ -347,7 +347,21 @@ def main(argv: list[str] | None = None) -> None:
         if not isinstance(run_info, dict):
             raise ConfigError(f"{run_json} holds a {type(run_info).__name__}, not the object training.train writes "
                               "(env, config, training, ...); restore it, or move it away and pass --env")
+    if args.out.endswith(("/", os.sep)) or user_path(args.out).is_dir():  # it wrote <folder>.onnx beside it
+        raise ConfigError(f"--out {args.out} is a folder: give the model's path in it, without a suffix, e.g. "
+                          f"--out {user_path(args.out) / 'ppo'} (writes ppo.onnx, ppo.npz and ppo.json there)")
     check_folder_can_be_made(user_path(args.out).parent, "--out")
+    summary_json = model_path.with_name("summary.json")
+    summary: dict = {}
+    if summary_json.exists():
+        try:
+            summary = json.loads(summary_json.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:  # json's own message named no file
+            raise ConfigError(f"{summary_json} cannot be read ({exc}); restore the summary.json training.train wrote "
+                              "there, or move it away (the sidecar then records no training wall time)") from None
+        if not isinstance(summary, dict):
+            raise ConfigError(f"{summary_json} holds a {type(summary).__name__}, not the object training.train "
+                              "writes; restore it, or move it away (the sidecar then records no training wall time)")
     env_name = args.env or run_info.get("env")
     if not env_name:
         parser.error("--env is required when the model has no run.json next to it (or, for a checkpoint, in "
@@ -371,9 +385,8 @@ def main(argv: list[str] | None = None) -> None:
     training = dict(run_info.get("training", {}))
     if "config" in run_info:
         training["config"] = run_info["config"]
-    summary_json = model_path.with_name("summary.json")
     if summary_json.exists():
-        training["wall_time_s"] = json.loads(summary_json.read_text(encoding="utf-8")).get("train_seconds")
+        training["wall_time_s"] = summary.get("train_seconds")
     act = args.act or run_act(run_info)
     deterministic = act == "argmax"
     stem = model_stem(args.out)

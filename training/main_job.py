@@ -25,7 +25,7 @@ from tabletop_envs.core.registry import make_game
 
 from .config import load_config, shipped_recipes_dir
 from .evaluate import check_games, check_two_seats, elo_png, markdown, round_robin, split_env_kwargs
-from .train import sigterm_as_interrupt, train
+from .train import sigterm_as_interrupt, tensorboard_dir, train
 
 DEFAULT_CONFIG = shipped_recipes_dir() / "main_job.yaml"
 
@@ -79,7 +79,12 @@ def main(argv: list[str] | None = None) -> dict:
           f"({summary.get('steps_per_second') or 0:.0f} steps/s); total {result['total_seconds']:.0f} s")
     print(table)
     print(f"exported policy: {trained}  (tabletop_envs.load_policy({trained!r}))")
-    print(f"learning curve: {summary.get('learning_curve')}; TensorBoard: tensorboard --logdir {run_dir / 'tb'}")
+    # only what was written: with output.learning_curve or output.tensorboard off it named files never made
+    made = [f"learning curve: {summary['learning_curve']}"] if summary.get("learning_curve") else []
+    if cfg.output.tensorboard:
+        made.append(f"TensorBoard: tensorboard --logdir {tensorboard_dir(cfg, run_dir)}")
+    if made:
+        print("; ".join(made))
     return result
 
 

@@ -261,7 +261,7 @@ def main(argv: list[str] | None = None) -> dict:
     import json
 
     from .config import check_device_present, load_config
-    from .evaluate import anchor_evaluation, check_games, split_env_kwargs
+    from .evaluate import anchor_evaluation, check_games, check_two_seats, resolve, split_env_kwargs
     from .export import numpy_policy
     from .pool import OpponentPool
     from .train import build_model, make_vec_env
@@ -278,7 +278,10 @@ def main(argv: list[str] | None = None) -> dict:
 
     # the recipe's env_kwargs are the game's options (and max_turns ...): checked as train checks them, so
     # that a misspelt one is not told the single-agent env's own keywords, which a recipe cannot set
-    make_game(cfg.env, **split_env_kwargs(cfg.env_kwargs, cfg.env)[0])
+    game = make_game(cfg.env, **split_env_kwargs(cfg.env_kwargs, cfg.env)[0])
+    check_two_seats(cfg.env, game.num_players)  # the anchors, like --games, are checked before the warm start
+    for anchor in dict.fromkeys(cfg.eval.opponents):
+        resolve(anchor, cfg.env, game.config())
     if not cfg.pretrain.teacher:
         cfg.pretrain.teacher = "heuristic"
     decision_teachers(cfg)

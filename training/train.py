@@ -53,6 +53,7 @@ from .config import (
 )
 from .evaluate import (
     anchor_evaluation,
+    check_two_seats,
     evaluation_lines,
     resolve,
     save_figure_whole,
@@ -237,9 +238,16 @@ def load_for_resume(path: Path, cfg: TrainConfig, venv):
 
     # The output keys too: the checkpoint's own would log where and how the earlier part did, even
     # when the run folder was copied elsewhere or the recipe turned TensorBoard on or off.
-    model = MaskablePPO.load(path, env=venv, device=cfg.ppo.device,
-                             tensorboard_log=tensorboard_dir(cfg, cfg.run_dir()), verbose=cfg.output.verbose,
-                             **{key: getattr(cfg.ppo, key) for key in RESUMABLE_PPO_KEYS})
+    try:
+        model = MaskablePPO.load(path, env=venv, device=cfg.ppo.device,
+                                 tensorboard_log=tensorboard_dir(cfg, cfg.run_dir()), verbose=cfg.output.verbose,
+                                 **{key: getattr(cfg.ppo, key) for key in RESUMABLE_PPO_KEYS})
+    except ValueError as exc:  # SB3's "Observation spaces do not match": a run folder without its run.json
+        if "spaces do not match" not in str(exc):
+            raise
+        raise ConfigError(f"--resume: the checkpoint {path} was trained on another game or layout than this "
+                          f"recipe's {cfg.env} ({exc}); resume with that run's recipe, or give this one another "
+                          "output.dir") from None
     if not cfg.output.tensorboard:
         model.set_logger(quiet_logger(cfg.output.verbose))
     # load() seeds torch and the envs with the run's seed again, so the resumed part would replay the
@@ -261,8 +269,16 @@ def check_resumable(run_dir: Path, cfg: TrainConfig, game_config: dict) -> None:
     run_json = run_dir / "run.json"
     if not run_json.exists():
         return
-    old = json.loads(run_json.read_text(encoding="utf-8"))
-    old_ppo = old.get("config", {}).get("ppo", {})
+    try:
+        old = json.loads(run_json.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:  # (the JSON error alone named no file)
+        raise ConfigError(f"--resume: {run_json} cannot be read ({exc}); it records the run's recipe: restore it "
+                          "from a copy, or give this recipe another output.dir") from None
+    old_ppo = old.get("config", {}).get("ppo", {}) if isinstance(old, dict) else None
+    if not isinstance(old_ppo, dict):
+        raise ConfigError(f"--resume: {run_json} is no run record (a JSON object with env, game_config and config, "
+                          "as training.train writes it): restore it from a copy, or give this recipe another "
+                          "output.dir")
     problems = []
     trained = old.get("game_config", game_config)
     if old.get("env") == cfg.env and isinstance(trained, dict):
@@ -433,6 +449,7 @@ def _train(cfg: TrainConfig, resume: bool, command: str | None, held: contextlib
     game = make_game(cfg.env, **game_kwargs)
     game_config = game.config()
     check_draw_reward(cfg.selfplay.draw_reward, game.num_players, cfg.env)  # (no phase changes it)
+    check_two_seats(cfg.env, game.num_players)  # the anchor evaluations refused it only at step 0
     for anchor in dict.fromkeys([*cfg.eval.opponents, *([cfg.eval.select_anchor] if cfg.eval.select_games else [])]):
         resolve(anchor, cfg.env, game_config)
     if cfg.pretrain.teacher:

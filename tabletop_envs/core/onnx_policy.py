@@ -593,6 +593,10 @@ def load_model_policy(path: str | Path, env: str | None = None, deterministic: b
     """
     if backend not in ("auto", "numpy", "onnxruntime"):
         raise ValueError(f"backend must be 'auto', 'numpy' or 'onnxruntime', got {backend!r}")
+    if deterministic is not None and not isinstance(deterministic, (bool, np.bool_)):
+        # "false" (a string from a command line or a file) is truthy: it played argmax without a word
+        raise TypeError(f"deterministic must be True (argmax), False (sample) or None (the sidecar's 'act'), got "
+                        f"{deterministic!r}")
     meta = read_sidecar(path)
     if check:
         check_compatible(meta, env, source=str(path), sidecar=sidecar_path(path))

@@ -171,6 +171,28 @@ def test_missing_file_and_bad_yaml_are_config_errors(tmp_path):
         load_config(bad)
 
 
+@pytest.mark.parametrize("text, key, first, line", [
+    ("ppo:\n  n_steps: 64\n  total_timesteps: 256\neval:\n  games: 2\nppo:\n  batch_size: 32\n", "ppo", 1, 6),
+    ("ppo:\n  n_steps: 64\n  n_steps: 128\n", "n_steps", 2, 3),
+])
+def test_a_key_given_twice_in_a_recipe_is_an_error_naming_both_lines(tmp_path, text, key, first, line):
+    # PyYAML kept the last: the first ppo section (its steps and rollout) was dropped without a word
+    recipe = tmp_path / "dup.yaml"
+    recipe.write_text(text, encoding="utf-8")
+    with pytest.raises(ConfigError, match=rf"dup.yaml, line {line}, column \d+: not valid YAML: the key '{key}' is "
+                                          rf"given twice \(first on line {first}\)"):
+        load_config(recipe)
+
+
+def test_a_key_that_overrides_a_yaml_merge_is_not_a_key_given_twice():
+    import yaml
+
+    from training.config import _recipe_loader
+
+    text = "base: &b {n_steps: 64, batch_size: 32}\nppo:\n  <<: *b\n  n_steps: 128\n"
+    assert yaml.load(text, Loader=_recipe_loader())["ppo"] == {"n_steps": 128, "batch_size": 32}
+
+
 def test_a_shipped_recipe_is_found_by_name_from_any_folder(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # no configs/ here: the README's commands run from another folder
     for name in ("terralore", "terralore.yaml", "configs/terralore.yaml"):

@@ -100,6 +100,9 @@ def test_cli_writes_json_markdown_and_png(toy, tmp_path):
     assert "| policy | Elo" in (tmp_path / "elo.md").read_text(encoding="utf-8")
     assert (tmp_path / "elo.png").stat().st_size > 1000
     assert report["elo"]["random"] == 0
+    # a rerun into the folder without --png left that picture beside a table it no longer drew
+    main(["--env", toy, "--policies", "random", "toy_v0/random", "--games", "10", "--out", str(tmp_path)])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["elo.json", "elo.md"]
 
 
 @needs_matplotlib

@@ -304,6 +304,35 @@ def test_export_cli_names_a_malformed_run_json_and_the_way_out(toy_run, tmp_path
     assert _written(out) == []
 
 
+@pytest.mark.parametrize("text, problem", [
+    ('{"train_sec', r"summary\.json cannot be read \(Unterminated string"),  # the JSON error named no file
+    ("[1]", r"summary\.json holds a list, not the object"),  # an AttributeError traceback
+])
+def test_export_cli_names_a_malformed_summary_json_and_the_way_out(toy_run, tmp_path, text, problem):
+    from tabletop_envs import ConfigError
+    from training.export import main
+
+    (toy_run / "summary.json").write_text(text, encoding="utf-8")
+    out = tmp_path / "out" / "ppo"
+    with pytest.raises(ConfigError, match=problem + ".*move it away"):
+        main(["--model", str(toy_run / "final_model.zip"), "--out", str(out)])
+    assert _written(out) == []
+
+
+@pytest.mark.parametrize("trailing", ["/", ""])
+def test_export_cli_refuses_a_folder_as_out_naming_a_path_in_it(toy_run, tmp_path, trailing):
+    from tabletop_envs import ConfigError
+    from training.export import main
+
+    folder = tmp_path / "models"
+    folder.mkdir()
+    # "--out models/" wrote models.onnx, .npz and .json beside the folder, not in it
+    with pytest.raises(ConfigError, match=r"--out .*models/? is a folder: give the model's path in it, without a "
+                                          r"suffix, e.g. --out .*models/ppo"):
+        main(["--model", str(toy_run / "final_model.zip"), "--out", str(folder) + trailing])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["models", "run"] and not any(folder.iterdir())
+
+
 def test_export_cli_refuses_an_out_under_a_file_before_exporting(toy_run, tmp_path):
     from tabletop_envs import ConfigError
     from training.export import main

@@ -25,6 +25,9 @@ def test_the_main_job_trains_exports_and_ranks_the_new_agent_against_the_shipped
     assert json.loads((run / "pretrain.json").read_text(encoding="utf-8"))["games"] == 30
     assert (run / "main_job.md").exists() and (run / "elo.png").exists()
     assert load_policy(result["exported"]).metadata["env_id"] == "terralore_v0"
+    # with TensorBoard off it printed a tensorboard command for a tb/ folder it never wrote
+    assert "TensorBoard" not in out and not (run / "tb").exists()
+    assert f"learning curve: {run / 'learning_curve.png'}" in out and (run / "learning_curve.png").is_file()
 
 
 @pytest.mark.parametrize(("argv", "message"), [

@@ -325,6 +325,21 @@ def test_the_pretrain_command_refuses_a_number_of_evaluation_games_before_the_wa
         pretrain.main(["--set", "env=toy_v0", "--games", games])
 
 
+@pytest.mark.parametrize("overrides, problem", [
+    (["eval.opponents=[random, nosuch]"], "no policy registered as 'toy_v0/nosuch'"),
+    (["eval.opponents=[terralore_v0/random]"], "terralore_v0"),
+])
+def test_the_pretrain_command_refuses_an_anchor_that_cannot_play_before_the_warm_start(toy, monkeypatch, overrides,
+                                                                                       problem):
+    import training.pretrain as pretrain
+    from tabletop_envs.core.errors import TabletopError
+
+    # the anchors were resolved only after the whole warm start, whose work was then lost
+    monkeypatch.setattr(pretrain, "warm_start", lambda *a, **k: pytest.fail("warm start ran before the anchors were checked"))
+    with pytest.raises(TabletopError, match=problem):
+        pretrain.main(["--set", "env=toy_v0", *[f"--set={o}" for o in overrides], "--games", "4"])
+
+
 @pytest.mark.parametrize("option", ["opponent=random", "learner_set=1"])
 def test_the_pretrain_command_refuses_a_recipe_option_the_game_lacks_as_train_does_before_building_a_model(
         toy, monkeypatch, option):

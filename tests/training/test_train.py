@@ -365,6 +365,32 @@ def test_resume_with_a_recipe_for_another_game_is_refused(toy, tmp_path):
     assert json.loads((tmp_path / "run" / "run.json").read_text(encoding="utf-8"))["env"] == "toy_v0"
 
 
+@pytest.mark.parametrize("text, problem", [
+    ('{"env": "toy_v0",', r"run\.json cannot be read \(Expecting"),  # the JSON error alone named no file
+    ("[]", r"run\.json is no run record"),  # AttributeError: 'list' object has no attribute 'get'
+    ('{"config": {"ppo": 3}}', r"run\.json is no run record"),
+])
+def test_resume_from_a_run_whose_run_json_is_broken_is_refused_naming_the_file(toy, tmp_path, text, problem):
+    data, run = finished_tiny_run(tmp_path, 256)
+    (run / "run.json").write_text(text, encoding="utf-8")
+    before = folder_bytes(run)
+    data["ppo"] = {**data["ppo"], "total_timesteps": 512}
+    with pytest.raises(ConfigError, match=rf"--resume: .*{problem}.*restore it from a copy"):
+        train(load_config(data=data), resume=True)
+    assert folder_bytes(run) == before
+
+
+def test_resume_of_another_games_checkpoint_without_its_run_json_is_refused_naming_the_checkpoint(toy, tmp_path):
+    # SB3's "Observation spaces do not match" came through as a traceback
+    data, run = finished_tiny_run(tmp_path, 256)
+    (run / "run.json").unlink()
+    other = {**data, "env": "terralore_v0", "eval": {**data["eval"], "opponents": ["random"]},
+             "ppo": {**data["ppo"], "total_timesteps": 512}}
+    with pytest.raises(ConfigError, match=r"--resume: the checkpoint .*step_000000256.* was trained on another game "
+                                          r"or layout than this recipe's terralore_v0"):
+        train(load_config(data=other), resume=True)
+
+
 def test_steps_per_second_leaves_out_evaluations_and_counts_the_trained_steps_not_the_selected_ones(
         toy, tmp_path, monkeypatch):
     import training.train as tt
@@ -1349,3 +1375,20 @@ def test_a_draw_reward_for_a_one_seat_game_is_refused_before_the_run_folder_is_m
                                           r"set selfplay.draw_reward=0"):
         train(load_config(data=data))
     assert not (tmp_path / "run").exists()
+
+
+def test_a_one_seat_recipe_is_refused_before_an_earlier_run_is_set_aside(tmp_path):
+    # the step-0 evaluation refused it, after the earlier run's checkpoints had been moved aside and its
+    # run.json rewritten, so --resume no longer found them
+    run = tmp_path / "run"
+    (run / "checkpoints").mkdir(parents=True)
+    (run / "run.json").write_text('{"earlier": true}', encoding="utf-8")
+    data = {"env": "earth_v0", "env_kwargs": {"num_players": 1}, "seed": 0,
+            "ppo": {"total_timesteps": 64, "n_steps": 32, "batch_size": 32, "n_epochs": 1, "net_arch": [8]},
+            "eval": {"every": 10**9, "games": 2, "final_games": 0, "opponents": ["random"]},
+            "output": {"dir": str(run), "progress_bar": False, "export": False, "learning_curve": False,
+                       "tensorboard": False}}
+    with pytest.raises(ConfigError, match=r"earth_v0 with 1 player has one seat.*env_kwargs.num_players=2"):
+        train(load_config(data=data))
+    assert sorted(p.name for p in run.iterdir()) == ["checkpoints", "run.json"]
+    assert (run / "run.json").read_text(encoding="utf-8") == '{"earlier": true}'
