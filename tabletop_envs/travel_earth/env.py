@@ -12,8 +12,8 @@ for agent in env.agent_iter():
 
 Two players collect real animals (72 cards, 69 species) and battle them one statistic at a time:
 Top Speed, Weight, Length, Max Lifespan and Offspring (higher wins) and Development Time
-(gestation or incubation, lower wins). Every printed value is a real measurement with its source
-recorded in ``data/animals.json``; Maximum Depth is printed for aquatic animals as information only.
+(gestation or incubation, lower wins). Every printed value is the sourced dataset's, its source
+recorded in ``data/animals.json`` (the dataset's notes say which are estimates or maxima); Maximum Depth is printed for aquatic animals as information only.
 The full rules and every reading of an unclear sentence are in ``RULES.md`` next to this file.
 
 | | |

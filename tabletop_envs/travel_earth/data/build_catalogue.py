@@ -4,8 +4,10 @@
 ``shared/``) can check every printed value against it. When the dataset changes, copy it here and run
 ``python -m tabletop_envs.travel_earth.data.build_catalogue`` (or pass another CSV path).
 ``animals.json`` is the source of truth the game loads; this script only documents where every
-printed value came from. Only rows with all six battle statistics become cards, so every printed
-value is a real measurement and none is guessed.
+printed value came from. Only rows with all six battle statistics become cards, so no printed value is
+invented: each is the dataset's sourced value. Not all are typical adults: the dataset's notes
+(``shared/reference/animal_stats.md``) list the estimates and maxima (AnAge's fish weights are 55 % of a
+FishBase maximum; fish lengths and a few others are maxima) and the weaker sources (some speeds).
 """
 
 from __future__ import annotations
@@ -51,9 +53,9 @@ RARE_GROUPS = {"marine mammal"}
 STATISTICS = [
     {"key": "top_speed", "name": "Top Speed", "unit": "km/h", "wins": "higher",
      "meaning": "highest reported speed in the printed mode (run, swim, fly or dive)"},
-    {"key": "weight", "name": "Weight", "unit": "kg", "wins": "higher", "meaning": "typical adult body mass"},
+    {"key": "weight", "name": "Weight", "unit": "kg", "wins": "higher", "meaning": "adult body mass (typical where the sources give one)"},
     {"key": "length", "name": "Length", "unit": "m", "wins": "higher",
-     "meaning": "typical adult length (how it is measured depends on the group)"},
+     "meaning": "adult length (typical where the sources give one; how it is measured depends on the group)"},
     {"key": "lifespan", "name": "Max Lifespan", "unit": "years", "wins": "higher",
      "meaning": "maximum recorded longevity"},
     {"key": "offspring", "name": "Offspring", "unit": "young or eggs per brood", "wins": "higher",
