@@ -606,6 +606,15 @@ def test_the_interactive_save_never_replaces_an_earlier_replay_without_asking(to
     assert first.read_text(encoding="utf-8") != kept  # replaced, as asked
 
 
+def test_a_game_the_player_stops_is_announced_as_stopped_not_over(toy):
+    out = []
+    main(["play", "toy", "--opponent", "toy_v0/random", "--seed", "3"], ask=Script(["q", "n"]), say=out.append)
+    assert any("game stopped" in line for line in out) and not any("game over" in line for line in out)
+    out = []
+    main(["play", "toy", "--opponent", "toy_v0/random", "--seed", "3"], ask=Script(["1"] * 3 + ["n"]), say=out.append)
+    assert any("game over" in line for line in out)
+
+
 def test_render_mode_is_refused_as_a_rule_option_since_it_draws_the_bots_decisions_too(toy):
     out = []
     assert main(["play", "toy", "--opponent", "toy_v0/random", "--option", "render_mode=human"],

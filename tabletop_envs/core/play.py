@@ -276,7 +276,9 @@ def _ordinal(n: int) -> str:
 def announce_result(result: PlayResult, env, say: Say = print) -> None:
     """The final table from the human's seat and the score."""
     seat = result.human_seat
-    say(f"\n{'=' * 30} game over {'=' * 30}")
+    # a game the player stopped (q, end of input, Ctrl-C) is not over: its banner said so anyway
+    banner = "game over" if result.reason in ("terminated", "truncated") else "game stopped"
+    say(f"\n{'=' * 30} {banner} {'=' * 30}")
     say(env.game_state.render_text(seat))
     returns = result.returns  # None only where the game did not end
     if result.reason == "terminated" and returns is not None:
