@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import platform
@@ -36,3 +37,39 @@ def write_json(path, report: dict) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     # beside its place first: a rerun on a full disk tore the committed result it was to replace
     write_text_whole(path, json.dumps(report, indent=2) + "\n")
+
+
+def check_json_path(path) -> None:
+    """Refuse a ``--json`` path that cannot be written before the benchmark runs, not after it: a folder, or
+    a path under a file, ended a run of minutes in a traceback that lost its results."""
+    from tabletop_envs.core.errors import ConfigError
+    from training.config import check_folder_can_be_made
+
+    if path is None:
+        return
+    path = Path(path).expanduser()
+    if str(path) in ("", ".") or path.is_dir():
+        raise ConfigError(f"--json {str(path)!r} is a folder: give a file name in it, e.g. --json {path / 'results.json'}")
+    check_folder_can_be_made(path.parent, "--json")
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number of at least 1 (0 repeats or rounds ended in a StatisticsError)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number of at least 1, got {text!r}")
+    return value
+
+
+def positive_float(text: str) -> float:
+    """An argparse type: a number above 0 (a negative window length timed a few hundred steps)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a number above 0, got {text!r}")
+    return value

@@ -11,7 +11,7 @@ slow spell of the machine touches every env alike. Each env's rate is the median
 each ratio is the median over the rounds of that round's ratio against texas_holdem-v4 (wrapped, and
 raw) measured beside it. "steps" are ``env.step`` calls, the dead steps (``step(None)`` as each agent
 leaves a finished game) included, as the reference table counts them; "decisions" leave those out
-(41 % of texas_holdem's steps are dead steps, 1-4 % of ours).
+(about 40 % of texas_holdem's steps are dead steps, 0.3-4 % of ours: see the committed results).
 
     python -m benchmarks.aec_throughput --seconds 3 --repeats 3 --json benchmarks/results/aec.json
 """
@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks import machine_facts, write_json
+from benchmarks import check_json_path, machine_facts, positive_float, positive_int, write_json
 
 REFERENCES = {
     "texas_holdem-v4": "classic/texas_holdem-v4",
@@ -135,11 +135,12 @@ def measure(factories: dict, seconds: float, repeats: int) -> dict:
 
 def main(argv=None) -> dict:
     parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
-    parser.add_argument("--seconds", type=float, default=3.0, help="length of one timed window")
-    parser.add_argument("--repeats", type=int, default=3, help="timed windows per env (median reported)")
+    parser.add_argument("--seconds", type=positive_float, default=3.0, help="length of one timed window")
+    parser.add_argument("--repeats", type=positive_int, default=3, help="timed windows per env (median reported)")
     parser.add_argument("--only", nargs="*", help="names to run (default: all)")
     parser.add_argument("--json", type=Path, help="also write the results as JSON here")
     args = parser.parse_args(argv)
+    check_json_path(args.json)
     warnings.simplefilter("ignore")
     factories: dict[str, Callable[[], Any]] = {}
     for name, pz_id in REFERENCES.items():

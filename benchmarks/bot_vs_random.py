@@ -17,7 +17,7 @@ from pathlib import Path
 
 
 def main(argv=None) -> dict:
-    from benchmarks import machine_facts, write_json
+    from benchmarks import check_json_path, machine_facts, positive_int, write_json
     from tabletop_envs.core.arena import play_match
     from tabletop_envs.core.registry import make_game
     from training.evaluate import (
@@ -34,13 +34,14 @@ def main(argv=None) -> dict:
     parser.add_argument("--policy", help="policy id or model path (default: <env>/heuristic)")
     parser.add_argument("--opponent", help="policy id or model path (default: <env>/random)")
     parser.add_argument("--games", type=int, default=1000, help="games (rounded up to whole seat rotations)")
-    parser.add_argument("--players", type=int, help="seat count for games that take num_players")
+    parser.add_argument("--players", type=positive_int, help="seat count for games that take num_players")
     parser.add_argument("--env-kwargs", default="{}",
                         help='JSON rule options and max_turns, as training.evaluate takes them, e.g. '
                              '\'{"deck_out": "empty_deck"}\'')
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
+    check_json_path(args.json)
     check_games(args.games)
     check_seed(args.seed)
     policy = args.policy or f"{args.env}/heuristic"

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks import machine_facts, write_json
+from benchmarks import check_json_path, machine_facts, positive_int, write_json
 from benchmarks import training_throughput as tt
 
 
@@ -93,12 +93,13 @@ def free_engine_bound(label: str, rounds: int, steps: int = 12288, n_envs: int =
 
 def main(argv=None) -> dict:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
-    parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--steps", type=int, default=12288, help="learner steps per measurement")
+    parser.add_argument("--rounds", type=positive_int, default=5)
+    parser.add_argument("--steps", type=positive_int, default=12288, help="learner steps per measurement")
     parser.add_argument("--games", nargs="*", default=list(tt.GAMES),
                         help=f"subset of {list(tt.GAMES)}, or any registered env name (its default options)")
     parser.add_argument("--json", help="write the results here")
     args = parser.parse_args(argv)
+    check_json_path(args.json)
     tt.refuse_unknown_games(parser, args.games)  # a KeyError came after the table's header
     result: dict[str, Any] = {"machine": machine_facts(), "rows": []}
     print(f"| env | opponent moves per learner step | free engine × {tt.REFERENCE} (each round) |\n|---|---:|---:|")

@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks import machine_facts, write_json
+from benchmarks import check_json_path, machine_facts, positive_float, positive_int, write_json
 from training.export import load_average
 
 
@@ -185,18 +185,19 @@ def _sample_window(sample, seconds: float, warm: bool) -> float:
 def main(argv=None) -> dict:
     parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
     parser.add_argument("--env", default="terralore_v0")
-    parser.add_argument("--seconds", type=float, default=8.0, help="length of one timed window")
-    parser.add_argument("--repeats", type=int, default=3, help="timed windows (median reported)")
-    parser.add_argument("--hiddens", type=int, nargs="+", default=[128, 128], help="MLP sizes for both")
-    parser.add_argument("--sb3-envs", type=int, nargs="+", default=[4, 16],
+    parser.add_argument("--seconds", type=positive_float, default=8.0, help="length of one timed window")
+    parser.add_argument("--repeats", type=positive_int, default=3, help="timed windows (median reported)")
+    parser.add_argument("--hiddens", type=positive_int, nargs="+", default=[128, 128], help="MLP sizes for both")
+    parser.add_argument("--sb3-envs", type=positive_int, nargs="+", default=[4, 16],
                         help="DummyVecEnv sizes (4 is the SB3 recipe's)")
-    parser.add_argument("--sb3-steps", type=int, default=256, help="n_steps per env (the SB3 recipe's)")
-    parser.add_argument("--rllib-envs", type=int, nargs="+", default=[1, 16],
+    parser.add_argument("--sb3-steps", type=positive_int, default=256, help="n_steps per env (the SB3 recipe's)")
+    parser.add_argument("--rllib-envs", type=positive_int, nargs="+", default=[1, 16],
                         help="num_envs_per_env_runner values (the last one is also used on a remote runner)")
-    parser.add_argument("--rllib-batch", type=int, default=2048, help="train_batch_size_per_learner")
+    parser.add_argument("--rllib-batch", type=positive_int, default=2048, help="train_batch_size_per_learner")
     parser.add_argument("--only", choices=["sb3", "rllib", "adapter"], nargs="*")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
+    check_json_path(args.json)
     warnings.simplefilter("ignore")
     import torch
 

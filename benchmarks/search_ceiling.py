@@ -81,7 +81,7 @@ def paired_wins(plain: list[float], search: list[float]) -> dict:
 
 
 def main(argv=None) -> dict:
-    from benchmarks import machine_facts, write_json
+    from benchmarks import check_json_path, machine_facts, write_json
     from tabletop_envs.core.registry import make_game
     from training.evaluate import check_seed, parse_env_kwargs, resolve, split_env_kwargs
 
@@ -95,9 +95,10 @@ def main(argv=None) -> dict:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
-    for name in ("deals", "worlds"):
+    check_json_path(args.json)
+    for name, example in (("deals", 300), ("worlds", 32)):
         if getattr(args, name) < 1:
-            raise ConfigError(f"--{name} must be a positive integer, got {getattr(args, name)}; e.g. --{name} 32")
+            raise ConfigError(f"--{name} must be a positive integer, got {getattr(args, name)}; e.g. --{name} {example}")
     check_seed(args.seed)
     kwargs, max_turns = split_env_kwargs(parse_env_kwargs(args.env_kwargs), args.env)
     config = make_game(args.env, **kwargs).config()

@@ -60,6 +60,9 @@ def unknown_games(labels) -> list[str]:
 def refuse_unknown_games(parser: argparse.ArgumentParser, labels) -> None:
     """``parser.error`` naming the ``--games`` labels that are neither a row of :data:`GAMES` nor a registered
     env: a typo would otherwise fail deep inside, after the reference's runs."""
+    repeated = sorted({label for label in labels if list(labels).count(label) > 1})
+    if repeated:  # a game's ratio is paired with the reference runs around its first place in the round
+        parser.error(f"--games: {repeated} given more than once; name each game once")
     unknown = unknown_games(labels)
     if unknown:
         from tabletop_envs.core.registry import ENVS
@@ -382,7 +385,10 @@ def training_throughput(steps: int, n_envs: int, games: list[str], repeats: int 
             if key == ref_key:
                 ref_speeds.append(runs[key][-1]["steps_per_s"])
         ref_rounds.append(ref_speeds)
-    median = {key: sorted(r, key=lambda m: m["steps_per_s"])[len(r) // 2] | {"repeats": len(r)}
+    # the median run's record, with the true median speed: an even count of runs (the reference's, 4 per
+    # round with 3 games) took the upper middle one
+    median = {key: sorted(r, key=lambda m: m["steps_per_s"])[len(r) // 2]
+              | {"repeats": len(r), "steps_per_s": statistics.median(m["steps_per_s"] for m in r)}
               for key, r in runs.items()}
     per_round = {key: [m["steps_per_s"] for m in r] for key, r in runs.items() if key != ref_key}
 
@@ -554,10 +560,12 @@ def _cost_cell(cost: float | None) -> str:
 
 
 def main(argv=None) -> dict:
+    from benchmarks import check_json_path, machine_facts, positive_int, write_json
+
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
-    parser.add_argument("--steps", type=int, default=20000, help="learner steps per measurement")
-    parser.add_argument("--n-envs", type=int, default=4)
-    parser.add_argument("--repeats", type=int, default=1,
+    parser.add_argument("--steps", type=positive_int, default=20000, help="learner steps per measurement")
+    parser.add_argument("--n-envs", type=positive_int, default=4)
+    parser.add_argument("--repeats", type=positive_int, default=1,
                         help="interleaved rounds; the median run and the median of the rounds' ratios are reported")
     parser.add_argument("--games", nargs="*", default=list(GAMES),
                         help=f"subset of {list(GAMES)}, or any registered env name (its default options)")
@@ -576,7 +584,15 @@ def main(argv=None) -> dict:
     parser.add_argument("--json", help="write the results here")
     args = parser.parse_args(argv)
     refuse_unknown_games(parser, args.games)
-    from benchmarks import machine_facts, write_json
+    if args.compare_policies:  # it trains both learners on the wrapped reference in the default vec env
+        ignored = [flag for flag, given in (("--reference raw", args.reference != "wrapped"),
+                                            (f"--vec {args.vec}", args.vec != "batched"),
+                                            (f"--policy {args.policy}", args.policy != "fast"),
+                                            ("--skip-training", args.skip_training)) if given]
+        if ignored:
+            parser.error(f"--compare-policies compares sb3-contrib's policy with ours on the wrapped reference and "
+                         f"the default vec env; it takes no {', '.join(ignored)}: run those without it")
+    check_json_path(args.json)
 
     result: dict[str, Any] = {"machine": machine_facts(), "training": [], "latency": []}
     if args.compare_policies:

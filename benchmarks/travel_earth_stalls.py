@@ -143,14 +143,15 @@ def _material(s: TravelEarthState, seat: int) -> tuple[int, int, int]:
 
 
 def main(argv=None) -> dict:
-    from benchmarks import machine_facts, write_json
+    from benchmarks import check_json_path, machine_facts, write_json
     from tabletop_envs.core.arena import check_seed
     from tabletop_envs.core.errors import ConfigError
 
     parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
     parser.add_argument("--staller", required=True, help="policy id or model path of the learner that stalls the bot")
     parser.add_argument("--bot", default=f"{ENV}/ppo", help=f"policy id or model path (default: {ENV}/ppo)")
-    parser.add_argument("--deals", type=int, default=200, help="games per mode (seats alternate)")
+    parser.add_argument("--deals", type=int, default=200,
+                        help="games per mode: each deal is played from both seats, so 200 games are 100 deals")
     parser.add_argument("--seed", type=int, default=60000)
     parser.add_argument("--press-after", type=int, nargs="*", default=[5], help="quiet turns before the bot presses")
     parser.add_argument("--hand-over-after", type=int, nargs="*", default=[5, 12],
@@ -160,6 +161,7 @@ def main(argv=None) -> dict:
                              "turns passed, e.g. statistic@0 declare,statistic@5")
     parser.add_argument("--json", type=Path, help="write the counts here")
     args = parser.parse_args(argv)
+    check_json_path(args.json)
     if args.deals < 1:
         raise ConfigError(f"--deals must be a positive integer, got {args.deals}; e.g. --deals 200")
     check_seed(args.seed)
@@ -169,7 +171,9 @@ def main(argv=None) -> dict:
     decides = [phases_spec(spec) for spec in args.heuristic_decides]
     results = play_modes(args.bot, args.staller, args.deals, args.seed, args.press_after, args.hand_over_after,
                          decides)
-    print(f"{args.bot} against {args.staller}, {args.deals} deals from seed {args.seed}:")
+    deals = (args.deals + 1) // 2  # (an odd count plays its last deal from one seat)
+    print(f"{args.bot} against {args.staller}, {args.deals} games ({deals} deals, each from both seats) from seed "
+          f"{args.seed}:")
     print("| mode | bot wins | stalemates | staller wins |\n|---|---:|---:|---:|")
     for label, out in results.items():
         print(f"| {label} | {out['bot wins']} | {out['stalemates']} | {out['staller wins']} |")
@@ -177,7 +181,8 @@ def main(argv=None) -> dict:
         extra = {k: v for k, v in sorted(out.items()) if k not in ("bot wins", "stalemates", "staller wins")}
         if extra:
             print(f"{label}: {extra}")
-    report = {"bot": args.bot, "staller": args.staller, "deals": args.deals, "seed": args.seed,
+    # "deals" is the option as given (games: the name is kept so earlier results read alike)
+    report = {"bot": args.bot, "staller": args.staller, "deals": args.deals, "games": args.deals, "seed": args.seed,
               "modes": {label: dict(out) for label, out in results.items()}, "machine": machine_facts()}
     if args.json:
         write_json(args.json, report)

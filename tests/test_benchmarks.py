@@ -392,3 +392,88 @@ def test_travel_earth_stalls_sure_statistic_beats_every_possible_defender():
     assert [s.outcome(cid("Lion"), cid("Cheetah"), st) for st in range(6)] == [-1, 1, 1, 1, 0, -1]
     assert [s.outcome(cid("Lion"), cid("Blue whale"), st) for st in range(6)] == [1, -1, -1, -1, 1, 1]
     assert sure_statistic(s, cid("Lion"), 0) is None
+
+
+@pytest.mark.parametrize("module, argv", [
+    ("aec_throughput", ["--only", "texas_holdem-v4", "--seconds", "0.01", "--repeats", "1"]),
+    ("bot_vs_random", ["--env", "terralore_v0", "--games", "2"]),
+    ("free_engine_bound", ["--rounds", "1", "--steps", "64", "--games", "terralore_v0"]),
+    ("search_ceiling", ["--env", "terralore_v0", "--policy", "terralore_v0/random", "--deals", "1", "--worlds", "1"]),
+    ("training_throughput", ["--steps", "64", "--games", "terralore_v0", "--policies"]),
+    ("travel_earth_stalls", ["--staller", "travel_earth_v0/random", "--deals", "2"]),
+])
+@pytest.mark.parametrize("where", ["folder", "under_a_file"])
+def test_a_json_path_that_cannot_be_written_is_refused_before_the_benchmark_runs(module, argv, where, tmp_path,
+                                                                                 monkeypatch, capsys):
+    # it was checked only when written, after the whole run: a folder or a path under a file ended minutes of
+    # timing in an IsADirectoryError or FileExistsError traceback that lost the results
+    import importlib
+
+    from tabletop_envs.core.errors import run_cli
+
+    (tmp_path / "afile").write_text("", encoding="utf-8")
+    path = tmp_path if where == "folder" else tmp_path / "afile" / "r.json"
+    bench = importlib.import_module(f"benchmarks.{module}")
+    monkeypatch.setattr(bench, "machine_facts", lambda: pytest.fail("the benchmark ran before --json was checked"),
+                        raising=False)
+    assert run_cli(bench.main, [*argv, "--json", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: --json ") and "Traceback" not in err
+    assert ("is a folder: give a file name in it" if where == "folder" else "afile is a file") in err
+
+
+@pytest.mark.parametrize("module, argv, flag", [
+    ("aec_throughput", ["--repeats", "0"], "--repeats"),  # a StatisticsError traceback
+    ("aec_throughput", ["--seconds", "-1"], "--seconds"),  # timed 200-step windows and reported them
+    ("training_throughput", ["--repeats", "0"], "--repeats"),  # an IndexError after the warm-up
+    ("training_throughput", ["--steps", "0"], "--steps"),  # a ZeroDivisionError
+    ("training_throughput", ["--n-envs", "0"], "--n-envs"),
+    ("free_engine_bound", ["--rounds", "0"], "--rounds"),
+    ("rllib_throughput", ["--only", "sb3", "--repeats", "0"], "--repeats"),
+    ("rllib_throughput", ["--only", "sb3", "--sb3-envs", "0"], "--sb3-envs"),
+    ("bot_vs_random", ["--env", "earth_v0", "--players", "0"], "--players"),  # played 2 seats: 0 read as not given
+])
+def test_a_count_below_1_is_refused_on_the_command_line(module, argv, flag, capsys):
+    import importlib
+
+    with pytest.raises(SystemExit) as exit_info:
+        importlib.import_module(f"benchmarks.{module}").main(argv)
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert f"argument {flag}: must be" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("argv, message", [
+    # a game named twice paired its second run's ratio with the reference runs around its first place
+    (["--games", "terralore_v0", "terralore_v0"], "['terralore_v0'] given more than once"),
+    # --compare-policies always trains on the wrapped reference in the default vec env
+    (["--compare-policies", "--reference", "raw"], "it takes no --reference raw"),
+    (["--compare-policies", "--vec", "dummy", "--skip-training"], "it takes no --vec dummy, --skip-training"),
+])
+def test_training_throughput_refuses_what_its_runs_would_ignore_or_pair_wrongly(argv, message, capsys):
+    import benchmarks.training_throughput as tt
+
+    with pytest.raises(SystemExit) as exit_info:
+        tt.main(argv)
+    assert exit_info.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_training_throughputs_reference_speed_is_the_median_of_an_even_count_of_runs(monkeypatch):
+    # sorted(runs)[len // 2] took the upper of the two middle runs: 4 reference runs gave the third fastest
+    import numpy as np
+
+    import benchmarks.training_throughput as tt
+
+    speeds = iter([1000.0, 100.0, 400.0, 200.0, 300.0, 300.0, 300.0, 300.0])  # warm-up, then R G1 R G2 R ...
+
+    def fake_measure(env_fns, steps, settings, seed=0, policy="fast", vec="batched"):
+        speed = next(speeds, 300.0)
+        return {"steps": steps, "seconds": steps / speed, "steps_per_s": speed, "us_per_step": None}
+
+    monkeypatch.setattr(tt, "measure", fake_measure)
+    monkeypatch.setattr(tt, "record_observations", lambda env, count: (np.zeros((1, 2), np.float32), np.ones((1, 2), bool)))
+    monkeypatch.setattr(tt, "snapshot_opponent", lambda *a: None)
+    monkeypatch.setattr(tt, "_WithOpponent", lambda *a: None)
+    monkeypatch.setattr(tt, "_ZeroCost", lambda *a: None)
+    rows = tt.training_throughput(64, 1, ["terralore_v0", "travel_earth_v0", "earth_v0 (2p)"], repeats=1)
+    assert rows[0]["steps_per_s"] == 250.0  # the reference's 4 runs: 100, 200, 300, 300 (the games' 400, 300, 300)
