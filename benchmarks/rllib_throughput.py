@@ -203,6 +203,10 @@ def main(argv=None) -> dict:
 
     torch.set_num_threads(1)
     only = set(args.only or ["adapter", "sb3", "rllib"])
+    if only & {"adapter", "rllib"}:  # before the SB3 rows, whose minutes of timing a missing Ray threw away
+        from training.rllib_train import require_ray
+
+        require_ray()
     report = {"env": args.env, "machine": machine_facts(), "seconds": args.seconds, "repeats": args.repeats,
               "results": {}}
     res = report["results"]

@@ -477,3 +477,17 @@ def test_training_throughputs_reference_speed_is_the_median_of_an_even_count_of_
     monkeypatch.setattr(tt, "_ZeroCost", lambda *a: None)
     rows = tt.training_throughput(64, 1, ["terralore_v0", "travel_earth_v0", "earth_v0 (2p)"], repeats=1)
     assert rows[0]["steps_per_s"] == 250.0  # the reference's 4 runs: 100, 200, 300, 300 (the games' 400, 300, 300)
+
+
+def test_rllib_throughput_without_ray_says_so_before_timing_the_sb3_rows(monkeypatch):
+    # it timed the SB3 rows first, then met "import ray" as a ModuleNotFoundError traceback and printed nothing
+    import importlib.util
+
+    import benchmarks.rllib_throughput as rt
+    from tabletop_envs.core.errors import TabletopError
+
+    if importlib.util.find_spec("ray") is not None:
+        pytest.skip("Ray is installed here")
+    monkeypatch.setattr(rt, "sb3", lambda *a: pytest.fail("the SB3 rows were timed before Ray was looked for"))
+    with pytest.raises(TabletopError, match="needs Ray RLlib, which is not installed"):
+        rt.main(["--only", "sb3", "rllib", "--seconds", "0.1", "--repeats", "1"])
