@@ -49,7 +49,9 @@ def main(argv=None) -> dict:
     parser.add_argument("--policy", required=True, help="policy id or model path")
     parser.add_argument("--opponent", default=None, help="default: <env>/random")
     parser.add_argument("--deals", type=int, default=1000)
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=int, default=0,
+                        help="the deals are seed, seed+1, ...: two nearby seeds share most deals, so for a second, "
+                             "independent sample move the seed by at least --deals")
     args = parser.parse_args(argv)
     if args.deals < 1:
         raise ConfigError(f"--deals must be a positive integer, got {args.deals}; e.g. --deals 1000")
