@@ -198,15 +198,15 @@ def main(argv=None) -> dict:
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
     check_json_path(args.json)
-    warnings.simplefilter("ignore")
-    import torch
-
-    torch.set_num_threads(1)
     only = set(args.only or ["adapter", "sb3", "rllib"])
     if only & {"adapter", "rllib"}:  # before the SB3 rows, whose minutes of timing a missing Ray threw away
         from training.rllib_train import require_ray
 
         require_ray()
+    warnings.simplefilter("ignore")
+    import torch
+
+    torch.set_num_threads(1)
     report = {"env": args.env, "machine": machine_facts(), "seconds": args.seconds, "repeats": args.repeats,
               "results": {}}
     res = report["results"]
