@@ -274,7 +274,8 @@ def check_resumable(run_dir: Path, cfg: TrainConfig, game_config: dict) -> None:
     except (OSError, ValueError) as exc:  # (the JSON error alone named no file)
         raise ConfigError(f"--resume: {run_json} cannot be read ({exc}); it records the run's recipe: restore it "
                           "from a copy, or give this recipe another output.dir") from None
-    old_ppo = old.get("config", {}).get("ppo", {}) if isinstance(old, dict) else None
+    config = old.get("config", {}) if isinstance(old, dict) else None
+    old_ppo = config.get("ppo", {}) if isinstance(config, dict) else None
     if not isinstance(old_ppo, dict):
         raise ConfigError(f"--resume: {run_json} is no run record (a JSON object with env, game_config and config, "
                           "as training.train writes it): restore it from a copy, or give this recipe another "

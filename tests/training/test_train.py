@@ -369,6 +369,7 @@ def test_resume_with_a_recipe_for_another_game_is_refused(toy, tmp_path):
     ('{"env": "toy_v0",', r"run\.json cannot be read \(Expecting"),  # the JSON error alone named no file
     ("[]", r"run\.json is no run record"),  # AttributeError: 'list' object has no attribute 'get'
     ('{"config": {"ppo": 3}}', r"run\.json is no run record"),
+    ('{"config": [1]}', r"run\.json is no run record"),
 ])
 def test_resume_from_a_run_whose_run_json_is_broken_is_refused_naming_the_file(toy, tmp_path, text, problem):
     data, run = finished_tiny_run(tmp_path, 256)
