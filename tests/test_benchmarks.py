@@ -414,8 +414,12 @@ def test_a_json_path_that_cannot_be_written_is_refused_before_the_benchmark_runs
     (tmp_path / "afile").write_text("", encoding="utf-8")
     path = tmp_path if where == "folder" else tmp_path / "afile" / "r.json"
     bench = importlib.import_module(f"benchmarks.{module}")
-    monkeypatch.setattr(bench, "machine_facts", lambda: pytest.fail("the benchmark ran before --json was checked"),
-                        raising=False)
+    def ran():
+        pytest.fail("the benchmark ran before --json was checked")
+
+    # each script reads machine_facts at its start, from its module or (imported in main) from the package
+    monkeypatch.setattr(bench, "machine_facts", ran, raising=False)
+    monkeypatch.setattr("benchmarks.machine_facts", ran)
     assert run_cli(bench.main, [*argv, "--json", str(path)]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: --json ") and "Traceback" not in err
