@@ -92,9 +92,16 @@ def load_records(path: str | Path, key: str, schema: dict[str, Field], unique: s
         label = raw.get(unique, "?") if isinstance(raw, dict) else "?"
         rec = validate_record(raw, schema, f"{Path(path).name}: {key}[{i}] ({label!r})")
         if unique:
-            if rec[unique] in seen:
+            value = rec[unique]
+            if isinstance(value, str):
+                if not value.strip():  # an action label "plant " names no card
+                    raise CatalogueError(f"{Path(path).name}: {key}[{i}] has a blank {unique} {value!r}; give it one")
+                # names that differ only by case or spaces read as one card on a label or in a deck file
+                value = " ".join(value.split()).casefold()
+            if value in seen:
                 raise CatalogueError(f"{Path(path).name}: {key}[{i}] repeats {unique} {rec[unique]!r} "
-                                     f"(first at {key}[{seen[rec[unique]]}]); {unique}s must be unique")
-            seen[rec[unique]] = i
+                                     f"(first at {key}[{seen[value]}]: {records[seen[value]][unique]!r}); {unique}s "
+                                     "must be unique, ignoring case and spaces")
+            seen[value] = i
         records.append(rec)
     return records

@@ -62,7 +62,7 @@ def _check_filter(f) -> str | None:
 
 
 def _check_gain(g) -> str | None:
-    if not isinstance(g, dict) or g.get("res") not in GAIN_RES or not isinstance(g.get("n"), int) or g["n"] < 0:
+    if not isinstance(g, dict) or g.get("res") not in GAIN_RES or not is_int(g.get("n")) or g["n"] < 0:
         return f"gain {g!r} needs res in {GAIN_RES} and a non-negative int n"
     unknown = set(g) - {"res", "n", "per", "where"}
     if unknown:
@@ -118,7 +118,7 @@ def check_ability(a) -> str | None:
     if not isinstance(cost, dict):  # only a gain (an event) or an on_event gets here with a cost
         return f"cost {cost!r} must be an object of resource -> amount, e.g. {{\"soil\": 2}}"
     for r, n in cost.items():
-        if r not in COST_RES or not isinstance(n, int) or n < 1:
+        if r not in COST_RES or not is_int(n) or n < 1:
             return f"cost {r!r}: {n!r} must use a resource in {COST_RES} and a positive int"
     if kind in ("gain", "on_event"):
         if not isinstance(a.get("gain"), list) or not a["gain"]:
@@ -139,7 +139,7 @@ def check_ability(a) -> str | None:
             return "cost_reduction needs a 'filter' ({} for every card, or one of type/habitat/color/kind)"
         if (p := _check_filter(a["filter"])):
             return p
-        if not isinstance(a.get("n"), int) or a["n"] < 1:
+        if not is_int(a.get("n")) or a["n"] < 1:
             return "cost_reduction needs a positive int 'n'"
     if kind == "alt_cost" and a.get("res") not in ("hand_compost", "sprouts", "growth"):
         return "alt_cost needs 'res' in ('hand_compost', 'sprouts', 'growth')"
@@ -160,9 +160,9 @@ def check_ability(a) -> str | None:
         if s["pattern"] in ("longest_path", "any_player") and s.get("habitat") not in HABITATS:
             return f"{s['pattern']} score needs a habitat in {HABITATS}"
         if s["pattern"] == "per_resource" and (s.get("res") not in ("soil", "sprouts", "compost", "hand", "growth")
-                                               or not isinstance(s.get("per"), int) or s["per"] < 1):
+                                               or not is_int(s.get("per")) or s["per"] < 1):
             return "per_resource score needs res (soil/sprouts/compost/hand/growth) and a positive per"
-        if not isinstance(s.get("vp"), int):
+        if not is_int(s.get("vp")):
             return "score needs an int 'vp'"
         keys = ("pattern", "vp") + PATTERN_KEYS[s["pattern"]]
         if set(s) - set(keys):
@@ -280,6 +280,20 @@ def _idle_ability(a: dict, holder: str) -> str | None:
     if holder == "side" and kind in ("score", "copy", "alt_cost"):
         return (f"an island or climate never uses an ability of kind {kind!r} (end-game scores, copies and alternative costs "
                 "are those of tableau cards): use it on an Earth card")
+    if holder in ("side", "event") and kind in ("gain", "on_event"):
+        # a direction is counted from the card's own cell: the engine counted the whole tableau instead, so
+        # "+1 soil per Herb in this row" on an island paid for every Herb
+        for g in a["gain"]:
+            for key in ("where", "per"):
+                direction = (g.get(key) or {}).get("dir", "all")
+                if direction != "all":
+                    return (f"{'an island or climate' if holder == 'side' else 'an event'} has no cell in the tableau "
+                            f"to count its {key!r} direction {direction!r} from: use \"dir\": \"all\" (your whole "
+                            "tableau), or put the ability on a flora or terrain")
+    if holder == "event" and a.get("if_action"):
+        # an event is played at any time, not during an action; the condition was accepted and never tested
+        return ("an event is played at any time, not as part of an action, so its ability takes no 'if_action' "
+                "condition: drop it")
     return None
 
 
@@ -289,6 +303,32 @@ def _check_idle_abilities(records: list[dict], path: Path, key: str, holder=None
         for a in rec["abilities"]:
             if (problem := _idle_ability(a, where)):
                 raise CatalogueError(f"{path.name}: {key}[{i}] ({rec['name']!r}), field 'abilities': {problem}")
+
+
+#: fields a card of each kind has but the game never reads, with why: a value there loaded and did nothing
+UNUSED_FIELDS = {
+    "terrain": {"growth": "a terrain holds no growth", "canopy": "a terrain holds no growth",
+                "sprouts": "a terrain holds no sprouts", "tags": "only flora tags are counted"},
+    "event": {"cost": "an event's cost is its ability's 'cost'", "growth": "an event is never planted",
+              "canopy": "an event is never planted", "sprouts": "an event is never planted",
+              "habitats": "an event is never planted", "tags": "only flora tags are counted"},
+}
+
+
+def _check_unused_fields(records: list[dict], path: Path) -> None:
+    for i, rec in enumerate(records):
+        where = f"{path.name}: cards[{i}] ({rec['name']!r})"
+        for key, why in UNUSED_FIELDS.get(rec["kind"], {}).items():
+            if rec[key]:
+                article = "an" if rec["kind"] == "event" else "a"
+                raise CatalogueError(f"{where}, field {key!r}: {article} {rec['kind']} card does not use it ({why}); set it "
+                                     f"to {[] if isinstance(rec[key], list) else 0}")
+        if rec["kind"] == "flora" and rec["canopy"] and not rec["growth"]:
+            raise CatalogueError(f"{where}, field 'canopy': a flora without growth spaces never completes its canopy; "
+                                 "set 'canopy' to 0 or give it growth spaces")
+        if sum(a["kind"] == "alt_cost" for a in rec["abilities"]) > 1:
+            raise CatalogueError(f"{where}, field 'abilities': a card has at most one 'alt_cost' ability (the engine "
+                                 "offers one alternative to soil); keep one")
 
 
 def _check_objectives(records: list[dict], path: Path, kind: str) -> None:
@@ -310,6 +350,13 @@ def _check_two_sides(records, path, what):
     if bad or sorted(cards) != list(range(len(cards))):
         raise CatalogueError(f"{path.name}: every {what} card needs exactly 2 sides numbered 0..N-1; "
                              f"cards {bad or sorted(cards)} do not")
+    # the engine deals card c as records 2c and 2c+1: sides listed in another order dealt both sides of one
+    # fauna card to the board, or one island's two sides to two players
+    for i, r in enumerate(records):
+        if r["card"] != i // 2:
+            raise CatalogueError(f"{path.name}: record {i} ({r['name']!r}) is a side of {what} card {r['card']}, but "
+                                 f"records {2 * (i // 2)} and {2 * (i // 2) + 1} must be the two sides of card {i // 2}: "
+                                 "list the sides in card order, side A then side B, so record i has \"card\": i // 2")
 
 
 class Catalogue:
@@ -346,9 +393,14 @@ class Catalogue:
                                      "has one black 'gain' ability (its cost and gains, e.g. {\"color\": \"black\", "
                                      "\"kind\": \"gain\", \"gain\": [{\"res\": \"soil\", \"n\": 2}]}); put "
                                      "several gains in its one 'gain' list")
+        _check_unused_fields(self.earth, d / "earth_cards.json")
         _check_idle_abilities(self.earth, d / "earth_cards.json", "cards")
         _check_idle_abilities(self.islands, d / "islands.json", "islands", "side")
         _check_idle_abilities(self.climates, d / "climates.json", "climates", "side")
+        for i, rec in enumerate(self.islands):
+            if rec["compost"] > rec["draw"]:  # "of the cards drawn, a number of them will be composted"
+                raise CatalogueError(f"islands.json: islands[{i}] ({rec['name']!r}): it composts {rec['compost']} of "
+                                     f"the {rec['draw']} cards it draws; 'compost' must be at most 'draw'")
         _check_counts(self.islands, d / "islands.json", NUM_ISLANDS, "island sides")
         _check_counts(self.climates, d / "climates.json", NUM_CLIMATES, "climate sides")
         _check_counts(self.fauna, d / "fauna.json", NUM_FAUNA, "fauna sides")

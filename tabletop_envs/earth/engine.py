@@ -68,7 +68,7 @@ REWARD_MODES = ("rank", "vp_margin")
 #: objective counts that can fall during a turn (spent, paid, converted, planted from hand, covered with pieces);
 #: every other count only grows (the tableau and the event stack only gain cards)
 FALLING_MEASURES = frozenset({"soil", "hand", "compost", "sprouts", "growth", "flora_growth_ge", "flora_sprouts_ge",
-                              "flora_full", "flora_bare"})
+                              "flora_full", "flora_bare", "canopies", "lines_diff_sprouts", "lines_diff_growth"})
 #: the only steps that make one of those counts fall: decisions (planting pays soil from a hand card, paying,
 #: composting from hand, placing a piece on a bare flora) and automatic payments; playing an event (hand) too
 FALLING_DECISIONS = frozenset({"plant_cell", "pay_method", "pay", "pay_hand", "compost_hand", "place"})
@@ -441,6 +441,11 @@ class EarthState(State):
     def can_pay(self, p: int, cost: dict | None) -> bool:
         return all(self.have(p, res) >= n for res, n in (cost or {}).items())
 
+    def can_pay_event(self, p: int, cost: dict | None) -> bool:
+        """can_pay for an event's cost: the event leaves the hand when played, so cards composted from the hand
+        are other cards (counting it let the event pay with itself, for free)."""
+        return all(self.have(p, res) - (res == "hand_compost") >= n for res, n in (cost or {}).items())
+
     def count_per(self, p: int, per: dict, cell: int | None) -> int:
         cat = self.game.cat
         f = per.get("filter")
@@ -513,10 +518,12 @@ class EarthState(State):
     def place_task(self, p: int, res: str, n: int, where: dict | None, cell: int | None) -> dict:
         cat = self.game.cat
         cap = 0
-        if where is None or cell is None:
+        if where is None:
             cells = list(range(16))
         else:
-            cells = [i for i in DIR_CELLS[where["dir"]][cell]
+            # an island's, climate's or event's ability has no cell: the catalogue allows it only "dir": "all",
+            # whose cells are the same from any cell (its filter and "each" were dropped with the direction)
+            cells = [i for i in DIR_CELLS[where["dir"]][0 if cell is None else cell]
                      if self.grid[p][i] >= 0 and matches(cat, self.grid[p][i], where.get("filter"))]
             if where.get("each"):
                 cap = n
@@ -668,7 +675,7 @@ class EarthState(State):
         extra = {GAIN_PAYS[g["res"]] for _, a in self.all_abilities(p) if a["kind"] == "on_event" for g in a["gain"]}
         offer = self.game.event_offer
         offers = self.game.event_offers if self.n > 1 else [offer[c] for c in set(self.hands[p]) if c in offer]
-        return any((gains | extra) & missing and self.can_pay(p, cost) for cost, gains in offers)
+        return any((gains | extra) & missing and self.can_pay_event(p, cost) for cost, gains in offers)
 
     def _unpaid(self, p: int, a: dict, colour: str) -> set:
         """The cost resources p lacks for gain ability ``a`` of this colour whose condition is met (else none)."""
@@ -679,7 +686,7 @@ class EarthState(State):
     def _may_play_event(self, p: int) -> bool:
         """Could p play an event now, as far as the other seats can tell: a card in hand, and some event
         of the catalogue whose cost p can pay."""
-        return bool(self.hands[p]) and any(self.can_pay(p, cost) for cost in self.game.event_costs)
+        return bool(self.hands[p]) and any(self.can_pay_event(p, cost) for cost in self.game.event_costs)
 
     # ------------------------------------------------------------------ automatic tasks
     def _auto_auto(self, task: dict) -> None:
@@ -880,7 +887,7 @@ class EarthState(State):
         cat = self.game.cat
         is_event = cat.is_event_l
         events = [c for c in sorted(set(self.hands[p])) if is_event[c]
-                  and self.can_pay(p, cat.earth[c]["abilities"][0].get("cost"))]
+                  and self.can_pay_event(p, cat.earth[c]["abilities"][0].get("cost"))]
         return events, self._may_convert(p, task)
 
     def _may_convert(self, p: int, task: dict) -> bool:

@@ -243,6 +243,18 @@ Version history
   such ecosystem rule has another rate of about the same average VP (5 VP per 3 habitats instead of 3 per 2, a
   Trees table of 2/5/9/13/18/24/29 for 1-7 cards instead of 0/4/8/13/23/28/30). The flora "Yellow Morel", a real
   card's name, is "Red Morel". ``tabletop_envs/earth/data/generate.py`` says how the numbers were chosen.
+* v0, custom catalogues (layouts unchanged; play with the shipped cards unchanged, as no shipped card or
+  fauna side meets these): a fauna objective counting canopies, or lines of 4 different sprout or growth
+  counts, is claimed when met at any moment of the turn, as the others are (both counts fall within a turn:
+  paying a growth, placing a sprout); an island's, climate's or event's placement "on each Tree in your
+  tableau" keeps its filter and "each" (both were dropped, so any card took the pieces, 1 in all); an event
+  costing cards composted from hand needs another card in hand (it paid with itself, for free). A
+  ``data_dir`` catalogue is refused on load where it meant another game than it played: sides not listed as
+  card c = records 2c and 2c+1 (both sides of one fauna card could lie on the board), a direction other
+  than "all" on an island's, climate's or event's ability (it counted the whole tableau), an event's
+  ``if_action`` (never tested), a second ``alt_cost`` (ignored), a field a card's kind never reads (an
+  event's ``cost``, a terrain's pieces, a canopy without growth), an island composting more cards than it
+  draws, ``true`` as a number, and a blank name or two names differing only by case or spaces.
 """
 
 from __future__ import annotations

@@ -201,6 +201,92 @@ def test_ids_must_follow_file_order(data_copy):
         Catalogue(data_copy)
 
 
+@pytest.mark.parametrize("name, key", [("fauna.json", "fauna"), ("islands.json", "islands")])
+def test_the_two_sides_of_card_c_are_records_2c_and_2c_plus_1(data_copy, name, key):
+    """The engine deals card c as records 2c and 2c+1. Sides listed in another order (here every A side, then
+    every B side) loaded: both sides of one fauna card lay on the board at once, or two players were dealt the
+    two sides of one island."""
+    def regroup(records):
+        for i, r in enumerate(records):
+            r["card"] = i % (len(records) // 2)
+
+    edit(data_copy / name, key, regroup)
+    with pytest.raises(CatalogueError, match=rf"{name}: record 1 \('.*'\) is a side of .* card 1, but records 0 and 1 "
+                                             r"must be the two sides of card 0: list the sides in card order"):
+        Catalogue(data_copy)
+
+
+@pytest.mark.parametrize("change, problem", [
+    (lambda c: c[0].update(name="   "), r"cards\[0\] has a blank name '   '; give it one"),
+    (lambda c: c[1].update(name=c[0]["name"].lower() + " "), r"cards\[1\] repeats name .* ignoring case and spaces"),
+], ids=["blank", "same_but_case_and_space"])
+def test_a_card_name_is_not_blank_and_differs_from_the_others_by_more_than_case(data_copy, change, problem):
+    """A blank name gave action labels such as "plant "; two names that differ only by case or a trailing
+    space read as one card to a player."""
+    edit(data_copy / "earth_cards.json", "cards", change)
+    with pytest.raises(CatalogueError, match=rf"earth_cards\.json: {problem}"):
+        Catalogue(data_copy)
+
+
+def _retext(card):
+    card["text"] = " ".join(ability_text(a) for a in card["abilities"])
+
+
+def _two_alt_costs(cards):
+    card = next(c for c in cards if c["kind"] == "flora" and c["type"] != "joker" and len(c["abilities"]) == 1
+                and c["abilities"][0]["kind"] == "alt_cost")
+    res = "growth" if card["abilities"][0]["res"] != "growth" else "sprouts"
+    card["abilities"].append({"color": "brown", "kind": "alt_cost", "res": res})
+    _retext(card)
+
+
+@pytest.mark.parametrize("change, problem", [
+    (lambda c: next(x for x in c if x["kind"] == "terrain").update(growth=2),
+     r"field 'growth': a terrain card does not use it \(a terrain holds no growth\); set it to 0"),
+    (lambda c: next(x for x in c if x["kind"] == "terrain").update(sprouts=3),
+     r"field 'sprouts': a terrain card does not use it"),
+    (lambda c: next(x for x in c if x["kind"] == "terrain").update(tags=["animal"]),
+     r"field 'tags': a terrain card does not use it \(only flora tags are counted\); set it to \[\]"),
+    (lambda c: next(x for x in c if x["kind"] == "event").update(cost=3),
+     r"field 'cost': an event card does not use it \(an event's cost is its ability's 'cost'\)"),
+    (lambda c: next(x for x in c if x["kind"] == "event").update(habitats=["wet"]),
+     r"field 'habitats': an event card does not use it \(an event is never planted\)"),
+    (lambda c: next(x for x in c if x["kind"] == "flora" and x["growth"] == 0).update(canopy=4),
+     r"field 'canopy': a flora without growth spaces never completes its canopy"),
+    (_two_alt_costs, r"field 'abilities': a card has at most one 'alt_cost' ability"),
+], ids=["terrain_growth", "terrain_sprouts", "terrain_tags", "event_cost", "event_habitats",
+        "canopy_without_growth", "two_alt_costs"])
+def test_a_field_the_game_never_reads_for_a_cards_kind_is_refused_naming_the_card(data_copy, change, problem):
+    """Each loaded and did nothing: an event is paid through its ability, a terrain holds no pieces, a
+    flora without growth spaces never reaches its canopy, and only the first alternative cost was offered
+    (a card whose text offered sprouts or growth took only one of them)."""
+    edit(data_copy / "earth_cards.json", "cards", change)
+    with pytest.raises(CatalogueError, match=rf"earth_cards\.json: cards\[\d+\] \('.*'\), {problem}"):
+        Catalogue(data_copy)
+
+
+def test_an_island_composts_at_most_the_cards_it_draws(data_copy):
+    """"Of the cards drawn, a number of them will be composted": an island drawing 2 and composting 6 loaded,
+    and its player composted 2."""
+    edit(data_copy / "islands.json", "islands", lambda isl: isl[7].update(compost=isl[7]["draw"] + 1))
+    with pytest.raises(CatalogueError, match=r"islands\.json: islands\[7\] \('.*'\): it composts \d+ of the \d+ "
+                                             r"cards it draws; 'compost' must be at most 'draw'"):
+        Catalogue(data_copy)
+
+
+@pytest.mark.parametrize("test, change, problem", [
+    (lambda a: a["kind"] == "gain", lambda a: a["gain"][0].update(n=True), "and a non-negative int n"),
+    (lambda a: a.get("cost"), lambda a: a["cost"].update({next(iter(a["cost"])): True}), "and a positive int"),
+    (lambda a: a["kind"] == "cost_reduction", lambda a: a.update(n=True), "cost_reduction needs a positive int 'n'"),
+    (lambda a: a["kind"] == "score", lambda a: a["score"].update(vp=True), "score needs an int 'vp'"),
+], ids=["gain_n", "cost", "cost_reduction_n", "score_vp"])
+def test_true_is_no_number_in_an_ability(data_copy, test, change, problem):
+    """JSON true is an int to Python: it loaded as 1, and the card's text read "+True sprout(s)"."""
+    i = _edit_ability(data_copy, test, change)
+    with pytest.raises(CatalogueError, match=rf"earth_cards\.json: cards\[{i}\].*{problem}"):
+        Catalogue(data_copy)
+
+
 def test_cards_must_be_flora_then_terrain_then_events(data_copy):
     def swap(cards):
         cards[0]["kind"], cards[0]["type"] = "terrain", ""
@@ -284,6 +370,37 @@ def _event_abilities(abilities):
     return change
 
 
+@pytest.mark.parametrize("abilities, problem", [
+    (lambda a: [{**a, "if_action": "grow"}], "an event is played at any time, not as part of an action, so its "
+                                            "ability takes no 'if_action' condition: drop it"),
+    (lambda a: [{"color": "black", "kind": "gain", "gain": [{"res": "soil", "n": 1,
+                                                             "per": {"what": "tableau", "dir": "row"}}]}],
+     "an event has no cell in the tableau to count its 'per' direction 'row' from"),
+], ids=["if_action", "per_row"])
+def test_an_event_ability_with_an_action_condition_or_a_direction_is_refused_on_load(data_copy, abilities, problem):
+    """Both loaded and did something else than the text said: the condition was never tested (the gain came
+    whatever the action), and "per Herb in this row" counted the whole tableau."""
+    edit(data_copy / "earth_cards.json", "cards", _event_abilities(abilities))
+    with pytest.raises(CatalogueError, match=rf"earth_cards\.json: cards\[245\] \('.*'\), field 'abilities': {problem}"):
+        Catalogue(data_copy)
+
+
+def test_an_island_climate_or_event_ability_counting_in_the_whole_tableau_loads(data_copy):
+    """dir "all" is the one direction with no cell to count from: it loads on an island, a climate or an event."""
+    everywhere = {"color": "red", "kind": "gain", "gain": [
+        {"res": "sprouts", "n": 1, "where": {"dir": "all", "each": True, "filter": {"type": "tree"}}}]}
+
+    def add(records):
+        records[0]["abilities"] = records[0]["abilities"][:1] + [everywhere]
+        _retext(records[0])
+
+    edit(data_copy / "climates.json", "climates", add)
+    edit(data_copy / "earth_cards.json", "cards", _event_abilities(lambda a: [{
+        "color": "black", "kind": "gain", "gain": [{"res": "soil", "n": 1, "per": {"what": "tableau", "dir": "all"}}]}]))
+    cat = Catalogue(data_copy)
+    assert cat.climates[0]["abilities"][1] == everywhere and cat.earth[245]["text"].endswith("in your tableau.")
+
+
 @pytest.mark.parametrize("abilities", [
     lambda a: [{"color": "black", "kind": "cost_reduction", "filter": {}, "n": 1}],
     lambda a: [{"color": "black", "kind": "score", "score": {"pattern": "per_resource", "res": "soil", "per": 1, "vp": 1}}],
@@ -311,8 +428,17 @@ def test_an_event_is_one_black_gain_ability_or_refused_on_load(data_copy, abilit
     ("islands.json", "islands", {"color": "blue", "kind": "copy"}, "an island or climate never uses an ability of kind 'copy'"),
     ("climates.json", "climates", {"color": "black", "kind": "alt_cost", "res": "sprouts"},
      "an island or climate never uses an ability of kind 'alt_cost'"),
+    ("islands.json", "islands", {"color": "red", "kind": "gain", "gain": [
+        {"res": "soil", "n": 1, "per": {"what": "tableau", "dir": "row", "filter": {"type": "herb"}}}]},
+     "an island or climate has no cell in the tableau to count its 'per' direction 'row' from: use \"dir\": \"all\""),
+    ("climates.json", "climates", {"color": "blue", "kind": "gain", "gain": [
+        {"res": "sprouts", "n": 1, "where": {"dir": "col", "each": True, "filter": {}}}]},
+     "an island or climate has no cell in the tableau to count its 'where' direction 'col' from"),
+    ("islands.json", "islands", {"color": "brown", "kind": "on_event", "gain": [
+        {"res": "soil", "n": 1, "per": {"what": "tableau", "dir": "adj"}}]},
+     "an island or climate has no cell in the tableau to count its 'per' direction 'adj' from"),
 ], ids=["all_types_on_a_tree", "brown_gain", "black_gain_on_an_island", "score_on_a_climate", "copy_on_an_island",
-        "alt_cost_on_a_climate"])
+        "alt_cost_on_a_climate", "per_row_on_an_island", "where_col_on_a_climate", "on_event_per_adj_on_an_island"])
 def test_an_ability_that_never_takes_effect_where_it_is_is_refused_on_load(data_copy, name, key, ability, problem):
     """Each loaded and did nothing in play (a tree with 'all_types' counted as a tree only, as the type
     'joker' is what counts as every type; nothing activates brown gains, plants an island or climate, or

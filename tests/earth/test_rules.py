@@ -1698,6 +1698,46 @@ def test_every_objective_fulfilled_at_some_moment_of_a_turn_is_claimed_at_its_en
     assert transient  # some objectives were met only in the middle of a turn, and claimed
 
 
+def test_every_objective_count_that_can_fall_during_a_turn_is_watched_so_a_fauna_met_at_any_moment_is_claimed(
+        monkeypatch):
+    """The engine looks at the fauna objectives only before a step that can lower a count of
+    ``FALLING_MEASURES`` and at the end of the turn. A measure that falls but is missing there was claimed only
+    if still met at the end (canopies fell when a growth was paid, and "4 different sprout counts in a line" when
+    a sprout was placed). Every measure of the vocabulary is counted after every step of random play."""
+    from tabletop_envs.earth.catalogue import CHOICE_ARG_MEASURES, INT_ARG_MEASURES, MEASURES
+    from tabletop_envs.earth.engine import FALLING_MEASURES, EarthState
+
+    probes = [(m, a) for m in MEASURES for a in (CHOICE_ARG_MEASURES.get(m) or ((1, 2, 3) if m in INT_ARG_MEASURES
+                                                                              else (None,)))]
+    last: dict = {}
+    fell: set = set()
+
+    def record(s, p):
+        if p < 0 or s.phase != "play":
+            return
+        for m, a in probes:
+            now = scoring.measure(s, p, m, a)
+            if now < last.get((p, m, a), -1):
+                fell.add(m)
+            last[p, m, a] = now
+
+    def wrap(name, orig):
+        def step(self, *args):
+            out = orig(self, *args)
+            record(self, args[0] if name == "play_event" else args[0]["p"])
+            return out
+        return step
+
+    for name in [n for n in vars(EarthState) if n.startswith(("_auto_", "_do_"))] + ["play_event"]:
+        monkeypatch.setattr(EarthState, name, wrap(name, getattr(EarthState, name)))
+    for n in (2, 3):
+        for seed in range(3):
+            last.clear()
+            random_play(game(n).new_initial_state(seed), np.random.default_rng(seed))
+    assert {"soil", "sprouts", "lines_diff_sprouts"} <= fell  # the probe sees counts fall
+    assert fell <= FALLING_MEASURES, f"counts that fell but are not watched: {sorted(fell - FALLING_MEASURES)}"
+
+
 def test_fauna_ties_on_the_same_turn_placed_clockwise_starting_with_the_active_player():
     s, need = fauna_state("soil")
     for q in range(3):

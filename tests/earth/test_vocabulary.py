@@ -280,6 +280,50 @@ def test_up_to_1_on_each_card_of_a_type_in_this_row_including_this_card():
     assert s.decision() == "action" and s.spr[0][8:11] == [1, 1, 0]
 
 
+def test_an_island_climate_or_event_places_up_to_1_on_each_card_of_a_type_in_your_tableau():
+    """An island, climate or event has no cell of its own, so the catalogue lets its placement reach only "in
+    your tableau" (dir "all"). Its filter and "up to 1 on each" hold there too: both were dropped, and the
+    pieces could go on any card (a Herb for "each Tree"), 1 in all."""
+    s = board()
+    trees = [c["id"] for c in CAT.earth if c["type"] == "tree" and c["sprouts"] >= 2]
+    herb = next(c["id"] for c in CAT.earth if c["type"] == "herb" and c["sprouts"] >= 2)
+    put(s, 0, 0, trees[0])
+    put(s, 0, 9, trees[1])
+    put(s, 0, 10, herb)
+    run(s, {"color": "blue", "kind": "gain",
+            "gain": [{"res": "sprouts", "n": 1, "where": {"dir": "all", "filter": {"type": "tree"}, "each": True}}]},
+        cell=None)
+    assert legal(s, "cell") == [0, 9]
+    act(s, "cell", 9)
+    assert legal(s, "cell") == [0]  # at most 1 on each
+    act(s, "cell", 0)
+    assert s.decision() == "action" and (s.spr[0][0], s.spr[0][9], s.spr[0][10]) == (1, 1, 0)
+
+
+def test_an_event_whose_cost_composts_cards_from_hand_is_paid_with_other_cards_than_itself(monkeypatch):
+    """The event leaves the hand when played: with only the event in hand it was playable, its payment found
+    no card to compost, and its gain came for free. (No shipped event costs cards from hand; a catalogue of
+    one's own may.)"""
+    s = board()
+    e = next(c["id"] for c in CAT.earth if c["kind"] == "event" and not c["abilities"][0].get("cost"))
+    monkeypatch.setitem(CAT.earth[e]["abilities"][0], "cost", {"hand_compost": 1})
+    monkeypatch.setitem(CAT.earth[e]["abilities"][0], "gain", [{"res": "soil", "n": 5}])
+    s.discard += s.hands[0]
+    s.hands[0] = []
+    give(s, 0, e)
+    assert (s.decision(), s.current_player()) == ("action", 0) and legal(s, "event") == []
+    other = flora()
+    give(s, 0, other)
+    assert legal(s, "event") == [e - EVENT0]
+    soil, compost = s.soil[0], len(s.compost[0])
+    act(s, "event", e - EVENT0)
+    assert s.decision() == "pay_hand" and A(s, "pass") not in s.legal_actions()
+    act(s, "card", other)
+    assert (s.soil[0], len(s.compost[0]), s.hands[0], s.events[0]) == (soil + 5, compost + 1, [], [e])
+    assert s.compost[0][-1] == other and s.decision() == "action"
+    s.check_invariants()
+
+
 # ------------------------------------------------------------------ cost reductions, copy, forbid, on_event
 def test_cost_reduction_by_type_or_habitat_not_below_zero():
     s = board()

@@ -86,6 +86,8 @@ def _raw():
     (lambda c: c[3].update(colour="red"), "unknown field"),
     (lambda c: c[3].update(id=7), "must equal its position"),
     (lambda c: c[4].update(name=c[3]["name"]), "repeats name"),
+    # an action label or a deck file would not tell these two apart
+    (lambda c: c[4].update(name=" " + c[3]["name"].upper()), "repeats name .* ignoring case and spaces"),
     (lambda c: c[8].update(points=3), "skills add no points"),
     (lambda c: c[8].update(slots=2), "only creatures occupy lane slots"),
     (lambda c: c[3].update(effects=[{"kind": "explode"}]), "'explode' is not one of"),
