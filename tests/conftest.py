@@ -33,6 +33,16 @@ def toy(monkeypatch):
     return "toy_v0"
 
 
+@pytest.fixture()
+def pile(monkeypatch):
+    """tests/pile_game.py, a game without hidden information or chance, registered as env ``pile_v0``."""
+    from tabletop_envs.core.registry import ENVS, EnvSpec
+
+    monkeypatch.setitem(ENVS, "pile_v0", EnvSpec("pile_v0", "pile_game", "test/pile-v0", "test/Pile-v0", (2,), "",
+                                                 "pile"))
+    return "pile_v0"
+
+
 def pytest_configure(config):
     config._tabletop_deadline = _deadline()
 

@@ -94,6 +94,23 @@ def test_thousands_of_random_legal_games_keep_invariants(env_name, kwargs):
 OPTION_CASES = [(name, kw) for name in available_envs() for kw in option_sets.option_cases(name)]
 
 
+@pytest.mark.parametrize("env_name", available_envs())
+def test_every_rule_option_of_a_game_has_its_non_default_values_in_option_sets(env_name):
+    """The option-space tests (pairs of options, replays and pictures under options) play what
+    tests/option_sets.py lists: a game or an option missing there is never played off its default."""
+    import inspect
+
+    from tabletop_envs.core.registry import make_game
+
+    game_class = type(make_game(env_name))
+    options = {n for n in inspect.signature(game_class.__init__).parameters if n not in ("self", "num_players")}
+    listed = {k for one in option_sets.NON_DEFAULT.get(env_name, []) for k in one}
+    assert not options - listed, (f"{env_name}: rule options {sorted(options - listed)} have no non-default value in "
+                                  f"NON_DEFAULT of tests/option_sets.py (and ALL_AT_ONCE there): add them")
+    assert set(option_sets.ALL_AT_ONCE.get(env_name, {})) - {"num_players"} == options, \
+        f"{env_name}: ALL_AT_ONCE in tests/option_sets.py sets every rule option {sorted(options)} off its default"
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize(("env_name", "kwargs"), OPTION_CASES, ids=[option_sets.case_id(*c) for c in OPTION_CASES])
 def test_every_non_default_rule_option_and_pair_of_them_keeps_the_checks_and_the_bots_play_it(env_name, kwargs):
@@ -184,8 +201,18 @@ def test_gymnasium_check_env_passes_on_the_single_agent_face_with_random_legal(e
     from tabletop_envs.core import SingleAgentEnv
 
     check_env(SingleAgentEnv(env_name, illegal_action="random_legal", **kwargs), skip_render_check=True)
-    with pytest.raises(IllegalActionError):
-        check_env(SingleAgentEnv(env_name, **kwargs), skip_render_check=True)
+    # it stops exactly where check_env first steps an action the mask refuses (a game whose masks allow
+    # most actions may meet none: the check then runs through)
+    env = SingleAgentEnv(env_name, **kwargs)
+    illegal = []
+    step = env.step
+    env.step = lambda action: (illegal.append(not env.action_masks()[int(action)]), step(action))[1]
+    try:
+        check_env(env, skip_render_check=True)
+    except IllegalActionError:
+        assert illegal and illegal[-1] and not any(illegal[:-1])
+    else:
+        assert not any(illegal)
 
 
 @pytest.mark.parametrize("env_name", ["terralore_v0", "travel_earth_v0"])

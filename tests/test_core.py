@@ -26,6 +26,42 @@ def test_conformance_harness_passes_on_toy(toy, check):
     getattr(conformance, check)(toy, {})
 
 
+@pytest.mark.parametrize("check", ["check_api", "check_parallel", "check_seed", "check_pickle", "check_clone_and_dict",
+                                   "check_global_state", "check_random_games", "check_max_turns",
+                                   "check_mask_equals_rules", "check_no_leak", "check_seat_arguments",
+                                   "check_seed_independence"])
+def test_conformance_harness_passes_on_a_game_without_hidden_information_or_chance(pile, check):
+    # the leak check required a re-deal to change something, and the seeding check unseeded resets to deal
+    # another game: neither can happen in such a game, so none could join (the game declares both)
+    getattr(conformance, check)(pile, {})
+
+
+def test_conformance_harness_refuses_a_game_that_declares_no_hidden_information_or_chance_but_has_them(
+        toy, monkeypatch):
+    import toy_game
+
+    monkeypatch.setattr(toy_game.ToyGame, "hidden_information", False)
+    with pytest.raises(AssertionError, match=r"toy_v0: a game declaring hidden_information = False re-dealt "
+                                             r"something in \d+ worlds: it hides something"):
+        conformance.check_no_leak(toy, {})
+    monkeypatch.setattr(toy_game.ToyGame, "chance", False)
+    with pytest.raises(AssertionError, match="a game declaring chance = False dealt the AEC env another game for "
+                                             "another seed: it has chance"):
+        conformance.check_seed_independence(toy, {})
+
+
+def test_conformance_harness_names_the_declarations_where_a_game_has_no_hidden_information_or_chance(
+        pile, monkeypatch):
+    import pile_game
+
+    monkeypatch.setattr(pile_game.PileGame, "hidden_information", True)
+    with pytest.raises(AssertionError, match="the leak test would be vacuous .*declares hidden_information = False"):
+        conformance.check_no_leak(pile, {})
+    monkeypatch.setattr(pile_game.PileGame, "chance", True)
+    with pytest.raises(AssertionError, match="dealt the game before it again .*declares chance = False"):
+        conformance.check_seed_independence(pile, {})
+
+
 def test_the_seed_independence_check_leaves_the_callers_global_generators_as_they_were(toy):
     # it seeds them to vary them and puts them back after: it put NumPy's back from a copy holding the key
     # as bytes, which set_state took silently as another state, so the check moved the generator it guards

@@ -227,7 +227,7 @@ def test_a_players_picture_shows_nothing_they_cannot_see(env_name, kwargs):
                 assert np.array_equal(draw_state(env, player), mine), f"{env_name}: picture of seat {player} leaks"
                 hidden_changed += not np.array_equal(draw_state(env, None), whole)
                 env.game_state = state
-    if env.game.num_players > 1:  # solo: the whole table is the player's own view
+    if env.game.num_players > 1 and env.game.hidden_information:  # solo: the whole table is the player's own view
         assert hidden_changed > 0
 
 
@@ -300,6 +300,50 @@ def test_aec_env_in_human_mode_draws_every_step_in_one_window_that_close_closes(
     assert closed == [name]
 
 
+def test_aec_env_in_human_mode_draws_the_step_that_ends_the_game_by_an_illegal_action_penalty(monkeypatch):
+    # "one human redraw per step": the penalty's step returned before drawing, so the window kept the table
+    # of before, a game still going
+    from tabletop_envs.core import render
+
+    shown = []
+
+    class Window:
+        def __init__(self, title):
+            pass
+
+        def show(self, array):
+            shown.append(array)
+
+        def close(self):
+            pass
+
+    monkeypatch.setattr(render, "make_viewer", Window)
+    for name in available_envs():
+        shown.clear()
+        env = ENVS[name].load_module().env(render_mode="human", illegal_action="penalty")
+        env.reset(seed=0)
+        env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
+        illegal = int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"] == 0)[0])
+        env.step(illegal)
+        assert all(env.terminations.values()) and len(shown) == 2, name
+        env.close()
+
+
+@pytest.mark.parametrize("seat, error, message", [
+    (5, ValueError, "seat 5 is not a seat of this 2-player"), (-1, ValueError, "-1 is TERMINAL"),
+    ("1", TypeError, "a seat is an int from 0 to 1 or None"), (True, TypeError, "got True"),
+])
+def test_a_picture_for_a_render_player_that_is_no_seat_is_refused_as_the_text_view_refuses_it(seat, error, message):
+    # the text view refused these; the pictures drew an IndexError, seat 1's view (True), or for Earth a frame
+    # of no seat at all
+    for name in available_envs():
+        env = ENVS[name].load_module().env(render_mode="rgb_array")
+        env.reset(seed=0)
+        env.render_player = seat
+        with pytest.raises(error, match=message):
+            env.render()
+
+
 @pytest.mark.parametrize("env_name", available_envs())
 def test_gymnasium_face_draws_only_what_the_learner_may_see(env_name):
     """Frames can reach the agent (AddRenderObservation): re-dealing what the learner cannot see must
@@ -319,7 +363,7 @@ def test_gymnasium_face_draws_only_what_the_learner_may_see(env_name):
                 assert env.game_state.render_text(seat) == text
             else:
                 table_changed += not np.array_equal(env.render(), frame)
-    assert table_changed > 0
+    assert table_changed > 0 or not env.game_state.game.hidden_information
 
 
 def test_a_bad_render_view_is_a_clear_error():
@@ -353,7 +397,7 @@ def test_human_mode_falls_back_to_matplotlib_then_to_a_clear_error(monkeypatch):
     assert isinstance(viewer, render.MatplotlibViewer)
     viewer.close()
     monkeypatch.setitem(sys.modules, "matplotlib.pyplot", None)
-    with pytest.raises(TabletopError, match="needs a window library: pip install pygame"):
+    with pytest.raises(TabletopError, match=r"needs a window library: pip install 'tabletop-envs\[render\]' \(it brings pygame-ce\), or matplotlib"):
         render.make_viewer("test")
 
 

@@ -285,6 +285,8 @@ class TabletopAECEnv(AECEnv):
             self.rewards[a] = 0.0
         if chosen is None:
             self._end_with_penalty(mover)
+            if self.render_mode == "human":  # the step that ends the game is drawn as any other
+                self.render()
             return
         # a move random_legal replaced is flagged in the mover's info until it steps again (``_info``)
         if chosen == action_index(action):

@@ -86,7 +86,7 @@ def load_records(path: str | Path, key: str, schema: dict[str, Field], unique: s
     data = load_json(path)
     if not isinstance(data, dict) or key not in data or not isinstance(data[key], list):
         raise CatalogueError(f"{path}: expected a JSON object with a list under {key!r}")
-    records = []
+    records: list[dict] = []
     seen: dict[Any, int] = {}
     for i, raw in enumerate(data[key]):
         label = raw.get(unique, "?") if isinstance(raw, dict) else "?"

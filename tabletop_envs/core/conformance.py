@@ -150,6 +150,7 @@ def check_seed_independence(env_name: str, game_kwargs: dict, seed: int = 7, opp
         return kinds[int(rng.integers(2))]
 
     make = env_fn(env_name, **game_kwargs)
+    chance = make_game(env_name, **game_kwargs).chance
     faces = {"the AEC env": (make, seeded_trace),
              "the single-agent env": (lambda: SingleAgentEnv(env_name, opponent=pool, **game_kwargs),
                                       single_agent_trace)}
@@ -170,9 +171,14 @@ def check_seed_independence(env_name: str, game_kwargs: dict, seed: int = 7, opp
             if trace(env, seed) != first or trace(build(), seed) != first:
                 raise AssertionError(f"{env_name} {game_kwargs}: seed {seed} dealt {face} another game after other "
                                      "games, in another env, or under other global seeds")
+            if not chance and face == "the AEC env":  # the single-agent face draws seats and opponents anyway
+                if trace(env, seed + 1) != first or unseeded[0] != first:
+                    raise AssertionError(f"{env_name} {game_kwargs}: a game declaring chance = False dealt {face} "
+                                         "another game for another seed: it has chance (drop chance = False)")
+                continue
             if unseeded[0] == unseeded[1] or first in unseeded:
                 raise AssertionError(f"{env_name} {game_kwargs}: an unseeded reset of {face} dealt the game before "
-                                     "it again")
+                                     "it again (a game without chance declares chance = False on its Game)")
     finally:
         random.setstate(saved[0])
         np.random.set_state(saved[1])
@@ -390,7 +396,7 @@ def check_no_leak(env_name: str, game_kwargs: dict, num_states: int = 60, resamp
     Each re-dealt world must also have a generator of its own: future chance is hidden too, and a
     world keeping the real one would draw the real future (and its state would let the deal be re-run).
     Also asserts the resampling really changes hidden cards somewhere (the generator aside), so the
-    check cannot pass vacuously.
+    check cannot pass vacuously; for a game declaring ``hidden_information = False``, that it never does.
     """
     game = make_game(env_name, **game_kwargs)
     rng = np.random.default_rng(seed)
@@ -422,8 +428,13 @@ def check_no_leak(env_name: str, game_kwargs: dict, num_states: int = 60, resamp
                         changed += _without_generator(other) != _without_generator(state)
                 tested += 1
             state.apply_action(int(rng.choice(state.legal_actions())))
-    if changed == 0:
-        raise AssertionError("resample_hidden never changed anything: the leak test would be vacuous")
+    if not game.hidden_information:
+        if changed:
+            raise AssertionError(f"{env_name}: a game declaring hidden_information = False re-dealt something in "
+                                 f"{changed} worlds: it hides something (drop hidden_information = False)")
+    elif changed == 0:
+        raise AssertionError("resample_hidden never changed anything: the leak test would be vacuous (a game where "
+                             "every player sees everything declares hidden_information = False on its Game)")
 
 
 def check_seat_arguments(env_name: str, game_kwargs: dict, seed: int = 5) -> None:

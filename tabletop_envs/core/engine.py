@@ -92,6 +92,12 @@ class Game:
     default_max_turns: ClassVar[int] = 200
     #: every name ``State.decision()`` can return while the game runs (a recipe names decisions by these)
     decisions: ClassVar[tuple[str, ...]] = ()
+    #: False for a game where every player sees the whole state: its ``resample_hidden`` re-deals nothing,
+    #: which the leak checks then require (they otherwise require a re-deal to change something)
+    hidden_information: ClassVar[bool] = True
+    #: False for a game without chance (no deal, shuffle or draw of the first player): every seed deals
+    #: the same game, which the seeding checks then require (they otherwise require unseeded resets to differ)
+    chance: ClassVar[bool] = True
 
     num_players: int
     action_layout: ActionLayout

@@ -24,6 +24,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .engine import check_seat
+
 try:
     from PIL import Image, ImageDraw, ImageFont
 except ImportError as exc:  # pragma: no cover - depends on the install
@@ -437,6 +439,8 @@ def draw_state(env, player: int | None = None) -> np.ndarray:
     """The picture of ``env``'s current table from ``player``'s seat (None: the whole table)."""
     draw = find_draw_function(env)
     state = env.game_state
+    # as the text view refuses it: a picture of seat 5 drew an IndexError, or (Earth) a frame of no seat
+    player = check_seat(state.game, player, spectator=True)
     picture: object  # what to_array takes: a Canvas, a PIL image or an array
     if draw is None:
         picture = text_picture(state.render_text(player), title=env.metadata.get("name", ""))
@@ -545,8 +549,10 @@ def make_viewer(title: str):
             continue
     from .errors import TabletopError
 
-    raise TabletopError("render_mode='human' needs a window library: pip install pygame (or matplotlib); "
-                        "or use render_mode='rgb_array' and show the returned array yourself")
+    # the render extra's pygame-ce: a plain "pip install pygame" beside it breaks both (one module name)
+    raise TabletopError("render_mode='human' needs a window library: pip install 'tabletop-envs[render]' (it "
+                        "brings pygame-ce), or matplotlib; or use render_mode='rgb_array' and show the returned "
+                        "array yourself")
 
 
 def save_gif(frames: Sequence[np.ndarray], path: str | Path, fps: float = 2.0) -> Path:
