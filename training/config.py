@@ -757,7 +757,11 @@ def run_folder_held(run_dir: Path):
     into the folder, so the two runs' files mixed there and ``--resume`` read the first run's as the second's.
     The lock is the kernel's on an open file, so a run that dies (SIGKILL, the OOM killer, a power cut)
     leaves none behind to clear by hand; the file itself stays, holding the last holder's pid."""
-    run_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        run_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:  # /proc/runs: "[Errno 2] No such file or directory" named neither the key nor a fix
+        raise ConfigError(f"output.dir {str(run_dir)!r}: the folder cannot be made ({exc.strerror or exc}); "
+                          "choose a folder you can write to") from None
     path = run_dir / RUN_LOCK
     # "a": opening must not empty the pid of a holder this run is about to be refused by
     with open(path, "a+", encoding="utf-8") as fh:

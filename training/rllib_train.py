@@ -347,16 +347,25 @@ def copy_main_to_frozen(algorithm) -> None:
     algorithm.env_runner_group.foreach_env_runner(set_frozen, local_env_runner=True)
 
 
+def ray_address(cfg: RLlibTrainConfig, address: str | None) -> str:
+    """The cluster a run joins: ``--address``, else the recipe's ``ray.address``, else ``RAY_ADDRESS`` (as
+    ``ray job submit`` sets it for its driver); "" (or "local") for a local Ray of this run's own."""
+    chosen = address if address is not None else (cfg.ray.address or os.environ.get("RAY_ADDRESS", ""))
+    return "" if chosen == "local" else chosen
+
+
 def start_ray(cfg: RLlibTrainConfig, address: str | None):
     """Join ``address`` or start a local Ray limited to ``ray.num_cpus`` (workers import this checkout)."""
     import ray
 
-    address = address if address is not None else cfg.ray.address
+    address = ray_address(cfg, address)
     if address:
         ray.init(address=address, log_to_driver=True)
         return
     pythonpath = os.pathsep.join(p for p in (str(REPO_ROOT), os.environ.get("PYTHONPATH", "")) if p)
-    ray.init(num_cpus=cfg.ray.num_cpus, include_dashboard=cfg.ray.include_dashboard,
+    # address="local": without it Ray joins the cluster that a `ray start` on this machine left running
+    # (/tmp/ray/ray_current_cluster), and refuses num_cpus there with a ValueError
+    ray.init(address="local", num_cpus=cfg.ray.num_cpus, include_dashboard=cfg.ray.include_dashboard,
              runtime_env={"env_vars": {"PYTHONPATH": pythonpath}}, log_to_driver=True)
 
 
@@ -499,37 +508,44 @@ def _train(cfg: RLlibTrainConfig, address: str | None, log, resume: str | Path |
     require_ray()
     import ray
 
-    if not (address if address is not None else cfg.ray.address) and not ray.is_initialized():
+    if not ray_address(cfg, address) and not ray.is_initialized():
         cfg.check_local_resources()  # before an earlier run's files are set aside below
+    run_dir = cfg.run_dir().resolve()
     if resume is not None:
         # all before run.json below is rewritten, maybe the checkpoint's own
         done = checkpoint_iteration(resume)
         check_checkpoint_game(cfg, resume)
         check_checkpoint_network(cfg, resume)
+        check_checkpoint_loads(resume)
+        if Path(resume).resolve().parent == run_dir:
+            check_no_later_checkpoints(run_dir, Path(resume).resolve(), done)
         if done >= cfg.iterations:
             raise ConfigError(f"{resume} is at iteration {done} and the recipe trains to iterations={cfg.iterations}: "
                               f"nothing left to train; raise the total, e.g. --set iterations={done + 10}")
     # The env runners deal from the seed they are built with: a resumed run seeded like the first part
     # would deal the first part's games again.
     seed = cfg.seed if resume is None else resume_seed(cfg.seed, done)
-    run_dir = cfg.run_dir().resolve()
     held.enter_context(run_folder_held(run_dir))  # as training.train's: the same command launched twice
-    if resume is None:  # a fresh run appended to an earlier run's progress.jsonl beside its checkpoints
+    # Ray before anything of an earlier run moves: a cluster that cannot be joined stops the run there
+    if not ray.is_initialized():
+        start_ray(cfg, address)
+        held.callback(ray.shutdown)  # after the algorithm has stopped (the finally below)
+    if resume is None or Path(resume).resolve().parent != run_dir:
+        # A fresh run appended to an earlier run's progress.jsonl beside its checkpoints; a run resumed from
+        # another folder's checkpoint (an earlier run set aside, a copy) overwrote the run that output.dir holds.
         set_aside_earlier_run(run_dir, cfg.output.name, files=("run.json", "progress.jsonl"),
                               globs=("checkpoint_*",))
     # whole or not at all: a resume reads it back to check the game (check_checkpoint_game)
     write_text_whole(run_dir / "run.json", json.dumps({"env": cfg.env, "game_config": _game_kwargs(cfg),
                                                        "config": asdict(cfg)}, indent=2) + "\n")
-    started_here = not ray.is_initialized()
-    if started_here:
-        start_ray(cfg, address)
     algo = None
     history: list[dict] = []
     summary: dict = {"run_dir": str(run_dir), "sampling_seed": seed}
     try:
         algo = build_algo_config(cfg, seed).build_algo()
         if resume is not None:
-            algo.restore_from_path(str(Path(resume).resolve()))
+            with checkpoint_read(resume):
+                algo.restore_from_path(str(Path(resume).resolve()))
             log(f"resumed from {resume} at iteration {algo.iteration} (sampling seed {seed})")
             if cfg.selfplay.mode == "frozen" and not checkpoint_has_module(resume, "frozen"):
                 # A selfplay.mode=shared run saved no 'frozen'; left as built it would be an untrained
@@ -573,11 +589,12 @@ def _train(cfg: RLlibTrainConfig, address: str | None, log, resume: str | Path |
             if cfg.output.eval_games:
                 summary["evaluation"] = evaluate_vs_random(cfg, path, cfg.output.eval_games)
                 log(f"vs random: {summary['evaluation']}")
+        elif cfg.output.eval_games:
+            log(f"note: output.export=false, so the output.eval_games={cfg.output.eval_games} games against random "
+                "(played by the exported policy) did not run")
     finally:
         if algo is not None:
             algo.stop()
-        if started_here:
-            ray.shutdown()
     summary["history"] = history
     return summary
 
@@ -594,6 +611,45 @@ def checkpoint_iteration(checkpoint: str | Path) -> int:
     except (OSError, ValueError, KeyError, TypeError, pickle.UnpicklingError) as exc:
         raise ConfigError(f"{path} is not an RLlib algorithm checkpoint of this recipe ({exc}); pass a "
                           "checkpoint_<iteration> folder of a run") from exc
+
+
+@contextlib.contextmanager
+def checkpoint_read(checkpoint: str | Path):
+    """A damaged checkpoint (a file cut short by a full disk or a copy) is a ConfigError naming it: RLlib's
+    restore met it as a bare UnpicklingError traceback."""
+    import pickle
+
+    try:
+        yield
+    except (OSError, EOFError, ValueError, pickle.UnpicklingError) as exc:
+        raise ConfigError(f"{checkpoint} cannot be read ({type(exc).__name__}: {exc}); it is damaged or incomplete: "
+                          "pass another checkpoint_<iteration> folder of the run") from None
+
+
+def check_checkpoint_loads(checkpoint: str | Path) -> None:
+    """Every state file of ``checkpoint`` unpickles, checked before anything of the run is written and before
+    Ray starts (a restore met a damaged one only then)."""
+    import pickle
+
+    for path in sorted(Path(checkpoint).rglob("*.pkl")):
+        with checkpoint_read(path), open(path, "rb") as f:
+            pickle.load(f)
+
+
+def _checkpoint_number(folder: Path) -> int | None:
+    suffix = folder.name.rsplit("_", 1)[-1]
+    return int(suffix) if folder.name.startswith("checkpoint_") and suffix.isdigit() else None
+
+
+def check_no_later_checkpoints(run_dir: Path, checkpoint: Path, done: int) -> None:
+    """A run resumed from an earlier checkpoint of its folder would write its own checkpoints over the later
+    ones there (and add a second row for each iteration to progress.jsonl)."""
+    later = sorted(p.name for p in run_dir.glob("checkpoint_*")
+                   if p.is_dir() and p != checkpoint and (_checkpoint_number(p) or 0) > done)
+    if later:
+        raise ConfigError(f"{run_dir} holds {', '.join(later)}, saved after {checkpoint.name} (iteration {done}): "
+                          "resuming from it would overwrite them; resume from the latest checkpoint, or continue "
+                          "into another folder with --set output.dir=<folder> (the run there is set aside)")
 
 
 def _steps_at(run_dir: Path, iteration: int) -> int:
@@ -631,7 +687,14 @@ def check_checkpoint_game(cfg: RLlibTrainConfig, checkpoint: str | Path) -> None
     checkpoint = Path(checkpoint).resolve()
     run_json = checkpoint.parent / "run.json"
     if run_json.is_file():
-        run = json.loads(run_json.read_text(encoding="utf-8"))
+        try:
+            run = json.loads(run_json.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:  # (the JSON error alone named no file)
+            raise ConfigError(f"{run_json}, beside the checkpoint, cannot be read ({exc}); it records the game the "
+                              "run trained on: restore it from a copy") from None
+        if not isinstance(run, dict):
+            raise ConfigError(f"{run_json}, beside the checkpoint, is no run record (a JSON object with env, "
+                              "game_config and config, as training.rllib_train writes it): restore it from a copy")
         trained, source = (run.get("env"), run.get("game_config")), str(run_json)
     else:
         args = _checkpoint_ctor_args(checkpoint, "class_and_ctor_args.pkl")[0]  # (the algorithm's config,)
@@ -714,7 +777,9 @@ def export_checkpoint(cfg: RLlibTrainConfig, checkpoint: str | Path, out_stem: s
     if not module_dir.is_dir():
         raise FileNotFoundError(f"{checkpoint} is not an RLlib checkpoint of this trainer: {module_dir} is missing")
     check_checkpoint_game(cfg, checkpoint)
-    module = RLModule.from_checkpoint(str(module_dir))
+    check_checkpoint_loads(module_dir)  # names the damaged file
+    with checkpoint_read(checkpoint):
+        module = RLModule.from_checkpoint(str(module_dir))
     iteration = int(checkpoint.name.rsplit("_", 1)[-1]) if checkpoint.name.rsplit("_", 1)[-1].isdigit() else 0
     steps = _steps_at(checkpoint.parent, iteration)
     out_stem = Path(out_stem) if out_stem else checkpoint.parent / f"{cfg.output.name}_{checkpoint.name}"

@@ -1015,3 +1015,106 @@ def test_resuming_with_the_defaults_written_out_is_the_same_game(tmp_path):
     assert not _same_game(("terralore_v0", {"opaque_wall": False}), cfg)
     assert not _same_game(("travel_earth_v0", {}), cfg)
     assert not _same_game(("terralore_v0", {"no_such_option": 1}), cfg)
+
+
+def test_resuming_another_folders_checkpoint_sets_the_run_that_output_dir_holds_aside(terralore_run, tmp_path):
+    # run A set aside by a fresh run B, then A's checkpoint resumed: B's export, run.json and progress were
+    # overwritten without a word, and B's checkpoints sat beside a run.json describing A
+    import shutil
+    from dataclasses import replace
+
+    from training.rllib_train import train
+
+    cfg, run_dir, _ = terralore_run
+    out = tmp_path / "out"
+    earlier = out / "before-20260101-000000"
+    shutil.copytree(run_dir / "checkpoint_00003", earlier / "checkpoint_00003")
+    shutil.copy(run_dir / "run.json", earlier / "run.json")
+    (out / "checkpoint_00001").mkdir()
+    (out / "checkpoint_00001" / "rllib_checkpoint.json").write_text("{}", encoding="utf-8")
+    for name, text in (("run.json", '{"run": "B"}'), ("progress.jsonl", '{"iteration": 1}\n'),
+                       ("rllib_ppo.npz", "B's export"), ("rllib_ppo.json", '{"B": 1}')):
+        (out / name).write_text(text, encoding="utf-8")
+    resumed = replace(cfg, iterations=4, output=replace(cfg.output, dir=str(out), export=False))
+    said = []
+    train(resumed, log=said.append, resume=earlier / "checkpoint_00003")
+    (aside,) = [p for p in out.glob("before-*") if p != earlier]
+    assert (aside / "run.json").read_text(encoding="utf-8") == '{"run": "B"}'
+    assert (aside / "rllib_ppo.npz").read_text(encoding="utf-8") == "B's export"
+    assert (aside / "checkpoint_00001").is_dir() and not (out / "checkpoint_00001").exists()
+    assert [json.loads(line)["iteration"] for line in (out / "progress.jsonl").read_text().splitlines()] == [4]
+    assert json.loads((out / "run.json").read_text(encoding="utf-8"))["env"] == "terralore_v0"
+    assert (out / "checkpoint_00004").is_dir()
+
+
+def test_resuming_an_earlier_checkpoint_of_a_folder_that_holds_later_ones_is_refused_and_changes_nothing(
+        terralore_run, tmp_path):
+    # the resumed run wrote its checkpoint_00003 over the one there, and a second row for iteration 3
+    import shutil
+    from dataclasses import replace
+
+    from training.rllib_train import train
+
+    cfg, run_dir, _ = terralore_run
+    folder = tmp_path / "run"
+    shutil.copytree(run_dir, folder, ignore=shutil.ignore_patterns("run.lock"))
+    before = _files(folder)
+    here = replace(cfg, iterations=5, output=replace(cfg.output, dir=str(folder)))
+    with pytest.raises(ConfigError, match=r"holds checkpoint_00003, saved after checkpoint_00002 \(iteration 2\): "
+                                          r"resuming from it would overwrite them; resume from the latest"):
+        train(here, log=lambda *_: None, resume=folder / "checkpoint_00002")
+    assert _files(folder) == before
+
+
+@pytest.mark.parametrize("damage, message", [
+    ("module", r"checkpoint_00003.*module_state.pkl cannot be read \(UnpicklingError: pickle data was truncated\); it "
+               r"is damaged or incomplete"),
+    ("run_list", r"run.json, beside the checkpoint, is no run record"),
+    ("run_text", r"run.json, beside the checkpoint, cannot be read \(Expecting property name"),
+])
+def test_a_damaged_checkpoint_or_run_record_is_named_before_anything_is_written(terralore_run, tmp_path, damage,
+                                                                                message):
+    # a truncated state file met --resume after Ray had started (and --export-checkpoint) as an
+    # UnpicklingError traceback; a run.json of the wrong shape as an AttributeError
+    import shutil
+    from dataclasses import replace
+
+    from training.rllib_train import export_checkpoint, train
+
+    cfg, run_dir, _ = terralore_run
+    folder = tmp_path / "run"
+    shutil.copytree(run_dir / "checkpoint_00003", folder / "checkpoint_00003")
+    shutil.copy(run_dir / "run.json", folder / "run.json")
+    if damage == "module":
+        (state,) = (folder / "checkpoint_00003").rglob("main/module_state.pkl")
+        state.write_bytes(state.read_bytes()[:40])
+    else:
+        (folder / "run.json").write_text("[1, 2]" if damage == "run_list" else "{bad", encoding="utf-8")
+    before = _files(folder)
+    here = replace(cfg, iterations=5, output=replace(cfg.output, dir=str(tmp_path / "out")))
+    with pytest.raises(ConfigError, match=message):
+        train(here, log=lambda *_: None, resume=folder / "checkpoint_00003")
+    with pytest.raises(ConfigError, match=message):
+        export_checkpoint(cfg, folder / "checkpoint_00003", tmp_path / "export")
+    assert _files(folder) == before and not (tmp_path / "out").exists() and not list(tmp_path.glob("export*"))
+
+
+@pytest.mark.parametrize("environment, address, joins", [
+    ({}, None, "local"), ({"RAY_ADDRESS": "10.1.2.3:6379"}, None, "10.1.2.3:6379"),
+    ({"RAY_ADDRESS": "local"}, None, "local"), ({"RAY_ADDRESS": "10.1.2.3:6379"}, "auto", "auto"),
+])
+def test_a_run_starts_a_local_ray_of_its_own_unless_an_address_or_ray_address_names_a_cluster(
+        tmp_path, monkeypatch, environment, address, joins):
+    # ray.init() without an address joined the cluster a `ray start` had left on the machine
+    # (/tmp/ray/ray_current_cluster) and refused num_cpus there: a ValueError traceback
+    from training.rllib_train import load_rllib_config, start_ray
+
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    for key, value in environment.items():
+        monkeypatch.setenv(key, value)
+    calls = []
+    monkeypatch.setattr(ray, "init", lambda **kw: calls.append(kw))
+    start_ray(load_rllib_config(data={**TINY, "env": "toy_v0", "output": {"dir": str(tmp_path)}}), address)
+    (kw,) = calls
+    assert kw["address"] == joins
+    assert ("num_cpus" in kw) == (joins == "local")

@@ -1136,6 +1136,17 @@ def test_a_run_folder_whose_run_was_killed_is_free_again(tmp_path):
         assert (tmp_path / "run.lock").read_text(encoding="utf-8").strip() == str(os.getpid())
 
 
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="a folder no one can make: under Linux's /proc")
+def test_an_output_dir_that_cannot_be_made_names_the_key_and_the_fix(tmp_path):
+    # "error: [Errno 2] No such file or directory: '/proc/runs'" named neither output.dir nor a fix
+    from training.config import run_folder_held
+
+    with pytest.raises(ConfigError, match=r"output.dir '/proc/runs/x': the folder cannot be made \(No such file or "
+                                          r"directory\); choose a folder you can write to"):
+        with run_folder_held(Path("/proc/runs/x")):
+            pass
+
+
 def test_a_disk_that_fills_while_the_summary_is_written_leaves_a_run_that_resumes_into_its_end(toy, tmp_path,
                                                                                                monkeypatch):
     # the torn summary.json made the run look finished to --resume ("nothing left to train"), and
