@@ -535,6 +535,8 @@ def _train(cfg: RLlibTrainConfig, address: str | None, log, resume: str | Path |
         # another folder's checkpoint (an earlier run set aside, a copy) overwrote the run that output.dir holds.
         set_aside_earlier_run(run_dir, cfg.output.name, files=("run.json", "progress.jsonl"),
                               globs=("checkpoint_*",))
+    else:
+        set_aside_progress_after(run_dir / "progress.jsonl", done, log)
     # whole or not at all: a resume reads it back to check the game (check_checkpoint_game)
     write_text_whole(run_dir / "run.json", json.dumps({"env": cfg.env, "game_config": _game_kwargs(cfg),
                                                        "config": asdict(cfg)}, indent=2) + "\n")
@@ -650,6 +652,28 @@ def check_no_later_checkpoints(run_dir: Path, checkpoint: Path, done: int) -> No
         raise ConfigError(f"{run_dir} holds {', '.join(later)}, saved after {checkpoint.name} (iteration {done}): "
                           "resuming from it would overwrite them; resume from the latest checkpoint, or continue "
                           "into another folder with --set output.dir=<folder> (the run there is set aside)")
+
+
+def set_aside_progress_after(progress: Path, done: int, log=print) -> None:
+    """A run resumed in place from checkpoint ``done`` continues from there: the rows of the iterations after it
+    (a run that stopped between checkpoints) move to ``progress.after-<done>.jsonl``, so progress.jsonl does
+    not hold two rows for one iteration."""
+    if not progress.is_file():
+        return
+    kept: list[str] = []
+    after: list[str] = []
+    for line in progress.read_text(encoding="utf-8").splitlines():
+        try:
+            iteration = json.loads(line).get("iteration")
+        except (ValueError, AttributeError):
+            iteration = None
+        (after if isinstance(iteration, int) and iteration > done else kept).append(line)
+    if after:
+        aside = progress.with_name(f"progress.after-{done}.jsonl")
+        with open(aside, "a", encoding="utf-8") as f:
+            f.write("".join(line + "\n" for line in after))
+        write_text_whole(progress, "".join(line + "\n" for line in kept))
+        log(f"{progress.name} held {len(after)} rows of iterations after the checkpoint's {done}: moved to {aside.name}")
 
 
 def _steps_at(run_dir: Path, iteration: int) -> int:

@@ -1118,3 +1118,24 @@ def test_a_run_starts_a_local_ray_of_its_own_unless_an_address_or_ray_address_na
     (kw,) = calls
     assert kw["address"] == joins
     assert ("num_cpus" in kw) == (joins == "local")
+
+
+def test_a_run_resumed_in_place_moves_the_progress_rows_after_its_checkpoint_aside(terralore_run, tmp_path):
+    # a run that stopped after iteration 3 with its last checkpoint at 2: the resumed run wrote a second row for
+    # iteration 3 into progress.jsonl
+    import shutil
+    from dataclasses import replace
+
+    from training.rllib_train import train
+
+    cfg, run_dir, _ = terralore_run
+    folder = tmp_path / "run"
+    shutil.copytree(run_dir, folder, ignore=shutil.ignore_patterns("run.lock", "checkpoint_00003"))
+    first = (folder / "progress.jsonl").read_text(encoding="utf-8").splitlines()
+    said = []
+    train(replace(cfg, iterations=3, output=replace(cfg.output, dir=str(folder), export=False)), log=said.append,
+          resume=folder / "checkpoint_00002")
+    rows = [json.loads(line) for line in (folder / "progress.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert [r["iteration"] for r in rows] == [1, 2, 3] and rows[:2] == [json.loads(line) for line in first[:2]]
+    assert (folder / "progress.after-2.jsonl").read_text(encoding="utf-8").splitlines() == first[2:]
+    assert any("moved to progress.after-2.jsonl" in line for line in said)
