@@ -234,7 +234,7 @@ def test_a_command_run_in_process_leaves_the_callers_stdout_as_it_found_it(monke
 
 
 #: ``__main__`` blocks that need no code-page guard: they print one path, and are run by a developer in the repo
-PLAIN_MAIN_BLOCKS = {"tabletop_envs/earth/data/generate.py", "tabletop_envs/travel_earth/data/build_catalogue.py"}
+PLAIN_MAIN_BLOCKS = {"tabletop_envs/earth/data/generate.py"}
 
 
 def unguarded_main_blocks(files, root: Path = ROOT):

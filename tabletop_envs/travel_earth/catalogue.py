@@ -33,6 +33,60 @@ SPEED_MODES = ("run", "swim", "fly", "dive")
 FORMATS = {"casual": (20, None), "championship": (60, 60)}
 MAX_COPIES = 4
 
+#: the six statistics as the rules define them: which value wins each is a rule ("the lower Development Time
+#: wins"), so a file's ``wins`` must say the same (the text view and the engine read it)
+STATISTICS = [
+    {"key": "top_speed", "name": "Top Speed", "unit": "km/h", "wins": "higher",
+     "meaning": "highest reported speed in the printed mode (run, swim, fly or dive)"},
+    {"key": "weight", "name": "Weight", "unit": "kg", "wins": "higher", "meaning": "adult body mass (typical where the sources give one)"},
+    {"key": "length", "name": "Length", "unit": "m", "wins": "higher",
+     "meaning": "adult length (typical where the sources give one; how it is measured depends on the group)"},
+    {"key": "lifespan", "name": "Max Lifespan", "unit": "years", "wins": "higher",
+     "meaning": "maximum recorded longevity"},
+    {"key": "offspring", "name": "Offspring", "unit": "young or eggs per brood", "wins": "higher",
+     "meaning": "typical litter, clutch or spawn size"},
+    {"key": "development", "name": "Development Time", "unit": "days", "wins": "lower",
+     "meaning": "gestation or incubation; the quicker start in life wins"},
+]
+
+#: the printed abilities the engine implements, word for word: a file's ability is one of these (an ability of
+#: another key loaded, and its text promised what the engine never did)
+ABILITIES = [
+    {"key": "ambush", "name": "Ambush", "overrides": "Newly played Animals enter the Resting Row.",
+     "text": "This Animal enters your Ready Row instead of your Resting Row, so it may challenge the turn it is played."},
+    {"key": "armoured_shell", "name": "Armoured Shell", "overrides": "The Resting penalty.",
+     "text": "While Resting, this Animal defends as if it were Ready: no Resting penalty applies to it."},
+    {"key": "patient_hunter", "name": "Patient Hunter", "overrides": "Each Challenger costs 1 Full Reservoir card.",
+     "text": "You may declare this Animal as a Challenger without a Full Reservoir card; its challenge empties none."},
+    {"key": "stoop", "name": "Stoop", "overrides": "The defending player chooses a Defender from either row.",
+     "text": "When this Animal challenges, the defending player must choose a Ready Animal as the Defender if they have one."},
+    {"key": "fearless", "name": "Fearless", "overrides": "The defending player may make a defensive statistic change.",
+     "text": "The defending player cannot make a defensive statistic change against this Challenger."},
+    {"key": "threat_display", "name": "Threat Display",
+     "overrides": "A defensive change is allowed only to a statistic that actually wins.",
+     "text": "When this Animal defends, its defensive statistic change may pick any eligible unused statistic, even one it does not win."},
+    {"key": "tireless", "name": "Tireless", "overrides": "A surviving Challenger becomes Resting.",
+     "text": "If this Animal survives its challenge, it stays in the Ready Row instead of becoming Resting."},
+    {"key": "ink_cloud", "name": "Ink Cloud",
+     "overrides": "A defensive statistic change permanently discards a Reservoir card.",
+     "text": "When this Animal defends, its defensive statistic change turns 1 Full Reservoir card Empty instead of discarding a card (if you have a Full one)."},
+    {"key": "stampede", "name": "Stampede", "overrides": "All six statistics tied: discard the Challenger and end the turn.",
+     "text": "If this Challenger is discarded because every statistic tied, your turn does not end: the rest of your Challenger group still resolves."},
+    {"key": "homing", "name": "Homing", "overrides": "A failed Last Resort card is discarded.",
+     "text": "If this card is revealed by Last Resort Sacrifice and fails, it returns to its owner's Hand instead of the Discard Pile."},
+    {"key": "blubber_store", "name": "Blubber Store", "overrides": "Your Reservoir can contain at most 6 cards.",
+     "text": "While this Animal is on your field, your Reservoir can hold 7 cards."},
+    {"key": "pouch", "name": "Pouch", "overrides": "Add up to 1 card from Hand to your Reservoir each turn.",
+     "text": "While this Animal is on your field, you may add up to 2 cards from Hand to your Reservoir each turn."},
+    {"key": "tiny", "name": "Tiny", "overrides": "Weight: the higher value wins.",
+     "text": "In any comparison of Weight that involves this Animal, the lower Weight wins."},
+    {"key": "early_riser", "name": "Early Riser", "overrides": "Draw the number of cards the Hand-size table gives.",
+     "text": "While this Animal is on your field at your Draw step, draw 1 more card than the Hand-size table gives."},
+]
+
+#: the fewest cards that fill a casual deck at four copies each
+MIN_CARDS = -(-FORMATS["casual"][0] // MAX_COPIES)
+
 
 def _check_stats(stats) -> str | None:
     if not isinstance(stats, dict) or set(stats) != set(STAT_KEYS):
@@ -90,6 +144,25 @@ def card_schema(ability_keys) -> dict[str, Field]:
     }
 
 
+_KNOWN_ABILITIES = {a["key"]: a for a in ABILITIES}
+
+
+def _checked_ability(rec: dict, seen: dict, where: str) -> str:
+    """The key of ability record ``rec``, which must be one the engine implements, as it is printed, and new
+    in the file (a second record of a key replaced the first)."""
+    key = rec["key"]
+    if key not in _KNOWN_ABILITIES:
+        raise CatalogueError(f"{where}: ability {key!r} is not one the game plays; the abilities are "
+                             f"{sorted(_KNOWN_ABILITIES)}")
+    if key in seen:
+        raise CatalogueError(f"{where}: ability {key!r} is defined twice; keep one")
+    for field, want in _KNOWN_ABILITIES[key].items():
+        if rec[field] != want:
+            raise CatalogueError(f"{where} ({key!r}), field {field!r}: {rec[field]!r} is not what the game plays; "
+                                 f"set it to {want!r}")
+    return key
+
+
 class Catalogue:
     """All cards of one catalogue file, with the arrays the engine compares on."""
 
@@ -105,11 +178,19 @@ class Catalogue:
                            for i, r in enumerate(data["statistics"])]
         if [s["key"] for s in self.statistics] != list(STAT_KEYS):
             raise CatalogueError(f"{self.path.name}: statistics must list {list(STAT_KEYS)} in this order")
-        self.abilities = {}
+        for i, (stat, rule) in enumerate(zip(self.statistics, STATISTICS)):
+            if stat["wins"] != rule["wins"]:
+                raise CatalogueError(f"{self.path.name}: statistics[{i}] ({stat['key']!r}), field 'wins': the rules say "
+                                     f"the {rule['wins']} {rule['name']} wins; set it to {rule['wins']!r}")
+        self.abilities: dict[str, dict] = {}
         for i, raw in enumerate(data["abilities"]):
             rec = validate_record(raw, ABILITY_SCHEMA, f"{self.path.name}: abilities[{i}]")
-            self.abilities[rec["key"]] = rec
+            self.abilities[_checked_ability(rec, self.abilities, f"{self.path.name}: abilities[{i}]")] = rec
         self.cards = load_records(self.path, "cards", card_schema(list(self.abilities)), unique="collector_number")
+        if len(self.cards) < MIN_CARDS:
+            raise CatalogueError(f"{self.path.name}: {len(self.cards)} cards cannot fill a "
+                                 f"{FORMATS['casual'][0]}-card deck at {MAX_COPIES} copies each; list at least "
+                                 f"{MIN_CARDS}")
         self.size = len(self.cards)
         self.index = {c["collector_number"]: i for i, c in enumerate(self.cards)}
         self.names = [c["name"] for c in self.cards]

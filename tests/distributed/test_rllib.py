@@ -1042,7 +1042,7 @@ def test_resuming_another_folders_checkpoint_sets_the_run_that_output_dir_holds_
     assert (aside / "run.json").read_text(encoding="utf-8") == '{"run": "B"}'
     assert (aside / "rllib_ppo.npz").read_text(encoding="utf-8") == "B's export"
     assert (aside / "checkpoint_00001").is_dir() and not (out / "checkpoint_00001").exists()
-    assert [json.loads(line)["iteration"] for line in (out / "progress.jsonl").read_text().splitlines()] == [4]
+    assert [json.loads(line)["iteration"] for line in (out / "progress.jsonl").read_text(encoding="utf-8").splitlines()] == [4]
     assert json.loads((out / "run.json").read_text(encoding="utf-8"))["env"] == "terralore_v0"
     assert (out / "checkpoint_00004").is_dir()
 

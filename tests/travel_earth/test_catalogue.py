@@ -128,6 +128,75 @@ def test_a_statistic_or_depth_that_is_not_a_finite_number_is_refused(tmp_path, v
         Catalogue(_write(tmp_path, data))
 
 
+def _ability(key):
+    return lambda d: next(a for a in d["abilities"] if a["key"] == key)
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    (lambda d: d["abilities"].append({"key": "venom", "name": "Venom", "overrides": "-",
+                                      "text": "This Animal wins every challenge."}),
+     r"abilities\[14\]: ability 'venom' is not one the game plays; the abilities are \['ambush'"),
+    (lambda d: d["abilities"].append({**_ability("tiny")(d), "text": "the HIGHER Weight wins"}),
+     r"abilities\[14\]: ability 'tiny' is defined twice; keep one"),
+    (lambda d: _ability("tiny")(d).update(text="In any comparison of Weight, the higher Weight wins."),
+     r"abilities\[12\] \('tiny'\), field 'text': .* is not what the game plays; set it to 'In any comparison"),
+    (lambda d: d["statistics"][1].update(wins="lower"),
+     r"statistics\[1\] \('weight'\), field 'wins': the rules say the higher Weight wins; set it to 'higher'"),
+    (lambda d: d.update(cards=d["cards"][:4]), r"4 cards cannot fill a 20-card deck at 4 copies each; list at least 5"),
+    (lambda d: d.update(cards=[]), r"0 cards cannot fill a 20-card deck"),
+], ids=["unknown_ability", "ability_twice", "ability_text", "statistic_wins", "four_cards", "no_cards"])
+def test_a_catalogue_that_says_another_game_than_the_engine_plays_is_refused(tmp_path, change, message):
+    """Each loaded: a card printed an ability the engine never applied (or a second definition of one replaced
+    its text), a statistic said the lower value wins while the text view said higher, and an empty card list
+    met NumPy as a broadcasting ValueError."""
+    data = _data()
+    change(data)
+    with pytest.raises(CatalogueError, match=rf"animals\.json: {message}"):
+        Catalogue(_write(tmp_path, data))
+
+
+def _csv(tmp_path, edit=lambda rows: None, bom=False):
+    with DATASET.open(encoding="utf-8", newline="") as f:
+        reader = csv.DictReader(f)
+        fields, rows = reader.fieldnames, list(reader)
+    edit(rows)
+    path = tmp_path / "stats.csv"
+    with path.open("w", encoding="utf-8-sig" if bom else "utf-8", newline="") as f:
+        writer = csv.DictWriter(f, fields)
+        writer.writeheader()
+        writer.writerows(rows)
+    return path
+
+
+@pytest.mark.parametrize(("edit", "message"), [
+    (lambda rows: rows[0].update(top_speed_kmh="nan"), r"line 2 \('Cheetah'\), column 'top_speed_kmh': 'nan' is not a "
+                                                       r"positive number; fix the value in the CSV"),
+    (lambda rows: rows[1].update(weight_kg="heavy"), r"line 3 .*column 'weight_kg': 'heavy' is not a positive number"),
+    (lambda rows: rows[1].update(weight_kg="0"), r"column 'weight_kg': '0' is not a positive number"),
+    (lambda rows: rows[2].update(group="Land Mammal"), r"column 'group': 'Land Mammal' is not one of \['land mammal'"),
+    (lambda rows: rows.pop(0), r"no row with all six statistics for \['Cheetah'\], which ABILITY_OF or VARIANTS"),
+], ids=["nan", "word", "zero", "group", "named_row_missing"])
+def test_build_catalogue_refuses_a_bad_row_by_line_and_column_and_leaves_the_catalogue_as_it_was(tmp_path, edit,
+                                                                                                  message):
+    # it wrote animals.json anyway (NaN), which every TravelEarthGame() then refused, or stopped in a traceback
+    from tabletop_envs.travel_earth.data.build_catalogue import main
+
+    out = tmp_path / "animals.json"
+    out.write_bytes(ANIMALS_FILE.read_bytes())
+    with pytest.raises(CatalogueError, match=message):
+        main([str(_csv(tmp_path, edit))], out=out)
+    assert out.read_bytes() == ANIMALS_FILE.read_bytes() and sorted(p.name for p in tmp_path.iterdir()) == [
+        "animals.json", "stats.csv"]
+
+
+def test_build_catalogue_reads_a_csv_saved_with_a_byte_order_mark_and_checks_what_it_writes(tmp_path, capsys):
+    from tabletop_envs.travel_earth.data.build_catalogue import main
+
+    out = tmp_path / "animals.json"
+    main([str(_csv(tmp_path, bom=True))], out=out)
+    assert out.read_bytes() == ANIMALS_FILE.read_bytes() and capsys.readouterr().out == f"wrote {out}\n"
+
+
 def test_catalogue_not_json_or_missing_file(tmp_path):
     with pytest.raises(CatalogueError, match="not valid JSON at line"):
         Catalogue(_write(tmp_path, "{ not json"))

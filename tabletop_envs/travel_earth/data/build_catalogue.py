@@ -14,8 +14,13 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 import sys
 from pathlib import Path
+
+from tabletop_envs.core.errors import CatalogueError, run_cli
+from tabletop_envs.core.files import written_beside
+from tabletop_envs.travel_earth.catalogue import ABILITIES, ANIMALS_FILE, GROUPS, STATISTICS, Catalogue
 
 STAT_COLUMNS = {
     "top_speed": "top_speed_kmh",
@@ -50,56 +55,20 @@ VARIANTS = [("Cheetah", "ambush", "promo"), ("Lion", "tireless", "first_edition"
 
 RARE_GROUPS = {"marine mammal"}
 
-STATISTICS = [
-    {"key": "top_speed", "name": "Top Speed", "unit": "km/h", "wins": "higher",
-     "meaning": "highest reported speed in the printed mode (run, swim, fly or dive)"},
-    {"key": "weight", "name": "Weight", "unit": "kg", "wins": "higher", "meaning": "adult body mass (typical where the sources give one)"},
-    {"key": "length", "name": "Length", "unit": "m", "wins": "higher",
-     "meaning": "adult length (typical where the sources give one; how it is measured depends on the group)"},
-    {"key": "lifespan", "name": "Max Lifespan", "unit": "years", "wins": "higher",
-     "meaning": "maximum recorded longevity"},
-    {"key": "offspring", "name": "Offspring", "unit": "young or eggs per brood", "wins": "higher",
-     "meaning": "typical litter, clutch or spawn size"},
-    {"key": "development", "name": "Development Time", "unit": "days", "wins": "lower",
-     "meaning": "gestation or incubation; the quicker start in life wins"},
-]
-
-ABILITIES = [
-    {"key": "ambush", "name": "Ambush", "overrides": "Newly played Animals enter the Resting Row.",
-     "text": "This Animal enters your Ready Row instead of your Resting Row, so it may challenge the turn it is played."},
-    {"key": "armoured_shell", "name": "Armoured Shell", "overrides": "The Resting penalty.",
-     "text": "While Resting, this Animal defends as if it were Ready: no Resting penalty applies to it."},
-    {"key": "patient_hunter", "name": "Patient Hunter", "overrides": "Each Challenger costs 1 Full Reservoir card.",
-     "text": "You may declare this Animal as a Challenger without a Full Reservoir card; its challenge empties none."},
-    {"key": "stoop", "name": "Stoop", "overrides": "The defending player chooses a Defender from either row.",
-     "text": "When this Animal challenges, the defending player must choose a Ready Animal as the Defender if they have one."},
-    {"key": "fearless", "name": "Fearless", "overrides": "The defending player may make a defensive statistic change.",
-     "text": "The defending player cannot make a defensive statistic change against this Challenger."},
-    {"key": "threat_display", "name": "Threat Display",
-     "overrides": "A defensive change is allowed only to a statistic that actually wins.",
-     "text": "When this Animal defends, its defensive statistic change may pick any eligible unused statistic, even one it does not win."},
-    {"key": "tireless", "name": "Tireless", "overrides": "A surviving Challenger becomes Resting.",
-     "text": "If this Animal survives its challenge, it stays in the Ready Row instead of becoming Resting."},
-    {"key": "ink_cloud", "name": "Ink Cloud",
-     "overrides": "A defensive statistic change permanently discards a Reservoir card.",
-     "text": "When this Animal defends, its defensive statistic change turns 1 Full Reservoir card Empty instead of discarding a card (if you have a Full one)."},
-    {"key": "stampede", "name": "Stampede", "overrides": "All six statistics tied: discard the Challenger and end the turn.",
-     "text": "If this Challenger is discarded because every statistic tied, your turn does not end: the rest of your Challenger group still resolves."},
-    {"key": "homing", "name": "Homing", "overrides": "A failed Last Resort card is discarded.",
-     "text": "If this card is revealed by Last Resort Sacrifice and fails, it returns to its owner's Hand instead of the Discard Pile."},
-    {"key": "blubber_store", "name": "Blubber Store", "overrides": "Your Reservoir can contain at most 6 cards.",
-     "text": "While this Animal is on your field, your Reservoir can hold 7 cards."},
-    {"key": "pouch", "name": "Pouch", "overrides": "Add up to 1 card from Hand to your Reservoir each turn.",
-     "text": "While this Animal is on your field, you may add up to 2 cards from Hand to your Reservoir each turn."},
-    {"key": "tiny", "name": "Tiny", "overrides": "Weight: the higher value wins.",
-     "text": "In any comparison of Weight that involves this Animal, the lower Weight wins."},
-    {"key": "early_riser", "name": "Early Riser", "overrides": "Draw the number of cards the Hand-size table gives.",
-     "text": "While this Animal is on your field at your Draw step, draw 1 more card than the Hand-size table gives."},
-]
+#: the columns the script reads besides the statistics
+OTHER_COLUMNS = ("common_name", "scientific_name", "group", "speed_mode", "max_depth_m", "sources")
 
 
-def _number(text: str) -> float | int:
-    value = float(text)
+def _number(text: str, where: str, allow_zero: bool = False) -> float | int:
+    """A printed value: a positive finite number (a weight of 0, "fast" or "nan" made a file the game refuses,
+    or a ValueError traceback)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value < 0 or (value == 0 and not allow_zero):
+        raise CatalogueError(f"{where}: {text!r} is not a {'non-negative' if allow_zero else 'positive'} number; "
+                             "fix the value in the CSV")
     return int(value) if value.is_integer() else value
 
 
@@ -121,11 +90,29 @@ def _printings(index: int, rarity: str) -> list[str]:
     return printings
 
 
+def _read_rows(csv_path: Path) -> list[tuple[int, dict]]:
+    """(line, row) of every CSV row with all six statistics (a BOM is no part of the first column's name)."""
+    with open(csv_path, encoding="utf-8-sig", newline="") as f:
+        reader = csv.DictReader(f)
+        missing = [c for c in (*STAT_COLUMNS.values(), *OTHER_COLUMNS) if c not in (reader.fieldnames or [])]
+        if missing:
+            raise CatalogueError(f"{csv_path}: the columns {missing} are missing; the dataset's columns are "
+                                 f"{list(STAT_COLUMNS.values()) + list(OTHER_COLUMNS)}")
+        rows = [(reader.line_num, dict(r)) for r in reader]
+    return [(line, r) for line, r in rows if all((r[c] or "").strip() for c in STAT_COLUMNS.values())]
+
+
 def build(csv_path: Path) -> dict:
-    rows = [r for r in csv.DictReader(csv_path.open(encoding="utf-8")) if all(r[c] for c in STAT_COLUMNS.values())]
+    """The catalogue that the rows of ``csv_path`` with all six statistics make; a row the game could not
+    print is a CatalogueError naming its line and column."""
+    rows = _read_rows(Path(csv_path))
     cards = []
     by_name = {}
-    for i, row in enumerate(rows):
+    for i, (line, row) in enumerate(rows):
+        where = f"{csv_path}, line {line} ({row['common_name']!r})"
+        if row["group"] not in GROUPS:
+            raise CatalogueError(f"{where}, column 'group': {row['group']!r} is not one of {list(GROUPS)}")
+        stats = {key: _number(row[col], f"{where}, column {col!r}") for key, col in STAT_COLUMNS.items()}
         ability = ABILITY_OF.get(row["common_name"])
         rarity = _rarity(row, ability is not None)
         card = {
@@ -133,18 +120,22 @@ def build(csv_path: Path) -> dict:
             "name": row["common_name"],
             "scientific_name": row["scientific_name"],
             "group": row["group"],
-            "stats": {key: _number(row[col]) for key, col in STAT_COLUMNS.items()},
+            "stats": stats,
             "speed_mode": row["speed_mode"],
             "rarity": rarity,
             "printings": _printings(i, rarity),
             "source": "shared/reference/animal_stats.csv; " + row["sources"],
         }
         if row["max_depth_m"]:
-            card["max_depth_m"] = _number(row["max_depth_m"])
+            card["max_depth_m"] = _number(row["max_depth_m"], f"{where}, column 'max_depth_m'", allow_zero=True)
         if ability:
             card["ability"] = ability
         cards.append(card)
         by_name[row["common_name"]] = card
+    named = [name for name in [*ABILITY_OF, *(v[0] for v in VARIANTS)] if name not in by_name]
+    if named:
+        raise CatalogueError(f"{csv_path}: no row with all six statistics for {named}, which ABILITY_OF or VARIANTS in "
+                             f"{Path(__file__).name} name; add the rows or drop the names there")
     for name, ability, printing in VARIANTS:
         base = dict(by_name[name])
         base.update(collector_number=f"TE-{len(cards) + 1:03d}", ability=ability, rarity="rare",
@@ -157,12 +148,20 @@ def build(csv_path: Path) -> dict:
 DATASET = Path(__file__).with_name("animal_stats.csv")
 
 
-def main(argv: list[str]) -> None:
+def main(argv: list[str] | None, out: Path = ANIMALS_FILE) -> None:
     csv_path = Path(argv[0]) if argv else DATASET
-    out = Path(__file__).with_name("animals.json")
-    out.write_text(json.dumps(build(csv_path), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    data = build(csv_path)
+    # checked as the game loads it before it replaces the file the game plays: a bad row left a catalogue
+    # that every TravelEarthGame() refused until the file was restored by hand
+    with written_beside(out) as (part,):
+        part.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        try:
+            Catalogue(part)
+        except CatalogueError as exc:
+            raise CatalogueError(f"{csv_path} makes a catalogue the game refuses ({exc}); {out.name} is unchanged") \
+                from None
     print(f"wrote {out}")
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    sys.exit(run_cli(main, sys.argv[1:]))
