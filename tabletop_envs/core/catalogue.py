@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import unicodedata
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -41,6 +42,14 @@ class Field:
             if problem:
                 raise CatalogueError(f"{where}: {problem}")
         return value
+
+
+def visible_text(text: str) -> str:
+    """``text`` as a reader sees it: without format characters (Unicode category Cf: zero-width spaces and
+    joiners, soft hyphens, direction marks), runs of spaces as one, ends stripped. A name may hold them (an
+    emoji sequence's joiner), but two names that read alike are one name, and one that reads as nothing is
+    blank."""
+    return " ".join("".join(ch for ch in text if unicodedata.category(ch) != "Cf").split())
 
 
 def validate_record(record: Any, schema: dict[str, Field], where: str) -> dict:
@@ -94,14 +103,16 @@ def load_records(path: str | Path, key: str, schema: dict[str, Field], unique: s
         if unique:
             value = rec[unique]
             if isinstance(value, str):
-                if not value.strip():  # an action label "plant " names no card
-                    raise CatalogueError(f"{Path(path).name}: {key}[{i}] has a blank {unique} {value!r}; give it one")
-                # names that differ only by case or spaces read as one card on a label or in a deck file
-                value = " ".join(value.split()).casefold()
+                # names that differ only by case, spaces or invisible characters read as one card on a label
+                # or in a deck file; one of spaces or invisible characters names none ("plant ")
+                value = visible_text(value).casefold()
+                if not value:
+                    raise CatalogueError(f"{Path(path).name}: {key}[{i}] has a blank {unique} {rec[unique]!r}; "
+                                         "give it one")
             if value in seen:
                 raise CatalogueError(f"{Path(path).name}: {key}[{i}] repeats {unique} {rec[unique]!r} "
                                      f"(first at {key}[{seen[value]}]: {records[seen[value]][unique]!r}); {unique}s "
-                                     "must be unique, ignoring case and spaces")
+                                     "must be unique, ignoring case, spaces and invisible characters")
             seen[value] = i
         records.append(rec)
     return records

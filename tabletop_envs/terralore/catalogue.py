@@ -64,7 +64,6 @@ CARD_SCHEMA = {
     "points": Field(int, min=0, max=12, required=False, default=None),
     "slots": Field(int, min=1, max=3, required=False, default=1),
     "effects": Field(list, required=False, default=[]),
-    "text": Field(str, required=False, default=""),
 }
 EFFECT_SCHEMA = {
     "kind": Field(str, choices=EFFECT_KINDS),
@@ -148,7 +147,7 @@ class Catalogue:
             if card is None:
                 close = [n for n in self.names if n.lower().startswith(ref.lower()[:4])][:5]
                 raise DeckError(f"{where}: unknown card name {ref!r}; "
-                                f"similar names: {close or 'none'} (see {CARDS_PATH.name})")
+                                f"similar names: {close or 'none'} (see {Path(self.path).name})")
             return card.id
         if not 0 <= int(ref) < self.size:
             raise DeckError(f"{where}: card id {ref} outside 0..{self.size - 1}")
@@ -229,6 +228,10 @@ def validate_deck(catalogue: Catalogue, cards, where: str = "deck") -> list[int]
     """Card ids of a legal deck: exactly 20 cards, one copy of each (singleton)."""
     if isinstance(cards, (str, bytes)) or not hasattr(cards, "__iter__"):
         raise DeckError(f"{where}: a deck is a list of {DECK_SIZE} card names or ids, got {cards!r}")
+    if isinstance(cards, (dict, set, frozenset)):  # a dict's counts were dropped, a set's order is no order
+        raise DeckError(f"{where}: a deck is a list of {DECK_SIZE} card names or ids, got a {type(cards).__name__}"
+                        + (" (its counts are not read: decks are singleton, one copy of each card)"
+                           if isinstance(cards, dict) else "") + "; give a list")
     ids = [catalogue.card_id(ref, where) for ref in cards]
     if len(ids) != DECK_SIZE:
         raise DeckError(f"{where}: a deck has exactly {DECK_SIZE} cards, this one has {len(ids)}; "

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tabletop_envs.core.catalogue import Field, load_json, load_records, validate_record
+from tabletop_envs.core.catalogue import Field, load_json, load_records, validate_record, visible_text
 from tabletop_envs.core.errors import CatalogueError, DeckError, is_int
 
 DATA_DIR = Path(__file__).with_name("data")
@@ -128,10 +128,14 @@ ABILITY_SCHEMA = {
 }
 
 
+def _check_name(name: str) -> str | None:
+    return None if visible_text(name) else "name must not be empty (or only spaces and invisible characters)"
+
+
 def card_schema(ability_keys) -> dict[str, Field]:
     return {
         "collector_number": Field(str, check=_check_number),
-        "name": Field(str, check=lambda s: None if s.strip() else "name must not be empty"),
+        "name": Field(str, check=_check_name),
         "scientific_name": Field(str),
         "group": Field(str, choices=GROUPS),
         "stats": Field(dict, check=_check_stats),

@@ -218,8 +218,11 @@ def test_the_two_sides_of_card_c_are_records_2c_and_2c_plus_1(data_copy, name, k
 
 @pytest.mark.parametrize("change, problem", [
     (lambda c: c[0].update(name="   "), r"cards\[0\] has a blank name '   '; give it one"),
-    (lambda c: c[1].update(name=c[0]["name"].lower() + " "), r"cards\[1\] repeats name .* ignoring case and spaces"),
-], ids=["blank", "same_but_case_and_space"])
+    (lambda c: c[1].update(name=c[0]["name"].lower() + " "),
+     r"cards\[1\] repeats name .* ignoring case, spaces and invisible characters"),
+    (lambda c: c[0].update(name="\u200b"), r"cards\[0\] has a blank name '\\u200b'; give it one"),
+    (lambda c: c[1].update(name=c[0]["name"] + "\u200b"), r"cards\[1\] repeats name"),
+], ids=["blank", "same_but_case_and_space", "zero_width_space", "same_but_zero_width_space"])
 def test_a_card_name_is_not_blank_and_differs_from_the_others_by_more_than_case(data_copy, change, problem):
     """A blank name gave action labels such as "plant "; two names that differ only by case or a trailing
     space read as one card to a player."""

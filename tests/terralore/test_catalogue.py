@@ -84,10 +84,14 @@ def _raw():
     (lambda c: c[3].update(cost=True), "expected int, got bool True"),  # JSON true is no cost, though Python's 1
     (lambda c: c[3].pop("points"), "a creature needs 'points'"),
     (lambda c: c[3].update(colour="red"), "unknown field"),
+    # a card's text is written from its effects: a text of its own loaded and was never shown or played
+    (lambda c: c[3].update(text="Reveal: destroy every enemy creature."), r"unknown field\(s\) \['text'\]"),
     (lambda c: c[3].update(id=7), "must equal its position"),
     (lambda c: c[4].update(name=c[3]["name"]), "repeats name"),
     # an action label or a deck file would not tell these two apart
-    (lambda c: c[4].update(name=" " + c[3]["name"].upper()), "repeats name .* ignoring case and spaces"),
+    (lambda c: c[4].update(name=" " + c[3]["name"].upper()), "repeats name .* ignoring case, spaces and invisible"),
+    (lambda c: c[4].update(name=c[3]["name"] + "\u200b"), "repeats name"),  # reads as the other
+    (lambda c: c[4].update(name="\u200b"), "has a blank name"),
     (lambda c: c[8].update(points=3), "skills add no points"),
     (lambda c: c[8].update(slots=2), "only creatures occupy lane slots"),
     (lambda c: c[3].update(effects=[{"kind": "explode"}]), "'explode' is not one of"),
@@ -156,6 +160,18 @@ def test_a_catalogue_text_with_terminal_control_characters_is_refused_naming_whe
     path.write_bytes(CARDS_PATH.read_bytes().replace(old, new, 1))
     with pytest.raises(CatalogueError, match=rf"cards\.json: {where} holds control characters \('.*remove them"):
         load_catalogue(path)
+
+
+@pytest.mark.parametrize("deck, message", [
+    ({"Sturdy Turtle": 3}, r"a deck is a list of 20 card names or ids, got a dict \(its counts are not read: decks "
+                           r"are singleton"),
+    (frozenset(range(20)), r"got a frozenset; give a list"),
+])
+def test_a_deck_given_as_counts_or_as_a_set_is_refused(deck, message):
+    # a dict's counts were dropped (its keys made the deck), and a set's order, which hash seeds change, dealt
+    # another game from the same seed in another process
+    with pytest.raises(DeckError, match=message):
+        validate_deck(CAT, deck)
 
 
 def test_a_catalogue_name_with_a_no_break_space_a_soft_hyphen_or_an_emoji_sequence_loads(tmp_path):

@@ -91,6 +91,7 @@ def _data():
     (lambda d: d["cards"][1].update(collector_number="TE-001"), "repeats collector_number 'TE-001'"),
     (lambda d: d["cards"][0].pop("source"), "missing required field 'source'"),
     (lambda d: d["cards"][0].update(colour="red"), "unknown field(s) ['colour']"),
+    (lambda d: d["cards"][0].update(name="\u200b\u200b"), "name must not be empty (or only spaces and invisible"),
     (lambda d: d["cards"][0].update(printings=["holo"]), "unknown printing(s) ['holo']"),
     (lambda d: d["cards"][0].update(collector_number="001"), "must look like 'TE-001'"),
     (lambda d: d["statistics"].reverse(), "statistics must list"),
