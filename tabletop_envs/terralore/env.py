@@ -157,6 +157,11 @@ Version history
 * v0 (``deck_out="empty_deck"`` fix; the default rules unchanged): of two decks that one Draw Phase
   empties, the shorter runs out first and its owner loses, as under the default; before, both lost
   together and the tiebreakers decided (RULES.md choice 4).
+* v0 (catalogue and deck checks; the shipped cards and play unchanged): a card file's ``text`` field is
+  refused as unknown (a card's text is written from its effects: one of its own loaded and was never shown
+  or played); a deck given as a dict of counts or a set is refused (a dict's counts were dropped, and a
+  set's order changes with the process's hash seed); names that read alike (case, spaces, zero-width
+  characters) are one name.
 """
 
 from __future__ import annotations

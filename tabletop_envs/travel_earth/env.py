@@ -181,6 +181,13 @@ without stopping a Challenger. A stalemate (``stalemate_turns``) ends the game a
   Defender any more: the Challenger that Last Resort failed to stop is still set, so the picture's strip
   said "the defending player chooses a Defender" and the text showed the stale challenge and the waiting
   group; both now show how that last challenge ended.
+- v0 (catalogue checks; the shipped cards and play unchanged): a catalogue file's abilities must be the ones
+  the engine plays, word for word, each once, and each statistic's ``wins`` the rule's; before, an ability
+  of another key loaded and printed a text the engine never applied, a second definition replaced a text,
+  and ``"wins": "lower"`` for Weight changed the comparison while the text view said the higher wins. A
+  file of fewer than 5 cards (no 20-card deck at 4 copies) is refused; an empty one met NumPy as a
+  ValueError. ``build_catalogue`` refuses a CSV row the game could not print, by line and column, and
+  checks the catalogue before it replaces ``animals.json``.
 """
 from typing import Any
 
