@@ -557,3 +557,31 @@ def test_rules_md_choice_rows_name_the_file_of_every_test_outside_this_one():
         wrong = [(name, file or Path(__file__).name) for name, file in named
                  if name not in defined[file or Path(__file__).name]]
         assert not wrong, f"RULES.md row {row.split('|')[1].strip()}: these tests are not in the file named: {wrong}"
+
+
+# ------------------------------------------------------------------ found by mutation testing
+def test_a_skill_goes_to_the_graveyard_only_after_its_reveal_effects_so_it_cannot_recover_itself():
+    # Updraft (cost 1, skill): draw 1, then recover the costliest card of your Graveyard. Paid with a
+    # cost-0 card, the Graveyard holds only that card when Updraft resolves.
+    s = make_state(hands=(["Updraft", "Pebble Mole"], []))
+    place(s, "Updraft", D, discards=["Pebble Mole"])
+    end_turn(s)
+    assert cid("Pebble Mole") in s.hand[0]
+    assert names(s.graveyard[0]) == ["Updraft"]
+
+
+def test_within_a_lane_cards_turn_in_placement_order():
+    s = make_state(hands=(["Banish", "Fireball", "Gloom Bat", "Pebble Mole", "Ember Imp"], []),
+                   attacking=([], ["Sturdy Turtle", "Tidepool Crab"]))
+    place(s, "Banish", D, discards=["Pebble Mole", "Ember Imp"])  # first: exile the weakest, the Crab
+    place(s, "Fireball", D, discards=["Gloom Bat"])  # then: destroy the weakest left, the Turtle
+    end_turn(s)
+    assert names(s.exile[1]) == ["Tidepool Crab"] and names(s.graveyard[1]) == ["Sturdy Turtle"]
+
+
+def test_a_skill_placed_face_down_takes_no_slot_from_a_creature_placed_after_it():
+    three = ["Tidepool Crab", "Pebble Mole", "Ember Imp"]
+    s = make_state(hands=(["Rising Tide", "Sand Piper"], []), attacking=(three, []))
+    place(s, "Rising Tide", A)
+    place(s, "Sand Piper", A)  # the fourth slot is still free: no replace-one choice
+    assert s.decision() == "play" and sorted(names(s.field[0][A])) == sorted(three) and s.graveyard[0] == []

@@ -915,6 +915,19 @@ def test_last_resort_uses_tiny_of_the_revealed_card():
     assert not s.is_terminal() and s.discard[0] == ids(["Lion"])
 
 
+def test_player_2_unseen_starting_card_may_pay_for_a_defensive_change():
+    # its pay action was only ever asserted illegal: a mask that never offered it failed the golden digests alone
+    s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]),
+                 p1=dict(ready=["Tiger"], reservoir=["Emu"], unseen=["Walrus"]))
+    challenge(s, "Lion", WEIGHT)
+    act(s, "defend_ready", "Tiger")
+    act(s, "change_statistic", DEVELOPMENT)
+    assert s.phase == "pay" and legal(s, "pay_unseen") == [0]
+    act(s, "pay_unseen")
+    assert s.unseen[1] == [] and s.reservoir[1] == ids(["Emu"]) and s.discard[1] == ids(["Walrus"])
+    assert s.discard[0] == ids(["Lion"])
+
+
 def test_player_2_unseen_card_counts_toward_the_six_card_reservoir_limit():
     s = scenario(p1=dict(unseen=["Koala"], reservoir=["Emu", "Walrus", "Springbok", "Sea otter", "Orca"],
                          hand=["Lion"]), player=1, phase="add")
