@@ -1738,6 +1738,31 @@ def test_every_objective_count_that_can_fall_during_a_turn_is_watched_so_a_fauna
     assert fell <= FALLING_MEASURES, f"counts that fell but are not watched: {sorted(fell - FALLING_MEASURES)}"
 
 
+def test_fauna_objectives_are_checked_after_the_end_of_turn_window_so_an_event_played_there_counts_that_turn():
+    """RULES.md: the window comes before the fauna check. Seat 1 reaches a soil objective with an event it plays
+    in the window of seat 0's turn, and claims it at the end of that turn (checked before the window, the event's
+    soil would have counted only at the end of seat 1's own turn)."""
+    s = at_action(2, p=0)
+    quiet(s)
+    empty_hands(s)
+    side = fauna_named("Beaver")
+    s.fauna = [side] + [f for f in s.fauna if CAT.fauna[f]["measure"] != "soil"][:3]
+    e = free_event()
+    (gain,) = CAT.earth[e]["abilities"][0]["gain"]
+    assert gain["res"] == "soil" and "per" not in gain
+    s.soil[1] = CAT.fauna[side]["n"] - gain["n"]
+    give(s, 1, e)
+    choose_action(s, "compost")
+    act(s, "option", 1)  # seat 1 composts 2 from the deck instead of taking 2 soil
+    while s.decision() != "window" or s.current_player() != 1:
+        s.apply_action(A(s, "pass"))
+    assert s.leaves[0] == [] and s.turns == 0
+    act(s, "event", e - EVENT0)
+    while s.turns == 0:  # (the window ends with the event: seat 1 holds no other card)
+        s.apply_action(A(s, "pass"))
+    assert s.leaves[0] == [1] and (s.active, s.decision()) == (1, "action")
+
+
 def test_fauna_ties_on_the_same_turn_placed_clockwise_starting_with_the_active_player():
     s, need = fauna_state("soil")
     for q in range(3):
@@ -2435,6 +2460,35 @@ def test_fauna_objective_have_4_flora_with_a_geographic_word_in_the_name():
     assert not claims_after_a_turn(s, capybara)  # 3 geographic names, 3 with other words
     put(s, 0, 6, tagged[3])
     assert claims_after_a_turn(s, capybara)
+
+
+def test_fauna_objective_have_7_flora_with_no_growth_and_no_sprouts():
+    # Pelican: a flora holding only growth, or only sprouts, is not bare (no test held a flora with one kind)
+    pelican = fauna_named("Pelican")
+    n = CAT.fauna[pelican]["n"]
+    assert CAT.fauna[pelican]["measure"] == "flora_bare" and n == 7
+    roomy = [flora(lambda c: c["sprouts"] >= 1 and c["growth"] >= 2, skip=k) for k in range(n)]
+    for piece in ("growth", "sprouts", None):
+        s = at_action(2, p=0)
+        quiet(s)
+        for cell, card in enumerate(roomy):
+            put(s, 0, cell, card, **({piece: 1} if piece and cell == 3 else {}))
+        assert claims_after_a_turn(s, pelican) == (piece is None), piece
+
+
+@pytest.mark.parametrize("name", ["Snowy Owl", "Red Fox", "Chamois"])
+def test_fauna_objectives_have_n_flora_with_at_least_k_growth_count_a_flora_holding_exactly_k(name):
+    # Snowy Owl: "Have 3+ flora with at least 3 growth"; Red Fox: "6+ ... at least 1"; Chamois: "5+ ... at least 2"
+    side = fauna_named(name)
+    k, n = CAT.fauna[side]["arg"], CAT.fauna[side]["n"]
+    assert CAT.fauna[side]["measure"] == "flora_growth_ge"
+    tall = [flora(lambda c: c["growth"] >= k + 1, skip=j) for j in range(n)]
+    for short in (True, False):
+        s = at_action(2, p=0)
+        quiet(s)
+        for cell, card in enumerate(tall):
+            put(s, 0, cell, card, growth=k - (short and cell == 0))
+        assert claims_after_a_turn(s, side) != short, short
 
 
 def test_fauna_objective_have_5_flora_with_6_sprout_spaces():

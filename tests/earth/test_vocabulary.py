@@ -409,6 +409,23 @@ def test_a_copy_may_copy_an_ability_already_activated_this_turn_and_the_original
     assert len(s.hands[0]) == hand + 2
 
 
+def test_a_copy_never_copies_the_other_ability_of_its_own_card(monkeypatch):
+    # "copy another ability in your tableau": no shipped copy card has a gain beside its copy, so nothing
+    # showed that its own card's is out of reach; a catalogue of one's own may hold one
+    s = board()
+    copier = next(c["id"] for c in CAT.earth if any(a["kind"] == "copy" for a in c["abilities"]))
+    (j,) = [i for i, a in enumerate(CAT.earth[copier]["abilities"]) if a["kind"] == "copy"]
+    colour = CAT.earth[copier]["abilities"][j]["color"]
+    twin = {"color": colour, "kind": "gain", "gain": [{"res": "soil", "n": 3}]}
+    monkeypatch.setitem(CAT.earth[copier], "abilities", [CAT.earth[copier]["abilities"][j], twin])
+    put(s, 0, 5, copier)
+    assert s.copy_targets(0, 5, colour) == []
+    other = next(c["id"] for c in CAT.earth if c["kind"] == "flora" and c["id"] != copier
+                 and any(s.usable(0, a, colour) for a in c["abilities"] if a["kind"] == "gain"))
+    put(s, 0, 6, other)
+    assert s.copy_targets(0, 5, colour) and all(slot // 2 == 6 for slot in s.copy_targets(0, 5, colour))
+
+
 def test_copy_never_copies_the_island_or_climate_or_another_copy():
     s = board()
     jokers = [c["id"] for c in CAT.earth if c["type"] == "joker"]
