@@ -13,8 +13,8 @@ by one shared, trained module ``main`` (``selfplay.mode: shared``), or one seat 
 ``selfplay.frozen_update_every`` iterations (``selfplay.mode: frozen``). Illegal actions are never
 sampled: the module sets their logits to the float minimum, and the env raises on an illegal action.
 
-Without ``--address`` the script starts a local Ray limited to ``ray.num_cpus`` CPUs and stops it at
-the end. Outputs in ``output.dir``: RLlib checkpoints (``checkpoint_<iter>/``), ``progress.jsonl``
+Without ``--address`` (or ``ray.address``, or ``RAY_ADDRESS`` in the environment; ``local`` is local) the script
+starts a local Ray of its own, limited to ``ray.num_cpus`` CPUs, and stops it at the end. Outputs in ``output.dir``: RLlib checkpoints (``checkpoint_<iter>/``), ``progress.jsonl``
 (one line of metrics per iteration), ``run.json`` and the exported opponent ``<name>.onnx`` +
 ``.npz`` + ``.json``, the same format as ``training/export.py`` writes for SB3, so
 ``load_policy("<dir>/<name>.onnx")`` plays it.
@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import itertools
 import json
 import os
 import shlex
@@ -58,7 +59,8 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 # ------------------------------------------------------------------------------------ config schema
 @dataclass
 class RayConfig:
-    address: str = config_key("", "Ray cluster to join ('auto', 'ray://head:10001', 'head:6379'); '' starts a local Ray")
+    address: str = config_key("", "Ray cluster to join ('auto', 'ray://head:10001', 'head:6379'); '' joins RAY_ADDRESS "
+                                  "where it is set, else starts a local Ray ('local' always does)")
     num_cpus: int = config_key(2, "CPUs of the local Ray the script starts (ignored with an address)", min=1)
     include_dashboard: bool = config_key(False, "start the Ray dashboard with the local Ray")
 
@@ -347,6 +349,11 @@ def copy_main_to_frozen(algorithm) -> None:
     algorithm.env_runner_group.foreach_env_runner(set_frozen, local_env_runner=True)
 
 
+#: what a run of this trainer writes into output.dir besides its export (set aside as one by a fresh run)
+RLLIB_RUN_FILES = ("run.json", "progress.jsonl")
+RLLIB_RUN_GLOBS = ("checkpoint_*", "progress.after-*.jsonl")
+
+
 def ray_address(cfg: RLlibTrainConfig, address: str | None) -> str:
     """The cluster a run joins: ``--address``, else the recipe's ``ray.address``, else ``RAY_ADDRESS`` (as
     ``ray job submit`` sets it for its driver); "" (or "local") for a local Ray of this run's own."""
@@ -533,8 +540,7 @@ def _train(cfg: RLlibTrainConfig, address: str | None, log, resume: str | Path |
     if resume is None or Path(resume).resolve().parent != run_dir:
         # A fresh run appended to an earlier run's progress.jsonl beside its checkpoints; a run resumed from
         # another folder's checkpoint (an earlier run set aside, a copy) overwrote the run that output.dir holds.
-        set_aside_earlier_run(run_dir, cfg.output.name, files=("run.json", "progress.jsonl"),
-                              globs=("checkpoint_*",))
+        set_aside_earlier_run(run_dir, cfg.output.name, files=RLLIB_RUN_FILES, globs=RLLIB_RUN_GLOBS)
     else:
         set_aside_progress_after(run_dir / "progress.jsonl", done, log)
     # whole or not at all: a resume reads it back to check the game (check_checkpoint_game)
@@ -623,7 +629,7 @@ def checkpoint_read(checkpoint: str | Path):
 
     try:
         yield
-    except (OSError, EOFError, ValueError, pickle.UnpicklingError) as exc:
+    except (OSError, EOFError, pickle.UnpicklingError) as exc:  # not a ValueError: a state-dict mismatch is one
         raise ConfigError(f"{checkpoint} cannot be read ({type(exc).__name__}: {exc}); it is damaged or incomplete: "
                           "pass another checkpoint_<iteration> folder of the run") from None
 
@@ -635,7 +641,12 @@ def check_checkpoint_loads(checkpoint: str | Path) -> None:
 
     for path in sorted(Path(checkpoint).rglob("*.pkl")):
         with checkpoint_read(path), open(path, "rb") as f:
-            pickle.load(f)
+            try:
+                pickle.load(f)
+            except (OSError, EOFError, pickle.UnpicklingError):
+                raise
+            except Exception as exc:  # a byte changed inside: any error of unpickling (an unknown module, ...)
+                raise pickle.UnpicklingError(f"{type(exc).__name__}: {exc}") from None
 
 
 def _checkpoint_number(folder: Path) -> int | None:
@@ -670,8 +681,11 @@ def set_aside_progress_after(progress: Path, done: int, log=print) -> None:
         (after if isinstance(iteration, int) and iteration > done else kept).append(line)
     if after:
         aside = progress.with_name(f"progress.after-{done}.jsonl")
-        with open(aside, "a", encoding="utf-8") as f:
-            f.write("".join(line + "\n" for line in after))
+        for n in itertools.count(2):  # a file of its own: rows of another abandoned part are not this one's
+            if not aside.exists():
+                break
+            aside = progress.with_name(f"progress.after-{done}-{n}.jsonl")
+        write_text_whole(aside, "".join(line + "\n" for line in after))
         write_text_whole(progress, "".join(line + "\n" for line in kept))
         log(f"{progress.name} held {len(after)} rows of iterations after the checkpoint's {done}: moved to {aside.name}")
 
@@ -804,7 +818,7 @@ def export_checkpoint(cfg: RLlibTrainConfig, checkpoint: str | Path, out_stem: s
     check_checkpoint_loads(module_dir)  # names the damaged file
     with checkpoint_read(checkpoint):
         module = RLModule.from_checkpoint(str(module_dir))
-    iteration = int(checkpoint.name.rsplit("_", 1)[-1]) if checkpoint.name.rsplit("_", 1)[-1].isdigit() else 0
+    iteration = _checkpoint_number(checkpoint) or 0
     steps = _steps_at(checkpoint.parent, iteration)
     out_stem = Path(out_stem) if out_stem else checkpoint.parent / f"{cfg.output.name}_{checkpoint.name}"
     return export_module(module, out_stem, cfg, steps, iteration, command)
@@ -841,8 +855,8 @@ def main(argv: list[str] | None = None) -> dict:
                                      formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
     parser.add_argument("--config", help="YAML recipe, e.g. configs/rllib_terralore.yaml (required)")
     parser.add_argument("--address", default=None,
-                        help="join an existing Ray cluster ('auto' on a cluster node, or head-ip:6379); "
-                             "default: start a local Ray")
+                        help="join an existing Ray cluster ('auto' on a cluster node, or head-ip:6379; 'local' for a "
+                             "local Ray); default: the recipe's ray.address, else RAY_ADDRESS, else a local Ray")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="override one config key, e.g. --set iterations=3")
     parser.add_argument("--resume", metavar="CHECKPOINT",

@@ -79,3 +79,31 @@ def test_rllib_draw_reward_is_a_recipe_key_within_a_loss_and_a_win():
         load_rllib_config(overrides=["selfplay.draw_reward=-2"])
     out = _run_without_ray("--keys")
     assert out.returncode == 0 and "`selfplay.draw_reward`" in out.stdout, out.stderr
+
+
+def test_progress_rows_after_a_resumed_checkpoint_go_to_a_file_of_their_own_each_time(tmp_path):
+    # appended to one file, the rows of two abandoned parts (or of two runs) mixed there
+    import json
+
+    from training.config import set_aside_earlier_run
+    from training.rllib_train import RLLIB_RUN_FILES, RLLIB_RUN_GLOBS, set_aside_progress_after
+
+    progress = tmp_path / "progress.jsonl"
+    rows = [json.dumps({"iteration": i, "part": "first"}) for i in (1, 2, 3)]
+    progress.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    said = []
+    set_aside_progress_after(progress, 2, said.append)
+    assert progress.read_text(encoding="utf-8").splitlines() == rows[:2]
+    assert (tmp_path / "progress.after-2.jsonl").read_text(encoding="utf-8").splitlines() == rows[2:]
+    assert said == ["progress.jsonl held 1 rows of iterations after the checkpoint's 2: moved to progress.after-2.jsonl"]
+    again = json.dumps({"iteration": 3, "part": "second"})
+    progress.write_text("\n".join(rows[:2] + [again]) + "\n", encoding="utf-8")
+    set_aside_progress_after(progress, 2, said.append)
+    assert (tmp_path / "progress.after-2-2.jsonl").read_text(encoding="utf-8").splitlines() == [again]
+    assert (tmp_path / "progress.after-2.jsonl").read_text(encoding="utf-8").splitlines() == rows[2:]
+    set_aside_progress_after(progress, 5, said.append)  # nothing after 5: nothing moves
+    assert len(said) == 2
+    # a fresh run sets them aside with the rest of the run (the trainer's globs)
+    aside = set_aside_earlier_run(tmp_path, "rllib_ppo", files=RLLIB_RUN_FILES, globs=RLLIB_RUN_GLOBS)
+    assert sorted(p.name for p in aside.iterdir()) == ["progress.after-2-2.jsonl", "progress.after-2.jsonl",
+                                                       "progress.jsonl"]

@@ -175,8 +175,10 @@ def _csv(tmp_path, edit=lambda rows: None, bom=False):
     (lambda rows: rows[1].update(weight_kg="heavy"), r"line 3 .*column 'weight_kg': 'heavy' is not a positive number"),
     (lambda rows: rows[1].update(weight_kg="0"), r"column 'weight_kg': '0' is not a positive number"),
     (lambda rows: rows[2].update(group="Land Mammal"), r"column 'group': 'Land Mammal' is not one of \['land mammal'"),
+    (lambda rows: rows[3].update(speed_mode="walk"), r"line 5 .*column 'speed_mode': 'walk' is not one of \['run'"),
+    (lambda rows: rows[3].update(scientific_name=" "), r"line 5 .*column 'scientific_name': empty"),
     (lambda rows: rows.pop(0), r"no row with all six statistics for \['Cheetah'\], which ABILITY_OF or VARIANTS"),
-], ids=["nan", "word", "zero", "group", "named_row_missing"])
+], ids=["nan", "word", "zero", "group", "speed_mode", "scientific_name", "named_row_missing"])
 def test_build_catalogue_refuses_a_bad_row_by_line_and_column_and_leaves_the_catalogue_as_it_was(tmp_path, edit,
                                                                                                   message):
     # it wrote animals.json anyway (NaN), which every TravelEarthGame() then refused, or stopped in a traceback
@@ -188,6 +190,18 @@ def test_build_catalogue_refuses_a_bad_row_by_line_and_column_and_leaves_the_cat
         main([str(_csv(tmp_path, edit))], out=out)
     assert out.read_bytes() == ANIMALS_FILE.read_bytes() and sorted(p.name for p in tmp_path.iterdir()) == [
         "animals.json", "stats.csv"]
+
+
+def test_build_catalogue_names_the_file_it_would_have_written_where_the_catalogue_is_refused(tmp_path, monkeypatch):
+    # the message named the temporary part, gone by the time it was read
+    from tabletop_envs.travel_earth.data import build_catalogue
+
+    out = tmp_path / "animals.json"
+    monkeypatch.setattr(build_catalogue, "_printings", lambda index, rarity: ["holo"])
+    with pytest.raises(CatalogueError, match=r"makes a catalogue the game refuses \(animals\.json: cards\[0\].*"
+                                             r"unknown printing\(s\) \['holo'\].*\); animals\.json is unchanged") as err:
+        build_catalogue.main([str(DATASET)], out=out)
+    assert ".part" not in str(err.value) and not out.exists() and list(tmp_path.iterdir()) == []
 
 
 def test_build_catalogue_reads_a_csv_saved_with_a_byte_order_mark_and_checks_what_it_writes(tmp_path, capsys):

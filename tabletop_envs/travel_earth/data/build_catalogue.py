@@ -20,7 +20,14 @@ from pathlib import Path
 
 from tabletop_envs.core.errors import CatalogueError, run_cli
 from tabletop_envs.core.files import written_beside
-from tabletop_envs.travel_earth.catalogue import ABILITIES, ANIMALS_FILE, GROUPS, STATISTICS, Catalogue
+from tabletop_envs.travel_earth.catalogue import (
+    ABILITIES,
+    ANIMALS_FILE,
+    GROUPS,
+    SPEED_MODES,
+    STATISTICS,
+    Catalogue,
+)
 
 STAT_COLUMNS = {
     "top_speed": "top_speed_kmh",
@@ -110,8 +117,12 @@ def build(csv_path: Path) -> dict:
     by_name = {}
     for i, (line, row) in enumerate(rows):
         where = f"{csv_path}, line {line} ({row['common_name']!r})"
-        if row["group"] not in GROUPS:
-            raise CatalogueError(f"{where}, column 'group': {row['group']!r} is not one of {list(GROUPS)}")
+        for column, allowed in (("group", GROUPS), ("speed_mode", SPEED_MODES)):
+            if row[column] not in allowed:
+                raise CatalogueError(f"{where}, column {column!r}: {row[column]!r} is not one of {list(allowed)}")
+        for column in ("common_name", "scientific_name", "sources"):
+            if not (row[column] or "").strip():
+                raise CatalogueError(f"{where}, column {column!r}: empty; every card prints it")
         stats = {key: _number(row[col], f"{where}, column {col!r}") for key, col in STAT_COLUMNS.items()}
         ability = ABILITY_OF.get(row["common_name"])
         rarity = _rarity(row, ability is not None)
@@ -157,9 +168,9 @@ def main(argv: list[str] | None, out: Path = ANIMALS_FILE) -> None:
         part.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         try:
             Catalogue(part)
-        except CatalogueError as exc:
-            raise CatalogueError(f"{csv_path} makes a catalogue the game refuses ({exc}); {out.name} is unchanged") \
-                from None
+        except CatalogueError as exc:  # (named as the file it would have been, not the part, which is gone)
+            raise CatalogueError(f"{csv_path} makes a catalogue the game refuses "
+                                 f"({str(exc).replace(part.name, out.name)}); {out.name} is unchanged") from None
     print(f"wrote {out}")
 
 
