@@ -442,6 +442,24 @@ def test_single_agent_env_loss_from_opponents_last_move_reaches_learner(toy):
     assert env.aec.game_state.turn == 6
 
 
+def test_single_agent_env_gives_the_learner_its_own_seats_result_from_either_seat(toy):
+    # the loss test above seats the learner at 0 only: a final reward read from seat 0's return passed it
+    import toy_game
+
+    results = {0: set(), 1: set()}
+    for seed in range(40):
+        env = SingleAgentEnv(toy_game.raw_env(), opponent=RandomPolicy())
+        obs, info = env.reset(seed=seed)
+        seat, total, done = info["learner_seat"], 0.0, False
+        while not done:
+            obs, reward, term, trunc, info = env.step(int(np.flatnonzero(env.action_masks())[0]))
+            total += reward
+            done = term or trunc
+        assert total == info["returns"][seat] == -info["returns"][1 - seat] and info["learner_seat"] == seat
+        results[seat].add(total)
+    assert {1.0, -1.0} <= results[0] and {1.0, -1.0} <= results[1]  # each seat won and lost
+
+
 def test_single_agent_env_randomises_seat_and_masks_are_bool(toy):
     import toy_game
 
