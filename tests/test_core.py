@@ -460,6 +460,47 @@ def test_single_agent_env_gives_the_learner_its_own_seats_result_from_either_sea
     assert {1.0, -1.0} <= results[0] and {1.0, -1.0} <= results[1]  # each seat won and lost
 
 
+def test_aec_reset_after_a_finished_game_starts_every_seat_at_a_cumulative_reward_of_zero(toy):
+    # found by mutation testing: a reset() that carried _cumulative_rewards over passed the suite; a loop that
+    # resets as soon as the game ends, without stepping the dead agents out, read the last game's +1/-1 at
+    # its next game's first last()
+    import toy_game
+
+    env = toy_game.env()
+    env.reset(seed=3)
+    while not all(env.terminations.values()):
+        env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
+    finished = dict(env._cumulative_rewards)
+    assert sorted(finished.values()) == [-1.0, 1.0]  # a decided game: both seats hold a non-zero total
+    env.reset(seed=4)
+    assert env._cumulative_rewards == {a: 0.0 for a in env.possible_agents}
+    _, reward, term, trunc, _ = env.last()
+    assert (reward, term, trunc) == (0.0, False, False)
+
+
+@pytest.mark.parametrize("legal_count", [5, 20])  # both of choose_legal's sampling paths (<= 16 legal, > 16)
+def test_sampling_from_a_model_picks_only_legal_actions_in_proportion_to_their_masked_softmax(legal_count):
+    # found by mutation testing: a sampling path that returned the position in the legal list instead of its
+    # action id was caught only incidentally (<= 16 legal) or not on frequencies (> 16)
+    from tabletop_envs.core.onnx_policy import choose_legal
+
+    num_actions = 2 * legal_count + 3
+    mask = np.zeros(num_actions, np.int8)
+    legal = np.arange(1, 2 * legal_count, 2)  # odd ids: the position in the legal list is never the id
+    mask[legal] = 1
+    logits = np.linspace(-1.0, 1.0, num_actions).astype(np.float32)
+    logits[legal[-1]] = 3.0  # one clear favourite among the legal actions
+    logits[0] = 50.0  # an illegal action that would win any unmasked draw
+    rng = np.random.default_rng(0)
+    picks = np.array([choose_legal(logits, mask, rng, deterministic=False) for _ in range(4000)])
+    assert mask[picks].all()
+    expected = np.exp(logits[legal] - logits[legal].max())
+    expected /= expected.sum()
+    observed = np.array([(picks == a).mean() for a in legal])
+    np.testing.assert_allclose(observed, expected, atol=0.03)
+    assert choose_legal(logits, mask, rng, deterministic=True) == legal[-1]
+
+
 def test_single_agent_env_randomises_seat_and_masks_are_bool(toy):
     import toy_game
 
