@@ -1643,6 +1643,22 @@ def test_an_objective_met_during_the_turn_is_claimed_even_when_a_later_step_of_t
     assert count() < need and s.leaves[0] == [1]
 
 
+def after_every_step(monkeypatch, record, but=None):
+    """Call ``record(state, seat)`` after every step of the engine (each decision and automatic task, and
+    playing an event), for the seat the step was for; ``but``: a step left as it is."""
+    from tabletop_envs.earth.engine import EarthState
+
+    def wrap(name, orig):
+        def step(self, *args):
+            out = orig(self, *args)
+            record(self, args[0] if name == "play_event" else args[0]["p"])
+            return out
+        return step
+
+    for name in [n for n in vars(EarthState) if n.startswith(("_auto_", "_do_")) and n != but] + ["play_event"]:
+        monkeypatch.setattr(EarthState, name, wrap(name, getattr(EarthState, name)))
+
+
 def test_every_objective_fulfilled_at_some_moment_of_a_turn_is_claimed_at_its_end_in_random_play(monkeypatch):
     """Brute force against the engine: after every single step (each decision and automatic task) each
     objective is checked; at the end of the turn exactly the seats that met one at some moment claim it,
@@ -1664,16 +1680,7 @@ def test_every_objective_fulfilled_at_some_moment_of_a_turn_is_claimed_at_its_en
                 if easy(s, p, side):
                     seen[slot].add(p)
 
-    def wrap(name, orig):
-        def step(self, *args):
-            out = orig(self, *args)
-            record(self, args[0] if name == "play_event" else args[0]["p"])
-            return out
-        return step
-
-    steps = [n for n in vars(EarthState) if n.startswith(("_auto_", "_do_")) and n != "_auto_fauna_check"]
-    for name in steps + ["play_event"]:
-        monkeypatch.setattr(EarthState, name, wrap(name, getattr(EarthState, name)))
+    after_every_step(monkeypatch, record, but="_auto_fauna_check")
     check = EarthState._auto_fauna_check
 
     def fauna_check(self, task):
@@ -1705,7 +1712,7 @@ def test_every_objective_count_that_can_fall_during_a_turn_is_watched_so_a_fauna
     if still met at the end (canopies fell when a growth was paid, and "4 different sprout counts in a line" when
     a sprout was placed). Every measure of the vocabulary is counted after every step of random play."""
     from tabletop_envs.earth.catalogue import CHOICE_ARG_MEASURES, INT_ARG_MEASURES, MEASURES
-    from tabletop_envs.earth.engine import FALLING_MEASURES, EarthState
+    from tabletop_envs.earth.engine import FALLING_MEASURES
 
     probes = [(m, a) for m in MEASURES for a in (CHOICE_ARG_MEASURES.get(m) or ((1, 2, 3) if m in INT_ARG_MEASURES
                                                                               else (None,)))]
@@ -1721,15 +1728,7 @@ def test_every_objective_count_that_can_fall_during_a_turn_is_watched_so_a_fauna
                 fell.add(m)
             last[p, m, a] = now
 
-    def wrap(name, orig):
-        def step(self, *args):
-            out = orig(self, *args)
-            record(self, args[0] if name == "play_event" else args[0]["p"])
-            return out
-        return step
-
-    for name in [n for n in vars(EarthState) if n.startswith(("_auto_", "_do_"))] + ["play_event"]:
-        monkeypatch.setattr(EarthState, name, wrap(name, getattr(EarthState, name)))
+    after_every_step(monkeypatch, record)
     for n in (2, 3):
         for seed in range(3):
             last.clear()
