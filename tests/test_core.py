@@ -17,19 +17,18 @@ from tabletop_envs.core.errors import ConfigError
 from tabletop_envs.core.layout import ActionLayout, ObservationLayout
 from tabletop_envs.core.registry import ENVS, EnvSpec, make_game
 
+#: every check of the conformance harness that takes an env name and its options
+HARNESS_CHECKS = ["check_api", "check_parallel", "check_seed", "check_pickle", "check_clone_and_dict", "check_global_state",
+                  "check_random_games", "check_max_turns", "check_mask_equals_rules", "check_no_leak",
+                  "check_seat_arguments", "check_seed_independence"]
 
-@pytest.mark.parametrize("check", ["check_api", "check_parallel", "check_seed", "check_pickle", "check_clone_and_dict",
-                                   "check_global_state", "check_random_games", "check_max_turns",
-                                   "check_mask_equals_rules", "check_no_leak", "check_seat_arguments",
-                                   "check_seed_independence"])
+
+@pytest.mark.parametrize("check", HARNESS_CHECKS)
 def test_conformance_harness_passes_on_toy(toy, check):
     getattr(conformance, check)(toy, {})
 
 
-@pytest.mark.parametrize("check", ["check_api", "check_parallel", "check_seed", "check_pickle", "check_clone_and_dict",
-                                   "check_global_state", "check_random_games", "check_max_turns",
-                                   "check_mask_equals_rules", "check_no_leak", "check_seat_arguments",
-                                   "check_seed_independence"])
+@pytest.mark.parametrize("check", HARNESS_CHECKS)
 def test_conformance_harness_passes_on_a_game_without_hidden_information_or_chance(pile, check):
     # the leak check required a re-deal to change something, and the seeding check unseeded resets to deal
     # another game: neither can happen in such a game, so none could join (the game declares both)
