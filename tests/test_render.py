@@ -246,24 +246,35 @@ def test_gymnasium_face_renders_pictures_for_video_wrappers():
     single.close()
 
 
-def test_gymnasium_face_in_human_mode_shows_every_reset_and_step_by_itself(monkeypatch):
-    # Gymnasium: with render_mode="human" the env draws during reset and step; render() need not be called
-    from tabletop_envs.core import render
-    from tabletop_envs.core.single_agent import SingleAgentEnv
+@pytest.fixture()
+def windows(monkeypatch):
+    """Human-mode windows that record what they are shown (``shown``: title and picture shape) and which of
+    them closed (``closed``: titles), in place of pygame's or matplotlib's."""
+    from types import SimpleNamespace
 
-    shown = []
+    from tabletop_envs.core import render
+
+    seen = SimpleNamespace(shown=[], closed=[])
 
     class Window:
         def __init__(self, title):
-            pass
+            self.title = title
 
         def show(self, array):
-            shown.append(array.shape)
+            seen.shown.append((self.title, array.shape))
 
         def close(self):
-            pass
+            seen.closed.append(self.title)
 
     monkeypatch.setattr(render, "make_viewer", Window)
+    return seen
+
+
+def test_gymnasium_face_in_human_mode_shows_every_reset_and_step_by_itself(windows):
+    # Gymnasium: with render_mode="human" the env draws during reset and step; render() need not be called
+    from tabletop_envs.core.single_agent import SingleAgentEnv
+
+    shown = windows.shown
     env = SingleAgentEnv(available_envs()[0], render_mode="human")
     env.reset(seed=0)
     assert len(shown) == 1
@@ -272,22 +283,8 @@ def test_gymnasium_face_in_human_mode_shows_every_reset_and_step_by_itself(monke
     env.close()
 
 
-def test_aec_env_in_human_mode_draws_every_step_in_one_window_that_close_closes(monkeypatch):
-    from tabletop_envs.core import render
-
-    shown, closed = [], []
-
-    class Window:
-        def __init__(self, title):
-            self.title = title
-
-        def show(self, array):
-            shown.append((self.title, array.shape))
-
-        def close(self):
-            closed.append(self.title)
-
-    monkeypatch.setattr(render, "make_viewer", Window)
+def test_aec_env_in_human_mode_draws_every_step_in_one_window_that_close_closes(windows):
+    shown, closed = windows.shown, windows.closed
     name = available_envs()[0]
     env = ENVS[name].load_module().env(render_mode="human")
     env.reset(seed=0)
@@ -300,24 +297,10 @@ def test_aec_env_in_human_mode_draws_every_step_in_one_window_that_close_closes(
     assert closed == [name]
 
 
-def test_aec_env_in_human_mode_draws_the_step_that_ends_the_game_by_an_illegal_action_penalty(monkeypatch):
+def test_aec_env_in_human_mode_draws_the_step_that_ends_the_game_by_an_illegal_action_penalty(windows):
     # "one human redraw per step": the penalty's step returned before drawing, so the window kept the table
     # of before, a game still going
-    from tabletop_envs.core import render
-
-    shown = []
-
-    class Window:
-        def __init__(self, title):
-            pass
-
-        def show(self, array):
-            shown.append(array)
-
-        def close(self):
-            pass
-
-    monkeypatch.setattr(render, "make_viewer", Window)
+    shown = windows.shown
     for name in available_envs():
         shown.clear()
         env = ENVS[name].load_module().env(render_mode="human", illegal_action="penalty")
