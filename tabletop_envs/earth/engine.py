@@ -221,7 +221,7 @@ def build_observation_layout() -> ObservationLayout:
         ("drawn", NUM_EARTH, 0, 1, "cards I drew and must choose from (draw 4 keep 1)"),
         ("my_known_compost", NUM_EARTH, 0, 1, "cards I composted from my hand (still in my compost)"),
         ("my_ecosystem", NUM_ECOSYSTEMS, 0, 1, "my personal ecosystem side (or the sides I may choose in setup)"),
-        ("my_offers", NUM_ISLANDS + NUM_CLIMATES, 0, 1, "island and climate sides I may choose (setup)"),
+        ("my_offers", NUM_ISLANDS + NUM_CLIMATES, 0, 1, "island and climate cards dealt to me, both sides (all setup; my choices show in `island`, `climate`)"),
         ("public_ecosystems", NUM_ECOSYSTEMS, 0, 1, "the 2 public ecosystem sides"),
         ("fauna", (4, 46), 0, 1, "fauna side on each of the 4 fauna spaces"),
         ("fauna_leaves", (4, S), 0, 1, "leaf of relative seat s on fauna space f, value (6 - order)/5"),

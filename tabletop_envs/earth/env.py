@@ -90,7 +90,7 @@ stay hidden (tested by resampling them).
 | 620–902 | `drawn` | 283 | 0…1 | cards I drew and must choose from (draw 4 keep 1) |
 | 903–1185 | `my_known_compost` | 283 | 0…1 | cards I composted from my hand (still in my compost) |
 | 1186–1249 | `my_ecosystem` | 64 | 0…1 | my personal ecosystem side (or the sides I may choose in setup) |
-| 1250–1289 | `my_offers` | 40 | 0…1 | island and climate sides I may choose (setup) |
+| 1250–1289 | `my_offers` | 40 | 0…1 | island and climate cards dealt to me, both sides (all setup; my choices show in `island`, `climate`) |
 | 1290–1353 | `public_ecosystems` | 64 | 0…1 | the 2 public ecosystem sides |
 | 1354–1537 | `fauna` | 4×46 | 0…1 | fauna side on each of the 4 fauna spaces |
 | 1538–1557 | `fauna_leaves` | 4×5 | 0…1 | leaf of relative seat s on fauna space f, value (6 - order)/5 |
@@ -122,6 +122,12 @@ games, 2026-12-03: 100 two-player games of the heuristic bot against itself, 20 
   tell the island's draw; one decision per seat a game.
 * **The discard pile's cards** (public; only its size is encoded): they matter once it is reshuffled into
   the deck, which no heuristic or model game reached.
+* **Whether a pending place or pay decision is for sprouts or growth**, and whether a placement is the
+  action's own (water: sprouts, grow: growth) or an ability's (found by an audit, 2026-12-05). Only the
+  mask can tell them, when the open cells differ. In 30 two-player games of the heuristic bot against
+  itself, 30 % of the decisions were placements and in 667 of those 3,990 (17 %) observation and mask
+  were the same for sprouts and growth; in 10 games of the shipped model against the heuristic, 175 of
+  1,406 placements and 16 of 265 payments. The text view names the resource.
 * **Memory-only details**: which cards were planted this turn (eight island sides count them), and
   which card a pending pay or copy decision belongs to (a copied directional ability acts from the
   copying card's cell).

@@ -115,6 +115,9 @@ heuristic bot against itself, 2026-12-03):
 - **A Homing card returned to the opponent's Hand in view** (a failed Last Resort reveal): not marked,
   as Terralore's `opp_known_hand` marks such cards. Memory only; the heuristic plays it again at once
   (0 affected decisions), random play meets it at 2.5 % of decisions.
+- **Which of your own cards the opponent has seen** (found by an audit, 2026-12-05): the mirror of the two
+  entries above: your Last Resort winner shuffled back into your Reservoir is in `my_reservoir_known` with
+  the cards only you know, and your Homing card back in your Hand is not marked. Memory only.
 - **The order of the declared Challengers still waiting**: they resolve in declaration order (RULES.md
   reading 4) and `declared` counts copies. The defending player takes no decision while they are
   declared, so even memory cannot recover it; 24 % of the defender's decisions had two or more different
