@@ -27,8 +27,31 @@ def machine_facts() -> dict:
             versions[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
             versions[name] = None
+    from tabletop_envs import __version__
+    from tabletop_envs.core.replay import code_revision
+
     return {"python": platform.python_version(), "cpu": cpu, "cpus": os.cpu_count(),
-            "load_average": load_average(), "packages": versions}
+            "load_average": load_average(), "packages": versions,
+            # the commit ("-dirty": with uncommitted changes; "" outside a checkout) the numbers were measured at
+            "tabletop_envs": __version__, "git": code_revision()}
+
+
+def model_digests(env: str, game_config: dict, *policies) -> dict:
+    """The SHA-256 records of the model files among ``policies`` (ids or paths), by the name given: an id
+    such as ``travel_earth_v0/ppo`` names whatever the checkout ships then, which changes as models are
+    retrained, so a result keeps the digest of the one it measured."""
+    import warnings
+
+    from tabletop_envs import load_policy
+
+    out = {}
+    for spec in dict.fromkeys(str(p) for p in policies):
+        with warnings.catch_warnings():  # the benchmark's own load has warned of other rule options already
+            warnings.simplefilter("ignore")
+            meta = getattr(load_policy(spec, env=env, game_config=game_config), "metadata", None)
+        if isinstance(meta, dict) and isinstance(meta.get("sha256"), dict):
+            out[spec] = meta["sha256"]
+    return out
 
 
 def write_json(path, report: dict) -> None:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 
 def main(argv=None) -> dict:
-    from benchmarks import check_json_path, machine_facts, positive_int, write_json
+    from benchmarks import check_json_path, machine_facts, model_digests, positive_int, write_json
     from tabletop_envs.core.arena import play_match
     from tabletop_envs.core.registry import make_game
     from training.evaluate import (
@@ -60,7 +60,8 @@ def main(argv=None) -> dict:
            "games": res.games,
            "wins": int(res.wins[0]), "draws": int(res.draws[0]), "losses": int(res.losses[0]),
            "win_rate": res.win_rate(0), "ci95": [lo, hi], "mean_decisions": sum(res.lengths) / res.games,
-           "mean_return": float(res.total_return[0] / res.games), "seconds": elapsed, "machine": machine_facts()}
+           "mean_return": float(res.total_return[0] / res.games), "seconds": elapsed, "machine": machine_facts(),
+           "models": model_digests(args.env, make_game(args.env, **kwargs).config(), policy, opponent)}
     print(f"{policy} vs {opponent} on {args.env} ({seats} seats, {res.games} seat-rotated games): "
           f"win {100 * out['win_rate']:.1f}% [95% CI {100 * lo:.1f}–{100 * hi:.1f}], "
           f"draw {100 * res.draws[0] / res.games:.1f}%, loss {100 * res.losses[0] / res.games:.1f}%; "

@@ -5,8 +5,9 @@ torch thread. Numbers are env decisions per second (every seat's decisions count
 opponent's decisions happen inside ``env.step`` through a numpy snapshot of the learner, as in
 ``training.train``), medians over ``--repeats`` timed windows:
 
-- ``sb3 collect (k envs)``: ``MaskablePPO.collect_rollouts`` over a DummyVecEnv of k envs (4 is the
-  recipe in configs/<game>.yaml), no update;
+- ``sb3 collect (k envs)``: ``MaskablePPO.collect_rollouts`` over a DummyVecEnv of k envs (4 envs as
+  configs/<game>.yaml has, but SB3's stock ``MlpPolicy`` and vec env, not the faster policy class and
+  batched self-play vec env of ``training.train``), no update;
 - ``sb3 learn (k envs)``: ``MaskablePPO.learn`` (collection + PPO update), same settings;
 - ``rllib sample (driver, k envs)``: ``EnvRunner.sample`` in the driver process (``num_env_runners:
   0``, ``num_envs_per_env_runner: k``);
@@ -189,7 +190,7 @@ def main(argv=None) -> dict:
     parser.add_argument("--repeats", type=positive_int, default=3, help="timed windows (median reported)")
     parser.add_argument("--hiddens", type=positive_int, nargs="+", default=[128, 128], help="MLP sizes for both")
     parser.add_argument("--sb3-envs", type=positive_int, nargs="+", default=[4, 16],
-                        help="DummyVecEnv sizes (4 is the SB3 recipe's)")
+                        help="DummyVecEnv sizes (4 as the SB3 recipes have)")
     parser.add_argument("--sb3-steps", type=positive_int, default=256, help="n_steps per env (the SB3 recipe's)")
     parser.add_argument("--rllib-envs", type=positive_int, nargs="+", default=[1, 16],
                         help="num_envs_per_env_runner values (the last one is also used on a remote runner)")

@@ -81,7 +81,7 @@ def paired_wins(plain: list[float], search: list[float]) -> dict:
 
 
 def main(argv=None) -> dict:
-    from benchmarks import check_json_path, machine_facts, write_json
+    from benchmarks import check_json_path, machine_facts, model_digests, write_json
     from tabletop_envs.core.registry import make_game
     from training.evaluate import check_seed, parse_env_kwargs, resolve, split_env_kwargs
 
@@ -107,7 +107,8 @@ def main(argv=None) -> dict:
     start = time.perf_counter()
     out = search_ceiling(args.env, policy, opponent, args.deals, args.worlds, args.seed, kwargs, max_turns)
     out.update(policy=policy_name, opponent=opponent_name, env_kwargs=kwargs, seconds=time.perf_counter() - start,
-               machine=machine_facts())
+               machine=machine_facts(), models=model_digests(args.env, config, args.policy,
+                                                             args.opponent or f"{args.env}/random"))
     for side in ("plain", "search"):
         r = out[side]
         print(f"{policy_name if side == 'plain' else f'search over it ({args.worlds} worlds)'} vs {opponent_name}: "

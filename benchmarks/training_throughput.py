@@ -513,7 +513,9 @@ def act_latency(policy_id: str, env_name: str, kwargs: dict, calls: int = 2000) 
         seats[seed % game.num_players] = Timed()
         play_game(game, seats, seed)
         seed += 1
-    return {"policy": policy_id, "policy_class": type(policy).__name__, "load_ms": round(load_ms, 2),
+    meta = getattr(policy, "metadata", None)
+    return {"policy": policy_id, "sha256": meta.get("sha256") if isinstance(meta, dict) else None,
+            "policy_class": type(policy).__name__, "load_ms": round(load_ms, 2),
             "act_median_us": round(statistics.median(times) * 1e6, 1),
             "act_p99_us": round(float(np.percentile(times, 99)) * 1e6, 1), "calls": len(times)}
 

@@ -143,7 +143,7 @@ def _material(s: TravelEarthState, seat: int) -> tuple[int, int, int]:
 
 
 def main(argv=None) -> dict:
-    from benchmarks import check_json_path, machine_facts, write_json
+    from benchmarks import check_json_path, machine_facts, model_digests, write_json
     from tabletop_envs.core.arena import check_seed
     from tabletop_envs.core.errors import ConfigError
 
@@ -183,7 +183,8 @@ def main(argv=None) -> dict:
             print(f"{label}: {extra}")
     # "deals" is the option as given (games: the name is kept so earlier results read alike)
     report = {"bot": args.bot, "staller": args.staller, "deals": args.deals, "games": args.deals, "seed": args.seed,
-              "modes": {label: dict(out) for label, out in results.items()}, "machine": machine_facts()}
+              "modes": {label: dict(out) for label, out in results.items()}, "machine": machine_facts(),
+              "models": model_digests(ENV, {}, args.bot, args.staller)}
     if args.json:
         write_json(args.json, report)
     return report

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -495,3 +496,167 @@ def test_rllib_throughput_without_ray_says_so_before_timing_the_sb3_rows(monkeyp
     monkeypatch.setattr(rt, "sb3", lambda *a: pytest.fail("the SB3 rows were timed before Ray was looked for"))
     with pytest.raises(TabletopError, match="needs Ray RLlib, which is not installed"):
         rt.main(["--only", "sb3", "rllib", "--seconds", "0.1", "--repeats", "1"])
+
+
+# Scripted speeds whose median, mean, max, inverse and first-reference-only ratios all differ pin the
+# ratio arithmetic (an audit's mutants survived every test above: the numbers printed come from here).
+def _scripted_training(monkeypatch, speeds):
+    import numpy as np
+
+    import benchmarks.training_throughput as tt
+
+    calls, it = [], iter(speeds)
+
+    def fake_measure(env_fns, steps, settings, seed=0, policy="fast", vec="batched"):
+        calls.append({"n": len(env_fns), "policy": policy, "vec": vec, "settings": settings, "seed": seed})
+        speed = next(it)
+        return {"steps": steps, "seconds": steps / speed, "steps_per_s": speed, "us_per_step": None}
+
+    monkeypatch.setattr(tt, "measure", fake_measure)
+    monkeypatch.setattr(tt, "record_observations",
+                        lambda env, count: (np.zeros((1, 2), np.float32), np.ones((1, 2), bool)))
+    monkeypatch.setattr(tt, "snapshot_opponent", lambda *a: None)
+    return tt, calls
+
+
+def test_training_throughputs_ratio_is_the_game_over_the_reference_runs_around_it_median_of_the_rounds(monkeypatch):
+    # each round: reference, game, reference, then the zero-cost floors of the reference and the game;
+    # the rounds' ratios are 150/200, 240/200 and 300/100 (the reference runs around each game: 100 and 300,
+    # 200 and 200, 100 and 100)
+    speeds = [1.0,  # the untimed warm-up
+              100, 150, 300, 400, 600,
+              200, 240, 200, 400, 600,
+              100, 300, 100, 400, 600]
+    tt, calls = _scripted_training(monkeypatch, speeds)
+    reference, game = tt.training_throughput(64, 3, ["terralore_v0"], repeats=3)
+    assert game["vs_reference_each_round"] == [0.75, 1.2, 3.0]
+    assert game["vs_reference"] == 1.2  # the median (mean 1.65, max 3.0, inverted 0.83, first reference only 1.5)
+    assert game["steps_per_s"] == 240
+    ref_us = 1e6 / reference["steps_per_s"] - 1e6 / 400
+    env_us = 1e6 / 240 - 1e6 / 600
+    assert game["env_cost_vs_reference"] == round(round(ref_us, 1) / round(env_us, 1), 2)
+    # reference, game and floors: one policy class, one vec env, the same settings and number of envs
+    assert {(c["n"], c["policy"], c["vec"], c["seed"]) for c in calls} == {(3, "fast", "batched", 0)}
+    assert all(c["settings"] == tt.SETTINGS for c in calls)
+
+
+def test_training_throughput_builds_every_timed_maskableppo_with_the_same_settings(monkeypatch):
+    import sb3_contrib
+
+    import benchmarks.training_throughput as tt
+
+    seen = []
+    real = sb3_contrib.MaskablePPO
+
+    class Spy(real):
+        def __init__(self, *args, env=None, **kwargs):
+            if env is None:  # snapshot_opponent's model (env passed by position): not a timed run
+                return super().__init__(*args, **kwargs)
+            seen.append((type(env.envs[0]).__name__, env.num_envs, type(env).__name__,
+                         repr(sorted(kwargs.items()))))
+            super().__init__(*args, env=env, **kwargs)
+
+    monkeypatch.setattr(sb3_contrib, "MaskablePPO", Spy)
+    monkeypatch.setitem(tt.SETTINGS, "n_steps", 16)
+    monkeypatch.setitem(tt.SETTINGS, "batch_size", 16)
+    tt.training_throughput(16, 1, ["terralore_v0"], repeats=1)
+    assert len(seen) == 6 and len({s[0] for s in seen}) >= 3  # warm-up, reference, game, reference, 2 floors
+    assert len({s[1:] for s in seen}) == 1, seen
+
+
+def test_act_latencys_median_is_the_median_of_the_timed_calls(monkeypatch):
+    import benchmarks.training_throughput as tt
+    import tabletop_envs
+    from tabletop_envs.core.policy import RandomPolicy
+
+    delays = iter([1, 2, 3, 5, 9] * 1000)  # µs per call: median 3, mean 4, min 1
+    clock = {"t": 0.0}
+
+    class Timed(RandomPolicy):
+        def act(self, obs, mask, rng):
+            clock["t"] += next(delays) * 1e-6
+            return super().act(obs, mask, rng)
+
+    monkeypatch.setattr(tabletop_envs, "load_policy", lambda pid: Timed())
+    monkeypatch.setattr(tt.time, "perf_counter", lambda: clock["t"])
+    out = tt.act_latency("timed", "terralore_v0", {}, calls=50)
+    assert out["act_median_us"] == 3.0 and out["act_p99_us"] >= 8.9
+
+
+def test_the_free_engine_bounds_ratio_is_its_run_over_the_reference_runs_around_it_median_of_the_rounds(monkeypatch):
+    import numpy as np
+
+    import benchmarks.free_engine_bound as fb
+    import benchmarks.training_throughput as tt
+
+    speeds = iter([1.0, 100, 150, 300, 200, 240, 200, 100, 300, 100])
+    monkeypatch.setattr(tt, "measure", lambda *a, **k: {"steps_per_s": next(speeds)})
+    monkeypatch.setattr(tt, "snapshot_opponent", lambda *a: None)
+    monkeypatch.setattr(tt, "record_observations",
+                        lambda env, count: (np.zeros((4, 2), np.float32), np.ones((4, 2), bool)))
+    monkeypatch.setattr(fb, "opponent_moves_per_learner_step", lambda *a: 0.5)
+    row = fb.free_engine_bound("terralore_v0", rounds=3, steps=64)
+    assert row["vs_reference_each_round"] == [0.75, 1.2, 3.0] and row["vs_reference"] == 1.2
+
+
+def test_the_free_engine_bound_pays_the_games_rate_of_opponent_moves_per_learner_step():
+    import numpy as np
+
+    import benchmarks.free_engine_bound as fb
+
+    class Count:
+        n = 0
+
+        def act(self, obs, mask, rng):
+            Count.n += 1
+            return 0
+
+    env = fb.ZeroCostWithOpponent(np.zeros((4, 2), np.float32), 2, np.ones((4, 2), bool), Count(), 0.75)
+    env.reset(seed=0)
+    for _ in range(100):
+        env.step(0)
+    assert Count.n == 75
+
+
+def test_paired_losses_swaps_the_seats_on_every_deal_and_computes_the_independence_product(monkeypatch):
+    import numpy as np
+
+    import benchmarks.paired_losses as pl
+
+    a, b = object(), object()
+
+    # deal i: A loses from seat 0 iff i % 2 == 0, from seat 1 iff i % 4 == 0; deal 1 mod 4 is a draw
+    # from either seat (a draw is no loss)
+    def fake_play_game(game, policies, deal, rng=None):
+        seat = policies.index(a)
+        lose = deal % 2 == 0 if seat == 0 else deal % 4 == 0
+        if deal % 4 == 1:
+            return np.zeros(2), 10
+        return (np.array([-1.0, 1.0]) if lose == (seat == 0) else np.array([1.0, -1.0])), 10
+
+    monkeypatch.setattr(pl, "play_game", fake_play_game)
+    out = pl.paired_losses("terralore_v0", a, b, deals=8)
+    assert out["loss_rate_seat_0"] == 0.5 and out["loss_rate_seat_1"] == 0.25
+    assert out["both_seats_lost"] == 0.25 and out["if_independent"] == 0.125
+    from training.evaluate import wilson
+
+    low, high = out["both_seats_lost_ci95"]
+    assert (low, high) == wilson(2, 8) and low < 0.25 < high
+    # hopeless deals could explain at most 2 x high of the 0.75 lost per deal pair
+    assert out["deal_share_of_losses_at_most"] == min(1.0, 2 * high / 0.75)
+
+
+def test_a_result_records_the_commit_and_the_digest_of_each_model_it_measured(tmp_path):
+    # "travel_earth_v0/ppo" named another model after a retraining: only the digest tells which one it was
+    import benchmarks.bot_vs_random as bvr
+    import tabletop_envs
+    from benchmarks.training_throughput import act_latency
+    from tabletop_envs.core.replay import code_revision
+
+    shipped = json.loads((Path(__file__).parents[1] / "models/terralore/ppo.json").read_text())["sha256"]
+    bvr.main(["--env", "terralore_v0", "--policy", "terralore_v0/ppo", "--games", "2", "--json",
+              str(tmp_path / "r.json")])
+    saved = json.loads((tmp_path / "r.json").read_text())
+    assert saved["models"] == {"terralore_v0/ppo": shipped}  # the random opponent has no file
+    assert saved["machine"]["git"] == code_revision() and saved["machine"]["tabletop_envs"] == tabletop_envs.__version__
+    assert act_latency("terralore_v0/ppo", "terralore_v0", {}, calls=5)["sha256"] == shipped
