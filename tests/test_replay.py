@@ -166,6 +166,35 @@ def test_two_saves_of_one_name_at_once_each_write_a_whole_file_and_the_last_to_f
     assert [p.name for p in tmp_path.iterdir()] == ["g.json"]
 
 
+def test_a_write_cut_off_between_its_moves_has_already_removed_the_marker_that_the_others_are_whole(tmp_path,
+                                                                                                   monkeypatch):
+    # a checkpoint's state.json marks its model and pool whole: cut off after the new model was moved in, an old
+    # marker left in place would vouch for a new model beside an old pool
+    from pathlib import Path
+
+    from tabletop_envs.core.files import written_beside
+
+    model, pool, marker = tmp_path / "model.zip", tmp_path / "pool.pkl", tmp_path / "state.json"
+    for path in (model, pool, marker):
+        path.write_text("old", encoding="utf-8")
+    replace, moved = Path.replace, []
+
+    def cut_off_at_the_second_move(self, target):
+        moved.append(self)
+        if len(moved) == 2:
+            raise OSError("killed between the moves")
+        return replace(self, target)
+
+    monkeypatch.setattr(Path, "replace", cut_off_at_the_second_move)
+    with pytest.raises(OSError, match="killed between the moves"), \
+            written_beside(model, pool, marker, marker_last=True) as parts:
+        for part in parts:
+            part.write_text("new", encoding="utf-8")
+    assert model.read_text(encoding="utf-8") == "new" and pool.read_text(encoding="utf-8") == "old"
+    assert not marker.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["model.zip", "pool.pkl"]  # no part left
+
+
 @pytest.mark.skipif(os.name == "nt", reason="a killed write's part stays on Windows, where no process is asked after")
 def test_a_part_a_killed_write_left_is_removed_by_the_next_write_of_its_name_once_untouched_for_minutes(tmp_path):
     # each write's part has a name of its own, so a write killed inside its block (the out-of-memory killer
@@ -404,19 +433,23 @@ def test_a_replay_path_linked_to_a_device_is_refused_as_no_regular_file_not_as_m
         Replay.load(tmp_path / "missing.json")
 
 
+@pytest.mark.parametrize("text, control", [("\x1b]0;title\x07\x1b[2J", "\x1b"), ("\x7f\x7f\x7f", "\x7f"),
+                                           ("\x9b2J\x9b0;0H", "\x9b")], ids=["esc", "del", "c1"])
 @pytest.mark.parametrize("key", ["players", "revision", "action_layout_hash", "library_version"])
-def test_a_replay_whose_shown_text_holds_terminal_control_characters_is_refused(toy, tmp_path, key):
+def test_a_replay_whose_shown_text_holds_terminal_control_characters_is_refused(toy, tmp_path, key, text, control):
     """tabletop-envs replay printed the seats as the file wrote them: an escape sequence there set the
-    terminal's title and cleared its screen, written by whoever made the file."""
+    terminal's title and cleared its screen, written by whoever made the file. DEL and the C1 characters
+    (\\x9b, the one-character ESC [) are control characters too."""
     replay, _, _ = record_random_game("toy_v0", seed=2)
     data = json.loads(replay.to_json())
-    data[key] = ["\x1b]0;title\x07\x1b[2Jbot", "random"] if key == "players" else "\x1b[2J" + str(data[key])
+    data[key] = [text + "bot", "random"] if key == "players" else text + str(data[key])
     path = tmp_path / "g.json"
     path.write_text(json.dumps(data), encoding="utf-8")
     said = []
     assert main(["replay", str(path), "--no-pause"], say=said.append) == 2
-    assert "\x1b" not in "".join(said)
-    assert re.search(rf"error: \S*g\.json: '{key}' holds control characters \('\\x1b.*edited", said[-1])
+    assert control not in "".join(said)
+    assert re.search(rf"error: \S*g\.json: '{key}' holds control characters \('{re.escape(repr(control)[1:-1])}.*edited",
+                     said[-1])
 
 
 def test_a_replay_whose_seats_carry_no_break_spaces_or_emoji_sequences_plays(toy, tmp_path):

@@ -480,17 +480,29 @@ def _without_generator(state) -> dict:
 
 
 def check_doc_page(env_name: str, game_kwargs: dict | None = None) -> None:
-    """The env module's docstring (its documentation page) shows the layouts' tables and sizes."""
-    from .docs import doc_tables, mask_sizes, state_row
+    """The env module's docstring (its documentation page) shows the layouts' tables and sizes: each table as
+    generated, no row more (the whole run of ``|`` lines from its header, which the refresh replaces), and one
+    ``state()`` row."""
+    from .docs import (
+        ACTION_HEADER,
+        OBSERVATION_HEADER,
+        doc_tables,
+        mask_sizes,
+        state_row,
+        state_rows,
+        table_span,
+    )
 
     game = make_game(env_name, **(game_kwargs or {}))
     doc = get_spec(env_name).load_module().__doc__ or ""
     fix = f"regenerate it with `python -m tabletop_envs.core.docs {env_name}`"
     actions, observations = doc_tables(game)
-    if actions not in doc:
-        raise AssertionError(f"{env_name}: the action table in env.py's docstring is out of date; {fix}")
-    if observations not in doc:
-        raise AssertionError(f"{env_name}: the observation table in env.py's docstring is out of date; {fix}")
+    # the generated table found anywhere on the page passed one with stale rows after it (an action removed
+    # since, still documented) or one that had lost its last rows
+    for what, header, table in (("action", ACTION_HEADER, actions), ("observation", OBSERVATION_HEADER, observations)):
+        span = table_span(doc, header)
+        if span is None or doc[span[0]:span[1]] != table:
+            raise AssertionError(f"{env_name}: the {what} table in env.py's docstring is out of date; {fix}")
     if f"Discrete({game.num_actions})" not in doc:
         raise AssertionError(f"{env_name}: the documented action count is wrong; {fix}")
     if f"({game.observation_layout.size},)" not in doc:
@@ -499,5 +511,9 @@ def check_doc_page(env_name: str, game_kwargs: dict | None = None) -> None:
     if any(size != game.num_actions for size in mask_sizes(doc)):
         raise AssertionError(f"{env_name}: the documented action_mask size is wrong ({mask_sizes(doc)}, the env has "
                              f"{game.num_actions} actions); {fix}")
-    if state_row(env_name, game) not in doc:
+    rows = state_rows(doc)
+    if len(rows) > 1:
+        raise AssertionError(f"{env_name}: env.py's docstring has {len(rows)} state() rows, where a page has one; "
+                             f"remove the stale ones and {fix}")
+    if rows != [state_row(env_name, game)]:
         raise AssertionError(f"{env_name}: the documented state() size is wrong or missing; {fix}")

@@ -46,16 +46,30 @@ def _replace_state_row(text: str, row: str) -> str:
     return re.sub(r"^(\| observation \|.*)$", lambda m: m.group(1) + "\n" + row, text, count=1, flags=re.M)
 
 
-def _replace_table(text: str, header: str, table: str, path: Path) -> str:
+def table_span(text: str, header: str) -> tuple[int, int] | None:
+    """(start, end) in ``text`` of the table that begins at the first ``header``, or None where there is none: what
+    the refresh replaces and the conformance check compares with the generated table, stale rows included."""
     start = text.find(header)
-    if start < 0:  # a new game's page: str.index failed here as "ValueError: substring not found"
-        raise TabletopError(f"{path}: its docstring has no {header!r} line for the generated table to replace; a "
-                            f"page holds both tables' header lines ({ACTION_HEADER!r} and {OBSERVATION_HEADER!r}), "
-                            "as tabletop_envs/terralore/env.py does: add them where the tables go and run this again")
+    if start < 0:
+        return None
     # the table is the run of lines that start with "|": up to the next blank line, it took the closing quotes
     # of a docstring that ends with the table, and the env module no longer parsed
     table_lines = re.compile(r"\|[^\n]*(?:\n\|[^\n]*)*").match(text, start)
-    end = table_lines.end() if table_lines is not None else start  # (None never: the header starts with "|")
+    return start, (table_lines.end() if table_lines is not None else start)  # (None never: a header starts with "|")
+
+
+def state_rows(text: str) -> list[str]:
+    """Every summary row for ``state()`` that ``text`` holds (a page holds one)."""
+    return re.findall(r"^\| state \|.*$", text, flags=re.M)
+
+
+def _replace_table(text: str, header: str, table: str, path: Path) -> str:
+    span = table_span(text, header)
+    if span is None:  # a new game's page: str.index failed here as "ValueError: substring not found"
+        raise TabletopError(f"{path}: its docstring has no {header!r} line for the generated table to replace; a "
+                            f"page holds both tables' header lines ({ACTION_HEADER!r} and {OBSERVATION_HEADER!r}), "
+                            "as tabletop_envs/terralore/env.py does: add them where the tables go and run this again")
+    start, end = span
     return text[:start] + table + text[end:]
 
 

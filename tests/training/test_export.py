@@ -112,6 +112,13 @@ def test_loader_refuses_a_changed_observation_layout(exported):
         load_policy(str(exported))
 
 
+def test_loader_refuses_a_changed_action_layout(exported):
+    # the same number of actions with other meanings: the model would pick actions by ids that now mean others
+    _edit_sidecar(exported, action_layout_hash="0123456789abcdef")
+    with pytest.raises(ModelMismatchError, match="action-layout hash 0123456789abcdef != .*retrain"):
+        load_policy(str(exported))
+
+
 def test_loader_refuses_an_env_version_this_library_does_not_have(exported):
     _edit_sidecar(exported, env_id="toy_v1")
     with pytest.raises(ModelMismatchError, match="trained for env 'toy_v1'.*has \\['toy_v0'\\].*version changed"):
@@ -574,6 +581,28 @@ def test_a_corrupt_weights_file_is_refused_at_load_naming_it_and_the_fix(exporte
     with pytest.raises(ModelMismatchError, match=f"{npz.name} is not a readable model file .*{problem}.*"
                                                  "re-export the model \\(python -m training.export .*or restore"):
         load_policy(str(exported))
+
+
+@pytest.mark.parametrize("grow, shape", [("inputs", "33->11"), ("actions", "32->12")])
+def test_weights_of_another_shape_than_the_sidecar_says_are_refused_at_load_not_at_the_first_move(exported, grow,
+                                                                                                   shape):
+    # a sidecar without the digest record (an older export) and weights of another width: they loaded, and the
+    # first move failed as "most likely a model of another env"
+    side = exported.with_suffix(".json")
+    meta = json.loads(side.read_text(encoding="utf-8"))
+    del meta["sha256"]
+    side.write_text(json.dumps(meta), encoding="utf-8")
+    npz = exported.with_suffix(".npz")
+    weights = dict(np.load(npz))
+    last = len(weights) // 2 - 1
+    if grow == "inputs":
+        weights["W0"] = np.vstack([weights["W0"], np.zeros((1, weights["W0"].shape[1]), np.float32)])
+    else:
+        weights[f"W{last}"] = np.hstack([weights[f"W{last}"], np.zeros((weights[f"W{last}"].shape[0], 1), np.float32)])
+        weights[f"b{last}"] = np.append(weights[f"b{last}"], np.float32(0))
+    np.savez(npz, **weights)
+    with pytest.raises(ModelMismatchError, match=f"ppo.npz has shape {shape} but its sidecar says 32->11; re-export"):
+        load_policy(str(exported), backend="numpy")
 
 
 def test_a_garbage_onnx_graph_without_weights_is_refused_at_load_not_at_the_first_move(exported):

@@ -153,6 +153,32 @@ def test_a_sidecar_whose_env_id_names_another_game_is_a_mismatch_naming_the_side
         load_policy(str(tmp_path / "m.onnx"))
 
 
+def test_a_model_in_tabletop_models_dir_is_loaded_by_id_before_the_shipped_one(tmp_path, monkeypatch):
+    import json
+
+    folder = tmp_path / ENVS["terralore_v0"].models_dir
+    folder.mkdir()
+    model = _model_copy(folder, stem="ppo")
+    side = model.with_suffix(".json")
+    side.write_text(json.dumps({**json.loads(side.read_text(encoding="utf-8")), "name": "mine"}), encoding="utf-8")
+    monkeypatch.setenv("TABLETOP_MODELS_DIR", str(tmp_path))
+    assert model_path_for_id("terralore_v0/ppo") == model
+    assert load_policy("terralore_v0/ppo").name == "mine"
+
+
+def test_a_model_without_its_sidecar_in_tabletop_models_dir_is_passed_over_for_the_shipped_one(tmp_path, monkeypatch):
+    # a graph alone cannot be checked against the env: the shipped model with its sidecar is the one the id names
+    shipped = model_path_for_id("terralore_v0/ppo")
+    folder = tmp_path / ENVS["terralore_v0"].models_dir
+    folder.mkdir()
+    orphan = _model_copy(folder, stem="ppo")
+    orphan.with_suffix(".json").unlink()
+    monkeypatch.setenv("TABLETOP_MODELS_DIR", str(tmp_path))
+    assert model_path_for_id("terralore_v0/ppo") == shipped
+    assert load_policy("terralore_v0/ppo").name == "terralore_v0/ppo"
+    assert shipped_model_ids("terralore_v0") == [i for i in SHIPPED_IDS if i.startswith("terralore_v0/")]
+
+
 def test_an_unknown_policy_id_lists_the_heuristics_random_and_every_shipped_model_id():
     from tabletop_envs.core.errors import TabletopError
 
@@ -383,14 +409,14 @@ def test_every_tool_that_builds_the_env_passes_its_rule_options_to_the_model_che
                      env_kwargs={"defenders_deal_damage": True})
 
 
-def _model_copy(tmp_path, env_name="terralore_v0"):
-    """The shipped ppo model of ``env_name`` copied as tmp_path/m.*; returns the path of m.onnx."""
+def _model_copy(tmp_path, env_name="terralore_v0", stem="m"):
+    """The shipped ppo model of ``env_name`` copied as tmp_path/<stem>.*; returns the path of <stem>.onnx."""
     import shutil
 
     source = model_path_for_id(f"{env_name}/ppo")
     for suffix in (".onnx", ".npz", ".json"):
-        shutil.copy(source.with_suffix(suffix), (tmp_path / "m").with_suffix(suffix))
-    return tmp_path / "m.onnx"
+        shutil.copy(source.with_suffix(suffix), (tmp_path / stem).with_suffix(suffix))
+    return tmp_path / f"{stem}.onnx"
 
 
 def test_a_sidecar_that_is_not_utf8_is_a_mismatch_naming_the_sidecar(tmp_path):
@@ -431,10 +457,13 @@ def test_a_sidecar_that_is_a_named_pipe_is_refused_instead_of_waiting_for_a_writ
         load_policy(str(model))
 
 
+@pytest.mark.parametrize("text, control", [("\x1b]0;title\x07\x1b[2J", "\x1b"), ("bot\x7f\x7f\x7f", "\x7f"),
+                                           ("\x9b2J\x9b0;0H", "\x9b")], ids=["esc", "del", "c1"])
 @pytest.mark.parametrize("key", ["observation_layout_hash", "name"])
-def test_a_sidecar_text_with_terminal_control_characters_is_a_mismatch_naming_where(tmp_path, key):
+def test_a_sidecar_text_with_terminal_control_characters_is_a_mismatch_naming_where(tmp_path, key, text, control):
     """tabletop-envs play printed a mismatched sidecar's layout hash as written: an escape sequence there
-    set the terminal's title and cleared its screen, written by whoever made the file."""
+    set the terminal's title and cleared its screen, written by whoever made the file. DEL and the C1 characters
+    (\\x9b, the one-character ESC [) are control characters too."""
     import json
 
     from tabletop_envs.cli import main
@@ -442,12 +471,13 @@ def test_a_sidecar_text_with_terminal_control_characters_is_a_mismatch_naming_wh
     model = _model_copy(tmp_path)
     side = model.with_suffix(".json")
     meta = json.loads(side.read_text(encoding="utf-8"))
-    meta[key] = "\x1b]0;title\x07\x1b[2J"
+    meta[key] = text
     side.write_text(json.dumps(meta), encoding="utf-8")
     said = []
     assert main(["play", "terralore", "--opponent", str(model)], ask=lambda _: "q", say=said.append) == 2
-    assert "\x1b" not in "".join(said)
-    assert re.search(rf"error: sidecar \S*m\.json: {key} holds control characters \('\\x1b.*re-export", said[-1])
+    assert control not in "".join(said)
+    assert re.search(rf"error: sidecar \S*m\.json: {key} holds control characters \('.*{re.escape(repr(control)[1:-1])}"
+                     ".*re-export", said[-1])
 
 
 @pytest.mark.parametrize("text, problem", [("[" * 100_000 + "]" * 100_000, "nest too deeply"),
@@ -468,10 +498,11 @@ def test_a_sidecar_too_deep_or_with_a_huge_number_is_a_mismatch_naming_the_sidec
     ({"observation_size": "889"}, "observation_size must be a positive int, got '889'"),
     ({"observation_size": None}, "observation_size must be a positive int, got None"),
     ({"num_actions": float("nan")}, "num_actions must be a positive int, got nan"),
+    ({"num_actions": 0}, "num_actions must be a positive int, got 0"),
     ({"network": "mlp"}, "network must be an object"),
     ({"network": {"kind": "mlp", "activation": "sigmoid"}}, r"network\.activation must be one of \['relu', 'tanh'\]"),
     ({"network": {"kind": "mlp", "activation": ["tanh"]}}, r"network\.activation must be one of"),
-], ids=["number", "null", "size_text", "size_null", "actions_nan", "network_text", "activation_unknown",
+], ids=["number", "null", "size_text", "size_null", "actions_nan", "actions_zero", "network_text", "activation_unknown",
         "activation_list"])
 @pytest.mark.parametrize("backend", ["auto", "numpy"])
 def test_a_sidecar_field_of_the_wrong_type_is_a_mismatch_naming_the_sidecar_and_the_field(tmp_path, text, problem,
@@ -488,6 +519,25 @@ def test_a_sidecar_field_of_the_wrong_type_is_a_mismatch_naming_the_sidecar_and_
     side.write_text(text, encoding="utf-8")
     with pytest.raises(ModelMismatchError, match=rf"sidecar \S*m\.json.*{problem}.*re-export"):
         load_policy(str(model), backend=backend)
+
+
+@pytest.mark.parametrize("key", ["env_id", "observation_layout_hash", "observation_size", "num_actions", "network"])
+@pytest.mark.parametrize("check", [True, False])
+def test_a_sidecar_without_a_key_the_loader_needs_is_a_mismatch_naming_the_key(tmp_path, key, check):
+    """check=False skips the comparison with the env, not the sidecar's own keys: without its observation-layout
+    hash a model was unchecked and played, or met the check as a KeyError."""
+    import json
+
+    from tabletop_envs.core.errors import ModelMismatchError
+    from tabletop_envs.core.onnx_policy import load_model_policy
+
+    model = _model_copy(tmp_path)
+    side = model.with_suffix(".json")
+    meta = json.loads(side.read_text(encoding="utf-8"))
+    del meta[key]
+    side.write_text(json.dumps(meta), encoding="utf-8")
+    with pytest.raises(ModelMismatchError, match=rf"sidecar \S*m\.json lacks \['{key}'\]; re-export"):
+        load_model_policy(model, check=check)
 
 
 @pytest.mark.parametrize("change, problem", [
