@@ -214,6 +214,30 @@ def test_a_saved_state_whose_fields_are_no_dict_is_refused():
     refused(game, data, "must be a dict of fields, got list")
 
 
+def _nested(depth: int) -> list:
+    value: list = []
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+# a dict handed to from_dict in Python, not read from JSON: these failed as a TypeError or a RecursionError
+@pytest.mark.parametrize("env_name, edit, fragment", [
+    ("terralore_v0", lambda s: s["weakened"].__setitem__(0, {5: 1}), "a key of type int (5), not a string, in weakened[0]"),
+    ("terralore_v0", lambda s: s.__setitem__("log", {"a"}), "a value of type set at log"),
+    ("terralore_v0", lambda s: s.__setitem__("log", [b"x"]), "a value of type bytes at log[0]"),
+    ("travel_earth_v0", lambda s: s.__setitem__("recent_challenges", [{1: 2}]), "key of type int (1)"),
+    ("travel_earth_v0", lambda s: s.__setitem__("queue", _nested(200)), "nested more than 32 deep at queue"),
+    ("earth_v0", lambda s: s["queue"][0].__setitem__(7, 1), "a key of type int (7), not a string, in queue[0]"),
+    ("earth_v0", lambda s: s.__setitem__(3, 1), "a field named by a value of type int (3)"),
+])
+def test_a_saved_state_holding_what_json_cannot_is_refused_naming_where(env_name, edit, fragment):
+    game, state = played(env_name)
+    data = state.to_dict()
+    edit(data["state"])
+    refused(game, data, fragment, "what JSON holds")
+
+
 EDITS_THAT_BREAK_THE_RULES = [
     ("terralore_v0", lambda s: s["hand"][0].append(s["deck"][0][0]), "cards not conserved"),
     ("terralore_v0", lambda s: s.update(decision_name="lane", pending_card=-1), "choosing a lane for card -1"),
@@ -546,8 +570,11 @@ def test_a_saved_position_that_ends_before_the_learner_decides_is_refused_naming
         env.step(env.game_state.legal_actions()[0])
     mover = env.game_state.current_player()
     single = SingleAgentEnv(toy_game.raw_env(), learner_seat=1 - mover)
+    single.reset(seed=1)  # an episode in progress: found out only by playing the opponents' moves, it is given up
     with pytest.raises(StateError, match=f"ends before the learner's seat {1 - mover} decides: give learner_seat"):
         single.reset(seed=0, options={"state": env.state_dict()})
+    with pytest.raises(RuntimeError, match="reset"):  # not played on from the half-dealt position
+        single.step(0)
     obs, info = SingleAgentEnv(toy_game.raw_env(), learner_seat=mover).reset(options={"state": env.state_dict()})
     assert info["learner_seat"] == mover
 

@@ -393,6 +393,11 @@ def _checked_fields(cls: type[State], game: Game, data: Any) -> dict:
     fields = data["state"]
     if not isinstance(fields, dict):
         raise StateError(f"the saved state's 'state' must be a dict of fields, got {type(fields).__name__}")
+    problem = _not_json(fields)
+    if problem:  # (a set or a number as a key failed later as a TypeError, deep nesting as a RecursionError)
+        raise StateError(f"the saved {game.env_name} state holds {problem}: a saved state holds what JSON holds "
+                         "(dicts with string keys, lists, strings, numbers, true, false, null), as State.to_dict() "
+                         "writes it and json.loads reads it back")
     expected = _STATE_FIELDS.get(cls)
     if expected is None:
         expected = _STATE_FIELDS[cls] = frozenset(game.new_initial_state(seed=0).to_dict()["state"])
@@ -409,6 +414,32 @@ def _checked_fields(cls: type[State], game: Game, data: Any) -> dict:
                              f" (a field a {cls.__name__} gains during play belongs in its _optional_fields)"
                              if unknown else ""))
     return copy.deepcopy(fields)
+
+
+#: nesting deeper than any game's state (Earth's task queue: 4 levels)
+MAX_SAVED_DEPTH = 32
+
+
+def _not_json(fields: dict) -> str:
+    """What in ``fields`` JSON cannot hold, by its place (``queue[0]['p']``), or ""; walked without recursion."""
+    for key in fields:
+        if not isinstance(key, str):
+            return f"a field named by a value of type {type(key).__name__} ({key!r})"
+    todo: list[tuple[str, Any, int]] = [(k, v, 1) for k, v in fields.items()]
+    while todo:
+        where, value, depth = todo.pop()
+        if depth > MAX_SAVED_DEPTH:
+            return f"values nested more than {MAX_SAVED_DEPTH} deep at {where.split('[')[0]}"
+        if isinstance(value, dict):
+            for k, v in value.items():
+                if not isinstance(k, str):
+                    return f"a key of type {type(k).__name__} ({k!r}), not a string, in {where}"
+                todo.append((f"{where}[{k!r}]", v, depth + 1))
+        elif isinstance(value, list):
+            todo.extend((f"{where}[{i}]", v, depth + 1) for i, v in enumerate(value))
+        elif not (value is None or isinstance(value, (bool, int, float, str, np.generic))):
+            return f"a value of type {type(value).__name__} at {where}"
+    return ""
 
 
 def _failure(exc: BaseException) -> str:

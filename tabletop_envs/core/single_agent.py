@@ -287,7 +287,9 @@ class SingleAgentEnv(gymnasium.Env):
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict[str, Any]]:
         """A new deal, or with ``options={"state": saved}`` the saved position (``state_dict()`` data or an
         engine state of this game): the learner's seat and the opponents are drawn as for a deal (fix the
-        seat with ``learner_seat``), and the opponents move until the learner decides."""
+        seat with ``learner_seat``), and the opponents move until the learner decides. A saved position refused
+        as it is read leaves the episode in progress as it was; one from which the opponents end the game before
+        the learner decides is refused after their moves, the episode in progress given up."""
         start = self.aec.start_state(options)  # checked before anything changes
         check_seed_value(seed)  # as the AEC env: True is no seed, a NumPy int is one, -1 a ConfigError
         super().reset(seed=None if seed is None else int(seed))
