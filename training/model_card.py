@@ -40,6 +40,16 @@ def _warm_start(pretrain: dict | None) -> str:
             f"{100 * pretrain['holdout_agreement']:.1f}% held-out agreement with it{agreed}, then PPO")
 
 
+def _count(value) -> str:
+    """A whole number with thousands separators, or "?" where a sidecar has none (``export_policy(...,
+    training=None)`` writes no training record: its card failed on the format)."""
+    return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else "?"
+
+
+def _minutes(seconds) -> str:
+    return f"{seconds / 60:.1f}" if isinstance(seconds, (int, float)) and not isinstance(seconds, bool) else "?"
+
+
 def _machine(machine: dict) -> str:
     """The training machine in words: its cores and, where the sidecar has it, its processor (a seeded
     run's weights depend on it)."""
@@ -100,8 +110,8 @@ def card(models_dir: Path = MODELS) -> str:
                   f"{meta['num_players']} players, {meta['observation_size']} observations, "
                   f"{meta['num_actions']} actions, layout hash `{meta['observation_layout_hash']}` |",
                   f"| network | MLP {meta['network'].get('hidden')} {meta['network'].get('activation')} |",
-                  f"| training | {tr.get('steps', '?'):,} learner steps, seed {tr.get('seed', '?')}, "
-                  f"{tr.get('wall_time_s', 0) / 60:.1f} min wall time on {_machine(tr.get('machine', {}))} "
+                  f"| training | {_count(tr.get('steps'))} learner steps, seed {tr.get('seed', '?')}, "
+                  f"{_minutes(tr.get('wall_time_s'))} min wall time on {_machine(tr.get('machine', {}))} "
                   f"(load average at the end, its own work included: {tr.get('machine', {}).get('load_average_at_end', '?')})"
                   + (", stopped early by the operator" if tr.get("stopped_early") else "")
                   + (f"; {tr['note']}" if tr.get("note") else "") + " |",

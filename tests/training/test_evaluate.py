@@ -15,6 +15,7 @@ from training.evaluate import (
     bradley_terry_elo,
     elo_png,
     main,
+    markdown,
     play_pair,
     round_robin,
     seatings,
@@ -568,3 +569,34 @@ def test_the_report_of_a_numpy_seed_is_plain_json_as_an_int_seeds_is():
     report = round_robin("terralore_v0", ["random", "terralore_v0/random"], 2, seed=np.int64(3))
     assert json.loads(json.dumps(report))["seed"] == 3
     assert report["pairs"] == round_robin("terralore_v0", ["random", "terralore_v0/random"], 2, seed=3)["pairs"]
+
+
+def test_play_pair_plays_deal_d_of_the_seed_from_both_seats(monkeypatch):
+    # the deals search_ceiling and the arena play for the same seed: deal_seed(seed, d), each from both seats
+    import training.evaluate as ev
+    from tabletop_envs.core.arena import deal_seed
+
+    seen, real = [], ev.play_game_standings
+    monkeypatch.setattr(ev, "play_game_standings",
+                        lambda game, seats, seed, *rest: seen.append(seed) or real(game, seats, seed, *rest))
+    play_pair("terralore_v0", "random", "random", 6, seed=3)
+    assert seen == [deal_seed(3, d) for d in range(3) for _ in range(2)]
+
+
+def test_a_round_robin_reports_the_games_played_per_pair_rounded_up_to_whole_rotations():
+    report = round_robin("terralore_v0", ["random", "heuristic"], 3, seed=0)
+    assert report["games_per_pair"] == report["pairs"][0]["games"] == 4
+    assert "4 games per pair" in markdown(report)
+
+
+def test_a_round_robins_filler_takes_the_other_seats():
+    class Filler:
+        name, calls = "counting", 0
+
+        def act(self, observation, action_mask, rng):
+            Filler.calls += 1
+            return int(np.flatnonzero(action_mask)[0])
+
+    report = round_robin("earth_v0", ["random", "earth_v0/random"], 6, seed=0, game_kwargs={"num_players": 3},
+                         filler=Filler())
+    assert report["filler"] == "counting" and Filler.calls > 0

@@ -80,3 +80,20 @@ def test_the_warm_start_names_who_taught_which_decisions_and_how_well_they_were_
     assert _warm_start(taught) == ("cloned `travel_earth_v0/ppo_anti_exploiter`, the statistic decisions by "
                                    "`heuristic` from 1,000 recorded games (300,000 decisions, 58 s), 77.4% held-out "
                                    "agreement with it, 95.7% on the statistic decisions, then PPO")
+
+
+def test_the_card_of_a_model_exported_without_a_training_record_is_written(tmp_path):
+    # export_policy(..., training=None) writes no steps or wall time: the card failed on formatting them
+    import numpy as np
+
+    pytest.importorskip("onnx", reason="needs the [train] extra")
+    from tabletop_envs.core.registry import make_game
+    from training.export import export_policy
+    from training.model_card import card
+
+    game, rng = make_game("terralore_v0"), np.random.default_rng(0)
+    weights = [(rng.normal(size=(game.observation_layout.size, 8)), rng.normal(size=8)),
+               (rng.normal(size=(8, game.num_actions)), rng.normal(size=game.num_actions))]
+    export_policy(weights, "tanh", tmp_path / "terralore" / "mine", "terralore_v0")
+    text = card(tmp_path)
+    assert "terralore_v0/mine" in text and "| training | ? learner steps" in text and "? min wall time" in text

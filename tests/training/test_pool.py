@@ -287,6 +287,24 @@ def test_a_fixed_opponent_holds_its_share_of_the_seats_under_its_anchor_name():
     assert shipped.metadata["env_id"] == "terralore_v0" and shipped.pool_spec == "terralore_v0/ppo"
 
 
+def test_fixed_opponents_hold_their_share_beside_a_heuristic_share():
+    # the shipped Travel Earth recipe has both: the heuristic's share was left in the mass the fixed opponents
+    # were drawn from, which gave most of their seats to the snapshots
+    pool = OpponentPool("terralore_v0", random_weight=0.1, heuristic_weight=0.2, opponents={"terralore_v0/ppo": 0.3})
+    shipped = pool.fixed["terralore_v0_ppo"]
+    pool.add_snapshot(_weights(n_obs=shipped.observation_size, n_act=shipped.num_actions), "tanh", steps=1)
+    shares = {RANDOM: 0.1, HEURISTIC: 0.2, "terralore_v0_ppo": 0.3, SNAPSHOT: 0.4}
+    assert pool.probabilities() == pytest.approx(shares)
+    tags = Counter(p.pool_tag for p in _draw(pool))
+    assert {tag: n / 4000 for tag, n in tags.items()} == pytest.approx(shares, abs=0.03)
+
+
+def test_a_fixed_opponent_without_a_share_is_not_counted_in_the_pool():
+    # a phase that drops an opponent sets its share to 0; the logged pool size is of the opponents drawn
+    pool = OpponentPool("terralore_v0", 1.0, 0.0, opponents={"terralore_v0/ppo": 0.0})
+    assert pool.size == 1 and pool.opponents == {}
+
+
 def test_the_pool_draws_exactly_as_before_when_no_fixed_opponent_is_named():
     # a seeded run's opponents (and so its weights) stay those of runs trained before the key existed
     pool = OpponentPool("terralore_v0", random_weight=0.2, heuristic_weight=0.3, opponents={})

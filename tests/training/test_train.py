@@ -1404,3 +1404,24 @@ def test_a_one_seat_recipe_is_refused_before_an_earlier_run_is_set_aside(tmp_pat
         train(load_config(data=data))
     assert sorted(p.name for p in run.iterdir()) == ["checkpoints", "run.json"]
     assert (run / "run.json").read_text(encoding="utf-8") == '{"earlier": true}'
+
+
+def test_the_history_holds_the_win_rate_under_the_anchors_name_and_the_score_beside_it(tmp_path, monkeypatch):
+    # with draws the score (wins + half the draws) is not the win rate; the curve and the [eval] line show the latter
+    import types
+
+    from training import train as trainer
+    from training.callbacks import SelfPlayCallback
+    from training.config import TrainConfig
+    from training.evaluate import PairResult
+    from training.pool import OpponentPool
+
+    cfg = TrainConfig()
+    cfg.env = "terralore_v0"
+    rates = PairResult("m", "random", 10, 4, 4, 2).rates()  # 4 wins, 4 draws, 2 losses
+    monkeypatch.setattr(trainer, "evaluate_model", lambda *a, **k: {"vs_random": rates, "protocol": "stub"})
+    callback = SelfPlayCallback(cfg, OpponentPool("terralore_v0", 1.0, 0.0), tmp_path)
+    callback.evaluate(10, model=types.SimpleNamespace(num_timesteps=5))
+    point = callback.history[-1]
+    assert point["vs_random"] == pytest.approx(0.4) and point["vs_random_score"] == pytest.approx(0.6)
+    assert point["vs_random_ci95"] == rates["win"]["ci95"]
