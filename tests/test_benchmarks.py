@@ -653,10 +653,10 @@ def test_a_result_records_the_commit_and_the_digest_of_each_model_it_measured(tm
     from benchmarks.training_throughput import act_latency
     from tabletop_envs.core.replay import code_revision
 
-    shipped = json.loads((Path(__file__).parents[1] / "models/terralore/ppo.json").read_text())["sha256"]
+    shipped = json.loads((Path(__file__).parents[1] / "models/terralore/ppo.json").read_text(encoding="utf-8"))["sha256"]
     bvr.main(["--env", "terralore_v0", "--policy", "terralore_v0/ppo", "--games", "2", "--json",
               str(tmp_path / "r.json")])
-    saved = json.loads((tmp_path / "r.json").read_text())
+    saved = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
     assert saved["models"] == {"terralore_v0/ppo": shipped}  # the random opponent has no file
     assert saved["machine"]["git"] == code_revision() and saved["machine"]["tabletop_envs"] == tabletop_envs.__version__
     assert act_latency("terralore_v0/ppo", "terralore_v0", {}, calls=5)["sha256"] == shipped
