@@ -60,6 +60,8 @@ DRAW_PER_TURN = 2
 MULLIGAN, PLAY, LANE, DISCARD, DESTROY = "mulligan", "play", "lane", "discard", "destroy"
 DECISIONS = (MULLIGAN, PLAY, LANE, DISCARD, DESTROY)
 DECK_OUT_RULES = ("cannot_draw", "empty_deck")
+#: the zones of a player that placing cards changes, which ``play_start`` remembers (``_placement_zones``)
+PLACEMENT_ZONES = ("hand", "field", "graveyard", "known_hand")
 #: re-deals of the face-down cards that resample_hidden tries at random before it searches for one
 FACE_DOWN_REDEALS = 20
 
@@ -400,7 +402,7 @@ class TerraloreState(State):
     def _placement_zones(self, p: int) -> dict:
         """Copies of the zones of ``p`` that placing cards changes (face-down lanes start empty)."""
         return {"hand": list(self.hand[p]), "field": [list(ln) for ln in self.field[p]],
-                "graveyard": list(self.graveyard[p]), "known_hand": list(self.known_hand[p])}
+                "graveyard": list(self.graveyard[p]), "known_hand": list(self.known_hand[p])}  # PLACEMENT_ZONES
 
     def _play_started(self) -> list[dict]:
         """``play_start``: each player's zones as this Play Phase began, which one under the opaque wall keeps."""
@@ -882,6 +884,8 @@ class TerraloreState(State):
             invariant(all(c in self.hand[p] or c in self.face_down[p][0] or c in self.face_down[p][1]
                           for c in self.known_hand[p]),
                       "a known card left the hand unseen")
+            invariant(len(set(self.known_hand[p])) == len(self.known_hand[p]),
+                      f"player {p}: a known card listed twice")
             for ln in (ATTACK, DEFEND):
                 # while a replace-one choice is pending, the lane is over by exactly the slots to free
                 freeing = self.slots_to_free if (p, ln) == (self.actor, self.pending_lane) else 0
@@ -894,8 +898,6 @@ class TerraloreState(State):
                       "stale lane totals")
             for key in self.weakened[p]:
                 invariant(any(int(key) in ln for ln in self.field[p]), "weakening on a card not on the field")
-        if self.game.opaque_wall and self.phase == PLAY:
-            self._check_play_start()
         if self.phase == "over":
             invariant(sum(self.result) == 0, f"the result {self.result} is not zero-sum")
         else:
@@ -904,6 +906,12 @@ class TerraloreState(State):
             invariant(self.discards_left >= 0 and self.slots_to_free >= 0,
                       f"{self.discards_left} discards and {self.slots_to_free} slots left to pay")
             self._check_pending_placement()
+        for p in (0, 1):  # cards go face down in the Play Phase and turn face up in the Reveal Phase that ends it
+            invariant(self.phase == PLAY or not any(self.face_down[p]), f"player {p}: face-down cards outside the Play Phase")
+        if self.play_start is not None:
+            self._check_play_start_shape()
+        if self.game.opaque_wall and self.phase == PLAY:
+            self._check_play_start()
 
     def _check_pending_placement(self) -> None:
         """The placement in progress, if any, is one the actor could have begun: a hand card waiting for its
@@ -913,24 +921,67 @@ class TerraloreState(State):
                   "the mulligan decision outside its phase")
         invariant(self.phase == MULLIGAN or self.turn_number >= 1,
                   f"the Play Phase of turn {self.turn_number}")
+        if self.phase == MULLIGAN:
+            # nothing is placed or recovered before the first Play Phase
+            invariant(self.done_placing == [False, False] and self.known_hand == [[], []],
+                      "placing done or known cards in the mulligan phase")
+        else:
+            # the first placer places, ends, then the other places (_do_end_play); the actor is never done
+            invariant(self.done_placing == [q != p and p != self.first_placer for q in (0, 1)],
+                      f"player {p} places while done_placing is {self.done_placing} (player_{self.first_placer} "
+                      "places first)")
+            other = 1 - p
+            invariant(self.done_placing[other] or not any(self.face_down[other]),
+                      f"player {other} has face-down cards before their placement began")
+        cat = self.cat
         if self.decision_name in (DISCARD, DESTROY):
-            invariant(lane in (ATTACK, DEFEND) and card in self.face_down[p][lane],
-                      f"paying for card {card}, not placed face down in lane {lane}")
+            # the card being paid for is the last one placed: destroys take only the ones before it
+            invariant(lane in (ATTACK, DEFEND) and self.face_down[p][lane][-1:] == [card],
+                      f"paying for card {card}, not the last card placed face down in lane {lane}")
             # discards come first, then the slots to free (_next_payment_step)
             invariant((self.discards_left > 0) == (self.decision_name == DISCARD)
                       and (self.decision_name == DISCARD or self.slots_to_free > 0),
                       "the payment out of step with its decision")
+            # _do_lane asks for the card's cost, which the play mask left in the hand; each discard takes one
+            invariant(self.discards_left <= min(cat.cost[card], len(self.hand[p])),
+                      f"{self.discards_left} discards left for card {card} (cost {cat.cost[card]}), hand cards: "
+                      f"{len(self.hand[p])}")
+            # the slots to free are the lane's overflow, which the new creature alone made
+            used = self._used_slots(p, lane)
+            invariant(self.slots_to_free == max(0, used - LANE_SLOTS)
+                      and used - (cat.slots[card] if cat.is_creature[card] else 0) <= LANE_SLOTS,
+                      f"{self.slots_to_free} slots to free in lane {lane}, which holds {used} of {LANE_SLOTS}")
             return
         invariant(self.discards_left == self.slots_to_free == 0 and lane == -1,
                   "a payment left outside its decision")
         if self.decision_name == LANE:
             invariant(card in self.hand[p], f"choosing a lane for card {card}, not in the hand")
+            invariant(cat.cost[card] < len(self.hand[p]),
+                      f"choosing a lane for card {card} of cost {cat.cost[card]}, with {len(self.hand[p]) - 1} "
+                      "other card(s) in the hand to pay for it")
         else:
             invariant(card == -1, f"card {card} pending outside a placement")
+
+    def _check_play_start_shape(self) -> None:
+        """``play_start`` is what ``_mark_play_start`` writes: per player, the four zones it copies, card ids."""
+        invariant(self.game.opaque_wall, "a Play Phase start kept though the opaque wall is off")
+        start = self._play_started()
+        invariant(isinstance(start, list) and len(start) == 2
+                  and all(isinstance(zones, dict) and sorted(zones) == sorted(PLACEMENT_ZONES) for zones in start),
+                  f"the Play Phase start is not each player's zones {', '.join(PLACEMENT_ZONES)}")
+        size = self.cat.size
+        for p, zones in enumerate(start):
+            field = zones["field"]
+            invariant(isinstance(field, list) and len(field) == 2,
+                      f"player {p}: the Play Phase start's field is not two lanes")
+            for cards in (zones["hand"], zones["graveyard"], zones["known_hand"], *field):
+                invariant(isinstance(cards, list) and all(type(c) is int and 0 <= c < size for c in cards),
+                          f"player {p}: the Play Phase start holds a zone that is no list of card ids")
 
     def _check_play_start(self) -> None:
         """The remembered start of the Play Phase (opaque wall) is a position the placement since led from."""
         started = self._play_started()
+        cat = self.cat
         for p in (0, 1):
             start = started[p]
             start_field = [c for ln in start["field"] for c in ln]
@@ -944,8 +995,20 @@ class TerraloreState(State):
                       f"player {p}: a face-up creature appeared while placing")
             invariant(self.graveyard[p][:len(start["graveyard"])] == start["graveyard"],
                       f"player {p}: the Graveyard lost a card while placing")
-            invariant(set(self.known_hand[p]) <= set(start["known_hand"]) <= set(start["hand"]),
+            invariant(set(self.known_hand[p]) <= set(start["known_hand"]) <= set(start["hand"])
+                      and len(set(start["known_hand"])) == len(start["known_hand"]),
                       f"player {p}: known cards out of step with the Play Phase start")
+            # what a Play Phase begins with: a hand within the limit, lanes of creatures within their slots
+            invariant(len(start["hand"]) <= HAND_LIMIT, f"player {p}: the Play Phase start holds a hand over {HAND_LIMIT}")
+            invariant(all(all(cat.is_creature[c] for c in ln) and sum(cat.slots[c] for c in ln) <= LANE_SLOTS
+                          for ln in start["field"]),
+                      f"player {p}: the Play Phase start holds a lane no Play Phase begins with")
+            # cards go face down from the hand; a player not yet placing still holds what they began with
+            invariant(all(set(ln) <= set(start["hand"]) for ln in self.face_down[p]),
+                      f"player {p}: a face-down card not from the hand the Play Phase began with")
+            if p != self.actor and not self.done_placing[p]:
+                invariant(all(getattr(self, zone)[p] == start[zone] for zone in PLACEMENT_ZONES),
+                          f"player {p}: zones changed since the Play Phase began, before their placement")
 
     def decision_seen_by(self, player: int | None) -> str:
         """The pending decision as ``player`` may read it. The observation shows it to the actor only: another

@@ -166,6 +166,16 @@ Version history
   or played); a deck given as a dict of counts or a set is refused (a dict's counts were dropped, and a
   set's order changes with the process's hash seed); names that read alike (case, spaces, zero-width
   characters) are one name.
+* v0 (saved-state checks; play, observations and layouts unchanged): ``State.from_dict`` (and
+  ``reset(options={"state": ...})``) refuses, with a StateError naming it, a saved position the rules never
+  reach: a payment of more discards than the card's cost or the cards left in the hand, slots to free other
+  than the lane's overflow, a card being paid for that is not the last one placed in its lane, a lane chosen
+  for a card the rest of the hand cannot pay for, a ``play_start`` of another shape than the wall keeps (or
+  one kept with ``opaque_wall=False``) or one the placement since could not have led from, a known card
+  listed twice, face-down cards outside the Play Phase, known cards or a finished placement in the mulligan
+  phase, and ``done_placing`` out of step with who places. Before, such an edited file loaded, then left a
+  mask with no legal action, an observation outside its Box, an IndexError, or ``resample_hidden`` worlds
+  that broke the invariants.
 """
 
 from __future__ import annotations

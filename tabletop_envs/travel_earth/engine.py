@@ -842,12 +842,63 @@ class TravelEarthState(State):
         if self.is_terminal():
             return
         invariant(self.phase in PHASES, f"no phase {self.phase!r}")
-        if self.phase in ("statistic", "defender", "change", "pay"):
-            invariant(self.challenger >= 0, "a challenge phase needs a Challenger")
-        if self.phase in ("change", "pay"):
-            invariant(self.defender >= 0, f"the {self.phase} phase needs a Defender")
-            row = self.ready[1 - self.player] if self.defender_row == READY else self.resting[1 - self.player]
-            invariant(self.defender in row, "the Defender must be on the field")
+        self._check_challenge()
+
+    def _check_challenge(self) -> None:
+        """The challenge fields are what the phase's way in left: cleared before the Challenge Phase
+        (``_clear_challenge``); a Challenger from its first statistic on; a Defender, on the field in its row,
+        once chosen; a defensive change's statistic only while it is paid for (a change ends the challenge);
+        and the Reservoir Empty cards of the Challengers resolved, plus one Full card for each declared one
+        still waiting, within the Reservoir."""
+        p, d, phase = self.player, 1 - self.player, self.phase
+        challenge = phase in ("statistic", "defender", "change", "pay")
+        invariant(not self.changed, "a defensive change made, in a challenge still going on")
+        invariant((self.change_stat >= 0) == (phase == "pay"),
+                  f"the statistic of a defensive change {self.change_stat} in the {phase} phase")
+        costly = sum(1 for c in self.queue if not self._has(c, "patient_hunter"))
+        invariant(costly + self.empty[p] <= self.reservoir_size(p),
+                  f"seat {p}: {self.empty[p]} Empty Reservoir cards and {costly} declared Challengers to pay "
+                  f"with {self.reservoir_size(p)} Reservoir cards")
+        if not challenge:
+            # (the active player's Empty cards, refreshed as the turn began, are left free here: rules tests set
+            # some up to check that they count against the Reservoir's limit and the Challengers declared)
+            invariant(phase == "declare" or not self.queue, f"declared Challengers in the {phase} phase")
+            invariant((self.challenger, self.defender, self.defender_row, self.stat, self.used) == (-1, -1, -1, -1, 0),
+                      f"a challenge under way in the {phase} phase")
+            return
+        invariant(self.challenger >= 0, "a challenge phase needs a Challenger")
+        invariant(self._has(self.challenger, "patient_hunter") or self.empty[p] >= 1,
+                  f"seat {p}: the Challenger resolving without an Empty Reservoir card")
+        invariant((self.stat >= 0) == (self.used != 0) and (self.stat < 0 or self.used >> self.stat & 1),
+                  f"statistic {self.stat} with the statistics used {self.used:b}")
+        invariant(phase == "statistic" or self.stat >= 0, f"no statistic chosen, in the {phase} phase")
+        if self.defender < 0:
+            invariant(self.defender_row == -1, f"a Defender's row {self.defender_row} without a Defender")
+            # a Defender is chosen after the first statistic; a tie keeps it for the next one
+            invariant(phase in ("statistic", "defender"), f"the {phase} phase needs a Defender")
+            invariant(self.used == (0 if phase == "statistic" else 1 << self.stat),
+                      f"the statistics used {self.used:b} before a Defender is chosen, in the {phase} phase")
+            return
+        invariant(phase != "defender", "a Defender chosen, in the defender phase")
+        invariant(self.defender_row in (READY, RESTING), f"a Defender's row {self.defender_row}")
+        row = self.ready[d] if self.defender_row == READY else self.resting[d]
+        invariant(self.defender in row, "the Defender must be on the field")
+        invariant(self.stat >= 0, "a Defender chosen before a statistic")
+        r = self.outcome(self.challenger, self.defender, self.stat)
+        if phase == "statistic":  # a tie of a Defender defending as Ready moves on to another statistic
+            invariant(r == 0 and self._defends_as_ready() and self.used != ALL_STATS,
+                      "the next statistic chosen though the last one decided the challenge")
+            return
+        # the Defender loses, or a Resting one ties: the change (or its payment) is the defending player's
+        invariant(r > 0 or (r == 0 and not self._defends_as_ready()),
+                  f"the {phase} phase though the Defender did not lose the statistic compared")
+        options = self._change_options()
+        invariant(bool(options), f"the {phase} phase with no defensive change open")
+        if phase == "pay":
+            invariant(self.change_stat in options, f"paying for a change to statistic {self.change_stat}, not open")
+            # one Reservoir card pays at once; Ink Cloud pays with a Full card if there is one
+            invariant(self.reservoir_size(d) >= 2 and not (self._has(self.defender, "ink_cloud") and self.full(d) > 0),
+                      f"seat {d} asked which Reservoir card pays, though it pays at once")
 
     # ------------------------------------------------------------------ text
     def render_text(self, player: int | None = None) -> str:

@@ -191,6 +191,15 @@ without stopping a Challenger. A stalemate (``stalemate_turns``) ends the game a
   file of fewer than 5 cards (no 20-card deck at 4 copies) is refused; an empty one met NumPy as a
   ValueError. ``build_catalogue`` refuses a CSV row the game could not print, by line and column, and
   checks the catalogue before it replaces ``animals.json``.
+- v0 (saved-state checks; play, observations and layouts unchanged): ``State.from_dict`` (and
+  ``reset(options={"state": ...})``) refuses, with a StateError naming it, a saved challenge the rules never
+  reach: a Defender not on the field in its row, in any phase, or one set before it is chosen; statistics
+  used that do not lead to the phase (a next statistic after a decided comparison, a change after the
+  Defender won); a defensive change's statistic outside the pay phase or not open to the Defender, or a change
+  marked made while the challenge goes on; more Empty Reservoir cards and declared Challengers to pay than
+  the Reservoir holds, or a resolving Challenger without its Empty card; a challenge under way, or declared
+  Challengers, before the Challenge Phase. Before, such an edited file loaded, then failed in play (a
+  ValueError, "negative shift count", more Empty cards than Reservoir cards).
 """
 from typing import Any
 

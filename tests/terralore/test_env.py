@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import copy
+import json
+
 import numpy as np
 import pytest
 
-from tabletop_envs import terralore_v0
+from tabletop_envs import StateError, terralore_v0
 from tabletop_envs.core import conformance
 from tabletop_envs.core.errors import IllegalActionError
 from tabletop_envs.terralore import env as env_module
@@ -419,6 +422,180 @@ def test_option_opaque_wall_round_trips_through_config_env_kwargs_clone_and_json
             np.testing.assert_array_equal(twin.observation(p), state.observation(p))
     # the rules as they were keep their states as they were: nothing is remembered for the wall
     assert "play_start" not in TerraloreGame().new_initial_state(0).to_dict()["state"]
+
+
+# ------------------------------------------------------------------ saved positions the rules never reach
+# Each edit below loaded before and then failed in play: a mask with no legal action, an observation outside
+# its Box, an IndexError, or a position resample_hidden turned into one that breaks the invariants (found by
+# an audit that fuzzed single edits of saved states).
+def refused_on_loading(state, edit, *fragments):
+    data = json.loads(json.dumps(state.to_dict()))
+    assert state.game.state_from_dict(copy.deepcopy(data)) == state  # unedited, it loads back
+    edit(data["state"])
+    with pytest.raises(StateError) as info:
+        state.game.state_from_dict(data)
+    message = str(info.value)
+    assert "edited or corrupted" in message and all(f in message for f in fragments), message
+
+
+def paying_for_the_shell(opaque_wall):
+    """Fortified Shell (cost 2, 3 slots) into an attacking lane of three 1-slot creatures, lane chosen: two
+    discards to pay (the two other hand cards), then 2 slots to free."""
+    s = make_state(hands=(["Fortified Shell", "Gloom Bat", "Pebble Mole"], ["Sturdy Turtle"]),
+                   attacking=(["Ember Imp", "Lantern Moth", "Sand Piper"], []), opaque_wall=opaque_wall)
+    act(s, "play", cid("Fortified Shell"))
+    act(s, "lane", A)
+    return s
+
+
+def move(cards_from, cards_to):
+    cards_to.append(cards_from.pop())
+
+
+@pytest.mark.parametrize("opaque_wall", [True, False])
+def test_a_saved_payment_of_more_discards_than_the_cards_cost_or_the_hand_holds_is_refused(opaque_wall):
+    s = paying_for_the_shell(opaque_wall)
+    for value in (3, 10**9):  # 10**9 loaded and gave an observation far outside its [0, 1] range
+        refused_on_loading(s, lambda st, value=value: st.update(discards_left=value),
+                           f"{value} discards left for card {cid('Fortified Shell')} (cost 2)")
+    # a hand card gone to the Graveyard: 2 discards left from a hand of 1 left the payer without a legal action
+    refused_on_loading(s, lambda st: move(st["hand"][0], st["graveyard"][0]), "2 discards left", "hand cards: 1")
+
+
+@pytest.mark.parametrize("opaque_wall", [True, False])
+def test_a_saved_payment_freeing_other_slots_than_its_lanes_overflow_is_refused(opaque_wall):
+    s = paying_for_the_shell(opaque_wall)
+    for value in (3, 10**9):
+        refused_on_loading(s, lambda st, value=value: st.update(slots_to_free=value),
+                           f"{value} slots to free in lane 0, which holds 6 of 4")
+    for card in ("Gloom Bat", "Pebble Mole"):
+        act(s, "discard", cid(card))
+    assert s.decision_name == "destroy"
+    refused_on_loading(s, lambda st: st.update(slots_to_free=3), "3 slots to free in lane 0, which holds 6 of 4")
+
+
+@pytest.mark.parametrize("opaque_wall", [True, False])
+def test_a_saved_payment_for_a_card_not_the_last_placed_in_its_lane_is_refused(opaque_wall):
+    # the card being paid for went down last; resample_hidden re-deals it as the lane's last card
+    s = make_state(hands=(["Tidepool Crab", "Fortified Shell", "Gloom Bat", "Pebble Mole"], []),
+                   attacking=(["Ember Imp", "Lantern Moth"], []), opaque_wall=opaque_wall)
+    place(s, "Tidepool Crab", A)
+    act(s, "play", cid("Fortified Shell"))
+    act(s, "lane", A)
+    refused_on_loading(s, lambda st: st["face_down"][0][A].reverse(),
+                       f"paying for card {cid('Fortified Shell')}, not the last card placed face down in lane 0")
+
+
+@pytest.mark.parametrize("opaque_wall", [True, False])
+def test_a_saved_lane_choice_for_a_card_the_rest_of_the_hand_cannot_pay_for_is_refused(opaque_wall):
+    s = make_state(hands=(["Fortified Shell", "Gloom Bat", "Pebble Mole"], []), opaque_wall=opaque_wall)
+    act(s, "play", cid("Fortified Shell"))
+    # one discard short: the payment that followed had no legal action
+    refused_on_loading(s, lambda st: move(st["hand"][0], st["graveyard"][0]),
+                       f"choosing a lane for card {cid('Fortified Shell')} of cost 2, with 1 other card(s)")
+
+
+@pytest.mark.parametrize("edit, fragment", [
+    (lambda st: st["play_start"][1].update(field=st["play_start"][1]["field"][:1]), "field is not two lanes"),
+    (lambda st: st["play_start"][1].update(field={}), "field is not two lanes"),
+    (lambda st: st["play_start"][0].update(hnad=[]), "is not each player's zones hand, field, graveyard"),
+    (lambda st: st["play_start"][0]["hand"].append(float(st["play_start"][0]["hand"].pop())), "no list of card ids"),
+    (lambda st: st["play_start"][0].update(known_hand=""), "no list of card ids"),
+], ids=["one_lane", "field_dict", "zone_unknown", "float_card", "str_zone"])
+def test_a_saved_play_phase_start_of_another_shape_than_the_wall_remembers_is_refused(edit, fragment):
+    # each loaded (player 1 has no creature on the field to miss): then resample_hidden and the view behind the
+    # wall met an IndexError or a KeyError, or rewound the hand to a float card id
+    s = make_state(hands=(["Sturdy Turtle", "Gloom Bat"], ["Pebble Mole"]), attacking=(["Ember Imp"], []))
+    refused_on_loading(s, edit, fragment)
+
+
+def test_a_saved_play_phase_start_is_refused_where_the_wall_is_off():
+    s = make_state(hands=(["Sturdy Turtle", "Gloom Bat"], ["Pebble Mole"]), opaque_wall=False)
+    walled = make_state(hands=(["Sturdy Turtle", "Gloom Bat"], ["Pebble Mole"]))
+    refused_on_loading(s, lambda st: st.update(play_start=walled.to_dict()["state"]["play_start"]),
+                       "a Play Phase start kept though the opaque wall is off")
+
+
+@pytest.mark.parametrize("opaque_wall", [True, False])
+def test_a_saved_state_listing_a_known_card_twice_is_refused(opaque_wall):
+    # the copy outlived the card's next sighting: "a known card left the hand unseen" a few moves on
+    s = make_state(hands=(["Sturdy Turtle", "Gloom Bat"], ["Pebble Mole"]), opaque_wall=opaque_wall)
+    s.known_hand[0] = [cid("Gloom Bat")]
+    s._mark_play_start()
+    refused_on_loading(s, lambda st: st["known_hand"][0].append(cid("Gloom Bat")), "player 0: a known card listed twice")
+    if opaque_wall:  # the start of the Play Phase too: resample_hidden dealt the copy as a 21st card
+        refused_on_loading(s, lambda st: st["play_start"][0]["known_hand"].append(cid("Gloom Bat")),
+                           "player 0: known cards out of step with the Play Phase start")
+
+
+@pytest.mark.parametrize("opaque_wall", [True, False])
+def test_a_saved_mulligan_phase_with_placed_known_or_finished_placing_cards_is_refused(opaque_wall):
+    s = TerraloreGame(opaque_wall=opaque_wall).new_initial_state(3)
+    assert s.phase == "mulligan"
+    # a deck card face down: the Play Phase that followed "does not hold their cards"
+    refused_on_loading(s, lambda st: move(st["deck"][0], st["face_down"][0][A]),
+                       "player 0: face-down cards outside the Play Phase")
+    # a hand card known: the mulligan shuffled it into the deck, "a known card left the hand unseen"
+    refused_on_loading(s, lambda st: st["known_hand"][1].append(st["hand"][1][0]), "known cards in the mulligan phase")
+    refused_on_loading(s, lambda st: st["done_placing"].__setitem__(0, True), "placing done")
+
+
+def test_a_saved_finished_game_with_face_down_cards_is_refused():
+    s = TerraloreGame().new_initial_state(5)
+    rng = np.random.default_rng(5)
+    while not s.is_terminal():
+        s.apply_action(int(rng.choice(s.legal_actions())))
+    seat = 0 if s.deck[0] else 1
+    refused_on_loading(s, lambda st: move(st["deck"][seat], st["face_down"][seat][D]),
+                       f"player {seat}: face-down cards outside the Play Phase")
+
+
+@pytest.mark.parametrize("opaque_wall", [True, False])
+def test_a_saved_play_phase_marking_the_placing_seat_done_or_the_other_one_wrongly_is_refused(opaque_wall):
+    s = make_state(hands=(["Sturdy Turtle", "Gloom Bat"], ["Pebble Mole", "Reef Eel"]), opaque_wall=opaque_wall)
+    # the first placer places, ends, then the other places: resample_hidden for the other seat re-dealt a
+    # placing seat marked done into a position breaking the invariants
+    refused_on_loading(s, lambda st: st["done_placing"].__setitem__(0, True), "player 0 places while done_placing")
+    refused_on_loading(s, lambda st: st["done_placing"].__setitem__(1, True), "player 0 places while done_placing")
+    place(s, "Gloom Bat", A)
+    end(s)
+    assert s.actor == 1 and s.done_placing == [True, False]
+    refused_on_loading(s, lambda st: st.update(done_placing=[False, False]), "player 1 places while done_placing")
+    refused_on_loading(s, lambda st: st.update(done_placing=[True, True]), "player 1 places while done_placing")
+
+
+@pytest.mark.parametrize("opaque_wall", [True, False])
+def test_a_saved_play_phase_where_the_seat_yet_to_place_has_placed_is_refused(opaque_wall):
+    s = make_state(hands=(["Sturdy Turtle", "Gloom Bat"], ["Pebble Mole", "Reef Eel"]), attacking=(["Ember Imp"], []),
+                   opaque_wall=opaque_wall)
+    refused_on_loading(s, lambda st: move(st["hand"][1], st["face_down"][1][A]),
+                       "player 1 has face-down cards before their placement began")
+    if opaque_wall:  # behind the wall, the zones they began the Play Phase with are remembered: they are these
+        refused_on_loading(s, lambda st: move(st["hand"][1], st["graveyard"][1]),
+                           "player 1: zones changed since the Play Phase began, before their placement")
+        # and a face-down card comes from the hand the placer began with, not from the field (its lane's points
+        # edited to match)
+        def face_down_from_the_field(st):
+            move(st["field"][0][A], st["face_down"][0][A])
+            st["totals"][0][A] = 0
+
+        refused_on_loading(s, face_down_from_the_field,
+                           "player 0: a face-down card not from the hand the Play Phase began with")
+
+
+@pytest.mark.parametrize("opaque_wall", [True, False])
+def test_positions_at_every_placement_step_and_their_resampled_worlds_load_back(opaque_wall):
+    game = TerraloreGame(opaque_wall=opaque_wall)
+    seen = set()
+    for seed in range(12):
+        s, rng = game.new_initial_state(seed), np.random.default_rng(seed)
+        while not s.is_terminal():
+            if s.decision_name in ("lane", "discard", "destroy") or rng.random() < 0.2:
+                seen.add(s.decision_name)
+                for position in (s, s.resample_hidden(0, rng), s.resample_hidden(1, rng)):
+                    assert game.state_from_dict(json.loads(json.dumps(position.to_dict()))) == position
+            s.apply_action(int(rng.choice(s.legal_actions())))
+    assert seen == {"mulligan", "play", "lane", "discard", "destroy"}
 
 
 def test_render_text_shows_cards_by_name_with_cost_and_points_and_hides_face_down_cards():

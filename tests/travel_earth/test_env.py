@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import copy
+import json
+
 import numpy as np
 import pytest
 
+from tabletop_envs import StateError
 from tabletop_envs.core import conformance
 from tabletop_envs.core.errors import IllegalActionError
 from tabletop_envs.travel_earth import env as env_module
 from tabletop_envs.travel_earth.engine import TravelEarthGame
 
-from .scenario import CAT, act, cid, legal, scenario
+from .scenario import CAT, act, cid, ids, legal, scenario
 
-WEIGHT, DEVELOPMENT = 1, 5
+SPEED, WEIGHT, OFFSPRING, DEVELOPMENT = 0, 1, 4, 5
 
 
 def test_doc_tables_match_the_layouts():
@@ -322,8 +326,6 @@ def test_the_challenge_record_keeps_this_and_the_previous_challenge_phase_and_on
 
 
 def test_a_state_saved_before_the_challenge_record_loads_and_records_from_its_next_challenge():
-    import json
-
     game = TravelEarthGame()
     s = game.new_initial_state(3)
     rng = np.random.default_rng(3)
@@ -338,6 +340,107 @@ def test_a_state_saved_before_the_challenge_record_loads_and_records_from_its_ne
         loaded.check_invariants()
     assert loaded.recent_challenges and type(loaded).recent_challenges == ()
     assert game.state_from_dict(json.loads(json.dumps(loaded.to_dict()))) == loaded
+
+
+# ------------------------------------------------------------------ saved challenges the rules never reach
+# Each edit below loaded before and then failed in play (a ValueError, a negative shift count, more Empty
+# cards than the Reservoir holds), found by an audit that fuzzed single edits of saved states.
+def refused_on_loading(state, edit, *fragments):
+    data = json.loads(json.dumps(state.to_dict()))
+    assert state.game.state_from_dict(copy.deepcopy(data)) == state  # unedited, it loads back
+    edit(data["state"])
+    with pytest.raises(StateError) as info:
+        state.game.state_from_dict(data)
+    message = str(info.value)
+    assert "edited or corrupted" in message and all(f in message for f in fragments), message
+
+
+def tied_on_offspring():
+    """Lion challenges the Ready Tiger on Offspring, a tie: the Challenger picks the next statistic."""
+    s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]), p1=dict(ready=["Tiger"], resting=["Cheetah"]))
+    act(s, "declare", "Lion")
+    act(s, "statistic", OFFSPRING)
+    act(s, "defend_ready", "Tiger")
+    assert s.phase == "statistic" and s.defender == cid("Tiger")
+    return s
+
+
+def paying_for_a_change():
+    """The Ready Tiger loses to Lion on Weight; its owner changes to Development and must say which card pays."""
+    s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]), p1=dict(ready=["Tiger"], reservoir=["Emu", "Walrus"]))
+    act(s, "declare", "Lion")
+    act(s, "statistic", WEIGHT)
+    act(s, "defend_ready", "Tiger")
+    act(s, "change_statistic", DEVELOPMENT)
+    assert s.phase == "pay"
+    return s
+
+
+def test_a_saved_challenge_whose_defender_is_not_on_the_field_in_its_row_is_refused_in_every_phase():
+    s = tied_on_offspring()
+    # the row flipped: the next statistic's result removed the Tiger from the Resting Row (a ValueError)
+    refused_on_loading(s, lambda st: st.update(defender_row=1), "the Defender must be on the field")
+    refused_on_loading(s, lambda st: st.update(defender=cid("Cheetah")), "the Defender must be on the field")
+    refused_on_loading(s, lambda st: st.update(defender_row=-1), "a Defender's row -1")
+    # without its Defender, the next statistic asked for one again: "the Defender must be on the field"
+    refused_on_loading(s, lambda st: st.update(defender=-1, defender_row=-1),
+                       "before a Defender is chosen, in the statistic phase")
+    s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]), p1=dict(ready=["Tiger"]))
+    act(s, "declare", "Lion")
+    act(s, "statistic", WEIGHT)
+    assert s.phase == "defender"
+    refused_on_loading(s, lambda st: st.update(defender=cid("Tiger"), defender_row=0),
+                       "a Defender chosen, in the defender phase")
+    # asked for a Defender before any statistic: it loaded, and the Defender was compared on statistic -1
+    # (Python's last, Development)
+    refused_on_loading(s, lambda st: st.update(stat=-1, used=0), "no statistic chosen, in the defender phase")
+
+
+def test_a_saved_challenge_whose_statistics_do_not_lead_to_its_phase_is_refused():
+    s = tied_on_offspring()
+    # a Challenger's win or loss ends the challenge: no next statistic is chosen after it
+    refused_on_loading(s, lambda st: st.update(stat=WEIGHT, used=1 << WEIGHT),
+                       "the next statistic chosen though the last one decided the challenge")
+    refused_on_loading(s, lambda st: st.update(used=1 << SPEED), f"statistic {OFFSPRING} with the statistics used 1")
+    s = paying_for_a_change()
+    refused_on_loading(s, lambda st: st.update(stat=DEVELOPMENT, used=1 << DEVELOPMENT),
+                       "the pay phase though the Defender did not lose the statistic compared")
+
+
+def test_a_saved_defensive_change_statistic_is_refused_outside_its_payment_and_where_no_change_is_open():
+    s = paying_for_a_change()
+    # a negative statistic in the pay phase: "negative shift count" as it was paid for
+    refused_on_loading(s, lambda st: st.update(change_stat=-1), "the statistic of a defensive change -1 in the pay phase")
+    refused_on_loading(s, lambda st: st.update(change_stat=WEIGHT), f"paying for a change to statistic {WEIGHT}, not open")
+    refused_on_loading(s, lambda st: st.update(changed=True), "a defensive change made, in a challenge still going on")
+    s = tied_on_offspring()
+    refused_on_loading(s, lambda st: st.update(change_stat=DEVELOPMENT),
+                       f"the statistic of a defensive change {DEVELOPMENT} in the statistic phase")
+
+
+def test_a_saved_reservoir_too_small_for_its_empty_cards_and_the_challengers_declared_is_refused():
+    s = scenario(p0=dict(ready=["Lion", "Tiger", "Cheetah"], reservoir=["Koala", "Emu", "Walrus"]),
+                 p1=dict(ready=["Sea otter"]))
+    act(s, "declare", "Lion")
+    act(s, "declare", "Tiger")
+    assert s.phase == "declare" and s.full(0) == 3
+    # a Reservoir card declared as a Challenger: two to pay from two cards, then "3 Empty of 2 Reservoir cards"
+    refused_on_loading(s, lambda st: st["queue"].append(st["reservoir"][0].pop()),
+                       "seat 0: 0 Empty Reservoir cards and 3 declared Challengers to pay with 2 Reservoir cards")
+    act(s, "lock_challengers")
+    assert s.phase == "statistic" and s.empty[0] == 1 and s.queue == ids(["Tiger"])
+    refused_on_loading(s, lambda st: st["empty"].__setitem__(0, 3),
+                       "seat 0: 3 Empty Reservoir cards and 1 declared Challengers to pay with 3 Reservoir cards")
+    # the Challenger resolving has turned its Full card Empty
+    refused_on_loading(s, lambda st: st["empty"].__setitem__(0, 0), "the Challenger resolving without an Empty")
+
+
+def test_a_saved_challenge_outside_the_challenge_phase_is_refused():
+    s = scenario(p0=dict(ready=["Lion", "Tiger"], reservoir=["Koala", "Emu"]), p1=dict(ready=["Sea otter"]))
+    act(s, "declare", "Lion")
+    assert s.phase == "declare"
+    refused_on_loading(s, lambda st: st.update(challenger=st["ready"][0].pop()), "a challenge under way in the declare phase")
+    refused_on_loading(s, lambda st: st.update(phase="play"), "declared Challengers in the play phase")
 
 
 def test_rules_md_names_only_existing_tests():
