@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import importlib
 import json
+import re
 import subprocess
 import sys
 import textwrap
@@ -620,3 +621,246 @@ def test_a_state_saved_before_an_option_with_the_old_behaviour_as_default_existe
     assert make_game("travel_earth_v0", **data["config"]).state_from_dict(data) == state
     refused(make_game("travel_earth_v0", resting_defender_win="both_discarded"), data,
             "resting_defender_win='challenger_discarded' saved (it predates the option), 'both_discarded' here")
+
+
+# ------------------------------------------------------------ Earth: the queue, the offers, the reshuffles
+# An audit's single edits of saved Earth positions loaded and then failed: a queued task (a dict, which the
+# field type and range checks do not read) of an unknown kind, a seat 0.5 or 7, a count of -2, a card planted
+# that its seat could not pay for; offers, chosen sides and reshuffle records that only resample_hidden reads
+
+
+def earth_at(until, num_players: int = 2, **options):
+    """A random Earth game's first position (seeds 0, 1, ...) where ``until(state)`` holds: game, state."""
+    game = make_game("earth_v0", num_players=num_players, **options)
+    for seed in range(20):
+        state, rng = game.new_initial_state(seed), np.random.default_rng(seed)
+        while not state.is_terminal():
+            if until(state):
+                assert game.state_from_dict(json.loads(json.dumps(state.to_dict()))) == state
+                return game, state
+            state.apply_action(int(rng.choice(state.legal_actions())))
+    raise LookupError("no position of 20 random games fits")
+
+
+def planting_rows(s) -> bool:
+    """The active seat's Planting rows: plant, draw_keep, the other seat's plant and draw, activation_start,
+    turn_end."""
+    return s.phase == "play" and s.queue[0]["t"] == "plant" and s.queue[0]["left"] == 2
+
+
+def watering_rows(s) -> bool:
+    """The active seat places the Watering action's 6 sprouts."""
+    return s.queue[0]["t"] == "place" and s.queue[0]["left"] == 6
+
+
+def setup_sides_chosen(s) -> bool:
+    return s.phase == "setup" and all(side >= 0 for side in s.island)
+
+
+def planting_at_cell_unpaid_without_soil(s) -> bool:
+    """A seat chooses the cell of the card it plants, a card it could not pay for with no soil."""
+    if s.queue[0]["t"] != "plant_cell":
+        return False
+    p, card = s.queue[0]["p"], s.queue[0]["card"]
+    soil, s.soil[p] = s.soil[p], 0
+    try:
+        return not s.pay_methods(p, card, s.effective_cost(p, card))
+    finally:
+        s.soil[p] = soil
+
+
+def _set(i: int, key: str, value):
+    """An edit of the saved queue: task ``i``'s ``key`` set to ``value``."""
+    return lambda queue: queue[i].__setitem__(key, value)
+
+
+EARTH_QUEUE_EDITS = {  # at Planting's rows (planting_rows)
+    "an unknown task": (_set(1, "t", "x"), "queue[1] is {'t': 'x'", "the game queues no such task"),
+    "a seat 0.5": (_set(2, "p", 0.5), "queue[2]['p'] is 0.5, where task 'plant' holds a seat"),
+    "no such seat": (_set(2, "p", 7), "queue[2]['p'] is 7, where task 'plant' holds a seat from 0 to 1"),
+    "True as a seat": (_set(3, "p", True), "queue[3]['p'] is True, where task 'auto' holds a seat"),
+    "a negative seat": (_set(5, "p", -2), "queue[5]['p'] is -2, where task 'turn_end' holds -1"),
+    "a seat for a step of the game": (_set(4, "p", 0), "queue[4]['p'] is 0"),
+    "no seat for a seat's task": (_set(1, "p", -1), "queue[1]['p'] is -1, where task 'draw_keep' holds a "
+                                  "seat"),
+    "a negative count": (_set(0, "left", -2), "queue[0]['left'] is -2, where task 'plant' holds an int from "
+                         "1 to 2"),
+    "a count of no cards": (_set(1, "n", 0), "queue[1]['n'] is 0, where task 'draw_keep' holds an int >= 1"),
+    "an unknown automatic op": (_set(3, "op", "x"), "queue[3]['op'] is 'x', where task 'auto' holds one of "
+                                "'soil', 'pay_soil', 'draw'"),
+    "a key dropped": (lambda queue: queue[0].pop("left"), "queue[0] (task 'plant') lacks ['left']"),
+    "a key added": (_set(0, "zz", 0), "queue[0] (task 'plant') has keys it never has: ['zz']"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(EARTH_QUEUE_EDITS))
+def test_an_earth_queued_task_the_game_never_queues_is_refused_naming_the_task_and_its_key(case):
+    edit, *fragments = EARTH_QUEUE_EDITS[case]
+    game, state = earth_at(planting_rows)
+    assert [task["t"] for task in state.queue] == ["plant", "draw_keep", "plant", "auto", "activation_start",
+                                                   "turn_end"]
+    data = state.to_dict()
+    edit(data["state"]["queue"])
+    refused(game, data, "breaks the game's invariants", *fragments, "edited or corrupted")
+
+
+@pytest.mark.parametrize("edit, fragment", [
+    (_set(0, "res", "soil"), "queue[0]['res'] is 'soil', where task 'place' holds one of 'sprouts', "
+                             "'growth'"),
+    (_set(0, "cells", [0, 0, 16]), "queue[0]['cells'] is [0, 0, 16]"),
+    (_set(0, "placed", [0] * 15), "where task 'place' holds 16 counts >= 0"),
+    (lambda queue: queue[0].update(cells=[1, 2], placed=[1] + [0] * 15),
+     "pieces placed outside its cells [1, 2]"),
+])
+def test_an_earth_placement_task_with_another_piece_cells_or_counts_is_refused(edit, fragment):
+    game, state = earth_at(watering_rows)
+    data = state.to_dict()
+    edit(data["state"]["queue"])
+    refused(game, data, fragment)
+
+
+def test_an_earth_card_being_planted_that_its_seat_cannot_pay_for_or_does_not_hold_is_refused():
+    # with no soil the planting found no way to pay (IndexError at load's first step), and a card the seat
+    # no longer held failed in list.remove; a card is picked only when it can be paid for
+    game, state = earth_at(planting_at_cell_unpaid_without_soil)
+    p, card = state.queue[0]["p"], state.queue[0]["card"]
+    data = state.to_dict()
+    data["state"]["soil"][p] = 0
+    refused(game, data, f"queue[0]: seat {p} plants card {card}, which it cannot pay for")
+    data = state.to_dict()
+    data["state"]["hands"][p].remove(card)
+    data["state"]["hands"][1 - p].append(card)
+    refused(game, data, f"queue[0]: seat {p} plants card {card}, which its hand does not hold")
+    data = state.to_dict()
+    data["state"]["queue"][0]["p"] = 1 - p  # the front task's seat: another seat plants the card
+    refused(game, data, f"queue[0]: seat {1 - p} plants card {card}, which its hand does not hold")
+
+
+@pytest.mark.parametrize("edit, fragment", [
+    (lambda s: s["queue"].insert(0, {"t": "auto", "p": 0, "op": "soil", "n": 1}),
+     "queue[0] is the automatic step 'auto': a position waits for a decision"),
+    (lambda s: s["queue"].insert(1, {"t": "setup_draw", "p": 0}),
+     "the setup task 'setup_draw' is queued after setup"),
+    (lambda s: s["queue"].__setitem__(slice(-2, None), s["queue"][:-3:-1]),
+     "the turn's steps ['turn_end', 'activation_start'] are not the queue's last tasks"),
+    (lambda s: s.__setitem__("stage", "activation"),
+     "stage 'activation' with 'activation_start' queued (its stage is 'rows')"),
+    (lambda s: s.__setitem__("action", -1), "action -1 at stage 'rows'"),
+    (lambda s: s["queue"].insert(1, {"t": "keep", "p": 0}), "queue[1] is a 'keep' decision behind another"),
+    (lambda s: s["drawn"][0].append(s["deck"].pop()),
+     "seat 0 has 1 drawn cards to keep one of, without its keep decision pending"),
+    (lambda s: s["queue"].insert(1, {"t": "window", "p": 0}),
+     "queue[1] is an end-of-turn window at stage 'rows'"),
+    (lambda s: s["queue"].insert(1, {"t": "activate", "p": 0, "colour": "black", "tn": 0, "icn": 0,
+                                     "tc": False, "icc": False, "only": -1}),
+     "queue[1] activates 'black' abilities with only=-1"),
+])
+def test_an_earth_queue_in_an_order_play_never_leaves_it_is_refused(edit, fragment):
+    game, state = earth_at(planting_rows)
+    data = state.to_dict()
+    edit(data["state"])
+    refused(game, data, fragment)
+
+
+def test_an_earth_action_decision_of_another_seat_than_the_active_one_is_refused():
+    game, state = earth_at(lambda s: s.phase == "play" and s.queue == [{"t": "action", "p": s.active}])
+    data = state.to_dict()
+    data["state"]["queue"][0]["p"] = 1 - state.active
+    refused(game, data, f"queue[0]['p'] is {1 - state.active}: the action is the active seat's "
+                        f"({state.active})")
+
+
+def _undealt_ecosystem(saved: dict, p: int) -> int:
+    """An ecosystem card neither dealt to seat p nor public."""
+    public = {e // 2 for e in saved["public_eco"]}
+    return next(c for c in range(32) if c not in saved["offers"]["ecosystem"][p] and c not in public)
+
+
+@pytest.mark.parametrize("edit, fragment", [
+    # loaded, then resample_hidden failed in encode.py: a TypeError (a card 'x'), an IndexError (one short)
+    (lambda s: s["offers"]["ecosystem"].__setitem__(1, "x"), "offers['ecosystem'] is [["),
+    (lambda s: s["offers"]["ecosystem"][0].pop(), "one list per seat (2) of 1 ecosystem card from 0 to 31"),
+    (lambda s: s["offers"].pop("island"), "offers is {"),
+    (lambda s: s["offers"]["ecosystem"].__setitem__(1, list(s["offers"]["ecosystem"][0])),
+     "offers['ecosystem'] deals a card twice"),
+    (lambda s: s["offers"]["ecosystem"][1].__setitem__(0, s["public_eco"][0] // 2),
+     "deals a public ecosystem"),
+    (lambda s: s["eco"].__setitem__(0, 2 * _undealt_ecosystem(s, 0)), "eco[0] is side"),
+    (lambda s: s["island"].__setitem__(0, -1), "island[0] is -1, though seat 0 chose it in setup"),
+    (lambda s: s["public_eco"].__setitem__(1, s["public_eco"][0] ^ 1), "both sides of one ecosystem card"),
+    (lambda s: s["fauna"].__setitem__(1, s["fauna"][0] ^ 1), "one fauna card twice on the board"),
+])
+def test_earth_offers_and_sides_edited_away_from_the_deal_are_refused_in_play(edit, fragment):
+    game, state = earth_at(planting_rows)
+    data = state.to_dict()
+    edit(data["state"])
+    refused(game, data, "breaks the game's invariants", fragment)
+
+
+def test_earth_islands_swapped_between_seats_in_setup_are_refused_as_not_dealt_to_them():
+    # loaded, then every re-deal of a world failed: "no deal of the island offers fits what the player saw"
+    game, state = earth_at(setup_sides_chosen)
+    data = state.to_dict()
+    island = data["state"]["island"]
+    island.reverse()
+    refused(game, data, f"island[0] is side {island[0]}, of card {island[0] // 2}, which seat 0 was not "
+                        "dealt")
+    data = state.to_dict()
+    data["state"]["offers"]["island"][0].append(data["state"]["offers"]["island"][1][0])
+    refused(game, data, "offers['island'] is", "one list per seat (2) of 1 island card")
+    data = state.to_dict()  # a side chosen while the seat's choice of it is still queued
+    waiting = next(task for task in data["state"]["queue"] if task["t"] == "side")
+    field = {"ecosystem": "eco"}.get(waiting["what"], waiting["what"])
+    data["state"][field][waiting["p"]] = 2 * data["state"]["offers"][waiting["what"]][waiting["p"]][0]
+    refused(game, data, f"{field}[{waiting['p']}] is", "though seat", "is still to choose it")
+
+
+def test_earth_reshuffle_records_that_disagree_are_refused():
+    # one reshuffle more in deck_epoch than compost_marks records loaded, then resample_hidden raised
+    # "ValueError: high <= 0" dealing a seat's hand from the piles it may hold
+    game, state = earth_at(lambda s: "deck_epoch" in s.__dict__, num_players=3)
+    data = state.to_dict()
+    epoch = data["state"]["deck_epoch"]
+    epoch[epoch.index(1)] = 2
+    refused(game, data, "deck_epoch numbers 2 reshuffles of the discard and compost_marks records 1")
+    data = state.to_dict()
+    del data["state"]["compost_marks"]
+    refused(game, data, "compost_marks is missing")
+    data = state.to_dict()
+    data["state"]["deck_epoch"][state.deck[0]] = 0
+    refused(game, data, f"the draw pile holds card {state.deck[0]} of deck_epoch 0, not of the latest "
+                        "reshuffle (1)")
+
+
+def test_every_task_the_earth_engine_queues_is_one_a_saved_queue_is_checked_against():
+    # the schema is written from the code that queues the tasks: one added there without it is refused on load
+    from pathlib import Path
+
+    import tabletop_envs.earth as earth
+    from tabletop_envs.earth.engine import DECISIONS, EarthState
+
+    game = make_game("earth_v0")
+    queued = {m for path in Path(earth.__file__).parent.glob("*.py")
+              for m in re.findall(r'"t": "(\w+)"', path.read_text(encoding="utf-8"))}
+    automatic = {name.removeprefix("_auto_") for name in dir(EarthState) if name.startswith("_auto_")}
+    assert queued | set(DECISIONS) | automatic == set(game.task_schema)
+
+
+@pytest.mark.parametrize("options", [{"num_players": 3, "advanced_draft": True}, {"num_players": 2}])
+def test_earth_worlds_re_dealt_for_each_seat_load_back_in_setup_and_play(options):
+    # a world re-deals the others' offers, sides, setup compost counts and a planter's pick: never refused
+    game = make_game("earth_v0", **options)
+    rng = np.random.default_rng(0)
+    checked = 0
+    for seed in range(2):
+        state = game.new_initial_state(seed)
+        step = 0
+        while not state.is_terminal():
+            if state.phase == "setup" or step % 37 == 0 or state.decision() == "plant_cell":
+                for p in range(game.num_players):
+                    world = state.resample_hidden(p, rng)
+                    assert game.state_from_dict(json.loads(json.dumps(world.to_dict()))) == world
+                    checked += 1
+            state.apply_action(int(rng.choice(state.legal_actions())))
+            step += 1
+    assert checked > 50

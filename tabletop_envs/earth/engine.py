@@ -19,6 +19,7 @@ import numpy as np
 from tabletop_envs.core.engine import (
     TERMINAL,
     Game,
+    InvariantError,
     State,
     check_flags,
     check_num_players,
@@ -76,6 +77,79 @@ FALLING_OPS = frozenset({"pay_soil", "compost_discard", "compost_draw"})
 #: the cost resource (``COST_RES``) that each gained resource can help to pay
 GAIN_PAYS = {"soil": "soil", "sprouts": "sprouts", "growth": "growth", "draw": "hand_compost",
              "compost_draw": "hand_compost", "compost_deck": "compost_discard", "compost_hand": "compost_discard"}
+#: the automatic tasks' ``op`` (``_auto_auto``): a gain's resource, or a cost paid without a choice
+AUTO_OPS = ("soil", "pay_soil", "draw", "compost_deck", "compost_discard", "compost_draw")
+#: the colours an activation is for: the chosen action's, or black for a card just planted
+ACTIVATION_COLOURS = (*ACTION_COLOUR.values(), "black")
+#: setup's tasks in the order they are queued (every seat's sides, every draw, every compost, the finish)
+SETUP_TASKS = ("side", "setup_draw", "setup_compost", "setup_finish")
+#: a key a task may lack: a seat's setup compost learns its count from the island at the seat's setup draw
+OPTIONAL_TASK_KEYS = {"setup_compost": frozenset({"left"})}
+#: the turn's own steps, each with the queue's last tasks while it is queued and the stage it belongs to
+TURN_STEPS = {"action": (["action"], "choose"),
+              "activation_start": (["activation_start", "turn_end"], "rows"),
+              "turn_end": (["turn_end"], "activation"), "fauna_check": (["fauna_check"], "end")}
+
+
+def _int_in(lo: int, hi: int | None = None, what: str = "") -> tuple:
+    """(check, description) of a task key holding an int from ``lo`` to ``hi`` (None: no bound), no bool."""
+    def ok(v) -> bool:
+        return type(v) is int and v >= lo and (hi is None or v <= hi)
+    return ok, what or (f"an int from {lo} to {hi}" if hi is not None else f"an int >= {lo}")
+
+
+def _one_of(*values: str) -> tuple:
+    return (lambda v: type(v) is str and v in values), "one of " + ", ".join(map(repr, values))
+
+
+def _cells(v) -> bool:
+    return type(v) is list and all(type(c) is int and 0 <= c < 16 for c in v) and len(set(v)) == len(v)
+
+
+def _placed(v) -> bool:
+    return type(v) is list and len(v) == 16 and all(type(c) is int and c >= 0 for c in v)
+
+
+def task_schema(num_players: int, cat) -> dict[str, dict[str, tuple]]:
+    """Each kind of queued task (``t``, one per decision and per ``_auto_*`` step) and its other keys, each
+    with (check, description) of what the code that queues the task puts there: ``from_dict`` refuses a
+    saved queue holding anything else (a task the game never queues failed later, in play, as a Python
+    error, a mask with no legal action or an observation outside its space)."""
+    seat = _int_in(0, num_players - 1, f"a seat from 0 to {num_players - 1}")
+    no_seat = _int_in(-1, -1, "-1 (a step of the game, no seat's)")
+    count = _int_in(1)  # costs, gains and picks left: a task whose count reaches 0 leaves the queue
+    pieces = _one_of("sprouts", "growth")
+    colour = _one_of(*ACTIVATION_COLOURS)
+    flag = (lambda v: type(v) is bool), "true or false"
+    return {
+        "side": {"p": seat, "what": _one_of("island", "climate", "ecosystem")},
+        "setup_draw": {"p": seat},
+        "setup_compost": {"p": seat, "left": _int_in(0, max(i["compost"] for i in cat.islands))},
+        "setup_finish": {"p": no_seat},
+        "action": {"p": seat},
+        "plant": {"p": seat, "left": _int_in(1, 2)},  # the active seat plants up to 2, the others 1
+        "plant_cell": {"p": seat, "card": _int_in(0, NUM_PLANTABLE - 1, "a flora or terrain card")},
+        "draw_keep": {"p": seat, "n": count},
+        "keep": {"p": seat},
+        "option": {"p": seat},
+        # an "each" placement on no matching card places nothing: 0 left
+        "place": {"p": seat, "res": pieces, "left": _int_in(0), "cap": _int_in(0),
+                  "cells": (_cells, "a list of distinct cells 0-15"),
+                  "placed": (_placed, "16 counts >= 0, one per cell")},
+        "pay": {"p": seat, "res": pieces, "left": count},
+        "pay_hand": {"p": seat, "left": count},
+        "compost_hand": {"p": seat, "left": count},
+        "pay_method": {"p": seat, "left": count, "res": _one_of("hand_compost", "sprouts", "growth")},
+        "activate": {"p": seat, "colour": colour, "tn": _int_in(0, ISLAND_SLOT),
+                     "icn": _int_in(0, NUM_SLOTS - ISLAND_SLOT), "tc": flag, "icc": flag,
+                     "only": _int_in(-1, 15, "-1 or the cell of the card just planted")},
+        "copy": {"p": seat, "cell": _int_in(0, 15), "colour": colour},
+        "window": {"p": seat},
+        "auto": {"p": seat, "op": _one_of(*AUTO_OPS), "n": count},
+        "activation_start": {"p": no_seat},
+        "turn_end": {"p": no_seat},
+        "fauna_check": {"p": no_seat},
+    }
 
 
 class EarthGame(Game):
@@ -151,6 +225,10 @@ class EarthGame(Game):
                 self.event_offer[c] = (cost, gains)
                 offers.setdefault(tuple(sorted(cost.items())), set()).update(gains)
         self.event_offers = [(dict(k), frozenset(v)) for k, v in sorted(offers.items())]
+        self.task_schema = task_schema(self.num_players, cat)
+        # the keys each kind of task must have
+        self.task_keys = {t: frozenset(keys) - OPTIONAL_TASK_KEYS.get(t, frozenset())
+                          for t, keys in self.task_schema.items()}
 
     def config(self) -> dict:
         return {"num_players": self.num_players, "reward": self.reward, "advanced_draft": self.advanced_draft,
@@ -1148,14 +1226,17 @@ class EarthState(State):
             "compost_marks[]": self.game.num_players}
 
     def check_invariants(self) -> None:
+        # the queue and the offers first: a dict's contents are checked by nothing before (the core's type
+        # and range checks read lists), and what follows reads them
+        self._check_queue()
+        self._check_offers()
         zones = list(self.deck) + list(self.discard)
         for p in range(self.n):
             zones += self.hands[p] + self.drawn[p] + self.compost[p] + self.events[p]
             zones += [c for c in self.grid[p] if c >= 0]
-        pending = [t["card"] for t in self.queue if t["t"] == "plant_cell"]
-        invariant(not pending or all(any(c in h for h in self.hands) for c in pending),
-                  "a card waits to be planted that no hand holds")
         invariant(sorted(zones) == list(range(NUM_EARTH)), "Earth cards are not conserved across the zones")
+        self._check_pending()
+        self._check_reshuffles()
         cat = self.game.cat
         flora, spaces, tall = cat.is_flora_l, cat.sprout_spaces_l, cat.max_growth_l
         for p in range(self.n):
@@ -1171,6 +1252,202 @@ class EarthState(State):
                     invariant(0 <= gro[i] <= tall[c], "growth beyond the maximum")
         for claimed in self.leaves:
             invariant(len(set(claimed)) == len(claimed), "a player claimed a fauna twice")
+
+    def _check_queue(self) -> None:
+        """Every queued task is one the game queues (``task_schema``), and the queue is in an order play
+        leaves it: setup's tasks during setup and never after, a decision at its front, the turn's own steps
+        (the action, activation, turn end and fauna check) last and in the stage they belong to."""
+        schema, required = self.game.task_schema, self.game.task_keys
+        queue = self.queue
+        for i, task in enumerate(queue):
+            t = task.get("t") if type(task) is dict else None
+            if type(t) is not str or t not in schema:
+                raise InvariantError(f"queue[{i}] is {_short(task)}: the game queues no such task (its 't' "
+                                     f"is one of {', '.join(schema)})")
+            keys = schema[t]
+            if not required[t] <= task.keys() <= keys.keys() | {"t"}:
+                missing = sorted(required[t] - task.keys())
+                unknown = sorted(task.keys() - keys.keys() - {"t"})
+                raise InvariantError(f"queue[{i}] (task {t!r}) " + "; ".join(
+                    part for part in (f"lacks {missing}" if missing else "",
+                                      f"has keys it never has: {unknown}" if unknown else "") if part)
+                    + f" (task {t!r} has {sorted(keys)})")
+            for key, (ok, what) in keys.items():
+                if key in task and not ok(task[key]):
+                    raise InvariantError(f"queue[{i}][{key!r}] is {_short(task[key])}, where task {t!r} "
+                                         f"holds {what}")
+        kinds = [task["t"] for task in queue]
+        if self.phase == "over":
+            invariant(not queue, "the game is over but tasks are queued")
+            return
+        invariant(queue, "no task is queued, though the game is not over")
+        if kinds[0] not in DECISIONS:
+            raise InvariantError(f"queue[0] is the automatic step {kinds[0]!r}: a position waits for a "
+                                 "decision")
+        if self.phase == "setup":
+            play = [t for t in kinds if t not in SETUP_TASKS]
+            if play:
+                raise InvariantError(f"the play task {play[0]!r} is queued during setup")
+            order = [SETUP_TASKS.index(t) for t in kinds]
+            if order != sorted(order) or kinds.count("setup_finish") != 1 or kinds[-1] != "setup_finish":
+                raise InvariantError(f"setup's tasks are not in the order setup queues them: {kinds}")
+            if self.stage != "setup" or self.action != -1:
+                raise InvariantError(f"stage {self.stage!r} and action {self.action} during setup (setup, "
+                                     "-1)")
+            return
+        setup = [t for t in kinds if t in SETUP_TASKS]
+        if setup:
+            raise InvariantError(f"the setup task {setup[0]!r} is queued after setup")
+        # the turn's own steps: tasks are put in front of the queue but for the action (queued alone, the
+        # turn before ended) and the fauna check (queued last, behind the end-of-turn windows)
+        steps = [t for t in kinds if t in TURN_STEPS]
+        if steps:
+            tail, stage = TURN_STEPS[steps[0]]
+            if steps != tail or kinds[-len(tail):] != tail:
+                raise InvariantError(f"the turn's steps {steps} are not the queue's last tasks, in order: "
+                                     f"{kinds}")
+            if self.stage != stage:
+                raise InvariantError(f"stage {self.stage!r} with {steps[0]!r} queued (its stage is "
+                                     f"{stage!r})")
+            if tail == ["action"] and queue[-1]["p"] != self.active:
+                raise InvariantError(f"queue[{len(queue) - 1}]['p'] is {queue[-1]['p']}: the action is the "
+                                     f"active seat's ({self.active})")
+        if (self.action >= 0) != (self.stage in ("rows", "activation", "end")):
+            raise InvariantError(f"action {self.action} at stage {self.stage!r}: the action is chosen (0-3) "
+                                 "from the rows to the end of the turn, and -1 before")
+        for i, task in enumerate(queue):
+            t = task["t"]
+            if i and t in ("plant_cell", "keep", "copy"):
+                raise InvariantError(f"queue[{i}] is a {t!r} decision behind another: it is asked as soon as "
+                                     "queued")
+            if t == "option" and self.action < 0:
+                raise InvariantError(f"queue[{i}] is an option of the action's other row, with no action "
+                                     "chosen")
+            if t == "window" and self.stage != "end":
+                raise InvariantError(f"queue[{i}] is an end-of-turn window at stage {self.stage!r}")
+            if t == "activate":
+                only = task["only"]
+                if (only >= 0) != (task["colour"] == "black"):
+                    raise InvariantError(f"queue[{i}] activates {task['colour']!r} abilities with "
+                                         f"only={only}: a black activation is the card just planted's (only: "
+                                         "its cell), any other the whole area's (-1)")
+                if only >= 0 and self.grid[task["p"]][only] < 0:
+                    raise InvariantError(f"queue[{i}] activates the card just planted at cell {only} of seat "
+                                         f"{task['p']}, an empty cell")
+            elif t == "place":
+                placed, cap, cells = task["placed"], task["cap"], task["cells"]
+                if any(k and (c not in cells or (cap and k > cap)) for c, k in enumerate(placed)):
+                    raise InvariantError(f"queue[{i}]['placed'] is {placed}: pieces placed outside its cells "
+                                         f"{cells} or beyond its cap {cap}")
+
+    def _check_pending(self) -> None:
+        """What a pending decision reads is there: the card a seat plants is in its hand and payable, the
+        cards a seat keeps one of wait for that decision only."""
+        front = self.queue[0] if self.queue else None
+        if front is not None and front["t"] == "plant_cell":
+            p, card = front["p"], front["card"]
+            if card not in self.hands[p]:
+                raise InvariantError(f"queue[0]: seat {p} plants card {card}, which its hand does not hold")
+            if not self.game.cat.plantable_l[card]:
+                raise InvariantError(f"queue[0]: seat {p} plants card {card}, which is no flora or terrain")
+            cost = self.effective_cost(p, card)
+            if not self.pay_methods(p, card, cost):
+                raise InvariantError(f"queue[0]: seat {p} plants card {card}, which it cannot pay for (cost "
+                                     f"{cost}, soil {self.soil[p]}): a card is picked only when it can be "
+                                     "paid for")
+            if not self.legal_cells_to_plant(p):
+                raise InvariantError(f"queue[0]: seat {p} plants card {card} with no cell to plant it in")
+        keeper = front["p"] if front is not None and front["t"] == "keep" else -1
+        for q in range(self.n):
+            if bool(self.drawn[q]) != (q == keeper):
+                raise InvariantError(f"seat {q} has {len(self.drawn[q])} drawn cards to keep one of, "
+                                     f"{'with' if q == keeper else 'without'} its keep decision pending")
+
+    def _check_offers(self) -> None:
+        """The island, climate and ecosystem cards dealt to each seat (``offers``, read by setup's choices,
+        the observation and ``resample_hidden``): as many as the draft deals, each card to one seat only,
+        none of them a public ecosystem, each seat's chosen side a side of a card it was dealt; and a side
+        chosen by every seat whose choice is no longer queued. Once setup is over, the island and climate
+        cards dealt are read by nothing (the sides chosen are public, and a world re-deals them only during
+        setup): the rule tests' positions give seats the island and climate they need, whatever was dealt."""
+        cat, n = self.game.cat, self.n
+        k = 2 if self.game.advanced_draft else 1
+        sides = (("island", cat.islands, self.island, "island"),
+                 ("climate", cat.climates, self.climate, "climate"),
+                 ("ecosystem", cat.ecosystems, self.eco, "eco"))
+        offers = self.offers
+        if type(offers) is not dict or offers.keys() != {"island", "climate", "ecosystem"}:
+            raise InvariantError(f"offers is {_short(offers)}: the cards dealt to each seat, by 'island', "
+                                 "'climate' and 'ecosystem'")
+        public = {e // 2 for e in self.public_eco}
+        if len(public) != len(self.public_eco):
+            raise InvariantError(f"public_eco {self.public_eco}: both sides of one ecosystem card")
+        if len({f // 2 for f in self.fauna}) != len(self.fauna):
+            raise InvariantError(f"fauna {self.fauna}: one fauna card twice on the board")
+        waiting = {(task["p"], task["what"]) for task in self.queue if task["t"] == "side"}
+        if len(waiting) != sum(task["t"] == "side" for task in self.queue):
+            raise InvariantError("a seat is asked twice to choose the same side")
+        for what, records, chosen, field in sides:
+            dealt = offers[what]
+            cards = len(records) // 2
+            if not (type(dealt) is list and len(dealt) == n and all(
+                    type(mine) is list and len(mine) == k
+                    and all(type(c) is int and 0 <= c < cards for c in mine) for mine in dealt)):
+                raise InvariantError(f"offers[{what!r}] is {_short(dealt)}: one list per seat ({n}) of {k} "
+                                     f"{what} card{'s' if k > 1 else ''} from 0 to {cards - 1}")
+            if what != "ecosystem" and self.phase != "setup":
+                continue
+            flat = [c for mine in dealt for c in mine]
+            if len(set(flat)) != len(flat):
+                raise InvariantError(f"offers[{what!r}] deals a card twice: {dealt}")
+            if what == "ecosystem" and public.intersection(flat):
+                raise InvariantError(f"offers['ecosystem'] {dealt} deals a public ecosystem (public_eco "
+                                     f"{self.public_eco})")
+            for p in range(n):
+                side = chosen[p]
+                if side >= 0 and side // 2 not in dealt[p]:
+                    raise InvariantError(f"{field}[{p}] is side {side}, of card {side // 2}, which seat {p} "
+                                         f"was not dealt (offers[{what!r}][{p}] is {dealt[p]})")
+        for what, _, chosen, field in sides:
+            for p in range(n):
+                side = chosen[p]
+                # during setup the seats whose choice is still queued have none, after it every seat has one
+                if (side < 0) != ((p, what) in waiting):
+                    raise InvariantError(f"{field}[{p}] is {side}, though seat {p} " + (
+                        "is still to choose it" if side >= 0 else "chose it" if self.phase == "setup"
+                        else "chose it in setup"))
+        if self.phase == "setup":
+            draws = [task["p"] for task in self.queue if task["t"] == "setup_draw"]
+            composts = [task for task in self.queue if task["t"] == "setup_compost"]
+            if len(set(draws)) != len(draws) or len({task["p"] for task in composts}) != len(composts):
+                raise InvariantError("a seat's setup draw or compost is queued twice")
+            for p in draws:
+                if not any(task["p"] == p for task in composts):
+                    raise InvariantError(f"seat {p}'s setup draw is queued without its compost")
+            for task in composts:
+                if ("left" in task) == (task["p"] in draws):
+                    raise InvariantError(f"seat {task['p']}'s setup compost " + (
+                        "counts the cards to compost before its island's draw" if "left" in task
+                        else "has no count of the cards to compost after its island's draw"))
+
+    def _check_reshuffles(self) -> None:
+        """``deck_epoch`` and ``compost_marks`` (gained together, at the first reshuffle of the discard): one
+        mark per reshuffle, so the latest pile's number is how many there were, and the draw pile is that
+        pile."""
+        epoch, marks = self.__dict__.get("deck_epoch"), self.__dict__.get("compost_marks")
+        if (epoch is None) != (marks is None):
+            raise InvariantError("deck_epoch and compost_marks are gained together, at the first reshuffle: "
+                                 f"{'deck_epoch' if epoch is None else 'compost_marks'} is missing")
+        if epoch is None or marks is None:
+            return
+        latest = max(epoch)
+        if latest != len(marks):
+            raise InvariantError(f"deck_epoch numbers {latest} reshuffles of the discard and compost_marks "
+                                 f"records {len(marks)}")
+        stale = [c for c in self.deck if epoch[c] != latest]
+        if stale:
+            raise InvariantError(f"the draw pile holds card {stale[0]} of deck_epoch {epoch[stale[0]]}, not "
+                                 f"of the latest reshuffle ({latest})")
 
     # ================================================================== observation
     def observation(self, player: int) -> np.ndarray:
@@ -1210,6 +1487,12 @@ class EarthState(State):
             if task["t"] == "pay_method":
                 return "pay the cost in soil" if i == 0 else f"pay the cost with {task['res'].replace('_', ' ')}"
         return self.game.action_layout.label(action)
+
+
+def _short(value, limit: int = 80) -> str:
+    """``repr`` of a saved value for a message, cut to ``limit`` characters."""
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def _game_from_config(config: dict) -> EarthGame:

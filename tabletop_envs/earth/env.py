@@ -261,6 +261,18 @@ Version history
   ``if_action`` (never tested), a second ``alt_cost`` (ignored), a field a card's kind never reads (an
   event's ``cost``, a terrain's pieces, a canopy without growth), an island composting more cards than it
   draws, ``true`` as a number, and a blank name or two names differing only by case or spaces.
+* v0, saved states (play, observations and layouts unchanged): ``from_dict`` and
+  ``reset(options={"state": ...})`` refuse with a ``StateError`` naming the field an Earth state whose queued
+  tasks are not ones the game queues (an unknown task, a key it lacks or never has, a seat 0.5, 7 or -2, a
+  count of -2, a resource, cell or colour it never names), whose queue is in an order play never leaves (an
+  automatic step in front, setup's tasks after setup, the turn's steps out of place or stage, drawn cards
+  without their keep decision), whose pending planting is of a card the seat does not hold or cannot pay
+  for, whose offers and sides are not a deal (a card dealt twice or short, a public ecosystem dealt, a side
+  chosen of a card the seat was not dealt: an island or climate during setup, an ecosystem throughout; a side
+  chosen while its choice is queued, or none after setup; a fauna or public ecosystem card twice) or whose
+  reshuffle records disagree (``deck_epoch`` numbering more reshuffles than ``compost_marks`` records, a draw
+  pile card of an earlier pile). Each loaded before, then failed in play or in ``resample_hidden`` with a
+  Python error, a mask with no legal action or an observation outside its space.
 """
 
 from __future__ import annotations
