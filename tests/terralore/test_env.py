@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import copy
 import json
 
 import numpy as np
 import pytest
+from saved_positions import refused_on_loading
 
-from tabletop_envs import StateError, terralore_v0
+from tabletop_envs import terralore_v0
 from tabletop_envs.core import conformance
 from tabletop_envs.core.errors import IllegalActionError
 from tabletop_envs.terralore import env as env_module
@@ -428,16 +428,6 @@ def test_option_opaque_wall_round_trips_through_config_env_kwargs_clone_and_json
 # Each edit below loaded before and then failed in play: a mask with no legal action, an observation outside
 # its Box, an IndexError, or a position resample_hidden turned into one that breaks the invariants (found by
 # an audit that fuzzed single edits of saved states).
-def refused_on_loading(state, edit, *fragments):
-    data = json.loads(json.dumps(state.to_dict()))
-    assert state.game.state_from_dict(copy.deepcopy(data)) == state  # unedited, it loads back
-    edit(data["state"])
-    with pytest.raises(StateError) as info:
-        state.game.state_from_dict(data)
-    message = str(info.value)
-    assert "edited or corrupted" in message and all(f in message for f in fragments), message
-
-
 def paying_for_the_shell(opaque_wall):
     """Fortified Shell (cost 2, 3 slots) into an attacking lane of three 1-slot creatures, lane chosen: two
     discards to pay (the two other hand cards), then 2 slots to free."""

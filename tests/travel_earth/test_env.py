@@ -7,8 +7,8 @@ import json
 
 import numpy as np
 import pytest
+from saved_positions import refused_on_loading
 
-from tabletop_envs import StateError
 from tabletop_envs.core import conformance
 from tabletop_envs.core.errors import IllegalActionError
 from tabletop_envs.travel_earth import env as env_module
@@ -345,16 +345,6 @@ def test_a_state_saved_before_the_challenge_record_loads_and_records_from_its_ne
 # ------------------------------------------------------------------ saved challenges the rules never reach
 # Each edit below loaded before and then failed in play (a ValueError, a negative shift count, more Empty
 # cards than the Reservoir holds), found by an audit that fuzzed single edits of saved states.
-def refused_on_loading(state, edit, *fragments):
-    data = json.loads(json.dumps(state.to_dict()))
-    assert state.game.state_from_dict(copy.deepcopy(data)) == state  # unedited, it loads back
-    edit(data["state"])
-    with pytest.raises(StateError) as info:
-        state.game.state_from_dict(data)
-    message = str(info.value)
-    assert "edited or corrupted" in message and all(f in message for f in fragments), message
-
-
 def tied_on_offspring():
     """Lion challenges the Ready Tiger on Offspring, a tie: the Challenger picks the next statistic."""
     s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]), p1=dict(ready=["Tiger"], resting=["Cheetah"]))
@@ -628,7 +618,6 @@ def test_a_defensive_change_to_the_first_statistic_shows_it_as_the_change_target
 
 def test_a_deep_copy_or_pickle_of_the_env_rebuilds_the_game_from_its_options_and_shares_the_catalogue():
     # the catalogue was copied with every deep copy (10 ms for a search that copies envs)
-    import copy
     import pickle
 
     e = env_module.env(decks=["starter", "deep_sea"], deck_format="casual", stalemate_turns=7)
@@ -648,7 +637,6 @@ def test_a_deep_copy_or_pickle_of_the_env_rebuilds_the_game_from_its_options_and
 
 def test_envs_share_the_catalogues_outcome_tables_instead_of_each_holding_a_copy():
     # built per game, the nested lists were 570 kB of every env (a vec env of 64 held 36 MB of one table)
-    import copy
     import pickle
     import tracemalloc
 
