@@ -541,7 +541,7 @@ def test_training_throughputs_ratio_is_the_game_over_the_reference_runs_around_i
 
 
 def test_training_throughput_builds_every_timed_maskableppo_with_the_same_settings(monkeypatch):
-    import sb3_contrib
+    sb3_contrib = pytest.importorskip("sb3_contrib")
 
     import benchmarks.training_throughput as tt
 
