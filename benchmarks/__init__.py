@@ -27,13 +27,12 @@ def machine_facts() -> dict:
             versions[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
             versions[name] = None
-    from tabletop_envs import __version__
-    from tabletop_envs.core.replay import code_revision
+    from tabletop_envs.core.replay import code_revision, library_version
 
     return {"python": platform.python_version(), "cpu": cpu, "cpus": os.cpu_count(),
             "load_average": load_average(), "packages": versions,
             # the commit ("-dirty": with uncommitted changes; "" outside a checkout) the numbers were measured at
-            "tabletop_envs": __version__, "git": code_revision()}
+            "tabletop_envs": library_version(), "git": code_revision()}
 
 
 def model_digests(env: str, game_config: dict, *policies) -> dict:

@@ -416,6 +416,8 @@ def _checked_fields(cls: type[State], game: Game, data: Any) -> dict:
     return copy.deepcopy(fields)
 
 
+#: what a saved state's leaves may be besides None (a NumPy scalar is written as the Python number it holds)
+_JSON_SCALARS = (bool, int, float, str, np.generic)
 #: nesting deeper than any game's state (Earth's task queue: 4 levels)
 MAX_SAVED_DEPTH = 32
 
@@ -437,7 +439,7 @@ def _not_json(fields: dict) -> str:
                 todo.append((f"{where}[{k!r}]", v, depth + 1))
         elif isinstance(value, list):
             todo.extend((f"{where}[{i}]", v, depth + 1) for i, v in enumerate(value))
-        elif not (value is None or isinstance(value, (bool, int, float, str, np.generic))):
+        elif not (value is None or isinstance(value, _JSON_SCALARS)):
             return f"a value of type {type(value).__name__} at {where}"
     return ""
 
@@ -588,7 +590,7 @@ def _jsonable(value: Any) -> Any:
         return value.tolist()
     if isinstance(value, np.generic):
         return value.item()
-    if value is None or isinstance(value, (bool, int, float, str)):
+    if value is None or isinstance(value, _JSON_SCALARS):
         return value
     raise TypeError(f"state field of type {type(value).__name__} is not JSON-safe; store lists/dicts/ints")
 
