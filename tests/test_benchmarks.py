@@ -660,3 +660,17 @@ def test_a_result_records_the_commit_and_the_digest_of_each_model_it_measured(tm
     assert saved["models"] == {"terralore_v0/ppo": shipped}  # the random opponent has no file
     assert saved["machine"]["git"] == code_revision() and saved["machine"]["tabletop_envs"] == tabletop_envs.__version__
     assert act_latency("terralore_v0/ppo", "terralore_v0", {}, calls=5)["sha256"] == shipped
+
+
+def test_observation_gaps_counts_the_earth_placements_whose_resource_the_observation_does_not_show():
+    # the env page's "leaves out" entry: while earth_v0's layout has no field for it, every placement is alike
+    from benchmarks.observation_gaps import earth_resource, terralore_known
+    from tabletop_envs import load_policy
+
+    heuristic = load_policy("earth_v0/heuristic", env="earth_v0", game_config={"num_players": 2})
+    counts = earth_resource(1, [heuristic, heuristic])
+    assert counts["place"] > 0 and counts["place, observation alike"] == counts["place"]
+    assert counts["place, observation and mask alike"] <= counts["place"]
+    random = load_policy("terralore_v0/random", env="terralore_v0")
+    known = terralore_known(3, [random, random], rotate=True)
+    assert known["games"] == 3 and known["decisions"] > 0 and known["games with one"] <= 3

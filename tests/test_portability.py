@@ -28,7 +28,7 @@ COMMANDS = [
     "training.train", "training.evaluate", "training.export", "training.main_job", "training.model_card",
     "training.pretrain", "training.rllib_train",
     "benchmarks.aec_throughput", "benchmarks.bot_vs_random", "benchmarks.free_engine_bound",
-    "benchmarks.paired_losses", "benchmarks.rllib_throughput", "benchmarks.search_ceiling",
+    "benchmarks.observation_gaps", "benchmarks.paired_losses", "benchmarks.rllib_throughput", "benchmarks.search_ceiling",
     "benchmarks.training_throughput", "benchmarks.travel_earth_stalls",
 ]
 

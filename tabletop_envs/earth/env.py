@@ -124,8 +124,8 @@ games, 2026-12-03: 100 two-player games of the heuristic bot against itself, 20 
   the deck, which no heuristic or model game reached.
 * **Whether a pending place or pay decision is for sprouts or growth**, and whether a placement is the
   action's own (water: sprouts, grow: growth) or an ability's (found by an audit, 2026-12-05). Only the
-  mask can tell them, when the open cells differ. In 30 two-player games of the heuristic bot against
-  itself, 30 % of the decisions were placements and in 667 of those 3,990 (17 %) observation and mask
+  mask can tell them, when the open cells differ (counted by ``python -m benchmarks.observation_gaps``). In 30
+  two-player games of the heuristic bot against itself, 30 % of the decisions were placements and in 667 of those 3,990 (17 %) observation and mask
   were the same for sprouts and growth; in 10 games of the shipped model against the heuristic, 175 of
   1,406 placements and 16 of 265 payments. The text view names the resource.
 * **Memory-only details**: which cards were planted this turn (eight island sides count them), and

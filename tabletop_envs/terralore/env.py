@@ -94,7 +94,8 @@ heuristic bot, 2026-12-03):
   11), the observation holds them as a set. Reversing the order changed the turn's outcome in 5 of 362
   pairs tried; a policy with memory of its own placements can keep it.
 * **Which cards in your hand the opponent knows** (recovered from your Graveyard in view): the mirror of
-  ``opp_known_hand``, not marked for your own hand (found by an audit, 2026-12-05). In 200 games of the
+  ``opp_known_hand``, not marked for your own hand (found by an audit, 2026-12-05; counted by
+  ``python -m benchmarks.observation_gaps``). In 200 games of the
   heuristic bot against itself 4.7 % of the decisions were taken holding such a card (in 49 games), 5.4 %
   in 200 of the shipped model against the heuristic. A policy with memory of its recoveries keeps it.
 * **The rule options** (``deck_out``, ``draw_on_first_turn``, ...): a model learns one set, which its
