@@ -2638,3 +2638,13 @@ def test_a_game_is_drawn_when_two_or_more_seats_all_stand_equal(standings, drawn
     from tabletop_envs.core.arena import is_draw
 
     assert is_draw(standings) is drawn
+
+
+def test_load_policy_of_another_envs_id_names_it_a_policy_not_an_opponent():
+    from tabletop_envs.core.errors import ModelMismatchError
+    from tabletop_envs.core.policy import load_policy
+
+    # load_policy serves the policy under test (benchmarks, evaluate) as much as opponents
+    with pytest.raises(ModelMismatchError, match=r"^policy 'earth_v0/random' plays earth_v0, not terralore_v0; "
+                                                 r"pick one of terralore_v0's policies"):
+        load_policy("earth_v0/random", env="terralore_v0")

@@ -236,7 +236,7 @@ def _load_policy(policy: str | os.PathLike[str] | Policy, env: str | None = None
     if env is not None and name and env_name != env and env_name in ENVS:
         from .errors import ModelMismatchError
 
-        raise ModelMismatchError(f"opponent {text!r} plays {env_name}, not {env}; pick one of {env}'s policies "
+        raise ModelMismatchError(f"policy {text!r} plays {env_name}, not {env}; pick one of {env}'s policies "
                                  "(tabletop-envs list)")
     if name == "random":
         if env_name not in ENVS:
