@@ -832,6 +832,18 @@ def test_earth_reshuffle_records_that_disagree_are_refused():
                         "reshuffle (1)")
 
 
+def test_earth_compost_marks_that_are_not_each_seats_smallest_compost_since_the_reshuffle_are_refused():
+    # a state saved before the marks kept the smallest size loaded, then dated cards composted after a shrink
+    # before the reshuffle, and could raise "ValueError: high <= 0" in resample_hidden: its replay rebuilds it
+    game, state = earth_at(lambda s: len(s.__dict__.get("compost_marks", [])) == 1 and s.compost[0],
+                           num_players=3)
+    data = state.to_dict()
+    data["state"]["compost_marks"][0][0] = len(state.compost[0]) + 1
+    refused(game, data, f"seat 0's compost_marks [{len(state.compost[0]) + 1}] are not its smallest compost "
+                        f"sizes since each reshuffle (its compost holds {len(state.compost[0])})",
+            "rebuild it from its replay")
+
+
 def test_every_task_the_earth_engine_queues_is_one_a_saved_queue_is_checked_against():
     # the schema is written from the code that queues the tasks: one added there without it is refused on load
     from pathlib import Path

@@ -322,8 +322,9 @@ class EarthState(State):
     game: EarthGame
     _transient: ClassVar[tuple[str, ...]] = ("game", "_mask_cache")
     # per Earth card, how many reshuffles of the discard had happened when it last went into the draw pile
-    # (the pile it was drawn from); and at each reshuffle, each seat's compost size (a card composted from a
-    # hand before it cannot come from the pile it made); both gained at the first reshuffle
+    # (the pile it was drawn from); and for each reshuffle, each seat's smallest compost size since it (a card
+    # lying at or above that size was composted after it and may come from the pile it made; one below, from a
+    # hand before it, cannot): both gained at the first reshuffle
     _optional_fields = ("deck_epoch", "compost_marks")
 
     def __init__(self, game: EarthGame, seed: int | None = None):
@@ -441,6 +442,15 @@ class EarthState(State):
                 return
             self.compost[p].append(c)
             self.compost_known[p].append(False)
+
+    def _compost_pop(self, p: int) -> int:
+        """Take the top compost card. A mark at or above the new size would date a card composted later
+        before that reshuffle (resample's bound): each mark keeps the smallest size since its reshuffle."""
+        self.compost_known[p].pop()
+        card = self.compost[p].pop()
+        for mark in self.__dict__.get("compost_marks", []):
+            mark[p] = min(mark[p], len(self.compost[p]))
+        return card
 
     def compost_from_hand(self, p: int, card: int) -> None:
         self.hands[p].remove(card)
@@ -779,12 +789,10 @@ class EarthState(State):
             self.compost_from_deck(p, n)
         elif op == "compost_discard":
             for _ in range(n):
-                self.discard.append(self.compost[p].pop())
-                self.compost_known[p].pop()
+                self.discard.append(self._compost_pop(p))
         elif op == "compost_draw":
             for _ in range(min(n, len(self.compost[p]))):
-                self.hands[p].append(self.compost[p].pop())
-                self.compost_known[p].pop()
+                self.hands[p].append(self._compost_pop(p))
         else:
             raise AssertionError(f"unknown automatic op {op!r}")
 
@@ -1444,6 +1452,13 @@ class EarthState(State):
         if latest != len(marks):
             raise InvariantError(f"deck_epoch numbers {latest} reshuffles of the discard and compost_marks "
                                  f"records {len(marks)}")
+        for p in range(self.n):
+            sizes = [m[p] for m in marks]
+            if sizes != sorted(sizes) or (sizes and sizes[-1] > len(self.compost[p])):
+                raise InvariantError(f"seat {p}'s compost_marks {sizes} are not its smallest compost sizes since "
+                                     f"each reshuffle (its compost holds {len(self.compost[p])}): a state saved "
+                                     "before 2026-12-05 whose compost shrank after a reshuffle kept sizes that "
+                                     "cannot be mended; rebuild it from its replay, which plays the game again")
         stale = [c for c in self.deck if epoch[c] != latest]
         if stale:
             raise InvariantError(f"the draw pile holds card {stale[0]} of deck_epoch {epoch[stale[0]]}, not "

@@ -184,6 +184,14 @@ Version history
   players held and had composted, which the discard everyone saw could not have held.
   Each other seat's hand and face-down compost are dealt again as one lot, so a world does not tell which
   pile a card composted face down came from (``compost_marks``: each seat's compost size at each reshuffle).
+* v0, ``resample_hidden`` fix (play unchanged): ``compost_marks`` keeps, for each reshuffle, each seat's
+  smallest compost size since it, not its size at the reshuffle. A compost shrinks (a blue "discard from your
+  compost" cost, an ability drawing from it), and a card composted from hand after that lay below the old
+  mark, so worlds took it for one composted before the reshuffle: they never put a card of the new pile
+  there, leaving out the real world (8,136 of 190,183 re-deals in long 2-5 player games), and where the seat
+  held too few cards of the earlier piles the re-deal raised ``ValueError``. A saved state whose marks are
+  not so (one saved before the fix, where a compost shrank after a reshuffle) is refused with a
+  ``StateError``; its replay rebuilds it.
 * v0 (text view; play, observation and action layout unchanged): the text view gave names only, so a
   human chose blind. In setup it now lists the sides a player was dealt and has not chosen yet (VP,
   habitats, an island's setup draw/compost/soil, the ability or objective text), to that player only; in

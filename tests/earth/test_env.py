@@ -919,3 +919,31 @@ def test_worlds_do_not_tell_which_pile_a_card_another_seat_composted_from_its_ha
     # the new pile's two cards lie in any of the places seat 1 put its cards in since: its hand, its compost
     assert len(s.hands[1]) < 9 and abs(composted - 2 / (len(s.hands[1]) + 1)) < 0.07, composted
     assert not any(set(s.resample_hidden(0, rng).compost[1][:before]) & reshuffled for _ in range(100))
+
+
+@pytest.mark.parametrize("op", ["compost_discard", "compost_draw"])
+def test_worlds_let_a_card_composted_after_the_compost_shrank_below_its_size_at_a_reshuffle_come_from_the_new_pile(op):
+    """A compost shrinks (a blue cost discarding from it, an ability drawing from it). The marks kept each
+    seat's compost size at a reshuffle, so a card composted from hand after the shrink lay below the mark and
+    worlds dated it before the reshuffle: never a card of the new pile there, and where the seat's lot held
+    too few cards of the first pile the re-deal raised "ValueError: high <= 0"."""
+    s = after_setup(3, seed=1)
+    s.discard, s.deck = s.discard + s.deck[30:], s.deck[:30]
+    reshuffled = set(s.discard)
+    for card in list(s.hands[1]):
+        s.compost_from_hand(1, card)  # seat 1's compost: cards of the first pile only
+    s.draw(2, 30)  # seat 2 draws the first pile out
+    s.draw(1, 2)  # the discard is reshuffled: seat 1's hand holds only cards of the new pile
+    assert s.compost_marks == [[len(c) for c in s.compost]] and set(s.hands[1]) <= reshuffled
+    s._auto_auto({"t": "auto", "p": 1, "op": op, "n": len(s.compost[1])})  # its compost, all gone
+    assert s.compost_marks[0][1] == 0  # the smallest it has been since the reshuffle
+    card = next(c for c in s.hands[1] if c in reshuffled)
+    s.compost_from_hand(1, card)  # composted after the reshuffle: a card of the new pile may lie there
+    s.check_invariants()
+    rng = np.random.default_rng(0)
+    for observer in (0, 2):
+        worlds = [s.resample_hidden(observer, rng) for _ in range(60)]
+        assert all(w.observation(observer).tobytes() == s.observation(observer).tobytes() for w in worlds)
+        # a card of the new pile lies there; its lot is dealt as one (old cards drawn back to hand may lie there)
+        there = [w.compost[1][0] in reshuffled for w in worlds]
+        assert all(there) if op == "compost_discard" else any(there), there
