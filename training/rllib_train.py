@@ -696,7 +696,10 @@ def _steps_at(run_dir: Path, iteration: int) -> int:
     steps = 0
     if progress.exists():
         for line in progress.read_text(encoding="utf-8").splitlines():
-            row = json.loads(line)
+            try:
+                row = json.loads(line)
+            except ValueError:  # a row cut short by a crash: skipped, as set_aside_progress_after does
+                continue
             if row.get("iteration") == iteration and row.get("env_steps_sampled") is not None:
                 steps = int(row["env_steps_sampled"])
     return steps
@@ -741,7 +744,7 @@ def check_checkpoint_game(cfg: RLlibTrainConfig, checkpoint: str | Path) -> None
             raise ConfigError(f"{checkpoint} is an RLlib checkpoint of another trainer (its env config names no "
                               "registered env); pass a checkpoint_<iteration> folder of a training.rllib_train run")
         trained = (env_cfg.pop("env"), {k: v for k, v in env_cfg.items()
-                                        if k not in ("max_turns", "illegal_action", "render_mode")})
+                                        if k not in ("max_turns", "illegal_action", "render_mode", "draw_reward")})
         source = f"its own env config; there is no {run_json.name} beside it"
     if not _same_game(trained, cfg):
         raise ConfigError(f"{checkpoint} was trained with game_config {json.dumps(trained[1])} of {trained[0]} "

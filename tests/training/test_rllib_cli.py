@@ -107,3 +107,47 @@ def test_progress_rows_after_a_resumed_checkpoint_go_to_a_file_of_their_own_each
     aside = set_aside_earlier_run(tmp_path, "rllib_ppo", files=RLLIB_RUN_FILES, globs=RLLIB_RUN_GLOBS)
     assert sorted(p.name for p in aside.iterdir()) == ["progress.after-2-2.jsonl", "progress.after-2.jsonl",
                                                        "progress.jsonl"]
+
+
+def _checkpoint_with_env_config(folder, env_config):
+    """A checkpoint folder holding only what check_checkpoint_game reads without a run.json: the algorithm's
+    config (RLlib's class_and_ctor_args.pkl), whose env_config is what the trainer passed the envs."""
+    import pickle
+
+    folder.mkdir()
+    with open(folder / "class_and_ctor_args.pkl", "wb") as f:
+        pickle.dump({"class": object, "ctor_args_and_kwargs": (({"env_config": env_config},), {})}, f)
+    return folder
+
+
+@pytest.mark.parametrize(("trainer_keys", "recipe"), [
+    ({"max_turns": 60, "illegal_action": "penalty"}, {"env_kwargs": {"max_turns": 60}, "illegal_action": "penalty"}),
+    ({"max_turns": 60, "illegal_action": "penalty"}, {}),  # a turn limit is no game option
+    ({"illegal_action": "raise", "draw_reward": -0.5}, {"selfplay": {"draw_reward": -0.5}}),
+], ids=["turn_limit", "other_turn_limit", "draw_reward"])
+def test_rllib_a_checkpoint_without_its_run_json_is_judged_by_its_game_options_not_the_keys_the_trainer_adds(
+        tmp_path, trainer_keys, recipe):
+    # A checkpoint copied out of its run folder is checked against the env config it holds, which also has the
+    # keys the trainer passes the envs (max_turns, illegal_action, selfplay.draw_reward): no game options.
+    # "draw_reward" was taken for one, so --resume / --export-checkpoint refused a draw_reward run's checkpoint
+    # even with the very --set options it was started with.
+    from training.rllib_train import check_checkpoint_game
+
+    checkpoint = _checkpoint_with_env_config(tmp_path / "checkpoint_00001", {"env": "terralore_v0", **trainer_keys})
+    out = {"output": {"dir": str(tmp_path / "out")}}
+    check_checkpoint_game(load_rllib_config(data={**recipe, **out}), checkpoint)  # the recipe's game: no error
+    with pytest.raises(ConfigError, match=r"was trained with game_config \{\} of terralore_v0 \(its own env config"):
+        check_checkpoint_game(load_rllib_config(data={**recipe, **out, "env_kwargs": {
+            **recipe.get("env_kwargs", {}), "decks": ["tidal_fortress", "ember_rush"]}}), checkpoint)
+
+
+def test_rllib_a_crashed_runs_half_written_progress_row_does_not_stop_its_checkpoints_export(tmp_path):
+    # --export-checkpoint, the rescue of a crashed run, reads the checkpoint's env steps from progress.jsonl; a
+    # last row cut short (a run killed or out of disk while writing it) failed it with a bare JSON error naming
+    # no file. Such a row is skipped, as set_aside_progress_after skips it.
+    from training.rllib_train import _steps_at
+
+    (tmp_path / "progress.jsonl").write_text('{"iteration": 1, "env_steps_sampled": 257}\n'
+                                             '{"iteration": 2, "env_steps_sa', encoding="utf-8")
+    assert _steps_at(tmp_path, 1) == 257
+    assert _steps_at(tmp_path, 2) == 0  # unknown, as for a run without progress.jsonl
