@@ -175,6 +175,7 @@ def test_a_terminal_tie_is_a_draw_and_a_penalty_end_is_not():
      r"draw_reward -0.5: earth_v0 with 1 player is never drawn .* set draw_reward=0"),
     ({"env": "toy_v0", "draw_reward": "half a loss"}, r"draw_reward must be a number .* got 'half a loss'"),
     ({"env": "toy_v0", "draw_reward": True}, r"draw_reward must be a number"),
+    ({"env": "toy_v0", "draw_reward": None}, r"draw_reward must be a number .* got None"),  # not taken as 0
 ])
 def test_a_draw_reward_that_means_nothing_is_refused(config, message):
     with pytest.raises(ConfigError, match=message):
@@ -189,13 +190,17 @@ def test_the_recipes_draw_reward_reaches_the_env_runners_envs():
     assert "draw_reward" not in build_algo_config(load_rllib_config("configs/rllib_travel_earth.yaml")).env_config
 
 
-def test_acting_out_of_turn_is_refused():
+def test_acting_out_of_turn_or_for_other_seats_besides_the_one_to_move_is_refused():
     env = TabletopMultiAgentEnv({"env": "toy_v0"})
     obs, _ = env.reset(seed=0)
     (agent, ob), = obs.items()
     other = next(a for a in env.possible_agents if a != agent)
     with pytest.raises(ValueError, match=f"it is {agent}'s turn"):
         env.step({other: 0})
+    # the mover's action with another seat's: refused, not played with the other dropped
+    with pytest.raises(ValueError, match=rf"it is {agent}'s turn .*got actions for \['player_0', 'player_1'\]"):
+        env.step({agent: int(np.flatnonzero(ob["action_mask"])[0]), other: 0})
+    assert env.aec.game_state.turn == 0  # nothing was played
 
 
 def test_illegal_action_raises_under_raise_policy():
@@ -258,6 +263,27 @@ def test_legal_play_has_empty_infos(name, kwargs):
     rng = np.random.default_rng(1)
     obs, infos = env.reset(seed=1)
     seen.append(infos)
+    while True:
+        (agent, ob), = obs.items()
+        obs, _, terms, truncs, infos = env.step({agent: int(rng.choice(np.flatnonzero(ob["action_mask"])))})
+        seen.append(infos)
+        if terms["__all__"] or truncs["__all__"]:
+            break
+    assert all(info == {} for infos in seen for info in infos.values())
+
+
+def test_a_replaced_action_of_an_episode_reset_before_its_end_is_not_told_in_the_next_one():
+    # RLlib resets an env mid-episode (EnvRunner.sample(force_reset=True), a restored runner): the flag of the
+    # old episode's replaced action must not land in the new episode's infos
+    env = TabletopMultiAgentEnv({"env": "toy_v0", "illegal_action": "random_legal"})
+    obs, _ = env.reset(seed=4)
+    (agent, ob), = obs.items()
+    obs, _, terms, truncs, _ = env.step({agent: int(np.flatnonzero(ob["action_mask"] == 0)[0])})
+    assert not (terms["__all__"] or truncs["__all__"]) and agent not in obs  # the offender has not been told yet
+    seen = []
+    obs, infos = env.reset(seed=5)
+    seen.append(infos)
+    rng = np.random.default_rng(5)
     while True:
         (agent, ob), = obs.items()
         obs, _, terms, truncs, infos = env.step({agent: int(rng.choice(np.flatnonzero(ob["action_mask"])))})
@@ -375,11 +401,24 @@ def test_envs_that_rllib_seeds_alike_deal_their_own_games():
 
     assert deal(1, 1) == deal(1, 1)  # still seeded
     assert deal(1, 1) != deal(2, 0) and deal(1, 1) != deal(1, 1, seed=103)
+    # RLlib 2.60 gives every sub-env vector index 0 and folds the sub-env index into the seed: there the two
+    # envs share seed and vector index, and only the runner index tells them apart
+    assert deal(1, 0) != deal(2, 0)
     plain = TabletopMultiAgentEnv({"env": "terralore_v0"})  # no EnvContext: the seed as given, as the AEC env
     plain.reset(seed=102)
     aec = plain.aec.__class__()
     aec.reset(seed=102)
     assert plain.aec.state_dict() == aec.state_dict()
+
+
+@pytest.mark.parametrize("seed", [-1, True, 2.5])
+def test_a_seed_that_deals_nothing_is_refused_also_where_the_runner_index_is_mixed_in(seed):
+    # as the AEC env refuses it; mixed into a SeedSequence first, it raised numpy's error or dealt from True
+    from ray.rllib.env.env_context import EnvContext
+
+    env = TabletopMultiAgentEnv(EnvContext({"env": "toy_v0"}, 1, 0))
+    with pytest.raises(ConfigError, match=r"seed must be None \(a fresh random deal\) or a non-negative int"):
+        env.reset(seed=seed)
 
 
 def test_an_env_instance_can_stand_in_for_the_env_name():
@@ -480,6 +519,32 @@ def test_export_refuses_a_layer_the_opponent_format_cannot_express():
         module_mlp_weights(module)
 
 
+def test_the_exports_sidecar_records_the_recipes_seed_and_self_play_mode(tmp_path):
+    from training.rllib_train import export_module, load_rllib_config
+
+    env = TabletopMultiAgentEnv({"env": "toy_v0"})
+    cfg = load_rllib_config(data={**TINY, "env": "toy_v0", "seed": 5, "selfplay": {"mode": "frozen"},
+                                  "output": {"dir": str(tmp_path)}})
+    path = export_module(_module(env), tmp_path / "m", cfg, steps=300, iterations=2, command="python -m x")
+    training = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))["training"]
+    assert training == {"algorithm": "rllib-ppo", "framework": f"ray[rllib]=={ray.__version__}", "steps": 300,
+                        "iterations": 2, "seed": 5, "selfplay": "frozen", "command": "python -m x"}
+
+
+def test_an_export_whose_mlp_would_play_otherwise_than_the_module_writes_nothing(tmp_path, monkeypatch):
+    # the layer-by-layer extraction is checked against the module's own logits before anything is written
+    from training.rllib_train import export_module, load_rllib_config
+
+    env = TabletopMultiAgentEnv({"env": "toy_v0"})
+    module = _module(env)
+    original = module.logits_torch
+    monkeypatch.setattr(module, "logits_torch", lambda observations: original(observations) + 1.0)
+    cfg = load_rllib_config(data={**TINY, "env": "toy_v0", "output": {"dir": str(tmp_path)}})
+    with pytest.raises(RuntimeError, match=r"exported MLP logits differ from the RLlib module's by up to 1"):
+        export_module(module, tmp_path / "m", cfg, steps=1, iterations=1)
+    assert not list(tmp_path.glob("m.*"))
+
+
 def _batch(env, seeds):
     import torch
 
@@ -520,6 +585,23 @@ def test_masked_module_refuses_an_observation_without_its_mask_and_takes_the_mas
     # the mask may also come as a column of its own, next to the bare vector
     flat = module.forward_inference({"obs": batch["obs"]["observations"], "action_mask": batch["obs"]["action_mask"]})
     torch.testing.assert_close(flat[Columns.ACTION_DIST_INPUTS], masked)
+
+
+@pytest.mark.parametrize("space", ["box", "dict_without_mask"])
+def test_masked_module_refuses_an_observation_space_without_the_mask_in_one_line(space):
+    # a Dict without the mask was built, to fail only in its first forward pass
+    import gymnasium as gym
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+
+    env = TabletopMultiAgentEnv({"env": "toy_v0"})
+    agent = env.possible_agents[0]
+    bare = env.observation_spaces[agent]["observations"]
+    given = bare if space == "box" else gym.spaces.Dict({"observations": bare})
+    spec = RLModuleSpec(module_class=MaskedPPOTorchRLModule, observation_space=given,
+                        action_space=env.action_spaces[agent], model_config={"fcnet_hiddens": [8]})
+    with pytest.raises(ValueError, match=r"needs a Dict observation space with keys 'observations' and "
+                                         r"'action_mask'.*Use TabletopMultiAgentEnv"):
+        spec.build()
 
 
 def test_rllib_example_masking_module_accepts_our_observations():
@@ -802,6 +884,30 @@ def test_resuming_a_checkpoint_of_another_game_or_network_without_run_json_is_re
     assert _files(foreign) == before
 
 
+def test_resume_refuses_a_checkpoint_whose_network_was_sized_for_another_game(tmp_path):
+    # the game check passes where run.json names the recipe's game, but its layout may have changed since (another
+    # version): refused in one line, not by torch's state-dict loading after Ray has started
+    import pickle
+
+    import gymnasium as gym
+
+    from training.rllib_train import check_checkpoint_network, load_rllib_config
+
+    checkpoint = tmp_path / "checkpoint_00001"
+    module_dir = checkpoint / "learner_group" / "learner" / "rl_module" / "main"
+    module_dir.mkdir(parents=True)
+    kwargs = {"observation_space": gym.spaces.Dict({"observations": gym.spaces.Box(0.0, 1.0, (7,)),
+                                                    "action_mask": gym.spaces.Box(0.0, 1.0, (3,))}),
+              "action_space": gym.spaces.Discrete(3),
+              "model_config": {"fcnet_hiddens": [32], "fcnet_activation": "tanh", "vf_share_layers": False}}
+    with open(module_dir / "class_and_ctor_args.pkl", "wb") as f:
+        pickle.dump({"class": object, "ctor_args_and_kwargs": ((), kwargs)}, f)
+    cfg = load_rllib_config(data={**TINY, "env": "toy_v0", "output": {"dir": str(tmp_path / "out")}})
+    with pytest.raises(ConfigError, match=r"holds a network of 7 observations and 3 actions, but toy_v0 has \d+ and "
+                                          r"\d+: it was trained on another game or layout version"):
+        check_checkpoint_network(cfg, checkpoint)
+
+
 def test_frozen_selfplay_resumed_from_a_shared_run_starts_its_opponent_from_the_resumed_main(terralore_run, tmp_path):
     # the shared run's checkpoint holds no 'frozen', so it stayed as built, untrained, until its first refresh
     import pickle
@@ -911,37 +1017,135 @@ def test_where_illegal_actions_must_stop_the_run_a_failed_env_runner_is_not_rest
     # run went on sampling nothing (found by an RLlib audit)
     from training.rllib_train import build_algo_config, load_rllib_config
 
-    for policy, restarted in (("raise", False), ("penalty", True)):
+    for policy, restarted in (("raise", False), ("penalty", True), ("random_legal", True)):
         cfg = load_rllib_config(data={**TINY, "env": "toy_v0", "illegal_action": policy,
                                       "output": {"dir": str(tmp_path)}})
-        assert build_algo_config(cfg).restart_failed_env_runners is restarted
+        assert build_algo_config(cfg).restart_failed_env_runners is restarted, policy
 
 
-def test_an_iteration_that_samples_nothing_stops_the_run_before_anything_is_exported(local_ray, tmp_path, monkeypatch):
-    import training.rllib_train as rt
+def test_the_algorithm_config_carries_every_recipe_key(tmp_path):
+    # built, not run: a key dropped or swapped on its way to RLlib trains with RLlib's default without a word
+    from training.rllib_train import build_algo_config, load_rllib_config
 
-    class NoSamples:  # an algorithm whose env runners all failed: RLlib's result holds no sampled steps
-        iteration = 0
+    cfg = load_rllib_config(data={
+        "env": "toy_v0", "illegal_action": "penalty", "seed": 7, "env_kwargs": {"max_turns": 40},
+        "env_runners": {"num_env_runners": 2, "num_envs_per_env_runner": 3, "num_cpus_per_env_runner": 0.5,
+                        "rollout_fragment_length": 50, "sample_timeout_s": 30.0},
+        "learners": {"num_learners": 1, "num_cpus_per_learner": 2.0, "num_gpus_per_learner": 0.0},
+        "ppo": {"train_batch_size_per_learner": 600, "minibatch_size": 100, "num_epochs": 3, "lr": 1e-3,
+                "gamma": 0.9, "lambda_": 0.8, "clip_param": 0.3, "entropy_coeff": 0.02, "vf_loss_coeff": 0.7,
+                "vf_clip_param": 5.0, "grad_clip": 0.9},
+        "model": {"fcnet_hiddens": [24, 12], "fcnet_activation": "relu", "vf_share_layers": True},
+        "output": {"dir": str(tmp_path)}})
+    config = build_algo_config(cfg)
+    assert config.env_config == {"env": "toy_v0", "max_turns": 40, "illegal_action": "penalty"}
+    assert (config.num_env_runners, config.num_envs_per_env_runner, config.num_cpus_per_env_runner,
+            config.rollout_fragment_length, config.sample_timeout_s) == (2, 3, 0.5, 50, 30.0)
+    assert (config.num_learners, config.num_cpus_per_learner, config.num_gpus_per_learner) == (1, 2.0, 0.0)
+    assert (config.train_batch_size_per_learner, config.minibatch_size, config.num_epochs, config.lr, config.gamma,
+            config.lambda_, config.clip_param, config.entropy_coeff, config.vf_loss_coeff, config.vf_clip_param,
+            config.grad_clip) == (600, 100, 3, 1e-3, 0.9, 0.8, 0.3, 0.02, 0.7, 5.0, 0.9)
+    model = config.rl_module_spec.rl_module_specs["main"].model_config
+    assert (model.fcnet_hiddens, model.fcnet_activation, model.vf_share_layers) == ([24, 12], "relu", True)
+    assert config.policies_to_train == ["main"]
+    assert config.seed == 7 and build_algo_config(cfg, seed=123).seed == 123  # a resumed run's sampling seed
+    assert build_algo_config(load_rllib_config(data={"env": "toy_v0", "output": {"dir": str(tmp_path)}})
+                             ).rollout_fragment_length == "auto"  # 0 in the recipe
 
-        def train(self):
-            self.iteration += 1
+
+def test_frozen_self_play_gives_main_one_seat_per_episode_and_every_seat_over_episodes(tmp_path):
+    import types
+
+    from training.rllib_train import build_algo_config, load_rllib_config
+
+    if "earth_v0" not in GAMES:
+        pytest.skip("a three-seat game is needed")
+    recipe = {"env": "earth_v0", "env_kwargs": {"num_players": 3}, "output": {"dir": str(tmp_path)}}
+    config = build_algo_config(load_rllib_config(data={**recipe, "selfplay": {"mode": "frozen"}}))
+    assert config.policies_to_train == ["main"]
+    seats_of_main = []
+    for i in range(60):
+        episode = types.SimpleNamespace(id_=f"episode-{i}")
+        modules = [config.policy_mapping_fn(f"player_{seat}", episode) for seat in range(3)]
+        assert sorted(modules) == ["frozen", "frozen", "main"], modules
+        assert config.policy_mapping_fn("player_0", episode) == modules[0]  # stable within the episode
+        seats_of_main.append(modules.index("main"))
+    assert set(seats_of_main) == {0, 1, 2}
+    shared = build_algo_config(load_rllib_config(data=recipe))
+    assert {shared.policy_mapping_fn(f"player_{seat}", episode) for seat in range(3)} == {"main"}
+
+
+class _FakeAlgo:
+    """An algorithm whose iterations sample 100 more env steps each, unless ``failure`` says otherwise: "empty"
+    (no env runner reports: no steps at all), "stalled" (iteration 2 samples nothing new), "died" (an env
+    runner actor dies in iteration 2)."""
+
+    def __init__(self, calls, failure=None):
+        self.iteration, self.calls, self.failure = 0, calls, failure
+
+    def train(self):
+        self.iteration += 1
+        if self.failure == "empty":
             return {"training_iteration": self.iteration, "env_runners": {}}
+        if self.iteration == 2 and self.failure == "died":
+            raise ray.exceptions.RayActorError()
+        stalled = self.iteration == 2 and self.failure == "stalled"
+        lifetime = 100 * (self.iteration - 1 if stalled else self.iteration)
+        return {"training_iteration": self.iteration, "env_runners": {"num_env_steps_sampled_lifetime": lifetime}}
 
-        def stop(self):
-            pass
+    def save_to_path(self, path):
+        return path
+
+    def stop(self):
+        self.calls.append("stop")
+
+
+def _fake_training(monkeypatch, calls, failure=None):
+    """training.rllib_train with a _FakeAlgo for the algorithm, and no Ray started: the loop around it runs
+    in a moment. ``calls`` records copy_main_to_frozen (with the iteration) and the algorithm's stop."""
+    import training.rllib_train as rt
 
     class Config:
         def build_algo(self):
-            return NoSamples()
+            return _FakeAlgo(calls, failure)
 
     monkeypatch.setattr(rt, "build_algo_config", lambda cfg, seed=None: Config())
-    cfg = rt.load_rllib_config(data={**TINY, "env": "toy_v0", "iterations": 2, "selfplay": {"mode": "shared"},
-                                     "output": {"dir": str(tmp_path / "run")}})
+    monkeypatch.setattr(rt, "start_ray", lambda cfg, address: None)
+    monkeypatch.setattr(rt, "copy_main_to_frozen", lambda algo: calls.append(("copy", algo.iteration)))
+    return rt
+
+
+@pytest.mark.parametrize(("failure", "message"), [
+    ("empty", r"iteration 1 sampled no env steps: an env runner failed"),
+    ("stalled", r"iteration 2 sampled no env steps: an env runner failed"),
+    ("died", r"iteration 2: an env runner died \(RayActorError\); its own error"),
+])
+def test_an_iteration_that_samples_nothing_new_or_loses_a_runner_stops_the_run_and_the_algorithm_before_any_export(
+        tmp_path, monkeypatch, failure, message):
+    # a lifetime count that stays where it was is an iteration of nothing too; and the algorithm (its env
+    # runner actors) is stopped on the way out
     from tabletop_envs.core.errors import TabletopError
 
-    with pytest.raises(TabletopError, match="iteration 1 sampled no env steps: an env runner failed"):
+    calls = []
+    rt = _fake_training(monkeypatch, calls, failure)
+    cfg = rt.load_rllib_config(data={**TINY, "env": "toy_v0", "iterations": 3,
+                                     "output": {"dir": str(tmp_path / "run")}})
+    with pytest.raises(TabletopError, match=message):
         rt.train(cfg, log=lambda line: None)
+    assert calls == ["stop"]
     assert not list((tmp_path / "run").glob("*.onnx"))
+
+
+def test_a_fresh_frozen_run_starts_its_opponent_as_a_copy_of_main(tmp_path, monkeypatch):
+    # left as built, 'frozen' was an untrained opponent until its first refresh (selfplay.frozen_update_every)
+    calls = []
+    rt = _fake_training(monkeypatch, calls)
+    for mode, copied in (("frozen", [("copy", 0)]), ("shared", [])):
+        calls.clear()
+        cfg = rt.load_rllib_config(data={**TINY, "env": "toy_v0", "iterations": 1, "selfplay": {"mode": mode},
+                                         "output": {"dir": str(tmp_path / mode), "export": False}})
+        rt.train(cfg, log=lambda line: None)
+        assert calls == [*copied, "stop"], mode
 
 
 @pytest.mark.parametrize("changes, message", [
@@ -959,6 +1163,27 @@ def test_a_local_ray_too_small_for_the_recipes_actors_is_refused_instead_of_wait
 
     with pytest.raises(ConfigError, match=re.escape(message)):
         cfg.check_local_resources()
+
+
+def test_a_run_on_a_local_ray_too_small_for_its_actors_is_refused_before_ray_starts_or_files_move(
+        tmp_path, monkeypatch):
+    # train() checks it before an earlier run's files are set aside; a cluster's size is its own
+    calls, started = [], []
+    rt = _fake_training(monkeypatch, calls)
+    monkeypatch.setattr(rt, "start_ray", lambda cfg, address: started.append(address))
+    monkeypatch.setattr(ray, "is_initialized", lambda: False)  # as from the command line (no Ray of a test)
+    monkeypatch.setattr(ray, "shutdown", lambda: None)  # (leaves the Ray of this module's tests running)
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "progress.jsonl").write_text('{"iteration": 1}\n', encoding="utf-8")
+    cfg = rt.load_rllib_config(data={**TINY, "env": "toy_v0", "iterations": 1, "env_runners": {"num_env_runners": 3},
+                                     "output": {"dir": str(run), "export": False}})
+    with pytest.raises(ConfigError, match=r"the recipe's actors need 3 CPUs .* ray.num_cpus=2"):
+        rt.train(cfg, log=lambda line: None)
+    assert started == [] and calls == [] and sorted(p.name for p in run.iterdir()) == ["progress.jsonl"]
+    rt.train(cfg, "10.1.2.3:6379", log=lambda line: None)
+    assert started == ["10.1.2.3:6379"]
 
 
 def test_a_seed_that_numpy_would_refuse_once_rllib_adds_the_runner_index_is_refused(tmp_path):
@@ -992,8 +1217,12 @@ def test_the_end_of_run_evaluation_lands_in_the_sidecar_and_keeps_the_recipes_tu
     path = export_policy(weights, "tanh", tmp_path / "m", "toy_v0")
     result = rt.evaluate_vs_random(cfg, path, 20)
     meta = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
-    assert meta["evaluation"]["vs_random"]["games"] == result["games"] == 20
-    assert meta["evaluation"]["vs_random"]["win"]["rate"] == result["win_rate"]
+    vs_random = meta["evaluation"]["vs_random"]
+    assert vs_random["games"] == result["games"] == 20
+    assert vs_random["win"]["rate"] == result["win_rate"]
+    assert result["draws"] > result["losses"]  # 3 turns: most games are cut, drawn; as played in the sidecar
+    for key, count in (("draw", "draws"), ("loss", "losses")):
+        assert vs_random[key]["rate"] == result[count] / result["games"], key
     assert seen["max_turns"] == 3
 
 
@@ -1139,3 +1368,28 @@ def test_a_run_resumed_in_place_moves_the_progress_rows_after_its_checkpoint_asi
     assert [r["iteration"] for r in rows] == [1, 2, 3] and rows[:2] == [json.loads(line) for line in first[:2]]
     assert (folder / "progress.after-2.jsonl").read_text(encoding="utf-8").splitlines() == first[2:]
     assert any("moved to progress.after-2.jsonl" in line for line in said)
+
+
+@pytest.mark.parametrize("flag", ["--export-checkpoint", "--resume"])
+def test_a_checkpoint_given_on_the_command_line_may_start_with_the_home_folder(tmp_path, monkeypatch, flag):
+    # as --config and output.dir: "~/runs/x/checkpoint_00002" named a folder "~" in the working directory
+    import training.rllib_train as rt
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    seen = []
+    monkeypatch.setattr(rt, "export_checkpoint", lambda cfg, checkpoint, **kw: seen.append(checkpoint) or tmp_path / "m")
+    monkeypatch.setattr(rt, "train", lambda cfg, address, resume=None, command=None: seen.append(resume) or {})
+    rt.main(["--config", "configs/rllib_terralore.yaml", "--set", f"output.dir={tmp_path / 'out'}",
+             flag, "~/run/checkpoint_00002"])
+    assert seen == [tmp_path / "run" / "checkpoint_00002"]
+
+
+def test_an_exported_checkpoints_printed_act_is_the_recipes_eval_deterministic(tmp_path, monkeypatch, capsys):
+    # the line --export-checkpoint prints says how the export plays, as its sidecar's act does
+    import training.rllib_train as rt
+
+    monkeypatch.setattr(rt, "export_checkpoint", lambda cfg, checkpoint, **kw: tmp_path / "m.onnx")
+    for deterministic, act in (("true", "argmax"), ("false", "sample")):
+        rt.main(["--config", "configs/rllib_terralore.yaml", "--set", f"output.dir={tmp_path / 'out'}",
+                 "--set", f"eval.deterministic={deterministic}", "--export-checkpoint", str(tmp_path / "c")])
+        assert f"act {act}, from eval.deterministic" in capsys.readouterr().out

@@ -151,3 +151,90 @@ def test_rllib_a_crashed_runs_half_written_progress_row_does_not_stop_its_checkp
                                              '{"iteration": 2, "env_steps_sa', encoding="utf-8")
     assert _steps_at(tmp_path, 1) == 257
     assert _steps_at(tmp_path, 2) == 0  # unknown, as for a run without progress.jsonl
+
+
+@pytest.mark.parametrize(("key", "value", "message"), [
+    ("illegal_action", "penalty", r"env_kwargs.illegal_action is set by the trainer; use the top-level key instead"),
+    ("render_mode", "human", r"env_kwargs.render_mode: no rendering in training"),
+])
+def test_rllib_env_kwargs_that_the_trainer_sets_are_refused_naming_the_key(key, value, message):
+    # without the check, render_mode=human built fine (every env runner would open a window) and
+    # illegal_action failed as "got multiple values for keyword argument"
+    with pytest.raises(ConfigError, match=message):
+        load_rllib_config(data={"env_kwargs": {key: value}})
+
+
+def test_rllib_a_minibatch_as_large_as_the_train_batch_is_accepted_and_one_step_larger_is_not():
+    cfg = load_rllib_config(data={"ppo": {"minibatch_size": 512, "train_batch_size_per_learner": 512}})
+    assert cfg.ppo.minibatch_size == cfg.ppo.train_batch_size_per_learner == 512
+    with pytest.raises(ConfigError, match="ppo.minibatch_size 513 exceeds ppo.train_batch_size_per_learner 512"):
+        load_rllib_config(data={"ppo": {"minibatch_size": 513, "train_batch_size_per_learner": 512}})
+
+
+@pytest.mark.parametrize("hiddens", [[], [64, 0], [-8]])
+def test_rllib_fcnet_hiddens_must_be_a_non_empty_list_of_positive_sizes(hiddens):
+    with pytest.raises(ConfigError, match=r"model.fcnet_hiddens must be a non-empty list of positive sizes"):
+        load_rllib_config(data={"model": {"fcnet_hiddens": hiddens}})
+
+
+def test_rllib_the_largest_seed_numpy_takes_after_the_runner_offset_is_accepted():
+    # RLlib seeds runner w with seed + w, which NumPy takes up to 2**32 - 1: with 1 runner 2**32 - 2 is the
+    # largest seed, with 3 runners 2**32 - 4
+    assert load_rllib_config(data={"seed": 2**32 - 2}).seed == 2**32 - 2
+    assert load_rllib_config(data={"seed": 2**32 - 4, "env_runners": {"num_env_runners": 3}}).seed == 2**32 - 4
+    with pytest.raises(ConfigError, match="seed 4294967293 is too large.*at most 4294967292"):
+        load_rllib_config(data={"seed": 2**32 - 3, "env_runners": {"num_env_runners": 3}})
+
+
+def test_rllib_a_local_ray_exactly_as_large_as_the_recipes_actors_is_enough():
+    # no error is the outcome: a refusal here would stop a recipe that fits (2 runners x 1 CPU on 2 CPUs; or
+    # 1 runner + 1 learner)
+    load_rllib_config(data={"env_runners": {"num_env_runners": 2}, "ray": {"num_cpus": 2}}).check_local_resources()
+    load_rllib_config(data={"env_runners": {"num_env_runners": 1}, "learners": {"num_learners": 1},
+                            "ray": {"num_cpus": 2}}).check_local_resources()
+
+
+def test_rllib_a_gpu_learner_on_a_machine_without_a_gpu_is_refused_before_ray_waits_for_it(monkeypatch):
+    torch = pytest.importorskip("torch")
+    cfg = load_rllib_config(data={"learners": {"num_learners": 1, "num_gpus_per_learner": 1}, "ray": {"num_cpus": 3}})
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 0)
+    with pytest.raises(ConfigError, match=r"learners.num_gpus_per_learner=1 but this machine has no GPU torch can use"):
+        cfg.check_local_resources()
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)
+    cfg.check_local_resources()  # one GPU: the learner gets it
+
+
+def test_rllib_progress_rows_take_rllibs_lifetime_counts_as_plain_numbers():
+    # the per-iteration counts (num_env_steps_sampled, num_episodes) would make progress.jsonl's steps and
+    # episodes those of the last iteration only; RLlib reports numpy scalars, which json cannot write
+    import json
+
+    import numpy as np
+
+    from training.rllib_train import iteration_metrics
+
+    result = {"training_iteration": 3, "time_this_iter_s": 1.5,
+              "env_runners": {"num_env_steps_sampled_lifetime": np.int64(768), "num_env_steps_sampled": 256,
+                              "num_agent_steps_sampled_lifetime": 999, "num_episodes_lifetime": 30,
+                              "num_episodes": 9, "episode_len_mean": np.float32(25.5),
+                              "module_episode_returns_mean": {"main": np.float64(0.25)}},
+              "timers": {"env_runner_sampling_timer": 0.75}}
+    row = iteration_metrics(result)
+    assert row == {"iteration": 3, "env_steps_sampled": 768, "env_steps_this_iter": 256, "episodes": 30,
+                   "episode_len_mean": 25.5, "module_return_mean": {"main": 0.25}, "sample_time_s": 0.75,
+                   "iteration_time_s": 1.5}
+    assert json.loads(json.dumps(row)) == row
+    assert iteration_metrics({"training_iteration": 1})["env_steps_sampled"] is None  # a result without runners
+
+
+def test_rllib_a_checkpoints_env_steps_are_those_of_its_own_iteration_not_the_runs_last(tmp_path):
+    # --export-checkpoint of checkpoint_00002 of a 3-iteration run must record the steps sampled up to
+    # iteration 2 in the sidecar
+    import json
+
+    from training.rllib_train import _steps_at
+
+    rows = [{"iteration": i, "env_steps_sampled": 256 * i} for i in (1, 2, 3)]
+    (tmp_path / "progress.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    assert (_steps_at(tmp_path, 2), _steps_at(tmp_path, 3)) == (512, 768)
+    assert _steps_at(tmp_path, 7) == 0 and _steps_at(tmp_path / "nowhere", 2) == 0  # unknown: 0
