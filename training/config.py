@@ -650,7 +650,11 @@ def _check_type(value, hint, name: str, source: str, meta) -> Any:
     elif hint is float:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise bad
-        value = float(value)
+        try:
+            value = float(value)
+        except OverflowError:  # an int past the largest float: a traceback, not this message, named no key
+            raise ConfigError(f"{source}: {name!r} must be a finite number, got an integer of {len(str(abs(value)))} "
+                              "digits") from None
         if not math.isfinite(value):
             raise ConfigError(f"{source}: {name!r} must be a finite number, got {value!r}")
     elif hint is str:

@@ -341,6 +341,23 @@ def test_non_finite_floats_are_refused_for_every_float_key(key, value):
         load_config(overrides=[f"{key}={value}"])
 
 
+#: past the largest float (about 1.8e308), yet short of int()'s 4300-digit limit: YAML reads it as an int
+HUGE = "1" + "0" * 400
+
+
+@pytest.mark.parametrize(("recipe", "override", "key"), [
+    (f"ppo:\n  learning_rate: {HUGE}\n", None, "ppo.learning_rate"),
+    ("", f"ppo.learning_rate={HUGE}", "ppo.learning_rate"),
+    ("", f"selfplay.opponents={{terralore_v0/ppo: {HUGE}}}", r"selfplay.opponents\[terralore_v0/ppo\]"),
+], ids=["recipe", "override", "share"])
+def test_a_number_too_large_for_a_float_is_a_config_error_naming_the_key(tmp_path, recipe, override, key):
+    # float() of such an int raised OverflowError: a traceback instead of the message naming the key
+    path = tmp_path / "r.yaml"
+    path.write_text(recipe, encoding="utf-8")
+    with pytest.raises(ConfigError, match=rf"'{key}' must be a finite number, got an integer of 401 digits"):
+        load_config(path, [override] if override else None)
+
+
 def test_non_finite_floats_are_refused_in_phases_too():
     with pytest.raises(ConfigError, match="'phases\\[0\\].set.ppo.learning_rate' must be a finite number"):
         load_config(data={"ppo": {"total_timesteps": 1000},
