@@ -228,6 +228,7 @@ class TrainConfig:
 
     def _check_phases(self) -> None:
         previous = 0
+        checked: list[dict[str, Any]] = []  # new dicts: the converted values written back changed the caller's
         for i, phase in enumerate(self.phases):
             where = f"phases[{i}]"
             if set(phase) != {"at", "set"} or not isinstance(phase["set"], dict) or not phase["set"]:
@@ -238,6 +239,7 @@ class TrainConfig:
                 raise ConfigError(f"{where}.at must be a step after the previous phase's ({previous}) and before "
                                   f"ppo.total_timesteps ({self.ppo.total_timesteps}), got {at!r}; for a shorter run drop them: --set phases=[]")
             previous = at
+            changes: dict[str, Any] = {}
             for key, value in phase["set"].items():
                 if key not in PHASE_KEYS:
                     raise ConfigError(f"{where}.set: {key!r} cannot change during a run; phase keys are "
@@ -246,7 +248,9 @@ class TrainConfig:
                 part = getattr(self, section)
                 hint = typing.get_type_hints(type(part))[name]
                 meta = {f.name: f.metadata for f in dataclasses.fields(part)}[name]
-                phase["set"][key] = _check_type(value, hint, f"{where}.set.{key}", "phases", meta)
+                changes[key] = _check_type(value, hint, f"{where}.set.{key}", "phases", meta)
+            checked.append({"at": at, "set": changes})
+        self.phases = checked
 
     def _check_last_minibatch(self) -> None:
         """The rollout may not end in a minibatch of one sample.

@@ -495,6 +495,19 @@ def test_phase_values_are_stored_as_their_keys_types():
     assert all(type(v) is float for v in changes.values())
 
 
+def test_a_loaded_config_shares_no_mapping_with_the_dict_it_was_loaded_from():
+    # the phases' check wrote its converted values ('1e-4' -> 1e-4) into the caller's own phases, and a config
+    # whose env_kwargs were the caller's dict changed it too: a dict reused as a template changed under its user
+    data = {"env": "earth_v0", "env_kwargs": {"num_players": 2}, "ppo": {"total_timesteps": 1000},
+            "phases": [{"at": 500, "set": {"ppo.learning_rate": "1e-4"}}]}
+    cfg = load_config(data=data)
+    assert cfg.phases[0]["set"]["ppo.learning_rate"] == 1e-4
+    cfg.env_kwargs["num_players"] = 3
+    cfg.phases[0]["set"]["ppo.ent_coef"] = 0.0
+    assert data == {"env": "earth_v0", "env_kwargs": {"num_players": 2}, "ppo": {"total_timesteps": 1000},
+                    "phases": [{"at": 500, "set": {"ppo.learning_rate": "1e-4"}}]}
+
+
 def test_an_override_without_a_key_explains_the_syntax():
     with pytest.raises(ConfigError, match="override '=5' must look like section.key=value"):
         load_config(overrides=["=5"])
