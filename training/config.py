@@ -234,8 +234,8 @@ class TrainConfig:
             if set(phase) != {"at", "set"} or not isinstance(phase["set"], dict) or not phase["set"]:
                 raise ConfigError(f"{where} must be a mapping with exactly 'at' (a step) and 'set' (keys to change), "
                                   f"got {phase!r}")
-            at = phase["at"]
-            if isinstance(at, bool) or not isinstance(at, int) or not previous < at < self.ppo.total_timesteps:
+            at = _check_type(phase["at"], int, f"{where}.at", "phases", {})  # 1e5 as ppo.total_timesteps takes it
+            if not previous < at < self.ppo.total_timesteps:
                 raise ConfigError(f"{where}.at must be a step after the previous phase's ({previous}) and before "
                                   f"ppo.total_timesteps ({self.ppo.total_timesteps}), got {at!r}; for a shorter run drop them: --set phases=[]")
             previous = at

@@ -487,6 +487,16 @@ def test_net_arch_needs_at_least_one_positive_layer_and_a_batch_may_fill_the_rol
     assert cfg.ppo.batch_size == cfg.ppo.n_steps * cfg.vec.n_envs
 
 
+@pytest.mark.parametrize("at", ["1e5", "1.0e+5", "100000.0", "100_000"])
+def test_a_phase_step_is_written_as_any_integer_key_may_be(at):
+    # YAML 1.1 reads 1e5 as a string and 1.0e+5 as a float; ppo.total_timesteps took both, and phases[].at refused
+    # them as "must be a step after the previous phase's (0) ..., got '1e5'", as if the step were the problem
+    cfg = load_config(overrides=["ppo.total_timesteps=2e5", f"phases=[{{at: {at}, set: {{ppo.ent_coef: 0.0}}}}]"])
+    assert cfg.phases[0]["at"] == 100_000 and type(cfg.phases[0]["at"]) is int
+    with pytest.raises(ConfigError, match=r"'phases\[0\].at' must be an integer, got 'soon'"):
+        load_config(overrides=["ppo.total_timesteps=2e5", "phases=[{at: soon, set: {ppo.ent_coef: 0.0}}]"])
+
+
 def test_phase_values_are_stored_as_their_keys_types():
     cfg = load_config(data={"ppo": {"total_timesteps": 1000},
                             "phases": [{"at": 500, "set": {"ppo.learning_rate": "1e-4", "selfplay.random_weight": 0}}]})
