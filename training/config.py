@@ -484,8 +484,10 @@ def load_typed_config(schema: type, path: str | Path | None = None, overrides: l
         if not sep or not name:
             raise ConfigError(f"override {item!r} must look like section.key=value, e.g. ppo.n_steps=256")
         try:
-            parsed = yaml.safe_load(value)
+            parsed = yaml.load(value, Loader=_recipe_loader())  # as a recipe's: a key given twice is refused
         except yaml.YAMLError as exc:
+            if hasattr(exc, "in_a_value"):
+                raise ConfigError(f"override {name.strip()}: the value {value!r} {exc.in_a_value}") from None
             raise ConfigError(f"override {name.strip()}: the value {value!r} is not valid YAML ({_yaml_problem(exc)}); "
                               "close the brackets or quotes, e.g. ppo.net_arch=[64,64], or quote a string") from None
         raw = _set(raw, name.strip().split("."), parsed, schema)
@@ -529,7 +531,8 @@ def _check_expanded_size(raw: dict, path) -> None:
 
 def _recipe_loader():
     """PyYAML's safe loader, but a key given twice in one mapping is an error: PyYAML kept the last one, so a
-    second ``ppo:`` section silently dropped the first (its steps and rollout length)."""
+    second ``ppo:`` section silently dropped the first (its steps and rollout length). ``--set`` values are
+    read with it too; its errors' ``in_a_value`` says the problem of such a one-line value."""
     import yaml
 
     class RecipeLoader(yaml.SafeLoader):
@@ -540,10 +543,12 @@ def _recipe_loader():
         for key_node, _ in node.value:  # the keys written here; a "<<" merge's may be overridden by them
             key = key_node.value if isinstance(key_node, yaml.ScalarNode) and key_node.tag != "tag:yaml.org,2002:merge" else None
             if key is not None and key in first:
-                raise yaml.constructor.ConstructorError(
+                exc = yaml.constructor.ConstructorError(
                     "while reading a mapping", node.start_mark,
                     f"the key {key!r} is given twice (first on line {first[key] + 1}); keep one and merge what "
                     "both hold", key_node.start_mark)
+                exc.in_a_value = f"gives the key {key!r} twice; keep one"  # as a --set value, which has no lines
+                raise exc
             first.setdefault(key, key_node.start_mark.line)
         data: dict = {}
         yield data  # as the safe loader's own map: a recipe that holds itself meets the size check, not a crash

@@ -184,6 +184,13 @@ def test_a_key_given_twice_in_a_recipe_is_an_error_naming_both_lines(tmp_path, t
         load_config(recipe)
 
 
+def test_a_key_given_twice_in_an_override_mapping_is_refused_as_in_a_recipe():
+    # --set values were read by yaml.safe_load, which keeps the last: the 0.3 share below was dropped unsaid
+    with pytest.raises(ConfigError, match=r"^override selfplay.opponents: the value '\{terralore_v0/ppo: 0.3, "
+                                          r"terralore_v0/ppo: 0.05\}' gives the key 'terralore_v0/ppo' twice; keep one"):
+        load_config(overrides=["selfplay.opponents={terralore_v0/ppo: 0.3, terralore_v0/ppo: 0.05}"])
+
+
 def test_a_key_that_overrides_a_yaml_merge_is_not_a_key_given_twice():
     import yaml
 
