@@ -490,6 +490,12 @@ def load_typed_config(schema: type, path: str | Path | None = None, overrides: l
                 raise ConfigError(f"override {name.strip()}: the value {value!r} {exc.in_a_value}") from None
             raise ConfigError(f"override {name.strip()}: the value {value!r} is not valid YAML ({_yaml_problem(exc)}); "
                               "close the brackets or quotes, e.g. ppo.net_arch=[64,64], or quote a string") from None
+        except RecursionError:  # as a recipe file's, whose checks these are
+            raise ConfigError(f"override {name.strip()}: the value nests its lists or mappings too deeply to be "
+                              "read") from None
+        except ValueError as exc:  # int()'s digit limit, a date such as 2024-13-01
+            raise ConfigError(f"override {name.strip()}: the value cannot be read ({str(exc).split(';')[0]}); "
+                              "fix it, or quote it for a string") from None
         raw = _set(raw, name.strip().split("."), parsed, schema)
     if overrides:
         source = f"{source} + --set"

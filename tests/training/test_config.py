@@ -323,6 +323,18 @@ def test_a_hostile_recipe_is_one_config_error_naming_the_file_not_a_hang_or_a_tr
         load_config(recipe)
 
 
+@pytest.mark.parametrize(("override", "problem"), [
+    ("ppo.n_steps=1" + "0" * 5000, r"cannot be read \(Exceeds the limit \(4300 digits\)"),
+    ("output.name=2024-13-01", r"cannot be read \(month must be in 1..12\); fix it, or quote it for a string"),
+    ("env_kwargs.x=" + "[" * 100_000 + "]" * 100_000, "nests its lists or mappings too deeply to be read"),
+], ids=["huge_int", "bad_date", "deep"])
+def test_an_override_yaml_cannot_build_a_value_of_is_one_config_error_naming_the_key(override, problem):
+    # tracebacks: int()'s digit limit and datetime raised ValueError, the nesting RecursionError (a recipe file's
+    # are caught)
+    with pytest.raises(ConfigError, match=rf"^override {override.split('=')[0]}: the value {problem}"):
+        load_config(overrides=[override])
+
+
 def test_a_recipe_far_larger_than_any_recipe_is_refused_before_yaml_reads_it(tmp_path):
     """PyYAML took 63 s and 1.2 GB over a 10 MB recipe before it was refused for its values."""
     recipe = tmp_path / "r.yaml"
