@@ -639,6 +639,8 @@ def _check_type(value, hint, name: str, source: str, meta) -> Any:
         (item,) = typing.get_args(hint)
         if not isinstance(value, list):
             raise bad
+        if item is str:
+            _refuse_empty_items(value, name, source)
         return [_check_type(v, item, f"{name}[{i}]", source, {}) for i, v in enumerate(value)]
     if origin is dict:
         if not isinstance(value, dict) or not all(isinstance(k, str) for k in value):
@@ -646,6 +648,8 @@ def _check_type(value, hint, name: str, source: str, meta) -> Any:
         item = typing.get_args(hint)[1]
         if item is Any:
             return dict(value)
+        if item is str:
+            _refuse_empty_items(value, name, source)
         return {k: _check_type(v, item, f"{name}[{k}]", source, meta) for k, v in value.items()}
     if hint is bool:
         if not isinstance(value, bool):
@@ -676,6 +680,9 @@ def _check_type(value, hint, name: str, source: str, meta) -> Any:
         if value is None:  # `--set key=` and `key:` read as null in YAML
             raise ConfigError(f"{source}: {name!r} must be a string, got nothing; for the empty string write "
                               f"{name}: '' (or --set \"{name}=''\")")
+        if isinstance(value, dict) and "[" not in name:  # `--set ppo.device=cuda:`, `--set output.dir=a: b`
+            raise ConfigError(f"{source}: {name!r} must be a string, got {value!r}: YAML reads a colon followed by "
+                              f"a space or by the end as a mapping; quote the string, e.g. --set \"{name}='...'\"")
         if not isinstance(value, str):
             raise bad
     if "min" in meta and value < meta["min"]:
@@ -683,6 +690,21 @@ def _check_type(value, hint, name: str, source: str, meta) -> Any:
     if "max" in meta and value > meta["max"]:
         raise ConfigError(f"{source}: {name!r} must be <= {meta['max']}, got {value!r}")
     return value
+
+
+def _refuse_empty_items(value: list | dict, name: str, source: str) -> None:
+    """A list or mapping of strings with an item left empty or written null is refused with an override that
+    loads (the value less that item): the fix a string key gets, ``--set "eval.opponents[1]=''"``, is none."""
+    import yaml
+
+    pairs = list(enumerate(value)) if isinstance(value, list) else list(value.items())
+    empty = [k for k, v in pairs if v is None]
+    if not empty:
+        return
+    kept = [v for v in value if v is not None] if isinstance(value, list) else {k: v for k, v in pairs if v is not None}
+    text = yaml.safe_dump(kept, default_flow_style=True, width=1 << 20).strip()
+    raise ConfigError(f"{source}: '{name}[{empty[0]}]' must be a string, got nothing (an item left empty or written "
+                      f"null); write it out, or leave it out as in --set \"{name}={text}\"")
 
 
 def _describe(hint) -> str:

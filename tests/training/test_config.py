@@ -54,6 +54,33 @@ def test_an_empty_string_is_written_as_two_quotes():
     assert load_config(overrides=["pretrain.teacher=''"]).pretrain.teacher == ""
 
 
+@pytest.mark.parametrize(("override", "item", "fix"), [
+    ("eval.opponents=[random, null]", r"eval.opponents\[1\]", "eval.opponents=[random]"),
+    ("distill.opponents=[random, ~, heuristic]", r"distill.opponents\[1\]", "distill.opponents=[random, heuristic]"),
+    ("pretrain.decisions={statistic: heuristic, move: }", r"pretrain.decisions\[move\]",
+     "pretrain.decisions={statistic: heuristic}"),
+])
+def test_an_empty_item_of_a_list_or_mapping_of_strings_is_refused_with_an_override_that_loads(override, item, fix):
+    # the fix a string key's own message gives, --set "eval.opponents[1]=''", is no override: 'unknown key'
+    with pytest.raises(ConfigError, match=rf"'{item}' must be a string, got nothing \(an item left empty or written "
+                                          r"null\); write it out, or leave it out") as refused:
+        load_config(overrides=[override])
+    suggested = re.findall(r'--set "([^"]*)"', str(refused.value))
+    assert suggested == [fix]
+    load_config(overrides=suggested)
+
+
+@pytest.mark.parametrize("override", ["ppo.device=cuda:", "output.dir=runs/a: b"])
+def test_a_string_read_as_a_yaml_mapping_is_refused_saying_so_and_how_to_quote_it(override):
+    # "must be a string, got {'cuda': None} (dict)" left the reader to find out where the mapping came from
+    key = override.split("=")[0]
+    with pytest.raises(ConfigError, match=rf"'{key}' must be a string, got {{.*}}: YAML reads a colon followed by a "
+                                          rf"space or by the end as a mapping; quote the string, e.g. --set "
+                                          rf"\"{key}='\.\.\.'\""):
+        load_config(overrides=[override])
+    assert load_config(overrides=["output.dir='runs/a: b'"]).output.dir == "runs/a: b"
+
+
 def test_override_without_equals_sign_explains_the_syntax():
     with pytest.raises(ConfigError, match="section.key=value"):
         load_config(overrides=["ppo.n_steps"])
