@@ -537,8 +537,9 @@ def _check_expanded_size(raw: dict, path) -> None:
 
 def _recipe_loader():
     """PyYAML's safe loader, but a key given twice in one mapping is an error: PyYAML kept the last one, so a
-    second ``ppo:`` section silently dropped the first (its steps and rollout length). ``--set`` values are
-    read with it too; its errors' ``in_a_value`` says the problem of such a one-line value."""
+    second ``ppo:`` section silently dropped the first (its steps and rollout length). So is an integer YAML 1.1
+    reads as octal (010 is 8) or base 60 (1:30 is 90). ``--set`` values are read with it too; its errors'
+    ``in_a_value`` says the problem of such a one-line value."""
     import yaml
 
     class RecipeLoader(yaml.SafeLoader):
@@ -560,7 +561,20 @@ def _recipe_loader():
         yield data  # as the safe loader's own map: a recipe that holds itself meets the size check, not a crash
         data.update(loader.construct_mapping(node))  # (which applies "<<" merges)
 
+    def integer(loader, node):  # YAML 1.1's octal and base 60: seed: 010 was seed 8, unsaid
+        digits = node.value.replace("_", "").lstrip("+-")
+        why = ("a colon makes it base 60" if ":" in digits else
+               "a leading 0 makes it octal" if len(digits) > 1 and digits[0] == "0" and digits[1] not in "bx" else None)
+        number = loader.construct_yaml_int(node)
+        if why:
+            said = f"is read by YAML 1.1 as {number} ({why}); write the number you mean, or quote it for a string"
+            exc = yaml.constructor.ConstructorError(None, None, f"the number {node.value} {said}", node.start_mark)
+            exc.in_a_value = said
+            raise exc
+        return number
+
     RecipeLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, mapping)
+    RecipeLoader.add_constructor("tag:yaml.org,2002:int", integer)
     return RecipeLoader
 
 
@@ -680,9 +694,12 @@ def _check_type(value, hint, name: str, source: str, meta) -> Any:
         if value is None:  # `--set key=` and `key:` read as null in YAML
             raise ConfigError(f"{source}: {name!r} must be a string, got nothing; for the empty string write "
                               f"{name}: '' (or --set \"{name}=''\")")
-        if isinstance(value, dict) and "[" not in name:  # `--set ppo.device=cuda:`, `--set output.dir=a: b`
-            raise ConfigError(f"{source}: {name!r} must be a string, got {value!r}: YAML reads a colon followed by "
-                              f"a space or by the end as a mapping; quote the string, e.g. --set \"{name}='...'\"")
+        read = ("YAML 1.1 reads yes, no, on, off, true and false unquoted as true or false" if isinstance(value, bool)
+                else "YAML reads a colon followed by a space or by the end as a mapping" if isinstance(value, dict)
+                else None)  # `--set output.name=no`, `--set ppo.device=cuda:`
+        if read and "[" not in name:
+            raise ConfigError(f"{source}: {name!r} must be a string, got {value!r}: {read}; quote the string, e.g. "
+                              f"--set \"{name}='...'\"")
         if not isinstance(value, str):
             raise bad
     if "min" in meta and value < meta["min"]:

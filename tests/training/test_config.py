@@ -81,6 +81,41 @@ def test_a_string_read_as_a_yaml_mapping_is_refused_saying_so_and_how_to_quote_i
     assert load_config(overrides=["output.dir='runs/a: b'"]).output.dir == "runs/a: b"
 
 
+@pytest.mark.parametrize("override", ["output.name=no", "pretrain.teacher=off", "env=yes"])
+def test_a_string_yaml_reads_as_true_or_false_is_refused_saying_so_and_how_to_quote_it(override):
+    # "must be a string, got False (bool)" for output.name=no: YAML 1.1's booleans are more words than true and false
+    key = override.split("=")[0]
+    with pytest.raises(ConfigError, match=rf"'{key}' must be a string, got (True|False): YAML 1.1 reads yes, no, on, "
+                                          rf"off, true and false unquoted as true or false; quote the string, e.g. "
+                                          rf"--set \"{key}='\.\.\.'\""):
+        load_config(overrides=[override])
+    assert load_config(overrides=["output.name='no'"]).output.name == "no"
+
+
+@pytest.mark.parametrize(("recipe", "override", "message"), [
+    ("", "seed=010", r"^override seed: the value '010' is read by YAML 1.1 as 8 \(a leading 0 makes it octal\); "
+                     "write the number you mean, or quote it for a string"),
+    ("", "ppo.n_steps=1:30", r"^override ppo.n_steps: the value '1:30' is read by YAML 1.1 as 90 \(a colon makes it "
+                             r"base 60\)"),
+    ("seed: -0_10\n", None, r"r.yaml, line 1, column 7: .*the number -0_10 is read by YAML 1.1 as -8 \(a leading 0 "
+                             r"makes it octal\); write the number you mean, or quote it for a string; fix the file"),
+], ids=["octal", "base_60", "recipe"])
+def test_an_integer_yaml_1_1_reads_as_octal_or_base_60_is_refused_naming_what_it_read(tmp_path, recipe, override,
+                                                                                        message):
+    # seed=010 trained seed 8 and ppo.n_steps=1:30 a rollout of 90, unsaid
+    path = tmp_path / "r.yaml"
+    path.write_text(recipe, encoding="utf-8")
+    with pytest.raises(ConfigError, match=message):
+        load_config(path, [override] if override else None)
+
+
+def test_the_integers_yaml_reads_as_written_still_load():
+    cfg = load_config(overrides=["seed=0", "ppo.total_timesteps=1_000", "ppo.n_steps=0x10", "ppo.batch_size=+16",
+                                 "vec.n_envs=0b1"])
+    assert (cfg.seed, cfg.ppo.total_timesteps, cfg.ppo.n_steps, cfg.ppo.batch_size, cfg.vec.n_envs) == (0, 1000, 16,
+                                                                                                       16, 1)
+
+
 def test_override_without_equals_sign_explains_the_syntax():
     with pytest.raises(ConfigError, match="section.key=value"):
         load_config(overrides=["ppo.n_steps"])
