@@ -121,13 +121,20 @@ def test_override_without_equals_sign_explains_the_syntax():
         load_config(overrides=["ppo.n_steps"])
 
 
+def test_an_override_may_hold_spaces_around_its_key_and_an_equals_sign_in_its_value():
+    assert load_config(overrides=[" ppo.n_steps = 256"]).ppo.n_steps == 256
+    assert load_config(overrides=["output.dir=runs/lr=1e-4-{seed}"]).run_dir().as_posix() == "runs/lr=1e-4-0"
+
+
 def test_overrides_apply_after_the_file_and_parse_yaml_values(tmp_path):
     path = tmp_path / "r.yaml"
     path.write_text("env: travel_earth_v0\nppo:\n  n_steps: 64\n  batch_size: 64\n", encoding="utf-8")
-    cfg = load_config(path, ["ppo.n_steps=256", "ppo.net_arch=[32, 16]", "ppo.total_timesteps=2e5"])
+    cfg = load_config(path, ["ppo.n_steps=256.0", "ppo.net_arch=[32, 16]", "ppo.total_timesteps=2e5"])
     assert cfg.env == "travel_earth_v0"
     assert cfg.ppo.n_steps == 256 and cfg.ppo.batch_size == 64
     assert cfg.ppo.net_arch == [32, 16] and cfg.ppo.total_timesteps == 200_000
+    # stored as ints, not the floats YAML read (256.0, and 2e5 through float()): range() and % take no float
+    assert type(cfg.ppo.n_steps) is int and type(cfg.ppo.total_timesteps) is int
 
 
 def test_anchor_shares_above_one_are_refused():
@@ -260,6 +267,9 @@ def test_a_key_that_overrides_a_yaml_merge_is_not_a_key_given_twice():
 
     text = "base: &b {n_steps: 64, batch_size: 32}\nppo:\n  <<: *b\n  n_steps: 128\n"
     assert yaml.load(text, Loader=_recipe_loader())["ppo"] == {"n_steps": 128, "batch_size": 32}
+    # nor are two merges: PyYAML applies both
+    text = "a: &a {n_steps: 64}\nb: &b {batch_size: 32}\nppo:\n  <<: *a\n  <<: *b\n  n_epochs: 2\n"
+    assert yaml.load(text, Loader=_recipe_loader())["ppo"] == {"n_steps": 64, "batch_size": 32, "n_epochs": 2}
 
 
 def test_a_shipped_recipe_is_found_by_name_from_any_folder(tmp_path, monkeypatch):
@@ -339,6 +349,10 @@ def test_the_travel_earth_staller_recipe_is_the_exploiter_recipe_at_seed_1():
      r"phases\[1\].at must be a step after the previous phase's \(500\)"),
     ([{"at": 5000, "set": {"ppo.learning_rate": 1e-4}}], r"before ppo.total_timesteps \(1000\)"),
     ([{"at": 500, "set": {"ppo.learning_rate": "fast"}}], "'phases\\[0\\].set.ppo.learning_rate' must be a number"),
+    ([{"at": 500, "set": {"ppo.learning_rate": -1e-4}}], r"'phases\[0\].set.ppo.learning_rate' must be >= 0"),
+    ([{"at": 500, "set": {"selfplay.play_latest_ratio": 1.5}}],
+     r"'phases\[0\].set.selfplay.play_latest_ratio' must be <= 1"),
+    ([{"at": 500, "set": {"selfplay.gate_win_rate": -0.1}}], r"'phases\[0\].set.selfplay.gate_win_rate' must be >= 0"),
     ([{"at": 500, "set": {"selfplay.heuristic_weight": 0.95}}], r"phases\[0\]: selfplay.random_weight \+ "),
 ])
 def test_bad_phases_are_clear_errors(phases, message):
@@ -449,6 +463,8 @@ def test_non_finite_floats_are_refused_in_phases_too():
     ("runs/x-{bogus}", r"unknown placeholder \{bogus\}; the placeholders are \{env\}, \{seed\}, \{name\}"),
     ("runs/{0}", r"unknown placeholder \{0\}"),
     ("runs/x-{", r"not a valid folder template .*\{env\}, \{seed\}, \{name\}"),
+    ("runs/{seed:q}", r"not a valid folder template \(Unknown format code 'q'"),  # a ValueError from run_dir()
+    ("runs/{env:d}", r"not a valid folder template \(Unknown format code 'd'"),
 ])
 def test_output_dir_with_an_unknown_placeholder_is_a_config_error(template, message):
     with pytest.raises(ConfigError, match=f"output.dir .*{message}"):
@@ -460,10 +476,11 @@ def test_output_dir_placeholders_and_literal_braces_still_work():
     assert str(cfg.run_dir()) == "runs/{x}-terralore_v0-s00-ppo"
 
 
-@pytest.mark.parametrize("device", ["gpu0", "cuda0", "cpu:x", "CUDA"])
+@pytest.mark.parametrize("device", ["gpu0", "cuda0", "cpu:x", "CUDA", "cuda:", "mps:"])
 def test_an_unknown_device_is_refused_when_the_recipe_loads(device):
+    # 'cuda:' with no index (quoted, or YAML reads a mapping): refused here, not by torch once the learner is built
     with pytest.raises(ConfigError, match=f"ppo.device '{device}' is not a torch device; use cpu, cuda"):
-        load_config(overrides=[f"ppo.device={device}"])
+        load_config(overrides=[f"ppo.device='{device}'"])
 
 
 @needs_train
@@ -516,9 +533,17 @@ def test_an_empty_or_path_like_output_name_is_refused(name):
     ("selfplay.snapshot_every", 0, 1), ("pretrain.vs_random_share", 1.01, 1.0), ("pretrain.games", 0, 1),
     ("eval.games", 1, 2), ("eval.final_games", -1, 0), ("eval.select_games", -1, 0), ("eval.every", 0, 1),
     ("output.verbose", 3, 2), ("output.verbose", -1, 0), ("output.checkpoint_every", 0, 1), ("seed", -1, 0),
+    ("ppo.clip_range", -0.01, 0.0), ("ppo.ent_coef", -0.01, 0.0), ("ppo.vf_coef", -0.01, 0.0),
+    ("ppo.max_grad_norm", -0.01, 0.0), ("ppo.update_threads", 0, 1), ("selfplay.heuristic_weight", 1.01, 1.0),
+    ("selfplay.play_latest_ratio", -0.01, 0.0), ("selfplay.draw_reward", -1.01, -1.0),
+    ("selfplay.draw_reward", 1.01, 1.0), ("pretrain.batch_size", 1, 2), ("pretrain.epochs", 0, 1),
+    ("distill.rounds", 0, 1), ("distill.temperature", 0.0, 1e-6), ("distill.games", -1, 0), ("distill.worlds", 0, 1),
+    ("distill.margin", -0.01, 0.0), ("distill.kl_coef", -0.01, 0.0), ("distill.workers", -1, 0),
+    ("eval.select_every", 0, 1),
 ])
 def test_each_documented_bound_refuses_the_value_past_it_and_accepts_the_value_on_it(key, refused, accepted):
-    small_rollout = ["ppo.n_steps=2", "ppo.batch_size=2", "selfplay.heuristic_weight=0"]  # other checks pass
+    # so that the other checks pass: a batch of 2 fits the rollout, and with both anchor weights 0 either may be 1
+    small_rollout = ["ppo.n_steps=2", "ppo.batch_size=2", "selfplay.random_weight=0", "selfplay.heuristic_weight=0"]
     with pytest.raises(ConfigError, match=f"'{key}' must be [<>]= "):
         load_config(overrides=[*small_rollout, f"{key}={refused}"])
     cfg = load_config(overrides=[*small_rollout, f"{key}={accepted}"])
@@ -628,6 +653,38 @@ def test_values_of_a_near_miss_type_are_refused_and_the_message_says_they_came_f
                                                                                                      message):
     with pytest.raises(ConfigError, match=f"^<dict> \\+ --set: {message}"):
         load_config(overrides=[override])
+
+
+def test_the_cli_applies_repeated_sets_in_order_and_records_a_command_the_shell_reads_back(tmp_path, monkeypatch):
+    # run.json's command is how a run is made again: a folder with a space in it must come back as one argument
+    import shlex
+
+    from training import train as train_module
+
+    seen = {}
+
+    def train(cfg, resume=False, command=""):
+        seen.update(cfg=cfg, command=command)
+        return {}
+
+    monkeypatch.setattr(train_module, "train", train)
+    argv = ["--config", "terralore", "--set", "ppo.total_timesteps=1000", "--set", "ppo.total_timesteps=2000",
+            "--set", f"output.dir={tmp_path / 'a run'}"]
+    train_module.main(argv)
+    assert seen["cfg"].ppo.total_timesteps == 2000  # the last --set of a key wins
+    assert shlex.split(seen["command"]) == ["python", "-m", "training.train", *argv]
+
+
+def test_the_defaults_the_docs_quote_are_the_schemas():
+    # README.md: ppo.update_threads "(default 2", ppo.torch_threads "(default 1)", "distill.rounds rounds (default
+    # one)", "vec.kind: batched, the default"; training/README.md: draw_reward "At 0, the default";
+    # docs/measurements.md: "margin 0.05, KL 0.1: the defaults", "distill.worlds 32 and distill.confirm_worlds 64 are
+    # the defaults"; distill.margin's own text: "0.05 is 1.6 of 32 worlds"
+    cfg = TrainConfig()
+    assert (cfg.ppo.update_threads, cfg.ppo.torch_threads, cfg.distill.rounds) == (2, 1, 1)
+    assert (cfg.vec.kind, cfg.selfplay.draw_reward) == ("batched", 0.0)
+    assert (cfg.distill.margin, cfg.distill.kl_coef, cfg.distill.worlds, cfg.distill.confirm_worlds) == (0.05, 0.1,
+                                                                                                         32, 64)
 
 
 def test_configs_never_share_a_list_default():
