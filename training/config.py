@@ -3,7 +3,8 @@
 A recipe is a YAML file (``configs/<game>.yaml``) holding any subset of these keys; the rest keep
 their defaults. Unknown keys and ill-typed values are a :class:`ConfigError` that names the key,
 the file and the fix. ``--set section.key=value`` overrides one key from the command line (the
-value is parsed as YAML: ``--set ppo.net_arch=[64,64]``).
+value is parsed as YAML: ``--set ppo.net_arch=[64,64]``; as in a recipe, a key given twice and an
+integer YAML 1.1 reads as octal or base 60, such as 010 or 1:30, are refused).
 
 ``python -m training.config`` prints the whole schema as a Markdown table.
 """
