@@ -70,26 +70,27 @@ def test_an_empty_item_of_a_list_or_mapping_of_strings_is_refused_with_an_overri
     load_config(overrides=suggested)
 
 
-@pytest.mark.parametrize("override", ["ppo.device=cuda:", "output.dir=runs/a: b"])
-def test_a_string_read_as_a_yaml_mapping_is_refused_saying_so_and_how_to_quote_it(override):
+_AS_MAPPING = r"\{.*\}: YAML reads a colon followed by a space or by the end as a mapping"
+_AS_BOOL = r"(True|False): YAML 1.1 reads yes, no, on, off, true and false unquoted as true or false"
+
+
+@pytest.mark.parametrize(("override", "reading", "quoted", "field"), [
     # "must be a string, got {'cuda': None} (dict)" left the reader to find out where the mapping came from
+    ("ppo.device=cuda:", _AS_MAPPING, "output.dir='runs/a: b'", ("output", "dir", "runs/a: b")),
+    ("output.dir=runs/a: b", _AS_MAPPING, "output.dir='runs/a: b'", ("output", "dir", "runs/a: b")),
+    # "must be a string, got False (bool)" for output.name=no: YAML 1.1's booleans are more words than true and false
+    ("output.name=no", _AS_BOOL, "output.name='no'", ("output", "name", "no")),
+    ("pretrain.teacher=off", _AS_BOOL, "output.name='no'", ("output", "name", "no")),
+    ("env=yes", _AS_BOOL, "output.name='no'", ("output", "name", "no")),
+])
+def test_a_string_yaml_reads_as_a_mapping_or_a_bool_is_refused_saying_so_and_how_to_quote_it(override, reading,
+                                                                                              quoted, field):
     key = override.split("=")[0]
-    with pytest.raises(ConfigError, match=rf"'{key}' must be a string, got {{.*}}: YAML reads a colon followed by a "
-                                          rf"space or by the end as a mapping; quote the string, e.g. --set "
+    with pytest.raises(ConfigError, match=rf"'{key}' must be a string, got {reading}; quote the string, e.g. --set "
                                           rf"\"{key}='\.\.\.'\""):
         load_config(overrides=[override])
-    assert load_config(overrides=["output.dir='runs/a: b'"]).output.dir == "runs/a: b"
-
-
-@pytest.mark.parametrize("override", ["output.name=no", "pretrain.teacher=off", "env=yes"])
-def test_a_string_yaml_reads_as_true_or_false_is_refused_saying_so_and_how_to_quote_it(override):
-    # "must be a string, got False (bool)" for output.name=no: YAML 1.1's booleans are more words than true and false
-    key = override.split("=")[0]
-    with pytest.raises(ConfigError, match=rf"'{key}' must be a string, got (True|False): YAML 1.1 reads yes, no, on, "
-                                          rf"off, true and false unquoted as true or false; quote the string, e.g. "
-                                          rf"--set \"{key}='\.\.\.'\""):
-        load_config(overrides=[override])
-    assert load_config(overrides=["output.name='no'"]).output.name == "no"
+    section, name, value = field
+    assert getattr(getattr(load_config(overrides=[quoted]), section), name) == value
 
 
 @pytest.mark.parametrize(("recipe", "override", "message"), [
