@@ -188,8 +188,8 @@ Version history
   smallest compost size since it, not its size at the reshuffle. A compost shrinks (a blue "discard from your
   compost" cost, an ability drawing from it), and a card composted from hand after that lay below the old
   mark, so worlds took it for one composted before the reshuffle: they never put a card of the new pile
-  there, leaving out the real world (8,136 of 190,183 re-deals in long 2-5 player games), and where the seat
-  held too few cards of the earlier piles the re-deal raised ``ValueError``. A saved state whose marks are
+  there, leaving out the real world, and where the seat held too few cards of the earlier piles the re-deal
+  raised ``ValueError``. A saved state whose marks are
   not so (one saved before the fix, where a compost shrank after a reshuffle) is refused with a
   ``StateError``; its replay rebuilds it.
 * v0 (text view; play, observation and action layout unchanged): the text view gave names only, so a
