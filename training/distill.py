@@ -47,7 +47,7 @@ from tabletop_envs.core.errors import STOP_SIGNALS, ConfigError, TabletopError
 from tabletop_envs.core.files import write_text_whole
 from tabletop_envs.core.policy import policy_rng
 
-from .pretrain import holdout_split
+from .pretrain import holdout_split, percent, require_rows
 from .search import best_action, search_scores, world_scores
 
 CHUNKS = 64  # per opponent
@@ -143,9 +143,8 @@ def collect(env_name: str, policy, opponents: list, games: int, worlds: int, see
     t0 = time.perf_counter()
     parts = [_games(job) for job in jobs] if workers == 1 else map_in_processes(_games, jobs, workers)
     rows = [[x for part in parts for x in part[k]] for k in range(6)]
-    if not rows[0]:
-        raise ConfigError(f"the {games} searched games of {env_name} held no decision with more than one legal "
-                         "action; raise distill.games")
+    require_rows(rows[0], f"the {games} searched games of {env_name}", "decision with more than one legal action",
+                 "distill.games")
     return SearchData(np.stack(rows[0]), np.stack(rows[1]), np.asarray(rows[2], np.int64), np.stack(rows[3]),
                       np.asarray(rows[4], np.int32), np.asarray(rows[5], np.int8), time.perf_counter() - t0)
 
@@ -212,10 +211,6 @@ def interrupts_left_to_the_parent():
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
-
-
-def _percent(share: float | None) -> str:
-    return "n/a" if share is None else f"{100 * share:.1f}%"
 
 
 def fit(policy, data: SearchData, margin: float = 0.05, epochs: int = 20, batch_size: int = 256,
@@ -295,7 +290,7 @@ def fit(policy, data: SearchData, margin: float = 0.05, epochs: int = 20, batch_
         report["epochs"].append({"epoch": epoch + 1, "loss": round(mean_loss, 4),
                                  "holdout_agreement": everything, "holdout_relabelled": moved})
         log(f"[distill] epoch {epoch + 1}/{epochs}: loss {mean_loss:.3f}, held-out agreement with the labels "
-            f"{_percent(everything)} (where the search moved: {_percent(moved)})")
+            f"{percent(everything)} (where the search moved: {percent(moved)})")
     report["fit_seconds"] = round(time.perf_counter() - t0, 1)
     report["holdout_after"] = agreement(hold)
     return report

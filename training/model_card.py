@@ -13,6 +13,7 @@ from pathlib import Path
 from tabletop_envs.core.errors import ConfigError, TabletopError, run_cli
 
 from .config import user_path
+from .pretrain import percent
 
 MODELS = Path(__file__).resolve().parents[1] / "models"
 TARGETS = {"vs_random": 0.95, "vs_heuristic": 0.60}
@@ -37,7 +38,7 @@ def _warm_start(pretrain: dict | None) -> str:
     agreed = "".join(f", {100 * by_decision[d]['agreement']:.1f}% on the {d} decisions" for d in others if d in by_decision)
     return (f"cloned `{pretrain['teacher']}`{taught} from {pretrain['games']:,} recorded games ({pretrain['samples']:,} "
             f"decisions, {pretrain['collect_seconds'] + pretrain['fit_seconds']:.0f} s), "
-            f"{100 * pretrain['holdout_agreement']:.1f}% held-out agreement with it{agreed}, then PPO")
+            f"{percent(pretrain['holdout_agreement'])} held-out agreement with it{agreed}, then PPO")
 
 
 def _count(value) -> str:

@@ -109,8 +109,21 @@ def collect(env_name: str, teacher, games: int, seed: int = 0, vs_random_share: 
         returns[i] = 0.0 if final is None else final[key[1]] * gamma ** k
         remaining[key] = k + 1
     known = np.asarray([game_returns[g] is not None for g in game_ids.tolist()], bool)
+    require_rows(obs_rows, f"the {games} teacher games of {env_name}", "decision of the teacher", "pretrain.games")
     return TeacherData(np.stack(obs_rows), np.stack(mask_rows), np.asarray(actions, np.int64), returns,
                        known, games, time.perf_counter() - t0, np.asarray(decision_of, str))
+
+
+def require_rows(rows: list, games: str, what: str, setting: str) -> None:
+    """A ConfigError naming the fix where ``games`` (e.g. "the 4 teacher games of toy_v0") gave no row of
+    ``what``, instead of numpy's "need at least one array to stack" from the empty data."""
+    if not rows:
+        raise ConfigError(f"{games} held no {what}; raise {setting}")
+
+
+def percent(share: float | None) -> str:
+    """A share for the logs and the model card; "n/a" where nothing was measured (none held out)."""
+    return "n/a" if share is None else f"{100 * share:.1f}%"
 
 
 def holdout_split(n: int, holdout: float, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
@@ -142,7 +155,7 @@ def clone(policy, data: TeacherData, epochs: int = 5, batch_size: int = 512, lea
             values, ret = values[keep], ret[keep]
         return reduce(values, ret) if len(ret) else None
 
-    def evaluate(idx) -> tuple[np.ndarray, float]:
+    def evaluate(idx) -> tuple[np.ndarray, float | None]:
         """Per sample of ``idx``: whether the policy's likeliest move is the teacher's; the value head's MSE."""
         agree, sq = [], 0.0
         with torch.no_grad():
@@ -153,7 +166,7 @@ def clone(policy, data: TeacherData, epochs: int = 5, batch_size: int = 512, lea
                 err = value_error(obs, ret, known, lambda v, r: float(((v - r) ** 2).sum()))
                 sq += err or 0.0
         valued = int(data.value_known[idx].sum())
-        return np.concatenate(agree) if agree else np.zeros(0, bool), sq / valued if valued else float("nan")
+        return np.concatenate(agree) if agree else np.zeros(0, bool), sq / valued if valued else None
 
     report: dict[str, Any] = {"samples": len(data), "games": data.games, "collect_seconds": round(data.seconds, 1), "epochs": []}
     policy.set_training_mode(True)
@@ -175,13 +188,17 @@ def clone(policy, data: TeacherData, epochs: int = 5, batch_size: int = 512, lea
             n_sum += len(act)
         policy.set_training_mode(False)
         agreed, value_mse = evaluate(hold)
-        agreement = float(agreed.mean()) if len(agreed) else float("nan")
+        # None where nothing was held out (20 samples or fewer) or no held-out game had a result: NaN is no
+        # JSON, and pretrain.json is read back on a resume
+        agreement = round(float(agreed.mean()), 4) if len(agreed) else None
+        value_mse = None if value_mse is None else round(value_mse, 4)
         policy.set_training_mode(True)
         row = {"epoch": epoch + 1, "train_nll": round(nll_sum / max(n_sum, 1), 4),
-               "holdout_agreement": round(agreement, 4), "holdout_value_mse": round(value_mse, 4)}
+               "holdout_agreement": agreement, "holdout_value_mse": value_mse}
         report["epochs"].append(row)
+        mse = "n/a" if value_mse is None else f"{value_mse:.3f}"
         log(f"[pretrain] epoch {row['epoch']}/{epochs}: nll {row['train_nll']:.3f}, agreement with the teacher "
-            f"{100 * agreement:.1f}% (held-out), value mse {value_mse:.3f}")
+            f"{percent(agreement)} (held-out), value mse {mse}")
     policy.set_training_mode(False)
     report["fit_seconds"] = round(time.perf_counter() - t0, 1)
     report["holdout_agreement"] = report["epochs"][-1]["holdout_agreement"]

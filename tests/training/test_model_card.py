@@ -80,6 +80,8 @@ def test_the_warm_start_names_who_taught_which_decisions_and_how_well_they_were_
     assert _warm_start(taught) == ("cloned `travel_earth_v0/ppo_anti_exploiter`, the statistic decisions by "
                                    "`heuristic` from 1,000 recorded games (300,000 decisions, 58 s), 77.4% held-out "
                                    "agreement with it, 95.7% on the statistic decisions, then PPO")
+    # a cloning of 20 decisions or fewer holds none out: its report has no agreement (null, not NaN)
+    assert "n/a held-out agreement with it" in _warm_start({**plain, "holdout_agreement": None})
 
 
 def test_the_card_of_a_model_exported_without_a_training_record_is_written(tmp_path):

@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from tabletop_envs import TabletopError
+from tabletop_envs import ConfigError, TabletopError
 from tabletop_envs.core import policy as policy_module
 from tabletop_envs.core.arena import play_match
 from tabletop_envs.core.policy import RandomPolicy
@@ -92,7 +92,7 @@ def test_the_value_head_learns_nothing_from_rows_without_a_result(toy, teacher):
     value = [n for n in before if n.startswith(("value_net", "mlp_extractor.value"))]
     assert value and all(torch.equal(before[n], after[n]) for n in value)
     assert not torch.equal(before["action_net.weight"], after["action_net.weight"])  # the moves were learnt
-    assert np.isnan(report["epochs"][-1]["holdout_value_mse"])
+    assert report["epochs"][-1]["holdout_value_mse"] is None  # (null in pretrain.json: NaN is no JSON)
 
 
 @pytest.mark.parametrize("seed", [3, 918_273_645_501])
@@ -290,6 +290,23 @@ def test_every_minibatch_step_follows_its_own_gradient_alone(toy, teacher, monke
     assert len(grads) == 3 and grads[0].abs().sum() > 0
     for later in grads[1:]:
         assert torch.allclose(later, grads[0], atol=1e-6)
+
+
+def test_a_cloning_of_twenty_or_fewer_decisions_reports_null_agreement_and_logs_no_nan(toy, teacher):
+    # none is held out of 20 or fewer: the report (pretrain.json) held NaN, which strict JSON readers refuse,
+    # and the log said "nan%"
+    data, _ = _teacher_data(toy, teacher, rows=16)
+    lines = []
+    report = clone(_fresh_policy(toy), data, epochs=1, batch_size=64, log=lines.append)
+    assert report["holdout_agreement"] is None and report["epochs"][0]["holdout_value_mse"] is None
+    json.dumps(report, allow_nan=False)
+    assert lines and not any("nan" in line for line in lines) and "agreement with the teacher n/a" in lines[-1]
+
+
+def test_collect_without_a_teacher_decision_is_a_config_error(toy, teacher):
+    # as distill's collect: a ConfigError naming the fix, not numpy's "need at least one array to stack"
+    with pytest.raises(ConfigError, match="held no decision of the teacher; raise pretrain.games"):
+        collect(toy, teacher, games=2, seed=0, max_turns=0)
 
 
 def test_the_reported_agreement_is_the_last_epochs(toy, teacher):
