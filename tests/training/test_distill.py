@@ -31,7 +31,7 @@ from training.distill import SearchData, collect, fit  # noqa: E402
 from training.evaluate import play_pair  # noqa: E402
 from training.export import numpy_policy  # noqa: E402
 from training.pool import OpponentPool  # noqa: E402
-from training.search import best_action, search_scores  # noqa: E402
+from training.search import best_action, play_out, search_scores, world_scores  # noqa: E402
 from training.train import build_model, make_vec_env, train  # noqa: E402
 
 TINY = {"env": "toy_v0", "seed": 1,
@@ -98,6 +98,91 @@ def test_search_scores_are_wins_less_losses_over_the_worlds(toy):
     assert np.all(np.abs(scores) <= 12) and np.array_equal(scores, np.round(scores))
 
 
+class TakeOne:
+    """A pile-game policy: always take one stone."""
+
+    def act(self, obs, mask, rng):
+        return 0
+
+
+def _pile_at_three(pile):
+    state = make_game(pile).new_initial_state(0)
+    for _ in range(4):  # 15 stones, four takes of three: 3 left and seat 0 to move again
+        state.apply_action(2)
+    assert state.current_player() == 0 and state.legal_actions() == [0, 1, 2]
+    return state
+
+
+def test_search_scores_sum_every_worlds_result_for_the_searching_seat(pile):
+    # the sign of a result, every world counted (not only the last), each side in its own seat
+    state = _pile_at_three(pile)
+    own, legal, scores = search_scores(state, 0, RandomPolicy(), TakeOne(), worlds=12, max_turns=50,
+                                       rng=np.random.default_rng(0))
+    # take 3: won at once; take 2: the opponent takes the last; take 1: the opponent takes one, seat 0 the last
+    assert legal == [0, 1, 2] and scores.tolist() == [12.0, -12.0, 12.0]
+
+
+def test_play_out_stops_at_the_turn_limit_without_a_move(pile):
+    # a playout that reached max_turns is a truncated game (0), not one more move
+    state = _pile_at_three(pile)
+    moves = []
+
+    def choose(s, player):
+        moves.append(player)
+        return 2
+
+    assert play_out(state.clone(), choose, max_turns=state.turn, seat=0) == 0 and not moves
+    assert play_out(state.clone(), choose, max_turns=state.turn + 1, seat=0) == 1 and moves == [0]
+
+
+def test_every_action_of_one_world_is_finished_with_a_generator_of_the_same_stream(toy):
+    # the module's "every action of one world is finished with the same generator": the same luck for each
+    state = make_game(toy).new_initial_state(4)
+    first_states, generators = [], []
+
+    class Spy:
+        def act(self, obs, mask, rng):
+            if not any(rng is g for g in generators):
+                generators.append(rng)  # (kept: the id of a collected generator could come back)
+                first_states.append(rng.bit_generator.state["state"])
+            return RandomPolicy().act(obs, mask, rng)
+
+    legal = state.legal_actions()
+    world_scores(state, 0, legal, Spy(), Spy(), worlds=1, max_turns=50, rng=np.random.default_rng(3))
+    assert len(generators) == len(legal) and all(s == first_states[0] for s in first_states)
+
+
+def test_each_player_of_a_playout_is_asked_on_its_own_observation(pile):
+    # shown the searching seat's observation, the opponent saw its hidden cards
+    state = make_game(pile).new_initial_state(0)
+    for _ in range(3):
+        state.apply_action(2)  # 6 stones, seat 1 to search: the playouts need moves of both seats
+    seen = []
+
+    class SeatSpy:
+        def __init__(self, seat):
+            self.seat = seat
+
+        def act(self, obs, mask, rng):
+            seen.append((self.seat, int(np.argmax(obs[1:]))))  # the pile game's observation names its seat
+            return RandomPolicy().act(obs, mask, rng)
+
+    world_scores(state, 1, state.legal_actions(), SeatSpy(1), SeatSpy(0), worlds=4, max_turns=50,
+                 rng=np.random.default_rng(0))
+    assert {s for s, _ in seen} == {0, 1} and all(s == shown for s, shown in seen)
+
+
+def test_the_search_deals_a_world_for_each_of_its_worlds(toy, monkeypatch):
+    # the worlds are re-dealt hidden cards, not the true state played out again (which the seat cannot know)
+    state = make_game(toy).new_initial_state(4)
+    dealt = []
+    real = type(state).resample_hidden
+    monkeypatch.setattr(type(state), "resample_hidden",
+                        lambda self, seat, rng: dealt.append(seat) or real(self, seat, rng))
+    search_scores(state, 0, RandomPolicy(), RandomPolicy(), worlds=5, max_turns=50, rng=np.random.default_rng(0))
+    assert dealt == [0] * 5
+
+
 def test_search_labels_teach_the_search_move_only_beyond_the_margin():
     nan = np.nan
     scores = np.array([[3.0, 5.0, nan], [3.0, 4.0, nan], [nan, 2.0, -6.0]], np.float32) / 10
@@ -107,6 +192,14 @@ def test_search_labels_teach_the_search_move_only_beyond_the_margin():
     assert labels.tolist() == [1, 0, 1] and relabelled.tolist() == [True, False, True]
     labels, relabelled = data.labels(margin=0.0)
     assert labels.tolist() == [1, 1, 1]
+    # "more than the margin": a gap of exactly the margin, and a tie at margin 0, keep the policy's move
+    scores = np.array([[0.25, 0.5], [0.5, 0.5]], np.float32)  # (exact in binary)
+    data = SearchData(np.zeros((2, 2), np.float16), np.ones((2, 2), bool), np.array([0, 1]), scores,
+                      np.full(2, 4, np.int32), np.zeros(2, np.int8), 0.0)
+    labels, relabelled = data.labels(margin=0.25)
+    assert labels.tolist() == [0, 1] and not relabelled.any()
+    labels, relabelled = data.labels(margin=0.0)
+    assert labels.tolist() == [1, 1] and relabelled.tolist() == [True, False]
 
 
 def test_collect_records_the_policys_decisions_with_a_choice_and_plays_on_with_the_searchs_move(toy):
@@ -160,7 +253,10 @@ def test_collect_starts_no_more_processes_than_jobs_nor_than_windows_can_wait_on
     collect(toy, play_highest, opponents, games=8, worlds=1, seed=3, workers=128)  # 4 deals: 4 jobs
     monkeypatch.setattr(sys, "platform", "win32")
     collect(toy, play_highest, opponents, games=256, worlds=1, seed=3, workers=128)  # 128 jobs
-    assert started == [4, 61]
+    collect(toy, play_highest, opponents, games=8, worlds=1, seed=3, workers=128)  # the cap is no floor
+    monkeypatch.setattr(distill_module.os, "cpu_count", lambda: 3)
+    collect(toy, play_highest, opponents, games=16, worlds=1, seed=3, workers=0)  # 8 jobs
+    assert started == [4, 61, 4, 3]
 
 
 def test_collect_splits_the_games_between_the_opponents(toy, play_highest):
@@ -169,6 +265,90 @@ def test_collect_splits_the_games_between_the_opponents(toy, play_highest):
     # on one worker the rows come opponent by opponent: the last 20 games are the odd deals, against the
     # policy that only draws, which the search never fails to beat; random takes some of the first 20
     assert np.all(data.results[20:] == 1) and np.any(data.results[:20] < 1)
+
+
+def test_collect_plays_deal_d_against_the_d_mod_k_th_opponent_and_rounds_up_to_whole_deals(toy, play_highest,
+                                                                                         monkeypatch):
+    import training.distill as distill_module
+
+    real, played = distill_module._games, []
+    monkeypatch.setattr(distill_module, "_games", lambda job: played.append((job[4], job[-1])) or real(job))
+    opponents = [RandomPolicy(), RandomPolicy(), RandomPolicy()]
+    data = collect(toy, play_highest, opponents, games=13, worlds=1, seed=3, workers=1)  # 7 deals, both seats
+    assert sorted(d for _, chunk in played for d in chunk) == list(range(7)) and data.results.shape == (14,)
+    assert all(opponent is opponents[d % 3] for opponent, chunk in played for d in chunk)
+
+
+def test_collect_records_no_decision_with_a_single_legal_action(pile):
+    # a forced move (one stone left) teaches nothing and is not searched; these games do meet forced moves
+    forced = 0
+    for deal in range(20):
+        state = make_game(pile).new_initial_state(deal)
+        rng = np.random.default_rng(deal)
+        while not state.is_terminal():
+            forced += int(state.legal_action_mask().sum() == 1)
+            state.apply_action(RandomPolicy().act(None, state.legal_action_mask(), rng))
+    assert forced
+    data = collect(pile, RandomPolicy(), [RandomPolicy()], games=40, worlds=1, seed=0, workers=1)
+    assert data.masks.sum(1).min() >= 2
+
+
+class _StubbedSearch:
+    """``search_scores`` and ``world_scores`` for ``training.distill``: the last legal action beats the policy's
+    (the first) by ``gap`` over the first worlds, and wins every confirming world."""
+
+    def __init__(self, gap):
+        self.gap, self.confirmations = gap, []
+
+    def search_scores(self, state, seat, policy, opponent, worlds, limit, rng):
+        legal = state.legal_actions()
+        scores = np.zeros(len(legal))
+        scores[-1] = self.gap
+        return legal[0], legal, scores
+
+    def world_scores(self, state, seat, legal, policy, opponent, worlds, limit, rng):
+        self.confirmations.append(worlds)
+        scores = np.zeros(len(legal))
+        scores[-1] = worlds
+        return scores
+
+
+@pytest.mark.parametrize("gap, confirmed", [(1, False), (2, True)])
+def test_collect_confirms_where_the_gap_per_world_beats_the_margin_and_scores_per_world_played(
+        toy, monkeypatch, gap, confirmed):
+    # the margin is per world (not on the raw wins less losses), and the scores are per world played,
+    # the confirming worlds included
+    import training.distill as distill_module
+
+    stub = _StubbedSearch(gap)
+    monkeypatch.setattr(distill_module, "search_scores", stub.search_scores)
+    monkeypatch.setattr(distill_module, "world_scores", stub.world_scores)
+    # 8 worlds, margin 0.2 a world: a gap of 1 (0.125 a world) is within it, a gap of 2 (0.25) beyond it
+    data = collect(toy, RandomPolicy(), [RandomPolicy()], games=4, worlds=8, seed=3, workers=1,
+                   confirm_worlds=24, margin=0.2)
+    assert bool(stub.confirmations) == confirmed and set(stub.confirmations) <= {24}
+    last = np.array([np.flatnonzero(m)[-1] for m in data.masks])
+    played = 32 if confirmed else 8
+    assert np.all(data.worlds == played)
+    assert np.allclose(data.scores[np.arange(len(data)), last], (gap + played - 8) / played)
+
+
+def test_collect_without_a_decision_to_search_is_a_config_error(toy, play_highest):
+    # not numpy's "need at least one array to stack"
+    with pytest.raises(ConfigError, match="held no decision with more than one legal action; raise distill.games"):
+        collect(toy, play_highest, [RandomPolicy()], games=2, worlds=1, seed=3, workers=1, max_turns=0)
+
+
+def test_the_policy_and_its_opponent_draw_from_streams_of_their_own(toy, play_highest, monkeypatch):
+    # one stream for both: a sampling policy's draws and a random opponent's were the same numbers
+    import training.distill as distill_module
+
+    made = []
+    real = distill_module.policy_rng
+    monkeypatch.setattr(distill_module, "policy_rng", lambda *key: made.append(real(*key)) or made[-1])
+    collect(toy, play_highest, [RandomPolicy()], games=4, worlds=1, seed=3, workers=1)
+    streams = [g.bit_generator.state["state"]["inc"] for g in made]
+    assert len(made) == 8 and len(set(streams)) == len(streams)  # 2 deals x 2 seats x (policy, opponent)
 
 
 @pytest.mark.parametrize("target", ["move", "scores"])
@@ -578,11 +758,12 @@ def test_an_interrupt_ends_the_distillation_workers_without_waiting_out_their_ch
                 map_in_processes(time.sleep, [120, 120], workers=2)  # chunks of minutes
         finally:
             timer.cancel()
+        # nor its manager thread, as the interrupt leaves (checked before outlived() gives it seconds to end
+        # on its own): at exit, Python 3.11 wrote to the pipe that thread was closing, and a distillation
+        # stopped by Ctrl-C ended on "OSError: [Errno 9] Bad file descriptor" after its message
+        assert not [t for t in threading.enumerate() if type(t).__name__ == "_ExecutorManagerThread"]
     assert time.monotonic() - t0 < 60 and len(seen) >= 2
     assert not outlived(seen)
-    # nor its manager thread: at exit, Python 3.11 wrote to the pipe that thread was closing, and a
-    # distillation stopped by Ctrl-C ended on "OSError: [Errno 9] Bad file descriptor" after its message
-    assert not [t for t in threading.enumerate() if type(t).__name__ == "_ExecutorManagerThread"]
 
 
 def test_a_distillation_worker_spawned_under_the_trainer_does_not_import_torch(tmp_path):
