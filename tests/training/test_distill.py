@@ -495,6 +495,98 @@ def test_the_report_of_a_fit_without_held_out_relabelled_decisions_is_json(toy, 
     json.loads(json.dumps(report, allow_nan=False))
 
 
+def _search_data(toy, n=200, seed=0):
+    """Synthetic searched decisions whose observations name their row (the index in binary)."""
+    rng = np.random.default_rng(seed)
+    width = make_game(toy).observation_layout.size
+    bits = int(np.ceil(np.log2(n)))
+    obs = np.zeros((n, width), np.float16)
+    obs[:, :bits] = (np.arange(n)[:, None] >> np.arange(bits)) & 1
+    masks = np.ones((n, 11), bool)
+    masks[:, 10] = rng.random(n) < 0.5
+    own = rng.integers(0, 10, n)
+    scores = np.where(masks, rng.choice([-1.0, 0.0, 1.0], (n, 11)), np.nan).astype(np.float32)
+    return SearchData(obs, masks, own.astype(np.int64), scores, np.full(n, 4, np.int32),
+                      np.array([1, 0, -1, 1], np.int8), 0.0), bits
+
+
+def test_the_fit_never_trains_on_its_held_out_decisions_and_reshuffles_the_rest_each_epoch(toy, tmp_path,
+                                                                                          monkeypatch):
+    import torch
+
+    data, bits = _search_data(toy)
+    policy = untrained_model(toy, tmp_path).policy
+    batches = []
+    original = policy.get_distribution
+
+    def spy(obs, action_masks=None):
+        if torch.is_grad_enabled():
+            batches.append((obs[:, :bits].round().long() << torch.arange(bits)).sum(1).tolist())
+        return original(obs, action_masks=action_masks)
+
+    monkeypatch.setattr(policy, "get_distribution", spy)
+    fit(policy, data, epochs=2, batch_size=32, holdout=0.1, log=lambda *a: None)
+    counts = np.bincount([i for batch in batches for i in batch], minlength=200)
+    # 20 held out, every other row once an epoch (none of a minibatch dropped), in a new order each epoch
+    assert np.count_nonzero(counts == 0) == 20 and set(counts[counts > 0].tolist()) == {2}
+    assert batches[0] != batches[len(batches) // 2]
+
+
+def test_the_reported_loss_is_the_mean_over_the_training_rows(toy, tmp_path):
+    # not summed per minibatch; at learning rate 0 the KL term stays 0
+    data, _ = _search_data(toy)
+    model = untrained_model(toy, tmp_path)
+    labels, _ = data.labels(0.05)
+    expected = float(-logits_of(model, data)[np.arange(len(data)), labels].mean())
+    report = fit(model.policy, data, epochs=1, batch_size=64, learning_rate=0.0, holdout=0.0, log=lambda *a: None)
+    assert report["epochs"][0]["loss"] == pytest.approx(expected, abs=1e-3)
+
+
+def test_the_scores_target_is_the_policy_reweighted_by_exp_score_over_temperature(toy, tmp_path):
+    # the target's own size, through the first epoch's loss at step size 0: on an untrained, near-uniform
+    # policy any target has about the same cross-entropy, so this one is given preferences first
+    import torch
+
+    data, _ = _search_data(toy)
+    model = untrained_model(toy, tmp_path)
+    with torch.no_grad():
+        model.policy.action_net.bias.copy_(torch.linspace(0.0, 3.0, 11))
+    before = torch.as_tensor(logits_of(model, data))
+    legal = torch.as_tensor(data.masks)
+    scores = torch.as_tensor(np.nan_to_num(data.scores, nan=0.0))
+    soft = torch.softmax((before + scores / 0.5).masked_fill(~legal, -torch.inf), -1)
+    expected = float(-(soft * before.masked_fill(~legal, 0.0)).sum(-1).mean())
+    moved = float((soft.argmax(-1) != before.argmax(-1)).float().mean())
+    report = fit(model.policy, data, target="scores", temperature=0.5, epochs=1, batch_size=64, learning_rate=0.0,
+                 holdout=0.0, log=lambda *a: None)
+    assert report["epochs"][0]["loss"] == pytest.approx(expected, abs=1e-3)
+    assert report["relabelled"] == pytest.approx(moved, abs=1e-4) and 0 < moved < 1
+
+
+def test_the_kl_term_holds_the_fitted_policy_near_the_policy_before_the_fit(toy, tmp_path):
+    # kl_coef ignored, or the KL's sign flipped (pushed away), would let the policy drift as far or further
+    data, _ = _search_data(toy)
+    data.scores = np.where(data.masks, 0.0, np.nan).astype(np.float32)
+    data.scores[:, 3] = 1.0  # the search teaches action 3 everywhere
+
+    def drift(kl_coef):
+        model = untrained_model(toy, tmp_path)
+        before = logits_of(model, data)
+        fit(model.policy, data, margin=0.0, epochs=10, batch_size=16, learning_rate=1e-2, kl_coef=kl_coef,
+            log=lambda *a: None)
+        after = logits_of(model, data)
+        return float(np.where(data.masks, np.exp(before) * (before - after), 0.0).sum(-1).mean())
+
+    held, free = drift(2.0), drift(0.0)
+    assert held < 0.5 * free, (held, free)
+
+
+def test_the_search_win_rate_counts_wins_only(toy, tmp_path):
+    data, _ = _search_data(toy, n=30)  # results: won, drawn, lost, won
+    report = fit(untrained_model(toy, tmp_path).policy, data, epochs=1, log=lambda *a: None)
+    assert report["search_win_rate"] == 0.5 and report["games"] == 4
+
+
 @pytest.mark.parametrize("opponents, match", [("[]", "distill.opponents is empty"),
                                               ("[random, heuristic, random]", "names an opponent twice")])
 def test_distill_opponents_must_be_someone_and_each_once(opponents, match):
