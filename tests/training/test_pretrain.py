@@ -17,7 +17,7 @@ pytest.importorskip("sb3_contrib", reason="needs the [train] extra (torch, stabl
 from training.config import load_config  # noqa: E402
 from training.export import numpy_policy  # noqa: E402
 from training.pool import OpponentPool  # noqa: E402
-from training.pretrain import clone, collect, warm_start  # noqa: E402
+from training.pretrain import clone, collect, holdout_split, warm_start  # noqa: E402
 from training.train import build_model, make_vec_env, train  # noqa: E402
 
 TINY = {"env": "toy_v0", "seed": 1,
@@ -110,6 +110,7 @@ def test_collect_never_hands_the_teacher_or_the_random_player_the_generator_the_
     for spy in (teacher, other):
         assert spy.first_state is not None
         assert not same_stream(spy.first_state, seed) and not tells_the_seed(spy, seed)
+    assert teacher.first_state["state"]["inc"] != other.first_state["state"]["inc"]  # nor each other's (PCG64)
 
 
 def test_cloning_makes_the_learner_play_like_the_teacher_and_beat_random(toy, teacher, toy_teacher, tmp_path):
@@ -292,6 +293,62 @@ def test_every_minibatch_step_follows_its_own_gradient_alone(toy, teacher, monke
         assert torch.allclose(later, grads[0], atol=1e-6)
 
 
+def test_holdout_split_holds_none_out_of_twenty_or_fewer_and_rounds_the_share():
+    rng = np.random.default_rng(0)
+    hold, train_rows = holdout_split(20, 0.5, rng)
+    assert len(hold) == 0 and sorted(train_rows.tolist()) == list(range(20))
+    hold, train_rows = holdout_split(30, 0.05, rng)  # 1.5 held out: rounded to 2, not cut to 1
+    assert len(hold) == 2 and sorted([*hold.tolist(), *train_rows.tolist()]) == list(range(30))
+
+
+def test_the_reported_train_nll_is_the_mean_over_the_training_rows(toy, teacher):
+    # not summed per minibatch
+    import torch
+
+    data = collect(toy, teacher, games=40, seed=3)
+    policy = _fresh_policy(toy)
+    with torch.no_grad():
+        dist = policy.get_distribution(torch.as_tensor(data.observations.astype(np.float32)),
+                                       action_masks=data.masks)
+        expected = float(-dist.log_prob(torch.as_tensor(data.actions)).mean())
+    report = clone(policy, data, epochs=1, batch_size=32, learning_rate=0.0, holdout=0.0, log=lambda *_: None)
+    assert len(data) > 64 and report["epochs"][0]["train_nll"] == pytest.approx(expected, abs=1e-3)
+
+
+def test_the_held_out_value_mse_is_over_the_rows_with_a_result_only(toy, teacher):
+    import torch
+
+    data = collect(toy, teacher, games=60, seed=4)
+    data.value_known[::2] = False
+    policy = _fresh_policy(toy)
+    hold, _ = holdout_split(len(data), 0.2, np.random.default_rng(0))  # clone's split at seed 0
+    with torch.no_grad():
+        values = policy.predict_values(torch.as_tensor(data.observations[hold].astype(np.float32))).flatten().numpy()
+    expected = float(((values - data.returns[hold]) ** 2)[data.value_known[hold]].mean())
+    report = clone(policy, data, epochs=1, learning_rate=0.0, holdout=0.2, seed=0, log=lambda *_: None)
+    assert report["epochs"][0]["holdout_value_mse"] == pytest.approx(expected, abs=1e-3)
+
+
+def test_vf_coef_0_leaves_the_value_head_where_it_was(toy, teacher):
+    # Adam moves nothing without a gradient
+    import torch
+
+    data = collect(toy, teacher, games=40, seed=3)
+    policy = _fresh_policy(toy)
+    before = {n: p.detach().clone() for n, p in policy.named_parameters()}
+    clone(policy, data, epochs=1, batch_size=64, vf_coef=0.0, log=lambda *_: None)
+    value = [n for n in before if n.startswith(("value_net", "mlp_extractor.value"))]
+    assert value and all(torch.equal(before[n], dict(policy.named_parameters())[n]) for n in value)
+
+
+def test_collect_deals_the_games_from_its_seed(toy, teacher):
+    one = collect(toy, teacher, games=10, seed=1, vs_random_share=0.0)
+    again = collect(toy, teacher, games=10, seed=1, vs_random_share=0.0)
+    two = collect(toy, teacher, games=10, seed=2, vs_random_share=0.0)
+    assert np.array_equal(one.observations, again.observations)
+    assert one.observations.shape != two.observations.shape or not np.array_equal(one.observations, two.observations)
+
+
 def test_a_cloning_of_twenty_or_fewer_decisions_reports_null_agreement_and_logs_no_nan(toy, teacher):
     # none is held out of 20 or fewer: the report (pretrain.json) held NaN, which strict JSON readers refuse,
     # and the log said "nan%"
@@ -417,6 +474,12 @@ def test_the_cloning_reports_the_held_out_agreement_of_each_decision():
     held = sum(row["samples"] * row["agreement"] for row in by_decision.values()) / sum(
         row["samples"] for row in by_decision.values())
     assert held == pytest.approx(report["holdout_agreement"], abs=1e-3)  # the parts make up the whole
+    # a decision none of whose rows is held out is not named (it was, with 0 samples and a NaN agreement)
+    report = clone(_fresh_policy("travel_earth_v0"), data, epochs=1, batch_size=256, holdout=0.02,
+                   log=lambda *_: None)
+    rows = report["holdout_agreement_by_decision"].values()
+    assert sum(r["samples"] for r in rows) == round(0.02 * len(data))
+    assert all(r["samples"] > 0 and np.isfinite(r["agreement"]) for r in rows)
 
 
 @pytest.mark.parametrize(("decisions", "teacher_spec", "message"), [
