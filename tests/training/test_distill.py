@@ -880,3 +880,64 @@ def test_a_distillation_worker_spawned_under_the_trainer_does_not_import_torch(t
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=300)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["[False,", "False,", "True]"]  # the trainer's module, without torch
+
+
+def test_a_kept_round_is_read_back_whatever_the_number_of_workers(toy, tmp_path, monkeypatch):
+    # distill.workers says where the search runs, not what it finds: a round kept with one worker is this recipe's
+    train(load_config(None, tiny_overrides(tmp_path / "run")))
+    searched = counting_rounds(monkeypatch, stop_at=2)  # (round 2's workers could not build the test's toy game)
+    with pytest.raises(KeyboardInterrupt):
+        train(load_config(None, tiny_overrides(tmp_path / "run", "distill.rounds=2", "distill.workers=2")),
+              resume=True)
+    assert searched == []  # round 1 read back
+
+
+def test_a_kept_round_report_cut_short_is_searched_again_not_an_error(toy, tmp_path, monkeypatch):
+    # a round1.json cut short (a crash mid-write where renames are not atomic) is no round to read back
+    train(load_config(None, tiny_overrides(tmp_path / "run")))
+    report = tmp_path / "run" / "distill" / "round1.json"
+    report.write_text(report.read_text(encoding="utf-8")[:40], encoding="utf-8")
+    searched = counting_rounds(monkeypatch)
+    train(load_config(None, tiny_overrides(tmp_path / "run", "distill.rounds=2")), resume=True)
+    assert searched == [1, 2] and json.loads(report.read_text(encoding="utf-8"))["round"] == 1
+
+
+def test_the_distillation_fit_runs_on_the_update_threads_and_restores_the_count(toy, tmp_path, monkeypatch,
+                                                                                restore_torch_threads):
+    # as the warm start's fit: the search's processes are done by then, so the fit may use the update threads
+    import torch
+
+    import training.distill as distill_module
+
+    cfg = load_config(None, tiny_overrides(tmp_path / "run", "ppo.update_threads=2"))
+    seen, original = [], distill_module.fit
+    monkeypatch.setattr(distill_module, "fit",
+                        lambda *a, **k: (seen.append(torch.get_num_threads()), original(*a, **k))[1])
+    torch.set_num_threads(1)
+    distill_module.distill(untrained_model(toy, tmp_path), cfg, log=lambda *_: None)
+    assert seen == [min(2, os.cpu_count())] and torch.get_num_threads() == 1
+
+
+def test_a_round_passes_the_recipes_settings_to_the_search_and_the_fit(toy, tmp_path, monkeypatch):
+    # each distill.* key reaches the function it is for, not that function's default; the search plays the
+    # policy the run ships (eval.deterministic), and "confirmed" counts the decisions searched again
+    import training.distill as distill_module
+
+    cfg = load_config(None, tiny_overrides(tmp_path / "run", "distill.confirm_worlds=8", "distill.margin=0.125",
+                                           "distill.kl_coef=0.3", "distill.temperature=0.2", "distill.target=scores"))
+    calls = {}
+    real_collect, real_fit = distill_module.collect, distill_module.fit
+
+    def spy_collect(env, policy, *a, **k):
+        calls["collect"] = {**k, "deterministic": policy.deterministic}
+        calls["data"] = real_collect(env, policy, *a, **k)
+        return calls["data"]
+
+    monkeypatch.setattr(distill_module, "collect", spy_collect)
+    monkeypatch.setattr(distill_module, "fit", lambda *a, **k: calls.update(fit=k) or real_fit(*a, **k))
+    report = distill_module.distill(untrained_model(toy, tmp_path), cfg, log=lambda *_: None)
+    assert calls["collect"]["confirm_worlds"] == 8 and calls["collect"]["margin"] == 0.125
+    assert calls["collect"]["deterministic"] is True
+    assert (calls["fit"]["margin"], calls["fit"]["kl_coef"], calls["fit"]["temperature"]) == (0.125, 0.3, 0.2)
+    assert calls["fit"]["target"] == "scores"
+    assert report["confirmed"] == int((calls["data"].worlds > 4).sum()) < report["samples"]

@@ -523,3 +523,42 @@ def test_a_game_that_lists_no_decisions_refuses_decision_teachers_naming_the_fix
     with pytest.raises(TabletopError, match=r"toy_v0's game does not list its decisions \(Game.decisions"):
         train(cfg)
     assert not run.exists()
+
+
+def test_a_warm_start_collects_and_clones_with_the_recipes_settings(toy, toy_teacher, tmp_path, monkeypatch):
+    # each pretrain.* key (and ppo.gamma, env_kwargs.max_turns) reaches collect or clone, not their defaults; the
+    # games are dealt from seed + 7, the deals the shipped models were warm-started from
+    import training.pretrain as pretrain
+
+    cfg = load_config(data={**TINY, "seed": 5, "env_kwargs": {"max_turns": 4},
+                            "ppo": {**TINY["ppo"], "gamma": 0.5},
+                            "pretrain": {"teacher": toy_teacher, "games": 10, "epochs": 1, "vs_random_share": 0.75,
+                                         "batch_size": 7, "vf_coef": 0.25, "learning_rate": 0.002},
+                            "output": {"dir": str(tmp_path / "run"), "tensorboard": False}})
+    model = build_model(cfg, make_vec_env(cfg, OpponentPool(toy, 1.0, 0.0)), tmp_path)
+    seen = {}
+    real_collect, real_clone = pretrain.collect, pretrain.clone
+    monkeypatch.setattr(pretrain, "collect", lambda *a, **k: seen.update(collect=k) or real_collect(*a, **k))
+    monkeypatch.setattr(pretrain, "clone", lambda *a, **k: seen.update(clone=k) or real_clone(*a, **k))
+    warm_start(model, cfg, log=lambda *_: None)
+    assert {k: seen["collect"][k] for k in ("seed", "gamma", "vs_random_share", "max_turns")} == {
+        "seed": 12, "gamma": 0.5, "vs_random_share": 0.75, "max_turns": 4}
+    assert {k: seen["clone"][k] for k in ("batch_size", "vf_coef", "learning_rate", "epochs", "seed")} == {
+        "batch_size": 7, "vf_coef": 0.25, "learning_rate": 0.002, "epochs": 1, "seed": 5}
+
+
+def test_the_pretrain_command_clones_the_heuristic_where_the_recipe_names_no_teacher(toy, teacher, monkeypatch):
+    # only the command's refusals were tested: its default teacher is the game's heuristic bot
+    import training.pretrain as pretrain
+
+    monkeypatch.setitem(policy_module._POLICIES, "toy_v0/heuristic", lambda **kw: teacher)
+    teachers = []
+
+    def recorded(model, cfg, log=print):
+        teachers.append(cfg.pretrain.teacher)
+        return {}
+
+    monkeypatch.setattr(pretrain, "warm_start", recorded)
+    report = pretrain.main(["--set", "env=toy_v0", "--set", "ppo.net_arch=[16]", "--set", "eval.opponents=[random]",
+                            "--games", "2"])
+    assert teachers == ["heuristic"] and set(report["evaluation"]) == {"vs_random"}
