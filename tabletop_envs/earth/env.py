@@ -189,9 +189,8 @@ Version history
   compost" cost, an ability drawing from it), and a card composted from hand after that lay below the old
   mark, so worlds took it for one composted before the reshuffle: they never put a card of the new pile
   there, leaving out the real world, and where the seat held too few cards of the earlier piles the re-deal
-  raised ``ValueError``. A saved state whose marks are
-  not so (one saved before the fix, where a compost shrank after a reshuffle) is refused with a
-  ``StateError``; its replay rebuilds it.
+  raised ``ValueError``. A saved state whose marks are not so (one saved before the fix, where a compost
+  shrank after a reshuffle) is refused with a ``StateError``; its replay rebuilds it.
 * v0 (text view; play, observation and action layout unchanged): the text view gave names only, so a
   human chose blind. In setup it now lists the sides a player was dealt and has not chosen yet (VP,
   habitats, an island's setup draw/compost/soil, the ability or objective text), to that player only; in
