@@ -3,8 +3,8 @@
 A recipe is a YAML file (``configs/<game>.yaml``) holding any subset of these keys; the rest keep
 their defaults. Unknown keys and ill-typed values are a :class:`ConfigError` that names the key,
 the file and the fix. ``--set section.key=value`` overrides one key from the command line (the
-value is parsed as YAML: ``--set ppo.net_arch=[64,64]``; as in a recipe, a key given twice and an
-integer YAML 1.1 reads as octal or base 60, such as 010 or 1:30, are refused).
+value is parsed as YAML: ``--set ppo.net_arch=[64,64]``; as in a recipe, a key given twice, a number
+YAML 1.1 reads as octal or base 60, such as 010, 1:30 or 1:30.5, and a date that is none are refused).
 
 ``python -m training.config`` prints the whole schema as a Markdown table.
 """
@@ -494,7 +494,7 @@ def load_typed_config(schema: type, path: str | Path | None = None, overrides: l
         except RecursionError:  # as a recipe file's, whose checks these are
             raise ConfigError(f"override {name.strip()}: the value nests its lists or mappings too deeply to be "
                               "read") from None
-        except ValueError as exc:  # int()'s digit limit, a date such as 2024-13-01
+        except ValueError as exc:  # int()'s digit limit, as a recipe file's
             raise ConfigError(f"override {name.strip()}: the value cannot be read ({str(exc).split(';')[0]}); "
                               "fix it, or quote it for a string") from None
         raw = _set(raw, name.strip().split("."), parsed, schema)
@@ -538,8 +538,9 @@ def _check_expanded_size(raw: dict, path) -> None:
 
 def _recipe_loader():
     """PyYAML's safe loader, but a key given twice in one mapping is an error: PyYAML kept the last one, so a
-    second ``ppo:`` section silently dropped the first (its steps and rollout length). So is an integer YAML 1.1
-    reads as octal (010 is 8) or base 60 (1:30 is 90). ``--set`` values are read with it too; its errors'
+    second ``ppo:`` section silently dropped the first (its steps and rollout length). So is a number YAML 1.1
+    reads as octal (010 is 8) or base 60 (1:30 is 90, 1:30.5 is 90.5), and a value that reads as a date but is
+    none (2024-13-01). ``--set`` values are read with it too; its errors'
     ``in_a_value`` says the problem of such a one-line value."""
     import yaml
 
@@ -562,20 +563,38 @@ def _recipe_loader():
         yield data  # as the safe loader's own map: a recipe that holds itself meets the size check, not a crash
         data.update(loader.construct_mapping(node))  # (which applies "<<" merges)
 
+    def refuse(node, said: str, what: str = "the number"):
+        exc = yaml.constructor.ConstructorError(None, None, f"{what} {node.value} {said}", node.start_mark)
+        exc.in_a_value = said
+        raise exc
+
     def integer(loader, node):  # YAML 1.1's octal and base 60: seed: 010 was seed 8, unsaid
         digits = node.value.replace("_", "").lstrip("+-")
         why = ("a colon makes it base 60" if ":" in digits else
                "a leading 0 makes it octal" if len(digits) > 1 and digits[0] == "0" and digits[1] not in "bx" else None)
         number = loader.construct_yaml_int(node)
         if why:
-            said = f"is read by YAML 1.1 as {number} ({why}); write the number you mean, or quote it for a string"
-            exc = yaml.constructor.ConstructorError(None, None, f"the number {node.value} {said}", node.start_mark)
-            exc.in_a_value = said
-            raise exc
+            refuse(node, f"is read by YAML 1.1 as {number} ({why}); write the number you mean, or quote it for a string")
         return number
+
+    def real(loader, node):  # YAML 1.1's base 60 again: learning_rate: 1:30.5 was 90.5
+        number = loader.construct_yaml_float(node)
+        if ":" in node.value:
+            refuse(node, f"is read by YAML 1.1 as {number} (a colon makes it base 60); write the number you mean, "
+                         "or quote it for a string")
+        return number
+
+    def date(loader, node):  # 2024-13-01 reads as a date, and datetime's ValueError named no key or line
+        try:
+            return loader.construct_yaml_timestamp(node)
+        except ValueError as exc:
+            refuse(node, f"reads as a date but is none ({exc}); quote it for a string",
+                   what="the value")
 
     RecipeLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, mapping)
     RecipeLoader.add_constructor("tag:yaml.org,2002:int", integer)
+    RecipeLoader.add_constructor("tag:yaml.org,2002:float", real)
+    RecipeLoader.add_constructor("tag:yaml.org,2002:timestamp", date)
     return RecipeLoader
 
 

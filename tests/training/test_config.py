@@ -100,10 +100,15 @@ def test_a_string_yaml_reads_as_a_mapping_or_a_bool_is_refused_saying_so_and_how
                              r"base 60\)"),
     ("seed: -0_10\n", None, r"r.yaml, line 1, column 7: .*the number -0_10 is read by YAML 1.1 as -8 \(a leading 0 "
                              r"makes it octal\); write the number you mean, or quote it for a string; fix the file"),
-], ids=["octal", "base_60", "recipe"])
-def test_an_integer_yaml_1_1_reads_as_octal_or_base_60_is_refused_naming_what_it_read(tmp_path, recipe, override,
-                                                                                        message):
-    # seed=010 trained seed 8 and ppo.n_steps=1:30 a rollout of 90, unsaid
+    ("", "ppo.learning_rate=-1:30.5", r"^override ppo.learning_rate: the value '-1:30.5' is read by YAML 1.1 as -90.5 "
+                                      r"\(a colon makes it base 60\)"),
+    ("ppo:\n  learning_rate: 1:30.5\n", None, r"r.yaml, line 2, column 18: .*the number 1:30.5 is read by YAML 1.1 as "
+                                             r"90.5 \(a colon makes it base 60\); write the number you mean, or quote it "
+                                             r"for a string; fix the file"),
+], ids=["octal", "base_60", "recipe", "base_60_float", "recipe_base_60_float"])
+def test_a_number_yaml_1_1_reads_as_octal_or_base_60_is_refused_naming_what_it_read(tmp_path, recipe, override,
+                                                                                      message):
+    # seed=010 trained seed 8, ppo.n_steps=1:30 a rollout of 90 and ppo.learning_rate=1:30.5 a rate of 90.5, unsaid
     path = tmp_path / "r.yaml"
     path.write_text(recipe, encoding="utf-8")
     with pytest.raises(ConfigError, match=message):
@@ -390,7 +395,9 @@ def _laughs(levels: int) -> str:
     ("env_kwargs: &a\n  decks: *a\n", "holds more than 100,000 values once"),
     ("a: " + "[" * 100_000 + "]" * 100_000 + "\n", "nests its lists or mappings too deeply to be read"),
     ("ppo:\n  n_steps: " + "1" * 5000 + "\n", r"holds a number too long to read \(Exceeds the limit"),
-], ids=["billion_laughs", "holds_itself", "deep", "huge_int"])
+    ("output:\n  name: 2024-02-30\n", r"line 2, column 9: .*the value 2024-02-30 reads as a date but is none \(day is "
+                                     r"out of range for month\); quote it for a string"),
+], ids=["billion_laughs", "holds_itself", "deep", "huge_int", "bad_date"])
 def test_a_hostile_recipe_is_one_config_error_naming_the_file_not_a_hang_or_a_traceback(tmp_path, text, problem):
     """A recipe from someone else: ten lines of aliases repeating aliases hung the key checks (a message
     built for each value showed it whole), deep nesting raised RecursionError, a huge number a ValueError."""
@@ -402,7 +409,8 @@ def test_a_hostile_recipe_is_one_config_error_naming_the_file_not_a_hang_or_a_tr
 
 @pytest.mark.parametrize(("override", "problem"), [
     ("ppo.n_steps=1" + "0" * 5000, r"cannot be read \(Exceeds the limit \(4300 digits\)"),
-    ("output.name=2024-13-01", r"cannot be read \(month must be in 1..12\); fix it, or quote it for a string"),
+    ("output.name=2024-13-01", r"'2024-13-01' reads as a date but is none \(month must be in 1..12\); quote it for "
+                               "a string"),
     ("env_kwargs.x=" + "[" * 100_000 + "]" * 100_000, "nests its lists or mappings too deeply to be read"),
 ], ids=["huge_int", "bad_date", "deep"])
 def test_an_override_yaml_cannot_build_a_value_of_is_one_config_error_naming_the_key(override, problem):
