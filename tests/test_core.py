@@ -119,6 +119,48 @@ def test_leak_check_catches_a_leaking_observation(toy, monkeypatch):
         conformance.check_no_leak(toy, {})
 
 
+
+def test_leak_check_catches_an_action_name_that_tells_the_mover_a_hidden_card(toy, monkeypatch):
+    """The observation can hide a card that a menu of move names (the play command's list) still shows."""
+    import toy_game
+
+    def peeking_name(self, action):
+        return f"play {action} (they hold {sorted(self.hands[1 - self.player])})"
+
+    monkeypatch.setattr(toy_game.ToyState, "action_to_string", peeking_name)
+    with pytest.raises(AssertionError, match=r"player \d's action \d+ is named 'play .*in a world re-dealt from their "
+                                             r"view .*: the name leaks hidden information"):
+        conformance.check_no_leak(toy, {})
+
+
+def test_leak_check_catches_a_refusal_of_an_illegal_move_that_tells_a_hidden_card(toy, monkeypatch):
+    """A mover may try any action id; the refusal names the legal ones and must say nothing more."""
+    import toy_game
+
+    from tabletop_envs.core.errors import IllegalActionError
+
+    original = toy_game.ToyState.apply_action
+
+    def telling_refusal(self, action):
+        if not self.legal_action_mask()[action] if 0 <= action < len(self.legal_action_mask()) else True:
+            raise IllegalActionError(action, self.legal_actions(), self._describe_safe,
+                                     f"{self.decision()}; the deck's top card is {self.deck[-1] if self.deck else None}")
+        original(self, action)
+
+    monkeypatch.setattr(toy_game.ToyState, "apply_action", telling_refusal)
+    with pytest.raises(AssertionError, match=r"the refusal of player \d's illegal action \d+ .* reads .*, and .* in a "
+                                             r"world re-dealt from their view: it leaks hidden information"):
+        conformance.check_no_leak(toy, {})
+
+
+def test_leak_check_fails_a_game_that_applies_an_illegal_action_instead_of_refusing_it(toy, monkeypatch):
+    import toy_game
+
+    monkeypatch.setattr(toy_game.ToyState, "apply_action", lambda self, action: None)
+    with pytest.raises(AssertionError, match=r"toy_v0: illegal action \d+ was applied during .*, not refused with an "
+                                             "IllegalActionError"):
+        conformance.check_no_leak(toy, {})
+
 def test_global_state_check_catches_a_state_that_is_only_the_movers_view(toy, monkeypatch):
     from tabletop_envs.core.aec import TabletopAECEnv
 

@@ -391,7 +391,8 @@ def check_mask_equals_rules(env_name: str, game_kwargs: dict, num_states: int = 
 
 def check_no_leak(env_name: str, game_kwargs: dict, num_states: int = 60, resamples: int = 3, seed: int = 2) -> None:
     """A player's observation, and the text view of a game that has its own, is unchanged when everything
-    they cannot see is re-dealt.
+    they cannot see is re-dealt; so are the mover's mask, the names of its legal actions and the refusals of
+    its illegal ones.
 
     Each re-dealt world must also have a generator of its own: future chance is hidden too, and a
     world keeping the real one would draw the real future (and its state would let the deal be re-run).
@@ -422,6 +423,7 @@ def check_no_leak(env_name: str, game_kwargs: dict, num_states: int = 60, resamp
                                                 f"{state.decision()!r}: it shows what the observation hides")
                         if p == state.current_player():
                             np.testing.assert_array_equal(other.legal_action_mask(), state.legal_action_mask())
+                            _check_words_to_the_mover(state, other, p)
                         if other.rng.bit_generator.state == state.rng.bit_generator.state:
                             raise AssertionError(f"resample_hidden({p}) kept the real state's generator during {state.decision()!r}: "
                                                 "every re-dealt world would draw the real future chance")
@@ -471,6 +473,35 @@ def check_seat_arguments(env_name: str, game_kwargs: dict, seed: int = 5) -> Non
         if state.resample_hidden(np.int64(p), np.random.default_rng(3)) != \
                 state.resample_hidden(p, np.random.default_rng(3)):
             raise AssertionError(f"{env_name}: a NumPy seat re-deals otherwise")
+
+
+def _check_words_to_the_mover(state, other, p: int) -> None:
+    """What the mover reads besides the observation says the same in a re-dealt world: the names of its legal
+    actions (a menu, the play command's list) and the refusal of an illegal one (which lists the legal ones)."""
+    legal = state.legal_actions()
+    for action in legal:
+        if other.action_to_string(action) != state.action_to_string(action):
+            raise AssertionError(f"player {p}'s action {action} is named {state.action_to_string(action)!r}, and "
+                                 f"{other.action_to_string(action)!r} in a world re-dealt from their view during "
+                                 f"{state.decision()!r}: the name leaks hidden information")
+    illegal = np.flatnonzero(~state.legal_action_mask().astype(bool))
+    for action in [*illegal[:: max(1, len(illegal) // 3)][:3].tolist(), state.game.num_actions]:
+        said, other_said = _refusal(state, action), _refusal(other, action)
+        if said != other_said:
+            raise AssertionError(f"the refusal of player {p}'s illegal action {action} during {state.decision()!r} "
+                                 f"reads {said!r}, and {other_said!r} in a world re-dealt from their view: it leaks "
+                                 "hidden information")
+
+
+def _refusal(state, action: int) -> str:
+    from .errors import IllegalActionError
+
+    try:
+        state.clone().apply_action(action)
+    except IllegalActionError as exc:
+        return str(exc)
+    raise AssertionError(f"{state.game.env_name}: illegal action {action} was applied during {state.decision()!r}, not "
+                         "refused with an IllegalActionError")
 
 
 def _without_generator(state) -> dict:
