@@ -177,6 +177,10 @@ Version history
   phase, and ``done_placing`` out of step with who places. Before, such an edited file loaded, then left a
   mask with no legal action, an observation outside its Box, an IndexError, or ``resample_hidden`` worlds
   that broke the invariants.
+* v0 (picture; play, observations and layouts unchanged): where the opponent holds known cards and has
+  cards face down, a seat's picture says beside their hand row "known cards: in hand or face down", as the
+  text view does; before, it drew the known cards in the hand row only, though one may have gone down face
+  down (which the rules keep from this seat; the picture was the same either way, so it leaked nothing).
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ the opponent's hand and face-down cards are backs, except hand cards they saw en
 
 from __future__ import annotations
 
-from ..core.render import SEAT_COLORS, TEXT, Canvas, CardFace
+from ..core.render import MUTED, SEAT_COLORS, TEXT, Canvas, CardFace
 from .engine import ATTACK, CASTLE_HP, DEFEND, LANE_NAMES
 
 WIDTH, HEIGHT = 1200, 772
@@ -93,7 +93,11 @@ def _hand(canvas: Canvas, state, p: int, y: int, viewer: int | None, size) -> No
         size = len(state.hand[p])
         known = [card_face(state, c) for c in state.known_hand[p][:size]]
         faces = known + [CardFace(face_down=True)] * (size - len(known))
-    canvas.card_row(10, y, faces, WIDTH - 20, w, h, empty="empty hand")
+    right = canvas.card_row(10, y, faces, WIDTH - 20, w, h, empty="empty hand")
+    if viewer is not None and viewer != p and state.known_hand[p] and any(state.face_down[p]):
+        # as the text view says it: which card went down is hidden, so a known card may be one of them
+        canvas.text(right + 12, y + h / 2, "known cards: in hand or face down", 12, MUTED, anchor="lm",
+                    max_width=int(WIDTH - right - 22))
 
 
 def _lane(canvas: Canvas, state, p: int, lane: int, x: int, y: int, viewer: int | None) -> None:

@@ -435,6 +435,36 @@ def test_a_known_card_placed_face_down_stays_known_until_it_is_seen_again():
     assert hidden.known_hand[0] == [cid("Cinder Hound")] and cid("Cinder Hound") in hidden.hand[0]
 
 
+
+def test_the_picture_says_a_known_card_may_be_in_hand_or_face_down_as_the_text_view_does(monkeypatch):
+    """The opponent's picture drew the known Cinder Hound in the hand row even where it had gone down face
+    down, which the rules keep from them; it now says what the text view says (and still looks the same in
+    both worlds)."""
+    pytest.importorskip("PIL")
+    from tabletop_envs.core.render import Canvas
+    from tabletop_envs.terralore.render import draw_table
+
+    said: list[str] = []
+    original = Canvas.text
+    monkeypatch.setattr(Canvas, "text", lambda self, x, y, text, *a, **kw: (said.append(text),
+                                                                             original(self, x, y, text, *a, **kw))[1])
+    pictures = []
+    for placed in ("Cinder Hound", "Coral Warden"):
+        s = make_state(hands=(["Cinder Hound", "Coral Warden", "Pebble Mole", "Sand Piper", "Gloom Bat"], []),
+                       opaque_wall=False)
+        s.known_hand[0] = [cid("Cinder Hound")]
+        before = draw_table(s, 1).array()
+        assert "known cards: in hand or face down" not in said  # nothing is face down yet
+        place(s, placed, A, discards=["Pebble Mole", "Sand Piper"])
+        said.clear()
+        pictures.append(draw_table(s, 1).array())
+        assert "known cards: in hand or face down" in said
+        said.clear()
+        draw_table(s, 0)  # the owner sees where the card is
+        assert "known cards: in hand or face down" not in said
+        assert not np.array_equal(before, pictures[-1])
+    assert np.array_equal(*pictures)
+
 def test_a_known_card_discarded_is_seen_and_no_longer_known():
     s = make_state(hands=(["Coral Warden", "Cinder Hound", "Sand Piper", "Gloom Bat"], []))
     s.known_hand[0] = [cid("Cinder Hound")]
