@@ -756,3 +756,20 @@ def test_the_play_commands_help_names_every_registered_game(toy):
     play = build_parser()._subparsers._group_actions[0].choices["play"]
     game = next(action for action in play._actions if action.dest == "game")
     assert game.help.startswith("one of earth, terralore, toy, travel_earth (")
+
+
+@pytest.mark.parametrize("answers", [["q"], ["q", "y"], ["q", "y", "kept.json"], ["q", "y", "kept.json", "n"],
+                                     ["q", "y", "folder"]])  # the last: a name that cannot be written
+def test_closing_the_input_at_a_save_question_says_on_a_line_of_its_own_that_the_replay_was_not_saved(
+        toy, tmp_path, monkeypatch, answers):
+    # found by a user audit: Ctrl-D at "Save the replay?", or at the file name after answering y, ended the
+    # command on the prompt's line without a word, as if the replay had been saved
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "kept.json").write_text("{}", encoding="utf-8")
+    (tmp_path / "folder").mkdir()
+    out = []
+    assert main(["play", "toy", "--opponent", "toy_v0/random", "--seed", "3"], ask=Script(answers),
+                say=out.append) == 0
+    assert out[-1] == "\nThe replay was not saved."
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["folder", "kept.json"]
+    assert (tmp_path / "kept.json").read_text(encoding="utf-8") == "{}"

@@ -339,7 +339,8 @@ def offer_save(result: PlayResult, ask: Ask = input, say: Say = print, path: str
                 if not path:
                     say("The replay was not saved.")
                     return None
-        except EOFError:
+        except EOFError:  # Ctrl-D at a question: said on a line of its own, the prompt's line left open
+            say("\nThe replay was not saved.")
             return None
     while True:
         try:
@@ -350,7 +351,8 @@ def offer_save(result: PlayResult, ask: Ask = input, say: Say = print, path: str
         try:  # the game is over and only this file keeps it: ask again rather than lose it
             path = read_line(ask, "Another file name (empty: do not save): ", say).strip()
         except EOFError:
-            path = ""
+            say("\nThe replay was not saved.")
+            return None
         if not path:
             say("The replay was not saved.")
             return None
