@@ -527,3 +527,33 @@ def test_pictures_draw_on_a_fips_mode_machine_where_md5_is_refused_for_security_
     env.reset(seed=0)
     assert env.render().ndim == 3
     assert render.color_for("forest") == tuple(130 + b % 90 for b in md5(b"forest").digest()[:3])  # colours as before
+
+
+@pytest.fixture()
+def drawn_texts(monkeypatch):
+    """Every ``Canvas.text`` call as ``(x, y, text, size)``, card tiles drawn afresh (not from the cache)."""
+    from tabletop_envs.core import render
+
+    calls = []
+    real = render.Canvas.text
+
+    def text(self, x, y, text, size=14, *args, **kwargs):
+        calls.append((x, y, text, size))
+        return real(self, x, y, text, size, *args, **kwargs)
+
+    monkeypatch.setattr(render.Canvas, "text", text)
+    render._card_tile.cache_clear()
+    yield calls
+    render._card_tile.cache_clear()
+
+
+@pytest.mark.parametrize("height", [120, 121, 125, 640])
+def test_a_text_picture_too_long_for_its_height_ends_with_an_ellipsis_inside_it(drawn_texts, height):
+    # found by mutation testing: the "…" was drawn below the picture's bottom edge (at the default 900×640 too)
+    text_picture("\n".join(f"line {i}" for i in range(100)), 200, height)
+    assert drawn_texts[-1][2] == "…" and all(y + 17 <= height for _, y, _, _ in drawn_texts)
+
+
+def test_a_text_picture_that_fits_its_height_shows_every_line_and_no_ellipsis(drawn_texts):
+    text_picture("\n".join(f"line {i}" for i in range(6)), 200, 10 + 6 * 17)
+    assert [text for _, _, text, _ in drawn_texts] == [f"line {i}" for i in range(6)]

@@ -396,8 +396,11 @@ def text_picture(text: str, width: int = 900, height: int = 640, title: str = ""
     if title:
         canvas.text(12, y, title, 16, HIGHLIGHT, bold=True)
         y += 26
-    for line in text.splitlines():
-        if y > height - 18:
+    rows = text.splitlines()
+    for i, line in enumerate(rows):
+        # a row is 17 px: with room for this one only and lines after it, the "…" takes it (it was drawn
+        # below the bottom edge, where no one saw it, and took the place of a last line that fitted)
+        if y + 2 * 17 > height and i < len(rows) - 1:
             canvas.text(12, y, "…", 13, MUTED)
             break
         canvas.text(12, y, line.expandtabs(4), 13, TEXT, max_width=width - 24)
