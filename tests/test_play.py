@@ -758,6 +758,219 @@ def test_the_play_commands_help_names_every_registered_game(toy):
     assert game.help.startswith("one of earth, terralore, toy, travel_earth (")
 
 
+# ---------------------------------------------------------------- gaps found by mutation testing play.py and cli.py
+
+def test_a_move_name_typed_in_full_wins_over_the_longer_names_that_contain_it_and_a_part_matches_in_any_case():
+    legal, names = [4, 7, 9], ["play Oak", "play Oak Sapling", "draw"]
+    assert choose_move("play oak", legal, names) == (4, "")  # not "matches several moves": it names one exactly
+    assert choose_move("SAPL", legal, names) == (7, "")
+    assert choose_move("  Dra ", legal, names) == (9, "")
+
+
+def test_the_number_one_past_the_last_move_is_refused_with_the_range_instead_of_failing():
+    legal, names = [3, 5, 10], ["play 3", "play 5", "draw"]
+    assert choose_move("3", legal, names) == (10, "")
+    assert choose_move("4", legal, names) == (None, "4 is not one of the moves: type a number from 1 to 3.")
+
+
+def test_an_ambiguous_part_of_a_name_lists_the_first_eight_matches_then_an_ellipsis():
+    names = [f"play {card}" for card in "abcdefghij"]
+    action, message = choose_move("play", list(range(10)), names)
+    assert action is None
+    assert "1. play a" in message and "8. play h" in message and "9. play i" not in message
+    assert message.endswith(" …); be more precise.")
+    assert choose_move("play", [0, 1], names[:2])[1] == "'play' matches several moves (1. play a, 2. play b); be more precise."
+
+
+def test_the_moves_are_numbered_from_one_with_the_numbers_right_aligned():
+    from tabletop_envs.core.play import format_moves
+
+    names = [f"play {card}" for card in "abcdefghij"]
+    lines = format_moves(list(range(10)), names).splitlines()
+    assert lines[0] == "   1. play a" and lines[9] == "  10. play j"
+
+
+def test_quit_exit_help_and_question_mark_are_understood_and_t_shows_the_moves_again(toy):
+    out = []
+    script = Script(["?", "help", "t", "1", "exit"])
+    result = play_match("toy_v0", ["toy_v0/random"], seed=3, ask=script, say=out.append)
+    from tabletop_envs.core.play import HELP
+
+    assert out.count(HELP) == 2 and result.reason == "quit" and len(result.replay.actions) == 2
+    listed = next(line for line in out if line.startswith("\nYour move"))
+    moves = listed.split(":\n", 1)[1]
+    assert out.count(moves) == 1  # listed again after t, on its own under the table
+    chosen = result.replay.actions[0]
+    assert f"You: {ENVS['toy_v0'].load_module().ToyGame().action_layout.label(chosen)}" in out
+    assert play_match("toy_v0", ["toy_v0/random"], seed=3, ask=Script(["quit"]), say=out.append).reason == "quit"
+
+
+def test_one_opponent_given_as_a_path_or_a_policy_object_not_in_a_list_is_refused(toy, tmp_path):
+    from tabletop_envs.core.policy import RandomPolicy
+
+    for opponent in (tmp_path / "bot.onnx", RandomPolicy()):
+        with pytest.raises(TypeError, match="opponents must be a list"):
+            play_match("toy_v0", opponent, seed=0, ask=Script([]), say=lambda s: None)
+
+
+def test_a_seat_equal_to_the_number_of_players_is_refused_in_play_and_in_replay(toy):
+    with pytest.raises(ValueError, match="--seat must be between 0 and 1 for 2 players, got 2"):
+        play_match("toy_v0", ["toy_v0/random"], human_seat=2, seed=0, ask=Script([]), say=lambda s: None)
+    replay = play_match("toy_v0", ["toy_v0/random"], seed=0, ask=Script(["q"]), say=lambda s: None).replay
+    with pytest.raises(ValueError, match="--seat must be between 0 and 1, got 2"):
+        watch_replay(replay, seat=2, ask=None, say=lambda s: None)
+
+
+def test_too_many_opponents_for_two_players_says_one_opponent_in_the_singular(toy):
+    with pytest.raises(ValueError, match=r"toy_v0 with 2 players needs 1 opponent, got 2$"):
+        play_match("toy_v0", ["toy_v0/random"] * 2, seed=0, ask=Script([]), say=lambda s: None)
+
+
+def test_the_seats_name_a_policy_object_by_its_name_and_a_model_path_by_its_path(toy):
+    from tabletop_envs.core.policy import RandomPolicy
+
+    class Named(RandomPolicy):
+        name = "my bot"
+
+    out = []
+    result = play_match("toy_v0", [Named()], seed=0, ask=Script(["q"]), say=out.append)
+    assert result.replay.players == ["human", "my bot"]
+    assert out[0] == "toy_v0. Seats: player_0 = human, player_1 = my bot"
+
+
+def test_a_game_without_a_seed_gets_a_fresh_one_that_the_replay_keeps(toy):
+    seeds = {play_match("toy_v0", ["toy_v0/random"], ask=Script(["q"]), say=lambda s: None).replay.seed
+             for _ in range(3)}
+    assert len(seeds) == 3 and all(0 <= seed < 2**63 for seed in seeds)
+
+
+def test_each_bot_at_the_table_draws_from_a_generator_of_its_own():
+    # two random bots handed one stream would make the same choices wherever their masks agree
+    if "earth_v0" not in available_envs():
+        pytest.skip("Earth is not in this checkout")
+    from tabletop_envs.core.policy import RandomPolicy
+
+    first_states = {}
+
+    class Spy(RandomPolicy):
+        def __init__(self, seat):
+            super().__init__()
+            self.seat = seat
+
+        def act(self, obs, mask, rng):
+            first_states.setdefault(self.seat, rng.bit_generator.state["state"]["state"])
+            return super().act(obs, mask, rng)
+
+    play_match("earth_v0", [Spy(1), Spy(2)], seed=4, ask=Script(["q"]), say=lambda s: None,
+               env_kwargs={"num_players": 3})
+    assert set(first_states) == {1, 2} and first_states[1] != first_states[2]
+
+
+def test_the_opponent_has_moved_is_said_once_per_return_to_the_human_not_before_each_of_their_decisions(tmp_path):
+    # a Terralore placement is several decisions of the human in a row: no bot moved between them
+    path = tmp_path / "g.json"
+    out = []
+    assert main(["play", "terralore", "--seed", "7", "--save", str(path)], ask=Script(["1"] * 200),
+                say=out.append) == 0
+    replay = Replay.load(path)
+    players = [player for _, player, _ in replay.steps(replay.make_env())]
+    returns = sum(player == 0 and i > 0 and players[i - 1] != 0 for i, player in enumerate(players))
+    assert any(a == b == 0 for a, b in zip(players, players[1:])), "the human decides twice in a row"
+    assert out.count("(your opponent has moved)") == returns
+
+
+def test_a_game_that_reaches_the_turn_limit_counts_as_finished_and_one_turn_is_said_in_the_singular(toy):
+    from tabletop_envs.core.play import announce_result
+
+    result = play_match("toy_v0", ["toy_v0/random"], seed=4, ask=Script(["1"]), say=lambda s: None,
+                        env_kwargs={"max_turns": 1})
+    assert result.reason == "truncated" and result.finished and result.returns is None
+    out = []
+    announce_result(result, result.replay.replay(), out.append)
+    assert "The game reached the turn limit (1 turn) and ends without a winner." in out
+
+
+def test_yes_in_full_saves_the_replay(toy, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    main(["play", "toy", "--opponent", "toy_v0/random", "--seed", "3"], ask=Script(["q", "Yes", ""]), say=[].append)
+    assert Replay.load(tmp_path / "replay-toy_v0-seed3.json").actions == []
+
+
+def test_a_typed_home_folder_name_of_an_existing_replay_is_asked_about_before_it_is_replaced(toy, tmp_path,
+                                                                                           monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    kept = tmp_path / "mine.json"
+    kept.write_text("{}", encoding="utf-8")
+    script = Script(["q", "y", "~/mine.json", "n", ""])
+    out = []
+    main(["play", "toy", "--opponent", "toy_v0/random", "--seed", "3"], ask=script, say=out.append)
+    assert "~/mine.json exists. Replace it? [y/N] " in script.prompts and kept.read_text(encoding="utf-8") == "{}"
+    assert out[-1] == "The replay was not saved."  # no other name given
+
+
+def test_a_replay_watched_from_a_seat_in_a_window_draws_only_that_seats_view(toy, monkeypatch):
+    monkeypatch.setitem(ENVS, "toy_v0", EnvSpec("toy_v0", "toy_picture_game", "test/toy-v0", "test/Toy-v0", (2,),
+                                                "", "toy"))
+    import toy_picture_game
+
+    from tabletop_envs.core import render
+
+    views = []
+    monkeypatch.setattr(toy_picture_game.raw_env, "draw_table",
+                        staticmethod(lambda state, player=None: views.append(player) or toy_picture_game.draw_toy(
+                            state, player)))
+    monkeypatch.setattr(render.PygameViewer, "__init__", lambda self, title: setattr(self, "screen", None))
+    monkeypatch.setattr(render.PygameViewer, "show", lambda self, array: None)
+    replay = play_match("toy_v0", ["toy_v0/random"], seed=2, ask=Script(["1"] * 3), say=lambda s: None).replay
+    watch_replay(replay, seat=1, ask=None, say=lambda s: None, window=True)
+    assert views and set(views) == {1}
+
+
+def test_q_at_a_replays_pause_stops_it_and_closing_the_input_plays_the_rest_without_pausing(toy):
+    replay = play_match("toy_v0", ["toy_v0/random"], seed=2, ask=Script(["1"] * 3), say=lambda s: None).replay
+    out = []
+    watch_replay(replay, ask=Script(["", "q"]), say=out.append)
+    assert out[-1] == "Stopped." and sum(line.startswith("\n--- action") for line in out) == 2
+    out, script = [], Script([""])
+    watch_replay(replay, ask=script, say=out.append)
+    assert len(script.prompts) == 2  # the second press closed the input: no more pauses
+    assert sum(line.startswith("\n--- action") for line in out) == 6
+    assert out[-1] == "Replay verified: the final state matches the recorded one."
+
+
+def test_a_replay_of_one_action_says_one_action_in_the_singular(toy):
+    result = play_match("toy_v0", ["toy_v0/random"], seed=2, ask=Script(["1", "q"]), say=lambda s: None)
+    assert len(result.replay.actions) == 2
+    out = []
+    watch_replay(result.replay, ask=None, say=out.append)
+    assert "(seed 2, 2 actions," in out[0]
+    one = Replay.start(result.replay.make_env(), 2, ["human", "random"])
+    env = one.make_env()
+    env.reset(seed=2)
+    env.step(result.replay.actions[0])
+    one.record(result.replay.actions[0])
+    one.finish(env)
+    out = []
+    watch_replay(one, ask=None, say=out.append)
+    assert "(seed 2, 1 action, recorded with" in out[0]
+
+
+def test_an_option_with_no_name_before_the_equals_sign_is_refused():
+    import argparse
+
+    from tabletop_envs.cli import _option
+
+    with pytest.raises(argparse.ArgumentTypeError, match="game options look like KEY=VALUE, got '=1'"):
+        _option("=1")
+
+
+@pytest.mark.parametrize("fps", ["0.01", "100"])
+def test_the_gif_frame_rates_at_both_ends_of_the_range_are_taken(fps):
+    from tabletop_envs.cli import _frames_per_second
+
+    assert _frames_per_second(fps) == float(fps)
+
+
 @pytest.mark.parametrize("answers", [["q"], ["q", "y"], ["q", "y", "kept.json"], ["q", "y", "kept.json", "n"],
                                      ["q", "y", "folder"]])  # the last: a name that cannot be written
 def test_closing_the_input_at_a_save_question_says_on_a_line_of_its_own_that_the_replay_was_not_saved(
@@ -773,3 +986,51 @@ def test_closing_the_input_at_a_save_question_says_on_a_line_of_its_own_that_the
     assert out[-1] == "\nThe replay was not saved."
     assert sorted(p.name for p in tmp_path.iterdir()) == ["folder", "kept.json"]
     assert (tmp_path / "kept.json").read_text(encoding="utf-8") == "{}"
+
+
+def test_a_gif_name_ending_in_capital_gif_is_taken_and_a_folder_that_is_a_file_is_refused_before_the_replay(toy,
+                                                                                                        tmp_path):
+    from tabletop_envs.cli import _check_output_file
+
+    _check_output_file(str(tmp_path / "game.GIF"), "--gif", ".gif")
+    (tmp_path / "notes.txt").write_text("", encoding="utf-8")
+    with pytest.raises(ValueError, match="there is no folder .*notes.txt.* to write it in"):
+        _check_output_file(str(tmp_path / "notes.txt" / "game.gif"), "--gif", ".gif")
+
+
+def test_a_game_name_with_spaces_around_it_resolves_to_the_newest_registered_version(toy, monkeypatch):
+    assert resolve_env_name("  Toy ") == "toy_v0"
+    monkeypatch.setitem(ENVS, "toy_v1", EnvSpec("toy_v1", "toy_game", "test/toy-v1", "test/Toy-v1", (2,), "", "toy"))
+    assert resolve_env_name("toy") == "toy_v1" and resolve_env_name("toy_v0") == "toy_v0"
+
+
+def test_a_replay_piped_into_a_reader_that_stops_after_one_line_ends_quietly(toy, tmp_path):
+    # the reader goes away mid-replay: what is still buffered for it must not come back as an error at exit
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    if "earth_v0" not in available_envs():
+        pytest.skip("Earth is not in this checkout")
+    path = tmp_path / "g.json"
+    main(["play", "earth", "--players", "2", "--seed", "3", "--max-turns", "6", "--save", str(path)],
+         ask=Script(["1"] * 200), say=[].append)
+    assert len(Replay.load(path).actions) > 40  # a whole table per action: more than a pipe holds
+    proc = subprocess.Popen([sys.executable, "-m", "tabletop_envs", "replay", str(path), "--no-pause"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            cwd=Path(__file__).resolve().parents[1])
+    assert proc.stdout.readline().startswith("Replay of earth_v0")
+    proc.stdout.close()
+    assert proc.wait(timeout=60) == 0 and proc.stderr.read() == ""
+
+
+def test_a_key_error_from_inside_a_command_is_reported_as_a_line_without_its_quotes(toy, monkeypatch):
+    from tabletop_envs.core import replay as replay_module
+
+    def broken(path):
+        raise KeyError("the replay names no field 'seed'")
+
+    monkeypatch.setattr(replay_module.Replay, "load", staticmethod(broken))
+    out = []
+    assert main(["replay", "g.json"], say=out.append) == 2
+    assert out[-1] == "error: the replay names no field 'seed'"
