@@ -1034,3 +1034,17 @@ def test_a_key_error_from_inside_a_command_is_reported_as_a_line_without_its_quo
     out = []
     assert main(["replay", "g.json"], say=out.append) == 2
     assert out[-1] == "error: the replay names no field 'seed'"
+
+
+def test_an_input_closed_under_the_prompt_is_an_error_not_a_question_asked_forever(toy):
+    # only a line that cannot be decoded is asked again: input() on a closed stdin raises ValueError every time
+    asked = []
+
+    def closed(prompt):
+        asked.append(prompt)
+        if len(asked) > 3:
+            raise RuntimeError("asked again after the input closed")
+        raise ValueError("I/O operation on closed file.")
+
+    with pytest.raises(ValueError, match="closed file"):
+        play_match("toy_v0", ["toy_v0/random"], seed=3, ask=closed, say=lambda s: None)

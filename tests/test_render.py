@@ -529,6 +529,8 @@ def test_pictures_draw_on_a_fips_mode_machine_where_md5_is_refused_for_security_
     assert render.color_for("forest") == tuple(130 + b % 90 for b in md5(b"forest").digest()[:3])  # colours as before
 
 
+# ---------------------------------------------------------------- gaps found by mutation testing core/render.py
+
 @pytest.fixture()
 def drawn_texts(monkeypatch):
     """Every ``Canvas.text`` call as ``(x, y, text, size)``, card tiles drawn afresh (not from the cache)."""
@@ -547,6 +549,78 @@ def drawn_texts(monkeypatch):
     render._card_tile.cache_clear()
 
 
+def test_fit_keeps_a_text_of_exactly_the_width_and_cuts_a_longer_one_to_within_it_with_an_ellipsis():
+    canvas = Canvas(10, 10)
+    name = "Abyssal Leviathan"
+    full = canvas.text_width(name, 13)
+    assert canvas.fit(name, full, 13) == name
+    for width in range(20, full, 5):
+        cut = canvas.fit(name, width, 13)
+        assert cut.endswith("…") and canvas.text_width(cut, 13) <= width, (width, cut)
+    assert canvas.text(0, 0, name, 13, max_width=40) <= 40  # the width drawn, once cut
+
+
+def test_wrap_cuts_a_word_wider_than_a_line_on_its_first_line_and_ends_the_last_line_with_an_ellipsis():
+    canvas = Canvas(10, 10)
+    first = canvas.wrap("Supercalifragilistic card", 40, 12, max_lines=2)
+    assert first[0].startswith("Sup") and first[0].endswith("…") and first[1] == "card"
+    words = "one two three four five six seven"
+    two_words = canvas.text_width("three four", 12) + 2
+    lines = canvas.wrap(words, two_words, 12, max_lines=2)
+    assert len(lines) == 2 and lines[0] == "one two" and lines[1].endswith("…")
+    assert canvas.wrap("aaa bbb ccc", two_words, 12, max_lines=3, first_width=canvas.text_width("aaa", 12) + 2) == [
+        "aaa", "bbb ccc"]
+
+
+def test_a_bar_beyond_full_or_below_empty_stays_within_its_frame():
+    canvas = Canvas(200, 20, (0, 0, 0))
+    canvas.bar(0, 0, 100, 10, 2.0, color=(255, 0, 0), back=(40, 40, 40))
+    canvas.bar(0, 10, 100, 10, -1.0, color=(255, 0, 0), back=(40, 40, 40))
+    picture = canvas.array()
+    assert tuple(picture[5, 50]) == (255, 0, 0) and tuple(picture[5, 150]) == (0, 0, 0)
+    assert not (picture[10:] == (255, 0, 0)).all(axis=-1).any()
+
+
+def test_pills_keep_their_colours_and_a_first_pill_wider_than_the_row_stays_on_the_first_line():
+    canvas = Canvas(300, 100, (0, 0, 0))
+    assert canvas.pills(5, 5, [("a very long resource name", 12)], 20) == 5 + 13 + 12  # one line
+    canvas = Canvas(300, 100, (0, 0, 0))
+    canvas.pills(5, 5, {"gold": 3}, 290, colors=[(200, 30, 30)])
+    assert tuple(canvas.array()[15, 10]) == (200, 30, 30)
+
+
+def test_the_corner_and_top_right_naming_the_same_text_is_no_conflict():
+    assert CardFace("Card", corner="3", top_right=3).corners() == ("", "3", "", "")
+
+
+def test_a_card_row_overlaps_only_cards_that_do_not_fit_and_then_ends_at_the_rows_width():
+    canvas = Canvas(400, 140)
+    face = CardFace("Oak")
+    assert canvas.card_row(0, 0, [face] * 3, max_width=310) == 3 * 96 + 2 * 6  # side by side, gaps kept
+    assert canvas.card_row(0, 0, [face] * 9, max_width=290) == pytest.approx(290)  # fanned out, the last at the edge
+
+
+def test_a_pile_shows_layers_for_several_cards_and_only_an_outline_when_empty():
+    def pile(count):
+        canvas = Canvas(140, 170, (0, 0, 0))
+        canvas.pile(10, 20, "deck", count)
+        return canvas.array()
+
+    assert tuple(pile(1)[40, 96 + 10 + 5]) == (0, 0, 0) and tuple(pile(4)[40, 96 + 10 + 5]) != (0, 0, 0)
+    assert tuple(pile(0)[60, 58]) == (0, 0, 0)  # inside the outline: no card back
+
+
+def test_text_on_a_colour_is_dark_on_light_and_light_on_dark():
+    from tabletop_envs.core.render import DARK_TEXT, TEXT, _readable_on
+
+    assert _readable_on((250, 240, 200)) == DARK_TEXT and _readable_on((30, 30, 60)) == TEXT
+
+
+def test_a_picture_with_other_than_three_channels_is_refused():
+    with pytest.raises(ValueError, match="must be HxWx3, got shape"):
+        to_array(np.zeros((4, 4, 4), np.uint8))
+
+
 @pytest.mark.parametrize("height", [120, 121, 125, 640])
 def test_a_text_picture_too_long_for_its_height_ends_with_an_ellipsis_inside_it(drawn_texts, height):
     # found by mutation testing: the "…" was drawn below the picture's bottom edge (at the default 900×640 too)
@@ -557,3 +631,88 @@ def test_a_text_picture_too_long_for_its_height_ends_with_an_ellipsis_inside_it(
 def test_a_text_picture_that_fits_its_height_shows_every_line_and_no_ellipsis(drawn_texts):
     text_picture("\n".join(f"line {i}" for i in range(6)), 200, 10 + 6 * 17)
     assert [text for _, _, text, _ in drawn_texts] == [f"line {i}" for i in range(6)]
+
+
+def test_a_games_drawing_module_that_fails_to_import_a_library_is_an_error_not_a_silent_text_picture(tmp_path,
+                                                                                                    monkeypatch):
+    from tabletop_envs.core.render import find_draw_function
+
+    package = tmp_path / "brokengame"
+    package.mkdir()
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    (package / "engine.py").write_text("class Game:\n    pass\n", encoding="utf-8")
+    (package / "render.py").write_text("import a_library_not_installed\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    from brokengame.engine import Game
+
+    class Env:
+        game = Game()
+
+    with pytest.raises(ModuleNotFoundError, match="a_library_not_installed"):
+        find_draw_function(Env())
+
+
+def test_a_gif_plays_at_the_frame_rate_asked_and_is_written_into_a_new_folder(tmp_path):
+    from PIL import Image
+
+    frame = np.zeros((8, 8, 3), np.uint8)
+    path = save_gif([frame, frame + 255], tmp_path / "new" / "folder" / "a.gif", fps=4)
+    with Image.open(path) as gif:
+        assert gif.info["duration"] == 250
+    with pytest.raises(ValueError, match="no frames to save"):
+        save_gif([], tmp_path / "b.gif")
+
+
+def test_mix_moves_a_colour_the_given_share_towards_the_other():
+    from tabletop_envs.core.render import mix
+
+    assert mix((0, 0, 0), (100, 200, 40), 0.25) == (25, 50, 10)
+
+
+def test_a_corner_number_gets_a_round_badge_and_two_long_corner_words_shrink_to_fit_the_card(drawn_texts):
+    from tabletop_envs.core.render import BADGE
+
+    canvas = Canvas(10, 10)
+    assert canvas._badge_widths("12", "", 96) == (BADGE, 0)
+    left, right = canvas._badge_widths("legendary", "shadowfire", 96)
+    assert left + right <= 96 - 8 - 4
+    canvas = Canvas(110, 140)
+    canvas.card(2, 2, CardFace("Oak", top_left="12"))
+    assert any(text == "12" and size == 11 for _, _, text, size in drawn_texts)
+
+
+def test_a_name_starts_below_a_top_left_badge_not_beside_it(drawn_texts):
+    from tabletop_envs.core.render import BADGE
+
+    Canvas(110, 140).card(0, 0, CardFace("Oak", top_left="3"))
+    assert next(y for _, y, text, _ in drawn_texts if text == "Oak") >= BADGE
+
+
+def test_a_dim_a_highlighted_and_a_face_down_card_each_look_different_from_the_plain_card():
+    def drawn(**look):
+        canvas = Canvas(100, 130)
+        canvas.card(2, 2, CardFace("Oak", ["ATK 3"], footer="wood", **look))
+        return canvas.array()
+
+    plain = drawn()
+    for look in ({"dim": True}, {"highlight": True}, {"face_down": True}):
+        assert not np.array_equal(drawn(**look), plain), look
+    from tabletop_envs.core.render import HIGHLIGHT
+
+    assert tuple(drawn(highlight=True)[66, 3]) == HIGHLIGHT  # its frame, halfway down the left edge
+
+
+def test_a_cards_stat_lines_that_do_not_fit_are_left_off_inside_the_card(drawn_texts):
+    Canvas(110, 140).card(0, 0, CardFace("Oak", [f"stat {i}" for i in range(30)], footer="wood"))
+    assert all(y + size <= 128 for _, y, _, size in drawn_texts)
+
+
+@needs_matplotlib
+def test_a_matplotlib_window_given_a_picture_of_another_size_shows_it_whole(pyplot_windows):
+    from tabletop_envs.core.render import MatplotlibViewer
+
+    viewer = MatplotlibViewer("sizes")
+    viewer.show(np.zeros((30, 40, 3), np.uint8))
+    viewer.show(np.zeros((10, 20, 3), np.uint8))
+    assert viewer.axes.images[0].get_extent() == [-0.5, 19.5, 9.5, -0.5]
+    viewer.close()
