@@ -60,9 +60,10 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     play = sub.add_parser("play", help="play a game against bots in the terminal")
-    from .core.registry import ENVS  # the games as registered: a game added there is listed here too
+    # the games as registered: a game added there is listed here too
+    from .core.registry import ENVS, env_family
 
-    games = sorted({name.rsplit("_v", 1)[0] for name in ENVS})
+    games = sorted({env_family(name) for name in ENVS})
     play.add_argument("game", help=f"one of {', '.join(games)} (optionally with version: {next(iter(ENVS))})")
     play.add_argument("--opponent", action="append", default=None,
                       help="policy id (terralore_v0/heuristic, terralore_v0/random) or model path; "

@@ -1004,6 +1004,14 @@ def test_a_game_name_with_spaces_around_it_resolves_to_the_newest_registered_ver
     assert resolve_env_name("toy") == "toy_v1" and resolve_env_name("toy_v0") == "toy_v0"
 
 
+
+def test_the_newest_version_of_a_game_is_found_by_number_not_by_text(toy, monkeypatch):
+    # sorted as text, toy_v10 came before toy_v2 and "toy" played the older version
+    for v in (2, 10):
+        monkeypatch.setitem(ENVS, f"toy_v{v}", EnvSpec(f"toy_v{v}", "toy_game", f"test/toy-v{v}", f"test/Toy-v{v}",
+                                                       (2,), "", "toy"))
+    assert resolve_env_name("toy") == "toy_v10"
+
 def test_a_replay_piped_into_a_reader_that_stops_after_one_line_ends_quietly(toy, tmp_path):
     # the reader goes away mid-replay: what is still buffered for it must not come back as an error at exit
     import subprocess

@@ -416,7 +416,7 @@ def check_compatible(meta: dict, env: str | None = None, source: str = "model", 
     """Raise ModelMismatchError unless ``meta`` matches the env this library builds for its env id.
 
     ``sidecar``: the file ``meta`` was read from, named when its content is at fault."""
-    from .registry import ENVS
+    from .registry import ENVS, env_family
 
     env_id = meta["env_id"]
     where = f"its sidecar {sidecar}" if sidecar else "its metadata"
@@ -425,10 +425,9 @@ def check_compatible(meta: dict, env: str | None = None, source: str = "model", 
                                  f"got {env_id!r}; restore the sidecar or re-export the model")
     if env is not None and env != env_id:
         raise ModelMismatchError(f"{source} was trained for {env_id!r}, not {env!r}; load a model made for "
-                                 f"{env!r} (models/{env.rsplit('_v', 1)[0]}/) or play it in {env_id!r}")
+                                 f"{env!r} (models/{env_family(env)}/) or play it in {env_id!r}")
     if env_id not in ENVS:
-        family = env_id.rsplit("_v", 1)[0]
-        ours = [n for n in ENVS if n.rsplit("_v", 1)[0] == family]
+        ours = [n for n in ENVS if env_family(n) == env_family(env_id)]
         hint = (f"this library has {ours}: the env version changed, so retrain or install the version the model "
                 "was made for") if ours else f"known envs: {sorted(ENVS)}"
         raise ModelMismatchError(f"{source} was trained for env {env_id!r}, which this library does not have; {hint}")

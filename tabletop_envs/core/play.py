@@ -46,16 +46,15 @@ class PlayResult:
 
 def resolve_env_name(game: str) -> str:
     """``terralore`` / ``travel-earth`` / ``earth_v0`` → the registered env name."""
-    from .registry import ENVS
+    from .registry import ENVS, env_family, env_version
 
     key = game.strip().lower().replace("-", "_")
     if key in ENVS:
         return key
-    matches = [name for name in ENVS if name.rsplit("_v", 1)[0] == key]
+    matches = [name for name in ENVS if env_family(name) == key]
     if matches:
-        return sorted(matches)[-1]  # the newest version
-    raise ValueError(f"unknown game {game!r}; choose one of: "
-                     + ", ".join(sorted({n.rsplit('_v', 1)[0] for n in ENVS})))
+        return max(matches, key=env_version)  # the newest version
+    raise ValueError(f"unknown game {game!r}; choose one of: " + ", ".join(sorted({env_family(n) for n in ENVS})))
 
 
 def default_opponent(env_name: str) -> str:

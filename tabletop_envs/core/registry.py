@@ -44,6 +44,18 @@ ENVS: dict[str, EnvSpec] = {
 }
 
 
+def env_family(env_name: str) -> str:
+    """The game of an env name, its version suffix dropped: ``"terralore_v0"`` → ``"terralore"``."""
+    return env_name.rsplit("_v", 1)[0]
+
+
+def env_version(env_name: str) -> int:
+    """The number of an env name's ``_vN`` suffix (-1 without one): versions compare as numbers, so that
+    ``_v10`` is newer than ``_v2``."""
+    number = env_name.rsplit("_v", 1)[1] if "_v" in env_name else ""
+    return int(number) if number.isdigit() else -1
+
+
 def available_envs() -> list[str]:
     """Env names whose module imports (all of them in a complete checkout)."""
     out = []

@@ -218,11 +218,10 @@ class Replay:
         are the recorded ones, and any other keyword is a ReplayError. Raises ReplayError when this library
         has another version of the env or another action layout.
         """
-        from .registry import ENVS
+        from .registry import ENVS, env_family
 
         if self.env not in ENVS:
-            base = self.env.rsplit("_v", 1)[0]
-            others = [name for name in ENVS if name.rsplit("_v", 1)[0] == base]
+            others = [name for name in ENVS if env_family(name) == env_family(self.env)]
             if others:
                 raise ReplayError(
                     f"this replay was recorded with {self.env} ({self._recorded_by()}) but this "
