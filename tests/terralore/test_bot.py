@@ -173,3 +173,74 @@ def test_heuristic_places_a_recovery_skill_for_the_card_it_gets_back():
     # hand. The other cards cost more than the hand can pay
     s = make_state(hands=(["Resurrection", "Granite Colossus", "Inferno Wyrm"], []), graveyards=(["Clay Golem"], []))
     assert _bot_move(s) == "play Resurrection"
+
+
+# ---------------------------------------------------------------- gaps left by mutation testing (s49 bot audit)
+
+
+def test_heuristic_counts_a_face_down_defender_it_sees_when_judging_whether_its_attack_is_already_lethal():
+    # the Golem's 5 points against one face-down defender (guessed at 2) leave 3 for a castle of 4: not lethal
+    # yet, so the Turtle attacks (without the guess the attack would look lethal and the Turtle defend)
+    s = make_state(hands=(["Sturdy Turtle", "Granite Colossus"], ["Tidepool Crab"]), attacking=(["Clay Golem"], []),
+                   castles=(10, 4), first_placer=1, opaque_wall=False)
+    place(s, "Tidepool Crab", D)
+    end(s)
+    act(s, "play", cid("Sturdy Turtle"))
+    assert _bot_move(s) == "into attacking lane"
+
+
+def test_heuristic_counts_an_any_lane_removal_alike_from_both_lanes_and_so_places_it_in_attack():
+    # Soul Harvest exiles the strongest enemy creature in either lane, wherever the skill lies: the Elder
+    # attacking its 3-HP castle goes from both lanes alike, and the tie goes to the attacking lane
+    s = make_state(hands=(["Soul Harvest", "Rising Tide", "Aurora Seraph"], []), attacking=([], ["Rootbound Elder"]),
+                   castles=(3, 8))
+    assert _bot_move(s) == "play Soul Harvest"
+    act(s, "play", cid("Soul Harvest"))
+    assert _bot_move(s) == "into attacking lane"
+
+
+def test_heuristic_attacks_into_a_mutual_kill_it_wins_on_the_tiebreaker_of_field_points():
+    # both castles at 3: the Golem's 5 in attack fells theirs while their Petrel's 3 fells ours; both at 0, the
+    # field points decide (5 against 3), so the Golem attacks rather than defend
+    s = make_state(hands=(["Lantern Moth", "Clay Golem", "Blazing Phoenix"], []), attacking=([], ["Storm Petrel"]),
+                   castles=(3, 3))
+    assert _bot_move(s) == "play Clay Golem"
+    act(s, "play", cid("Clay Golem"))
+    assert _bot_move(s) == "into attacking lane"
+
+
+def test_heuristic_counts_a_creatures_castle_damage_towards_lethal_and_then_sends_it_to_defend():
+    # the Red Fox's 1 castle damage fells the opponent's 1-HP castle from either lane: the attack is lethal
+    # either way, so the creature defends
+    s = make_state(hands=(["Red Fox", "Void Reaper", "Firestorm"], []), attacking=([], ["Flame Dancer"]),
+                   castles=(6, 1))
+    assert _bot_move(s) == "play Red Fox"
+    act(s, "play", cid("Red Fox"))
+    assert _bot_move(s) == "into defending lane"
+
+
+def test_heuristic_places_a_skill_in_attack_even_once_its_attack_is_lethal():
+    # "further creatures defend": a skill adds no points to either lane, and Scorch goes to the attacking lane
+    s = make_state(hands=(["Scorch"], []), attacking=(["Cranky Seagull"], ["Eclipse Lich"]), castles=(8, 1))
+    assert _bot_move(s) == "play Scorch"
+    act(s, "play", cid("Scorch"))
+    assert _bot_move(s) == "into attacking lane"
+
+
+def test_heuristic_counts_a_weakening_as_taking_off_no_more_than_its_amount():
+    # Tremor takes 2 off the Phoenix's 5: 3 still fell a 2-HP castle, so Tremor is not worth placing
+    s = make_state(hands=(["Coral Warden", "Tremor"], []), attacking=([], ["Blazing Phoenix"]), castles=(2, 8))
+    assert _bot_move(s) == "end placement"
+
+
+def test_heuristic_does_not_move_an_enemy_into_the_lane_where_it_would_fell_its_castle():
+    # Cyclone would move the Roc from their defending lane into their attacking lane, where its 6 points
+    # (5 once weakened) fell a 4-HP castle with nothing to defend it
+    s = make_state(hands=(["Harbor Seal", "Cyclone"], []), defending=([], ["Tempest Roc"]), castles=(4, 8))
+    assert _bot_move(s) == "end placement"
+
+
+def test_heuristic_does_not_place_an_affinity_weakening_without_an_enemy_of_that_affinity():
+    # Seagull Poison weakens the strongest wind creature only: the Shade Wraith (shadow) is out of its reach
+    s = make_state(hands=(["Seagull Poison"], []), attacking=([], ["Shade Wraith"]), castles=(8, 4))
+    assert _bot_move(s) == "end placement"
