@@ -135,3 +135,53 @@ def test_heuristic_declares_an_animal_that_beats_exactly_60_percent_of_the_oppos
     field = ["African bush elephant", "Cheetah", "Blue whale", "Emu", "Springbok"]
     s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]), p1=dict(ready=field))
     assert _bot_move(s) == "declare Lion TE-003"
+
+
+# ---------------------------------------------------------------- gaps left by mutation testing (s49 bot audit)
+
+
+def test_heuristic_challenges_an_empty_field_with_any_animal_as_last_resort_however_low_its_ranks():
+    from .scenario import scenario
+
+    # the Leopard's best rank is under 0.6, but an empty field leaves nothing to lose to: Last Resort
+    s = scenario(p0=dict(ready=["Leopard"], reservoir=["Koala"]), p1=dict(reservoir=["Emu"]))
+    assert _bot_move(s) == "declare Leopard TE-005"
+
+
+def test_heuristic_picks_the_next_statistic_after_a_tie_against_the_defender_not_the_whole_field():
+    from .scenario import act, scenario, stat
+
+    # the sea lion ties the zebra on Offspring; against the known Defender only Development Time wins
+    s = scenario(p0=dict(ready=["California sea lion"], reservoir=["Koala"]),
+                 p1=dict(ready=["Plains zebra", "Lion"], reservoir=["Emu"]))
+    act(s, "declare", "California sea lion")
+    act(s, "statistic", stat("Offspring"))
+    act(s, "defend_ready", "Plains zebra")
+    assert s.phase == "statistic"
+    assert _bot_move(s) == "challenge on Development Time"
+
+
+def test_heuristic_counts_a_resting_defenders_tie_as_a_loss_and_gives_up_its_least_valuable_animal():
+    from .scenario import act, scenario, stat
+
+    # on Max Lifespan the Resting penguin would tie the bear (a Resting tie is its loss, RULES.md choice 6) and
+    # the Ready hummingbird loses; with no Reservoir to pay for a change the less valuable hummingbird goes
+    s = scenario(p0=dict(ready=["Brown bear"], reservoir=["Koala"]),
+                 p1=dict(ready=["Anna's hummingbird"], resting=["Emperor penguin"]))
+    act(s, "declare", "Brown bear")
+    act(s, "statistic", stat("Max Lifespan"))
+    assert _bot_move(s) == "defend with Ready Anna's hummingbird TE-047"
+
+
+def test_heuristic_defends_with_a_resting_armoured_shell_winner_under_both_discarded_as_it_stays():
+    from .scenario import act, scenario, stat
+
+    # under resting_defender_win="both_discarded" a Resting winner goes with the Challenger, except an
+    # Armoured Shell (RULES.md choice 6): the tortoise stays, and is the less valuable of the two winners
+    s = scenario(p0=dict(ready=["Komodo dragon"], reservoir=["Koala"]),
+                 p1=dict(ready=["Lion"], resting=["Galápagos giant tortoise"]), resting_defender_win="both_discarded")
+    act(s, "declare", "Komodo dragon")
+    act(s, "statistic", stat("Weight"))
+    bot = load_policy("travel_earth_v0/heuristic", game_config=s.game.config())
+    action = bot.act(s.observation(1), s.legal_action_mask(), np.random.default_rng(0))
+    assert s.action_to_string(action) == "defend with Resting Galápagos giant tortoise TE-054"
