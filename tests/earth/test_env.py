@@ -947,3 +947,21 @@ def test_worlds_let_a_card_composted_after_the_compost_shrank_below_its_size_at_
         # a card of the new pile lies there; its lot is dealt as one (old cards drawn back to hand may lie there)
         there = [w.compost[1][0] in reshuffled for w in worlds]
         assert all(there) if op == "compost_discard" else any(there), there
+
+
+@pytest.mark.parametrize("res", ["sprouts", "growth"])
+def test_heuristic_pays_a_card_with_soil_when_it_may_pay_with_sprouts_or_growth_instead(res):
+    # (s49 bot audit: a mutant paying with the alternative survived) sprouts and growth are worth VP on the
+    # tableau, soil is not: the bot keeps the pieces
+    from .scenario import act
+    from .test_vocabulary import alt_card, plant_board, roomy
+
+    card = alt_card(res)
+    cost = CAT.earth[card]["cost"]
+    s = plant_board(card, 10, prep=lambda s: put(s, 0, 5, roomy(), **{res: cost}))
+    act(s, "plant", card)
+    act(s, "cell", 0)
+    assert s.decision() == "pay_method"
+    bot = load_policy("earth_v0/heuristic")
+    assert s.action_to_string(bot.act(s.observation(0), s.legal_action_mask(), np.random.default_rng(0))) == \
+        "pay the cost in soil"
