@@ -280,6 +280,9 @@ Version history
   reshuffle records disagree (``deck_epoch`` numbering more reshuffles than ``compost_marks`` records, a draw
   pile card of an earlier pile). Each loaded before, then failed in play or in ``resample_hidden`` with a
   Python error, a mask with no legal action or an observation outside its space.
+* v0 (text view and picture; play, observation and action layouts unchanged): once the game is over the
+  header names the last round and turn played; before, it named the next ones, which never began (a solo
+  game of 43 turns ended "round 44, turn 44"). The text view says "1 player", not "1 players".
 """
 
 from __future__ import annotations

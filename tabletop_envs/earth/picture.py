@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from ..core.render import HIGHLIGHT, MUTED, SEAT_COLORS, TEXT, Canvas, CardFace
 from .catalogue import ACTIONS, HABITATS
-from .render import pending_decision
+from .render import pending_decision, round_and_turn
 from .scoring import BEGINNER_FAUNA_VP, FAUNA_TIERS, final_score
 
 WIDTH = 1400
@@ -66,8 +66,9 @@ def draw_table(state, player: int | None = None) -> Canvas:
 
 def _header(canvas: Canvas, state, player: int | None) -> None:
     canvas.box(0, 0, canvas.width, 30, fill=(15, 50, 32), outline=None, radius=0)
-    canvas.text(10, 6, f"Earth · {state.n} player{'s' if state.n > 1 else ''} · round {state.rounds + 1} · "
-                       f"turn {state.turns + 1}", 16, bold=True)
+    round_number, turn_number = round_and_turn(state)
+    canvas.text(10, 6, f"Earth · {state.n} player{'s' if state.n > 1 else ''} · round {round_number} · "
+                       f"turn {turn_number}", 16, bold=True)
     if state.phase == "over":
         best = max(state.scores)
         winners = [f"P{q}" for q in range(state.n) if state.scores[q] == best]

@@ -22,9 +22,16 @@ def _cell(s, q: int, i: int) -> str:
     return f"{name}{extra}"[:26].ljust(26)
 
 
+def round_and_turn(s) -> tuple[int, int]:
+    """The round and turn being played, counted from 1; once the game is over, the last ones played (``rounds``
+    and ``turns`` count those completed, so ``+ 1`` would name a round that never began)."""
+    return (s.rounds, s.turns) if s.phase == "over" else (s.rounds + 1, s.turns + 1)
+
+
 def render(s, player: int | None = None) -> str:
     cat = s.game.cat
-    lines = [f"Earth — {s.n} players, phase {s.phase}, round {s.rounds + 1}, turn {s.turns + 1}, "
+    round_number, turn_number = round_and_turn(s)
+    lines = [f"Earth — {s.n} player{'s' if s.n > 1 else ''}, phase {s.phase}, round {round_number}, turn {turn_number}, "
              f"first player player_{s.first}, active player_{s.active}"
              + (f", action {ACTIONS[s.action]}" if s.action >= 0 else "")
              + (" — LAST ROUND" if s.end_triggered else "")]

@@ -965,3 +965,33 @@ def test_heuristic_pays_a_card_with_soil_when_it_may_pay_with_sprouts_or_growth_
     bot = load_policy("earth_v0/heuristic")
     assert s.action_to_string(bot.act(s.observation(0), s.legal_action_mask(), np.random.default_rng(0))) == \
         "pay the cost in soil"
+
+
+@pytest.mark.parametrize("players", [1, 3])
+def test_a_finished_games_text_view_and_picture_name_the_last_round_and_turn_played_not_the_next(players, monkeypatch):
+    """``rounds`` and ``turns`` count those completed: while a game goes on the views name the one being
+    played (``+ 1``), but once it is over that would be a round no one began. With ``max_rounds=2`` the
+    game ends after two rounds, ``players`` turns each."""
+    from tabletop_envs.core.render import Canvas
+    from tabletop_envs.earth.picture import draw_table
+
+    drawn: list[str] = []
+    real = Canvas.text
+
+    def spy(self, x, y, text, *args, **kwargs):
+        drawn.append(text)
+        return real(self, x, y, text, *args, **kwargs)
+
+    monkeypatch.setattr(Canvas, "text", spy)
+    s = game(players, max_rounds=2).new_initial_state(5)
+    seats = "1 player" if players == 1 else f"{players} players"
+    assert s.render_text().startswith(f"Earth — {seats}, phase setup, round 1, turn 1, ")
+    random_play(s, until=lambda s: s.rounds == 1)
+    assert f"phase play, round 2, turn {players + 1}, " in s.render_text().splitlines()[0]
+    random_play(s)
+    assert s.is_terminal() and (s.rounds, s.turns) == (2, 2 * players)
+    for viewer in (None, 0):
+        assert s.render_text(viewer).startswith(f"Earth — {seats}, phase over, round 2, turn {2 * players}, ")
+        drawn.clear()
+        draw_table(s, viewer)
+        assert f"Earth · {seats} · round 2 · turn {2 * players}" in drawn
