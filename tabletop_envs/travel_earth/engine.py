@@ -309,6 +309,11 @@ class TravelEarthState(State):
         return "" if self.is_terminal() else self.phase
 
     # ------------------------------------------------------------------ helpers
+    def turn_shown(self) -> int:
+        """The turn the views name, counted from 1: the one being played, or the one the game ended in. A
+        stalemate is found after ``_end_turn`` counted the turn, so there ``turns`` is that last turn."""
+        return self.turns if self.drawn_game else self.turns + 1
+
     def _clear_challenge(self):
         self.challenger = -1
         self.defender = -1
@@ -927,7 +932,7 @@ class TravelEarthState(State):
             # "Player 1" is who went first (the rules' name), which need not be seat 0: "you" says which is yours
             return f"Player {1 if p == self.first else 2} (seat {p}{', you' if p == player else ''})"
 
-        head = f"Travel Earth TCG - turn {self.turns + 1}: {who(self.player)}'s turn"
+        head = f"Travel Earth TCG - turn {self.turn_shown()}: {who(self.player)}'s turn"
         if not self.is_terminal():
             decider = self.current_player()
             head += f", deciding: {self.phase}" if decider == self.player else \

@@ -200,6 +200,9 @@ without stopping a Challenger. A stalemate (``stalemate_turns``) ends the game a
   the Reservoir holds, or a resolving Challenger without its Empty card; a challenge under way, or declared
   Challengers, before the Challenge Phase. Before, such an edited file loaded, then failed in play (a
   ValueError, "negative shift count", more Empty cards than Reservoir cards).
+- v0 (text view and picture; play, observation and action layouts unchanged): a game drawn by stalemate names
+  the turn it ended in; before, both views named the next turn, which never began, as the turn of the player
+  whose turn had just ended (``turns`` already counts the last quiet turn). ``State.turn_shown()`` gives it.
 """
 from typing import Any
 

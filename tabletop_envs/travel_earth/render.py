@@ -80,7 +80,7 @@ def _seat_name(state, p: int) -> str:
 
 def _header(canvas: Canvas, state) -> None:
     canvas.box(0, 0, WIDTH, 30, fill=(15, 50, 32), outline=None, radius=0)
-    canvas.text(10, 6, f"Travel Earth TCG · turn {state.turns + 1}", 16, bold=True)
+    canvas.text(10, 6, f"Travel Earth TCG · turn {state.turn_shown()}", 16, bold=True)
     if state.is_terminal():
         status = "game over: " + ("drawn (stalemate)" if state.drawn_game else
                                   f"{_seat_name(state, state.winner)} wins")

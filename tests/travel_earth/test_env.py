@@ -671,3 +671,22 @@ def test_render_text_counts_the_cards_added_to_the_reservoir_this_turn():
             seen += s.adds > 0
             s.apply_action(int(rng.choice(s.legal_actions())))
     assert seen > 10
+
+
+def test_a_stalemated_games_text_view_and_picture_name_the_turn_it_ended_in_and_whose_it_was(monkeypatch):
+    """A stalemate is found once the last quiet turn has been counted: the views named the next turn
+    (``turns + 1``), which never began, as the turn of the player whose turn had just ended. Six quiet
+    turns, seat 0 first: the game ends in turn 6, seat 1's."""
+    s = scenario(p0=dict(ready=["Lion"], hand=["Emu"]), p1=dict(ready=["Tiger"], hand=["Koala"]),
+                 filler_to="discard", stalemate_turns=6, phase="add")
+    for turn in range(6):
+        assert s.render_text().startswith(f"Travel Earth TCG - turn {turn + 1}: Player {1 + turn % 2} (seat {turn % 2})'s")
+        act(s, "skip_reservoir")
+        act(s, "end_play")
+    assert s.drawn_game and s.turns == 6 and s.player == 1
+    for seat in (None, 0, 1):
+        you = ", you" if seat == 1 else ""
+        assert s.render_text(seat).splitlines()[0] == f"Travel Earth TCG - turn 6: Player 2 (seat 1{you})'s turn"
+        words = _drawn_words(monkeypatch, s, seat)
+        assert "Travel Earth TCG · turn 6 " in words and "turn 7" not in words
+        assert "game over: drawn (stalemate)" in words
