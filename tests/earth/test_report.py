@@ -34,3 +34,36 @@ def test_the_command_line_ends_a_bad_policy_in_one_line_not_a_traceback():
     run = subprocess.run([sys.executable, "-m", "tabletop_envs.earth.report", "--games", "1", "--policy",
                           "terralore_v0/heuristic"], capture_output=True, text=True)
     assert run.returncode == 2 and "Traceback" not in run.stderr and run.stderr.startswith("error: ")
+
+
+def test_the_report_counts_every_seats_final_vp_and_each_games_turns_rounds_and_decisions():
+    """The summary of 3 seeded 3-player games equals the same games played here, seat by seat: the final VP of
+    every seat (not one per game), the turns and rounds the state counts, and one decision per action."""
+    import numpy as np
+
+    from tabletop_envs.core.policy import policy_rng
+    from tabletop_envs.earth.engine import EarthGame
+    from tabletop_envs.earth.report import summary
+
+    scores, turns, rounds, decisions = [], [], [], []
+    game = EarthGame(num_players=3)
+    for seed in (7, 8, 9):
+        s, rng, n = game.new_initial_state(seed), policy_rng(seed), 0
+        while not s.is_terminal():
+            mask = s.legal_action_mask()
+            legal = np.flatnonzero(mask)
+            s.apply_action(int(legal[rng.integers(legal.size)]))  # as the random policy draws
+            n += 1
+        scores += s.scores
+        turns.append(s.turns)
+        rounds.append(s.rounds)
+        decisions.append(n)
+
+    def stats(x):
+        return {"mean": round(float(np.mean(x)), 1), "std": round(float(np.std(x)), 1), "min": min(x), "max": max(x)}
+
+    out = summary(3, 3, seed=7)
+    assert len(scores) == 9 and len(set(scores)) > 1 and len(set(decisions)) > 1
+    assert {key: out[key] for key in ("players", "games", "final_vp", "turns", "rounds", "decisions")} == {
+        "players": 3, "games": 3, "final_vp": stats(scores), "turns": stats(turns), "rounds": stats(rounds),
+        "decisions": stats(decisions)}

@@ -1346,3 +1346,120 @@ def test_resample_hidden_deals_the_opponents_opening_hand_uniformly_and_tells_no
     assert chi2 < 63.68, counts  # the chi-square bound of p = 1e-6 at 19 degrees of freedom
     # agreements with the real hand: 3000 * 4 * 4 / 20 = 2400 by chance, binomial sd ~44; 6 sd either way
     assert abs(agree - worlds * 16 / 20) < 6 * (worlds * 16 / 20 * 0.8) ** 0.5, agree
+
+
+def _picture_calls(monkeypatch, state, seat) -> dict:
+    """What the picture of ``seat``'s view draws: texts, gauges (label), counters, panel titles and card rows
+    (titles, face down as None), in drawing order."""
+    from tabletop_envs.core.render import Canvas
+    from tabletop_envs.terralore.render import draw_table
+
+    calls: dict = {"text": [], "bar": [], "pills": [], "panel": [], "row": []}
+    real = {name: getattr(Canvas, name) for name in calls if name != "row"} | {"row": Canvas.card_row}
+
+    def text(canvas, x, y, words, *a, **k):
+        calls["text"].append(words)
+        return real["text"](canvas, x, y, words, *a, **k)
+
+    def bar(canvas, x, y, w, h, fraction, *a, **k):
+        calls["bar"].append((round(fraction, 3), k.get("label", "")))
+        return real["bar"](canvas, x, y, w, h, fraction, *a, **k)
+
+    def pills(canvas, x, y, items, *a, **k):
+        calls["pills"].append(dict(items))
+        return real["pills"](canvas, x, y, items, *a, **k)
+
+    def panel(canvas, x, y, w, h, title="", *a, **k):
+        calls["panel"].append(title)
+        return real["panel"](canvas, x, y, w, h, title, *a, **k)
+
+    def card_row(canvas, x, y, faces, *a, **k):
+        calls["row"].append([None if f.face_down else f.title for f in faces])
+        return real["row"](canvas, x, y, faces, *a, **k)
+
+    for name, spy in (("text", text), ("bar", bar), ("pills", pills), ("panel", panel), ("card_row", card_row)):
+        monkeypatch.setattr(Canvas, name, spy)
+    draw_table(state, seat)
+    monkeypatch.undo()
+    return calls
+
+
+def test_the_picture_draws_each_seats_castle_counts_lanes_and_hand_on_that_seats_own_side(monkeypatch):
+    """The viewing seat at the bottom, the opponent on top (seat 0 at the bottom of the whole table): each
+    strip, castle gauge, counter row, lane title and hand row reads that seat's own numbers. Every count
+    differs between the seats here, so a number drawn for the other seat shows."""
+    s = make_state(hands=(["Tidepool Crab", "Sturdy Turtle", "Gull Scout"], ["Ember Imp"]),
+                   attacking=(["Gale Hawk"], ["Magma Salamander", "Cinder Hound"]),
+                   defending=(["Fortified Shell"], []), graveyards=(["Harbor Seal"], ["Dark Pact", "Tremor"]),
+                   castles=(4, 9), turn_number=3)
+    s.exile[1] = [cid("Clay Golem")]
+    s.known_hand[1] = [cid("Ember Imp")]  # seat 0 saw it enter seat 1's hand (a recovered card)
+    s.deck[0] = s.deck[0][:11]
+    s._refresh_totals()
+    s._mark_play_start()
+    mine = {0: dict(castle=4, hand=3, deck=11, graveyard=1, exile=0), 1: dict(castle=9, hand=1, deck=len(s.deck[1]),
+                                                                             graveyard=2, exile=1)}
+    for seat in (0, 1, None):
+        me = 0 if seat is None else seat
+        them = 1 - me
+        calls = _picture_calls(monkeypatch, s, seat)
+        assert "Terralore · turn 3" in calls["text"]
+        names = [t for t in calls["text"] if t.startswith("player_") and t.split(" ")[0] in ("player_0", "player_1")
+                 and "lane" not in t]
+        assert names == [f"player_{them}", f"player_{me}" + (" (you)" if seat is not None else "")], seat
+        assert calls["bar"] == [(mine[p]["castle"] / 10, f"castle {mine[p]['castle']}/10") for p in (them, me)], seat
+        assert calls["pills"] == [{"hand": mine[p]["hand"], "deck": mine[p]["deck"], "graveyard": mine[p]["graveyard"],
+                                   "exile": mine[p]["exile"], "field pts": s.field_points(p)} for p in (them, me)], seat
+        assert calls["panel"] == [f"player_{them} attacking lane · {s.lane_total(them, A)} pts",
+                                  f"player_{them} defending lane · {s.lane_total(them, D)} pts",
+                                  f"player_{me} defending lane · {s.lane_total(me, D)} pts",
+                                  f"player_{me} attacking lane · {s.lane_total(me, A)} pts"], seat
+        hands = {0: ["Tidepool Crab", "Sturdy Turtle", "Gull Scout"], 1: ["Ember Imp"]}
+        assert calls["row"][0] == (hands[them] if seat is None else [None] * 3 if them == 0 else ["Ember Imp"]), seat
+        assert calls["row"][-1] == hands[me], seat
+    assert s.field_points(0) != s.field_points(1) and s.lane_total(0, A) != s.lane_total(1, A), "totals differ by seat"
+
+
+def test_the_picture_draws_the_opponents_face_down_cards_as_backs_in_their_lane_and_a_finished_games_returns_by_seat(
+        monkeypatch):
+    """On the open table the second placer sees a card back for each card the first placer put face down,
+    in its lane, after that lane's face-up cards (the text view's "1 face down"); the whole table names it.
+    A finished game's header gives the returns in seat order, player_0's first."""
+    s = make_state(hands=(["Gull Scout", "Sturdy Turtle"], ["Ember Imp"]), attacking=(["Gale Hawk"], []),
+                   opaque_wall=False)
+    place(s, "Gull Scout", A, discards=["Sturdy Turtle"])
+    end(s)
+    assert s.actor == 1
+    rows = _picture_calls(monkeypatch, s, 1)["row"]
+    assert rows[1:5] == [["Gale Hawk", None], [], [], []], "player_0's lanes on top: attacking, then defending"
+    assert _picture_calls(monkeypatch, s, None)["row"][4] == ["Gale Hawk", "Gull Scout"], "seat 0 at the bottom right"
+    game = TerraloreGame()
+    rng = np.random.default_rng(3)
+    s = game.new_initial_state(3)
+    while not s.is_terminal():
+        s.apply_action(int(rng.choice(s.legal_actions())))
+    assert s.result[0] != s.result[1]
+    status = f"game over: {s.end_reason}  (returns {s.result[0]:+d} / {s.result[1]:+d})"
+    for seat in (0, 1, None):
+        assert status in _picture_calls(monkeypatch, s, seat)["text"], seat
+
+
+def test_the_text_view_puts_the_opponent_first_and_the_viewing_seat_last_and_both_views_show_the_placing_line_to_the_placer_only(
+        monkeypatch):
+    """As the picture does, the seat reading the text comes last (nearest the prompt), the opponent first;
+    the whole table lists player_1 then player_0. What the card being placed still asks for is the placer's
+    to read: the other seat sees only that they are placing (on the open table too), in the text view and
+    the picture's footer."""
+    s = make_state(hands=(["Clay Golem", "Sturdy Turtle", "Gull Scout"], ["Ember Imp"]), opaque_wall=False)
+    act(s, "play", cid("Clay Golem"))
+    act(s, "lane", D)
+    for seat, order in ((0, ["player_1", "player_0 (you)"]), (1, ["player_0", "player_1 (you)"]),
+                        (None, ["player_1", "player_0"])):
+        text = s.render_text(seat).splitlines()
+        assert [line.split(":")[0] for line in text if line.startswith("player_")] == order, seat
+    line = "placing Clay Golem into the defending lane: 2 discard(s) to pay, 0 slot(s) to free"
+    assert line in s.render_text(0).splitlines() and line in s.render_text().splitlines()
+    assert not any(x.startswith("placing") for x in s.render_text(1).splitlines())
+    # the picture's footer likewise
+    assert line in _picture_calls(monkeypatch, s, 0)["text"] and line in _picture_calls(monkeypatch, s, None)["text"]
+    assert not any(x.startswith("placing") for x in _picture_calls(monkeypatch, s, 1)["text"])

@@ -690,3 +690,97 @@ def test_a_stalemated_games_text_view_and_picture_name_the_turn_it_ended_in_and_
         words = _drawn_words(monkeypatch, s, seat)
         assert "Travel Earth TCG · turn 6 " in words and "turn 7" not in words
         assert "game over: drawn (stalemate)" in words
+
+
+def test_render_text_names_who_decides_the_defenders_row_and_the_declared_challengers_still_waiting():
+    """While the defending player chooses, the header says so (not "deciding" as if the turn's player
+    did); a Resting Defender is named so (it defends with the Resting penalty); and the Challengers
+    declared with the one resolving wait in their own line until their turn comes."""
+    s = scenario(p0=dict(ready=["Lion", "Horse"], reservoir=["Koala", "Giraffe"]),
+                 p1=dict(resting=["Tiger"], reservoir=["Emu"]))
+    act(s, "declare", "Lion")
+    act(s, "declare", "Horse")  # both Full cards are spoken for: the group is locked, Lion resolves first
+    assert s.render_text(0).splitlines()[0] == "Travel Earth TCG - turn 1: Player 1 (seat 0, you)'s turn, deciding: statistic"
+    assert "Declared, waiting: Horse TE-010" in s.render_text(1).splitlines()
+    act(s, "statistic", WEIGHT)
+    for seat, you in ((0, ""), (1, ", you")):
+        lines = s.render_text(seat).splitlines()
+        assert lines[0] == f"Travel Earth TCG - turn 1: Player 1 (seat 0{', you' if seat == 0 else ''})'s turn; " \
+                           f"Player 2 (seat 1{you}) decides: defender"
+        assert "Declared, waiting: Horse TE-010" in lines
+    act(s, "defend_resting", "Tiger")
+    assert "on Weight (used: Weight) vs Resting Tiger TE-004: 175 against 119.7 kg" in s.render_text(0)
+
+
+def test_render_text_records_that_a_tireless_challenger_survives_and_stays_ready_where_another_rests():
+    """Tireless keeps a surviving Challenger Ready: the record says which, as the rows then show."""
+    for card, fate in (("Grey-headed albatross", "stays Ready (Tireless)"), ("Tiger", "now Resting")):
+        s = scenario(p0=dict(ready=[card], reservoir=["Koala", "Emu"]), p1=dict(ready=["Sea otter", "Walrus"]))
+        act(s, "declare", card)
+        act(s, "statistic", SPEED)
+        act(s, "defend_ready", "Sea otter")
+        label = CAT.label(cid(card))
+        assert f"; Sea otter TE-036 discarded; {label} survives, {fate}" in s.render_text(0), card
+
+
+def test_the_picture_draws_each_seats_counts_reservoir_rows_and_hand_on_its_own_side_and_the_challenge_as_it_stands(
+        monkeypatch):
+    """Seat 1 went first here, so "Player 1" is seat 1 and the viewing seat 0 is "Player 2", at the bottom.
+    Every count differs between the seats; the strip reads the defending seat as the one deciding, the
+    Resting Defender as Resting, the statistic's direction (Development Time: lower wins) and the result."""
+    from tabletop_envs.core.render import Canvas
+    from tabletop_envs.travel_earth.render import card_face, draw_table
+
+    s = scenario(p0=dict(resting=["Springbok"], ready=["Walrus"], reservoir=["Koala"], unseen=["Canada goose"],
+                         hand=["Orca", "Emu"], discard=["Horse"]),
+                 p1=dict(ready=["Lion", "Tiger"], reservoir=["Sea otter", "Plains zebra"], hand=["Giraffe"]),
+                 player=1, first=1)
+    act(s, "declare", "Lion")
+    act(s, "declare", "Tiger")
+    act(s, "statistic", DEVELOPMENT)
+    act(s, "defend_resting", "Springbok")  # 109 against 168 days: the Challenger wins, seat 0 may change
+    assert (s.phase, s.current_player()) == ("change", 0)
+    drawn: dict = {"text": [], "row": [], "reservoir": []}
+    real_text, real_row, real_box = Canvas.text, Canvas.card_row, Canvas.box
+
+    def text(canvas, x, y, words, *a, **k):
+        drawn["text"].append(words)
+        return real_text(canvas, x, y, words, *a, **k)
+
+    def card_row(canvas, x, y, faces, *a, **k):
+        drawn["row"].append([face.title for face in faces])
+        return real_row(canvas, x, y, faces, *a, **k)
+
+    def box(canvas, x0, y0, x1, y1, *a, **k):  # a Reservoir card: upright (Full) or sideways (Empty)
+        shape = {(16, 24): "Full", (24, 16): "Empty"}.get((x1 - x0, y1 - y0))
+        if shape:
+            drawn["reservoir"].append(shape)
+        return real_box(canvas, x0, y0, x1, y1, *a, **k)
+
+    for seat in (0, None):
+        for key in drawn:
+            drawn[key].clear()
+        monkeypatch.setattr(Canvas, "text", text)
+        monkeypatch.setattr(Canvas, "card_row", card_row)
+        monkeypatch.setattr(Canvas, "box", box)
+        draw_table(s, seat)
+        monkeypatch.undo()
+        words = drawn["text"]
+        you = " (you)" if seat == 0 else ""
+        assert "Player 1 (seat 1)'s turn · seat 0 decides: change" in words
+        strips = [w for w in words if w.startswith(("Player ", "Deck ", "Hand ", "Discard Pile ", "Reservoir "))
+                  and "'s turn" not in w]
+        assert strips == ["Player 1 (seat 1)", "Deck 15", "Hand 1", "Discard Pile 0", "Reservoir 2/6: 1 Full, 1 Empty",
+                          f"Player 2 (seat 0){you}", "Deck 13", "Hand 2", "Discard Pile 1",
+                          "Reservoir 2/6: 2 Full, 0 Empty"], seat
+        assert drawn["reservoir"] == ["Full", "Empty", "Full", "Full"], seat
+        assert ("holds Koala, (unseen card)" if seat == 0 else "holds Koala, unseen: Canada goose") in words
+        assert [w for w in words if "Row · " in w] == ["Ready Row · 0", "Resting Row · 0", "Ready Row · 1",
+                                                       "Resting Row · 1"]
+        assert drawn["row"] == [[], [], ["Walrus"], ["Springbok"], ["Orca", "Emu"]], seat  # by card id
+        assert ("Hand: Giraffe" in words) == (seat is None), "the opponent's Hand by name on the whole table only"
+        challenge = words[words.index("Challenge"):words.index("Challenger wins") + 1]
+        assert challenge == ["Challenge", "on Development Time (lower wins)", "used: Development Time",
+                             "Challenger (seat 1)", "Lion", "Development Time: 109 d", "vs",
+                             "Resting Defender (seat 0)", "Springbok", "Development Time: 168 d", "Challenger wins"]
+    assert card_face(CAT, cid("Walrus")).lines == ["Speed 35 km/h", "Weight 1,012 kg", "Length 2.87 m", "Life 40 y", "Brood 1", "Devel. 331 d"]
