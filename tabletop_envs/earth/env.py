@@ -283,6 +283,9 @@ Version history
 * v0 (text view and picture; play, observation and action layouts unchanged): once the game is over the
   header names the last round and turn played; before, it named the next ones, which never began (a solo
   game of 43 turns ended "round 44, turn 44"). The text view says "1 player", not "1 players".
+* v0 (picture; play, observation and action layouts unchanged): a finished game's header names as best the
+  seats the rules rank first (VP, then the five tiebreakers, as the returns do), with "(on the tiebreakers)"
+  where they broke a tie on VP; before, it named every seat tied on VP.
 """
 
 from __future__ import annotations

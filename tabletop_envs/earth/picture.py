@@ -70,9 +70,12 @@ def _header(canvas: Canvas, state, player: int | None) -> None:
     canvas.text(10, 6, f"Earth · {state.n} player{'s' if state.n > 1 else ''} · round {round_number} · "
                        f"turn {turn_number}", 16, bold=True)
     if state.phase == "over":
-        best = max(state.scores)
-        winners = [f"P{q}" for q in range(state.n) if state.scores[q] == best]
-        status = "game over · scores " + " / ".join(map(str, state.scores)) + f" · best: {', '.join(winners)}"
+        # the rules' winners: VP, then the five tiebreakers (as the returns rank the seats), not every seat tied on VP
+        standings = list(state.standings())
+        winners = [q for q in range(state.n) if standings[q] == max(standings)]
+        broken = sum(score == max(state.scores) for score in state.scores) > len(winners)
+        status = ("game over · scores " + " / ".join(map(str, state.scores))
+                  + f" · best: {', '.join(f'P{q}' for q in winners)}" + (" (on the tiebreakers)" if broken else ""))
     else:
         action = f" · action: {ACTIONS[state.action]}" if state.action >= 0 else ""
         shown = pending_decision(state, player)

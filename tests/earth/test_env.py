@@ -995,3 +995,192 @@ def test_a_finished_games_text_view_and_picture_name_the_last_round_and_turn_pla
         drawn.clear()
         draw_table(s, viewer)
         assert f"Earth · {seats} · round 2 · turn {2 * players}" in drawn
+
+
+def test_the_text_view_states_each_seats_counts_and_each_cells_card_sprouts_and_growth_at_its_row_and_column():
+    """Along a random 3-player game, at every position where some seat holds drawn cards still to keep: each
+    seat's soil, hand (the drawn cards are not in it yet), compost and events, and each tableau cell, in the
+    grid at r<row>c<col> (cell = 4 * row + col) and in the line under it, with that cell's card, sprouts and
+    growth; the running score, in full for the reader's own seat, without the hidden personal ecosystem
+    for another; another seat's island and climate; and on the whole table the drawn cards to keep."""
+    from tabletop_envs.earth.scoring import final_score, score_breakdown
+
+    s = game(3).new_initial_state(11)
+    rng = np.random.default_rng(11)
+    cat = s.game.cat
+    checked = 0
+    while not s.is_terminal():
+        if any(s.drawn) and s.phase == "play":
+            checked += 1
+            lines = s.render_text().splitlines()
+            for q in range(3):
+                at = next(i for i, x in enumerate(lines) if x.startswith(f"player_{q}: soil "))
+                assert lines[at].startswith(f"player_{q}: soil {s.soil[q]}, hand {len(s.hands[q])}, compost "
+                                            f"{len(s.compost[q])}, events {len(s.events[q])}, score now ")
+                grid = lines[at + 3 if lines[at + 1].startswith("  island ") else at + 2:][:5]
+                for cell, card in enumerate(s.grid[q]):
+                    row, col = divmod(cell, 4)
+                    shown = grid[1 + row].split("|")[1 + col].strip()
+                    if card < 0:
+                        assert shown == "·"
+                        continue
+                    assert shown.startswith(cat.names[card][:13].rstrip())
+                    if cat.is_flora[card] and len(cat.names[card]) <= 13:
+                        assert shown.endswith(f" s{s.spr[q][cell]}/{int(cat.sprout_spaces[card])} "
+                                              f"g{s.gro[q][cell]}/{int(cat.max_growth[card])}"), (q, cell)
+                    assert f"    r{row}c{col} {cat.names[card]} — " in "\n".join(lines)
+            # a seat's running score counts its personal ecosystem for itself; the others cannot see that card
+            own = s.render_text(1).splitlines()
+            assert next(x for x in own if x.startswith("player_1")).endswith(f", score now {final_score(s, 1)}")
+            public = sum(score_breakdown(s, 0, personal=False).values())
+            assert next(x for x in own if x.startswith("player_0")).endswith(f", score now {public} + personal ecosystem")
+            # after setup every island and climate is public; the whole table names the drawn cards to keep
+            island, climate = CAT.islands[s.island[0]], CAT.climates[s.climate[0]]
+            assert f"  island {island['name']} ({island['text']})  climate {climate['name']} ({climate['text']})" in own
+            for q in range(3):
+                if s.drawn[q]:
+                    assert "  drawn (keep 1): " + ", ".join(cat.names[c] for c in s.drawn[q]) in lines
+        s.apply_action(int(rng.choice(s.legal_actions())))
+    assert checked > 5
+
+
+def test_the_deciders_text_view_gives_their_hand_cards_cost_after_reductions_and_what_a_payment_takes_off():
+    """A card cheaper for this player (a cost reduction in their tableau) shows both costs, so a human can
+    tell what they can afford; and while a cost is paid in sprouts or growth, the line above the pending
+    decision says how many pieces of which resource are still to take off."""
+    from tabletop_envs.earth.text import card_line
+
+    s = game(2).new_initial_state(0)
+    rng = np.random.default_rng(0)
+    seen = set()
+    while not s.is_terminal() and len(seen) < 2:
+        q = s.current_player()
+        if s.phase == "play":
+            text = s.render_text(q).splitlines()
+            reductions = s.cost_reductions(q)
+            cheaper = [c for c in s.hands[q] if CAT.earth[c]["kind"] != "event"
+                       and s.effective_cost(q, c, reductions) != CAT.earth[c]["cost"]]
+            for c in cheaper:
+                seen.add("reduction")
+                line = card_line(CAT.earth[c], s.effective_cost(q, c, reductions))
+                assert f"    {line}" in text and f", cost {CAT.earth[c]['cost']} ({s.effective_cost(q, c, reductions)} " \
+                                                f"for you), " in line
+            if s.decision() == "pay":
+                seen.add("pay")
+                task = s.queue[0]
+                assert text[-2:] == [f"paying {task['left']} {task['res']}: one cell per piece taken off",
+                                     f"pending: player_{q} decides pay ({task['left']} left)"]
+        s.apply_action(int(rng.choice(s.legal_actions())))
+    assert seen == {"reduction", "pay"}
+
+
+def test_the_picture_draws_each_seats_counts_cards_and_marks_in_that_seats_own_panel(monkeypatch):
+    """Along a random 3-player game (and at its end), as seat 1 sees it: the header's active and deciding
+    seats, the draw pile and discard, each panel's title marks and counters (its own running score to seat 1
+    only), each tableau card's cost, VP, sprouts and growth at its row and column, each seat's last action,
+    each fauna leaf's VP by the order of the claims, and at the end every score and every best seat."""
+    from tabletop_envs.core.render import Canvas
+    from tabletop_envs.earth.catalogue import ACTIONS
+    from tabletop_envs.earth.picture import BOARD_H, CELL_H, CELL_W, GAP, PANEL_W, draw_table
+    from tabletop_envs.earth.scoring import FAUNA_TIERS, final_score
+
+    drawn: dict = {"text": [], "pills": [], "panel": [], "pile": [], "card": []}
+    real = {name: getattr(Canvas, name) for name in ("text", "pills", "panel", "pile", "card")}
+
+    def spy(name):
+        def record(canvas, x, y, first, *a, **k):
+            drawn[name].append((x, y, a[1] if name == "panel" else first, a[0] if name == "pile" else None))
+            return real[name](canvas, x, y, first, *a, **k)
+        return record
+
+    def picture(state):
+        for key in drawn:
+            drawn[key].clear()
+        for name in real:
+            monkeypatch.setattr(Canvas, name, spy(name))
+        draw_table(state, 1)
+        monkeypatch.undo()
+
+    s = game(3).new_initial_state(4)
+    rng = np.random.default_rng(4)
+    checked = 0
+    while True:
+        if s.phase == "play" and s.turns >= 4 and rng.random() < 0.1 or s.is_terminal():
+            checked += 1
+            picture(s)
+            words = [w for _, _, w, _ in drawn["text"]]
+            if s.is_terminal():
+                best = max(s.scores)
+                assert "game over · scores " + " / ".join(map(str, s.scores)) + " · best: " + ", ".join(
+                    f"P{q}" for q in range(3) if s.scores[q] == best) in words, "no tie on VP here"
+            else:
+                decides = "decides: " + s.decision() if s.current_player() == 1 else "to decide"
+                action = f" · action: {ACTIONS[s.action]}" if s.action >= 0 else ""
+                assert any(w.startswith(f"play · active P{s.active}{action} · P{s.current_player()} {decides}")
+                           for w in words)
+            assert [(label, n) for _, _, label, n in drawn["pile"]] == [("deck", len(s.deck)), ("discard", len(s.discard))]
+            counters = [dict(items) for _, _, items, _ in drawn["pills"] if dict(items).get("soil") is not None]
+            for q in range(3):
+                want = {"soil": s.soil[q], "hand": len(s.hands[q]), "compost": len(s.compost[q]),
+                        "events": len(s.events[q]), "sprouts": sum(s.spr[q]), "growth": sum(s.gro[q])}
+                if s.is_terminal():
+                    want["score"] = s.scores[q]
+                elif q == 1:
+                    want["score now"] = final_score(s, q)
+                assert counters[q] == want, q
+                marks = ("  (you)" if q == 1 else "") + ("  · first player" if s.first == q else "") + \
+                    ("  · active" if s.active == q and s.phase == "play" else "")
+                assert f"P{q}{marks}" in [title for _, _, title, _ in drawn["panel"]]
+                left, top = 8 + q * (PANEL_W + 11), 36 + BOARD_H  # panels in one row at three seats
+                if s.last_action[q] >= 0:
+                    assert f"last action: {ACTIONS[s.last_action[q]]}" in [
+                        w for x, _, w, _ in drawn["text"] if left <= x < left + PANEL_W]
+                for cell, card in enumerate(s.grid[q]):
+                    if card < 0:
+                        continue
+                    row, col = divmod(cell, 4)
+                    at = (left + 8 + col * (CELL_W + GAP), top + 30 + row * (CELL_H + GAP))
+                    face = next(f for x, y, f, _ in drawn["card"] if (x, y) == at)
+                    assert face.title == CAT.earth[card]["name"], (q, cell)
+                    if s.game.cat.is_flora[card]:
+                        assert face.lines[0] == f"{CAT.earth[card]['cost']} soil · {CAT.earth[card]['vp']} VP"
+                        assert face.lines[2:] == [f"sprouts {s.spr[q][cell]}/{CAT.earth[card]['sprouts']}",
+                                                  f"growth {s.gro[q][cell]}/{CAT.earth[card]['growth']}"], (q, cell)
+            leaves = [list(items) for _, _, items, _ in drawn["pills"] if list(items)[:1] and
+                      str(list(items)[0][0]).startswith("P")]
+            assert leaves == [[(f"P{q}", FAUNA_TIERS[order]) for order, q in enumerate(claims)]
+                              for claims in s.leaves if claims]
+        if s.is_terminal():
+            break
+        s.apply_action(int(rng.choice(s.legal_actions())))
+    assert checked > 5 and any(len(claims) > 1 for claims in s.leaves)
+
+
+def test_a_finished_games_picture_names_the_winner_the_tiebreakers_pick_among_seats_tied_on_vp():
+    """The rules break a tie on VP by soil, then cards in hand, growth, sprouts and composted cards, and the
+    returns rank the seats so: the picture named every seat tied on VP as best. Seats tied on all of them
+    are all best."""
+    from tabletop_envs.core.render import Canvas
+    from tabletop_envs.earth.picture import draw_table
+
+    s = game(3).new_initial_state(4)
+    random_play(s, np.random.default_rng(4))
+    s.scores = [100, 100, 90]
+    s.soil = [3, 5, 9]
+    drawn: list[str] = []
+    real = Canvas.text
+
+    def status(state):
+        drawn.clear()
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(Canvas, "text", lambda canvas, x, y, words, *a, **k: (drawn.append(words),
+                                                                                real(canvas, x, y, words, *a, **k))[1])
+            draw_table(state, 0)
+        return next(words for words in drawn if words.startswith("game over"))
+
+    assert list(s.returns()) == [0.0, 1.0, -1.0]
+    assert status(s) == "game over · scores 100 / 100 / 90 · best: P1 (on the tiebreakers)"
+    s.soil[0] = 5
+    s.hands[0], s.gro[0], s.spr[0], s.compost[0] = s.hands[1], s.gro[1], s.spr[1], s.compost[1]
+    assert list(s.returns()) == [0.5, 0.5, -1.0]
+    assert status(s) == "game over · scores 100 / 100 / 90 · best: P0, P1"
