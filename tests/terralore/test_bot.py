@@ -244,3 +244,12 @@ def test_heuristic_does_not_place_an_affinity_weakening_without_an_enemy_of_that
     # Seagull Poison weakens the strongest wind creature only: the Shade Wraith (shadow) is out of its reach
     s = make_state(hands=(["Seagull Poison"], []), attacking=([], ["Shade Wraith"]), castles=(8, 4))
     assert _bot_move(s) == "end placement"
+
+
+def test_heuristic_values_a_removal_of_the_weakest_enemy_by_the_weakest_not_the_strongest():
+    # Fireball destroys the weakest enemy creature here: of the Phoenix (5) and the Ram (3) in their attacking
+    # lane it takes the Ram, and the heuristic plays the Night Stalker first; valued as taking the Phoenix (an
+    # audit's mutant), the Fireball looked the better play
+    s = make_state(hands=(["Fireball", "Night Stalker"], []), attacking=([], ["Blazing Phoenix", "Boulder Ram"]),
+                   castles=(10, 8))
+    assert _bot_move(s) == "play Night Stalker"
