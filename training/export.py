@@ -28,7 +28,7 @@ import numpy as np
 from tabletop_envs.core.errors import ConfigError, ModelMismatchError, run_cli
 from tabletop_envs.core.files import write_text_whole, written_beside
 from tabletop_envs.core.onnx_policy import SIDECAR_FORMAT, MLPPolicy, file_sha256
-from tabletop_envs.core.registry import make_game
+from tabletop_envs.core.registry import env_family, make_game
 
 from .config import check_folder_can_be_made, user_path
 
@@ -209,12 +209,12 @@ def export_policy(weights, activation: str, out_stem: str | Path, env_name: str,
 def _sidecar(weights, activation: str, out_stem: Path, env_name: str, game, training, evaluation, name,
              deterministic: bool, digests: dict) -> dict:
     onnx_path = model_file(out_stem, ".onnx")
-    family, _, version = env_name.rpartition("_v")
+    version = env_name.rpartition("_v")[2]
     meta = {
         "format": SIDECAR_FORMAT,
         "name": name or out_stem.name,
         "env_id": env_name,
-        "env_family": family,
+        "env_family": env_family(env_name),
         "env_version": int(version) if version.isdigit() else version,
         # every option, defaults included: an option added later with another default must not be
         # mistaken for one this model played under (check_rule_options)
