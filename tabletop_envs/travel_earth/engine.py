@@ -954,7 +954,8 @@ class TravelEarthState(State):
                     content += f" [unseen = {cat.label(self.unseen[p][0])}]"
             # added this turn: public (the cards go face down in view), as the observation's reservoir_adds
             adds = f", {self.adds} added this turn" if p == self.player and self.adds and not self.is_terminal() else ""
-            lines.append(f"  Reservoir {size} ({size - self.empty[p]} Full, {self.empty[p]} Empty{adds}){content}")
+            # its capacity too: Blubber Store raises it, and a full Reservoir refuses a card (the picture shows it)
+            lines.append(f"  Reservoir {size}/{self.reservoir_capacity(p)} ({size - self.empty[p]} Full, {self.empty[p]} Empty{adds}){content}")
             lines.append(f"  Discard Pile: {names(self.discard[p])}")
         group = None
         for turn, seat, text in self.challenge_texts():

@@ -141,7 +141,7 @@ def test_render_text_names_animals_with_numbers_rows_and_reservoir():
                  p1=dict(ready=["Tiger"], unseen=["Emu"], hand=["Orca"]), first=0)
     text = s.render_text(player=0)
     assert "Ready Row:   Lion TE-003" in text and "Resting Row: Horse TE-010" in text
-    assert "Reservoir 1 (1 Full, 0 Empty): Koala TE-020" in text
+    assert "Reservoir 1/6 (1 Full, 0 Empty): Koala TE-020" in text
     assert "Giraffe TE-006" in text and "Orca" not in text and "Emu" not in text  # the opponent's secrets
     assert "(unseen card)" not in text
     assert "Orca TE-028" in s.render_text(player=1) and "Emu" not in s.render_text(player=1)
@@ -168,7 +168,15 @@ def test_render_text_names_each_animals_printed_ability_and_gives_its_text():
                       "  Stoop: When this Animal challenges, the defending player must choose a Ready Animal as "
                       "the Defender if they have one."]
     assert "Patient Hunter" not in s.render_text(player=0)  # not the opponent's hand's
-    assert "Reservoir 0 (0 Full, 0 Empty)\n" in text  # an empty Reservoir lists nothing after it
+    assert "Reservoir 0/6 (0 Full, 0 Empty)\n" in text  # an empty Reservoir lists nothing after it
+
+
+def test_render_text_gives_each_reservoirs_capacity_which_blubber_store_raises():
+    # a full Reservoir refuses an addition: a human must see the limit, Blubber Store's extra card included
+    s = scenario(p0=dict(ready=["Bowhead whale"], reservoir=["Koala"]), p1=dict(ready=["Lion"]))
+    lines = s.render_text(player=1).splitlines()
+    assert [x.split(" (")[0].strip() for x in lines if x.strip().startswith("Reservoir")] == \
+        ["Reservoir 1/7", "Reservoir 0/6"]
 
 
 class _FirstTurnAmbush:
