@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .catalogue import ACTIONS
 from .engine import CLIMATE_SLOT, ISLAND_SLOT
-from .scoring import final_score, score_breakdown
+from .scoring import FIRST_COMPLETION_BONUS, final_score, score_breakdown
 from .text import ability_text, card_line, side_line
 
 SIDES = ("island", "climate", "ecosystem")
@@ -35,6 +35,8 @@ def render(s, player: int | None = None) -> str:
              f"first player player_{s.first}, active player_{s.active}"
              + (f", action {ACTIONS[s.action]}" if s.action >= 0 else "")
              + (" — LAST ROUND" if s.end_triggered else "")]
+    if s.bonus >= 0:  # public: the leaf on the fauna board's bonus space
+        lines.append(f"player_{s.bonus} completed their tableau first: the {FIRST_COMPLETION_BONUS} VP bonus")
     lines.append(f"deck {len(s.deck)}  discard {len(s.discard)}")
     fauna = []
     for f, side in enumerate(s.fauna):

@@ -1129,7 +1129,8 @@ def test_the_picture_draws_each_seats_counts_cards_and_marks_in_that_seats_own_p
                     want["score now"] = final_score(s, q)
                 assert counters[q] == want, q
                 marks = ("  (you)" if q == 1 else "") + ("  · first player" if s.first == q else "") + \
-                    ("  · active" if s.active == q and s.phase == "play" else "")
+                    ("  · active" if s.active == q and s.phase == "play" else "") + \
+                    ("  · completed first" if s.bonus == q else "")
                 assert f"P{q}{marks}" in [title for _, _, title, _ in drawn["panel"]]
                 left, top = 8 + q * (PANEL_W + 11), 36 + BOARD_H  # panels in one row at three seats
                 if s.last_action[q] >= 0:
@@ -1184,3 +1185,43 @@ def test_a_finished_games_picture_names_the_winner_the_tiebreakers_pick_among_se
     s.hands[0], s.gro[0], s.spr[0], s.compost[0] = s.hands[1], s.gro[1], s.spr[1], s.compost[1]
     assert list(s.returns()) == [0.5, 0.5, -1.0]
     assert status(s) == "game over · scores 100 / 100 / 90 · best: P0, P1"
+
+
+def test_the_text_view_and_picture_name_who_completed_their_tableau_first_and_holds_the_7_vp_bonus(monkeypatch):
+    """The leaf on the bonus space is public; until a tableau is complete neither view names anyone, then
+    both name the seat that scoring gives the 7 VP to, to every seat and at the game's end."""
+    from tabletop_envs.core.render import Canvas
+    from tabletop_envs.earth.picture import draw_table
+    from tabletop_envs.earth.scoring import score_breakdown
+
+    titles: list[str] = []
+    real = Canvas.panel
+
+    def spy(self, x, y, w, h, title, *args, **kwargs):
+        titles.append(title)
+        return real(self, x, y, w, h, title, *args, **kwargs)
+
+    monkeypatch.setattr(Canvas, "panel", spy)
+
+    def named(state, viewer):
+        titles.clear()
+        draw_table(state, viewer)
+        line = [x for x in state.render_text(viewer).splitlines() if "completed their tableau first" in x]
+        return line, [t for t in titles if "completed first" in t]
+
+    s = game(3).new_initial_state(4)
+    rng = np.random.default_rng(4)
+    while s.bonus < 0:
+        assert named(s, 1) == ([], [])
+        s.apply_action(int(rng.choice(s.legal_actions())))
+    holder = s.bonus
+    assert all(c >= 0 for c in s.grid[holder])
+    for viewer in (None, 0, 1, 2):
+        line, marked = named(s, viewer)
+        assert line == [f"player_{holder} completed their tableau first: the 7 VP bonus"]
+        assert len(marked) == 1 and marked[0].startswith(f"P{holder}") and marked[0].endswith("· completed first")
+    random_play(s)
+    assert named(s, None)[0] == [f"player_{holder} completed their tableau first: the 7 VP bonus"]
+    without = dict(score_breakdown(s, holder))
+    s.bonus = -1
+    assert score_breakdown(s, holder)["8_fauna"] == without["8_fauna"] - 7, "the seat named is the one scored"
