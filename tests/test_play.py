@@ -926,6 +926,26 @@ def test_a_replay_watched_from_a_seat_in_a_window_draws_only_that_seats_view(toy
     assert views and set(views) == {1}
 
 
+@pytest.mark.parametrize("command", ["play", "replay"])
+def test_window_without_a_display_is_refused_before_any_table_or_move_is_printed(command, monkeypatch, tmp_path):
+    # found by an audit: replay --window printed the first table, play --window the seats and the bots' moves,
+    # before the error; now the error is all that is said
+    monkeypatch.setitem(ENVS, "toy_v0", EnvSpec("toy_v0", "toy_picture_game", "test/toy-v0", "test/Toy-v0", (2,),
+                                                "", "toy"))
+    from tabletop_envs.core import render
+
+    def no_display(self, title):
+        raise render._no_display("test: no DISPLAY")
+
+    monkeypatch.setattr(render.PygameViewer, "__init__", no_display)
+    replay = play_match("toy_v0", ["toy_v0/random"], seed=2, ask=Script(["1"] * 3), say=lambda s: None).replay
+    args = ["replay", str(replay.save(tmp_path / "g.json")), "--no-pause"] if command == "replay" else \
+        ["play", "toy_v0", "--opponent", "toy_v0/random", "--seat", "1", "--seed", "2"]
+    out: list[str] = []
+    assert main(args + ["--window"], ask=Script([]), say=out.append) == 2
+    assert len(out) == 1 and out[0].startswith("error: no display to open a window on (test: no DISPLAY)"), out
+
+
 def test_q_at_a_replays_pause_stops_it_and_closing_the_input_plays_the_rest_without_pausing(toy):
     replay = play_match("toy_v0", ["toy_v0/random"], seed=2, ask=Script(["1"] * 3), say=lambda s: None).replay
     out = []

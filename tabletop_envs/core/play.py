@@ -209,16 +209,15 @@ def play_match(env_name: str, opponents: Sequence[str | Policy], human_seat: int
     replay = Replay.start(env, seed, names)
     env.reset(seed=seed)
     viewer = None
+    if window:  # no display: refused before the game starts, not at the human's first move
+        from . import render
+
+        viewer = render.make_viewer(env.metadata.get("name", "tabletop_envs"))
 
     def show_window() -> None:
         # only before the human's decisions and at the end: redrawn after every move, the window took as
         # many redraws (and as much time) as the bots took decisions, which a hidden placement must not show
-        nonlocal viewer
-        if window:
-            from . import render
-
-            if viewer is None:
-                viewer = render.make_viewer(env.metadata.get("name", "tabletop_envs"))
+        if viewer is not None:
             viewer.show(env.render())
 
     # one per seat, never default_rng(seed), the env's deal stream: a bot must neither re-deal nor draw
@@ -366,6 +365,10 @@ def watch_replay(replay: Replay, seat: int | None = None, ask: Ask | None = inpu
     ``window`` shows the pictures in a window as the replay goes."""
     env = replay.make_env(render_mode="human" if window else None)
     env.render_player = seat
+    if window:  # no display: refused before the first table is printed
+        from .render import open_window
+
+        open_window(env)
 
     def snapshot():
         if window:

@@ -458,11 +458,17 @@ def render_env_image(env):
     array = draw_state(env, env.render_player)
     if env.render_mode != "human":
         return array
+    open_window(env).show(array)
+    return None
+
+
+def open_window(env):
+    """The window of a ``render_mode="human"`` env, opened if it is not yet. Called before a command prints
+    anything, it refuses a machine without a display before any table is shown."""
     viewer = env.__dict__.get("_viewer")
     if viewer is None:
         viewer = env._viewer = make_viewer(env.metadata.get("name", "tabletop_envs"))
-    viewer.show(array)
-    return None
+    return viewer
 
 
 # ---------------------------------------------------------------------------- windows
