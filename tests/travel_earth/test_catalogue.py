@@ -37,7 +37,8 @@ def test_the_catalogue_is_what_build_catalogue_makes_of_the_dataset():
 
 
 def test_printed_values_are_the_sourced_real_world_values():
-    rows = {r["common_name"]: r for r in csv.DictReader(DATASET.open(encoding="utf-8"))}
+    with DATASET.open(encoding="utf-8", newline="") as f:
+        rows = {r["common_name"]: r for r in csv.DictReader(f)}
     for card in CAT.cards:
         row = rows[card["name"]]
         assert card["scientific_name"] == row["scientific_name"]
