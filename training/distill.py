@@ -179,6 +179,13 @@ def map_in_processes(fn, jobs: list, workers: int) -> list:
         # before Python 3.14's kill_workers)
         processes = list((getattr(executor, "_processes", None) or {}).values())
         manager = getattr(executor, "_executor_manager_thread", None)
+        call_queue = getattr(executor, "_call_queue", None)
+        if not finished and call_queue is not None and sys.version_info < (3, 11, 5):
+            # Before Python 3.11.5 the pool's manager thread, finding its workers killed, waited for the call
+            # queue's feeder thread, which waits for ever to send a job (larger than a pipe holds) to a killed
+            # worker (CPython gh-94777): Ctrl-C hung the trainer, at exit if not before. Told before the
+            # kill not to wait, the manager ends; the feeder, a daemon thread, ends with the process.
+            call_queue.cancel_join_thread()
         executor.shutdown(wait=finished, cancel_futures=True)
         if not finished:
             for process in processes:
