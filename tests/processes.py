@@ -9,6 +9,7 @@ import signal
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 #: the tests that find a command's processes read Linux's /proc
@@ -117,3 +118,20 @@ def ctrl_c_delivered():
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+
+class StandIn:
+    """A policy for the distillation's worker processes (importable there): ``"wait"`` holds its first move for
+    minutes, as a worker deep in its chunk; ``"die"`` ends its process, as the out-of-memory killer would;
+    ``"random"`` plays. ``weight`` bytes of baggage give it a trained policy's size."""
+
+    def __init__(self, move: str = "random", weight: int = 0):
+        self.move, self.baggage = move, bytes(weight)
+
+    def act(self, obs, mask, rng) -> int:
+        if self.move == "die":
+            os._exit(9)
+        if self.move == "wait":
+            time.sleep(120)
+        return int(rng.choice(np.flatnonzero(mask)))

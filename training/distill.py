@@ -79,9 +79,27 @@ class SearchData:
         return np.where(relabelled, best, self.own), relabelled
 
 
-def _games(job: tuple) -> tuple:
-    """Worker: the searched games of the deals in ``job`` (a process of its own, so a plain function)."""
-    env_name, game_kwargs, max_turns, policy, opponent, worlds, confirm_worlds, margin, seed, deals = job
+#: a search's parts every job shares (the policy, the opponents, the settings), set in a worker process as it
+#: starts: the jobs themselves stay small (see ``map_in_processes``)
+_shared: tuple | None = None
+
+
+def _share(shared: tuple) -> None:
+    global _shared
+    _shared = shared
+
+
+def _games_in_worker(job: tuple) -> tuple:
+    assert _shared is not None, "a worker started without the search's shared parts"
+    return _games(job, _shared)
+
+
+def _games(job: tuple, shared: tuple) -> tuple:
+    """The searched games of the deals in ``job``, ``(opponent index, deals)``; a plain function, for the
+    worker processes."""
+    env_name, game_kwargs, max_turns, policy, opponents, worlds, confirm_worlds, margin, seed = shared
+    k, deals = job
+    opponent = opponents[k]
     from tabletop_envs.core.registry import make_game
 
     game = make_game(env_name, **game_kwargs)
@@ -130,18 +148,18 @@ def collect(env_name: str, policy, opponents: list, games: int, worlds: int, see
     game_kwargs = game_kwargs or {}
     deals = -(-games // 2)
     workers = workers or os.cpu_count() or 1
+    shared = (env_name, game_kwargs, max_turns, policy, list(opponents), worlds, confirm_worlds, margin, seed)
     jobs = []
-    for k, opponent in enumerate(opponents):
+    for k in range(len(opponents)):
         mine = range(k, deals, len(opponents))  # deal d against opponent d mod len(opponents)
         # the same chunks on any number of workers (the fit reads the rows in their order), enough for 16
         chunks = max(1, min(len(mine), CHUNKS))
-        jobs += [(env_name, game_kwargs, max_turns, policy, opponent, worlds, confirm_worlds, margin, seed,
-                  list(mine[c::chunks]))
-                 for c in range(chunks) if len(mine[c::chunks])]
+        jobs += [(k, mine[c::chunks]) for c in range(chunks) if len(mine[c::chunks])]  # a range: a few bytes
     cap = WINDOWS_MAX_WORKERS if sys.platform == "win32" else len(jobs)
     workers = max(1, min(workers, len(jobs), cap))  # a 64-core Windows machine hung at workers 0
     t0 = time.perf_counter()
-    parts = [_games(job) for job in jobs] if workers == 1 else map_in_processes(_games, jobs, workers)
+    parts = [_games(job, shared) for job in jobs] if workers == 1 else \
+        map_in_processes(_games_in_worker, jobs, workers, initializer=_share, initargs=(shared,))
     rows = [[x for part in parts for x in part[k]] for k in range(6)]
     require_rows(rows[0], f"the {games} searched games of {env_name}", "decision with more than one legal action",
                  "distill.games")
@@ -149,20 +167,26 @@ def collect(env_name: str, policy, opponents: list, games: int, worlds: int, see
                       np.asarray(rows[4], np.int32), np.asarray(rows[5], np.int8), time.perf_counter() - t0)
 
 
-def map_in_processes(fn, jobs: list, workers: int) -> list:
+def map_in_processes(fn, jobs: list, workers: int, initializer=None, initargs: tuple = ()) -> list:
     """``[fn(job) for job in jobs]`` on ``workers`` spawned processes (spawn, not fork: the trainer's
-    torch threads must not be copied into them mid-state).
+    torch threads must not be copied into them mid-state); ``initializer(*initargs)`` runs in each as it starts.
 
     A concurrent.futures pool, not multiprocessing's: a worker that dies (the out-of-memory killer
     ends the biggest process) left a multiprocessing Pool waiting forever for its chunk, where this
     one raises. On an interrupt the workers are killed, not waited for: each holds a chunk of minutes.
+
+    Keep each job small, and hand what every job needs (a policy's weights) to ``initargs``: a job larger
+    than a pipe holds keeps the pool's feeder thread sending it to a worker, and a pool whose worker died
+    waits for that thread, which waits for a worker still alive to read on. Before Python 3.11.5 that hung
+    the trainer for ever on Ctrl-C too (CPython gh-94777).
     """
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
 
-    executor = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
-    finished = False
+    executor = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"), initializer=initializer,
+                                   initargs=initargs)
+    finished = broken = False
     try:
         with interrupts_left_to_the_parent():  # the processes start as the jobs are handed out
             results = executor.map(fn, jobs)
@@ -170,6 +194,7 @@ def map_in_processes(fn, jobs: list, workers: int) -> list:
         finished = True
         return parts
     except BrokenProcessPool:
+        broken = True
         raise TabletopError(
             "a distillation worker process died before finishing its games (killed: often the system's "
             "out-of-memory killer; or it crashed). The rounds finished so far are kept: --resume continues, "
@@ -179,25 +204,29 @@ def map_in_processes(fn, jobs: list, workers: int) -> list:
         # before Python 3.14's kill_workers)
         processes = list((getattr(executor, "_processes", None) or {}).values())
         manager = getattr(executor, "_executor_manager_thread", None)
-        call_queue = getattr(executor, "_call_queue", None)
-        if not finished and call_queue is not None and sys.version_info < (3, 11, 5):
-            # Before Python 3.11.5 the pool's manager thread, finding its workers killed, waited for the call
-            # queue's feeder thread, which waits for ever to send a job (larger than a pipe holds) to a killed
-            # worker (CPython gh-94777): Ctrl-C hung the trainer, at exit if not before. Told before the
-            # kill not to wait, the manager ends; the feeder, a daemon thread, ends with the process.
-            call_queue.cancel_join_thread()
+        if broken:
+            # killed before the shutdown: on Python 3.12 and later a pool broken by a worker that died waits,
+            # holding a lock that shutdown takes, for its other workers to end, which ignore the SIGTERM it
+            # sends them (interrupts_left_to_the_parent): the trainer hung for ever
+            _kill(processes)
+        # after it otherwise: the shutdown drops the futures an interrupt cancelled, which the pool, finding its
+        # workers killed, would fail (Python 3.11 raised InvalidStateError in its thread)
         executor.shutdown(wait=finished, cancel_futures=True)
         if not finished:
-            for process in processes:
-                process.kill()
-            for process in processes:
-                process.join()
+            _kill(processes)
             # The pool's manager thread, finding its workers dead, closes its wake-up pipe; Python before
             # 3.12 writes to that pipe at exit without a lock, and a process stopped by Ctrl-C ended on an
             # "OSError: Bad file descriptor" traceback after its own message when the two met (CPython
             # gh-125451). Waited for here, the thread has closed the pipe before exit comes.
             if manager is not None:
                 manager.join(timeout=30)
+
+
+def _kill(processes: list) -> None:
+    for process in processes:
+        process.kill()
+    for process in processes:
+        process.join()
 
 
 @contextlib.contextmanager

@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from processes import (
+    StandIn,
     ctrl_c_delivered,
     descendants,
     needs_proc,
@@ -244,8 +245,9 @@ def test_collect_starts_no_more_processes_than_jobs_nor_than_windows_can_wait_on
 
     started = []
 
-    def serial(fn, jobs, workers):
+    def serial(fn, jobs, workers, initializer, initargs):
         started.append(workers)
+        initializer(*initargs)
         return [fn(job) for job in jobs]
 
     monkeypatch.setattr(distill_module, "map_in_processes", serial)
@@ -272,7 +274,9 @@ def test_collect_plays_deal_d_against_the_d_mod_k_th_opponent_and_rounds_up_to_w
     import training.distill as distill_module
 
     real, played = distill_module._games, []
-    monkeypatch.setattr(distill_module, "_games", lambda job: played.append((job[4], job[-1])) or real(job))
+    # a job is (the opponent's index, its deals); the opponents reach the workers with the policy, once each
+    monkeypatch.setattr(distill_module, "_games",
+                        lambda job, shared: played.append((shared[4][job[0]], job[1])) or real(job, shared))
     opponents = [RandomPolicy(), RandomPolicy(), RandomPolicy()]
     data = collect(toy, play_highest, opponents, games=13, worlds=1, seed=3, workers=1)  # 7 deals, both seats
     assert sorted(d for _, chunk in played for d in chunk) == list(range(7)) and data.results.shape == (14,)
@@ -828,6 +832,45 @@ def test_a_distillation_worker_that_dies_ends_the_search_with_an_error_instead_o
     with pytest.raises(TabletopError, match="worker process died.*--resume continues"):
         map_in_processes(os._exit, [9, 0], workers=2)  # the first worker leaves as a killed one would
     assert time.monotonic() - t0 < 60
+
+
+def test_a_distillation_worker_that_dies_beside_one_still_searching_ends_the_search_without_a_hang():
+    # On Python 3.12 and later the pool's cleanup after a worker died waited, holding a lock that shutdown
+    # takes, for the worker still searching, which ignores the pool's SIGTERM; and while each job carried the
+    # policy (a trained one: hundreds of KB), it first waited for its feeder thread, still sending the next
+    # job to that worker (on 3.10 the error came after 30 s, and the exit never). The trainer hung for ever
+    import threading
+
+    from tabletop_envs.core.errors import TabletopError
+
+    t0 = time.monotonic()
+    with pytest.raises(TabletopError, match="worker process died"):  # 3 jobs: deal d against opponent d
+        collect("terralore_v0", StandIn(weight=1 << 20), [StandIn("wait"), StandIn("die"), StandIn("wait")],
+                games=6, worlds=1, seed=1, workers=2)
+    assert time.monotonic() - t0 < 30
+    # Python's exit joins it
+    assert not [t for t in threading.enumerate() if type(t).__name__ == "_ExecutorManagerThread" and t.is_alive()]
+
+
+def test_the_jobs_a_search_hands_its_worker_processes_stay_small_whatever_the_policys_size(monkeypatch):
+    """The policy and opponents go to each worker once, as it starts; a job is an opponent's index and a range
+    of deals, far smaller than a pipe holds (see the test above)."""
+    import pickle
+
+    import training.distill as distill_module
+
+    sizes = []
+
+    def serial(fn, jobs, workers, initializer, initargs):
+        sizes.extend(len(pickle.dumps(job)) for job in jobs)
+        initializer(*initargs)
+        return [fn(job) for job in jobs]
+
+    monkeypatch.setattr(distill_module, "map_in_processes", serial)
+    big = StandIn(weight=1 << 20)
+    data = collect("terralore_v0", big, [big, RandomPolicy()], games=8, worlds=1, seed=2, workers=2)
+    assert len(sizes) == 4 and max(sizes) < 200, sizes  # 4 deals, one job each
+    assert len(data.results) == 8
 
 
 @needs_proc
