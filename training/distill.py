@@ -90,7 +90,9 @@ def _share(shared: tuple) -> None:
 
 
 def _games_in_worker(job: tuple) -> tuple:
-    assert _shared is not None, "a worker started without the search's shared parts"
+    if _shared is None:
+        raise RuntimeError("a distillation worker started without the search's policy and opponents (its "
+                           "pool's initializer is _share)")
     return _games(job, _shared)
 
 
