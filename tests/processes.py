@@ -120,7 +120,6 @@ def ctrl_c_delivered():
         signal.signal(signal.SIGINT, previous)
 
 
-
 class StandIn:
     """A policy for the distillation's worker processes (importable there): ``"wait"`` holds its first move for
     minutes, as a worker deep in its chunk; ``"die"`` ends its process, as the out-of-memory killer would;

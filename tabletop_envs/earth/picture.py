@@ -119,9 +119,10 @@ def _panel(canvas: Canvas, state, q: int, x: int, y: int, viewer: int | None) ->
     cat = state.game.cat
     sees = viewer is None or viewer == q
     color = SEAT_COLORS[q % len(SEAT_COLORS)]
+    # "completed first" without its 7 VP, which the text view gives: no room here beside every other mark
     marks = ("  (you)" if viewer == q else "") + ("  · first player" if state.first == q else "") + \
         ("  · active" if state.active == q and state.phase == "play" else "") + \
-        ("  · completed first" if state.bonus == q else "")  # its 7 VP: in the text view (no room here beside every other mark)
+        ("  · completed first" if state.bonus == q else "")
     canvas.panel(x, y, PANEL_W, PANEL_H, f"P{q}{marks}", title_color=color,
                  outline=HIGHLIGHT if state.phase == "play" and state.active == q else (90, 150, 110),
                  width=2 if state.phase == "play" and state.active == q else 1)

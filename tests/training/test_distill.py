@@ -227,6 +227,15 @@ def test_collect_confirms_with_more_worlds_only_where_the_search_would_teach_a_m
                           equal_nan=True)  # per-world means of whole wins and losses
 
 
+def in_this_process(record):
+    """A stand-in for ``map_in_processes`` that runs the jobs in this process, after ``record(jobs, workers)``."""
+    def serial(fn, jobs, workers, initializer, initargs):
+        record(jobs, workers)
+        initializer(*initargs)
+        return [fn(job) for job in jobs]
+    return serial
+
+
 def test_collect_deals_the_same_data_on_one_worker_and_on_two():
     policy = RandomPolicy()
     one = collect("terralore_v0", policy, [RandomPolicy()], games=12, worlds=1, seed=5, workers=1)
@@ -244,13 +253,7 @@ def test_collect_starts_no_more_processes_than_jobs_nor_than_windows_can_wait_on
     import training.distill as distill_module
 
     started = []
-
-    def serial(fn, jobs, workers, initializer, initargs):
-        started.append(workers)
-        initializer(*initargs)
-        return [fn(job) for job in jobs]
-
-    monkeypatch.setattr(distill_module, "map_in_processes", serial)
+    monkeypatch.setattr(distill_module, "map_in_processes", in_this_process(lambda jobs, workers: started.append(workers)))
     opponents = [RandomPolicy(), AlwaysDraw()]
     collect(toy, play_highest, opponents, games=8, worlds=1, seed=3, workers=128)  # 4 deals: 4 jobs
     monkeypatch.setattr(sys, "platform", "win32")
@@ -859,14 +862,9 @@ def test_the_jobs_a_search_hands_its_worker_processes_stay_small_whatever_the_po
 
     import training.distill as distill_module
 
-    sizes = []
-
-    def serial(fn, jobs, workers, initializer, initargs):
-        sizes.extend(len(pickle.dumps(job)) for job in jobs)
-        initializer(*initargs)
-        return [fn(job) for job in jobs]
-
-    monkeypatch.setattr(distill_module, "map_in_processes", serial)
+    sizes: list[int] = []
+    monkeypatch.setattr(distill_module, "map_in_processes",
+                        in_this_process(lambda jobs, workers: sizes.extend(len(pickle.dumps(job)) for job in jobs)))
     big = StandIn(weight=1 << 20)
     data = collect("terralore_v0", big, [big, RandomPolicy()], games=8, worlds=1, seed=2, workers=2)
     assert len(sizes) == 4 and max(sizes) < 200, sizes  # 4 deals, one job each
