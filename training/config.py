@@ -466,15 +466,9 @@ def load_typed_config(schema: type, path: str | Path | None = None, overrides: l
         except ValueError as exc:  # a pipe, a device, a file far too large
             raise ConfigError(f"config file {path} cannot be read: {exc}; pass a recipe, {where}") from None
         try:
-            raw = yaml.load(text, Loader=_recipe_loader()) or {}
+            raw = _read_yaml(text) or {}
         except yaml.YAMLError as exc:
             raise ConfigError(f"{_yaml_problem(exc, str(path))}; fix the file") from None
-        except RecursionError:  # PyYAML composes nested nodes recursively
-            raise ConfigError(f"config file {path} nests its lists or mappings too deeply to be read; pass a "
-                              f"recipe, {where}") from None
-        except ValueError as exc:  # int()'s digit limit, whose message advises raising it
-            raise ConfigError(f"config file {path} holds a number too long to read ({str(exc).split(';')[0]}); "
-                              "fix the file") from None
         if not isinstance(raw, dict):
             raise ConfigError(f"{path}: the top level must be a mapping of keys, got {type(raw).__name__}")
         _check_expanded_size(raw, path)
@@ -485,18 +479,13 @@ def load_typed_config(schema: type, path: str | Path | None = None, overrides: l
         if not sep or not name:
             raise ConfigError(f"override {item!r} must look like section.key=value, e.g. ppo.n_steps=256")
         try:
-            parsed = yaml.load(value, Loader=_recipe_loader())  # as a recipe's: a key given twice is refused
+            parsed = _read_yaml(value)  # as a recipe's: a key given twice is refused
         except yaml.YAMLError as exc:
             if hasattr(exc, "in_a_value"):
-                raise ConfigError(f"override {name.strip()}: the value {value!r} {exc.in_a_value}") from None
-            raise ConfigError(f"override {name.strip()}: the value {value!r} is not valid YAML ({_yaml_problem(exc)}); "
-                              "close the brackets or quotes, e.g. ppo.net_arch=[64,64], or quote a string") from None
-        except RecursionError:  # as a recipe file's, whose checks these are
-            raise ConfigError(f"override {name.strip()}: the value nests its lists or mappings too deeply to be "
-                              "read") from None
-        except ValueError as exc:  # int()'s digit limit, as a recipe file's
-            raise ConfigError(f"override {name.strip()}: the value cannot be read ({str(exc).split(';')[0]}); "
-                              "fix it, or quote it for a string") from None
+                raise ConfigError(f"override {name.strip()}: the value {_shown(value)} {exc.in_a_value}") from None
+            raise ConfigError(f"override {name.strip()}: the value {_shown(value)} is not valid YAML "
+                              f"({_yaml_problem(exc)}); close the brackets or quotes, e.g. ppo.net_arch=[64,64], or "
+                              "quote a string") from None
         raw = _set(raw, name.strip().split("."), parsed, schema)
     if overrides:
         source = f"{source} + --set"
@@ -536,6 +525,26 @@ def _check_expanded_size(raw: dict, path) -> None:
             todo.extend(value)
 
 
+def _read_yaml(text: str):
+    """``text`` read with :func:`_recipe_loader`, where every text that cannot be read is a ``yaml.YAMLError``
+    (the caller names the file or the ``--set`` key): PyYAML composes nested nodes recursively, so a few
+    thousand levels raised RecursionError."""
+    import yaml
+
+    try:
+        return yaml.load(text, Loader=_recipe_loader())
+    except RecursionError:
+        exc = yaml.YAMLError("its lists or mappings nest too deeply to be read")
+        exc.in_a_value = "nests its lists or mappings too deeply to be read"
+        raise exc from None
+
+
+def _shown(value: str, limit: int = 60) -> str:
+    """``repr(value)``, its middle cut out when long: a --set value of thousands of digits or brackets."""
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[:limit // 2]}…{text[-limit // 4:]} ({len(value):,} characters)"
+
+
 def _recipe_loader():
     """PyYAML's safe loader, but a key given twice in one mapping is an error: PyYAML kept the last one, so a
     second ``ppo:`` section silently dropped the first (its steps and rollout length). So is a number YAML 1.1
@@ -545,7 +554,25 @@ def _recipe_loader():
     import yaml
 
     class RecipeLoader(yaml.SafeLoader):
-        pass
+        def construct_object(self, node, deep=False):
+            # a value its tag cannot build (``!!bool maybe``, ``!!int abc``, ``!!map [1]``, a 5,000-digit
+            # number) raised KeyError, ValueError, TypeError or AttributeError from inside PyYAML: a traceback
+            try:
+                return super().construct_object(node, deep)
+            except (ValueError, LookupError, TypeError, AttributeError) as exc:
+                scalar = isinstance(node, yaml.ScalarNode)
+                what = f"the value {_shown(node.value)}" if scalar else \
+                    f"a {'list' if isinstance(node, yaml.SequenceNode) else 'mapping'}"
+                # (the first clause: int()'s digit limit goes on to advise raising the limit)
+                why = f" ({str(exc).split(';')[0]})" if isinstance(exc, ValueError) else ""
+                if node.tag == self.resolve(type(node), node.value if scalar else None, (True, False)):
+                    said = f"cannot be read{why}; fix it, or quote it for a string"
+                else:
+                    tag = node.tag.replace("tag:yaml.org,2002:", "!!")
+                    said = f"does not fit its tag {tag}{why}; drop the tag, or write a value that fits it"
+                error = yaml.constructor.ConstructorError(None, None, f"{what} {said}", node.start_mark)
+                error.in_a_value = said
+                raise error from None
 
     def mapping(loader, node):
         first: dict = {}

@@ -393,8 +393,9 @@ def _laughs(levels: int) -> str:
 @pytest.mark.parametrize("text, problem", [
     (_laughs(8), r"holds more than 100,000 values once its YAML aliases are expanded \(aliases that repeat"),
     ("env_kwargs: &a\n  decks: *a\n", "holds more than 100,000 values once"),
-    ("a: " + "[" * 100_000 + "]" * 100_000 + "\n", "nests its lists or mappings too deeply to be read"),
-    ("ppo:\n  n_steps: " + "1" * 5000 + "\n", r"holds a number too long to read \(Exceeds the limit"),
+    ("a: " + "[" * 100_000 + "]" * 100_000 + "\n", "its lists or mappings nest too deeply to be read"),
+    ("ppo:\n  n_steps: " + "1" * 5000 + "\n", r"line 2, column 12: .*the value '1111.*' \(5,000 characters\) cannot be "
+                                          r"read \(Exceeds the limit"),
     ("output:\n  name: 2024-02-30\n", r"line 2, column 9: .*the value 2024-02-30 reads as a date but is none \(day is "
                                      r"out of range for month\); quote it for a string"),
 ], ids=["billion_laughs", "holds_itself", "deep", "huge_int", "bad_date"])
@@ -409,16 +410,40 @@ def test_a_hostile_recipe_is_one_config_error_naming_the_file_not_a_hang_or_a_tr
 
 @pytest.mark.parametrize(("override", "problem"), [
     # Python 3.10 words it "the limit (4300) for", 3.11 on "the limit (4300 digits) for"
-    ("ppo.n_steps=1" + "0" * 5000, r"cannot be read \(Exceeds the limit \(4300"),
+    ("ppo.n_steps=1" + "0" * 5000, r"'1000.*' \(5,001 characters\) cannot be read \(Exceeds the limit \(4300"),
     ("output.name=2024-13-01", r"'2024-13-01' reads as a date but is none \(month must be in 1..12\); quote it for "
                                "a string"),
-    ("env_kwargs.x=" + "[" * 100_000 + "]" * 100_000, "nests its lists or mappings too deeply to be read"),
+    ("env_kwargs.x=" + "[" * 100_000 + "]" * 100_000, r"'\[\[\[.*' \(200,000 characters\) nests its lists or "
+                                                      "mappings too deeply to be read"),
 ], ids=["huge_int", "bad_date", "deep"])
 def test_an_override_yaml_cannot_build_a_value_of_is_one_config_error_naming_the_key(override, problem):
     # tracebacks: int()'s digit limit and datetime raised ValueError, the nesting RecursionError (a recipe file's
     # are caught)
     with pytest.raises(ConfigError, match=rf"^override {override.split('=')[0]}: the value {problem}"):
         load_config(overrides=[override])
+
+
+@pytest.mark.parametrize(("value", "problem"), [
+    ("!!bool maybe", r"the value 'maybe' does not fit its tag !!bool; drop the tag"),
+    ("!!int abc", r"the value 'abc' does not fit its tag !!int \(invalid literal for int\(\) with base 10: 'abc'\); "
+                  "drop the tag"),
+    ("!!int ''", r"the value '' does not fit its tag !!int; drop the tag"),
+    ("!!int [1]", r"a list does not fit its tag !!int; drop the tag"),
+    ("!!map [1, 2]", r"a list does not fit its tag !!map; drop the tag"),
+    ("!!timestamp soon", r"the value 'soon' does not fit its tag !!timestamp; drop the tag"),
+], ids=["bool", "int", "empty_int", "int_list", "map_list", "timestamp"])
+def test_a_value_its_explicit_tag_cannot_hold_is_one_config_error_naming_the_tag_not_a_traceback(tmp_path, value,
+                                                                                                 problem):
+    """PyYAML's own constructors raised KeyError (``!!bool maybe``), AttributeError, IndexError or TypeError, each a
+    traceback naming no file, and a ValueError (``!!int abc``) was called "a number too long to read"."""
+    recipe = tmp_path / "r.yaml"
+    recipe.write_text(f"env: terralore_v0\noutput:\n  name: {value}\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match=rf"r\.yaml, line 3, column 9: not valid YAML: {problem}.*fix the file$"):
+        load_config(recipe)
+    tag = value.split()[0]
+    with pytest.raises(ConfigError, match=rf"^override output\.name: the value {re.escape(repr(value))} does not fit "
+                                          rf"its tag {tag}.*; drop the tag, or write a value that fits it$"):
+        load_config(overrides=[f"output.name={value}"])
 
 
 def test_a_recipe_far_larger_than_any_recipe_is_refused_before_yaml_reads_it(tmp_path):
