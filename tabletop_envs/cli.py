@@ -15,6 +15,7 @@ import warnings
 from pathlib import Path
 
 from .core.errors import TabletopError, cli_message, lenient_stdout, to_devnull
+from .core.files import parse_json
 
 
 def _option(text: str) -> tuple[str, object]:
@@ -22,11 +23,13 @@ def _option(text: str) -> tuple[str, object]:
     if not sep or not key:
         raise argparse.ArgumentTypeError(f"game options look like KEY=VALUE, got {text!r}")
     try:
-        return key, json.loads(value)
+        return key, parse_json(value)
     except json.JSONDecodeError:
         # Python's spellings too: the env's own errors name values as Python does ("must be True or False")
         python_words = {"True": True, "False": False, "None": None}
         return key, python_words.get(value, value)  # any other bare word is a string
+    except ValueError as exc:  # a key given twice, nesting too deep, an integer of thousands of digits
+        raise argparse.ArgumentTypeError(f"game option {key}: {exc}") from None
 
 
 def _frames_per_second(text: str) -> float:

@@ -2690,3 +2690,81 @@ def test_load_policy_of_another_envs_id_names_it_a_policy_not_an_opponent():
     with pytest.raises(ModelMismatchError, match=r"^policy 'earth_v0/random' plays earth_v0, not terralore_v0; "
                                                  r"pick one of terralore_v0's policies"):
         load_policy("earth_v0/random", env="terralore_v0")
+
+
+def _repeat_first_key(path, key: str) -> None:
+    """``path``'s first ``"key": v`` written as ``"key": 0, "key": v``: a reader that keeps the last value
+    reads the file as it was, so only a check for repeated keys can tell."""
+    text = path.read_text(encoding="utf-8")
+    assert f'"{key}": ' in text
+    path.write_text(text.replace(f'"{key}": ', f'"{key}": 0, "{key}": ', 1), encoding="utf-8")
+
+
+def _terralore_cards(tmp_path):
+    import shutil
+
+    from tabletop_envs.terralore.catalogue import HERE, load_catalogue
+
+    path = tmp_path / "cards.json"
+    shutil.copy(HERE / "cards.json", path)
+    return path, "points", lambda: load_catalogue(path)
+
+
+def _travel_earth_cards(tmp_path):
+    import shutil
+
+    from tabletop_envs.travel_earth.catalogue import ANIMALS_FILE, Catalogue
+
+    path = tmp_path / "animals.json"
+    shutil.copy(ANIMALS_FILE, path)
+    return path, "collector_number", lambda: Catalogue(path)
+
+
+def _earth_cards(tmp_path):
+    import shutil
+
+    from tabletop_envs.earth.catalogue import DATA, Catalogue
+
+    for f in DATA.glob("*.json"):
+        shutil.copy(f, tmp_path / f.name)
+    return tmp_path / "fauna.json", "name", lambda: Catalogue(tmp_path)
+
+
+def _replay(tmp_path):
+    from tabletop_envs import terralore_v0
+    from tabletop_envs.core.replay import Replay
+
+    env = terralore_v0.env()
+    env.reset(seed=3)
+    replay = Replay.start(env, seed=3)
+    replay.finish(env)
+    path = replay.save(tmp_path / "g.json")
+    return path, "seed", lambda: Replay.load(path)
+
+
+def _sidecar(tmp_path):
+    import shutil
+
+    from tabletop_envs import load_policy
+    from tabletop_envs.core.onnx_policy import model_path_for_id
+
+    source = model_path_for_id("terralore_v0/ppo")
+    for suffix in (".onnx", ".npz", ".json"):
+        shutil.copy(source.with_suffix(suffix), (tmp_path / "m").with_suffix(suffix))
+    return tmp_path / "m.json", "observation_size", lambda: load_policy(str(tmp_path / "m.onnx"))
+
+
+@pytest.mark.parametrize("loader", [_terralore_cards, _travel_earth_cards, _earth_cards, _replay, _sidecar],
+                         ids=["terralore_cards", "travel_earth_cards", "earth_cards", "replay", "model_sidecar"])
+def test_a_json_file_that_gives_a_key_twice_is_refused_naming_the_key_not_read_with_one_of_them(tmp_path, loader):
+    """json.loads keeps a repeated key's last value without a word: a card with "points" written twice played
+    with the second, whichever the author meant. Every reader of a file from someone else refuses it."""
+    from tabletop_envs.core.errors import TabletopError
+
+    path, key, load = loader(tmp_path)
+    load()  # the copy as shipped reads
+    _repeat_first_key(path, key)
+    with pytest.raises(TabletopError, match=rf"{re.escape(path.name)}.*an object gives the key \"{key}\" twice "
+                                            r"\(\{\".*\}\); which one a JSON reader keeps is not defined: delete the "
+                                            "one you do not mean"):
+        load()

@@ -984,6 +984,21 @@ def test_an_option_with_no_name_before_the_equals_sign_is_refused():
         _option("=1")
 
 
+@pytest.mark.parametrize(("text", "problem"), [
+    ('earth_objectives={"a": 1, "a": 2}', r'game option earth_objectives: an object gives the key "a" twice'),
+    ("first_player=1" + "0" * 5000, "game option first_player: it holds an integer of more than 4300 digits"),
+    ("decks=" + "[" * 100_000 + "]" * 100_000, "game option decks: its arrays or objects nest too deeply"),
+], ids=["key_twice", "huge_int", "deep"])
+def test_an_option_value_json_cannot_hold_is_refused_naming_the_option_not_read_or_a_traceback(text, problem):
+    # json.loads kept the second of the two keys, and raised ValueError or RecursionError for the others: a traceback
+    import argparse
+
+    from tabletop_envs.cli import _option
+
+    with pytest.raises(argparse.ArgumentTypeError, match=f"^{problem}"):
+        _option(text)
+
+
 @pytest.mark.parametrize("fps", ["0.01", "100"])
 def test_the_gif_frame_rates_at_both_ends_of_the_range_are_taken(fps):
     from tabletop_envs.cli import _frames_per_second

@@ -34,7 +34,7 @@ import numpy as np
 from tabletop_envs.core.aec import AEC_KWARGS, check_illegal_action, check_max_turns, check_render_mode
 from tabletop_envs.core.arena import check_games, check_seed, deal_seed, play_game_standings
 from tabletop_envs.core.errors import ConfigError, run_cli
-from tabletop_envs.core.files import write_text_whole, written_beside
+from tabletop_envs.core.files import parse_json, write_text_whole, written_beside
 from tabletop_envs.core.policy import load_policy, policy_name, policy_rng
 from tabletop_envs.core.registry import get_spec, make_game
 
@@ -64,8 +64,8 @@ def split_env_kwargs(env_kwargs: dict | None, env_name: str) -> tuple[dict, int 
 def parse_env_kwargs(text: str) -> dict | None:
     """The JSON object of an ``--env-kwargs`` argument."""
     try:
-        env_kwargs = json.loads(text)
-    except json.JSONDecodeError as exc:
+        env_kwargs = parse_json(text)  # a key given twice is refused, not read with its last value
+    except ValueError as exc:
         raise ConfigError(f"--env-kwargs {text!r} is not valid JSON ({exc}); write a JSON object with "
                           "double-quoted keys, e.g. '{\"num_players\": 3}'") from None
     if env_kwargs is not None and not isinstance(env_kwargs, dict):

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import CatalogueError
-from .files import control_text, parse_json, read_json_text
+from .files import RepeatedKeyError, control_text, parse_json, read_json_text
 
 
 class Field:
@@ -81,6 +81,8 @@ def load_json(path: str | Path) -> Any:
                              "UTF-8 JSON") from None
     except json.JSONDecodeError as exc:
         raise CatalogueError(f"{path}: not valid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from exc
+    except RepeatedKeyError as exc:
+        raise CatalogueError(f"{path}: {exc}") from None
     except ValueError as exc:  # too large, no regular file, nested too deep, an endless integer
         raise CatalogueError(f"{path}: not a catalogue: {exc}; pass a card file in the shipped format") from None
     control = control_text(data)

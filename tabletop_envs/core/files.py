@@ -122,16 +122,37 @@ def read_text_at_most(path: Path, limit: int, what: str) -> str:
     return data.decode("utf-8-sig")  # a byte-order mark (Windows Notepad writes one) is no content
 
 
+class RepeatedKeyError(ValueError):
+    """A JSON object that gives one key twice."""
+
+
+def _one_value_per_key(pairs: list) -> dict:
+    # json.loads keeps a repeated key's last value without a word: a card written with "points" twice (one
+    # edit added, one forgotten) played with the second, whichever was meant
+    obj = dict(pairs)
+    if len(obj) < len(pairs):
+        seen: set = set()
+        key = next(k for k, _ in pairs if k in seen or seen.add(k))  # type: ignore[func-returns-value]
+        def shown(value) -> str:
+            return json.dumps(value, ensure_ascii=False)
+
+        start = ", ".join(f"{shown(k)}: {shown(v)}" for k, v in pairs[:3])  # where to look: the object's start
+        start = start if len(start) <= 100 else start[:99] + "…"
+        raise RepeatedKeyError(f"an object gives the key {shown(key)} twice ({{{start}{', …' * (len(pairs) > 3)}}}); "
+                               "which one a JSON reader keeps is not defined: delete the one you do not mean")
+    return obj
+
+
 def parse_json(text: str):
     """``json.loads(text)``, where every text that cannot be read is a ValueError (a JSONDecodeError for bad
-    syntax), for the caller to name its file: a replay, sidecar or catalogue nested a few thousand levels deep
-    raised RecursionError, and one holding an integer of thousands of digits a ValueError advising to raise
-    Python's limit, each a traceback naming no file."""
+    syntax, a RepeatedKeyError for an object giving a key twice), for the caller to name its file: a replay,
+    sidecar or catalogue nested a few thousand levels deep raised RecursionError, and one holding an integer
+    of thousands of digits a ValueError advising to raise Python's limit, each a traceback naming no file."""
     try:
-        return json.loads(text)
+        return json.loads(text, object_pairs_hook=_one_value_per_key)
     except RecursionError:
         raise ValueError("its arrays or objects nest too deeply to be read") from None
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RepeatedKeyError):
         raise
     except ValueError:  # int()'s digit limit, whose message advises raising it
         raise ValueError(f"it holds an integer of more than {sys.get_int_max_str_digits()} digits") from None

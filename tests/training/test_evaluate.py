@@ -204,7 +204,9 @@ def test_env_kwargs_that_are_no_json_object_are_refused(toy, text):
         main(["--env", toy, "--policies", "random", "toy_v0/random", "--games", "2", "--env-kwargs", text])
 
 
-@pytest.mark.parametrize("text", ["{bad", "{'num_players': 3}"])
+@pytest.mark.parametrize("text", ["{bad", "{'num_players': 3}", '{"num_players": 2, "num_players": 3}',
+                                  '{"num_players": 1' + "0" * 5000 + "}"],
+                         ids=["not_json", "python_quotes", "key_twice", "huge_int"])
 def test_env_kwargs_that_are_no_json_are_refused_naming_the_option(toy, text):
     with pytest.raises(ConfigError, match="--env-kwargs .* is not valid JSON"):
         main(["--env", toy, "--policies", "random", "toy_v0/random", "--games", "2", "--env-kwargs", text])
