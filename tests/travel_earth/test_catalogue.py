@@ -193,6 +193,34 @@ def test_build_catalogue_refuses_a_bad_row_by_line_and_column_and_leaves_the_cat
         "animals.json", "stats.csv"]
 
 
+def _second_weight_column(lines):
+    return [line + (",weight_kg" if i == 0 else ",1") for i, line in enumerate(lines)]
+
+
+def _a_cell_too_many(lines):
+    return [line + (",1" if line.startswith("Lion,") else "") for line in lines]
+
+
+@pytest.mark.parametrize(("edit", "message"), [
+    (_second_weight_column, r"stats\.csv: the header names the column\(s\) \['weight_kg'\] twice; keep one of each"),
+    (_a_cell_too_many, r"stats\.csv, line \d+ \('Lion'\): 13 cells for the header's 12 columns; quote a cell that "
+                       "holds a comma"),
+], ids=["column_twice", "cell_too_many"])
+def test_build_catalogue_refuses_a_csv_whose_cells_do_not_match_its_header_and_leaves_the_catalogue_as_it_was(
+        tmp_path, edit, message):
+    # csv.DictReader keeps a repeated column's last cell (every animal would have weighed 1 kg) and files a cell
+    # beyond the header under None: both built a catalogue without a word
+    from tabletop_envs.travel_earth.data.build_catalogue import main
+
+    source = tmp_path / "stats.csv"
+    source.write_text("\n".join(edit(DATASET.read_text(encoding="utf-8").splitlines())) + "\n", encoding="utf-8")
+    out = tmp_path / "animals.json"
+    out.write_bytes(ANIMALS_FILE.read_bytes())
+    with pytest.raises(CatalogueError, match=message):
+        main([str(source)], out=out)
+    assert out.read_bytes() == ANIMALS_FILE.read_bytes()
+
+
 def test_build_catalogue_names_the_file_it_would_have_written_where_the_catalogue_is_refused(tmp_path, monkeypatch):
     # the message named the temporary part, gone by the time it was read
     from tabletop_envs.travel_earth.data import build_catalogue

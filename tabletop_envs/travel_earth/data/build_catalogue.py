@@ -101,11 +101,19 @@ def _read_rows(csv_path: Path) -> list[tuple[int, dict]]:
     """(line, row) of every CSV row with all six statistics (a BOM is no part of the first column's name)."""
     with open(csv_path, encoding="utf-8-sig", newline="") as f:
         reader = csv.DictReader(f)
-        missing = [c for c in (*STAT_COLUMNS.values(), *OTHER_COLUMNS) if c not in (reader.fieldnames or [])]
+        header = reader.fieldnames or []
+        missing = [c for c in (*STAT_COLUMNS.values(), *OTHER_COLUMNS) if c not in header]
         if missing:
             raise CatalogueError(f"{csv_path}: the columns {missing} are missing; the dataset's columns are "
                                  f"{list(STAT_COLUMNS.values()) + list(OTHER_COLUMNS)}")
+        twice = sorted({c for c in header if header.count(c) > 1})
+        if twice:  # DictReader keeps a repeated column's last cell: a pasted second weight_kg replaced the first
+            raise CatalogueError(f"{csv_path}: the header names the column(s) {twice} twice; keep one of each")
         rows = [(reader.line_num, dict(r)) for r in reader]
+    for line, row in rows:
+        if None in row:  # a cell beyond the header's columns: an unquoted comma shifted the cells after it
+            raise CatalogueError(f"{csv_path}, line {line} ({row[header[0]]!r}): {len(header) + len(row[None])} "
+                                 f"cells for the header's {len(header)} columns; quote a cell that holds a comma")
     return [(line, r) for line, r in rows if all((r[c] or "").strip() for c in STAT_COLUMNS.values())]
 
 
