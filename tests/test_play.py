@@ -26,7 +26,8 @@ class Script:
         return self.lines.pop(0)
 
 
-BAD_INPUTS = ["", "banana", "0", "99", "-3", "h", "t"]
+# "9" * 5000: int() refuses over 4,300 digits, and its ValueError ended the game
+BAD_INPUTS = ["", "banana", "0", "99", "-3", "9" * 5000, "h", "t"]
 
 
 def test_full_game_against_a_bot_with_bad_inputs_then_saved_replay(toy, tmp_path):
@@ -39,6 +40,7 @@ def test_full_game_against_a_bot_with_bad_inputs_then_saved_replay(toy, tmp_path
     assert text.count("Please type a move number") == 3  # the empty line
     assert text.count("No legal move is called 'banana'") == 3
     assert text.count("99 is not one of the moves") == 3 and text.count("0 is not one of the moves") == 3
+    assert text.count("999999999… is not one of the moves: type a number from 1 to") == 3
     assert "Type the number of a move" in text  # help
     assert "game over" in text and "Scores (returns): player_0:" in text
     saved = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))

@@ -77,6 +77,9 @@ def choose_move(text: str, legal: Sequence[int], names: Sequence[str]) -> tuple[
     if not text:
         return None, f"Please type a move number 1–{len(legal)} (h for help)."
     if re.fullmatch(r"[+-]?[0-9]+", text):  # str.isdigit() also passes "²", which int() refuses
+        # int() refuses over 4,300 digits with a ValueError, which ended the game: no move has a long number
+        if len(text.lstrip("+-").lstrip("0")) > 9:
+            return None, f"{text[:9]}… is not one of the moves: type a number from 1 to {len(legal)}."
         number = int(text)
         if 1 <= number <= len(legal):
             return legal[number - 1], ""
