@@ -130,17 +130,21 @@ def _one_value_per_key(pairs: list) -> dict:
     # json.loads keeps a repeated key's last value without a word: a card written with "points" twice (one
     # edit added, one forgotten) played with the second, whichever was meant
     obj = dict(pairs)
-    if len(obj) < len(pairs):
-        seen: set = set()
-        key = next(k for k, _ in pairs if k in seen or seen.add(k))  # type: ignore[func-returns-value]
-        def shown(value) -> str:
-            return json.dumps(value, ensure_ascii=False)
+    if len(obj) == len(pairs):
+        return obj
+    seen: set = set()
+    for key, _ in pairs:
+        if key in seen:
+            break
+        seen.add(key)
+    start = ", ".join(f"{_dumped(k)}: {_dumped(v)}" for k, v in pairs[:3])  # where to look: the object's start
+    start = (start if len(start) <= 100 else start[:99] + "…") + (", …" if len(pairs) > 3 else "")
+    raise RepeatedKeyError(f"an object gives the key {_dumped(key)} twice ({{{start}}}); which one a JSON reader "
+                           "keeps is not defined: delete the one you do not mean")
 
-        start = ", ".join(f"{shown(k)}: {shown(v)}" for k, v in pairs[:3])  # where to look: the object's start
-        start = start if len(start) <= 100 else start[:99] + "…"
-        raise RepeatedKeyError(f"an object gives the key {shown(key)} twice ({{{start}{', …' * (len(pairs) > 3)}}}); "
-                               "which one a JSON reader keeps is not defined: delete the one you do not mean")
-    return obj
+
+def _dumped(value) -> str:
+    return json.dumps(value, ensure_ascii=False)
 
 
 def parse_json(text: str):
