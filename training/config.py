@@ -549,14 +549,15 @@ def _recipe_loader():
     """PyYAML's safe loader, but a key given twice in one mapping is an error: PyYAML kept the last one, so a
     second ``ppo:`` section silently dropped the first (its steps and rollout length). So is a number YAML 1.1
     reads as octal (010 is 8) or base 60 (1:30 is 90, 1:30.5 is 90.5), and a value that reads as a date but is
-    none (2024-13-01). ``--set`` values are read with it too; its errors'
-    ``in_a_value`` says the problem of such a one-line value."""
+    none (2024-13-01), or a value its explicit tag cannot hold (``!!int abc``). ``--set`` values are read with it
+    too; its errors' ``in_a_value`` says the problem of such a one-line value."""
     import yaml
 
     class RecipeLoader(yaml.SafeLoader):
         def construct_object(self, node, deep=False):
-            # a value its tag cannot build (``!!bool maybe``, ``!!int abc``, ``!!map [1]``, a 5,000-digit
-            # number) raised KeyError, ValueError, TypeError or AttributeError from inside PyYAML: a traceback
+            # a value its tag cannot build raised from inside PyYAML: KeyError (``!!bool maybe``), TypeError
+            # (``!!map [1]``), AttributeError or IndexError, each a traceback; ValueError (``!!int abc``, a 5,000-digit
+            # number) was reported as "a number too long to read"
             try:
                 return super().construct_object(node, deep)
             except (ValueError, LookupError, TypeError, AttributeError) as exc:
