@@ -501,6 +501,31 @@ def test_reset_ignores_options_other_than_state_as_pettingzoo_expects():
     assert a.game_state == b.game_state
 
 
+@pytest.mark.parametrize("key", ["State", "stat", "saved_state"])
+@pytest.mark.parametrize("face", ["aec", "single_agent"])
+def test_a_reset_option_that_misspells_state_deals_a_new_game_with_a_warning_naming_the_key(key, face):
+    # it dealt a new game without a word: a user resetting to saved positions learnt of it from the results
+    import warnings
+
+    from tabletop_envs import terralore_v0
+    from tabletop_envs.core import SingleAgentEnv
+
+    _, played = aec_after("terralore_v0", 12)
+    saved = played.state_dict()
+    env, fresh = ((terralore_v0.env(), terralore_v0.env()) if face == "aec" else
+                  (SingleAgentEnv("terralore_v0"), SingleAgentEnv("terralore_v0")))
+    with pytest.warns(UserWarning, match=rf"^reset option '{key}' is not one this env reads, so this reset deals a "
+                                         r"new game; a saved position is options=\{'state': saved\}$"):
+        env.reset(seed=5, options={key: saved})
+    fresh.reset(seed=5)
+    aec, fresh_aec = (env, fresh) if face == "aec" else (env.aec, fresh.aec)
+    assert aec.state_dict() == fresh_aec.state_dict() != saved  # a new deal, as said
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # PettingZoo's api_test key and the empty dict stay silent
+        env.reset(seed=5, options={"options": 1})
+        env.reset(seed=5, options={})
+
+
 @pytest.mark.parametrize("options, error, fragment", [
     ([("state", 1)], "ConfigError", "reset options must be a dict or None, got list"),
     ({"state": {"env": "terralore_v0"}}, "StateError", "not a saved state"),

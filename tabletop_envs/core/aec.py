@@ -8,6 +8,8 @@ agent follows the AEC protocol.
 
 from __future__ import annotations
 
+import difflib
+import warnings
 from collections.abc import Iterable
 from typing import Any, Literal, overload
 
@@ -186,6 +188,11 @@ class TabletopAECEnv(AECEnv):
             raise ConfigError(f"reset options must be a dict or None, got {type(options).__name__}")
         # other keys are ignored, as PettingZoo's api_test expects (it resets with options={"options": 1})
         if "state" not in options:
+            # but options={"State": saved} dealt a new game without a word, which a user may notice much later
+            near = [k for k in options if isinstance(k, str) and difflib.get_close_matches(k.lower(), ["state"])]
+            if near:
+                warnings.warn(f"reset option {near[0]!r} is not one this env reads, so this reset deals a new "
+                              "game; a saved position is options={'state': saved}", UserWarning, stacklevel=3)
             return None
         saved = options["state"]
         # through to_dict, so that an engine state is checked as a saved one is and the env plays a copy
