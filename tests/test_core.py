@@ -2743,15 +2743,10 @@ def _replay(tmp_path):
 
 
 def _sidecar(tmp_path):
-    import shutil
-
     from tabletop_envs import load_policy
-    from tabletop_envs.core.onnx_policy import model_path_for_id
 
-    source = model_path_for_id("terralore_v0/ppo")
-    for suffix in (".onnx", ".npz", ".json"):
-        shutil.copy(source.with_suffix(suffix), (tmp_path / "m").with_suffix(suffix))
-    return tmp_path / "m.json", "observation_size", lambda: load_policy(str(tmp_path / "m.onnx"))
+    _copy_shipped_model(tmp_path)  # ppo.onnx, .npz and .json
+    return tmp_path / "ppo.json", "observation_size", lambda: load_policy(str(tmp_path / "ppo.onnx"))
 
 
 @pytest.mark.parametrize("loader", [_terralore_cards, _travel_earth_cards, _earth_cards, _replay, _sidecar],
