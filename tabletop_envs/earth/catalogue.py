@@ -56,8 +56,10 @@ def _check_filter(f) -> str | None:
         return f"filter {f!r} must be {{}} or one of type/habitat/color/kind"
     (k, v), = f.items()
     allowed = {"type": TYPES, "habitat": HABITATS, "color": COLOURS, "kind": ("terrain", "flora", "event")}
-    if k not in allowed or v not in allowed[k]:
-        return f"filter {f!r}: key must be one of {sorted(allowed)} with a known value"
+    if k not in allowed:
+        return f"filter {f!r}: its key must be one of {sorted(allowed)}"
+    if v not in allowed[k]:  # naming the values spares a look into the vocabulary for a misspelt type
+        return f"filter {f!r}: a {k} filter's value must be one of {allowed[k]}"
     return None
 
 
