@@ -44,7 +44,6 @@ CARD = (246, 241, 226)
 CARD_EDGE = (60, 50, 40)
 CARD_BACK = (70, 60, 130)
 HIGHLIGHT = (255, 205, 60)
-ACCENT = (200, 60, 50)
 CARD_W, CARD_H = 96, 128
 BADGE, BADGE_TEXT = 20, 10  # height of a corner badge on a card, and its text size for a word
 

@@ -424,7 +424,6 @@ class Catalogue:
         self.is_flora = np.array([c["kind"] == "flora" for c in e])
         self.is_terrain = np.array([c["kind"] == "terrain" for c in e])
         self.is_event = np.array([c["kind"] == "event" for c in e])
-        self.flora_type = [c["type"] for c in e]
         # type membership: a joker counts as every type
         self.types_of = [set(TYPES) if c["type"] == "joker" else ({c["type"]} if c["type"] else set()) for c in e]
         self.habitats_of = [set(c["habitats"]) for c in e]

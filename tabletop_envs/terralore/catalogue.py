@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..core.catalogue import Field, load_json, load_records, validate_record
+from ..core.catalogue import Field, load_records, validate_record
 from ..core.errors import CatalogueError, DeckError
 
 HERE = Path(__file__).parent
@@ -130,7 +130,6 @@ class Catalogue:
         self.debuff = [_continuous(c, "lane_debuff") for c in cards]
         self.synergy = [_continuous(c, "synergy") for c in cards]
         self.has_continuous = [bool(self.buff[i] or self.debuff[i] or self.synergy[i]) for i in range(self.size)]
-        self.cost_array = np.array(self.cost, np.int64)
 
     def __len__(self) -> int:
         return self.size
@@ -263,10 +262,6 @@ def load_presets(path: str | Path = DECKS_PATH, catalogue: Catalogue | None = No
 @cache
 def default_presets() -> dict[str, list[int]]:
     return load_presets()
-
-
-def deck_themes(path: str | Path = DECKS_PATH) -> dict[str, str]:
-    return {d["name"]: d.get("theme", "") for d in load_json(path)["decks"]}
 
 
 def random_deck(catalogue: Catalogue, rng: np.random.Generator) -> list[int]:

@@ -209,9 +209,6 @@ class Catalogue:
         order = np.argsort(np.argsort(self.values * self.stat_sign, axis=0, kind="stable"), axis=0)
         self.rank = order / max(self.size - 1, 1)
 
-    def has(self, card: int, ability: str) -> bool:
-        return self.ability[card] == ability
-
     def label(self, card: int) -> str:
         return f"{self.names[card]} {self.cards[card]['collector_number']}"
 
