@@ -62,17 +62,18 @@ def write_json(path, report: dict) -> None:
 
 
 def check_json_path(path) -> None:
-    """Refuse a ``--json`` path that cannot be written before the benchmark runs, not after it: a folder, or
-    a path under a file, ended a run of minutes in a traceback that lost its results."""
+    """Refuse a ``--json`` path that cannot be written before the benchmark runs, not after it: a folder, a
+    path under a file, or a folder that cannot be made or written, ended a run of minutes in a traceback that
+    lost its results."""
     from tabletop_envs.core.errors import ConfigError
-    from training.config import check_folder_can_be_made
+    from training.config import make_output_folder
 
     if path is None:
         return
     path = Path(path).expanduser()
     if str(path) in ("", ".") or path.is_dir():
         raise ConfigError(f"--json {str(path)!r} is a folder: give a file name in it, e.g. --json {path / 'results.json'}")
-    check_folder_can_be_made(path.parent, "--json")
+    make_output_folder(path.parent, "--json")
 
 
 def positive_int(text: str) -> int:

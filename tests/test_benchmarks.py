@@ -403,17 +403,21 @@ def test_travel_earth_stalls_sure_statistic_beats_every_possible_defender():
     ("training_throughput", ["--steps", "64", "--games", "terralore_v0", "--policies"]),
     ("travel_earth_stalls", ["--staller", "travel_earth_v0/random", "--deals", "2"]),
 ])
-@pytest.mark.parametrize("where", ["folder", "under_a_file"])
+@pytest.mark.parametrize("where", ["folder", "under_a_file", "unmakeable", "unwritable"])
 def test_a_json_path_that_cannot_be_written_is_refused_before_the_benchmark_runs(module, argv, where, tmp_path,
                                                                                  monkeypatch, capsys):
     # it was checked only when written, after the whole run: a folder or a path under a file ended minutes of
-    # timing in an IsADirectoryError or FileExistsError traceback that lost the results
+    # timing in an IsADirectoryError or FileExistsError traceback that lost the results; a folder that cannot
+    # be made or written in (under Linux's /proc) in "error: [Errno 2] No such file or directory: '/proc/x'"
     import importlib
 
     from tabletop_envs.core.errors import run_cli
 
+    if where in ("unmakeable", "unwritable") and not Path("/proc/self").is_dir():
+        pytest.skip("a folder no one can make or write in: Linux's /proc")
     (tmp_path / "afile").write_text("", encoding="utf-8")
-    path = tmp_path if where == "folder" else tmp_path / "afile" / "r.json"
+    path = {"folder": tmp_path, "under_a_file": tmp_path / "afile" / "r.json",
+            "unmakeable": Path("/proc/results/r.json"), "unwritable": Path("/proc/r.json")}[where]
     bench = importlib.import_module(f"benchmarks.{module}")
     def ran():
         pytest.fail("the benchmark ran before --json was checked")
@@ -424,7 +428,10 @@ def test_a_json_path_that_cannot_be_written_is_refused_before_the_benchmark_runs
     assert run_cli(bench.main, [*argv, "--json", str(path)]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: --json ") and "Traceback" not in err
-    assert ("is a folder: give a file name in it" if where == "folder" else "afile is a file") in err
+    assert {"folder": "is a folder: give a file name in it", "under_a_file": "afile is a file",
+            "unmakeable": "'/proc/results': the folder cannot be made (No such file or directory); choose a folder "
+                          "you can write to",
+            "unwritable": "'/proc': no file can be written in the folder"}[where] in err
 
 
 @pytest.mark.parametrize("module, argv, flag", [

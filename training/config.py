@@ -21,6 +21,7 @@ import os
 import re
 import string
 import sys
+import tempfile
 import time
 import typing
 from dataclasses import dataclass, field
@@ -380,6 +381,25 @@ def check_folder_can_be_made(folder: Path, what: str) -> None:
     if blocking is not None and not blocking.is_dir():
         raise ConfigError(f"{what} {str(folder)!r}: {blocking} is a file, so no folder can be made there; choose "
                           "another folder")
+
+
+def make_output_folder(folder: Path, what: str) -> None:
+    """Make ``folder`` and create a file in it now, before the work whose results go there: a folder that
+    could not be made (under /proc) or written (a read-only mount, another user's folder) ended a benchmark
+    or an evaluation after its minutes of work in "[Errno 2] No such file or directory: '/proc/results'",
+    which named neither the option nor a fix, and its results were not written."""
+    check_folder_can_be_made(folder, what)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(f"{what} {str(folder)!r}: the folder cannot be made ({exc.strerror or exc}); choose a "
+                          "folder you can write to") from None
+    try:
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as exc:
+        raise ConfigError(f"{what} {str(folder)!r}: no file can be written in the folder ({exc.strerror or exc}); "
+                          "choose a folder you can write to") from None
 
 
 def check_dir_template(template: str, key: str, **values) -> None:
@@ -863,11 +883,7 @@ def run_folder_held(run_dir: Path):
     into the folder, so the two runs' files mixed there and ``--resume`` read the first run's as the second's.
     The lock is the kernel's on an open file, so a run that dies (SIGKILL, the OOM killer, a power cut)
     leaves none behind to clear by hand; the file itself stays, holding the last holder's pid."""
-    try:
-        run_dir.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:  # /proc/runs: "[Errno 2] No such file or directory" named neither the key nor a fix
-        raise ConfigError(f"output.dir {str(run_dir)!r}: the folder cannot be made ({exc.strerror or exc}); "
-                          "choose a folder you can write to") from None
+    make_output_folder(run_dir, "output.dir")
     path = run_dir / RUN_LOCK
     # "a": opening must not empty the pid of a holder this run is about to be refused by
     with open(path, "a+", encoding="utf-8") as fh:

@@ -38,7 +38,7 @@ from tabletop_envs.core.files import parse_json, write_text_whole, written_besid
 from tabletop_envs.core.policy import load_policy, policy_name, policy_rng
 from tabletop_envs.core.registry import get_spec, make_game
 
-from .config import user_path
+from .config import make_output_folder, user_path
 
 
 def split_env_kwargs(env_kwargs: dict | None, env_name: str) -> tuple[dict, int | None]:
@@ -401,6 +401,7 @@ def main(argv: list[str] | None = None) -> dict:
     out = user_path(args.out) if args.out else None
     if out:
         check_out_folder(out)  # before the games, not after them
+        make_output_folder(out, "--out")
     report = round_robin(args.env, args.policies, args.games, args.seed, game_kwargs, max_turns, args.filler)
     text = markdown(report)
     print(text)

@@ -30,7 +30,7 @@ from tabletop_envs.core.files import write_text_whole, written_beside
 from tabletop_envs.core.onnx_policy import SIDECAR_FORMAT, MLPPolicy, file_sha256
 from tabletop_envs.core.registry import env_family, make_game
 
-from .config import check_folder_can_be_made, user_path
+from .config import make_output_folder, user_path
 
 OPSET = 17
 
@@ -350,7 +350,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.out.endswith(("/", os.sep)) or user_path(args.out).is_dir():  # it wrote <folder>.onnx beside it
         raise ConfigError(f"--out {args.out} is a folder: give the model's path in it, without a suffix, e.g. "
                           f"--out {user_path(args.out) / 'ppo'} (writes ppo.onnx, ppo.npz and ppo.json there)")
-    check_folder_can_be_made(user_path(args.out).parent, "--out")
+    make_output_folder(user_path(args.out).parent, "--out")
     summary_json = model_path.with_name("summary.json")
     summary: dict = {}
     if summary_json.exists():

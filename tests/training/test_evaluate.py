@@ -280,6 +280,10 @@ def test_out_on_a_file_is_refused_before_any_game(toy, tmp_path, monkeypatch):
         with pytest.raises(ConfigError, match=f"--out .* {what}"):
             main(["--env", toy, "--policies", "random", "toy_v0/random", "--games", "2", "--out", str(out)])
     assert taken.read_text(encoding="utf-8") == "keep me"
+    if Path("/proc/self").is_dir():  # found when the games were played: "[Errno 2] No such file or directory"
+        for out, what in (("/proc/elo", "the folder cannot be made"), ("/proc", "no file can be written in the folder")):
+            with pytest.raises(ConfigError, match=f"--out '{out}': {what} .*; choose a folder you can write to"):
+                main(["--env", toy, "--policies", "random", "toy_v0/random", "--games", "2", "--out", out])
 
 
 def test_play_pair_never_hands_policies_the_generator_that_dealt_the_hidden_cards():

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -347,6 +348,9 @@ def test_export_cli_refuses_an_out_under_a_file_before_exporting(toy_run, tmp_pa
     (tmp_path / "afile").write_text("", encoding="utf-8")
     with pytest.raises(ConfigError, match="afile is a file, so no folder can be made there"):  # a FileExistsError
         main(["--model", str(toy_run / "final_model.zip"), "--out", str(tmp_path / "afile" / "ppo")])
+    if Path("/proc/self").is_dir():  # "[Errno 2] No such file or directory: '/proc/models'" named no option
+        with pytest.raises(ConfigError, match=r"--out '/proc/models': the folder cannot be made \(No such file"):
+            main(["--model", str(toy_run / "final_model.zip"), "--out", "/proc/models/ppo"])
 
 
 def test_export_cli_checks_the_anchors_before_writing(toy_run, tmp_path):

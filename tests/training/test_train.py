@@ -1145,6 +1145,10 @@ def test_an_output_dir_that_cannot_be_made_names_the_key_and_the_fix(tmp_path):
                                           r"directory\); choose a folder you can write to"):
         with run_folder_held(Path("/proc/runs/x")):
             pass
+    with pytest.raises(ConfigError, match=r"output.dir '/proc': no file can be written in the folder \(No such file "
+                                          r"or directory\); choose a folder you can write to"):  # was a traceback
+        with run_folder_held(Path("/proc")):
+            pass
 
 
 def test_a_disk_that_fills_while_the_summary_is_written_leaves_a_run_that_resumes_into_its_end(toy, tmp_path,
