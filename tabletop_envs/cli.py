@@ -15,7 +15,7 @@ import warnings
 from pathlib import Path
 
 from .core.errors import TabletopError, cli_message, lenient_stdout, to_devnull
-from .core.files import parse_json
+from .core.files import cannot_write_in, parse_json
 
 
 def _option(text: str) -> tuple[str, object]:
@@ -55,6 +55,10 @@ def _check_output_file(path: str, flag: str, suffix: str | None = None) -> None:
         raise ValueError(f"{flag} {path!r}: the file name must end in {suffix}")
     if not where.parent.is_dir():
         raise ValueError(f"{flag} {path!r}: there is no folder {str(where.parent)!r} to write it in")
+    problem = cannot_write_in(where.parent)
+    if problem:  # /proc/game.gif: "[Errno 2] No such file or directory" once the replay had been shown
+        raise ValueError(f"{flag} {path!r}: no file can be written in {str(where.parent)!r} ({problem}); give a "
+                         "file name in a folder you can write to")
 
 
 def build_parser() -> argparse.ArgumentParser:

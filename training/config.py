@@ -21,7 +21,6 @@ import os
 import re
 import string
 import sys
-import tempfile
 import time
 import typing
 from dataclasses import dataclass, field
@@ -29,7 +28,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from tabletop_envs.core.errors import ConfigError
-from tabletop_envs.core.files import read_text_at_most
+from tabletop_envs.core.files import cannot_write_in, read_text_at_most
 
 
 def config_key(default, doc: str, **kw):
@@ -394,12 +393,10 @@ def make_output_folder(folder: Path, what: str) -> None:
     except OSError as exc:
         raise ConfigError(f"{what} {str(folder)!r}: the folder cannot be made ({exc.strerror or exc}); choose a "
                           "folder you can write to") from None
-    try:
-        with tempfile.TemporaryFile(dir=folder):
-            pass
-    except OSError as exc:
-        raise ConfigError(f"{what} {str(folder)!r}: no file can be written in the folder ({exc.strerror or exc}); "
-                          "choose a folder you can write to") from None
+    problem = cannot_write_in(folder)
+    if problem:
+        raise ConfigError(f"{what} {str(folder)!r}: no file can be written in the folder ({problem}); choose a "
+                          "folder you can write to")
 
 
 def check_dir_template(template: str, key: str, **values) -> None:

@@ -12,6 +12,7 @@ import re
 import socket
 import stat
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -187,3 +188,14 @@ def control_text(data: Any) -> tuple[str, str] | None:
         elif isinstance(value, list):
             todo.extend((f"{where}[{i}]", item) for i, item in enumerate(value))
     return None
+
+
+def cannot_write_in(folder: Path) -> str | None:
+    """Why no file can be created in the existing ``folder`` (``"Read-only file system"``), or None if one can:
+    tried with a file that is gone again, since a folder's permission bits do not say it (root passes them,
+    a read-only mount or Linux's /proc refuse whatever they say)."""
+    try:
+        with tempfile.TemporaryFile(dir=folder):
+            return None
+    except OSError as exc:
+        return exc.strerror or str(exc)
