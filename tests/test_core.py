@@ -1782,6 +1782,23 @@ def test_a_model_path_that_does_not_exist_is_named_as_a_missing_model_not_an_unk
         load_policy(str(missing), env="terralore_v0")
 
 
+
+@pytest.mark.parametrize("spec, hint", [
+    # Path() collapsed the scheme's "//" in the hint ("expected https:/example.org/ppo.onnx"); without a suffix
+    # the URL was looked up as a policy id
+    ("https://example.org/models/ppo.onnx", "it is a URL, and models load from files on this machine"),
+    ("hf://someone/terralore-ppo", "it is a URL, and models load from files on this machine"),
+    ("terralore_v0/ppo.onnx", "'terralore_v0/ppo' is the id of a shipped model: pass that id, without the suffix"),
+    ("earth_v0/ppo_4p.npz", "'earth_v0/ppo_4p' is the id of a shipped model"),
+])
+def test_a_url_or_a_shipped_id_with_a_suffix_is_told_how_to_load_the_model(spec, hint, tmp_path, monkeypatch):
+    from tabletop_envs.core.policy import load_policy
+
+    monkeypatch.chdir(tmp_path)  # where no folder terralore_v0/ holds a file of that name
+    with pytest.raises(FileNotFoundError, match=rf"no model at {re.escape(spec)}: {re.escape(hint)}"):
+        load_policy(spec)
+
+
 def test_numpy_scalars_in_a_state_are_stored_as_their_python_values_and_load_back(toy, monkeypatch):
     import toy_game
 

@@ -18,6 +18,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+#: a URL's start (``https://``, ``file://``, ``hf://``): names no file on this machine, nor a policy id
+URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
+
 #: tells apart the parts of writes under way at once in one process (threads, or a write inside another's block)
 _PART_NUMBERS = itertools.count()
 

@@ -30,7 +30,7 @@ import numpy as np
 
 from .cache import LOCK, keep, recall
 from .errors import ModelMismatchError, RuleOptionsWarning, TabletopError, is_int
-from .files import control_text, parse_json, read_json_text
+from .files import URL, control_text, parse_json, read_json_text
 
 SIDECAR_FORMAT = "tabletop_envs.policy/1"
 ACTIVATIONS = {  # in place: applied only to fresh products
@@ -354,13 +354,22 @@ def sidecar_path(path: str | Path) -> Path:
     return Path(path).with_suffix(".json")
 
 
+def _missing_model_hint(path: str, side: Path) -> str:
+    if URL.match(path):  # Path() made "https://h/m.onnx" "https:/h/m.onnx" in the hint
+        return ("it is a URL, and models load from files on this machine (nothing is downloaded): download the "
+                ".onnx (or .npz) and its .json sidecar into one folder and pass the path of the .onnx")
+    stem = path.rsplit(".", 1)[0] if path.endswith((".onnx", ".npz", ".json")) else ""
+    if stem and model_path_for_id(stem) is not None:  # "terralore_v0/ppo.onnx": an id, given a file's suffix
+        return f"{stem!r} is the id of a shipped model: pass that id, without the suffix"
+    return f"expected {Path(path).with_suffix('.onnx')} with its {side.name} sidecar (see training/export.py)"
+
+
 def read_sidecar(path: str | Path) -> dict:
     """The JSON sidecar of an exported model (``<stem>.json`` beside ``path``), checked for the keys the
     loader needs; a missing, unreadable or incomplete sidecar is a ``ModelMismatchError`` naming the fix."""
     side = sidecar_path(path)
     if not Path(path).exists() and not side.exists():
-        raise FileNotFoundError(f"no model at {path}: expected {Path(path).with_suffix('.onnx')} with its "
-                                f"{side.name} sidecar (see training/export.py)")
+        raise FileNotFoundError(f"no model at {path}: {_missing_model_hint(str(path), side)}")
     if not side.exists():
         raise ModelMismatchError(f"{path} has no sidecar {side}: the env id, version and observation layout "
                                  "it was trained on are unknown, so it cannot be checked. Re-export it "

@@ -19,6 +19,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from .errors import TabletopError
+from .files import URL
 
 
 @runtime_checkable
@@ -225,7 +226,7 @@ def _load_policy(policy: str | os.PathLike[str] | Policy, env: str | None = None
     text = os.fspath(policy)  # str() of an os.PathLike that is no PurePath is its repr, not its path
     if text.startswith("~"):  # "~/models/m.onnx" from a config file: a path, never an id
         text = str(Path(text).expanduser())
-    if text.endswith((".onnx", ".json", ".npz")) or Path(text).is_file():
+    if text.endswith((".onnx", ".json", ".npz")) or Path(text).is_file() or URL.match(text):
         from .onnx_policy import load_model_policy
 
         return load_model_policy(text, env=env, **kwargs)
