@@ -96,6 +96,7 @@ def run_folder_held_elsewhere(folder: Path):
     finally:
         other.kill()
         other.wait()
+        other.stdout.close()
 
 
 def stop_signals_at_their_defaults() -> None:

@@ -1245,10 +1245,12 @@ def test_a_command_whose_output_reader_goes_away_goes_on_to_its_end(tmp_path, mo
 
     from tabletop_envs.core.errors import run_cli
 
+    streams = []
     for name in ("stdout", "stderr"):
         read, write = os.pipe()
         os.close(read)  # the reader has gone
-        monkeypatch.setattr(sys, name, io.TextIOWrapper(open(write, "wb"), line_buffering=True))
+        streams.append(io.TextIOWrapper(open(write, "wb"), line_buffering=True))
+        monkeypatch.setattr(sys, name, streams[-1])
 
     def run(argv):
         print("[eval] step 512: win rate 0.61", flush=True)
@@ -1260,6 +1262,9 @@ def test_a_command_whose_output_reader_goes_away_goes_on_to_its_end(tmp_path, mo
     assert run_cli(run) == 130
     assert (tmp_path / "summary.json").read_text(encoding="utf-8") == "{}"
     sys.stdout.flush()  # the one at exit: no "Exception ignored ... BrokenPipeError"
+    monkeypatch.undo()
+    for stream in streams:  # (python -X dev: an unclosed file's ResourceWarning)
+        stream.close()
 
 
 def test_the_masks_handed_out_are_read_only_so_editing_one_cannot_change_the_rules(toy):

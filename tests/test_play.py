@@ -374,10 +374,10 @@ def test_a_reader_that_stops_reading_ends_the_command_quietly():
     import sys
     from pathlib import Path
 
-    proc = subprocess.Popen([sys.executable, "-m", "tabletop_envs", "list"], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, cwd=Path(__file__).resolve().parents[1])
-    proc.stdout.close()  # before the command has written anything: every write meets a closed pipe
-    assert proc.wait(timeout=60) == 0 and proc.stderr.read() == ""
+    with subprocess.Popen([sys.executable, "-m", "tabletop_envs", "list"], stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True, cwd=Path(__file__).resolve().parents[1]) as proc:
+        proc.stdout.close()  # before the command has written anything: every write meets a closed pipe
+        assert proc.wait(timeout=60) == 0 and proc.stderr.read() == ""
 
 
 @pytest.mark.parametrize("fps", ["0", "-2", "abc", "1000", "0.001"])
@@ -1069,12 +1069,12 @@ def test_a_replay_piped_into_a_reader_that_stops_after_one_line_ends_quietly(toy
     main(["play", "earth", "--players", "2", "--seed", "3", "--max-turns", "6", "--save", str(path)],
          ask=Script(["1"] * 200), say=[].append)
     assert len(Replay.load(path).actions) > 40  # a whole table per action: more than a pipe holds
-    proc = subprocess.Popen([sys.executable, "-m", "tabletop_envs", "replay", str(path), "--no-pause"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            cwd=Path(__file__).resolve().parents[1])
-    assert proc.stdout.readline().startswith("Replay of earth_v0")
-    proc.stdout.close()
-    assert proc.wait(timeout=60) == 0 and proc.stderr.read() == ""
+    with subprocess.Popen([sys.executable, "-m", "tabletop_envs", "replay", str(path), "--no-pause"],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          cwd=Path(__file__).resolve().parents[1]) as proc:
+        assert proc.stdout.readline().startswith("Replay of earth_v0")
+        proc.stdout.close()
+        assert proc.wait(timeout=60) == 0 and proc.stderr.read() == ""
 
 
 def test_a_key_error_from_inside_a_command_is_reported_as_a_line_without_its_quotes(toy, monkeypatch):

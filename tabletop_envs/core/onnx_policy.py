@@ -815,13 +815,16 @@ def _read_weights(npz_path: Path) -> list[tuple[np.ndarray, np.ndarray]]:
         if not stat.st_size:  # said plainly: numpy names it EOFError, or (before 1.25) a pickle refusal
             raise _broken_file(npz_path, "the file is empty, 0 bytes")
         try:
-            data = np.load(npz_path)  # no pickles: allow_pickle stays False
-            if not isinstance(data, np.lib.npyio.NpzFile):
-                raise ValueError("it holds a single array, not the W0, b0, W1, b1, ... of an .npz")
-            with data:
-                n = len([k for k in data.files if k.startswith("W")])
-                _check_unpacked_size(data, [f"{p}{i}" for i in range(n) for p in "Wb"], stat.st_size)
-                layers = [(_real_weights(data, f"W{i}"), _real_weights(data, f"b{i}")) for i in range(n)]
+            # opened here, to be closed here: np.load left the file it opened itself open where the zip in it
+            # was unreadable (a truncated file), one descriptor per refused load
+            with open(npz_path, "rb") as fh:
+                data = np.load(fh)  # no pickles: allow_pickle stays False
+                if not isinstance(data, np.lib.npyio.NpzFile):
+                    raise ValueError("it holds a single array, not the W0, b0, W1, b1, ... of an .npz")
+                with data:
+                    n = len([k for k in data.files if k.startswith("W")])
+                    _check_unpacked_size(data, [f"{p}{i}" for i in range(n) for p in "Wb"], stat.st_size)
+                    layers = [(_real_weights(data, f"W{i}"), _real_weights(data, f"b{i}")) for i in range(n)]
         except (OSError, EOFError, ValueError, KeyError, zipfile.BadZipFile, zlib.error) as exc:
             raise _broken_file(npz_path, f"{type(exc).__name__}: {exc}") from exc
         problem = _layer_shape_problem(layers)
