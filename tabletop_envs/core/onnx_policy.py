@@ -800,6 +800,18 @@ def _model_file_names(base: Path, meta: dict, key: str, suffix: str) -> list[str
     return names
 
 
+#: what zipfile raises for a member it cannot unpack, beside BadZipFile: a compression method it lacks or does not
+#: know, "patched data" (flag bit 5) (NotImplementedError), an encrypted member (RuntimeError), a broken LZMA
+#: stream; each came out of the loader as that bare error, found by a coverage-guided fuzz of the .npz bytes
+_ZIP_FEATURE_ERRORS: tuple[type[Exception], ...] = (NotImplementedError, RuntimeError)
+try:
+    import lzma
+
+    _ZIP_FEATURE_ERRORS += (lzma.LZMAError,)
+except ImportError:  # a Python built without it: zipfile then refuses LZMA members with NotImplementedError
+    pass
+
+
 def _read_weights(npz_path: Path) -> list[tuple[np.ndarray, np.ndarray]]:
     """The layers of an .npz, shared read-only between the policies loaded from the same file.
 
@@ -808,6 +820,8 @@ def _read_weights(npz_path: Path) -> list[tuple[np.ndarray, np.ndarray]]:
     import zipfile
     import zlib
 
+    unreadable: tuple[type[Exception], ...] = (OSError, EOFError, ValueError, KeyError, zipfile.BadZipFile,
+                                               zlib.error, *_ZIP_FEATURE_ERRORS)
     stat = npz_path.stat()
     key = (str(npz_path.resolve()), stat.st_mtime_ns, stat.st_size)
     layers = recall(_WEIGHTS, key)
@@ -825,7 +839,7 @@ def _read_weights(npz_path: Path) -> list[tuple[np.ndarray, np.ndarray]]:
                     n = len([k for k in data.files if k.startswith("W")])
                     _check_unpacked_size(data, [f"{p}{i}" for i in range(n) for p in "Wb"], stat.st_size)
                     layers = [(_real_weights(data, f"W{i}"), _real_weights(data, f"b{i}")) for i in range(n)]
-        except (OSError, EOFError, ValueError, KeyError, zipfile.BadZipFile, zlib.error) as exc:
+        except unreadable as exc:
             raise _broken_file(npz_path, f"{type(exc).__name__}: {exc}") from exc
         problem = _layer_shape_problem(layers)
         if problem:

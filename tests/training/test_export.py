@@ -572,13 +572,33 @@ def _misfit_layers(path):
     np.savez(path, W0=np.zeros((32, 4)), b0=np.zeros(4), W1=np.zeros((5, 11)), b1=np.zeros(11))
 
 
+def _zip_entries(offset: int, value: int, bits: bool = False):
+    """Sets a field of every central-directory entry of the zip (its flags at 8, compression method at 10):
+    features zipfile does not unpack, which came out of the loader as zipfile's own bare errors."""
+    import struct
+
+    def damage(path):
+        data = bytearray(path.read_bytes())
+        at = data.find(b"PK\x01\x02")
+        while at != -1:
+            old = struct.unpack_from("<H", data, at + offset)[0]
+            struct.pack_into("<H", data, at + offset, old | value if bits else value)
+            at = data.find(b"PK\x01\x02", at + 4)
+        path.write_bytes(bytes(data))
+    return damage
+
+
 @pytest.mark.parametrize("damage, problem", [
     (lambda p: p.write_bytes(p.read_bytes()[:100]), "BadZipFile"),
     (lambda p: p.write_bytes(b""), "the file is empty, 0 bytes"),
     (_single_array, "a single array"),
     (lambda p: np.savez(p, W0=np.zeros((32, 11))), "b0"),
     (_misfit_layers, "layer 1 takes 5 inputs but layer 0 gives 4"),
-], ids=["truncated", "empty", "single_array", "no_bias", "misfit_layers"])
+    (_zip_entries(8, 0x20, bits=True), r"NotImplementedError: compressed patched data \(flag bit 5\)"),
+    (_zip_entries(8, 0x01, bits=True), "RuntimeError: File 'W0.npy' is encrypted"),
+    (_zip_entries(10, 99), "NotImplementedError: That compression method is not supported"),
+], ids=["truncated", "empty", "single_array", "no_bias", "misfit_layers", "patched_data", "encrypted",
+        "unknown_compression"])
 def test_a_corrupt_weights_file_is_refused_at_load_naming_it_and_the_fix(exported, damage, problem):
     import gc
     import warnings
