@@ -21,6 +21,7 @@ import hashlib
 import json
 import math
 import os
+import tokenize
 import warnings
 import weakref
 from pathlib import Path
@@ -802,8 +803,9 @@ def _model_file_names(base: Path, meta: dict, key: str, suffix: str) -> list[str
 
 #: what zipfile raises for a member it cannot unpack, beside BadZipFile: a compression method it lacks or does not
 #: know, "patched data" (flag bit 5) (NotImplementedError), an encrypted member (RuntimeError), a broken LZMA
-#: stream; each came out of the loader as that bare error, found by a coverage-guided fuzz of the .npz bytes
-_ZIP_FEATURE_ERRORS: tuple[type[Exception], ...] = (NotImplementedError, RuntimeError)
+#: stream; and NumPy for an .npy header its fallback for Python 2 headers cannot tokenize (TokenError). Each came
+#: out of the loader as that bare error, found by a coverage-guided fuzz of the .npz bytes
+_ZIP_FEATURE_ERRORS: tuple[type[Exception], ...] = (NotImplementedError, RuntimeError, tokenize.TokenError)
 try:
     import lzma
 

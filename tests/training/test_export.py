@@ -572,6 +572,18 @@ def _misfit_layers(path):
     np.savez(path, W0=np.zeros((32, 4)), b0=np.zeros(4), W1=np.zeros((5, 11)), b1=np.zeros(11))
 
 
+def _untokenizable_header(path):
+    """W0.npy with a header NumPy's fallback for Python 2 headers cannot tokenize (an unclosed bracket)."""
+    import struct
+    import zipfile
+
+    header = b"{'descr': '<f4', 'fortran_order': False, 'shape': (3,"
+    header += b" " * (63 - len(header)) + b"\n"
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("W0.npy", b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header + bytes(12))
+        z.writestr("b0.npy", b"")
+
+
 def _zip_entries(offset: int, value: int, bits: bool = False):
     """Sets a field of every central-directory entry of the zip (its flags at 8, compression method at 10):
     features zipfile does not unpack, which came out of the loader as zipfile's own bare errors."""
@@ -597,8 +609,9 @@ def _zip_entries(offset: int, value: int, bits: bool = False):
     (_zip_entries(8, 0x20, bits=True), r"NotImplementedError: compressed patched data \(flag bit 5\)"),
     (_zip_entries(8, 0x01, bits=True), "RuntimeError: File 'W0.npy' is encrypted"),
     (_zip_entries(10, 99), "NotImplementedError: That compression method is not supported"),
+    (_untokenizable_header, "TokenError"),
 ], ids=["truncated", "empty", "single_array", "no_bias", "misfit_layers", "patched_data", "encrypted",
-        "unknown_compression"])
+        "unknown_compression", "untokenizable_header"])
 def test_a_corrupt_weights_file_is_refused_at_load_naming_it_and_the_fix(exported, damage, problem):
     import gc
     import warnings
