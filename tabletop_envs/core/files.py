@@ -12,7 +12,6 @@ import re
 import socket
 import stat
 import sys
-import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -197,6 +196,8 @@ def cannot_write_in(folder: Path) -> str | None:
     """Why no file can be created in the existing ``folder`` (``"Read-only file system"``), or None if one can:
     tried with a file that is gone again, since a folder's permission bits do not say it (root passes them,
     a read-only mount or Linux's /proc refuse whatever they say)."""
+    import tempfile  # here, not at the top: every env and load_policy imports this module, few write (3.5 ms)
+
     try:
         with tempfile.TemporaryFile(dir=folder):
             return None
