@@ -24,6 +24,8 @@ import os
 import tokenize
 import warnings
 import weakref
+import zipfile
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -801,15 +803,17 @@ def _model_file_names(base: Path, meta: dict, key: str, suffix: str) -> list[str
     return names
 
 
-#: what zipfile raises for a member it cannot unpack, beside BadZipFile: a compression method it lacks or does not
-#: know, "patched data" (flag bit 5) (NotImplementedError), an encrypted member (RuntimeError), a broken LZMA
-#: stream; and NumPy for an .npy header its fallback for Python 2 headers cannot tokenize (TokenError). Each came
-#: out of the loader as that bare error, found by a coverage-guided fuzz of the .npz bytes
-_ZIP_FEATURE_ERRORS: tuple[type[Exception], ...] = (NotImplementedError, RuntimeError, tokenize.TokenError)
+#: what reading an .npz that is no export raises (NumPy imports zipfile, zlib and lzma itself). Beside the usual
+#: ones: zipfile for a member it cannot unpack, a compression method it lacks or does not know, "patched data"
+#: (flag bit 5) (NotImplementedError), an encrypted member (RuntimeError), a broken LZMA stream; and NumPy for an
+#: .npy header its fallback for Python 2 headers cannot tokenize (TokenError). Each of those came out of the
+#: loader as that bare error, found by a coverage-guided fuzz of the .npz bytes
+_UNREADABLE_NPZ: tuple[type[Exception], ...] = (OSError, EOFError, ValueError, KeyError, zipfile.BadZipFile,
+                                                zlib.error, NotImplementedError, RuntimeError, tokenize.TokenError)
 try:
     import lzma
 
-    _ZIP_FEATURE_ERRORS += (lzma.LZMAError,)
+    _UNREADABLE_NPZ += (lzma.LZMAError,)
 except ImportError:  # a Python built without it: zipfile then refuses LZMA members with NotImplementedError
     pass
 
@@ -819,11 +823,6 @@ def _read_weights(npz_path: Path) -> list[tuple[np.ndarray, np.ndarray]]:
 
     A truncated, empty or foreign file is refused here (ModelMismatchError naming it), not met as a
     zip or pickle error, or as a matmul error at the first move."""
-    import zipfile
-    import zlib
-
-    unreadable: tuple[type[Exception], ...] = (OSError, EOFError, ValueError, KeyError, zipfile.BadZipFile,
-                                               zlib.error, *_ZIP_FEATURE_ERRORS)
     stat = npz_path.stat()
     key = (str(npz_path.resolve()), stat.st_mtime_ns, stat.st_size)
     layers = recall(_WEIGHTS, key)
@@ -841,7 +840,7 @@ def _read_weights(npz_path: Path) -> list[tuple[np.ndarray, np.ndarray]]:
                     n = len([k for k in data.files if k.startswith("W")])
                     _check_unpacked_size(data, [f"{p}{i}" for i in range(n) for p in "Wb"], stat.st_size)
                     layers = [(_real_weights(data, f"W{i}"), _real_weights(data, f"b{i}")) for i in range(n)]
-        except unreadable as exc:
+        except _UNREADABLE_NPZ as exc:
             raise _broken_file(npz_path, f"{type(exc).__name__}: {exc}") from exc
         problem = _layer_shape_problem(layers)
         if problem:
