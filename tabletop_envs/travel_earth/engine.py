@@ -417,10 +417,12 @@ class TravelEarthState(State):
                 text += "; the turn ends"
         return text
 
-    def _take_from_reservoir(self, p: int):
-        """A card leaves the Reservoir: it takes an Empty slot first (see RULES.md)."""
+    def _take_from_reservoir(self, p: int) -> bool:
+        """A card leaves the Reservoir: it takes an Empty slot first (see RULES.md). True if it did."""
         if self.empty[p] > 0:
             self.empty[p] -= 1
+            return True
+        return False
 
     def _to_discard(self, p: int, card: int):
         self.discard[p].append(card)
@@ -636,11 +638,12 @@ class TravelEarthState(State):
             known = len(self.reservoir[d])
             i = int(self.rng.integers(known + len(self.unseen[d])))
             card = self.reservoir[d].pop(i) if i < known else self.unseen[d].pop()
-            self._take_from_reservoir(d)
+            was_empty = self._take_from_reservoir(d)
             self._note("reveals", card)  # what became of it follows from the comparison and Homing
             if self.outcome(self.challenger, card, self.stat) < 0:
                 self.reservoir[d].append(card)  # back face down, shuffled in: now known to its owner
                 self.reservoir[d].sort()
+                self.empty[d] += was_empty  # back as it lay (RULES.md 11): a win turns no Empty card Full
                 self._discard_challenger()
                 self._next_challenge()
                 return

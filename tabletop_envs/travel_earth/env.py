@@ -203,6 +203,11 @@ without stopping a Challenger. A stalemate (``stalemate_turns``) ends the game a
 - v0 (text view and picture; play, observation and action layouts unchanged): a game drawn by stalemate names
   the turn it ended in; before, both views named the next turn, which never began, as the turn of the player
   whose turn had just ended (``turns`` already counts the last quiet turn). ``State.turn_shown()`` gives it.
+- v0 (a rule reading; layouts unchanged, observations changed in the rest of a turn after a Last Resort win):
+  the Animal that wins a Last Resort goes back into the Reservoir lying as it lay (RULES.md 11): the Empty
+  slot its reveal took is Empty again. Before, it went back Full, so the defender's Empty count fell by one
+  until their Refresh, which only the observations' Full and Empty counts showed: no Full card can be spent
+  while the defending field is empty.
 """
 from typing import Any
 

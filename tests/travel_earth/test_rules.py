@@ -782,6 +782,29 @@ def test_last_resort_winner_discards_challenger_and_returns_face_down_shuffled_i
     assert before_the_whale == {(), ("Sea otter",), ("Garden snail",), ("Garden snail", "Sea otter")}
 
 
+def test_a_last_resort_winner_goes_back_as_it_lay_so_the_win_turns_no_empty_card_full():
+    # RULES.md 11. Seat 1 has one Full and one Empty card, and either whale outweighs the Lion. The reveal
+    # takes the Empty slot (RULES.md 10) and the winner goes back into it: still one Full, one Empty when
+    # the group's next Challenger comes (seat 1's Refresh is a turn away). Before, it went back Full, so a
+    # Last Resort win turned a card Full that only its owner's Refresh may.
+    for seed in range(10):
+        s = scenario(p0=dict(ready=["Lion", "Tiger"], reservoir=["Koala", "Emu"]),
+                     p1=dict(reservoir=["Blue whale", "Sperm whale"]), empty=(0, 1))
+        s.rng = new_rng(seed)
+        act(s, "declare", "Lion")
+        act(s, "declare", "Tiger")
+        act(s, "statistic", WEIGHT)
+        assert s.discard[0] == ids(["Lion"]) and s.discard[1] == []
+        assert s.player == 0 and s.challenger == cid("Tiger")  # the turn goes on
+        assert s.reservoir_size(1) == 2 and s.full(1) == 1 and s.empty[1] == 1
+    # a Full card that wins goes back Full: with no Empty card the counts stay as they were too
+    s = scenario(p0=dict(ready=["Lion", "Tiger"], reservoir=["Koala", "Emu"]), p1=dict(reservoir=["Blue whale"]))
+    act(s, "declare", "Lion")
+    act(s, "declare", "Tiger")
+    act(s, "statistic", WEIGHT)
+    assert s.challenger == cid("Tiger") and s.reservoir_size(1) == 1 and s.full(1) == 1 and s.empty[1] == 0
+
+
 def test_return_the_winning_animal_face_down_to_the_reservoir_and_shuffle_it_back_in():
     # face down: the Challenger's view of the table afterwards is the same whichever card won; only the
     # record of the challenge says which card the reveal showed (public: "Reveal a random Reservoir card")
