@@ -541,7 +541,7 @@ def _field_kinds(state: State) -> dict[str, set[str]]:
             rng = np.random.default_rng(seed)
             s = game.new_initial_state(seed)
             for step in range(2000):
-                if step % 4 == 0:
+                if step % 4 == 0 or s.is_terminal():  # the end too: some fields are written only there
                     for name, value in s.to_dict()["state"].items():
                         if name != "rng":
                             _record_kinds(value, name, kinds)

@@ -5,7 +5,8 @@ The game runs as a queue of small tasks (``self.queue``, front first). A *decisi
 seat's action; an *automatic* task runs immediately. Compound choices (which card, which cell, which
 flora gets each sprout or growth, which abilities to activate, what to pay) are sequences of these
 decisions, each with its own mask. Anytime options (play an event, convert 3 sprouts to 2 soil) are
-offered at the decision points listed in ``ANYTIME_DECISIONS`` and in an end-of-turn window.
+offered at the decision points listed in ``ANYTIME_DECISIONS``, at the Growing row's growth placement
+(a ``place`` task marked ``anytime``) and in an end-of-turn window.
 """
 
 from __future__ import annotations
@@ -83,8 +84,9 @@ AUTO_OPS = ("soil", "pay_soil", "draw", "compost_deck", "compost_discard", "comp
 ACTIVATION_COLOURS = (*ACTION_COLOUR.values(), "black")
 #: setup's tasks in the order they are queued (every seat's sides, every draw, every compost, the finish)
 SETUP_TASKS = ("side", "setup_draw", "setup_compost", "setup_finish")
-#: a key a task may lack: a seat's setup compost learns its count from the island at the seat's setup draw
-OPTIONAL_TASK_KEYS = {"setup_compost": frozenset({"left"})}
+#: a key a task may lack: a seat's setup compost learns its count from the island at the seat's setup draw,
+#: and only the Growing row's own growth placement is marked ``anytime`` (events and conversion offered there)
+OPTIONAL_TASK_KEYS = {"setup_compost": frozenset({"left"}), "place": frozenset({"anytime"})}
 #: the turn's own steps, each with the queue's last tasks while it is queued and the stage it belongs to
 TURN_STEPS = {"action": (["action"], "choose"),
               "activation_start": (["activation_start", "turn_end"], "rows"),
@@ -135,7 +137,7 @@ def task_schema(num_players: int, cat) -> dict[str, dict[str, tuple]]:
         # an "each" placement on no matching card places nothing: 0 left
         "place": {"p": seat, "res": pieces, "left": _int_in(0), "cap": _int_in(0),
                   "cells": (_cells, "a list of distinct cells 0-15"),
-                  "placed": (_placed, "16 counts >= 0, one per cell")},
+                  "placed": (_placed, "16 counts >= 0, one per cell"), "anytime": (lambda v: v is True, "true")},
         "pay": {"p": seat, "res": pieces, "left": count},
         "pay_hand": {"p": seat, "left": count},
         "compost_hand": {"p": seat, "left": count},
@@ -689,11 +691,12 @@ class EarthState(State):
         else:
             asked = bool(choices)
         if not asked and (self._event_may_pay(p, task) if t == "activate" else
-                          t == "plant" and self._event_may_pay_plant(p)):
+                          self._event_may_pay_plant(p) if t == "plant" else
+                          t == "place" and self._event_may_make_room(p, task)):
             # "Events can be played at any time ... between the activation of 2 abilities": asked where playing
             # an event now might pay for an ability of this activation, or for a card to plant, that p cannot
-            # pay for yet (judged, with more than one seat, on the catalogue's events and public counts, as
-            # the window is)
+            # pay for yet, or free room for the Growing row's growth (judged, with more than one seat, on the
+            # catalogue's events and public counts, as the window is)
             asked = True
         if not asked and t in ("plant", "activate") and self._may_convert(p, task):
             # Converting sprouts is legal at this decision and its soil may pay for a card or an ability
@@ -753,6 +756,16 @@ class EarthState(State):
             return False
         alternatives = {cat.alt_cost_l[c] for c in cards} - {None}
         return self._event_may_gain(p, {"soil"} | alternatives)
+
+    def _event_may_make_room(self, p: int, task: dict) -> bool:
+        """Might an event played now, at the Growing row's placement, free room for its growth: one that pays
+        growth, which p can pay? With more than one seat, judged on a card in hand and the catalogue's events
+        (public); in solo play on the events in the hand."""
+        if not task.get("anytime") or not self.hands[p]:
+            return False
+        offer = self.game.event_offer
+        costs = self.game.event_costs if self.n > 1 else [offer[c][0] for c in set(self.hands[p]) if c in offer]
+        return any("growth" in cost and self.can_pay_event(p, cost) for cost in costs)
 
     def _event_may_gain(self, p: int, missing: set) -> bool:
         """Could p pay for an event now that gains one of the ``missing`` cost resources? With more than one
@@ -887,8 +900,10 @@ class EarthState(State):
             q += [{"t": "option", "p": o} for o in others]
         else:
             q.append({"t": "auto", "p": p, "op": "draw", "n": 4})
+            # events "can be played at any time": an event drawn just now may be played before or between the
+            # growth (one that pays growth frees room for it), so this placement is an anytime decision
             q.append({"t": "place", "p": p, "res": "growth", "left": 2, "cells": list(range(16)), "cap": 0,
-                      "placed": [0] * 16})
+                      "placed": [0] * 16, "anytime": True})
             q += [{"t": "option", "p": o} for o in others]
         q.append({"t": "activation_start", "p": -1})
         q.append({"t": "turn_end", "p": -1})
@@ -966,9 +981,13 @@ class EarthState(State):
     def _may_pass(self, task: dict) -> bool:
         return task["t"] in ("plant", "place", "compost_hand", "activate", "window")
 
+    def _anytime(self, task: dict) -> bool:
+        """Are events and conversion offered at this decision (never mid-ability, never during setup)?"""
+        return (task["t"] in ANYTIME_DECISIONS or "anytime" in task) and self.phase == "play"
+
     def _anytime_options(self, p: int, task: dict) -> tuple[list[int], bool]:
         """(playable events, may convert) for p at this decision."""
-        if task["t"] not in ANYTIME_DECISIONS or self.phase != "play":
+        if not self._anytime(task):
             return [], False
         cat = self.game.cat
         is_event = cat.is_event_l
@@ -978,7 +997,7 @@ class EarthState(State):
 
     def _may_convert(self, p: int, task: dict) -> bool:
         """May p convert 3 sprouts to 2 soil at this decision (never during the Watering action itself)."""
-        if task["t"] not in ANYTIME_DECISIONS or self.phase != "play":
+        if not self._anytime(task):
             return False
         watering = self.stage == "rows" and self.action >= 0 and ACTIONS[self.action] == "water"
         return not watering and sum(self.spr[p]) >= 3
@@ -1343,6 +1362,10 @@ class EarthState(State):
                     raise InvariantError(f"queue[{i}] activates the card just planted at cell {only} of seat "
                                          f"{task['p']}, an empty cell")
             elif t == "place":
+                if "anytime" in task and not (self.stage == "rows" and ACTIONS[self.action] == "grow"
+                                              and task["p"] == self.active and task["res"] == "growth"):
+                    raise InvariantError(f"queue[{i}] is a placement marked anytime, which only the active "
+                                         "seat's growth in the Growing row is")
                 placed, cap, cells = task["placed"], task["cap"], task["cells"]
                 if any(k and (c not in cells or (cap and k > cap)) for c, k in enumerate(placed)):
                     raise InvariantError(f"queue[{i}]['placed'] is {placed}: pieces placed outside its cells "

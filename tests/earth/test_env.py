@@ -841,8 +841,8 @@ def test_standings_follow_the_tiebreakers_and_equal_the_rank_returns():
     from tabletop_envs.core.policy import policy_rng
 
     game = earth_env.raw_env(num_players=2, reward="vp_margin").game
-    returns, standings, _ = play_game_standings(game, [RandomPolicy(), RandomPolicy()], deal_seed(864, 0),
-                                                rng=[policy_rng(864, 0), policy_rng(864, 1)])
+    returns, standings, _ = play_game_standings(game, [RandomPolicy(), RandomPolicy()], deal_seed(193, 0),
+                                                rng=[policy_rng(193, 0), policy_rng(193, 1)])
     assert returns[0] == returns[1] == 0.0  # level on VP
     assert sorted(standings) == [-1.0, 1.0]  # a tiebreaker decides
 

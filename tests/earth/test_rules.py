@@ -757,7 +757,10 @@ def test_growth_that_cannot_be_placed_this_turn_is_lost():
     one = flora(lambda c: c["growth"] == 1)
     put(s, 0, 0, one)
     choose_action(s, "grow")
-    act(s, "cell", 0)  # the only room: the second growth is lost at once
+    act(s, "cell", 0)  # the only room
+    # still asked: some event of the catalogue pays 1 growth, which would make room (the hand is hidden)
+    assert (s.current_player(), s.decision(), legal(s, "cell")) == (0, "place", [])
+    act(s, "pass")  # the second growth is lost
     assert s.gro[0][0] == 1 and s.current_player() == 1 and sum(s.gro[0]) == 1
 
 
@@ -1212,6 +1215,80 @@ def test_events_can_be_played_between_the_activation_of_2_abilities():
     act(s, "activate", 2)
     assert s.soil[0] == soil + 1 + 2 + 1
     assert (s.decision(), s.current_player()) == ("action", 1)  # nothing left to activate: the turn is over
+
+
+def test_events_can_be_played_at_any_time_even_between_drawing_4_and_placing_growth_in_the_growing_row():
+    """Played out: player 0's two flora hold all the growth they take, and the Growing row's draw of 4 brings
+    Aurora (pay 2 growth -> 5 sprouts). Played before the growth of step 2, Aurora frees room for it: player 0
+    is asked the placement though no flora has room, plays Aurora, and places the 2 growth where Aurora's were
+    paid. Before, the placement was skipped (no room) and the 2 growth were lost; the event came only after the
+    row. Whether the placement is asked is public: a hand drawn without an event is asked too, pass only."""
+    aurora = 250
+    assert CAT.earth[aurora]["abilities"][0] == {"color": "black", "kind": "gain", "cost": {"growth": 2},
+                                                 "gain": [{"res": "sprouts", "n": 5}]}
+    tall = [flora(lambda c: c["growth"] >= 2 and c["sprouts"] >= 3, k) for k in (0, 1)]
+    plain = [flora(lambda c: c["id"] not in tall, k) for k in range(4)]  # no event among them
+    s = at_action(2, p=0)
+    empty_hands(s)
+    quiet(s)
+    for cell, card in enumerate(tall):
+        put(s, 0, cell, card, growth=CAT.earth[card]["growth"])
+    twin = s.clone()
+    for world, drawn in ((s, [aurora, *plain[:3]]), (twin, plain)):
+        for card in drawn:
+            take(world, card)
+        world.deck += drawn  # the top of the pile: the row's draw of 4 takes them
+        choose_action(world, "grow")
+        assert sorted(world.hands[0]) == sorted(drawn)
+        assert (world.current_player(), world.decision(), world.queue[0]["res"]) == (0, "place", "growth")
+        assert legal(world, "cell") == []  # no flora has room for growth
+    assert twin.legal_actions() == [A(twin, "pass")]  # asked all the same: whether is public
+    assert legal(s, "event") == [aurora - EVENT0] and legal(s, "pass") == [0]
+    growth = [s.gro[0][0], s.gro[0][1]]
+    act(s, "event", aurora - EVENT0)
+    act(s, "cell", 0)
+    act(s, "cell", 0)  # Aurora's 2 growth paid from the first flora
+    while s.queue[0]["t"] == "place" and s.queue[0]["res"] == "sprouts":
+        act(s, "cell", legal(s, "cell")[0])  # its 5 sprouts, where they fit
+    assert s.events[0] == [aurora] and s.gro[0][0] == growth[0] - 2
+    assert (s.current_player(), s.decision(), s.queue[0]["res"], legal(s, "cell")) == (0, "place", "growth", [0])
+    act(s, "cell", 0)
+    act(s, "cell", 0)  # step 2's growth, on the room Aurora made
+    assert [s.gro[0][0], s.gro[0][1]] == growth and sum(s.spr[0]) == 5
+    assert s.decision() != "place" or s.current_player() != 0
+
+
+def test_events_are_not_offered_at_the_other_rows_placements_nor_mid_ability():
+    """The anytime placement is the Growing row's step 2 only: the other players chose to place growth at an
+    ``option`` decision, where events are offered, and their hands have not changed since; an ability's or an
+    event's placement is the middle of an ability."""
+    aurora = 250
+    room = flora(lambda c: c["growth"] >= 4 and c["sprouts"] >= 3)
+    s = at_action(2, p=0)
+    empty_hands(s)
+    quiet(s)
+    put(s, 1, 0, room, growth=2)  # Aurora's 2 growth, and room for 2 more
+    give(s, 1, aurora)
+    put(s, 0, 0, flora(lambda c: c["id"] != room and c["growth"] >= 2 and c["sprouts"] >= 5))
+    choose_action(s, "grow")
+    while s.current_player() == 0 and s.decision() == "place":
+        act(s, "pass")
+    assert (s.current_player(), s.decision()) == (1, "option")
+    assert legal(s, "event") == [aurora - EVENT0]  # offered at the option decision
+    act(s, "option", 1)  # place up to 2 growth
+    assert (s.decision(), legal(s, "cell"), legal(s, "event")) == ("place", [0], [])
+    act(s, "cell", 0)
+    act(s, "cell", 0)
+    # Aurora played at player 1's next anytime decision: its sprouts' placement offers no event either
+    for _ in range(50):
+        if s.current_player() == 1 and legal(s, "event"):
+            break
+        act(s, "pass")
+    assert legal(s, "event") == [aurora - EVENT0]
+    act(s, "event", aurora - EVENT0)
+    act(s, "cell", 0)
+    act(s, "cell", 0)
+    assert (s.decision(), s.queue[0]["res"], legal(s, "event")) == ("place", "sprouts", [])
 
 
 def test_events_can_be_played_at_any_time_even_where_only_the_event_pays_for_an_ability_of_the_activation():

@@ -189,6 +189,31 @@ def test_a_seat_is_skipped_when_public_information_shows_it_has_no_choice():
             s.apply_action(plain_move(s))
 
 
+def test_the_growing_rows_placement_without_room_is_asked_where_an_event_paying_growth_might_free_it():
+    """No flora has room for growth. With two seats the placement is asked when the active seat holds a card
+    and has the growth some event of the catalogue costs (public), whatever the hand; in solo play only when
+    the hand holds such an event. With no card in hand, or no growth to pay such an event with, it is skipped."""
+    aurora = 250  # pay 2 growth: +5 sprouts
+    full = flora(lambda c: c["growth"] >= 2)
+    for n, hand, tableau, asked in ((2, "flora", "full", True), (2, "aurora", "full", True),
+                                    (2, "none", "full", False), (2, "aurora", "empty", False),
+                                    (1, "flora", "full", False), (1, "aurora", "full", True)):
+        s = at_action(n, p=0)
+        quiet(s)
+        if tableau == "full":
+            put(s, 0, 0, full, growth=CAT.earth[full]["growth"])
+        if hand == "aurora":
+            give(s, 0, aurora)
+        elif hand == "flora":
+            give(s, 0, in_deck(s, lambda c: c["kind"] == "flora"))
+        s.compost[1 % n] += s.deck + s.discard  # the row's draw of 4 finds no card: the hand is as set
+        s.deck, s.discard = [], []
+        choose_action(s, "grow")
+        assert (s.current_player() == 0 and s.decision() == "place") == asked, (n, hand, tableau)
+        if asked:
+            assert legal(s, "cell") == [] and legal(s, "event") == ([aurora - EVENT0] if hand == "aurora" else [])
+
+
 def test_solo_play_offers_the_window_only_when_the_hand_holds_a_playable_event():
     """No other seat to hide the hand from: the hand's contents decide, as they always did."""
     for kind, offered in (("flora", False), ("event", True)):
