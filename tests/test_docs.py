@@ -103,7 +103,9 @@ def test_readme_games_table_matches_the_registry_and_the_layouts():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if len(cells) == 6 and re.fullmatch(r"`\w+_v\d+`", cells[0]):
             rows[cells[0].strip("`")] = cells
-    assert set(rows) == set(ENVS)
+    assert set(rows) == set(ENVS), (f"the README's games table has rows for {sorted(rows)}, the registry "
+                                    f"{sorted(ENVS)}: one row per env, | `env` | players | [rules](link) | "
+                                    "what a player sees | actions | observation size |")
     for name, (_, players, rules, _sees, actions, obs_size) in rows.items():
         counts = get_spec(name).player_counts
         expected = str(counts[0]) if len(counts) == 1 else f"{counts[0]}–{counts[-1]}"
@@ -124,10 +126,14 @@ def test_every_rule_option_of_a_game_is_documented_beside_it(env_name, folder):
     # named as code: a table row, a default (`option` (default)) or a call (`env(option=...)`)
     missing = [k for k in make_game(env_name).config() if not re.search(rf"`[^`\n]*\b{k}\b[^`\n]*`", docs)]
     assert not missing, f"{folder}'s RULES.md/README.md never name {missing}"
-    table = re.search(r"^## Options\n(.*?)^## ", docs, re.M | re.S)
-    if table:  # where a game has an options table, every option has its row
-        rows = set(re.findall(r"^\| `(\w+)` \|", table.group(1), re.M))
-        assert set(make_game(env_name).config()) <= rows | {"num_players"}, set(make_game(env_name).config()) - rows
+    # every option has its row in the options table, the section up to the next heading or the file's end (a table
+    # ending the file was not read: found by following docs/adding_a_game.md)
+    tables = [re.search(r"^## Options\n(.*?)(?=^## |\Z)", p.read_text(encoding="utf-8"), re.M | re.S)
+              for p in (ROOT / "tabletop_envs" / folder).glob("*.md")]
+    tables = [t.group(1) for t in tables if t]
+    assert len(tables) == 1, f"{folder} has {len(tables)} '## Options' sections (RULES.md has one)"
+    rows = set(re.findall(r"^\| `(\w+)` \|", tables[0], re.M))
+    assert set(make_game(env_name).config()) <= rows | {"num_players"}, set(make_game(env_name).config()) - rows
 
 
 def test_readme_links_inside_the_repository_resolve():
