@@ -11,7 +11,8 @@ NumPy's ``Generator`` streams are not promised to stay the same across NumPy rel
 deal here is drawn from one, so a NumPy release that changed them would change these files too (and
 so would every seeded replay). If a change is intended, regenerate and say why in the commit::
 
-    python tests/golden.py
+    python tests/golden.py              # every env
+    python tests/golden.py earth_v0     # one env's files
 """
 
 from __future__ import annotations
@@ -87,13 +88,19 @@ def playthrough(name: str, n: int, who: str) -> list[str]:
     return lines
 
 
-def write_all() -> None:
+def write_all(envs: list[str] | None = None) -> None:
+    """Write the playthroughs of ``envs`` (env names; all of them by default)."""
+    unknown = sorted(set(envs or ()) - set(available_envs()))
+    if unknown:
+        raise SystemExit(f"unknown env {', '.join(unknown)}: choose from {', '.join(available_envs())}")
     FOLDER.mkdir(exist_ok=True)
     for name, n, who in CASES:
+        if envs and name not in envs:
+            continue
         path = FOLDER / file_name(name, n, who)
         path.write_text("\n".join(playthrough(name, n, who)) + "\n", encoding="utf-8")
         print("wrote", path, file=sys.stderr)
 
 
 if __name__ == "__main__":
-    write_all()
+    write_all(sys.argv[1:])

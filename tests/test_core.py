@@ -228,6 +228,24 @@ def test_leak_check_catches_a_resample_that_keeps_the_real_generator(toy, monkey
         conformance.check_no_leak(toy, {})
 
 
+def test_leak_check_catches_a_resample_that_keeps_the_real_states_cached_mask(toy, monkeypatch):
+    # found by following docs/adding_a_game.md: clone() copies the cache, a world re-dealt for the seat not to
+    # move then offered the real hand's cards, and only a playout from it failed (a card not in the hand)
+    import toy_game
+
+    original = toy_game.ToyState.resample_hidden
+
+    def keeps_the_mask(self, player, rng):
+        mask = self.legal_action_mask()
+        other = original(self, player, rng)
+        other._mask_cache = mask
+        return other
+
+    monkeypatch.setattr(toy_game.ToyState, "resample_hidden", keeps_the_mask)
+    with pytest.raises(AssertionError, match="kept the real state's cached action mask"):
+        conformance.check_no_leak(toy, {})
+
+
 def test_mask_check_catches_a_wrong_mask(toy, monkeypatch):
     import toy_game
 

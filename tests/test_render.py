@@ -228,7 +228,10 @@ def test_a_players_picture_shows_nothing_they_cannot_see(env_name, kwargs):
                 hidden_changed += not np.array_equal(draw_state(env, None), whole)
                 env.game_state = state
     if env.game.num_players > 1 and env.game.hidden_information:  # solo: the whole table is the player's own view
-        assert hidden_changed > 0
+        assert hidden_changed > 0, (f"{env_name}: re-dealing what a seat cannot see never changed the whole-table "
+                                    "picture after 12, 24 and 36 random decisions of seeds 0 and 1 (the check would "
+                                    "be vacuous): draw what is hidden in the god's view (player=None), or make sure "
+                                    "the game still hides something at those points")
 
 
 def test_gymnasium_face_renders_pictures_for_video_wrappers():

@@ -395,7 +395,8 @@ def check_no_leak(env_name: str, game_kwargs: dict, num_states: int = 60, resamp
     its illegal ones.
 
     Each re-dealt world must also have a generator of its own: future chance is hidden too, and a
-    world keeping the real one would draw the real future (and its state would let the deal be re-run).
+    world keeping the real one would draw the real future (and its state would let the deal be re-run);
+    and no cached action mask of the real state (a clone keeps the cache, which the re-deal can make wrong).
     Also asserts the resampling really changes hidden cards somewhere (the generator aside), so the
     check cannot pass vacuously; for a game declaring ``hidden_information = False``, that it never does.
     """
@@ -424,6 +425,12 @@ def check_no_leak(env_name: str, game_kwargs: dict, num_states: int = 60, resamp
                         if p == state.current_player():
                             np.testing.assert_array_equal(other.legal_action_mask(), state.legal_action_mask())
                             _check_words_to_the_mover(state, other, p)
+                        kept = other.__dict__.get("_mask_cache")
+                        if kept is not None and not np.array_equal(kept, other._legal_action_mask()):
+                            raise AssertionError(f"resample_hidden({p}) kept the real state's cached action mask during "
+                                                 f"{state.decision()!r}, which the re-dealt world's rules do not give "
+                                                 "(a playout from it plays cards it does not hold): set _mask_cache = "
+                                                 "None on the copy")
                         if other.rng.bit_generator.state == state.rng.bit_generator.state:
                             raise AssertionError(f"resample_hidden({p}) kept the real state's generator during {state.decision()!r}: "
                                                 "every re-dealt world would draw the real future chance")
@@ -436,7 +443,8 @@ def check_no_leak(env_name: str, game_kwargs: dict, num_states: int = 60, resamp
                                  f"{changed} worlds: it hides something (drop hidden_information = False)")
     elif changed == 0:
         raise AssertionError("resample_hidden never changed anything: the leak test would be vacuous (a game where "
-                             "every player sees everything declares hidden_information = False on its Game)")
+                             "every player sees or can work out everything declares hidden_information = False on "
+                             "its Game, or sets it on the instance where a rule option decides it)")
 
 
 def check_seat_arguments(env_name: str, game_kwargs: dict, seed: int = 5) -> None:

@@ -92,12 +92,14 @@ class Game:
     default_max_turns: ClassVar[int] = 200
     #: every name ``State.decision()`` can return while the game runs (a recipe names decisions by these)
     decisions: ClassVar[tuple[str, ...]] = ()
-    #: False for a game where every player sees the whole state: its ``resample_hidden`` re-deals nothing,
-    #: which the leak checks then require (they otherwise require a re-deal to change something)
-    hidden_information: ClassVar[bool] = True
+    #: False for a game where every player sees (or can work out) the whole state: its ``resample_hidden``
+    #: re-deals nothing, which the leak checks then require (they otherwise require a re-deal to change
+    #: something). A game may set it per instance in ``__init__`` where a rule option decides it
+    hidden_information: bool = True
     #: False for a game without chance (no deal, shuffle or draw of the first player): every seed deals
-    #: the same game, which the seeding checks then require (they otherwise require unseeded resets to differ)
-    chance: ClassVar[bool] = True
+    #: the same game, which the seeding checks then require (they otherwise require unseeded resets to
+    #: differ); per instance too, as ``hidden_information``
+    chance: bool = True
 
     num_players: int
     action_layout: ActionLayout
