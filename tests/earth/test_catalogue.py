@@ -81,6 +81,15 @@ def test_generator_is_deterministic_and_matches_the_committed_files():
         assert json.loads((DATA / name).read_text(encoding="utf-8")) == json.loads(json.dumps(data)), f"{name} is out of date"
 
 
+def test_the_generators_help_explains_and_writes_no_file(monkeypatch, capsys):
+    # --help was ignored: the command rewrote the five data files (found by a docs audit)
+    written = []
+    monkeypatch.setattr(Path, "write_text", lambda self, *a, **k: written.append(self))
+    with pytest.raises(SystemExit) as done:
+        generate.main(["--help"])
+    assert done.value.code == 0 and "Rewrite Earth's catalogue" in capsys.readouterr().out and written == []
+
+
 # The real game's objectives as game_facts.md B.8 and B.9 list them, in our measures: (measure, arg, count).
 # The facts give their measures and numbers so that ours can follow their shape; they ask us not to
 # reproduce any of them one to one.

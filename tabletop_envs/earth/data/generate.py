@@ -548,7 +548,14 @@ def build() -> dict[str, dict]:
             "ecosystems.json": {"ecosystems": ecosystems}}
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
+    import argparse
+
+    # no options: parsed so that --help explains instead of rewriting the files (found by a docs audit)
+    argparse.ArgumentParser(prog="python -m tabletop_envs.earth.data.generate", description=(
+        "Rewrite Earth's catalogue (earth_cards.json, islands.json, climates.json, fauna.json, ecosystems.json "
+        "next to this script) from its deterministic generator; the same code writes the same files.")
+    ).parse_args(argv)
     for name, data in build().items():
         (HERE / name).write_text(json.dumps(data, indent=1, ensure_ascii=True) + "\n", encoding="utf-8")
         print("wrote", HERE / name)
