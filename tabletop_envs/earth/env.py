@@ -40,11 +40,11 @@ from hand: one ``card`` per card. Activation: the player picks the next ability 
 (``activate`` slot) — tableau slots only in reading order, island then climate either all before or
 all after the tableau — or ``pass`` to end. **Anytime**: at every ``action``, ``plant``, ``option``,
 ``activate`` decision, at the active player's growth placement in the Growing row, and in an end-of-turn
-``window`` offered to each player (clockwise from the
-active player) who has at least 3 sprouts or any card in hand, ``event`` *e* plays an event and
-``convert`` starts a 3 sprouts → 2 soil conversion (not during the Watering action itself, never
-in the middle of an ability). Whether a seat is asked depends only on what the other players can
-see, never on what its hand holds: the window, or a ``plant`` decision, may offer only ``pass``.
+``window`` offered to each player (clockwise from the active player) who has at least 3 sprouts or any
+card in hand, ``event`` *e* plays an event and ``convert`` starts a 3 sprouts → 2 soil conversion (not
+during the Watering action itself, never in the middle of an ability). Whether a seat is asked depends
+only on what the other players can see, never on what its hand holds: the window, a ``plant`` decision
+or the Growing row's placement may offer only ``pass``.
 ``env.action_to_string(a)`` names any action.
 
 | ids | name | meaning |
