@@ -239,6 +239,25 @@ def test_per_card_of_a_type_in_a_direction_of_the_tableau():
     assert s.soil[0] == soil + 2
 
 
+def test_per_card_of_a_type_in_this_row_or_in_your_tableau_counts_the_card_itself_when_it_is_one():
+    """RULES.md: "this row" and "your tableau" hold the ability's own card, as "up to 1 on each Tree in this row"
+    does. African Ash, a Tree alone in its row, gains for itself; a Terrain scoring per Terrain in your tableau
+    scores itself (found unwritten by an audit)."""
+    ash = next(c for c in CAT.earth if c["name"] == "African Ash")
+    assert ash["type"] == "tree" and ash["text"] == "[Red] +1 soil per Tree in this row."
+    s = board()
+    put(s, 0, 0, ash["id"])
+    play_to_activation(s, "compost")
+    soil = s.soil[0]
+    act(s, "activate", 0)
+    assert s.soil[0] == soil + 1
+    plain = next(c for c in CAT.earth if c["name"] == "Southern Floodplain")
+    assert plain["kind"] == "terrain" and "3 VP per Terrain in your tableau" in plain["text"]
+    s = board()
+    put(s, 0, 0, plain["id"])
+    assert scoring.score_breakdown(s, 0)["6_terrain"] == 3
+
+
 # ------------------------------------------------------------------ directional placement
 @pytest.mark.parametrize(("direction", "cells"), [("row", [4, 5, 6, 7]), ("col", [1, 5, 9, 13]),
                                                   ("orth", [1, 4, 6, 9]), ("diag", [0, 2, 8, 10]),
@@ -370,6 +389,23 @@ def test_copy_another_ability_in_your_tableau_from_the_copying_cards_position():
         assert s.gro[0][14] == before[14] + 1 and sum(s.gro[0]) == sum(before) + 1
     finally:
         CAT.earth[host]["abilities"].pop(0)
+
+
+def test_copy_one_blue_ability_may_copy_a_multicoloured_ability_the_blue_action_activates():
+    """RULES.md: a copy's "one Blue (Red, Yellow) ability" is an ability the action activates, so a multicoloured
+    one too ("Multicolored abilities that match the current action are also activated"); the island bonus "per
+    card with a Blue ability planted this turn" names the card's colour, where Multi is a colour of its own."""
+    meadow = next(c for c in CAT.earth if c["name"] == "Meadow Sprouts")
+    larch = next(c for c in CAT.earth if c["name"] == "Downy Larch")
+    assert meadow["text"].startswith("[Blue] copy one Blue ability in your tableau.")
+    assert larch["text"].startswith("[Multi] ")
+    s = board()
+    put(s, 0, 0, meadow["id"])
+    put(s, 0, 1, larch["id"])
+    play_to_activation(s, "water")
+    act(s, "activate", 0)
+    assert s.decision() == "copy" and legal(s, "activate") == [2]  # the Larch's Multi ability
+    assert not scoring.matches(CAT, larch["id"], {"color": "blue"})
 
 
 def test_a_copy_may_copy_an_ability_already_activated_this_turn_and_the_original_stays_activatable():
