@@ -337,7 +337,11 @@ class TravelEarthState(State):
 
     def _field_has(self, p: int, ability: str) -> bool:
         ids = self.game.abil.get(ability, ())
-        return any(c in ids for c in self.ready[p]) or any(c in ids for c in self.resting[p])
+        # declared and resolving Challengers are still on their owner's field (RULES.md 15): a Blubber Store
+        # whale that challenges keeps the Reservoir at 7 (the views read 7/6 while it did)
+        group = (*self.queue, self.challenger) if p == self.player else ()
+        return any(c in ids for c in self.ready[p]) or any(c in ids for c in self.resting[p]) \
+            or any(c in ids for c in group)
 
     def reservoir_capacity(self, p: int) -> int:
         return MAX_RESERVOIR if self._field_has(p, "blubber_store") else RESERVOIR_LIMIT

@@ -210,6 +210,10 @@ without stopping a Challenger. A stalemate (``stalemate_turns``) ends the game a
   while the defending field is empty. In 1,000 random games (seeds 0-999) 310 of the 2,029 Last Resort wins
   went back into an Empty slot, in 1,000 games of the heuristic against itself 5 of 432; the shipped
   ``ppo``'s evaluation (six anchors, 1,000 games each, seed 1000) gives the same games as before.
+- v0 (text view and picture; play and observation unchanged): a declared or resolving Challenger is on its
+  owner's field for the abilities that hold "while this Animal is on your field" (RULES.md 15); the views
+  read "Reservoir 7/6" while a Blubber Store whale challenged. Play never asked then: Reservoir additions,
+  Pouch and Early Riser come before Challengers are declared.
 """
 from typing import Any
 

@@ -227,6 +227,20 @@ def test_ability_blubber_store_works_from_the_resting_row():
     assert s.reservoir_size(0) == 7
 
 
+def test_ability_blubber_store_holds_while_the_whale_is_a_declared_or_resolving_challenger():
+    # RULES.md 15: a Challenger is still on its owner's field. The views read "Reservoir 7/6" while the whale
+    # challenged (found by an audit); play never checked the limit then (additions come before declaring).
+    seven = ["Koala", "Emu", "Walrus", "Springbok", "Sea otter", "Orca", "Lion"]
+    s = scenario(p0=dict(ready=["Bowhead whale", "Tiger"], reservoir=seven), p1=dict(ready=["Sea otter"]))
+    assert s.reservoir_capacity(0) == 7 and "Reservoir 7/7" in s.render_text(0)
+    act(s, "declare", "Bowhead whale")
+    act(s, "declare", "Tiger")
+    assert s.queue == ids(["Tiger"]) and s.challenger == cid("Bowhead whale")  # resolving, the Tiger declared
+    for seat in (0, 1):
+        assert s.reservoir_capacity(0) == 7 and "Reservoir 7/7" in s.render_text(seat)
+    assert s.reservoir_capacity(1) == 6  # the opponent's Reservoir is not the whale's
+
+
 def test_ability_armoured_shell_after_a_defensive_change_a_win_discards_only_the_challenger():
     # "no Resting penalty applies to it": after a change it wins like a Ready Defender (a plain Resting
     # Defender that wins after a change is discarded with the Challenger).
