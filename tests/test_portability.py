@@ -21,10 +21,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-#: every module run as ``python -m`` with an argparse front (README, pyproject's console scripts); the
-#: other ``__main__`` modules (catalogue builders, docs writer) take no ``--help`` and would run their job
+#: every module run as ``python -m`` with an argparse front (README, pyproject's console scripts, Earth's
+#: catalogue generator); the other ``__main__`` modules take their arguments as names (the Travel Earth
+#: catalogue builder a CSV file, the docs writer env names: ``--help`` is refused as one) or none
+#: (``training.config`` prints the recipe keys)
 COMMANDS = [
-    "tabletop_envs.cli", "tabletop_envs.earth.report",
+    "tabletop_envs.cli", "tabletop_envs.earth.report", "tabletop_envs.earth.data.generate",
     "training.train", "training.evaluate", "training.export", "training.main_job", "training.model_card",
     "training.pretrain", "training.rllib_train",
     "benchmarks.aec_throughput", "benchmarks.bot_vs_random", "benchmarks.free_engine_bound",
