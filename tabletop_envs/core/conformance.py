@@ -414,6 +414,12 @@ def check_no_leak(env_name: str, game_kwargs: dict, num_states: int = 60, resamp
                     text = state.render_text(p) if own_text else None
                     for _ in range(resamples):
                         other = state.resample_hidden(p, rng)
+                        kept = other.__dict__.get("_mask_cache")  # as resample_hidden left it
+                        if kept is not None and not np.array_equal(kept, other._legal_action_mask()):
+                            raise AssertionError(f"resample_hidden({p}) kept the real state's cached action mask during "
+                                                 f"{state.decision()!r}, which the re-dealt world's rules do not give "
+                                                 "(a playout from it plays cards it does not hold): set _mask_cache = "
+                                                 "None on the copy")
                         np.testing.assert_array_equal(
                             other.observation(p), obs,
                             err_msg=f"player {p}'s observation changed when hidden information was resampled "
@@ -425,12 +431,6 @@ def check_no_leak(env_name: str, game_kwargs: dict, num_states: int = 60, resamp
                         if p == state.current_player():
                             np.testing.assert_array_equal(other.legal_action_mask(), state.legal_action_mask())
                             _check_words_to_the_mover(state, other, p)
-                        kept = other.__dict__.get("_mask_cache")
-                        if kept is not None and not np.array_equal(kept, other._legal_action_mask()):
-                            raise AssertionError(f"resample_hidden({p}) kept the real state's cached action mask during "
-                                                 f"{state.decision()!r}, which the re-dealt world's rules do not give "
-                                                 "(a playout from it plays cards it does not hold): set _mask_cache = "
-                                                 "None on the copy")
                         if other.rng.bit_generator.state == state.rng.bit_generator.state:
                             raise AssertionError(f"resample_hidden({p}) kept the real state's generator during {state.decision()!r}: "
                                                 "every re-dealt world would draw the real future chance")
