@@ -763,9 +763,13 @@ class EarthState(State):
         (public); in solo play on the events in the hand."""
         if not task.get("anytime") or not self.hands[p]:
             return False
+        return any("growth" in cost and self.can_pay_event(p, cost) for cost, _ in self._event_offers(p))
+
+    def _event_offers(self, p: int) -> list[tuple[dict, frozenset]]:
+        """The events whose play p's questions are judged on, as (cost, cost resources its gains help pay): with
+        more than one seat the catalogue's (public), in solo play the hand's."""
         offer = self.game.event_offer
-        costs = self.game.event_costs if self.n > 1 else [offer[c][0] for c in set(self.hands[p]) if c in offer]
-        return any("growth" in cost and self.can_pay_event(p, cost) for cost in costs)
+        return self.game.event_offers if self.n > 1 else [offer[c] for c in set(self.hands[p]) if c in offer]
 
     def _event_may_gain(self, p: int, missing: set) -> bool:
         """Could p pay for an event now that gains one of the ``missing`` cost resources? With more than one
@@ -774,9 +778,7 @@ class EarthState(State):
             return False
         # "whenever you play an event" abilities of p's area gain too
         extra = {GAIN_PAYS[g["res"]] for _, a in self.all_abilities(p) if a["kind"] == "on_event" for g in a["gain"]}
-        offer = self.game.event_offer
-        offers = self.game.event_offers if self.n > 1 else [offer[c] for c in set(self.hands[p]) if c in offer]
-        return any((gains | extra) & missing and self.can_pay_event(p, cost) for cost, gains in offers)
+        return any((gains | extra) & missing and self.can_pay_event(p, cost) for cost, gains in self._event_offers(p))
 
     def _unpaid(self, p: int, a: dict, colour: str) -> set:
         """The cost resources p lacks for gain ability ``a`` of this colour whose condition is met (else none)."""
