@@ -2803,3 +2803,14 @@ def test_a_json_file_that_gives_a_key_twice_is_refused_naming_the_key_not_read_w
                                             r"\(\{\".*\}\); which one a JSON reader keeps is not defined: delete the "
                                             "one you do not mean"):
         load()
+
+
+def test_a_game_without_state_class_is_told_how_to_set_it():
+    from tabletop_envs.core.engine import Game
+
+    class NoStateGame(Game):
+        pass
+
+    with pytest.raises(NotImplementedError, match=r"NoStateGame\.state_class is not set: write "
+                                                  r"`NoStateGame\.state_class = "):
+        NoStateGame().state_from_dict({})

@@ -1101,3 +1101,16 @@ def test_an_input_closed_under_the_prompt_is_an_error_not_a_question_asked_forev
 
     with pytest.raises(ValueError, match="closed file"):
         play_match("toy_v0", ["toy_v0/random"], seed=3, ask=closed, say=lambda s: None)
+
+
+def test_a_save_answer_that_is_neither_yes_nor_no_is_asked_again_not_taken_as_no(toy, tmp_path, monkeypatch):
+    # "ye" or "save" at "Save the replay? [y/N]" was a silent no, and the game's replay was lost
+    monkeypatch.chdir(tmp_path)
+    out = []
+    script = Script(["q", "save", "ye", "y", ""])
+    main(["play", "toy", "--opponent", "toy_v0/random", "--seed", "3"], ask=script, say=out.append)
+    assert script.prompts[1:4] == ["Save the replay? [y/N] "] * 3
+    assert "Please answer y or n (not 'save')." in out and (tmp_path / "replay-toy_v0-seed3.json").is_file()
+    out = []
+    main(["play", "toy", "--opponent", "toy_v0/random", "--seed", "3"], ask=Script(["q", "N"]), say=out.append)
+    assert not (tmp_path / "replay-toy_v0-seed3-2.json").exists() and not any("Please answer" in s for s in out)

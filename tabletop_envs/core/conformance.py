@@ -404,7 +404,7 @@ def check_no_leak(env_name: str, game_kwargs: dict, num_states: int = 60, resamp
     rng = np.random.default_rng(seed)
     tested = changed = 0
     # the default text view is the whole state's repr, which claims to hide nothing
-    own_text = game.state_class.render_text is not State.render_text
+    own_text = game.state_type().render_text is not State.render_text
     while tested < num_states:
         state = game.new_initial_state(int(rng.integers(2**31)))
         while not state.is_terminal() and tested < num_states:

@@ -163,7 +163,17 @@ class Game:
         return dict(config)
 
     def state_from_dict(self, data: dict) -> State:
-        return self.state_class.from_dict(self, data)
+        return self.state_type().from_dict(self, data)
+
+    @classmethod
+    def state_type(cls) -> type[State]:
+        """``state_class``, or an error that says how to set it (a bare AttributeError would not)."""
+        try:
+            return cls.state_class
+        except AttributeError:
+            raise NotImplementedError(
+                f"{cls.__name__}.state_class is not set: write `{cls.__name__}.state_class = <its State "
+                f"subclass>` under both classes (docs/adding_a_game.md, \"The files\")") from None
 
 
 class State:

@@ -111,6 +111,18 @@ def read_line(ask: Ask, prompt: str, say: Say) -> str:
                 "type it again.")
 
 
+def ask_yes_no(ask: Ask, prompt: str, say: Say) -> bool:
+    """A ``[y/N]`` question: y or yes is yes, an empty line, n or no is no, and anything else is asked
+    again (a typo such as "ye" or "save" was a silent no, which lost the replay)."""
+    while True:
+        answer = read_line(ask, prompt, say).strip().lower()
+        if answer in ("y", "yes"):
+            return True
+        if answer in ("", "n", "no"):
+            return False
+        say(f"Please answer y or n (not {answer[:40]!r}).")
+
+
 def _human_move(env, seat: int, ask: Ask, say: Say) -> int:
     state = env.game_state
     legal = state.legal_actions()
@@ -329,12 +341,11 @@ def offer_save(result: PlayResult, ask: Ask = input, say: Say = print, path: str
         default = next(name for name in (f"{base}{f'-{k}' if k > 1 else ''}.json" for k in itertools.count(1))
                        if not Path(name).expanduser().exists())
         try:
-            answer = read_line(ask, "Save the replay? [y/N] ", say).strip().lower()
-            if answer not in ("y", "yes"):
+            if not ask_yes_no(ask, "Save the replay? [y/N] ", say):
                 return None
             path = read_line(ask, f"File name [{default}]: ", say).strip() or default
             while Path(path).expanduser().is_file():
-                if read_line(ask, f"{path} exists. Replace it? [y/N] ", say).strip().lower() in ("y", "yes"):
+                if ask_yes_no(ask, f"{path} exists. Replace it? [y/N] ", say):
                     break
                 path = read_line(ask, "Another file name (empty: do not save): ", say).strip()
                 if not path:
