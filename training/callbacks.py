@@ -74,6 +74,8 @@ class SelfPlayCallback(BaseCallback):
         self.next_eval = cfg.eval.every
         self.next_checkpoint = cfg.output.checkpoint_every
         self.phases_applied: list[dict] = []
+        #: on --resume, the phases the run had applied, with the steps it applied them at
+        self.phases_resumed: list[dict] = []
         #: seconds spent on evaluations and checkpoints inside learn(): not PPO's throughput
         self.overhead_seconds = 0.0
         self.live = {key: getattr(getattr(cfg, key.split(".")[0]), key.split(".")[1]) for key in PHASE_KEYS}
@@ -84,6 +86,7 @@ class SelfPlayCallback(BaseCallback):
             self.gate.results.extend(state.get("gate_results", []))
             # TensorBoard's gated-out count and training win rates carry on instead of restarting from nothing
             self.snapshots_skipped = state.get("snapshots_skipped", 0)
+            self.phases_resumed = state.get("phases_applied", [])
             for tag, results in state.get("recent", {}).items():
                 self.recent[tag].extend(results)
 
@@ -146,8 +149,14 @@ class SelfPlayCallback(BaseCallback):
                                   live["selfplay.opponents"])
             self.pool.play_latest_ratio = live["selfplay.play_latest_ratio"]
             self.gate.threshold = live["selfplay.gate_win_rate"]
-            self.phases_applied.append({"at": phase["at"], "step": int(self.num_timesteps), "set": phase["set"]})
-            print(f"[phase] step {self.num_timesteps}: {phase['set']}", flush=True)
+            done = len(self.phases_applied)
+            if done < len(self.phases_resumed) and self.phases_resumed[done]["at"] == phase["at"]:
+                # re-applied on --resume: the record keeps the step the run reached it at, not the resume's
+                self.phases_applied.append(self.phases_resumed[done])
+                print(f"[phase] step {self.phases_resumed[done]['step']} (resumed): {phase['set']}", flush=True)
+            else:
+                self.phases_applied.append({"at": phase["at"], "step": int(self.num_timesteps), "set": phase["set"]})
+                print(f"[phase] step {self.num_timesteps}: {phase['set']}", flush=True)
             applied = True
         return applied
 
@@ -199,7 +208,7 @@ class SelfPlayCallback(BaseCallback):
     def state(self) -> dict:
         return {"history": self.history, "next_snapshot": self.next_snapshot, "next_eval": self.next_eval,
                 "next_checkpoint": self.next_checkpoint, "gate_results": list(self.gate.results),
-                "snapshots_skipped": self.snapshots_skipped,
+                "snapshots_skipped": self.snapshots_skipped, "phases_applied": self.phases_applied,
                 "recent": {tag: list(results) for tag, results in self.recent.items()}}
 
     def checkpoint(self) -> Path:

@@ -176,7 +176,8 @@ def test_a_phase_changes_the_learning_rate_and_the_pool_when_the_learner_reaches
     assert run["config"]["ppo"]["learning_rate"] == 3e-4  # the recipe as written; phases are recorded beside it
 
 
-def test_resume_reapplies_the_phases_already_reached(toy, tmp_path):
+def test_resume_reapplies_the_phases_already_reached_and_records_the_step_the_run_reached_them_at(toy, tmp_path,
+                                                                                                  capsys):
     data = {**TINY, "phases": [{"at": 512, "set": {"selfplay.random_weight": 0.0, "ppo.ent_coef": 0.0}}],
             "output": {**TINY["output"], "dir": str(tmp_path / "run"), "export": False, "learning_curve": False},
             "eval": {**TINY["eval"], "final_games": 0}}
@@ -185,8 +186,10 @@ def test_resume_reapplies_the_phases_already_reached(toy, tmp_path):
     data["ppo"] = {**TINY["ppo"], "total_timesteps": 1024}
     second = train(load_config(data=data), resume=True)
     assert [p["at"] for p in first["phases_applied"]] == [512]
-    assert second["phases_applied"] == [{"at": 512, "step": 768, "set": {"selfplay.random_weight": 0.0,
-                                                                         "ppo.ent_coef": 0.0}}]
+    # the summary said step 768, where the resume re-applied it, as if the phase had begun 256 steps late
+    assert second["phases_applied"] == first["phases_applied"] == [
+        {"at": 512, "step": 512, "set": {"selfplay.random_weight": 0.0, "ppo.ent_coef": 0.0}}]
+    assert "[phase] step 512 (resumed): " in capsys.readouterr().out
 
 
 def test_selection_ships_the_best_checkpoint_by_its_own_games_and_evaluates_it_on_others(toy, tmp_path, monkeypatch):
