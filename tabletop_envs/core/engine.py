@@ -88,8 +88,8 @@ class Game:
     options_before_they_existed: ClassVar[dict] = {}
     #: player counts the game supports
     player_counts: ClassVar[tuple[int, ...]] = (2,)
-    #: default ``max_turns`` truncation for the env faces
-    default_max_turns: ClassVar[int] = 200
+    #: default ``max_turns`` truncation for the env faces; per instance where a rule option lengthens games
+    default_max_turns: int = 200
     #: every name ``State.decision()`` can return while the game runs (a recipe names decisions by these)
     decisions: ClassVar[tuple[str, ...]] = ()
     #: False for a game where every player sees (or can work out) the whole state: its ``resample_hidden``

@@ -199,6 +199,9 @@ class EarthGame(Game):
         self.advanced_draft = bool(advanced_draft)
         self.fauna_side = fauna_side
         self.max_rounds = int(max_rounds)  # a plain int: config() goes into JSON
+        # the env faces' cut, in player turns: never before max_rounds ends and scores the game (at 5 players
+        # max_rounds=201 ran past the class's 1000, and a game the rules end was truncated with reward 0)
+        self.default_max_turns = max(type(self).default_max_turns, self.max_rounds * self.num_players)
         # a str: config() goes into replays and sidecars as JSON, where a Path cannot; absolute: a relative
         # one recorded there named the cards of whatever folder the replaying process started in
         self.data_dir = None if data_dir is None else os.path.abspath(os.fspath(data_dir))

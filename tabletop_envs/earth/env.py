@@ -27,7 +27,8 @@ zero-sum); solo play returns the final VP (unscaled too, about 80–250). ``adva
 ``"beginner"`` gives every achiever 10 VP. ``max_rounds`` ends any game after that many rounds (a safety
 for a game that can no longer finish; random games end long before): it is scored normally and is a
 termination with the usual rewards, not a truncation. ``max_turns`` counts player turns (a round is one
-turn per player), so with ``max_rounds=100`` the default 1000 is never reached.
+turn per player); its default, 1000 or ``max_rounds`` × players where that is more, is never reached
+before ``max_rounds`` ends the game.
 
 Actions
 -------
@@ -143,7 +144,7 @@ every other seat's mask is all zeros. The mask equals the rules (tested by tryin
 Rewards
 -------
 At the end of the game only: rank-based (default) or VP-margin, zero-sum for 2–5 players; the final
-VP in solo play. ``max_turns`` (default 1000 player turns) truncates with reward 0.
+VP in solo play. ``max_turns`` (default 1000 player turns, or ``max_rounds`` × players where that is more) truncates with reward 0.
 
 Version history
 ---------------

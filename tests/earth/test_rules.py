@@ -2751,3 +2751,24 @@ def test_longest_path_stops_at_a_path_through_its_whole_component():
     assert scoring._longest_path(pieces, scoring.DIR_CELLS["orth"], start=13) == 2
     assert scoring._longest_path(pieces, scoring.DIR_CELLS["orth"]) == 4
     assert scoring._longest_path(pieces, scoring.DIR_CELLS["orth"], start=7) == 0
+
+
+def test_max_rounds_beyond_the_default_turn_cut_still_ends_and_scores_the_game_not_a_truncation():
+    # at 5 players max_rounds=201 is 1,005 player turns: the env's default cut at 1,000 ended such a game
+    # with reward 0 before the rounds the option sets
+    from tabletop_envs.earth_v0 import env as make_env
+
+    e = make_env(num_players=5, max_rounds=201)
+    assert e.unwrapped.max_turns == 1005 and game(5, max_rounds=201).default_max_turns == 1005
+    assert game(2, max_rounds=100).default_max_turns == 1000
+    e.reset(seed=0)
+    e.unwrapped.game_state.turns = 1000  # 200 rounds played: the last round's 5 turns pass the default cut
+    e.unwrapped.game_state.rounds = 200
+    e.unwrapped.game_state.end_triggered = False
+    rng = np.random.default_rng(0)
+    for _agent in e.agent_iter():
+        obs, _, term, trunc, _ = e.last()
+        assert not trunc
+        e.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert e.unwrapped.game_state.is_terminal() and e.unwrapped.game_state.scores is not None
+    assert (e.unwrapped.game_state.rounds, e.unwrapped.game_state.turns) == (201, 1005)
