@@ -107,6 +107,8 @@ def policy_rng(seed: int, *stream: int) -> np.random.Generator:
     seeded it (``bit_generator.seed_seq.entropy``) and a state that ``SeedSequence``'s arithmetic can be
     run back from. Seeded with the seed itself, a spawned child of it or ``[seed, 1]``, the generator
     handed a policy the seed of the deals, and so every hidden card (``new_rng(seed)`` deals them).
+    The hash hides a seed only as well as the seed is hard to guess: a policy may hash guesses too,
+    which is why a match between untrusted bots takes a large secret seed (README, "What a seat may read").
     """
     key = ",".join(str(int(x)) for x in (seed, *stream)).encode()
     digest = hashlib.blake2b(key, digest_size=32, person=b"tabletop-policy").digest()

@@ -628,9 +628,11 @@ class TerraloreState(State):
         elif kind == "damage_castle":
             self.castle[q] = max(0, self.castle[q] - effect.amount)
         elif kind == "draw":
-            self._draw(p, effect.amount)
+            if not self._draw(p, effect.amount):
+                return  # an empty deck: the reveal's log names only effects that did something
         elif kind == "recover":
-            self._recover(p, effect.target)
+            if not self._recover(p, effect.target):
+                return
         else:
             target = self._select_target(p, lane, card, effect)
             if target is None:
@@ -680,15 +682,17 @@ class TerraloreState(State):
         self.field[owner][lane].remove(card)
         self.weakened[owner].pop(str(card), None)
 
-    def _recover(self, p: int, what: str) -> None:
+    def _recover(self, p: int, what: str) -> bool:
+        """Return the best such card from the Graveyard to the hand; False where none came back."""
         creature = self.cat.is_creature
         pool = [c for c in self.graveyard[p] if what == "any" or creature[c] == (what == "creature")]
         if not pool or len(self.hand[p]) >= HAND_LIMIT:
-            return
+            return False
         best = max(pool, key=lambda c: (self.cat.cost[c], -c))
         self.graveyard[p].remove(best)
         self.hand[p].append(best)
         self.known_hand[p].append(best)
+        return True
 
     # ------------------------------------------------------------------ hidden information
     def resample_hidden(self, player: int, rng: np.random.Generator) -> TerraloreState:

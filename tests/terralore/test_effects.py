@@ -299,3 +299,24 @@ def test_strongest_and_weakest_targets_are_judged_by_the_points_they_count_now()
 def test_effects_without_a_target_do_nothing():
     s = play_and_reveal("Firestorm", A)
     assert s.field == [[[], []], [[], []]] and names(s.graveyard[0])[-1] == "Firestorm"
+
+
+def test_the_reveal_log_names_a_recover_or_draw_only_where_a_card_moved():
+    # "Resurrection: recover" was logged (and shown as the last reveal) with no creature to bring back
+    assert CAT.by_name["Resurrection"].cost == 2 and not CAT.by_name["Scorch"].kind == "creature"
+    s = make_state(hands=(["Resurrection", "Scorch", "Kindle"], []))
+    place(s, "Resurrection", A, ["Scorch", "Kindle"])
+    end_turn(s)
+    assert any("reveals Resurrection" in x for x in s.log) and not any("Resurrection: recover" in x for x in s.log)
+    s = make_state(hands=(["Resurrection", "Scorch", "Kindle"], []), graveyards=(["Clay Golem"], []))
+    place(s, "Resurrection", A, ["Scorch", "Kindle"])
+    end_turn(s)
+    assert "  Resurrection: recover" in s.log and "Clay Golem" in names(s.hand[0])
+    s = make_state(hands=(["Kindle", "Scorch"], []), decks=([], ["Clay Golem", "Fireball"]))
+    place(s, "Kindle", A, ["Scorch"])
+    end_turn(s)
+    assert any("reveals Kindle" in x for x in s.log) and not any("Kindle: draw" in x for x in s.log)
+    s = make_state(hands=(["Kindle", "Scorch"], []))
+    place(s, "Kindle", A, ["Scorch"])
+    end_turn(s)
+    assert "  Kindle: draw" in s.log
