@@ -672,10 +672,16 @@ def _set(raw: dict, keys: list[str], value, schema) -> dict:
     return _set_path(raw, keys, value)
 
 
-def _set_path(raw: dict, keys: list[str], value) -> dict:
+def _set_path(raw: dict, keys: list[str], value, done: tuple[str, ...] = ()) -> dict:
     out = dict(raw)
     head = out.get(keys[0])
-    out[keys[0]] = _set_path(head if isinstance(head, dict) else {}, keys[1:], value) if len(keys) > 1 else value
+    if len(keys) > 1 and keys[0] in out and not isinstance(head, dict):
+        # the recipe's own value is refused without the override: the override replaced it without a word
+        where = ".".join((*done, keys[0]))
+        raise ConfigError(f"the recipe's {where!r} must be a mapping of keys, got {head!r}, so --set "
+                          f"{'.'.join((*done, *keys))} has no mapping to set a key in; fix {where} in the recipe")
+    out[keys[0]] = (_set_path(head if isinstance(head, dict) else {}, keys[1:], value, (*done, keys[0]))
+                    if len(keys) > 1 else value)
     return out
 
 
@@ -836,13 +842,8 @@ RUN_FILES = ("run.json", "pretrain.json", "distill.json", "distill", "summary.js
 EXPORT_SUFFIXES = (".onnx", ".npz", ".json")
 
 
-def set_aside_earlier_run(run_dir: Path, name: str, files: tuple = RUN_FILES, globs: tuple = ()) -> Path | None:
-    """A fresh run in a folder that holds an earlier run's files moves them into one ``before-<time>``
-    folder there: this run would overwrite its model, sidecar and reports, and ``--resume``, the
-    checkpoint selection and a resumed run's reports (pretrain.json) would read its leftovers as this
-    run's. Nothing is deleted. ``name`` is this run's ``output.name``; the earlier run's is read from its
-    run.json, so its exported policy moves too when the names differ. ``files`` and ``globs``: what a
-    run of this trainer writes (the RLlib trainer's differ)."""
+def earlier_run_files(run_dir: Path, name: str, files: tuple = RUN_FILES, globs: tuple = ()) -> list[Path]:
+    """What :func:`set_aside_earlier_run` would move (same arguments)."""
     names = {name}
     try:
         names.add(json.loads((run_dir / "run.json").read_text(encoding="utf-8"))["config"]["output"]["name"])
@@ -852,7 +853,17 @@ def set_aside_earlier_run(run_dir: Path, name: str, files: tuple = RUN_FILES, gl
     candidates += [run_dir / f"{n}{suffix}" for n in sorted(n for n in names if isinstance(n, str) and n)
                    for suffix in EXPORT_SUFFIXES]
     # an empty folder holds nothing to misread (and training.train's own run writes into it)
-    found = [p for p in candidates if p.is_file() or (p.is_dir() and any(p.iterdir()))]
+    return [p for p in candidates if p.is_file() or (p.is_dir() and any(p.iterdir()))]
+
+
+def set_aside_earlier_run(run_dir: Path, name: str, files: tuple = RUN_FILES, globs: tuple = ()) -> Path | None:
+    """A fresh run in a folder that holds an earlier run's files moves them into one ``before-<time>``
+    folder there: this run would overwrite its model, sidecar and reports, and ``--resume``, the
+    checkpoint selection and a resumed run's reports (pretrain.json) would read its leftovers as this
+    run's. Nothing is deleted. ``name`` is this run's ``output.name``; the earlier run's is read from its
+    run.json, so its exported policy moves too when the names differ. ``files`` and ``globs``: what a
+    run of this trainer writes (the RLlib trainer's differ)."""
+    found = earlier_run_files(run_dir, name, files, globs)
     if not found:
         return None
     stamp = time.strftime("%Y%m%d-%H%M%S")

@@ -44,12 +44,15 @@ from tabletop_envs.core.files import write_text_whole, written_beside
 from tabletop_envs.core.single_agent import SingleAgentEnv
 
 from .config import (
+    EXPORT_SUFFIXES,
     TrainConfig,
     check_device_present,
+    earlier_run_files,
     load_config,
     resume_seed,
     run_folder_held,
     set_aside_earlier_run,
+    user_path,
 )
 from .evaluate import (
     anchor_evaluation,
@@ -234,6 +237,7 @@ RESUMABLE_PPO_KEYS = ("learning_rate", "n_steps", "batch_size", "n_epochs", "gam
 def load_for_resume(path: Path, cfg: TrainConfig, venv):
     """The checkpoint's model with the recipe's PPO and output settings, as run.json and the sidecar will
     record them."""
+    import torch
     from sb3_contrib import MaskablePPO
 
     # The output keys too: the checkpoint's own would log where and how the earlier part did, even
@@ -248,12 +252,60 @@ def load_for_resume(path: Path, cfg: TrainConfig, venv):
         raise ConfigError(f"--resume: the checkpoint {path} was trained on another game or layout than this "
                           f"recipe's {cfg.env} ({exc}); resume with that run's recipe, or give this one another "
                           "output.dir") from None
+    # run.json says the same where it is there (check_resumable); without it, the model is all that does,
+    # and a recipe of another network was resumed and recorded as that network in run.json and the sidecar
+    kwargs = model.policy_kwargs
+    net = kwargs.get("net_arch", {})
+    trained_arch = list(net.get("pi", [])) if isinstance(net, dict) else list(net)
+    acts: dict = {torch.nn.Tanh: "tanh", torch.nn.ReLU: "relu"}
+    trained_act = acts.get(kwargs.get("activation_fn"), "another")
+    if (trained_arch, trained_act) != (list(cfg.ppo.net_arch), cfg.ppo.activation):
+        raise ConfigError(f"--resume: the checkpoint {path} holds a network of ppo.net_arch={trained_arch}, "
+                          f"ppo.activation={trained_act}, and this recipe's is {list(cfg.ppo.net_arch)}, "
+                          f"{cfg.ppo.activation}: resume with --set ppo.net_arch={trained_arch} --set "
+                          f"ppo.activation={trained_act}, or give this recipe another output.dir")
     if not cfg.output.tensorboard:
         model.set_logger(quiet_logger(cfg.output.verbose))
     # load() seeds torch and the envs with the run's seed again, so the resumed part would replay the
     # first part's deals, seats and opponent draws; a seed of (seed, step) keeps it reproducible and new.
     model.set_random_seed(resume_seed(cfg.seed, model.num_timesteps))
     return model
+
+
+#: the keys of a checkpoint's state.json that a resume reads (SelfPlayCallback.state writes more)
+CHECKPOINT_STATE_KEYS = ("history", "next_snapshot", "next_eval", "next_checkpoint")
+
+
+def read_checkpoint(checkpoint: Path, cfg: TrainConfig, venv, pool: OpponentPool):
+    """(model, callback state) of a checkpoint folder, its opponent pool loaded into ``pool``. A file
+    missing or damaged (edited, torn by a copy) is a ConfigError naming it and the way on: SB3's own
+    errors named no fix, or a path it had made up (``model.zip.zip``)."""
+    def damaged(name: str, why: str) -> ConfigError:
+        return ConfigError(f"--resume: {checkpoint / name} {why}, so the checkpoint {checkpoint.name} cannot be "
+                           f"resumed: move the folder {checkpoint} out of {checkpoint.parent} to resume from the "
+                           "checkpoint before it, or start the run afresh without --resume")
+
+    for name in ("model.zip", "pool.pkl", "state.json"):
+        if not (checkpoint / name).is_file():
+            raise damaged(name, "is missing")
+    try:
+        state = json.loads((checkpoint / "state.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise damaged("state.json", f"cannot be read ({exc})") from None
+    if not isinstance(state, dict) or any(key not in state for key in CHECKPOINT_STATE_KEYS):
+        raise damaged("state.json", f"is no checkpoint state (a JSON object with {', '.join(CHECKPOINT_STATE_KEYS)})")
+    try:
+        model = load_for_resume(checkpoint / "model.zip", cfg, venv)
+    except ConfigError:
+        raise
+    except Exception as exc:  # SB3, zipfile, torch and pickle each fail their own way on a torn file
+        raise damaged("model.zip", f"cannot be loaded ({type(exc).__name__}: {exc})") from None
+    try:
+        with open(checkpoint / "pool.pkl", "rb") as fh:
+            pool.load_state_dict(pickle.load(fh))
+    except Exception as exc:
+        raise damaged("pool.pkl", f"cannot be loaded ({type(exc).__name__}: {exc})") from None
+    return model, state
 
 
 def distill_rounds_done(run_dir: Path) -> int:
@@ -297,6 +349,42 @@ def check_resumable(run_dir: Path, cfg: TrainConfig, game_config: dict) -> None:
     if problems:
         raise ConfigError(f"--resume would continue the run in {run_dir}, but {'; '.join(problems)}. Resume "
                           "with that run's recipe, or give this one another output.dir")
+
+
+def recipe_models(cfg: TrainConfig) -> list[tuple[str, str]]:
+    """(recipe key, spec) of every policy the recipe names: anchors, teachers, fixed opponents."""
+    specs = [("eval.opponents", spec) for spec in cfg.eval.opponents]
+    if cfg.eval.select_games:
+        specs.append(("eval.select_anchor", cfg.eval.select_anchor))
+    if cfg.pretrain.teacher:
+        specs.append(("pretrain.teacher", cfg.pretrain.teacher))
+    specs += [(f"pretrain.decisions.{d}", spec) for d, spec in cfg.pretrain.decisions.items()]
+    specs += [("selfplay.opponents", spec) for spec in cfg.selfplay.opponents]
+    specs += [(f"phases[{i}] selfplay.opponents", spec) for i, phase in enumerate(cfg.phases)
+              for spec in phase["set"].get("selfplay.opponents", {})]
+    if cfg.distill.games:
+        specs += [("distill.opponents", spec) for spec in cfg.distill.opponents]
+    return specs
+
+
+def check_models_stay(cfg: TrainConfig, run_dir: Path) -> None:
+    """A fresh run moves the earlier run in its folder aside before it loads its teacher and anchors
+    again: a recipe naming that run's exported model (a teacher, an opponent) failed there, with the
+    earlier run already moved, on "no model at" the path the user had just seen."""
+    moving = {p.resolve() for p in earlier_run_files(run_dir, cfg.output.name)}
+    if not moving:
+        return
+    for key, spec in recipe_models(cfg):
+        path = user_path(spec)
+        if path.suffix not in EXPORT_SUFFIXES or not path.is_file():
+            continue
+        used = {path.with_suffix(suffix).resolve() for suffix in EXPORT_SUFFIXES}
+        if used & moving:
+            raise ConfigError(
+                f"{key} names {spec}, a model of the earlier run in {run_dir}, which this fresh run moves aside "
+                f"into {run_dir}/before-<time>/ before it trains: copy the model out of the folder first (e.g. "
+                f"{path.with_suffix('.*')} into models/), give this run another output.dir, or continue "
+                "that run with --resume")
 
 
 def update_thread_count(configured: int) -> int:
@@ -472,6 +560,8 @@ def _train(cfg: TrainConfig, resume: bool, command: str | None, held: contextlib
     # before the folder is read: a checkpoint another run is writing there is not yet one to resume
     held.enter_context(run_folder_held(run_dir))
     checkpoint = latest_checkpoint(run_dir) if resume else None
+    if checkpoint is None:
+        check_models_stay(cfg, run_dir)
     if checkpoint is not None:
         check_resumable(run_dir, cfg, game_config)
         reached = checkpoint_steps(checkpoint)
@@ -493,10 +583,7 @@ def _train(cfg: TrainConfig, resume: bool, command: str | None, held: contextlib
     start = time.perf_counter()
     state = None
     if checkpoint is not None:
-        model = load_for_resume(checkpoint / "model.zip", cfg, venv)
-        with open(checkpoint / "pool.pkl", "rb") as fh:
-            pool.load_state_dict(pickle.load(fh))
-        state = json.loads((checkpoint / "state.json").read_text(encoding="utf-8"))
+        model, state = read_checkpoint(checkpoint, cfg, venv, pool)
         print(f"resuming from {checkpoint} at {model.num_timesteps} steps", flush=True)
     else:
         if resume:

@@ -743,3 +743,16 @@ def test_an_output_dir_under_a_file_is_refused_with_the_config_not_once_the_run_
     (tmp_path / "afile").write_text("", encoding="utf-8")
     with pytest.raises(ConfigError, match=r"output.dir .*afile is a file, so no folder can be made there"):
         load_config(data={"output": {"dir": str(tmp_path / "afile" / "run")}})
+
+
+@pytest.mark.parametrize("section", ["5", "[1, 2]", "''"])
+def test_a_malformed_recipe_section_is_refused_with_an_override_inside_it_too(tmp_path, section):
+    # refused alone, but --set ppo.total_timesteps=1 replaced it without a word and trained on the defaults
+    path = tmp_path / "r.yaml"
+    path.write_text(f"env: terralore_v0\nppo: {section}\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match="'ppo' must be a mapping of keys"):
+        load_config(path)
+    with pytest.raises(ConfigError, match=r"the recipe's 'ppo' must be a mapping of keys, got .*, so --set "
+                                          r"ppo\.total_timesteps has no mapping to set a key in; fix ppo"):
+        load_config(path, ["ppo.total_timesteps=1"])
+    assert load_config(path, ["ppo={total_timesteps: 1}"]).ppo.total_timesteps == 1  # a whole section replaces

@@ -1432,3 +1432,58 @@ def test_the_history_holds_the_win_rate_under_the_anchors_name_and_the_score_bes
     point = callback.history[-1]
     assert point["vs_random"] == pytest.approx(0.4) and point["vs_random_score"] == pytest.approx(0.6)
     assert point["vs_random_ci95"] == rates["win"]["ci95"]
+
+
+@pytest.mark.parametrize("key", ["pretrain", "eval"])
+def test_a_fresh_run_naming_the_earlier_runs_own_model_is_refused_before_anything_moves(toy, tmp_path, key):
+    # the earlier run was moved aside, then loading its ppo.onnx failed on "no model at" the path just checked
+    data = {**TINY, "ppo": {**TINY["ppo"], "total_timesteps": 256},
+            "output": {**TINY["output"], "dir": str(tmp_path / "run"), "learning_curve": False},
+            "eval": {**TINY["eval"], "final_games": 0}}
+    train(load_config(data=data))
+    run = tmp_path / "run"
+    before = folder_bytes(run)
+    model = str(run / "ppo.onnx")
+    change = ({"pretrain": {"teacher": model, "games": 4}} if key == "pretrain"
+              else {"eval": {**data["eval"], "opponents": ["random", model]}})
+    where = "pretrain.teacher" if key == "pretrain" else "eval.opponents"
+    with pytest.raises(ConfigError, match=rf"{where} names .*ppo\.onnx, a model of the earlier run in .* moves "
+                                          r"aside .* copy the model out of the folder first"):
+        train(load_config(data={**data, **change}))
+    assert folder_bytes(run) == before and not list(run.glob("before-*"))
+
+
+def _tear(path):
+    path.write_bytes(path.read_bytes()[:1000])
+
+
+@pytest.mark.parametrize("name, damage, why", [
+    ("model.zip", _tear, r"cannot be loaded \(.*zip"),  # SB3's bare traceback
+    ("model.zip", lambda p: p.unlink(), "is missing"),  # "No such file: .../model.zip.zip"
+    ("pool.pkl", lambda p: p.write_bytes(b"garbage\n"), r"cannot be loaded \("),  # a raw traceback
+    ("pool.pkl", lambda p: p.unlink(), "is missing"),
+    ("state.json", lambda p: p.write_text('{"history', encoding="utf-8"), r"cannot be read \("),  # named no file
+    ("state.json", lambda p: p.write_text("[]", encoding="utf-8"), "is no checkpoint state"),  # resumed afresh
+])
+def test_resume_from_a_damaged_checkpoint_is_refused_naming_the_file_and_the_way_on(toy, tmp_path, name, damage,
+                                                                                    why):
+    data, run = finished_tiny_run(tmp_path, 256)
+    checkpoint = run / "checkpoints" / "step_000000256"
+    damage(checkpoint / name)
+    before = folder_bytes(run)
+    data["ppo"] = {**data["ppo"], "total_timesteps": 512}
+    with pytest.raises(ConfigError, match=rf"--resume: .*step_000000256[/\\]{name} {why}.*move the folder"):
+        train(load_config(data=data), resume=True)
+    assert folder_bytes(run) == before
+
+
+def test_resume_with_another_network_without_run_json_is_refused_naming_the_checkpoints_network(toy, tmp_path):
+    # with run.json gone, the checkpoint's [16] network trained on and the sidecar recorded the recipe's [32]
+    data, run = finished_tiny_run(tmp_path, 256)
+    (run / "run.json").unlink()
+    before = folder_bytes(run)
+    other = {**data, "ppo": {**data["ppo"], "total_timesteps": 512, "net_arch": [32]}}
+    with pytest.raises(ConfigError, match=r"holds a network of ppo\.net_arch=\[16\], ppo\.activation=tanh, and this "
+                                          r"recipe's is \[32\], tanh: resume with --set ppo\.net_arch=\[16\]"):
+        train(load_config(data=other), resume=True)
+    assert folder_bytes(run) == before
