@@ -253,6 +253,11 @@ EDITS_THAT_BREAK_THE_RULES = [
     ("travel_earth_v0", lambda s: s["empty"].__setitem__(0, -1), "-1 Empty"),
     ("earth_v0", lambda s: s["soil"].__setitem__(0, -1), "negative soil"),
     ("earth_v0", lambda s: s["deck"].append(s["deck"][0]), "not conserved"),
+    # each was loaded and played on: the game ended at the next round's end, or went on with final scores
+    ("terralore_v0", lambda s: s.update(end_reason="x"), "phase 'play' with end reason 'x'"),
+    ("earth_v0", lambda s: s.update(rounds=10**12, turns=10**12 * 2 + s["turns"]), "is at max_rounds (100)"),
+    ("earth_v0", lambda s: s.update(scores=[1]), "final scores, yet it goes on"),
+    ("earth_v0", lambda s: s.update(turns=s["turns"] + 1), "turns do not fit"),
 ]
 
 

@@ -916,6 +916,8 @@ class TerraloreState(State):
             self._check_play_start_shape()
         if self.game.opaque_wall and self.phase == PLAY:
             self._check_play_start()
+        invariant((self.phase == "over") == bool(self.end_reason),
+                  f"phase {self.phase!r} with end reason {self.end_reason!r}: a game has one exactly when it is over")
 
     def _check_pending_placement(self) -> None:
         """The placement in progress, if any, is one the actor could have begun: a hand card waiting for its
