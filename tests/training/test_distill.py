@@ -815,6 +815,11 @@ def test_sigterm_during_the_distillation_ends_its_workers_and_keeps_the_run_resu
         if to_group:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(proc.pid, signal.SIGKILL)
+        # a failure here left the workers searching on for minutes, and on a loaded machine the next
+        # runs timed out behind them
+        for pid in descendants(proc.pid) if proc.poll() is None else []:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
         proc.kill()
         proc.wait()
     assert proc.returncode == 130, out
