@@ -16,6 +16,7 @@ import pytest
 
 from tabletop_envs import StateError, TabletopError
 from tabletop_envs.core.registry import make_game
+from tabletop_envs.earth.catalogue import ACTIONS
 
 #: a rule option that differs from each game's default, to save under one and load under the other
 OTHER_OPTIONS = {
@@ -756,6 +757,33 @@ def test_an_earth_placement_task_with_another_piece_cells_or_counts_is_refused(e
     data = state.to_dict()
     edit(data["state"]["queue"])
     refused(game, data, fragment)
+
+
+def growing_row_placement(s) -> bool:
+    """The active seat places the Growing row's growth: the one placement marked anytime."""
+    return s.phase == "play" and s.queue[0]["t"] == "place" and "anytime" in s.queue[0]
+
+
+def other_seats_growing_placement(s) -> bool:
+    """The other seat places the growth it chose at its option in the Growing action's rows."""
+    task = s.queue[0]
+    return (s.phase == "play" and s.stage == "rows" and ACTIONS[s.action] == "grow" and task["t"] == "place"
+            and task["res"] == "growth" and task["p"] != s.active)
+
+
+@pytest.mark.parametrize("where, value, fragment", [
+    (other_seats_growing_placement, True, "a placement marked anytime, which only the active seat's growth in "
+                                          "the Growing row is"),
+    (watering_rows, True, "a placement marked anytime, which only the active seat's growth in the Growing "
+                          "row is"),
+    (growing_row_placement, False, "queue[0]['anytime'] is False, where task 'place' holds true"),
+], ids=["the other seat's growth", "the watering row's sprouts", "false"])
+def test_an_earth_placement_marked_anytime_where_play_never_marks_it_is_refused(where, value, fragment):
+    # each loaded, offering events (and conversion) off the Growing row's own growth, or reading False as true
+    game, state = earth_at(where)
+    data = state.to_dict()
+    data["state"]["queue"][0]["anytime"] = value
+    refused(game, data, "breaks the game's invariants", fragment)
 
 
 def test_an_earth_card_being_planted_that_its_seat_cannot_pay_for_or_does_not_hold_is_refused():

@@ -667,6 +667,32 @@ def test_otherwise_you_can_convert_them_any_other_time_even_where_only_the_conve
     assert card in s.grid[1] and s.soil[1] == 0
 
 
+def test_otherwise_you_can_convert_them_any_other_time_even_where_only_the_converted_soil_pays_for_a_solo_planting():
+    # solo planting was skipped where only the soil of converting 3 sprouts paid the card in hand (cost 2)
+    def planting(cost):
+        s = at_action(1, p=0)
+        empty_hands(s)
+        quiet(s)
+        card = flora(lambda c: c["cost"] == cost and all(a["color"] != "black" for a in c["abilities"]))
+        give(s, 0, card)
+        put(s, 0, 0, sprout_flora(3), sprouts=3)
+        s.soil[0] = 0
+        choose_action(s, "plant")
+        return s, card
+
+    s, card = planting(2)
+    assert (s.current_player(), s.decision(), legal(s, "plant"), legal(s, "convert")) == (0, "plant", [], [0])
+    act(s, "convert")
+    for _ in range(3):
+        act(s, "cell", 0)
+    assert (s.soil[0], s.decision(), legal(s, "plant")) == (2, "plant", [card])
+    act(s, "plant", card)
+    act(s, "cell", legal(s, "cell")[0])
+    assert card in s.grid[0] and s.soil[0] == 0
+    # a card costing 3: converting would not pay for it, the planting is skipped
+    assert planting(3)[0].decision() == "keep"
+
+
 def test_you_cannot_convert_sprouts_to_soil_during_the_watering_action():
     s = at_action(2, p=0)
     put(s, 1, 0, sprout_flora(4), sprouts=4)
@@ -1258,6 +1284,30 @@ def test_events_can_be_played_at_any_time_even_between_drawing_4_and_placing_gro
     assert s.decision() != "place" or s.current_player() != 0
 
 
+def test_otherwise_you_can_convert_them_any_other_time_even_between_drawing_4_and_placing_growth_in_the_growing_row():
+    # the Growing row's growth placement offered events but no conversion (RULES.md: both are offered there)
+    tall = flora(lambda c: c["growth"] >= 2 and c["sprouts"] >= 3
+                 and all(a["color"] != "black" for a in c["abilities"]))
+    s = at_action(2, p=0)
+    empty_hands(s)
+    quiet(s)
+    put(s, 0, 0, tall, sprouts=3)
+    soil = s.soil[0]
+    choose_action(s, "grow")
+    assert (s.current_player(), s.decision()) == (0, "place")
+    assert (s.queue[0]["res"], s.queue[0]["left"], legal(s, "convert")) == ("growth", 2, [0])
+    act(s, "convert")
+    for _ in range(3):
+        act(s, "cell", 0)
+    assert (s.spr[0][0], s.soil[0]) == (0, soil + 2)
+    # the placement goes on where it was: both growth still to place
+    assert (s.current_player(), s.decision()) == (0, "place")
+    assert (s.queue[0]["res"], s.queue[0]["left"]) == ("growth", 2)
+    act(s, "cell", 0)
+    act(s, "cell", 0)
+    assert s.gro[0][0] == 2
+
+
 def test_events_are_not_offered_at_the_other_rows_placements_nor_mid_ability():
     """The anytime placement is the Growing row's step 2 only: the other players chose to place growth at an
     ``option`` decision, where events are offered, and their hands have not changed since; an ability's or an
@@ -1381,6 +1431,40 @@ def test_events_can_be_played_at_any_time_even_where_only_the_event_pays_for_a_p
         # costlier than converting the 7 sprouts pays (4 soil), no alternative cost
         other = flora(lambda c: c["cost"] > 4 and c["id"] != ash and CAT.alt_cost_l[c["id"]] is None)
         assert played(other).decision() == "keep"
+
+
+def test_events_can_be_played_at_any_time_even_where_only_the_event_pays_a_cards_alternative_cost_in_solo_play():
+    # solo planting was skipped where only an event's sprouts paid the card's alternative (sprout) cost
+    lavender, sandstorm = 49, 254
+    assert (CAT.earth[lavender]["cost"], CAT.alt_cost_l[lavender]) == (5, "sprouts")
+    assert CAT.earth[sandstorm]["abilities"][0] == {"color": "black", "kind": "gain",
+                                                    "gain": [{"res": "sprouts", "n": 2}]}
+
+    def planting(card):
+        s = at_action(1, p=0)
+        empty_hands(s)
+        quiet(s)
+        put(s, 0, 0, sprout_flora(5), sprouts=3)  # converting gives 2 soil, too few for a cost of 5
+        give(s, 0, card, sandstorm)
+        s.soil[0] = 0
+        choose_action(s, "plant")
+        return s
+
+    s = planting(lavender)
+    assert (s.current_player(), s.decision(), legal(s, "plant")) == (0, "plant", [])
+    assert legal(s, "event") == [sandstorm - EVENT0]
+    act(s, "event", sandstorm - EVENT0)
+    act(s, "cell", 0)
+    act(s, "cell", 0)
+    assert (s.spr[0][0], s.decision(), legal(s, "plant")) == (5, "plant", [lavender])
+    act(s, "plant", lavender)
+    act(s, "cell", legal(s, "cell")[0])
+    while s.decision() == "pay":
+        act(s, "cell", 0)
+    assert lavender in s.grid[0] and s.spr[0][0] == 0 and s.soil[0] == 0
+    # a card of the same cost with no alternative: no event of the hand pays it, the planting is skipped
+    other = flora(lambda c: c["cost"] == 5 and CAT.alt_cost_l[c["id"]] is None)
+    assert planting(other).decision() == "keep"
 
 
 def test_planting_all_other_players_plant_1_card_before_any_of_them_draws_1():
@@ -1595,6 +1679,34 @@ def test_whenever_you_play_an_event_triggers_at_every_event_not_once_per_turn():
     for e in free_draws:
         act(s, "event", e - EVENT0)
     assert s.soil[0] == soil + 2 and s.turns == turns
+
+
+def test_a_whenever_you_play_an_event_gain_counts_as_the_events_own_so_solo_play_asks_the_activation_it_pays():
+    # solo activation was skipped where only the island's +1 soil per event paid its ability: event too late
+    tsunami = 252  # free, draw 2: no soil of its own
+    s = at_action(1, p=0)
+    empty_hands(s)
+    quiet(s)
+    s.island[0] = island_where(lambda a: a["kind"] == "on_event" and a["gain"] == [{"res": "soil", "n": 1}])
+    put(s, 0, 0, soil_ability_flora())  # multicolour, pay 1 soil: +2 growth
+    put(s, 0, 1, grow_flora(2))  # room for the growth
+    give(s, 0, tsunami)
+    s.soil[0] = 0
+    s.compost[0] += s.deck + s.discard  # nothing left to draw: the hand stays as set
+    s.compost_known[0] += [False] * len(s.deck + s.discard)
+    s.deck, s.discard = [], []
+    choose_action(s, "grow")
+    while s.decision() == "place":
+        act(s, "pass")  # the Growing row's growth: none placed
+    assert s.decision() == "activate", "the activation was skipped"
+    assert (s.queue[0]["colour"], legal(s, "activate")) == ("yellow", [])
+    assert legal(s, "event") == [tsunami - EVENT0]
+    act(s, "event", tsunami - EVENT0)
+    assert s.soil[0] == 1 and s.hands[0] == [] and legal(s, "activate") == [0]
+    act(s, "activate", 0)
+    while s.decision() == "place":
+        act(s, "cell", 1)
+    assert s.soil[0] == 0 and s.gro[0][1] == 2
 
 
 # ====================================================================== fauna

@@ -241,6 +241,22 @@ def test_ability_blubber_store_holds_while_the_whale_is_a_declared_or_resolving_
     assert s.reservoir_capacity(1) == 6  # the opponent's Reservoir is not the whale's
 
 
+def test_ability_blubber_store_holds_while_the_whale_is_declared_and_waits_behind_another_challenger():
+    # RULES.md 15: only the resolving slot was read, so a whale declared and still queued read "Reservoir 7/6"
+    seven = ["Koala", "Emu", "Walrus", "Springbok", "Sea otter", "Orca", "Lion"]
+    s = scenario(p0=dict(ready=["Tiger", "Bowhead whale", "Lion"], reservoir=seven),
+                 p1=dict(ready=["Sea otter"]))
+    act(s, "declare", "Tiger")
+    act(s, "declare", "Bowhead whale")
+    assert s.phase == "declare" and s.queue == ids(["Tiger", "Bowhead whale"]) and s.challenger == -1
+    for seat in (0, 1):
+        assert s.reservoir_capacity(0) == 7 and "Reservoir 7/7" in s.render_text(seat)
+    act(s, "lock_challengers")  # the Tiger resolves first, the whale waits its turn
+    assert s.queue == ids(["Bowhead whale"]) and s.challenger == cid("Tiger")
+    for seat in (0, 1):
+        assert s.reservoir_capacity(0) == 7 and "Reservoir 7/7" in s.render_text(seat)
+
+
 def test_ability_armoured_shell_after_a_defensive_change_a_win_discards_only_the_challenger():
     # "no Resting penalty applies to it": after a change it wins like a Ready Defender (a plain Resting
     # Defender that wins after a change is discarded with the Challenger).
