@@ -208,7 +208,7 @@ def map_in_processes(fn, jobs: list, workers: int, initializer=None, initargs: t
         manager = getattr(executor, "_executor_manager_thread", None)
         if broken:
             # killed before the shutdown: on Python 3.12 and later a pool broken by a worker that died waits,
-            # holding a lock that shutdown takes, for its other workers to end, which ignore the SIGTERM it
+            # holding a lock that shutdown takes, for its other workers to end, which never see the SIGTERM it
             # sends them (interrupts_left_to_the_parent): the trainer hung for ever
             _kill(processes)
         # after it otherwise: the shutdown drops the futures an interrupt cancelled, which the pool, finding its
@@ -233,23 +233,30 @@ def _kill(processes: list) -> None:
 
 @contextlib.contextmanager
 def interrupts_left_to_the_parent():
-    """Processes spawned in the block ignore SIGINT, SIGTERM and SIGHUP from their first instruction (an ignored
-    signal stays ignored across exec, and Python leaves it so). A terminal's Ctrl-C reaches the whole
-    process group: each worker, some still importing, printed a KeyboardInterrupt traceback over the
-    trainer's own message; a batch scheduler's SIGTERM (or `timeout`'s) reaches it too, and killed the
-    workers first, so the trainer reported a worker killed by the out-of-memory killer instead of
-    stopping as asked. Now the trainer alone stops, and kills them (``map_in_processes``). On Windows,
-    where nothing is inherited this way, the block changes nothing for the children."""
-    if threading.current_thread() is not threading.main_thread():
+    """Processes spawned in the block never see SIGINT, SIGTERM and SIGHUP: they start with them blocked (a
+    signal mask is inherited across fork and exec, as CPython's own resource tracker starts), and stay so. A
+    terminal's Ctrl-C reaches the whole process group: each worker, some still importing, printed a
+    KeyboardInterrupt traceback over the trainer's own message; a batch scheduler's SIGTERM (or `timeout`'s)
+    reaches it too, and killed the workers first, so the trainer reported a worker killed by the
+    out-of-memory killer instead of stopping as asked. Now the trainer alone stops, and kills them
+    (``map_in_processes``).
+
+    Blocked, not ignored, and the trainer's own stop deferred to the block's end: the block lasts while each
+    worker is handed its start-up data (seconds on a busy machine), and the trainer ignoring the signals
+    then lost a SIGTERM sent to it alone (the run went on); stopping mid-way through a worker's start left
+    that worker out of the pool's list, alive after the trainer, holding its output open. On Windows, where
+    nothing is inherited this way, the block changes nothing."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "pthread_sigmask"):
         yield
         return
-    previous = {sig: signal.signal(sig, signal.SIG_IGN) for sig in STOP_SIGNALS}
-    try:
-        yield
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
+    from .train import interrupts_deferred
 
+    with interrupts_deferred():
+        previous = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+        try:
+            yield
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 def fit(policy, data: SearchData, margin: float = 0.05, epochs: int = 20, batch_size: int = 256,
         learning_rate: float = 3e-4, kl_coef: float = 0.1, holdout: float = 0.1, seed: int = 0,

@@ -988,3 +988,34 @@ def test_a_round_passes_the_recipes_settings_to_the_search_and_the_fit(toy, tmp_
     assert (calls["fit"]["margin"], calls["fit"]["kl_coef"], calls["fit"]["temperature"]) == (0.125, 0.3, 0.2)
     assert calls["fit"]["target"] == "scores"
     assert report["confirmed"] == int((calls["data"].worlds > 4).sum()) < report["samples"]
+
+
+@pytest.mark.skipif(not hasattr(signal, "pthread_sigmask"), reason="POSIX signal masks")
+def test_a_sigterm_reaching_the_trainer_while_it_starts_the_workers_is_kept_and_the_workers_never_see_one():
+    # the trainer ignored the stop signals while it handed each worker its start-up data (seconds on a busy
+    # machine, a policy's weights through a pipe): a SIGTERM sent to it alone then was lost, and the run went on
+    import subprocess
+    import sys
+
+    from training.distill import interrupts_left_to_the_parent
+
+    got = []
+    previous = signal.signal(signal.SIGTERM, lambda signum, frame: got.append(signum))
+    try:
+        with interrupts_left_to_the_parent():
+            child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(0.2)
+            # not mid-way through starting the workers: one started then was left out of the pool's list
+            assert got == []
+        deadline = time.monotonic() + 5
+        while not got and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert got == [signal.SIGTERM]
+        child.send_signal(signal.SIGTERM)
+        with pytest.raises(subprocess.TimeoutExpired):
+            child.wait(timeout=1.0)  # a worker leaves the stop to the trainer
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        child.kill()
+        child.wait()
