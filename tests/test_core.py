@@ -561,6 +561,19 @@ def test_sampling_from_a_model_picks_only_legal_actions_in_proportion_to_their_m
     assert choose_legal(logits, mask, rng, deterministic=True) == legal[-1]
 
 
+def test_a_sampling_model_plays_a_forced_move_without_drawing_from_its_generator():
+    from tabletop_envs.core.onnx_policy import MLPPolicy
+
+    model = MLPPolicy([(np.ones((4, 6)), np.zeros(6))], deterministic=False, name="sampler")
+    mask = np.zeros(6, np.int8)
+    mask[3] = 1
+    rng = np.random.default_rng(0)
+    before = copy.deepcopy(rng.bit_generator.state)
+    assert model.act(np.ones(4, np.float32), mask, rng) == 3
+    # a forced move spent a draw: every later sampled move (and a recorded evaluation) played other games
+    assert rng.bit_generator.state == before
+
+
 def test_single_agent_env_randomises_seat_and_masks_are_bool(toy):
     import toy_game
 
@@ -2000,6 +2013,30 @@ class _SeatRecorder:
     def act(self, obs, mask, rng):
         self.log.append(self.tag)
         return int(np.flatnonzero(mask)[0])
+
+
+class _CountsForcedAsks(RandomPolicy):
+    """A random opponent that counts how often it is asked, and how often with a single legal action."""
+
+    def __init__(self):
+        self.asked = self.forced = 0
+
+    def act(self, obs, mask, rng):
+        self.asked += 1
+        self.forced += int(np.count_nonzero(mask) == 1)
+        return super().act(obs, mask, rng)
+
+
+def test_an_opponent_with_a_single_legal_move_is_not_asked_the_env_plays_it():
+    spy = _CountsForcedAsks()
+    env = SingleAgentEnv("terralore_v0", opponent=spy)
+    rng = np.random.default_rng(0)
+    for seed in range(20):
+        env.reset(seed=seed)
+        while not env.over:
+            env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+    assert spy.asked > 0
+    assert spy.forced == 0  # the opponent was asked for a move the env must play itself
 
 
 def test_a_list_of_opponents_seats_one_policy_per_other_seat_in_seat_order():

@@ -2038,6 +2038,18 @@ def test_if_several_non_active_players_complete_the_closest_clockwise_to_the_act
     assert s.bonus == 3
 
 
+def test_the_bonus_stays_with_the_first_completer_when_another_completes_later_in_the_last_round():
+    s = at_action(2, p=0)
+    fill(s, 0, 16)
+    choose_action(s, "water")
+    end_turn(s)
+    assert s.bonus == 0 and not s.is_terminal()  # the last round goes on to seat 1
+    fill(s, 1, 16)
+    choose_action(s, "water")
+    end_turn(s)
+    assert s.is_terminal() and s.bonus == 0  # the later completer took the leaf off the first one
+
+
 def test_scoring_steps_1_to_8():
     s = at_action(2, p=0)
     f = flora(lambda c: c["growth"] >= 2 and c["sprouts"] >= 2)

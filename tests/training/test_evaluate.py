@@ -306,6 +306,28 @@ def test_play_pair_hands_policies_a_generator_that_does_not_tell_the_secret_seed
     assert not tells_the_seed(spy, seed)
 
 
+def test_play_pair_hands_the_one_listed_first_the_generator_of_place_0_and_the_other_that_of_place_1(toy):
+    # training/README: each policy draws from a generator seeded from the seed and its place in the pair
+    from tabletop_envs.core.policy import policy_rng
+
+    class FirstState:
+        """Plays the first legal action (drawing nothing) and keeps the state of the first generator it is handed."""
+
+        def __init__(self, name):
+            self.name, self.state = name, None
+
+        def act(self, obs, mask, rng):
+            if self.state is None:
+                self.state = rng.bit_generator.state
+            return int(np.flatnonzero(mask)[0])
+
+    a, b = FirstState("a"), FirstState("b")
+    play_pair(toy, a, b, 2, seed=5)
+    # A drew from B's place's generator: a round robin's pair no longer replays play_match's games
+    assert a.state == policy_rng(5, 0).bit_generator.state
+    assert b.state == policy_rng(5, 1).bit_generator.state
+
+
 @pytest.mark.parametrize("seed", [-1, -10_000, 1.5, True])
 def test_a_seed_that_is_no_non_negative_integer_is_refused_in_one_line(toy, seed, capsys):
     # -10000 ended in numpy's "expected non-negative integer" traceback; -5 played on (its pair seeds were positive)

@@ -299,6 +299,17 @@ def test_fixed_opponents_hold_their_share_beside_a_heuristic_share():
     assert {tag: n / 4000 for tag, n in tags.items()} == pytest.approx(shares, abs=0.03)
 
 
+def test_two_fixed_opponents_are_each_drawn_at_their_own_share():
+    pool = OpponentPool("travel_earth_v0", random_weight=0.2, heuristic_weight=0.0,
+                        opponents={"travel_earth_v0/staller": 0.4, "travel_earth_v0/exploiter": 0.4})
+    shares = {RANDOM: 0.2, HEURISTIC: 0.0, "travel_earth_v0_staller": 0.4, "travel_earth_v0_exploiter": 0.4,
+              SNAPSHOT: 0.0}
+    assert pool.probabilities() == pytest.approx(shares)
+    tags = Counter(p.pool_tag for p in _draw(pool))
+    # the second fixed opponent's draws went to the first one
+    assert {tag: tags[tag] / 4000 for tag in shares} == pytest.approx(shares, abs=0.03)
+
+
 def test_a_fixed_opponent_without_a_share_is_not_counted_in_the_pool():
     # a phase that drops an opponent sets its share to 0; the logged pool size is of the opponents drawn
     pool = OpponentPool("terralore_v0", 1.0, 0.0, opponents={"terralore_v0/ppo": 0.0})

@@ -161,6 +161,27 @@ def test_export_cli_rebuilds_the_policy_from_a_run_folder(toy, tmp_path):
     assert load_policy(str(tmp_path / "m" / "ppo.onnx")).num_actions == 11
 
 
+def test_the_scheduled_and_final_evaluations_play_the_deals_of_seed_plus_1000(toy, tmp_path, monkeypatch):
+    import training.train as train_module
+
+    seeds, real = [], train_module.evaluate_model
+
+    def recording(cfg, model, games, seed, anchors):
+        seeds.append((games, seed))
+        return real(cfg, model, games, seed, anchors)
+
+    monkeypatch.setattr(train_module, "evaluate_model", recording)
+    cfg = load_config(data={**TINY, "seed": 7, "ppo": {**TINY["ppo"], "total_timesteps": 128, "n_steps": 64,
+                                                             "n_epochs": 1},
+                            "eval": {**TINY["eval"], "every": 64, "games": 4, "final_games": 6},
+                            "output": {**TINY["output"], "dir": str(tmp_path / "run"), "export": False,
+                                       "learning_curve": False, "tensorboard": False}})
+    train(cfg)
+    assert {games for games, _ in seeds} == {4, 6}  # scheduled evaluations and the final one
+    # an evaluation played other deals than `training.evaluate --seed 1007` replays
+    assert {seed for _, seed in seeds} == {1007}
+
+
 def test_a_phase_changes_the_learning_rate_and_the_pool_when_the_learner_reaches_its_step(toy, tmp_path):
     from sb3_contrib import MaskablePPO
 

@@ -90,6 +90,19 @@ def test_ability_threat_display():
     assert legal(s2, "change_statistic") == [SPEED, OFFSPRING, DEVELOPMENT]  # the general rule: winners only
 
 
+def test_threat_display_offers_only_statistics_not_yet_compared_in_this_challenge():
+    s = scenario(p0=dict(ready=["African bush elephant"], reservoir=["Koala"]),
+                 p1=dict(ready=["Magnificent frigatebird"], reservoir=["Emu", "Walrus"]))
+    act(s, "declare", "African bush elephant")
+    act(s, "statistic", OFFSPRING)  # 1 vs 1: a tie, the challenge moves on
+    act(s, "defend_ready", "Magnificent frigatebird")
+    assert s.phase == "statistic"
+    act(s, "statistic", WEIGHT)  # the elephant wins
+    assert s.phase == "change"
+    # the tied Offspring was already compared: offering it again reopened a used statistic
+    assert legal(s, "change_statistic") == [SPEED, LENGTH, LIFESPAN, DEVELOPMENT]
+
+
 def test_ability_tireless():
     for card in ("Grey-headed albatross", "TE-071"):
         # two Full Reservoir cards and two Defenders: a second challenge could be paid for and met
