@@ -398,10 +398,15 @@ def test_resume_with_a_recipe_for_another_game_is_refused(toy, tmp_path):
 def test_resume_from_a_run_whose_run_json_is_broken_is_refused_naming_the_file(toy, tmp_path, text, problem):
     data, run = finished_tiny_run(tmp_path, 256)
     (run / "run.json").write_text(text, encoding="utf-8")
+    resume_refused(data, run, rf"--resume: .*{problem}.*restore it from a copy")
+
+
+def resume_refused(data: dict, run, match: str) -> None:
+    """``--resume`` of ``data`` trained on to 512 steps is a ConfigError matching ``match``, and ``run`` stays as
+    it was."""
     before = folder_bytes(run)
-    data["ppo"] = {**data["ppo"], "total_timesteps": 512}
-    with pytest.raises(ConfigError, match=rf"--resume: .*{problem}.*restore it from a copy"):
-        train(load_config(data=data), resume=True)
+    with pytest.raises(ConfigError, match=match):
+        train(load_config(data={**data, "ppo": {**data["ppo"], "total_timesteps": 512}}), resume=True)
     assert folder_bytes(run) == before
 
 
@@ -1491,11 +1496,7 @@ def test_resume_from_a_damaged_checkpoint_is_refused_naming_the_file_and_the_way
     data, run = finished_tiny_run(tmp_path, 256)
     checkpoint = run / "checkpoints" / "step_000000256"
     damage(checkpoint / name)
-    before = folder_bytes(run)
-    data["ppo"] = {**data["ppo"], "total_timesteps": 512}
-    with pytest.raises(ConfigError, match=rf"--resume: .*step_000000256[/\\]{name} {why}.*move the folder"):
-        train(load_config(data=data), resume=True)
-    assert folder_bytes(run) == before
+    resume_refused(data, run, rf"--resume: .*step_000000256[/\\]{name} {why}.*move the folder")
 
 
 def test_resume_with_another_network_without_run_json_is_refused_naming_the_checkpoints_network(toy, tmp_path):
