@@ -258,6 +258,7 @@ def interrupts_left_to_the_parent():
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
+
 def fit(policy, data: SearchData, margin: float = 0.05, epochs: int = 20, batch_size: int = 256,
         learning_rate: float = 3e-4, kl_coef: float = 0.1, holdout: float = 0.1, seed: int = 0,
         target: str = "move", temperature: float = 0.05, log=print) -> dict:

@@ -1286,16 +1286,16 @@ class EarthState(State):
             invariant(len(set(claimed)) == len(claimed), "a player claimed a fauna twice")
         # the counts play keeps: an edited saved state's rounds=10**12 ended the game at the next round's end,
         # and scores=[1] in a game of two was the result of a game still going
-        if self.phase != "over":
-            invariant(self.rounds < self.game.max_rounds, f"round {self.rounds} is at max_rounds "
-                      f"({self.game.max_rounds}), where the game ends, yet it goes on")
-            invariant(self.scores is None, "the game has final scores, yet it goes on")
-        else:
+        if self.phase == "over":
             invariant(self.scores == [scoring.final_score(self, p) for p in range(self.n)],
                       f"the final scores {self.scores} are not what the tableaux score")
-        invariant(self.turns == self.rounds * self.n + (self.active - self.first) % self.n
-                  or self.phase == "over", f"{self.turns} turns do not fit {self.rounds} rounds with seat "
-                  f"{self.active} to move after first player {self.first}")
+            return
+        invariant(self.rounds < self.game.max_rounds, f"round {self.rounds} is at max_rounds "
+                  f"({self.game.max_rounds}), where the game ends, yet it goes on")
+        invariant(self.scores is None, "the game has final scores, yet it goes on")
+        invariant(self.turns == self.rounds * self.n + (self.active - self.first) % self.n,
+                  f"{self.turns} turns do not fit {self.rounds} rounds with seat {self.active} to move after "
+                  f"first player {self.first}")
 
     def _check_queue(self) -> None:
         """Every queued task is one the game queues (``task_schema``), and the queue is in an order play
