@@ -383,6 +383,22 @@ def test_your_1st_card_can_be_placed_anywhere_later_cards_adjacent_orthogonally_
     assert legal(s, "cell") == [1, 4, 5]  # orthogonal and diagonal neighbours of the corner
 
 
+def test_all_cards_after_your_1st_are_placed_adjacent_to_a_placed_card_never_on_top_of_one():
+    # a cell holding a card is taken whichever card it holds, card id 0 (the catalogue's first) included
+    for first_id in (0, cheap(2)):
+        s = at_action(2, p=0)
+        empty_hands(s)
+        put(s, 0, 5, first_id)
+        put(s, 0, 6, cheap(3))
+        a = cheap(0)
+        give(s, 0, a)
+        s.soil[0] = 20
+        choose_action(s, "plant")
+        act(s, "plant", a)
+        # the empty neighbours of cells 5 and 6, never 5 or 6 themselves
+        assert legal(s, "cell") == [0, 1, 2, 3, 4, 7, 8, 9, 10, 11]
+
+
 def test_after_planting_the_active_player_draws_4_keeps_1_and_discards_the_rest():
     s = at_action(2, p=0)
     empty_hands(s)
@@ -2105,6 +2121,34 @@ def test_ties_are_broken_by_soil_then_hand_then_growth_then_sprouts_then_compost
         for _, later in steps[i + 1:]:
             later(t, 0)
         assert t.ranking()[0] == 1, f"tiebreaker {i} must outweigh the later ones"
+
+
+def test_ties_are_broken_by_soil_then_hand_then_growth_then_sprouts_then_compost_in_the_rank_reward(monkeypatch):
+    # the rank reward (returns, standings) follows all five tiebreakers, the last two included
+    s = at_action(2, p=0)
+    monkeypatch.setattr(scoring, "final_score", lambda st, p: 100)  # equal VP: only tiebreakers decide
+    f, g = flora(lambda c: c["growth"] >= 3 and c["sprouts"] >= 3, 0), flora(
+        lambda c: c["growth"] >= 3 and c["sprouts"] >= 3, 1)
+    for q, card in ((0, f), (1, g)):
+        s.hands[q], s.compost[q], s.compost_known[q] = [], [], []
+        s.soil[q] = 5
+        put(s, q, 0, card, sprouts=1, growth=1)
+    steps = [("soil", lambda t, q: t.soil.__setitem__(q, 6)),
+             ("hand", lambda t, q: t.hands[q].append(t.deck.pop())),
+             ("growth", lambda t, q: t.gro[q].__setitem__(0, 2)),
+             ("sprouts", lambda t, q: t.spr[q].__setitem__(0, 2)),
+             ("compost", lambda t, q: (t.compost[q].append(t.deck.pop()), t.compost_known[q].append(False)))]
+    tied = s.clone()
+    tied._game_over()
+    assert tied.scores == [100, 100] and tied.returns().tolist() == [0.0, 0.0]
+    for i, (name, bump) in enumerate(steps):
+        t = s.clone()
+        bump(t, 1)
+        for _, later in steps[i + 1:]:
+            later(t, 0)
+        t._game_over()
+        assert t.scores == [100, 100]
+        assert t.returns().tolist() == t.standings().tolist() == [-1.0, 1.0], name
 
 
 def test_rank_reward_winner_plus_1_last_minus_1_and_ties_share_the_mean_zero_sum():
