@@ -546,6 +546,27 @@ def test_a_fifth_creature_requires_destroying_one_already_in_play_to_the_graveya
     assert names(s.field[0][A]) == ["Tidepool Crab", "Pebble Mole", "Ember Imp", "Lantern Moth"]
 
 
+def test_a_fifth_creature_must_destroy_one_of_the_creatures_not_a_skill_placed_face_down_in_that_lane():
+    # "they must destroy one of the creatures already in play": a skill placed face down in the full lane
+    # this turn is no creature, so it is no replace-one choice; it stays face down and resolves when revealed
+    four = ["Tidepool Crab", "Pebble Mole", "Ember Imp", "Sand Piper"]
+    s = make_state(hands=(["Scorch", "Lantern Moth"], []), attacking=(four, []))
+    place(s, "Scorch", A)  # a skill takes no slot: no replace-one yet
+    assert s.decision() == "play"
+    place(s, "Lantern Moth", A)
+    assert s.decision() == "destroy"
+    lay = s.game.action_layout
+    legal = {lay.decode(a)[1] for a in s.legal_actions()}
+    assert legal == set(ids(four)), "only creatures may be destroyed to free the lane, never the face-down skill"
+    with pytest.raises(IllegalActionError):
+        act(s, "destroy", cid("Scorch"))
+    act(s, "destroy", cid("Pebble Mole"))
+    end_turn(s)
+    assert names(s.graveyard[0]) == ["Pebble Mole", "Scorch"]  # the Scorch went after its reveal
+    assert s.castle[1] == 10 - 1 - 4  # its 1 damage, then the four attackers' 4 points against no defence
+    assert names(s.field[0][A]) == ["Tidepool Crab", "Ember Imp", "Sand Piper", "Lantern Moth"]
+
+
 def test_destroyed_cards_go_to_the_graveyard_unless_exiled_which_removes_them_permanently():
     s = make_state(hands=(["Fireball", "Gloom Bat", "Banish", "Pebble Mole", "Ember Imp"], []),
                    attacking=([], ["Sturdy Turtle", "Tidepool Crab"]))
