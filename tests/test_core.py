@@ -616,6 +616,16 @@ def test_layouts_tables_and_hash():
         ActionLayout([("x", 1, "", None), ("x", 1, "", None)])
 
 
+def test_an_observation_layout_view_is_the_segment_in_its_shape_and_writes_through_to_the_vector():
+    # documented "a view, writable": a caller filling a segment through it fills the observation itself
+    obs = ObservationLayout([("a", 3, 0, 1, "first"), ("b", (2, 2), -1, 5, "second")])
+    vec = obs.new()
+    b = obs.view(vec, "b")
+    assert b.shape == (2, 2)
+    b[1, 0] = 4
+    assert vec.tolist() == [0, 0, 0, 0, 0, 4, 0]
+
+
 def test_an_observation_layout_refuses_a_segment_named_twice():
     with pytest.raises(ValueError, match="duplicate observation segment 'a'"):
         ObservationLayout([("a", 1, 0, 1, ""), ("a", 2, 0, 1, "")])

@@ -1230,3 +1230,34 @@ def test_the_text_view_and_picture_name_who_completed_their_tableau_first_and_ho
     without = dict(score_breakdown(s, holder))
     s.bonus = -1
     assert score_breakdown(s, holder)["8_fauna"] == without["8_fauna"] - 7, "the seat named is the one scored"
+
+
+def test_in_a_five_player_game_every_seat_sees_the_first_player_token_and_five_leaves_on_a_fauna_space():
+    """The first player token is a marker of its own, read apart from the active player's, and with five
+    seats a fauna space met by every one shows each leaf in its claimer's relative seat at
+    (6 - order) / 5: 1, 0.8, 0.6, 0.4, and 0.2 for the fifth."""
+    s = after_setup(5, 0)
+    random_play(s, np.random.default_rng(0), until=lambda t: t.active != t.first)
+    assert s.phase == "play" and s.leaves == [[], [], [], []]
+    s.leaves[1] = [3, 1, 4, 0, 2]  # seat 3 met fauna space 1 first, seat 2 fifth
+    s.check_invariants()
+    lay = s.game.observation_layout
+    for p in range(5):
+        obs = s.observation(p)
+        assert np.flatnonzero(lay.view(obs, "first")).tolist() == [(s.first - p) % 5]
+        assert np.flatnonzero(lay.view(obs, "active")).tolist() == [(s.active - p) % 5]
+        leaves = lay.view(obs, "fauna_leaves")
+        shown = {(p + r) % 5: value for r, value in enumerate(leaves[1].tolist())}
+        assert shown == pytest.approx({3: 1.0, 1: 0.8, 4: 0.6, 0: 0.4, 2: 0.2})
+        assert not leaves[[0, 2, 3]].any()
+
+
+def test_every_seat_sees_the_last_round_flag_from_the_turn_a_player_completes_their_tableau():
+    """``end_triggered`` is 0 while no tableau holds 16 cards and 1 for every seat once one does (the
+    round is then played out)."""
+    s = game(2).new_initial_state(0)
+    lay = s.game.observation_layout
+    assert [lay.view(s.observation(p), "end_triggered").tolist() for p in range(2)] == [[0], [0]]
+    random_play(s, np.random.default_rng(0), until=lambda t: t.end_triggered)
+    assert not s.is_terminal() and any(-1 not in grid for grid in s.grid)
+    assert [lay.view(s.observation(p), "end_triggered").tolist() for p in range(2)] == [[1], [1]]

@@ -134,6 +134,10 @@ def test_place_the_fauna_board_with_4_fauna_spaces_2_ecosystem_spaces_and_the_7_
         assert lay.view(obs, "fauna").sum() == 4
         assert np.flatnonzero(lay.view(obs, "public_ecosystems")).tolist() == sorted(s.public_eco)
         assert lay.view(obs, "fauna_leaves").sum() == 0 and lay.view(obs, "bonus").sum() == 0
+    s = after_setup(3, 4)  # ecosystem sides are shown by side, not by card: side 1 shows as itself
+    assert all(e % 2 for e in s.public_eco), "both public ecosystems lie on side 1 (the seed is picked for it)"
+    for q in range(3):
+        assert np.flatnonzero(lay.view(s.observation(q), "public_ecosystems")).tolist() == sorted(s.public_eco)
 
 
 def test_each_player_gets_a_player_board_with_the_4_action_spaces():

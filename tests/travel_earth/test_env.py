@@ -792,3 +792,15 @@ def test_the_picture_draws_each_seats_counts_reservoir_rows_and_hand_on_its_own_
                              "Challenger (seat 1)", "Lion", "Development Time: 109 d", "vs",
                              "Resting Defender (seat 0)", "Springbok", "Development Time: 168 d", "Challenger wins"]
     assert card_face(CAT, cid("Walrus")).lines == ["Speed 35 km/h", "Weight 1,012 kg", "Length 2.87 m", "Life 40 y", "Brood 1", "Devel. 331 d"]
+
+
+def test_with_a_pouch_the_adding_player_sees_both_of_its_reservoir_additions_this_turn():
+    """``reservoir_adds`` is the cards you added to your Reservoir this turn / 2: a Pouch allows two
+    additions, so after the second one it reads 1; the waiting player's stays 0."""
+    s = scenario(p0=dict(resting=["Red kangaroo"], hand=["Lion", "Tiger", "Emu"]), phase="add")
+    lay = s.game.observation_layout
+    act(s, "add_to_reservoir", "Lion")
+    assert s.phase == "add" and lay.view(s.observation(0), "reservoir_adds").tolist() == [0.5]
+    act(s, "add_to_reservoir", "Tiger")
+    assert s.phase == "play" and lay.view(s.observation(0), "reservoir_adds").tolist() == [1.0]
+    assert lay.view(s.observation(1), "reservoir_adds").tolist() == [0]
