@@ -182,13 +182,15 @@ def test_a_saved_state_whose_text_holds_terminal_control_characters_is_refused(e
 
 @pytest.mark.parametrize("rng, problem", [
     ({"bit_generator": "seed"}, "'seed' is not a NumPy bit generator"),
+    ({"bit_generator": "BitGenerator"}, "'BitGenerator' is not a NumPy bit generator"),
     ({"bit_generator": "MT19937", "state": {"key": [1] * 10, "pos": 5}}, "IndexError"),
     ({"bit_generator": "PCG64", "state": {"state": 10**4000, "inc": 1}, "has_uint32": 0, "uinteger": 0},
      "OverflowError"),
-], ids=["not_a_generator", "short_key", "huge_state"])
+], ids=["not_a_generator", "the_base_class", "short_key", "huge_state"])
 def test_a_saved_generator_from_someone_else_is_refused_without_touching_numpys_global_one(rng, problem):
     """A saved state names its bit generator: "seed" called np.random.seed(), reseeding the process's global
-    generator, and a short MT19937 key or a huge PCG64 state raised IndexError and OverflowError."""
+    generator, the base class "BitGenerator" raised NotImplementedError, and a short MT19937 key or a huge
+    PCG64 state raised IndexError and OverflowError."""
     game, state = played("terralore_v0")
     data = state.to_dict()
     data["state"]["rng"] = rng

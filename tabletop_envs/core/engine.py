@@ -317,9 +317,10 @@ class State:
         state.__dict__.update(fields)
         try:
             # a bit generator's class only: any other name of np.random was called, "seed" reseeding the
-            # process's global generator
+            # process's global generator, and the abstract base class raises NotImplementedError
             kind = getattr(np.random, rng_state["bit_generator"])
-            if not (isinstance(kind, type) and issubclass(kind, np.random.BitGenerator)):
+            if not (isinstance(kind, type) and issubclass(kind, np.random.BitGenerator)
+                    and kind is not np.random.BitGenerator):
                 raise ValueError(f"{rng_state['bit_generator']!r} is not a NumPy bit generator")
             state.rng = np.random.Generator(kind())
             state.rng.bit_generator.state = rng_state

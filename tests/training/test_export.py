@@ -327,6 +327,17 @@ def test_export_cli_names_a_malformed_summary_json_and_the_way_out(toy_run, tmp_
     assert _written(out) == []
 
 
+def test_export_cli_records_the_runs_wall_time_from_its_summary_json(toy_run, tmp_path):
+    # the sidecar's training record: the seconds training.train took (summary.json's train_seconds), not its steps
+    from training.export import main
+
+    (toy_run / "summary.json").write_text(json.dumps({"steps": 512, "train_seconds": 12.5}), encoding="utf-8")
+    out = tmp_path / "out" / "ppo"
+    main(["--model", str(toy_run / "final_model.zip"), "--out", str(out)])
+    training = json.loads(out.with_name("ppo.json").read_text(encoding="utf-8"))["training"]
+    assert training["wall_time_s"] == 12.5
+
+
 @pytest.mark.parametrize("trailing", ["/", ""])
 def test_export_cli_refuses_a_folder_as_out_naming_a_path_in_it(toy_run, tmp_path, trailing):
     from tabletop_envs import ConfigError

@@ -189,6 +189,20 @@ def test_collect_gives_each_seat_its_own_result_in_a_teacher_against_teacher_gam
     assert decided >= 3
 
 
+def test_each_row_holds_the_observation_the_teacher_decided_on(toy, teacher):
+    # a seat's own view: in a teacher-against-teacher game, seat 1's rows must not hold seat 0's hand
+    seen = []
+
+    class Recording:
+        def act(self, obs, mask, rng):
+            seen.append(np.asarray(obs).astype(np.float16))
+            return teacher.act(obs, mask, rng)
+
+    data = collect(toy, Recording(), games=10, seed=3, vs_random_share=0.0)
+    assert len(seen) == len(data)
+    assert np.array_equal(data.observations, np.stack(seen))
+
+
 def test_vs_random_share_is_the_share_of_games_the_teacher_plays_against_random(toy, teacher):
     # against random only one seat's decisions are the teacher's: about half the rows of teacher-vs-teacher games
     both_seats = len(collect(toy, teacher, games=60, seed=2, vs_random_share=0.0))
