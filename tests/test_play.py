@@ -968,6 +968,25 @@ def test_q_at_a_replays_pause_stops_it_and_closing_the_input_plays_the_rest_with
     assert out[-1] == "Replay verified: the final state matches the recorded one."
 
 
+def test_a_replay_watched_from_a_seat_and_the_end_of_a_game_show_that_seats_view_of_the_last_table():
+    # the final table of a replay watched with --seat, and the table a human sees as the game stops, are
+    # that seat's view: the whole table named the bot's hand
+    from tabletop_envs.core.play import announce_result
+
+    result = play_match("terralore_v0", ["terralore_v0/random"], human_seat=1, seed=5, ask=Script(["q"]),
+                        say=lambda s: None)
+    env = result.replay.replay()
+    own, whole = env.game_state.render_text(1), env.game_state.render_text()
+    hidden = whole.split("player_0: castle")[1].split("  hand: ")[1].splitlines()[0]
+    assert own != whole and hidden and hidden not in own
+    out = []
+    watch_replay(result.replay, seat=1, ask=None, say=out.append)
+    assert out[-2] == f"\n--- end: final table ---\n{own}"
+    out = []
+    announce_result(result, env, out.append)
+    assert out[1] == own and not any(hidden in line for line in out)
+
+
 def test_a_replay_of_one_action_says_one_action_in_the_singular(toy):
     result = play_match("toy_v0", ["toy_v0/random"], seed=2, ask=Script(["1", "q"]), say=lambda s: None)
     assert len(result.replay.actions) == 2

@@ -371,6 +371,19 @@ def test_text_view_spells_out_every_tableau_card_by_its_cell_for_every_seat():
     assert "  r3 | " in text
 
 
+def test_card_line_prints_the_cost_of_every_flora_and_terrain_and_each_canopys_own_vp():
+    from tabletop_envs.earth.text import card_line
+
+    canopies = 0
+    for rec in CAT.earth:
+        line = card_line(rec)
+        assert (f", cost {rec['cost']}, " in line) == (rec["kind"] != "event"), line
+        if rec["kind"] == "flora" and rec["growth"]:
+            assert f", growth {rec['growth']} (canopy {rec['canopy']} VP)" in line, line
+            canopies += rec["canopy"] != rec["vp"]
+    assert canopies, "some canopy is worth other than its card's VP"
+
+
 def test_text_view_gives_the_ability_text_of_each_activation_choice():
     """'activate cell r2c0 ability 0' named a slot only: the decider's view lists each legal slot, as its
     move is labelled, with the owning card and the text of that very ability."""
@@ -388,6 +401,9 @@ def test_text_view_gives_the_ability_text_of_each_activation_choice():
             for a in slots:
                 slot = layout.decode(a)[1]
                 key = layout.label(a).removeprefix("activate ")
+                if slot < 32:  # slot = cell * 2 + k, cell = 4 * row + col: the label names that cell
+                    row, col = divmod(slot // 2, 4)
+                    assert key == f"cell r{row}c{col} ability {slot % 2}"
                 line = next(x for x in text.splitlines() if x.startswith(f"  {key} ("))
                 assert line.endswith("): " + ability_text(s.abilities_of(p, slot)))
                 if slot < 32:
@@ -1020,6 +1036,8 @@ def test_the_text_view_states_each_seats_counts_and_each_cells_card_sprouts_and_
                 grid = lines[at + 3 if lines[at + 1].startswith("  island ") else at + 2:][:5]
                 for cell, card in enumerate(s.grid[q]):
                     row, col = divmod(cell, 4)
+                    assert grid[1 + row].startswith(f"  r{row} | "), "the row label the moves name"
+                    assert grid[0].split()[col] == f"c{col}", "the column label the moves name"
                     shown = grid[1 + row].split("|")[1 + col].strip()
                     if card < 0:
                         assert shown == "·"

@@ -59,6 +59,17 @@ def test_continuous_effect_texts_name_the_affinity_they_are_limited_to():
     assert effect_text(Effect("synergy", 1, affinity="wind")) == "+1 for each other Wind creature on your field."
 
 
+def test_reveal_texts_give_the_amount_the_engine_applies():
+    # the text is all a human reads of a card: its number must be the effect's own
+    from tabletop_envs.terralore.catalogue import Effect, effect_text
+
+    assert effect_text(Effect("heal_castle", 4)) == "Reveal: heal your castle by 4."
+    assert effect_text(Effect("damage_castle", 2)) == "Reveal: deal 2 damage to the enemy castle."
+    assert effect_text(Effect("draw", 3)) == "Reveal: draw 3."
+    assert effect_text(Effect("weaken", 2, target="enemy_here_strongest")) == \
+        "Reveal: the strongest enemy creature here gets -2 points this turn."
+
+
 def test_every_card_has_readable_text():
     for card in CAT.cards:
         if card.effects or card.slots > 1:

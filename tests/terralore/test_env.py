@@ -602,6 +602,17 @@ def test_render_text_shows_cards_by_name_with_cost_and_points_and_hides_face_dow
     assert "Terralore" in env.render()
 
 
+def test_the_whole_table_text_view_shows_both_hands_and_every_face_down_card():
+    # render_text() (the ansi view's default, a replay watched without --seat) is the god's view
+    s = make_state(hands=(["Tidepool Crab", "Sturdy Turtle"], ["Dark Pact", "Cinder Hound"]), opaque_wall=False)
+    place(s, "Tidepool Crab", D)
+    lines = s.render_text().splitlines()
+    assert "  hand: Sturdy Turtle [1c 3p water]" in lines
+    assert "  hand: Dark Pact [1c skill shadow], Cinder Hound [2c 4p fire]" in lines
+    assert "  defending lane ( 0 pts, 1/4 slots): face down: Tidepool Crab [0c 1p water]" in lines
+    assert not any("face down" in x and "face down:" not in x for x in lines), "nothing is a back to the table"
+
+
 def test_the_text_view_lists_the_texts_and_lane_slots_of_the_cards_that_seat_sees():
     # a human at the terminal has only the text: what a card does and how many of a lane's four slots
     # it takes (RULES.md choice 18) must be there, for the cards that seat may see and no others

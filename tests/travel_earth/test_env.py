@@ -151,6 +151,16 @@ def test_render_text_names_animals_with_numbers_rows_and_reservoir():
     assert "Travel Earth TCG" in e.render()
 
 
+def test_render_text_calls_the_seat_that_went_first_player_1_whichever_seat_it_is():
+    # the rules' "Player 1" is who went first: with seat 1 first, seat 0 is Player 2
+    s = scenario(p0=dict(ready=["Lion"]), p1=dict(ready=["Tiger"]), player=1, first=1)
+    for seat, you0, you1 in ((None, "", ""), (0, ", you", ""), (1, "", ", you")):
+        lines = s.render_text(seat).splitlines()
+        assert lines[0].startswith(f"Travel Earth TCG - turn 1: Player 1 (seat 1{you1})'s turn")
+        assert any(x.startswith(f"Player 1 (seat 1{you1}): Deck ") for x in lines)
+        assert any(x.startswith(f"Player 2 (seat 0{you0}): Deck ") for x in lines)
+
+
 def test_render_text_names_each_animals_printed_ability_and_gives_its_text():
     # a human defending against a Lion on Weight must read that Tiny makes the mouse win it
     s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]),
@@ -675,6 +685,8 @@ def test_render_text_counts_the_cards_added_to_the_reservoir_this_turn():
                 break
             for player in (0, 1, None):
                 text = s.render_text(player)
+                # on the Reservoir line of the seat whose turn it is, not on the other seat's
+                assert text.count(" added this turn") == (s.adds > 0)
                 assert (f", {s.adds} added this turn)" in text) == (s.adds > 0)
             seen += s.adds > 0
             s.apply_action(int(rng.choice(s.legal_actions())))
