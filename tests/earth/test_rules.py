@@ -2112,7 +2112,10 @@ def test_ties_are_broken_by_soil_then_hand_then_growth_then_sprouts_then_compost
         s.soil[q] = 5
         put(s, q, 0, card, sprouts=1, growth=1)
     assert scoring.tiebreak_key(s, 0) == scoring.tiebreak_key(s, 1)
-    # each later tiebreaker is outweighed by every earlier one
+    tied = s.clone()
+    tied._game_over()
+    assert tied.scores == [100, 100] and tied.returns().tolist() == [0.0, 0.0]
+    # each later tiebreaker is outweighed by every earlier one, in the ranking and in the rank reward
     steps = [("soil", lambda t, q: t.soil.__setitem__(q, 6)),
              ("hand", lambda t, q: t.hands[q].append(t.deck.pop())),
              ("growth", lambda t, q: t.gro[q].__setitem__(0, 2)),
@@ -2125,34 +2128,9 @@ def test_ties_are_broken_by_soil_then_hand_then_growth_then_sprouts_then_compost
         for _, later in steps[i + 1:]:
             later(t, 0)
         assert t.ranking()[0] == 1, f"tiebreaker {i} must outweigh the later ones"
-
-
-def test_ties_are_broken_by_soil_then_hand_then_growth_then_sprouts_then_compost_in_the_rank_reward(monkeypatch):
-    # the rank reward (returns, standings) follows all five tiebreakers, the last two included
-    s = at_action(2, p=0)
-    monkeypatch.setattr(scoring, "final_score", lambda st, p: 100)  # equal VP: only tiebreakers decide
-    f, g = flora(lambda c: c["growth"] >= 3 and c["sprouts"] >= 3, 0), flora(
-        lambda c: c["growth"] >= 3 and c["sprouts"] >= 3, 1)
-    for q, card in ((0, f), (1, g)):
-        s.hands[q], s.compost[q], s.compost_known[q] = [], [], []
-        s.soil[q] = 5
-        put(s, q, 0, card, sprouts=1, growth=1)
-    steps = [("soil", lambda t, q: t.soil.__setitem__(q, 6)),
-             ("hand", lambda t, q: t.hands[q].append(t.deck.pop())),
-             ("growth", lambda t, q: t.gro[q].__setitem__(0, 2)),
-             ("sprouts", lambda t, q: t.spr[q].__setitem__(0, 2)),
-             ("compost", lambda t, q: (t.compost[q].append(t.deck.pop()), t.compost_known[q].append(False)))]
-    tied = s.clone()
-    tied._game_over()
-    assert tied.scores == [100, 100] and tied.returns().tolist() == [0.0, 0.0]
-    for i, (name, bump) in enumerate(steps):
-        t = s.clone()
-        bump(t, 1)
-        for _, later in steps[i + 1:]:
-            later(t, 0)
         t._game_over()
         assert t.scores == [100, 100]
-        assert t.returns().tolist() == t.standings().tolist() == [-1.0, 1.0], name
+        assert t.returns().tolist() == t.standings().tolist() == [-1.0, 1.0], f"tiebreaker {i} in the returns"
 
 
 def test_rank_reward_winner_plus_1_last_minus_1_and_ties_share_the_mean_zero_sum():
