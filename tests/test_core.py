@@ -246,6 +246,175 @@ def test_leak_check_catches_a_resample_that_keeps_the_real_states_cached_mask(to
         conformance.check_no_leak(toy, {})
 
 
+def _conserving(toy_game):
+    """The toy's invariant (every card once), raised as the library's InvariantError with a message to match."""
+    from tabletop_envs.core.engine import invariant
+
+    def check_invariants(self):
+        cards = sorted(self.hands[0] + self.hands[1] + self.deck + self.played[0] + self.played[1])
+        invariant(cards == list(range(toy_game.N_CARDS)), f"the cards are not conserved: {cards}")
+
+    return check_invariants
+
+
+def test_leak_check_catches_a_leak_in_the_view_of_a_seat_after_the_first(toy, monkeypatch):
+    # every seat's view is re-dealt, not only seat 0's: a leak into the second seat's view alone is caught
+    import toy_game
+
+    original = toy_game.ToyState.observation
+
+    def leaky_for_seat_1(self, player):
+        obs = original(self, player)
+        if player == 1:
+            obs[-1] = self.hands[0][0] / 10 if self.hands[0] else 0  # peeks at seat 0's hand
+        return obs
+
+    monkeypatch.setattr(toy_game.ToyState, "observation", leaky_for_seat_1)
+    with pytest.raises(AssertionError, match="player 1's observation changed .*: it leaks hidden information"):
+        conformance.check_no_leak(toy, {})
+
+
+def test_leak_check_catches_a_mask_that_tells_the_mover_a_hidden_card(toy, monkeypatch):
+    # a game whose refusals name no legal action: only the mask comparison sees the mask telling the mover
+    # whether the opponent holds card 9
+    import toy_game
+
+    original = toy_game.ToyState._legal_action_mask
+
+    def peeking_mask(self):
+        mask = original(self).copy()
+        mask[toy_game.N_CARDS] = bool(self.deck) and 9 not in self.hands[1 - self.player]
+        return mask
+
+    def plain_refusal(self, action):
+        if not (0 <= action < self.game.num_actions and self.legal_action_mask()[action]):
+            raise IllegalActionError(action, [0])
+        self.apply_legal_action(action)
+
+    monkeypatch.setattr(toy_game.ToyState, "_legal_action_mask", peeking_mask)
+    monkeypatch.setattr(toy_game.ToyState, "apply_action", plain_refusal)
+    with pytest.raises(AssertionError, match="Arrays are not equal"):
+        conformance.check_no_leak(toy, {})
+
+
+def test_leak_check_redeals_each_seats_view_as_many_times_as_asked(toy, monkeypatch):
+    # a leak that shows in one world of several is found only if every world is looked at
+    import toy_game
+
+    original = toy_game.ToyState.resample_hidden
+    calls = []
+
+    def counted(self, player, rng):
+        calls.append(player)
+        return original(self, player, rng)
+
+    monkeypatch.setattr(toy_game.ToyState, "resample_hidden", counted)
+    conformance.check_no_leak(toy, {}, num_states=5, resamples=4)
+    assert len(calls) == 5 * 2 * 4
+    assert calls.count(0) == calls.count(1) == 5 * 4
+
+
+def test_leak_check_catches_a_refusal_of_an_action_id_past_the_last_that_tells_a_hidden_card(toy, monkeypatch):
+    # a mover may try any id, one past the last included: its refusal must say nothing hidden either
+    import toy_game
+
+    original = toy_game.ToyState.apply_action
+
+    def telling_refusal(self, action):
+        if action >= self.game.num_actions:
+            raise IllegalActionError(action, self.legal_actions(), self._describe_safe,
+                                     f"{self.decision()}; the deck's top card is {self.deck[-1] if self.deck else None}")
+        original(self, action)
+
+    monkeypatch.setattr(toy_game.ToyState, "apply_action", telling_refusal)
+    with pytest.raises(AssertionError, match=r"the refusal of player \d's illegal action 11 .* it leaks hidden "
+                                             r"information"):
+        conformance.check_no_leak(toy, {})
+
+
+def test_leak_check_checks_the_invariants_of_each_redealt_world(toy, monkeypatch):
+    # the opponent dealt the same card three times: the observation, the mask and the text agree, the world
+    # is no game state (a playout from it plays a card twice)
+    import toy_game
+
+    original = toy_game.ToyState.resample_hidden
+
+    def duplicating(self, player, rng):
+        other = original(self, player, rng)
+        hand = other.hands[1 - player]
+        other.hands[1 - player] = hand[:1] * len(hand)
+        return other
+
+    monkeypatch.setattr(toy_game.ToyState, "check_invariants", _conserving(toy_game))
+    monkeypatch.setattr(toy_game.ToyState, "resample_hidden", duplicating)
+    with pytest.raises(AssertionError, match="the cards are not conserved"):
+        conformance.check_no_leak(toy, {})
+
+
+def test_leak_check_catches_a_text_view_that_shows_a_hidden_card(toy, monkeypatch):
+    import toy_game
+
+    original = toy_game.ToyState.render_text
+
+    def telling_text(self, player=None):
+        text = original(self, player)
+        return text if player is None else f"{text} opponent holds {sorted(self.hands[1 - player])}"
+
+    monkeypatch.setattr(toy_game.ToyState, "render_text", telling_text)
+    with pytest.raises(AssertionError, match=r"player \d's text view changed .*: it shows what the observation hides"):
+        conformance.check_no_leak(toy, {})
+
+
+def test_leak_check_refuses_a_game_without_hidden_information_that_redeals_a_single_world(toy, monkeypatch):
+    import toy_game
+
+    original = toy_game.ToyState.resample_hidden
+    calls = []
+
+    def redeals_once(self, player, rng):
+        calls.append(player)
+        other = original(self, player, rng)
+        if len(calls) > 1:  # every later world keeps every card where it is
+            other.hands, other.deck = copy.deepcopy(self.hands), list(self.deck)
+        return other
+
+    monkeypatch.setattr(toy_game.ToyGame, "hidden_information", False)
+    monkeypatch.setattr(toy_game.ToyState, "resample_hidden", redeals_once)
+    with pytest.raises(AssertionError, match="re-dealt something in 1 worlds: it hides something"):
+        conformance.check_no_leak(toy, {})
+
+
+@pytest.mark.parametrize("broken, message", [
+    ("seat_past_the_last", r"game 0: current player 2 out of range"),
+    ("bool_mask", r"game 0: mask is bool \(11,\), not int8 \(11,\)"),
+    ("mask_of_twos", r"game 0: mask holds values other than 0 and 1"),
+    ("observation_below_its_low", r"game 0: observation outside its declared bounds at \['turn'\]"),
+    ("cards_lost_at_the_end", r"the cards are not conserved"),
+    ("both_lose", r"game 0: returns \[-1. -1.\] are not zero-sum"),
+    ("over_but_a_player_to_move", r"game 0: ended with current player \d, not TERMINAL"),
+])
+def test_random_games_check_refuses_a_broken_game(toy, monkeypatch, broken, message):
+    import toy_game
+
+    state = toy_game.ToyState
+    current_player, mask, observation = state.current_player, state._legal_action_mask, state.observation
+    apply, returns = state._apply_action, state.returns
+    patches = {
+        "seat_past_the_last": ("current_player", lambda self: 2 if self.turn_no == 3 else current_player(self)),
+        "bool_mask": ("_legal_action_mask", lambda self: mask(self).astype(bool)),
+        "mask_of_twos": ("_legal_action_mask", lambda self: mask(self) * 2),
+        "observation_below_its_low": ("observation", lambda self, p: np.concatenate([observation(self, p)[:-1], [-0.5]])
+                                      .astype(np.float32)),
+        "cards_lost_at_the_end": ("_apply_action", lambda self, a: (apply(self, a), self.is_terminal() and self.deck.clear())),
+        "both_lose": ("returns", lambda self: np.full(2, -1.0) if self.is_terminal() else returns(self)),
+        "over_but_a_player_to_move": ("current_player", lambda self: self.player),
+    }
+    monkeypatch.setattr(state, "check_invariants", _conserving(toy_game))
+    monkeypatch.setattr(state, *patches[broken])
+    with pytest.raises(AssertionError, match=message):
+        conformance.check_random_games(toy, {}, num_games=3)
+
+
 def test_mask_check_catches_a_wrong_mask(toy, monkeypatch):
     import toy_game
 
@@ -1323,6 +1492,9 @@ def test_the_masks_handed_out_are_read_only_so_editing_one_cannot_change_the_rul
     observed = env.observe(env.agent_selection)["action_mask"]
     observed[:] = 0  # observe() hands out a copy of its own
     assert env.unwrapped.game_state.legal_action_mask().any()
+    observed = env.observe(waiting)["action_mask"]
+    observed[:] = 1  # the waiting seat's too, not the one all-zero mask every waiting seat's info holds
+    assert not env.observe(waiting)["action_mask"].any() and not env.infos[waiting]["action_mask"].any()
 
 
 def test_after_truncation_or_a_penalty_no_observation_offers_a_legal_move(toy):
@@ -1785,6 +1957,44 @@ def test_state_dict_is_the_engine_state_as_json_and_rebuilds_the_same_position(t
     assert rebuilt == env.game_state
     assert rebuilt.observation(0).tolist() == env.game_state.observation(0).tolist()
     assert rebuilt.turn == 3
+
+
+@pytest.mark.parametrize("broken, fragment", [
+    ("no_legal_action", "the action mask has shape (11,) and 0 legal actions"),
+    ("seat_1_observation", "seat 1 has no view"),
+    ("seat_1_text", "seat 1 has no text"),
+])
+def test_a_saved_state_an_env_cannot_play_from_is_refused_when_it_loads(toy, monkeypatch, broken, fragment):
+    # the last check of a load: whose turn, a mask with a legal move, every seat's observation and text view
+    import toy_game
+
+    from tabletop_envs import StateError
+
+    env = toy_game.env()
+    env.reset(seed=3)
+    env.step(env.game_state.legal_actions()[0])
+    data = env.state_dict()
+    state = toy_game.ToyState
+    observation, render_text = state.observation, state.render_text
+
+    def no_view_for_seat_1(self, player):
+        if player == 1:
+            raise ValueError("seat 1 has no view")
+        return observation(self, player)
+
+    def no_text_for_seat_1(self, player=None):
+        if player == 1:
+            raise ValueError("seat 1 has no text")
+        return render_text(self, player)
+
+    patches = {"no_legal_action": ("_legal_action_mask", lambda self: np.zeros(self.game.num_actions, np.int8)),
+               "seat_1_observation": ("observation", no_view_for_seat_1),
+               "seat_1_text": ("render_text", no_text_for_seat_1)}
+    assert env.game.state_from_dict(data) == env.game_state  # (which also learns the fields' kinds by play)
+    monkeypatch.setattr(state, *patches[broken])
+    with pytest.raises(StateError, match="cannot be played from") as info:
+        env.game.state_from_dict(data)
+    assert fragment in str(info.value) and "edited or corrupted" in str(info.value), str(info.value)
 
 
 def test_single_agent_step_info_hands_out_the_learners_mask_of_its_next_decision(toy):

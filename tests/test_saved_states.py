@@ -310,6 +310,7 @@ def test_an_edited_saved_state_is_refused_under_python_O_too():
     ("terralore_v0", "turn_number", None, "turn_number: null (in play: int)"),
     ("terralore_v0", "mulliganed", None, "mulliganed: null (in play: list)"),
     ("terralore_v0", "first_placer", "x", "first_placer: str (in play: int)"),
+    ("terralore_v0", "first_placer", True, "first_placer: bool (in play: int)"),  # not an int, though Python says so
     ("travel_earth_v0", "player", 1.5, "the saved travel_earth_v0 state"),
     ("travel_earth_v0", "first", -1, "first: -1 (must be from 0 to 1)"),
     ("earth_v0", "island", [None, 3], "island[]: null (in play: int)"),
@@ -350,6 +351,7 @@ def test_positions_of_other_random_games_load_back_whatever_their_fields_hold(en
 @pytest.mark.parametrize("env_name, field, value, fragment", [
     # each loaded before and played on as another game, or failed later in play (found by an input audit)
     ("terralore_v0", "castle", [-3, 10], "castle[]: -3 (must be from 0 to 10)"),
+    ("terralore_v0", "castle", [10, -3], "castle[]: -3 (must be from 0 to 10)"),  # every item, not the first only
     ("terralore_v0", "first_placer", 10**6, "first_placer: 1000000 (must be from 0 to 1)"),
     ("terralore_v0", "reveal_first", 2, "reveal_first: 2 (must be from -1 to 1)"),
     ("terralore_v0", "result", [0, 0, 0], "result: 3 items (must be 2)"),
