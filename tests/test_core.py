@@ -213,37 +213,39 @@ def test_the_engine_state_is_game_state_and_state_is_pettingzoos_global_state(to
     np.testing.assert_array_equal(env.state()[: env.game.observation_layout.size], env.game_state.observation(0))
 
 
-def test_leak_check_catches_a_resample_that_keeps_the_real_generator(toy, monkeypatch):
+def _leak_check_refuses(toy, monkeypatch, method, wrap, match):
+    """The leak check run with ``ToyState.<method>`` replaced by ``wrap(the original)``, refusing with ``match``."""
     import toy_game
 
-    original = toy_game.ToyState.resample_hidden
-
-    def keeps_the_generator(self, player, rng):
-        other = original(self, player, rng)
-        other.rng = copy.deepcopy(self.rng)  # every world would draw the real future chance
-        return other
-
-    monkeypatch.setattr(toy_game.ToyState, "resample_hidden", keeps_the_generator)
-    with pytest.raises(AssertionError, match="kept the real state's generator"):
+    monkeypatch.setattr(toy_game.ToyState, method, wrap(getattr(toy_game.ToyState, method)))
+    with pytest.raises(AssertionError, match=match):
         conformance.check_no_leak(toy, {})
+
+
+def test_leak_check_catches_a_resample_that_keeps_the_real_generator(toy, monkeypatch):
+    def keeps_the_generator(original):
+        def resample_hidden(self, player, rng):
+            other = original(self, player, rng)
+            other.rng = copy.deepcopy(self.rng)  # every world would draw the real future chance
+            return other
+        return resample_hidden
+
+    _leak_check_refuses(toy, monkeypatch, "resample_hidden", keeps_the_generator, "kept the real state's generator")
 
 
 def test_leak_check_catches_a_resample_that_keeps_the_real_states_cached_mask(toy, monkeypatch):
     # found by following docs/adding_a_game.md: clone() copies the cache, a world re-dealt for the seat not to
     # move then offered the real hand's cards, and only a playout from it failed (a card not in the hand)
-    import toy_game
+    def keeps_the_mask(original):
+        def resample_hidden(self, player, rng):
+            mask = self.legal_action_mask()
+            other = original(self, player, rng)
+            other._mask_cache = mask
+            return other
+        return resample_hidden
 
-    original = toy_game.ToyState.resample_hidden
-
-    def keeps_the_mask(self, player, rng):
-        mask = self.legal_action_mask()
-        other = original(self, player, rng)
-        other._mask_cache = mask
-        return other
-
-    monkeypatch.setattr(toy_game.ToyState, "resample_hidden", keeps_the_mask)
-    with pytest.raises(AssertionError, match="kept the real state's cached action mask"):
-        conformance.check_no_leak(toy, {})
+    _leak_check_refuses(toy, monkeypatch, "resample_hidden", keeps_the_mask,
+                        "kept the real state's cached action mask")
 
 
 def _conserving(toy_game):
@@ -259,19 +261,16 @@ def _conserving(toy_game):
 
 def test_leak_check_catches_a_leak_in_the_view_of_a_seat_after_the_first(toy, monkeypatch):
     # every seat's view is re-dealt, not only seat 0's: a leak into the second seat's view alone is caught
-    import toy_game
+    def leaky_for_seat_1(original):
+        def observation(self, player):
+            obs = original(self, player)
+            if player == 1:
+                obs[-1] = self.hands[0][0] / 10 if self.hands[0] else 0  # peeks at seat 0's hand
+            return obs
+        return observation
 
-    original = toy_game.ToyState.observation
-
-    def leaky_for_seat_1(self, player):
-        obs = original(self, player)
-        if player == 1:
-            obs[-1] = self.hands[0][0] / 10 if self.hands[0] else 0  # peeks at seat 0's hand
-        return obs
-
-    monkeypatch.setattr(toy_game.ToyState, "observation", leaky_for_seat_1)
-    with pytest.raises(AssertionError, match="player 1's observation changed .*: it leaks hidden information"):
-        conformance.check_no_leak(toy, {})
+    _leak_check_refuses(toy, monkeypatch, "observation", leaky_for_seat_1,
+                        "player 1's observation changed .*: it leaks hidden information")
 
 
 def test_leak_check_catches_a_mask_that_tells_the_mover_a_hidden_card(toy, monkeypatch):
@@ -316,20 +315,17 @@ def test_leak_check_redeals_each_seats_view_as_many_times_as_asked(toy, monkeypa
 
 def test_leak_check_catches_a_refusal_of_an_action_id_past_the_last_that_tells_a_hidden_card(toy, monkeypatch):
     # a mover may try any id, one past the last included: its refusal must say nothing hidden either
-    import toy_game
+    def telling_refusal(original):
+        def apply_action(self, action):
+            if action >= self.game.num_actions:
+                top = self.deck[-1] if self.deck else None
+                raise IllegalActionError(action, self.legal_actions(), self._describe_safe,
+                                         f"{self.decision()}; the deck's top card is {top}")
+            original(self, action)
+        return apply_action
 
-    original = toy_game.ToyState.apply_action
-
-    def telling_refusal(self, action):
-        if action >= self.game.num_actions:
-            raise IllegalActionError(action, self.legal_actions(), self._describe_safe,
-                                     f"{self.decision()}; the deck's top card is {self.deck[-1] if self.deck else None}")
-        original(self, action)
-
-    monkeypatch.setattr(toy_game.ToyState, "apply_action", telling_refusal)
-    with pytest.raises(AssertionError, match=r"the refusal of player \d's illegal action 11 .* it leaks hidden "
-                                             r"information"):
-        conformance.check_no_leak(toy, {})
+    _leak_check_refuses(toy, monkeypatch, "apply_action", telling_refusal,
+                        r"the refusal of player \d's illegal action 11 .* it leaks hidden information")
 
 
 def test_leak_check_checks_the_invariants_of_each_redealt_world(toy, monkeypatch):
@@ -352,17 +348,14 @@ def test_leak_check_checks_the_invariants_of_each_redealt_world(toy, monkeypatch
 
 
 def test_leak_check_catches_a_text_view_that_shows_a_hidden_card(toy, monkeypatch):
-    import toy_game
+    def telling_text(original):
+        def render_text(self, player=None):
+            text = original(self, player)
+            return text if player is None else f"{text} opponent holds {sorted(self.hands[1 - player])}"
+        return render_text
 
-    original = toy_game.ToyState.render_text
-
-    def telling_text(self, player=None):
-        text = original(self, player)
-        return text if player is None else f"{text} opponent holds {sorted(self.hands[1 - player])}"
-
-    monkeypatch.setattr(toy_game.ToyState, "render_text", telling_text)
-    with pytest.raises(AssertionError, match=r"player \d's text view changed .*: it shows what the observation hides"):
-        conformance.check_no_leak(toy, {})
+    _leak_check_refuses(toy, monkeypatch, "render_text", telling_text,
+                        r"player \d's text view changed .*: it shows what the observation hides")
 
 
 def test_leak_check_refuses_a_game_without_hidden_information_that_redeals_a_single_world(toy, monkeypatch):
