@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from tabletop_envs.core import TERMINAL, ActionLayout, Game, ObservationLayout, State, TabletopAECEnv, new_rng
-from tabletop_envs.core.engine import check_seat
+from tabletop_envs.core.engine import check_seat, invariant
 
 N_CARDS = 10
 
@@ -109,7 +109,7 @@ class ToyState(State):
 
     def check_invariants(self):
         cards = sorted(self.hands[0] + self.hands[1] + self.deck + self.played[0] + self.played[1])
-        assert cards == list(range(N_CARDS)), cards
+        invariant(cards == list(range(N_CARDS)), f"the cards are not conserved: {cards}")
 
     def bare_assert_invariants(self):
         """Invariants checked as a game outside the library might (this module is no test module, so
