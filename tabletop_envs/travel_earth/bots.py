@@ -89,7 +89,7 @@ class HeuristicPolicy:
 
     def _on_add(self, obs, mask):
         cards = self._legal(mask, "add_to_reservoir")
-        size = self.layout.view(obs, "my_reservoir")[0] * 7
+        size = whole_counts(self.layout.view(obs, "my_reservoir")[0], 7)
         hand = self._cards(obs, "hand")
         if cards.size and (size < self.reservoir_target or hand.size > 3):
             weakest = cards[np.argmin(self.power[cards])]
@@ -128,7 +128,7 @@ class HeuristicPolicy:
         challenger = int(np.argmax(self.layout.view(obs, "challenger")))
         stat = int(np.argmax(self.layout.view(obs, "statistic")))
         used = self.layout.view(obs, "used_statistics") > 0
-        reservoir = self.layout.view(obs, "my_reservoir")[0] * 7
+        reservoir = whole_counts(self.layout.view(obs, "my_reservoir")[0], 7)
         options = [("defend_ready", int(c)) for c in self._legal(mask, "defend_ready")]
         options += [("defend_resting", int(c)) for c in self._legal(mask, "defend_resting")]
 
@@ -147,7 +147,7 @@ class HeuristicPolicy:
         return self.actions.id(row, card)
 
     def _on_change(self, obs, mask):
-        reservoir = self.layout.view(obs, "my_reservoir")[0] * 7
+        reservoir = whole_counts(self.layout.view(obs, "my_reservoir")[0], 7)
         challenger = int(np.argmax(self.layout.view(obs, "challenger")))
         defender = int(np.argmax(self.layout.view(obs, "defender")))
         winning = [s for s in self._legal(mask, "change_statistic") if self.table[challenger, defender, s] < 0]

@@ -152,6 +152,22 @@ def test_heuristic_activates_a_copy_ability_and_copies_the_first_ability_it_may_
     assert bot_move() == A(s, "activate", targets[0])
 
 
+def test_heuristic_does_not_choose_planting_once_its_16_cells_are_full():
+    # the round goes on after a tableau is completed (RULES.md, Round): a full tableau leaves nothing to plant, so
+    # the bot takes another action although it holds affordable cards and soil to pay for them
+    from .scenario import give
+    from .test_vocabulary import board
+
+    s = board()
+    for cell in range(16):
+        put(s, 0, cell, flora(skip=cell))
+    s.hands[0] = []
+    give(s, 0, flora(skip=16), flora(skip=17))
+    s.soil[0] = 10
+    bot = load_policy("earth_v0/heuristic")
+    assert s.action_to_string(bot.act(s.observation(0), s.legal_action_mask(), np.random.default_rng(0))) != "plant"
+
+
 def play_match(game, policies, seed):
     s = game.new_initial_state(seed)
     rng = np.random.default_rng(seed)

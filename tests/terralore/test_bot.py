@@ -103,8 +103,10 @@ def test_heuristic_heals_its_castle_only_when_it_has_lost_hp():
 def test_heuristic_avoids_a_draw_effect_that_would_leave_its_deck_no_longer_than_the_opponents():
     spare = [n for n in CAT.names if n not in ("Kindle", "Granite Colossus")]
     # Kindle draws 2; the Colossus (cost 4) cannot be paid for, so Kindle is the only card to place.
-    # From 6 cards against 4 it would leave 4 against 4: the tie is not worth the risk
-    for mine, theirs, expected in ((6, 4, "end placement"), (7, 4, "play Kindle"), (10, 3, "play Kindle")):
+    # From 6 cards against 4 it would leave 4 against 4: the tie is not worth the risk. The risk is priced
+    # from 10 cards left on (10 against 9 would leave 8 against 9), not before (11 against 10)
+    for mine, theirs, expected in ((6, 4, "end placement"), (7, 4, "play Kindle"), (10, 3, "play Kindle"),
+                                   (10, 9, "end placement"), (11, 10, "play Kindle")):
         s = make_state(hands=(["Kindle", "Granite Colossus"], []), decks=(spare[:mine], spare[-theirs:]))
         assert _bot_move(s) == expected, (mine, theirs)
 
@@ -253,3 +255,33 @@ def test_heuristic_values_a_removal_of_the_weakest_enemy_by_the_weakest_not_the_
     s = make_state(hands=(["Fireball", "Night Stalker"], []), attacking=([], ["Blazing Phoenix", "Boulder Ram"]),
                    castles=(10, 8))
     assert _bot_move(s) == "play Night Stalker"
+
+
+def test_heuristic_defends_rather_than_attack_into_a_mutual_kill_that_equal_field_points_leave_a_draw():
+    # both castles at 3: the Turtle's 3 in attack fells theirs while their Petrel's 3 fells ours; both at 0 with
+    # 3 field points each is a draw (RULES.md, tiebreakers), so the Turtle defends and both castles stand
+    s = make_state(hands=(["Sturdy Turtle", "Granite Colossus", "Inferno Wyrm"], []), attacking=([], ["Storm Petrel"]),
+                   castles=(3, 3))
+    assert _bot_move(s) == "play Sturdy Turtle"
+    act(s, "play", cid("Sturdy Turtle"))
+    assert _bot_move(s) == "into defending lane"
+
+
+def test_heuristic_keeps_only_what_the_hand_can_still_pay_for_after_the_discards_it_owes():
+    # the Turtle (cost 1) is placed; 3 cards are left and 1 of them pays, so 2 cards remain for the plan: the
+    # Crab and the Bat (cost 0, a card each) fit, the Tortoise (cost 2, 3 cards) no longer does and pays
+    s = make_state(hands=(["Sturdy Turtle", "Tidepool Crab", "Stone Tortoise", "Gloom Bat"], []))
+    act(s, "play", cid("Sturdy Turtle"))
+    act(s, "lane", A)
+    assert s.decision_name == "discard"
+    assert _bot_move(s) == "discard Stone Tortoise"
+
+
+def test_heuristic_counts_the_own_creature_a_card_destroys_against_its_points():
+    # the Seagull's 6 points cost it the weakest creature of its own lane (a Mole or a Bat here): worth 5, less
+    # than the Lion's 5 points and the HP its heal restores. Their wall of 16 leaves neither any damage to add
+    s = make_state(hands=(["Cranky Seagull", "Radiant Lion", "Granite Colossus", "Inferno Wyrm"], []),
+                   attacking=(["Pebble Mole"], []), defending=(["Gloom Bat"], ["Fortified Shell", "Granite Colossus"]),
+                   castles=(9, 10))
+    assert _bot_move(s) == "play Radiant Lion"
+

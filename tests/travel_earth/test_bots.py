@@ -185,3 +185,54 @@ def test_heuristic_defends_with_a_resting_armoured_shell_winner_under_both_disca
     bot = load_policy("travel_earth_v0/heuristic", game_config=s.game.config())
     action = bot.act(s.observation(1), s.legal_action_mask(), np.random.default_rng(0))
     assert s.action_to_string(action) == "defend with Resting Galápagos giant tortoise TE-054"
+
+
+def test_heuristic_pays_for_a_defensive_change_to_a_winning_statistic_only_when_its_reservoir_can_spare_a_card():
+    from .scenario import act, scenario, stat
+
+    # the Tiger loses to the Lion on Weight and wins on Development Time: with two Reservoir cards the bot pays one
+    # for the change; with its last card it accepts the loss and keeps the card
+    for reservoir, expected in ((["Giraffe", "Emu"], "change to Development Time"), (["Giraffe"], "accept")):
+        s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]), p1=dict(ready=["Tiger"], reservoir=reservoir))
+        act(s, "declare", "Lion")
+        act(s, "statistic", stat("Weight"))
+        act(s, "defend_ready", "Tiger")
+        assert s.phase == "change"
+        assert _bot_move(s) == expected, reservoir
+
+
+def test_heuristic_plays_every_animal_in_hand_strongest_first():
+    from .scenario import act, scenario
+
+    s = scenario(p0=dict(hand=["Koala", "Lion"]), phase="play")
+    assert _bot_move(s) == "play Lion TE-003"
+    act(s, "play", "Lion")
+    assert _bot_move(s) == "play Koala TE-020"
+
+
+def test_heuristic_counts_resting_opponents_in_the_field_a_challenger_must_beat():
+    from .scenario import scenario
+
+    # the Lion beats the whale alone, but only one of the whale and the Cheetah on any statistic (the declaring
+    # test with both Ready): a Resting Cheetah is part of the field a Challenger can meet, so the bot locks
+    for resting, expected in (([], "declare Lion TE-003"), (["Cheetah"], "lock Challenger group")):
+        s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]), p1=dict(ready=["Blue whale"], resting=resting))
+        assert _bot_move(s) == expected, resting
+
+
+def test_heuristic_pays_for_a_change_with_its_weakest_known_card_or_the_unseen_one_when_every_known_card_is_worth_keeping():
+    from .scenario import act, scenario, stat
+
+    # the Giraffe (mean rank under 0.5) goes before the Emu and before the unseen card; the Emu alone is worth
+    # keeping when the unseen card can pay
+    for reservoir, unseen, expected in ((["Emu", "Giraffe"], [], "discard Reservoir Giraffe TE-006"),
+                                        (["Emu", "Giraffe"], ["Walrus"], "discard Reservoir Giraffe TE-006"),
+                                        (["Emu"], ["Walrus"], "discard the unseen Reservoir card")):
+        s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]),
+                     p1=dict(ready=["Tiger"], reservoir=reservoir, unseen=unseen))
+        act(s, "declare", "Lion")
+        act(s, "statistic", stat("Weight"))
+        act(s, "defend_ready", "Tiger")
+        act(s, "change_statistic", stat("Development Time"))
+        assert s.phase == "pay"
+        assert _bot_move(s) == expected, (reservoir, unseen)
