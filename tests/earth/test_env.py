@@ -161,11 +161,38 @@ def test_heuristic_does_not_choose_planting_once_its_16_cells_are_full():
     s = board()
     for cell in range(16):
         put(s, 0, cell, flora(skip=cell))
+    s.discard += s.hands[0]
     s.hands[0] = []
     give(s, 0, flora(skip=16), flora(skip=17))
     s.soil[0] = 10
+    s.check_invariants()
     bot = load_policy("earth_v0/heuristic")
     assert s.action_to_string(bot.act(s.observation(0), s.legal_action_mask(), np.random.default_rng(0))) != "plant"
+
+
+@pytest.mark.parametrize(("task", "expected"), [({"t": "plant", "p": 0, "left": 1}, "plant Giant Webcap"),
+                                                ({"t": "keep", "p": 0}, "card Giant Webcap"),
+                                                ({"t": "compost_hand", "p": 0, "left": 1}, "card Snake Cedar")])
+def test_heuristic_plants_and_keeps_the_best_card_and_composts_the_weakest(task, expected):
+    # three flora alike in cost, canopy and sprout spaces, worth 0, 1 and 4 VP (the docstring's "best" and "weakest")
+    from .scenario import give, set_decision
+    from .test_vocabulary import board
+
+    alike = [next(c["id"] for c in CAT.earth if c["name"] == name) for name in ("Snake Cedar", "Fox Puffball", "Giant Webcap")]
+    s = board()
+    s.discard += s.hands[0]
+    s.hands[0] = []
+    if task["t"] == "keep":  # from the cards just drawn
+        s.drawn[0] += [take(s, c) for c in alike]
+    else:
+        give(s, 0, *alike)
+    if task["t"] == "compost_hand":  # it composts only over 5 cards in hand
+        give(s, 0, *(flora(skip=k) for k in range(40, 43)))
+    s.soil[0] = 10
+    set_decision(s, task)
+    s.check_invariants()
+    bot = load_policy("earth_v0/heuristic")
+    assert s.action_to_string(bot.act(s.observation(0), s.legal_action_mask(), np.random.default_rng(0))) == expected
 
 
 def play_match(game, policies, seed):
