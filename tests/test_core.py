@@ -1176,6 +1176,17 @@ def test_doc_page_check_catches_a_page_whose_action_mask_size_is_wrong(env_name,
         conformance.check_doc_page(env_name)
 
 
+@pytest.mark.parametrize("env_name", list(ENVS))
+def test_doc_page_check_catches_a_page_whose_observation_size_is_wrong(env_name, monkeypatch):
+    # the summary row's observation length was checked by nothing else: the state() row is sized apart from it
+    module = ENVS[env_name].load_module()
+    size = make_game(env_name).observation_layout.size
+    assert f"({size},)" in module.__doc__
+    monkeypatch.setattr(module, "__doc__", module.__doc__.replace(f"({size},)", f"({size + 1},)"))
+    with pytest.raises(AssertionError, match="documented observation size is wrong"):
+        conformance.check_doc_page(env_name)
+
+
 def test_single_agent_env_names_its_actions_like_the_aec_env(toy):
     env = SingleAgentEnv(toy, opponent=RandomPolicy())
     with pytest.raises(RuntimeError, match="reset"):
@@ -1752,6 +1763,24 @@ def test_the_doc_page_command_fills_a_page_whose_docstring_ends_with_a_table_and
     assert "``action_mask``: Box(11,) int8" in page.read_text(encoding="utf-8")  # the mask's length rewritten too
     assert page.read_text(encoding="utf-8").endswith('| `turn` | 1 | 0…1 | turn / turns |\n"""\n\n'
                                                      'from toy_game import ToyGame, env, raw_env  # noqa: F401\n')
+    del sys.modules["toy_page"]  # the page as rewritten
+    conformance.check_doc_page(toy)
+
+
+def test_the_doc_page_command_rewrites_the_sizes_of_a_summary_row_written_as_travel_earths(toy, monkeypatch,
+                                                                                          tmp_path):
+    # Travel Earth's page writes its sizes "Box(0, 1, (838,), float32) + ``action_mask`` int8 (449,)"
+    import sys
+
+    from tabletop_envs.core import docs
+
+    page = _new_page(toy, monkeypatch, tmp_path)
+    row = "| observation | Dict(``observation``: Box(0,) float32, ``action_mask``: Box(0,) int8) |"
+    assert row in NEW_PAGE
+    travel_earths = "| observation | Box(0, 1, ({}), float32) + ``action_mask`` int8 ({}) |"
+    page.write_text(NEW_PAGE.replace(row, travel_earths.format("0,", "0,")), encoding="utf-8")
+    docs.main([toy])
+    assert travel_earths.format("32,", "11,") in page.read_text(encoding="utf-8")
     del sys.modules["toy_page"]  # the page as rewritten
     conformance.check_doc_page(toy)
 

@@ -234,6 +234,36 @@ def test_a_players_picture_shows_nothing_they_cannot_see(env_name, kwargs):
                                     "the game still hides something at those points")
 
 
+def test_the_text_picture_of_a_game_without_its_own_drawing_shows_only_what_the_seat_may_see(monkeypatch):
+    # found by mutation testing: a fallback drawing the whole table's text (the opponent's hand by name) for
+    # any seat passed every other test, the shipped games all having a drawing of their own
+    from tabletop_envs.core import render
+
+    monkeypatch.setattr(render, "find_draw_function", lambda env: None)  # Terralore as a game without one
+    env = ENVS["terralore_v0"].load_module().env(render_mode="rgb_array")
+    env.reset(seed=0)
+    state = env.game_state
+    mine, whole = draw_state(env, 0), draw_state(env, None)
+    env.game_state = state.resample_hidden(0, np.random.default_rng(1))
+    assert np.array_equal(draw_state(env, 0), mine), "the text picture of seat 0 leaks"
+    assert not np.array_equal(draw_state(env, None), whole), "the whole table's text names the re-dealt hand"
+
+
+@pytest.mark.parametrize(("env_name", "kwargs"), _cases())
+def test_drawing_a_picture_changes_neither_the_game_nor_its_random_numbers(env_name, kwargs):
+    """A picture reads the position: every seat's and the whole table's, drawn mid-game, leave the state
+    equal to a copy taken before, its generator included (what the next deal or shuffle draws)."""
+    env = ENVS[env_name].load_module().env(render_mode="rgb_array", **kwargs)
+    env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    for _ in range(3):
+        random_steps(env, 12, rng)
+        before = env.game_state.clone()
+        for player in (None, *range(env.game.num_players)):
+            draw_state(env, player)
+        assert env.game_state == before, f"{env_name}: drawing the table changed the game"
+
+
 def test_gymnasium_face_renders_pictures_for_video_wrappers():
     import gymnasium
 
@@ -251,17 +281,18 @@ def test_gymnasium_face_renders_pictures_for_video_wrappers():
 
 @pytest.fixture()
 def windows(monkeypatch):
-    """Human-mode windows that record what they are shown (``shown``: title and picture shape) and which of
-    them closed (``closed``: titles), in place of pygame's or matplotlib's."""
+    """Human-mode windows that record which opened (``opened``: titles), what they are shown (``shown``: title
+    and picture shape) and which of them closed (``closed``: titles), in place of pygame's or matplotlib's."""
     from types import SimpleNamespace
 
     from tabletop_envs.core import render
 
-    seen = SimpleNamespace(shown=[], closed=[])
+    seen = SimpleNamespace(shown=[], closed=[], opened=[])
 
     class Window:
         def __init__(self, title):
             self.title = title
+            seen.opened.append(title)
 
         def show(self, array):
             seen.shown.append((self.title, array.shape))
@@ -294,6 +325,7 @@ def test_aec_env_in_human_mode_draws_every_step_in_one_window_that_close_closes(
     for _ in range(3):
         env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
     assert len(shown) == 3 and {title for title, _ in shown} == {name}
+    assert windows.opened == [name], "one window for the whole game, not one per frame"
     env.close()
     assert closed == [name]
     env.close()  # a second close has no window left to close
@@ -503,6 +535,7 @@ def test_gymnasium_rgb_array_list_collects_one_picture_per_reset_and_step():
 def test_a_window_where_no_display_is_is_refused_instead_of_drawing_nowhere(monkeypatch):
     # found by a user audit: SDL fell back to its offscreen driver and --window showed nothing, silently
     pytest.importorskip("pygame")
+    from tabletop_envs.core import render
     from tabletop_envs.core.errors import TabletopError
     from tabletop_envs.core.render import PygameViewer
 
@@ -510,6 +543,10 @@ def test_a_window_where_no_display_is_is_refused_instead_of_drawing_nowhere(monk
         monkeypatch.delenv(name, raising=False)
     with pytest.raises(TabletopError, match="no display to open a window on .*leave out --window"):
         PygameViewer("test")
+    # nor handed on to matplotlib, whose window would draw nowhere as well: only a missing library falls back
+    monkeypatch.setattr(render, "MatplotlibViewer", lambda title: pytest.fail("fell back to matplotlib"))
+    with pytest.raises(TabletopError, match="no display to open a window on"):
+        render.make_viewer("test")
 
 
 @pytest.mark.parametrize("env_name", ["terralore_v0", "travel_earth_v0", "earth_v0"])

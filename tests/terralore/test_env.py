@@ -1455,6 +1455,33 @@ def test_the_picture_draws_the_opponents_face_down_cards_as_backs_in_their_lane_
         assert status in _picture_calls(monkeypatch, s, seat)["text"], seat
 
 
+def test_the_picture_never_shows_the_opponent_more_hand_cards_than_their_hand_holds(monkeypatch):
+    """Seat 1 saw three cards enter seat 0's hand; two of them went down face down, which two is hidden: the
+    row of seat 0's hand shows the one card it holds (a known one, told "in hand or face down"), not three."""
+    known = ["Tidepool Crab", "Pebble Mole", "Lantern Moth"]
+    s = make_state(hands=(known, ["Gloom Bat"]), opaque_wall=False)
+    s.known_hand[0] = [cid(n) for n in known]
+    place(s, "Tidepool Crab", A)
+    place(s, "Pebble Mole", D)
+    end(s)
+    assert len(s.hand[0]) == 1 and len(s.known_hand[0]) == 3
+    calls = _picture_calls(monkeypatch, s, 1)
+    assert len(calls["row"][0]) == 1 and calls["row"][0][0] in known
+    assert "known cards: in hand or face down" in calls["text"]
+
+
+def test_a_field_creatures_picture_shows_its_points_as_they_count_now_and_its_printed_points_beside():
+    # Gale Hawk (3 points) gets +1 for each other Wind creature: the corner counts what the lane totals count
+    from tabletop_envs.terralore.render import card_face
+
+    s = make_state(hands=(["Gull Scout"], ["Ember Imp"]), attacking=(["Rootbound Elder", "Gale Hawk"], []))
+    hawk = cid("Gale Hawk")
+    assert (CAT.points[hawk], s.card_points(0, A, hawk)) == (3, 4)
+    face = card_face(s, hawk, 0, A)
+    assert face.bottom_right == "4" and "base 3 pts" in face.lines
+    assert card_face(s, hawk).bottom_right == "3"  # off the field (a hand card): its own points
+
+
 def test_the_text_view_puts_the_opponent_first_and_the_viewing_seat_last_and_both_views_show_the_placing_line_to_the_placer_only(
         monkeypatch):
     """As the picture does, the seat reading the text comes last (nearest the prompt), the opponent first;
