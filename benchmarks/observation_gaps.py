@@ -75,12 +75,13 @@ def terralore_known(games: int, policies, rotate: bool) -> dict:
 
 
 def main(argv=None) -> dict:
+    from benchmarks import positive_int
     from tabletop_envs import load_policy
 
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
-    parser.add_argument("--earth-games", type=int, nargs=2, default=[30, 10], metavar=("HEURISTIC", "MODEL"),
+    parser.add_argument("--earth-games", type=positive_int, nargs=2, default=[30, 10], metavar=("HEURISTIC", "MODEL"),
                         help="two-player Earth games of the heuristic against itself, and of the model against it")
-    parser.add_argument("--terralore-games", type=int, default=200, help="Terralore games of each pairing")
+    parser.add_argument("--terralore-games", type=positive_int, default=200, help="Terralore games of each pairing")
     args = parser.parse_args(argv)
     earth = [load_policy(f"earth_v0/{p}", env="earth_v0", game_config={"num_players": 2}) for p in ("heuristic", "ppo")]
     terra = [load_policy(f"terralore_v0/{p}", env="terralore_v0") for p in ("heuristic", "ppo")]

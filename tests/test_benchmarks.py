@@ -28,6 +28,20 @@ def test_play_match_refuses_another_games_policy_by_name_before_any_game():
             play_match("terralore_v0", [policy, "terralore_v0/random"], 2)
 
 
+def _fail_if_the_benchmark_starts(bench, monkeypatch) -> None:
+    """A refusal the script stopped making would otherwise run the whole benchmark, until pytest-timeout's 300 s
+    (an audit's mutants of search_ceiling and training_throughput did). The scripts read machine_facts, from their
+    module or (imported in main) from the package, once the command line is checked; search_ceiling only after its
+    search, whose first deal's seed comes once its refusals are made."""
+
+    def started(*args, **kwargs):
+        pytest.fail("the benchmark started instead of refusing its command line")
+
+    for name in ("machine_facts", "deal_seed"):
+        monkeypatch.setattr(bench, name, started, raising=False)
+    monkeypatch.setattr("benchmarks.machine_facts", started)
+
+
 @pytest.mark.parametrize("module, argv, message", [
     ("bot_vs_random", ["--env", "terralore_v0", "--games", "0"], "the number of games must be a positive integer"),
     ("bot_vs_random", ["--env", "chess_v0", "--games", "2"], "unknown env 'chess_v0'"),
@@ -55,12 +69,14 @@ def test_play_match_refuses_another_games_policy_by_name_before_any_game():
     ("travel_earth_stalls", ["--staller", "travel_earth_v0/random", "--heuristic-decides", "challenge@0"],
      "no phase 'challenge'; the phases are add, play, declare, statistic"),
 ])
-def test_strength_scripts_end_a_bad_command_line_in_one_line(module, argv, message, capsys):
+def test_strength_scripts_end_a_bad_command_line_in_one_line(module, argv, message, capsys, monkeypatch):
     import importlib
 
     from tabletop_envs.core.errors import run_cli
 
-    main = importlib.import_module(f"benchmarks.{module}").main
+    bench = importlib.import_module(f"benchmarks.{module}")
+    _fail_if_the_benchmark_starts(bench, monkeypatch)
+    main = bench.main
     assert run_cli(main, argv) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: ") and message in err and "Traceback" not in err
@@ -83,26 +99,42 @@ def test_bot_vs_random_keeps_its_interval_inside_0_and_1_for_a_clean_sweep(wins,
     assert "-0.0" not in capsys.readouterr().out
 
 
-def test_bot_vs_random_plays_under_the_rule_options_and_turn_limit_of_env_kwargs(monkeypatch):
-    import benchmarks.bot_vs_random as bench
+def spy_on_play_match(monkeypatch) -> dict:
+    """What benchmarks.bot_vs_random hands the arena's play_match, which still plays the games."""
     import tabletop_envs.core.arena as arena
 
     seen = {}
     real = arena.play_match
 
     def spy(env_name, policies, games, seed=0, game_kwargs=None, max_turns=None):
-        seen.update(game_kwargs=game_kwargs, max_turns=max_turns)
+        seen.update(policies=policies, seed=seed, game_kwargs=game_kwargs, max_turns=max_turns)
         return real(env_name, policies, games, seed, game_kwargs, max_turns)
 
     monkeypatch.setattr(arena, "play_match", spy)
+    return seen
+
+
+def test_bot_vs_random_plays_under_the_rule_options_and_turn_limit_of_env_kwargs(monkeypatch):
+    import benchmarks.bot_vs_random as bench
+
+    seen = spy_on_play_match(monkeypatch)
     out = bench.main(["--env", "earth_v0", "--players", "3", "--games", "3",
                       "--env-kwargs", '{"fauna_side": "beginner", "max_turns": 5}'])
-    assert seen == {"game_kwargs": {"fauna_side": "beginner", "num_players": 3}, "max_turns": 5}
+    assert (seen["game_kwargs"], seen["max_turns"]) == ({"fauna_side": "beginner", "num_players": 3}, 5)
     assert out["players"] == 3 and out["env_kwargs"] == {"fauna_side": "beginner", "max_turns": 5, "num_players": 3}
     from tabletop_envs.core.errors import ConfigError
 
     with pytest.raises(ConfigError, match=r"fauna_side must be 'normal' or 'beginner', got 'x'"):
         bench.main(["--env", "earth_v0", "--games", "2", "--env-kwargs", '{"fauna_side": "x"}'])
+
+
+def test_bot_vs_random_plays_the_envs_heuristic_against_its_random_bot_by_default_from_the_seed_given(monkeypatch):
+    import benchmarks.bot_vs_random as bench
+
+    seen = spy_on_play_match(monkeypatch)
+    out = bench.main(["--env", "terralore_v0", "--games", "2", "--seed", "17"])
+    assert (seen["policies"], seen["seed"]) == (["terralore_v0/heuristic", "terralore_v0/random"], 17)
+    assert (out["policy"], out["opponent"]) == ("terralore_v0/heuristic", "terralore_v0/random")
 
 
 def test_aec_throughput_seeds_once_per_window_not_every_game():
@@ -444,6 +476,9 @@ def test_a_json_path_that_cannot_be_written_is_refused_before_the_benchmark_runs
     ("rllib_throughput", ["--only", "sb3", "--repeats", "0"], "--repeats"),
     ("rllib_throughput", ["--only", "sb3", "--sb3-envs", "0"], "--sb3-envs"),
     ("bot_vs_random", ["--env", "earth_v0", "--players", "0"], "--players"),  # played 2 seats: 0 read as not given
+    # both printed a report of no games (-1 in its rows) and exited 0
+    ("observation_gaps", ["--earth-games", "3", "-1"], "--earth-games"),
+    ("observation_gaps", ["--terralore-games", "0"], "--terralore-games"),
 ])
 def test_a_count_below_1_is_refused_on_the_command_line(module, argv, flag, capsys):
     import importlib
@@ -455,6 +490,17 @@ def test_a_count_below_1_is_refused_on_the_command_line(module, argv, flag, caps
     assert f"argument {flag}: must be" in err and "Traceback" not in err
 
 
+@pytest.mark.parametrize("seconds", ["inf", "nan"])
+def test_a_timed_window_that_would_never_end_is_refused_on_the_command_line(seconds, monkeypatch, capsys):
+    import benchmarks.aec_throughput as bench
+
+    monkeypatch.setattr(bench, "measure", lambda *a: pytest.fail("a window of endless length was timed"))
+    with pytest.raises(SystemExit) as exit_info:
+        bench.main(["--seconds", seconds])
+    assert exit_info.value.code == 2
+    assert "argument --seconds: must be a number above 0" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("argv, message", [
     # a game named twice paired its second run's ratio with the reference runs around its first place
     (["--games", "terralore_v0", "terralore_v0"], "['terralore_v0'] given more than once"),
@@ -462,9 +508,10 @@ def test_a_count_below_1_is_refused_on_the_command_line(module, argv, flag, caps
     (["--compare-policies", "--reference", "raw"], "it takes no --reference raw"),
     (["--compare-policies", "--vec", "dummy", "--skip-training"], "it takes no --vec dummy, --skip-training"),
 ])
-def test_training_throughput_refuses_what_its_runs_would_ignore_or_pair_wrongly(argv, message, capsys):
+def test_training_throughput_refuses_what_its_runs_would_ignore_or_pair_wrongly(argv, message, capsys, monkeypatch):
     import benchmarks.training_throughput as tt
 
+    _fail_if_the_benchmark_starts(tt, monkeypatch)
     with pytest.raises(SystemExit) as exit_info:
         tt.main(argv)
     assert exit_info.value.code == 2 and message in capsys.readouterr().err
@@ -503,6 +550,9 @@ def test_rllib_throughput_without_ray_says_so_before_timing_the_sb3_rows(monkeyp
     monkeypatch.setattr(rt, "sb3", lambda *a: pytest.fail("the SB3 rows were timed before Ray was looked for"))
     with pytest.raises(TabletopError, match="needs Ray RLlib, which is not installed"):
         rt.main(["--only", "sb3", "rllib", "--seconds", "0.1", "--repeats", "1"])
+    # the adapter row is RLlib's too
+    with pytest.raises(TabletopError, match="needs Ray RLlib, which is not installed"):
+        rt.main(["--only", "adapter", "--seconds", "0.1", "--repeats", "1"])
 
 
 # Scripted speeds whose median, mean, max, inverse and first-reference-only ratios all differ pin the
@@ -667,6 +717,16 @@ def test_a_result_records_the_commit_and_the_digest_of_each_model_it_measured(tm
     assert saved["models"] == {"terralore_v0/ppo": shipped}  # the random opponent has no file
     assert saved["machine"]["git"] == code_revision() and saved["machine"]["tabletop_envs"] == tabletop_envs.__version__
     assert act_latency("terralore_v0/ppo", "terralore_v0", {}, calls=5)["sha256"] == shipped
+
+
+def test_observation_gaps_plays_the_earth_game_counts_heuristic_first_then_model(monkeypatch, capsys):
+    import benchmarks.observation_gaps as og
+
+    earth = []
+    monkeypatch.setattr(og, "earth_resource", lambda games, policies: earth.append(games) or {})
+    monkeypatch.setattr(og, "terralore_known", lambda games, policies, rotate: {"games": games})
+    report = og.main(["--earth-games", "3", "7", "--terralore-games", "5"])
+    assert earth == [3, 7] and report["terralore, model vs heuristic"] == {"games": 5}
 
 
 def test_observation_gaps_counts_the_earth_placements_whose_resource_the_observation_does_not_show():

@@ -629,7 +629,8 @@ def test_render_mode_is_refused_as_a_rule_option_since_it_draws_the_bots_decisio
     assert "--option render_mode is no rule option" in out[-1] and "--window" in out[-1]
 
 
-@pytest.mark.parametrize("name, problem", [("out.txt", "must end in .gif"), (".", "is a folder"),
+@pytest.mark.parametrize("name, problem", [("", "--gif needs a file name, e.g. --gif game.gif"),
+                                           ("out.txt", "must end in .gif"), (".", "is a folder"),
                                            ("no/such/g.gif", "there is no folder"),
                                            ("/proc/g.gif", "no file can be written in '/proc' (No such file")])
 def test_a_gif_path_that_cannot_be_written_is_refused_before_the_replay_is_shown(toy, tmp_path, monkeypatch, name,
@@ -829,6 +830,13 @@ def test_a_seat_equal_to_the_number_of_players_is_refused_in_play_and_in_replay(
     replay = play_match("toy_v0", ["toy_v0/random"], seed=0, ask=Script(["q"]), say=lambda s: None).replay
     with pytest.raises(ValueError, match="--seat must be between 0 and 1, got 2"):
         watch_replay(replay, seat=2, ask=None, say=lambda s: None)
+
+
+def test_a_negative_seat_is_refused_in_replay_before_any_position_is_shown(toy, tmp_path):
+    replay = play_match("toy_v0", ["toy_v0/random"], seed=0, ask=Script(["q"]), say=lambda s: None).replay
+    path, out = replay.save(tmp_path / "g.json"), []
+    assert main(["replay", str(path), "--seat", "-1", "--no-pause"], say=out.append) == 2
+    assert "--seat must be between 0 and 1, got -1" in out[-1] and not any("--- action" in line for line in out)
 
 
 def test_too_many_opponents_for_two_players_says_one_opponent_in_the_singular(toy):

@@ -331,9 +331,15 @@ def test_replay_round_trip_for_every_shipped_game(env_name, kwargs, tmp_path):
     assert {k: loaded.make_env().game.config()[k] for k in kwargs} == json.loads(json.dumps(kwargs))
 
 
-def test_cli_replay_writes_a_gif_of_every_position(monkeypatch, tmp_path):
+@pytest.fixture()
+def toy_picture(monkeypatch):
+    """tests/toy_picture_game.py, the toy game with pictures, registered as env ``toy_v0``."""
     monkeypatch.setitem(ENVS, "toy_v0", EnvSpec("toy_v0", "toy_picture_game", "test/toy-v0", "test/Toy-v0", (2,),
                                                 "", "toy"))
+    return "toy_v0"
+
+
+def test_cli_replay_writes_a_gif_of_every_position(toy_picture, tmp_path):
     replay, _, _ = record_random_game("toy_v0", seed=3)
     out = []
     gif = tmp_path / "g.gif"
@@ -345,9 +351,18 @@ def test_cli_replay_writes_a_gif_of_every_position(monkeypatch, tmp_path):
         assert picture.n_frames == len(replay.actions) + 1 and picture.size == (480, 320)
 
 
-def test_cli_replay_in_a_window(monkeypatch, tmp_path):
-    monkeypatch.setitem(ENVS, "toy_v0", EnvSpec("toy_v0", "toy_picture_game", "test/toy-v0", "test/Toy-v0", (2,),
-                                                "", "toy"))
+def test_cli_replay_writes_the_gif_at_the_frame_rate_of_fps(toy_picture, tmp_path):
+    replay, _, _ = record_random_game("toy_v0", seed=3)
+    gif = tmp_path / "g.gif"
+    assert main(["replay", str(replay.save(tmp_path / "g.json")), "--no-pause", "--gif", str(gif), "--fps", "4"],
+                say=[].append) == 0
+    from PIL import Image
+
+    with Image.open(gif) as picture:
+        assert picture.info["duration"] == 250  # ms per frame: 4 frames a second, not the default 2
+
+
+def test_cli_replay_in_a_window(toy_picture, monkeypatch, tmp_path):
     from tabletop_envs.core import render
 
     shown = []

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 import time
 from pathlib import Path
@@ -46,8 +47,10 @@ def main(argv: list[str] | None = None) -> dict:
     game_kwargs, max_turns = split_env_kwargs(cfg.env_kwargs, cfg.env)
     check_two_seats(cfg.env, make_game(cfg.env, **game_kwargs).num_players)
     cfg.eval.final_games = 0  # the round robin below is the final evaluation
-    command = "python -m training.main_job " + " ".join(
-        [f"--config {args.config}"] * (args.config != str(DEFAULT_CONFIG)) + [f"--set {o}" for o in args.overrides])
+    recorded = ["--config", args.config] * (args.config != str(DEFAULT_CONFIG))
+    for override in args.overrides:
+        recorded += ["--set", override]
+    command = " ".join(["python -m training.main_job", *map(shlex.quote, recorded)])
     print(f"[1/3] training {cfg.env} for {cfg.ppo.total_timesteps} steps -> {cfg.run_dir()}", flush=True)
     with sigterm_as_interrupt():  # a SIGTERM stops the training as Ctrl-C does, and the job goes on with it
         summary = train(cfg, command=command)

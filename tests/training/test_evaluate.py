@@ -173,13 +173,15 @@ def test_a_loaded_policy_of_another_env_is_refused(toy):
 
 
 @pytest.mark.parametrize("games", ["0", "-5"])
-def test_a_non_positive_number_of_games_is_refused(toy, games, capsys):
+def test_a_non_positive_number_of_games_is_refused(toy, games, capsys, tmp_path):
     from tabletop_envs.core.errors import run_cli
 
-    argv = ["--env", toy, "--policies", "random", "toy_v0/random", "--games", games]
+    argv = ["--env", toy, "--policies", "random", "toy_v0/random", "--games", games,
+            "--out", str(tmp_path / "elo")]
     assert run_cli(main, argv) == 2
     assert capsys.readouterr().err == f"error: the number of games must be a positive integer, got {games}; " \
                                       "e.g. 200 (--games 200)\n"
+    assert not (tmp_path / "elo").exists()  # refused before the --out folder is made
     with pytest.raises(ConfigError, match="positive integer"):
         play_pair(toy, "random", "random", int(games))
 

@@ -352,6 +352,30 @@ def test_export_cli_refuses_a_folder_as_out_naming_a_path_in_it(toy_run, tmp_pat
     assert sorted(p.name for p in tmp_path.iterdir()) == ["models", "run"] and not any(folder.iterdir())
 
 
+def test_export_cli_refuses_an_out_ending_in_a_slash_for_a_folder_not_made_yet(toy_run, tmp_path):
+    from tabletop_envs import ConfigError
+    from training.export import main
+
+    # "--out new/" is a folder as "--out models/" is, before it exists: it wrote new.onnx beside it
+    with pytest.raises(ConfigError, match=r"--out .*new/ is a folder: give the model's path in it"):
+        main(["--model", str(toy_run / "final_model.zip"), "--out", str(tmp_path / "new") + "/"])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run"]
+
+
+def test_export_cli_without_a_run_json_or_env_says_env_is_required(toy_model, tmp_path, capsys):
+    from training.export import main
+
+    model = tmp_path / "lone" / "model.zip"  # a model saved outside a run folder: no run.json names its env
+    model.parent.mkdir()
+    toy_model.save(model)
+    out = tmp_path / "out" / "ppo"
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--model", str(model), "--out", str(out)])
+    assert exit_info.value.code == 2
+    assert "--env is required when the model has no run.json" in capsys.readouterr().err
+    assert _written(out) == []
+
+
 def test_export_cli_refuses_an_out_under_a_file_before_exporting(toy_run, tmp_path):
     from tabletop_envs import ConfigError
     from training.export import main
@@ -817,11 +841,12 @@ def test_export_cli_refuses_a_negative_number_of_evaluation_games_before_writing
 
 
 @pytest.mark.parametrize("act", ["argmax", "sample"])
-def test_export_cli_records_the_act_mode_it_is_given(toy_run, tmp_path, act):
+def test_export_cli_records_the_act_mode_it_is_given(toy_run, tmp_path, act, capsys):
     from training.export import main
 
     out = tmp_path / "out" / "ppo"
     main(["--model", str(toy_run / "final_model.zip"), "--out", str(out), "--act", act])
+    assert f"act {act}, from --act)" in capsys.readouterr().out
     assert json.loads(out.with_suffix(".json").read_text(encoding="utf-8"))["act"] == act
     assert load_policy(str(out.with_suffix(".onnx")), env="toy_v0").deterministic == (act == "argmax")
 

@@ -22,6 +22,7 @@ def test_the_main_job_trains_exports_and_ranks_the_new_agent_against_the_shipped
     assert "[pretrain]" in out and "[3/3] summary" in out and "| new agent | heuristic |" in out
     assert result["steps"] >= 512
     assert set(result["round_robin"]["policies"]) == {"new agent", "random", "heuristic", "ppo"}
+    assert {pair["games"] for pair in result["round_robin"]["pairs"]} == {4}  # --games 4 per pair
     assert json.loads((run / "pretrain.json").read_text(encoding="utf-8"))["games"] == 30
     assert (run / "main_job.md").exists() and (run / "elo.png").exists()
     assert load_policy(result["exported"]).metadata["env_id"] == "terralore_v0"
@@ -66,6 +67,29 @@ def test_the_one_seat_refusal_names_a_fix_the_main_job_takes(monkeypatch):
     monkeypatch.setattr(main_job, "train", trained)
     with pytest.raises(Trained):  # past every check, into the training
         main(argv + fix.group(1).split(" ", 1))
+
+
+def test_the_command_the_main_job_records_names_its_recipe_and_every_override_each_as_one_word(tmp_path, monkeypatch):
+    import shlex
+    import shutil
+
+    import training.main_job as main_job
+
+    recipe = tmp_path / "my recipe.yaml"
+    shutil.copy(main_job.DEFAULT_CONFIG, recipe)
+
+    class Trained(Exception):
+        pass
+
+    def trained(cfg, command=None):
+        raise Trained(command)
+
+    monkeypatch.setattr(main_job, "train", trained)
+    with pytest.raises(Trained) as caught:
+        main(["--config", str(recipe), "--set", "seed=3", "--set", "eval.opponents=[random, heuristic]"])
+    # pasted back into a shell, the command is the same one (an audit found the recipe's path split at its space)
+    assert shlex.split(str(caught.value)) == ["python", "-m", "training.main_job", "--config", str(recipe),
+                                              "--set", "seed=3", "--set", "eval.opponents=[random, heuristic]"]
 
 
 def test_the_main_job_recipe_quotes_no_measured_numbers_that_drift():

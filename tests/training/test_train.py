@@ -965,15 +965,34 @@ def test_a_run_with_learning_curve_off_draws_no_curve(toy, tmp_path):
     assert "learning_curve" not in summary and not (tmp_path / "run" / "learning_curve.png").exists()
 
 
-def test_the_command_a_resumed_run_records_reproduces_the_whole_run_without_resume(toy, tmp_path):
+def test_the_command_a_resumed_run_records_reproduces_the_whole_run_without_resume(toy, tmp_path, capsys):
     import yaml
 
     recipe = tmp_path / "toy.yaml"
     recipe.write_text(yaml.safe_dump(quiet_tiny(tmp_path, ppo={"total_timesteps": 256})), encoding="utf-8")
     main(["--config", str(recipe)])
+    capsys.readouterr()
     main(["--config", str(recipe), "--resume", "--set", "ppo.total_timesteps=512"])
+    # --resume continued the run from its checkpoint, not afresh with the first run set aside
+    assert "resuming from " in capsys.readouterr().out and not list((tmp_path / "run").glob("before-*"))
     command = json.loads((tmp_path / "run" / "run.json").read_text(encoding="utf-8"))["training"]["command"]
     assert command == f"python -m training.train --config {recipe} --set ppo.total_timesteps=512"
+
+
+def test_the_command_a_run_records_quotes_an_argument_with_a_space_as_one_word(toy, tmp_path, monkeypatch):
+    import shlex
+
+    import yaml
+
+    import training.train as train_module
+
+    recipe = tmp_path / "my recipe.yaml"
+    recipe.write_text(yaml.safe_dump(quiet_tiny(tmp_path)), encoding="utf-8")
+    commands = []
+    monkeypatch.setattr(train_module, "train", lambda cfg, resume, command: commands.append(command) or {})
+    main(["--config", str(recipe), "--set", "ppo.total_timesteps=256"])
+    assert shlex.split(commands[0]) == ["python", "-m", "training.train", "--config", str(recipe),
+                                        "--set", "ppo.total_timesteps=256"]
 
 
 def start_a_long_run(run: Path, vec_kind: str, **popen):
