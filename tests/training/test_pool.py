@@ -204,6 +204,26 @@ def test_snapshot_is_an_mlp_policy_that_plays_legal_moves(toy):
         assert mask[snap.act(rng.random(32).astype(np.float32), mask, rng)] == 1
 
 
+def test_a_snapshot_stays_frozen_while_the_learner_trains_on(toy):
+    import torch
+    import toy_game
+
+    from training.export import mlp_weights
+    from training.masked_policy import FastMaskablePolicy
+
+    env = SelfPlayEnv(toy_game.raw_env())
+    learner = FastMaskablePolicy(env.observation_space, env.action_space, net_arch=[8], lr_schedule=lambda _: 1e-3)
+    pool = OpponentPool(toy, random_weight=0.0, heuristic_weight=0.0)
+    snap = pool.add_snapshot(*mlp_weights(learner), steps=0)
+    frozen = [(w.copy(), b.copy()) for w, b in snap.layers]
+    with torch.no_grad():  # the optimiser updates the learner's weights in place
+        for weight in learner.parameters():
+            weight.add_(1.0)
+    for (w, b), (w0, b0) in zip(snap.layers, frozen):
+        np.testing.assert_array_equal(w, w0)
+        np.testing.assert_array_equal(b, b0)
+
+
 def test_set_weights_moves_the_draws_and_loads_the_heuristic_when_it_first_gets_a_share():
     pool = OpponentPool("terralore_v0", random_weight=1.0, heuristic_weight=0.0)
     assert pool.heuristic is None

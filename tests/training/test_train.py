@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import pickle
 import signal
 import time
 from pathlib import Path
@@ -66,6 +67,9 @@ def test_resume_continues_from_the_newest_checkpoint(toy, tmp_path):
     data = {**TINY, "output": {**TINY["output"], "dir": str(tmp_path / "run"), "export": False,
                                "learning_curve": False}, "eval": {**TINY["eval"], "final_games": 0}}
     first = train(load_config(data=data))
+    # the checkpoint holds the pool the resume plays against: the snapshots the first part froze
+    with open(tmp_path / "run" / "checkpoints" / "step_000001024" / "pool.pkl", "rb") as fh:
+        assert [f"snapshot@{s['steps']}" for s in pickle.load(fh)["snapshots"]] == first["snapshots"] != []
     data["ppo"] = {**TINY["ppo"], "total_timesteps": 1536}
     second = train(load_config(data=data), resume=True)
     assert first["steps"] == 1024 and second["steps"] == 1536
@@ -564,6 +568,7 @@ def test_resume_carries_on_the_gated_out_count_and_the_training_win_rates(toy, t
     data["ppo"] = {**TINY["ppo"], "total_timesteps": 1024}
     second = train(load_config(data=data), resume=True)
     assert first["snapshots_gated_out"] == 2 and second["snapshots_gated_out"] == 4  # at 256, 512, 768, 1024
+    assert second["snapshots"] == first["snapshots"] == ["snapshot@0"]  # the resume froze none past the gate
     assert set(state["recent"]) == {"random", "snapshot"} and all(state["recent"].values())
     end = json.loads(next((tmp_path / "run" / "checkpoints").glob("step_000001024/state.json")).read_text(encoding="utf-8"))
     # the gate's results and the training win rates go on from where the first part left them
@@ -666,6 +671,31 @@ def quiet_tiny(tmp_path, name="run", **sections):
     for key, value in sections.items():
         data[key] = {**data[key], **value} if isinstance(value, dict) else value
     return data
+
+
+def test_each_rollout_logs_the_training_win_rates_the_pool_size_and_the_gate_on_snapshot_games_only(toy, tmp_path):
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from training.callbacks import SelfPlayCallback
+    from training.pool import OpponentPool
+
+    pool = OpponentPool("toy_v0", random_weight=0.5, heuristic_weight=0.0)
+    pool.add_snapshot([(np.zeros((4, 2)), np.zeros(2))], "tanh", steps=256)
+    callback = SelfPlayCallback(load_config(data=quiet_tiny(tmp_path)), pool, tmp_path / "run")
+    logged: dict = {}
+    callback.model = SimpleNamespace(logger=SimpleNamespace(record=logged.__setitem__))
+    # the learner at seat 0: won, lost, lost against the snapshot, then won against the random anchor
+    for standings, opponent in (([1, -1], "snapshot"), ([-1, 1], "snapshot"), ([-1, 1], "snapshot"),
+                                ([1, -1], "random")):
+        callback._record({"returns": standings, "standings": standings, "learner_seat": 0,
+                          "opponent_tags": [None, opponent]})
+    callback._on_rollout_end()
+    assert logged == pytest.approx({"selfplay/win_rate_vs_snapshot": 1 / 3, "selfplay/win_rate_vs_random": 1.0,
+                                    "selfplay/pool_size": 2,  # the random anchor and the snapshot
+                                    "selfplay/snapshots": 1, "selfplay/snapshots_gated_out": 0,
+                                    "selfplay/gate_win_rate": 1 / 3})  # the random anchor's game is not judged
 
 
 def test_a_phase_sets_the_anchor_shares_the_snapshot_choice_and_the_entropy_bonus(toy, tmp_path, monkeypatch):

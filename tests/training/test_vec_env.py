@@ -38,9 +38,12 @@ class CountingPolicy:
 
 
 def _vec(cls, env_name, opponent, n=4, **env_kwargs):
+    """``n`` envs against ``opponent``; a tuple of opponents: env i plays ``opponent[i % len(opponent)]``."""
     from training.train import SelfPlayEnv
 
-    venv = cls([lambda: SelfPlayEnv(env_name, opponent=opponent, **env_kwargs) for _ in range(n)])
+    opponents = opponent if isinstance(opponent, tuple) else (opponent,)
+    seated = [opponents[i % len(opponents)] for i in range(n)]
+    venv = cls([lambda o=o: SelfPlayEnv(env_name, opponent=o, **env_kwargs) for o in seated])
     venv.seed(3)
     return venv
 
@@ -98,6 +101,23 @@ def test_selfplay_vec_env_answers_envs_waiting_on_one_policy_in_one_batch():
     exactly = CountingPolicy(_mlp("terralore_v0", deterministic=True))  # BATCH_MIN waiting envs: one batch
     _play(_vec(SelfPlayVecEnv, "terralore_v0", exactly, n=BATCH_MIN), 100)
     assert BATCH_MIN in exactly.batches
+
+
+@needs_train
+def test_envs_waiting_on_different_opponents_are_each_answered_by_their_own():
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from training.vec_env import BATCH_MIN, SelfPlayVecEnv
+
+    # two deterministic opponents, each facing enough envs for batches: a batch answered by the wrong one
+    # (as if grouped under one policy) plays other games than the envs alone do
+    first, second = (CountingPolicy(_mlp("terralore_v0", deterministic=True, seed=s)) for s in (0, 1))
+    n = 2 * BATCH_MIN
+    alone = (_mlp("terralore_v0", deterministic=True, seed=0), _mlp("terralore_v0", deterministic=True, seed=1))
+    dummy = _play(_vec(DummyVecEnv, "terralore_v0", alone, n=n), 100)
+    batched = _play(_vec(SelfPlayVecEnv, "terralore_v0", (first, second), n=n), 100)
+    assert first.batches and second.batches  # each was asked in batches of its own envs
+    assert _same(dummy, batched)
 
 
 class OffTheBoard:
