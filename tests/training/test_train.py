@@ -882,8 +882,6 @@ def test_a_run_on_a_platform_without_a_load_average_trains_and_exports(toy, tmp_
 
 @pytest.mark.parametrize("sampling, deterministic", [("sample", False), ("argmax", True)])
 def test_snapshots_play_as_selfplay_snapshot_sampling_says(toy, tmp_path, sampling, deterministic):
-    import pickle
-
     train(load_config(data=quiet_tiny(tmp_path, ppo={"total_timesteps": 256},
                                       selfplay={"snapshot_sampling": sampling})))
     with open(tmp_path / "run" / "checkpoints" / "step_000000256" / "pool.pkl", "rb") as fh:
