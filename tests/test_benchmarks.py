@@ -99,6 +99,20 @@ def test_bot_vs_random_keeps_its_interval_inside_0_and_1_for_a_clean_sweep(wins,
     assert "-0.0" not in capsys.readouterr().out
 
 
+def test_bot_vs_random_reports_the_first_policys_own_draws_losses_and_mean_return(monkeypatch):
+    import numpy as np
+
+    import benchmarks.bot_vs_random as bench
+    import tabletop_envs.core.arena as arena
+
+    res = arena.MatchResult(["a", "b"], 10, np.array([6, 1]), np.array([1, 1]), np.array([3, 8]),
+                            np.array([5.0, -5.0]), [10] * 10)
+    monkeypatch.setattr(arena, "play_match", lambda *a, **k: res)
+    out = bench.main(["--env", "terralore_v0", "--games", "10"])
+    assert (out["wins"], out["draws"], out["losses"]) == (6, 1, 3)
+    assert out["win_rate"] == 0.6 and out["mean_return"] == 0.5
+
+
 def spy_on_play_match(monkeypatch) -> dict:
     """What benchmarks.bot_vs_random hands the arena's play_match, which still plays the games."""
     import tabletop_envs.core.arena as arena
@@ -673,6 +687,18 @@ def test_the_free_engine_bound_pays_the_games_rate_of_opponent_moves_per_learner
     for _ in range(100):
         env.step(0)
     assert Count.n == 75
+
+
+def test_paired_losses_plays_the_deals_seed_seed_plus_1_and_so_on_each_from_both_seats(monkeypatch):
+    # --seed's help: "the deals are seed, seed+1, ..."
+    import numpy as np
+
+    import benchmarks.paired_losses as pl
+
+    played = []
+    monkeypatch.setattr(pl, "play_game", lambda game, policies, deal, rng=None: played.append(deal) or (np.zeros(2), 1))
+    pl.paired_losses("terralore_v0", object(), object(), deals=3, seed=7)
+    assert played == [7, 7, 8, 8, 9, 9]
 
 
 def test_paired_losses_swaps_the_seats_on_every_deal_and_computes_the_independence_product(monkeypatch):

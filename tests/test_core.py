@@ -912,6 +912,46 @@ def test_arena_summary_reports_each_policys_wins_draws_and_losses_of_the_match(t
     assert res.wins[0] > res.wins[1]  # the summary tells the stronger policy apart
 
 
+def test_match_result_win_rate_is_each_policys_own_wins_per_game():
+    from tabletop_envs.core.arena import MatchResult
+
+    res = MatchResult(["a", "b"], 8, np.array([5, 2]), np.array([1, 1]), np.array([2, 5]), np.zeros(2))
+    assert (res.win_rate(0), res.win_rate(1)) == (5 / 8, 2 / 8)
+    assert res.summary().splitlines()[1] == "b: 2W 1D 5L of 8 (25.0% wins)"
+
+
+def test_play_match_hands_each_policy_the_generator_of_its_place_whichever_seat_it_takes(toy):
+    # a generator of its own per policy (README: one no other policy of the match draws from): seat-indexed
+    # generators passed policy 0's stream to policy 1 whenever the rotation swapped them
+    from tabletop_envs.core.arena import play_match
+    from tabletop_envs.core.policy import policy_rng
+
+    class Recorder:
+        def __init__(self, name):
+            self.name, self.draws = name, []
+
+        def act(self, obs, mask, rng):
+            self.draws.append(rng.random())
+            legal = np.flatnonzero(mask)
+            return int(legal[int(self.draws[-1] * len(legal))])
+
+    a, b = Recorder("a"), Recorder("b")
+    play_match(toy, [a, b], 4, seed=7)
+    for place, policy in enumerate((a, b)):
+        assert len(policy.draws) > 4
+        assert policy.draws == policy_rng(7, place).random(len(policy.draws)).tolist()
+
+
+def test_deals_of_nearby_seeds_are_distinct():
+    # seed * 1_000_003 + deal: a match or evaluation at the next seed plays fresh deals, not this one's shifted
+    # by one (docs/measurements.md's "independent checks on fresh deals" rest on it)
+    from tabletop_envs.core.arena import deal_seed
+
+    seeds = [deal_seed(seed, deal) for seed in range(5) for deal in range(2000)]
+    assert len(set(seeds)) == len(seeds)
+    assert deal_seed(1, 0) == 1_000_003 and deal_seed(0, 1) == 1
+
+
 class _Picks:
     def __init__(self, pick):
         self.pick = pick
