@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from tabletop_envs.core.errors import ConfigError, TabletopError, run_cli
+from tabletop_envs.core.onnx_policy import read_sidecar
 
 from .config import user_path
 from .pretrain import percent
@@ -102,13 +103,14 @@ def card(models_dir: Path = MODELS) -> str:
             raise TabletopError(f"{side} is not valid JSON ({exc}); re-export the model or remove the file") from None
         if not isinstance(meta, dict) or "env_id" not in meta:
             continue
+        meta = read_sidecar(side)  # the loader's checks: an edited sidecar fails here in one line, not in a KeyError
         found += 1
         tr, ev = meta.get("training", {}), meta.get("evaluation", {})
         cfg = tr.get("config", {})
         lines += [f"## `{meta['env_id']}/{side.stem}` — `{side.relative_to(models_dir.parent).as_posix()}`", "",
                   "| | |", "|---|---|",
                   f"| env | `{meta['env_id']}` {json.dumps(meta.get('game_config', {}))}, "
-                  f"{meta['num_players']} players, {meta['observation_size']} observations, "
+                  f"{meta.get('num_players', '?')} players, {meta['observation_size']} observations, "
                   f"{meta['num_actions']} actions, layout hash `{meta['observation_layout_hash']}` |",
                   f"| network | MLP {meta['network'].get('hidden')} {meta['network'].get('activation')} |",
                   f"| training | {_count(tr.get('steps'))} learner steps, seed {tr.get('seed', '?')}, "

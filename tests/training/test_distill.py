@@ -539,6 +539,36 @@ def test_the_fit_never_trains_on_its_held_out_decisions_and_reshuffles_the_rest_
     assert batches[0] != batches[len(batches) // 2]
 
 
+def test_the_held_out_agreement_where_the_search_moved_is_over_the_relabelled_rows(toy, tmp_path):
+    # at step size 0 the policy stays the one measured here; its rows the search left alone must not count
+    from training.pretrain import holdout_split
+
+    data, _ = _search_data(toy)
+    model = untrained_model(toy, tmp_path)
+    labels, relabelled = data.labels(0.05)
+    hit = logits_of(model, data).argmax(1) == labels
+    hold, _ = holdout_split(len(data), 0.3, np.random.default_rng(4))  # fit's split at seed 4
+    moved = relabelled[hold]
+    assert moved.any() and (~moved).any() and hit[hold][moved].mean() != hit[hold][~moved].mean()
+    report = fit(model.policy, data, epochs=1, learning_rate=0.0, holdout=0.3, seed=4, log=lambda *a: None)
+    expected = [pytest.approx(hit[hold].mean(), abs=1e-4), pytest.approx(hit[hold][moved].mean(), abs=1e-4)]
+    assert list(report["holdout_before"]) == list(report["holdout_after"]) == expected
+    assert [report["epochs"][0]["holdout_agreement"], report["epochs"][0]["holdout_relabelled"]] == expected
+
+
+def test_a_fit_is_reproducible_from_its_seed_and_follows_it(toy, tmp_path):
+    # the held-out decisions and the minibatches come from the seed (the recipe's): a distilled run reproduces
+    data, _ = _search_data(toy)
+
+    def fitted(seed):
+        model = untrained_model(toy, tmp_path)
+        fit(model.policy, data, epochs=2, batch_size=32, learning_rate=1e-2, seed=seed, log=lambda *a: None)
+        return logits_of(model, data)
+
+    assert np.array_equal(fitted(3), fitted(3))
+    assert not np.array_equal(fitted(3), fitted(4))
+
+
 def test_the_reported_loss_is_the_mean_over_the_training_rows(toy, tmp_path):
     # not summed per minibatch; at learning rate 0 the KL term stays 0
     data, _ = _search_data(toy)
@@ -735,6 +765,34 @@ def test_a_kept_round_of_other_settings_or_another_policy_is_searched_again(toy,
     train(load_config(None, tiny_overrides(tmp_path / "run", "distill.rounds=2", "distill.worlds=8",
                                            "ppo.total_timesteps=512")), resume=True)
     assert searched == [1, 2]
+
+
+def test_a_kept_round_is_read_back_only_under_the_same_value_of_every_setting_but_rounds_and_workers(
+        toy, tmp_path, monkeypatch):
+    # each distill setting changes the searched data or the fit: a round kept under another value is not this run's
+    import dataclasses
+
+    import training.distill
+    from training.config import DistillConfig
+
+    model = untrained_model(toy, tmp_path)
+    searched = []
+    monkeypatch.setattr(training.distill, "_round", lambda model, cfg, n, log: searched.append(n) or {"round": n})
+
+    def searched_by(*overrides):
+        searched.clear()
+        training.distill.distill(model, load_config(None, ["env=toy_v0", "distill.games=2", *overrides]),
+                                 tmp_path / "run", log=lambda *a: None)
+        return list(searched)
+
+    assert searched_by() == [1] and searched_by() == [] and searched_by("distill.workers=3") == []
+    changes = {"games": 4, "opponents": "[random, heuristic]", "worlds": 8, "margin": 0.1, "confirm_worlds": 8,
+               "target": "scores", "temperature": 0.1, "epochs": 3, "batch_size": 8, "learning_rate": 0.01,
+               "kl_coef": 0.5}
+    assert set(changes) == {f.name for f in dataclasses.fields(DistillConfig)} - {"rounds", "workers"}
+    for key, value in changes.items():
+        assert searched_by(f"distill.{key}={value}") == [1], key
+        assert searched_by() == [1], key  # (the round kept now is the other value's)
 
 
 def test_a_round_stopped_between_its_model_and_its_report_leaves_no_report_of_other_settings_beside_it(

@@ -99,3 +99,65 @@ def test_the_card_of_a_model_exported_without_a_training_record_is_written(tmp_p
     export_policy(weights, "tanh", tmp_path / "terralore" / "mine", "terralore_v0")
     text = card(tmp_path)
     assert "terralore_v0/mine" in text and "| training | ? learner steps" in text and "? min wall time" in text
+
+
+def test_a_sidecar_that_is_not_json_is_refused_naming_it(tmp_path):
+    from tabletop_envs import TabletopError
+    from training.model_card import card
+
+    shutil.copytree(MODELS / "terralore", tmp_path / "terralore")
+    side = tmp_path / "terralore" / "ppo.json"
+    side.write_text(side.read_text(encoding="utf-8")[:200], encoding="utf-8")  # cut short
+    with pytest.raises(TabletopError, match=r"ppo\.json is not valid JSON .*; re-export the model or remove the file"):
+        card(tmp_path)
+
+
+@pytest.mark.parametrize(("edit", "problem"), [(lambda meta: meta.pop("network"), "lacks ['network']"),
+                                               (lambda meta: meta.update(num_actions="many"),
+                                                "num_actions must be a positive int, got 'many'")],
+                         ids=["without network", "num_actions no int"])
+def test_an_edited_sidecar_is_refused_in_one_line_naming_it_and_its_readme_kept(tmp_path, capsys, edit, problem):
+    # an audit found a sidecar without "network" ending the command in a KeyError traceback: the card now reads
+    # each sidecar through the loader's own checks
+    import json
+
+    shutil.copytree(MODELS / "terralore", tmp_path / "terralore")
+    (tmp_path / "README.md").write_text("keep me", encoding="utf-8")
+    side = tmp_path / "terralore" / "ppo.json"
+    meta = json.loads(side.read_text(encoding="utf-8"))
+    edit(meta)
+    side.write_text(json.dumps(meta), encoding="utf-8")
+    assert run_cli(main, ["--models", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: sidecar {side}") and problem in err and "re-export the model" in err
+    assert err.count("\n") == 1 and (tmp_path / "README.md").read_text(encoding="utf-8") == "keep me"
+
+
+def test_a_model_stopped_early_by_the_operator_says_so_on_its_training_row(tmp_path):
+    import json
+
+    from training.model_card import card
+
+    shutil.copytree(MODELS / "terralore", tmp_path / "terralore")
+    side = tmp_path / "terralore" / "ppo.json"
+    meta = json.loads(side.read_text(encoding="utf-8"))
+    assert "stopped early" not in card(tmp_path)
+    meta["training"]["stopped_early"] = True
+    side.write_text(json.dumps(meta), encoding="utf-8")
+    row = next(line for line in card(tmp_path).splitlines() if line.startswith("| training |"))
+    assert "min wall time" in row and ", stopped early by the operator" in row
+
+
+def test_a_distillation_toward_the_searchs_moves_is_described_as_such():
+    from training.model_card import _distilled
+
+    move = {"target": "move", "margin": 0.05, "games": 2000, "opponents": ["random", "heuristic"], "worlds": 32,
+            "confirmed": 1234, "confirm_worlds": 64, "search_win_rate": 0.9612, "relabelled": 0.0831,
+            "samples": 40000, "collect_seconds": 1800.0, "fit_seconds": 60.4}
+    assert _distilled(move) == [
+        "| search distillation | 2,000 games against random, heuristic searched over 32 worlds a decision (1,234 "
+        "confirmed over 64 more), the search winning 96.1%; 8.3% of 40,000 decisions taught the search's move "
+        "(1860 s) |"]
+    rows = _distilled({**move, "target": "scores", "temperature": 0.05, "earlier_rounds": [move]})
+    assert rows[0].startswith("| search distillation, round 1 of 2 |") and "taught the search's move" in rows[0]
+    assert rows[1].startswith("| search distillation, round 2 of 2 |") and "exp(score / 0.05)" in rows[1]

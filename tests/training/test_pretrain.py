@@ -307,6 +307,41 @@ def test_every_minibatch_step_follows_its_own_gradient_alone(toy, teacher, monke
         assert torch.allclose(later, grads[0], atol=1e-6)
 
 
+def test_the_cloning_reshuffles_its_training_rows_each_epoch(toy, teacher, monkeypatch):
+    # the same minibatches every epoch would follow the same gradient path again instead of a new one
+    import torch
+
+    data, bits = _teacher_data(toy, teacher, rows=200)
+    policy = _fresh_policy(toy)
+    batches = []
+    original = policy.get_distribution
+
+    def spy(obs, action_masks=None):
+        if torch.is_grad_enabled():
+            batches.append((obs[:, :bits].round().long() << torch.arange(bits)).sum(1).tolist())
+        return original(obs, action_masks=action_masks)
+
+    monkeypatch.setattr(policy, "get_distribution", spy)
+    clone(policy, data, epochs=2, batch_size=32, holdout=0.05, log=lambda *_: None)
+    first, second = batches[:len(batches) // 2], batches[len(batches) // 2:]
+    assert sorted(sum(first, [])) == sorted(sum(second, [])) and first[0] != second[0]
+
+
+def test_a_cloning_is_reproducible_from_its_seed_and_follows_it(toy, teacher):
+    # the held-out rows and the minibatches come from the seed: a warm start reproduces from its recipe's seed
+    import torch
+
+    data = collect(toy, teacher, games=40, seed=3)
+
+    def fitted(seed):
+        policy = _fresh_policy(toy)
+        clone(policy, data, epochs=2, batch_size=32, holdout=0.2, seed=seed, log=lambda *_: None)
+        return torch.cat([p.detach().flatten() for p in policy.parameters()])
+
+    assert torch.equal(fitted(3), fitted(3))
+    assert not torch.equal(fitted(3), fitted(4))
+
+
 def test_holdout_split_holds_none_out_of_twenty_or_fewer_and_rounds_the_share():
     rng = np.random.default_rng(0)
     hold, train_rows = holdout_split(20, 0.5, rng)
@@ -494,6 +529,26 @@ def test_the_cloning_reports_the_held_out_agreement_of_each_decision():
     rows = report["holdout_agreement_by_decision"].values()
     assert sum(r["samples"] for r in rows) == round(0.02 * len(data))
     assert all(r["samples"] > 0 and np.isfinite(r["agreement"]) for r in rows)
+
+
+def test_each_decisions_held_out_agreement_is_over_its_own_rows():
+    # at step size 0 the policy stays the untrained one, whose agreement can be measured here row by row
+    import torch
+
+    data = collect("travel_earth_v0", RandomPolicy(), games=4, seed=6, vs_random_share=0.0)
+    policy = _fresh_policy("travel_earth_v0")
+    report = clone(policy, data, epochs=1, batch_size=256, learning_rate=0.0, holdout=0.3, seed=2,
+                   log=lambda *_: None)
+    hold, _ = holdout_split(len(data), 0.3, np.random.default_rng(2))  # clone's split at seed 2
+    with torch.no_grad():
+        dist = policy.get_distribution(torch.as_tensor(data.observations[hold].astype(np.float32)),
+                                       action_masks=data.masks[hold])
+        agreed = (dist.distribution.probs.argmax(-1).numpy() == data.actions[hold])
+    held = data.decisions[hold]
+    expected = {d: float(agreed[held == d].mean()) for d in set(held.tolist())}
+    assert len({round(v, 4) for v in expected.values()}) > 1  # the decisions' agreements differ
+    got = {d: r["agreement"] for d, r in report["holdout_agreement_by_decision"].items()}
+    assert got == pytest.approx(expected, abs=1e-4)
 
 
 @pytest.mark.parametrize(("decisions", "teacher_spec", "message"), [
