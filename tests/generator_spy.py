@@ -43,3 +43,16 @@ def tells_the_seed(spy: GeneratorSpy, seed: int) -> bool:
         return True
     guesses = [np.random.SeedSequence(seed).spawn(1)[0], *(np.random.SeedSequence([seed, k]) for k in range(8))]
     return any(np.random.PCG64(g).state["state"] == spy.first_state["state"] for g in guesses)
+
+
+class DrawRecorder:
+    """Plays a legal move chosen by a number it draws from the generator it is handed, and records every number:
+    two policies with streams of their own draw different numbers, and a stream's numbers can be checked."""
+
+    def __init__(self, name):
+        self.name, self.draws = name, []
+
+    def act(self, obs, mask, rng):
+        self.draws.append(rng.random())
+        legal = np.flatnonzero(mask)
+        return int(legal[int(self.draws[-1] * len(legal))])

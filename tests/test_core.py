@@ -923,19 +923,12 @@ def test_match_result_win_rate_is_each_policys_own_wins_per_game():
 def test_play_match_hands_each_policy_the_generator_of_its_place_whichever_seat_it_takes(toy):
     # a generator of its own per policy (README: one no other policy of the match draws from): seat-indexed
     # generators passed policy 0's stream to policy 1 whenever the rotation swapped them
+    from generator_spy import DrawRecorder
+
     from tabletop_envs.core.arena import play_match
     from tabletop_envs.core.policy import policy_rng
 
-    class Recorder:
-        def __init__(self, name):
-            self.name, self.draws = name, []
-
-        def act(self, obs, mask, rng):
-            self.draws.append(rng.random())
-            legal = np.flatnonzero(mask)
-            return int(legal[int(self.draws[-1] * len(legal))])
-
-    a, b = Recorder("a"), Recorder("b")
+    a, b = DrawRecorder("a"), DrawRecorder("b")
     play_match(toy, [a, b], 4, seed=7)
     for place, policy in enumerate((a, b)):
         assert len(policy.draws) > 4

@@ -194,16 +194,23 @@ def test_resample_hidden_searches_for_a_dealing_of_the_face_down_cards_when_deal
     assert any(cid("Sand Piper") in down for down in downs), "the search may place the known card face down"
 
 
-def test_resample_hidden_fills_the_face_down_cards_with_known_cards_when_the_hand_cannot_hold_them(
-        face_down_dealing):
-    # Player 0 was seen to take back three cards and now holds one: two of them must lie face down (their
-    # costs 0 and 0 fit), whichever two; both the random dealing and the search keep that
+def _three_known_cards_two_face_down():
+    """Player 0 was seen to take back three cards (the ``known`` names returned) and holds one after placing two
+    face down: which two is hidden from Player 1."""
     known = ["Tidepool Crab", "Pebble Mole", "Lantern Moth"]
     s = make_state(hands=(known, ["Gloom Bat"]), opaque_wall=False)
     s.known_hand[0] = [cid(n) for n in known]
     place(s, "Tidepool Crab", A)
     place(s, "Pebble Mole", D)
     end(s)
+    return s, known
+
+
+def test_resample_hidden_fills_the_face_down_cards_with_known_cards_when_the_hand_cannot_hold_them(
+        face_down_dealing):
+    # Player 0 was seen to take back three cards and now holds one: two of them must lie face down (their
+    # costs 0 and 0 fit), whichever two; both the random dealing and the search keep that
+    s, known = _three_known_cards_two_face_down()
     in_hand = set()
     for world in consistent_worlds(s, 1, 40, np.random.default_rng(0)):
         down = world.face_down[0][A] + world.face_down[0][D]
@@ -1458,12 +1465,7 @@ def test_the_picture_draws_the_opponents_face_down_cards_as_backs_in_their_lane_
 def test_the_picture_never_shows_the_opponent_more_hand_cards_than_their_hand_holds(monkeypatch):
     """Seat 1 saw three cards enter seat 0's hand; two of them went down face down, which two is hidden: the
     row of seat 0's hand shows the one card it holds (a known one, told "in hand or face down"), not three."""
-    known = ["Tidepool Crab", "Pebble Mole", "Lantern Moth"]
-    s = make_state(hands=(known, ["Gloom Bat"]), opaque_wall=False)
-    s.known_hand[0] = [cid(n) for n in known]
-    place(s, "Tidepool Crab", A)
-    place(s, "Pebble Mole", D)
-    end(s)
+    s, known = _three_known_cards_two_face_down()
     assert len(s.hand[0]) == 1 and len(s.known_hand[0]) == 3
     calls = _picture_calls(monkeypatch, s, 1)
     assert len(calls["row"][0]) == 1 and calls["row"][0][0] in known

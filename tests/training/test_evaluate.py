@@ -382,16 +382,19 @@ def test_seat_rotations_put_a_and_b_on_every_ordered_pair_of_neighbouring_seats_
     assert set(rot) == neighbours | {(b, a) for a, b in neighbours}
 
 
+class Named:
+    """A policy of a scripted arena, which never asks it for a move."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def act(self, obs, mask, rng):
+        raise AssertionError
+
+
 def test_play_pair_counts_wins_draws_and_losses_from_a_s_seat_over_paired_deals(toy, monkeypatch):
     # a scripted arena: which deal and which seats each game got, and A's result chosen per (deal, seat of A)
     import training.evaluate as evaluate
-
-    class Named:
-        def __init__(self, name):
-            self.name = name
-
-        def act(self, obs, mask, rng):  # never asked: the arena below is scripted
-            raise AssertionError
 
     a, b = Named("a"), Named("b")
     calls = []
@@ -422,13 +425,6 @@ def test_play_pair_counts_wins_draws_and_losses_from_a_s_seat_over_paired_deals(
 def test_play_pair_above_two_seats_ranks_a_against_b_whoever_out_ranks_the_fillers(monkeypatch):
     # rank-based: A beats B when A's standing is higher than B's, whichever seats they and the fillers take
     import training.evaluate as evaluate
-
-    class Named:
-        def __init__(self, name):
-            self.name = name
-
-        def act(self, obs, mask, rng):  # never asked: the arena below is scripted
-            raise AssertionError
 
     a, b = Named("a"), Named("b")
     for standing, expected in (({a: 0.0, b: 1.0}, (0, 0, 6)), ({a: 1.0, b: 0.0}, (6, 0, 0)),
@@ -620,16 +616,9 @@ def test_a_missing_model_file_is_named_as_given_not_looked_up_as_an_id(name):
 
 def test_a_pairs_two_policies_draw_from_generators_of_their_own():
     # one shared stream would hand B the random numbers A draws, and let either choose the other's moves
-    class Recorder:
-        def __init__(self, name):
-            self.name, self.draws = name, []
+    from generator_spy import DrawRecorder
 
-        def act(self, observation, action_mask, rng):
-            self.draws.append(rng.random())
-            legal = np.flatnonzero(action_mask)
-            return int(legal[int(self.draws[-1] * len(legal))])
-
-    a, b = Recorder("A"), Recorder("B")
+    a, b = DrawRecorder("A"), DrawRecorder("B")
     play_pair("terralore_v0", a, b, games=2, seed=3)
     assert len(a.draws) > 10 and len(b.draws) > 10 and not set(a.draws) & set(b.draws)
 

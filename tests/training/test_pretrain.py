@@ -268,22 +268,29 @@ def _teacher_data(toy, teacher, rows: int):
                        data.games, 0.0), ids.shape[1]
 
 
-def test_the_held_out_decisions_are_never_trained_on(toy, teacher, monkeypatch):
+def test_the_held_out_decisions_are_never_trained_on_and_the_rest_are_reshuffled_each_epoch(toy, teacher, monkeypatch):
     import torch
 
     data, bits = _teacher_data(toy, teacher, rows=200)
     policy = _fresh_policy(toy)
-    trained, evaluated = set(), set()
+    batches, evaluated = [], set()
     original = policy.get_distribution
 
     def spy(obs, action_masks=None):
         ids = (obs[:, :bits].round().long() << torch.arange(bits)).sum(1).tolist()
-        (trained if torch.is_grad_enabled() else evaluated).update(ids)
+        if torch.is_grad_enabled():
+            batches.append(ids)
+        else:
+            evaluated.update(ids)
         return original(obs, action_masks=action_masks)
 
     monkeypatch.setattr(policy, "get_distribution", spy)
     clone(policy, data, epochs=2, batch_size=32, holdout=0.05, log=lambda *_: None)
+    trained = set(sum(batches, []))
     assert len(evaluated) == 10 and trained.isdisjoint(evaluated) and trained | evaluated == set(range(200))
+    # the same minibatches every epoch would follow the same gradient path again instead of a new one
+    first, second = batches[:len(batches) // 2], batches[len(batches) // 2:]
+    assert sorted(sum(first, [])) == sorted(sum(second, [])) and first[0] != second[0]
 
 
 def test_every_minibatch_step_follows_its_own_gradient_alone(toy, teacher, monkeypatch):
@@ -305,26 +312,6 @@ def test_every_minibatch_step_follows_its_own_gradient_alone(toy, teacher, monke
     assert len(grads) == 3 and grads[0].abs().sum() > 0
     for later in grads[1:]:
         assert torch.allclose(later, grads[0], atol=1e-6)
-
-
-def test_the_cloning_reshuffles_its_training_rows_each_epoch(toy, teacher, monkeypatch):
-    # the same minibatches every epoch would follow the same gradient path again instead of a new one
-    import torch
-
-    data, bits = _teacher_data(toy, teacher, rows=200)
-    policy = _fresh_policy(toy)
-    batches = []
-    original = policy.get_distribution
-
-    def spy(obs, action_masks=None):
-        if torch.is_grad_enabled():
-            batches.append((obs[:, :bits].round().long() << torch.arange(bits)).sum(1).tolist())
-        return original(obs, action_masks=action_masks)
-
-    monkeypatch.setattr(policy, "get_distribution", spy)
-    clone(policy, data, epochs=2, batch_size=32, holdout=0.05, log=lambda *_: None)
-    first, second = batches[:len(batches) // 2], batches[len(batches) // 2:]
-    assert sorted(sum(first, [])) == sorted(sum(second, [])) and first[0] != second[0]
 
 
 def test_a_cloning_is_reproducible_from_its_seed_and_follows_it(toy, teacher):
