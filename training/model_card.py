@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from tabletop_envs.core.errors import ConfigError, TabletopError, run_cli
-from tabletop_envs.core.onnx_policy import read_sidecar
+from tabletop_envs.core.onnx_policy import check_sidecar
 
 from .config import user_path
 from .pretrain import percent
@@ -103,7 +103,7 @@ def card(models_dir: Path = MODELS) -> str:
             raise TabletopError(f"{side} is not valid JSON ({exc}); re-export the model or remove the file") from None
         if not isinstance(meta, dict) or "env_id" not in meta:
             continue
-        meta = read_sidecar(side)  # the loader's checks: an edited sidecar fails here in one line, not in a KeyError
+        check_sidecar(meta, side)  # the loader's checks: an edited sidecar fails here in one line, not in a KeyError
         found += 1
         tr, ev = meta.get("training", {}), meta.get("evaluation", {})
         cfg = tr.get("config", {})

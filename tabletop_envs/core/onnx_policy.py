@@ -395,6 +395,13 @@ def read_sidecar(path: str | Path) -> dict:
     if not isinstance(meta, dict):
         raise ModelMismatchError(f"sidecar {side} must hold a JSON object, got {type(meta).__name__}; restore it or "
                                  "re-export the model")
+    check_sidecar(meta, side)
+    return meta
+
+
+def check_sidecar(meta: dict, side: Path) -> None:
+    """Refuse a sidecar object (read from ``side``) without the keys and types the loader and the model card
+    rely on: a ``ModelMismatchError`` naming the file, the problem and the fix."""
     control = control_text(meta)
     if control:
         raise ModelMismatchError(f"sidecar {side}: {control[0]} holds control characters ({control[1]!r}); restore "
@@ -420,7 +427,6 @@ def read_sidecar(path: str | Path) -> dict:
             problem = f"network.activation must be one of {sorted(ACTIVATIONS)}, got {network['activation']!r}"
     if problem:
         raise ModelMismatchError(f"sidecar {side}: {problem}; restore it or re-export the model")
-    return meta
 
 
 def check_compatible(meta: dict, env: str | None = None, source: str = "model", *,
