@@ -885,16 +885,17 @@ def test_before_the_active_player_chooses_this_turns_action_no_action_is_marked(
 
 
 def test_a_vp_tie_under_vp_margin_is_won_by_the_tiebreakers_in_a_match():
-    # seed 193's first deal (random against random) ends level on VP, decided by a tiebreaker (found by an audit:
-    # play_match counted it a draw under reward="vp_margin", whose returns ignore the tiebreakers). It was seed 20,
-    # whose deal rule changes since made a plain win, so the test proved nothing (a later audit);
-    # tests/training/test_evaluate.py's tiebreaker test checks that this deal is still level on VP
+    # play_match counted a VP tie a draw under reward="vp_margin", whose returns ignore the tiebreakers (an audit)
+    from earth_tie import VP_TIE_SEED, assert_the_first_deal_is_a_vp_tie
+
     from tabletop_envs.core.arena import play_match
 
-    results = [play_match("earth_v0", ["earth_v0/random", "earth_v0/random"], 2, seed=193,
+    assert_the_first_deal_is_a_vp_tie()
+    results = [play_match("earth_v0", ["earth_v0/random", "earth_v0/random"], 2, seed=VP_TIE_SEED,
                           game_kwargs={"num_players": 2, "reward": reward}) for reward in ("vp_margin", "rank")]
     margin, rank = ((list(r.wins), list(r.draws), list(r.losses)) for r in results)
-    assert margin == rank and sum(rank[1]) < 4
+    # no draw under either reward: the tie is decided (`< 4`, both games drawn, passed with the tiebreakers gone)
+    assert margin == rank and sum(rank[1]) == 0
 
 
 def test_standings_follow_the_tiebreakers_and_equal_the_rank_returns():

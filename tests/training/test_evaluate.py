@@ -10,7 +10,6 @@ import pytest
 from extras import needs_matplotlib
 
 from tabletop_envs import ConfigError
-from tabletop_envs.core.registry import make_game
 from training.evaluate import (
     PairResult,
     bradley_terry_elo,
@@ -624,20 +623,16 @@ def test_a_pairs_two_policies_draw_from_generators_of_their_own():
 
 
 def test_an_earth_vp_tie_is_decided_by_the_rules_tiebreakers_whatever_the_reward_option():
-    # seed 193's first deal (random against random, 2 players) ends level on VP and is decided by a tiebreaker:
-    # under reward="vp_margin" both returns are 0, and the evaluation counted that game a draw (found by an audit).
-    # The seed was 20, whose deal rule changes since made a plain win: the test then proved nothing (a later audit)
-    from tabletop_envs.core.arena import deal_seed, play_game_standings
-    from tabletop_envs.core.policy import RandomPolicy, policy_rng
+    # under reward="vp_margin" a VP tie's returns are both 0, and the evaluation counted it a draw (an audit)
+    from earth_tie import VP_TIE_SEED, assert_the_first_deal_is_a_vp_tie
 
+    assert_the_first_deal_is_a_vp_tie()
     kw = {"num_players": 2}
-    returns, _, _ = play_game_standings(make_game("earth_v0", **kw, reward="vp_margin"), [RandomPolicy()] * 2,
-                                        deal_seed(193, 0), None, [policy_rng(193, 0), policy_rng(193, 1)])
-    assert returns.tolist() == [0.0, 0.0]  # the deal A plays from seat 0 first is still a VP tie
-    margin = play_pair("earth_v0", "random", "random", 2, seed=193, game_kwargs={**kw, "reward": "vp_margin"})
-    rank = play_pair("earth_v0", "random", "random", 2, seed=193, game_kwargs={**kw, "reward": "rank"})
+    margin = play_pair("earth_v0", "random", "random", 2, seed=VP_TIE_SEED, game_kwargs={**kw, "reward": "vp_margin"})
+    rank = play_pair("earth_v0", "random", "random", 2, seed=VP_TIE_SEED, game_kwargs={**kw, "reward": "rank"})
     assert (margin.wins, margin.draws, margin.losses) == (rank.wins, rank.draws, rank.losses)
-    assert rank.draws < 2  # the deal's VP tie is there to be decided
+    # the deal's VP tie is decided: no draw (`< 2` passed with the tiebreakers gone, the tie then one draw)
+    assert rank.draws == 0
 
 
 def test_the_report_of_a_numpy_seed_is_plain_json_as_an_int_seeds_is():
