@@ -325,8 +325,10 @@ def test_an_event_whose_cost_composts_cards_from_hand_is_paid_with_other_cards_t
     one's own may.)"""
     s = board()
     e = next(c["id"] for c in CAT.earth if c["kind"] == "event" and not c["abilities"][0].get("cost"))
-    monkeypatch.setitem(CAT.earth[e]["abilities"][0], "cost", {"hand_compost": 1})
-    monkeypatch.setitem(CAT.earth[e]["abilities"][0], "gain", [{"res": "soil", "n": 5}])
+    # the game's own catalogue, not scenario.CAT: once other tests fill the catalogue cache (it keeps 4), a game may
+    # hold another copy of the shipped files, and an edit of CAT then changed nothing it plays (failed after the fuzz)
+    monkeypatch.setitem(s.game.cat.earth[e]["abilities"][0], "cost", {"hand_compost": 1})
+    monkeypatch.setitem(s.game.cat.earth[e]["abilities"][0], "gain", [{"res": "soil", "n": 5}])
     s.discard += s.hands[0]
     s.hands[0] = []
     give(s, 0, e)
@@ -365,30 +367,28 @@ def test_cost_reduction_by_type_or_habitat_not_below_zero():
     assert s.effective_cost(0, sunny) == CAT.earth[sunny]["cost"] - 1
 
 
-def test_copy_another_ability_in_your_tableau_from_the_copying_cards_position():
+def test_copy_another_ability_in_your_tableau_from_the_copying_cards_position(monkeypatch):
     s = board()
     joker = next(c["id"] for c in CAT.earth if c["type"] == "joker" and c["abilities"][0]["color"] == "yellow")
     adj_grower = {"color": "yellow", "kind": "gain",
                   "gain": [{"res": "growth", "n": 1, "where": {"dir": "orth", "filter": {}, "each": False}}]}
     host = roomy(0)
     put(s, 0, 0, host)
-    CAT.earth[host]["abilities"].insert(0, adj_grower)  # temporarily give the host a directional ability
-    try:
-        put(s, 0, 15, joker)
-        for i in (1, 11, 14):
-            put(s, 0, i, roomy(i))
-        play_to_activation(s, "grow")  # Growing: the Yellow activation
-        assert 30 in legal(s, "activate")
-        act(s, "activate", 30)
-        assert s.decision() == "copy" and 0 in legal(s, "activate")
-        act(s, "activate", 0)
-        # the copied "orthogonally adjacent" applies around the joker at cell 15, not around the host at 0
-        assert s.decision() == "place" and sorted(legal(s, "cell")) == [11, 14]
-        before = list(s.gro[0])
-        act(s, "cell", 14)
-        assert s.gro[0][14] == before[14] + 1 and sum(s.gro[0]) == sum(before) + 1
-    finally:
-        CAT.earth[host]["abilities"].pop(0)
+    # the host gets a directional ability in the game's own catalogue (see the hand-compost event test above)
+    monkeypatch.setitem(s.game.cat.earth[host], "abilities", [adj_grower, *CAT.earth[host]["abilities"]])
+    put(s, 0, 15, joker)
+    for i in (1, 11, 14):
+        put(s, 0, i, roomy(i))
+    play_to_activation(s, "grow")  # Growing: the Yellow activation
+    assert 30 in legal(s, "activate")
+    act(s, "activate", 30)
+    assert s.decision() == "copy" and 0 in legal(s, "activate")
+    act(s, "activate", 0)
+    # the copied "orthogonally adjacent" applies around the joker at cell 15, not around the host at 0
+    assert s.decision() == "place" and sorted(legal(s, "cell")) == [11, 14]
+    before = list(s.gro[0])
+    act(s, "cell", 14)
+    assert s.gro[0][14] == before[14] + 1 and sum(s.gro[0]) == sum(before) + 1
 
 
 def test_copy_one_blue_ability_may_copy_a_multicoloured_ability_the_blue_action_activates():
@@ -453,7 +453,7 @@ def test_a_copy_never_copies_the_other_ability_of_its_own_card(monkeypatch):
     (j,) = [i for i, a in enumerate(CAT.earth[copier]["abilities"]) if a["kind"] == "copy"]
     colour = CAT.earth[copier]["abilities"][j]["color"]
     twin = {"color": colour, "kind": "gain", "gain": [{"res": "soil", "n": 3}]}
-    monkeypatch.setitem(CAT.earth[copier], "abilities", [CAT.earth[copier]["abilities"][j], twin])
+    monkeypatch.setitem(s.game.cat.earth[copier], "abilities", [CAT.earth[copier]["abilities"][j], twin])  # the game's
     put(s, 0, 5, copier)
     assert s.copy_targets(0, 5, colour) == []
     other = next(c["id"] for c in CAT.earth if c["kind"] == "flora" and c["id"] != copier
@@ -506,7 +506,7 @@ def test_whenever_you_play_an_event_gain_places_sprouts_as_a_gain_ability_would(
     # and a sprout gain was once run as an automatic step the engine did not know (an AssertionError)
     s = board()
     s.island[0] = island_where(lambda a: a["kind"] == "on_event")
-    monkeypatch.setitem(CAT.islands[s.island[0]]["abilities"][0], "gain", [{"res": "sprouts", "n": 2}])
+    monkeypatch.setitem(s.game.cat.islands[s.island[0]]["abilities"][0], "gain", [{"res": "sprouts", "n": 2}])
     put(s, 0, 5, flora(lambda c: c["sprouts"] >= 2))
     e = next(c["id"] for c in CAT.earth if c["kind"] == "event" and not c["abilities"][0].get("cost")
              and c["abilities"][0]["gain"][0]["res"] == "soil")
