@@ -36,7 +36,9 @@ class Field:
         if self.choices is not None and value not in self.choices:
             raise CatalogueError(f"{where}: {value!r} is not one of {self.choices}")
         if self.min is not None and value < self.min or self.max is not None and value > self.max:
-            raise CatalogueError(f"{where}: {value!r} outside the allowed range {self.min}..{self.max}")
+            allowed = (f"{self.min}..{self.max}" if self.min is not None and self.max is not None  # not "0..None"
+                       else f"({self.min} or more)" if self.min is not None else f"({self.max} or less)")
+            raise CatalogueError(f"{where}: {value!r} outside the allowed range {allowed}")
         if self.check is not None:
             problem = self.check(value)
             if problem:
@@ -50,6 +52,12 @@ def visible_text(text: str) -> str:
     emoji sequence's joiner), but two names that read alike are one name, and one that reads as nothing is
     blank."""
     return " ".join("".join(ch for ch in text if unicodedata.category(ch) != "Cf").split())
+
+
+def _name_key(text: str) -> str:
+    """``text`` as :func:`visible_text` reads it, caseless and in one Unicode form: "Café" typed as one
+    character "é" or as "e" and a combining accent is one name on a label."""
+    return unicodedata.normalize("NFD", unicodedata.normalize("NFD", visible_text(text)).casefold())
 
 
 def validate_record(record: Any, schema: dict[str, Field], where: str) -> dict:
@@ -85,11 +93,36 @@ def load_json(path: str | Path) -> Any:
         raise CatalogueError(f"{path}: {exc}") from None
     except ValueError as exc:  # too large, no regular file, nested too deep, an endless integer
         raise CatalogueError(f"{path}: not a catalogue: {exc}; pass a card file in the shipped format") from None
+    huge = _huge_number(data)
+    if huge:
+        digits = len(str(abs(huge[1])))
+        raise CatalogueError(f"{path}: {huge[0]} is a number of {digits} digits, too large to play with (the game "
+                             "counts in floating point, up to about 1.8e308); use a smaller number")
     control = control_text(data)
     if control:
         raise CatalogueError(f"{path}: {control[0]} holds control characters ({control[1]!r}); card files hold "
                              "printable text only: remove them")
     return data
+
+
+def _huge_number(data: Any) -> tuple[str, int] | None:
+    """(where, value) of an integer in JSON ``data`` too large to be a float, or None. JSON reads such
+    an integer (up to thousands of digits); a statistic of 10**400 met NumPy as OverflowError on load, and an
+    Earth gain or VP of 10**400 loaded and ended the game in OverflowError when it was encoded or scored."""
+    todo = [("", data)]
+    while todo:
+        where, value = todo.pop()
+        if isinstance(value, int) and not isinstance(value, bool):
+            try:
+                float(value)
+            except OverflowError:
+                return where or "the top level", value
+        elif isinstance(value, dict):
+            # reversed onto the stack: the first such number in the file is the one named
+            todo.extend(reversed([(f"{where}.{key}" if where else str(key), item) for key, item in value.items()]))
+        elif isinstance(value, list):
+            todo.extend(reversed([(f"{where}[{i}]", item) for i, item in enumerate(value)]))
+    return None
 
 
 def load_records(path: str | Path, key: str, schema: dict[str, Field], unique: str = "name") -> list[dict]:
@@ -107,7 +140,7 @@ def load_records(path: str | Path, key: str, schema: dict[str, Field], unique: s
             if isinstance(value, str):
                 # names that differ only by case, spaces or invisible characters read as one card on a label
                 # or in a deck file; one of spaces or invisible characters names none ("plant ")
-                value = visible_text(value).casefold()
+                value = _name_key(value)
                 if not value:
                     raise CatalogueError(f"{Path(path).name}: {key}[{i}] has a blank {unique} {rec[unique]!r}; "
                                          "give it one")

@@ -255,6 +255,11 @@ def _objective_problem(rec: dict, kind: str) -> str | None:
     if table:
         if not all(is_int(v) for v in table):
             return f"'table' must be a list of ints (VP by count), got {table!r}"
+        # scoring and the text read the table alone: a 'per', 'vp' or 'max' beside it loaded and did nothing
+        beside = [k for k in ("per", "vp", "max") if rec[k] is not None]
+        if beside:
+            return (f"an objective with a 'table' scores by the table alone and does not use {beside}; set them to "
+                    "null, or drop the table to score by 'per' and 'vp'")
         return None
     if not is_int(rec["per"]) or rec["per"] < 1:
         return f"without a 'table', 'per' must be an int >= 1, got {rec['per']!r}"

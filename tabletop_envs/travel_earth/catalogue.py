@@ -110,7 +110,8 @@ def _check_printings(printings) -> str | None:
 
 
 def _check_number(text) -> str | None:
-    return None if re.fullmatch(r"TE-\d{3}", text) else f"collector number {text!r} must look like 'TE-001'"
+    # [0-9], not \d: that matched any script's digits, so "TE-١٢٣" loaded as a collector number
+    return None if re.fullmatch(r"TE-[0-9]{3}", text) else f"collector number {text!r} must look like 'TE-001'"
 
 
 STAT_SCHEMA = {

@@ -198,9 +198,10 @@ def test_text_out_of_date_names_the_text_and_setting_it_loads_the_catalogue(data
     Catalogue(data_copy)
 
 
-def test_wrong_number_of_components(data_copy):
-    edit(data_copy / "islands.json", "islands", lambda isl: isl.pop())
-    with pytest.raises(CatalogueError):
+@pytest.mark.parametrize("sides", [1, 2])  # 2: a whole island card, both sides, gone
+def test_wrong_number_of_components(data_copy, sides):
+    edit(data_copy / "islands.json", "islands", lambda isl: isl.__delitem__(slice(-sides, None)))
+    with pytest.raises(CatalogueError, match=rf"islands\.json: {20 - sides} island sides, the game has 20"):
         Catalogue(data_copy)
 
 
@@ -277,6 +278,11 @@ def test_a_field_the_game_never_reads_for_a_cards_kind_is_refused_naming_the_car
         Catalogue(data_copy)
 
 
+def test_an_island_may_compost_every_card_it_draws(data_copy):
+    edit(data_copy / "islands.json", "islands", lambda isl: isl[7].update(compost=isl[7]["draw"]))
+    assert Catalogue(data_copy).islands[7]["compost"] == Catalogue(data_copy).islands[7]["draw"]
+
+
 def test_an_island_composts_at_most_the_cards_it_draws(data_copy):
     """"Of the cards drawn, a number of them will be composted": an island drawing 2 and composting 6 loaded,
     and its player composted 2."""
@@ -307,10 +313,12 @@ def test_cards_must_be_flora_then_terrain_then_events(data_copy):
         Catalogue(data_copy)
 
 
-def test_bad_habitat_and_bad_filter(data_copy):
-    edit(data_copy / "earth_cards.json", "cards", lambda cards: cards[1].update(habitats=["swampy"]))
-    with pytest.raises(CatalogueError, match="habitats must be"):
+@pytest.mark.parametrize("habitats", [["swampy"], ["wet", "wet"]])
+def test_bad_habitat_and_bad_filter(data_copy, habitats):
+    edit(data_copy / "earth_cards.json", "cards", lambda cards: cards[1].update(habitats=habitats))
+    with pytest.raises(CatalogueError, match=r"cards\[1\].*habitats must be a list of distinct values"):
         Catalogue(data_copy)
+
 
 
 def test_invalid_json_names_line_and_column(data_copy):
@@ -380,6 +388,49 @@ def _event_abilities(abilities):
         event["abilities"] = abilities(event["abilities"][0])
         event["text"] = " ".join(ability_text(a) for a in event["abilities"])
     return change
+
+def _abilities(n):
+    def change(cards):
+        cards[0]["abilities"] = (cards[0]["abilities"] * 3)[:n]
+        _retext(cards[0])
+    return change
+
+
+@pytest.mark.parametrize("change, problem", [
+    (lambda c: c[0].update(type=""), r"'Coastal Ash': flora need a type, other cards type ''"),
+    (lambda c: next(x for x in c if x["kind"] == "terrain").update(type="tree"), r"flora need a type, other cards type ''"),
+    (_event_abilities(lambda a: [{**a, "color": "red"}]), r"event '.*': events only have black abilities"),
+    (lambda c: c[0].update(tags=["dragon"]), r"cards\[0\].*field 'tags': tags must be from colour/geographic/animal"),
+    (_abilities(0), r"cards\[0\].*every card has 1 or 2 abilities"),
+    (_abilities(3), r"cards\[0\].*every card has 1 or 2 abilities"),
+], ids=["flora_without_type", "terrain_with_type", "event_red", "unknown_tag", "no_ability", "three_abilities"])
+def test_a_card_of_a_shape_the_game_has_not_is_refused_naming_it(data_copy, change, problem):
+    edit(data_copy / "earth_cards.json", "cards", change)
+    with pytest.raises(CatalogueError, match=rf"earth_cards\.json: .*{problem}"):
+        Catalogue(data_copy)
+
+
+@pytest.mark.parametrize("name, key, change, where", [
+    ("earth_cards.json", "cards", lambda r: r[0]["abilities"][0]["gain"][0].update(n=10**400),
+     r"cards\[0\]\.abilities\[0\]\.gain\[0\]\.n"),
+    ("ecosystems.json", "ecosystems", lambda r: r[0]["table"].__setitem__(1, 10**400), r"ecosystems\[0\]\.table\[1\]"),
+], ids=["gain", "ecosystem_table"])
+def test_a_number_too_large_for_a_float_is_refused_on_load(data_copy, name, key, change, where):
+    """JSON reads integers of hundreds of digits: a gain or an ecosystem's VP of 10**400 loaded (its text
+    written from it), and the game ended in OverflowError when the observation was encoded or scored."""
+    from tabletop_envs.earth.text import objective_text
+
+    def change_and_retext(records):
+        change(records)
+        if key == "cards":
+            _retext(records[0])
+        else:
+            records[0]["text"] = objective_text(records[0], "ecosystem")
+
+    edit(data_copy / name, key, change_and_retext)
+    with pytest.raises(CatalogueError, match=rf"{re.escape(name)}: {where} is a number of 401 digits, too large to play "
+                                             r"with .*; use a smaller number"):
+        Catalogue(data_copy)
 
 
 @pytest.mark.parametrize("abilities, problem", [
@@ -501,6 +552,10 @@ def _per_vp(r):
     ("ecosystems.json", _per_vp, lambda r: r.update(per=0), "'per' must be an int >= 1"),
     ("ecosystems.json", _per_vp, lambda r: r.update(vp=None), "'vp' must be an int"),
     ("ecosystems.json", _per_vp, lambda r: r.update(max=-3), "'max' must be null or an int >= 1"),
+    ("ecosystems.json", _per_vp, lambda r: r.update(max=0), "'max' must be null or an int >= 1"),
+    # the table alone is scored: these loaded and did nothing
+    ("ecosystems.json", lambda r: r["table"], lambda r: r.update(per=2, vp=3),
+     r"an objective with a 'table' scores by the table alone and does not use \['per', 'vp'\]; set them to null"),
     ("ecosystems.json", lambda r: r["table"], lambda r: r["table"].append("a"), "'table' must be a list of ints"),
     ("ecosystems.json", lambda r: r["table"], lambda r: r["table"].append(float("inf")), "'table' must be a list of ints"),
     ("ecosystems.json", lambda r: r["measure"] == "type", lambda r: r.update(arg="metal"),
@@ -510,8 +565,8 @@ def _per_vp(r):
     ("fauna.json", lambda r: r["measure"] == "flora_growth_ge", lambda r: r.update(arg="3"),
      "measure 'flora_growth_ge' needs an int 'arg'"),
     ("fauna.json", lambda r: r["measure"] == "color", lambda r: r.update(arg="pink"), "measure 'color' needs an 'arg'"),
-], ids=["per_0", "vp_null", "max_negative", "table_text", "table_infinity", "type_metal", "soil_with_arg", "vp_ge_null",
-        "growth_text", "color_pink"])
+], ids=["per_0", "vp_null", "max_negative", "max_0", "table_and_per", "table_text", "table_infinity", "type_metal",
+        "soil_with_arg", "vp_ge_null", "growth_text", "color_pink"])
 def test_an_objective_the_scoring_cannot_count_is_refused_naming_the_record(data_copy, name, test, change, problem):
     """With the text regenerated these loaded, then raised ZeroDivisionError / TypeError / OverflowError
     when the objective was scored, or counted nothing ('metal' is no flora type) without a word."""

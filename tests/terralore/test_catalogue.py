@@ -98,13 +98,22 @@ def _raw():
     # a card's text is written from its effects: a text of its own loaded and was never shown or played
     (lambda c: c[3].update(text="Reveal: destroy every enemy creature."), r"unknown field\(s\) \['text'\]"),
     (lambda c: c[3].update(id=7), "must equal its position"),
-    (lambda c: c[4].update(name=c[3]["name"]), "repeats name"),
+    # the message points at the first card of that name, to be renamed or removed
+    (lambda c: c[4].update(name=c[3]["name"]), r"cards\[4\] repeats name 'Reef Eel' \(first at cards\[3\]: 'Reef Eel'\)"),
     # an action label or a deck file would not tell these two apart
     (lambda c: c[4].update(name=" " + c[3]["name"].upper()), "repeats name .* ignoring case, spaces and invisible"),
     (lambda c: c[4].update(name=c[3]["name"] + "\u200b"), "repeats name"),  # reads as the other
+    (lambda c: c[4].update(name=c[3]["name"].replace(" ", "  ")), "repeats name"),  # "Reef  Eel" reads as "Reef Eel"
+    # "é" as one character and as "e" with a combining accent: the same text, however an editor stored it
+    (lambda c: (c[3].update(name="Caf\u00e9 Eel"), c[4].update(name="Cafe\u0301 Eel")), "repeats name"),
     (lambda c: c[4].update(name="\u200b"), "has a blank name"),
     (lambda c: c[8].update(points=3), "skills add no points"),
     (lambda c: c[8].update(slots=2), "only creatures occupy lane slots"),
+    # a creature takes 1-3 of a lane's four slots (RULES.md)
+    (lambda c: c[3].update(slots=0), r"field 'slots': 0 outside the allowed range 1\.\.3"),
+    (lambda c: c[3].update(slots=4), r"field 'slots': 4 outside the allowed range 1\.\.3"),
+    (lambda c: c[2]["effects"][0].update(amount=0), r"effects\[0\], field 'amount': 0 outside the allowed range 1\.\.9"),
+    (lambda c: c.__setitem__(3, None), r"cards\[3\] \('\?'\): expected an object, got NoneType"),
     (lambda c: c[3].update(effects=[{"kind": "explode"}]), "'explode' is not one of"),
     (lambda c: c[3].update(effects=[{"kind": "destroy"}]), "needs a 'target'"),
     (lambda c: c[3].update(effects=[{"kind": "destroy", "target": "everything"}]), "needs a 'target' from"),
@@ -132,8 +141,9 @@ def test_catalogue_file_errors(tmp_path):
         load_catalogue(bad)
     with pytest.raises(CatalogueError, match="cannot read"):
         load_catalogue(tmp_path / "missing.json")
-    with pytest.raises(CatalogueError, match="cannot fill a 20-card"):
-        load_catalogue(_write(tmp_path, _raw()[:10]))
+    with pytest.raises(CatalogueError, match="cards.json: 19 cards cannot fill a 20-card singleton deck"):
+        load_catalogue(_write(tmp_path, _raw()[:19]))
+    assert len(load_catalogue(_write(tmp_path, _raw()[:20]))) == 20  # one singleton deck's worth is enough
     for text in ("[]", '{"creatures": []}', '{"cards": {"Red Fox": {}}}'):
         bad.write_text(text, encoding="utf-8")
         with pytest.raises(CatalogueError, match="cards.json: expected a JSON object with a list under 'cards'"):
@@ -227,6 +237,8 @@ def test_random_deck_is_legal_and_varies():
     (CAT.names[:19] + [CAT.names[0]], "appears more than once"),
     (CAT.names[:19] + ["Pikachu"], "unknown card name 'Pikachu'"),
     (list(range(19)) + [999], "card id 999 outside"),
+    (list(range(19)) + [len(CAT)], rf"card id {len(CAT)} outside 0\.\.{len(CAT) - 1}"),
+    (list(range(2, 21)) + [True], "cards are given by name or id, got bool True"),  # not card 1
     (list(range(19)) + [1.5], "by name or id"),
     ("Tidepool Crab", "list of 20 card names"),
 ])

@@ -95,6 +95,14 @@ def _data():
     (lambda d: d["cards"][0].update(name="\u200b\u200b"), "name must not be empty (or only spaces and invisible"),
     (lambda d: d["cards"][0].update(printings=["holo"]), "unknown printing(s) ['holo']"),
     (lambda d: d["cards"][0].update(collector_number="001"), "must look like 'TE-001'"),
+    (lambda d: d["cards"][0].update(collector_number="TE-001a"), "must look like 'TE-001'"),
+    (lambda d: d["cards"][0].update(collector_number="TE-\u0661\u0662\u0663"), "must look like 'TE-001'"),  # Arabic-Indic digits
+    (lambda d: d["cards"][0]["stats"].update(colour=1), "stats must have exactly the keys"),  # read by nothing
+    (lambda d: d["cards"][0]["stats"].update(weight=True), "must be a positive number (a real printed value), got True"),
+    (lambda d: d["cards"][0].update(printings=[]), "printings must be a non-empty list"),
+    (lambda d: d["cards"][0].update(printings=["foil", "foil"]), "printings repeat an entry"),
+    (lambda d: next(c for c in d["cards"] if "max_depth_m" in c).update(max_depth_m=-1),
+     "field 'max_depth_m': -1 outside the allowed range (0 or more)"),
     (lambda d: d["statistics"].reverse(), "statistics must list"),
     (lambda d: d.pop("abilities"), "expected a list under 'abilities'"),
 ])
@@ -246,6 +254,31 @@ def test_catalogue_not_json_or_missing_file(tmp_path):
         Catalogue(_write(tmp_path, "{ not json"))
     with pytest.raises(CatalogueError, match="cannot read catalogue file"):
         Catalogue(tmp_path / "nope.json")
+    with pytest.raises(CatalogueError, match=r"animals\.json: expected a JSON object with 'statistics', 'abilities' "
+                                             "and 'cards'"):
+        Catalogue(_write(tmp_path, "[]"))
+
+
+def test_five_cards_fill_a_casual_deck_at_four_copies_each(tmp_path):
+    data = _data()
+    data["cards"] = data["cards"][:5]
+    assert Catalogue(_write(tmp_path, data)).size == 5
+
+
+@pytest.mark.parametrize("where", ["stats", "max_depth_m"])
+def test_a_number_too_large_for_a_float_is_refused_naming_where_it_is(tmp_path, where):
+    """JSON reads integers of hundreds of digits: a statistic of 10**400 met NumPy as OverflowError, and a
+    Maximum Depth of 10**400 loaded and raised OverflowError when the card was described."""
+    data = _data()
+    i = next(i for i, c in enumerate(data["cards"]) if "max_depth_m" in c)
+    if where == "stats":
+        data["cards"][i]["stats"]["weight"] = 10**400
+    else:
+        data["cards"][i]["max_depth_m"] = 10**400
+    key = "stats.weight" if where == "stats" else "max_depth_m"
+    with pytest.raises(CatalogueError, match=rf"animals\.json: cards\[{i}\]\.{key} is a number of 401 digits, too large "
+                                             r"to play with .*; use a smaller number"):
+        Catalogue(_write(tmp_path, data))
 
 
 def test_card_text_shows_statistics_and_maximum_depth_as_information_only():
