@@ -82,3 +82,14 @@ def test_the_rllib_sidecars_command_is_the_command_line_used_or_the_recipe_when_
         "python -m training.rllib_train --config 'my recipe.yaml'")
     from_python = reproduce_command(cfg)
     assert from_python.startswith("python -m training.rllib_train  # config {") and "'iterations': 3" in from_python
+
+
+def test_the_rllib_sidecars_command_leaves_out_an_abbreviated_resume_too():
+    # argparse takes any unambiguous prefix of an option, so --res resumed the run, but the recorded command
+    # kept it: run again, it resumed from the checkpoint instead of making the model again
+    from training.rllib_train import load_rllib_config, reproduce_command
+
+    cfg = load_rllib_config(data={"env": "earth_v0", "iterations": 3})
+    for resume in (["--res", "run/checkpoint_00002"], ["--resum=run/checkpoint_00002"], ["--r", "x"]):
+        assert reproduce_command(cfg, ["--config", "c.yaml", *resume, "--set", "iterations=3"]) == (
+            "python -m training.rllib_train --config c.yaml --set iterations=3"), resume

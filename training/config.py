@@ -19,6 +19,7 @@ import json
 import math
 import os
 import re
+import shlex
 import string
 import sys
 import time
@@ -304,6 +305,24 @@ def resume_seed(seed: int, progress: int) -> int:
     import numpy as np
 
     return int(np.random.SeedSequence([seed, progress]).generate_state(1)[0])
+
+
+def command_line(module: str, argv: list[str], drop: str, *, drop_value: bool) -> str:
+    """``python -m <module>`` and ``argv`` quoted for a shell, the command a run records: less the option
+    ``drop`` (a resume: the run it continues is the same run), under any prefix argparse takes for it too
+    (``--res`` resumed, and a recorded ``--res`` resumed again where the command should make the model
+    again), with its value where ``drop_value``."""
+    kept, skip = [], False
+    for arg in argv:
+        if skip:
+            skip = False
+            continue
+        option = arg.split("=", 1)[0]
+        if len(option) > 2 and drop.startswith(option):
+            skip = drop_value and "=" not in arg
+            continue
+        kept.append(shlex.quote(arg))
+    return " ".join([f"python -m {module}", *kept])
 
 
 def user_path(path: str | Path) -> Path:

@@ -27,7 +27,6 @@ import contextlib
 import itertools
 import json
 import os
-import shlex
 import sys
 import time
 import zlib
@@ -42,6 +41,7 @@ from training.config import (
     check_dir_template,
     check_file_stem,
     check_folder_can_be_made,
+    command_line,
     config_key,
     load_typed_config,
     resume_seed,
@@ -446,16 +446,7 @@ def reproduce_command(cfg: RLlibTrainConfig, argv: list[str] | None = None) -> s
     continues is the same run), or, for a ``train()`` called from Python, the recipe written out."""
     if argv is None:
         return f"python -m training.rllib_train  # config {asdict(cfg)}"
-    kept, skip = [], False
-    for arg in argv:
-        if skip or arg.startswith("--resume="):
-            skip = False
-            continue
-        if arg == "--resume":
-            skip = True
-            continue
-        kept.append(shlex.quote(arg))
-    return " ".join(["python -m training.rllib_train", *kept])
+    return command_line("training.rllib_train", argv, "--resume", drop_value=True)
 
 
 def export_module(module, out_stem: str | Path, cfg: RLlibTrainConfig, steps: int, iterations: int,
@@ -529,6 +520,11 @@ def _train(cfg: RLlibTrainConfig, address: str | None, log, resume: str | Path |
         if done >= cfg.iterations:
             raise ConfigError(f"{resume} is at iteration {done} and the recipe trains to iterations={cfg.iterations}: "
                               f"nothing left to train; raise the total, e.g. --set iterations={done + 10}")
+        # RLlib restores the lifetime step count with the checkpoint: the first iteration compares with it
+        # (unknown, 0, for a checkpoint without its run's progress.jsonl)
+        steps_before = _steps_at(Path(resume).resolve().parent, done) or None
+    else:
+        steps_before = None
     # The env runners deal from the seed they are built with: a resumed run seeded like the first part
     # would deal the first part's games again.
     seed = cfg.seed if resume is None else resume_seed(cfg.seed, done)
@@ -573,7 +569,7 @@ def _train(cfg: RLlibTrainConfig, address: str | None, log, resume: str | Path |
                                         "e.g. the IllegalActionError of a masking bug, is in the log above") from exc
                 metrics = iteration_metrics(result)
                 metrics["wall_s"] = time.perf_counter() - t0
-                before = history[-1]["env_steps_sampled"] if history else None
+                before = history[-1]["env_steps_sampled"] if history else steps_before
                 if not metrics["env_steps_sampled"] or metrics["env_steps_sampled"] == before:
                     raise TabletopError(f"iteration {it} sampled no env steps: an env runner failed (its error is in "
                                        "the log above) or took longer than env_runners.sample_timeout_s; the run "

@@ -28,7 +28,6 @@ import multiprocessing
 import multiprocessing.connection
 import os
 import pickle
-import shlex
 import signal
 import sys
 import threading
@@ -47,6 +46,7 @@ from .config import (
     EXPORT_SUFFIXES,
     TrainConfig,
     check_device_present,
+    command_line,
     earlier_run_files,
     load_config,
     resume_seed,
@@ -706,7 +706,7 @@ def main(argv: list[str] | None = None) -> dict:
     args = parser.parse_args(argv)
     cfg = load_config(args.config, args.overrides)
     argv_used = sys.argv[1:] if argv is None else argv
-    command = "python -m training.train " + " ".join(shlex.quote(a) for a in argv_used if a != "--resume")
+    command = command_line("training.train", argv_used, "--resume", drop_value=False)
     with sigterm_as_interrupt():
         summary = train(cfg, resume=args.resume, command=command)
     print(json.dumps({k: v for k, v in summary.items() if k != "evaluation"}, indent=2))

@@ -880,25 +880,49 @@ def test_resuming_a_checkpoint_of_another_game_or_network_without_run_json_is_re
 def test_resume_refuses_a_checkpoint_whose_network_was_sized_for_another_game(tmp_path):
     # the game check passes where run.json names the recipe's game, but its layout may have changed since (another
     # version): refused in one line, not by torch's state-dict loading after Ray has started
-    import pickle
-
-    import gymnasium as gym
-
     from training.rllib_train import check_checkpoint_network, load_rllib_config
 
-    checkpoint = tmp_path / "checkpoint_00001"
-    module_dir = checkpoint / "learner_group" / "learner" / "rl_module" / "main"
-    module_dir.mkdir(parents=True)
-    kwargs = {"observation_space": gym.spaces.Dict({"observations": gym.spaces.Box(0.0, 1.0, (7,)),
-                                                    "action_mask": gym.spaces.Box(0.0, 1.0, (3,))}),
-              "action_space": gym.spaces.Discrete(3),
-              "model_config": {"fcnet_hiddens": [32], "fcnet_activation": "tanh", "vf_share_layers": False}}
-    with open(module_dir / "class_and_ctor_args.pkl", "wb") as f:
-        pickle.dump({"class": object, "ctor_args_and_kwargs": ((), kwargs)}, f)
+    checkpoint = _module_checkpoint(tmp_path / "checkpoint_00001", 7, 3, {"fcnet_hiddens": [32]})
     cfg = load_rllib_config(data={**TINY, "env": "toy_v0", "output": {"dir": str(tmp_path / "out")}})
     with pytest.raises(ConfigError, match=r"holds a network of 7 observations and 3 actions, but toy_v0 has \d+ and "
                                           r"\d+: it was trained on another game or layout version"):
         check_checkpoint_network(cfg, checkpoint)
+
+
+def _module_checkpoint(checkpoint, observations, actions, model_config):
+    """A checkpoint folder holding only what check_checkpoint_network reads: the constructor arguments of its
+    module 'main' (RLlib's class_and_ctor_args.pkl), a network of ``model_config`` (tanh, no sharing unless said)."""
+    import pickle
+
+    import gymnasium as gym
+
+    module_dir = checkpoint / "learner_group" / "learner" / "rl_module" / "main"
+    module_dir.mkdir(parents=True)
+    kwargs = {"observation_space": gym.spaces.Dict({"observations": gym.spaces.Box(0.0, 1.0, (observations,)),
+                                                    "action_mask": gym.spaces.Box(0.0, 1.0, (actions,))}),
+              "action_space": gym.spaces.Discrete(actions),
+              "model_config": {"fcnet_activation": "tanh", "vf_share_layers": False, **model_config}}
+    with open(module_dir / "class_and_ctor_args.pkl", "wb") as f:
+        pickle.dump({"class": object, "ctor_args_and_kwargs": ((), kwargs)}, f)
+    return checkpoint
+
+
+def test_resume_refuses_a_checkpoint_whose_network_differs_only_in_its_activation_or_layer_sharing(tmp_path):
+    # the weights of a tanh network load into a relu one of the same shapes without an error: resumed, the
+    # run would go on training another network than the checkpoint's
+    from training.rllib_train import check_checkpoint_network, load_rllib_config
+
+    game = TabletopMultiAgentEnv({"env": "toy_v0"}).game
+    sizes = (game.observation_layout.size, game.num_actions)
+    cfg = load_rllib_config(data={**TINY, "env": "toy_v0", "output": {"dir": str(tmp_path / "out")}})
+    check_checkpoint_network(cfg, _module_checkpoint(tmp_path / "same", *sizes, {"fcnet_hiddens": [32]}))
+    relu = _module_checkpoint(tmp_path / "relu", *sizes, {"fcnet_hiddens": [32], "fcnet_activation": "relu"})
+    with pytest.raises(ConfigError, match=r"holds a network with fcnet_activation=relu, but the recipe builds "
+                                          r"fcnet_activation=tanh; resume with --set model.fcnet_activation=relu "):
+        check_checkpoint_network(cfg, relu)
+    shared = _module_checkpoint(tmp_path / "shared", *sizes, {"fcnet_hiddens": [32], "vf_share_layers": True})
+    with pytest.raises(ConfigError, match=r"with vf_share_layers=true, .* --set model.vf_share_layers=true "):
+        check_checkpoint_network(cfg, shared)
 
 
 def test_frozen_selfplay_resumed_from_a_shared_run_starts_its_opponent_from_the_resumed_main(terralore_run, tmp_path):
@@ -1068,13 +1092,36 @@ def test_frozen_self_play_gives_main_one_seat_per_episode_and_every_seat_over_ep
     assert {shared.policy_mapping_fn(f"player_{seat}", episode) for seat in range(3)} == {"main"}
 
 
+def test_frozen_self_play_refreshes_its_opponent_every_frozen_update_every_iterations(tmp_path, monkeypatch):
+    # the copy after each training step is RLlib's on_train_result callback of the built config
+    import types
+
+    import training.rllib_train as rt
+
+    copies = []
+    monkeypatch.setattr(rt, "copy_main_to_frozen", lambda algorithm: copies.append(algorithm.iteration))
+    recipe = {**TINY, "env": "toy_v0", "output": {"dir": str(tmp_path)}}
+    frozen = rt.build_algo_config(rt.load_rllib_config(data={
+        **recipe, "selfplay": {"mode": "frozen", "frozen_update_every": 3}}))
+    for iteration in range(1, 8):
+        frozen.callbacks_on_train_result(algorithm=types.SimpleNamespace(iteration=iteration), result={})
+    assert copies == [3, 6]
+    assert rt.build_algo_config(rt.load_rllib_config(data=recipe)).callbacks_on_train_result is None  # shared
+
+
 class _FakeAlgo:
     """An algorithm whose iterations sample 100 more env steps each, unless ``failure`` says otherwise: "empty"
-    (no env runner reports: no steps at all), "stalled" (iteration 2 samples nothing new), "died" (an env
-    runner actor dies in iteration 2)."""
+    (no env runner reports: no steps at all), "stalled" (iteration 2 samples nothing new), "stalled_first" (the
+    first iteration after a restore samples nothing new), "died" (an env runner actor dies in iteration 2)."""
 
     def __init__(self, calls, failure=None):
         self.iteration, self.calls, self.failure = 0, calls, failure
+
+    def restore_from_path(self, path):
+        # as RLlib's: the iteration and the lifetime counts (100 steps per iteration here) come back with it
+        from training.rllib_train import checkpoint_iteration
+
+        self.iteration = self.restored = checkpoint_iteration(path)
 
     def train(self):
         self.iteration += 1
@@ -1082,7 +1129,8 @@ class _FakeAlgo:
             return {"training_iteration": self.iteration, "env_runners": {}}
         if self.iteration == 2 and self.failure == "died":
             raise ray.exceptions.RayActorError()
-        stalled = self.iteration == 2 and self.failure == "stalled"
+        stalled = (self.iteration == 2 and self.failure == "stalled") or (
+            self.failure == "stalled_first" and self.iteration == getattr(self, "restored", 0) + 1)
         lifetime = 100 * (self.iteration - 1 if stalled else self.iteration)
         return {"training_iteration": self.iteration, "env_runners": {"num_env_steps_sampled_lifetime": lifetime}}
 
@@ -1217,6 +1265,31 @@ def test_the_end_of_run_evaluation_lands_in_the_sidecar_and_keeps_the_recipes_tu
     for key, count in (("draw", "draws"), ("loss", "losses")):
         assert vs_random[key]["rate"] == result[count] / result["games"], key
     assert seen["max_turns"] == 3
+    # played out, the games are won and lost (all 20 above were drawn): each count lands in its own rate
+    played_out = rt.load_rllib_config(data={**TINY, "env": "toy_v0",
+                                            "output": {"dir": str(tmp_path), "eval_games": 20}})
+    result = rt.evaluate_vs_random(played_out, path, 20)
+    vs_random = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))["evaluation"]["vs_random"]
+    assert result["wins"] != result["losses"]
+    for key, count in (("win", "wins"), ("draw", "draws"), ("loss", "losses")):
+        assert vs_random[key]["rate"] == result[count] / result["games"], key
+
+
+def test_the_end_of_run_evaluation_at_a_table_of_three_seats_random_in_both_other_seats(tmp_path):
+    # Earth's recipe takes num_players 1-5: the policy plays one seat, random every other
+    import training.rllib_train as rt
+    from training.export import export_policy
+
+    if "earth_v0" not in GAMES:
+        pytest.skip("a three-seat game is needed")
+    cfg = rt.load_rllib_config(data={**TINY, "env": "earth_v0", "env_kwargs": {"num_players": 3, "max_turns": 30},
+                                     "output": {"dir": str(tmp_path), "eval_games": 3}})  # (games cut short)
+    game = TabletopMultiAgentEnv({"env": "earth_v0", "num_players": 3}).game
+    rng = np.random.default_rng(0)
+    weights = [(rng.normal(size=(game.observation_layout.size, game.num_actions)), rng.normal(size=game.num_actions))]
+    path = export_policy(weights, "tanh", tmp_path / "m", "earth_v0", {"num_players": 3})
+    result = rt.evaluate_vs_random(cfg, path, 3)
+    assert result["games"] == 3 and result["wins"] + result["draws"] + result["losses"] == 3
 
 
 def test_an_rllib_output_dir_under_a_file_is_refused_with_the_config(tmp_path):
@@ -1342,6 +1415,55 @@ def test_a_run_starts_a_local_ray_of_its_own_unless_an_address_or_ray_address_na
     assert ("num_cpus" in kw) == (joins == "local")
 
 
+def test_the_command_lines_address_comes_first_then_the_recipes_then_ray_address(tmp_path, monkeypatch):
+    # as --address's help and ray.address's meaning say; the recipe's "local" is local whatever RAY_ADDRESS says
+    from training.rllib_train import load_rllib_config, ray_address
+
+    monkeypatch.setenv("RAY_ADDRESS", "10.1.2.3:6379")
+    recipe = {**TINY, "env": "toy_v0", "output": {"dir": str(tmp_path)}}
+    cluster = load_rllib_config(data={**recipe, "ray": {"address": "head:6379"}})
+    assert (ray_address(cluster, None), ray_address(cluster, "auto"), ray_address(cluster, "local")) == (
+        "head:6379", "auto", "")
+    assert ray_address(load_rllib_config(data={**recipe, "ray": {"address": "local"}}), None) == ""
+    assert ray_address(load_rllib_config(data=recipe), None) == "10.1.2.3:6379"
+
+
+def test_a_local_ray_gets_the_recipes_cpus_and_dashboard_and_this_checkout_on_its_workers_path(tmp_path, monkeypatch):
+    # the env runners import tabletop_envs and training from the checkout the script runs from
+    import os
+
+    from training.rllib_train import REPO_ROOT, load_rllib_config, start_ray
+
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    monkeypatch.setenv("PYTHONPATH", "/elsewhere")
+    calls = []
+    monkeypatch.setattr(ray, "init", lambda **kw: calls.append(kw))
+    start_ray(load_rllib_config(data={**TINY, "env": "toy_v0", "ray": {"num_cpus": 3, "include_dashboard": True},
+                                      "output": {"dir": str(tmp_path)}}), None)
+    (kw,) = calls
+    assert (kw["num_cpus"], kw["include_dashboard"]) == (3, True)
+    assert kw["runtime_env"]["env_vars"]["PYTHONPATH"].split(os.pathsep) == [str(REPO_ROOT), "/elsewhere"]
+
+
+def test_the_local_ray_a_run_started_is_shut_down_at_its_end_also_on_error(tmp_path, monkeypatch):
+    import contextlib
+
+    from tabletop_envs.core.errors import TabletopError
+
+    calls = []
+    monkeypatch.setattr(ray, "is_initialized", lambda: False)  # as from the command line (no Ray of a test)
+    monkeypatch.setattr(ray, "shutdown", lambda: calls.append("shutdown"))
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    for failure in (None, "died"):
+        calls.clear()
+        rt = _fake_training(monkeypatch, calls, failure)
+        cfg = rt.load_rllib_config(data={**TINY, "env": "toy_v0", "iterations": 3,
+                                         "output": {"dir": str(tmp_path / str(failure)), "export": False}})
+        with pytest.raises(TabletopError) if failure else contextlib.nullcontext():
+            rt.train(cfg, log=lambda line: None)
+        assert calls == ["stop", "shutdown"], failure  # the algorithm's actors first, then their Ray
+
+
 def test_a_run_resumed_in_place_moves_the_progress_rows_after_its_checkpoint_aside(terralore_run, tmp_path):
     # a run that stopped after iteration 3 with its last checkpoint at 2: the resumed run wrote a second row for
     # iteration 3 into progress.jsonl
@@ -1386,3 +1508,91 @@ def test_an_exported_checkpoints_printed_act_is_the_recipes_eval_deterministic(t
         rt.main(["--config", "configs/rllib_terralore.yaml", "--set", f"output.dir={tmp_path / 'out'}",
                  "--set", f"eval.deterministic={deterministic}", "--export-checkpoint", str(tmp_path / "c")])
         assert f"act {act}, from eval.deterministic" in capsys.readouterr().out
+
+
+def test_a_resumed_run_whose_first_iteration_samples_nothing_new_stops_too(terralore_run, tmp_path, monkeypatch):
+    # RLlib restores the lifetime step count with the checkpoint, so the first iteration of a resumed run
+    # reported the checkpoint's count when it sampled nothing: with no row of its own before it, that passed
+    # as sampled, and the run went on, and exported, trained on nothing
+    import shutil
+    from dataclasses import replace
+
+    from tabletop_envs.core.errors import TabletopError
+
+    cfg, run_dir, _ = terralore_run
+    folder = tmp_path / "run"
+    shutil.copytree(run_dir, folder, ignore=shutil.ignore_patterns("run.lock"))
+    (folder / "progress.jsonl").write_text("".join(json.dumps({"iteration": i, "env_steps_sampled": 100 * i}) + "\n"
+                                                   for i in (1, 2, 3)), encoding="utf-8")  # the fake's counts
+    resumed = replace(cfg, iterations=5, output=replace(cfg.output, dir=str(folder), export=False))
+    calls = []
+    rt = _fake_training(monkeypatch, calls, "stalled_first")
+    with pytest.raises(TabletopError, match=r"iteration 4 sampled no env steps: an env runner failed"):
+        rt.train(resumed, log=lambda line: None, resume=folder / "checkpoint_00003")
+    assert calls == ["stop"] and not (folder / "checkpoint_00004").exists()
+    rt = _fake_training(monkeypatch, calls)  # one that samples: resumed as before
+    summary = rt.train(resumed, log=lambda line: None, resume=folder / "checkpoint_00003")
+    assert [h["env_steps_sampled"] for h in summary["history"]] == [400, 500]
+
+
+def test_a_run_plays_its_eval_games_with_the_policy_it_exported_and_reports_them(tmp_path, monkeypatch):
+    # output.eval_games play the export of the run's last 'main', after its last iteration
+    from pathlib import Path
+
+    calls, exported, said = [], [], []
+    rt = _fake_training(monkeypatch, calls)
+    monkeypatch.setattr(rt, "trained_module", lambda algo, module_id="main": module_id)
+
+    def export(module, out_stem, cfg, steps, iterations, command=None):
+        exported.append((module, steps, iterations))
+        return Path(f"{out_stem}.onnx")
+
+    monkeypatch.setattr(rt, "export_module", export)
+    monkeypatch.setattr(rt, "evaluate_vs_random", lambda cfg, path, games: {"model": path, "games": games})
+    for export_it in (True, False):
+        cfg = rt.load_rllib_config(data={**TINY, "env": "toy_v0", "iterations": 2, "output": {
+            "dir": str(tmp_path / str(export_it)), "eval_games": 20, "export": export_it}})
+        summary = rt.train(cfg, log=said.append)
+        if export_it:
+            assert exported == [("main", 200, 2)]
+            assert summary["evaluation"] == {"model": (tmp_path / "True" / "rllib_ppo.onnx").resolve(), "games": 20}
+        else:
+            assert "evaluation" not in summary and len(exported) == 1
+            assert "output.export=false, so the output.eval_games=20 games against random" in said[-1]
+
+
+def test_the_command_line_passes_its_address_and_its_own_arguments_as_the_sidecars_command(tmp_path, monkeypatch):
+    # main(argv) from Python records argv, not the arguments of the program that called it (pytest's here)
+    import shlex
+
+    import training.rllib_train as rt
+
+    seen = {}
+    monkeypatch.setattr(rt, "train", lambda cfg, address, resume=None, command=None:
+                        seen.update(address=address, command=command) or {})
+    monkeypatch.setattr(rt, "export_checkpoint", lambda cfg, checkpoint, command=None:
+                        seen.update(export=command) or tmp_path / "m.onnx")
+    recipe = ["--config", "configs/rllib_terralore.yaml", "--set", f"output.dir={tmp_path / 'out'}"]
+    rt.main([*recipe, "--address", "auto"])
+    assert seen == {"address": "auto",
+                    "command": "python -m training.rllib_train " + shlex.join([*recipe, "--address", "auto"])}
+    rt.main([*recipe, "--export-checkpoint", str(tmp_path / "c")])
+    assert seen["export"] == "python -m training.rllib_train " + shlex.join(
+        [*recipe, "--export-checkpoint", str(tmp_path / "c")])
+
+
+def test_a_checkpoint_exported_without_an_out_stem_lands_beside_it_not_over_the_runs_own_export(terralore_run,
+                                                                                                 tmp_path):
+    # --export-checkpoint gives no out_stem: its export must not replace the run's final one in the folder
+    import shutil
+
+    from training.rllib_train import export_checkpoint
+
+    cfg, run_dir, _ = terralore_run
+    folder = tmp_path / "run"
+    shutil.copytree(run_dir, folder, ignore=shutil.ignore_patterns("run.lock"))
+    final = {p.name: p.read_bytes() for p in folder.glob("rllib_ppo.*")}
+    path = export_checkpoint(cfg, folder / "checkpoint_00002")
+    assert path.parent == folder and "checkpoint_00002" in path.name
+    assert json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))["training"]["iterations"] == 2
+    assert {p.name: p.read_bytes() for p in folder.glob("rllib_ppo.*")} == final

@@ -217,7 +217,7 @@ def test_rllib_progress_rows_take_rllibs_lifetime_counts_as_plain_numbers():
               "env_runners": {"num_env_steps_sampled_lifetime": np.int64(768), "num_env_steps_sampled": 256,
                               "num_agent_steps_sampled_lifetime": 999, "num_episodes_lifetime": 30,
                               "num_episodes": 9, "episode_len_mean": np.float32(25.5),
-                              "module_episode_returns_mean": {"main": np.float64(0.25)}},
+                              "module_episode_returns_mean": {"main": np.float32(0.25)}},
               "timers": {"env_runner_sampling_timer": 0.75}}
     row = iteration_metrics(result)
     assert row == {"iteration": 3, "env_steps_sampled": 768, "env_steps_this_iter": 256, "episodes": 30,
@@ -238,3 +238,25 @@ def test_rllib_a_checkpoints_env_steps_are_those_of_its_own_iteration_not_the_ru
     (tmp_path / "progress.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     assert (_steps_at(tmp_path, 2), _steps_at(tmp_path, 3)) == (512, 768)
     assert _steps_at(tmp_path, 7) == 0 and _steps_at(tmp_path / "nowhere", 2) == 0  # unknown: 0
+
+
+def test_rllib_train_without_a_recipe_says_so_instead_of_training_the_defaults(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main([])
+    assert exit_.value.code == 2 and "the following arguments are required: --config" in capsys.readouterr().err
+
+
+def test_rllib_a_checkpoint_state_file_that_fails_to_unpickle_in_any_way_is_named_as_damaged(tmp_path):
+    # a byte changed inside a state file fails its unpickling with whatever error it meets (here an unknown module,
+    # not an UnpicklingError): refused naming the file, before Ray starts, not met by RLlib's restore
+    import pickle
+    from collections import OrderedDict
+
+    from training.rllib_train import check_checkpoint_loads
+
+    state = tmp_path / "checkpoint_00001" / "algorithm_state.pkl"
+    state.parent.mkdir()
+    state.write_bytes(pickle.dumps(OrderedDict(a=1)).replace(b"collections", b"collectionz"))
+    with pytest.raises(ConfigError, match=r"algorithm_state.pkl cannot be read \(UnpicklingError: "
+                                          r"ModuleNotFoundError: No module named 'collectionz'\); it is damaged"):
+        check_checkpoint_loads(state.parent)

@@ -1556,3 +1556,19 @@ def test_resume_with_another_network_without_run_json_is_refused_naming_the_chec
                                           r"recipe's is \[32\], tanh: resume with --set ppo\.net_arch=\[16\]"):
         train(load_config(data=other), resume=True)
     assert folder_bytes(run) == before
+
+
+def test_the_command_a_run_records_leaves_out_an_abbreviated_resume_too(toy, tmp_path, monkeypatch):
+    # argparse takes --res for --resume (any unambiguous prefix): the recorded command kept it, and run again
+    # it resumed the run instead of making it again
+    import yaml
+
+    import training.train as train_module
+
+    recipe = tmp_path / "toy.yaml"
+    recipe.write_text(yaml.safe_dump(quiet_tiny(tmp_path)), encoding="utf-8")
+    calls = []
+    monkeypatch.setattr(train_module, "train", lambda cfg, resume, command: calls.append((resume, command)) or {})
+    for resume in ("--res", "--r"):
+        main(["--config", str(recipe), resume, "--set", "ppo.total_timesteps=256"])
+    assert calls == [(True, f"python -m training.train --config {recipe} --set ppo.total_timesteps=256")] * 2
