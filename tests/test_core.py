@@ -1249,6 +1249,18 @@ def test_single_agent_env_penalty_ends_the_game_with_penalty_returns(toy):
     assert env.action_masks().all() and info["action_mask"].all()
 
 
+@pytest.mark.parametrize("action", [0.0, True, "0", float("nan"), np.float32(0), np.array([0.0])])
+def test_single_agent_env_penalty_for_an_action_that_is_no_action_id_says_illegal_action(toy, action):
+    """2.0, True or "0" is no action id: the penalty ends the game, and the info says why, as for an id whose
+    mask bit is 0 (the check compared None, the penalty, with None, the action's id, and found them equal)."""
+    import toy_game
+
+    env = SingleAgentEnv(toy_game.raw_env(illegal_action="penalty"), opponent=RandomPolicy(), learner_seat=0)
+    env.reset(seed=0)
+    _, reward, terminated, _, info = env.step(action)
+    assert (reward, terminated) == (-1.0, True) and info["illegal_action"] is True
+
+
 def test_single_agent_env_random_legal_plays_a_legal_action_and_says_so(toy):
     import toy_game
 
@@ -1458,6 +1470,20 @@ def test_run_cli_ends_a_full_disk_in_one_line_and_keeps_the_traceback_of_other_o
                                        "to, and run the command again\n")
     with pytest.raises(OSError, match="Bad file descriptor"):
         run_cli(bug)
+
+
+def test_run_cli_ends_a_file_name_too_long_in_one_line_naming_the_fix(capsys):
+    # an output.dir, opponent or teacher of 300 letters ended a training command on a traceback
+    import errno
+
+    from tabletop_envs.core.errors import run_cli
+
+    def too_long(argv):
+        raise OSError(errno.ENAMETOOLONG, "File name too long", "a" * 300)
+
+    assert run_cli(too_long) == 2
+    assert capsys.readouterr().err == (f"error: File name too long: {'a' * 300}; give a shorter file or folder name "
+                                       "(a name holds at most 255 bytes), and run the command again\n")
 
 
 def test_run_cli_ends_an_interrupt_in_one_line_with_status_130(capsys):

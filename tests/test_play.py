@@ -1141,3 +1141,17 @@ def test_a_save_answer_that_is_neither_yes_nor_no_is_asked_again_not_taken_as_no
     out = []
     main(["play", "toy", "--opponent", "toy_v0/random", "--seed", "3"], ask=Script(["q", "N"]), say=out.append)
     assert not (tmp_path / "replay-toy_v0-seed3-2.json").exists() and not any("Please answer" in s for s in out)
+
+
+def test_a_game_whose_replay_name_is_too_long_for_a_file_is_still_saved_under_another(toy, tmp_path, monkeypatch):
+    # --seed of 400 digits: its default replay name is too long for a file, and Path.exists() raised OSError (before
+    # Python 3.13) once the game was over, ending the command before the replay was offered: the game was lost. A
+    # file name typed that long did the same at the "Replace it?" check.
+    monkeypatch.chdir(tmp_path)
+    seed = "1" + "0" * 400
+    out: list[str] = []
+    script = Script(["q", "y", "", "a" * 300 + ".json", "game.json"])
+    assert main(["play", "toy", "--opponent", "toy_v0/random", "--seed", seed], ask=script, say=out.append) == 0
+    assert sum("Could not save the replay to" in line and "too long" in line for line in out) == 2, out
+    saved = Replay.load(tmp_path / "game.json")
+    assert saved.seed == int(seed)

@@ -381,12 +381,23 @@ WINDOWS_DEVICE_NAMES = {"CON", "PRN", "AUX", "NUL",
                         *(f"{port}{i}" for port in ("COM", "LPT") for i in [*"0123456789", "\u00b9", "\u00b2", "\u00b3"])}
 
 
+#: the longest output.name in bytes (UTF-8): <name>.onnx is written first as <name>.onnx.<host>-<pid>-<n>.part
+#: (tabletop_envs.core.files.written_beside), up to about 75 bytes more, and a file name holds 255
+MAX_FILE_STEM_BYTES = 150
+
+
 def check_file_stem(name: str, key: str) -> None:
     """A name that becomes ``<run dir>/<name>.onnx``: no folder, no extension, not empty, and a file name on
     every system (a recipe written on Linux is trained on Windows too)."""
     if not re.fullmatch(r"[\w-]+", name):
         raise ConfigError(f"{key} {name!r} must be a plain file stem (letters, digits, _ and -; no folder, dot or "
                           f"space): the model is written as <run dir>/<{key.split('.')[-1]}>.onnx; e.g. ppo")
+    if len(name.encode("utf-8")) > MAX_FILE_STEM_BYTES:
+        # a file name holds 255 bytes: output.name of 300 letters loaded, and the run ended in OSError "File name
+        # too long" as it started (on Python 3.13 and later, only at the export, after the whole training)
+        raise ConfigError(f"{key} {name[:24]!r}… is {len(name.encode('utf-8'))} bytes long; a file name holds 255 "
+                          f"bytes, and <{key.split('.')[-1]}>.onnx and its temporary copy need room beside it: "
+                          f"keep it to {MAX_FILE_STEM_BYTES} (letters, digits, _ and -), e.g. ppo")
     if name.upper() in WINDOWS_DEVICE_NAMES:
         raise ConfigError(f"{key} {name!r} is a device name on Windows (CON, PRN, AUX, NUL, COM0-9, LPT0-9, and COM "
                           f"or LPT with a superscript 1, 2 or 3), where {name}.onnx would not be a file; choose another "
@@ -732,6 +743,10 @@ def _build(cls, raw: dict, prefix: str, source: str, keys_hint: str = "python -m
     return cls(**kwargs)
 
 
+#: the largest integer a recipe's integer key takes: a signed 64-bit integer, what NumPy and torch count in
+MAX_CONFIG_INT = 2**63 - 1
+
+
 def _check_type(value, hint, name: str, source: str, meta) -> Any:
     origin = typing.get_origin(hint)
     bad = ConfigError(f"{source}: {name!r} must be {_describe(hint)}, got {value!r} ({type(value).__name__})")
@@ -770,6 +785,12 @@ def _check_type(value, hint, name: str, source: str, meta) -> Any:
                 value = int(value)
             else:
                 raise bad
+        if not -MAX_CONFIG_INT - 1 <= value <= MAX_CONFIG_INT:
+            # YAML reads hundreds of digits: selfplay.window, ppo.torch_threads or ppo.n_steps of 10**400 loaded,
+            # and the run ended in OverflowError or ValueError from deque, torch or NumPy once it had started
+            raise ConfigError(f"{source}: {name!r} must be an integer of at most {len(str(MAX_CONFIG_INT))} digits "
+                              f"(up to {MAX_CONFIG_INT}, the most NumPy and torch count to), got an integer of "
+                              f"{len(str(abs(value)))} digits; use a smaller number")
     elif hint is float:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise bad

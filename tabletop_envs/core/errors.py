@@ -142,14 +142,21 @@ CLI_ERRORS = (TabletopError, FileNotFoundError, json.JSONDecodeError)
 #: system, no permission. A training run that filled the disk ended on a traceback through torch and SB3.
 FULL_DISK_ERRNOS = {errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)}
 NOT_WRITABLE_ERRNOS = {errno.EROFS, errno.EACCES, errno.EPERM}
+#: a name the user gave that no file can have: an output.dir, an opponent or a teacher of 300 letters ended a
+#: training command on a traceback (Python before 3.13 raises it from Path.exists() and Path.is_file() too)
+NAME_TOO_LONG_ERRNOS = {errno.ENAMETOOLONG}
+#: the OSErrors a command reports in one line (:func:`run_cli`): the machine's state, or a name too long
+USER_OS_ERRNOS = FULL_DISK_ERRNOS | NOT_WRITABLE_ERRNOS | NAME_TOO_LONG_ERRNOS
 
 
 def cli_message(exc: BaseException) -> str:
     """The message of ``exc`` for a user (``str`` of a KeyError is its repr, quotes and all)."""
-    if isinstance(exc, OSError) and exc.errno in FULL_DISK_ERRNOS | NOT_WRITABLE_ERRNOS:
+    if isinstance(exc, OSError) and exc.errno in USER_OS_ERRNOS:
         where = f": {exc.filename}" if exc.filename else ""
         # a write to an open file that fills the disk names no file: the message cannot either
         fix = ("make room on the disk, or choose another folder" if exc.errno in FULL_DISK_ERRNOS
+               else "give a shorter file or folder name (a name holds at most 255 bytes)"
+               if exc.errno in NAME_TOO_LONG_ERRNOS
                else "choose a folder you can write to" if exc.errno == errno.EROFS
                else "check its permissions, or choose another folder")
         return f"{exc.strerror}{where}; {fix}, and run the command again"
@@ -261,7 +268,7 @@ def output_reader_may_go():
 
 def run_cli(main, argv: list[str] | None = None) -> int:
     """Run a command's ``main(argv)`` for its console script or ``python -m``: an error of
-    :data:`CLI_ERRORS`, or a full disk or a folder it may not write to, ends it with ``error: <message>`` on
+    :data:`CLI_ERRORS`, or a full disk, a folder it may not write to or a file name too long, ends it with ``error: <message>`` on
     stderr and exit status 2, as argparse ends a bad argument, instead of a traceback; an interrupt (Ctrl-C,
     or a SIGTERM where the command turns it into one) with ``interrupted`` and the shell's status for it, 130.
     A reader of its output that goes away does not end it (:func:`output_reader_may_go`). ``main`` itself
@@ -274,7 +281,7 @@ def run_cli(main, argv: list[str] | None = None) -> int:
             print(f"error: {cli_message(exc)}", file=sys.stderr)
             return 2
         except OSError as exc:
-            if exc.errno not in FULL_DISK_ERRNOS | NOT_WRITABLE_ERRNOS:
+            if exc.errno not in USER_OS_ERRNOS:
                 raise  # another OSError is the command's own fault: its traceback says where
             print(f"error: {cli_message(exc)}", file=sys.stderr)
             return 2

@@ -212,7 +212,8 @@ class SingleAgentEnv(gymnasium.Env):
             # an opponent's bad move names the opponent ('penalty' and 'random_legal' treat every seat alike)
             action = check_opponent_move(action, state.legal_action_mask(), self.seat_policies[mover], mover, state)
         chosen = resolve_action(state, action, self.illegal_action, self._illegal_rng)
-        if mover == self.learner_seat and chosen != action_index(action):
+        # (a penalty is None, and so is the id of 2.0 or True: compared, they were equal, and said nothing)
+        if mover == self.learner_seat and (chosen is None or chosen != action_index(action)):
             self.illegal_action_played = True
         if chosen is None:
             self._end(penalty_returns(self.game.num_players, mover))

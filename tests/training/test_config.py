@@ -488,6 +488,24 @@ def test_a_number_too_large_for_a_float_is_a_config_error_naming_the_key(tmp_pat
         load_config(path, [override] if override else None)
 
 
+@pytest.mark.parametrize(("override", "key"), [
+    (f"selfplay.window={HUGE}", "selfplay.window"),  # deque(maxlen=...): OverflowError as the run started
+    ("selfplay.gate_episodes=9223372036854775808", "selfplay.gate_episodes"),  # 2**63: the same
+    (f"ppo.torch_threads={HUGE}", "ppo.torch_threads"),  # torch.set_num_threads: ValueError
+    (f"ppo.total_timesteps={HUGE}", "ppo.total_timesteps"),  # SB3's progress: OverflowError
+    ("ppo.n_steps=1e300", "ppo.n_steps"),  # a whole float is read as an int
+    (f"ppo.net_arch=[{HUGE}]", r"ppo.net_arch\[0\]"),  # torch's C++ error, frames and all
+], ids=["window", "gate-2**63", "threads", "timesteps", "float", "net_arch"])
+def test_an_integer_past_64_bits_is_a_config_error_naming_the_key(override, key):
+    with pytest.raises(ConfigError, match=rf"'{key}' must be an integer of at most 19 digits .*got an integer of \d+ "
+                                          "digits; use a smaller number"):
+        load_config(overrides=[override])
+
+
+def test_the_largest_64_bit_integer_is_still_taken():
+    assert load_config(overrides=["eval.every=9223372036854775807"]).eval.every == 2**63 - 1
+
+
 def test_non_finite_floats_are_refused_in_phases_too():
     with pytest.raises(ConfigError, match="'phases\\[0\\].set.ppo.learning_rate' must be a finite number"):
         load_config(data={"ppo": {"total_timesteps": 1000},
@@ -545,6 +563,16 @@ def test_an_output_name_that_windows_keeps_for_a_device_is_refused_on_every_syst
     with pytest.raises(ConfigError, match=f"output.name '{name}' is a device name on Windows"):
         load_config(overrides=[f"output.name={name}"])
     assert load_config(overrides=["output.name=console"]).output.name == "console"
+
+
+def test_an_output_name_too_long_for_a_file_name_is_refused():
+    # 300 letters loaded, and the run ended in OSError "File name too long" (after the training on Python 3.13)
+    with pytest.raises(ConfigError, match=r"output.name 'aaa\w*'… is 300 bytes long; a file name holds 255 bytes.* keep "
+                                          r"it to 150"):
+        load_config(overrides=[f"output.name={'a' * 300}"])
+    with pytest.raises(ConfigError, match="is 152 bytes long"):  # bytes, not letters: é is two
+        load_config(overrides=[f"output.name={'é' * 76}"])
+    assert load_config(overrides=[f"output.name={'a' * 150}"]).output.name == "a" * 150
 
 
 @pytest.mark.parametrize("device", ["cpu", "cuda", "cuda:1", "mps", "auto"])

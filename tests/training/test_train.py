@@ -7,6 +7,7 @@ import json
 import os
 import pickle
 import signal
+import sys
 import time
 from pathlib import Path
 
@@ -1572,3 +1573,20 @@ def test_the_command_a_run_records_leaves_out_an_abbreviated_resume_too(toy, tmp
     for resume in ("--res", "--r"):
         main(["--config", str(recipe), resume, "--set", "ppo.total_timesteps=256"])
     assert calls == [(True, f"python -m training.train --config {recipe} --set ppo.total_timesteps=256")] * 2
+
+
+@pytest.mark.parametrize("key", ["output.dir", "eval.opponents", "pretrain.teacher"])
+def test_a_name_too_long_for_a_file_ends_the_command_in_one_line(toy, tmp_path, capsys, key):
+    # each ended training.train on a traceback: OSError "File name too long" from Path.exists() or Path.is_file()
+    # (Python before 3.13), as the recipe was checked or as its policies loaded, before any training
+    from tabletop_envs.core.errors import run_cli
+
+    long = "a" * 300
+    value = {"output.dir": str(tmp_path / long), "eval.opponents": f"[random, {long}]", "pretrain.teacher": long}[key]
+    argv = [f"--set={k}" for k in ("env=toy_v0", "eval.opponents=[random]", "selfplay.heuristic_weight=0",
+                                   f"output.dir={tmp_path / 'run'}", f"{key}={value}")]
+    assert run_cli(main, argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1, err
+    # (Python 3.13 and later read such a path as no file: a policy id then is none, and a folder cannot be made)
+    assert sys.version_info >= (3, 13) or "give a shorter file or folder name" in err, err
