@@ -5,6 +5,7 @@ parses (its flags exist, its recipe and ``--set`` keys load, its env names and p
 from __future__ import annotations
 
 import argparse
+import ast
 import contextlib
 import importlib
 import io
@@ -25,6 +26,7 @@ DOCS = [README, ROOT / "models" / "README.md", ROOT / "training" / "README.md",
         *sorted(ROOT.glob("tabletop_envs/*/README.md")), *sorted(ROOT.glob("tabletop_envs/*/RULES.md")),
         *sorted(ROOT.glob("docs/*.md"))]
 RECIPES = sorted(ROOT.glob("configs/*.yaml"))
+MODULES = sorted(path for folder in ("tabletop_envs", "training", "benchmarks") for path in (ROOT / folder).rglob("*.py"))
 FENCE = re.compile(r"```([a-z]*)\n(.*?)```", re.S)
 
 
@@ -173,7 +175,9 @@ def test_links_to_a_heading_name_a_heading_of_that_page():
 # --------------------------------------------------------------------------- quoted command lines
 
 def quoted_commands() -> list[tuple[str, list[str]]]:
-    """(where, argv) of every `python -m <module> ...` and `tabletop-envs ...` command the docs quote."""
+    """(where, argv) of every `python -m <module> ...` and `tabletop-envs ...` command the docs quote: the Markdown
+    pages, the recipes' comments and the docstrings of the package, training and benchmarks modules (the env pages
+    that help() shows, the usage lines of each command's --help)."""
     found = []
 
     def add(where: str, line: str) -> None:
@@ -198,6 +202,15 @@ def quoted_commands() -> list[tuple[str, list[str]]]:
             match = re.match(r"#\s+(python -m .*)", line)
             if match:
                 add(str(recipe.relative_to(ROOT)), match.group(1))
+    for module in MODULES:
+        # the module docstrings a user reads as documentation: each env's page (help(terralore_v0)) and the usage
+        # lines the commands print with --help (their description); read from the source, nothing imported
+        docstring = ast.get_docstring(ast.parse(module.read_text(encoding="utf-8")), clean=False) or ""
+        name = str(module.relative_to(ROOT))
+        for line in docstring.replace("\\\n", " ").splitlines():
+            add(name, line)
+        for _, span in re.findall(r"(``?)([^`]+)\1", FENCE.sub("", docstring)):  # reST's ``code`` and Markdown's `code`
+            add(name, " ".join(span.split()))
     return found
 
 
@@ -236,6 +249,13 @@ def test_the_docs_quote_commands_of_every_kind():
     modules = {argv[2] if argv[0] == "python" else argv[0] for _, argv in COMMANDS}
     assert {"training.train", "training.evaluate", "training.main_job", "benchmarks.bot_vs_random",
             "benchmarks.aec_throughput", "tabletop_envs.earth.report", "tabletop-envs"} <= modules
+
+
+def test_the_docstrings_quoted_commands_are_checked_too():
+    # the env pages and the commands' --help texts quote commands as well; a scan that found none checks none
+    where = {w for w, _ in COMMANDS}
+    assert {"tabletop_envs/travel_earth/env.py", "tabletop_envs/cli.py", "training/rllib_train.py",
+            "training/main_job.py", "benchmarks/bot_vs_random.py"} <= where, sorted(where)
 
 
 @pytest.mark.parametrize(("where", "argv"), COMMANDS, ids=[f"{w}:{' '.join(a)[:60]}" for w, a in COMMANDS])
