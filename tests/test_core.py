@@ -490,6 +490,38 @@ def test_illegal_action_random_legal_flag_stays_in_the_agents_info_until_it_step
     assert "illegal_action" not in env.infos["player_0"]
 
 
+def test_a_reset_clears_the_random_legal_flag_the_last_game_left_in_an_agents_info(toy):
+    # found by mutation testing: a reset() that kept the set of replaced movers passed the suite; the next
+    # game's first last() then said the mover's move had been replaced before it had moved at all
+    import toy_game
+
+    env = toy_game.env(illegal_action="random_legal")
+    env.reset(seed=0)
+    bad = next(i for i in range(10) if i not in env.game_state.hands[0])
+    env.step(bad)
+    assert env.infos["player_0"]["illegal_action"] is True
+    env.reset(seed=1)
+    assert env.agent_selection == "player_0"
+    assert not any("illegal_action" in info for info in env.infos.values())
+    assert "illegal_action" not in env.last()[4]
+
+
+@pytest.mark.parametrize("kind", [float, np.float32])
+def test_random_legal_flags_an_action_that_is_no_action_id_even_where_the_pick_equals_it(toy, kind):
+    # found by mutation testing: comparing the pick with the action itself (3 == 3.0) instead of its action
+    # id passed the suite, and a replaced 3.0 went unflagged whenever the random pick was 3 (the AEC twin of
+    # the single-agent env's penalty flag for a non-integer action)
+    import toy_game
+
+    env = toy_game.env(illegal_action="random_legal")
+    env.reset(seed=0)
+    legal = np.flatnonzero(env.game_state.legal_action_mask())
+    pick = int(copy.deepcopy(env.unwrapped._illegal_rng).choice(legal))  # the draw the replacement will make
+    env.step(kind(pick))
+    assert env.game_state.turn == 1
+    assert env.infos["player_0"]["illegal_action"] is True
+
+
 def test_random_legal_picks_come_from_a_stream_of_their_own_not_the_deals(toy, monkeypatch):
     # the deal's generator is seeded with the game seed; a pick drawn from the same numbers would
     # carry information about how the hidden cards were dealt
@@ -683,6 +715,7 @@ def test_aec_reset_after_a_finished_game_starts_every_seat_at_a_cumulative_rewar
     assert sorted(finished.values()) == [-1.0, 1.0]  # a decided game: both seats hold a non-zero total
     env.reset(seed=4)
     assert env._cumulative_rewards == {a: 0.0 for a in env.possible_agents}
+    assert env.rewards == {a: 0.0 for a in env.possible_agents}  # PettingZoo's rewards of the last step too
     _, reward, term, trunc, _ = env.last()
     assert (reward, term, trunc) == (0.0, False, False)
 
@@ -1244,6 +1277,8 @@ def test_single_agent_env_penalty_ends_the_game_with_penalty_returns(toy):
     _, reward, terminated, truncated, info = env.step(_first_illegal(env.action_masks()))
     assert (reward, terminated, truncated) == (-1.0, True, False)
     assert info["returns"] == [-1.0, 1.0] and info["illegal_action"] is True
+    # the rules' standings of an unfinished game are all zeros: who beat whom is the penalty's (README)
+    assert info["standings"] == [-1.0, 1.0]
     # the learner is still the engine's mover, but the episode is over: nothing to decide, all True
     assert env.game_state.current_player() == 0
     assert env.action_masks().all() and info["action_mask"].all()
@@ -1320,6 +1355,68 @@ def test_single_agent_env_names_an_opponent_whose_move_is_illegal_and_asks_for_a
         env.step(int(np.flatnonzero(info["action_mask"])[0]))
     with pytest.raises(RuntimeError, match="seat 1 is to move, not the learner's seat 0: its opponent failed"):
         env.step(int(np.flatnonzero(info["action_mask"])[0]))
+
+
+class PlaysAMaskedOutAction:
+    """An opponent whose move is an action id of the game, but not a legal one."""
+
+    name = "masked_out"
+
+    def act(self, observation, action_mask, rng):
+        return int(np.flatnonzero(np.asarray(action_mask) == 0)[0])
+
+
+def test_single_agent_env_names_an_opponent_whose_move_is_an_action_id_its_mask_forbids(toy):
+    # found by mutation testing: an opponent check that looked only at the range of the id passed the suite
+    # (the opponent above plays past the last id); a masked-out id then raised the learner's message, which
+    # told the caller to fix its own move
+    import toy_game
+
+    env = SingleAgentEnv(toy_game.raw_env(), opponent=PlaysAMaskedOutAction(), learner_seat=1)
+    with pytest.raises(IllegalActionError, match=r"the opponent masked_out \(seat 0\) chose an illegal action"):
+        env.reset(seed=0)
+
+
+def test_single_agent_env_random_legal_replacements_follow_the_reset_seed(toy):
+    # found by mutation testing: a learner's replacement drawn from an unseeded generator passed the suite;
+    # two runs of the same seeds must play the same games, illegal moves and all
+    import toy_game
+
+    def games():
+        env = SingleAgentEnv(toy_game.raw_env(illegal_action="random_legal"), opponent=RandomPolicy(),
+                             learner_seat=0)
+        played = []
+        for seed in range(4):
+            env.reset(seed=seed)
+            done = False
+            while not done:
+                _, _, terminated, truncated, info = env.step(_first_illegal(env.action_masks()))
+                assert info["illegal_action"] is True
+                done = terminated or truncated
+            played.append(json.dumps(env.game_state.to_dict(), sort_keys=True))
+        return played
+
+    assert games() == games()
+
+
+def test_a_seeded_reset_draws_the_same_opponents_from_the_pool(toy):
+    # the class doc: the pool's generator follows from the reset seed, so that seeded training draws the same
+    # opponents (found by mutation testing: a pool generator left unseeded passed the suite)
+    import toy_game
+
+    pool = [RandomPolicy() for _ in range(8)]
+
+    def draws():
+        env = SingleAgentEnv(toy_game.raw_env(), opponent=lambda rng: pool[int(rng.integers(len(pool)))])
+        drawn = []
+        env.reset(seed=3)
+        drawn.append([id(p) for p in pool].index(id(env.episode_opponents[0])))
+        for _ in range(5):  # and the episodes after it, reset without a seed
+            env.reset()
+            drawn.append([id(p) for p in pool].index(id(env.episode_opponents[0])))
+        return drawn
+
+    assert draws() == draws()
 
 
 def test_single_agent_env_pieces_ask_for_a_reset_before_the_first_deal(toy):
@@ -2287,6 +2384,32 @@ def test_a_truncated_game_selects_the_seat_that_was_to_move_and_every_seat_leave
     assert sorted(left) == ["player_0", "player_1"]
 
 
+def test_a_game_whose_last_move_reaches_max_turns_ends_terminated_with_its_result_not_truncated(toy):
+    # found by mutation testing: checking max_turns before the end of the game passed the suite in both env
+    # faces; the last move of a game finished by the rules on the max_turns-th turn lost its result
+    import toy_game
+
+    env = toy_game.env(max_turns=6)  # the toy game's six turns: its last move is also the max_turns-th
+    env.reset(seed=2)
+    while not (all(env.terminations.values()) or all(env.truncations.values())):
+        env.step(env.game_state.legal_actions()[-1])
+    assert env.game_state.turn == 6 and env.game_state.is_terminal()
+    assert all(env.terminations.values()) and not any(env.truncations.values())
+    assert sorted(env.rewards.values()) == [-1.0, 1.0]
+    single = SingleAgentEnv(toy_game.raw_env(max_turns=6), opponent=RandomPolicy(), learner_seat=0)
+    results = set()
+    for seed in range(10):
+        single.reset(seed=seed)
+        done = False
+        while not done:
+            _, reward, terminated, truncated, info = single.step(int(np.flatnonzero(single.action_masks())[-1]))
+            done = terminated or truncated
+        assert (terminated, truncated) == (True, False) and single.game_state.turn == 6
+        assert reward == info["returns"][0]
+        results.add(reward)
+    assert results & {1.0, -1.0}  # decided games among them, whose result reached the learner
+
+
 class _SeatRecorder:
     """Plays the first legal action and records its tag each time it is asked."""
 
@@ -2381,6 +2504,14 @@ def test_reset_gives_up_after_max_redeals_deals_that_all_end_before_the_learner_
     with pytest.raises(RuntimeError, match=REDEALS_EXHAUSTED):
         env.reset(seed=0)
     assert Forfeits.calls == MAX_REDEALS
+
+
+def test_reset_that_max_turns_cuts_off_before_the_learner_moves_names_max_turns(toy):
+    # the message blamed the opponents alone, where the limit was the cause (found by an audit)
+    import toy_game
+
+    with pytest.raises(RuntimeError, match="deals in a row ended before the learner's first decision; .*max_turns"):
+        SingleAgentEnv(toy_game.raw_env(max_turns=1), learner_seat=1).reset(seed=0)
 
 
 def test_single_agent_text_render_shows_the_learners_view_or_with_render_view_table_the_whole_table():

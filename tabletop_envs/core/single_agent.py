@@ -23,8 +23,8 @@ from .policy import Policy, RandomPolicy, load_policy, policy_name, policy_rng
 
 #: deals in a row that may end before the learner's first decision before reset gives up
 MAX_REDEALS = 1000
-REDEALS_EXHAUSTED = (f"{MAX_REDEALS} deals in a row ended before the learner's first decision; "
-                     "check the opponents")
+REDEALS_EXHAUSTED = (f"{MAX_REDEALS} deals in a row ended before the learner's first decision; check the "
+                     "opponents, and that max_turns leaves the learner's seat a turn")
 
 RENDER_VIEWS = ("learner", "table")
 
