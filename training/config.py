@@ -309,7 +309,7 @@ def resume_seed(seed: int, progress: int) -> int:
 
 def command_line(module: str, argv: list[str], drop: str, *, drop_value: bool) -> str:
     """``python -m <module>`` and ``argv`` quoted for a shell, the command a run records: less the option
-    ``drop`` (a resume: the run it continues is the same run), under any prefix argparse takes for it too
+    ``drop`` (a resume: the run it continues is the same run), under any prefix the parser takes for it too
     (``--res`` resumed, and a recorded ``--res`` resumed again where the command should make the model
     again), with its value where ``drop_value``."""
     kept, skip = [], False
