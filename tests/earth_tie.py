@@ -1,4 +1,4 @@
-"""The deal the tiebreaker tests of the match runners stand on (tests/earth/test_env.py, tests/training/test_evaluate.py)."""
+"""The deal the match runners' tiebreaker tests stand on (tests/earth/test_env.py, tests/training/test_evaluate.py)."""
 
 from __future__ import annotations
 

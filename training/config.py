@@ -788,8 +788,8 @@ def _check_type(value, hint, name: str, source: str, meta) -> Any:
         if not -MAX_CONFIG_INT - 1 <= value <= MAX_CONFIG_INT:
             # YAML reads hundreds of digits: selfplay.window, ppo.torch_threads or ppo.n_steps of 10**400 loaded,
             # and the run ended in OverflowError or ValueError from deque, torch or NumPy once it had started
-            raise ConfigError(f"{source}: {name!r} must be an integer of at most {len(str(MAX_CONFIG_INT))} digits "
-                              f"(up to {MAX_CONFIG_INT}, the most NumPy and torch count to), got an integer of "
+            raise ConfigError(f"{source}: {name!r} must be a 64-bit integer, from {-MAX_CONFIG_INT - 1} to "
+                              f"{MAX_CONFIG_INT} (what NumPy and torch count in), got an integer of "
                               f"{len(str(abs(value)))} digits; use a smaller number")
     elif hint is float:
         if isinstance(value, bool) or not isinstance(value, (int, float)):

@@ -268,11 +268,11 @@ def output_reader_may_go():
 
 def run_cli(main, argv: list[str] | None = None) -> int:
     """Run a command's ``main(argv)`` for its console script or ``python -m``: an error of
-    :data:`CLI_ERRORS`, or a full disk, a folder it may not write to or a file name too long, ends it with ``error: <message>`` on
-    stderr and exit status 2, as argparse ends a bad argument, instead of a traceback; an interrupt (Ctrl-C,
-    or a SIGTERM where the command turns it into one) with ``interrupted`` and the shell's status for it, 130.
-    A reader of its output that goes away does not end it (:func:`output_reader_may_go`). ``main`` itself
-    raises, for callers and tests."""
+    :data:`CLI_ERRORS`, or a full disk, a folder it may not write to or a file name too long, ends it with
+    ``error: <message>`` on stderr and exit status 2, as argparse ends a bad argument, instead of a traceback;
+    an interrupt (Ctrl-C, or a SIGTERM where the command turns it into one) with ``interrupted`` and the
+    shell's status for it, 130. A reader of its output that goes away does not end it
+    (:func:`output_reader_may_go`). ``main`` itself raises, for callers and tests."""
     with output_reader_may_go():
         try:
             with lenient_stdout():

@@ -497,8 +497,8 @@ def test_a_number_too_large_for_a_float_is_a_config_error_naming_the_key(tmp_pat
     (f"ppo.net_arch=[{HUGE}]", r"ppo.net_arch\[0\]"),  # torch's C++ error, frames and all
 ], ids=["window", "gate-2**63", "threads", "timesteps", "float", "net_arch"])
 def test_an_integer_past_64_bits_is_a_config_error_naming_the_key(override, key):
-    with pytest.raises(ConfigError, match=rf"'{key}' must be an integer of at most 19 digits .*got an integer of \d+ "
-                                          "digits; use a smaller number"):
+    with pytest.raises(ConfigError, match=rf"'{key}' must be a 64-bit integer, from -9223372036854775808 to "
+                                          r"9223372036854775807 .*got an integer of \d+ digits; use a smaller number"):
         load_config(overrides=[override])
 
 
