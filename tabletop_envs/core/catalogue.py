@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import CatalogueError
-from .files import RepeatedKeyError, control_text, parse_json, read_json_text
+from .files import RepeatedKeyError, control_text, json_items, parse_json, read_json_text
 
 
 class Field:
@@ -106,23 +106,19 @@ def load_json(path: str | Path) -> Any:
 
 
 def _huge_number(data: Any) -> tuple[str, int] | None:
-    """(where, value) of an integer in JSON ``data`` too large to be a float, or None. JSON reads such
+    """(where, value) of the first integer in JSON ``data`` too large to be a float, or None. JSON reads such
     an integer (up to thousands of digits); a statistic of 10**400 met NumPy as OverflowError on load, and an
     Earth gain or VP of 10**400 loaded and ended the game in OverflowError when it was encoded or scored."""
-    todo = [("", data)]
-    while todo:
-        where, value = todo.pop()
-        if isinstance(value, int) and not isinstance(value, bool):
-            try:
-                float(value)
-            except OverflowError:
-                return where or "the top level", value
-        elif isinstance(value, dict):
-            # reversed onto the stack: the first such number in the file is the one named
-            todo.extend(reversed([(f"{where}.{key}" if where else str(key), item) for key, item in value.items()]))
-        elif isinstance(value, list):
-            todo.extend(reversed([(f"{where}[{i}]", item) for i, item in enumerate(value)]))
-    return None
+    return next(((where, value) for where, value in json_items(data)
+                 if isinstance(value, int) and not isinstance(value, bool) and not _is_a_float(value)), None)
+
+
+def _is_a_float(value: int) -> bool:
+    try:
+        float(value)
+    except OverflowError:
+        return False
+    return True
 
 
 def load_records(path: str | Path, key: str, schema: dict[str, Field], unique: str = "name") -> list[dict]:

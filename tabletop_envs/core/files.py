@@ -174,22 +174,28 @@ def has_control(text: str) -> bool:
     return CONTROL.search(text) is not None
 
 
+def json_items(data: Any) -> Iterator[tuple[str, Any]]:
+    """(where, value) of every value in JSON ``data`` and of every key (``"a key of <where>"``), in the file's
+    order, a mapping's keys before the values under them: what :func:`control_text` and the catalogues' check of
+    numbers too large for a float walk, each naming the first it finds."""
+    todo = [("", data)]
+    while todo:
+        where, value = todo.pop()
+        yield where or "the top level", value
+        # pushed reversed, so popped in order
+        if isinstance(value, dict):
+            todo.extend(reversed([(f"{where}.{key}" if where else str(key), item) for key, item in value.items()]))
+            todo.extend(reversed([(f"a key of {where or 'the top level'}", key) for key in value]))
+        elif isinstance(value, list):
+            todo.extend(reversed([(f"{where}[{i}]", item) for i, item in enumerate(value)]))
+
+
 def control_text(data: Any) -> tuple[str, str] | None:
     """(where, text) of the first text (value or key) in JSON ``data`` with a control character, or None.
     Names and hashes from files are printed as they are: an escape sequence in a card file or a model's
     sidecar from someone else set the terminal's title when ``tabletop-envs play`` showed it."""
-    todo = [("", data)]
-    while todo:
-        where, value = todo.pop()
-        if isinstance(value, str) and has_control(value):
-            return where or "the top level", value
-        if isinstance(value, dict):
-            todo.extend((f"{where}.{key}" if where else str(key), item) for key, item in value.items())
-            # taken first: a key with a control character is named before a path that holds it
-            todo.extend((f"a key of {where or 'the top level'}", key) for key in value)
-        elif isinstance(value, list):
-            todo.extend((f"{where}[{i}]", item) for i, item in enumerate(value))
-    return None
+    return next(((where, value) for where, value in json_items(data) if isinstance(value, str) and has_control(value)),
+                None)
 
 
 def cannot_write_in(folder: Path) -> str | None:
