@@ -743,6 +743,33 @@ def test_sampling_from_a_model_picks_only_legal_actions_in_proportion_to_their_m
     assert choose_legal(logits, mask, rng, deterministic=True) == legal[-1]
 
 
+class _EdgeDraws:
+    """A generator whose draws sit at an end of [0, 1]: 0.0, or 1.0, where rounding of the weights' sums ends."""
+
+    def __init__(self, value: float):
+        self.value = value
+
+    def random(self, size=None):
+        return self.value if size is None else np.full(size, self.value)
+
+
+@pytest.mark.parametrize("legal_count", [5, 20])  # both of choose_legal's sampling paths (<= 16 legal, > 16)
+@pytest.mark.parametrize("draw", [0.0, 1.0])
+def test_a_draw_at_either_end_picks_a_legal_action_of_positive_weight(legal_count, draw):
+    # found by mutation testing: the draw's boundary cases (a threshold of exactly 0, the end of the cumulative
+    # weights) were left to rounding no test reached; the action whose logit underflows to weight 0 is never meant
+    from tabletop_envs.core.onnx_policy import choose_legal, choose_legal_batch
+
+    mask = np.zeros(legal_count + 2, np.int8)
+    mask[:legal_count] = 1  # the last two actions are illegal
+    logits = np.zeros(legal_count + 2, np.float32)
+    logits[0] = -1000.0  # weight exp(-1000) == 0.0
+    expected = 1 if draw == 0.0 else legal_count - 1
+    assert choose_legal(logits, mask, _EdgeDraws(draw), deterministic=False) == expected
+    batch = choose_legal_batch(np.stack([logits] * 2), np.stack([mask] * 2), _EdgeDraws(draw), deterministic=False)
+    assert batch.tolist() == [expected] * 2
+
+
 def test_a_sampling_model_plays_a_forced_move_without_drawing_from_its_generator():
     from tabletop_envs.core.onnx_policy import MLPPolicy
 

@@ -80,11 +80,13 @@ class _LogitsPolicy:
     something else and plays nonsense without any error. The checks compare ints only (hot path).
     """
 
-    # set by each subclass's __init__; ``metadata`` (the sidecar) only by load_model_policy
+    # set by each subclass's __init__; ``metadata`` (the sidecar) and ``model_file`` (the file it plays) only by
+    # load_model_policy
     name: str
     deterministic: bool
     observation_size: int | None
     metadata: dict
+    model_file: str | None = None
 
     def logits(self, observation: np.ndarray) -> np.ndarray:
         raise NotImplementedError
@@ -129,12 +131,32 @@ class _LogitsPolicy:
 
     def _not_finite(self, observation) -> None:
         # the argmax of NaN logits is the first NaN: a move chosen by nothing, played without a word
-        bad = ~np.isfinite(np.asarray(observation, np.float64))
+        values = np.asarray(observation, np.float64)
+        bad = ~np.isfinite(values)
+        env_id, bounds = self._observation_range()
+        if not bad.any() and bounds is not None and self.model_file and _within(values, *bounds):
+            # the env's own observation overflows float32 in the forward: the weights are at fault, not the caller
+            raise _broken_file(self.model_file, f"its weights overflow float32 to NaN or infinite logits on an "
+                                                f"observation that {env_id} produces")
         where = (f"the observation holds {int(bad.sum())} NaN or infinite value(s) (first at index "
                  f"{tuple(int(i) for i in np.argwhere(bad)[0]) if bad.ndim > 1 else int(np.flatnonzero(bad)[0])})"
                  if bad.any() else "the observation holds values far outside what the env produces")
         raise ValueError(f"policy {self.name!r} got NaN or infinite logits: {where}. Pass the env's observation "
                          "unchanged (observe(agent)['observation']).")
+
+    def _observation_range(self) -> tuple[str | None, tuple[np.ndarray, np.ndarray] | None]:
+        """(env id, (low, high) of its observations) of the env the sidecar names, built under the sidecar's
+        rule options; (env id or None, None) where there is no sidecar or no such game here (only asked once
+        the logits are NaN or infinite, so building a game costs nothing on the hot path)."""
+        meta = getattr(self, "metadata", None)
+        if not (isinstance(meta, dict) and isinstance(meta.get("env_id"), str)):
+            return None, None
+        env_id = meta["env_id"]
+        try:
+            layout = _built_game(env_id, meta.get("game_config", {})).observation_layout
+        except (TabletopError, KeyError, TypeError, ValueError, AttributeError):  # a sidecar loaded with check=False
+            return env_id, None
+        return env_id, (layout.low, layout.high)
 
     def _wrong_mask(self, mask_shape: tuple, logits_shape: tuple) -> None:
         if mask_shape[-1:] != logits_shape[-1:]:
@@ -425,8 +447,64 @@ def check_sidecar(meta: dict, side: Path) -> None:
         elif network.get("kind") == "mlp" and "activation" in network and not (isinstance(network["activation"], str)
                                               and network["activation"] in ACTIVATIONS):
             problem = f"network.activation must be one of {sorted(ACTIVATIONS)}, got {network['activation']!r}"
+        else:
+            problem = _record_problem(meta)
     if problem:
         raise ModelMismatchError(f"sidecar {side}: {problem}; restore it or re-export the model")
+    # another format may record what the loader reads otherwise; none (a sidecar written by hand) is read as this one
+    if meta.get("format", SIDECAR_FORMAT) != SIDECAR_FORMAT:
+        raise ModelMismatchError(f"sidecar {side} has format {meta['format']!r}; this library reads "
+                                 f"{SIDECAR_FORMAT!r}: load it with the tabletop_envs that exported it "
+                                 f"({_exported_by(meta)}), or re-export the model with this one")
+
+
+def _exported_by(meta: dict) -> str:
+    code = meta.get("code_version")
+    version = code.get("tabletop_envs") if isinstance(code, dict) else None
+    return f"version {version}" if isinstance(version, str) else "its sidecar's code_version"
+
+
+def _record_problem(meta: dict) -> str | None:
+    """What is wrong with the types of a sidecar's records for people (its name, training and evaluation), or
+    None. The loader plays without them, but the model card and the evaluation tables print them: an edited
+    ``"training": []`` or ``"win": "97%"`` ended ``python -m training.model_card`` in an AttributeError."""
+    name = meta.get("name", "-")
+    if not (isinstance(name, str) and name):
+        return f"name must be a non-empty string (the model's name in tables), got {name!r}"
+    training, evaluation = meta.get("training", {}), meta.get("evaluation", {})
+    if not isinstance(training, dict):
+        return f"training must be an object (steps, seed, command, ...), got {training!r}"
+    for key in ("steps", "seed"):
+        if key in training and not (is_int(training[key]) and training[key] >= 0):
+            return f"training.{key} must be a non-negative int, got {training[key]!r}"
+    for key, nullable in (("config", False), ("machine", False), ("pretrain", True), ("distill", True)):
+        if key in training and not (isinstance(training[key], dict) or (nullable and training[key] is None)):
+            return f"training.{key} must be an object{' or null' if nullable else ''}, got {training[key]!r}"
+    if not isinstance(evaluation, dict):
+        return f"evaluation must be an object (vs_<opponent>: results, protocol), got {evaluation!r}"
+    for anchor, result in evaluation.items():
+        if not anchor.startswith("vs_"):
+            continue
+        where = f"evaluation.{anchor}"
+        if not isinstance(result, dict):
+            return f"{where} must be an object (games, win, draw, loss), got {result!r}"
+        if "games" in result and not (is_int(result["games"]) and result["games"] >= 0):
+            return f"{where}.games must be a non-negative int, got {result['games']!r}"
+        for outcome in ("win", "draw", "loss"):
+            record = result.get(outcome, {})
+            if not isinstance(record, dict):
+                return f"{where}.{outcome} must be an object (rate, ci95), got {record!r}"
+            if "rate" in record and not _is_share(record["rate"]):
+                return f"{where}.{outcome}.rate must be a number from 0 to 1, got {record['rate']!r}"
+            ci95 = record.get("ci95", [0, 0])
+            if not (isinstance(ci95, list) and len(ci95) == 2 and all(map(_is_share, ci95))):
+                return f"{where}.{outcome}.ci95 must be two numbers from 0 to 1 (the interval's ends), got {ci95!r}"
+    return None
+
+
+def _is_share(value) -> bool:
+    """A rate: a JSON number (not a bool, not NaN) from 0 to 1."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value <= 1
 
 
 def check_compatible(meta: dict, env: str | None = None, source: str = "model", *,
@@ -477,20 +555,32 @@ def check_compatible(meta: dict, env: str | None = None, source: str = "model", 
 def _layout_facts(env_id: str, game_config: dict) -> tuple:
     """(observation-layout hash, observation size, number of actions, action-layout hash) of ``env_id``'s game
     built with ``game_config`` (the part its layouts depend on, ``layout_config``)."""
-    from .registry import ENVS, make_game
-
-    game_class = ENVS[env_id].load_module().raw_env.game_class
-    options = game_class.layout_config(game_config)
+    game_class, options = _layout_options(env_id, game_config)
     # the class too: an env id registered anew in one process (a test's toy game, a game edited in a notebook)
     # would otherwise be judged by the layouts of the class first built under that id
     key = (env_id, game_class, json.dumps(options, sort_keys=True, default=str))
     facts = recall(_LAYOUTS, key)
     if facts is None:  # building a game loads its catalogue: once per process is enough
-        game = make_game(env_id, **options)
+        game = _built_game(env_id, game_config)
         facts = (game.observation_layout.hash(), game.observation_layout.size, game.num_actions,
                  game.action_layout.hash())
         keep(_LAYOUTS, key, facts, CONFIG_CACHE_SIZE)
     return facts
+
+
+def _layout_options(env_id: str, game_config: dict) -> tuple[type, dict]:
+    """(``env_id``'s game class, the options of ``game_config`` its layouts depend on)."""
+    from .registry import ENVS
+
+    game_class = ENVS[env_id].load_module().raw_env.game_class
+    return game_class, game_class.layout_config(game_config)
+
+
+def _built_game(env_id: str, game_config: dict):
+    """``env_id``'s game built with the options of ``game_config`` its layouts depend on."""
+    from .registry import make_game
+
+    return make_game(env_id, **_layout_options(env_id, game_config)[1])
 
 
 def _layout_problems(meta: dict, facts: tuple) -> list[str]:
@@ -653,7 +743,7 @@ def load_model_policy(path: str | Path, env: str | None = None, deterministic: b
         wanted = [*(npz_names if backend == "auto" and is_mlp else []), *onnx_names]
         raise FileNotFoundError(f"model {path}: found none of {', '.join(wanted)} in {base.parent}; restore them "
                                 "next to the sidecar, or re-export the model (python -m training.export)")
-    policy.metadata = meta
+    policy.metadata, policy.model_file = meta, str(source)
     if isinstance(policy, MLPPolicy) and (policy.observation_size != meta["observation_size"]
                                           or policy.num_actions != meta["num_actions"]):
         raise ModelMismatchError(f"{npz} has shape {policy.observation_size}->{policy.num_actions} but its sidecar "
@@ -907,6 +997,11 @@ def _layer_shape_problem(layers) -> str | None:
         if i and w.shape[0] != layers[i - 1][0].shape[1]:
             return f"layer {i} takes {w.shape[0]} inputs but layer {i - 1} gives {layers[i - 1][0].shape[1]}"
     return None
+
+
+def _within(values: np.ndarray, low: np.ndarray, high: np.ndarray) -> bool:
+    """Whether each row of ``values`` (one observation or a batch) lies within ``low`` .. ``high``."""
+    return values.shape[-1:] == low.shape and bool(((values >= low) & (values <= high)).all())
 
 
 def _broken_file(path, problem: str) -> ModelMismatchError:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -547,6 +548,21 @@ def test_a_pickled_mlp_policy_still_checks_the_observation_width(exported):
         clone.act(np.ones(31, np.float32), np.ones(11, np.int8), None)
 
 
+def test_an_mlp_policy_pickled_before_it_kept_its_width_still_checks_the_observation_width(exported):
+    # a pickle of an older version has no _width (it was added for the hot path's check): unpickled without
+    # rebuilding it, the first move failed on an AttributeError instead of naming the mismatch
+    import pickle
+
+    policy = load_policy(str(exported), backend="numpy")
+    state = policy.__getstate__()
+    del state["_width"]
+    old = MLPPolicy.__new__(MLPPolicy)
+    old.__setstate__(pickle.loads(pickle.dumps(state)))
+    with pytest.raises(ModelMismatchError, match="observations of 32 values, got 31"):
+        old.act(np.ones(31, np.float32), np.ones(11, np.int8), None)
+    assert old.act(np.ones(32, np.float32), np.ones(11, np.int8), None) in range(11)
+
+
 def _copy_model(exported, folder, stem):
     import shutil
 
@@ -900,6 +916,81 @@ def test_a_sidecar_digest_record_of_another_shape_is_refused(exported, record):
     side.write_text(json.dumps(meta), encoding="utf-8")
     with pytest.raises(ModelMismatchError, match="sha256 must map 'onnx' and 'weights' to hex digests"):
         load_policy(str(exported))
+
+
+@pytest.mark.parametrize("changes, problem", [
+    ({"training": []}, r"training must be an object \(steps, seed, command, ...\), got \[\]"),
+    ({"training": {"steps": True}}, "training.steps must be a non-negative int, got True"),  # a bool is an int to Python
+    ({"training": {"steps": "2.5M"}}, "training.steps must be a non-negative int, got '2.5M'"),
+    ({"training": {"seed": -1}}, "training.seed must be a non-negative int, got -1"),
+    ({"training": {"machine": "AMD EPYC"}}, "training.machine must be an object, got 'AMD EPYC'"),
+    ({"training": {"distill": []}}, r"training.distill must be an object or null, got \[\]"),
+    ({"evaluation": "97%"}, "evaluation must be an object .*got '97%'"),
+    ({"evaluation": {"vs_random": 0.97}}, "evaluation.vs_random must be an object .*got 0.97"),
+    ({"evaluation": {"vs_random": {"games": 2.5}}}, "evaluation.vs_random.games must be a non-negative int, got 2.5"),
+    ({"evaluation": {"vs_random": {"win": "97%"}}}, "evaluation.vs_random.win must be an object .*got '97%'"),
+    ({"evaluation": {"vs_random": {"win": {"rate": float("nan")}}}}, "evaluation.vs_random.win.rate must be a number "
+                                                                     "from 0 to 1, got nan"),
+    ({"evaluation": {"vs_random": {"draw": {"rate": True}}}}, "evaluation.vs_random.draw.rate .*got True"),
+    ({"evaluation": {"vs_random": {"loss": {"rate": 97}}}}, "evaluation.vs_random.loss.rate .*got 97"),
+    ({"evaluation": {"vs_random": {"win": {"ci95": [0.4]}}}}, r"evaluation.vs_random.win.ci95 must be two numbers "
+                                                              r"from 0 to 1 .*got \[0.4\]"),
+    ({"name": ["ppo"]}, r"name must be a non-empty string .*got \['ppo'\]"),
+    ({"name": ""}, "name must be a non-empty string .*got ''"),
+], ids=lambda value: None if isinstance(value, str) else json.dumps(value)[:40])
+def test_a_sidecar_record_of_the_wrong_type_is_refused_naming_the_key_and_the_fix(exported, changes, problem):
+    # the loader plays without these records, but the model card and the evaluation tables print them: an edited
+    # "training": [] ended python -m training.model_card in an AttributeError, and a list as name reached the tables
+    _edit_sidecar(exported, **changes)
+    with pytest.raises(ModelMismatchError, match=f"sidecar {re.escape(str(exported.with_suffix('.json')))}: {problem}; "
+                                                 "restore it or re-export the model"):
+        load_policy(str(exported))
+
+
+def test_a_sidecar_of_another_format_is_refused_naming_both_formats_and_without_one_still_loads(exported):
+    # a later format may record what the loader reads differently: read as this one's, it played without a word
+    from tabletop_envs.core.onnx_policy import SIDECAR_FORMAT
+
+    _edit_sidecar(exported, format="tabletop_envs.policy/2")
+    with pytest.raises(ModelMismatchError, match=f"has format 'tabletop_envs.policy/2'; this library reads "
+                                                 f"'{SIDECAR_FORMAT}': load it with the tabletop_envs that exported it "
+                                                 r"\(version .*\), or re-export the model"):
+        load_policy(str(exported))
+    side = exported.with_suffix(".json")
+    meta = json.loads(side.read_text(encoding="utf-8"))
+    del meta["format"]  # a sidecar written by hand: read as this format, as before
+    side.write_text(json.dumps(meta), encoding="utf-8")
+    assert _toy_move(load_policy(str(exported))) in range(11)
+
+
+@needs_onnx
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # numpy's own word on the overflowing matmul, before ours
+@pytest.mark.parametrize("backend", ["numpy", "onnxruntime"])
+def test_weights_that_overflow_on_the_envs_own_observation_are_named_not_the_observation(toy, tmp_path, backend):
+    # finite weights near float32's limit load (only NaN and infinite ones are refused at load), and their first
+    # move made NaN logits: the message blamed the observation, which the env itself had produced
+    import toy_game
+
+    from training.export import export_policy
+
+    if backend == "onnxruntime":
+        pytest.importorskip("onnxruntime")
+    rng = np.random.default_rng(0)
+    weights = [(rng.normal(size=(32, 8)), np.zeros(8)), (np.full((8, 11), 3e38), np.zeros(11))]
+    path = export_policy(weights, "tanh", tmp_path / "huge", "toy_v0")
+    policy = load_policy(str(path), backend=backend)
+    played = path.with_suffix(".npz" if backend == "numpy" else ".onnx")
+    state = toy_game.ToyGame().new_initial_state(0)
+    obs, mask = state.observation(0), state.legal_action_mask()
+    with pytest.raises(ModelMismatchError, match=rf"{re.escape(str(played))} is not a readable model file \(its weights "
+                                                 "overflow float32 to NaN or infinite logits on an observation that "
+                                                 r"toy_v0 produces\).*re-export the model"):
+        policy.act(obs, mask, None)
+    with pytest.raises(ModelMismatchError, match="its weights overflow float32"):
+        policy.act_batch(np.stack([obs, obs]), np.stack([mask, mask]), None)
+    # values the env never produces are still the observation's fault
+    with pytest.raises(ValueError, match="the observation holds values far outside what the env produces"):
+        policy.act(np.full(32, 1e30, np.float32), mask, None)
 
 
 def test_a_sidecar_path_that_is_a_folder_is_refused_naming_it(exported):

@@ -114,8 +114,12 @@ def test_a_sidecar_that_is_not_json_is_refused_naming_it(tmp_path):
 
 @pytest.mark.parametrize(("edit", "problem"), [(lambda meta: meta.pop("network"), "lacks ['network']"),
                                                (lambda meta: meta.update(num_actions="many"),
-                                                "num_actions must be a positive int, got 'many'")],
-                         ids=["without network", "num_actions no int"])
+                                                "num_actions must be a positive int, got 'many'"),
+                                               (lambda meta: meta.update(training=[]),
+                                                "training must be an object (steps, seed, command, ...), got []"),
+                                               (lambda meta: meta["evaluation"]["vs_random"].update(win="97%"),
+                                                "evaluation.vs_random.win must be an object (rate, ci95), got '97%'")],
+                         ids=["without network", "num_actions no int", "training no object", "win no object"])
 def test_an_edited_sidecar_is_refused_in_one_line_naming_it_and_its_readme_kept(tmp_path, capsys, edit, problem):
     # an audit found a sidecar without "network" ending the command in a KeyError traceback: the card now reads
     # each sidecar through the loader's own checks

@@ -518,11 +518,12 @@ def test_a_sidecar_too_deep_or_with_a_huge_number_is_a_mismatch_naming_the_sidec
     ({"observation_size": None}, "observation_size must be a positive int, got None"),
     ({"num_actions": float("nan")}, "num_actions must be a positive int, got nan"),
     ({"num_actions": 0}, "num_actions must be a positive int, got 0"),
+    ({"observation_size": True}, "observation_size must be a positive int, got True"),  # a bool is an int to Python
     ({"network": "mlp"}, "network must be an object"),
     ({"network": {"kind": "mlp", "activation": "sigmoid"}}, r"network\.activation must be one of \['relu', 'tanh'\]"),
     ({"network": {"kind": "mlp", "activation": ["tanh"]}}, r"network\.activation must be one of"),
-], ids=["number", "null", "size_text", "size_null", "actions_nan", "actions_zero", "network_text", "activation_unknown",
-        "activation_list"])
+], ids=["number", "null", "size_text", "size_null", "actions_nan", "actions_zero", "size_bool", "network_text",
+        "activation_unknown", "activation_list"])
 @pytest.mark.parametrize("backend", ["auto", "numpy"])
 def test_a_sidecar_field_of_the_wrong_type_is_a_mismatch_naming_the_sidecar_and_the_field(tmp_path, text, problem,
                                                                                            backend):
