@@ -232,6 +232,35 @@ def test_a_part_a_killed_write_left_is_removed_by_the_next_write_of_its_name_onc
     assert not left.exists() and all(part.exists() for part in kept)
 
 
+@pytest.mark.skipif(os.name == "nt", reason="a killed write's part stays on Windows, where no process is asked after")
+def test_a_stale_part_of_another_users_process_is_kept_and_one_of_a_number_no_process_has_is_removed(tmp_path,
+                                                                                                     monkeypatch):
+    # os.kill(pid, 0) says PermissionError for a running process of another user (root's, a service's): its
+    # write may be under way. A number beyond pid_t (OverflowError) is no process: its part is torn for good
+    import time
+
+    from tabletop_envs.core import files
+
+    path = tmp_path / "model.zip"
+    others, beyond = 4_000_001, 2**40
+    other_users = path.with_name(f"model.zip.{files._HOST}-{others}-0.part")
+    no_process = path.with_name(f"model.zip.{files._HOST}-{beyond}-0.part")
+    old = time.time() - files.STALE_PART_SECONDS - 60
+    for part in (other_users, no_process):
+        part.write_bytes(b"torn")
+        os.utime(part, (old, old))
+    kill = os.kill
+
+    def another_users(pid, signal):
+        if pid == others:
+            raise PermissionError(1, "Operation not permitted")
+        return kill(pid, signal)
+
+    monkeypatch.setattr(files.os, "kill", another_users)
+    files.write_text_whole(path, "whole")
+    assert other_users.exists() and not no_process.exists()
+
+
 @pytest.mark.parametrize("seed", [None, 1.5, True, "3", -1])
 def test_a_replay_is_started_only_with_the_seed_an_env_deals_from(toy, seed):
     # int() recorded 1.5 and True as seed 1 and "3" as 3: a replay of another deal than the game's
@@ -249,6 +278,33 @@ def test_a_replay_of_another_file_format_is_refused_naming_the_library_version_t
         Replay.from_json(json.dumps(data))
     data["format"] = 1
     assert Replay.from_json(json.dumps(data)).actions == replay.actions
+
+
+@pytest.mark.parametrize("value", [True, 1.0, False, "1", None])
+def test_a_replay_format_that_is_no_integer_is_refused_as_an_edit_though_python_reads_true_and_1_0_as_1(toy, value):
+    # true == 1 and 1.0 == 1 in Python: such a file loaded as format 1
+    replay, _, _ = record_random_game("toy_v0", seed=1)
+    data = json.loads(replay.to_json())
+    data["format"] = value
+    with pytest.raises(ReplayError, match=re.escape(f"'format' must be the number 1, got {value!r}; the file was edited")):
+        Replay.from_json(json.dumps(data))
+
+
+@pytest.mark.parametrize("field, value, problem", [
+    ("max_turns", 0, "'max_turns' must be a positive integer, got 0"),
+    ("max_turns", -3, "'max_turns' must be a positive integer, got -3"),
+    ("max_turns", True, "'max_turns' must be a positive integer, got True"),
+    ("library_version", ["0.2.0"], "'library_version' must be a version (a string), got ['0.2.0']"),
+    ("created", 20240101, "'created' must be a date (a string), got 20240101"),
+])
+def test_a_replay_field_of_the_wrong_kind_is_refused_on_load_naming_the_field(toy, field, value, problem):
+    # a turn limit below 1 was refused only by the env, as the replay's rule options ('config'), which it is
+    # not; a version or date that is no text loaded and was printed as it was
+    replay, _, _ = record_random_game("toy_v0", seed=1)
+    data = json.loads(replay.to_json())
+    data[field] = value
+    with pytest.raises(ReplayError, match=re.escape(problem)):
+        Replay.from_json(json.dumps(data))
 
 
 @pytest.mark.parametrize("text, problem", [("{nope", "not valid JSON"), ("[1, 2]", "JSON object"),
@@ -377,7 +433,9 @@ def test_cli_replay_in_a_window(toy_picture, monkeypatch, tmp_path):
 @pytest.mark.parametrize("key, value", [("seed", "abc"), ("seed", -7), ("config", ["x"]), ("max_turns", None), ("env", 3),
                                         ("final_digest", None), ("action_layout_hash", 5), ("returns", "x"),
                                         ("returns", [1, "a"]), ("players", "x"), ("players", [1, 2]),
-                                        ("actions", [True, 0]), ("revision", 5)])
+                                        ("actions", [True, 0]), ("revision", 5),
+                                        # true and false equal 1 and 0, so a game's returns of [1, 0] verified
+                                        ("returns", [True, False])])
 def test_a_replay_field_of_the_wrong_type_is_refused_by_name(toy, key, value):
     replay, _, _ = record_random_game("toy_v0", seed=2)
     data = json.loads(replay.to_json())
@@ -435,6 +493,17 @@ def test_a_replay_file_far_larger_than_any_replay_is_refused_before_it_is_read_w
     with pytest.raises(ReplayError, match=r"g\.json is not a replay: it holds over [\d,]+ bytes, far more than any "
                                           r"replay.*tabletop-envs play"):
         Replay.load(path)
+
+
+def test_a_replay_file_of_exactly_the_most_bytes_a_json_file_may_hold_loads(toy, tmp_path, monkeypatch):
+    # the limit is what a file may hold: one of that size is no larger than allowed
+    from tabletop_envs.core import files
+
+    replay, _, _ = record_random_game("toy_v0", seed=2)
+    path = tmp_path / "g.json"
+    path.write_text(replay.to_json(), encoding="utf-8")
+    monkeypatch.setattr(files, "MAX_JSON_BYTES", path.stat().st_size)
+    assert Replay.load(path) == replay
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="no /dev/zero on this system")
@@ -513,6 +582,24 @@ def test_cli_replay_of_a_folder_or_a_format_written_as_text_names_the_mistake(to
     out = []
     assert main(["replay", str(path), "--no-pause"], say=out.append) == 2
     assert "'format' must be the number 1, got '1'" in out[-1]
+
+
+@pytest.mark.parametrize("name", ["", " "])
+def test_cli_replay_of_an_empty_file_name_asks_for_a_file_not_about_the_current_folder(name):
+    # Path("") is ".": the empty name was refused as "'.' is a folder"
+    out = []
+    assert main(["replay", name, "--no-pause"], say=out.append) == 2
+    assert out[-1] == f"error: no replay file named {name!r}: pass the replay's .json file, e.g. game.json"
+
+
+def test_a_replay_with_actions_after_its_game_reached_the_turn_limit_is_refused_naming_them(toy):
+    # a truncated game is over as a finished one is: an action after it was stepped on a seat that is gone
+    replay, _, env = record_random_game("toy_v0", seed=4, game_kwargs={"max_turns": 2})
+    assert any(env.truncations.values()) and not any(env.terminations.values())
+    replay.actions.append(replay.actions[-1])
+    with pytest.raises(ReplayError, match=rf"replay has 1 actions after the game ended \(from action "
+                                          rf"#{len(replay.actions)} of {len(replay.actions)}\)"):
+        replay.replay()
 
 
 def test_a_replayed_earth_game_ends_with_the_vp_beside_the_returns(tmp_path):
@@ -622,6 +709,10 @@ def test_a_checkout_with_uncommitted_changes_is_recorded_as_its_commit_dirty(tmp
     (tmp_path / "rules.py").write_text("A = 2\n", encoding="utf-8")
     assert git_revision(tmp_path) == f"{sha}-dirty"
     assert git_revision(tmp_path / "no-checkout-here") == ""
+    # a library installed in a folder of some project's checkout (its venv): the project's commit is not the
+    # library's
+    (tmp_path / "venv" / "site-packages").mkdir(parents=True)
+    assert git_revision(tmp_path / "venv" / "site-packages") == ""
 
 
 def test_a_replay_recorded_from_uncommitted_changes_says_so_instead_of_naming_a_commit_to_check_out():
@@ -631,6 +722,18 @@ def test_a_replay_recorded_from_uncommitted_changes_says_so_instead_of_naming_a_
     with pytest.raises(ReplayError, match=r"uncommitted changes on top of commit abc1234: replay it there") as info:
         replay.replay()
     assert "git checkout abc1234-dirty" not in str(info.value)
+
+
+def test_an_edited_replay_recorded_by_this_same_dirty_checkout_still_says_that_changes_may_differ(monkeypatch):
+    # a "-dirty" revision names the commit, not the uncommitted changes on it: two checkouts of one dirty
+    # revision may hold other rules, so this one is not known to be the one that recorded the replay
+    monkeypatch.setattr(replay_module, "code_revision", lambda: "abc1234-dirty")
+    replay, _, _ = record_random_game("terralore_v0", seed=3)
+    replay.revision = "abc1234-dirty"
+    replay.final_digest = "0" * 64
+    with pytest.raises(ReplayError, match=r"uncommitted changes on top of commit abc1234: replay it there") as info:
+        replay.replay()
+    assert "this checkout is the revision that recorded it" not in str(info.value)
 
 
 @pytest.mark.parametrize("bad", [2.5, "3", True, None])

@@ -75,6 +75,20 @@ def test_rule_options_compare_as_json_reads_them_so_a_tuple_is_the_list_it_becom
     assert game.state_from_dict(data) == state
 
 
+@pytest.mark.parametrize("env_name, options, option, saved", [
+    ("earth_v0", {"num_players": 1}, "num_players", True),
+    ("travel_earth_v0", {}, "hand_size_table", [3, 2, True]),
+    ("travel_earth_v0", {}, "stalemate_turns", 20.0),
+])
+def test_a_saved_rule_option_of_true_or_a_float_is_not_the_integer_it_equals_in_python(env_name, options, option,
+                                                                                        saved):
+    # True == 1 and 20.0 == 20: compared with ==, a state saved under options no game takes loaded
+    game, state = played(env_name, **options)
+    data = json.loads(json.dumps(state.to_dict()))
+    data["config"][option] = saved
+    refused(game, data, f"{option}={saved!r} saved", "saved under other rule options")
+
+
 def test_a_state_saved_under_other_rule_options_is_refused_the_other_way_round_too():
     game, state = played("earth_v0", num_players=4)
     refused(make_game("earth_v0"), state.to_dict(), "num_players=4 saved, 2 here")

@@ -121,11 +121,15 @@ def _is_a_float(value: int) -> bool:
     return True
 
 
-def load_records(path: str | Path, key: str, schema: dict[str, Field], unique: str = "name") -> list[dict]:
-    """Load ``data[key]`` (a list of records) from a JSON file and validate every record."""
+def load_records(path: str | Path, key: str, schema: dict[str, Field], unique: str = "name",
+                 header: dict[str, Field] | None = None) -> list[dict]:
+    """Load ``data[key]`` (a list of records) from a JSON file and validate every record. ``header``: the
+    schema of the file's other top-level keys (a format tag, a set name), which are checked as a record's."""
     data = load_json(path)
     if not isinstance(data, dict) or key not in data or not isinstance(data[key], list):
         raise CatalogueError(f"{path}: expected a JSON object with a list under {key!r}")
+    # a misspelt or misplaced top-level key ("crads" beside "cards") loaded and was never read
+    validate_record(data, {key: Field(list), **(header or {})}, f"{Path(path).name}, top level")
     records: list[dict] = []
     seen: dict[Any, int] = {}
     for i, raw in enumerate(data[key]):

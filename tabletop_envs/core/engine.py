@@ -393,9 +393,10 @@ def _checked_fields(cls: type[State], game: Game, data: Any) -> dict:
         predates.update({k: built[k] for k in set(config) - set(saved) - set(predates) if k in built})
     if predates:
         saved = {**saved, **_jsonable(predates)}
-    if saved != config:
+    if not _same_json(saved, config):
         saved = saved if isinstance(saved, dict) else {}
-        differ = sorted(k for k in set(saved) | set(config) if saved.get(k, "(absent)") != config.get(k, "(absent)"))
+        differ = sorted(k for k in set(saved) | set(config)
+                        if not _same_json(saved.get(k, "(absent)"), config.get(k, "(absent)")))
         also = "".join(f", {k}={v!r}" for k, v in predates.items())
         raise StateError(
             f"the state was saved under other rule options than this {game.env_name} game's: "
@@ -427,6 +428,13 @@ def _checked_fields(cls: type[State], game: Game, data: Any) -> dict:
                              f" (a field a {cls.__name__} gains during play belongs in its _optional_fields)"
                              if unknown else ""))
     return copy.deepcopy(fields)
+
+
+def _same_json(a: Any, b: Any) -> bool:
+    """``a == b`` as JSON reads them: true is not 1, nor 1.0 (in Python each equals the others, so a saved
+    Earth state of num_players true loaded into a solo game, and hand_size_table [3, 2, true] into one of
+    [3, 2, 1])."""
+    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
 
 
 #: what a saved state's leaves may be besides None (a NumPy scalar is written as the Python number it holds)

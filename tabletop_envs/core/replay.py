@@ -152,9 +152,12 @@ class Replay:
         missing = [k for k in _REQUIRED if k not in data]
         if missing:
             raise ReplayError(f"{source} lacks the fields {missing}; it is not a tabletop-envs replay")
+        if not is_int(data["format"]):
+            # "1", true or 1.0 for 1: an edit, not another library version (true and 1.0 equal 1 in Python,
+            # and loaded as format 1)
+            raise ReplayError(f"{source}: 'format' must be the number {REPLAY_FORMAT}, got {data['format']!r}; the "
+                              "file was edited or is not a tabletop-envs replay")
         if data["format"] != REPLAY_FORMAT:
-            if str(data["format"]) == str(REPLAY_FORMAT):  # "1" for 1: an edit, not another library version
-                raise ReplayError(f"{source}: 'format' must be the number {REPLAY_FORMAT}, got {data['format']!r}")
             raise ReplayError(f"{source} has replay format {data['format']!r}; this library reads format "
                               f"{REPLAY_FORMAT}. Use tabletop-envs {data.get('library_version', '?')} to replay it")
         if not isinstance(data["actions"], list) or not all(is_int(a) for a in data["actions"]):
@@ -165,7 +168,8 @@ class Replay:
                 ("env", isinstance(data["env"], str), "an env name"),
                 ("config", isinstance(data["config"], dict), "a mapping of rule options"),
                 ("seed", is_int(data["seed"]) and data["seed"] >= 0, "a non-negative integer"),
-                ("max_turns", is_int(data["max_turns"]), "an integer"),
+                # (below 1: the env refused it, blaming the replay's rule options)
+                ("max_turns", is_int(data["max_turns"]) and data["max_turns"] >= 1, "a positive integer"),
                 ("action_layout_hash", isinstance(data["action_layout_hash"], str), "a string"),
                 ("final_digest", isinstance(data["final_digest"], str), "a sha256 hex string"),
                 ("returns", returns is None or (isinstance(returns, list) and all(
@@ -173,7 +177,10 @@ class Replay:
                  "null or a list of numbers"),
                 ("players", isinstance(players, list) and all(isinstance(p, str) for p in players),
                  "a list of names"),
-                ("revision", isinstance(data.get("revision", ""), str), "a git commit (a string)")):
+                ("revision", isinstance(data.get("revision", ""), str), "a git commit (a string)"),
+                # shown when it is watched and named in a refusal: a list or a number there was printed as it was
+                ("library_version", isinstance(data.get("library_version", ""), str), "a version (a string)"),
+                ("created", isinstance(data.get("created", ""), str), "a date (a string)")):
             if not ok:
                 raise ReplayError(f"{source}: {key!r} must be {what}, got {data.get(key)!r}; the file was edited "
                                   "or is not a tabletop-envs replay")
@@ -196,6 +203,8 @@ class Replay:
 
     @classmethod
     def load(cls, path: str | Path) -> Replay:
+        if isinstance(path, str) and not path.strip():  # Path("") is ".": it was refused as a folder
+            raise ReplayError(f"no replay file named {path!r}: pass the replay's .json file, e.g. game.json")
         path = Path(path).expanduser()
         if path.is_dir():
             raise ReplayError(f"{str(path)!r} is a folder; pass the replay's .json file in it")

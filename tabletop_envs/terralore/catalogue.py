@@ -71,6 +71,10 @@ EFFECT_SCHEMA = {
     "target": Field(str, required=False, default=None),
     "affinity": Field(str, choices=AFFINITIES, required=False, default=None),
 }
+#: the top-level keys beside each file's list: its format tag, which names a file of another format (a later
+#: card vocabulary) as such rather than by the first field this loader does not know
+CARDS_HEADER = {"format": Field(str, choices=("terralore-cards/1",), required=False)}
+DECKS_HEADER = {"format": Field(str, choices=("terralore-decks/1",), required=False)}
 DECK_SCHEMA = {
     "name": Field(str),
     "theme": Field(str, required=False, default=""),
@@ -203,7 +207,7 @@ def _build_card(rec: dict, where: str) -> Card:
 
 def load_catalogue(path: str | Path = CARDS_PATH) -> Catalogue:
     """Load and validate a card file. Raises CatalogueError naming the file, the card and the fix."""
-    records = load_records(path, "cards", CARD_SCHEMA)
+    records = load_records(path, "cards", CARD_SCHEMA, header=CARDS_HEADER)
     name = Path(path).name
     cards = []
     for i, rec in enumerate(records):
@@ -247,7 +251,7 @@ def validate_deck(catalogue: Catalogue, cards, where: str = "deck") -> list[int]
 def load_presets(path: str | Path = DECKS_PATH, catalogue: Catalogue | None = None) -> dict[str, list[int]]:
     """Preset decks by name, each validated against the catalogue."""
     catalogue = catalogue or default_catalogue()
-    records = load_records(path, "decks", DECK_SCHEMA)
+    records = load_records(path, "decks", DECK_SCHEMA, header=DECKS_HEADER)
     name = Path(path).name
     out = {}
     for i, rec in enumerate(records):

@@ -151,6 +151,9 @@ def card_schema(ability_keys) -> dict[str, Field]:
 
 _KNOWN_ABILITIES = {a["key"]: a for a in ABILITIES}
 
+#: the top-level keys of a catalogue file beside "cards"
+HEADER = {"set": Field(str, required=False), "statistics": Field(list), "abilities": Field(list)}
+
 
 def _checked_ability(rec: dict, seen: dict, where: str) -> str:
     """The key of ability record ``rec``, which must be one the engine implements, as it is printed, and new
@@ -191,7 +194,8 @@ class Catalogue:
         for i, raw in enumerate(data["abilities"]):
             rec = validate_record(raw, ABILITY_SCHEMA, f"{self.path.name}: abilities[{i}]")
             self.abilities[_checked_ability(rec, self.abilities, f"{self.path.name}: abilities[{i}]")] = rec
-        self.cards = load_records(self.path, "cards", card_schema(list(self.abilities)), unique="collector_number")
+        self.cards = load_records(self.path, "cards", card_schema(list(self.abilities)), unique="collector_number",
+                                  header=HEADER)
         if len(self.cards) < MIN_CARDS:
             raise CatalogueError(f"{self.path.name}: {len(self.cards)} cards cannot fill a "
                                  f"{FORMATS['casual'][0]}-card deck at {MAX_COPIES} copies each; list at least "
@@ -321,6 +325,8 @@ def preset_decks() -> dict:
         if not isinstance(presets, dict):
             raise CatalogueError(f"{DECKS_FILE}: {deck_format!r} must be an object of preset name -> deck, got "
                                  f"{type(presets).__name__}")
+    # build_deck looks presets up by the env's deck_format: those of a misspelt format ("casul") were never found
+    validate_record(data, {name: Field(dict, required=False) for name in FORMATS}, f"{DECKS_FILE.name}, top level")
     return data
 
 

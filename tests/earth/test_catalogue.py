@@ -161,6 +161,15 @@ def test_unknown_field_names_the_record_and_the_allowed_fields(data_copy):
         Catalogue(data_copy)
 
 
+def test_an_unknown_top_level_key_of_a_data_file_is_refused_naming_the_file(data_copy):
+    # the loader read its one list and nothing else: a key beside it ("fauna_extra") loaded without a word
+    path = data_copy / "fauna.json"
+    path.write_text(json.dumps({**json.loads(path.read_text(encoding="utf-8")), "fauna_extra": []}), encoding="utf-8")
+    with pytest.raises(CatalogueError, match=r"fauna\.json, top level: unknown field\(s\) \['fauna_extra'\]; "
+                                             r"allowed fields are \['fauna'\]"):
+        Catalogue(data_copy)
+
+
 def test_unknown_ability_colour_names_the_vocabulary(data_copy):
     edit(data_copy / "earth_cards.json", "cards", lambda cards: cards[0]["abilities"][0].update(color="pink"))
     with pytest.raises(CatalogueError, match="colour 'pink' must be one of"):

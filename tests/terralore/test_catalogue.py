@@ -12,6 +12,7 @@ from tabletop_envs.core.errors import CatalogueError, DeckError
 from tabletop_envs.terralore.catalogue import (
     AFFINITIES,
     CARDS_PATH,
+    DECKS_PATH,
     RARITIES,
     default_catalogue,
     default_presets,
@@ -183,6 +184,19 @@ def test_a_catalogue_text_with_terminal_control_characters_is_refused_naming_whe
         load_catalogue(path)
 
 
+def test_of_two_texts_with_control_characters_in_one_card_the_first_in_the_file_is_named(tmp_path):
+    # the message sends the reader to one place: the first, as an editor's search from the top finds it
+    cards = _raw()
+    cards[3].update(name="Reef\x1bEel", rarity="rare\x07")
+    with pytest.raises(CatalogueError, match=r"cards\.json: cards\[3\]\.name holds control characters"):
+        load_catalogue(_write(tmp_path, cards))
+
+
+def test_a_folder_in_place_of_a_card_file_is_refused_as_a_folder_not_as_a_pipe_or_device(tmp_path):
+    with pytest.raises(CatalogueError, match=r"cannot read catalogue file .*Is a directory"):
+        load_catalogue(tmp_path)
+
+
 @pytest.mark.parametrize("deck, message", [
     ({"Sturdy Turtle": 3}, r"a deck is a list of 20 card names or ids, got a dict \(its counts are not read: decks "
                            r"are singleton"),
@@ -271,6 +285,23 @@ def test_preset_file_errors(tmp_path):
     path.write_text(json.dumps({"decks": [{"name": "short", "cards": CAT.names[:5]}]}), encoding="utf-8")
     with pytest.raises(CatalogueError, match=r"decks\[0\] \('short'\).*exactly 20"):
         load_presets(path)
+
+
+@pytest.mark.parametrize("source, load", [(CARDS_PATH, load_catalogue), (DECKS_PATH, load_presets)], ids=["cards", "decks"])
+def test_an_unknown_top_level_key_or_another_format_tag_in_a_card_or_deck_file_is_refused_naming_it(tmp_path, source,
+                                                                                                     load):
+    # a key misspelt or misplaced at the top level ("crads" beside "cards") loaded and was never read
+    data = json.loads(source.read_text(encoding="utf-8"))
+    path = tmp_path / source.name
+    path.write_text(json.dumps({**data, "extra": []}), encoding="utf-8")
+    with pytest.raises(CatalogueError, match=rf"{source.name}, top level: unknown field\(s\) \['extra'\]; allowed "
+                                             rf"fields are \['{source.stem}', 'format'\]"):
+        load(path)
+    path.write_text(json.dumps({**data, "format": data["format"].replace("/1", "/2")}), encoding="utf-8")
+    with pytest.raises(CatalogueError, match=rf"{source.name}, top level, field 'format': .*/2' is not one of"):
+        load(path)
+    path.write_text(json.dumps({k: v for k, v in data.items() if k != "format"}), encoding="utf-8")
+    assert load(path)  # a file without the tag, as the tests write them, loads
 
 
 def test_a_card_file_that_is_not_utf8_is_refused_naming_the_file_and_left_as_it_was(tmp_path):

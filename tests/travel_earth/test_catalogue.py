@@ -259,6 +259,37 @@ def test_catalogue_not_json_or_missing_file(tmp_path):
         Catalogue(_write(tmp_path, "[]"))
 
 
+@pytest.mark.parametrize(("change", "message"), [
+    (lambda d: d.update(extra=[]), "animals.json, top level: unknown field(s) ['extra']; allowed fields are "
+                                   "['abilities', 'cards', 'set', 'statistics']"),
+    (lambda d: d.update(set=1), "animals.json, top level, field 'set': expected str, got int 1"),
+])
+def test_an_unknown_or_mistyped_top_level_key_of_the_catalogue_is_refused_naming_it(tmp_path, change, message):
+    # read by nothing, a misspelt key loaded without a word
+    data = _data()
+    change(data)
+    with pytest.raises(CatalogueError) as err:
+        Catalogue(_write(tmp_path, data))
+    assert message in str(err.value)
+
+
+def test_a_preset_file_with_a_format_the_game_has_not_is_refused_naming_it(tmp_path, monkeypatch):
+    # build_deck looks presets up by the env's deck_format: the presets of a misspelt format were never found
+    from tabletop_envs.travel_earth import catalogue
+
+    data = json.loads(catalogue.DECKS_FILE.read_text(encoding="utf-8"))
+    path = tmp_path / "decks.json"
+    path.write_text(json.dumps({**data, "casul": data["casual"]}), encoding="utf-8")
+    monkeypatch.setattr(catalogue, "DECKS_FILE", path)
+    catalogue.preset_decks.cache_clear()
+    try:
+        with pytest.raises(CatalogueError, match=r"decks\.json, top level: unknown field\(s\) \['casul'\]; allowed "
+                                                 r"fields are \['casual', 'championship'\]"):
+            catalogue.preset_decks()
+    finally:
+        catalogue.preset_decks.cache_clear()  # the shipped presets for the tests after this one
+
+
 def test_five_cards_fill_a_casual_deck_at_four_copies_each(tmp_path):
     data = _data()
     data["cards"] = data["cards"][:5]
