@@ -597,7 +597,7 @@ def test_a_replay_with_actions_after_its_game_reached_the_turn_limit_is_refused_
     replay, _, env = record_random_game("toy_v0", seed=4, game_kwargs={"max_turns": 2})
     assert any(env.truncations.values()) and not any(env.terminations.values())
     replay.actions.append(replay.actions[-1])
-    with pytest.raises(ReplayError, match=rf"replay has 1 actions after the game ended \(from action "
+    with pytest.raises(ReplayError, match=rf"replay has 1 action after the game ended \(from action "
                                           rf"#{len(replay.actions)} of {len(replay.actions)}\)"):
         replay.replay()
 

@@ -297,7 +297,8 @@ class Replay:
         for index, action in enumerate(self.actions):
             if _over(env):
                 # numbered from 1, as the viewer numbers the actions it shows
-                raise ReplayError(f"replay has {len(self.actions) - index} actions after the game ended "
+                extra = len(self.actions) - index
+                raise ReplayError(f"replay has {extra} action{'s' if extra > 1 else ''} after the game ended "
                                   f"(from action #{index + 1} of {len(self.actions)}); " + self._edited())
             player = env.agent_name_mapping[env.agent_selection]
             try:  # before it is yielded: a watcher names the action it shows, and an id out of range has no name
