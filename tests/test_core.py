@@ -7,6 +7,7 @@ import json
 import os
 import pickle
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -3164,6 +3165,18 @@ def test_a_loading_option_a_registered_policy_does_not_take_is_refused_naming_th
     # the class's own TypeError named a class the user never wrote ("RandomPolicy() takes no arguments")
     with pytest.raises(TypeError, match=f"policy '{policy_id}' takes no option deterministic; its options: "):
         load_policy(policy_id, deterministic=False)
+
+
+@pytest.mark.parametrize("policy", ["terralore_v0/ppo", Path(__file__).resolve().parents[1] / "models" / "terralore"
+                                    / "ppo.onnx"], ids=["id", "path"])
+def test_a_loading_option_a_model_does_not_take_is_refused_naming_load_policy_and_its_options(policy):
+    from tabletop_envs import load_policy
+
+    # Python's own TypeError named load_model_policy(), a function the user never called
+    with pytest.raises(TypeError, match=rf"^load_policy\({re.escape(repr(str(policy)))}\) takes no option determinstic, "
+                                        r"foo; a model's options: deterministic, backend, check \(beside env and "
+                                        r"game_config\)$"):
+        load_policy(policy, foo=1, determinstic=False)
 
 
 @pytest.mark.parametrize("value", ["false", 2, "yes"])

@@ -27,7 +27,7 @@ import numpy as np
 
 from tabletop_envs.core.errors import ConfigError, ModelMismatchError, run_cli
 from tabletop_envs.core.files import write_text_whole, written_beside
-from tabletop_envs.core.onnx_policy import SIDECAR_FORMAT, MLPPolicy, file_sha256
+from tabletop_envs.core.onnx_policy import SIDECAR_FORMAT, MLPPolicy, file_sha256, read_sidecar
 from tabletop_envs.core.registry import env_family, make_game
 
 from .config import make_output_folder, user_path
@@ -250,10 +250,14 @@ def export_model(model, out_stem, env_name: str, game_config: dict | None = None
 
 
 def update_sidecar(path: str | Path, **sections) -> dict:
-    """Merge keys (e.g. ``evaluation=...``) into an exported model's sidecar."""
+    """Merge keys (e.g. ``evaluation=...``) into an exported model's sidecar, read through the loader's checks:
+    an edited one (``"evaluation": []``) ended in "TypeError: 'list' object is not a mapping"."""
     side = model_file(path, ".json")
-    meta = json.loads(side.read_text(encoding="utf-8"))
+    meta = read_sidecar(side)
     for key, value in sections.items():
+        if isinstance(value, dict) and not isinstance(meta.get(key, {}), dict):  # a key the loader does not check
+            raise ModelMismatchError(f"sidecar {side}: {key} must be an object to merge {sorted(value)} into, got "
+                                     f"{meta[key]!r}; restore it or re-export the model")
         meta[key] = {**meta.get(key, {}), **value} if isinstance(value, dict) else value
     write_text_whole(side, json.dumps(meta, indent=2) + "\n")
     return meta

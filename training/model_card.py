@@ -21,13 +21,23 @@ TARGETS = {"vs_random": 0.95, "vs_heuristic": 0.60}
 
 
 def _rate(evaluation: dict, key: str) -> str:
+    """A result row: "?" for a piece the sidecar lacks (a hand-written or older one), as the other rows do; the
+    loader's checks pass a sidecar without them, and the card ended in a KeyError on it."""
     r = evaluation.get(key)
     if not r:
         return "not measured"
-    lo, hi = r["win"]["ci95"]
-    mark = "" if r["win"]["rate"] >= TARGETS.get(key, 0) else " (below target)"
-    return (f"{100 * r['win']['rate']:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}] of {r['games']}, "
-            f"draws {100 * r['draw']['rate']:.1f}%{mark}")
+    win, draw = r.get("win", {}), r.get("draw", {})
+    lo, hi = win.get("ci95", (None, None))
+    rate = win.get("rate")
+    mark = " (below target)" if rate is not None and rate < TARGETS.get(key, 0) else ""
+    return f"{_percent(rate)} [{_percent(lo, '')}, {_percent(hi, '')}] of {r.get('games', '?')}, draws " \
+           f"{_percent(draw.get('rate'))}{mark}"
+
+
+def _percent(share, sign: str = "%") -> str:
+    """A share as a percentage, or "?" where the sidecar has none, as :func:`_count` says it (pretrain's
+    ``percent`` says "n/a" for a share nothing was held out to measure)."""
+    return "?" if share is None else f"{100 * share:.1f}{sign}"
 
 
 def _warm_start(pretrain: dict | None) -> str:

@@ -21,6 +21,7 @@ import hashlib
 import json
 import math
 import os
+import re
 import tokenize
 import warnings
 import weakref
@@ -933,7 +934,12 @@ def _read_weights(npz_path: Path) -> list[tuple[np.ndarray, np.ndarray]]:
                 if not isinstance(data, np.lib.npyio.NpzFile):
                     raise ValueError("it holds a single array, not the W0, b0, W1, b1, ... of an .npz")
                 with data:
-                    n = len([k for k in data.files if k.startswith("W")])
+                    n = len([k for k in data.files if LAYER_ARRAY.fullmatch(k) and k[0] == "W"])
+                    # counted by its "W" too, a "Wx" beside W0..W2 was refused as "W3 is not a file in the archive";
+                    # a layer missing (W1 of W0, W2) is named by the read, and a file without W0 as having no layers
+                    extra = [k for k in data.files if not LAYER_ARRAY.fullmatch(k)]
+                    if extra and n:
+                        raise ValueError(f"it holds {', '.join(extra)} beside the layers W0, b0, ... of an export")
                     _check_unpacked_size(data, [f"{p}{i}" for i in range(n) for p in "Wb"], stat.st_size)
                     layers = [(_real_weights(data, f"W{i}"), _real_weights(data, f"b{i}")) for i in range(n)]
         except _UNREADABLE_NPZ as exc:
@@ -947,6 +953,8 @@ def _read_weights(npz_path: Path) -> list[tuple[np.ndarray, np.ndarray]]:
     return layers
 
 
+#: the names of an export's arrays: W0, b0, W1, b1, ...
+LAYER_ARRAY = re.compile(r"[Wb](?:0|[1-9][0-9]*)")
 #: bytes the arrays of an .npz may unpack to beyond twice the file's size: np.savez (the export) stores them
 #: as they are, and np.savez_compressed shrinks trained float32 weights by a few per cent only
 UNPACKED_SLACK = 64 << 20

@@ -231,6 +231,7 @@ def _load_policy(policy: str | os.PathLike[str] | Policy, env: str | None = None
     if text.endswith((".onnx", ".json", ".npz")) or Path(text).is_file() or URL.match(text):
         from .onnx_policy import load_model_policy
 
+        _refuse_model_options(text, kwargs)
         return load_model_policy(text, env=env, **kwargs)
     env_name, _, name = text.partition("/")
     from .registry import ENVS
@@ -255,6 +256,7 @@ def _load_policy(policy: str | os.PathLike[str] | Policy, env: str | None = None
 
         shipped = model_path_for_id(text)  # "terralore_v0/ppo" -> models/terralore/ppo.onnx
         if shipped is not None:
+            _refuse_model_options(text, kwargs)
             return load_model_policy(shipped, env=env_name, **kwargs)
         if text and Path(text).is_dir():
             raise TabletopError(_folder_message(Path(text)))
@@ -281,6 +283,18 @@ def _build(factory, text: str, kwargs: dict) -> Policy:
             raise TypeError(f"policy {text!r} takes no option {', '.join(unknown)}; its options: "
                             f"{', '.join(takes) or 'none'} (deterministic and backend are for model files)")
     return factory(**kwargs)
+
+
+def _refuse_model_options(text: str, kwargs: dict) -> None:
+    """Refuse the options ``load_model_policy`` does not take, naming ``load_policy`` and the ones it does:
+    its own TypeError named load_model_policy(), which the user never called."""
+    from .onnx_policy import load_model_policy
+
+    takes = [name for name in inspect.signature(load_model_policy).parameters if name not in ("path", "env")]
+    unknown = sorted(set(kwargs) - set(takes))
+    if unknown:
+        raise TypeError(f"load_policy({text!r}) takes no option {', '.join(unknown)}; a model's options: "
+                        f"{', '.join(takes)} (beside env and game_config)")
 
 
 def _close_ids(text: str, known: list[str], env: str | None) -> list[str]:

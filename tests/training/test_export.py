@@ -114,6 +114,17 @@ def test_loader_refuses_a_changed_observation_layout(exported):
         load_policy(str(exported))
 
 
+def test_a_model_loaded_with_check_false_is_not_refused_for_its_layouts_under_the_rule_options_given(exported):
+    # check=False is the caller's word that the layouts fit (an env being edited): comparing them again
+    # under the rule options given would refuse the model all the same
+    _edit_sidecar(exported, observation_layout_hash="0123456789abcdef")
+    rules = json.loads(exported.with_suffix(".json").read_text(encoding="utf-8"))["game_config"]
+    with pytest.raises(ModelMismatchError, match="observation-layout hash 0123456789abcdef != "):
+        load_policy(str(exported), game_config=rules)
+    policy = load_policy(str(exported), check=False, game_config=rules)
+    assert policy.metadata["observation_layout_hash"] == "0123456789abcdef"
+
+
 def test_loader_refuses_a_changed_action_layout(exported):
     # the same number of actions with other meanings: the model would pick actions by ids that now mean others
     _edit_sidecar(exported, action_layout_hash="0123456789abcdef")
@@ -635,6 +646,18 @@ def _untokenizable_header(path):
         z.writestr("b0.npy", b"")
 
 
+def _extra_array(path):
+    with np.load(path) as data:
+        arrays = dict(data)
+    np.savez(path, **arrays, Wx=np.zeros(1, np.float32))
+
+
+def _short_bias(path):
+    with np.load(path) as data:
+        arrays = dict(data)
+    np.savez(path, **{**arrays, "b0": arrays["b0"][:-1]})
+
+
 def _zip_entries(offset: int, value: int, bits: bool = False):
     """Sets a field of every central-directory entry of the zip (its flags at 8, compression method at 10):
     features zipfile does not unpack, which came out of the loader as zipfile's own bare errors."""
@@ -661,8 +684,11 @@ def _zip_entries(offset: int, value: int, bits: bool = False):
     (_zip_entries(8, 0x01, bits=True), "RuntimeError: File 'W0.npy' is encrypted"),
     (_zip_entries(10, 99), "NotImplementedError: That compression method is not supported"),
     (_untokenizable_header, "TokenError"),
+    # counted as a fourth layer, it was refused as "W3 is not a file in the archive"
+    (_extra_array, r"it holds Wx beside the layers W0, b0, \.\.\. of an export"),
+    (_short_bias, r"layer 0 has W of shape \(32, 24\) and b of shape \(23,\)"),
 ], ids=["truncated", "empty", "single_array", "no_bias", "misfit_layers", "patched_data", "encrypted",
-        "unknown_compression", "untokenizable_header"])
+        "unknown_compression", "untokenizable_header", "extra_array", "short_bias"])
 def test_a_corrupt_weights_file_is_refused_at_load_naming_it_and_the_fix(exported, damage, problem):
     import gc
     import warnings
@@ -679,6 +705,17 @@ def test_a_corrupt_weights_file_is_refused_at_load_naming_it_and_the_fix(exporte
     # (this file's: gc.collect() also finalises what other tests of the worker left, such as a pipe)
     assert not [w for w in caught if issubclass(w.category, ResourceWarning) and npz.name in str(w.message)], \
         [str(w.message) for w in caught]
+
+
+def test_the_weights_the_policies_of_one_file_share_cannot_be_changed_through_one_of_them(exported):
+    # the policies loaded from one .npz share its arrays (one copy per file): an edit in place through one
+    # (a fine-tuning step) would change the moves of every other
+    first, second = (load_policy(str(exported), backend="numpy") for _ in range(2))
+    assert first.layers[0][0] is second.layers[0][0]
+    before = second.layers[0][0].copy()
+    with pytest.raises(ValueError, match="read-only"):
+        first.layers[0][0][0, 0] += 1
+    np.testing.assert_array_equal(second.layers[0][0], before)
 
 
 @pytest.mark.parametrize("grow, shape", [("inputs", "33->11"), ("actions", "32->12")])
@@ -809,6 +846,22 @@ def test_update_sidecar_merges_into_a_section_instead_of_replacing_it(exported):
     on_disk = json.loads(exported.with_suffix(".json").read_text(encoding="utf-8"))
     assert on_disk == meta and on_disk["note"] == "re-evaluated"
     assert on_disk["evaluation"] == {"vs_random": {"win": {"rate": 0.5}}, "vs_heuristic": {"win": {"rate": 0.25}}}
+
+
+@pytest.mark.parametrize(("key", "problem"), [
+    ("evaluation", r"evaluation must be an object \(vs_<opponent>: results, protocol\), got \[\]"),
+    ("notes", r"notes must be an object to merge \['vs_heuristic'\] into, got \[\]")])
+def test_update_sidecar_refuses_in_one_line_a_section_that_is_no_object_to_merge_into(exported, key, problem):
+    from training.export import update_sidecar
+
+    # the merge met it as "TypeError: 'list' object is not a mapping", naming neither the file nor the key
+    side = exported.with_suffix(".json")
+    _edit_sidecar(exported, **{key: []})
+    before = side.read_text(encoding="utf-8")
+    with pytest.raises(ModelMismatchError, match=rf"^sidecar {re.escape(str(side))}: {problem}; restore it or "
+                                                 "re-export the model$"):
+        update_sidecar(exported, **{key: {"vs_heuristic": {"win": {"rate": 0.25}}}})
+    assert side.read_text(encoding="utf-8") == before
 
 
 @pytest.mark.parametrize("n_obs, n_act", [(31, 11), (32, 12)])

@@ -60,6 +60,29 @@ def test_a_win_rate_on_its_target_meets_it_and_one_below_is_marked():
     assert "below target" in _rate({"vs_heuristic": rates(0.5975)["vs_random"]}, "vs_heuristic")
 
 
+@pytest.mark.parametrize(("edit", "row"), [
+    (lambda r: r["win"].pop("ci95"), "97.0% [?, ?] of 1000, draws 0.3%"),
+    (lambda r: r.pop("games"), "97.0% [95.7, 97.9] of ?, draws 0.3%"),
+    (lambda r: r.pop("draw"), "97.0% [95.7, 97.9] of 1000, draws ?"),
+    (lambda r: r["win"].pop("rate"), "? [95.7, 97.9] of 1000, draws 0.3%"),
+    (lambda r: r.pop("win"), "? [?, ?] of 1000, draws 0.3%"),
+], ids=["no ci95", "no games", "no draw", "no win rate", "no win"])
+def test_a_result_the_sidecar_records_in_part_is_printed_with_a_question_mark_for_each_missing_piece(tmp_path, edit,
+                                                                                                      row):
+    # the loader's checks pass such a sidecar (a hand-written or older one), and the card ended in a KeyError
+    import json
+
+    from training.model_card import card
+
+    shutil.copytree(MODELS / "terralore", tmp_path / "terralore")
+    side = tmp_path / "terralore" / "ppo.json"
+    meta = json.loads(side.read_text(encoding="utf-8"))
+    assert meta["evaluation"]["vs_random"]["games"] == 1000  # the rows below are the shipped model's results
+    edit(meta["evaluation"]["vs_random"])
+    side.write_text(json.dumps(meta), encoding="utf-8")
+    assert f"| vs random | {row} |" in card(tmp_path).splitlines()
+
+
 def test_the_training_machine_is_named_with_its_processor_where_the_sidecar_has_it():
     from training.model_card import _machine
 

@@ -565,7 +565,9 @@ def test_a_sidecar_without_a_key_the_loader_needs_is_a_mismatch_naming_the_key(t
     (lambda a: a["b1"].__setitem__(0, np.inf), "b1 holds NaN or infinite values"),
     (lambda a: a.update(W1=a["W1"].astype(np.float64) * 1e300), "W1 holds NaN or infinite values"),
     (lambda a: a.update(W0=a["W0"].astype(np.complex64)), "W0 holds complex64 values, not real numbers"),
-], ids=["nan", "inf", "overflows_float32", "complex"])
+    # cast to float32, True and False would play as weights of 1 and 0: an export writes float32 only
+    (lambda a: a.update(b0=a["b0"] > 0), "b0 holds bool values, not real numbers"),
+], ids=["nan", "inf", "overflows_float32", "complex", "bool"])
 def test_weights_that_are_not_finite_real_numbers_are_refused_naming_the_npz(tmp_path, change, problem):
     """A NaN weight loaded and played: its logits were NaN, so the argmax was whatever NaN came
     first, a legal but meaningless move, without a word."""

@@ -252,6 +252,17 @@ def test_act_batch_asks_a_policy_without_act_batch_row_by_row():
     assert actions.tolist() == [1, 0, 2]
 
 
+@pytest.mark.parametrize("rows", [0, 3])
+def test_act_batch_answers_int64_action_ids_asked_row_by_row_as_a_batched_model_does(rows):
+    # np.array of the answers alone is float64 for an empty batch (no index), and int32 where NumPy 1's
+    # default int is (Windows)
+    actions = act_batch(RandomPolicy(), np.zeros((rows, 4), np.float32), np.ones((rows, 3), np.int8),
+                        np.random.default_rng(0))
+    model = MLPPolicy([(np.zeros((4, 3)), np.zeros(3))])
+    batched = model.act_batch(np.zeros((rows, 4), np.float32), np.ones((rows, 3), np.int8), np.random.default_rng(0))
+    assert actions.dtype == batched.dtype == np.int64 and actions.shape == batched.shape == (rows,)
+
+
 class _LegalCounter:
     """Plays the first legal action and records how many were legal each time it was asked."""
 
