@@ -14,7 +14,7 @@ import sys
 import warnings
 from pathlib import Path
 
-from .core.errors import TabletopError, cli_message, lenient_stdout, to_devnull
+from .core.errors import TabletopError, cli_message, is_int, lenient_stdout, to_devnull
 from .core.files import cannot_write_in, parse_json
 
 
@@ -107,10 +107,13 @@ def _play(args, ask, say) -> int:
     env_kwargs = dict(args.option)
     if "render_mode" in env_kwargs:  # it drew the table at every bot decision too, which --window hides
         raise ValueError("--option render_mode is no rule option: to see the table as a picture, add --window")
-    if args.players is not None:
-        env_kwargs["num_players"] = args.players
-    if args.max_turns is not None:
-        env_kwargs["max_turns"] = args.max_turns
+    for flag, key, value in (("--players", "num_players", args.players), ("--max-turns", "max_turns", args.max_turns)):
+        if value is None:
+            continue
+        given = env_kwargs.get(key, value)
+        if not (is_int(given) and given == value):  # the flag replaced the option without a word
+            raise ValueError(f"{flag} {value} and --option {key}={given!r} disagree; give only one of them")
+        env_kwargs[key] = value
     opponents = args.opponent or [default_opponent(env_name)]
     if env_kwargs.get("num_players") == 1 and args.opponent is None:  # --players 1 or --option num_players=1
         opponents = []

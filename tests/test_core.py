@@ -1097,6 +1097,56 @@ def test_play_game_says_what_it_takes_instead_of_failing_inside():
         play_match("terralore_v0", "terralore_v0/random", 2)  # was: no policy registered as 't'
 
 
+@pytest.mark.parametrize("value", [True, float("nan"), float("inf"), "-0.5"])
+def test_a_draw_reward_that_is_no_finite_number_is_refused_by_its_key(value):
+    # True read as a reward of 1, and NaN made every drawn game's reward NaN
+    from tabletop_envs.core.arena import check_draw_reward
+
+    with pytest.raises(ConfigError, match=r"selfplay\.draw_reward must be a number .*got"):
+        check_draw_reward(value, 2, "terralore_v0")
+
+
+def test_a_solo_game_takes_no_draw_reward_but_the_default_of_none():
+    # 0, the default, is no mistake at a table of one: refusing it refused every solo training run
+    from tabletop_envs.core.arena import check_draw_reward
+
+    assert check_draw_reward(0, 1, "earth_v0") == 0.0 and check_draw_reward(np.float32(-0.5), 2, "earth_v0") == -0.5
+    with pytest.raises(ConfigError, match="earth_v0 with 1 player is never drawn"):
+        check_draw_reward(-0.5, 1, "earth_v0")
+
+
+def test_play_game_refuses_more_policies_or_generators_than_seats():
+    # one too many was played without a word: the caller's seating was not the one it meant
+    from tabletop_envs.core.arena import play_game
+
+    game = make_game("terralore_v0")
+    with pytest.raises(ValueError, match="2-seat game takes one policy per seat, got 3"):
+        play_game(game, [RandomPolicy()] * 3, 0)
+    with pytest.raises(ValueError, match=r"one generator, or one per seat \(2\), got 3"):
+        play_game(game, [RandomPolicy()] * 2, 0, rng=[np.random.default_rng(k) for k in range(3)])
+
+
+def test_play_match_refuses_a_bad_max_turns_before_it_loads_any_policy():
+    # refused after the models were loaded (slow for a large one), and behind any error loading them gave
+    from tabletop_envs.core.arena import play_match
+
+    with pytest.raises(ConfigError, match="max_turns must be None"):
+        play_match("terralore_v0", ["terralore_v0/nobody", "terralore_v0/random"], 2, max_turns=0)
+
+
+def test_a_gymnasium_id_of_a_short_game_name_is_hinted_with_its_registered_name(monkeypatch):
+    # the id's hyphens read as underscores: "go-v12" alone is too far from "go_v0" for difflib to name it
+    monkeypatch.setitem(ENVS, "go_v0", EnvSpec("go_v0", "toy_game", "test/go-v0", "test/Go-v0", (2,), "", "go"))
+    with pytest.raises(KeyError, match=r"unknown env 'tabletop_envs/Go-v12'.*; did you mean 'go_v0'\?"):
+        get_spec("tabletop_envs/Go-v12")
+
+
+def test_every_registered_env_lists_the_player_counts_its_game_accepts():
+    # 'tabletop-envs list' and the command line read the registry's copy; the game refuses by its own
+    for spec in ENVS.values():
+        assert spec.player_counts == spec.load_module().raw_env.game_class.player_counts, spec.env_name
+
+
 def test_play_match_names_a_path_and_a_loaded_model_as_training_evaluate_does():
     # they were named by class: 'PosixPath' and 'MLPPolicy' in the summary, where a round robin says which model
     from pathlib import Path

@@ -142,7 +142,7 @@ def test_an_earth_game_ends_with_every_players_vp_as_well_as_the_rank_returns():
 
     env = ENVS["earth_v0"].load_module().raw_env(num_players=3)
     env.reset(seed=4)
-    replay, rng = Replay.start(env, 0, ["human"]), np.random.default_rng(4)
+    replay, rng = Replay.start(env, 0, ["human", "random", "random"]), np.random.default_rng(4)
     while not all(env.terminations.values()):
         env.step(int(rng.choice(env.observe(env.agent_selection)["action_mask"].nonzero()[0])))
     returns = [float(env._cumulative_rewards[a]) for a in env.possible_agents]
@@ -163,7 +163,8 @@ def test_a_middle_place_at_a_table_of_three_or_more_is_announced_as_a_place_not_
     env = ENVS["earth_v0"].load_module().raw_env(num_players=len(returns))
     env.reset(seed=0)
     out = []
-    announce_result(PlayResult(Replay.start(env, 0, ["human"]), returns, seat, True, "terminated"), env, out.append)
+    announce_result(PlayResult(Replay.start(env, 0, ["bot"] * len(returns)), returns, seat, True, "terminated"), env,
+                    out.append)
     assert f"{verdict}  Scores (returns)" in "\n".join(out)
 
 
@@ -350,6 +351,29 @@ def test_a_solo_game_from_the_command_line_needs_no_opponent_and_ends_with_the_s
     replay = Replay.load(path)
     assert replay.players == ["human"] and replay.config["num_players"] == 1
     assert replay.replay().game_state.is_terminal()
+
+
+@pytest.mark.parametrize(("flags", "message"), [
+    (["--players", "2", "--option", "num_players=4"], "--players 2 and --option num_players=4 disagree"),
+    (["--max-turns", "5", "--option", "max_turns=6"], "--max-turns 5 and --option max_turns=6 disagree"),
+    (["--players", "1", "--option", "num_players=true"], "--players 1 and --option num_players=True disagree")])
+def test_a_flag_and_an_option_that_set_the_same_thing_differently_are_refused_naming_both(flags, message):
+    # the flag won without a word: a game of another player count than one of the two asked for
+    if "earth_v0" not in available_envs():
+        pytest.skip("Earth is not in this checkout")
+    out = []
+    assert main(["play", "earth", *flags, "--seed", "3"], ask=Script([]), say=out.append) == 2
+    assert out == [f"error: {message}; give only one of them"]
+
+
+def test_a_flag_and_an_option_that_agree_play_the_game_they_both_ask_for():
+    if "earth_v0" not in available_envs():
+        pytest.skip("Earth is not in this checkout")
+    out = []
+    args = ["play", "earth", "--players", "3", "--option", "num_players=3", "--max-turns", "4", "--option",
+            "max_turns=4", "--opponent", "earth_v0/random", "--seed", "3"]
+    assert main(args, ask=Script(["q", "n"]), say=out.append) == 0
+    assert "player_2 = earth_v0/random" in out[0] and "player_3" not in out[0]
 
 
 def test_console_script_module_runs():
@@ -1036,6 +1060,15 @@ def test_an_option_value_json_cannot_hold_is_refused_naming_the_option_not_read_
         _option(text)
 
 
+def test_a_replays_gif_plays_by_default_at_the_frame_rate_every_env_gives_its_videos():
+    # README: metadata["render_fps"] is the frame rate a video or GIF gets; --fps only changes it
+    from tabletop_envs.cli import build_parser
+
+    default = build_parser().parse_args(["replay", "game.json"]).fps
+    for spec in ENVS.values():
+        assert default == spec.load_module().raw_env.metadata["render_fps"], spec.env_name
+
+
 @pytest.mark.parametrize("fps", ["0.01", "100"])
 def test_the_gif_frame_rates_at_both_ends_of_the_range_are_taken(fps):
     from tabletop_envs.cli import _frames_per_second
@@ -1075,6 +1108,17 @@ def test_a_game_name_with_spaces_around_it_resolves_to_the_newest_registered_ver
     monkeypatch.setitem(ENVS, "toy_v1", EnvSpec("toy_v1", "toy_game", "test/toy-v1", "test/Toy-v1", (2,), "", "toy"))
     assert resolve_env_name("toy") == "toy_v1" and resolve_env_name("toy_v0") == "toy_v0"
 
+
+
+def test_a_version_suffix_that_is_no_number_ranks_below_every_numbered_version(toy, monkeypatch):
+    # at 0 it tied with toy_v0, and whichever was registered first was taken for the newest
+    from tabletop_envs.core import registry
+    from tabletop_envs.core.registry import env_version
+
+    assert env_version("toy_vnext") == env_version("toy") == -1 < env_version("toy_v0")
+    unnumbered = EnvSpec("toy_vnext", "toy_game", "test/toy-vnext", "test/Toy-vnext", (2,), "", "toy")
+    monkeypatch.setattr(registry, "ENVS", {"toy_vnext": unnumbered, **registry.ENVS})
+    assert resolve_env_name("toy") == "toy_v0"
 
 
 def test_the_newest_version_of_a_game_is_found_by_number_not_by_text(toy, monkeypatch):

@@ -547,6 +547,40 @@ def test_a_replay_whose_seats_carry_no_break_spaces_or_emoji_sequences_plays(toy
     assert any("Ana\u00a0B." in line for line in said)
 
 
+@pytest.mark.parametrize("players", [["random"], ["random", "random", "random"]])
+def test_a_replay_naming_another_number_of_seats_than_its_game_has_is_refused_by_name(toy, tmp_path, players):
+    # a seat without a name was shown as "?", and a name past the last seat was never shown: an edited file
+    replay, _, _ = record_random_game("toy_v0", seed=2)
+    data = json.loads(replay.to_json())
+    data["players"] = players
+    path = tmp_path / "g.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    said = []
+    assert main(["replay", str(path), "--no-pause"], say=said.append) == 2
+    assert said == [f"error: 'players' names {len(players)} seat{'s' * (len(players) > 1)} ({players!r}), and this "
+                    "toy_v0 game has 2: list one name per seat in seat order, or none ([]); the file was edited or is "
+                    "not a tabletop-envs replay"]
+    with pytest.raises(ReplayError, match="'players' names"):
+        Replay.load(path).steps(replay.make_env()).__next__()  # on an env of its own too, not only make_env's
+
+
+def test_a_replay_naming_no_seat_plays_with_unnamed_seats(toy, tmp_path):
+    # Replay.start(env, seed) records no names (docs/play.md): such a file is no edit
+    replay, _, _ = record_random_game("toy_v0", seed=2)
+    replay.players = []
+    said = []
+    assert main(["replay", str(replay.save(tmp_path / "g.json")), "--no-pause"], say=said.append) == 0
+    assert "player_0 = ?, player_1 = ?" in said[0]
+
+
+def test_a_replay_is_not_started_with_another_number_of_names_than_seats(toy):
+    # refused before the game, not once its file is loaded: the game would be lost
+    env = ENVS["toy_v0"].load_module().raw_env()
+    with pytest.raises(ReplayError, match=r"'players' names 1 seat \(\['human'\]\), and this toy_v0 game has 2: "
+                                          r"list one name per seat in seat order, or none \(\[\]\)$"):
+        Replay.start(env, 0, ["human"])
+
+
 @pytest.mark.parametrize("key, value", [("max_turns", 5), ("render_mode", "ansi"), ("illegal_action", "penalty")])
 def test_a_replay_config_holding_an_env_option_is_refused_by_name(toy, key, value):
     """make_env passes max_turns itself: the config's copy raised TypeError (multiple values), and

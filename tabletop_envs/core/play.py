@@ -419,7 +419,7 @@ def watch_replay(replay: Replay, seat: int | None = None, ask: Ask | None = inpu
         say(state.render_text(seat))
         snapshot()
         shown = state.action_to_string(action) if seat is None or seat == player else "(hidden from your seat)"
-        say(f"player_{player} ({players[player] if player < len(players) else '?'}): {shown}")
+        say(f"player_{player} ({players[player]}): {shown}")
         if ask is not None:
             try:
                 if read_line(ask, "[Enter] next, q quit > ", say).strip().lower() in ("q", "quit"):

@@ -110,9 +110,11 @@ class Replay:
         if not is_int(seed) or seed < 0:  # int() recorded 1.5 and True as seed 1, which the env refuses or reads apart
             raise ReplayError(f"a replay replays the seed its game was reset with, a non-negative int; got {seed!r} "
                               "(for a fresh deal, draw one first: seed = secrets.randbits(63))")
-        return cls(env=env.metadata["name"], config=env.game.config(), seed=int(seed), max_turns=env.max_turns,
-                   action_layout_hash=env.game.action_layout.hash(), players=list(players or []),
-                   revision=code_revision())
+        replay = cls(env=env.metadata["name"], config=env.game.config(), seed=int(seed), max_turns=env.max_turns,
+                     action_layout_hash=env.game.action_layout.hash(), players=list(players or []),
+                     revision=code_revision())
+        replay.check_players(env.game.num_players, edited=False)  # before the game: its file would be refused
+        return replay
 
     def record(self, action: int) -> None:
         """Append the action id the env just played. Record games played under ``illegal_action="raise"`` (the
@@ -252,6 +254,7 @@ class Replay:
             raise ReplayError(f"this replay's rule options (its 'config') do not fit {self.env}, the game it names: "
                               f"{str(exc).rstrip('.')}; the file was edited, or holds another game's replay: replay "
                               "a file as 'tabletop-envs play' wrote it") from None
+        self.check_players(env.game.num_players)
         if env.game.action_layout.hash() != self.action_layout_hash:
             raise ReplayError(
                 f"this replay's action layout ({self.action_layout_hash}) differs from {self.env}'s in this "
@@ -265,6 +268,15 @@ class Replay:
         from .registry import played_config
 
         return played_config(self.env, self.config)
+
+    def check_players(self, num_players: int, edited: bool = True) -> None:
+        """Raise ReplayError unless ``players`` names every seat of the game, or none (an unnamed table): a name
+        too few was shown as "?" when the replay was watched, and one too many was never shown."""
+        if self.players and len(self.players) != num_players:
+            raise ReplayError(f"'players' names {len(self.players)} seat{'s' * (len(self.players) != 1)} "
+                              f"({self.players!r}), and this {self.env} game has {num_players}: list one name per "
+                              "seat in seat order, or none ([])"
+                              + ("; the file was edited or is not a tabletop-envs replay" if edited else ""))
 
     def check_env(self, env) -> None:
         """Raise ReplayError unless ``env`` plays this replay's game: its env, rule options and max_turns."""
@@ -284,6 +296,7 @@ class Replay:
             # blaming a rule change without a version bump or an edited file
             raise ReplayError(f"the env given to replay this game on has other rules: {'; '.join(differ)}. "
                               "Replay it on replay.make_env(), which builds the game it was recorded under")
+        self.check_players(env.game.num_players)
 
     def steps(self, env=None, verify: bool = True) -> Iterator[tuple[int, int, int]]:
         """Replay the game on ``env`` (default: a fresh one; one given must be of this replay's rule options

@@ -327,6 +327,16 @@ def preset_decks() -> dict:
                                  f"{type(presets).__name__}")
     # build_deck looks presets up by the env's deck_format: those of a misspelt format ("casul") were never found
     validate_record(data, {name: Field(dict, required=False) for name in FORMATS}, f"{DECKS_FILE.name}, top level")
+    # every preset, not only those a game asks for: a card number the catalogue lacks in an unused preset went
+    # unnoticed until someone chose it (all four take under a millisecond, once: the result is cached)
+    catalogue = load_catalogue()
+    for deck_format, presets in data.items():
+        for name, spec in presets.items():
+            where = f"{DECKS_FILE.name}: {deck_format} preset {name!r}"
+            try:
+                validate_deck(parse_deck(spec, catalogue, where), deck_format, catalogue, where)
+            except DeckError as exc:  # the file is at fault, not the deck a caller asked for
+                raise CatalogueError(str(exc)) from None
     return data
 
 

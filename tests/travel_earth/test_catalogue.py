@@ -290,6 +290,30 @@ def test_a_preset_file_with_a_format_the_game_has_not_is_refused_naming_it(tmp_p
         catalogue.preset_decks.cache_clear()  # the shipped presets for the tests after this one
 
 
+@pytest.mark.parametrize(("preset", "message"), [
+    ({"TE-999": 4}, r"decks\.json: casual preset 'unused': unknown collector number 'TE-999'; this catalogue has "
+                    r"TE-001\.\.TE-\d{3} \(see animals\.json\)"),
+    ({"TE-001": 4}, r"decks\.json: casual preset 'unused': a casual deck must have 20 or more cards, this one has 4: "
+                    "add 16")])
+def test_a_preset_no_game_asks_for_is_checked_against_the_catalogue_when_the_presets_load(tmp_path, monkeypatch,
+                                                                                          preset, message):
+    # it was checked only when chosen: a game of another preset built, and the broken one waited for its first user
+    from tabletop_envs.travel_earth import catalogue
+    from tabletop_envs.travel_earth.engine import TravelEarthGame
+
+    data = json.loads(catalogue.DECKS_FILE.read_text(encoding="utf-8"))
+    data["casual"]["unused"] = preset
+    path = tmp_path / "decks.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    monkeypatch.setattr(catalogue, "DECKS_FILE", path)
+    catalogue.preset_decks.cache_clear()
+    try:
+        with pytest.raises(CatalogueError, match=message):
+            TravelEarthGame(deck_format="casual", decks=["starter", "starter"])
+    finally:
+        catalogue.preset_decks.cache_clear()  # the shipped presets for the tests after this one
+
+
 def test_five_cards_fill_a_casual_deck_at_four_copies_each(tmp_path):
     data = _data()
     data["cards"] = data["cards"][:5]
