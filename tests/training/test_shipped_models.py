@@ -720,3 +720,57 @@ def test_masked_sampling_draws_the_dominant_legal_action_on_both_paths_and_agree
     assert set(batch.tolist()) == {dominant}
     drawn = {choose_legal(np.zeros(60, np.float32), mask, rng, False) for _ in range(2000)}  # equal logits
     assert drawn == set(np.flatnonzero(mask).tolist())  # every legal action comes up, no other
+
+
+def _declaring(npz, excess: int) -> tuple[int, int]:
+    """Writes a W0 (uint8, stored, 1 MB of it present) whose header declares ``excess`` bytes past twice the
+    file's size plus the slack; returns (bytes declared, file size)."""
+    import zipfile
+
+    from tabletop_envs.core.onnx_policy import UNPACKED_SLACK
+
+    def write(declared: int) -> None:
+        with zipfile.ZipFile(npz, "w") as archive, archive.open("W0.npy", "w") as fh:
+            np.lib.format.write_array_header_1_0(fh, {"descr": "|u1", "fortran_order": False, "shape": (declared,)})
+            fh.write(bytes(1 << 20))
+
+    write(10**8)  # a size of as many digits, to measure the file by
+    size = npz.stat().st_size
+    declared = 2 * size + UNPACKED_SLACK + excess
+    write(declared)
+    assert npz.stat().st_size == size
+    return declared, size
+
+
+def test_weights_declaring_one_byte_more_than_twice_their_file_plus_the_slack_are_refused(tmp_path):
+    from tabletop_envs.core.errors import ModelMismatchError
+
+    model = _model_copy(tmp_path)
+    declared, size = _declaring(model.with_suffix(".npz"), excess=1)
+    with pytest.raises(ModelMismatchError, match=rf"\(ValueError: its arrays declare {declared:,} bytes, from a file "
+                                                 rf"of {size:,}"):
+        load_policy(str(model), backend="numpy")
+
+
+def test_weights_declaring_exactly_twice_their_file_plus_the_slack_pass_the_size_check(tmp_path):
+    # read on, they fail only for the bytes the file lacks
+    from tabletop_envs.core.errors import ModelMismatchError
+
+    model = _model_copy(tmp_path)
+    _declaring(model.with_suffix(".npz"), excess=0)
+    with pytest.raises(ModelMismatchError, match=r"\(ValueError: EOF: reading array data") as info:
+        load_policy(str(model), backend="numpy")
+    assert "its arrays declare" not in str(info.value)
+
+
+def test_deflated_weights_unpacking_far_beyond_twice_their_file_but_within_the_slack_are_read(tmp_path):
+    # an export written with np.savez_compressed: zeros deflate a thousandfold, well within UNPACKED_SLACK
+    from tabletop_envs.core.onnx_policy import _read_weights
+
+    npz = tmp_path / "m.npz"
+    hidden = 2000
+    np.savez_compressed(npz, W0=np.zeros((889, hidden), np.float32), b0=np.zeros(hidden, np.float32),
+                        W1=np.zeros((hidden, 203), np.float32), b1=np.zeros(203, np.float32))
+    assert (889 + 1 + 203) * hidden * 4 > 100 * npz.stat().st_size
+    layers = _read_weights(npz)
+    assert [w.shape for w, _ in layers] == [(889, hidden), (hidden, 203)]
