@@ -520,3 +520,130 @@ def test_seat_check_refuses_views_that_differ_for_a_numpy_seat(toy, monkeypatch)
             _patched_view(patch, method, wrap)
             with pytest.raises(AssertionError, match=message):
                 conformance.check_seat_arguments(toy, {})
+
+
+def test_random_playout_lets_a_game_end_on_its_last_allowed_decision(pile):
+    # a limit of N decisions allows N: the pile game taken one stone at a time ends on its 15th
+    import pile_game
+
+    state = conformance.make_game(pile).new_initial_state(0)
+    state._legal_action_mask = lambda: np.array([1, 0, 0], np.int8)
+    assert conformance.random_playout(state, np.random.default_rng(0), max_steps=pile_game.STONES) == pile_game.STONES
+    state = conformance.make_game(pile).new_initial_state(0)
+    state._legal_action_mask = lambda: np.array([1, 0, 0], np.int8)
+    with pytest.raises(AssertionError, match=f"game did not end within {pile_game.STONES - 1} decisions"):
+        conformance.random_playout(state, np.random.default_rng(0), max_steps=pile_game.STONES - 1)
+
+
+def test_random_games_check_refuses_an_observation_above_its_upper_bound(toy, monkeypatch):
+    import toy_game
+
+    original = toy_game.ToyState.observation
+
+    def turn_past_one(self, p):
+        obs = original(self, p)
+        obs[self.game.observation_layout.slices["turn"]] = 2.0  # declared 0…1
+        return obs
+
+    monkeypatch.setattr(toy_game.ToyState, "observation", turn_past_one)
+    with pytest.raises(AssertionError, match=r"game 0: observation outside its declared bounds at \['turn'\]"):
+        conformance.check_random_games(toy, {}, num_games=1)
+
+
+def test_seed_check_refuses_an_env_whose_second_instance_deals_another_game_for_the_same_seed(toy, monkeypatch):
+    # PettingZoo's seed_test is the whole of this check: two envs reset with seed 42 must play alike
+    original = TabletopAECEnv.reset
+    resets = []
+
+    def seed_shifted_per_reset(self, seed=None, options=None):
+        resets.append(seed)
+        original(self, None if seed is None else seed + len(resets), options)
+
+    monkeypatch.setattr(TabletopAECEnv, "reset", seed_shifted_per_reset)
+    with pytest.raises(AssertionError, match="Incorrect"):
+        conformance.check_seed(toy, {})
+
+
+def test_seed_independence_check_compares_long_info_arrays_in_full(pile, monkeypatch):
+    # repr() shows a long array as its ends around "...": a difference in the middle would read as none
+    original = TabletopAECEnv.reset
+
+    def seed_in_the_middle_of_a_long_info(self, seed=None, options=None):
+        original(self, seed, options)
+        told = np.zeros(5000)
+        told[2500] = -1 if seed is None else seed
+        for agent in self.agents:
+            self.infos[agent]["told"] = told
+
+    monkeypatch.setattr(TabletopAECEnv, "reset", seed_in_the_middle_of_a_long_info)
+    with pytest.raises(AssertionError, match="a game declaring chance = False dealt the AEC env another game for "
+                                             "another seed"):
+        conformance.check_seed_independence(pile, {})
+
+
+def test_seed_independence_check_compares_the_observed_action_masks(toy, monkeypatch):
+    # the mask in info is rebuilt each move and stays right: only the mask handed out in the observation is
+    # stale here, offering a finished seat a move in every other game an env plays
+    original_reset, original_observe = TabletopAECEnv.reset, TabletopAECEnv.observe
+
+    def counted_reset(self, seed=None, options=None):
+        self._games = getattr(self, "_games", 0) + 1
+        original_reset(self, seed, options)
+
+    def observe(self, agent):
+        seen = original_observe(self, agent)
+        if self.terminations.get(agent, True) or self.truncations.get(agent, True):
+            seen["action_mask"][0] = self._games % 2
+        return seen
+
+    monkeypatch.setattr(TabletopAECEnv, "reset", counted_reset)
+    monkeypatch.setattr(TabletopAECEnv, "observe", observe)
+    with pytest.raises(AssertionError, match="seed 7 dealt the AEC env another game after other games"):
+        conformance.check_seed_independence(toy, {})
+
+
+def test_leak_check_refuses_a_refusal_that_names_who_holds_an_illegal_card(toy, monkeypatch):
+    # the names of legal actions (own cards, draw) hide nothing: only an illegal card's name, which the refusal
+    # of an in-range illegal action reads, tells where the card is
+    import toy_game
+
+    original = toy_game.ToyState.action_to_string
+
+    def named(self, action):
+        held = action in self.hands[1 - self.player]
+        return original(self, action) + (" (the other seat holds it)" if held else "")
+
+    monkeypatch.setattr(toy_game.ToyState, "action_to_string", named)
+    with pytest.raises(AssertionError, match=r"the refusal of player \d's illegal action \d+ during .* leaks hidden "
+                                             "information"):
+        conformance.check_no_leak(toy, {})
+
+
+def test_seat_check_refuses_a_view_that_takes_true_as_a_seat(toy, monkeypatch):
+    # True is an int to Python (True == 1) and a seat to nobody: check_seat refuses it
+    _patched_view(monkeypatch, "observation",
+                  lambda original: lambda self, p: original(self, int(p) if isinstance(p, bool) else p))
+    with pytest.raises(AssertionError, match=r"toy_v0: observation\(True\) did not raise TypeError"):
+        conformance.check_seat_arguments(toy, {})
+
+
+def test_doc_page_check_refuses_a_page_whose_action_count_is_wrong(monkeypatch):
+    from tabletop_envs.core.registry import ENVS
+
+    module = ENVS["terralore_v0"].load_module()
+    n = conformance.make_game("terralore_v0").num_actions
+    assert f"Discrete({n})" in module.__doc__
+    monkeypatch.setattr(module, "__doc__", module.__doc__.replace(f"Discrete({n})", f"Discrete({n + 1})"))
+    with pytest.raises(AssertionError, match="terralore_v0: the documented action count is wrong"):
+        conformance.check_doc_page("terralore_v0")
+
+
+def test_doc_page_check_refuses_a_wrong_action_mask_size_after_a_right_one(monkeypatch):
+    # every length the page states is checked, not only the summary row's
+    from tabletop_envs.core.registry import ENVS
+
+    module = ENVS["terralore_v0"].load_module()
+    n = conformance.make_game("terralore_v0").num_actions
+    monkeypatch.setattr(module, "__doc__", module.__doc__ + f"\n\nThe mask is an ``action_mask`` int8 ({n - 1},).\n")
+    with pytest.raises(AssertionError, match=rf"documented action_mask size is wrong \(\[{n}, {n - 1}\]"):
+        conformance.check_doc_page("terralore_v0")

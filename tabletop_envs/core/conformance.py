@@ -37,6 +37,9 @@ def random_playout(state, rng: np.random.Generator, max_steps: int = 100_000, vi
     """Play uniformly random legal actions to the end; ``visit(state)`` is called at every decision."""
     steps = 0
     while not state.is_terminal():
+        # asked before a move, not after it: a game ending on its max_steps-th decision was refused
+        if steps >= max_steps:
+            raise AssertionError(f"game did not end within {max_steps} decisions")
         if visit is not None:
             visit(state)
         mask = state.legal_action_mask()
@@ -45,8 +48,6 @@ def random_playout(state, rng: np.random.Generator, max_steps: int = 100_000, vi
             raise AssertionError(f"no legal action at step {steps} for player {state.current_player()}")
         state.apply_action(int(legal[rng.integers(legal.size)]))
         steps += 1
-        if steps >= max_steps:
-            raise AssertionError(f"game did not end within {max_steps} decisions")
     return steps
 
 
