@@ -672,3 +672,12 @@ def test_a_round_robins_filler_takes_the_other_seats():
     report = round_robin("earth_v0", ["random", "earth_v0/random"], 6, seed=0, game_kwargs={"num_players": 3},
                          filler=Filler())
     assert report["filler"] == "counting" and Filler.calls > 0
+
+
+def test_a_pair_of_no_games_has_undefined_rates_and_intervals_not_an_error():
+    # the score of an empty pair is already NaN; its rates and intervals must be too, not a ZeroDivisionError
+    assert all(np.isnan(bound) for bound in wilson(0, 0))
+    rates = PairResult("a", "b", 0, 0, 0, 0).rates()
+    assert np.isnan(rates["score"]) and rates["games"] == 0
+    for key in ("win", "draw", "loss"):
+        assert np.isnan(rates[key]["rate"]) and all(np.isnan(bound) for bound in rates[key]["ci95"])

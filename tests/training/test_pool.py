@@ -385,3 +385,63 @@ def test_set_weights_gives_a_phase_s_fixed_opponents_their_shares_and_keeps_them
     assert {p.pool_tag for p in _draw(pool, 50)} == {RANDOM} and pool.size == 1
     with pytest.raises(ValueError, match="the opponents' shares must be <= 1"):
         pool.set_weights(0.6, 0.0, {"terralore_v0/ppo": 0.6})
+
+
+def test_the_snapshots_share_is_never_negative_when_the_anchors_shares_round_past_one(toy):
+    # set_weights lets the shares exceed 1 by rounding (1e-9): the snapshots then get nothing, not a negative share
+    pool = OpponentPool(toy, random_weight=1.0 + 5e-10, heuristic_weight=0.0)
+    pool.add_snapshot(_weights(), "tanh", steps=1)
+    assert pool.probabilities()[SNAPSHOT] == 0.0
+
+
+def test_shares_past_one_by_more_than_rounding_are_refused():
+    pool = OpponentPool("terralore_v0", random_weight=0.7, heuristic_weight=0.3)
+    pool.set_weights(0.1 + 0.2, 0.7)  # 1.0000000000000002: rounding, not a recipe error
+    with pytest.raises(ValueError, match="<= 1"):
+        pool.set_weights(0.5, 0.51)
+
+
+def test_loading_a_state_dict_replaces_the_snapshots_the_pool_held(toy):
+    # a resumed run's pool holds the checkpoint's window, not the checkpoint's snapshots after any it had already
+    saved = OpponentPool(toy, random_weight=0.0, heuristic_weight=0.0)
+    saved.add_snapshot(_weights(seed=2), "tanh", steps=2)
+    pool = OpponentPool(toy, random_weight=0.0, heuristic_weight=0.0)
+    pool.add_snapshot(_weights(seed=1), "tanh", steps=1)
+    pool.load_state_dict(saved.state_dict())
+    assert [s.steps for s in pool.snapshots] == [2]
+
+
+class _TopOfTheUnitInterval:
+    """A generator whose every draw is the largest float below 1: it lands in any sliver the shares leave."""
+
+    def random(self):
+        return float(np.nextafter(1.0, 0.0))
+
+
+def test_a_draw_past_the_rounded_anchor_shares_without_snapshots_falls_to_the_random_anchor():
+    pool = OpponentPool("terralore_v0", random_weight=0.01, heuristic_weight=0.04)
+    shares = pool.probabilities()
+    # 0.01 / 0.05 + 0.04 / 0.05 rounds to just under 1, so the top draw lands past both anchors
+    assert shares[RANDOM] + shares[HEURISTIC] <= _TopOfTheUnitInterval().random()
+    assert pool(_TopOfTheUnitInterval()).pool_tag == RANDOM
+
+
+def test_a_phase_that_names_a_loaded_fixed_opponent_again_keeps_the_one_loaded():
+    # set_weights runs at every phase change: reloading would swap in whatever the file holds by then
+    pool = OpponentPool("terralore_v0", random_weight=0.2, heuristic_weight=0.0, opponents={"terralore_v0/ppo": 0.5})
+    loaded = pool.fixed["terralore_v0_ppo"]
+    pool.set_weights(0.1, 0.0, {"terralore_v0/ppo": 0.3})
+    assert pool.fixed["terralore_v0_ppo"] is loaded and pool.opponents == {"terralore_v0/ppo": 0.3}
+
+
+def test_a_heuristic_bot_without_a_name_is_named_heuristic(monkeypatch):
+    # a bot's own name is kept (reports show it), but one without a name would be reported by its class name
+    import training.pool
+
+    class Nameless:
+        def act(self, obs, mask, rng):
+            return int(np.flatnonzero(mask)[0])
+
+    monkeypatch.setattr(training.pool, "load_policy", lambda *args, **kwargs: Nameless())
+    pool = OpponentPool("terralore_v0", random_weight=0.0, heuristic_weight=1.0)
+    assert pool.heuristic.name == "heuristic" and pool.heuristic.pool_tag == HEURISTIC
