@@ -156,7 +156,9 @@ def test_an_earth_game_ends_with_every_players_vp_as_well_as_the_rank_returns():
 @pytest.mark.parametrize(("returns", "seat", "verdict"), [
     ([1.0, 0.0, -1.0], 1, "You finished 2nd of 3."), ([1.0, 0.0, -1.0], 0, "You finished 1st of 3."),
     ([1.0, -1.0, -1.0], 2, "You finished 2nd of 3 (tied)."), ([-1.0, 1.0], 0, "You lose."),
-    ([0.0, 0.0], 1, "Draw."), ([1.0, -1.0], 0, "You win!")])
+    ([0.0, 0.0], 1, "Draw."), ([1.0, -1.0], 0, "You win!"),
+    # the last place of three reads "3rd", not "3th"; of four, "4th"
+    ([1.0, 0.0, -1.0], 2, "You finished 3rd of 3."), ([3.0, 2.0, 1.0, 0.0], 3, "You finished 4th of 4.")])
 def test_a_middle_place_at_a_table_of_three_or_more_is_announced_as_a_place_not_a_loss(returns, seat, verdict):
     from tabletop_envs.core.play import PlayResult, announce_result
 
@@ -993,6 +995,9 @@ def test_q_at_a_replays_pause_stops_it_and_closing_the_input_plays_the_rest_with
     out = []
     watch_replay(replay, ask=Script(["", "q"]), say=out.append)
     assert out[-1] == "Stopped." and sum(line.startswith("\n--- action") for line in out) == 2
+    out = []
+    watch_replay(replay, ask=Script([" Quit "]), say=out.append)  # spelled out, in any case, as at the table
+    assert out[-1] == "Stopped." and sum(line.startswith("\n--- action") for line in out) == 1
     out, script = [], Script([""])
     watch_replay(replay, ask=script, say=out.append)
     assert len(script.prompts) == 2  # the second press closed the input: no more pauses
@@ -1199,3 +1204,70 @@ def test_a_game_whose_replay_name_is_too_long_for_a_file_is_still_saved_under_an
     assert sum("Could not save the replay to" in line and "too long" in line for line in out) == 2, out
     saved = Replay.load(tmp_path / "game.json")
     assert saved.seed == int(seed)
+
+
+def test_the_table_shown_again_with_t_is_still_only_the_humans_view(toy, monkeypatch):
+    # "t" redraws the table mid-decision: drawn for no seat, it would show the opponent's hand and the deck
+    import toy_game
+
+    seen = []
+    original = toy_game.ToyState.render_text
+
+    def spy(self, player=None):
+        seen.append(player)
+        return original(self, player)
+
+    monkeypatch.setattr(toy_game.ToyState, "render_text", spy)
+    script = Script(["t", "table", "1", "q"])
+    play_match("toy_v0", ["toy_v0/random"], human_seat=1, seed=5, ask=script, say=lambda s: None)
+    assert script.lines == [] and len(seen) >= 3 and set(seen) == {1}
+
+
+def test_an_empty_answer_to_the_save_question_is_the_default_no_asked_once(toy, tmp_path, monkeypatch):
+    # [y/N]: Enter alone takes the capital N, as the prompt promises, without a "Please answer" round
+    monkeypatch.chdir(tmp_path)
+    out = []
+    script = Script(["q", ""])
+    main(["play", "toy", "--opponent", "toy_v0/random", "--seed", "3"], ask=script, say=out.append)
+    assert script.lines == [] and script.prompts.count("Save the replay? [y/N] ") == 1
+    assert not any("Please answer" in s for s in out) and list(tmp_path.iterdir()) == []
+
+
+def test_a_replay_watched_from_a_seat_names_that_seats_moves_and_hides_every_other_seats(toy):
+    # the other seat's moves can be cards of its hand: named, they would show a seat what it never saw
+    replay = play_match("toy_v0", ["toy_v0/random"], seed=2, ask=Script(["1"] * 3), say=lambda s: None).replay
+    label = ENVS["toy_v0"].load_module().ToyGame().action_layout.label
+    for seat in (0, 1):
+        out = []
+        watch_replay(replay, seat=seat, ask=None, say=out.append)
+        shown = [line for line in out if line.startswith("player_")]
+        assert len(shown) == len(replay.actions) == 6
+        for line, action, player in zip(shown, replay.actions, [0, 1] * 3):
+            move = label(action) if player == seat else "(hidden from your seat)"
+            assert line.endswith(f": {move}") and line.startswith(f"player_{player} ")
+
+
+def test_a_replays_gif_frames_from_a_seat_are_that_seats_view_only(toy, monkeypatch):
+    # the frames become a GIF file that can be handed to that seat's player: no other seat's cards in them
+    monkeypatch.setitem(ENVS, "toy_v0", EnvSpec("toy_v0", "toy_picture_game", "test/toy-v0", "test/Toy-v0", (2,),
+                                                "", "toy"))
+    import toy_picture_game
+
+    views = []
+    monkeypatch.setattr(toy_picture_game.raw_env, "draw_table",
+                        staticmethod(lambda state, player=None: views.append(player) or toy_picture_game.draw_toy(
+                            state, player)))
+    replay = play_match("toy_v0", ["toy_v0/random"], seed=2, ask=Script(["1"] * 3), say=lambda s: None).replay
+    frames: list = []
+    watch_replay(replay, seat=1, ask=None, say=lambda s: None, frames=frames)
+    assert len(frames) == len(replay.actions) + 1 and views and set(views) == {1}
+
+
+def test_the_replay_command_offered_on_windows_quotes_a_name_with_a_space_in_double_quotes(monkeypatch):
+    # cmd and PowerShell do not read single quotes: 'my game.json' reached the command as two arguments
+    from tabletop_envs.core import play
+
+    with monkeypatch.context() as windows:  # undone before the assert: pytest's report makes paths of os.name's kind
+        windows.setattr(play.os, "name", "nt")
+        quoted = [play.shell_word(name) for name in ("my game.json", "game.json")]
+    assert quoted == ['"my game.json"', "game.json"]

@@ -56,6 +56,18 @@ def test_human_mode_shows_a_window_and_returns_none(toy_picture):
     assert "_viewer" not in env.__dict__
 
 
+def test_closing_a_human_mode_env_closes_its_pygame_window(toy_picture):
+    # a window left up after close() stays on the screen, showing the last table, until the process ends
+    import pygame
+
+    env = toy_picture.env(render_mode="human")
+    env.reset(seed=0)
+    env.render()
+    assert pygame.display.get_surface() is not None
+    env.close()
+    assert pygame.display.get_surface() is None
+
+
 def test_a_human_mode_env_with_its_window_open_pickles_and_deep_copies_without_the_window(toy_picture):
     # the window (a pygame module and surface) made pickle and deepcopy raise "cannot pickle 'module' object"
     import copy
@@ -629,8 +641,28 @@ def test_pills_keep_their_colours_and_a_first_pill_wider_than_the_row_stays_on_t
     assert tuple(canvas.array()[15, 10]) == (200, 30, 30)
 
 
+def test_pills_take_their_colours_in_turn_and_write_dark_on_a_light_one():
+    canvas = Canvas(300, 100, (0, 0, 0))
+    light, dark = (250, 240, 200), (30, 30, 90)
+    canvas.pills(5, 5, [("a", 1), ("b", 2), ("c", 3)], 290, colors=[light, dark])
+    picture = canvas.array()
+    starts = [5]
+    for label in "ab":
+        starts.append(starts[-1] + canvas.text_width(f"{label} 1", 13, True) + 14 + 6)
+    assert [tuple(picture[15, x + 3]) for x in starts] == [light, dark, light]
+    # light text on the light pill would be unreadable: its letters are dark
+    assert picture[9:22, starts[0] + 7:starts[1] - 13].sum(axis=2).min() < 300
+
+
 def test_the_corner_and_top_right_naming_the_same_text_is_no_conflict():
     assert CardFace("Card", corner="3", top_right=3).corners() == ("", "3", "", "")
+
+
+def test_pills_without_labels_that_fit_a_row_exactly_stay_on_one_row():
+    # an unlabelled pill is drawn as its value alone: measured as " value", the last one of a full row wrapped
+    canvas = Canvas(400, 100)
+    widths = [canvas.pill(0, 0, "", value) for value in ("12", "34")]
+    assert canvas.pills(0, 0, [("", "12"), ("", "34")], max_width=widths[0] + 6 + widths[1]) == 13 + 12
 
 
 def test_a_card_row_overlaps_only_cards_that_do_not_fit_and_then_ends_at_the_rows_width():
@@ -648,6 +680,26 @@ def test_a_pile_shows_layers_for_several_cards_and_only_an_outline_when_empty():
 
     assert tuple(pile(1)[40, 96 + 10 + 5]) == (0, 0, 0) and tuple(pile(4)[40, 96 + 10 + 5]) != (0, 0, 0)
     assert tuple(pile(0)[60, 58]) == (0, 0, 0)  # inside the outline: no card back
+
+
+def test_an_empty_card_row_with_a_placeholder_takes_one_cards_room_and_without_one_takes_none(drawn_texts):
+    # an empty hand or lane still shows where its cards go, so the layout after it does not move
+    canvas = Canvas(300, 140)
+    assert canvas.card_row(10, 0, [], max_width=280) == 10 and drawn_texts == []
+    assert canvas.card_row(10, 0, [], max_width=280, empty="no cards") == 10 + 96
+    assert [text for _, _, text, _ in drawn_texts] == ["no cards"]
+
+
+def test_a_pile_grows_by_one_layer_a_card_up_to_four_and_no_further():
+    # a fixed most layers keeps a big deck inside the room a game's layout gives its pile
+    def pile(count):
+        canvas = Canvas(150, 170, (0, 0, 0))
+        canvas.pile(10, 20, "deck", count)
+        return canvas.array()[:20 + 128]  # above the count written under it
+
+    fourth_layer = (40, 10 + 96 + 8)  # right of the third layer, inside the fourth
+    assert tuple(pile(3)[fourth_layer]) == (0, 0, 0) and tuple(pile(4)[fourth_layer]) != (0, 0, 0)
+    assert (pile(40) == pile(4)).all()
 
 
 def test_text_on_a_colour_is_dark_on_light_and_light_on_dark():
@@ -671,6 +723,21 @@ def test_a_text_picture_too_long_for_its_height_ends_with_an_ellipsis_inside_it(
 def test_a_text_picture_that_fits_its_height_shows_every_line_and_no_ellipsis(drawn_texts):
     text_picture("\n".join(f"line {i}" for i in range(6)), 200, 10 + 6 * 17)
     assert [text for _, _, text, _ in drawn_texts] == [f"line {i}" for i in range(6)]
+
+
+def test_a_text_picture_lines_up_tabbed_columns_with_spaces(drawn_texts):
+    # a font draws a tab as a box or nothing: a tabbed table of the text view lost its columns
+    text_picture("name\tcost\nOak\t3", 400, 200)
+    assert [text for _, _, text, _ in drawn_texts] == ["name    cost", "Oak 3"]
+
+
+def test_a_gif_loops_forever(tmp_path):
+    # loop=0 is GIF's "forever"; any other count stops the game's animation after that many plays
+    from PIL import Image
+
+    path = save_gif([np.zeros((4, 4, 3), np.uint8), np.full((4, 4, 3), 255, np.uint8)], tmp_path / "g.gif")
+    with Image.open(path) as gif:
+        assert gif.info["loop"] == 0
 
 
 def test_a_games_drawing_module_that_fails_to_import_a_library_is_an_error_not_a_silent_text_picture(tmp_path,
@@ -728,6 +795,20 @@ def test_a_name_starts_below_a_top_left_badge_not_beside_it(drawn_texts):
     assert next(y for _, y, text, _ in drawn_texts if text == "Oak") >= BADGE
 
 
+def test_a_name_starts_beside_a_wide_top_right_word_while_that_leaves_it_a_third_of_the_card(drawn_texts):
+    from tabletop_envs.core.render import BADGE
+
+    # "water" takes 40 px of a 96 px card: 44 px are left beside it, more than a third, so the name is not pushed down
+    Canvas(110, 140).card(0, 0, CardFace("Oak", top_right="water"))
+    assert next(y for _, y, text, _ in drawn_texts if text == "Oak") < BADGE
+
+
+def test_a_long_name_gets_a_smaller_font_down_to_nine_points_before_it_gets_an_ellipsis(drawn_texts):
+    # "Thunderstrike" is 87 px bold at 11 points, one more than the 86 a 96 px card has for it; at 10 it fits whole
+    Canvas(110, 140).card(0, 0, CardFace("Thunderstrike"))
+    assert [(text, size) for _, _, text, size in drawn_texts] == [("Thunderstrike", 10)]
+
+
 def test_a_dim_a_highlighted_and_a_face_down_card_each_look_different_from_the_plain_card():
     def drawn(**look):
         canvas = Canvas(100, 130)
@@ -740,6 +821,13 @@ def test_a_dim_a_highlighted_and_a_face_down_card_each_look_different_from_the_p
     from tabletop_envs.core.render import HIGHLIGHT
 
     assert tuple(drawn(highlight=True)[66, 3]) == HIGHLIGHT  # its frame, halfway down the left edge
+
+
+def test_a_face_down_card_shows_the_label_on_its_back_and_nothing_of_its_face(drawn_texts):
+    # the back stands for a card the viewer may not see: its stats, footer and corners would name it
+    Canvas(110, 140).card(0, 0, CardFace("face down", ["ATK 3"], footer="wood", text="Draw a card.",
+                                         top_left="2", bottom_right="fire", face_down=True))
+    assert [text for _, _, text, _ in drawn_texts] == ["face down"]
 
 
 def test_a_cards_stat_lines_that_do_not_fit_are_left_off_inside_the_card(drawn_texts):

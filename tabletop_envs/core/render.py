@@ -200,7 +200,7 @@ class Canvas:
 
     def pill(self, x, y, label: str, value, color=(60, 60, 70), size: int = 13) -> int:
         """A rounded label ``label value`` (a resource counter); returns its width."""
-        text = f"{label} {value}" if label else str(value)
+        text = _pill_text(label, value)
         w = self.text_width(text, size, True) + 14
         self.draw.rounded_rectangle((x, y, x + w, y + size + 8), radius=(size + 8) // 2, fill=color)
         self.text(x + 7, y + 4, text, size, _readable_on(color), bold=True)
@@ -213,7 +213,8 @@ class Canvas:
         cx, line_h = x, size + 12
         for i, (label, value) in enumerate(items):
             color = colors[i % len(colors)] if colors else (60, 60, 70)
-            w = self.text_width(f"{label} {value}", size, True) + 14
+            # as pill() draws it: an unlabelled pill measured with a leading space went to a new row where it fitted
+            w = self.text_width(_pill_text(label, value), size, True) + 14
             if cx + w > x + max_width and cx > x:
                 cx, y = x, y + line_h
             cx += self.pill(cx, y, label, value, color, size) + 6
@@ -351,6 +352,10 @@ class Canvas:
 
     def array(self) -> np.ndarray:
         return to_array(self)
+
+
+def _pill_text(label: str, value) -> str:
+    return f"{label} {value}" if label else str(value)
 
 
 def _face_key(face: CardFace) -> tuple:
