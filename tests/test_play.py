@@ -71,7 +71,9 @@ def test_a_seed_that_is_no_non_negative_int_is_refused_before_the_game_starts(to
     assert script.prompts == []
 
 
-def test_the_human_sees_only_their_own_view(toy, monkeypatch):
+@pytest.mark.parametrize("answers", [["1"] * 3, ["t", "table", "1", "q"]], ids=["moves", "table shown again"])
+def test_the_human_sees_only_their_own_view(toy, monkeypatch, answers):
+    # "t" redraws the table mid-decision: drawn for no seat, it would show the opponent's hand and the deck
     import toy_game
 
     seen = []
@@ -82,8 +84,9 @@ def test_the_human_sees_only_their_own_view(toy, monkeypatch):
         return original(self, player)
 
     monkeypatch.setattr(toy_game.ToyState, "render_text", spy)
-    play_match("toy_v0", ["toy_v0/random"], human_seat=1, seed=5, ask=Script(["1"] * 3), say=lambda s: None)
-    assert seen and set(seen) == {1}
+    script = Script(answers)
+    play_match("toy_v0", ["toy_v0/random"], human_seat=1, seed=5, ask=script, say=lambda s: None)
+    assert script.lines == [] and len(seen) >= 3 and set(seen) == {1}
 
 
 def test_moves_are_listed_by_readable_name_and_picked_by_name(toy):
@@ -952,7 +955,9 @@ def test_a_typed_home_folder_name_of_an_existing_replay_is_asked_about_before_it
     assert out[-1] == "The replay was not saved."  # no other name given
 
 
-def test_a_replay_watched_from_a_seat_in_a_window_draws_only_that_seats_view(toy, monkeypatch):
+@pytest.mark.parametrize("output", ["window", "gif frames"])
+def test_a_replay_watched_from_a_seat_in_a_window_draws_only_that_seats_view(toy, monkeypatch, output):
+    # a GIF's frames become a file that can be handed to that seat's player: no other seat's cards in them either
     monkeypatch.setitem(ENVS, "toy_v0", EnvSpec("toy_v0", "toy_picture_game", "test/toy-v0", "test/Toy-v0", (2,),
                                                 "", "toy"))
     import toy_picture_game
@@ -966,8 +971,11 @@ def test_a_replay_watched_from_a_seat_in_a_window_draws_only_that_seats_view(toy
     monkeypatch.setattr(render.PygameViewer, "__init__", lambda self, title: setattr(self, "screen", None))
     monkeypatch.setattr(render.PygameViewer, "show", lambda self, array: None)
     replay = play_match("toy_v0", ["toy_v0/random"], seed=2, ask=Script(["1"] * 3), say=lambda s: None).replay
-    watch_replay(replay, seat=1, ask=None, say=lambda s: None, window=True)
+    frames: list = []
+    watch_replay(replay, seat=1, ask=None, say=lambda s: None, window=output == "window",
+                 frames=frames if output == "gif frames" else None)
     assert views and set(views) == {1}
+    assert len(frames) == (len(replay.actions) + 1 if output == "gif frames" else 0)
 
 
 @pytest.mark.parametrize("command", ["play", "replay"])
@@ -1206,23 +1214,6 @@ def test_a_game_whose_replay_name_is_too_long_for_a_file_is_still_saved_under_an
     assert saved.seed == int(seed)
 
 
-def test_the_table_shown_again_with_t_is_still_only_the_humans_view(toy, monkeypatch):
-    # "t" redraws the table mid-decision: drawn for no seat, it would show the opponent's hand and the deck
-    import toy_game
-
-    seen = []
-    original = toy_game.ToyState.render_text
-
-    def spy(self, player=None):
-        seen.append(player)
-        return original(self, player)
-
-    monkeypatch.setattr(toy_game.ToyState, "render_text", spy)
-    script = Script(["t", "table", "1", "q"])
-    play_match("toy_v0", ["toy_v0/random"], human_seat=1, seed=5, ask=script, say=lambda s: None)
-    assert script.lines == [] and len(seen) >= 3 and set(seen) == {1}
-
-
 def test_an_empty_answer_to_the_save_question_is_the_default_no_asked_once(toy, tmp_path, monkeypatch):
     # [y/N]: Enter alone takes the capital N, as the prompt promises, without a "Please answer" round
     monkeypatch.chdir(tmp_path)
@@ -1245,22 +1236,6 @@ def test_a_replay_watched_from_a_seat_names_that_seats_moves_and_hides_every_oth
         for line, action, player in zip(shown, replay.actions, [0, 1] * 3):
             move = label(action) if player == seat else "(hidden from your seat)"
             assert line.endswith(f": {move}") and line.startswith(f"player_{player} ")
-
-
-def test_a_replays_gif_frames_from_a_seat_are_that_seats_view_only(toy, monkeypatch):
-    # the frames become a GIF file that can be handed to that seat's player: no other seat's cards in them
-    monkeypatch.setitem(ENVS, "toy_v0", EnvSpec("toy_v0", "toy_picture_game", "test/toy-v0", "test/Toy-v0", (2,),
-                                                "", "toy"))
-    import toy_picture_game
-
-    views = []
-    monkeypatch.setattr(toy_picture_game.raw_env, "draw_table",
-                        staticmethod(lambda state, player=None: views.append(player) or toy_picture_game.draw_toy(
-                            state, player)))
-    replay = play_match("toy_v0", ["toy_v0/random"], seed=2, ask=Script(["1"] * 3), say=lambda s: None).replay
-    frames: list = []
-    watch_replay(replay, seat=1, ask=None, say=lambda s: None, frames=frames)
-    assert len(frames) == len(replay.actions) + 1 and views and set(views) == {1}
 
 
 def test_the_replay_command_offered_on_windows_quotes_a_name_with_a_space_in_double_quotes(monkeypatch):

@@ -749,24 +749,19 @@ def test_a_checkout_with_uncommitted_changes_is_recorded_as_its_commit_dirty(tmp
     assert git_revision(tmp_path / "venv" / "site-packages") == ""
 
 
-def test_a_replay_recorded_from_uncommitted_changes_says_so_instead_of_naming_a_commit_to_check_out():
+@pytest.mark.parametrize("here", [None, "abc1234-dirty"], ids=["another checkout", "the same dirty revision"])
+def test_a_replay_recorded_from_uncommitted_changes_says_so_instead_of_naming_a_commit_to_check_out(monkeypatch,
+                                                                                                   here):
+    # a "-dirty" revision names the commit, not the uncommitted changes on it: two checkouts of one dirty
+    # revision may hold other rules, so not even this one is known to be the one that recorded the replay
+    if here:
+        monkeypatch.setattr(replay_module, "code_revision", lambda: here)
     replay, _, _ = record_random_game("terralore_v0", seed=3)
     replay.revision = "abc1234-dirty"
     replay.final_digest = "0" * 64
     with pytest.raises(ReplayError, match=r"uncommitted changes on top of commit abc1234: replay it there") as info:
         replay.replay()
     assert "git checkout abc1234-dirty" not in str(info.value)
-
-
-def test_an_edited_replay_recorded_by_this_same_dirty_checkout_still_says_that_changes_may_differ(monkeypatch):
-    # a "-dirty" revision names the commit, not the uncommitted changes on it: two checkouts of one dirty
-    # revision may hold other rules, so this one is not known to be the one that recorded the replay
-    monkeypatch.setattr(replay_module, "code_revision", lambda: "abc1234-dirty")
-    replay, _, _ = record_random_game("terralore_v0", seed=3)
-    replay.revision = "abc1234-dirty"
-    replay.final_digest = "0" * 64
-    with pytest.raises(ReplayError, match=r"uncommitted changes on top of commit abc1234: replay it there") as info:
-        replay.replay()
     assert "this checkout is the revision that recorded it" not in str(info.value)
 
 
