@@ -162,7 +162,9 @@ def test_leak_check_fails_a_game_that_applies_an_illegal_action_instead_of_refus
                                              "IllegalActionError"):
         conformance.check_no_leak(toy, {})
 
-def test_global_state_check_catches_a_state_that_is_only_the_movers_view(toy, monkeypatch):
+@pytest.mark.parametrize("check", ["check_global_state", "check_parallel"])
+def test_global_state_check_catches_a_state_that_is_only_the_movers_view(toy, monkeypatch, check):
+    # the parallel env's state() too: it must be the seats' observations side by side, as the AEC env's is
     from tabletop_envs.core.aec import TabletopAECEnv
 
     def movers_view_twice(self):
@@ -172,7 +174,7 @@ def test_global_state_check_catches_a_state_that_is_only_the_movers_view(toy, mo
 
     monkeypatch.setattr(TabletopAECEnv, "state", movers_view_twice)
     with pytest.raises(AssertionError, match="not equal"):
-        conformance.check_global_state(toy, {})
+        getattr(conformance, check)(toy, {})
 
 
 def test_mask_check_tries_every_action_id_up_to_the_last(toy, monkeypatch):
