@@ -978,6 +978,28 @@ def test_a_replay_watched_from_a_seat_in_a_window_draws_only_that_seats_view(toy
     assert len(frames) == (len(replay.actions) + 1 if output == "gif frames" else 0)
 
 
+@pytest.mark.parametrize("fault", ["a seat off the table", "moves that do not reproduce the recorded game"])
+def test_a_replay_that_cannot_be_watched_leaves_no_window_open(toy, monkeypatch, fault):
+    # found by an audit: a bad --seat was refused after the window opened, and a replay that failed to
+    # verify raised past the close, both leaving the window behind
+    monkeypatch.setitem(ENVS, "toy_v0", EnvSpec("toy_v0", "toy_picture_game", "test/toy-v0", "test/Toy-v0", (2,),
+                                                "", "toy"))
+    from tabletop_envs.core import render
+
+    windows = []
+    monkeypatch.setattr(render.PygameViewer, "__init__", lambda self, title: windows.append(self) or setattr(
+        self, "screen", "open"))
+    monkeypatch.setattr(render.PygameViewer, "show", lambda self, array: None)
+    monkeypatch.setattr(render.PygameViewer, "close", lambda self: setattr(self, "screen", None))
+    replay = play_match("toy_v0", ["toy_v0/random"], seed=2, ask=Script(["1"] * 3), say=lambda s: None).replay
+    seat = 2 if fault == "a seat off the table" else 1
+    if fault != "a seat off the table":
+        replay.final_digest = "0" * 64
+    with pytest.raises(Exception, match="--seat must be between 0 and 1, got 2" if seat == 2 else "digest"):
+        watch_replay(replay, seat=seat, ask=None, say=lambda s: None, window=True)
+    assert [w.screen for w in windows] == ([] if seat == 2 else [None])
+
+
 @pytest.mark.parametrize("command", ["play", "replay"])
 def test_window_without_a_display_is_refused_before_any_table_or_move_is_printed(command, monkeypatch, tmp_path):
     # found by an audit: replay --window printed the first table, play --window the seats and the bots' moves,

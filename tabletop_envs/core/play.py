@@ -388,7 +388,18 @@ def watch_replay(replay: Replay, seat: int | None = None, ask: Ask | None = inpu
     each action. ``ask`` pauses between steps (None: no pause). ``frames`` collects rgb images;
     ``window`` shows the pictures in a window as the replay goes."""
     env = replay.make_env(render_mode="human" if window else None)
+    n = env.game.num_players
+    if seat is not None and (not is_int(seat) or not 0 <= seat < n):  # before a window opens for nothing
+        raise ValueError(f"--seat must be between 0 and {n - 1}, got {seat!r}")
     env.render_player = seat
+    try:
+        _watch(replay, env, seat, ask, say, frames, window)
+    finally:  # a replay that fails to verify, or an interrupt, leaves no window behind
+        env.close()
+
+
+def _watch(replay: Replay, env, seat: int | None, ask: Ask | None, say: Say, frames: list | None,
+           window: bool) -> None:
     if window:  # no display: refused before the first table is printed
         from .render import open_window
 
@@ -403,8 +414,6 @@ def watch_replay(replay: Replay, seat: int | None = None, ask: Ask | None = inpu
             frames.append(draw_state(env, seat))
 
     n = env.game.num_players
-    if seat is not None and (not is_int(seat) or not 0 <= seat < n):
-        raise ValueError(f"--seat must be between 0 and {n - 1}, got {seat!r}")
     # played through silently first: the final digest is known only at the end, and a replay that
     # plays out otherwise would show a whole game of other moves before saying so
     replay.replay()
@@ -424,12 +433,10 @@ def watch_replay(replay: Replay, seat: int | None = None, ask: Ask | None = inpu
             try:
                 if read_line(ask, "[Enter] next, q quit > ", say).strip().lower() in ("q", "quit"):
                     say("Stopped.")
-                    env.close()
                     return
             except EOFError:
                 ask = None  # input closed: play the rest without pausing
     snapshot()
-    env.close()
     state = env._require_reset()
     say(f"\n--- end: final table ---\n{state.render_text(seat)}")
     if replay.returns is not None:
