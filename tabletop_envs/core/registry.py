@@ -83,8 +83,6 @@ def env_hint(env_name) -> str:
     recipe keys say as much of theirs."""
     key = str(env_name).rpartition("/")[2].lower().replace("-", "_")
     close = [key] if key in ENVS else difflib.get_close_matches(key, list(ENVS), n=1)
-    if not close and key:  # TravelEarth-v0, the Gymnasium spelling: no underscore between the words
-        close = [n for n in ENVS if n.replace("_", "") == key.replace("_", "")]
     return f"; did you mean {close[0]!r}?" if close and close[0] != env_name else ""
 
 
