@@ -76,7 +76,7 @@ class SelfPlayVecEnv(DummyVecEnv):
         return obs_buf.copy(), self.buf_rews.copy(), self.buf_dones.copy(), infos
 
     def _step_one_by_one(self):
-        infos, obs_buf = [], self.buf_obs[None]
+        infos = []
         for i, env in enumerate(self.envs):
             obs, self.buf_rews[i], terminated, truncated, info = env.step(self.actions[i])
             self.buf_dones[i] = terminated or truncated
@@ -84,9 +84,11 @@ class SelfPlayVecEnv(DummyVecEnv):
             if self.buf_dones[i]:
                 info["terminal_observation"] = obs
                 obs, self.reset_infos[i] = env.reset()
-            obs_buf[i] = obs
+            # as DummyVecEnv saves it: buf_obs is keyed by None only for a space that is no Dict or Tuple (one
+            # that is raised KeyError: None)
+            self._save_obs(i, obs)
             infos.append(info)
-        return obs_buf.copy(), self.buf_rews.copy(), self.buf_dones.copy(), infos
+        return self._obs_from_buf(), self.buf_rews.copy(), self.buf_dones.copy(), infos
 
     def _play_opponents(self, indices) -> None:
         """Move every listed env's opponents until its learner decides or its game is over."""

@@ -44,6 +44,9 @@ def test_unknown_top_level_section_is_an_error():
     ("selfplay.window=0", "'selfplay.window' must be >= 1"),
     ("ppo=3", "'ppo' must be a mapping"),
     ("pretrain.teacher=", "'pretrain.teacher' must be a string, got nothing; for the empty string write"),
+    # an item YAML reads as a bool is no string either, but offered no --set "eval.opponents[1]='...'": no
+    # override sets one item of a list
+    ("eval.opponents=[random, no]", r"'eval.opponents\[1\]' must be a string, got False \(bool\)$"),
 ])
 def test_ill_typed_values_are_clear_errors(override, message):
     with pytest.raises(ConfigError, match=message):
@@ -685,6 +688,26 @@ def test_a_loaded_config_shares_no_mapping_with_the_dict_it_was_loaded_from():
     cfg.phases[0]["set"]["ppo.ent_coef"] = 0.0
     assert data == {"env": "earth_v0", "env_kwargs": {"num_players": 2}, "ppo": {"total_timesteps": 1000},
                     "phases": [{"at": 500, "set": {"ppo.learning_rate": "1e-4"}}]}
+
+
+def test_an_empty_distill_opponents_list_loads_while_distillation_is_off():
+    # only searched games need an opponent (test_distill: refused with distill.games above 0)
+    assert load_config(overrides=["distill.opponents=[]"]).distill.opponents == []
+
+
+def test_fresh_runs_within_one_second_set_the_earlier_files_aside_in_folders_of_their_own(tmp_path, monkeypatch):
+    from training import config
+
+    monkeypatch.setattr(config.time, "strftime", lambda fmt: "20250101-120000")
+    run = tmp_path / "run"
+    run.mkdir()
+    aside = []
+    for text in ("first", "second"):
+        (run / "summary.json").write_text(text, encoding="utf-8")
+        aside.append(config.set_aside_earlier_run(run, "ppo"))
+    assert [p.name for p in aside] == ["before-20250101-120000", "before-20250101-120000-2"]
+    assert [(p / "summary.json").read_text(encoding="utf-8") for p in aside] == ["first", "second"]
+    assert not (run / "summary.json").exists()
 
 
 def test_an_override_without_a_key_explains_the_syntax():

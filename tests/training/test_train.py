@@ -699,6 +699,91 @@ def test_each_rollout_logs_the_training_win_rates_the_pool_size_and_the_gate_on_
                                     "selfplay/gate_win_rate": 1 / 3})  # the random anchor's game is not judged
 
 
+def test_the_training_win_rates_and_the_checkpoint_keep_the_last_200_games_against_each_opponent(toy, tmp_path):
+    from training.callbacks import SelfPlayCallback
+    from training.pool import OpponentPool
+
+    callback = SelfPlayCallback(load_config(data=quiet_tiny(tmp_path)), OpponentPool(toy, 0.5, 0.0), tmp_path / "run")
+    for won in [False] * 100 + [True] * 200:  # lost the first 100, won the 200 since
+        standings = [1, -1] if won else [-1, 1]
+        callback._record({"returns": standings, "standings": standings, "learner_seat": 0,
+                          "opponent_tags": [None, "random"]})
+    # the window moves on: a long run's state.json does not grow with every game it played
+    assert callback.state()["recent"] == {"random": [1.0] * 200}
+
+
+def _checkpointing_callback(toy, tmp_path, save):
+    """A SelfPlayCallback whose model (at step 512) writes ``save(path)`` as its model.zip."""
+    from types import SimpleNamespace
+
+    from training.callbacks import SelfPlayCallback
+    from training.pool import OpponentPool
+
+    callback = SelfPlayCallback(load_config(data=quiet_tiny(tmp_path)), OpponentPool(toy, 0.5, 0.0), tmp_path / "run")
+    callback.model = SimpleNamespace(num_timesteps=512, save=save)
+    return callback
+
+
+def test_a_checkpoint_rewrite_cut_off_between_its_files_leaves_no_state_json_to_mark_it_whole(toy, tmp_path,
+                                                                                           monkeypatch):
+    # the final checkpoint rewrites the last scheduled one's folder: once its new model.zip is in and pool.pkl
+    # failed to follow, the folder holds a model and a pool of different steps, which --resume must not take
+    import errno
+
+    from training.train import latest_checkpoint
+
+    callback = _checkpointing_callback(toy, tmp_path, lambda path: Path(path).write_bytes(b"the first model"))
+    folder = callback.checkpoint()
+    assert latest_checkpoint(tmp_path / "run") == folder
+    real_replace = Path.replace
+
+    def disk_full_at_the_pool(self, target):
+        if Path(target).name == "pool.pkl":
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real_replace(self, target)
+
+    monkeypatch.setattr(Path, "replace", disk_full_at_the_pool)
+    callback.model.save = lambda path: Path(path).write_bytes(b"the second model")
+    with pytest.raises(OSError, match="No space left"):
+        callback.checkpoint()
+    assert (folder / "model.zip").read_bytes() == b"the second model"
+    assert latest_checkpoint(tmp_path / "run") is None and sorted(p.name for p in folder.iterdir()) == ["model.zip",
+                                                                                                       "pool.pkl"]
+
+
+def test_an_interrupt_while_a_checkpoint_is_written_lands_once_the_checkpoint_is_whole(toy, tmp_path):
+    def interrupted_save(path):
+        os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C in the middle of the model's file
+        time.sleep(0.05)  # the handler runs between bytecodes: here, were it not deferred
+        Path(path).write_bytes(b"the model")
+
+    callback = _checkpointing_callback(toy, tmp_path, interrupted_save)
+    with pytest.raises(KeyboardInterrupt):
+        callback.checkpoint()
+    folder = tmp_path / "run" / "checkpoints" / "step_000000512"
+    assert sorted(p.name for p in folder.iterdir()) == ["model.zip", "pool.pkl", "state.json"]
+    assert (folder / "model.zip").read_bytes() == b"the model"
+
+
+def test_a_resume_whose_recipe_moved_a_phase_records_that_phase_at_the_step_it_applies_it(toy, tmp_path, capsys):
+    # the checkpoint's record of a phase at 512 is not the recipe's phase at 600: that one is applied now, at the
+    # resume's step, and recorded so, not as the old phase applied at 512
+    from types import SimpleNamespace
+
+    from training.callbacks import SelfPlayCallback
+    from training.pool import OpponentPool
+
+    cfg = load_config(data=quiet_tiny(tmp_path, phases=[{"at": 600, "set": {"ppo.ent_coef": 0.0}}]))
+    state = {"history": [{"steps": 0}], "next_snapshot": 1024, "next_eval": 1024, "next_checkpoint": 1024,
+             "phases_applied": [{"at": 512, "step": 512, "set": {"ppo.ent_coef": 0.005}}]}
+    callback = SelfPlayCallback(cfg, OpponentPool(toy, 0.5, 0.0), tmp_path / "run", state)
+    callback.model = SimpleNamespace(learning_rate=3e-4, ent_coef=0.01, _setup_lr_schedule=lambda: None)
+    callback.num_timesteps = 768
+    assert callback._apply_phases()
+    assert callback.phases_applied == [{"at": 600, "step": 768, "set": {"ppo.ent_coef": 0.0}}]
+    assert callback.model.ent_coef == 0.0 and "[phase] step 768: " in capsys.readouterr().out
+
+
 def test_a_phase_sets_the_anchor_shares_the_snapshot_choice_and_the_entropy_bonus(toy, tmp_path, monkeypatch):
     from sb3_contrib import MaskablePPO
 

@@ -327,9 +327,11 @@ def test_an_env_that_is_no_single_agent_env_is_stepped_and_reset_one_by_one(term
         observation_space = gym.spaces.Box(0, 10, (1,), np.float32)
         action_space = gym.spaces.Discrete(2)
 
+        episodes = 0
+
         def reset(self, *, seed=None, options=None):
-            self.t = 0
-            return np.zeros(1, np.float32), {"fresh": True}
+            self.t, self.episodes = 0, self.episodes + 1
+            return np.zeros(1, np.float32), {"episode": self.episodes}
 
         def step(self, action):
             self.t += 1
@@ -339,13 +341,97 @@ def test_an_env_that_is_no_single_agent_env_is_stepped_and_reset_one_by_one(term
     venv = SelfPlayVecEnv([EndsOnItsSecondStep])
     assert not venv.batched
     venv.reset()
+    assert venv.reset_infos[0] == {"episode": 1}
     obs, rewards, dones, infos = venv.step(np.array([0]))
     assert obs[0, 0] == 1 and rewards[0] == 1 and not dones[0] and not infos[0]["TimeLimit.truncated"]
     obs, rewards, dones, infos = venv.step(np.array([0]))
     assert dones[0] and rewards[0] == 2 and infos[0]["terminal_observation"][0] == 2
     # SB3 bootstraps the value of a time-limit end only: not when the episode terminated too
     assert infos[0]["TimeLimit.truncated"] == (truncated and not terminated)
-    assert obs[0, 0] == 0 and venv.reset_infos[0] == {"fresh": True}  # the next episode's first observation
+    # the next episode's first observation, and its reset's info (not the first episode's, still there)
+    assert obs[0, 0] == 0 and venv.reset_infos[0] == {"episode": 2}
+
+
+@needs_train
+def test_an_env_with_a_dict_observation_space_is_stepped_as_dummyvecenv_steps_it():
+    # the one-by-one path wrote every observation to buf_obs[None], which only a space that is no Dict or
+    # Tuple has: a Dict space raised KeyError: None at the first step
+    import gymnasium as gym
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from training.vec_env import SelfPlayVecEnv
+
+    class CountsInADict(gym.Env):
+        observation_space = gym.spaces.Dict({"t": gym.spaces.Box(0, 10, (1,), np.float32)})
+        action_space = gym.spaces.Discrete(2)
+
+        def reset(self, *, seed=None, options=None):
+            self.t = 0
+            return {"t": np.zeros(1, np.float32)}, {}
+
+        def step(self, action):
+            self.t += 1
+            return {"t": np.full(1, self.t, np.float32)}, 0.0, self.t == 2, False, {}
+
+    runs = []
+    for cls in (DummyVecEnv, SelfPlayVecEnv):
+        venv = cls([CountsInADict, CountsInADict])
+        venv.reset()
+        runs.append([venv.step(np.array([0, 1]))[0]["t"].ravel().tolist() for _ in range(3)])
+    assert runs[0] == runs[1] == [[1, 1], [0, 0], [1, 1]]  # the second step ended the episodes: reset to 0
+
+
+@needs_train
+@pytest.mark.parametrize("driver", ["single", "batched"])
+def test_the_observations_a_step_returned_are_not_changed_by_the_next_step(driver):
+    # SB3 adds the observation it acted on to the rollout buffer after the next step: an array the next step
+    # wrote over would be stored as the observation of the action taken before it
+    from training.vec_env import SelfPlayVecEnv
+
+    venv = _vec(SelfPlayVecEnv, "terralore_v0", RandomPolicy(), n=2)
+    if driver == "single":
+        venv.batched = False  # each env steps itself (SingleAgentEnv.step)
+    venv.reset()
+    rng, returned, kept = np.random.default_rng(0), [], []
+    for _ in range(20):
+        masks = np.stack(venv.env_method("action_masks"))
+        obs = venv.step(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))[0]
+        returned.append(obs)
+        kept.append(obs.copy())
+    assert all(np.array_equal(a, b) for a, b in zip(returned, kept))
+    assert not all(np.array_equal(kept[0], k) for k in kept[1:])  # the observations did change
+
+
+class ForfeitsWhenTold:
+    """Plays its first legal action, or once ``forfeit`` is set an illegal one (a penalty ends the deal)."""
+
+    def __init__(self):
+        self.forfeit, self.forfeited = False, 0
+
+    def act(self, obs, mask, rng):
+        if self.forfeit:
+            self.forfeited += 1
+            return int(np.flatnonzero(mask == 0)[0])
+        return int(np.flatnonzero(mask)[0])
+
+
+@needs_train
+def test_a_step_gives_up_after_max_redeals_new_deals_that_all_end_before_the_learner_decides(toy):
+    # as SingleAgentEnv.reset gives up: the step must not hand back a finished deal for the learner to move in
+    from tabletop_envs.core.single_agent import MAX_REDEALS, REDEALS_EXHAUSTED
+    from training.train import SelfPlayEnv
+    from training.vec_env import SelfPlayVecEnv
+
+    opponent = ForfeitsWhenTold()
+    venv = SelfPlayVecEnv([lambda: SelfPlayEnv(toy, opponent=opponent, learner_seat=1, illegal_action="penalty")])
+    venv.seed(0)
+    venv.reset()
+    opponent.forfeit = True
+    (mask,) = venv.env_method("action_masks")
+    with pytest.raises(RuntimeError, match=REDEALS_EXHAUSTED):
+        venv.step(np.array([np.flatnonzero(mask)[0]]))
+    # the episode in progress, ended by the opponent's forfeit, then MAX_REDEALS new deals that ended the same way
+    assert opponent.forfeited == 1 + MAX_REDEALS
 
 
 @needs_train
@@ -389,6 +475,16 @@ def test_sampling_opponents_draw_from_the_vec_env_s_own_seeded_generator(n):
         assert len(draws) > 20 and len(set(draws)) == len(draws)
     first = run(3)
     assert run(3) == first and run(4) != first  # reproducible from the seed, and the seed matters
+
+
+@needs_train
+def test_seeding_without_a_seed_gives_the_envs_the_seeds_sb3_draws_and_play_goes_on():
+    from training.vec_env import SelfPlayVecEnv
+
+    venv = _vec(SelfPlayVecEnv, "terralore_v0", DrawRecorder(), n=2)
+    first, second = venv.seed(None)  # VecEnv.seed: a drawn seed for env 0, the next one for env 1
+    assert isinstance(first, int) and second == first + 1
+    assert len(_play(venv, 10)) == 11
 
 
 class GeneratorReader:
