@@ -509,20 +509,26 @@ def test_a_reset_clears_the_random_legal_flag_the_last_game_left_in_an_agents_in
     assert "illegal_action" not in env.last()[4]
 
 
+@pytest.mark.parametrize("face", ["aec", "single_agent"])
 @pytest.mark.parametrize("kind", [float, np.float32])
-def test_random_legal_flags_an_action_that_is_no_action_id_even_where_the_pick_equals_it(toy, kind):
+def test_random_legal_flags_an_action_that_is_no_action_id_even_where_the_pick_equals_it(toy, kind, face):
     # found by mutation testing: comparing the pick with the action itself (3 == 3.0) instead of its action
     # id passed the suite, and a replaced 3.0 went unflagged whenever the random pick was 3 (the AEC twin of
-    # the single-agent env's penalty flag for a non-integer action)
+    # the single-agent env's penalty flag for a non-integer action); then the same in the single-agent env
     import toy_game
 
-    env = toy_game.env(illegal_action="random_legal")
-    env.reset(seed=0)
+    if face == "aec":
+        env = toy_game.env(illegal_action="random_legal")
+        env.reset(seed=0)
+    else:
+        env = SingleAgentEnv(toy_game.raw_env(illegal_action="random_legal"), opponent=RandomPolicy(), learner_seat=0)
+        env.reset(seed=0)
     legal = np.flatnonzero(env.game_state.legal_action_mask())
     pick = int(copy.deepcopy(env.unwrapped._illegal_rng).choice(legal))  # the draw the replacement will make
-    env.step(kind(pick))
-    assert env.game_state.turn == 1
-    assert env.infos["player_0"]["illegal_action"] is True
+    result = env.step(kind(pick))
+    info = env.infos["player_0"] if face == "aec" else result[4]
+    assert env.game_state.turn == (1 if face == "aec" else 2)  # (the single-agent env's opponent moved too)
+    assert info["illegal_action"] is True
 
 
 def test_random_legal_picks_come_from_a_stream_of_their_own_not_the_deals(toy, monkeypatch):
@@ -604,13 +610,21 @@ def test_last_after_every_agent_has_left_says_to_reset(toy):
     assert env.last()[0]["action_mask"].any()
 
 
-def test_out_of_range_action_raises(toy):
+@pytest.mark.parametrize("action", [99, 11, -1])
+def test_an_action_id_outside_0_to_the_last_is_refused_by_the_env_and_the_engine(toy, action):
+    # found by mutation testing: without the lower bound, -1 read the mask from its end, and the toy game's last
+    # action (draw, legal while the deck lasts) was played in the env or the engine for it
     import toy_game
 
     env = toy_game.env()
     env.reset(seed=0)
+    assert env.game_state.legal_action_mask()[-1]  # the bit -1 would read
+    before = env.state_dict()
     with pytest.raises(IllegalActionError):
-        env.step(99)
+        env.step(action)
+    with pytest.raises(IllegalActionError):
+        env.game_state.apply_action(action)
+    assert env.state_dict() == before
 
 
 def test_step_before_reset_is_a_clear_error(toy):
@@ -1204,6 +1218,37 @@ def test_arena_hands_each_seat_its_own_observation(toy):
         np.testing.assert_array_equal(obs[hand], mask[:10])
 
 
+@pytest.mark.parametrize("learner_seat", [0, 1])
+def test_single_agent_env_shows_the_learner_and_each_opponent_only_its_own_seats_view(toy, learner_seat):
+    """The self-play reduction's twin of the arena's test above: the toy game's hand is exactly the legal plays, so every
+    view the learner gets (reset, each step) must hold the learner's hand, and each opponent's act() call the
+    hand of the seat it moves. Found by mutation testing: an opponent handed the learner's observation, and a
+    reset returning seat 0's, passed the suite."""
+    import toy_game
+
+    calls = []
+
+    class Recorder:
+        def act(self, obs, mask, rng):
+            calls.append((obs.copy(), np.array(mask)))
+            return int(np.flatnonzero(mask)[-1])
+
+    hand = toy_game.ToyGame().observation_layout.slices["hand"]
+    env = SingleAgentEnv(toy_game.raw_env(), opponent=Recorder(), learner_seat=learner_seat)
+    for seed in range(3):
+        obs, info = env.reset(seed=seed)
+        over = False
+        while not over:
+            np.testing.assert_array_equal(obs, env.game_state.observation(learner_seat))
+            np.testing.assert_array_equal(obs[hand], info["action_mask"][:10])
+            obs, _, terminated, truncated, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+            over = terminated or truncated
+        np.testing.assert_array_equal(obs, env.game_state.observation(learner_seat))  # the final view too
+    assert len(calls) >= 3 * 3
+    for obs, mask in calls:
+        np.testing.assert_array_equal(obs[hand], mask[:10])
+
+
 def test_policies_never_draw_from_the_generator_that_dealt_the_hidden_cards():
     """A policy is handed a generator to break ties or sample its moves. Were it the deal's own stream
     (the engine's ``new_rng(seed)``), a policy could re-run the deal from it and know every hidden
@@ -1388,13 +1433,17 @@ def test_single_agent_env_random_legal_plays_a_legal_action_and_says_so(toy):
     assert "illegal_action" not in info
 
 
-def test_single_agent_env_raise_names_the_legal_actions(toy):
+@pytest.mark.parametrize("learner_seat", [0, 1])
+def test_single_agent_env_raise_names_the_legal_actions_and_tells_the_learner_to_fix_its_own_move(toy, learner_seat):
+    # found by mutation testing: checked as an opponent's move, the learner's illegal move was blamed on "the
+    # opponent None (seat 0)", told to fix its act() instead of the caller's action
     import toy_game
 
-    env = SingleAgentEnv(toy_game.raw_env(), opponent=RandomPolicy(), learner_seat=0)
+    env = SingleAgentEnv(toy_game.raw_env(), opponent=RandomPolicy(), learner_seat=learner_seat)
     env.reset(seed=0)
-    with pytest.raises(IllegalActionError, match="Legal actions"):
+    with pytest.raises(IllegalActionError, match="Legal actions.*Pick an action whose bit in the action mask is 1") as err:
         env.step(_first_illegal(env.action_masks()))
+    assert "opponent" not in str(err.value)
 
 
 def test_single_agent_env_refuses_to_step_before_reset_or_after_the_end(toy):
@@ -1433,6 +1482,8 @@ def test_single_agent_env_names_an_opponent_whose_move_is_illegal_and_asks_for_a
     obs, info = env.reset(seed=0)
     with pytest.raises(IllegalActionError, match="the opponent off_the_board"):
         env.step(int(np.flatnonzero(info["action_mask"])[0]))
+    # nothing for the learner to decide: not seat 1's mask, which in the toy game is seat 1's hand
+    assert env.action_masks().all()
     with pytest.raises(RuntimeError, match="seat 1 is to move, not the learner's seat 0: its opponent failed"):
         env.step(int(np.flatnonzero(info["action_mask"])[0]))
 
@@ -1565,6 +1616,10 @@ def test_single_agent_env_truncates_at_max_turns_with_reward_zero(toy):
         done = terminated or truncated
     assert (terminated, truncated, reward) == (False, True, 0.0)
     assert info["returns"] == [0.0, 0.0] and env.game_state.turn == 2
+    # the next episode is not truncated from its deal: found by mutation testing, a deal that kept the flag
+    # passed the suite, and every reset after a truncated episode redealt MAX_REDEALS times and gave up
+    _, info = env.reset(seed=1)
+    assert not env.over and env.game_state.turn == 0 and info["action_mask"].any()
 
 
 def test_single_agent_env_final_observation_is_the_learners_view_when_truncated_on_its_own_move(toy):
@@ -1864,6 +1919,18 @@ def test_engine_apply_action_refuses_what_is_no_action_id_and_takes_numpy_intege
         done = state.clone()
         done.apply_action(legal)
         assert twin == done
+
+
+@pytest.mark.parametrize("env_name", ["terralore_v0", "travel_earth_v0", "earth_v0"])
+def test_a_clone_shares_its_game_and_copies_only_the_position(env_name):
+    # found by mutation testing: State.clone() deep-copying the game (its rules and card catalogue) along with the
+    # position passed the suite, and copied the card catalogue at every clone (search bots clone at each node)
+    game = make_game(env_name)
+    state = game.new_initial_state(0)
+    twin = state.clone()
+    assert twin.game is game and twin == state
+    twin.apply_action(twin.legal_actions()[0])
+    assert twin != state and state == game.new_initial_state(0)
 
 
 def test_integer_actions_from_numpy_are_accepted(toy):
@@ -2169,13 +2236,19 @@ def test_after_the_last_move_every_seat_sees_an_all_zero_mask_in_info_and_observ
     assert terminated and not info["action_mask"].any()
 
 
+@pytest.mark.parametrize("later_seat", [False, True])
 @pytest.mark.parametrize("num_players", [2, 3])
-def test_penalty_mode_gives_the_offender_minus_one_and_every_other_seat_its_share_through_last(num_players):
+def test_penalty_mode_gives_the_offender_minus_one_and_every_other_seat_its_share_through_last(num_players,
+                                                                                              later_seat):
+    # later_seat: found by mutation testing, a penalty charged to seat 0 whoever moved passed while seat 0 offended
     from tabletop_envs import earth_v0
 
     env = earth_v0.env(num_players=num_players, illegal_action="penalty")
     env.reset(seed=1)
+    while later_seat and env.agent_selection == "player_0":
+        env.step(env.game_state.legal_actions()[0])
     offender = env.agent_selection
+    assert (offender != "player_0") == later_seat
     bad = int(np.flatnonzero(env.game_state.legal_action_mask() == 0)[0])
     env.step(bad)
     seen = {}
@@ -2670,8 +2743,9 @@ def test_observing_an_agent_that_is_not_at_the_table_names_the_agents_that_are(t
 
     env = toy_game.env()
     env.reset(seed=0)
-    for agent in ("player_7", 0):
-        with pytest.raises(KeyError, match=f"no agent {agent!r} at this table; its agents are player_0, player_1"):
+    for agent in ("player_7", 0, ["player_0"]):  # (a list: unhashable, a TypeError unless caught)
+        with pytest.raises(KeyError, match=re.escape(f"no agent {agent!r} at this table; its agents are player_0, "
+                                                     "player_1")):
             env.observe(agent)
         with pytest.raises(TabletopError):
             env.observation_space(agent)

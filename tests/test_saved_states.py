@@ -463,6 +463,30 @@ def test_a_bare_assert_in_a_games_invariants_is_named_by_its_source_line(monkeyp
     refused(game, state.to_dict(), "AssertionError: assert self.turn_no < 0")
 
 
+def test_a_float_field_saved_as_the_whole_number_it_holds_loads_back_and_a_string_there_is_refused(monkeypatch):
+    # JSON writers other than Python's (JavaScript's among them) write 1.0 as 1. Found by mutation testing: a kind
+    # check refusing an int where play gave floats passed the suite, as no shipped game has a float field
+    import toy_game
+
+    from tabletop_envs.core import engine
+
+    deal = toy_game.ToyState.__init__
+
+    def with_a_ratio(self, game, seed):
+        deal(self, game, seed)
+        self.ratio = 0.5
+
+    monkeypatch.setattr(toy_game.ToyState, "__init__", with_a_ratio)
+    monkeypatch.setattr(engine, "_STATE_FIELDS", {})  # the fields and kinds the toy state has here
+    monkeypatch.setattr(engine, "_FIELD_KINDS", {})
+    game = toy_game.ToyGame.build()
+    data = json.loads(json.dumps(game.new_initial_state(seed=2).to_dict()))
+    data["state"]["ratio"] = 1
+    assert game.state_from_dict(data).ratio == 1
+    data["state"]["ratio"] = "1"
+    refused(game, data, "ratio: str (in play: float)")
+
+
 def test_a_game_without_invariants_still_loads_its_states(monkeypatch):
     import toy_game
 
@@ -510,10 +534,14 @@ def play_on_together(a, b, rng) -> None:
 def test_an_aec_env_reset_from_a_saved_position_plays_on_exactly_as_the_original(env_name, options, as_json):
     module, env = aec_after(env_name, 30, **options)
     saved = json.loads(json.dumps(env.state_dict())) if as_json else env.game_state
+    kept = copy.deepcopy(saved) if as_json else None
     twin = module.env(**options)
     twin.reset(seed=99, options={"state": saved})
     assert twin.game_state == env.game_state and twin.game_state is not env.game_state
     play_on_together(env, twin, np.random.default_rng(7))
+    # the data handed in is left as it was: found by mutation testing, a load that copied the fields but not
+    # the lists in them (a shallow copy) passed the suite, and the game played on in the caller's saved hands
+    assert kept is None or saved == kept
 
 
 def test_reset_without_the_state_option_deals_as_before():
