@@ -10,7 +10,7 @@ from tabletop_envs.core.policy import RandomPolicy, load_policy
 from tabletop_envs.earth import env as earth_env
 from tabletop_envs.earth.catalogue import COLOURS, NUM_ISLANDS
 from tabletop_envs.earth.engine import EarthGame
-from tabletop_envs.earth.text import ability_text
+from tabletop_envs.earth.text import ability_text, card_line
 
 from .scenario import CAT, EVENT0, after_setup, flora, game, put, random_play, take
 
@@ -246,6 +246,10 @@ def test_option_labels_name_the_choice_of_the_current_action():
     a = s.game.action_layout.id("option", 0)
     assert s.action_to_string(a) == "gain 2 soil"
     assert s.action_to_string(a + 1) == "compost 2 from the deck"
+    # once the game is over no decision is pending (an empty queue): the options keep the layout's names
+    random_play(s)
+    assert s.is_terminal() and s.action_to_string(a) == s.game.action_layout.label(a)
+    assert s.action_to_string(a + 1) == s.game.action_layout.label(a + 1)
 
 
 @pytest.mark.parametrize("n", [2, 4])
@@ -370,6 +374,12 @@ def test_text_view_shows_the_chooser_the_texts_of_the_sides_it_was_dealt_and_hid
     for _ in range(2):  # a side once chosen is no longer on offer
         s.apply_action(s.legal_actions()[0])
     assert "your island sides" not in s.render_text(p) and "your ecosystem sides" in s.render_text(p)
+    # side 0, the catalogue's first, is chosen like any other (seed 7: the chooser was dealt island card 0)
+    s = EarthGame(num_players=2, advanced_draft=True).new_initial_state(7)
+    p = s.current_player()
+    s.apply_action(0)
+    assert s.island[p] == 0
+    assert "your island sides" not in s.render_text(p) and "your climate sides" in s.render_text(p)
 
 
 def test_text_view_lists_the_players_own_hand_with_cost_vp_type_habitats_and_ability_texts():
@@ -393,6 +403,11 @@ def test_text_view_lists_the_players_own_hand_with_cost_vp_type_habitats_and_abi
             assert h.capitalize() in line
     other = s.render_text(1)
     assert all(CAT.earth[c]["name"] not in other for c in s.hands[0])
+    # the cards drawn to keep one of are theirs to read too, each on its own line, below the hand
+    random_play(s, np.random.default_rng(2), until=lambda t: t.decision() == "keep" and t.current_player() == 0)
+    text = s.render_text(0).splitlines()
+    at = text.index("  drawn (keep 1):")
+    assert text[at + 1:at + 1 + len(s.drawn[0])] == [f"    {card_line(CAT.earth[c])}" for c in s.drawn[0]]
 
 
 def test_text_view_spells_out_every_tableau_card_by_its_cell_for_every_seat():
@@ -1219,6 +1234,31 @@ def test_the_picture_draws_each_seats_counts_cards_and_marks_in_that_seats_own_p
             break
         s.apply_action(int(rng.choice(s.legal_actions())))
     assert checked > 5 and any(len(claims) > 1 for claims in s.leaves)
+
+
+def test_the_picture_of_a_seat_choosing_the_card_to_keep_names_the_cards_it_drew_to_that_seat_only(monkeypatch):
+    """Draw 4, keep 1: the deciding seat's panel names its hand, then the cards drawn, as its text view does;
+    the other seat's picture names neither."""
+    from tabletop_envs.core.render import Canvas
+    from tabletop_envs.earth.picture import draw_table
+
+    s = after_setup(2, 3)
+    random_play(s, np.random.default_rng(2), until=lambda t: t.decision() == "keep" and t.current_player() == 0)
+    wrapped: list[str] = []
+    real = Canvas.wrap
+
+    def wrap(canvas, text, *a, **k):
+        wrapped.append(text)
+        return real(canvas, text, *a, **k)
+
+    monkeypatch.setattr(Canvas, "wrap", wrap)
+    draw_table(s, 0)
+    hand = ", ".join(CAT.names[c] for c in sorted(s.hands[0])) or "-"
+    drawn = ", ".join(CAT.names[c] for c in s.drawn[0])
+    assert f"hand: {hand}  ·  drawn (keep 1): {drawn}" in wrapped
+    wrapped.clear()
+    draw_table(s, 1)
+    assert not any(drawn in text or text.startswith(f"hand: {hand}") for text in wrapped)
 
 
 def test_a_finished_games_picture_names_the_winner_the_tiebreakers_pick_among_seats_tied_on_vp():

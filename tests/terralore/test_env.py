@@ -647,6 +647,12 @@ def test_the_text_view_lists_the_texts_and_lane_slots_of_the_cards_that_seat_see
     before = walled.render_text(1)
     place(walled, "Gull Scout", A, discards=["Harbor Seal"])
     assert walled.render_text(1) == before and "0/4 slots" in before
+    # a card the opponent was seen to take back into their hand is named, so its text is given too
+    known = make_state(hands=(["Gull Scout"], ["Dark Pact", "Cinder Hound"]), opaque_wall=False)
+    known.known_hand[1] = [cid("Dark Pact")]
+    view = known.render_text(0)
+    assert "  known in hand: Dark Pact" in view.splitlines()
+    assert "  Dark Pact: Reveal: draw 3." in view.split("card texts:\n")[1].splitlines()
 
 
 def test_the_placing_line_tells_the_cost_to_pay_while_the_lane_is_chosen():
@@ -1330,6 +1336,8 @@ def test_the_text_view_says_who_places_first_who_is_done_placing_and_who_took_a_
             for player in (0, 1):
                 text = s.render_text(player)
                 head = text.splitlines()[0]
+                if s.phase == "mulligan":  # the phase has one decision: each seat reads it, not "play"
+                    assert head.endswith(f"player_{s.actor} to decide (mulligan)"), (player, head)
                 if s.phase == "play":
                     assert f"player_{s.first_placer} places first" in head
                     done = [p for p in (0, 1) if s.seen_by(player).done_placing[p]]
@@ -1482,6 +1490,20 @@ def test_a_field_creatures_picture_shows_its_points_as_they_count_now_and_its_pr
     face = card_face(s, hawk, 0, A)
     assert face.bottom_right == "4" and "base 3 pts" in face.lines
     assert card_face(s, hawk).bottom_right == "3"  # off the field (a hand card): its own points
+
+
+def test_a_multi_slot_creatures_picture_gives_its_slots_on_a_line_and_its_text_without_the_occupies_sentence():
+    # the card's "N slots" line says what "Occupies N lane slots." says: the text keeps the rest, once
+    from tabletop_envs.terralore.render import card_face
+
+    s = make_state(hands=(["Abyssal Leviathan", "Clay Golem", "Gale Hawk"], ["Ember Imp"]))
+    leviathan = card_face(s, cid("Abyssal Leviathan"))
+    assert CAT[cid("Abyssal Leviathan")].text.startswith("Occupies 2 lane slots. ")
+    assert "2 slots" in leviathan.lines and leviathan.text == "Reveal: destroy the strongest enemy creature here."
+    golem = card_face(s, cid("Clay Golem"))
+    assert "2 slots" in golem.lines and golem.text == ""
+    hawk = card_face(s, cid("Gale Hawk"))  # one slot: the printed text whole, no slots line
+    assert hawk.text == CAT[cid("Gale Hawk")].text != "" and not any("slots" in line for line in hawk.lines)
 
 
 def test_the_text_view_puts_the_opponent_first_and_the_viewing_seat_last_and_both_views_show_the_placing_line_to_the_placer_only(

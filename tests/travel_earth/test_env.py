@@ -688,6 +688,10 @@ def test_render_text_counts_the_cards_added_to_the_reservoir_this_turn():
                 # on the Reservoir line of the seat whose turn it is, not on the other seat's
                 assert text.count(" added this turn") == (s.adds > 0)
                 assert (f", {s.adds} added this turn)" in text) == (s.adds > 0)
+                lines = text.splitlines()
+                for i in (i for i, line in enumerate(lines) if " added this turn" in line):
+                    seat = next(line for line in reversed(lines[:i]) if line.startswith("Player "))
+                    assert f"(seat {s.player}" in seat, (player, seat, lines[i])
             seen += s.adds > 0
             s.apply_action(int(rng.choice(s.legal_actions())))
     assert seen > 10
@@ -760,7 +764,7 @@ def test_the_picture_draws_each_seats_counts_reservoir_rows_and_hand_on_its_own_
     act(s, "statistic", DEVELOPMENT)
     act(s, "defend_resting", "Springbok")  # 109 against 168 days: the Challenger wins, seat 0 may change
     assert (s.phase, s.current_player()) == ("change", 0)
-    drawn: dict = {"text": [], "row": [], "reservoir": []}
+    drawn: dict = {"text": [], "row": [], "dim": [], "reservoir": []}
     real_text, real_row, real_box = Canvas.text, Canvas.card_row, Canvas.box
 
     def text(canvas, x, y, words, *a, **k):
@@ -769,6 +773,7 @@ def test_the_picture_draws_each_seats_counts_reservoir_rows_and_hand_on_its_own_
 
     def card_row(canvas, x, y, faces, *a, **k):
         drawn["row"].append([face.title for face in faces])
+        drawn["dim"].append([face.dim for face in faces])
         return real_row(canvas, x, y, faces, *a, **k)
 
     def box(canvas, x0, y0, x1, y1, *a, **k):  # a Reservoir card: upright (Full) or sideways (Empty)
@@ -798,6 +803,7 @@ def test_the_picture_draws_each_seats_counts_reservoir_rows_and_hand_on_its_own_
         assert [w for w in words if "Row · " in w] == ["Ready Row · 0", "Resting Row · 0", "Ready Row · 1",
                                                        "Resting Row · 1"]
         assert drawn["row"] == [[], [], ["Walrus"], ["Springbok"], ["Orca", "Emu"]], seat  # by card id
+        assert drawn["dim"] == [[], [], [False], [True], [False, False]], "a Resting Animal is drawn dimmed"
         assert ("Hand: Giraffe" in words) == (seat is None), "the opponent's Hand by name on the whole table only"
         challenge = words[words.index("Challenge"):words.index("Challenger wins") + 1]
         assert challenge == ["Challenge", "on Development Time (lower wins)", "used: Development Time",
