@@ -19,8 +19,9 @@ logits and the log-probability of a masked action are the same -1e8.
 
 It also skips ``torch.distributions`` argument validation, a per-distribution Python cost about the
 size of a small network's forward pass. A NaN in the logits still fails loudly: ``multinomial``
-refuses NaN probabilities when the rollout samples. The policy's Adam is torch's fused
-implementation: the same update in one kernel per step.
+refuses NaN probabilities when the rollout samples (the numpy forward below hands non-finite logits
+to torch's path for that). The policy's Adam is torch's fused implementation: the same update in one
+kernel per step.
 
 The rollout's forward pass (under ``no_grad``: one call per vectorised step, a batch of n_envs
 observations) runs in numpy on copies of the torch weights made after each update
@@ -214,7 +215,9 @@ class FastMaskablePolicy(MaskableActorCriticPolicy):
         # without a mask the logits are shifted in place: nothing reads them from `out` afterwards
         shifted = logits if mask is None else np.where(mask, logits, -np.inf)
         top = shifted.max(1, keepdims=True)
-        if top.min() == -np.inf:  # a row without a legal action: sb3-contrib's own fallback
+        # a row without a legal action (-inf): sb3-contrib's own fallback; NaN or +inf logits (a diverged
+        # update): torch's path, whose sampling refuses them, where the inverse CDF below took action 0
+        if not np.isfinite(top).all():
             return super().forward(obs, deterministic, action_masks)
         shifted -= top
         cumulative = np.cumsum(np.exp(shifted), 1)  # exp(-inf) = 0: illegal actions add nothing

@@ -433,9 +433,11 @@ def checkpoint_steps(folder: Path) -> int:
 
 
 def latest_checkpoint(run_dir: Path) -> Path | None:
-    # state.json is written last: a folder without it is a checkpoint whose writing was cut off
-    found = sorted((run_dir / "checkpoints").glob("step_*/state.json"))
-    return found[-1].parent if found else None
+    # state.json is written last: a folder without it is a checkpoint whose writing was cut off. By the step
+    # count, not the name: step_<n> is padded to 9 digits, and step_1000000000 sorts before step_999999999
+    found = sorted((p.parent for p in (run_dir / "checkpoints").glob("step_*/state.json")
+                    if p.parent.name[len("step_"):].isdigit()), key=checkpoint_steps)
+    return found[-1] if found else None
 
 
 def select_checkpoint(cfg: TrainConfig, run_dir: Path, final_model) -> tuple:

@@ -473,6 +473,17 @@ def test_a_distilled_run_resumed_again_is_told_its_distillation_is_done(toy, tmp
         train(load_config(None, tiny_overrides(tmp_path / "run", "distill.worlds=8")), resume=True)
 
 
+@pytest.mark.parametrize("text, rounds", [(None, 0), ('{"round": 2}', 2), ('{"samples": 40}', 1), ('{"round', 0),
+                                          ("[]", 0)])
+def test_the_rounds_a_run_distilled_are_read_from_its_distill_json(tmp_path, text, rounds):
+    # a distill.json from before rounds has no "round": its one distillation is done, and --resume must not redo it
+    from training.train import distill_rounds_done
+
+    if text is not None:
+        (tmp_path / "distill.json").write_text(text, encoding="utf-8")
+    assert distill_rounds_done(tmp_path) == rounds
+
+
 def test_a_run_interrupted_in_ppo_skips_the_distillation_and_resumes_into_it(toy, tmp_path, monkeypatch, capsys):
     import training.distill
     from training.callbacks import SelfPlayCallback

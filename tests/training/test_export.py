@@ -6,13 +6,14 @@ import json
 import re
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
 import pytest
 from extras import TRAIN_REASON, needs_onnx, needs_train
 
-from tabletop_envs import ModelMismatchError, TabletopError, load_policy
+from tabletop_envs import ModelMismatchError, RuleOptionsWarning, TabletopError, load_policy
 from tabletop_envs.core.onnx_policy import MLPPolicy, OnnxPolicy, load_model_policy
 
 
@@ -74,6 +75,39 @@ def test_onnx_and_numpy_logits_match_torch_on_real_observations(toy_model, expor
     for policy in (onnx_policy, numpy_policy):
         actions = [policy.act(o, m, None) for o, m in zip(obs, masks)]
         np.testing.assert_array_equal(actions, torch_actions)  # same masked argmax as MaskablePPO
+
+
+def test_a_numpy_snapshot_of_the_policy_keeps_its_weights_while_the_learner_trains_on(toy_model):
+    import torch
+
+    from training.export import numpy_policy
+
+    snapshot = numpy_policy(toy_model)  # a frozen opponent of the pool, or a scheduled evaluation's player
+    obs, _ = _real_observations(3)
+    before = snapshot.logits(obs)
+    with torch.no_grad():  # what an optimiser step does to the learner: its tensors change in place
+        for p in toy_model.policy.parameters():
+            p.add_(0.5)
+    np.testing.assert_array_equal(snapshot.logits(obs), before)
+    assert not np.allclose(numpy_policy(toy_model).logits(obs), before)
+
+
+def test_cpu_info_reads_the_first_cores_block_of_proc_cpuinfo_tabs_and_all(monkeypatch):
+    import io
+
+    import training.export as export
+
+    text = ("processor\t: 0\nmodel name\t: Fancy CPU @ 3.00GHz\nflags\t\t: fpu sse avx2\n\n"
+            "processor\t: 1\nmodel name\t: Another CPU\n")
+    monkeypatch.setattr(export, "open", lambda path, *a, **k: io.StringIO(text), raising=False)
+    assert export.cpu_info() == {"model name": "Fancy CPU @ 3.00GHz"}
+    assert export.cpu_info(("model name", "flags")) == {"model name": "Fancy CPU @ 3.00GHz", "flags": "fpu sse avx2"}
+
+    def missing(path, *args, **kwargs):
+        raise FileNotFoundError(path)  # not Linux: the model name from platform
+
+    monkeypatch.setattr(export, "open", missing, raising=False)
+    assert export.cpu_info()["model name"] == (export.platform.processor() or export.platform.machine())
 
 
 def test_sidecar_records_env_layout_training_and_code_version(exported):
@@ -252,6 +286,13 @@ def test_linear_layers_walks_nested_containers_and_refuses_what_the_opponent_for
     assert linears == [first, second, head] and activation == "tanh"
     assert [w.shape for w, _ in layer_weights(linears)] == [(5, 4), (4, 3), (3, 2)]
     assert linear_layers(torch.nn.Sequential(), head) == ([head], None)  # net_arch []: the head alone
+
+    class Encoder(torch.nn.Module):  # a module of its own that holds its layers, as RLlib's encoder does
+        def __init__(self):
+            super().__init__()
+            self.mlp = torch.nn.Sequential(first, torch.nn.Tanh())
+
+    assert linear_layers(Encoder(), head) == ([first, head], "tanh")
     with pytest.raises(TypeError, match="cannot export layer LayerNorm"):
         linear_layers(torch.nn.Sequential(first, torch.nn.LayerNorm(4), second))
     with pytest.raises(TypeError, match="mixed activations"):
@@ -418,6 +459,24 @@ def test_export_cli_prints_the_evaluation_it_writes_into_the_sidecar(toy_run, tm
     printed = capsys.readouterr().out
     rates = json.loads(out.with_suffix(".json").read_text(encoding="utf-8"))["evaluation"]["vs_random"]
     assert f"vs_random: win {100 * rates['win']['rate']:.1f}%" in printed and f"over {rates['games']} games" in printed
+
+
+def test_export_cli_evaluates_under_the_runs_rules_turn_limit_and_act_mode(toy_run, tmp_path):
+    from training.export import main
+
+    # a run of 8-turn games cut at 2 turns, whose recipe samples: every evaluation game is cut, so drawn
+    (toy_run / "run.json").write_text(json.dumps({"env": "toy_v0", "game_config": {"turns": 8},
+                                                  "env_kwargs": {"turns": 8, "max_turns": 2},
+                                                  "config": {"eval": {"deterministic": False}}}), encoding="utf-8")
+    out = tmp_path / "out" / "ppo"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuleOptionsWarning)  # the model plays the games under its own rules
+        main(["--model", str(toy_run / "final_model.zip"), "--out", str(out), "--eval-games", "4", "--anchors",
+              "random"])
+    meta = json.loads(out.with_suffix(".json").read_text(encoding="utf-8"))
+    assert meta["game_config"] == {"turns": 8} and meta["act"] == "sample"
+    assert meta["evaluation"]["vs_random"]["draw"]["rate"] == 1.0
+    assert meta["evaluation"]["protocol"].endswith("masked sample")
 
 
 def test_an_export_interrupted_in_its_evaluation_says_what_it_wrote_and_that_the_sidecar_has_no_evaluation(

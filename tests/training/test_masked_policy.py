@@ -12,6 +12,7 @@ pytest.importorskip("sb3_contrib", reason="needs the [train] extra (torch, stabl
 import torch  # noqa: E402
 from sb3_contrib.common.maskable.distributions import MaskableCategorical  # noqa: E402
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy  # noqa: E402
+from stable_baselines3.common.torch_layers import FlattenExtractor  # noqa: E402
 
 from training.masked_policy import FastMaskableCategorical, FastMaskablePolicy  # noqa: E402
 
@@ -281,11 +282,22 @@ def test_gradients_a_row_without_legal_actions_and_other_extractors_take_torchs_
     assert policy._numpy_plan() is None
 
 
-def test_image_observations_scaled_by_255_take_torchs_path_in_the_rollout_and_the_update():
+class _Doubling(FlattenExtractor):
+    """A flatten that also scales: no weights, yet not what the numpy forward computes."""
+
+    def forward(self, observations):
+        return super().forward(observations) * 2
+
+
+@pytest.mark.parametrize("observations", ["images scaled by 255", "an extractor of its own"])
+def test_observations_that_sb3_does_not_just_flatten_take_torchs_path_in_the_rollout_and_the_update(observations):
     from gymnasium import spaces
 
-    space = spaces.Box(0, 255, (8, 8, 1), np.uint8)  # an image space: sb3 divides it by 255
-    policy = FastMaskablePolicy(space, spaces.Discrete(4), lambda _: 1e-3, net_arch=[8])
+    if observations == "images scaled by 255":
+        space, kwargs = spaces.Box(0, 255, (8, 8, 1), np.uint8), {}  # an image space: sb3 divides it by 255
+    else:
+        space, kwargs = spaces.Box(0, 255, (8, 8, 1), np.float32), {"features_extractor_class": _Doubling}
+    policy = FastMaskablePolicy(space, spaces.Discrete(4), lambda _: 1e-3, net_arch=[8], **kwargs)
     assert policy._numpy_plan() is None
     rng = np.random.default_rng(0)
     obs = torch.as_tensor(rng.integers(0, 2, (6, 8, 8, 1)) * 255, dtype=torch.uint8)
@@ -296,6 +308,24 @@ def test_image_observations_scaled_by_255_take_torchs_path_in_the_rollout_and_th
     hinted.active_columns = torch.as_tensor(np.flatnonzero(obs.reshape(6, -1).numpy().any(0))[:10])
     for a, b in zip(policy.evaluate_actions(hinted, actions, action_masks=masks), expected):
         torch.testing.assert_close(a, b)
+    with torch.no_grad():
+        got = policy(obs.float(), deterministic=True, action_masks=masks)
+    for a, b in zip(got, _torch_forward(policy, obs.float(), masks, True)):
+        torch.testing.assert_close(a, b)
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf")])
+def test_a_rollout_from_non_finite_logits_fails_loudly_as_sb3_contrib_s_does(bad):
+    # a diverged update's NaN weights: the numpy inverse CDF drew action 0 (legal or not) with a NaN
+    # log-probability, where sb3-contrib's sampling refuses them
+    env, obs, masks = _terralore_batch()
+    masks[:, 0] = False  # the action the inverse CDF fell back on
+    policy = FastMaskablePolicy(env.observation_space, env.action_space, lambda _: 1e-3, net_arch=[16])
+    with torch.no_grad():
+        policy.action_net.bias[1:].fill_(bad)  # action 0's logit stays finite
+    for cls in (MaskableActorCriticPolicy, FastMaskablePolicy):
+        with torch.no_grad(), pytest.raises((RuntimeError, ValueError), match="(?i)nan|inf"):
+            cls.forward(policy, obs, action_masks=masks)
 
 
 def test_training_switches_torch_threads_between_collecting_and_updating(toy, monkeypatch, restore_torch_threads):
@@ -380,7 +410,9 @@ def _evaluate_with_gradients(policy, obs, actions, masks):
 
 
 @pytest.mark.parametrize("arch", [{"net_arch": [32, 16]}, {"net_arch": [24], "activation_fn": torch.nn.ReLU},
-                                  {"net_arch": [16], "share_features_extractor": False}, {"net_arch": []}])
+                                  {"net_arch": [16], "share_features_extractor": False}, {"net_arch": []},
+                                  # the activation is the value branch's: the policy branch has none
+                                  {"net_arch": {"pi": [], "vf": [16]}, "activation_fn": torch.nn.ReLU}])
 def test_the_update_reads_only_the_rollouts_active_columns_and_matches_the_dense_update(arch):
     env, obs, masks = _recorded("terralore_v0", n=32)
     policy = FastMaskablePolicy(env.observation_space, env.action_space, lambda _: 1e-3, **arch)

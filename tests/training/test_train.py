@@ -53,6 +53,9 @@ def test_a_tiny_run_writes_model_curve_checkpoints_and_an_exported_policy(toy, t
     assert meta["evaluation"]["vs_random"]["games"] == 40 and meta["training"]["steps"] >= 1024
     # the weights of a seeded run depend on the processor, so its sidecar names it
     assert meta["training"]["machine"]["cpu"] == cpu_info()["model name"] != ""
+    if hasattr(os, "getloadavg"):  # (test_a_run_on_a_platform_without_a_load_average...: where there is none)
+        loads = meta["training"]["machine"]["load_average_at_end"]
+        assert len(loads) == 3 and all(isinstance(x, float) and x >= 0 for x in loads), loads
     policy = load_policy(str(run / "ppo.onnx"))
     assert policy.metadata["env_id"] == "toy_v0"
     from sb3_contrib import MaskablePPO
@@ -609,6 +612,17 @@ def test_resume_skips_a_checkpoint_whose_writing_was_cut_off(toy, tmp_path):
     assert [h["steps"] for h in history] == [0, 512, 1024]
 
 
+def test_resume_takes_the_checkpoint_of_the_most_steps_past_a_billion_too(tmp_path):
+    # the folders are named step_<n> padded to 9 digits: by name, step_1000000000 sorted before step_999999999
+    from training.train import latest_checkpoint
+
+    for steps in (999_999_999, 1_000_000_000, 200_000_000):
+        folder = tmp_path / "run" / "checkpoints" / f"step_{steps:09d}"
+        folder.mkdir(parents=True)
+        (folder / "state.json").write_text("{}", encoding="utf-8")
+    assert latest_checkpoint(tmp_path / "run") == tmp_path / "run" / "checkpoints" / "step_1000000000"
+
+
 @pytest.mark.parametrize("option, allowed", [("illegal_action=bogus", "'raise', 'penalty', 'random_legal'"),
                                              ("render_mode=bogus", "'ansi', 'rgb_array', 'human'")])
 def test_a_bad_env_kwarg_of_the_env_itself_in_a_recipe_is_a_one_line_error_naming_it(tmp_path, capsys, option,
@@ -864,20 +878,27 @@ def test_a_fresh_run_prints_sb3_s_table_only_when_output_verbose_asks(toy, tmp_p
         assert ("total_timesteps" in capsys.readouterr().out) == bool(verbose), f"verbose {verbose}"
 
 
-def test_the_value_network_has_the_recipe_s_hidden_layers_like_the_policy_network(toy, tmp_path):
+def test_the_value_network_has_the_recipe_s_hidden_layers_and_activation_like_the_policy_network(toy, tmp_path):
     import torch
     from sb3_contrib import MaskablePPO
 
-    train(load_config(data=quiet_tiny(tmp_path, ppo={"total_timesteps": 256, "net_arch": [16, 8]})))
+    train(load_config(data=quiet_tiny(tmp_path, ppo={"total_timesteps": 256, "net_arch": [16, 8],
+                                                     "activation": "relu"}, output={"export": True})))
     extractor = MaskablePPO.load(tmp_path / "run" / "final_model.zip", device="cpu").policy.mlp_extractor
 
     def widths(net):
         return [m.out_features for m in net if isinstance(m, torch.nn.Linear)]
 
+    def activations(net):
+        return [type(m).__name__ for m in net if not isinstance(m, torch.nn.Linear)]
+
     assert widths(extractor.value_net) == widths(extractor.policy_net) == [16, 8]
+    assert activations(extractor.value_net) == activations(extractor.policy_net) == ["ReLU", "ReLU"]
+    assert json.loads((tmp_path / "run" / "ppo.json").read_text(encoding="utf-8"))["network"]["activation"] == "relu"
 
 
-def test_resume_takes_every_resumable_ppo_setting_from_the_recipe(toy, tmp_path):
+@pytest.mark.parametrize("resumed", [False, True])
+def test_a_run_and_its_resume_take_every_resumable_ppo_setting_from_the_recipe(toy, tmp_path, resumed):
     from sb3_contrib import MaskablePPO
 
     from training.train import RESUMABLE_PPO_KEYS
@@ -887,7 +908,7 @@ def test_resume_takes_every_resumable_ppo_setting_from_the_recipe(toy, tmp_path)
            "clip_range": 0.3, "ent_coef": 0.02, "vf_coef": 0.25, "max_grad_norm": 0.7}
     assert set(new) == set(RESUMABLE_PPO_KEYS)
     data["ppo"] = {**data["ppo"], "total_timesteps": 512, **new}
-    train(load_config(data=data), resume=True)
+    train(load_config(data=data), resume=resumed)
     model = MaskablePPO.load(run / "final_model.zip", device="cpu")
     got = {key: getattr(model, key) for key in new}
     got["clip_range"] = model.clip_range(1.0)  # SB3 keeps it as a schedule
@@ -964,6 +985,28 @@ def test_a_run_on_a_platform_without_a_load_average_trains_and_exports(toy, tmp_
     meta = json.loads((tmp_path / "models" / "toy" / "ppo.json").read_text(encoding="utf-8"))
     assert "load_average_at_end" not in meta["training"]["machine"], meta["training"]["machine"]
     assert "its own work included: ?)" in card(tmp_path / "models")
+
+
+@pytest.mark.parametrize("deterministic, act", [(False, "sample"), (True, "argmax")])
+def test_a_run_evaluates_and_ships_its_policy_as_eval_deterministic_says(toy, tmp_path, monkeypatch, deterministic,
+                                                                         act):
+    # Travel Earth's recipe samples (argmax stalls into draws): its evaluations and its export must too
+    import training.train as train_module
+
+    played, real = [], train_module.anchor_evaluation
+
+    def recording(env, policy, *args, **kwargs):
+        played.append(policy.deterministic)
+        return real(env, policy, *args, **kwargs)
+
+    monkeypatch.setattr(train_module, "anchor_evaluation", recording)
+    train(load_config(data=quiet_tiny(tmp_path, ppo={"total_timesteps": 256},
+                                      eval={"deterministic": deterministic, "final_games": 4},
+                                      output={"export": True})))
+    meta = json.loads((tmp_path / "run" / "ppo.json").read_text(encoding="utf-8"))
+    assert played and set(played) == {deterministic}  # the scheduled evaluations and the final one
+    assert meta["act"] == act and meta["evaluation"]["protocol"].endswith(f"masked {act}")
+    assert load_policy(str(tmp_path / "run" / "ppo.onnx")).deterministic is deterministic
 
 
 @pytest.mark.parametrize("sampling, deterministic", [("sample", False), ("argmax", True)])
@@ -1218,6 +1261,25 @@ def test_a_subproc_worker_that_dies_ends_the_run_with_a_checkpoint_and_an_error_
     assert not outlived(workers)
 
 
+def test_a_worker_that_dies_before_the_first_step_ends_the_run_saying_nothing_new_was_trained(toy, tmp_path,
+                                                                                                monkeypatch):
+    # the callback had not started: "saving" the run then wrote a checkpoint of nothing, or failed on its model
+    from sb3_contrib import MaskablePPO
+
+    import training.train as train_module
+    from tabletop_envs.core.errors import TabletopError
+
+    def died(self, *args, **kwargs):
+        raise EOFError  # a worker's pipe, read to its end before the first step
+
+    monkeypatch.setattr(MaskablePPO, "learn", died)
+    monkeypatch.setattr(train_module, "a_worker_died", lambda venv: True)
+    with pytest.raises(TabletopError, match=r"died at 0 steps .*Nothing was trained since the last checkpoint, if any: "
+                                            r"--resume continues the run"):
+        train(load_config(data=quiet_tiny(tmp_path, ppo={"total_timesteps": 256})))
+    assert not list((tmp_path / "run").glob("checkpoints/step_*"))
+
+
 def test_a_subproc_worker_that_dies_while_starting_ends_the_run_with_an_error_not_a_pipe_traceback():
     from tabletop_envs.core.errors import TabletopError
     from training.pool import OpponentPool
@@ -1246,6 +1308,37 @@ def test_an_interrupt_while_a_model_file_is_written_lands_once_the_file_is_whole
             written.append("the rest of the file")
     assert written == ["the rest of the file"]
     assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL  # both handlers put back
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGHUP"), reason="POSIX signals")
+def test_a_callers_own_handler_and_nohups_ignored_sighup_are_left_alone_by_the_trainers_handlers():
+    import os
+
+    from training.train import interrupts_deferred, sigterm_as_interrupt
+
+    seen = []
+
+    def own(signum, frame):
+        seen.append(signum)
+
+    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    signal.signal(signal.SIGTERM, own)
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)  # as under nohup
+    try:
+        with sigterm_as_interrupt():
+            assert signal.getsignal(signal.SIGTERM) is own and signal.getsignal(signal.SIGHUP) == signal.SIG_IGN
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(0.05)
+            assert seen == [signal.SIGTERM]  # the caller's handler ran, and no interrupt
+            # an ignored SIGHUP stays ignored while a file is written: it neither lands afterwards nor takes the
+            # place of the Ctrl-C that came after it
+            with pytest.raises(KeyboardInterrupt), interrupts_deferred():
+                os.kill(os.getpid(), signal.SIGHUP)
+                os.kill(os.getpid(), signal.SIGINT)
+                time.sleep(0.05)
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 def test_a_run_begun_before_an_option_existed_resumes_under_the_rules_it_trained_by(toy, tmp_path, monkeypatch):
@@ -1612,6 +1705,33 @@ def test_a_fresh_run_naming_the_earlier_runs_own_model_is_refused_before_anythin
     assert folder_bytes(run) == before and not list(run.glob("before-*"))
 
 
+@pytest.mark.parametrize("key, unused, used", [("eval.select_anchor", {"eval.select_games": 0}, {"eval.select_games": 4}),
+                                               ("distill.opponents", {"distill.games": 0}, {"distill.games": 2})])
+def test_a_model_of_the_earlier_run_that_the_recipe_names_but_does_not_play_does_not_stop_a_fresh_run(
+        toy, tmp_path, key, unused, used):
+    from training.config import TrainConfig
+    from training.train import check_models_stay
+
+    run = tmp_path / "run"
+    run.mkdir()
+    for suffix in (".onnx", ".npz", ".json"):
+        (run / f"ppo{suffix}").write_text("the earlier run's", encoding="utf-8")
+    section, name = key.split(".")
+    model = str(run / "ppo.onnx")
+
+    def recipe(settings) -> TrainConfig:
+        data: dict = {"env": "toy_v0", "output": {"dir": str(run)}, section: {name: model if name != "opponents"
+                                                                                 else [model]}}
+        for setting, value in settings.items():
+            part, option = setting.split(".")
+            data[part] = {**data.get(part, {}), option: value}
+        return load_config(data=data)
+
+    check_models_stay(recipe(unused), run)  # nothing to refuse: the model is not played
+    with pytest.raises(ConfigError, match=rf"^{key} names .*ppo\.onnx, a model of the earlier run"):
+        check_models_stay(recipe(used), run)
+
+
 def _tear(path):
     path.write_bytes(path.read_bytes()[:1000])
 
@@ -1623,6 +1743,7 @@ def _tear(path):
     ("pool.pkl", lambda p: p.unlink(), "is missing"),
     ("state.json", lambda p: p.write_text('{"history', encoding="utf-8"), r"cannot be read \("),  # named no file
     ("state.json", lambda p: p.write_text("[]", encoding="utf-8"), "is no checkpoint state"),  # resumed afresh
+    ("state.json", lambda p: p.write_text('{"history": []}', encoding="utf-8"), "is no checkpoint state"),
 ])
 def test_resume_from_a_damaged_checkpoint_is_refused_naming_the_file_and_the_way_on(toy, tmp_path, name, damage,
                                                                                     why):
@@ -1638,8 +1759,10 @@ def test_resume_with_another_network_without_run_json_is_refused_naming_the_chec
     (run / "run.json").unlink()
     before = folder_bytes(run)
     other = {**data, "ppo": {**data["ppo"], "total_timesteps": 512, "net_arch": [32]}}
-    with pytest.raises(ConfigError, match=r"holds a network of ppo\.net_arch=\[16\], ppo\.activation=tanh, and this "
-                                          r"recipe's is \[32\], tanh: resume with --set ppo\.net_arch=\[16\]"):
+    # the refusal itself, not wrapped into "model.zip cannot be loaded (ConfigError: ...)"
+    with pytest.raises(ConfigError, match=r"^--resume: the checkpoint \S*step_000000256\S*model\.zip holds a network of "
+                                          r"ppo\.net_arch=\[16\], ppo\.activation=tanh, and this recipe's is \[32\], tanh: "
+                                          r"resume with --set ppo\.net_arch=\[16\]"):
         train(load_config(data=other), resume=True)
     assert folder_bytes(run) == before
 
