@@ -393,12 +393,12 @@ def watch_replay(replay: Replay, seat: int | None = None, ask: Ask | None = inpu
         raise ValueError(f"--seat must be between 0 and {n - 1}, got {seat!r}")
     env.render_player = seat
     try:
-        _watch(replay, env, seat, ask, say, frames, window)
+        _watch(replay, env, n, seat, ask, say, frames, window)
     finally:  # a replay that fails to verify, or an interrupt, leaves no window behind
         env.close()
 
 
-def _watch(replay: Replay, env, seat: int | None, ask: Ask | None, say: Say, frames: list | None,
+def _watch(replay: Replay, env, n: int, seat: int | None, ask: Ask | None, say: Say, frames: list | None,
            window: bool) -> None:
     if window:  # no display: refused before the first table is printed
         from .render import open_window
@@ -413,7 +413,6 @@ def _watch(replay: Replay, env, seat: int | None, ask: Ask | None, say: Say, fra
 
             frames.append(draw_state(env, seat))
 
-    n = env.game.num_players
     # played through silently first: the final digest is known only at the end, and a replay that
     # plays out otherwise would show a whole game of other moves before saying so
     replay.replay()
