@@ -104,17 +104,19 @@ class FastMaskableCategorical(MaskableCategorical):
             m = m.ne(0).to(original.dtype)
         with th.no_grad():  # the largest legal logit: the shift cancels out of the normalised logits
             top = (original - (1.0 - m) * 1e9).amax(-1, keepdim=True)
-        if not bool(((top > -5e8) & (top < float("inf"))).all()):
-            # a row without a legal action (or non-finite logits): sb3-contrib's own behaviour
-            self.logits = original  # it reads the shape from here, then normalises anew
-            super().apply_masking(m.ne(0))
-            return
-        self.masks = m
         # Illegal entries become 0: never exponentiated into an underflow (slow) or an overflow
         # (NaN gradients), and their gradient is exactly 0, as under sb3-contrib's masking.
         shifted = (original - top) * m
         exp = th.exp(shifted) * m
         total = exp.sum(-1)
+        # A NaN or +inf logit anywhere, or -inf at an illegal action (times its 0 mask entry), makes
+        # its row's total NaN; a row without a legal action has no top. Both take sb3-contrib's own
+        # path, which masks such logits and stays finite. One sync for both checks.
+        if not bool((top > -5e8).all() & th.isfinite(total).all()):
+            self.logits = original  # it reads the shape from here, then normalises anew
+            super().apply_masking(m.ne(0))
+            return
+        self.masks = m
         self._fast = (m, shifted, exp, total, th.log(total))
         self._param = shifted
         self._num_events = shifted.size(-1)

@@ -98,6 +98,20 @@ def test_no_mask_and_a_row_without_legal_actions_behave_as_sb3_contrib():
     torch.testing.assert_close(fast.probs, torch.softmax(logits, -1))
 
 
+def test_an_infinite_negative_logit_gives_sb3_contrib_s_distribution_not_nan():
+    # -inf at an illegal action times its 0 mask entry was NaN: the whole row's distribution was NaN
+    logits = torch.randn(3, 6, generator=torch.Generator().manual_seed(1))
+    logits[0, 1] = logits[1, 2] = -float("inf")
+    mask = torch.ones(3, 6, dtype=torch.bool)
+    mask[0, 1] = False  # row 0: the -inf logit is illegal; row 1: it is legal
+    stock, fast = _pair(logits, mask)
+    actions = torch.tensor([0, 3, 5])
+    assert torch.isfinite(fast.probs[0]).all() and torch.isfinite(fast.entropy()[0])
+    torch.testing.assert_close(fast.probs, stock.probs)
+    torch.testing.assert_close(fast.entropy(), stock.entropy(), equal_nan=True)  # row 1: NaN in both
+    torch.testing.assert_close(fast.log_prob(actions), stock.log_prob(actions))
+
+
 def test_float_masks_from_the_rollout_buffer_and_remasking_give_the_same_distribution():
     logits, mask = list(_cases())[1]
     stock = MaskableCategorical(logits=logits)
