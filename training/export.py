@@ -35,27 +35,54 @@ from .config import make_output_folder, user_path
 OPSET = 17
 
 
-def linear_layers(*parts) -> tuple[list, str | None]:
+def linear_layers(*parts, check_chain: bool = True) -> tuple[list, str | None]:
     """The Linear layers of an MLP made of ``parts`` (an SB3 branch, or RLlib's encoder and head), in
     order, and its activation's name. Containers are walked; any other layer (LayerNorm, dropout, a
     second kind of activation …) is a TypeError, because neither the export nor a numpy forward can
-    run it and a silently different opponent would be worse than none."""
+    run it and a silently different opponent would be worse than none.
+
+    The opponent format runs the activation after every layer but the last, so two Linear layers
+    without one between them, or an activation first or twice, is a TypeError too. A module of its own
+    is walked as well, but its forward may do more than run its layers in order (a skip connection, a
+    scale): with ``check_chain`` the parts, run one after the other on a probe, must give what their
+    layers run in order give, else TypeError. RLlib's encoder takes a batch dict, not a tensor; its
+    export compares the logits itself (``check_chain=False``)."""
     import torch
 
     names = {torch.nn.Tanh: "tanh", torch.nn.ReLU: "relu"}
     containers = (torch.nn.Sequential, torch.nn.ModuleList, torch.nn.ModuleDict, torch.nn.Identity)
-    linears, activations = [], set()
+    layers = []  # the Linear layers and activations, in order
     for part in parts:
         for module in part.modules():
-            if isinstance(module, torch.nn.Linear):
-                linears.append(module)
-            elif type(module) in names:
-                activations.add(names[type(module)])
+            if isinstance(module, torch.nn.Linear) or type(module) in names:
+                layers.append(module)
             elif not isinstance(module, containers) and next(module.children(), None) is None:
                 raise TypeError(f"cannot export layer {module!r} of the policy MLP: only Linear layers and one of "
                                 "tanh/relu export to the opponent format")
+    linears = [m for m in layers if isinstance(m, torch.nn.Linear)]
+    activations = {names[type(m)] for m in layers if type(m) in names}
     if len(activations) > 1:
         raise TypeError(f"mixed activations {sorted(activations)} do not export to the opponent format")
+    kinds = ["Linear" if isinstance(m, torch.nn.Linear) else names[type(m)] for m in layers]
+    if any((a == "Linear") == (b == "Linear") for a, b in zip(kinds, kinds[1:])) or kinds[:1] not in ([], ["Linear"]):
+        raise TypeError(f"the policy MLP runs {', '.join(kinds)} in order: the opponent format needs one "
+                        "activation after each Linear layer but the last")
+    if check_chain and linears:
+        probe = torch.randn(4, linears[0].in_features, generator=torch.Generator().manual_seed(0))
+        with torch.no_grad():
+            expected = chain = probe.to(linears[0].weight)
+            try:
+                for part in parts:
+                    expected = part(expected)
+            except Exception as e:
+                raise TypeError(f"cannot run the policy MLP's parts one after the other on a tensor ({e}); a "
+                                "caller that compares the exported logits itself passes check_chain=False") from e
+            for module in layers:
+                chain = module(chain)
+        if expected.shape != chain.shape or not torch.allclose(expected, chain, atol=1e-5, rtol=1e-4):
+            raise TypeError(f"the policy MLP ({', '.join(type(p).__name__ for p in parts)}) does not run its "
+                            "Linear layers and activations in order (a skip connection, a scale, a forward of "
+                            "its own?): it does not export to the opponent format")
     return linears, (activations.pop() if activations else None)
 
 

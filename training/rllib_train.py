@@ -437,7 +437,7 @@ def module_mlp_weights(module) -> tuple[list, str]:
     from .export import layer_weights, linear_layers
 
     encoder = module.encoder.actor_encoder if hasattr(module.encoder, "actor_encoder") else module.encoder.encoder
-    linears, activation = linear_layers(encoder, module.pi)
+    linears, activation = linear_layers(encoder, module.pi, check_chain=False)  # compared below
     return layer_weights(linears), activation or "tanh"
 
 

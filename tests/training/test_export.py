@@ -280,23 +280,87 @@ def test_linear_layers_walks_nested_containers_and_refuses_what_the_opponent_for
     from training.export import layer_weights, linear_layers
 
     first, second, head = torch.nn.Linear(5, 4), torch.nn.Linear(4, 3), torch.nn.Linear(3, 2)
+    # a ModuleList has no forward: the walk alone (as RLlib's export asks, comparing the logits itself)
     net = torch.nn.Sequential(torch.nn.Sequential(first, torch.nn.Tanh()), torch.nn.ModuleList([second]),
                               torch.nn.Tanh(), torch.nn.Identity())
-    linears, activation = linear_layers(net, head)
+    linears, activation = linear_layers(net, head, check_chain=False)
     assert linears == [first, second, head] and activation == "tanh"
     assert [w.shape for w, _ in layer_weights(linears)] == [(5, 4), (4, 3), (3, 2)]
+    with pytest.raises(TypeError, match="cannot run the policy MLP's parts.*check_chain=False"):
+        linear_layers(net, head)
     assert linear_layers(torch.nn.Sequential(), head) == ([head], None)  # net_arch []: the head alone
+    nested = torch.nn.Sequential(torch.nn.Sequential(first, torch.nn.Tanh()), torch.nn.Sequential(second),
+                                 torch.nn.Tanh(), torch.nn.Identity())
+    assert linear_layers(nested, head) == ([first, second, head], "tanh")
 
     class Encoder(torch.nn.Module):  # a module of its own that holds its layers, as RLlib's encoder does
         def __init__(self):
             super().__init__()
-            self.mlp = torch.nn.Sequential(first, torch.nn.Tanh())
+            self.mlp = torch.nn.Sequential(first, torch.nn.Tanh(), second, torch.nn.Tanh())
 
-    assert linear_layers(Encoder(), head) == ([first, head], "tanh")
+        def forward(self, x):
+            return self.mlp(x)
+
+    assert linear_layers(Encoder(), head) == ([first, second, head], "tanh")
     with pytest.raises(TypeError, match="cannot export layer LayerNorm"):
         linear_layers(torch.nn.Sequential(first, torch.nn.LayerNorm(4), second))
     with pytest.raises(TypeError, match="mixed activations"):
         linear_layers(torch.nn.Sequential(first, torch.nn.Tanh(), second, torch.nn.ReLU()))
+
+
+@needs_train
+def test_linear_layers_refuses_a_module_whose_forward_is_not_its_layers_in_order():
+    import torch
+
+    from training.export import linear_layers
+
+    first, second, head = torch.nn.Linear(4, 4), torch.nn.Linear(4, 4), torch.nn.Linear(4, 2)
+
+    class Residual(torch.nn.Module):  # the same layers, plus a skip connection the export would drop
+        def __init__(self):
+            super().__init__()
+            self.block = torch.nn.Sequential(first, torch.nn.Tanh())
+
+        def forward(self, x):
+            return x + self.block(x)
+
+    with pytest.raises(TypeError, match="does not run its Linear layers and activations in order"):
+        linear_layers(Residual(), head)
+    with pytest.raises(TypeError, match="Linear, Linear, tanh, Linear in order"):  # no activation between
+        linear_layers(torch.nn.Sequential(first, second, torch.nn.Tanh()), head)
+    with pytest.raises(TypeError, match="tanh, Linear"):  # an activation first
+        linear_layers(torch.nn.Sequential(torch.nn.Tanh(), first, torch.nn.Tanh()), head)
+    # a branch that ends on its activation, as SB3's policy_net does, before the action head is added
+    assert linear_layers(torch.nn.Sequential(first, torch.nn.Tanh())) == ([first], "tanh")
+
+
+@needs_train
+def test_a_policy_whose_mlp_is_not_a_plain_chain_is_refused_at_export_and_rolls_out_on_torchs_path():
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from tabletop_envs.core.single_agent import SingleAgentEnv
+    from training.export import mlp_weights
+    from training.masked_policy import FastMaskablePolicy
+
+    model = MaskablePPO(FastMaskablePolicy, SingleAgentEnv("terralore_v0"), n_steps=8, batch_size=8,
+                        policy_kwargs={"net_arch": [16]}, device="cpu", seed=0)
+    policy_net = model.policy.mlp_extractor.policy_net
+
+    class Scaled(torch.nn.Module):  # its layers in order, then doubled: not what the export writes
+        def __init__(self):
+            super().__init__()
+            self.inner = policy_net
+
+        def forward(self, x):
+            return 2 * self.inner(x)
+
+    assert model.policy._numpy_plan() is not None
+    model.policy.mlp_extractor.policy_net = Scaled()
+    del model.policy._linears  # the plan is found once; this policy is built anew in practice
+    with pytest.raises(TypeError, match="does not run its Linear layers"):
+        mlp_weights(model)
+    assert model.policy._numpy_plan() is None  # the rollout forward takes torch's path, not a wrong one
 
 
 # ------------------------------------------------------------------------------------ the command line
