@@ -292,6 +292,9 @@ def anchor_keys(anchors, where: str = "the anchors") -> list[str]:
     keys: list[str] = []
     seen: dict[str, Any] = {}  # by TensorBoard tag: the anchor (an id, a path or a policy) first given under it
     for anchor in anchors:
+        if isinstance(anchor, str) and not anchor.strip():  # else found only when the run loads its anchors
+            raise ConfigError(f"{where}: {anchor!r} names no opponent; give a policy id (random, heuristic, "
+                              "<env>/ppo) or a model file's path, or leave the item out")
         key = anchor_key(anchor)
         earlier = seen.get(tensorboard_tag(key))
         if earlier is not None:

@@ -807,3 +807,10 @@ def test_a_malformed_recipe_section_is_refused_with_an_override_inside_it_too(tm
                                           r"ppo\.total_timesteps has no mapping to set a key in; fix ppo"):
         load_config(path, ["ppo.total_timesteps=1"])
     assert load_config(path, ["ppo={total_timesteps: 1}"]).ppo.total_timesteps == 1  # a whole section replaces
+
+
+@pytest.mark.parametrize("override", ["eval.opponents=[random, '']", "eval.opponents=['  ']"])
+def test_an_empty_anchor_name_is_refused_with_the_recipe_not_when_the_run_loads_its_anchors(override):
+    # it passed the recipe check and stopped the run after its start, as "no policy registered as 'toy_v0/'"
+    with pytest.raises(ConfigError, match=r"eval.opponents: '\s*' names no opponent; give a policy id"):
+        load_config(overrides=[override])
