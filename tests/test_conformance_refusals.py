@@ -173,6 +173,17 @@ def test_pickle_check_refuses_a_copy_that_moves_another_agent(toy, monkeypatch):
         conformance.check_pickle(toy, {}, steps=6)  # pickled after 3 of its 6 turns
 
 
+def test_pickle_check_pickles_a_game_shorter_than_its_steps_halfway_not_at_its_end(toy, monkeypatch):
+    # the toy game ends after 6 turns, before the default 20 moves: pickled at its end, the copy was
+    # compared over no move, and one that moves another agent passed
+    def other_agent(env):
+        env.agent_selection = next(a for a in env.agents if a != env.agent_selection)
+
+    _unpickled_as(monkeypatch, other_agent)
+    with pytest.raises(AssertionError, match="the unpickled copy moves player_\\d, the original player_\\d"):
+        conformance.check_pickle(toy, {})
+
+
 def test_pickle_check_refuses_a_copy_that_loses_the_cards_played_so_far(toy, monkeypatch):
     # lost only mid-game (at the deal nothing has been played): the check must pickle a game under way
     def forget_played(env):

@@ -185,19 +185,34 @@ def check_seed_independence(env_name: str, game_kwargs: dict, seed: int = 7, opp
         np.random.set_state(saved[1])
 
 
+def _ended(env) -> bool:
+    return not env.agents or env.terminations[env.agent_selection] or env.truncations[env.agent_selection]
+
+
+def _random_moves(env, rng, count: int) -> int:
+    """Up to ``count`` random legal moves, fewer where the game ends first; returns how many."""
+    for played in range(count):
+        if _ended(env):
+            return played
+        env.step(int(rng.choice(np.flatnonzero(env.observe(env.agent_selection)["action_mask"]))))
+    return count
+
+
 def check_pickle(env_name: str, game_kwargs: dict, seed: int = 3, steps: int = 40) -> None:
-    """A pickled env mid-game continues exactly like the original."""
+    """A pickled env mid-game continues exactly like the original: pickled after ``steps // 2`` random
+    moves, or halfway through a game that ends sooner (the same deal and moves again), then ``steps``
+    more moves compared."""
     env = env_fn(env_name, **game_kwargs)()
     env.reset(seed=seed)
     rng = np.random.default_rng(seed)
-    for _ in range(steps // 2):
-        if not env.agents or env.terminations[env.agent_selection] or env.truncations[env.agent_selection]:
-            break
-        mask = env.observe(env.agent_selection)["action_mask"]
-        env.step(int(rng.choice(np.flatnonzero(mask))))
+    played = _random_moves(env, rng, steps // 2)
+    if _ended(env):  # pickled at the end, the copy would be compared over no move at all
+        env.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        _random_moves(env, rng, played // 2)
     copy = pickle.loads(pickle.dumps(env))
     for _ in range(steps):
-        if not env.agents or env.terminations[env.agent_selection] or env.truncations[env.agent_selection]:
+        if _ended(env):
             break
         obs_a = env.observe(env.agent_selection)
         obs_b = copy.observe(copy.agent_selection)
