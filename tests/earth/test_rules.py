@@ -1528,6 +1528,23 @@ def test_end_of_turn_window_lets_every_player_play_events_or_convert():
     assert s.current_player() == 1 and legal(s, "event") and A(s, "pass") in s.legal_actions()
 
 
+def test_end_of_turn_window_is_offered_clockwise_from_the_active_player():
+    """RULES.md: the end-of-turn window goes to every player "clockwise from the active player" (a later seat
+    sees the events played before it), as the activations do."""
+    s = at_action(3, p=1)
+    empty_hands(s)
+    quiet(s)
+    for q in range(3):
+        give(s, q, cheap(q))  # the window is asked of every seat with a card in hand, whatever the card
+    choose_action(s, "compost")
+    order = []
+    while s.current_player() in (0, 1, 2) and s.decision() != "action":
+        if s.decision() == "window":
+            order.append(s.current_player())
+        plain_step(s)
+    assert order == [1, 2, 0]
+
+
 def test_events_do_not_go_to_the_tableau_they_go_to_the_event_stack_and_cannot_be_composted():
     """Played out: player 0 plays a "+2 soil" event at its action choice, then takes Composting with Japanese Basil
     ("[Red] compost 2 cards from your hand", cell 0) and Hairy Larch ("[Red] compost 1 card from your hand: +2
@@ -2278,6 +2295,19 @@ def test_island_and_climate_count_for_habitat_objectives():
     assert scoring.measure(s, 0, "habitat", hab) == before - 1
 
 
+def test_island_and_climate_ability_colours_count_for_colour_objectives():
+    """"These cards can also count for ecosystem/fauna objectives": an island's and a climate's ability
+    colours count for "N+ cards with a <colour> ability" objectives and ecosystems as a tableau card's do."""
+    s = at_action(2, p=0)
+    clear_tableau(s, 0)
+    cards = (CAT.islands[s.island[0]], CAT.climates[s.climate[0]])
+    colours = [a["color"] for rec in cards for a in rec["abilities"]]
+    for col in set(colours):
+        assert scoring.measure(s, 0, "color", col) == colours.count(col)
+    s.island[0] = s.climate[0] = -1
+    assert all(scoring.measure(s, 0, "color", col) == 0 for col in colours)
+
+
 def test_island_and_climate_cards_also_count_for_fauna_objectives_on_card_vp_and_sets():
     # "These cards can also count for ecosystem/fauna objectives": an island and a climate worth >= 4 VP are two
     # of the "6+ cards worth at least 4 VP", and their ability colours are elements of a Red/Blue/Yellow set
@@ -2452,6 +2482,22 @@ def test_objectives_that_say_cards_count_terrain_too_those_that_say_flora_count_
     choose_action(s, "compost")
     end_turn(s)
     assert s.leaves[1] == [0]
+
+
+def test_terrain_objectives_count_only_the_terrain_cards_of_the_tableau():
+    """Narwhal "Have 4+ Terrain cards" and Masai Mara "3 VP each for Terrain cards" count terrain only."""
+    narwhal = next(f for f in CAT.fauna if f["name"] == "Narwhal")
+    mara = next(e for e in CAT.ecosystems if e["name"] == "Masai Mara")
+    assert (narwhal["measure"], narwhal["n"], mara["measure"]) == ("terrain", 4, "terrain")
+    s = at_action(2, p=0)
+    terrains = [c["id"] for c in CAT.earth if c["kind"] == "terrain"][:4]
+    for cell, card in enumerate(terrains[:3] + [flora(skip=k) for k in range(5)]):
+        put(s, 0, cell, card)
+    assert scoring.measure(s, 0, "terrain") == 3
+    assert not scoring.fauna_met(s, 0, narwhal["id"])
+    assert scoring.ecosystem_vp(s, 0, mara["id"]) == 3 * mara["vp"] // mara["per"]
+    put(s, 0, 8, terrains[3])
+    assert scoring.measure(s, 0, "terrain") == 4 and scoring.fauna_met(s, 0, narwhal["id"])
 
 
 def test_cost_objectives_count_only_tableau_cards_since_island_and_climate_have_no_soil_cost():

@@ -462,6 +462,24 @@ def test_a_copy_never_copies_the_other_ability_of_its_own_card(monkeypatch):
     assert s.copy_targets(0, 5, colour) and all(slot // 2 == 6 for slot in s.copy_targets(0, 5, colour))
 
 
+def test_a_copy_copies_only_an_ability_whose_cost_can_be_paid_now():
+    """"Any abilities with a numbered resource before a ':' must be paid to get the benefit": a copy resolves
+    the copied ability, cost first, so an ability p cannot pay for is no copy target (and a copy with no
+    target is not offered)."""
+    meadow = next(c for c in CAT.earth if c["name"] == "Meadow Sprouts")
+    mint = next(c for c in CAT.earth if c["name"] == "Silver Mint")
+    assert meadow["text"].startswith("[Blue] copy one Blue ability in your tableau.")
+    assert mint["abilities"][0] == {"color": "multi", "kind": "gain", "cost": {"soil": 1},
+                                    "gain": [{"res": "growth", "n": 2}]}
+    s = board()
+    put(s, 0, 0, meadow["id"])
+    put(s, 0, 1, mint["id"])
+    s.soil[0] = 0
+    assert s.copy_targets(0, 0, "blue") == [] and not s.slot_usable(0, 0, "blue")
+    s.soil[0] = 1
+    assert s.copy_targets(0, 0, "blue") == [2] and s.slot_usable(0, 0, "blue")
+
+
 def test_copy_never_copies_the_island_or_climate_or_another_copy():
     s = board()
     jokers = [c["id"] for c in CAT.earth if c["type"] == "joker"]
@@ -591,6 +609,22 @@ def test_line_of_four_different_ability_colours_may_use_either_colour_of_a_two_c
     assert scoring.measure(s, 0, "lines_diff_color") == 0
 
 
+def test_line_of_four_different_ability_colours_takes_each_colour_from_a_different_card():
+    """Four colours among a row's cards are not enough: each card gives one colour of its own. A multicoloured
+    card and a blue/yellow card beside two red-only cards show four colours; the two red cards give one."""
+    s = board()
+    pair = {cols: next(c["id"] for c in CAT.earth if c["kind"] == "flora" and c["type"] != "joker"
+                       and sorted(a["color"] for a in c["abilities"]) == sorted(cols))
+            for cols in (("red",), ("multi",), ("blue", "yellow"))}
+    red2 = next(c["id"] for c in CAT.earth if c["kind"] == "flora" and c["type"] != "joker"
+                and c["id"] != pair[("red",)] and [a["color"] for a in c["abilities"]] == ["red"])
+    for i, c in enumerate([pair[("multi",)], pair[("blue", "yellow")], pair[("red",)], red2]):
+        put(s, 0, i, c)
+    shown = set().union(*(CAT.colours_of[s.grid[0][i]] for i in range(4)))
+    assert shown >= {"red", "blue", "yellow", "multi"}
+    assert scoring.measure(s, 0, "lines_diff_color") == 0
+
+
 def test_score_per_resource():
     s = board()
     s.soil[0] = 10
@@ -674,6 +708,28 @@ def test_a_cost_reduction_lowers_the_alternative_cost_too():
     for c in extra:
         act(s, "card", c)
     assert s.grid[0][6] == card and s.decision() != "pay_hand" and s.compost[0][-need:] == extra
+
+
+def test_a_card_whose_cost_is_reduced_to_0_is_planted_for_free_without_a_choice_of_payment():
+    """A cost reduced to 0 takes nothing, neither soil nor the alternative resource: Hairy Milkcap (cost 1,
+    "pay this card's cost with growth") beside a "Mushrooms cost 2 less" terrain is planted with no payment
+    decision, and neither soil nor growth leaves its owner."""
+    card = alt_card("growth")
+    assert "mushroom" in CAT.types_of[card] and CAT.earth[card]["cost"] <= 2
+    mushrooms_less = {"color": "brown", "kind": "cost_reduction", "filter": {"type": "mushroom"}, "n": 2}
+    terrain = next(c["id"] for c in CAT.earth if mushrooms_less in c["abilities"])
+
+    def prep(s):
+        put(s, 0, 5, terrain)
+        put(s, 0, 4, roomy(), growth=1)
+
+    s = plant_board(card, 0, prep=prep)
+    assert s.effective_cost(0, card) == 0 and s.pay_methods(0, card, 0) == ["soil"]
+    assert legal(s, "plant") == [card]
+    act(s, "plant", card)
+    act(s, "cell", 6)
+    assert s.grid[0][6] == card and s.decision() not in ("pay_method", "pay")
+    assert (s.soil[0], sum(s.gro[0])) == (0, 1)
 
 
 @pytest.mark.parametrize("res", ["sprouts", "growth"])
