@@ -800,6 +800,71 @@ def test_a_sampling_model_plays_a_forced_move_without_drawing_from_its_generator
     assert rng.bit_generator.state == before
 
 
+def test_a_sampling_model_draws_its_moves_from_the_generator_single_and_batched():
+    # found by mutation testing: act() and act_batch() that always took the argmax, whatever the policy's
+    # deterministic, passed the suite (the draws were only tested on choose_legal itself)
+    from tabletop_envs.core.onnx_policy import MLPPolicy
+
+    bias = np.array([0.0, 0.3, 0.2, 0.1, 9.0], np.float32)  # action 4, the argmax, is illegal
+    weights = [(np.zeros((3, 5), np.float32), bias)]
+    mask = np.array([1, 1, 1, 1, 0], np.int8)
+    obs = np.ones(3, np.float32)
+    sampler = MLPPolicy(weights, deterministic=False)
+    single = [sampler.act(obs, mask, np.random.default_rng(seed)) for seed in range(200)]
+    batched = sampler.act_batch(np.ones((200, 3), np.float32), np.tile(mask, (200, 1)), np.random.default_rng(0))
+    for picks in (np.array(single), batched):
+        assert set(picks.tolist()) == {0, 1, 2, 3}  # every legal action drawn, never the illegal one
+    # the same seed draws the same moves
+    assert single == [sampler.act(obs, mask, np.random.default_rng(seed)) for seed in range(200)]
+    again = sampler.act_batch(np.ones((200, 3), np.float32), np.tile(mask, (200, 1)), np.random.default_rng(0))
+    assert batched.tolist() == again.tolist()
+    argmax = MLPPolicy(weights, deterministic=True)
+    assert argmax.act(obs, mask, np.random.default_rng(0)) == 1
+    assert argmax.act_batch(np.ones((4, 3), np.float32), np.tile(mask, (4, 1)), None).tolist() == [1] * 4
+
+
+def test_an_mlp_policy_computes_float32_logits_whatever_the_dtype_of_its_weights_or_observation():
+    # found by mutation testing: dropping either float32 cast (weights at construction, the observation in
+    # logits) passed the suite; the numpy forward then ran in float64, not as the exported float32 graph does
+    from tabletop_envs.core.onnx_policy import MLPPolicy
+
+    rng = np.random.default_rng(0)
+    weights = [(rng.normal(size=(6, 4)), rng.normal(size=4)), (rng.normal(size=(4, 3)), rng.normal(size=3))]
+    policy = MLPPolicy(weights)  # float64 weights
+    assert all(w.dtype == b.dtype == np.float32 for w, b in policy.layers)
+    for observation in ([1, 0, 2, 0, 0, 3], np.arange(12).reshape(2, 6)):  # ints: a list and an int64 batch
+        logits = policy.logits(observation)
+        assert logits.dtype == np.float32
+        expected = np.asarray(observation, np.float32) @ policy.layers[0][0] + policy.layers[0][1]
+        expected = np.tanh(expected) @ policy.layers[1][0] + policy.layers[1][1]
+        np.testing.assert_allclose(logits, expected, rtol=1e-5, atol=1e-5)
+
+
+def test_an_mlp_policy_refuses_an_unknown_activation_and_a_scalar_observation_with_a_value_error():
+    # found by mutation testing: without these checks, a KeyError naming the activation, and an IndexError
+    # of the width check, came out instead
+    from tabletop_envs.core.onnx_policy import MLPPolicy
+
+    with pytest.raises(ValueError, match=r"activation must be one of \['relu', 'tanh'\], got 'sigmoid'"):
+        MLPPolicy([(np.ones((3, 2)), np.zeros(2))], activation="sigmoid")
+    policy = MLPPolicy([(np.ones((3, 2)), np.zeros(2))])
+    with pytest.raises(ValueError, match="takes an observation vector of 3 values .*got a scalar"):
+        policy.logits(np.float32(1.0))
+
+
+def test_a_pickled_relu_mlp_policy_keeps_its_activation():
+    # found by mutation testing: __setstate__ rebuilding tanh whatever the activation passed the suite
+    from tabletop_envs.core.onnx_policy import MLPPolicy
+
+    weights = [(np.array([[1.0, -1.0]], np.float32), np.zeros(2, np.float32)),
+               (np.eye(2, dtype=np.float32), np.zeros(2, np.float32))]
+    policy = MLPPolicy(weights, activation="relu")
+    copy_ = pickle.loads(pickle.dumps(policy))
+    assert copy_.activation == "relu"
+    np.testing.assert_array_equal(copy_.logits(np.array([2.0], np.float32)), [2.0, 0.0])  # tanh: [0.96, -0.96]
+    np.testing.assert_array_equal(copy_.logits(np.array([2.0], np.float32)), policy.logits(np.array([2.0], np.float32)))
+
+
 def test_single_agent_env_randomises_seat_and_masks_are_bool(toy):
     import toy_game
 
@@ -1959,6 +2024,21 @@ def test_a_heuristic_bot_refuses_another_games_observation_instead_of_picking_an
                 bot.act(np.zeros(n_obs, np.float32), np.ones(n_actions, np.int8), rng)
 
 
+@pytest.mark.parametrize("env_name", sorted(SHAPES))
+def test_a_heuristic_bot_refuses_another_games_action_mask_beside_its_own_observation(env_name):
+    # found by mutation testing: a check of the observation's width alone passed the suite; the bot then read
+    # legal actions out of a mask whose ids mean another game's moves
+    from tabletop_envs import ModelMismatchError, load_policy
+
+    bot = load_policy(f"{env_name}/heuristic")
+    n_obs, _ = SHAPES[env_name]
+    for other, (_, n_actions) in SHAPES.items():
+        if other != env_name:
+            with pytest.raises(ModelMismatchError, match=rf"action masks .*got shapes \({n_obs},\) and "
+                                                         rf"\({n_actions},\): most likely another env's"):
+                bot.act(np.zeros(n_obs, np.float32), np.ones(n_actions, np.int8), np.random.default_rng(0))
+
+
 @pytest.mark.parametrize("policy_id", [f"{name}/{kind}" for name in sorted(SHAPES) for kind in ("heuristic", "random")])
 def test_every_game_policy_refuses_a_mask_without_a_legal_action_by_name(policy_id):
     from tabletop_envs import load_policy
@@ -2494,6 +2574,38 @@ def test_a_model_is_refused_at_load_where_the_envs_rule_options_give_the_game_ot
                       "num_actions": four.num_actions, "action_layout_hash": four.action_layout.hash()}
     with pytest.raises(ModelMismatchError, match=r"\(turns=4 in training, 6 here\) give the game other layouts"):
         load_policy(short, env=toy, game_config={})
+
+
+def test_a_model_refused_for_its_layouts_under_other_rule_options_is_told_only_the_options_that_differ(
+        toy, monkeypatch):
+    # found by mutation testing: a refusal that listed every option, the ones at the model's own values too,
+    # passed the suite (the toy game had a single option)
+    import toy_game
+
+    from tabletop_envs import ModelMismatchError, load_policy
+    from tabletop_envs.core.onnx_policy import MLPPolicy
+
+    class TwoOptionToy(toy_game.ToyGame):
+        def __init__(self, turns: int = 6, colour: str = "red"):
+            super().__init__(turns)
+            self.colour = colour
+            segments = [(s.name, s.shape, s.low, s.high, s.description)
+                        for s in self.observation_layout.segments.values()]
+            self.observation_layout = ObservationLayout([*segments, ("turn_track", turns, 0, 1, "one per turn")])
+
+        def config(self):
+            return {"turns": self.turns, "colour": self.colour}
+
+    monkeypatch.setattr(toy_game.raw_env, "game_class", TwoOptionToy)
+    trained = make_game(toy, turns=6, colour="blue")
+    lay = trained.observation_layout
+    model = MLPPolicy([(np.zeros((lay.size, trained.num_actions)), np.zeros(trained.num_actions))], name="toy model")
+    model.metadata = {"env_id": toy, "game_config": trained.config(), "observation_layout_hash": lay.hash(),
+                      "observation_size": lay.size, "num_actions": trained.num_actions,
+                      "action_layout_hash": trained.action_layout.hash()}
+    with pytest.raises(ModelMismatchError, match=r"its rule options \(turns=6 in training, 4 here\) give the game "
+                                                 "other layouts"):
+        load_policy(model, env=toy, game_config={"turns": 4, "colour": "blue"})
 
 
 def test_the_layout_facts_a_model_is_checked_against_follow_the_game_class_registered_now(toy, monkeypatch):

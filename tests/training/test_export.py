@@ -273,6 +273,35 @@ def test_the_sidecars_act_mode_is_the_loaders_default_and_can_be_overridden(toy_
         load_policy(str(argmax))  # it loaded, sampling, without a word
 
 
+def test_a_sidecar_without_an_act_mode_loads_a_policy_that_plays_the_argmax(exported):
+    # found by mutation testing: a default of "sample" for a sidecar without "act" (an older export) passed
+    # the suite: such a model would have sampled without a word
+    meta = json.loads(exported.with_suffix(".json").read_text(encoding="utf-8"))
+    del meta["act"]
+    exported.with_suffix(".json").write_text(json.dumps(meta), encoding="utf-8")
+    assert load_policy(str(exported)).deterministic is True
+    assert load_policy(str(exported), deterministic=False).deterministic is False
+
+
+@pytest.mark.parametrize("backend", ["torch", "Numpy", ""])
+def test_an_unknown_backend_is_refused_naming_the_three(exported, backend):
+    # found by mutation testing: without the check, an unknown backend (a typo) loaded as "auto" without a word
+    with pytest.raises(ValueError, match=f"backend must be 'auto', 'numpy' or 'onnxruntime', got {backend!r}"):
+        load_policy(str(exported), backend=backend)
+
+
+@needs_onnx
+def test_the_npz_beside_a_network_that_is_no_mlp_is_not_played_as_one(exported):
+    # found by mutation testing: loading the .npz whatever the sidecar's network kind passed the suite; only an
+    # MLP runs as the numpy forward, any other graph through onnxruntime
+    _edit_sidecar(exported, network={"kind": "transformer"})
+    policy = load_policy(str(exported))
+    assert isinstance(policy, OnnxPolicy) and policy.model_file == str(exported)
+    with pytest.raises(TabletopError, match="backend='numpy' runs MLPs only; the sidecar says this network is "
+                                           "'transformer'"):
+        load_policy(str(exported), backend="numpy")
+
+
 @needs_train
 def test_linear_layers_walks_nested_containers_and_refuses_what_the_opponent_format_cannot_run():
     import torch
@@ -714,6 +743,16 @@ def test_a_renamed_copy_of_the_three_files_loads_from_any_of_them(exported, tmp_
         assert isinstance(policy, OnnxPolicy) and policy.onnx_path == str(renamed)
 
 
+def test_a_path_to_a_missing_graph_beside_its_sidecar_and_weights_loads_the_weights(exported):
+    # found by mutation testing: refusing a path that is not there though its sidecar is passed the suite; the
+    # loader takes any of the three files' paths, and the weights play without the graph
+    exported.unlink()  # ppo.onnx
+    policy = load_policy(str(exported))
+    assert isinstance(policy, MLPPolicy) and policy.model_file == str(exported.with_suffix(".npz"))
+    with pytest.raises(FileNotFoundError, match="found none of ppo.onnx"):
+        load_policy(str(exported), backend="onnxruntime")
+
+
 def test_a_sidecar_renamed_alone_finds_the_files_it_names(exported):
     renamed = exported.with_name("alias.json")
     exported.with_suffix(".json").rename(renamed)
@@ -873,6 +912,13 @@ def test_a_garbage_onnx_graph_without_weights_is_refused_at_load_not_at_the_firs
         load_policy(str(exported), backend="onnxruntime")
 
 
+@needs_onnx
+def test_an_onnx_policy_of_a_path_with_no_file_names_the_missing_graph(tmp_path):
+    # found by mutation testing: without the check, the bare error of the external-data scan came out instead
+    with pytest.raises(FileNotFoundError, match=f"no ONNX graph at {re.escape(str(tmp_path / 'gone.onnx'))}$"):
+        OnnxPolicy(tmp_path / "gone.onnx")
+
+
 def test_an_onnx_graph_whose_widths_differ_from_its_sidecar_is_refused_at_load(exported):
     import onnx
 
@@ -894,6 +940,22 @@ def test_a_sidecar_game_config_the_game_does_not_take_is_a_mismatch_naming_the_s
         exported, game_config, problem):
     _edit_sidecar(exported, game_config=game_config)
     with pytest.raises(ModelMismatchError, match=f"{problem}.*re-export the model"):
+        load_policy(str(exported))
+
+
+@pytest.mark.parametrize("error", [TypeError, ValueError])
+def test_a_game_that_refuses_the_sidecars_game_config_with_its_own_error_is_a_mismatch_naming_the_sidecar(
+        exported, monkeypatch, error):
+    # found by mutation testing: only the library's own errors were tested; a game's TypeError or ValueError
+    # for an option value came out bare
+    import toy_game
+
+    def refuse(cls, config):
+        raise error("turns must be a whole number")
+
+    monkeypatch.setattr(toy_game.ToyGame, "layout_config", classmethod(refuse))
+    with pytest.raises(ModelMismatchError, match=r"toy_v0 cannot be built with the game_config of its sidecar "
+                                                  r"\S*ppo\.json \(turns must be a whole number\)"):
         load_policy(str(exported))
 
 
@@ -1084,7 +1146,8 @@ def test_a_sidecar_without_digests_from_an_older_export_still_loads(exported):
     assert _toy_move(load_policy(str(exported))) in range(11)
 
 
-@pytest.mark.parametrize("record", ["abc", {"weights": 5}])
+# "" and []: found by mutation testing, an empty record of another type was let through as "no digests"
+@pytest.mark.parametrize("record", ["abc", {"weights": 5}, "", []])
 def test_a_sidecar_digest_record_of_another_shape_is_refused(exported, record):
     side = exported.with_suffix(".json")
     meta = json.loads(side.read_text(encoding="utf-8"))
@@ -1111,6 +1174,9 @@ def test_a_sidecar_digest_record_of_another_shape_is_refused(exported, record):
     ({"evaluation": {"vs_random": {"loss": {"rate": 97}}}}, "evaluation.vs_random.loss.rate .*got 97"),
     ({"evaluation": {"vs_random": {"win": {"ci95": [0.4]}}}}, r"evaluation.vs_random.win.ci95 must be two numbers "
                                                               r"from 0 to 1 .*got \[0.4\]"),
+    # found by mutation testing: a key that is no anchor ended the check of the anchors after it
+    ({"evaluation": {"protocol": {}, "vs_random": {"games": -1}}}, "evaluation.vs_random.games must be a "
+                                                                   "non-negative int, got -1"),
     ({"name": ["ppo"]}, r"name must be a non-empty string .*got \['ppo'\]"),
     ({"name": ""}, "name must be a non-empty string .*got ''"),
 ], ids=lambda value: None if isinstance(value, str) else json.dumps(value)[:40])
@@ -1167,6 +1233,13 @@ def test_weights_that_overflow_on_the_envs_own_observation_are_named_not_the_obs
     # values the env never produces are still the observation's fault
     with pytest.raises(ValueError, match="the observation holds values far outside what the env produces"):
         policy.act(np.full(32, 1e30, np.float32), mask, None)
+    # one value out of range is enough (found by mutation testing: a range check of any value, not each, passed)
+    partly = obs.astype(np.float32)
+    partly[5] = 1e30
+    with pytest.raises(ValueError, match="the observation holds values far outside what the env produces"):
+        policy.act(partly, mask, None)
+    with pytest.raises(ValueError, match="the observation holds values far outside what the env produces"):
+        policy.act_batch(np.stack([obs, partly]), np.stack([mask, mask]), None)
 
 
 def test_a_sidecar_path_that_is_a_folder_is_refused_naming_it(exported):

@@ -185,6 +185,19 @@ def test_a_model_in_tabletop_models_dir_is_loaded_by_id_before_the_shipped_one(t
     assert load_policy("terralore_v0/ppo").name == "mine"
 
 
+def test_a_model_of_another_env_in_an_envs_models_folder_is_refused_when_loaded_by_that_envs_id(tmp_path, monkeypatch):
+    # found by mutation testing: loading a model found by id without the id's env passed the suite; an Earth
+    # model copied into the Terralore folder then loaded as "terralore_v0/stray" and played Terralore seats
+    from tabletop_envs.core.errors import ModelMismatchError
+
+    folder = tmp_path / ENVS["terralore_v0"].models_dir
+    folder.mkdir()
+    _model_copy(folder, env_name="earth_v0", stem="stray")
+    monkeypatch.setenv("TABLETOP_MODELS_DIR", str(tmp_path))
+    with pytest.raises(ModelMismatchError, match="was trained for 'earth_v0', not 'terralore_v0'"):
+        load_policy("terralore_v0/stray")
+
+
 def test_a_model_without_its_sidecar_in_tabletop_models_dir_is_passed_over_for_the_shipped_one(tmp_path, monkeypatch):
     # a graph alone cannot be checked against the env: the shipped model with its sidecar is the one the id names
     shipped = model_path_for_id("terralore_v0/ppo")

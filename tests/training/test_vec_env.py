@@ -217,6 +217,17 @@ def test_sampling_follows_the_masked_softmax_even_with_logits_too_large_for_exp(
     assert {choose_legal(logits[0], masks[0], rng, False) for _ in range(50)} == {1}
 
 
+def test_choose_legal_batch_shifts_each_row_by_its_own_maximum():
+    # found by mutation testing: shifting every row by the batch's maximum passed the suite; a row whose logits lie
+    # far below another row's then had all its weights underflow to 0 and always played its last legal action
+    logits = np.array([[0.0, 0.0, 0.0, 0.0], [0.0, 1000.0, 0.0, 0.0]], np.float32).repeat(200, 0)
+    masks = np.array([[True, True, True, False], [True, True, True, False]]).repeat(200, 0)
+    picks = choose_legal_batch(logits, masks, np.random.default_rng(3), deterministic=False)
+    low, high = picks[:200], picks[200:]
+    assert set(low.tolist()) == {0, 1, 2}  # uniform over its three legal actions
+    assert high.tolist() == [1] * 200
+
+
 class _TopOfTheRow:
     """A generator whose every draw is at the very top of [0, 1): what float rounding can give."""
 
