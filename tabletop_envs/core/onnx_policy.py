@@ -135,10 +135,12 @@ class _LogitsPolicy:
         values = np.asarray(observation, np.float64)
         bad = ~np.isfinite(values)
         env_id, bounds = self._observation_range()
-        if not bad.any() and bounds is not None and self.model_file and _within(values, *bounds):
+        if not bad.any() and bounds is not None and _within(values, *bounds):
             # the env's own observation overflows float32 in the forward: the weights are at fault, not the caller
-            raise _broken_file(self.model_file, f"its weights overflow float32 to NaN or infinite logits on an "
-                                                f"observation that {env_id} produces")
+            fault = f"its weights overflow float32 to NaN or infinite logits on an observation that {env_id} produces"
+            if self.model_file:
+                raise _broken_file(self.model_file, fault)
+            raise ValueError(f"policy {self.name!r}: {fault}; check the weights it was built with")
         where = (f"the observation holds {int(bad.sum())} NaN or infinite value(s) (first at index "
                  f"{tuple(int(i) for i in np.argwhere(bad)[0]) if bad.ndim > 1 else int(np.flatnonzero(bad)[0])})"
                  if bad.any() else "the observation holds values far outside what the env produces")

@@ -1242,6 +1242,26 @@ def test_weights_that_overflow_on_the_envs_own_observation_are_named_not_the_obs
         policy.act_batch(np.stack([obs, partly]), np.stack([mask, mask]), None)
 
 
+def test_weights_of_a_policy_built_in_python_that_overflow_on_the_envs_own_observation_are_named(toy):
+    # a policy built from arrays has no file to blame: the weights were still at fault, and the message
+    # blamed the observation the env had produced
+    import toy_game
+
+    from tabletop_envs.core.onnx_policy import MLPPolicy
+
+    rng = np.random.default_rng(0)
+    policy = MLPPolicy([(rng.normal(size=(32, 8)), np.zeros(8)), (np.full((8, 11), 3e38), np.zeros(11))],
+                       name="hand-built")
+    policy.metadata = {"env_id": "toy_v0"}
+    state = toy_game.ToyGame().new_initial_state(0)
+    obs, mask = state.observation(0), state.legal_action_mask()
+    with pytest.raises(ValueError, match="policy 'hand-built': its weights overflow float32 to NaN or infinite "
+                                         "logits on an observation that toy_v0 produces; check the weights"):
+        policy.act(obs, mask, None)
+    with pytest.raises(ValueError, match="the observation holds values far outside what the env produces"):
+        policy.act(np.full(32, 1e30, np.float32), mask, None)
+
+
 def test_a_sidecar_path_that_is_a_folder_is_refused_naming_it(exported):
     side = exported.with_suffix(".json")
     side.unlink()
