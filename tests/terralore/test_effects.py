@@ -140,6 +140,17 @@ def test_move_own_strongest_from_the_other_lane_into_here():
     assert s.castle[1] == 10 - 4
 
 
+def test_a_revealed_creature_takes_its_slot_before_its_own_move_so_its_full_lane_takes_no_more():
+    # "Each lane can hold a maximum of four creatures per player": the Tempest Roc turns face up as the fourth
+    # creature of its lane, so its move of the Tortoise there would make five
+    s = make_state(hands=(["Tempest Roc", "Gloom Bat", "Pebble Mole", "Lantern Moth", "Scorch"], []),
+                   attacking=(["Tidepool Crab", "Ember Imp", "Sand Piper"], []), defending=(["Stone Tortoise"], []))
+    place(s, "Tempest Roc", A, discards=["Gloom Bat", "Pebble Mole", "Lantern Moth", "Scorch"])
+    end_turn(s)
+    assert names(s.field[0][A]) == ["Tidepool Crab", "Ember Imp", "Sand Piper", "Tempest Roc"]
+    assert names(s.field[0][D]) == ["Stone Tortoise"]
+    s.check_invariants()
+
 def test_heal_castle():
     s = play_and_reveal("Bedrock Ward", A, castles=(5, 10))
     assert s.castle[0] == 8

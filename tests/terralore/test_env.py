@@ -492,6 +492,24 @@ def test_a_saved_lane_choice_for_a_card_the_rest_of_the_hand_cannot_pay_for_is_r
                        f"choosing a lane for card {cid('Fortified Shell')} of cost 2, with 1 other card(s)")
 
 
+def test_a_saved_hand_of_more_than_7_cards_is_refused():
+    # "You can only have 7 cards in your hand. Any surplus cards drawn go to the Graveyard."
+    s = make_state(hands=(["Sturdy Turtle", "Gloom Bat", "Pebble Mole", "Ember Imp", "Fortified Shell", "Red Fox",
+                           "Clay Golem"], []), opaque_wall=False)
+    assert len(s.hand[0]) == 7
+    refused_on_loading(s, lambda st: move(st["deck"][0], st["hand"][0]), "player 0 holds 8 > 7")
+
+def test_a_saved_skill_lying_face_up_in_a_lane_is_refused():
+    # "Creature cards are played in either the attacking lane or defending lane"; a skill resolves as it is
+    # revealed, then goes to the Graveyard (RULES.md choice 6): a lane holds only creatures
+    s = make_state(hands=(["Fireball", "Gloom Bat"], []), attacking=(["Ember Imp"], []), opaque_wall=False)
+    refused_on_loading(s, lambda st: st["field"][0][A].insert(0, st["hand"][0].pop(0)),
+                       "player 0 lane 0 holds a card that is no creature")
+
+def test_a_saved_lane_total_other_than_its_creatures_points_is_refused():
+    s = make_state(hands=(["Gloom Bat"], []), attacking=(["Ember Imp"], []), opaque_wall=False)
+    refused_on_loading(s, lambda st: st["totals"][0].__setitem__(A, st["totals"][0][A] + 1), "stale lane totals")
+
 @pytest.mark.parametrize("edit, fragment", [
     (lambda st: st["play_start"][1].update(field=st["play_start"][1]["field"][:1]), "field is not two lanes"),
     (lambda st: st["play_start"][1].update(field={}), "field is not two lanes"),

@@ -41,6 +41,12 @@ def test_mulligan_shuffles_the_hand_back_and_draws_one_card_fewer():
     assert fresh >= 5
 
 
+def test_each_player_may_take_a_mulligan_whatever_the_other_did():
+    s = TerraloreGame().new_initial_state(4)
+    act(s, "mulligan", 1)
+    act(s, "mulligan", 1)
+    assert s.mulliganed == [True, True] and [len(h) for h in s.hand] == [3, 3] and s.decision() == "play"
+
 def test_option_without_mulligan_the_game_starts_in_the_play_phase():
     s = TerraloreGame(mulligan=False).new_initial_state(4)
     assert s.decision() == "play" and s.turn_number == 1

@@ -546,6 +546,20 @@ def test_a_fifth_creature_requires_destroying_one_already_in_play_to_the_graveya
     assert names(s.field[0][A]) == ["Tidepool Crab", "Pebble Mole", "Ember Imp", "Lantern Moth"]
 
 
+def test_a_costly_fifth_creature_is_paid_for_with_its_discards_before_the_creature_to_destroy_is_chosen():
+    # placing a card: which card, its lane, one discard per point of cost, then (a full lane) the destroy
+    four = ["Tidepool Crab", "Pebble Mole", "Ember Imp", "Sand Piper"]
+    s = make_state(hands=(["Stone Tortoise", "Gloom Bat", "Lantern Moth"], []), attacking=(four, []))
+    act(s, "play", cid("Stone Tortoise"))
+    act(s, "lane", A)
+    assert s.decision() == "discard" and s.discards_left == 2 and s.slots_to_free == 1
+    act(s, "discard", cid("Gloom Bat"))
+    assert s.decision() == "discard"
+    act(s, "discard", cid("Lantern Moth"))
+    assert s.decision() == "destroy"
+    act(s, "destroy", cid("Sand Piper"))
+    assert s.decision() == "play" and names(s.graveyard[0]) == ["Gloom Bat", "Lantern Moth", "Sand Piper"]
+
 def test_a_fifth_creature_must_destroy_one_of_the_creatures_not_a_skill_placed_face_down_in_that_lane():
     # "they must destroy one of the creatures already in play": a skill placed face down in the full lane
     # this turn is no creature, so it is no replace-one choice; it stays face down and resolves when revealed

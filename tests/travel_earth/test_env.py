@@ -96,6 +96,19 @@ def test_resample_hidden_covers_hand_deck_order_and_face_down_reservoir():
     assert len(seen_unseen) > 1 and len(seen_opp) > 1
 
 
+def test_resample_hidden_redeals_the_opponents_unseen_starting_reservoir_card():
+    # Player 2's starting card lies face down, "without either player looking at it": Player 1's worlds deal it
+    # anew (from Player 2's hidden cards), never keep the real one
+    s = TravelEarthGame(first_player=0).new_initial_state(4)
+    rng = np.random.default_rng(1)
+    cards = set()
+    for _ in range(30):
+        world = s.resample_hidden(0, rng)
+        np.testing.assert_array_equal(world.observation(0), s.observation(0))
+        assert len(world.unseen[1]) == 1 and world.hand[1] != [] and len(world.hand[1]) == len(s.hand[1])
+        cards.add(world.unseen[1][0])
+    assert len(cards) > 1
+
 def test_resample_hidden_redeals_the_opponents_face_down_reservoir_cards():
     # the leak tests compare observations across resampled worlds: a Reservoir left as dealt would
     # let an encoder that shows its cards pass them
@@ -442,6 +455,53 @@ def test_a_saved_reservoir_too_small_for_its_empty_cards_and_the_challengers_dec
     # the Challenger resolving has turned its Full card Empty
     refused_on_loading(s, lambda st: st["empty"].__setitem__(0, 0), "the Challenger resolving without an Empty")
 
+
+def test_a_game_drawn_by_stalemate_saves_and_loads_back_with_its_full_count_of_quiet_turns():
+    s = scenario(p0=dict(ready=["Lion"], hand=["Emu"]), p1=dict(ready=["Tiger"], hand=["Koala"]),
+                 filler_to="discard", stalemate_turns=2, phase="add")
+    for _ in range(2):
+        act(s, "skip_reservoir")
+        act(s, "end_play")
+    assert s.drawn_game and s.quiet == 2
+    data = json.loads(json.dumps(s.to_dict()))
+    assert s.game.state_from_dict(data) == s
+
+
+def test_a_saved_unseen_reservoir_card_of_player_1_is_refused():
+    # only Player 2 places "the top card of their Deck face down into their Reservoir, without either player
+    # looking at it"
+    s = scenario(p0=dict(ready=["Lion"]), p1=dict(ready=["Tiger"], unseen=["Koala"]))
+    refused_on_loading(s, lambda st: st["unseen"][0].append(st["deck"][0].pop()), "only Player 2 has an unseen card")
+
+def test_a_saved_reservoir_of_more_cards_than_blubber_store_allows_is_refused():
+    # "Your Reservoir can contain at most 6 cards total"; Blubber Store: "your Reservoir can hold 7 cards"
+    s = scenario(p0=dict(ready=["Lion", "Bowhead whale"], reservoir=["Koala"] * 4 + ["Emu"] * 3),
+                 p1=dict(ready=["Tiger"]))
+    assert s.reservoir_size(0) == 7
+    refused_on_loading(s, lambda st: st["reservoir"][0].append(st["deck"][0].pop()), "seat 0: Reservoir holds 8 cards")
+
+def test_a_saved_change_phase_after_a_ready_defenders_tie_is_refused():
+    # a Ready Defender's tie moves on to another statistic: the defending player is never asked for a change
+    s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]), p1=dict(ready=["Tiger"], reservoir=["Emu"]))
+    act(s, "declare", "Lion")
+    act(s, "statistic", WEIGHT)
+    act(s, "defend_ready", "Tiger")
+    assert s.phase == "change"
+    refused_on_loading(s, lambda st: st.update(stat=OFFSPRING, used=1 << OFFSPRING),
+                       "the change phase though the Defender did not lose the statistic compared")
+
+
+def test_a_saved_payment_question_with_a_single_reservoir_card_is_refused():
+    # a single Reservoir card pays for the change at once: nobody is asked which card pays
+    s = paying_for_a_change()
+    refused_on_loading(s, lambda st: st["deck"][1].append(st["reservoir"][1].pop()),
+                       "seat 1 asked which Reservoir card pays, though it pays at once")
+
+
+def test_a_saved_reservoir_of_the_waiting_player_with_more_empty_cards_than_cards_is_refused():
+    s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]), p1=dict(ready=["Tiger"], reservoir=["Emu"]),
+                 empty=(0, 1))
+    refused_on_loading(s, lambda st: st["empty"].__setitem__(1, 2), "seat 1: 2 Empty of 1 Reservoir cards")
 
 def test_a_saved_challenge_outside_the_challenge_phase_is_refused():
     s = scenario(p0=dict(ready=["Lion", "Tiger"], reservoir=["Koala", "Emu"]), p1=dict(ready=["Sea otter"]))

@@ -334,6 +334,17 @@ def test_after_drawing_and_before_playing_add_up_to_1_card_from_hand():
     assert s.reservoir[0] == ids(["Cheetah"])
 
 
+def test_reservoir_cards_stay_face_down_so_the_order_of_two_additions_makes_no_other_position():
+    # face down, a Reservoir is a pile of cards: adding Koala then Emu is the position Emu then Koala reaches
+    # (the same state, the same future Last Resort draws)
+    states = []
+    for order in (["Koala", "Emu"], ["Emu", "Koala"]):
+        s = scenario(p0=dict(ready=["Red kangaroo"], hand=["Koala", "Emu"]), p1=dict(ready=["Tiger"]), phase="add")
+        for card in order:
+            act(s, "add_to_reservoir", card)
+        states.append(s)
+    assert states[0] == states[1] and states[0].to_dict() == states[1].to_dict()
+
 def test_cannot_add_a_card_when_reservoir_already_has_six():
     s = scenario(p0=dict(hand=["Lion", "Tiger"], reservoir=["Koala", "Emu", "Walrus", "Springbok", "Orca"]),
                  phase="add")
@@ -596,6 +607,20 @@ def test_all_six_statistics_exhausted_in_normal_tie_discards_challenger_and_ends
     assert cid("Tiger") in s.ready[0] and s.empty[0] == 1
 
 
+def test_all_six_statistics_must_tie_before_the_challenger_is_discarded_whatever_their_order():
+    # "If all six statistics are exhausted in a normal tie": five tied statistics leave the sixth to compare,
+    # whichever statistic is the one left (here Top Speed, the first)
+    s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]), p1=dict(ready=["Lion"]))
+    challenge(s, "Lion", DEVELOPMENT)
+    act(s, "defend_ready", "Lion")
+    for stat in (OFFSPRING, LIFESPAN, LENGTH, WEIGHT):
+        act(s, "statistic", stat)
+    assert s.phase == "statistic" and s.player == 0 and legal(s, "statistic") == [SPEED]
+    assert s.discard[0] == [] and s.ready[1] == ids(["Lion"])
+    act(s, "statistic", SPEED)
+    assert s.discard[0] == ids(["Lion"]) and s.ready[1] == ids(["Lion"]) and s.player == 1
+
+
 # --------------------------------------------------------------------------- 7. Resting defenders
 def test_resting_animal_can_defend_including_one_just_played_from_hand():
     # seat 1 plays the Tiger from its Hand on its own turn; on seat 0's next turn it is still Resting
@@ -753,6 +778,18 @@ def test_last_resort_reveals_random_reservoir_cards_one_by_one():
         orders.add(tuple(names(s.discard[1])))
     assert orders == {(), ("Sea otter",)}
 
+
+def test_last_resort_may_reveal_player_2s_unseen_starting_card_before_the_known_ones():
+    # "Reveal a random Reservoir card": the unseen starting card is one of them from the first reveal on. Here the
+    # Lion stops the Tiger on Weight, the Sea otter does not: the otter survives whenever the Lion is drawn first
+    first_reveals = set()
+    for seed in range(16):
+        s = scenario(p0=dict(ready=["Tiger"], reservoir=["Koala"]), p1=dict(reservoir=["Sea otter"], unseen=["Lion"]))
+        s.rng = new_rng(seed)
+        challenge(s, "Tiger", WEIGHT)
+        assert s.discard[0] == ids(["Tiger"]) and cid("Lion") in s.reservoir[1] and not s.unseen[1]
+        first_reveals.add("Lion" if cid("Sea otter") in s.reservoir[1] else "Sea otter")
+    assert first_reveals == {"Lion", "Sea otter"}
 
 def test_last_resort_failure_is_discarded_and_another_card_revealed():
     s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]), p1=dict(reservoir=["Sea otter", "Garden snail"]))
