@@ -99,7 +99,9 @@ class OpponentPool:
         name that does not load ends the run at its start, not hours in."""
         from .evaluate import resolve
 
-        specs = [spec for spec in specs if opponent_tag(spec) not in self.fixed]
+        # by name, not tag: another model under a loaded one's tag (a later phase's other ppo.onnx) is refused
+        # by the check below, not dropped as loaded and played by the loaded one
+        specs = [spec for spec in dict.fromkeys(specs) if spec not in self.fixed_specs()]
         if specs:
             check_opponents(self.env_name, {**{spec: 0 for spec in self.fixed_specs()}, **dict.fromkeys(specs, 0)})
         for spec in specs:

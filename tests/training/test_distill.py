@@ -184,6 +184,40 @@ def test_the_search_deals_a_world_for_each_of_its_worlds(toy, monkeypatch):
     assert dealt == [0] * 5
 
 
+def test_a_forced_move_deals_no_world_and_leaves_the_generator_to_the_policy(pile):
+    # one legal action: nothing to compare, so the search plays no world and draws nothing past the policy's move
+    state = _pile_at_three(pile)
+    state.apply_action(1)  # one stone left: seat 1's only move is to take it
+    assert state.legal_actions() == [0]
+    dealt = []
+    real = type(state).resample_hidden
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(type(state), "resample_hidden", lambda self, seat, rng: dealt.append(seat) or real(self, seat, rng))
+        rng = np.random.default_rng(0)
+        own, legal, scores = search_scores(state, 1, RandomPolicy(), TakeOne(), worlds=8, max_turns=50, rng=rng)
+    alone = np.random.default_rng(0)
+    RandomPolicy().act(state.observation(1), state.legal_action_mask(), alone)
+    assert (own, legal, scores.tolist()) == (0, [0], [0.0]) and not dealt
+    assert rng.bit_generator.state == alone.bit_generator.state
+
+
+def test_each_world_is_finished_with_a_generator_of_its_own(toy):
+    # the same luck for each action of one world, but not the same luck in every world (the worlds' playouts
+    # would then share one sequence of random moves, and the search would measure that one sequence)
+    state = make_game(toy).new_initial_state(4)
+    firsts = {}
+
+    class Spy:
+        def act(self, obs, mask, rng):
+            firsts.setdefault(id(rng), (rng, str(rng.bit_generator.state["state"])))
+            return RandomPolicy().act(obs, mask, rng)
+
+    legal = state.legal_actions()
+    world_scores(state, 0, legal, Spy(), Spy(), worlds=3, max_turns=50, rng=np.random.default_rng(3))
+    starts = [first for _, first in firsts.values()]
+    assert len(starts) == 3 * len(legal) and len(set(starts)) == 3
+
+
 def test_search_labels_teach_the_search_move_only_beyond_the_margin():
     nan = np.nan
     scores = np.array([[3.0, 5.0, nan], [3.0, 4.0, nan], [nan, 2.0, -6.0]], np.float32) / 10
@@ -201,6 +235,43 @@ def test_search_labels_teach_the_search_move_only_beyond_the_margin():
     assert labels.tolist() == [0, 1] and not relabelled.any()
     labels, relabelled = data.labels(margin=0.0)
     assert labels.tolist() == [1, 1] and relabelled.tolist() == [True, False]
+
+
+def test_search_labels_never_teach_an_illegal_move_where_every_legal_one_loses():
+    # an illegal action's score is NaN, not 0: read as 0 it would beat legal moves that all lose
+    scores = np.array([[np.nan, -0.5, -0.25], [np.nan, -1.0, -1.0]], np.float32)
+    data = SearchData(np.zeros((2, 2), np.float16), ~np.isnan(scores), np.array([1, 2]), scores,
+                      np.full(2, 4, np.int32), np.zeros(4, np.int8), 0.0)
+    labels, relabelled = data.labels(margin=0.1)
+    assert labels.tolist() == [2, 2] and relabelled.tolist() == [True, False]
+
+
+def test_collect_deals_each_seed_its_own_games(toy, play_highest):
+    # the deals come from the seed (each round searches deals of its own), not from the deal's index alone
+    def first_hands(seed):
+        data = collect(toy, play_highest, [AlwaysDraw()], games=8, worlds=1, seed=seed, workers=1)
+        return data.observations[_toy_turn(data.observations) == 0]
+
+    three, again, four = first_hands(3), first_hands(3), first_hands(4)
+    assert len(three) == 4 and np.array_equal(three, again)
+    assert three.shape != four.shape or not np.array_equal(three, four)
+
+
+def _toy_turn(obs) -> np.ndarray:
+    """The toy game's turn number, read from its observation."""
+    return np.rint(np.asarray(obs, np.float32)[..., -1] * 6).astype(int)
+
+
+def test_collect_plays_on_with_the_searchs_best_move_whatever_the_margin(toy, monkeypatch):
+    # the margin decides what is confirmed and taught, not the move the game goes on with (the search's)
+    import training.distill as distill_module
+
+    stub = _StubbedSearch(1)
+    monkeypatch.setattr(distill_module, "search_scores", stub.search_scores)
+    within = collect(toy, RandomPolicy(), [RandomPolicy()], games=4, worlds=8, seed=3, workers=1, margin=0.2)
+    beyond = collect(toy, RandomPolicy(), [RandomPolicy()], games=4, worlds=8, seed=3, workers=1, margin=0.0)
+    assert np.array_equal(within.observations, beyond.observations)
+    assert np.array_equal(within.results, beyond.results)
 
 
 def test_collect_records_the_policys_decisions_with_a_choice_and_plays_on_with_the_searchs_move(toy):
@@ -338,6 +409,15 @@ def test_collect_confirms_where_the_gap_per_world_beats_the_margin_and_scores_pe
     played = 32 if confirmed else 8
     assert np.all(data.worlds == played)
     assert np.allclose(data.scores[np.arange(len(data)), last], (gap + played - 8) / played)
+
+
+def test_the_searchs_playouts_stop_at_the_turn_limit_of_the_searched_games(toy):
+    # a game cut at max_turns has no result, and neither has a playout cut there: the search scores what the
+    # games it teaches can reach, not results past their end (the toy game lasts 6 turns)
+    cut = collect(toy, AlwaysDraw(), [RandomPolicy()], games=10, worlds=4, seed=3, workers=1, max_turns=4)
+    assert len(cut) and not np.nansum(np.abs(cut.scores)) and not cut.results.any()
+    whole = collect(toy, AlwaysDraw(), [RandomPolicy()], games=10, worlds=4, seed=3, workers=1, max_turns=6)
+    assert np.nansum(np.abs(whole.scores)) > 0
 
 
 def test_collect_without_a_decision_to_search_is_a_config_error(toy, play_highest):
@@ -590,6 +670,18 @@ def test_the_reported_loss_is_the_mean_over_the_training_rows(toy, tmp_path):
     assert report["epochs"][0]["loss"] == pytest.approx(expected, abs=1e-3)
 
 
+def test_the_reported_loss_leaves_the_held_out_rows_out_of_its_mean(toy, tmp_path):
+    from training.pretrain import holdout_split
+
+    data, _ = _search_data(toy)
+    model = untrained_model(toy, tmp_path)
+    labels, _ = data.labels(0.05)
+    _, train_rows = holdout_split(len(data), 0.5, np.random.default_rng(0))  # fit's split at seed 0
+    expected = float(-logits_of(model, data)[train_rows, labels[train_rows]].mean())
+    report = fit(model.policy, data, epochs=1, batch_size=64, learning_rate=0.0, holdout=0.5, log=lambda *a: None)
+    assert report["epochs"][0]["loss"] == pytest.approx(expected, abs=1e-3)
+
+
 def test_the_scores_target_is_the_policy_reweighted_by_exp_score_over_temperature(toy, tmp_path):
     # the target's own size, through the first epoch's loss at step size 0: on an untrained, near-uniform
     # policy any target has about the same cross-entropy, so this one is given preferences first
@@ -806,6 +898,50 @@ def test_a_kept_round_is_read_back_only_under_the_same_value_of_every_setting_bu
         assert searched_by() == [1], key  # (the round kept now is the other value's)
 
 
+def test_a_kept_round_is_searched_again_under_another_seed_sampling_or_game_option_or_without_its_model(
+        toy, tmp_path, monkeypatch):
+    # the run's seed deals the searched games, eval.deterministic is how the searched policy plays, env_kwargs are
+    # the rules: a round kept under another value of any is not this run's; nor is a report without its model
+    import training.distill
+
+    model = untrained_model(toy, tmp_path)
+    searched = []
+    monkeypatch.setattr(training.distill, "_round", lambda model, cfg, n, log: searched.append(n) or {"round": n})
+
+    def searched_by(*overrides):
+        searched.clear()
+        training.distill.distill(model, load_config(None, ["env=toy_v0", "distill.games=2", *overrides]),
+                                 tmp_path / "run", log=lambda *a: None)
+        return list(searched)
+
+    assert searched_by() == [1] and searched_by() == []
+    for override in ("seed=2", "eval.deterministic=false", "env_kwargs={turns: 4}"):
+        assert searched_by(override) == [1], override
+        assert searched_by() == [1], override
+    (tmp_path / "run" / "distill" / "round1.zip").unlink()
+    assert searched_by() == [1]
+
+
+@pytest.mark.parametrize("deterministic", [True, False])
+def test_the_search_plays_the_policy_as_the_run_ships_it(toy, tmp_path, monkeypatch, deterministic):
+    import training.distill as distill_module
+
+    class Searched(Exception):
+        pass
+
+    seen = []
+
+    def spy(env, policy, *a, **k):
+        seen.append(policy.deterministic)
+        raise Searched
+
+    monkeypatch.setattr(distill_module, "collect", spy)
+    cfg = load_config(None, tiny_overrides(tmp_path / "run", f"eval.deterministic={str(deterministic).lower()}"))
+    with pytest.raises(Searched):
+        distill_module.distill(untrained_model(toy, tmp_path), cfg, log=lambda *_: None)
+    assert seen == [deterministic]
+
+
 def test_a_round_stopped_between_its_model_and_its_report_leaves_no_report_of_other_settings_beside_it(
         toy, tmp_path, monkeypatch):
     from sb3_contrib import MaskablePPO
@@ -835,7 +971,6 @@ def test_a_fresh_run_sets_the_earlier_runs_rounds_aside(toy, tmp_path):
     train(load_config(None, tiny_overrides(out)))
     assert sorted(p.name for p in out.glob("before-*/distill/*")) == ["round1.json", "round1.zip"]
     assert sorted(p.name for p in (out / "distill").iterdir()) == ["round1.json", "round1.zip"]
-
 
 
 @pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads a process's children from Linux's /proc")

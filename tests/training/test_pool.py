@@ -274,6 +274,16 @@ def test_gate_judges_after_twenty_games_even_with_a_longer_window():
     assert gate.open()  # twenty games suffice; the window need not fill first
 
 
+def test_a_gate_whose_window_is_shorter_than_twenty_games_judges_once_the_window_is_full():
+    # selfplay.gate_episodes may be under 20 ("it waits for min(20, this)"): waiting for 20 never opened it
+    gate = WinRateGate(0.5, episodes=5)
+    for _ in range(4):
+        gate.record(1.0)
+    assert not gate.open()
+    gate.record(1.0)
+    assert gate.open()
+
+
 def test_gate_opens_at_a_score_equal_to_its_threshold():
     gate = WinRateGate(0.5, episodes=20)
     for score in [1.0, 0.0] * 10:
@@ -363,6 +373,9 @@ def test_fixed_opponents_pickle_to_the_workers_with_their_tags_and_shares():
     ("random", "names 'random', which has its own share: set selfplay.random_weight instead"),
     ("terralore_v0/heuristic", "has its own share: set selfplay.heuristic_weight instead"),
     ("runs/a/snapshot.onnx", "would be logged as selfplay/win_rate_vs_snapshot, the pool's own snapshot"),
+    # the anchors named with the game's prefix are told which weight to set, as the bare names are
+    ("terralore_v0/random", "names 'terralore_v0/random', which has its own share: set selfplay.random_weight"),
+    ("runs/a/heuristic.onnx", "would be logged as selfplay/win_rate_vs_heuristic, the pool's own heuristic"),
 ])
 def test_a_fixed_opponent_that_cannot_play_or_would_hide_another_s_results_is_refused_naming_it(spec, message):
     with pytest.raises(ConfigError, match=f"selfplay.opponents.*{message}"):
@@ -445,3 +458,46 @@ def test_a_heuristic_bot_without_a_name_is_named_heuristic(monkeypatch):
     monkeypatch.setattr(training.pool, "load_policy", lambda *args, **kwargs: Nameless())
     pool = OpponentPool("terralore_v0", random_weight=0.0, heuristic_weight=1.0)
     assert pool.heuristic.name == "heuristic" and pool.heuristic.pool_tag == HEURISTIC
+
+
+def test_the_heuristic_is_loaded_once_however_many_phases_give_it_a_share(monkeypatch):
+    # as a fixed opponent named again: a phase change keeps the bot loaded, not a fresh one each time
+    import training.pool
+
+    loads = []
+    real = training.pool.load_policy
+    monkeypatch.setattr(training.pool, "load_policy", lambda *a, **k: loads.append(a) or real(*a, **k))
+    pool = OpponentPool("terralore_v0", random_weight=0.5, heuristic_weight=0.5)
+    bot = pool.heuristic
+    pool.set_weights(0.2, 0.8)
+    pool.set_weights(0.5, 0.0)
+    pool.set_weights(0.0, 1.0)
+    assert len(loads) == 1 and pool.heuristic is bot
+
+
+def test_with_a_single_snapshot_a_draw_takes_one_number_from_the_generator(toy):
+    # no play-latest coin is tossed between one snapshot and itself: a seeded run's later draws stay put
+    pool = OpponentPool(toy, random_weight=0.5, heuristic_weight=0.0)
+    pool.add_snapshot(_weights(), "tanh", steps=1)
+    rng = np.random.default_rng(5)
+    expected = [RANDOM if rng.random() < 0.5 else SNAPSHOT for _ in range(300)]
+    assert [p.pool_tag for p in _draw(pool, 300, seed=5)] == expected
+
+
+def test_a_phase_naming_another_model_under_a_loaded_opponents_name_is_refused(tmp_path):
+    # each phase's opponents pass the recipe's check alone; a later phase's other ppo.onnx was dropped as "loaded"
+    # and the pool played the first one in its place, logging both under vs_ppo
+    import shutil
+    from pathlib import Path
+
+    shipped = Path(__file__).resolve().parents[2] / "models" / "terralore"
+    (tmp_path / "other").mkdir()
+    for suffix in (".onnx", ".npz", ".json"):
+        shutil.copy(shipped / f"ppo{suffix}", tmp_path / "other" / f"ppo{suffix}")
+    pool = OpponentPool("terralore_v0", 0.5, 0.0, opponents={str(shipped / "ppo.onnx"): 0.5})
+    loaded = pool.fixed["ppo"]
+    with pytest.raises(ConfigError, match="would both be reported as vs_ppo"):
+        pool.load_opponents([str(tmp_path / "other" / "ppo.onnx")])
+    with pytest.raises(ConfigError, match="would both be reported as vs_ppo"):
+        pool.set_weights(0.5, 0.0, {str(tmp_path / "other" / "ppo.onnx"): 0.5})
+    assert pool.fixed == {"ppo": loaded} and pool.opponents == {str(shipped / "ppo.onnx"): 0.5}

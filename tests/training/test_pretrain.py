@@ -220,7 +220,6 @@ def test_collect_discounts_by_the_decisions_still_to_come_not_those_already_made
     assert magnitudes[0] < 1.0 and np.all(np.diff(magnitudes[::2]) > 0)  # earlier ones: discounted more
 
 
-
 def _toy_turn_of(obs) -> np.ndarray:
     """The toy game's turn number, read from its observation (one decision a turn, seat 0 first)."""
     return np.rint(np.asarray(obs, np.float32)[..., -1] * 6).astype(int)
@@ -518,6 +517,19 @@ def test_the_cloning_reports_the_held_out_agreement_of_each_decision():
     assert all(r["samples"] > 0 and np.isfinite(r["agreement"]) for r in rows)
 
 
+def test_a_cloning_with_none_held_out_reports_and_logs_no_agreement_by_decision():
+    # 20 decisions or fewer hold none out: there is no agreement of any decision to report
+    from training.pretrain import TeacherData
+
+    data = collect("travel_earth_v0", RandomPolicy(), games=1, seed=4)
+    assert len(data) > 16
+    small = TeacherData(data.observations[:16], data.masks[:16], data.actions[:16], data.returns[:16],
+                        data.value_known[:16], 1, 0.0, data.decisions[:16])
+    lines = []
+    report = clone(_fresh_policy("travel_earth_v0"), small, epochs=1, batch_size=64, log=lines.append)
+    assert "holdout_agreement_by_decision" not in report and not any("by decision" in line for line in lines)
+
+
 def test_each_decisions_held_out_agreement_is_over_its_own_rows():
     # at step size 0 the policy stays the untrained one, whose agreement can be measured here row by row
     import torch
@@ -618,3 +630,23 @@ def test_the_pretrain_command_clones_the_heuristic_where_the_recipe_names_no_tea
     report = pretrain.main(["--set", "env=toy_v0", "--set", "ppo.net_arch=[16]", "--set", "eval.opponents=[random]",
                             "--games", "2"])
     assert teachers == ["heuristic"] and set(report["evaluation"]) == {"vs_random"}
+
+
+@pytest.mark.parametrize("deterministic, act", [("true", "argmax"), ("false", "sample")])
+def test_the_pretrain_command_evaluates_the_clone_as_a_runs_final_evaluation_does(toy, monkeypatch, deterministic,
+                                                                                   act):
+    # on the run's evaluation deals (seed + 1000), and playing as eval.deterministic says the shipped policy plays
+    import training.evaluate
+    import training.pretrain as pretrain
+
+    monkeypatch.setattr(pretrain, "warm_start", lambda *a, **k: {})
+    seen = {}
+
+    def evaluation(env, learner, games, seed, anchors, game_kwargs, max_turns, act):
+        seen.update(seed=seed, act=act, games=games, deterministic=learner.deterministic)
+        return {"vs_random": {"win": {"rate": 0.5}}}
+
+    monkeypatch.setattr(training.evaluate, "anchor_evaluation", evaluation)
+    pretrain.main(["--set", "env=toy_v0", "--set", "seed=4", "--set", "ppo.net_arch=[16]", "--set",
+                   "eval.opponents=[random]", "--set", f"eval.deterministic={deterministic}", "--games", "3"])
+    assert seen == {"seed": 1004, "act": act, "games": 3, "deterministic": deterministic == "true"}
