@@ -1242,6 +1242,7 @@ def test_weights_that_overflow_on_the_envs_own_observation_are_named_not_the_obs
         policy.act_batch(np.stack([obs, partly]), np.stack([mask, mask]), None)
 
 
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # numpy's own word on the overflowing matmul, before ours
 def test_weights_of_a_policy_built_in_python_that_overflow_on_the_envs_own_observation_are_named(toy):
     # a policy built from arrays has no file to blame: the weights were still at fault, and the message
     # blamed the observation the env had produced
