@@ -2531,6 +2531,18 @@ def test_a_star_import_brings_every_game_of_the_registry(toy, monkeypatch):
     assert {"toy_v0", "terralore_v0", "travel_earth_v0", "earth_v0"} <= set(names)
 
 
+def _model_trained_on(game, name: str):
+    """A zero-weight MLP whose sidecar facts say it was trained on ``game`` under its options."""
+    from tabletop_envs.core.onnx_policy import MLPPolicy
+
+    lay = game.observation_layout
+    model = MLPPolicy([(np.zeros((lay.size, game.num_actions)), np.zeros(game.num_actions))], name=name)
+    model.metadata = {"env_id": game.env_name, "game_config": game.config(), "observation_layout_hash": lay.hash(),
+                      "observation_size": lay.size, "num_actions": game.num_actions,
+                      "action_layout_hash": game.action_layout.hash()}
+    return model
+
+
 def test_a_model_is_refused_at_load_where_the_envs_rule_options_give_the_game_other_layouts(toy, monkeypatch):
     # a game may size its layouts by a rule option (Game.layout_config): a model trained under one value was
     # only warned about ("It plays (the observation layout is the same)") and failed at its first move as
@@ -2541,7 +2553,6 @@ def test_a_model_is_refused_at_load_where_the_envs_rule_options_give_the_game_ot
 
     from tabletop_envs import ModelMismatchError, load_policy
     from tabletop_envs.core.arena import play_match
-    from tabletop_envs.core.onnx_policy import MLPPolicy
 
     class TurnTrackToy(toy_game.ToyGame):
         def __init__(self, turns: int = 6):
@@ -2551,12 +2562,7 @@ def test_a_model_is_refused_at_load_where_the_envs_rule_options_give_the_game_ot
             self.observation_layout = ObservationLayout([*segments, ("turn_track", turns, 0, 1, "one per turn")])
 
     monkeypatch.setattr(toy_game.raw_env, "game_class", TurnTrackToy)
-    trained = make_game(toy, turns=6)
-    lay = trained.observation_layout
-    model = MLPPolicy([(np.zeros((lay.size, trained.num_actions)), np.zeros(trained.num_actions))], name="toy model")
-    model.metadata = {"env_id": toy, "game_config": trained.config(), "observation_layout_hash": lay.hash(),
-                      "observation_size": lay.size, "num_actions": trained.num_actions,
-                      "action_layout_hash": trained.action_layout.hash()}
+    model = _model_trained_on(make_game(toy, turns=6), "toy model")
     with pytest.raises(ModelMismatchError, match=r"turns=6 in training, 4 here\) give the game other layouts .*"
                                                  r"observation size 38 != 36"):
         load_policy(model, env=toy, game_config={"turns": 4})
@@ -2567,11 +2573,7 @@ def test_a_model_is_refused_at_load_where_the_envs_rule_options_give_the_game_ot
         assert load_policy(model, env=toy, game_config={"turns": 6}) is model  # its own rules: nothing to say
     # options the caller leaves at their defaults are named with the value the env plays them at
     four = make_game(toy, turns=4)
-    short = MLPPolicy([(np.zeros((four.observation_layout.size, four.num_actions)), np.zeros(four.num_actions))],
-                      name="short")
-    short.metadata = {"env_id": toy, "game_config": four.config(), "observation_layout_hash":
-                      four.observation_layout.hash(), "observation_size": four.observation_layout.size,
-                      "num_actions": four.num_actions, "action_layout_hash": four.action_layout.hash()}
+    short = _model_trained_on(four, "short")
     with pytest.raises(ModelMismatchError, match=r"\(turns=4 in training, 6 here\) give the game other layouts"):
         load_policy(short, env=toy, game_config={})
 
@@ -2583,7 +2585,6 @@ def test_a_model_refused_for_its_layouts_under_other_rule_options_is_told_only_t
     import toy_game
 
     from tabletop_envs import ModelMismatchError, load_policy
-    from tabletop_envs.core.onnx_policy import MLPPolicy
 
     class TwoOptionToy(toy_game.ToyGame):
         def __init__(self, turns: int = 6, colour: str = "red"):
@@ -2597,12 +2598,7 @@ def test_a_model_refused_for_its_layouts_under_other_rule_options_is_told_only_t
             return {"turns": self.turns, "colour": self.colour}
 
     monkeypatch.setattr(toy_game.raw_env, "game_class", TwoOptionToy)
-    trained = make_game(toy, turns=6, colour="blue")
-    lay = trained.observation_layout
-    model = MLPPolicy([(np.zeros((lay.size, trained.num_actions)), np.zeros(trained.num_actions))], name="toy model")
-    model.metadata = {"env_id": toy, "game_config": trained.config(), "observation_layout_hash": lay.hash(),
-                      "observation_size": lay.size, "num_actions": trained.num_actions,
-                      "action_layout_hash": trained.action_layout.hash()}
+    model = _model_trained_on(make_game(toy, turns=6, colour="blue"), "toy model")
     with pytest.raises(ModelMismatchError, match=r"its rule options \(turns=6 in training, 4 here\) give the game "
                                                  "other layouts"):
         load_policy(model, env=toy, game_config={"turns": 4, "colour": "blue"})

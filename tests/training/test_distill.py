@@ -870,23 +870,31 @@ def test_a_kept_round_of_other_settings_or_another_policy_is_searched_again(toy,
     assert searched == [1, 2]
 
 
-def test_a_kept_round_is_read_back_only_under_the_same_value_of_every_setting_but_rounds_and_workers(
-        toy, tmp_path, monkeypatch):
-    # each distill setting changes the searched data or the fit: a round kept under another value is not this run's
-    import dataclasses
-
+def _rounds_searched(model, run, monkeypatch):
+    """A function of recipe overrides that runs the distillation of ``model`` into ``run`` with each round's
+    search and fit stubbed, returning the rounds it searched (not read back from the folder)."""
     import training.distill
-    from training.config import DistillConfig
 
-    model = untrained_model(toy, tmp_path)
     searched = []
     monkeypatch.setattr(training.distill, "_round", lambda model, cfg, n, log: searched.append(n) or {"round": n})
 
     def searched_by(*overrides):
         searched.clear()
-        training.distill.distill(model, load_config(None, ["env=toy_v0", "distill.games=2", *overrides]),
-                                 tmp_path / "run", log=lambda *a: None)
+        training.distill.distill(model, load_config(None, ["env=toy_v0", "distill.games=2", *overrides]), run,
+                                 log=lambda *a: None)
         return list(searched)
+
+    return searched_by
+
+
+def test_a_kept_round_is_read_back_only_under_the_same_value_of_every_setting_but_rounds_and_workers(
+        toy, tmp_path, monkeypatch):
+    # each distill setting changes the searched data or the fit: a round kept under another value is not this run's
+    import dataclasses
+
+    from training.config import DistillConfig
+
+    searched_by = _rounds_searched(untrained_model(toy, tmp_path), tmp_path / "run", monkeypatch)
 
     assert searched_by() == [1] and searched_by() == [] and searched_by("distill.workers=3") == []
     changes = {"games": 4, "opponents": "[random, heuristic]", "worlds": 8, "margin": 0.1, "confirm_worlds": 8,
@@ -902,17 +910,7 @@ def test_a_kept_round_is_searched_again_under_another_seed_sampling_or_game_opti
         toy, tmp_path, monkeypatch):
     # the run's seed deals the searched games, eval.deterministic is how the searched policy plays, env_kwargs are
     # the rules: a round kept under another value of any is not this run's; nor is a report without its model
-    import training.distill
-
-    model = untrained_model(toy, tmp_path)
-    searched = []
-    monkeypatch.setattr(training.distill, "_round", lambda model, cfg, n, log: searched.append(n) or {"round": n})
-
-    def searched_by(*overrides):
-        searched.clear()
-        training.distill.distill(model, load_config(None, ["env=toy_v0", "distill.games=2", *overrides]),
-                                 tmp_path / "run", log=lambda *a: None)
-        return list(searched)
+    searched_by = _rounds_searched(untrained_model(toy, tmp_path), tmp_path / "run", monkeypatch)
 
     assert searched_by() == [1] and searched_by() == []
     for override in ("seed=2", "eval.deterministic=false", "env_kwargs={turns: 4}"):

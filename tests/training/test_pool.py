@@ -265,19 +265,12 @@ def test_an_argmax_snapshot_stays_argmax_through_the_state_dict(toy):
     assert fresh.snapshots[0].deterministic is True and fresh.snapshots[0].activation == "tanh"
 
 
-def test_gate_judges_after_twenty_games_even_with_a_longer_window():
-    gate = WinRateGate(0.5, episodes=100)
-    for _ in range(19):
-        gate.record(1.0)
-    assert not gate.open()
-    gate.record(1.0)
-    assert gate.open()  # twenty games suffice; the window need not fill first
-
-
-def test_a_gate_whose_window_is_shorter_than_twenty_games_judges_once_the_window_is_full():
-    # selfplay.gate_episodes may be under 20 ("it waits for min(20, this)"): waiting for 20 never opened it
-    gate = WinRateGate(0.5, episodes=5)
-    for _ in range(4):
+# twenty games suffice, the window need not fill first; a window under twenty games (selfplay.gate_episodes
+# "waits for min(20, this)") judges once it is full, where waiting for twenty never opened it
+@pytest.mark.parametrize("episodes, judged_after", [(100, 20), (5, 5)])
+def test_gate_judges_after_twenty_games_or_a_shorter_window_once_full(episodes, judged_after):
+    gate = WinRateGate(0.5, episodes=episodes)
+    for _ in range(judged_after - 1):
         gate.record(1.0)
     assert not gate.open()
     gate.record(1.0)
