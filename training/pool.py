@@ -101,9 +101,10 @@ class OpponentPool:
 
         # by name, not tag: another model under a loaded one's tag (a later phase's other ppo.onnx) is refused
         # by the check below, not dropped as loaded and played by the loaded one
-        specs = [spec for spec in dict.fromkeys(specs) if spec not in self.fixed_specs()]
+        loaded = self.fixed_specs()
+        specs = [spec for spec in dict.fromkeys(specs) if spec not in loaded]
         if specs:
-            check_opponents(self.env_name, {**{spec: 0 for spec in self.fixed_specs()}, **dict.fromkeys(specs, 0)})
+            check_opponents(self.env_name, dict.fromkeys([*loaded, *specs], 0))
         for spec in specs:
             try:
                 _, bot = resolve(spec, self.env_name, self.game_config)
