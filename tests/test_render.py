@@ -506,6 +506,44 @@ def test_record_bots_example_writes_a_gif_a_replay_and_a_still(tmp_path):
     assert Replay.load(tmp_path / "terralore.replay.json").replay().game_state.is_terminal()
 
 
+# Text drawn with the renderer's fonts on the machine that drew docs/images; another font file or FreeType
+# draws other pixels everywhere, so there a picture cannot be compared and the test below skips.
+_TEXT_CANARY_SHA256 = "30b31f4a3c2b83793cff57a123645ce6a5763f698df7033bf23efd1617d24fc3"
+
+
+def test_the_readme_pictures_are_what_record_bots_draws_now():
+    # The Earth still showed a catalogue two changes old (found by a docs audit): nothing compared them.
+    import hashlib
+    import importlib.util
+    from pathlib import Path
+
+    from PIL import Image, ImageDraw
+
+    from tabletop_envs.core.render import font
+
+    canary = Image.new("RGB", (420, 44), (0, 0, 0))
+    draw = ImageDraw.Draw(canary)
+    draw.text((2, 2), "Terralore · Earth 0123456789 VP", fill=(255, 255, 255), font=font(14))
+    draw.text((2, 22), "Travel Earth · soil 5 hand 11", fill=(255, 255, 255), font=font(14, bold=True))
+    if hashlib.sha256(np.asarray(canary).tobytes()).hexdigest() != _TEXT_CANARY_SHA256:
+        pytest.skip("this machine draws text with other fonts than the machine that drew docs/images")
+    root = Path(__file__).resolve().parents[1]
+    spec = importlib.util.spec_from_file_location("record_bots", root / "examples" / "record_bots.py")
+    record_bots = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(record_bots)
+    stale = []
+    for env_name in available_envs():  # record_bots' defaults: seed 1, one try, 40 frames, Earth at 3 seats
+        players = 3 if len(ENVS[env_name].player_counts) > 1 else None
+        drawn = record_bots.busiest(record_bots.frames_of(record_bots.play(env_name, 1, players), 40))
+        game = env_name.rsplit("_v", 1)[0]
+        with Image.open(root / "docs" / "images" / f"{game}.png") as still:
+            shown = np.asarray(still.convert("RGB"))
+        if shown.shape != drawn.shape or not np.array_equal(shown, drawn):
+            stale.append(game)
+    assert not stale, (f"{', '.join(f'docs/images/{game}.png' for game in stale)}: not what the game draws now; "
+                       "redraw with python examples/record_bots.py --still-dir docs/images")
+
+
 @pytest.mark.parametrize("args, message", [
     (["--games", "chess"], "unknown game 'chess'; choose one of: earth, terralore, travel_earth"),
     # each was a traceback (found by a user audit): ZeroDivisionError, numpy's ValueError, max() of nothing
