@@ -615,6 +615,29 @@ def test_within_a_lane_cards_turn_in_placement_order():
     assert names(s.exile[1]) == ["Tidepool Crab"] and names(s.graveyard[1]) == ["Sturdy Turtle"]
 
 
+def test_the_die_roll_winner_takes_the_losing_players_place_in_the_clockwise_reveal_order():
+    # choice 11: "the winner goes first" starts the text's clockwise order with the winner's defending lane; the
+    # winner does not turn both of their lanes before the other player's
+    winners = set()
+    for seed in range(12):
+        s = make_state(hands=(["Tidepool Crab", "Pebble Mole"], ["Ember Imp", "Sand Piper"]), turn_number=1,
+                       seed=seed)
+        place(s, "Tidepool Crab", A)
+        place(s, "Pebble Mole", D)
+        end(s)
+        place(s, "Ember Imp", A)
+        place(s, "Sand Piper", D)
+        end(s)
+        assert s.log[0].startswith("die roll:")
+        w = s.reveal_first
+        lanes = {(0, A): "Tidepool Crab", (0, D): "Pebble Mole", (1, A): "Ember Imp", (1, D): "Sand Piper"}
+        order = [(w, D), (1 - w, A), (1 - w, D), (w, A)]
+        assert [line for line in s.log if " reveals " in line] == [
+            f"player_{p} reveals {lanes[p, lane]} ({'defending' if lane == D else 'attacking'})" for p, lane in order]
+        winners.add(w)
+    assert winners == {0, 1}
+
+
 def test_a_skill_placed_face_down_takes_no_slot_from_a_creature_placed_after_it():
     three = ["Tidepool Crab", "Pebble Mole", "Ember Imp"]
     s = make_state(hands=(["Rising Tide", "Sand Piper"], []), attacking=(three, []))
