@@ -3539,3 +3539,156 @@ def test_a_game_without_state_class_is_told_how_to_set_it():
     with pytest.raises(NotImplementedError, match=r"NoStateGame\.state_class is not set: write "
                                                   r"`NoStateGame\.state_class = "):
         NoStateGame().state_from_dict({})
+
+
+@pytest.mark.parametrize("policy", ["path", "object"])
+def test_play_match_refuses_one_policy_path_or_object_not_in_a_list_saying_so(toy, tmp_path, policy):
+    # a Path or a policy object was iterated: "'PosixPath' object is not iterable" said nothing of the fix
+    from tabletop_envs.core.arena import play_match
+    from tabletop_envs.core.policy import RandomPolicy
+
+    given = tmp_path / "model.pt" if policy == "path" else RandomPolicy()
+    with pytest.raises(TypeError, match=r"policies must be a list with one policy per seat"):
+        play_match("toy_v0", given, 2)
+
+
+def test_an_observation_layouts_description_gives_each_segments_start_and_stop_as_its_slice_does():
+    obs = ObservationLayout([("a", 3, 0, 1, "first"), ("b", (2, 2), -1, 5, "second")])
+    described = obs.describe()
+    assert [(d["name"], d["start"], d["stop"], d["shape"]) for d in described] == [("a", 0, 3, [3]),
+                                                                                   ("b", 3, 7, [2, 2])]
+    assert all(slice(d["start"], d["stop"]) == obs.slices[d["name"]] for d in described)
+
+
+def test_an_action_segments_range_holds_every_id_of_the_segment_and_no_other():
+    act = ActionLayout([("pass", 1, "pass", None), ("play", 4, "play card", None), ("draw", 2, "draw", None)])
+    assert [list(act.range(name)) for name in ("pass", "play", "draw")] == [[0], [1, 2, 3, 4], [5, 6]]
+
+
+def test_an_illegal_action_lists_the_first_twenty_legal_actions_and_counts_the_rest():
+    # a mask of hundreds of legal actions made a message of hundreds of ids
+    error = IllegalActionError(99, list(range(30)))
+    assert "Legal actions: " + ", ".join(map(str, range(20))) + " … and 10 more. Pick" in str(error)
+    assert error.legal == list(range(30))
+    assert "… and" not in str(IllegalActionError(99, list(range(20))))
+
+
+def test_an_unknown_agent_reads_as_its_message_without_the_quotes_of_a_key_error(toy):
+    import toy_game
+
+    from tabletop_envs.core.errors import UnknownAgentError, cli_message
+
+    env = toy_game.env()
+    env.reset(seed=0)
+    with pytest.raises(UnknownAgentError) as info:
+        env.observe("player_7")
+    message = str(info.value)
+    assert message.startswith("no agent 'player_7' at this table") and message == cli_message(info.value)
+
+
+def test_play_game_hands_every_seat_the_one_generator_it_is_given(toy):
+    # trusted policies may share one generator: a match of such policies draws from the caller's, not another
+    from tabletop_envs.core.arena import play_game
+
+    seen = []
+
+    class Recorder(RandomPolicy):
+        def act(self, obs, mask, rng):
+            seen.append(rng)
+            return super().act(obs, mask, rng)
+
+    shared = np.random.default_rng(7)
+    play_game(make_game("toy_v0"), [Recorder(), Recorder()], seed=1, rng=shared)
+    assert len(seen) == 6 and all(rng is shared for rng in seen)
+
+
+def test_a_match_keeps_the_number_of_decisions_of_each_of_its_games(toy):
+    # the bot benchmark's mean game length is read from them
+    from tabletop_envs.core.arena import play_match
+
+    res = play_match(toy, [RandomPolicy(), RandomPolicy()], 4, seed=1)
+    assert res.lengths == [6] * 4  # the toy game is 6 turns of one decision each
+
+
+@pytest.mark.parametrize("clone", [copy.copy, copy.deepcopy, lambda e: pickle.loads(pickle.dumps(e))],
+                         ids=["copy", "deepcopy", "pickle"])
+def test_an_illegal_action_error_survives_a_copy_and_a_pickle_with_its_message_and_fields(clone):
+    # Ray copies and ships errors: rebuilt by __init__ from its message alone, it became a TypeError
+    error = IllegalActionError(7, [1, 2], describe=lambda a: f"play {a}", decision="play")
+    twin = clone(error)
+    assert type(twin) is IllegalActionError and str(twin) == str(error)
+    assert (twin.action, twin.legal, twin.reason) == (7, [1, 2], error.reason)
+
+
+def test_run_cli_ends_malformed_json_and_a_folder_without_permission_in_one_line(capsys):
+    # a JSON text given on the command line that does not parse, and a folder the user may not write to, are
+    # the user's to fix: a traceback named neither
+    import errno
+
+    from tabletop_envs.core.errors import run_cli
+
+    def malformed(argv):
+        json.loads('{"lr": 3e-4,}')
+
+    def forbidden(argv):
+        raise PermissionError(errno.EACCES, "Permission denied", "runs/t")
+
+    assert run_cli(malformed) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: Expecting property name") and err.count("\n") == 1
+    assert run_cli(forbidden) == 2
+    assert capsys.readouterr().err == ("error: Permission denied: runs/t; check its permissions, or choose "
+                                       "another folder, and run the command again\n")
+
+
+def test_a_command_gives_the_caller_back_its_own_output_streams(capsys):
+    # run in a caller's process (a notebook, a script): its sys.stdout stayed the command's wrapper for good
+    import sys
+
+    from tabletop_envs.core.errors import run_cli
+
+    before = sys.stdout, sys.stderr
+    assert run_cli(lambda argv: print("a line")) == 0
+    assert (sys.stdout, sys.stderr) == before and capsys.readouterr().out == "a line\n"
+
+
+def test_an_output_that_fails_for_another_reason_than_a_reader_gone_still_fails_the_command(monkeypatch):
+    # a full disk under `> log.txt` is no reader gone: its lines lost without a word, the run went on blind
+    import errno
+    import sys
+
+    from tabletop_envs.core.errors import run_cli
+
+    class Full:
+        def write(self, text):
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+        def flush(self):
+            pass
+
+    monkeypatch.setattr(sys, "stdout", Full())
+    assert run_cli(lambda argv: print("a line")) == 2  # ended in one line, not lost
+
+
+def test_a_buffered_line_whose_reader_went_away_before_the_flush_goes_nowhere(monkeypatch):
+    # the write fits the buffer and only the flush meets the closed pipe: flushed again at exit, the
+    # same text raised "Exception ignored ... BrokenPipeError"
+    import io
+    import os
+    import sys
+
+    from tabletop_envs.core.errors import run_cli
+
+    read, write = os.pipe()
+    os.close(read)
+    stream = io.TextIOWrapper(open(write, "wb"))  # no line buffering: the line waits in the buffer
+    monkeypatch.setattr(sys, "stdout", stream)
+
+    def run(argv):
+        sys.stdout.write("a short line\n")
+        sys.stdout.flush()
+
+    assert run_cli(run) == 0
+    stream.flush()  # the one at exit: nothing left to write to the pipe
+    monkeypatch.undo()
+    stream.close()

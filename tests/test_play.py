@@ -1268,3 +1268,110 @@ def test_the_replay_command_offered_on_windows_quotes_a_name_with_a_space_in_dou
         windows.setattr(play.os, "name", "nt")
         quoted = [play.shell_word(name) for name in ("my game.json", "game.json")]
     assert quoted == ['"my game.json"', "game.json"]
+
+
+def test_exactly_eight_matching_names_are_all_listed_without_an_ellipsis():
+    # the ellipsis says that more moves match than are listed: with eight, every one is listed
+    names = [f"play {card}" for card in "abcdefgh"]
+    action, message = choose_move("play", list(range(8)), names)
+    assert action is None and "8. play h" in message and message.endswith("8. play h); be more precise.")
+
+
+def test_a_game_without_a_seed_gets_one_of_63_bits_that_a_bot_cannot_find_by_trying_seeds(toy):
+    # a bot that checks guessed seeds against its generator finds a small one, and with it every hidden card
+    seeds = [play_match("toy_v0", ["toy_v0/random"], ask=Script(["q"]), say=lambda s: None).replay.seed
+             for _ in range(3)]
+    assert max(seeds) >= 2**40  # all three below it: a chance of 2**-69 with 63 bits
+
+
+def test_ctrl_c_inside_a_move_seals_the_replay_on_the_moves_it_recorded(toy, monkeypatch):
+    # the interrupt lands after the engine applied the bot's move and before the move was recorded: the replay
+    # sealed on that table would hold a final state its recorded moves do not reach, and fail to verify
+    import toy_game
+
+    applied = []
+    apply = toy_game.ToyState._apply_action
+
+    def interrupted(self, action):
+        apply(self, action)
+        applied.append(action)
+        if len(applied) == 2:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(toy_game.ToyState, "_apply_action", interrupted)
+    result = play_match("toy_v0", ["toy_v0/random"], seed=2, ask=Script(["1"] * 3), say=lambda s: None)
+    assert result.reason == "interrupted" and len(result.replay.actions) == 1
+    assert result.replay.replay().game_state.turn == 1  # verified: the digest is of the one recorded move
+
+
+@pytest.mark.parametrize("answers", [["1"] * 3, ["q"]])
+def test_the_window_of_a_game_is_closed_when_the_game_ends_or_is_stopped(monkeypatch, answers):
+    spec = EnvSpec("toy_v0", "toy_picture_game", "test/toy-v0", "test/Toy-v0", (2,), "", "toy")
+    monkeypatch.setitem(ENVS, "toy_v0", spec)
+    from tabletop_envs.core import render
+
+    events = []
+
+    class Viewer:
+        def show(self, array):
+            events.append("show")
+
+        def close(self):
+            events.append("close")
+
+    monkeypatch.setattr(render, "make_viewer", lambda title: Viewer())
+    play_match("toy_v0", ["toy_v0/random"], seed=2, ask=Script(answers), say=lambda s: None, window=True)
+    assert events[-1] == "close" and events.count("close") == 1 and "show" in events
+
+
+def test_a_replay_that_does_not_verify_is_refused_before_any_of_its_tables_is_shown(toy):
+    # the tables of a whole game of other moves, then the error, would show positions that never were
+    from tabletop_envs.core.errors import ReplayError
+
+    replay = play_match("toy_v0", ["toy_v0/random"], seed=2, ask=Script(["1"] * 3), say=lambda s: None).replay
+    replay.final_digest = "0" * len(replay.final_digest)
+    out = []
+    with pytest.raises(ReplayError):
+        watch_replay(replay, ask=None, say=out.append)
+    assert out == []
+
+
+def test_a_watched_replay_names_each_seat_by_the_player_recorded_in_it(toy):
+    replay = play_match("toy_v0", ["toy_v0/random"], seed=2, ask=Script(["1"] * 3), say=lambda s: None).replay
+    out = []
+    watch_replay(replay, ask=None, say=out.append)
+    assert out[0].endswith("Seats: player_0 = human, player_1 = toy_v0/random")
+    assert [line.split(":")[0] for line in out if line.startswith("player_")] == [
+        "player_0 (human)", "player_1 (toy_v0/random)"] * 3
+
+
+def test_the_end_of_a_watched_earth_replay_names_every_players_vp_as_well_as_the_returns():
+    # Earth's returns rank the table (+1 … -1): the VP that decided them are named, as at the end of a game
+    result = play_match("earth_v0", ["earth_v0/random"], seed=3, ask=Script(["1"] * 400), say=lambda s: None)
+    assert result.reason == "terminated"
+    env = result.replay.replay()
+    out = []
+    watch_replay(result.replay, ask=None, say=out.append)
+    points = env.game_state.final_points()
+    assert out[-3].startswith("Returns: ") and out[-2] == points and points.startswith("VP: player_0: ")
+
+
+def test_too_few_opponents_at_a_table_of_three_or_more_says_how_many_it_takes():
+    # one opponent fills every other seat; two at a table of four left the last seat to no one
+    out = []
+    args = ["play", "earth", "--players", "4"] + ["--opponent", "earth_v0/random"] * 2
+    assert main(args, ask=Script([]), say=out.append) == 2
+    assert "earth_v0 with 4 players needs 3 opponents, got 2" in out[-1]
+
+
+def test_another_name_typed_after_declining_a_replacement_is_asked_about_too_when_it_exists(toy, tmp_path,
+                                                                                           monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for name in ("first.json", "second.json"):
+        (tmp_path / name).write_text("{}", encoding="utf-8")
+    script = Script(["q", "y", "first.json", "n", "second.json", "n", "third.json"])
+    main(["play", "toy", "--opponent", "toy_v0/random", "--seed", "3"], ask=script, say=[].append)
+    assert "second.json exists. Replace it? [y/N] " in script.prompts
+    kept = [(tmp_path / name).read_text(encoding="utf-8") for name in ("first.json", "second.json")]
+    assert kept == ["{}", "{}"]
+    assert Replay.load(tmp_path / "third.json").seed == 3

@@ -19,6 +19,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 #: every module run as ``python -m`` with an argparse front (README, pyproject's console scripts, Earth's
@@ -271,3 +273,32 @@ def test_the_code_page_guard_scan_finds_what_it_looks_for(tmp_path):
     guarded.write_text('from tabletop_envs.core.errors import run_cli\n\n\ndef main(argv=None):\n    print("µ")\n\n\n'
                        'def cli():\n    run_cli(main)\n\n\nif __name__ == "__main__":\n    cli()\n', encoding="utf-8")
     assert list(unguarded_main_blocks([bare, guarded], tmp_path)) == ["bare.py:5"]
+
+
+@pytest.mark.parametrize("errors", ["strict", "surrogateescape"])
+def test_a_command_prints_what_a_code_page_lacks_as_a_question_mark_under_either_default_error_handler(
+        monkeypatch, errors):
+    # Python opens stdout with errors="surrogateescape" under the C or POSIX locale: it failed as "strict" did
+    import io
+
+    from tabletop_envs.core.errors import run_cli
+
+    out = io.TextIOWrapper(io.BytesIO(), encoding="cp932", errors=errors)
+    monkeypatch.setattr(sys, "stdout", out)
+    assert run_cli(lambda argv: print("Earth: 1–5 players"), []) == 0
+    assert out.errors == errors
+    out.flush()
+    assert out.buffer.getvalue().decode("cp932").startswith("Earth: 1?5 players")
+
+
+def test_a_command_leaves_a_utf8_output_strict_so_text_that_is_no_text_is_not_hidden(monkeypatch):
+    # UTF-8 holds every character: only a lone surrogate fails there, and it is a fault to see, not a "?"
+    import io
+
+    from tabletop_envs.core.errors import run_cli
+
+    out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors="strict")
+    monkeypatch.setattr(sys, "stdout", out)
+    seen = []
+    assert run_cli(lambda argv: seen.append(sys.stdout.errors), []) == 0
+    assert seen == ["strict"]

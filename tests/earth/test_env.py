@@ -1365,3 +1365,26 @@ def test_every_seat_sees_the_last_round_flag_from_the_turn_a_player_completes_th
     random_play(s, np.random.default_rng(0), until=lambda t: t.end_triggered)
     assert not s.is_terminal() and any(-1 not in grid for grid in s.grid)
     assert [lay.view(s.observation(p), "end_triggered").tolist() for p in range(2)] == [[1], [1]]
+
+
+def test_card_line_names_a_canopy_only_where_a_flora_can_grow_and_a_cost_for_you_only_where_it_differs():
+    # a flora without growth spaces has no canopy to fill; the printed cost is the cost unless reduced
+    bare = [rec for rec in CAT.earth if rec["kind"] == "flora" and not rec["growth"]]
+    facts = [card_line(rec).partition(": [")[0] for rec in bare]  # what is printed before the ability text
+    assert bare and all(", growth 0" in line and "canopy" not in line for line in facts)
+    rec = next(rec for rec in CAT.earth if rec["kind"] == "flora" and rec["cost"] >= 1)
+    assert card_line(rec, rec["cost"]) == card_line(rec) and "for you" not in card_line(rec, rec["cost"])
+    assert f"cost {rec['cost']} ({rec['cost'] - 1} for you), " in card_line(rec, rec["cost"] - 1)
+    # the habitats are one fact (the card lives in any of them), not a fact each
+    mint = next(rec for rec in CAT.earth if rec["name"] == "Silver Mint")
+    assert card_line(mint).partition(": [")[0].split(", ")[-1] == "Sunny/Wet/Cold"
+    # a card of a catalogue of one's own (data_dir) may have no ability: said, not left as an empty text
+    assert card_line({**rec, "text": ""}).endswith(": no ability.")
+
+
+def test_an_ecosystem_side_is_shown_as_its_name_and_objective_without_a_vp_of_its_own():
+    # an ecosystem's VP come from its objective, in its text: it has no VP or habitats printed beside it
+    from tabletop_envs.earth.text import side_line
+
+    for rec in CAT.ecosystems:
+        assert side_line(rec, "ecosystem") == f"{rec['name']}: {rec['text']}"

@@ -67,3 +67,31 @@ def test_the_report_counts_every_seats_final_vp_and_each_games_turns_rounds_and_
     assert {key: out[key] for key in ("players", "games", "final_vp", "turns", "rounds", "decisions")} == {
         "players": 3, "games": 3, "final_vp": stats(scores), "turns": stats(turns), "rounds": stats(rounds),
         "decisions": stats(decisions)}
+
+
+def test_the_command_line_reports_each_player_count_asked_for_on_a_json_line_of_its_own(capsys):
+    # the README's tables come from one command for 1-5 players; --seed picks the games, 0 by default
+    import json
+
+    from tabletop_envs.earth.report import summary
+
+    def without_timing(stats):
+        return {key: value for key, value in stats.items() if key != "engine_us_per_decision"}
+
+    out = main(["--players", "1", "2", "--games", "1"])
+    lines = capsys.readouterr().out.splitlines()
+    assert [without_timing(json.loads(line)) for line in lines] == [without_timing(out[n]) for n in (1, 2)]
+    assert without_timing(out[1]) == without_timing(summary(1, 1)) and out[1]["players"] == 1
+    assert without_timing(out[2]) == without_timing(summary(2, 1, seed=0))
+    seeded = main(["--players", "1", "--games", "1", "--seed", "5"])
+    assert without_timing(seeded[1]) == without_timing(summary(1, 1, seed=5)) != without_timing(out[1])
+
+
+def test_the_engine_time_is_given_per_decision_in_microseconds(monkeypatch):
+    from tabletop_envs.earth import report
+
+    clock = iter([10.0, 12.0])  # the games took 2 seconds
+    monkeypatch.setattr(report.time, "perf_counter", lambda: next(clock))
+    out = report.summary(2, 2, seed=3)
+    decisions = out["decisions"]["mean"] * 2
+    assert out["engine_us_per_decision"] == round(2.0 / decisions * 1e6, 1)

@@ -763,3 +763,15 @@ def test_measure_full_flora_needs_every_space_filled():
     assert scoring.measure(s, 0, "flora_full") == 0, "sprouts without the growth are not full"
     s.gro[0][0] = CAT.max_growth[roomy]
     assert scoring.measure(s, 0, "flora_full") == 1
+
+
+def test_an_ability_kind_or_scoring_pattern_without_a_text_is_refused_not_written_as_an_empty_text():
+    # run() checks that every vocabulary item has a text by writing it: an empty one would pass unnoticed
+    from tabletop_envs.earth.text import score_text
+
+    with pytest.raises(ValueError, match="unknown ability kind 'teleport'"):
+        ability_text({"color": "red", "kind": "teleport"})
+    with pytest.raises(ValueError, match="unknown scoring pattern 'per_moon'"):
+        ability_text({"color": "yellow", "kind": "score", "score": {"pattern": "per_moon", "vp": 1}})
+    with pytest.raises(ValueError, match="unknown scoring pattern 'per_moon'"):
+        score_text({"pattern": "per_moon", "vp": 1})
