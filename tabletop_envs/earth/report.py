@@ -63,7 +63,7 @@ def main(argv=None) -> dict:
     if args.games < 1:  # no game has no statistics: numpy's min of nothing was a traceback
         raise ConfigError(f"the number of games must be a positive integer, got {args.games}; e.g. --games 100")
     out = {}
-    for n in args.players:
+    for n in dict.fromkeys(args.players):  # a count named twice is one table: its games once, one line
         out[n] = summary(n, args.games, args.policy, args.seed)
         print(json.dumps(out[n]))
     return out

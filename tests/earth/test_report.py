@@ -85,6 +85,9 @@ def test_the_command_line_reports_each_player_count_asked_for_on_a_json_line_of_
     assert without_timing(out[2]) == without_timing(summary(2, 1, seed=0))
     seeded = main(["--players", "1", "--games", "1", "--seed", "5"])
     assert without_timing(seeded[1]) == without_timing(summary(1, 1, seed=5)) != without_timing(out[1])
+    capsys.readouterr()
+    assert list(main(["--players", "2", "1", "2", "--games", "1"])) == [2, 1]
+    assert len(capsys.readouterr().out.splitlines()) == 2  # each table size once, in the order named
 
 
 def test_the_engine_time_is_given_per_decision_in_microseconds(monkeypatch):
