@@ -3565,6 +3565,15 @@ def test_an_action_segments_range_holds_every_id_of_the_segment_and_no_other():
     assert [list(act.range(name)) for name in ("pass", "play", "draw")] == [[0], [1, 2, 3, 4], [5, 6]]
 
 
+@pytest.mark.parametrize("index", [2.5, True, "2", None])
+def test_an_action_segments_id_refuses_an_index_that_is_no_int(index):
+    # 2.5 gave action id 3.5, True the segment's second action
+    act = ActionLayout([("pass", 1, "pass", None), ("play", 4, "play card", None)])
+    with pytest.raises(TypeError, match=f"action segment 'play': an index is an int, got {type(index).__name__}"):
+        act.id("play", index)
+    assert act.id("play", np.int64(2)) == 3 and type(act.id("play", np.int64(2))) is int
+
+
 def test_an_illegal_action_lists_the_first_twenty_legal_actions_and_counts_the_rest():
     # a mask of hundreds of legal actions made a message of hundreds of ids
     error = IllegalActionError(99, list(range(30)))

@@ -146,6 +146,12 @@ class ActionLayout:
 
     def id(self, name: str, index: int = 0) -> int:
         seg = self.segments[name]
+        if type(index) is not int:  # the engines pass ints: one test on their path
+            checked = action_index(index)
+            if checked is None:  # 2.5 made action id start + 2.5, True the segment's second action
+                raise TypeError(f"action segment {name!r}: an index is an int, got {type(index).__name__} "
+                                f"{index!r}")
+            index = checked
         if not 0 <= index < seg.size:
             raise IndexError(f"action segment {name!r} has {seg.size} entries, got index {index}")
         return seg.start + index
