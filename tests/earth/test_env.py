@@ -871,6 +871,41 @@ def test_worlds_for_another_seat_put_a_planter_choosing_the_cell_back_at_choosin
         np.testing.assert_array_equal(world.legal_action_mask(), s.legal_action_mask())
 
 
+def test_worlds_for_another_seat_re_deal_the_four_cards_a_player_drew_to_keep_one():
+    """The cards a seat draws to keep one are that seat's to see: another seat's worlds deal them anew with
+    the hidden cards (those drawn are discarded face up only once one is kept), the drawer's keep them."""
+    s = EarthGame(num_players=2).new_initial_state(3)
+    rng = np.random.default_rng(3)
+    while s.decision() != "keep":
+        s.apply_action(int(rng.choice(s.legal_actions())))
+    p = s.current_player()
+    assert len(s.drawn[p]) == 4
+    draws = set()
+    for _ in range(20):
+        world = s.resample_hidden(1 - p, rng)
+        np.testing.assert_array_equal(world.observation(1 - p), s.observation(1 - p))
+        draws.add(tuple(sorted(world.drawn[p])))
+        assert s.resample_hidden(p, rng).drawn[p] == s.drawn[p]
+    assert len(draws) > 10 and tuple(sorted(s.drawn[p])) not in draws
+
+
+def test_worlds_for_another_seat_re_deal_the_cards_a_player_composted_from_their_hand():
+    """Compost lies face down: the cards seat 1 composted from its hand in setup are its own to know, so seat 0's
+    worlds deal them anew with the other hidden cards."""
+    s = EarthGame(num_players=2).new_initial_state(3)
+    rng = np.random.default_rng(3)
+    while s.phase == "setup":
+        s.apply_action(int(rng.choice(s.legal_actions())))
+    mine = [c for c, known in zip(s.compost[1], s.compost_known[1]) if known]
+    assert mine
+    dealt = set()
+    for _ in range(20):
+        world = s.resample_hidden(0, rng)
+        np.testing.assert_array_equal(world.observation(0), s.observation(0))
+        dealt.add(tuple(c for c, known in zip(world.compost[1], world.compost_known[1]) if known))
+    assert len(dealt) > 10 and tuple(mine) not in dealt
+
+
 def test_another_seats_text_view_and_picture_name_who_decides_not_the_decision():
     """The observation shows the pending decision (and its count) to the decider only: seat 0's text view
     and picture read the same whether seat 1 chooses a card to plant or that card's cell."""

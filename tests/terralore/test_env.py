@@ -136,6 +136,38 @@ def test_resample_hidden_does_not_tell_whether_a_known_card_was_placed_face_down
         "every re-dealt world put the known card where it really is: player 1 would learn whether it was placed")
 
 
+def test_on_an_open_table_resample_hidden_deals_a_known_card_face_down_or_in_hand_never_both():
+    # player 1 saw Tidepool Crab return to player 0's hand, then a cost-0 card go face down on an open table:
+    # a world puts the Crab in one place, where the hand has room for it beside the unseen cards
+    s = make_state(hands=(["Tidepool Crab", "Pebble Mole", "Sturdy Turtle"], ["Gloom Bat"]),
+                   opaque_wall=False)
+    s.known_hand[0] = [cid("Tidepool Crab")]
+    place(s, "Tidepool Crab", A)
+    end(s)
+    crab_face_down = []
+    for world in consistent_worlds(s, 1, 40, np.random.default_rng(0)):
+        zones = world.hand[0] + world.face_down[0][A] + world.deck[0]
+        assert zones.count(cid("Tidepool Crab")) == 1, "the known card lies in one place"
+        crab_face_down.append(cid("Tidepool Crab") in world.face_down[0][A])
+    assert 0 < sum(crab_face_down) < len(crab_face_down)
+
+
+def test_on_an_open_table_the_card_being_paid_for_is_re_dealt_among_every_cost_the_hand_left_could_pay():
+    # player 1 sees player 0 put a card face down with three cards left in hand and no discard yet: it may
+    # cost 1 to 3 (a cost-0 card would be paid already), and a world asks for that card's discards
+    s = make_state(hands=(["Sturdy Turtle", "Gloom Bat", "Pebble Mole", "Tidepool Crab"], ["Gloom Bat"]),
+                   opaque_wall=False)
+    act(s, "play", cid("Sturdy Turtle"))
+    act(s, "lane", A)
+    assert s.decision_name == "discard" and s.discards_left == 1
+    costs = set()
+    for world in consistent_worlds(s, 1, 60, np.random.default_rng(0)):
+        card = world.face_down[0][A][-1]
+        assert world.pending_card == card and world.discards_left == CAT.cost[card]
+        costs.add(CAT.cost[card])
+    assert costs == {1, 2, 3}, "only the discards seen so far tell player 1 about the card's cost"
+
+
 def test_resample_hidden_re_deals_the_card_being_paid_for_among_those_the_discards_seen_leave_unpaid():
     # on an open table player 1 sees player 0 put a card face down in a lane holding three creatures and a
     # face-down Undertow, and no discard for it yet; never which card (Sturdy Turtle, cost 1). A world deals
@@ -259,6 +291,14 @@ def test_resample_hidden_reshuffles_the_players_own_deck_and_re_deals_the_oppone
     assert len(own_orders) > 1, "player 0's own deck order is hidden from them: it is re-shuffled"
     assert len(opp_hands) > 1 and opp_hands != {tuple(sorted(s.hand[1]))}, "player 1's hand is re-dealt"
     assert len(opp_decks) > 1, "player 1's deck order is re-dealt"
+
+
+def test_resample_hidden_re_deals_the_opponents_deck_order_so_their_next_draw_is_not_told():
+    # a world mixing player 1's hand cards into their deck but keeping the real deck's order would hand its
+    # top card to player 0 as player 1's next draw in most worlds (1 in 20 when dealt uniformly)
+    s = TerraloreGame(decks=("ember_rush", "tidal_fortress"), mulligan=False).new_initial_state(5)
+    worlds = list(consistent_worlds(s, 0, 40, np.random.default_rng(0)))
+    assert sum(world.deck[1][-1] == s.deck[1][-1] for world in worlds) < 10
 
 
 def test_resample_hidden_deals_face_down_cards_at_random_and_searches_only_when_that_fails(monkeypatch):

@@ -96,6 +96,15 @@ def test_resample_hidden_covers_hand_deck_order_and_face_down_reservoir():
     assert len(seen_unseen) > 1 and len(seen_opp) > 1
 
 
+def test_resample_hidden_deals_the_opponents_deck_in_a_random_order_not_sorted():
+    # a world dealing Player 2's hidden cards anew but laying their Deck out in card order would tell a search
+    # which card they draw next (the highest id of the Deck)
+    s = TravelEarthGame(first_player=0).new_initial_state(4)
+    rng = np.random.default_rng(2)
+    worlds = [s.resample_hidden(0, rng) for _ in range(20)]
+    assert sum(world.deck[1] == sorted(world.deck[1]) for world in worlds) < 5
+
+
 def test_resample_hidden_redeals_the_opponents_unseen_starting_reservoir_card():
     # Player 2's starting card lies face down, "without either player looking at it": Player 1's worlds deal it
     # anew (from Player 2's hidden cards), never keep the real one
@@ -162,6 +171,16 @@ def test_render_text_names_animals_with_numbers_rows_and_reservoir():
     e = env_module.env(render_mode="ansi")
     e.reset(seed=0)
     assert "Travel Earth TCG" in e.render()
+
+
+def test_render_text_tells_each_seat_both_deck_and_hand_sizes():
+    # the sizes are public (the observation has them): a seat reading the text sees the opponent's too
+    s = scenario(p0=dict(hand=["Giraffe", "Lion"], deck=["Horse"]),
+                 p1=dict(hand=["Orca"], deck=["Tiger", "Emu", "Koala"]), first=0, filler_to="discard")
+    for seat in (0, 1, None):
+        lines = s.render_text(player=seat).splitlines()
+        assert any(x.startswith("Player 1 (seat 0") and "Deck 1, Hand 2" in x for x in lines)
+        assert any(x.startswith("Player 2 (seat 1") and "Deck 3, Hand 1" in x for x in lines)
 
 
 def test_render_text_calls_the_seat_that_went_first_player_1_whichever_seat_it_is():
