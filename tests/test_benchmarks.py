@@ -113,6 +113,23 @@ def test_bot_vs_random_reports_the_first_policys_own_draws_losses_and_mean_retur
     assert out["win_rate"] == 0.6 and out["mean_return"] == 0.5
 
 
+def test_bot_vs_random_at_a_larger_table_reports_the_policys_own_draws_mean_length_and_rate_of_games_played(
+        monkeypatch):
+    # three seats: the opponents' entries differ from the policy's (they share draws the policy lost); games
+    # are rounded up to whole rotations (3 asked, 6 played) and vary in length
+    import numpy as np
+
+    import benchmarks.bot_vs_random as bench
+    import tabletop_envs.core.arena as arena
+
+    res = arena.MatchResult(["a", "b", "c"], 6, np.array([3, 1, 0]), np.array([1, 2, 2]), np.array([2, 3, 4]),
+                            np.zeros(3), [10, 20, 30, 40, 50, 90])
+    monkeypatch.setattr(arena, "play_match", lambda *a, **k: res)
+    out = bench.main(["--env", "earth_v0", "--players", "3", "--games", "3"])
+    assert (out["games"], out["wins"], out["draws"], out["losses"]) == (6, 3, 1, 2)
+    assert out["win_rate"] == 0.5 and out["mean_decisions"] == 40.0
+
+
 def spy_on_play_match(monkeypatch) -> dict:
     """What benchmarks.bot_vs_random hands the arena's play_match, which still plays the games."""
     import tabletop_envs.core.arena as arena
@@ -521,6 +538,7 @@ def test_a_timed_window_that_would_never_end_is_refused_on_the_command_line(seco
     # --compare-policies always trains on the wrapped reference in the default vec env
     (["--compare-policies", "--reference", "raw"], "it takes no --reference raw"),
     (["--compare-policies", "--vec", "dummy", "--skip-training"], "it takes no --vec dummy, --skip-training"),
+    (["--compare-policies", "--policy", "stock"], "it takes no --policy stock"),  # it trains both classes
 ])
 def test_training_throughput_refuses_what_its_runs_would_ignore_or_pair_wrongly(argv, message, capsys, monkeypatch):
     import benchmarks.training_throughput as tt
@@ -767,3 +785,310 @@ def test_observation_gaps_counts_the_earth_placements_whose_resource_the_observa
     random = load_policy("terralore_v0/random", env="terralore_v0")
     known = terralore_known(3, [random, random], rotate=True)
     assert known["games"] == 3 and known["decisions"] > 0 and known["games with one"] <= 3
+
+
+def test_the_zero_cost_floors_are_each_rows_own_over_the_mean_of_the_rounds_reference_runs(monkeypatch):
+    # the floors run after the round's games, so each is set against all of the round's reference runs: here
+    # 100, 200 and 600 (mean 300, median 200, first 100); one game gave a mean and median of two runs alike
+    speeds = [1.0,  # the untimed warm-up
+              100, 150, 200, 90, 600,  # R G1 R G2 R
+              1000, 700, 400]  # the zero-cost floors of the reference, G1 and G2
+    tt, _ = _scripted_training(monkeypatch, speeds)
+    games = ["terralore_v0", "travel_earth_v0"]
+    reference, terralore, travel = tt.training_throughput(64, 1, games, repeats=1)
+    assert [row["zero_cost_env_steps_per_s"] for row in (reference, terralore, travel)] == [1000, 700, 400]
+    assert [row["zero_cost_vs_reference"] for row in (reference, terralore, travel)] == [3.33, 2.33, 1.33]
+    assert (terralore["vs_reference"], travel["vs_reference"]) == (1.0, 0.23)  # 150 / 150, 90 / 400
+
+
+def test_no_env_cost_ratio_against_a_reference_whose_own_env_cost_came_out_at_or_below_zero(monkeypatch):
+    # connect_four's run faster than its zero-cost floor (noise on a short run): a ratio to its negative cost
+    # would print as a negative "env cost x ref"
+    tt, _ = _scripted_training(monkeypatch, [1.0, 200, 100, 200, 150, 500])  # warm-up, R G R, floors R G
+    reference, game = tt.training_throughput(64, 1, ["terralore_v0"], repeats=1)
+    assert reference["env_us_per_step"] < 0 < game["env_us_per_step"]
+    assert game["env_cost_vs_reference"] is None
+
+
+def test_each_piece_of_a_learner_step_is_its_median_over_the_rounds_not_the_mean(monkeypatch):
+    import numpy as np
+
+    import benchmarks.training_throughput as tt
+
+    runs = []
+
+    def fake_measure(env_fns, steps, settings, seed=0, policy="fast", vec="batched"):
+        runs.append(1)
+        round_index = max(0, len(runs) - 2) // 5  # after the warm-up, 5 runs a round: R G R, two floors
+        env_us = (10.0, 20.0, 60.0)[round_index]  # median 20, mean 30
+        return {"steps": steps, "seconds": 1.0, "steps_per_s": 100.0, "us_per_step": {"env": env_us}}
+
+    monkeypatch.setattr(tt, "measure", fake_measure)
+    monkeypatch.setattr(tt, "record_observations",
+                        lambda env, count: (np.zeros((1, 2), np.float32), np.ones((1, 2), bool)))
+    monkeypatch.setattr(tt, "snapshot_opponent", lambda *a: None)
+    rows = tt.training_throughput(64, 1, ["terralore_v0"], repeats=3)
+    assert all(row["us_per_step"] == row["zero_cost_us_per_step"] == {"env": 20.0} for row in rows)
+
+
+def test_the_untimed_warm_up_runs_the_policy_class_and_vec_env_of_the_timed_runs(monkeypatch):
+    # a warm-up of another policy class or vec env left the first timed reference run a first learn of its own
+    tt, calls = _scripted_training(monkeypatch, [1.0] + [100.0] * 5)
+    tt.training_throughput(64, 2, ["terralore_v0"], repeats=1, policy="stock", vec="dummy")
+    assert len(calls) == 6 and {(c["policy"], c["vec"]) for c in calls} == {("stock", "dummy")}
+
+
+def test_the_policy_comparison_times_no_process_first_learn(monkeypatch):
+    # as in training_throughput: the process's first learn ran slower and would have been the first timed run
+    import benchmarks.training_throughput as tt
+
+    calls = []
+
+    def fake_measure(fns, steps, settings, seed=0, policy="fast", vec="batched"):
+        calls.append(policy)
+        speed = 1.0 if len(calls) == 1 else (200.0 if policy == "fast" else 100.0)  # the first learn is slow
+        return {"steps": steps, "seconds": steps / speed, "steps_per_s": speed}
+
+    monkeypatch.setattr(tt, "measure", fake_measure)
+    monkeypatch.setattr(tt, "snapshot_opponent", lambda *a: None)
+    rows = tt.policy_comparison(64, 2, ["terralore_v0"], repeats=1)
+    assert len(calls) == 5 and all(r["speedup"] == 2.0 and r["fast_steps_per_s"] == 200.0 for r in rows)
+
+
+def test_act_latency_times_the_model_from_every_seat(monkeypatch):
+    # the model sat in seat 0 of every game: a seat's own cost (the first move of a deal) would be all of it
+    import benchmarks.training_throughput as tt
+    import tabletop_envs
+    import tabletop_envs.core.arena as arena
+    from tabletop_envs.core.policy import RandomPolicy
+
+    seats, real = set(), arena.play_game
+
+    def spy(game, policies, seed, *rest, **kwargs):
+        seats.update(i for i, p in enumerate(policies) if type(p).__name__ == "Timed")
+        return real(game, policies, seed, *rest, **kwargs)
+
+    monkeypatch.setattr(arena, "play_game", spy)
+    monkeypatch.setattr(tabletop_envs, "load_policy", lambda pid: RandomPolicy())
+    tt.act_latency("random", "terralore_v0", {}, calls=200)
+    assert seats == {0, 1}
+
+
+def test_act_latency_gives_load_time_in_ms_and_the_99th_percentile_of_the_act_calls(monkeypatch):
+    import numpy as np
+
+    import benchmarks.training_throughput as tt
+    import tabletop_envs
+    from tabletop_envs.core.policy import RandomPolicy
+
+    clock, timed = {"t": 0.0}, []
+
+    class Timed(RandomPolicy):
+        def act(self, obs, mask, rng):
+            timed.append((len(timed) % 100 + 1) * 1e-6)  # 1, 2, ..., 100 µs in turn: p99 99.01, p90 90.1
+            clock["t"] += timed[-1]
+            return super().act(obs, mask, rng)
+
+    def load(pid):
+        clock["t"] += 0.25  # loading takes 250 ms
+        return Timed()
+
+    monkeypatch.setattr(tabletop_envs, "load_policy", load)
+    monkeypatch.setattr(tt.time, "perf_counter", lambda: clock["t"])
+    out = tt.act_latency("timed", "terralore_v0", {}, calls=400)
+    assert out["load_ms"] == 250.0
+    assert out["act_p99_us"] == round(float(np.percentile(timed, 99)) * 1e6, 1) > 98
+
+
+def test_training_throughputs_command_line_hands_on_the_reference_policy_vec_and_counts(monkeypatch):
+    # an option read but not handed on ran the defaults under a table that named the options given
+    import benchmarks.training_throughput as tt
+
+    seen = {}
+    row = {"env": "connect_four-v3", "opponent": "random", "settings": "s", "steps_per_s": 1.0,
+           "zero_cost_env_steps_per_s": 1.0, "env_us_per_step": 1.0}
+    monkeypatch.setattr(tt, "training_throughput", lambda *a: seen.setdefault("training", a) and [row])
+    monkeypatch.setattr(tt, "policy_comparison", lambda *a: seen.setdefault("comparison", a) and [])
+    monkeypatch.setattr(tt, "_print_pieces", lambda rows: None)
+    tt.main(["--steps", "64", "--n-envs", "2", "--repeats", "3", "--games", "terralore_v0", "--policies",
+             "--reference", "raw", "--policy", "stock", "--vec", "dummy"])
+    assert seen["training"] == (64, 2, ["terralore_v0"], 3, "stock", "dummy", "raw")
+    tt.main(["--steps", "64", "--n-envs", "2", "--repeats", "5", "--games", "terralore_v0", "--policies",
+             "--compare-policies"])
+    assert seen["comparison"] == (64, 2, ["terralore_v0"], 5)
+
+
+def test_the_free_engine_bounds_rate_is_opponent_moves_per_learner_step_truncated_games_reset():
+    # the rate paid per step of the zero-cost env: every opponent call of real play over the learner's steps,
+    # a game cut at its turn limit reset as one that ended
+    import numpy as np
+
+    from benchmarks.free_engine_bound import opponent_moves_per_learner_step
+
+    class Opponent:
+        def act(self, observation, mask, rng):
+            return 0
+
+    class TwoRepliesAGame:  # each learner step is answered by two opponent moves; games are cut after 3 steps
+        def __init__(self, opponent):
+            self.opponent, self.t = opponent, None
+
+        def reset(self, seed=None):
+            self.t = 0
+            return None, {}
+
+        def action_masks(self):
+            return np.ones(2, bool)
+
+        def step(self, action):
+            assert self.t is not None and self.t < 3, "stepped a finished game"
+            self.t += 1
+            self.opponent.act(None, None, None)
+            self.opponent.act(None, None, None)
+            return None, 0.0, False, self.t == 3, {}
+
+    opponent = Opponent()
+    assert opponent_moves_per_learner_step(lambda: TwoRepliesAGame(opponent), opponent, steps=30) == 2.0
+
+
+def test_an_aec_window_times_steps_not_its_seeded_reset_and_counts_dead_steps_as_steps_only(monkeypatch):
+    # the reference table counts step(None) calls as steps; "decisions" leave them out
+    import numpy as np
+
+    import benchmarks.aec_throughput as bench
+
+    clock = {"t": 0.0}
+
+    class ThreeMovesTwoDeadSteps:  # a game: 3 moves, then each of 2 agents leaves with a dead step
+        def reset(self, seed=None):
+            if seed is not None:
+                clock["t"] += 1.0  # a seeded reset is expensive (PettingZoo's RLCard envs: rlcard.make)
+            self.agents, self.moves = ["a", "b"], 0
+
+        def last(self):
+            done = self.moves == 3
+            return {"action_mask": np.ones(2, np.int8)}, 0.0, done, False, {}
+
+        def step(self, action):
+            clock["t"] += 0.001
+            if action is None:
+                self.agents.pop()
+            else:
+                self.moves += 1
+
+    monkeypatch.setattr(bench.time, "perf_counter", lambda: clock["t"])
+    window = bench.run_window(ThreeMovesTwoDeadSteps(), 0.1, np.random.default_rng(0), seed=1)
+    rate, games, steps, decisions = window
+    assert (games, steps, decisions) == (40, 200, 120)  # one block of 200 steps, 0.2 s
+    assert rate == pytest.approx(1000.0)
+
+
+def test_aec_throughput_warms_every_env_up_untimed_before_the_first_round(monkeypatch):
+    import benchmarks.aec_throughput as bench
+
+    windows = []
+
+    def window(env, seconds, rng, seed):
+        windows.append((env, seed))
+        return 1.0 if seed == 0 else 100.0, 1, 10, 10
+
+    monkeypatch.setattr(bench, "run_window", window)
+    out = bench.measure({name: (lambda n=name: n) for name in ("texas_holdem-v4", "terralore_v0")}, 1.0, 2)
+    assert [seed for _, seed in windows] == [0, 0, 1000, 1000, 2000, 2000]
+    assert out["terralore_v0"]["runs"] == [100.0, 100.0]
+
+
+def test_aec_throughputs_ratio_pairs_each_window_with_the_baselines_window_of_the_same_round(monkeypatch):
+    # a slow first round (50 and 50) cancels within its own pair: 1.0; sorting each env's windows before
+    # dividing (0.75) or dividing the medians (0.67) does not
+    import benchmarks.aec_throughput as bench
+
+    order, rates = [], {"texas_holdem-v4": [50, 200, 150], "terralore_v0": [50, 100, 150]}
+
+    def window(env, seconds, rng, seed):
+        if seed == 0:
+            return 1.0, 0, 10, 10
+        order.append(env)
+        return rates[env][sum(e == env for e in order) - 1], 1, 10, 10
+
+    monkeypatch.setattr(bench, "run_window", window)
+    out = bench.measure({name: (lambda n=name: n) for name in rates}, 1.0, 3)
+    assert out["terralore_v0"]["ratio_vs_texas_holdem"] == 1.0
+
+
+def test_every_zero_cost_floor_replays_the_observations_and_masks_recorded_from_its_own_env(monkeypatch):
+    # the learner's cost depends on the masks too (the update reads only the legal actions): the reference's
+    # floor with every action legal set a dearer floor than the reference's own masks do
+    import numpy as np
+
+    import benchmarks.training_throughput as tt
+
+    recorded, floors = {}, []
+
+    def record(env_fn, count):
+        name = getattr(env_fn, "env_name", "connect_four-v3")
+        width = 7 if name == "connect_four-v3" else 203
+        recorded[name] = (np.zeros((2, 3), np.float32), np.eye(2, width, dtype=bool))
+        return recorded[name]
+
+    def fake_measure(env_fns, steps, settings, seed=0, policy="fast", vec="batched"):
+        floors.extend(fn for fn in env_fns if isinstance(fn, tt._ZeroCost))
+        return {"steps": steps, "seconds": 1.0, "steps_per_s": 100.0, "us_per_step": None}
+
+    monkeypatch.setattr(tt, "measure", fake_measure)
+    monkeypatch.setattr(tt, "record_observations", record)
+    monkeypatch.setattr(tt, "snapshot_opponent", lambda *a: None)
+    tt.training_throughput(64, 2, ["terralore_v0"], repeats=1)
+    assert len(floors) == 4  # two envs each, for the reference and the game
+    for floor, name in zip(floors, ["connect_four-v3"] * 2 + ["terralore_v0"] * 2):
+        bank, masks = recorded[name]
+        assert floor.observations is bank and floor.masks is masks and floor.num_actions == masks.shape[1]
+
+
+def test_the_free_engine_bounds_run_pays_the_measured_rate_of_the_snapshot_opponents_moves(monkeypatch):
+    import numpy as np
+
+    import benchmarks.free_engine_bound as fb
+    import benchmarks.training_throughput as tt
+
+    snapshot, timed = object(), []
+
+    def fake_measure(env_fns, steps, settings, seed=0, policy="fast", vec="batched"):
+        timed.append(env_fns)
+        return {"steps_per_s": 100.0}
+
+    monkeypatch.setattr(tt, "measure", fake_measure)
+    monkeypatch.setattr(tt, "snapshot_opponent", lambda *a: snapshot)
+    monkeypatch.setattr(tt, "record_observations",
+                        lambda env, count: (np.zeros((4, 2), np.float32), np.ones((4, 2), bool)))
+    monkeypatch.setattr(fb, "opponent_moves_per_learner_step", lambda env_fn, opponent: 0.375)
+    fb.free_engine_bound("terralore_v0", rounds=1, steps=64)
+    free = [fn() for fn in timed[2]]  # warm-up, reference, the free engine's run, reference
+    assert len(free) == 4 and all(env.rate == 0.375 and env.opponent is snapshot for env in free)
+
+
+def test_the_free_engine_bounds_command_line_runs_the_rounds_and_steps_given(monkeypatch):
+    import benchmarks.free_engine_bound as fb
+
+    seen = []
+    row = {"env": "terralore_v0", "opponent_moves_per_learner_step": 1.0, "vs_reference": 1.0,
+           "vs_reference_each_round": [1.0]}
+    monkeypatch.setattr(fb, "free_engine_bound", lambda *a, **k: seen.append((a, k)) or row)
+    fb.main(["--rounds", "2", "--steps", "640", "--games", "terralore_v0"])
+    assert seen == [(("terralore_v0", 2, 640), {})]
+
+
+def test_aec_throughputs_raw_references_are_pettingzoos_raw_envs_and_each_ratio_divides_by_its_own_reference(
+        monkeypatch):
+    # the raw_env rows are the references without PettingZoo's default wrapper chain (about half their speed)
+    import benchmarks.aec_throughput as bench
+
+    assert type(bench.make_raw_reference("classic/connect_four-v3")).__name__ == "raw_env"
+    assert type(bench.make_reference("classic/connect_four-v3")).__name__ != "raw_env"
+    rates = {"texas_holdem-v4": 100, "texas_holdem-v4 raw_env": 200, "hanabi-v5": 50,
+             "hanabi-v5 raw_env": 400, "earth_v0 (2p)": 800}
+    monkeypatch.setattr(bench, "run_window", lambda env, seconds, rng, seed: (rates[env], 1, 10, 10))
+    out = bench.measure({name: (lambda n=name: n) for name in rates}, 1.0, 1)["earth_v0 (2p)"]
+    assert {key: out[key] for key in bench.RATIOS} == {"ratio_vs_texas_holdem": 8.0,
+                                                       "ratio_vs_texas_holdem_raw": 4.0,
+                                                       "ratio_vs_hanabi": 16.0, "ratio_vs_hanabi_raw": 2.0}

@@ -279,3 +279,44 @@ def test_the_free_engine_bound_pays_the_opponents_moves_of_real_self_play_and_no
     opponent = Counting()
     rate = fe.opponent_moves_per_learner_step(tt._WithOpponent("terralore_v0", {}, opponent), opponent, steps=300)
     assert 0.3 < rate < 2 and "act" not in vars(opponent), "counted on real play, then the method restored"
+
+
+@needs_train
+def test_every_run_plays_against_the_same_sampling_snapshot_opponent():
+    # "the same opponent, so the same games, in every run": a fresh learner's weights drawn anew each run
+    # would give each run other games; and the pool's snapshots sample, they do not play their argmax
+    from benchmarks.training_throughput import SETTINGS, snapshot_opponent
+
+    net_arch = SETTINGS["policy_kwargs"]["net_arch"]
+    first, second = (snapshot_opponent("terralore_v0", {}, net_arch) for _ in range(2))
+    assert not first.deterministic and not second.deterministic
+    assert all(np.array_equal(x, y) for a, b in zip(first.layers, second.layers) for x, y in zip(a, b))
+
+
+def test_the_piece_clock_splits_a_learner_step_into_the_pieces_the_loop_around_them_and_the_rest():
+    from types import SimpleNamespace
+
+    from benchmarks.training_throughput import _PieceClock
+
+    def owner(*methods):
+        return SimpleNamespace(**dict.fromkeys(methods, lambda *a, **k: None))
+
+    model = owner("collect_rollouts", "train")
+    model.env, model.policy = owner("step_wait", "env_method"), owner("forward")
+    model.rollout_buffer = owner("add")
+    clock = _PieceClock(model)
+    clock.seconds.update(env=1.0, masks=0.5, forward=2.0, buffer=0.25, collection=5.0, update=3.0)
+    us = clock.per_step(1000, 10.0)  # seconds over 1,000 learner steps: ms per step are µs per 1,000
+    assert us == {"env": 1000.0, "masks": 500.0, "forward": 2000.0, "buffer": 250.0, "collection": 5000.0,
+                  "update": 3000.0, "other collection": 1250.0, "total": 10000.0, "rest": 2000.0}
+
+
+@needs_train
+def test_a_runs_speed_counts_the_learner_steps_it_played_not_the_steps_it_asked_for():
+    # learn() plays whole rollouts: 65 steps asked of 2 envs x 32 are 128 played, and timed
+    from benchmarks.training_throughput import _ZeroCost, measure
+
+    settings = {"n_steps": 32, "batch_size": 32, "n_epochs": 1, "policy_kwargs": {"net_arch": [8]}}
+    result = measure([_ZeroCost(np.eye(6, dtype=np.float32), 4)] * 2, 65, settings)
+    assert result["steps"] == 128
+    assert result["seconds"] == pytest.approx(128 / result["steps_per_s"], abs=0.0051)  # seconds rounded to 0.01

@@ -681,3 +681,30 @@ def test_a_pair_of_no_games_has_undefined_rates_and_intervals_not_an_error():
     assert np.isnan(rates["score"]) and rates["games"] == 0
     for key in ("win", "draw", "loss"):
         assert np.isnan(rates[key]["rate"]) and all(np.isnan(bound) for bound in rates[key]["ci95"])
+
+
+def test_a_bradley_terry_fit_stopped_short_of_convergence_raises_instead_of_giving_its_ratings():
+    # the MM updates used before returned whatever 2,000 iterations reached: 50 Elo short on clean sweeps
+    pairs = MIXED_TABLE[:3]
+    fit = bradley_terry_elo(["random", "a", "b"], pairs, iterations=100)
+    assert fit["a"] == pytest.approx(205.4, abs=0.1)
+    with pytest.raises(RuntimeError, match="did not converge in 2 Newton steps"):
+        bradley_terry_elo(["random", "a", "b"], pairs, iterations=2)
+
+
+def test_play_pair_above_two_seats_puts_a_and_b_on_every_neighbouring_pair_of_seats_each_deal(monkeypatch):
+    # the two-seat rotations at a table of three kept A and B off the third seat: each deal played 2 of its 6
+    # placements, and the games still added up to the count asked for
+    import training.evaluate as evaluate
+
+    a, b = Named("a"), Named("b")
+    placed = []
+
+    def scripted_game(game, seats, seed, max_turns, rng):
+        placed.append((seed, seats.index(a), seats.index(b)))
+        return np.zeros(len(seats)), np.zeros(len(seats)), 1
+
+    monkeypatch.setattr(evaluate, "play_game_standings", scripted_game)
+    res = play_pair("earth_v0", a, b, 6, seed=0, game_kwargs={"num_players": 3})
+    assert res.games == 6 and len({seed for seed, _, _ in placed}) == 1
+    assert sorted((sa, sb) for _, sa, sb in placed) == sorted(seatings(3))

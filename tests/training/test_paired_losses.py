@@ -57,3 +57,40 @@ def test_neither_seating_hands_the_policies_a_generator_that_tells_the_deals_see
         policies = (spy, RandomPolicy()) if seat_of_spy == 0 else (RandomPolicy(), spy)
         paired_losses(toy, *policies, deals=1, seed=918_273_645_501)
         assert spy.first_state is not None and not tells_the_seed(spy, 918_273_645_501)
+
+
+def test_each_seating_and_each_policy_of_a_deal_draws_from_a_stream_of_its_own(toy, monkeypatch):
+    # "a random opponent draws afresh in each seating": the same stream in both seatings would replay its
+    # draws from the other seat, and one stream for both policies would hand each the other's numbers
+    import benchmarks.paired_losses as pl
+
+    handed, real = [], pl.play_game
+    monkeypatch.setattr(pl, "play_game", lambda game, policies, deal, rng=None: handed.append(
+        [g.bit_generator.state["state"]["inc"] for g in rng]) or real(game, policies, deal, rng=rng))
+    paired_losses(toy, RandomPolicy(), RandomPolicy(), deals=2, seed=3)
+    streams = [inc for game in handed for inc in game]
+    assert len(handed) == 4 and len(set(streams)) == len(streams) == 8
+
+
+def test_a_policy_that_never_loses_leaves_no_share_of_losses_to_the_deals(monkeypatch):
+    import numpy as np
+
+    import benchmarks.paired_losses as pl
+
+    a, b = object(), object()
+    monkeypatch.setattr(pl, "play_game", lambda game, policies, deal, rng=None: (
+        np.array([1.0, -1.0]) if policies[0] is a else np.array([-1.0, 1.0]), 10))
+    out = pl.paired_losses("terralore_v0", a, b, deals=4)
+    assert out["loss_rate_seat_0"] == out["loss_rate_seat_1"] == out["both_seats_lost"] == 0.0
+    assert out["deal_share_of_losses_at_most"] == 0.0
+
+
+def test_paired_losses_command_line_plays_the_seed_given_against_the_envs_random_bot(monkeypatch):
+    import benchmarks.paired_losses as pl
+    from tabletop_envs.core.policy import policy_name
+
+    seen = {}
+    monkeypatch.setattr(pl, "paired_losses", lambda env, policy, opponent, deals, seed=0: seen.update(
+        opponent=policy_name(opponent), deals=deals, seed=seed) or {})
+    pl.main(["--env", "terralore_v0", "--policy", "terralore_v0/heuristic", "--deals", "5", "--seed", "40"])
+    assert seen == {"opponent": "random", "deals": 5, "seed": 40}
