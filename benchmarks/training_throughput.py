@@ -441,7 +441,8 @@ def policy_comparison(steps: int, n_envs: int, games: list[str], repeats: int = 
         env_name, kwargs = env_name_of(label), game_kwargs(label)
         snap = snapshot_opponent(env_name, kwargs, settings["policy_kwargs"]["net_arch"])
         jobs[label] = [_WithOpponent(env_name, kwargs, snap) for _ in range(n_envs)]
-    warm_up(jobs[REFERENCE], settings, "stock")
+    for policy in POLICIES:  # each class's first learn: the first timed run is the reference's with ours
+        warm_up(jobs[REFERENCE], settings, policy)
     runs: dict = {}
     for _ in range(repeats):
         for label, fns in jobs.items():
