@@ -1423,3 +1423,59 @@ def test_an_ecosystem_side_is_shown_as_its_name_and_objective_without_a_vp_of_it
 
     for rec in CAT.ecosystems:
         assert side_line(rec, "ecosystem") == f"{rec['name']}: {rec['text']}"
+
+
+def test_worlds_for_a_seat_re_deal_the_cards_it_composted_face_down_from_the_deck():
+    """Cards composted from the top of the deck go face down unseen, even by the seat whose compost they are:
+    its own worlds deal them anew with the other hidden cards, and keep the cards it composted from its hand."""
+    s = after_setup(2, 0)
+    mine = list(s.compost[0])
+    assert mine and all(s.compost_known[0])
+    s.compost_from_deck(0, 3)
+    unseen = s.compost[0][len(mine):]
+    rng = np.random.default_rng(0)
+    dealt = set()
+    for _ in range(20):
+        world = s.resample_hidden(0, rng)
+        np.testing.assert_array_equal(world.observation(0), s.observation(0))
+        assert world.compost[0][:len(mine)] == mine and world.compost_known[0] == s.compost_known[0]
+        dealt.add(tuple(world.compost[0][len(mine):]))
+    assert len(dealt) > 10 and tuple(unseen) not in dealt
+
+
+def test_worlds_for_a_seat_re_deal_the_others_personal_ecosystems_during_play():
+    """A personal ecosystem stays hidden until the game ends: a seat's worlds deal each other seat one anew, from
+    the cards neither public nor its own, and keep its own; by the end's scoring every seat's is revealed."""
+    s = after_setup(3, 0)
+    public = {e // 2 for e in s.public_eco}
+    rng = np.random.default_rng(0)
+    dealt = {1: set(), 2: set()}
+    for _ in range(30):
+        world = s.resample_hidden(0, rng)
+        np.testing.assert_array_equal(world.observation(0), s.observation(0))
+        assert world.eco[0] == s.eco[0] and world.offers["ecosystem"][0] == s.offers["ecosystem"][0]
+        for q in (1, 2):
+            card = world.eco[q] // 2
+            assert world.offers["ecosystem"][q] == [card] and card not in public | {s.eco[0] // 2}
+            dealt[q].add(world.eco[q])
+        assert world.eco[1] // 2 != world.eco[2] // 2
+    assert all(len(sides) > 15 for sides in dealt.values()), dealt
+
+
+def test_worlds_for_another_seat_give_a_seat_mid_setup_compost_an_island_with_a_card_left_to_compost():
+    """The seat composting its setup cards has at least one more to go: another seat's worlds re-deal its island
+    among the sides with its draw number that compost more cards than it has composted, never one it has done."""
+    s = EarthGame(num_players=2).new_initial_state(4)
+    rng = np.random.default_rng(4)
+    while not (s.queue[0]["t"] == "setup_compost" and len(s.compost[s.queue[0]["p"]]) == 4):
+        s.apply_action(int(rng.choice(s.legal_actions())))
+    q = s.queue[0]["p"]
+    real = CAT.islands[s.island[q]]
+    assert s.phase == "setup" and (real["draw"], real["compost"]) == (11, 5)
+    assert any((i["draw"], i["compost"]) == (11, 4) for i in CAT.islands), "an island this seat has composted for"
+    for _ in range(100):
+        world = s.resample_hidden(1 - q, rng)
+        side = CAT.islands[world.island[q]]
+        assert side["draw"] == 11 and world.queue[0] == {"t": "setup_compost", "p": q, "left": side["compost"] - 4}
+        assert side["compost"] > 4, "a world where the seat deciding what to compost has nothing left to compost"
+        np.testing.assert_array_equal(world.observation(1 - q), s.observation(1 - q))
