@@ -506,8 +506,10 @@ def test_record_bots_example_writes_a_gif_a_replay_and_a_still(tmp_path):
     assert Replay.load(tmp_path / "terralore.replay.json").replay().game_state.is_terminal()
 
 
-# Text drawn with the renderer's fonts on the machine that drew docs/images; another font file or FreeType
-# draws other pixels everywhere, so there a picture cannot be compared and the test below skips.
+# What drew docs/images: another Pillow (shapes) or FreeType and font file (text) draws other pixels
+# everywhere, so there a picture cannot be compared and the test below skips (Pillow 10.1 at the dependency
+# floors drew all three otherwise).
+_DRAWN_WITH = {"Pillow": "13.0.0", "FreeType": "2.14.3"}
 _TEXT_CANARY_SHA256 = "30b31f4a3c2b83793cff57a123645ce6a5763f698df7033bf23efd1617d24fc3"
 
 
@@ -517,10 +519,14 @@ def test_the_readme_pictures_are_what_record_bots_draws_now():
     import importlib.util
     from pathlib import Path
 
-    from PIL import Image, ImageDraw
+    import PIL
+    from PIL import Image, ImageDraw, features
 
     from tabletop_envs.core.render import font
 
+    here = {"Pillow": PIL.__version__, "FreeType": features.version("freetype2")}
+    if here != _DRAWN_WITH:
+        pytest.skip(f"docs/images were drawn with {_DRAWN_WITH}, this machine has {here}")
     canary = Image.new("RGB", (420, 44), (0, 0, 0))
     draw = ImageDraw.Draw(canary)
     draw.text((2, 2), "Terralore · Earth 0123456789 VP", fill=(255, 255, 255), font=font(14))
