@@ -2244,6 +2244,18 @@ def test_an_unknown_policy_id_suggests_the_id_it_most_likely_meant(policy, env, 
         load_policy("zzz")
 
 
+def test_a_policy_id_too_long_for_a_file_name_is_an_unknown_id_not_an_os_error():
+    # before Python 3.13 Path.is_file() raises "File name too long" for it, which load_policy and evaluate passed on
+    from tabletop_envs import TabletopError, load_policy
+    from training.evaluate import resolve
+
+    long_id = "terralore_v0/" + "h" * 5000
+    with pytest.raises(TabletopError, match=r"^no policy registered as 'terralore_v0/h{5000}'"):
+        load_policy(long_id)
+    with pytest.raises(TabletopError, match=r"^no policy registered as 'terralore_v0/h{5000}'"):
+        resolve("h" * 5000, "terralore_v0")
+
+
 def test_action_to_string_names_an_action_id_and_refuses_what_is_no_action_id(toy):
     import toy_game
 

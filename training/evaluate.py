@@ -34,7 +34,7 @@ import numpy as np
 from tabletop_envs.core.aec import AEC_KWARGS, check_illegal_action, check_max_turns, check_render_mode
 from tabletop_envs.core.arena import check_games, check_seed, deal_seed, play_game_standings
 from tabletop_envs.core.errors import ConfigError, run_cli
-from tabletop_envs.core.files import parse_json, write_text_whole, written_beside
+from tabletop_envs.core.files import parse_json, path_is, write_text_whole, written_beside
 from tabletop_envs.core.policy import load_policy, policy_name, policy_rng
 from tabletop_envs.core.registry import get_spec, make_game
 
@@ -79,7 +79,7 @@ def resolve(spec, env_name: str, game_config: dict | None = None):
     rule options it will play under (a model trained under others is warned about)."""
     if not isinstance(spec, str):  # a loaded policy: checked against the env when it says what it was made for
         return policy_name(spec), load_policy(spec, env=env_name, game_config=game_config)
-    if "/" in spec or spec.endswith((".onnx", ".json", ".npz")) or Path(spec).is_file():
+    if "/" in spec or spec.endswith((".onnx", ".json", ".npz")) or path_is(spec, Path.is_file):
         full = spec
     else:
         full = f"{env_name}/{spec}"

@@ -13,7 +13,7 @@ import socket
 import stat
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -89,6 +89,17 @@ def written_beside(*paths: Path, marker_last: bool = False) -> Iterator[list[Pat
     finally:
         for part in parts:
             part.unlink(missing_ok=True)
+
+
+def path_is(name: str | os.PathLike[str], test: Callable[[Path], bool]) -> bool:
+    """``test(Path(name))`` (``~`` expanded), False for a name no file can have: before Python 3.13 ``exists()``
+    and ``is_file()`` raise OSError "File name too long", which ended a game played with a seed of hundreds of
+    digits (its default replay name) before it was saved, and made a policy id of thousands of letters an
+    OSError instead of "no policy registered"."""
+    try:
+        return test(Path(name).expanduser())
+    except OSError:
+        return False
 
 
 def write_text_whole(path: Path, text: str) -> None:

@@ -34,7 +34,7 @@ import numpy as np
 
 from .cache import LOCK, keep, recall
 from .errors import ModelMismatchError, RuleOptionsWarning, TabletopError, is_int
-from .files import URL, control_text, parse_json, read_json_text
+from .files import URL, control_text, parse_json, path_is, read_json_text
 
 SIDECAR_FORMAT = "tabletop_envs.policy/1"
 ACTIVATIONS = {  # in place: applied only to fresh products
@@ -1067,7 +1067,7 @@ def model_path_for_id(policy_id: str) -> Path | None:
     for root in _model_roots():
         for suffix in (".onnx", ".npz"):
             candidate = root / spec.models_dir / f"{name}{suffix}"
-            if candidate.exists() and sidecar_path(candidate).exists():
+            if path_is(candidate, Path.exists) and sidecar_path(candidate).exists():
                 return candidate
     return None
 

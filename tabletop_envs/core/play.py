@@ -21,6 +21,7 @@ from pathlib import Path
 
 from .engine import check_seed_value
 from .errors import IllegalActionError, is_int
+from .files import path_is
 from .policy import Policy, load_policy, policy_name, policy_rng
 from .replay import Replay
 
@@ -333,28 +334,18 @@ def shell_word(text: str) -> str:
     return shlex.quote(text)
 
 
-def _path_is(name: str, test) -> bool:
-    """``test(Path(name))`` (``~`` expanded), False for a name no file can have: before Python 3.13 ``exists()``
-    and ``is_file()`` raise OSError "File name too long", which ended a game played with a seed of hundreds of
-    digits (its default replay name) before it was saved. Saving under such a name says so and asks again."""
-    try:
-        return test(Path(name).expanduser())
-    except OSError:
-        return False
-
-
 def offer_save(result: PlayResult, ask: Ask = input, say: Say = print, path: str | None = None) -> str | None:
     """Ask whether to save the replay (or save straight to ``path``); returns the saved path."""
     if path is None:
         # the default names only the game and seed: a second game of that seed must not replace the first
         base = f"replay-{result.replay.env}-seed{result.replay.seed}"
         default = next(name for name in (f"{base}{f'-{k}' if k > 1 else ''}.json" for k in itertools.count(1))
-                       if not _path_is(name, Path.exists))
+                       if not path_is(name, Path.exists))
         try:
             if not ask_yes_no(ask, "Save the replay? [y/N] ", say):
                 return None
             path = read_line(ask, f"File name [{default}]: ", say).strip() or default
-            while _path_is(path, Path.is_file):
+            while path_is(path, Path.is_file):
                 if ask_yes_no(ask, f"{path} exists. Replace it? [y/N] ", say):
                     break
                 path = read_line(ask, "Another file name (empty: do not save): ", say).strip()

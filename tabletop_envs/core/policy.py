@@ -19,7 +19,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from .errors import TabletopError
-from .files import URL
+from .files import URL, path_is
 
 
 @runtime_checkable
@@ -228,7 +228,7 @@ def _load_policy(policy: str | os.PathLike[str] | Policy, env: str | None = None
     text = os.fspath(policy)  # str() of an os.PathLike that is no PurePath is its repr, not its path
     if text.startswith("~"):  # "~/models/m.onnx" from a config file: a path, never an id
         text = str(Path(text).expanduser())
-    if text.endswith((".onnx", ".json", ".npz")) or Path(text).is_file() or URL.match(text):
+    if text.endswith((".onnx", ".json", ".npz")) or path_is(text, Path.is_file) or URL.match(text):
         from .onnx_policy import load_model_policy
 
         _refuse_model_options(text, kwargs)
@@ -258,7 +258,7 @@ def _load_policy(policy: str | os.PathLike[str] | Policy, env: str | None = None
         if shipped is not None:
             _refuse_model_options(text, kwargs)
             return load_model_policy(shipped, env=env_name, **kwargs)
-        if text and Path(text).is_dir():
+        if text and path_is(text, Path.is_dir):
             raise TabletopError(_folder_message(Path(text)))
         known = sorted({*registered_policies(), *shipped_model_ids()})
         close = _close_ids(text, [*known, *(f"{n}/random" for n in ENVS)], env)
