@@ -119,6 +119,16 @@ def test_move_fills_the_destination_lane_up_to_its_fourth_slot():
     assert s.field[1][A] == [] and s.castle[0] == 10, "the moved Tortoise no longer attacks"
 
 
+def test_move_counts_the_moved_creatures_own_slots_against_the_free_slots_of_the_destination_lane():
+    # RULES.md choice 18: the Clay Golem takes 2 slots; a lane of three one-slot creatures has 1 free: no move.
+    # With two creatures there, it fits
+    three = ["Tidepool Crab", "Ember Imp", "Sand Piper"]
+    s = play_and_reveal("Undertow", D, attacking=([], ["Clay Golem"]), defending=([], three))
+    assert names(s.field[1][A]) == ["Clay Golem"] and names(s.field[1][D]) == three
+    s = play_and_reveal("Undertow", D, attacking=([], ["Clay Golem"]), defending=([], three[:2]))
+    assert s.field[1][A] == [] and names(s.field[1][D]) == [*three[:2], "Clay Golem"]
+
+
 def test_move_counts_a_creature_still_face_down_in_the_destination_lane_as_taking_its_slot():
     # player 0 reveals first (less castle HP): the Undertow turns before player 1's face-down Pebble Mole,
     # the fourth creature of their defending lane; moving the Tortoise there would make five
@@ -180,6 +190,20 @@ def test_draw_effect_respects_the_hand_limit():
     end(s)
     end(s)
     assert len(s.hand[0]) == 7 and top3[0] in s.graveyard[0]
+
+
+def test_a_draw_effect_into_a_full_hand_takes_the_surplus_card_off_the_deck_to_the_graveyard_at_once():
+    # RULES.md choice 14: the limit is checked at each draw, an effect's too. The card that does not fit is
+    # drawn and goes to the Graveyard as the Dark Pact resolves (before the Pact itself); it does not stay on
+    # the deck for the next Draw Phase, whose 2 cards then go to the Graveyard after it
+    hand = ["Dark Pact", "Gloom Bat", "Tidepool Crab", "Sturdy Turtle", "Harbor Seal", "Reef Eel", "Kelp Lurker"]
+    s = make_state(hands=(hand, []))
+    place(s, "Dark Pact", A, discards=["Gloom Bat"])
+    deck = list(s.deck[0])
+    end(s)
+    end(s)
+    assert s.turn_number == 3 and len(s.hand[0]) == 7 and s.deck[0] == deck[:-5]
+    assert s.graveyard[0] == [cid("Gloom Bat"), deck[-3], cid("Dark Pact"), deck[-4], deck[-5]]
 
 
 def test_recover_returns_the_costliest_creature_from_the_graveyard():

@@ -372,6 +372,20 @@ def test_here_is_the_lane_a_moved_creature_now_stands_in_not_the_lane_it_was_pla
     assert s.castle[1] == 10 - 8
 
 
+def test_here_is_the_lane_a_moved_creature_now_stands_in_for_its_lane_debuff_too():
+    # player 0 reveals first (less castle HP): the Shade Wraith (enemy creatures here get -1) turns in the
+    # defending lane, facing player 1's attacking Stone Tortoise, then the Tailwind moves it into the attacking
+    # lane, facing their defending Sturdy Turtle: the Turtle counts 3 - 1, the Tortoise its full 4
+    s = make_state(hands=(["Shade Wraith", "Tailwind", "Gloom Bat", "Pebble Mole"], []),
+                   attacking=([], ["Stone Tortoise"]), defending=([], ["Sturdy Turtle"]), castles=(9, 10))
+    place(s, "Shade Wraith", D, discards=["Gloom Bat", "Pebble Mole"])
+    place(s, "Tailwind", A)
+    end_turn(s)
+    assert s.reveal_first == 0 and names(s.field[0][A]) == ["Shade Wraith"] and s.field[0][D] == []
+    assert s.totals[1] == [4, 3 - 1], "the debuff follows the Wraith into its new lane"
+    assert s.castle == [9 - 4, 10 - (3 - 2)]
+
+
 def test_healing_cannot_raise_a_castle_above_10():
     s = make_state(hands=(["Sanctuary", "Gloom Bat", "Pebble Mole"], []), castles=(8, 10))
     place(s, "Sanctuary", A, discards=["Gloom Bat", "Pebble Mole"])
@@ -398,6 +412,16 @@ def test_a_player_may_own_the_same_card_as_the_opponent():
     s = TerraloreGame(decks=(deck, deck), mulligan=False).new_initial_state(0)
     assert s.deck_list[0] == s.deck_list[1]
     s.check_invariants()
+
+
+def test_random_decks_are_drawn_for_each_player_on_their_own_so_they_may_share_cards():
+    # choices 16 and 17: each "random" deck is a uniformly random legal deck by itself, not one deck for both
+    # players nor two decks split from one catalogue
+    states = [TerraloreGame(mulligan=False).new_initial_state(seed) for seed in range(10)]
+    assert all(s.deck_list[0] != s.deck_list[1] for s in states)
+    assert all(set(s.deck_list[0]) & set(s.deck_list[1]) for s in states)
+    for s in states:
+        s.check_invariants()
 
 
 def test_turn_counter_counts_completed_turns_for_max_turns():

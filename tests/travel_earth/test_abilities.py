@@ -300,6 +300,19 @@ def test_ability_stoop_a_resting_armoured_shell_is_not_a_ready_animal():
     assert s.ready[1] == ids(["Galápagos giant tortoise"])  # it survived; seat 1's turn readied it
 
 
+def test_ability_stoop_a_resting_armoured_shell_that_defends_keeps_its_ability_after_a_defensive_change():
+    # RULES.md 23: with no Ready Animal the shell defends against Stoop "and keeps its ability". Beaten on Top
+    # Speed, it changes to Max Lifespan (177 years against 25) and wins as if Ready: only the falcon goes
+    s = scenario(p0=dict(ready=["Peregrine falcon"], reservoir=["Koala"]),
+                 p1=dict(resting=["Galápagos giant tortoise"], reservoir=["Emu"]))
+    act(s, "declare", "Peregrine falcon")
+    act(s, "statistic", SPEED)
+    act(s, "defend_resting", "Galápagos giant tortoise")
+    act(s, "change_statistic", LIFESPAN)
+    assert s.discard[0] == ids(["Peregrine falcon"]) and s.discard[1] == ids(["Emu"])
+    assert s.ready[1] == ids(["Galápagos giant tortoise"])  # it survived; seat 1's turn readied it
+
+
 def test_early_riser_and_pouch_copies_do_not_stack():
     # RULES.md 16: "draw 1 more card than the Hand-size table gives" and "up to 2 cards" are totals.
     s = scenario(p0=dict(ready=["Greater roadrunner", "Greater roadrunner"]), player=1)

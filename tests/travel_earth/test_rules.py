@@ -94,6 +94,19 @@ def test_compare_one_statistic_at_a_time_using_official_printed_values():
         assert (names(s.discard[0]) == ["Lion"]) == (not lion_wins)
 
 
+def test_comparisons_use_the_printed_values_to_their_last_printed_digit():
+    # RULES.md 18: 153.0 against 152.9 km/h (a tenth of a km/h), 0.24 against 0.048 km/h (two figures below
+    # 1 km/h) and 12.19 against 12.18 m (four significant figures) each decide the challenge; none is a tie
+    for challenger, defender, stat in [("Magnificent frigatebird", "Rock dove (pigeon)", SPEED),
+                                       ("Brown-throated sloth", "Garden snail", SPEED),
+                                       ("Bowhead whale", "Sperm whale", LENGTH)]:
+        s = scenario(p0=dict(ready=[challenger], reservoir=["Koala"]), p1=dict(ready=[defender]))
+        challenge(s, challenger, stat)
+        act(s, "defend_ready", defender)
+        assert names(s.discard[1]) == [defender] and s.discard[0] == [], (challenger, defender)
+        assert s.resting[0] == ids([challenger])
+
+
 def _challenge_results(pairs) -> list[tuple[list[str], list[str]]]:
     """Each (Challenger, Defender, statistics in the order tried while they tie), played Ready against
     Ready: the cards each seat discarded."""
