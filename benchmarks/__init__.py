@@ -9,7 +9,7 @@ import platform
 from importlib import metadata
 from pathlib import Path
 
-from tabletop_envs.core.files import write_text_whole
+from tabletop_envs.core.files import user_path, write_text_whole
 from training.export import cpu_info, load_average
 
 #: the packages whose versions move the numbers (pure-Python references speed up or slow down with them)
@@ -70,7 +70,7 @@ def check_json_path(path) -> None:
 
     if path is None:
         return
-    path = Path(path).expanduser()
+    path = user_path(path)
     if str(path) in ("", ".") or path.is_dir():
         raise ConfigError(f"--json {str(path)!r} is a folder: give a file name in it, e.g. --json {path / 'results.json'}")
     make_output_folder(path.parent, "--json")

@@ -12,10 +12,9 @@ import argparse
 import json
 import sys
 import warnings
-from pathlib import Path
 
 from .core.errors import TabletopError, cli_message, is_int, lenient_stdout, to_devnull
-from .core.files import cannot_write_in, parse_json
+from .core.files import cannot_write_in, parse_json, user_path
 
 
 def _option(text: str) -> tuple[str, object]:
@@ -48,7 +47,7 @@ def _check_output_file(path: str, flag: str, suffix: str | None = None) -> None:
     failed to save once the game was over, and a GIF only after the whole replay had been shown."""
     if not path:
         raise ValueError(f"{flag} needs a file name, e.g. {flag} game{suffix or '.json'}")
-    where = Path(path).expanduser()
+    where = user_path(path)
     if where.is_dir():
         raise ValueError(f"{flag} {path!r} is a folder: give a file name, e.g. {flag} {where / ('game' + (suffix or '.json'))}")
     if suffix and where.suffix.lower() != suffix:

@@ -1923,6 +1923,33 @@ def test_a_bad_rule_option_is_a_config_error_that_names_it(env_name, kwargs, pro
             make_game(env_name, **kwargs)
 
 
+@pytest.mark.parametrize("env_name, kwargs, problem", [
+    ("terralore_v0", {"deck_out": np.array("empty_deck")}, r"deck_out must be one of \('cannot_draw', 'empty_deck'\)"),
+    ("terralore_v0", {"deck_out": np.array(["empty_deck", "x"])}, "deck_out must be one of"),
+    ("earth_v0", {"reward": np.array("rank")}, r"reward must be one of \('rank', 'vp_margin'\)"),
+    ("earth_v0", {"fauna_side": np.array(["normal", "x"])}, "fauna_side must be 'normal' or 'beginner'"),
+    ("terralore_v0", {"render_mode": np.array("ansi")}, "render_mode must be None or one of"),
+    ("terralore_v0", {"render_view": np.array("table")}, "render_view must be one of"),
+])
+def test_a_numpy_array_for_an_option_that_names_a_choice_is_refused_by_name(env_name, kwargs, problem):
+    # a 0-d array equal to a choice passed `in` and was kept: state_dict(), a replay's save and a sidecar then
+    # failed on "Object of type ndarray is not JSON serializable"; a longer one raised "ambiguous truth value"
+    from tabletop_envs.core.errors import ConfigError
+
+    if "render_view" not in kwargs:
+        with pytest.raises(ConfigError, match=f"^{problem}.*, got array\\("):
+            ENVS[env_name].load_module().env(**kwargs)
+    with pytest.raises(ConfigError, match=f"^{problem}.*, got array\\("):
+        SingleAgentEnv(env_name, **kwargs)
+
+
+def test_a_zero_dimensional_array_of_decks_is_a_deck_error_not_a_len_type_error():
+    from tabletop_envs.core.errors import DeckError
+
+    with pytest.raises(DeckError, match=r"^decks must be a pair \(one deck per player\), .*; got array\(2\)"):
+        ENVS["terralore_v0"].load_module().env(decks=np.array(2))
+
+
 @pytest.mark.parametrize("make, problem", [
     # the single-agent env's own keywords were missing from the list, so "opponet" was told only the rules
     (lambda: SingleAgentEnv("terralore_v0", opponet="terralore_v0/heuristic"),
@@ -2254,6 +2281,30 @@ def test_a_policy_id_too_long_for_a_file_name_is_an_unknown_id_not_an_os_error()
         load_policy(long_id)
     with pytest.raises(TabletopError, match=r"^no policy registered as 'terralore_v0/h{5000}'"):
         resolve("h" * 5000, "terralore_v0")
+
+
+def test_a_model_path_too_long_for_a_file_name_is_no_model_there_not_an_os_error():
+    # a name ending in .onnx, .npz or .json goes to the model loader, whose exists() (before Python 3.13) raised
+    # OSError "File name too long" from load_policy and an opponent instead of "no model at"
+    from tabletop_envs import load_policy
+
+    for path in ("h" * 300 + ".onnx", "runs/" + "h" * 5000 + ".npz", "h" * 300 + ".json"):
+        with pytest.raises(FileNotFoundError, match=r"^no model at .*h{300}"):
+            load_policy(path, env="terralore_v0")
+    with pytest.raises(FileNotFoundError, match=r"^no model at h{300}\.onnx"):
+        SingleAgentEnv("terralore_v0", opponent="h" * 300 + ".onnx")
+
+
+@pytest.mark.parametrize("policy", ["terralore_v0/ppo", "terralore_v0/heuristic"])
+@pytest.mark.parametrize("game_config", ["decks", 5, [("mulligan", True)], {1: 2}])
+def test_a_game_config_that_is_no_dict_of_options_by_name_is_refused_saying_what_it_takes(policy, game_config):
+    # a model's check ended on AttributeError "'str' object has no attribute 'items'" (or "keywords must be
+    # strings"), and a bot took it without a word
+    from tabletop_envs import load_policy
+
+    with pytest.raises(TypeError, match=r"^game_config must be None or a dict of rule options by name, as "
+                                        r"env.game.config\(\) gives; got "):
+        load_policy(policy, game_config=game_config)
 
 
 def test_action_to_string_names_an_action_id_and_refuses_what_is_no_action_id(toy):
@@ -2934,6 +2985,27 @@ def test_a_model_path_starting_with_a_tilde_is_read_from_the_home_folder(tmp_pat
         assert load_policy(path, env="terralore_v0").metadata["env_id"] == "terralore_v0"
     env = SingleAgentEnv("terralore_v0", opponent="~/models/ppo.onnx")
     assert env.opponent.metadata["env_id"] == "terralore_v0"
+
+
+def test_a_model_path_starting_with_a_tilde_of_no_user_is_no_model_there(tmp_path, monkeypatch):
+    # a shell leaves ~name of no user as written; pathlib's expanduser() raised RuntimeError "Could not determine
+    # home directory" from load_policy, an opponent and evaluate's --policies, naming neither the path nor a fix
+    from tabletop_envs import TabletopError, load_policy
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(FileNotFoundError, match="no model at ~nosuchuser/m.onnx"):
+        load_policy("~nosuchuser/m.onnx")
+    with pytest.raises(FileNotFoundError, match="no model at ~nosuchuser/m.onnx"):
+        SingleAgentEnv("terralore_v0", opponent="~nosuchuser/m.onnx")
+    with pytest.raises(TabletopError, match="no policy registered as '~nosuchuser'"):
+        load_policy("~nosuchuser")
+
+
+def test_an_opponent_given_as_bytes_is_refused_as_itself_not_as_its_first_byte():
+    # bytes are a Sequence: each byte was loaded as an opponent, refused as "got int"
+    with pytest.raises(TypeError, match=r"^opponent must be a policy, id, list or callable\(rng\)->policy, got "
+                                        r"b'terralore_v0/heuristic'$"):
+        SingleAgentEnv("terralore_v0", opponent=b"terralore_v0/heuristic")
 
 
 def test_a_model_path_of_any_path_type_loads_as_a_path(tmp_path):

@@ -623,6 +623,21 @@ def test_a_replay_saved_under_a_home_folder_name_is_written_in_the_home_folder(t
     assert Replay.load("~/x.json").actions
 
 
+def test_a_file_name_starting_with_a_tilde_of_no_user_is_the_name_as_written(toy, tmp_path, monkeypatch):
+    # a shell leaves ~game.json (no user "game.json") as written; pathlib's expanduser() raised RuntimeError
+    # "Could not determine home directory" from --save, --gif and replay, a traceback before the game began
+    monkeypatch.chdir(tmp_path)
+    assert main(["play", "toy", "--opponent", "toy_v0/random", "--seed", "3", "--save", "~game.json"],
+                ask=Script(["1"] * 3), say=[].append) == 0
+    assert Replay.load("~game.json").actions and (tmp_path / "~game.json").is_file()
+    out = []
+    assert main(["replay", "~nosuchuser/x.json", "--no-pause"], say=out.append) == 2
+    assert out == ["error: no replay file at '~nosuchuser/x.json'"]
+    out = []
+    assert main(["replay", "~game.json", "--no-pause", "--gif", "~nosuchuser/x.gif"], say=out.append) == 2
+    assert out == ["error: --gif '~nosuchuser/x.gif': there is no folder '~nosuchuser' to write it in"]
+
+
 def test_the_interactive_save_never_replaces_an_earlier_replay_without_asking(toy, tmp_path, monkeypatch):
     # the default name holds only the game and seed: a second game of that seed replaced the first silently
     monkeypatch.chdir(tmp_path)

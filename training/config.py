@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from tabletop_envs.core.errors import ConfigError
-from tabletop_envs.core.files import cannot_write_in, read_text_at_most
+from tabletop_envs.core.files import cannot_write_in, read_text_at_most, user_path
 
 
 def config_key(default, doc: str, **kw):
@@ -325,12 +325,6 @@ def command_line(module: str, argv: list[str], drop: str, *, drop_value: bool) -
     return " ".join([f"python -m {module}", *kept])
 
 
-def user_path(path: str | Path) -> Path:
-    """A path the user gave (a recipe, a command line), ``~`` expanded as the shell and ``load_policy`` do:
-    ``output.dir: ~/runs/t`` made a folder named ``~`` in the working directory."""
-    return Path(path).expanduser()
-
-
 def check_device(device: str, key: str) -> None:
     """A torch device string, checked when the recipe loads rather than when the learner is built."""
     if re.fullmatch(r"auto|cpu|(cuda|mps)(:\d+)?", device):
@@ -508,6 +502,8 @@ def load_typed_config(schema: type, path: str | Path | None = None, overrides: l
                               f"{', '.join(shipped_recipe_names())}; pass one by name)") from None
         except IsADirectoryError:
             raise ConfigError(f"config file {path} is a folder; pass a YAML file, {where}") from None
+        except OSError as exc:  # a link that leads to itself ended the command on a traceback; no permission too
+            raise ConfigError(f"config file {path} cannot be read ({exc.strerror or exc}); pass a recipe, {where}") from None
         except UnicodeDecodeError:
             raise ConfigError(f"config file {path} is not UTF-8 text; pass a YAML file, {where}") from None
         except ValueError as exc:  # a pipe, a device, a file far too large

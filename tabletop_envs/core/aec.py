@@ -61,7 +61,8 @@ def check_illegal_action(illegal_action) -> None:
 
 
 def check_render_mode(render_mode, modes) -> None:
-    if render_mode is not None and render_mode not in modes:
+    # str first: a NumPy str array equal to a mode passed ``in``, and a longer one made it an "ambiguous truth value"
+    if render_mode is not None and (not isinstance(render_mode, str) or render_mode not in modes):
         raise ConfigError(f"render_mode must be None or one of {tuple(modes)}, got {render_mode!r}")
 
 

@@ -91,13 +91,21 @@ def written_beside(*paths: Path, marker_last: bool = False) -> Iterator[list[Pat
             part.unlink(missing_ok=True)
 
 
+def user_path(name: str | os.PathLike[str]) -> Path:
+    """A path the user gave, a leading ``~`` or ``~user`` expanded as a shell expands it, and as a shell left as
+    written where there is no such user (``~game.json``): pathlib's own ``expanduser()`` raises RuntimeError
+    "Could not determine home directory" there, which ended ``tabletop-envs play --save ~game.json``, an
+    opponent ``~models/m.onnx`` or a recipe's ``output.dir`` on a traceback naming no argument."""
+    return Path(os.path.expanduser(name))
+
+
 def path_is(name: str | os.PathLike[str], test: Callable[[Path], bool]) -> bool:
     """``test(Path(name))`` (``~`` expanded), False for a name no file can have: before Python 3.13 ``exists()``
     and ``is_file()`` raise OSError "File name too long", which ended a game played with a seed of hundreds of
     digits (its default replay name) before it was saved, and made a policy id of thousands of letters an
     OSError instead of "no policy registered"."""
     try:
-        return test(Path(name).expanduser())
+        return test(user_path(name))
     except OSError:
         return False
 

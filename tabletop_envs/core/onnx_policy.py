@@ -392,13 +392,23 @@ def _missing_model_hint(path: str, side: Path) -> str:
     return f"expected {Path(path).with_suffix('.onnx')} with its {side.name} sidecar (see training/export.py)"
 
 
+def _exists(path: Path) -> bool:
+    """``path.exists()`` (the name as written: load_policy expanded a ``~``), False for a name no file can have:
+    before Python 3.13 it raises OSError "File name too long", which a model path of 300 letters ended
+    load_policy on instead of "no model at"."""
+    try:
+        return path.exists()
+    except OSError:
+        return False
+
+
 def read_sidecar(path: str | Path) -> dict:
     """The JSON sidecar of an exported model (``<stem>.json`` beside ``path``), checked for the keys the
     loader needs; a missing, unreadable or incomplete sidecar is a ``ModelMismatchError`` naming the fix."""
     side = sidecar_path(path)
-    if not Path(path).exists() and not side.exists():
+    if not _exists(Path(path)) and not _exists(side):
         raise FileNotFoundError(f"no model at {path}: {_missing_model_hint(str(path), side)}")
-    if not side.exists():
+    if not _exists(side):
         raise ModelMismatchError(f"{path} has no sidecar {side}: the env id, version and observation layout "
                                  "it was trained on are unknown, so it cannot be checked. Re-export it "
                                  "with `python -m training.export`.")

@@ -19,7 +19,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from .errors import TabletopError
-from .files import URL, path_is
+from .files import URL, path_is, user_path
 
 
 @runtime_checkable
@@ -183,6 +183,10 @@ def load_policy(policy: str | os.PathLike[str] | Policy, env: str | None = None,
     size). The env faces, the arena, evaluation and ``play`` pass it. A model whose layouts those options
     change (a game whose observation depends on an option) cannot play there: a ModelMismatchError.
     """
+    if game_config is not None and not (isinstance(game_config, dict) and all(isinstance(k, str) for k in game_config)):
+        # a model's check ended on "'str' object has no attribute 'items'", and a bot ignored it without a word
+        raise TypeError(f"game_config must be None or a dict of rule options by name, as env.game.config() gives; "
+                        f"got {game_config!r}")
     loaded = _load_policy(policy, env, game_config, **kwargs)
     meta = getattr(loaded, "metadata", None)
     if game_config is not None and isinstance(meta, dict) and "env_id" in meta:
@@ -227,7 +231,7 @@ def _load_policy(policy: str | os.PathLike[str] | Policy, env: str | None = None
         raise TypeError(f"expected a policy id, a model path or an object with act(); got {type(policy).__name__}")
     text = os.fspath(policy)  # str() of an os.PathLike that is no PurePath is its repr, not its path
     if text.startswith("~"):  # "~/models/m.onnx" from a config file: a path, never an id
-        text = str(Path(text).expanduser())
+        text = str(user_path(text))
     if text.endswith((".onnx", ".json", ".npz")) or path_is(text, Path.is_file) or URL.match(text):
         from .onnx_policy import load_model_policy
 

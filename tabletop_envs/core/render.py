@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from .engine import check_seat
+from .files import user_path
 
 try:
     from PIL import Image, ImageDraw, ImageFont
@@ -572,7 +573,7 @@ def save_gif(frames: Sequence[np.ndarray], path: str | Path, fps: float = 2.0) -
     """Write frames (HxWx3 uint8, same size) as a looping GIF."""
     if not frames:
         raise ValueError("no frames to save")
-    path = Path(path).expanduser()
+    path = user_path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     images = [Image.fromarray(np.asarray(f, dtype=np.uint8)) for f in frames]
     images[0].save(path, save_all=True, append_images=images[1:], duration=int(1000 / fps), loop=0,

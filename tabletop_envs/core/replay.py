@@ -22,7 +22,7 @@ from typing import Any
 from .aec import AEC_KWARGS, TabletopAECEnv, resolve_action
 from .engine import State
 from .errors import ConfigError, IllegalActionError, ReplayError, action_index, is_int
-from .files import has_control, parse_json, read_json_text, write_text_whole
+from .files import has_control, parse_json, read_json_text, user_path, write_text_whole
 
 #: version of the replay file format itself (not of the envs)
 REPLAY_FORMAT = 1
@@ -136,7 +136,7 @@ class Replay:
         return json.dumps(asdict(self), indent=1)
 
     def save(self, path: str | Path) -> Path:
-        path = Path(path).expanduser()  # "~/game.json" is the home folder's, as a shell would read it
+        path = user_path(path)  # "~/game.json" is the home folder's, as a shell would read it
         if not self.final_digest:
             raise ReplayError("replay not finished: call finish(env) before saving so it can be verified")
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -207,7 +207,7 @@ class Replay:
     def load(cls, path: str | Path) -> Replay:
         if isinstance(path, str) and not path.strip():  # Path("") is ".": it was refused as a folder
             raise ReplayError(f"no replay file named {path!r}: pass the replay's .json file, e.g. game.json")
-        path = Path(path).expanduser()
+        path = user_path(path)
         if path.is_dir():
             raise ReplayError(f"{str(path)!r} is a folder; pass the replay's .json file in it")
         if not path.exists():  # (a link to a device is there: it is refused as no regular file, below)

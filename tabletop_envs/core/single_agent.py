@@ -77,9 +77,10 @@ class SingleAgentEnv(gymnasium.Env):
     def __init__(self, env: str | TabletopAECEnv = "terralore_v0", opponent: OpponentSpec | None = None,
                  learner_seat: int | None = None, render_mode: str | None = None, render_view: str = "learner",
                  **env_kwargs):
-        if render_view not in RENDER_VIEWS:
+        if not isinstance(render_view, str) or render_view not in RENDER_VIEWS:  # (a NumPy str array: check_render_mode)
             raise ConfigError(f"render_view must be one of {RENDER_VIEWS}, got {render_view!r}")
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+        if render_mode is not None and (not isinstance(render_mode, str)
+                                        or render_mode not in self.metadata["render_modes"]):
             raise ConfigError(f"render_mode must be None or one of {tuple(self.metadata['render_modes'])}, "
                               f"got {render_mode!r}")
         if isinstance(env, str):
@@ -138,7 +139,7 @@ class SingleAgentEnv(gymnasium.Env):
         rules = self.game.config()  # a model trained under other rule options is named in a warning
         if isinstance(opponent, (str, os.PathLike)) or hasattr(opponent, "act"):
             opponent = load_policy(opponent, env=env_name, game_config=rules)
-        elif isinstance(opponent, Sequence):
+        elif isinstance(opponent, Sequence) and not isinstance(opponent, (bytes, bytearray)):  # (bytes: "got int")
             opponent = [load_policy(o, env=env_name, game_config=rules) for o in opponent]
             if len(opponent) != self.game.num_players - 1:
                 raise ConfigError(f"{len(opponent)} opponents given for {self.game.num_players - 1} other seats: "

@@ -471,8 +471,17 @@ STATIC_FEATURES = 22
 def load_catalogue(data_dir: str | Path | None = None) -> Catalogue:
     """The validated catalogue, loaded once per folder and version of its files (every game and bot of one
     version shares the same object; a file edited since is read again, as a new process would)."""
-    folder = Path(data_dir or DATA).resolve()
-    return _load(str(folder), _file_versions(folder))
+    try:
+        folder = Path(data_dir or DATA).resolve()
+        versions = _file_versions(folder)
+    except (OSError, RuntimeError, ValueError) as exc:
+        # a name no folder can have: a symbolic link loop (RuntimeError before Python 3.13), a NUL or an unpaired
+        # surrogate (ValueErrors), a name too long (OSError) ended the env, a replay or play on a traceback
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc  # (its name once is enough)
+        raise CatalogueError(f"data_dir {str(data_dir)!r} cannot be a catalogue folder ({why}); pass the folder "
+                             "that holds earth_cards.json and the other card files, e.g. a copy of the shipped "
+                             "tabletop_envs/earth/data") from None
+    return _load(str(folder), versions)
 
 
 def _file_versions(folder: Path) -> tuple:

@@ -182,10 +182,12 @@ class EarthGame(Game):
     def __init__(self, num_players: int = 2, reward: str = "rank", advanced_draft: bool = False,
                  fauna_side: str = "normal", max_rounds: int = 100, data_dir: str | None = None):
         check_num_players(num_players, self.player_counts, "Earth is for 1-5 players")
-        if reward not in REWARD_MODES:
+        # str first: a NumPy str array equal to one passed ``in`` and then broke config()'s JSON (state_dict,
+        # replays, sidecars), and a longer one made ``in`` an "ambiguous truth value" error
+        if not isinstance(reward, str) or reward not in REWARD_MODES:
             raise ConfigError(f"reward must be one of {REWARD_MODES}, got {reward!r}")
         check_flags(advanced_draft=advanced_draft)
-        if fauna_side not in ("normal", "beginner"):
+        if not isinstance(fauna_side, str) or fauna_side not in ("normal", "beginner"):
             raise ConfigError(f"fauna_side must be 'normal' or 'beginner', got {fauna_side!r}")
         if not is_int(max_rounds) or max_rounds < 1:  # numpy ints too, as num_players takes them
             raise ConfigError(f"max_rounds must be a positive int, got {max_rounds!r}")

@@ -105,12 +105,15 @@ class TerraloreGame(Game):
                  defenders_deal_damage: bool = False, deck_out: str = "cannot_draw", opaque_wall: bool = True,
                  num_players: int = 2):
         check_num_players(num_players, self.player_counts, "Terralore is a two-player game")
-        if deck_out not in DECK_OUT_RULES:
+        # a str first: a NumPy str array equal to one passed ``in`` and then broke config()'s JSON (state_dict,
+        # replays, sidecars), and a longer one made ``in`` an "ambiguous truth value" error
+        if not isinstance(deck_out, str) or deck_out not in DECK_OUT_RULES:
             raise ConfigError(f"deck_out must be one of {DECK_OUT_RULES}, got {deck_out!r}")
         check_flags(draw_on_first_turn=draw_on_first_turn, mulligan=mulligan,
                     defenders_deal_damage=defenders_deal_damage, opaque_wall=opaque_wall)
         self.catalogue: Catalogue = default_catalogue()
-        if isinstance(decks, str) or not hasattr(decks, "__len__") or len(decks) != 2:
+        if (isinstance(decks, str) or not hasattr(decks, "__len__")
+                or (isinstance(decks, np.ndarray) and decks.ndim == 0) or len(decks) != 2):  # (a 0-d array: no len())
             raise DeckError(f"decks must be a pair (one deck per player), e.g. ('random', 'ember_rush'); got {decks!r}")
         self.decks = [normalize_deck_spec(self.catalogue, spec, f"decks[{i}]") for i, spec in enumerate(decks)]
         # bool(): check_flags lets numpy's bool_ in, which config() would hand to JSON (replays, saved states,

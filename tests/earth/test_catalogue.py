@@ -603,6 +603,21 @@ def test_a_data_dir_that_is_no_path_is_a_config_error(data_dir):
         EarthGame(num_players=2, data_dir=data_dir)
 
 
+@pytest.mark.parametrize("name, why", [("loop", r"Symlink loop|Too many levels of symbolic links"),
+                                       ("h" * 300, "File name too long"), ("a\x00b", "embedded null byte"),
+                                       ("\ud800", "surrogates not allowed")],
+                         ids=["link loop", "too long", "NUL", "surrogate"])
+def test_a_data_dir_no_folder_can_have_is_a_catalogue_error_naming_it(tmp_path, name, why):
+    # a link loop (RuntimeError before Python 3.13), a name too long, a NUL or a lone surrogate ended the env, a
+    # replay of such a game or tabletop-envs play --option data_dir=... on a traceback naming no option
+    from tabletop_envs import earth_v0
+
+    (tmp_path / "loop").symlink_to(tmp_path / "loop")
+    with pytest.raises(CatalogueError, match=rf"^data_dir '.*' cannot be a catalogue folder \(.*({why}).*\); pass "
+                                             "the folder that holds earth_cards.json"):
+        earth_v0.env(data_dir=str(tmp_path / name))
+
+
 @pytest.mark.slow
 def test_seeded_fuzz_of_abilities_and_objectives_refuses_clearly_or_plays(tmp_path):
     """Mutated abilities, fauna and ecosystems (texts regenerated, so the text check does not hide

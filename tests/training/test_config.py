@@ -224,6 +224,15 @@ def test_an_output_dir_under_the_home_folder_lands_there_not_in_a_folder_named_t
     assert load_config(overrides=["output.dir=~/runs/{env}"]).run_dir() == tmp_path / "runs" / "terralore_v0"
 
 
+def test_a_recipe_or_output_dir_starting_with_a_tilde_of_no_user_is_the_name_as_written(tmp_path, monkeypatch):
+    # as a shell leaves ~name of no user as written; pathlib's expanduser() raised RuntimeError "Could not determine
+    # home directory", a traceback naming no key, from --config ~runs.yaml or output.dir: ~runs/{env}
+    monkeypatch.chdir(tmp_path)
+    assert load_config(overrides=["output.dir=~nosuchuser/{env}"]).run_dir() == Path("~nosuchuser/terralore_v0")
+    with pytest.raises(ConfigError, match="config file ~nosuchuser/t.yaml not found"):
+        load_config("~nosuchuser/t.yaml")
+
+
 def test_a_recipe_of_the_other_trainer_is_named_as_such_with_the_command_that_runs_it():
     from training.rllib_train import load_rllib_config
 
@@ -247,6 +256,15 @@ def test_missing_file_and_bad_yaml_are_config_errors(tmp_path):
     bad.write_text("- 1\n- 2\n", encoding="utf-8")
     with pytest.raises(ConfigError, match="top level must be a mapping"):
         load_config(bad)
+
+
+def test_a_recipe_that_is_a_link_to_itself_is_a_config_error_naming_it(tmp_path):
+    # read_text_at_most's OSError "Too many levels of symbolic links" ended training.train on a traceback
+    loop = tmp_path / "loop.yaml"
+    loop.symlink_to(loop)
+    with pytest.raises(ConfigError, match=r"^config file .*loop.yaml cannot be read \(Too many levels of symbolic "
+                                          r"links\); pass a recipe, recipes live in configs/\*.yaml"):
+        load_config(loop)
 
 
 @pytest.mark.parametrize("text, key, first, line", [

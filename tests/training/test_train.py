@@ -1796,5 +1796,9 @@ def test_a_name_too_long_for_a_file_ends_the_command_in_one_line(toy, tmp_path, 
     assert run_cli(main, argv) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: ") and err.count("\n") == 1, err
-    # (Python 3.13 and later read such a path as no file: a policy id then is none, and a folder cannot be made)
-    assert sys.version_info >= (3, 13) or "give a shorter file or folder name" in err, err
+    # a policy id that long is none (since 84bd3d1, before Python 3.13 too); Python 3.13 and later read such a
+    # path as no file, and a folder cannot be made
+    if key == "output.dir":
+        assert sys.version_info >= (3, 13) or "give a shorter file or folder name" in err, err
+    else:
+        assert err.startswith("error: no policy registered as "), err
