@@ -604,7 +604,7 @@ def test_a_data_dir_that_is_no_path_is_a_config_error(data_dir):
 
 
 @pytest.mark.parametrize("name, why", [("loop", r"Symlink loop|Too many levels of symbolic links"),
-                                       ("h" * 300, "File name too long"), ("a\x00b", "embedded null byte"),
+                                       ("h" * 300, "File name too long"), ("a\x00b", "embedded null (byte|character)"),
                                        ("\ud800", "surrogates not allowed")],
                          ids=["link loop", "too long", "NUL", "surrogate"])
 def test_a_data_dir_no_folder_can_have_is_a_catalogue_error_naming_it(tmp_path, name, why):
@@ -613,8 +613,9 @@ def test_a_data_dir_no_folder_can_have_is_a_catalogue_error_naming_it(tmp_path, 
     from tabletop_envs import earth_v0
 
     (tmp_path / "loop").symlink_to(tmp_path / "loop")
-    with pytest.raises(CatalogueError, match=rf"^data_dir '.*' cannot be a catalogue folder \(.*({why}).*\); pass "
-                                             "the folder that holds earth_cards.json"):
+    # (Python 3.13 resolves such a name without a word; reading the card file in it then names the file)
+    with pytest.raises(CatalogueError, match=rf"^(data_dir '.*' cannot be a catalogue folder \(|cannot read catalogue "
+                                             rf"file .*/earth_cards.json: ).*({why})"):
         earth_v0.env(data_dir=str(tmp_path / name))
 
 
