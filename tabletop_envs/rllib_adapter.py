@@ -36,6 +36,7 @@ without one it stays truncated.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -64,9 +65,22 @@ MASK_KEY = "action_mask"
 DRAW_REWARD = "draw_reward"  # the env_config key of the reward a drawn game adds
 
 
-def make_aec_env(env_config: dict[str, Any]) -> TabletopAECEnv:
+def env_config_dict(env_config: Mapping[str, Any] | str | None) -> dict[str, Any]:
+    """RLlib's ``env_config`` as a dict; an env name alone stands for ``{"env": name}``: ``dict()`` of a name
+    raised "dictionary update sequence element #0 has length 1", naming neither the argument nor its form."""
+    if env_config is None:
+        return {}
+    if isinstance(env_config, str):
+        return {"env": env_config}
+    if not isinstance(env_config, Mapping):
+        raise ConfigError(f"env_config must be a dict such as {{'env': 'terralore_v0', 'max_turns': 50}} (or an env "
+                          f"name); got {env_config!r}")
+    return dict(env_config)
+
+
+def make_aec_env(env_config: Mapping[str, Any] | str) -> TabletopAECEnv:
     """The AEC env named by ``env_config["env"]``, built with the remaining keys."""
-    kwargs = dict(env_config)
+    kwargs = env_config_dict(env_config)
     env_name = kwargs.pop("env", None)
     if isinstance(env_name, TabletopAECEnv):
         if kwargs:
@@ -85,15 +99,16 @@ class TabletopMultiAgentEnv(MultiAgentEnv):
     """A tabletop AEC env as a turn-based RLlib ``MultiAgentEnv``; agent ids are the AEC seat names.
 
     Args:
-        config: RLlib's ``env_config`` (an ``EnvContext`` is a dict): ``{"env": "terralore_v0", ...}``.
+        config: RLlib's ``env_config`` (an ``EnvContext`` is a dict): ``{"env": "terralore_v0", ...}``, or an env
+            name alone.
 
     In an RLlib config of your own, pass ``disable_env_checking=True`` to ``.environment(...)``: RLlib's
     pre-check steps an unmasked random action, which this env refuses as illegal.
     """
 
-    def __init__(self, config: dict[str, Any] | None = None):
+    def __init__(self, config: Mapping[str, Any] | str | None = None):
         super().__init__()
-        settings = dict(config or {})
+        settings = env_config_dict(config)
         draw_reward = settings.pop(DRAW_REWARD, 0.0)
         self.aec = make_aec_env(settings)
         # RLlib seeds sub-env i of env runner w with seed + w + i, so runner 1's env 1 and runner 2's env 0

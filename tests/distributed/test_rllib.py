@@ -428,6 +428,16 @@ def test_an_env_instance_can_stand_in_for_the_env_name():
         TabletopMultiAgentEnv({})
 
 
+def test_an_env_name_alone_stands_for_its_env_config_and_anything_else_is_refused_by_form():
+    # dict() of a name raised "dictionary update sequence element #0 has length 1", and of an int "not iterable"
+    env = TabletopMultiAgentEnv("toy_v0")
+    assert env.game.env_name == "toy_v0"
+    play_random_episode(env, 0)
+    for config in (["toy_v0"], 5):
+        with pytest.raises(ConfigError, match=r"^env_config must be a dict such as \{'env': 'terralore_v0', "):
+            TabletopMultiAgentEnv(config)
+
+
 def test_step_before_reset_says_to_reset():
     env = TabletopMultiAgentEnv({"env": "toy_v0"})
     with pytest.raises(RuntimeError, match=r"reset\(\) must be called before step\(\)"):
