@@ -166,6 +166,31 @@ def test_two_saves_of_one_name_at_once_each_write_a_whole_file_and_the_last_to_f
     assert [p.name for p in tmp_path.iterdir()] == ["g.json"]
 
 
+@pytest.mark.skipif(os.name == "nt", reason="symbolic links need privileges on Windows")
+def test_a_save_to_a_symbolic_link_writes_the_file_it_leads_to_and_keeps_the_link(tmp_path):
+    # as open() and a shell's > do: the part moved onto the link replaced it with a plain file, and the file it
+    # led to (a results folder shared between runs) kept its old text
+    from tabletop_envs.core.files import write_text_whole, written_beside
+
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    (shared / "results.json").write_text("old", encoding="utf-8")
+    link, chain, dangling = tmp_path / "results.json", tmp_path / "chain.json", tmp_path / "new.json"
+    link.symlink_to(shared / "results.json")
+    chain.symlink_to(link)
+    dangling.symlink_to(shared / "new.json")
+    write_text_whole(link, "first")
+    assert link.is_symlink() and (shared / "results.json").read_text(encoding="utf-8") == "first"
+    write_text_whole(chain, "second")
+    assert chain.is_symlink() and link.is_symlink() and (shared / "results.json").read_text(encoding="utf-8") == "second"
+    with written_beside(dangling, tmp_path / "plain.json", marker_last=True) as parts:
+        for part in parts:
+            part.write_text("third", encoding="utf-8")
+    assert dangling.is_symlink() and (shared / "new.json").read_text(encoding="utf-8") == "third"
+    assert (tmp_path / "plain.json").read_text(encoding="utf-8") == "third"
+    assert sorted(p.name for p in shared.iterdir()) == ["new.json", "results.json"]  # no part left
+
+
 def test_a_write_cut_off_between_its_moves_has_already_removed_the_marker_that_the_others_are_whole(tmp_path,
                                                                                                    monkeypatch):
     # a checkpoint's state.json marks its model and pool whole: cut off after the new model was moved in, an old

@@ -64,6 +64,15 @@ def _process_runs(pid: int) -> bool:
     return True
 
 
+def _through_link(path: Path) -> Path:
+    """The file a symbolic link leads to (followed to the end, as ``open()`` does), or ``path`` itself."""
+    try:
+        link = path.is_symlink()
+    except OSError:  # a name no file can have: the write says so
+        return path
+    return Path(os.path.realpath(path)) if link else path
+
+
 @contextlib.contextmanager
 def written_beside(*paths: Path, marker_last: bool = False) -> Iterator[list[Path]]:
     """Yields a ``<name>.<host>-<pid>-<n>.part`` path beside each of ``paths`` for the block to write; once it ends
@@ -75,7 +84,11 @@ def written_beside(*paths: Path, marker_last: bool = False) -> Iterator[list[Pat
     Each write has parts of its own: two saves of one name at once (two games of one seed saved under the
     default name they share, from two terminals or threads) shared a fixed ``<name>.part``, and one moved the
     other's half-written part into place while the other then failed on a FileNotFoundError. Parts that
-    killed writes on this machine left beside ``paths`` are removed (:func:`_remove_stale_parts`)."""
+    killed writes on this machine left beside ``paths`` are removed (:func:`_remove_stale_parts`).
+
+    A path that is a symbolic link is written through, as ``open()`` writes: moving the part onto the link
+    replaced it with a plain file, and the file it led to (a shared results folder) kept its old text."""
+    paths = tuple(_through_link(path) for path in paths)
     for path in paths:
         _remove_stale_parts(path)
     tag = f"{_HOST}-{os.getpid()}-{next(_PART_NUMBERS)}"
