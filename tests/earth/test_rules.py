@@ -373,6 +373,15 @@ def test_planting_with_exactly_the_soil_cost_is_allowed_and_spends_all_the_soil(
     assert s.grid[0][5] == card and s.soil[0] == 0
 
 
+def test_you_cannot_choose_action_x_allows_every_action_if_all_four_were_forbidden(monkeypatch):
+    """No shipped cards forbid all four actions (none forbids Planting); were all forbidden, all are allowed
+    rather than leaving the active player with no legal action."""
+    s = at_action(2, p=0)
+    monkeypatch.setattr(s, "forbidden_actions", lambda p: set(ACTIONS))
+    s._mask_cache = None
+    assert legal(s, "action") == [0, 1, 2, 3]
+
+
 def test_your_1st_card_can_be_placed_anywhere_later_cards_adjacent_orthogonally_or_diagonally():
     s = at_action(2, p=0)
     empty_hands(s)
@@ -624,6 +633,7 @@ def test_players_may_convert_sprouts_in_their_tableau_to_soil_taking_them_from_a
             while s.spr[0][cell]:
                 act(s, "cell", cell)
         assert sum(s.spr[0]) == 0 and s.soil[0] == soil + 2 and s.decision() == "action"
+
 
 def soil_ability_flora() -> int:
     """A flora whose one ability is a multicolour gain costing 1 soil (it answers the Blue action too)."""
@@ -1812,6 +1822,7 @@ def test_an_objective_met_when_the_turn_begins_is_claimed_even_if_an_event_playe
     end_turn(s)
     assert len(s.hands[1]) < need and s.leaves[0] == [1]
 
+
 @pytest.mark.parametrize("how", ["pay_hand", "compost_hand", "event", "compost_discard", "convert"])
 def test_an_objective_met_during_the_turn_is_claimed_even_when_a_later_step_of_that_turn_lowers_the_count(how):
     """Each way a count can fall mid-turn: paying with hand cards, composting from hand, playing an event (hand),
@@ -1883,6 +1894,22 @@ def after_every_step(monkeypatch, record, but=None):
 
     for name in [n for n in vars(EarthState) if n.startswith(("_auto_", "_do_")) and n != but] + ["play_event"]:
         monkeypatch.setattr(EarthState, name, wrap(name, getattr(EarthState, name)))
+
+
+def test_an_objective_met_during_the_turn_is_claimed_even_when_placing_a_sprout_later_that_turn_breaks_it():
+    """"Have N flora with no growth and no sprouts", met exactly as the Watering turn begins: the active player's
+    first sprout lowers the count, and the objective is still claimed at the end of that turn."""
+    s, need = fauna_state("flora_bare")
+    quiet(s)
+    for k in range(need):
+        put(s, 1, k, flora(lambda c: c["sprouts"] >= 1, skip=k))
+    assert scoring.measure(s, 1, "flora_bare") == need
+    choose_action(s, "water")
+    assert (s.decision(), s.current_player()) == ("place", 1)
+    act(s, "cell", 0)
+    assert scoring.measure(s, 1, "flora_bare") == need - 1
+    end_turn(s)
+    assert scoring.measure(s, 1, "flora_bare") < need and s.leaves[0] == [1]
 
 
 def test_every_objective_fulfilled_at_some_moment_of_a_turn_is_claimed_at_its_end_in_random_play(monkeypatch):
@@ -2266,6 +2293,17 @@ def test_an_ecosystem_scores_rows_or_columns_since_a_row_and_a_column_share_a_ca
     for k, i in enumerate((5, 6, 7)):
         put(s, 0, i, trees[7 + k])  # row 1: two disjoint rows
     assert scoring.ecosystem_vp(s, 0, side) == 2 * vp
+
+
+def test_an_ecosystem_of_rows_or_columns_never_scores_a_diagonal():
+    """"Rows or columns of 4 ...": four Trees on a diagonal, with no full row or column, score nothing."""
+    s = at_action(2, p=0)
+    side = next(e["id"] for e in CAT.ecosystems if e["measure"] == "lines_same_type")
+    trees = [c["id"] for c in CAT.earth if c["type"] == "tree"]
+    for k, cell in enumerate((0, 5, 10, 15)):
+        put(s, 0, cell, trees[k])
+    assert scoring.measure(s, 0, "full_diagonals") == 1
+    assert scoring.ecosystem_vp(s, 0, side) == 0
 
 
 def test_type_count_table_ecosystem():

@@ -24,6 +24,7 @@ from .scenario import (
     put,
     quiet,
     seed_where_first,
+    take,
 )
 
 
@@ -169,7 +170,6 @@ def test_condition_if_you_chose_the_action_this_turn():
     assert not s.usable(0, ab, "blue")
 
 
-
 @pytest.mark.parametrize("action", ACTIONS)
 def test_condition_if_you_chose_the_action_this_turn_for_each_of_the_4_actions(action):
     # the vocabulary allows the condition on any action, Planting (the first of them) included
@@ -180,6 +180,7 @@ def test_condition_if_you_chose_the_action_this_turn_for_each_of_the_4_actions(a
         ab = {"color": colour, "kind": "gain", "if_action": named, "gain": [{"res": "soil", "n": 2}]}
         assert s.usable(0, ab, colour) == (named == action), named
         assert not s.usable(1, ab, colour)  # player 1 did not choose it
+
 
 @pytest.mark.parametrize("flt", [{"type": "tree"}, {"habitat": "cold"}, {"color": "red"}, {"kind": "terrain"}])
 def test_per_card_planted_this_turn_by_type_habitat_colour_or_kind(flt):
@@ -575,6 +576,16 @@ def test_score_longest_orthogonal_path_of_a_habitat_through_this_card():
     assert scoring.terrain_vp(s, 0, 5, terrain_with("longest_path", habitat="wet", vp=2)) == 10
 
 
+def test_score_longest_path_is_a_simple_path_not_the_whole_connected_group():
+    """Five wet cards in a plus shape are connected, but no path without revisits goes through more than 3."""
+    s = board()
+    wet = [c["id"] for c in CAT.earth if c["kind"] == "flora" and "wet" in c["habitats"]]
+    for i, cell in enumerate([1, 4, 5, 6, 9]):
+        put(s, 0, cell, wet[i])
+    assert scoring.terrain_vp(s, 0, 5, terrain_with("longest_path", habitat="wet", vp=2)) == 6
+    assert scoring.terrain_vp(s, 0, 1, terrain_with("longest_path", habitat="wet", vp=2)) == 6
+
+
 def test_score_sets_of_flora_types():
     s = board()
     for i, t in enumerate(["tree", "herb", "mushroom", "bush", "tree", "herb", "mushroom"]):
@@ -625,6 +636,26 @@ def test_line_of_four_different_ability_colours_takes_each_colour_from_a_differe
     assert scoring.measure(s, 0, "lines_diff_color") == 0
 
 
+def test_a_multicoloured_ability_counts_for_multicolour_objectives_not_as_red_blue_or_yellow():
+    """A multicoloured ability is a colour of its own in objectives: "N+ cards with a Red ability" does not count
+    it, nor does the Red/Blue/Yellow/Terrain/Event set take it for its red element."""
+    s = board()
+    s.island[0] = s.climate[0] = -1  # no island or climate colours
+    only = {col: next(c["id"] for c in CAT.earth if c["kind"] != "event" and c["type"] != "joker"
+                      and [a["color"] for a in c["abilities"]] == [col]) for col in ("multi", "red", "blue", "yellow")}
+    put(s, 0, 0, only["multi"])
+    assert [scoring.measure(s, 0, "color", col) for col in ("multi", "red", "blue", "yellow")] == [1, 0, 0, 0]
+    terrain = next(c["id"] for c in CAT.earth if c["kind"] == "terrain"
+                   and not {"red", "blue", "yellow", "multi"} & set(CAT.colours_of[c["id"]]))
+    event = next(c["id"] for c in CAT.earth if c["kind"] == "event")
+    for cell, card in ((1, only["blue"]), (2, only["yellow"]), (3, terrain)):
+        put(s, 0, cell, card)
+    s.events[0].append(take(s, event))
+    assert scoring.measure(s, 0, "sets_rbyte") == 0, "the multicoloured card is not the set's red element"
+    put(s, 0, 4, only["red"])
+    assert scoring.measure(s, 0, "sets_rbyte") == 1
+
+
 def test_score_per_resource():
     s = board()
     s.soil[0] = 10
@@ -640,6 +671,24 @@ def test_score_habitat_in_any_one_players_area_uses_the_highest_count():
     best = max(scoring.measure(s, q, "habitat", "cold") for q in range(2))
     assert best >= 5
     assert scoring.terrain_vp(s, 0, 0, terrain_with("any_player", habitat="cold", vp=2)) == 2 * best
+
+
+def test_score_habitat_in_any_one_players_area_counts_the_own_area_and_the_island_and_climate():
+    """"Any one player's area" includes the scoring player's own, and an area holds its island and climate."""
+    s = board()
+    for q in range(2):
+        s.island[q] = next(i["id"] for i in CAT.islands if "cold" not in i["habitats"])
+        s.climate[q] = next(c["id"] for c in CAT.climates if "cold" not in c["habitats"])
+    cold = [c["id"] for c in CAT.earth if c["kind"] == "flora" and "cold" in c["habitats"]]
+    for i in range(3):
+        put(s, 0, i, cold[i])
+    for i in range(2):
+        put(s, 1, i, cold[3 + i])
+    terrain = terrain_with("any_player", habitat="cold", vp=2)
+    assert scoring.terrain_vp(s, 0, 0, terrain) == 6, "the scoring player's own 3 cold cards are the most"
+    s.island[1] = next(i["id"] for i in CAT.islands if "cold" in i["habitats"])
+    s.climate[1] = next(c["id"] for c in CAT.climates if "cold" in c["habitats"])
+    assert scoring.terrain_vp(s, 0, 0, terrain) == 8, "seat 1's 2 cold cards, cold island and cold climate"
 
 
 def test_every_catalogue_ability_is_in_the_vocabulary_and_has_generated_text():
@@ -710,6 +759,22 @@ def test_a_cost_reduction_lowers_the_alternative_cost_too():
     assert s.grid[0][6] == card and s.decision() != "pay_hand" and s.compost[0][-need:] == extra
 
 
+def test_a_cost_reduction_lowers_the_alternative_cost_so_a_spare_card_stays_in_hand():
+    """The reduced cost is what is composted from hand: with one card more than it in hand, that card is kept."""
+    card = alt_card("hand_compost")
+    terrain = next(c["id"] for c in CAT.earth if any(a["kind"] == "cost_reduction" and a["filter"] == {"type": "tree"}
+                                                    for a in c["abilities"]))
+    less = next(a["n"] for a in CAT.earth[terrain]["abilities"] if a["kind"] == "cost_reduction")
+    need = CAT.earth[card]["cost"] - less
+    extra = [c for c in board().deck if CAT.cost[c] > 0 and CAT.earth[c]["kind"] != "event" and c != terrain][:need + 1]
+    s = plant_board(card, 0, *extra, prep=lambda s: put(s, 0, 5, terrain))
+    act(s, "plant", card)
+    act(s, "cell", 6)
+    for c in extra[:need]:
+        act(s, "card", c)
+    assert s.grid[0][6] == card and s.decision() != "pay_hand" and s.hands[0] == extra[need:]
+
+
 def test_a_card_whose_cost_is_reduced_to_0_is_planted_for_free_without_a_choice_of_payment():
     """A cost reduced to 0 takes nothing, neither soil nor the alternative resource: Hairy Milkcap (cost 1,
     "pay this card's cost with growth") beside a "Mushrooms cost 2 less" terrain is planted with no payment
@@ -762,6 +827,15 @@ def test_measure_full_flora_needs_every_space_filled():
     s.spr[0][0] = CAT.sprout_spaces[roomy]
     assert scoring.measure(s, 0, "flora_full") == 0, "sprouts without the growth are not full"
     s.gro[0][0] = CAT.max_growth[roomy]
+    assert scoring.measure(s, 0, "flora_full") == 1
+
+
+def test_measure_full_flora_with_every_growth_but_an_empty_sprout_space_is_not_full():
+    s = board()
+    roomy = next(c["id"] for c in CAT.earth if c["kind"] == "flora" and c["sprouts"] >= 1 and c["growth"] >= 1)
+    put(s, 0, 0, roomy, sprouts=CAT.sprout_spaces[roomy] - 1, growth=CAT.max_growth[roomy])
+    assert scoring.measure(s, 0, "flora_full") == 0, "a canopy with a sprout space left is not completely filled"
+    s.spr[0][0] += 1
     assert scoring.measure(s, 0, "flora_full") == 1
 
 
