@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from functools import cache
+
 import numpy as np
 
-from tabletop_envs.core.engine import new_rng, search_hidden_deal
+from tabletop_envs.core.engine import new_rng
 
 from .catalogue import COLOURS, NUM_EARTH, NUM_ISLANDS, NUM_PLANTABLE_IDS
 
@@ -128,10 +130,6 @@ def encode(s, player: int) -> np.ndarray:
     return v
 
 
-# re-deals of the others' offers tried at random before searching for one that fits what the player saw
-OFFER_REDEALS = 20
-
-
 def resample(s, player: int, rng: np.random.Generator):
     """A copy where every Earth card ``player`` cannot see (deck order, others' hands and draws, unknown
     compost cards), the other players' personal ecosystems and, during setup, their island and climate
@@ -231,43 +229,52 @@ def _redeal_offers(t, player: int, what: str, sides: list, chosen: list, rng: np
         real = sides[chosen[q]] if chosen[q] >= 0 else None
         return [2 * c + k for c in cards for k in (0, 1) if fits_seen is None or fits_seen(q, real, sides[2 * c + k])]
 
-    for _ in range(OFFER_REDEALS):
-        free = [unseen[int(i)] for i in rng.permutation(len(unseen))]
-        offers, picks = {}, {}
-        for q in range(t.n):
-            if q == player:
-                continue
-            m = len(t.offers[what][q])
-            if chosen[q] < 0:
-                offers[q], free = free[:m], free[m:]
-                continue
-            options = fits(q, free)
-            if not options:  # an earlier seat drew every card that fits: deal again
-                break
-            picks[q] = options[int(rng.integers(len(options)))]
-            free.remove(picks[q] // 2)
-            offers[q], free = [picks[q] // 2] + free[:m - 1], free[m - 1:]
-        else:
-            break
+    seats = [q for q in range(t.n) if q != player and chosen[q] >= 0]
+    if fits_seen is None:  # any side fits any seat: seat by seat, each alike likely among the cards left
+        picks, left = {}, list(unseen)
+        for q in seats:
+            picks[q] = int(2 * left.pop(int(rng.integers(len(left)))) + rng.integers(2))
     else:
-        # several seats' shown sides compete for the few cards that fit: search the picks (seats and their
-        # fitting sides in random orders), then deal the rest. A world always exists (the real one), so the
-        # search finds one: the real offers are never kept because dealing at random was hard
-        seats = [q for q in range(t.n) if q != player and chosen[q] >= 0]
-        seats = [seats[int(i)] for i in rng.permutation(len(seats))]
-
-        def options(done, seats=seats):
-            return fits(seats[len(done)], [c for c in unseen if c not in {side // 2 for side in done}])
-
-        picks = dict(zip(seats, search_hidden_deal(len(seats), options, rng, f"the {what} offers")))
-        free = [c for c in unseen if c not in {side // 2 for side in picks.values()}]
-        free = [free[int(i)] for i in rng.permutation(len(free))]
-        offers = {}
-        for q in range(t.n):
-            if q != player:
-                m = len(t.offers[what][q]) - (q in picks)
-                offers[q], free = ([picks[q] // 2] if q in picks else []) + free[:m], free[m:]
+        # the seats' shown numbers compete for the few cards that fit them. Dealing seat by seat, each side
+        # alike likely among those still fitting, favoured the worlds where an earlier seat took a card a
+        # later one could use (the later seat, left fewer sides, gave each a larger chance): 1.75 times too
+        # often in a 5-seat setup. Every fitting choice is alike likely (a uniform deal, either side chosen),
+        # so the picks are drawn among all of them at once (and a world always exists: the real one)
+        picks = dict(zip(seats, uniform_distinct_picks([fits(q, unseen) for q in seats], rng)))
+    # each seat's offer besides its pick, at random from the cards left
+    free = [c for c in unseen if c not in {side // 2 for side in picks.values()}]
+    free = [free[int(i)] for i in rng.permutation(len(free))]
+    offers = {}
+    for q in range(t.n):
+        if q != player:
+            m = len(t.offers[what][q]) - (q in picks)
+            offers[q], free = ([picks[q] // 2] if q in picks else []) + free[:m], free[m:]
     for q, cards in offers.items():
         t.offers[what][q] = cards
     for q, side in picks.items():
         chosen[q] = side
+
+
+def uniform_distinct_picks(options: list[list[int]], rng: np.random.Generator) -> list[int]:
+    """One side from each ``options[k]``, no card (``side // 2``) twice, every such choice alike likely: each
+    pick weighted by the ways the later ones can still be made (a handful of seats and island cards)."""
+    @cache
+    def ways(k: int, used: frozenset) -> int:
+        if k == len(options):
+            return 1
+        return sum(ways(k + 1, used | {side // 2}) for side in options[k] if side // 2 not in used)
+
+    picks: list[int] = []
+    used: frozenset = frozenset()
+    for k, sides in enumerate(options):
+        # the real deal fits, so some way exists: ways(0, ...) >= 1 and r lands on a side
+        r = int(rng.integers(ways(k, used)))
+        for side in sides:
+            if side // 2 in used:
+                continue
+            r -= ways(k + 1, used | {side // 2})
+            if r < 0:
+                break
+        picks.append(side)
+        used = used | {side // 2}
+    return picks

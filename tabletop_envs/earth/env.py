@@ -251,6 +251,11 @@ Version history
   pending setup compost follows the new island. Before, every world kept the real compost number of each
   island whose draw was done, which a seat yet to compost had not shown (islands drawing 9, 11 or 12 differ
   in it).
+* v0, ``resample_hidden`` fix (play unchanged): during setup, the others' islands that fit the draw and
+  compost numbers the player has seen are dealt with every fitting deal alike likely. Dealt seat by seat,
+  each side alike likely among those still fitting, a seat earlier in the order took a card a later seat
+  could use too often (1 in 4 worlds for 1 in 7 in a 5-player setup), and a search stood behind the
+  random deals; the count of the ways to deal the later seats now weights each pick.
 * v0, catalogue (layouts and the cards' data unchanged but for one name; objectives, so scores and play,
   changed): 37 fauna sides and 30 ecosystem rules used the real game's thresholds and rates one to one, which
   the facts we build from ask us not to do. Each such fauna side now asks one step more or less (3 full rows

@@ -661,20 +661,15 @@ def test_every_seat_sees_each_players_last_action_and_ecosystem_side_0_action_0_
         assert np.flatnonzero(lay.view(obs, "bonus")).tolist() == [(0 - p) % 3]
 
 
-@pytest.mark.parametrize("random_redeals", [None, 0], ids=["dealt_at_random", "searched_when_dealing_fails"])
-def test_resample_hidden_redeals_other_players_island_and_climate_during_setup(random_redeals, monkeypatch):
+def test_resample_hidden_redeals_other_players_island_and_climate_during_setup():
     # The sides stay hidden until setup ends, so worlds keeping the real ones would tell a searching
     # player what the others chose. An island whose setup draw is done keeps its draw number, which the
     # hand count shows, and its compost number as far as the compost count shows it: all of it once the
     # seat has composted, more than it has composted while it decides, nothing before its turn (a world
-    # kept the real number there, which nobody had seen: found by a rules audit). Where dealing at random
-    # keeps failing to fit those numbers (none left: OFFER_REDEALS = 0), the search deals them, and still
-    # not always the real ones.
-    from tabletop_envs.earth import encode
-
-    if random_redeals is not None:
-        monkeypatch.setattr(encode, "OFFER_REDEALS", random_redeals)
-    rng = np.random.default_rng(0)
+    # kept the real number there, which nobody had seen: found by a rules audit). The islands that fit
+    # those numbers are dealt among all the fitting ones (no random re-deal left to fail, nor a search
+    # behind it), and still not always the real ones.
+    rng, play = np.random.default_rng(0), np.random.default_rng(1)  # play: whatever the worlds draw
     state = EarthGame(num_players=3).new_initial_state(4)
     checked = {"undrawn": 0, "drawn": 0}
     other_compost = 0  # worlds whose island composts another number than the real one, before the seat's turn
@@ -702,8 +697,42 @@ def test_resample_hidden_redeals_other_players_island_and_climate_during_setup(r
                 same.append(world.island[q] == state.island[q] and world.climate[q] == state.climate[q])
             assert not all(same), f"every world kept player {q}'s real island and climate"
             checked["drawn" if drawn else "undrawn"] += 1
-        state.apply_action(int(rng.choice(state.legal_actions())))
+        state.apply_action(int(play.choice(state.legal_actions())))
     assert checked["undrawn"] and checked["drawn"] and other_compost
+
+
+def test_resample_hidden_deals_the_islands_that_fit_the_numbers_seen_with_every_fitting_deal_alike_likely():
+    """Each seat is dealt an island card and takes either side, so once the hand and compost counts show some
+    of each side's numbers, every deal of distinct cards whose chosen sides fit them is alike likely. Worlds
+    picked seat by seat, each side alike likely among those still fitting, so a seat earlier in the order took
+    a card a later seat could use too often: here seat 0 (drawing 11: four cards fit) held card 0, which seat
+    2 (drawing 12) could use too, in 25 % of the worlds, not 2 in 14 (a distribution audit)."""
+    import itertools
+
+    state = EarthGame(num_players=5).new_initial_state(4)
+    rng = np.random.default_rng(4)
+    while any(task["t"] == "setup_draw" for task in state.queue):
+        state.apply_action(int(rng.choice(state.legal_actions())))
+    p = state.current_player()
+    others = [q for q in range(5) if q != p]
+    assert p == 3 and state.queue[0]["t"] == "setup_compost"
+    # what seat 3 sees: each other island's draw number (hand counts) and, once composted, its compost number
+    composted = {q for q in others if not any(t["t"] == "setup_compost" and t["p"] == q for t in state.queue)}
+
+    def fits(q, side):
+        real, new = CAT.islands[state.island[q]], CAT.islands[side]
+        return new["draw"] == real["draw"] and (q not in composted or new["compost"] == real["compost"])
+
+    unseen = [c for c in range(NUM_ISLANDS // 2) if c not in state.offers["island"][p]]
+    deals = [sides for cards in itertools.permutations(unseen, 4) for ks in itertools.product((0, 1), repeat=4)
+             for sides in [tuple(2 * c + k for c, k in zip(cards, ks))] if all(map(fits, others, sides))]
+    assert len(deals) == 14 and sum(sides[0] == 1 for sides in deals) == 2  # card 0 for seat 0 in 2 of them
+    n, rng = 2000, np.random.default_rng(0)
+    worlds = [tuple(world.island[q] for q in others) for world in (state.resample_hidden(p, rng) for _ in range(n))]
+    assert abs(sum(sides[0] == 1 for sides in worlds) / n - 2 / 14) < 0.04  # was 0.25
+    for sides in deals:  # each deal 1/14 of the worlds, to within 5 standard deviations
+        assert abs(worlds.count(sides) / n - 1 / 14) < 5 * (1 / 14 * 13 / 14 / n) ** 0.5, sides
+    assert set(worlds) == set(deals)
 
 
 def test_resample_hidden_redeals_the_offers_of_players_yet_to_choose_from_every_card_the_player_has_not_seen():
