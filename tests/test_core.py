@@ -2886,24 +2886,29 @@ def test_an_envs_repr_names_the_options_that_differ_from_the_defaults_and_rebuil
             built.game_kwargs, built.max_turns, built.illegal_action, built.render_mode)
 
 
-def test_the_hidden_deal_search_backs_out_of_a_pick_that_leaves_a_later_step_nothing_that_fits():
-    # step 0 may take card 0 or 1, step 1 only card 0 (as Earth's seats whose shown draw numbers fit few
-    # islands): a search that gives step 0 card 0 first must take it back. Every order ends at the one deal
-    from tabletop_envs.core.engine import search_hidden_deal
+def test_a_counted_deal_draws_every_deal_that_fits_alike_likely_or_in_proportion_to_its_weight():
+    # step 0 may take card 0, 1 or 2, step 1 card 0 or 1 (not the card step 0 took). Of the 4 deals, card 2 is
+    # first in 2: dealt step by step, each card alike likely, it was first in 1 of 3. A weight counts each deal
+    # that many times, and a third step that no card fits is said to be no deal
+    from tabletop_envs.core.engine import counted_deal
 
-    fitting = [{0, 1}, {0}, {1}]  # a third step wanting card 1 too never fits
+    fitting = [(0, 1, 2), (0, 1), ()]
 
     def options(done):
-        return [2 * c + side for c in sorted(fitting[len(done)]) if c not in {x // 2 for x in done} for side in (0, 1)]
+        return [(card, 1) for card in fitting[len(done)] if card not in done]
 
-    dealt = set()
-    for seed in range(20):
-        first, second = search_hidden_deal(2, options, np.random.default_rng(seed), "the test cards")
-        assert (first // 2, second // 2) == (1, 0)
-        dealt.add((first, second))
-    assert len(dealt) > 1, "the choices are drawn at random too"
+    rng, n = np.random.default_rng(0), 4000
+    deals = [tuple(counted_deal(2, options, rng, "the test cards")) for _ in range(n)]
+    assert set(deals) == {(0, 1), (1, 0), (2, 0), (2, 1)}
+    assert abs(sum(first == 2 for first, _ in deals) / n - 2 / 4) < 5 * (1 / 4 / n) ** 0.5
+    weighted = [tuple(counted_deal(2, options, rng, "the test cards", weight=lambda done: 1 + 5 * (done[0] == 0)))
+                for _ in range(n)]
+    assert abs(weighted.count((0, 1)) / n - 6 / 9) < 5 * (6 / 9 * 3 / 9 / n) ** 0.5
+    # (card, n): a candidate standing for n alike cards counts n times
+    doubled = [counted_deal(1, lambda done: [("a", 3), ("b", 1)], rng, "the test cards")[0] for _ in range(n)]
+    assert abs(doubled.count("a") / n - 3 / 4) < 5 * (3 / 16 / n) ** 0.5
     with pytest.raises(AssertionError, match="no deal of the test cards fits"):
-        search_hidden_deal(3, options, np.random.default_rng(0), "the test cards")
+        counted_deal(3, options, rng, "the test cards")
 
 
 # ------------------------------------------------------------------ API edge cases (an RL researcher's audit)

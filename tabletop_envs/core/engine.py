@@ -635,24 +635,37 @@ def new_rng(seed: int | None) -> np.random.Generator:
     return np.random.Generator(np.random.PCG64(seed))
 
 
-def search_hidden_deal(steps: int, options, rng: np.random.Generator, what: str) -> list:
-    """One choice per step, depth-first: ``options(picks)`` gives the candidates for the next step after
-    ``picks`` (an empty list is a dead end), tried in a random order. For ``resample_hidden`` when dealing
-    at random keeps failing: the real deal always fits, so a deal exists, and the search finds one without
-    keeping the real cards. ``what`` names the deal in the error raised if none fits."""
-    picks: list = []
+def counted_deal(steps: int, options, rng: np.random.Generator, what: str, key=tuple, weight=None) -> list:
+    """One pick per step for ``resample_hidden``, each whole deal drawn with a probability in proportion to
+    ``weight(picks)`` (without it, every deal that fits alike likely). ``options(picks)`` gives the next step's
+    candidates after ``picks`` as ``(candidate, n)`` pairs: ``n`` alike cards it stands for (1 for one card).
+    ``key(picks)`` sums ``picks`` up as far as the later steps and the weight depend on them, so the deals are
+    counted once per key.
 
-    def extend() -> bool:
-        if len(picks) == steps:
-            return True
-        candidates = options(picks)
-        for i in rng.permutation(len(candidates)):
-            picks.append(candidates[int(i)])
-            if extend():
-                return True
-            picks.pop()
-        return False
+    Each pick is weighted by the count of the deals that complete it. Dealing step by step, each candidate alike
+    likely among those still fitting, favoured the deals where an early step took a card a later one needed
+    (Earth's setup islands: 1 world in 4 where 1 in 7 was right), and a known card competed with every unseen
+    card alike though most of those lie in the deck (Terralore's face-down cards: 1 in 11 where 3 in 4 was
+    right). The real deal always fits, so some deal does; ``what`` names the deal if none fits."""
+    counted: dict = {}
 
-    if not extend():
+    def ways(picks: list) -> int:
+        at = (len(picks), key(picks))
+        if at not in counted:
+            counted[at] = ((1 if weight is None else weight(picks)) if len(picks) == steps
+                           else sum(n * ways([*picks, x]) for x, n in options(picks)))
+        return counted[at]
+
+    if ways([]) == 0:
         raise AssertionError(f"no deal of {what} fits what the player saw, though the real one does")
+    picks: list = []
+    for _ in range(steps):
+        candidates = options(picks)
+        counts = [n * ways([*picks, x]) for x, n in candidates]
+        # Python ints (binomials of a 65-card catalogue pass 2**63): a share of the total, as a float
+        left = rng.random() * sum(counts)
+        chosen = next((x for (x, _), n in zip(candidates, counts) if n and (left := left - n) < 0), None)
+        if chosen is None:  # the float's rounding at the very end: the last candidate that fits
+            chosen = next(x for (x, _), n in zip(reversed(candidates), reversed(counts)) if n)
+        picks.append(chosen)
     return picks

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from functools import cache
-
 import numpy as np
 
-from tabletop_envs.core.engine import new_rng
+from tabletop_envs.core.engine import counted_deal, new_rng
 
 from .catalogue import COLOURS, NUM_EARTH, NUM_ISLANDS, NUM_PLANTABLE_IDS
 
@@ -235,12 +233,16 @@ def _redeal_offers(t, player: int, what: str, sides: list, chosen: list, rng: np
         for q in seats:
             picks[q] = int(2 * left.pop(int(rng.integers(len(left)))) + rng.integers(2))
     else:
-        # the seats' shown numbers compete for the few cards that fit them. Dealing seat by seat, each side
-        # alike likely among those still fitting, favoured the worlds where an earlier seat took a card a
-        # later one could use (the later seat, left fewer sides, gave each a larger chance): 1.75 times too
-        # often in a 5-seat setup. Every fitting choice is alike likely (a uniform deal, either side chosen),
-        # so the picks are drawn among all of them at once (and a world always exists: the real one)
-        picks = dict(zip(seats, uniform_distinct_picks([fits(q, unseen) for q in seats], rng)))
+        # the seats' shown numbers compete for the few cards that fit them: every fitting deal of distinct
+        # cards is alike likely (a uniform deal, either side chosen), so the picks are counted, not dealt
+        # seat by seat (:func:`counted_deal`)
+        sides = [fits(q, unseen) for q in seats]
+
+        def options(done):
+            return [(side, 1) for side in sides[len(done)] if side // 2 not in {x // 2 for x in done}]
+
+        picks = dict(zip(seats, counted_deal(len(seats), options, rng, f"the {what} offers",
+                                             key=lambda done: frozenset(x // 2 for x in done))))
     # each seat's offer besides its pick, at random from the cards left
     free = [c for c in unseen if c not in {side // 2 for side in picks.values()}]
     free = [free[int(i)] for i in rng.permutation(len(free))]
@@ -253,28 +255,3 @@ def _redeal_offers(t, player: int, what: str, sides: list, chosen: list, rng: np
         t.offers[what][q] = cards
     for q, side in picks.items():
         chosen[q] = side
-
-
-def uniform_distinct_picks(options: list[list[int]], rng: np.random.Generator) -> list[int]:
-    """One side from each ``options[k]``, no card (``side // 2``) twice, every such choice alike likely: each
-    pick weighted by the ways the later ones can still be made (a handful of seats and island cards)."""
-    @cache
-    def ways(k: int, used: frozenset) -> int:
-        if k == len(options):
-            return 1
-        return sum(ways(k + 1, used | {side // 2}) for side in options[k] if side // 2 not in used)
-
-    picks: list[int] = []
-    used: frozenset = frozenset()
-    for k, sides in enumerate(options):
-        # the real deal fits, so some way exists: ways(0, ...) >= 1 and r lands on a side
-        r = int(rng.integers(ways(k, used)))
-        for side in sides:
-            if side // 2 in used:
-                continue
-            r -= ways(k + 1, used | {side // 2})
-            if r < 0:
-                break
-        picks.append(side)
-        used = used | {side // 2}
-    return picks

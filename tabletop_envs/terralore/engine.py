@@ -22,6 +22,7 @@ Rule choices where the text is silent are in RULES.md; the ones a user may chang
 from __future__ import annotations
 
 import copy
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -34,9 +35,9 @@ from ..core.engine import (
     check_flags,
     check_num_players,
     check_seat,
+    counted_deal,
     invariant,
     new_rng,
-    search_hidden_deal,
 )
 from ..core.errors import ConfigError, DeckError
 from ..core.layout import ActionLayout
@@ -62,8 +63,6 @@ DECISIONS = (MULLIGAN, PLAY, LANE, DISCARD, DESTROY)
 DECK_OUT_RULES = ("cannot_draw", "empty_deck")
 #: the zones of a player that placing cards changes, which ``play_start`` remembers (``_placement_zones``)
 PLACEMENT_ZONES = ("hand", "field", "graveyard", "known_hand")
-#: re-deals of the face-down cards that resample_hidden tries at random before it searches for one
-FACE_DOWN_REDEALS = 20
 
 
 class TerraloreGame(Game):
@@ -740,18 +739,9 @@ class TerraloreState(State):
         seen = set(s.deck_list[q]) - set(unknown)
         pool = [c for c in range(s.cat.size) if c not in seen] if s.game.decks[q] == "random" else unknown
         hand_size = len(s.hand[q])
-        for _ in range(FACE_DOWN_REDEALS):
-            new_face_down = s._redeal_face_down(q, pool + known, rng)
-            placed = {c for ln in new_face_down or () for c in ln}
-            hand = [c for c in known if c not in placed]
-            if new_face_down is not None and len(hand) <= hand_size:
-                break
-        else:
-            # dealing at random kept failing (4 of 62,678 re-deals in random play): search for a dealing
-            # instead of keeping the cards as they lie, which would tell where each one is
-            new_face_down = s._search_face_down(q, pool + known, known, hand_size, rng)
-            placed = {c for ln in new_face_down for c in ln}
-            hand = [c for c in known if c not in placed]
+        new_face_down = s._deal_face_down(q, pool, known, len(unknown), rng)
+        placed = {c for ln in new_face_down for c in ln}
+        hand = [c for c in known if c not in placed]
         rest = [c for c in pool if c not in placed and c not in known]
         rng.shuffle(rest)
         # as many unseen cards as the real hidden zones hold besides the face-down ones just dealt
@@ -818,49 +808,54 @@ class TerraloreState(State):
         """Slots taken by ``q``'s face-up creatures in each lane."""
         return [sum(self.cat.slots[c] for c in self.field[q][ln]) for ln in (ATTACK, DEFEND)]
 
-    def _redeal_face_down(self, q, pool, rng):
-        cat = self.cat
-        order = list(pool)
-        rng.shuffle(order)
-        used = set()
-        out = [[], []]
-        slots = self._field_slots(q)
-        for ln in (ATTACK, DEFEND):
-            for c in self.face_down[q][ln]:
-                choice = next((x for x in order if x not in used and self._face_down_fits(q, c, x, slots[ln])),
-                              None)
-                if choice is None:
-                    return None
-                used.add(choice)
-                out[ln].append(choice)
-                if cat.is_creature[choice]:
-                    slots[ln] += cat.slots[choice]
-        return out
+    def _deal_face_down(self, q, pool, known, unknown, rng):
+        """``q``'s face-down cards under :meth:`_face_down_fits`, from the ``pool`` of unseen cards and the
+        ``known`` ones (seen to return to the hand), each whole deal of the hidden zones alike likely.
 
-    def _search_face_down(self, q, pool, known, hand_room, rng):
-        """Face-down cards for ``q`` under :meth:`_redeal_face_down`'s rules (:meth:`_face_down_fits`), with
-        at most ``hand_room`` of the ``known`` cards left over for the hand, found by
-        :func:`search_hidden_deal`."""
-        cat = self.cat
-        base = self._field_slots(q)
+        A deal placing ``j`` known cards face down leaves ``unknown - (f - j)`` unseen cards for the hand's free
+        places (``known`` minus ``j`` of them taken) and the deck, picked from the pool's rest: the count of
+        those ways weights it. A known card is likelier face down than any one unseen card of its cost, most
+        of which lie in the deck (3 in 4 against 1 in 11 with a random deck, where each card alike was).
+        Cards alike in cost, kind, slots and being known fit alike: the deal picks such a kind for each place
+        (:func:`counted_deal`), then cards of each kind in a random order."""
         positions = [(ln, c) for ln in (ATTACK, DEFEND) for c in self.face_down[q][ln]]
-        cards = list(dict.fromkeys(pool))
+        if not positions:
+            return [[], []]
+        cat = self.cat
         known = set(known)
+        alike: dict[tuple, list[int]] = {}
+        for x in dict.fromkeys(pool + sorted(known)):
+            creature = cat.is_creature[x]
+            alike.setdefault((cat.cost[x], creature, cat.slots[x] if creature else 0, x in known), []).append(x)
+        kinds = list(alike)
+        base = self._field_slots(q)
+        room, f = len(self.hand[q]) - len(known), len(positions)
+
+        def slots(done):  # the slots taken in the lane of the next place, before it
+            ln = positions[len(done)][0]
+            return base[ln] + sum(kind[2] for kind, (lane, _) in zip(done, positions) if lane == ln and kind[1])
 
         def options(done):
-            k = len(done)
-            ln, real = positions[k]
-            slots = base[ln] + sum(cat.slots[x] for x, (lane, _) in zip(done, positions)
-                                   if lane == ln and cat.is_creature[x])
-            known_left = len(known) - sum(x in known for x in done)
-            # after this card, the places still to deal must be able to take the known cards the hand can't
-            return [x for x in cards if x not in done and self._face_down_fits(q, real, x, slots)
-                    and known_left - (x in known) - (len(positions) - k - 1) <= hand_room]
+            ln, real = positions[len(done)]
+            taken = slots(done)
+            return [(kind, len(alike[kind]) - done.count(kind)) for kind in kinds
+                    if done.count(kind) < len(alike[kind]) and self._face_down_fits(q, real, alike[kind][0], taken)]
 
-        dealt = search_hidden_deal(len(positions), options, rng, "the face-down cards")
+        def key(done):
+            return tuple(sorted(done)), (slots(done) if len(done) < f else 0)
+
+        def weight(done):
+            j = sum(kind[3] for kind in done)
+            if room + j < 0:  # more known cards left than the hand holds
+                return 0
+            rest = unknown - (f - j)  # the unseen cards of the hand's free places and the deck: room + j + deck
+            return math.comb(len(pool) - (f - j), rest) * math.comb(rest, room + j)
+
+        for cards in alike.values():
+            rng.shuffle(cards)
         out = [[], []]
-        for (ln, _), x in zip(positions, dealt):
-            out[ln].append(x)
+        for (ln, _), kind in zip(positions, counted_deal(f, options, rng, "the face-down cards", key, weight)):
+            out[ln].append(alike[kind].pop())
         return out
 
     # ------------------------------------------------------------------ checks and text

@@ -181,6 +181,11 @@ Version history
   cards face down, a seat's picture says beside their hand row "known cards: in hand or face down", as the
   text view does; before, it drew the known cards in the hand row only, though one may have gone down face
   down (which the rules keep from this seat; the picture was the same either way, so it leaked nothing).
+* v0 (``resample_hidden`` fix; play unchanged): on an open table (``opaque_wall=False``) the opponent's
+  face-down cards are dealt with every whole deal of the hidden zones alike likely, each deal counted. A
+  card known to be in their hand lay face down in 1 world in 11 where 3 in 4 was right (the other cost-0
+  cards it competed with alike mostly lie in the deck), and dealing place by place put a two-slot creature
+  first in a lane 3 times too often. The random re-deals and the search behind them are gone.
 """
 
 from __future__ import annotations

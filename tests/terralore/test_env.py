@@ -17,17 +17,6 @@ from tabletop_envs.terralore.engine import TerraloreGame
 from .scenario import CAT, A, D, act, cid, end, ids, make_state, place
 
 
-@pytest.fixture(params=["dealt_at_random", "searched"])
-def face_down_dealing(request, monkeypatch):
-    """Runs a re-deal test twice: face-down cards dealt at random (the usual path) and by the search that
-    backs it up (random re-deals switched off)."""
-    if request.param == "searched":
-        from tabletop_envs.terralore import engine
-
-        monkeypatch.setattr(engine, "FACE_DOWN_REDEALS", 0)
-    return request.param
-
-
 def consistent_worlds(state, player, n, rng, mask=True):
     """``n`` worlds re-dealt for ``player``, each checked: a legal position that shows ``player`` the same
     observation as ``state`` (and, with ``mask`` and ``player`` to move, the same action mask: the mover's
@@ -152,6 +141,49 @@ def test_on_an_open_table_resample_hidden_deals_a_known_card_face_down_or_in_han
     assert 0 < sum(crab_face_down) < len(crab_face_down)
 
 
+def test_on_an_open_table_resample_hidden_puts_a_known_card_face_down_as_often_as_a_uniform_deal_does():
+    # the Crab (known in hand) or one of the 10 other cost-0 cards player 1 has not seen lies face down. A world
+    # with the Crab there deals the 19 other hidden cards (2 in hand, 17 in the deck) from the 65 unseen; one
+    # with another cost-0 card x there needs x among the 18 hidden cards and the Crab in hand. Counting the
+    # deals (a random deck list: any unseen card alike), the Crab lies face down in 65 * 171 / (65 * 171 + 10 *
+    # 19 * 18) = 0.765 of them. Worlds taking it as one more of 11 alike cards put it there in 1 in 11
+    s = make_state(hands=(["Tidepool Crab", "Pebble Mole", "Sturdy Turtle"], ["Gloom Bat"]), opaque_wall=False)
+    s.known_hand[0] = [cid("Tidepool Crab")]
+    place(s, "Tidepool Crab", A)
+    end(s)
+    seen = set(s.deck_list[0]) - set(s.hand[0] + s.deck[0]) - {cid("Tidepool Crab")}
+    unseen = [c for c in range(CAT.size) if c not in seen and c != cid("Tidepool Crab")]
+    assert (len(unseen), sum(CAT.cost[c] == 0 for c in unseen)) == (65, 10)
+    exact = 65 * 171 / (65 * 171 + 10 * 19 * 18)
+    rng, n = np.random.default_rng(0), 3000
+    share = np.mean([cid("Tidepool Crab") in s.resample_hidden(1, rng).face_down[0][A] for _ in range(n)])
+    assert abs(share - exact) < 5 * (exact * (1 - exact) / n) ** 0.5, (share, exact)
+
+
+def test_on_an_open_table_resample_hidden_deals_face_down_cards_with_every_fitting_deal_alike_likely():
+    # two face-down cost-2 cards in a lane holding two one-slot creatures: of the 354 deals that fit, 6 have
+    # Clay Golem (two slots) first, which leaves only the 6 cost-2 skills for the second place. Worlds dealt
+    # place by place gave the Golem the first place as often as any of the 20 cards that fit there (1 in 20)
+    s = make_state(hands=(["Cinder Hound", "Stone Tortoise", "Gloom Bat", "Pebble Mole", "Sand Piper", "Tidepool Crab"],
+                          ["Gloom Bat"]), attacking=(["Ember Imp", "Lantern Moth"], []), opaque_wall=False)
+    place(s, "Cinder Hound", A, discards=["Gloom Bat", "Pebble Mole"])
+    place(s, "Stone Tortoise", A, discards=["Sand Piper", "Tidepool Crab"])
+    end(s)
+    seen = set(s.deck_list[0]) - set(s.hand[0] + s.deck[0] + s.face_down[0][A])
+    unseen = [c for c in range(CAT.size) if c not in seen]
+
+    def fits(card, slots):
+        return CAT.cost[card] == 2 and (not CAT.is_creature[card] or slots + CAT.slots[card] <= 4)
+
+    deals = [(a, b) for a in unseen for b in unseen if a != b and fits(a, 2) and fits(b, 2 + CAT.is_creature[a] * CAT.slots[a])]
+    assert len(deals) == 354 and sum(a == cid("Clay Golem") for a, _ in deals) == 6
+    rng, n = np.random.default_rng(0), 4000
+    worlds = [tuple(s.resample_hidden(1, rng).face_down[0][A]) for _ in range(n)]
+    assert set(worlds) <= set(deals)
+    share = sum(a == cid("Clay Golem") for a, _ in worlds) / n
+    assert abs(share - 6 / 354) < 5 * (6 / 354 * 348 / 354 / n) ** 0.5, share  # was 0.058
+
+
 def test_on_an_open_table_the_card_being_paid_for_is_re_dealt_among_every_cost_the_hand_left_could_pay():
     # player 1 sees player 0 put a card face down with three cards left in hand and no discard yet: it may
     # cost 1 to 3 (a cost-0 card would be paid already), and a world asks for that card's discards
@@ -196,23 +228,14 @@ def test_resample_hidden_re_deals_the_card_being_paid_for_among_those_the_discar
 
 
 
-def test_resample_hidden_searches_for_a_dealing_of_the_face_down_cards_when_dealing_at_random_fails(monkeypatch):
-    # when 20 random re-deals of the face-down cards all fail (4 in 62,678 in random play), a search deals
-    # them: still a legal world showing the player what they saw, and never the cards as they lie
-    from tabletop_envs.terralore import engine
-
+def test_resample_hidden_re_deals_face_down_cards_of_the_costs_seen_with_a_known_card_in_hand_or_face_down():
+    # a legal world showing the player what they saw, and never the cards as they lie
     s = make_state(hands=(["Tidepool Crab", "Stone Tortoise", "Gloom Bat", "Pebble Mole", "Sand Piper", "Ember Imp"],
                           ["Sturdy Turtle"]), opaque_wall=False)
     s.known_hand[0] = [cid("Sand Piper")]
     place(s, "Tidepool Crab", A)
     place(s, "Stone Tortoise", D, discards=["Gloom Bat", "Pebble Mole"])
     end(s)
-    tries = []
-
-    def no_fit(self, q, pool, rng):
-        tries.append(q)
-
-    monkeypatch.setattr(engine.TerraloreState, "_redeal_face_down", no_fit)
     downs, hands = set(), set()
     for world in consistent_worlds(s, 1, 40, np.random.default_rng(0)):
         fd = world.face_down[0]
@@ -221,9 +244,8 @@ def test_resample_hidden_searches_for_a_dealing_of_the_face_down_cards_when_deal
         assert len(world.hand[0]) == len(s.hand[0]) and len(world.deck[0]) == len(s.deck[0])
         downs.add((fd[A][0], fd[D][0]))
         hands.add(tuple(world.hand[0]))
-    assert tries == [0] * engine.FACE_DOWN_REDEALS * 40
     assert len(downs) > 1 and len(hands) > 1, "the face-down cards and the unseen hand cards are re-dealt"
-    assert any(cid("Sand Piper") in down for down in downs), "the search may place the known card face down"
+    assert any(cid("Sand Piper") in down for down in downs), "the known card may lie face down"
 
 
 def _three_known_cards_two_face_down():
@@ -238,10 +260,9 @@ def _three_known_cards_two_face_down():
     return s, known
 
 
-def test_resample_hidden_fills_the_face_down_cards_with_known_cards_when_the_hand_cannot_hold_them(
-        face_down_dealing):
+def test_resample_hidden_fills_the_face_down_cards_with_known_cards_when_the_hand_cannot_hold_them():
     # Player 0 was seen to take back three cards and now holds one: two of them must lie face down (their
-    # costs 0 and 0 fit), whichever two; both the random dealing and the search keep that
+    # costs 0 and 0 fit), whichever two
     s, known = _three_known_cards_two_face_down()
     in_hand = set()
     for world in consistent_worlds(s, 1, 40, np.random.default_rng(0)):
@@ -301,41 +322,12 @@ def test_resample_hidden_re_deals_the_opponents_deck_order_so_their_next_draw_is
     assert sum(world.deck[1][-1] == s.deck[1][-1] for world in worlds) < 10
 
 
-def test_resample_hidden_deals_face_down_cards_at_random_and_searches_only_when_that_fails(monkeypatch):
-    # the search (a fallback for the rare position where 20 random dealings all fail) is not used where
-    # dealing at random fits at once
-    from tabletop_envs.terralore import engine
-
-    s = make_state(hands=(["Tidepool Crab", "Stone Tortoise", "Gloom Bat", "Pebble Mole"], ["Sturdy Turtle"]),
-                   opaque_wall=False)
-    place(s, "Tidepool Crab", A)
-    place(s, "Stone Tortoise", D, discards=["Gloom Bat", "Pebble Mole"])
-    end(s)
-    searches, dealings = [], []
-    real_search, real_redeal = engine.TerraloreState._search_face_down, engine.TerraloreState._redeal_face_down
-
-    def spy_search(self, *args):
-        searches.append(args)
-        return real_search(self, *args)
-
-    def spy_redeal(self, *args):
-        dealt = real_redeal(self, *args)
-        dealings.append(dealt is not None)
-        return dealt
-
-    monkeypatch.setattr(engine.TerraloreState, "_search_face_down", spy_search)
-    monkeypatch.setattr(engine.TerraloreState, "_redeal_face_down", spy_redeal)
+def test_resample_hidden_keeps_a_hand_of_known_cards_only_when_nothing_lies_face_down():
     # player 0 was seen to take back every card in their hand and placed nothing: the hand is all known
-    # cards, as many as it holds, which is a fitting dealing too
+    # cards, as many as it holds, in every world
     full = make_state(hands=(["Tidepool Crab", "Pebble Mole"], ["Sturdy Turtle"]), opaque_wall=False)
     full.known_hand[0] = ids(["Tidepool Crab", "Pebble Mole"])
     end(full)
-    for state in (s, full):
-        dealings.clear()
-        for _ in consistent_worlds(state, 1, 20, np.random.default_rng(0)):
-            pass
-        assert dealings == [True] * 20, "one random dealing per world, which fits"
-        assert searches == [], "no search where dealing at random fits"
     assert all(sorted(w.hand[0]) == sorted(full.hand[0]) for w in consistent_worlds(full, 1, 5, np.random.default_rng(1)))
 
 
@@ -1196,8 +1188,7 @@ def test_resample_hidden_takes_a_numpy_integer_seat_as_that_seat():
         assert type(world.current_player()) is int and world.current_player() == 1
 
 
-def test_resample_hidden_fills_the_face_down_cards_with_known_cards_beside_the_card_whose_lane_is_chosen(
-        face_down_dealing):
+def test_resample_hidden_fills_the_face_down_cards_with_known_cards_beside_the_card_whose_lane_is_chosen():
     # player 0 took back three cards, placed two cards face down and picked Sturdy Turtle, whose lane is
     # being chosen: the hand holds two cards, so one of the known three at most is in it and the others lie
     # face down. Player 1 does not see the pick: the Turtle is re-dealt with the unseen cards
@@ -1245,20 +1236,10 @@ def test_resample_hidden_gives_every_world_a_generator_of_its_own_drawn_from_the
     assert str(s.resample_hidden(1, again).rng.bit_generator.state) == states[0]
 
 
-def test_resample_hidden_deals_again_when_an_earlier_face_down_card_takes_the_only_card_a_later_one_fits(
-        face_down_dealing, monkeypatch):
+def test_resample_hidden_never_gives_an_earlier_face_down_place_the_only_card_a_later_one_fits():
     # a face-down cost-3 card in each lane; the defending lane is full, so its card can only be the one
-    # cost-3 skill (Firestorm), which takes no slot. A random dealing that gives Firestorm to the attacking
-    # lane first leaves nothing for the defending lane: it is dealt again (one in six fails, so 20 all
-    # failing never happens and the search is not needed). Dealt at random or searched, every world has
-    # Firestorm defending
-    from tabletop_envs.terralore import engine
-
-    if face_down_dealing == "dealt_at_random":
-        def no_search(self, *args):
-            raise AssertionError("dealing at random fits here: no search")
-
-        monkeypatch.setattr(engine.TerraloreState, "_search_face_down", no_search)
+    # cost-3 skill (Firestorm), which takes no slot. A dealing that gave Firestorm to the attacking lane first
+    # would leave nothing for the defending lane: the deals are counted, so every world has Firestorm defending
     discards = ["Tidepool Crab", "Pebble Mole", "Sand Piper", "Scorch", "Tailwind", "Rising Tide"]
     s = make_state(hands=(["Rootbound Elder", "Firestorm", *discards], ["Sturdy Turtle"]),
                    defending=(["Ember Imp", "Lantern Moth", "Gloom Bat", "Sturdy Turtle"], []), opaque_wall=False)
@@ -1274,7 +1255,7 @@ def test_resample_hidden_deals_again_when_an_earlier_face_down_card_takes_the_on
     assert len(attackers) > 1, "the attacking card is re-dealt among the cost-3 creatures"
 
 
-def test_resample_hidden_may_re_deal_creatures_into_the_last_free_slot_of_both_lanes(face_down_dealing):
+def test_resample_hidden_may_re_deal_creatures_into_the_last_free_slot_of_both_lanes():
     # each lane holds three creatures and one face-down cost-0 card: each card may re-deal as a creature
     # (each lane counts its own creatures only) or a skill, dealt at random or searched
     s = make_state(hands=(["Tidepool Crab", "Pebble Mole"], ["Gloom Bat"]),
@@ -1293,8 +1274,7 @@ def test_resample_hidden_may_re_deal_creatures_into_the_last_free_slot_of_both_l
 
 
 @pytest.mark.parametrize("lane", [A, D], ids=["attacking", "defending"])
-def test_resample_hidden_lets_a_lane_being_freed_by_replace_one_stay_over_by_the_slots_still_to_free(
-        lane, face_down_dealing):
+def test_resample_hidden_lets_a_lane_being_freed_by_replace_one_stay_over_by_the_slots_still_to_free(lane):
     # on an open table player 0 placed Tidepool Crab face down in a lane holding three creatures, then
     # Sturdy Turtle there too, paid with one discard: the lane is one slot over until a creature is destroyed.
     # Player 1 sees neither card. In the worlds the card being placed is a cost-1 creature (the discard seen
@@ -1322,8 +1302,7 @@ def test_resample_hidden_lets_a_lane_being_freed_by_replace_one_stay_over_by_the
 
 
 
-def test_resample_hidden_lets_the_card_being_paid_for_overfill_its_lane_the_cards_placed_before_fill_it(
-        face_down_dealing):
+def test_resample_hidden_lets_the_card_being_paid_for_overfill_its_lane_the_cards_placed_before_fill_it():
     # player 0 placed Tidepool Crab face down in a lane holding three creatures, then the skill Undertow
     # there too (paying for it now). The Crab's place may hold a creature (the lane's fourth slot) or a
     # skill; the card being paid for, a skill or a creature, which then leaves a slot to free
@@ -1342,24 +1321,6 @@ def test_resample_hidden_lets_the_card_being_paid_for_overfill_its_lane_the_card
         kinds.add((bool(CAT.is_creature[first]), bool(CAT.is_creature[card])))
     assert len(kinds) == 4, "either card a creature or a skill"
 
-
-
-def test_resample_hidden_search_counts_the_slots_of_every_creature_it_deals_into_a_lane(monkeypatch):
-    # two face-down cost-2 creatures fill a lane holding two: when the search deals them, each creature it
-    # deals takes its slots, so no multi-slot creature (Clay Golem, Fortified Shell) fits after another
-    from tabletop_envs.terralore import engine
-
-    monkeypatch.setattr(engine, "FACE_DOWN_REDEALS", 0)
-    s = make_state(hands=(["Cinder Hound", "Stone Tortoise", "Gloom Bat", "Pebble Mole", "Sand Piper", "Tidepool Crab"],
-                          ["Gloom Bat"]), attacking=(["Ember Imp", "Lantern Moth"], []), opaque_wall=False)
-    place(s, "Cinder Hound", A, discards=["Gloom Bat", "Pebble Mole"])
-    place(s, "Stone Tortoise", A, discards=["Sand Piper", "Tidepool Crab"])
-    end(s)
-    big = 0
-    for world in consistent_worlds(s, 1, 100, np.random.default_rng(0)):
-        assert world._used_slots(0, A) <= 4
-        big += any(CAT.slots[c] > 1 for c in world.face_down[0][A])
-    assert big > 0, "a two-slot creature fits beside a skill"
 
 
 def test_option_opaque_wall_resample_hidden_restarts_an_opponent_paying_for_a_card_with_nothing_left_to_pay():
