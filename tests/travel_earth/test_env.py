@@ -136,6 +136,39 @@ def test_resample_hidden_redeals_the_opponents_face_down_reservoir_cards():
     assert len(reservoirs) > 1
 
 
+def test_resample_hidden_deals_the_opponents_hidden_cards_alike_likely_to_every_place_wherever_they_really_lie():
+    # Seat 1 (Player 2) hides seven different cards: 2 in the Hand, 2 face down in the Reservoir, the unseen
+    # starting card and a Deck of 2. Seat 0 sees only those sizes (reading 17) and seat 1's list (reading 21), so
+    # every arrangement of the seven is alike likely: each card lies in the Hand in 2 of 7 worlds, in the
+    # Reservoir in 2 of 7, and unseen, on top of the Deck or at its bottom in 1 of 7 each. Two positions
+    # that differ only in where those cards really lie show seat 0 the same, and must give the same shares:
+    # a world keeping the real Hand (share 1 for its cards), dealing the pile in its real order, or
+    # shuffling each zone within itself would tell seat 0 where the cards lie. 2,000 worlds each: a share is
+    # within 5 standard deviations (0.051 at 2 in 7, 0.039 at 1 in 7) of the exact one
+    hidden = ["Tiger", "Giraffe", "Horse", "Hippopotamus", "Pronghorn", "Springbok", "Brown bear"]
+    states = [scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]),
+                       p1=dict(hand=order[:2], reservoir=order[2:4], unseen=order[4:5], deck=order[5:]),
+                       filler_to="discard")
+              for order in (hidden, hidden[::-1])]
+    assert states[0].hand[1] != states[1].hand[1] and states[0].game.decklists == states[1].game.decklists
+    np.testing.assert_array_equal(states[0].observation(0), states[1].observation(0))
+    exact = {"hand": 2 / 7, "reservoir": 2 / 7, "unseen": 1 / 7, "deck top": 1 / 7, "deck bottom": 1 / 7}
+    n = 2000
+    for s in states:
+        rng = np.random.default_rng(0)
+        places = {card: dict.fromkeys(exact, 0) for card in ids(hidden)}
+        for _ in range(n):
+            world = s.resample_hidden(0, rng)
+            for place, cards in (("hand", world.hand[1]), ("reservoir", world.reservoir[1]), ("unseen", world.unseen[1]),
+                                 ("deck top", world.deck[1][-1:]), ("deck bottom", world.deck[1][:1])):
+                for card in cards:
+                    places[card][place] += 1
+        for card, counts in places.items():
+            for place, share in exact.items():
+                assert abs(counts[place] / n - share) < 5 * (share * (1 - share) / n) ** 0.5, (
+                    CAT.names[card], place, counts[place] / n, share)
+
+
 def test_no_leak_and_mask_equals_rules_for_the_casual_format():
     conformance.check_no_leak("travel_earth_v0", {"deck_format": "casual"}, num_states=20)
     conformance.check_mask_equals_rules("travel_earth_v0", {"deck_format": "casual"}, num_states=8)
