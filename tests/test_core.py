@@ -1950,6 +1950,14 @@ def test_a_zero_dimensional_array_of_decks_is_a_deck_error_not_a_len_type_error(
         ENVS["terralore_v0"].load_module().env(decks=np.array(2))
 
 
+@pytest.mark.parametrize("decks", [("random",), [], np.array(["random"])])
+def test_decks_of_fewer_than_two_are_a_deck_error_asking_for_a_pair(decks):
+    from tabletop_envs.core.errors import DeckError
+
+    with pytest.raises(DeckError, match=r"^decks must be a pair \(one deck per player\), "):
+        ENVS["terralore_v0"].load_module().env(decks=decks)
+
+
 @pytest.mark.parametrize("make, problem", [
     # the single-agent env's own keywords were missing from the list, so "opponet" was told only the rules
     (lambda: SingleAgentEnv("terralore_v0", opponet="terralore_v0/heuristic"),
@@ -2281,6 +2289,14 @@ def test_a_policy_id_too_long_for_a_file_name_is_an_unknown_id_not_an_os_error()
         load_policy(long_id)
     with pytest.raises(TabletopError, match=r"^no policy registered as 'terralore_v0/h{5000}'"):
         resolve("h" * 5000, "terralore_v0")
+
+
+def test_an_empty_policy_id_is_an_unknown_id_not_the_working_folder():
+    # Path("") is ".", a folder: an empty id is named as no policy, not as a folder to find a model in
+    from tabletop_envs import TabletopError, load_policy
+
+    with pytest.raises(TabletopError, match=r"^no policy registered as ''\. "):
+        load_policy("")
 
 
 def test_a_model_path_too_long_for_a_file_name_is_no_model_there_not_an_os_error():
@@ -2872,6 +2888,16 @@ def test_single_agent_env_with_a_ready_env_takes_its_render_mode_and_refuses_an_
             SingleAgentEnv(env, render_mode="text")
 
 
+def test_single_agent_env_with_a_ready_env_refuses_a_numpy_array_render_mode_by_name():
+    # the ready env checks no render_mode of the single-agent env's: an array equal to "ansi" was taken as the
+    # mode, and one of two names ended on NumPy's "truth value of an array ... is ambiguous"
+    from tabletop_envs import terralore_v0
+
+    for mode in (np.array("ansi"), np.array(["ansi", "ansi"])):
+        with pytest.raises(ConfigError, match=r"^render_mode must be None or one of \('ansi', .*got array\("):
+            SingleAgentEnv(terralore_v0.raw_env(), render_mode=mode)
+
+
 def test_an_envs_repr_names_the_options_that_differ_from_the_defaults_and_rebuilds_the_same_env():
     from tabletop_envs import earth_v0, terralore_v0
 
@@ -2909,6 +2935,58 @@ def test_a_counted_deal_draws_every_deal_that_fits_alike_likely_or_in_proportion
     assert abs(doubled.count("a") / n - 3 / 4) < 5 * (3 / 16 / n) ** 0.5
     with pytest.raises(AssertionError, match="no deal of the test cards fits"):
         counted_deal(3, options, rng, "the test cards")
+
+
+def test_a_counted_deal_counts_the_alike_cards_a_later_step_stands_for():
+    # after "a" the second step may take any of 3 alike cards, after "b" only 1: 3 of the 4 deals begin with "a".
+    # Counting a later step's candidates once each, whatever number of cards they stand for, made it 1 in 2
+    from tabletop_envs.core.engine import counted_deal
+
+    def options(done):
+        if not done:
+            return [("a", 1), ("b", 1)]
+        return [("x", 3)] if done == ["a"] else [("y", 1)]
+
+    rng, n = np.random.default_rng(0), 4000
+    firsts = [counted_deal(2, options, rng, "the test cards")[0] for _ in range(n)]
+    assert abs(firsts.count("a") / n - 3 / 4) < 5 * (3 / 16 / n) ** 0.5
+
+
+def test_a_counted_deal_counts_apart_picks_of_different_lengths_that_one_key_sums_up_alike():
+    # picks may repeat a card and the later steps depend on the set of cards picked only, so frozenset sums them
+    # up; ["a"] and ["a", "a"] share that key at different steps. After "a" the second step takes "a", "c" or
+    # "d", each in 1 of 3 deals: the 3 ways to complete ["a"] counted for ["a", "a"] made it 3 in 5
+    from tabletop_envs.core.engine import counted_deal
+
+    def options(done):
+        if not done:
+            return [("a", 1), ("b", 1)]
+        return [("a", 1), ("c", 1), ("d", 1)] if done == ["a"] else [("c", 1)]
+
+    rng, n = np.random.default_rng(0), 4000
+    deals = [tuple(counted_deal(2, options, rng, "the test cards", key=frozenset)) for _ in range(n)]
+    assert set(deals) == {("a", "a"), ("a", "c"), ("a", "d"), ("b", "c")}
+    assert abs(deals.count(("a", "a")) / n - 1 / 4) < 5 * (3 / 16 / n) ** 0.5
+
+
+def test_a_counted_deal_gives_each_candidate_the_draws_of_its_half_open_share_and_the_last_one_past_rounding():
+    # a draw r in [0, 1) picks the candidate whose share [before, before + count) of r * total holds it: r = 1/2
+    # of two alike candidates is the second's. Counts past 2**53 are floats: the largest draw of 1000 cards of 1
+    # and one card standing for 2**60 is left at 768 after every share (each 1 lost to rounding); it lies in
+    # the last share, so the last candidate that fits takes it (not the first, nor one that stands for none)
+    from tabletop_envs.core.engine import counted_deal
+
+    class Draw:  # the one call counted_deal makes of its generator, with a chosen value
+        def __init__(self, value):
+            self.value = value
+
+        def random(self):
+            return self.value
+
+    assert counted_deal(1, lambda done: [("a", 1), ("b", 1)], Draw(0.5), "the test cards") == ["b"]
+    assert counted_deal(1, lambda done: [("a", 1), ("b", 1)], Draw(0.0), "the test cards") == ["a"]
+    many = [(i, 1) for i in range(1000)] + [("big", 2**60), ("none", 0)]
+    assert counted_deal(1, lambda done: many, Draw(float(np.nextafter(1.0, 0.0))), "the test cards") == ["big"]
 
 
 # ------------------------------------------------------------------ API edge cases (an RL researcher's audit)
@@ -2979,6 +3057,27 @@ def _copy_shipped_model(folder, policy_id="terralore_v0/ppo"):
     return folder
 
 
+def test_a_model_file_in_a_models_folder_without_its_sidecar_is_named_by_no_policy_id(tmp_path, monkeypatch):
+    # TABLETOP_MODELS_DIR/terralore/mine.onnx with no mine.json beside it: "terralore_v0/mine" names no model, and
+    # load_policy says no policy is registered as it; with the sidecar beside it, the id names the file
+    import shutil
+
+    from tabletop_envs import TabletopError
+    from tabletop_envs.core.onnx_policy import model_path_for_id
+    from tabletop_envs.core.policy import load_policy
+
+    source = model_path_for_id("terralore_v0/ppo")
+    (tmp_path / "terralore").mkdir()
+    model = tmp_path / "terralore" / f"mine{source.suffix}"
+    shutil.copy(source, model)
+    monkeypatch.setenv("TABLETOP_MODELS_DIR", str(tmp_path))
+    assert model_path_for_id("terralore_v0/mine") is None
+    with pytest.raises(TabletopError, match=r"^no policy registered as 'terralore_v0/mine'"):
+        load_policy("terralore_v0/mine")
+    shutil.copy(source.with_suffix(".json"), tmp_path / "terralore" / "mine.json")
+    assert model_path_for_id("terralore_v0/mine") == model
+
+
 def test_a_model_path_starting_with_a_tilde_is_read_from_the_home_folder(tmp_path, monkeypatch):
     from pathlib import Path
 
@@ -3011,6 +3110,13 @@ def test_an_opponent_given_as_bytes_is_refused_as_itself_not_as_its_first_byte()
     with pytest.raises(TypeError, match=r"^opponent must be a policy, id, list or callable\(rng\)->policy, got "
                                         r"b'terralore_v0/heuristic'$"):
         SingleAgentEnv("terralore_v0", opponent=b"terralore_v0/heuristic")
+
+
+def test_an_opponent_given_as_a_bytearray_is_refused_as_itself_too():
+    # a bytearray is a (mutable) Sequence as bytes are: each byte was loaded as an opponent, refused as "got int"
+    with pytest.raises(TypeError, match=r"^opponent must be a policy, id, list or callable\(rng\)->policy, got "
+                                        r"bytearray\(b'terralore_v0/heuristic'\)$"):
+        SingleAgentEnv("terralore_v0", opponent=bytearray(b"terralore_v0/heuristic"))
 
 
 def test_a_model_path_of_any_path_type_loads_as_a_path(tmp_path):

@@ -438,6 +438,28 @@ def test_an_env_name_alone_stands_for_its_env_config_and_anything_else_is_refuse
             TabletopMultiAgentEnv(config)
 
 
+def test_an_env_config_may_be_any_mapping_and_none_is_a_config_that_names_no_env():
+    # RLlib hands a dict (an EnvContext), and a read-only mapping is a config too; no config at all names no env,
+    # which is what the error says, not that None is no dict
+    from types import MappingProxyType
+
+    env = TabletopMultiAgentEnv(MappingProxyType({"env": "toy_v0", "max_turns": 3}))
+    _, _, terms, truncs = play_random_episode(env, 0)
+    assert truncs["__all__"] and not terms["__all__"]  # the mapping's turn limit
+    for args in ((), (None,)):
+        with pytest.raises(ConfigError, match="^env_config needs 'env'"):
+            TabletopMultiAgentEnv(*args)
+
+
+def test_make_aec_env_takes_an_env_name_alone_and_refuses_other_forms_as_the_multi_agent_env_does():
+    from tabletop_envs.rllib_adapter import make_aec_env
+
+    env = make_aec_env("toy_v0")
+    assert env.game.env_name == "toy_v0"
+    with pytest.raises(ConfigError, match=r"^env_config must be a dict such as "):
+        make_aec_env(["toy_v0"])
+
+
 def test_step_before_reset_says_to_reset():
     env = TabletopMultiAgentEnv({"env": "toy_v0"})
     with pytest.raises(RuntimeError, match=r"reset\(\) must be called before step\(\)"):

@@ -619,6 +619,19 @@ def test_a_data_dir_no_folder_can_have_is_a_catalogue_error_naming_it(tmp_path, 
         earth_v0.env(data_dir=str(tmp_path / name))
 
 
+def test_a_data_dir_too_long_for_a_file_name_is_named_once_in_its_catalogue_error(tmp_path):
+    # the OSError's own text repeats the name ("[Errno 36] File name too long: '<name>'"): the error gives its
+    # reason alone, beside the data_dir it names
+    from tabletop_envs import earth_v0
+
+    long = "h" * 300
+    with pytest.raises(CatalogueError) as caught:
+        earth_v0.env(data_dir=str(tmp_path / long))
+    message = str(caught.value)
+    if message.startswith("data_dir "):  # (Python 3.13 resolves the name and names the card file it cannot read)
+        assert message.count(long) == 1 and "cannot be a catalogue folder (File name too long);" in message, message
+
+
 @pytest.mark.slow
 def test_seeded_fuzz_of_abilities_and_objectives_refuses_clearly_or_plays(tmp_path):
     """Mutated abilities, fauna and ecosystems (texts regenerated, so the text check does not hide

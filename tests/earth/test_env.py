@@ -735,6 +735,25 @@ def test_resample_hidden_deals_the_islands_that_fit_the_numbers_seen_with_every_
     assert set(worlds) == set(deals)
 
 
+def test_resample_hidden_deals_the_others_chosen_climates_and_personal_ecosystems_on_either_side_alike_likely():
+    # nothing a seat sees tells which side of its climate card (during setup) or of its personal ecosystem card
+    # (until the end) another seat took: a world deals each of them either side, half the time each
+    rng, play = np.random.default_rng(0), np.random.default_rng(1)
+    state = EarthGame(num_players=3).new_initial_state(4)
+    while state.phase == "setup" and min(state.climate) < 0:
+        state.apply_action(int(play.choice(state.legal_actions())))
+    assert state.phase == "setup"
+    choosing = state.clone()  # every climate chosen, setup still on
+    while state.phase == "setup":
+        state.apply_action(int(play.choice(state.legal_actions())))
+    n = 1000
+    for position, zone in ((choosing, "climate"), (state, "eco")):
+        p = position.current_player()
+        for q in (q for q in range(3) if q != p):
+            share = np.mean([getattr(position.resample_hidden(p, rng), zone)[q] % 2 for _ in range(n)])
+            assert abs(share - 1 / 2) < 5 * (1 / 4 / n) ** 0.5, (zone, q, share)
+
+
 def test_resample_hidden_redeals_the_offers_of_players_yet_to_choose_from_every_card_the_player_has_not_seen():
     # Before anyone chooses, the others' offered islands, climates and personal ecosystems are hidden:
     # every world deals them again, each seat as many as it holds, from all the cards neither offered

@@ -184,6 +184,39 @@ def test_on_an_open_table_resample_hidden_deals_face_down_cards_with_every_fitti
     assert abs(share - 6 / 354) < 5 * (6 / 354 * 348 / 354 / n) ** 0.5, share  # was 0.058
 
 
+def test_on_an_open_table_resample_hidden_counts_the_deals_by_the_lane_each_face_down_card_went_to():
+    # a cost-0 card face down in attack, two in a defending lane holding three one-slot creatures: the second
+    # defending card must be a skill if the first is a creature. Of the 300 deals that fit (random deck: any
+    # unseen card alike), 120 put a creature in attack, 90 one first in defence, and 60 none (5 * 4 * 3 skills).
+    # Counting "creature in attack, skill in defence" once with "skill in attack, creature in defence" (the same
+    # cards, lanes swapped, which leave the last place different room) gave 0.36 and 0.37; counting a kind's
+    # cards as many for its second place as for its first gave no creature in 0.28
+    s = make_state(hands=(["Tidepool Crab", "Rising Tide", "Scorch", "Harbor Seal"], ["Gloom Bat"]),
+                   defending=(["Ember Imp", "Lantern Moth", "Sand Piper"], []), opaque_wall=False)
+    place(s, "Tidepool Crab", A)
+    place(s, "Rising Tide", D)
+    place(s, "Scorch", D)
+    end(s)
+    seen = set(s.deck_list[0]) - set(s.hand[0] + s.deck[0] + s.face_down[0][A] + s.face_down[0][D])
+    unseen = [c for c in range(CAT.size) if c not in seen]
+
+    def fits(card, slots):
+        return CAT.cost[card] == 0 and (not CAT.is_creature[card] or slots + CAT.slots[card] <= 4)
+
+    deals = [(a, b, c) for a in unseen for b in unseen for c in unseen
+             if len({a, b, c}) == 3 and fits(a, 0) and fits(b, 3) and fits(c, 3 + CAT.is_creature[b])]
+    assert len(deals) == 300
+    assert sum(CAT.is_creature[a] for a, _, _ in deals) == 120 and sum(CAT.is_creature[b] for _, b, _ in deals) == 90
+    assert sum(not any(CAT.is_creature[x] for x in deal) for deal in deals) == 60
+    rng, n = np.random.default_rng(0), 4000
+    worlds = [s.resample_hidden(1, rng).face_down[0] for _ in range(n)]
+    assert {(a, b, c) for (a,), (b, c) in worlds} <= set(deals)
+    for share, exact in ((np.mean([CAT.is_creature[w[A][0]] for w in worlds]), 120 / 300),
+                         (np.mean([CAT.is_creature[w[D][0]] for w in worlds]), 90 / 300),
+                         (np.mean([not any(CAT.is_creature[x] for x in w[A] + w[D]) for w in worlds]), 60 / 300)):
+        assert abs(share - exact) < 5 * (exact * (1 - exact) / n) ** 0.5, (share, exact)
+
+
 def test_on_an_open_table_the_card_being_paid_for_is_re_dealt_among_every_cost_the_hand_left_could_pay():
     # player 1 sees player 0 put a card face down with three cards left in hand and no discard yet: it may
     # cost 1 to 3 (a cost-0 card would be paid already), and a world asks for that card's discards

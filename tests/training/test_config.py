@@ -233,6 +233,15 @@ def test_a_recipe_or_output_dir_starting_with_a_tilde_of_no_user_is_the_name_as_
         load_config("~nosuchuser/t.yaml")
 
 
+def test_a_recipe_under_the_home_folder_is_read_from_there(tmp_path, monkeypatch):
+    # --config ~/recipes/mine.yaml, as a shell expands it for the command line; a recipe path in Python too
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "recipes").mkdir()
+    (tmp_path / "recipes" / "mine.yaml").write_text("seed: 7\n", encoding="utf-8")
+    assert load_config("~/recipes/mine.yaml").seed == 7
+
+
 def test_a_recipe_of_the_other_trainer_is_named_as_such_with_the_command_that_runs_it():
     from training.rllib_train import load_rllib_config
 
