@@ -2093,6 +2093,21 @@ def test_if_the_active_player_and_another_complete_on_the_same_turn_the_active_p
     assert s.bonus == 1
 
 
+def test_the_bonus_goes_clockwise_from_the_active_player_not_from_the_first_player():
+    # in the second turn seat 1 is active and seat 0 the first player: both complete, seat 1 takes the bonus,
+    # and of seats 0 and 2 (seat 1 not completing) seat 2, the closer clockwise to seat 1
+    for completing, taker in (((0, 1), 1), ((0, 2), 2)):
+        s = at_action(3, p=0)
+        choose_action(s, "water")
+        end_turn(s)
+        assert (s.decision(), s.active, s.first) == ("action", 1, 0)
+        for q in completing:
+            fill(s, q, 16)
+        choose_action(s, "water")
+        end_turn(s)
+        assert s.bonus == taker, completing
+
+
 def test_if_several_non_active_players_complete_the_closest_clockwise_to_the_active_player_gets_it():
     s = at_action(4, p=1)
     fill(s, 0, 16)

@@ -368,6 +368,25 @@ def test_cost_reduction_by_type_or_habitat_not_below_zero():
     assert s.effective_cost(0, sunny) == CAT.earth[sunny]["cost"] - 1
 
 
+def test_cost_reductions_stack_two_terrains_for_one_type_and_one_for_a_habitat():
+    # RULES.md: "Reductions stack": two "Trees cost 2 less" terrains take 4 from a tree, and a cold tree loses
+    # 1 more under "Cold cards cost 1 less"
+    s = board()
+    tree_terrains = [c["id"] for c in CAT.earth if any(a["kind"] == "cost_reduction" and a["filter"] == {"type": "tree"}
+                                                       for a in c["abilities"])]
+    cold_terrain = next(c["id"] for c in CAT.earth if any(a["kind"] == "cost_reduction" and a["filter"] == {"habitat": "cold"}
+                                                          for a in c["abilities"]))
+    tree = next(c["id"] for c in CAT.earth if c["type"] == "tree" and "cold" not in c["habitats"] and c["cost"] >= 5)
+    cold_tree = next(c["id"] for c in CAT.earth if c["type"] == "tree" and "cold" in c["habitats"] and c["cost"] >= 6)
+    put(s, 0, 0, tree_terrains[0])
+    assert s.effective_cost(0, tree) == CAT.earth[tree]["cost"] - 2
+    put(s, 0, 1, tree_terrains[1])
+    assert s.effective_cost(0, tree) == CAT.earth[tree]["cost"] - 4
+    put(s, 0, 2, cold_terrain)
+    assert s.effective_cost(0, cold_tree) == CAT.earth[cold_tree]["cost"] - 5
+    assert s.effective_cost(0, tree) == CAT.earth[tree]["cost"] - 4
+
+
 def test_copy_another_ability_in_your_tableau_from_the_copying_cards_position(monkeypatch):
     s = board()
     joker = next(c["id"] for c in CAT.earth if c["type"] == "joker" and c["abilities"][0]["color"] == "yellow")
