@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from tabletop_envs.core.errors import ConfigError
-from tabletop_envs.core.files import cannot_write_in, read_text_at_most, user_path
+from tabletop_envs.core.files import cannot_write_in, path_is, read_text_at_most, user_path
 
 
 def config_key(default, doc: str, **kw):
@@ -454,11 +454,12 @@ def resolve_recipe(path: str | Path) -> Path:
     Any other missing path stays as given: loading it is the error, and a recipe of one's own is never
     swapped for a shipped one."""
     given = user_path(path)
-    if given.exists() or given.parent not in (Path("."), Path("configs")):
+    # path_is: a name too long for a file made exists() raise "File name too long" (before Python 3.13)
+    if path_is(given, Path.exists) or given.parent not in (Path("."), Path("configs")):
         return given
     shipped = shipped_recipes_dir()
     for candidate in (shipped / given.name, shipped / f"{given.name}.yaml"):
-        if candidate.is_file():
+        if path_is(candidate, Path.is_file):
             return candidate
     return given
 

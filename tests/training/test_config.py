@@ -267,6 +267,14 @@ def test_missing_file_and_bad_yaml_are_config_errors(tmp_path):
         load_config(bad)
 
 
+@pytest.mark.parametrize("name", ["a" * 300, "configs/" + "a" * 300])
+def test_a_recipe_name_too_long_for_a_file_is_a_config_error_naming_it(name):
+    # resolve_recipe's exists() raised OSError "File name too long" (before Python 3.13) from load_config
+    with pytest.raises(ConfigError, match=r"^config file .*a{300} cannot be read \(File name too long\); pass a "
+                                          r"recipe, recipes live in configs/\*.yaml"):
+        load_config(name)
+
+
 def test_a_recipe_that_is_a_link_to_itself_is_a_config_error_naming_it(tmp_path):
     # read_text_at_most's OSError "Too many levels of symbolic links" ended training.train on a traceback
     loop = tmp_path / "loop.yaml"
