@@ -65,12 +65,9 @@ def _process_runs(pid: int) -> bool:
 
 
 def _through_link(path: Path) -> Path:
-    """The file a symbolic link leads to (followed to the end, as ``open()`` does), or ``path`` itself."""
-    try:
-        link = path.is_symlink()
-    except OSError:  # a name no file can have: the write says so
-        return path
-    return Path(os.path.realpath(path)) if link else path
+    """The file a symbolic link leads to (followed to the end, as ``open()`` does), or ``path`` itself (also for
+    a name no file can have: the write says so)."""
+    return Path(os.path.realpath(path)) if path_is(path, Path.is_symlink, expand=False) else path
 
 
 @contextlib.contextmanager
@@ -112,13 +109,14 @@ def user_path(name: str | os.PathLike[str]) -> Path:
     return Path(os.path.expanduser(name))
 
 
-def path_is(name: str | os.PathLike[str], test: Callable[[Path], bool]) -> bool:
-    """``test(Path(name))`` (``~`` expanded), False for a name no file can have: before Python 3.13 ``exists()``
-    and ``is_file()`` raise OSError "File name too long", which ended a game played with a seed of hundreds of
-    digits (its default replay name) before it was saved, and made a policy id of thousands of letters an
-    OSError instead of "no policy registered"."""
+def path_is(name: str | os.PathLike[str], test: Callable[[Path], bool], expand: bool = True) -> bool:
+    """``test(Path(name))`` (``~`` expanded unless ``expand`` is False: a name expanded once already stays as
+    it is), False for a name no file can have: before Python 3.13 ``exists()`` and ``is_file()`` raise OSError
+    "File name too long", which ended a game played with a seed of hundreds of digits (its default replay name)
+    before it was saved, and made a policy id of thousands of letters an OSError instead of "no policy
+    registered"."""
     try:
-        return test(user_path(name))
+        return test(user_path(name) if expand else Path(name))
     except OSError:
         return False
 

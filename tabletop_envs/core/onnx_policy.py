@@ -393,13 +393,10 @@ def _missing_model_hint(path: str, side: Path) -> str:
 
 
 def _exists(path: Path) -> bool:
-    """``path.exists()`` (the name as written: load_policy expanded a ``~``), False for a name no file can have:
-    before Python 3.13 it raises OSError "File name too long", which a model path of 300 letters ended
-    load_policy on instead of "no model at"."""
-    try:
-        return path.exists()
-    except OSError:
-        return False
+    """``path.exists()``, the name as written (load_policy expanded a ``~``), False for a name no file can have
+    (:func:`~tabletop_envs.core.files.path_is`): a model path of 300 letters ended load_policy on OSError
+    "File name too long" instead of "no model at"."""
+    return path_is(path, Path.exists, expand=False)
 
 
 def read_sidecar(path: str | Path) -> dict:
