@@ -161,6 +161,7 @@ def test_a_revealed_creature_takes_its_slot_before_its_own_move_so_its_full_lane
     assert names(s.field[0][D]) == ["Stone Tortoise"]
     s.check_invariants()
 
+
 def test_heal_castle():
     s = play_and_reveal("Bedrock Ward", A, castles=(5, 10))
     assert s.castle[0] == 8
@@ -175,11 +176,13 @@ def test_damage_castle():
 
 def test_draw_effect_draws_from_your_deck():
     s = make_state(hands=(["Dark Pact", "Gloom Bat"], []))
-    deck_top = s.deck[0][-3:]
+    deck = list(s.deck[0])
     place(s, "Dark Pact", A, discards=["Gloom Bat"])
     end(s)
     end(s)
-    assert set(deck_top) <= set(s.hand[0])
+    # its 3 cards, then the next turn's Draw Phase 2: the next Draw Phase alone would hide a short draw
+    assert sorted(s.hand[0]) == sorted(deck[-5:]) and s.deck[0] == deck[:-5]
+    assert len(s.hand[1]) == 2, "the opponent drew only their Draw Phase's 2"
 
 
 def test_draw_effect_respects_the_hand_limit():

@@ -65,6 +65,15 @@ def test_players_draw_2_cards_at_the_beginning_of_each_turn():
     assert s.turn_number == 2
     for p in (0, 1):
         assert len(s.hand[p]) == 6 and set(top[p]) <= set(s.hand[p])
+    # every later turn too, not only the second: the two top cards leave each deck (a full hand sends the
+    # surplus to the Graveyard)
+    for turn in (3, 4, 5):
+        top = [list(d[-2:]) for d in s.deck]
+        sizes = [len(d) for d in s.deck]
+        end_turn(s)
+        assert s.turn_number == turn
+        for p in (0, 1):
+            assert len(s.deck[p]) == sizes[p] - 2 and set(top[p]) <= set(s.hand[p] + s.graveyard[p])
 
 
 def test_to_play_a_card_discard_cards_equal_to_its_cost_to_the_graveyard():
@@ -130,11 +139,16 @@ def test_each_creature_has_a_cost_and_a_point_value():
 
 
 def test_creature_cards_are_played_in_either_the_attacking_or_defending_lane():
-    s = make_state(hands=(["Tidepool Crab", "Pebble Mole"], []))
+    # either player, in either lane: each creature stands in the lane its owner chose
+    s = make_state(hands=(["Tidepool Crab", "Pebble Mole"], ["Ember Imp", "Sand Piper"]))
     place(s, "Tidepool Crab", A)
     place(s, "Pebble Mole", D)
-    end_turn(s)
+    end(s)
+    place(s, "Ember Imp", D)
+    place(s, "Sand Piper", A)
+    end(s)
     assert names(s.field[0][A]) == ["Tidepool Crab"] and names(s.field[0][D]) == ["Pebble Mole"]
+    assert names(s.field[1][A]) == ["Sand Piper"] and names(s.field[1][D]) == ["Ember Imp"]
 
 
 def _player_1_places(s, name: str, lane: int, discards=()) -> None:
@@ -175,12 +189,14 @@ def test_creatures_remain_in_play_unless_removed_by_an_effect_or_to_free_space()
 
 
 def test_skill_cards_do_not_contribute_to_point_totals():
-    s = make_state(hands=(["Rising Tide"], []), attacking=([], ["Ember Imp"]), castles=(8, 10))
+    s = make_state(hands=(["Rising Tide", "Tailwind"], []), attacking=([], ["Ember Imp"]), castles=(8, 10))
     place(s, "Rising Tide", A)
+    place(s, "Tailwind", D)  # no creature of player 0's to move: it only stands in the defending lane
     end_turn(s)
     assert s.totals[0] == [0, 0]
-    assert names(s.graveyard[0]) == ["Rising Tide"]
-    assert s.castle[0] == 8 + 2 - 1  # healed by the skill, then hit by the Ember Imp
+    assert names(s.graveyard[0]) == ["Tailwind", "Rising Tide"]  # in reveal order: the lower castle defends first
+    assert s.castle[0] == 8 + 2 - 1  # healed by the skill, then hit by the Ember Imp, which Tailwind did not block
+    assert s.castle[1] == 10, "the Rising Tide in the attacking lane counted no points against the empty defence"
 
 
 def test_skills_may_target_creatures_castles_or_other_game_elements():
@@ -243,6 +259,17 @@ def test_cost_affinity_rarity_and_points_are_drawn_in_the_four_corners_and_not_o
             # a badge in the affinity's colour with light text on it (dark Shadow wants light text)
             assert has(picture[crop], AFFINITY_COLORS["shadow"]), f"{w}x{h}: no badge {where}"
             assert has(picture[crop], TEXT), f"{w}x{h}: no text {where}"
+        # each text in its own corner, not merely a badge in every corner: drawn alone, a corner's text
+        # lies in that quarter of the card (a wide word may reach past the middle, so its centre is judged)
+        fields = {"upper left": "top_left", "upper right": "top_right", "bottom left": "bottom_left",
+                  "bottom right": "bottom_right"}
+        for where, field in fields.items():
+            alone = dataclasses.replace(lich, **{f: getattr(lich, f) if f == field else "" for f in fields.values()})
+            ys, xs = np.nonzero(np.all(drawn(alone, w, h) == TEXT, axis=2))
+            assert len(xs), f"{w}x{h}: {field} is not drawn"
+            assert ("upper" if ys.mean() < h / 2 else "bottom") == where.split()[0], f"{w}x{h}: {field} drawn low"
+            assert ("left" if xs.mean() < w / 2 else "right") == where.split()[1], \
+                f"{w}x{h}: {field} ({getattr(lich, field)}) drawn on the wrong side"
         # a back shows only its title, here the label the table puts on the opponent's face-down cards
         face_down = drawn(dataclasses.replace(lich, title="face down", face_down=True), w, h)
         np.testing.assert_array_equal(face_down, drawn(CardFace("face down", face_down=True), w, h))
@@ -330,10 +357,17 @@ def test_draw_phase_both_players_draw_2_cards():
     end_turn(s)
     assert [len(d) for d in s.deck] == [n - 2 for n in sizes]
     assert [len(h) for h in s.hand] == [2, 2]
+    # hands of any size (within the limit) take the same two, each the top two cards of its own deck
+    s = make_state(hands=(["Tidepool Crab"], ["Pebble Mole", "Ember Imp", "Sand Piper"]))
+    top = [list(d[-2:]) for d in s.deck]
+    end_turn(s)
+    assert [len(h) for h in s.hand] == [1 + 2, 3 + 2]
+    assert all(set(top[p]) <= set(s.hand[p]) for p in (0, 1))
 
 
 def _player_1_sees_player_0_place_two(**options):
-    """Player 1's observation before and after player 0 places two cards (one paid with two discards)."""
+    """Player 1's observation before and after player 0 places two cards (one paid with two discards), and the
+    state then."""
     s = make_state(hands=(["Tidepool Crab", "Stone Tortoise", "Gloom Bat", "Pebble Mole"], []), **options)
     before = s.observation(1)
     place(s, "Tidepool Crab", A)
@@ -341,12 +375,12 @@ def _player_1_sees_player_0_place_two(**options):
     end(s)
     lay = s.game.observation_layout
     obs = s.observation(1)
-    return lay, obs, [n for n, sl in lay.slices.items() if not np.array_equal(before[sl], obs[sl])]
+    return lay, obs, [n for n, sl in lay.slices.items() if not np.array_equal(before[sl], obs[sl])], s
 
 
 def test_play_phase_cards_are_placed_face_down_and_hidden_from_the_opponent():
     # "The placement remains hidden from the opponent": nothing of it shows until the Reveal Phase
-    lay, obs, changed = _player_1_sees_player_0_place_two()
+    lay, obs, changed, _ = _player_1_sees_player_0_place_two()
     assert set(changed) <= {"placement", "decision"}  # only that it is now player 1's turn to place
     assert list(lay.view(obs, "opp_face_down_counts")) == [0, 0]
     # Face down: the placed cards lie in the face-down lanes, not among the face-up creatures, and count no
@@ -372,13 +406,25 @@ def test_play_phase_cards_are_placed_face_down_and_hidden_from_the_opponent():
 
 
 def test_option_opaque_wall_false_the_placement_shows_as_card_backs_and_open_discards_never_the_cards():
-    lay, obs, changed = _player_1_sees_player_0_place_two(opaque_wall=False)
+    from tabletop_envs.terralore.render import draw_table
+
+    lay, obs, changed, s = _player_1_sees_player_0_place_two(opaque_wall=False)
     assert lay.view(obs, "opp_attacking").sum() == 0 and lay.view(obs, "opp_defending").sum() == 0
     assert list(lay.view(obs, "opp_face_down_counts") * 20) == [1, 1]
     assert set(changed) <= {"opp_face_down_counts", "opp_graveyard", "hand_sizes", "placement", "decision"}
     # the discards are public (the Graveyard is open), the placed cards are not
     card_segments = [seg for seg, v in lay.segments.items() if seg.startswith("opp") and v.size == CAT.size]
     assert not any(lay.view(obs, seg)[cid("Stone Tortoise")] for seg in card_segments)
+    # nor in the text view or the picture: with another card face down in its place (the Crab back in the
+    # deck), player 1 is shown exactly the same table
+    text = s.render_text(1)
+    assert "1 face down" in text and "Tidepool Crab" not in text and "Stone Tortoise" not in text
+    other = s.clone()
+    swap = other.deck[0].pop()
+    other.deck[0].append(cid("Tidepool Crab"))
+    other.face_down[0][A] = [swap]
+    assert other.render_text(1) == text
+    np.testing.assert_array_equal(np.asarray(draw_table(other, 1).image), np.asarray(draw_table(s, 1).image))
 
 
 def test_play_phase_both_players_place_their_cards_in_every_turn_whoever_places_first():
@@ -458,6 +504,15 @@ def test_otherwise_the_player_with_the_least_castle_hp_reveals_first():
     place(s, "Pebble Mole", A)
     end(s)
     assert s.reveal_first == 1 and not any(line.startswith("die roll") for line in s.log)
+    # the castles decide, not the field points: the lower castle reveals first though it leads on points
+    s = make_state(hands=(["Tidepool Crab"], ["Pebble Mole"]), castles=(9, 6), turn_number=3,
+                   defending=(["Ember Imp"], ["Stone Tortoise", "Sturdy Turtle"]))
+    place(s, "Tidepool Crab", D)
+    end(s)
+    place(s, "Pebble Mole", D)
+    end(s)
+    assert s.reveal_first == 1 and not any(line.startswith("die roll") for line in s.log)
+    assert [line for line in s.log if " reveals " in line][0] == "player_1 reveals Pebble Mole (defending)"
 
 
 def test_reveal_order_starts_with_the_defending_lane_of_the_least_hp_player_in_either_seat():
@@ -500,12 +555,20 @@ def test_counting_points_in_the_attacking_lane_are_compared_with_the_opponents_d
     s = make_state(attacking=(["Stone Tortoise", "Tidepool Crab"], []), defending=([], ["Cinder Hound"]))
     end_turn(s)
     assert s.castle[1] == 10 - (5 - 4)
+    # the whole of each lane on both sides: every defender counts, not only the strongest
+    s = make_state(attacking=(["Stone Tortoise", "Cinder Hound"], []),
+                   defending=([], ["Tidepool Crab", "Sturdy Turtle", "Burrowing Badger"]))
+    end_turn(s)
+    assert s.castle == [10, 10 - ((4 + 4) - (1 + 3 + 2))]
 
 
 def test_excess_points_from_the_attacking_lane_are_dealt_as_damage_to_the_opponents_castle():
     s = make_state(attacking=(["Stone Tortoise", "Sunlit Stag"], []), defending=([], ["Tidepool Crab"]))
     end_turn(s)
     assert s.castle == [10, 10 - 7]
+    s = make_state(attacking=([], ["Stone Tortoise", "Sunlit Stag"]), defending=(["Tidepool Crab"], []))
+    end_turn(s)
+    assert s.castle == [10 - 7, 10], "either player's excess, in full"
     s = make_state(attacking=(["Tidepool Crab"], []), defending=([], ["Stone Tortoise"]))
     end_turn(s)
     assert s.castle == [10, 10], "an attack that does not exceed the defence deals nothing"
@@ -559,6 +622,7 @@ def test_a_costly_fifth_creature_is_paid_for_with_its_discards_before_the_creatu
     assert s.decision() == "destroy"
     act(s, "destroy", cid("Sand Piper"))
     assert s.decision() == "play" and names(s.graveyard[0]) == ["Gloom Bat", "Lantern Moth", "Sand Piper"]
+
 
 def test_a_fifth_creature_must_destroy_one_of_the_creatures_not_a_skill_placed_face_down_in_that_lane():
     # "they must destroy one of the creatures already in play": a skill placed face down in the full lane
@@ -617,6 +681,9 @@ def test_reduce_your_opponents_castle_hp_to_0_to_win():
     s = make_state(attacking=([], ["Granite Colossus", "Cinder Hound"]), castles=(9, 1))
     end_turn(s)
     assert s.castle == [0, 1] and list(s.returns()) == [-1, 1] and s.end_reason == "castle destroyed"
+    s = make_state(attacking=(["Granite Colossus", "Cinder Hound"], []), castles=(1, 9))  # the same for player 0
+    end_turn(s)
+    assert s.castle == [1, 0] and list(s.returns()) == [1, -1] and s.end_reason == "castle destroyed"
 
 
 def test_the_opponent_runs_out_of_cards_in_their_deck_before_you_do():
@@ -649,6 +716,12 @@ def test_castles_and_total_field_points_tied_is_a_draw():
     end_turn(s)
     assert s.castle == [0, 0] and list(s.returns()) == [0, 0]
     assert "draw" in s.end_reason
+    # whatever ended the game: here both decks run out at once, castles 6 and 6, field points 1 and 1
+    s = make_state(decks=(["Pebble Mole"], ["Gloom Bat"]), attacking=(["Tidepool Crab"], []),
+                   defending=([], ["Ember Imp"]), castles=(6, 6))
+    end_turn(s)
+    assert s.castle == [6, 6] and s.field_points(0) == s.field_points(1) == 1
+    assert s.is_terminal() and list(s.returns()) == [0, 0] and "draw" in s.end_reason
 
 
 # ------------------------------------------------------------------ Glossary
@@ -678,3 +751,15 @@ def test_glossary_here_is_the_lane_in_which_the_card_was_played():
     place(s, "Fireball", A, discards=["Gloom Bat"])  # my attacking lane faces their defending lane
     end_turn(s)
     assert names(s.field[1][A]) == ["Red Fox"] and not s.field[1][D]
+    # the same lane for every card text with "here", not only a skill's target: the Magma Salamander's
+    # "-1 to enemy creatures here" from my defending lane, the Cranky Seagull's "destroy your weakest
+    # creature here" in my attacking lane (the Lantern Moth, weaker, stands in the other lane)
+    s = make_state(hands=(["Magma Salamander", "Cranky Seagull", "Gloom Bat", "Pebble Mole", "Ember Imp",
+                           "Tidepool Crab", "Sand Piper"], []),
+                   attacking=(["Burrowing Badger"], ["Red Fox"]), defending=(["Lantern Moth"], ["Sturdy Turtle"]))
+    place(s, "Magma Salamander", D, discards=["Gloom Bat", "Pebble Mole"])
+    place(s, "Cranky Seagull", A, discards=["Ember Imp", "Tidepool Crab", "Sand Piper"])
+    end_turn(s)
+    assert s.totals[1] == [2 - 1, 3], "the Red Fox in their attacking lane is lowered, the Sturdy Turtle not"
+    assert names(s.field[0][A]) == ["Cranky Seagull"] and names(s.field[0][D]) == ["Lantern Moth", "Magma Salamander"]
+    assert "Burrowing Badger" in names(s.graveyard[0])
