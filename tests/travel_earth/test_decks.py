@@ -54,6 +54,11 @@ def test_no_more_than_four_copies_of_same_common_name_and_collector_number():
     deck = deck_of(16, start=2) | {"TE-001": 5}
     with pytest.raises(DeckError, match="5 copies of Cheetah TE-001 .*at most 4 copies.*remove 1"):
         build_deck(deck, "casual", CAT)
+    # a deck listed card by card reaches the validator's own count, not the dict's count check
+    listed = [f"TE-{k:03d}" for k in range(2, 6) for _ in range(4)]
+    assert build_deck(listed + ["TE-001"] * 4, "casual", CAT).count(0) == 4
+    with pytest.raises(DeckError, match=r"5 copies of Cheetah TE-001 \(standard x5\); at most 4 copies.*remove 1"):
+        build_deck(listed + ["TE-001"] * 5, "casual", CAT)
 
 
 def test_alternate_art_foil_promo_and_first_edition_count_together():

@@ -7,6 +7,7 @@ import numpy as np
 
 from tabletop_envs.core.engine import new_rng
 from tabletop_envs.travel_earth.engine import TravelEarthGame
+from tabletop_envs.travel_earth.render import draw_table
 
 from .scenario import act, cid, legal, scenario
 
@@ -168,6 +169,7 @@ def test_an_addition_to_the_reservoir_shows_the_waiting_player_one_more_face_dow
     lion, tiger = worlds["Lion"], worlds["Tiger"]
     np.testing.assert_array_equal(lion.observation(1), tiger.observation(1))
     assert lion.render_text(player=1) == tiger.render_text(player=1)
+    np.testing.assert_array_equal(draw_table(lion, 1).array(), draw_table(tiger, 1).array())  # the picture too
     waiting = lion.observation(1)
     assert lay.view(waiting, "reservoir_adds").tolist() == [0]
     assert lay.view(before, "opp_reservoir").tolist() == [0, 0, 0]

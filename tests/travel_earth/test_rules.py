@@ -45,6 +45,23 @@ def test_lose_when_no_field_animals_and_last_resort_exhausts_reservoir():
     assert s.is_terminal()
     assert list(s.returns()) == [1.0, -1.0]
     assert names(s.discard[1]).count("Sea otter") == 1
+    # an empty field and an empty Reservoir are not the loss: only a Last Resort that runs out is. Seat 1 loses
+    # its only Animal with no Reservoir card, plays another on its turn, and loses it; the next challenge finds
+    # the field empty and nothing to reveal, and only then seat 1 has lost.
+    s = scenario(p0=dict(ready=["Lion", "Tiger"], reservoir=["Koala", "Emu"]), p1=dict(ready=["Sea otter"], hand=["Emu"]),
+                 filler_to="discard")
+    challenge(s, "Lion", WEIGHT)
+    act(s, "defend_ready", "Sea otter")
+    assert s.ready[1] == s.resting[1] == [] and s.reservoir_size(1) == 0
+    assert not s.is_terminal() and s.player == 1 and s.phase == "add"
+    act(s, "skip_reservoir")
+    act(s, "play", "Emu")  # nothing left to do: seat 0's turn
+    assert s.player == 0 and not s.is_terminal()
+    challenge(s, "Tiger", WEIGHT)
+    act(s, "defend_resting", "Emu")
+    assert not s.is_terminal() and s.ready[1] == s.resting[1] == []
+    challenge(s, "Lion", WEIGHT)
+    assert s.is_terminal() and list(s.returns()) == [1.0, -1.0]
 
 
 def test_empty_reservoir_alone_is_not_a_loss_while_field_animals_remain():
@@ -92,6 +109,12 @@ def test_compare_one_statistic_at_a_time_using_official_printed_values():
         assert lion != tiger
         assert (names(s.discard[1]) == ["Tiger"]) == lion_wins
         assert (names(s.discard[0]) == ["Lion"]) == (not lion_wins)
+    # equal printed values tie (3 = 3 young): nothing is discarded and the Challenger picks another statistic
+    s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]), p1=dict(ready=["Tiger"]))
+    challenge(s, "Lion", OFFSPRING)
+    act(s, "defend_ready", "Tiger")
+    assert CAT.values[cid("Lion"), OFFSPRING] == CAT.values[cid("Tiger"), OFFSPRING]
+    assert s.phase == "statistic" and s.discard == [[], []] and s.challenger == cid("Lion")
 
 
 def test_comparisons_use_the_printed_values_to_their_last_printed_digit():
@@ -166,6 +189,17 @@ def test_maximum_depth_is_educational_information_not_a_battle_statistic(tmp_pat
     monkeypatch.setattr(engine_module, "load_catalogue", lambda *args: reversed_depths)
     assert scenario().game.catalogue is reversed_depths
     assert _challenge_results(pairs) == expected
+
+
+def test_the_six_battle_statistics_can_each_be_chosen_and_decide_a_challenge():
+    # the Lion beats the Sea otter on all six: whichever is chosen, that statistic alone settles the challenge
+    for stat in range(6):
+        s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]), p1=dict(ready=["Sea otter"]))
+        act(s, "declare", "Lion")
+        assert legal(s, "statistic") == [SPEED, WEIGHT, LENGTH, LIFESPAN, OFFSPRING, DEVELOPMENT]
+        act(s, "statistic", stat)
+        act(s, "defend_ready", "Sea otter")
+        assert s.discard[1] == ids(["Sea otter"]) and s.resting[0] == ids(["Lion"]), stat
 
 
 def test_each_statistic_documents_whether_higher_or_lower_wins():
@@ -264,24 +298,33 @@ def test_player_1_draws_normally_on_their_first_turn():
 def test_field_has_no_maximum_number_of_animals():
     hand = ["Lion", "Tiger", "Cheetah", "Leopard", "Giraffe", "Horse", "Koala", "Emu", "Walrus", "Orca",
             "Blue whale", "Garden snail"]
-    s = scenario(p0=dict(hand=hand), phase="play")
+    # a field of 40 Animals already (every plain card the Hand does not hold): a cap of 12, or of anything
+    # under 52, would refuse some of the 12 plays
+    plain = [c["collector_number"] for c in CAT.cards if not c["ability"] and c["name"] not in hand]
+    assert len(plain) >= 40
+    s = scenario(p0=dict(hand=hand, ready=plain[:20], resting=plain[20:40]), phase="play")
     while legal(s, "play"):
         act(s, "play", legal(s, "play")[0])
-    assert len(s.resting[0]) + len(s.ready[0]) == 12  # the Leopard's Ambush puts it in the Ready Row
+    assert s.hand[0] == [] and len(s.resting[0]) + len(s.ready[0]) == 52  # the Leopard's Ambush: Ready Row
 
 
 def test_ready_animals_may_challenge_and_defend():
-    s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]), p1=dict(ready=["Tiger"]))
+    # a Resting Animal beside it does not take the Ready Tiger's place as a possible Defender
+    s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]), p1=dict(ready=["Tiger"], resting=["Sea otter"]))
     assert legal(s, "declare") == [cid("Lion")]
-    challenge(s, "Lion", WEIGHT)
+    challenge(s, "Lion", DEVELOPMENT)
     assert legal(s, "defend_ready") == [cid("Tiger")]
+    act(s, "defend_ready", "Tiger")  # 105 days against 109: the Tiger wins and stays Ready
+    assert s.discard[0] == ids(["Lion"]) and s.discard[1] == [] and cid("Tiger") in s.ready[1]
 
 
 def test_resting_animals_may_defend_but_cannot_challenge():
-    s = scenario(p0=dict(ready=["Tiger"], resting=["Lion"], reservoir=["Koala", "Emu"]),
-                 p1=dict(resting=["Cheetah"]))
+    s = scenario(p0=dict(ready=["Tiger"], resting=["Lion"], reservoir=["Koala", "Emu"], hand=["Emu"]),
+                 p1=dict(ready=["Sea otter"], resting=["Cheetah"]), phase="play")
+    act(s, "end_play")  # the Lion is still Resting when the Declare step comes
     assert legal(s, "declare") == [cid("Tiger")]
     challenge(s, "Tiger", WEIGHT)
+    # a Ready Animal beside it does not keep the Resting Cheetah from defending
     assert legal(s, "defend_resting") == [cid("Cheetah")]
 
 
@@ -291,16 +334,26 @@ def test_newly_played_animals_enter_resting_row_and_cannot_challenge_that_turn()
     assert s.resting[0] == ids(["Lion"])
     # nothing could be declared: the turn passed without a challenge
     assert s.player == 1 and s.discard == [[], []]
+    # the same when the Play step is ended by choice, a card still in Hand: the Lion stays Resting
+    s = scenario(p0=dict(hand=["Lion", "Tiger"], reservoir=["Koala"]), p1=dict(ready=["Sea otter"]), phase="play")
+    act(s, "play", "Lion")
+    assert s.phase == "play"
+    act(s, "end_play")
+    assert s.resting[0] == ids(["Lion"]) and s.player == 1 and s.discard == [[], []]
 
 
 def test_newly_played_animals_can_defend_immediately():
-    s = scenario(p0=dict(hand=["Tiger"]), p1=dict(ready=["Lion"], reservoir=["Koala"]), phase="play")
+    # seat 0 also has a Ready Sea otter: the Tiger just played may defend all the same
+    s = scenario(p0=dict(hand=["Tiger"], ready=["Sea otter"]), p1=dict(ready=["Lion"], reservoir=["Koala"]),
+                 phase="play")
     act(s, "play", "Tiger")
     assert s.player == 1
     s.phase = "declare"  # seat 1 skips its own add/play steps for brevity
     s._mask_cache = None
-    challenge(s, "Lion", WEIGHT)
+    challenge(s, "Lion", DEVELOPMENT)
     assert s.current_player() == 0 and legal(s, "defend_resting") == [cid("Tiger")]
+    act(s, "defend_resting", "Tiger")  # 105 days against 109: the Tiger stops the Lion
+    assert s.discard[1] == ids(["Lion"]) and s.discard[0] == []
 
 
 def test_at_start_of_turn_resting_animals_move_to_ready_row():
@@ -310,12 +363,13 @@ def test_at_start_of_turn_resting_animals_move_to_ready_row():
 
 
 def test_reservoir_cards_stay_face_down_upright_full_sideways_empty():
-    s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala", "Emu"]), p1=dict(ready=["Sea otter"]))
+    # three cards, so two Full and one Empty: each view must tell the upright ones from the sideways one
+    s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala", "Emu", "Walrus"]), p1=dict(ready=["Sea otter"]))
     lay = s.game.observation_layout
     challenge(s, "Lion", WEIGHT)
-    assert s.full(0) == 1 and s.empty[0] == 1
+    assert s.full(0) == 2 and s.empty[0] == 1
     mine, theirs = lay.view(s.observation(0), "my_reservoir"), lay.view(s.observation(1), "opp_reservoir")
-    assert list(mine[:3] * 7) == pytest.approx([2, 1, 1]) and list(theirs * 7) == pytest.approx([2, 1, 1])
+    assert list(mine[:3] * 7) == pytest.approx([3, 2, 1]) and list(theirs * 7) == pytest.approx([3, 2, 1])
     assert not lay.view(s.observation(1), "my_reservoir_known").any()  # face down: the opponent sees no card
 
 
@@ -357,6 +411,7 @@ def test_reservoir_cards_stay_face_down_so_the_order_of_two_additions_makes_no_o
             act(s, "add_to_reservoir", card)
         states.append(s)
     assert states[0] == states[1] and states[0].to_dict() == states[1].to_dict()
+
 
 def test_cannot_add_a_card_when_reservoir_already_has_six():
     s = scenario(p0=dict(hand=["Lion", "Tiger"], reservoir=["Koala", "Emu", "Walrus", "Springbok", "Orca"]),
@@ -575,6 +630,12 @@ def test_surviving_challenger_becomes_resting_after_its_challenge():
     challenge(s, "Lion", WEIGHT)
     act(s, "defend_ready", "Tiger")
     assert s.resting[0] == ids(["Lion"]) and s.discard[1] == ids(["Tiger"])
+    # the same when the defending player could change the statistic and accepts the loss instead
+    s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]), p1=dict(ready=["Tiger"], reservoir=["Emu"]))
+    challenge(s, "Lion", WEIGHT)
+    act(s, "defend_ready", "Tiger")
+    act(s, "accept")
+    assert s.resting[0] == ids(["Lion"]) and s.ready[0] == [] and s.discard[1] == ids(["Tiger"])
 
 
 def test_ready_defender_discard_the_losing_animal():
@@ -604,6 +665,18 @@ def test_if_comparison_ties_use_another_eligible_unused_statistic():
     assert OFFSPRING not in legal(s, "statistic") and len(legal(s, "statistic")) == 5
     act(s, "statistic", WEIGHT)
     assert s.discard[1] == ids(["Tiger"])
+    # a second tie: neither tied statistic comes back
+    s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]), p1=dict(ready=["Lion"]))
+    challenge(s, "Lion", OFFSPRING)
+    act(s, "defend_ready", "Lion")
+    act(s, "statistic", WEIGHT)
+    assert s.phase == "statistic" and legal(s, "statistic") == [SPEED, LENGTH, LIFESPAN, DEVELOPMENT]
+    with pytest.raises(IllegalActionError):
+        act(s, "statistic", OFFSPRING)
+    # the fifth tie still leaves the sixth statistic to compare
+    for stat in (SPEED, LENGTH, LIFESPAN):
+        act(s, "statistic", stat)
+    assert s.phase == "statistic" and legal(s, "statistic") == [DEVELOPMENT] and s.discard == [[], []]
 
 
 def test_all_six_statistics_exhausted_in_normal_tie_discards_challenger_and_ends_turn():
@@ -637,16 +710,18 @@ def test_all_six_statistics_must_tie_before_the_challenger_is_discarded_whatever
 # --------------------------------------------------------------------------- 7. Resting defenders
 def test_resting_animal_can_defend_including_one_just_played_from_hand():
     # seat 1 plays the Tiger from its Hand on its own turn; on seat 0's next turn it is still Resting
-    s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]), p1=dict(hand=["Tiger"]), player=1, phase="play")
+    # seat 1 also has a Ready Sea otter: the Resting Tiger may defend all the same
+    s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]), p1=dict(hand=["Tiger"], ready=["Sea otter"]),
+                 player=1, phase="play")
     act(s, "play", "Tiger")  # Hand empty, nothing to declare: seat 1's turn ends
-    assert s.player == 0 and s.hand[1] == [] and s.resting[1] == ids(["Tiger"]) and s.ready[1] == []
+    assert s.player == 0 and s.hand[1] == [] and s.resting[1] == ids(["Tiger"]) and s.ready[1] == ids(["Sea otter"])
     act(s, "skip_reservoir")
     act(s, "end_play")
     challenge(s, "Lion", DEVELOPMENT)
-    assert legal(s, "defend_resting") == ids(["Tiger"]) and legal(s, "defend_ready") == []
+    assert legal(s, "defend_resting") == ids(["Tiger"]) and legal(s, "defend_ready") == ids(["Sea otter"])
     act(s, "defend_resting", "Tiger")  # 105 days against 109: the Tiger wins
     assert s.discard[0] == ids(["Lion"]) and s.discard[1] == []
-    assert s.ready[1] == ids(["Tiger"])  # it survived; seat 1's turn has begun and readied it
+    assert sorted(s.ready[1]) == sorted(ids(["Tiger", "Sea otter"]))  # it survived; seat 1's turn readied it
 
 
 def test_option_resting_defender_win_both_discarded_a_resting_defender_that_wins_goes_with_the_challenger():
@@ -710,8 +785,27 @@ def test_defensive_change_permanently_discards_1_full_or_empty_reservoir_card():
     assert s.phase == "pay" and sorted(legal(s, "pay_reservoir")) == sorted(ids(["Emu", "Walrus"]))
     act(s, "pay_reservoir", "Walrus")
     assert s.reservoir[1] == ids(["Emu"]) and s.discard[1] == ids(["Walrus"])  # it left the Reservoir
-    assert s.empty[1] == 0  # the card that left took the Empty slot
+    assert s.empty[1] == 0  # seat 1's turn has begun and refreshed it (the Empty slot: the case below)
     assert s.discard[0] == ids(["Lion"]) and s.ready[1] == ids(["Tiger"])  # Tiger wins on Development
+    # every card Empty (seat 1 spent them challenging on its own turn): an Empty card pays all the same. A
+    # second Challenger keeps the turn going, so seat 1's Refresh has not yet turned the other card Full.
+    s = scenario(p0=dict(ready=["Lion", "Cheetah"], reservoir=["Koala", "Emu"]),
+                 p1=dict(ready=["Tiger", "Sea otter"], reservoir=["Emu", "Walrus"]), empty=(0, 2))
+    act(s, "declare", "Lion")
+    act(s, "declare", "Cheetah")
+    act(s, "statistic", WEIGHT)
+    act(s, "defend_ready", "Tiger")
+    assert legal(s, "change_statistic") == [DEVELOPMENT]
+    act(s, "change_statistic", DEVELOPMENT)
+    act(s, "pay_reservoir", "Emu")
+    assert s.reservoir[1] == ids(["Walrus"]) and s.empty[1] == 1 and s.discard[1] == ids(["Emu"])
+    assert s.discard[0] == ids(["Lion"]) and s.player == 0 and s.challenger == cid("Cheetah")
+    # a single Full card pays at once, and it too leaves the Reservoir rather than turning Empty
+    s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]), p1=dict(ready=["Tiger"], reservoir=["Emu"]))
+    challenge(s, "Lion", WEIGHT)
+    act(s, "defend_ready", "Tiger")
+    act(s, "change_statistic", DEVELOPMENT)
+    assert s.reservoir[1] == [] and s.reservoir_size(1) == 0 and s.empty[1] == 0 and s.discard[1] == ids(["Emu"])
 
 
 def test_defensive_change_only_to_eligible_unused_statistic_that_can_actually_win():
@@ -803,6 +897,7 @@ def test_last_resort_may_reveal_player_2s_unseen_starting_card_before_the_known_
         assert s.discard[0] == ids(["Tiger"]) and cid("Lion") in s.reservoir[1] and not s.unseen[1]
         first_reveals.add("Lion" if cid("Sea otter") in s.reservoir[1] else "Sea otter")
     assert first_reveals == {"Lion", "Sea otter"}
+
 
 def test_last_resort_failure_is_discarded_and_another_card_revealed():
     s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]), p1=dict(reservoir=["Sea otter", "Garden snail"]))
@@ -896,6 +991,15 @@ def test_zero_reservoir_cards_by_itself_is_not_a_loss():
     s = scenario(p0=dict(ready=["Lion"]), p1=dict(ready=["Tiger"]))
     end_turn_of(s, 0)
     assert not s.is_terminal() and s.reservoir_size(0) == 0 and s.reservoir_size(1) == 0
+    # not even once the last field Animal is gone: seat 1 plays on from its Hand
+    s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]), p1=dict(ready=["Sea otter"], hand=["Tiger"]))
+    challenge(s, "Lion", WEIGHT)
+    act(s, "defend_ready", "Sea otter")
+    assert not s.is_terminal() and s.reservoir_size(1) == 0 and s.ready[1] == s.resting[1] == []
+    assert s.player == 1 and s.phase == "add"
+    act(s, "skip_reservoir")
+    act(s, "play", "Tiger")
+    assert not s.is_terminal() and s.resting[1] == ids(["Tiger"])
 
 
 # --------------------------------------------------------------------------- stalemates and truncation
