@@ -19,6 +19,7 @@ from .scenario import (
     choose_action,
     clear_tableau,
     climate_where,
+    first,
     flora,
     game,
     give,
@@ -91,29 +92,36 @@ def test_setup_deal_1_climate_and_1_island_to_each_player():
     for what in ("climate", "island"):
         cards = [c for offer in s.offers[what] for c in offer]
         assert len(cards) == 5 and len(set(cards)) == 5
+        # from a shuffled pile: the cards dealt, and who gets which, change from game to game
+        deals = {tuple(c for o in game(2).new_initial_state(seed).offers[what] for c in o)
+                 for seed in range(30)}
+        assert len(deals) > 20
 
 
 def test_setup_each_player_selects_a_side_of_their_island_climate_and_ecosystem():
     s = game(2).new_initial_state(0)
     p = s.current_player()
-    assert s.decision() == "side"
-    card = s.offers["island"][p][0]
-    assert legal(s, "side_island") == [2 * card, 2 * card + 1]
-    act(s, "side_island", 2 * card + 1)
-    assert s.island[p] == 2 * card + 1
-    card = s.offers["climate"][p][0]
-    assert legal(s, "side_climate") == [2 * card, 2 * card + 1]
-    act(s, "side_climate", 2 * card)
-    card = s.offers["ecosystem"][p][0]
-    assert legal(s, "side_ecosystem") == [2 * card, 2 * card + 1]
-    act(s, "side_ecosystem", 2 * card + 1)
-    assert (s.climate[p], s.eco[p]) == (2 * s.offers["climate"][p][0], 2 * card + 1)
+    for what, field, side in (("island", "island", 1), ("climate", "climate", 0), ("ecosystem", "eco", 1)):
+        assert s.decision() == "side" and s.current_player() == p
+        card = s.offers[what][p][0]
+        assert legal(s, "side_" + what) == [2 * card, 2 * card + 1]
+        other = s.clone()  # either side may be chosen, and the side chosen is the one in play
+        act(other, "side_" + what, 2 * card + 1 - side)
+        assert getattr(other, field)[p] == 2 * card + 1 - side
+        act(s, "side_" + what, 2 * card + side)
+        assert getattr(s, field)[p] == 2 * card + side
+    assert (s.island[p] % 2, s.climate[p] % 2, s.eco[p] % 2) == (1, 0, 1)
 
 
 def test_advanced_game_deals_2_island_2_climate_and_2_ecosystem_cards_to_choose_1_of_each():
     s = game(2, advanced_draft=True).new_initial_state(0)
     assert all(len(o) == 2 for what in ("island", "climate", "ecosystem") for o in s.offers[what])
     assert len(s.public_eco) == 2  # the 2 public ecosystems are still placed (RULES.md)
+    for what in ("island", "climate", "ecosystem"):
+        # dealt from one shuffled pile: no card is offered to two players, nor lies on the fauna board
+        dealt = [c for o in s.offers[what] for c in o]
+        on_board = [e // 2 for e in s.public_eco] if what == "ecosystem" else []
+        assert len(set(dealt + on_board)) == len(dealt + on_board) == 2 * s.n + len(on_board)
     p = s.current_player()
     for what, chosen in (("island", s.island), ("climate", s.climate), ("ecosystem", s.eco)):
         # one side of one of the 2 cards dealt: 4 choices, one decision
@@ -232,8 +240,15 @@ def test_each_player_takes_5_leaf_tokens_4_for_the_fauna_board_and_the_5th_for_t
 def test_randomly_choose_a_start_player_and_give_them_the_1st_player_token():
     firsts = {game(3).new_initial_state(seed).first for seed in range(40)}
     assert firsts == {0, 1, 2}
-    s = after_setup(3, 5)
-    assert s.active == s.first and s.current_player() == s.first and s.decision() == "action"
+    for seed in range(4):  # start players 2, 0, 2 and 1: the token's holder takes the first turn
+        s = after_setup(3, seed)
+        assert s.active == s.first and s.current_player() == s.first and s.decision() == "action"
+        lay = s.game.observation_layout
+        for q in range(3):  # the token lies on the table: every seat sees who holds it
+            assert np.flatnonzero(lay.view(s.observation(q), "first")).tolist() == [(s.first - q) % 3]
+    random_play(s, until=lambda t: t.decision() == "action" and t.active != t.first)
+    for q in range(3):  # the token stays with the start player when the turn passes on
+        assert np.flatnonzero(lay.view(s.observation(q), "first")).tolist() == [(s.first - q) % 3]
 
 
 def test_each_player_draws_island_cards_composts_the_island_number_simultaneously_and_takes_island_soil():
@@ -415,12 +430,19 @@ def test_all_cards_after_your_1st_are_placed_adjacent_to_a_placed_card_never_on_
 def test_after_planting_the_active_player_draws_4_keeps_1_and_discards_the_rest():
     s = at_action(2, p=0)
     empty_hands(s)
+    card = cheap()
+    give(s, 0, card)
+    s.soil[0] = 20
     discard = len(s.discard)
     choose_action(s, "plant")
+    assert (s.decision(), s.drawn[0]) == ("plant", [])  # the planting comes first, nothing drawn yet
+    act(s, "plant", card)
+    act(s, "cell", 0)
     assert s.decision() == "keep" and len(s.drawn[0]) == 4
     keep = legal(s, "card")
     act(s, "card", keep[1])
     assert s.hands[0] == [keep[1]] and len(s.discard) == discard + 3 and s.drawn[0] == []
+    assert not (s.decision() == "plant" and s.current_player() == 0)  # the kept card is not planted this turn
 
 
 def test_planting_other_players_may_plant_1_card_then_draw_1():
@@ -438,6 +460,20 @@ def test_planting_other_players_may_plant_1_card_then_draw_1():
     assert CAT.earth[a]["cost"] > 0 and s.effective_cost(1, a) > 0
     assert len(s.hands[1]) == 2  # b plus the card drawn after planting
     assert not (s.decision() == "plant" and s.current_player() == 1)
+    # every other player, not only the next one: in a game of 3, seats 1 and 2 each plant 1 and draw 1
+    s = at_action(3, p=0)
+    empty_hands(s)
+    for q, card in ((1, a), (2, b)):
+        give(s, q, card)
+        s.soil[q] = 20
+    choose_action(s, "plant")
+    act(s, "card", legal(s, "card")[0])
+    for q, card in ((1, a), (2, b)):
+        assert (s.current_player(), s.decision()) == (q, "plant")
+        act(s, "plant", card)
+        act(s, "cell", 0)
+        assert s.grid[q][0] == card and s.soil[q] == 20 - s.effective_cost(q, card)
+    assert [len(h) for h in s.hands] == [1, 1, 1]
 
 
 def test_planting_all_players_activate_green_abilities():
@@ -527,12 +563,13 @@ def test_the_supply_of_soil_sprouts_and_growth_tokens_is_unlimited(what):
 
 def test_composting_other_players_gain_2_soil_or_compost_2_from_the_draw_pile():
     for option, soil_gain, comp_gain in ((0, 2, 0), (1, 0, 2)):
-        s = at_action(2, p=0)
+        s = at_action(3, p=0)
         choose_action(s, "compost")
-        assert s.current_player() == 1 and s.decision() == "option"
-        soil, comp = s.soil[1], len(s.compost[1])
-        act(s, "option", option)
-        assert (s.soil[1] - soil, len(s.compost[1]) - comp) == (soil_gain, comp_gain)
+        for q in (1, 2):  # every other player chooses, clockwise from the active player
+            assert s.current_player() == q and s.decision() == "option"
+            soil, comp = s.soil[q], len(s.compost[q])
+            act(s, "option", option)
+            assert (s.soil[q] - soil, len(s.compost[q]) - comp) == (soil_gain, comp_gain)
 
 
 def test_composting_all_players_activate_red_abilities():
@@ -586,8 +623,10 @@ def test_watering_sprouts_only_on_flora_with_empty_sprout_spaces_unplaceable_spr
 
 def test_sprouts_cannot_be_saved_in_a_personal_supply():
     s = at_action(2, p=0)
+    soil, hand = s.soil[0], list(s.hands[0])
     choose_action(s, "water")  # empty tableau: all 6 sprouts are lost at once
     assert sum(s.spr[0]) == 0 and s.current_player() == 1
+    assert (s.soil[0], s.hands[0]) == (soil + 2, hand)  # the row's 2 soil; nothing kept in their stead
 
 
 def test_watering_other_players_place_up_to_2_sprouts_or_gain_2_soil():
@@ -600,11 +639,13 @@ def test_watering_other_players_place_up_to_2_sprouts_or_gain_2_soil():
     act(s, "cell", 4)
     assert s.spr[1][4] == 2 and s.spr[1][4] < CAT.earth[s.grid[1][4]]["sprouts"]  # room left, but two is all
     assert s.current_player() != 1 or legal(s, "cell") == []
-    s2 = at_action(2, p=0)
+    s2 = at_action(3, p=0)
     choose_action(s2, "water")
-    soil = s2.soil[1]
-    act(s2, "option", 1)
-    assert s2.soil[1] == soil + 2
+    for q in (1, 2):  # every other player chooses, clockwise from the active player
+        assert (s2.current_player(), s2.decision()) == (q, "option")
+        soil = s2.soil[q]
+        act(s2, "option", 1)
+        assert s2.soil[q] == soil + 2
 
 
 def test_convert_3_sprouts_to_2_soil_at_any_other_time():
@@ -617,6 +658,26 @@ def test_convert_3_sprouts_to_2_soil_at_any_other_time():
     for _ in range(3):
         act(s, "cell", 0)
     assert s.spr[0][0] == 1 and s.soil[0] == soil + 2 and s.decision() == "action"
+    put(s, 0, 1, sprout_flora(4, skip=1), sprouts=1)  # 2 sprouts in all: too few to convert
+    assert legal(s, "convert") == []
+    # any other time: at every decision of another player's turn that is not in the middle of an ability
+    for action, points in (("plant", {"plant", "activate", "window"}), ("compost", {"option", "window"})):
+        s = at_action(2, p=0)
+        quiet(s)
+        empty_hands(s)
+        put(s, 1, 0, sprout_flora(4), sprouts=4)
+        put(s, 1, 1, with_ability(lambda a: a["color"] == "green" and a["gain"][0]["res"] == "soil",
+                                  "terrain"))
+        give(s, 1, cheap())
+        s.soil[1] = 20
+        choose_action(s, action)
+        seen = set()
+        while s.turns == 0:
+            if s.current_player() == 1 and s.decision() in ("plant", "option", "activate", "window"):
+                assert legal(s, "convert") == [0], s.decision()
+                seen.add(s.decision())
+            plain_step(s)
+        assert seen == points, action
 
 
 def test_players_may_convert_sprouts_in_their_tableau_to_soil_taking_them_from_any_of_its_cells():
@@ -725,15 +786,17 @@ def test_otherwise_you_can_convert_them_any_other_time_even_where_only_the_conve
 
 def test_you_cannot_convert_sprouts_to_soil_during_the_watering_action():
     s = at_action(2, p=0)
+    quiet(s)
     put(s, 1, 0, sprout_flora(4), sprouts=4)
+    put(s, 1, 1, plain_gain("blue", "soil"))
     choose_action(s, "water")
     assert s.decision() == "option" and s.current_player() == 1
     assert legal(s, "convert") == []
     act(s, "option", 1)
-    # after the action, during blue activation or the end-of-turn window, conversion is back
-    while s.current_player() != 1 or not legal(s, "convert"):
-        s.apply_action(A(s, "pass") if A(s, "pass") in s.legal_actions() else s.legal_actions()[0])
-    assert s.stage in ("activation", "end")
+    # the action is over once the blue activation starts: conversion is back there already
+    while not (s.decision() == "activate" and s.current_player() == 1):
+        act(s, "pass")
+    assert s.stage == "activation" and legal(s, "convert") == [0]
 
 
 def test_you_cannot_convert_sprouts_in_the_middle_of_a_card_ability():
@@ -776,9 +839,13 @@ def grow_flora(at_least=2, skip=0):
 def test_growing_active_draws_4_then_places_up_to_2_growth():
     s = at_action(2, p=0)
     put(s, 0, 0, grow_flora(3))
+    # neither a terrain nor a flora without growth spaces has room for growth
+    put(s, 0, 1, first("terrain", lambda c: all(a["color"] != "black" for a in c["abilities"])))
+    put(s, 0, 2, flora(lambda c: c["growth"] == 0))
     hand = len(s.hands[0])
     choose_action(s, "grow")
     assert len(s.hands[0]) == hand + 4
+    assert legal(s, "cell") == [0]
     act(s, "cell", 0)
     assert legal(s, "cell") == [0]  # room for a third growth, but two is the total
     act(s, "cell", 0)
@@ -923,6 +990,21 @@ def test_each_ability_only_once_per_turn_and_the_tableau_left_to_right_top_to_bo
     assert legal(s, "activate") == [2, 8]
     act(s, "activate", 8)
     assert legal(s, "activate") == [] and (s.decision(), s.current_player()) == ("action", 1)
+    # the island's and the climate's abilities too: once each (an empty tableau loses the island's sprouts)
+    s = at_action(2, p=0)
+    empty_hands(s)
+    quiet(s, 1)
+    s.island[0] = island_where(lambda a: a["kind"] == "gain" and a["color"] == "red" and not a.get("cost"))
+    s.climate[0] = climate_where(lambda a: a["color"] == "red" and not a.get("cost")
+                                 and not a.get("if_action"))
+    choose_action(s, "compost")
+    act(s, "option", 0)
+    assert legal(s, "activate") == [ISLAND_SLOT, CLIMATE_SLOT]
+    act(s, "activate", ISLAND_SLOT)
+    assert legal(s, "activate") == [CLIMATE_SLOT]
+    soil = s.soil[0]
+    act(s, "activate", CLIMATE_SLOT)
+    assert s.soil[0] == soil + 2 and (s.decision(), s.current_player()) == ("action", 1)
 
 
 def test_island_and_climate_both_before_or_both_after_the_tableau():
@@ -1105,6 +1187,19 @@ def test_black_abilities_are_triggered_only_when_played():
     # never again: not in any action's activation
     for colour in ("green", "red", "blue", "yellow"):
         assert not s.slot_usable(0, 0, colour)
+    # played by another player in the Planting row, it triggers for them just the same
+    s = at_action(2, p=0)
+    empty_hands(s)
+    give(s, 1, black)
+    s.soil[1] = 20
+    choose_action(s, "plant")
+    act(s, "card", legal(s, "card")[0])  # the active player keeps a card of the draw 4
+    act(s, "plant", black)
+    act(s, "cell", 0)
+    assert (s.decision(), s.current_player(), s.queue[0]["colour"]) == ("activate", 1, "black")
+    assert legal(s, "activate") == [0]
+    act(s, "activate", 0)
+    assert len(s.hands[1]) == CAT.earth[black]["abilities"][0]["gain"][0]["n"] + 1  # and the row's draw of 1
 
 
 def test_black_abilities_of_a_card_with_two_are_both_triggered_when_played(tmp_path):
@@ -2062,6 +2157,12 @@ def fill(s, p, n=16):
 
 def test_the_game_ends_at_the_end_of_the_round_in_which_a_player_completes_16_cards():
     s = at_action(3, p=0)
+    fill(s, 1, 15)  # one card short of the 4x4 grid: the rounds go on
+    for _ in range(3):
+        choose_action(s, "water")
+        end_turn(s)
+    assert not s.end_triggered and not s.is_terminal() and s.rounds == 1 and s.active == 0
+    s = at_action(3, p=0)
     fill(s, 1, 16)
     choose_action(s, "water")
     end_turn(s)
@@ -2506,9 +2607,15 @@ def test_scoring_step_6_adds_the_end_game_bonus_of_every_terrain_in_the_tableau(
     put(s, 0, 3, flora(lambda c: c["type"] == per_row["filter"]["type"], 1))
     put(s, 0, 4, flora(lambda c: c["type"] == per_row["filter"]["type"], 2))  # another row: does not count
     put(s, 0, 8, res)
+    # a terrain whose end-game bonus is its second ability, in the tableau's last cell: "VP per terrain"
+    cliffs = next(c["id"] for c in CAT.earth if c["kind"] == "terrain" and len(c["abilities"]) == 2
+                  and c["abilities"][1]["kind"] == "score" and c["abilities"][1]["score"].get("dir") == "all"
+                  and c["abilities"][1]["score"]["filter"] == {"kind": "terrain"})
+    put(s, 0, 15, cliffs)
     s.soil[0] = 3 * per_soil["per"] + 1
     b = scoring.score_breakdown(s, 0)
-    assert b["6_terrain"] == 2 * per_row["vp"] + 3 * per_soil["vp"]
+    per_terrain = CAT.earth[cliffs]["abilities"][1]["score"]["vp"]
+    assert b["6_terrain"] == 2 * per_row["vp"] + 3 * per_soil["vp"] + 3 * per_terrain  # 3 terrains
     assert scoring.final_score(s, 0) == sum(b.values())
 
 
@@ -2957,8 +3064,11 @@ def test_abilities_in_the_tableau_that_match_the_colour_of_the_action_can_be_act
             batch = cards[start:start + 15]
             s = at_action(2, p=0)
             quiet(s)
-            put(s, 0, 15, store, sprouts=4, growth=2)
-            for cell, card in enumerate(batch):
+            # the store lies in the last cell, then in the first: each cell holds a batch's card in some batch
+            store_cell = 15 if start % 30 == 0 else 0
+            cells = [cell for cell in range(16) if cell != store_cell][-len(batch):]
+            put(s, 0, store_cell, store, sprouts=4, growth=2)
+            for cell, card in zip(cells, batch):
                 put(s, 0, cell, card)
             s.soil[0] = 20
             give(s, 0, *s.deck[-4:])
@@ -2970,7 +3080,7 @@ def test_abilities_in_the_tableau_that_match_the_colour_of_the_action_can_be_act
             offered = legal(s, "activate")
             for card, k in abilities:
                 if card in batch:
-                    assert batch.index(card) * 2 + k in offered, (colour, CAT.earth[card]["name"])
+                    assert cells[batch.index(card)] * 2 + k in offered, (colour, CAT.earth[card]["name"])
 
 
 def test_longest_path_stops_at_a_path_through_its_whole_component():
