@@ -2829,6 +2829,9 @@ def test_ecosystem_7_vp_each_for_rows_or_columns_of_4_cards_sharing_one_ability_
     assert scoring.ecosystem_vp(s, 0, chihuahuan) == 0  # column 3 has 3 cards only
     put(s, 0, 15, flora(colours("red", "blue"), 1))
     assert scoring.ecosystem_vp(s, 0, chihuahuan) == vp  # column 3: all Blue
+    for k, cell in enumerate((4, 8, 12)):
+        put(s, 0, cell, flora(colours("red"), 2 + k))
+    assert scoring.ecosystem_vp(s, 0, chihuahuan) == 2 * vp  # column 0 (all Red) scores it again
 
 
 def test_ecosystem_7_vp_each_for_rows_or_columns_of_4_different_types():
@@ -3131,3 +3134,289 @@ def test_max_rounds_beyond_the_default_turn_cut_still_ends_and_scores_the_game_n
         e.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
     assert e.unwrapped.game_state.is_terminal() and e.unwrapped.game_state.scores is not None
     assert (e.unwrapped.game_state.rounds, e.unwrapped.game_state.turns) == (201, 1005)
+
+
+def test_growth_cannot_be_placed_in_a_personal_supply_so_growth_lost_this_turn_never_comes_back():
+    s = at_action(2, p=0)
+    quiet(s)
+    put(s, 0, 0, flora(lambda c: c["growth"] == 1))
+    choose_action(s, "grow")
+    act(s, "cell", 0)
+    act(s, "pass")  # the second growth has nowhere to go
+    assert (s.current_player(), s.decision()) == (1, "option")
+    act(s, "option", 1)  # seat 1 has no flora: both growth are lost at once
+    while not (s.decision() == "action" and s.active == 1):
+        plain_step(s)
+    # room for 4 growth each now: a growth kept from last turn would make a third placement legal
+    put(s, 0, 1, grow_flora(4))
+    put(s, 1, 0, grow_flora(4, 1))
+    choose_action(s, "grow")
+    act(s, "cell", 0)
+    act(s, "cell", 0)
+    assert s.gro[1][0] == 2 and not (s.current_player() == 1 and s.decision() == "place" and legal(s, "cell"))
+    while s.current_player() == 1 and s.decision() == "place":
+        act(s, "pass")
+    assert (s.current_player(), s.decision()) == (0, "option")
+    act(s, "option", 1)
+    act(s, "cell", 1)
+    act(s, "cell", 1)
+    assert s.gro[0][1] == 2 and not (s.current_player() == 0 and s.decision() == "place" and legal(s, "cell"))
+
+
+def test_at_the_beginning_of_the_game_you_choose_the_side_of_each_card_to_use_and_either_side_is_kept():
+    # each of the three cards on each side: a choice overridden for one card (one side always) would show
+    for k in (0, 1):
+        s = game(2).new_initial_state(0)
+        p = s.current_player()
+        for what, chosen in (("island", s.island), ("climate", s.climate), ("ecosystem", s.eco)):
+            card = s.offers[what][p][0]
+            act(s, "side_" + what, 2 * card + k)
+            assert chosen[p] == 2 * card + k
+        while s.phase == "setup":
+            s.apply_action(s.legal_actions()[0])
+        assert (s.island[p] % 2, s.climate[p] % 2, s.eco[p] % 2) == (k, k, k)
+        assert s.soil[p] == CAT.islands[s.island[p]]["soil"]  # the chosen side's starting soil
+
+
+def test_a_standard_game_has_3_ecosystem_cards_in_play_2_on_the_fauna_board_and_1_on_each_players_board():
+    for n, seed in ((2, 0), (3, 1), (5, 2)):
+        s = after_setup(n, seed)
+        assert len(s.public_eco) == 2 and all(e >= 0 for e in s.eco)
+        # no player's own card is one of the fauna board's, nor another player's
+        cards = [e // 2 for e in s.public_eco] + [e // 2 for e in s.eco]
+        assert len(set(cards)) == len(cards) == 2 + n
+        random_play(s, np.random.default_rng(seed))
+        for p in range(n):
+            # the 3 ecosystems that score for p: the board's 2, then p's own
+            assert scoring.score_breakdown(s, p)["7_ecosystems"] == sum(
+                scoring.ecosystem_vp(s, p, e) for e in (*s.public_eco, s.eco[p]))
+
+
+def test_fauna_ties_on_the_same_turn_are_placed_clockwise_from_the_active_player_not_from_the_first_player():
+    s, need = fauna_state("soil")
+    s.soil = [0, 0, 0]
+    choose_action(s, "water")
+    end_turn(s)  # seat 1, the first player, has had its turn: seat 2 is active
+    assert (s.first, s.active, s.leaves[0]) == (1, 2, [])
+    s.soil = [need + 10] * 3
+    choose_action(s, "water")
+    end_turn(s)
+    assert s.leaves[0] == [2, 0, 1]
+    assert [scoring.score_breakdown(s, q)["8_fauna"] for q in (2, 0, 1)] == [15, 11, 8]
+
+
+def test_a_claimed_fauna_objective_cannot_be_lost_its_leaf_still_scores_when_the_objective_is_no_longer_met():
+    s, need = fauna_state("soil")
+    s.soil[2] = need + 10
+    choose_action(s, "water")
+    end_turn(s)
+    assert s.leaves[0] == [2]
+    s.soil[2] = 0
+    assert not scoring.fauna_met(s, 2, s.fauna[0])
+    s.end_triggered = True  # the game ends with this round
+    while not s.is_terminal():  # the objective stays unmet to the end of the game (no soil for seat 2)
+        s.soil[2] = 0
+        end_turn(s)
+    assert s.leaves[0][0] == 2 and scoring.score_breakdown(s, 2)["8_fauna"] >= 15
+
+
+def test_island_and_climate_cards_also_count_for_objectives_on_ability_colours_and_red_blue_yellow_sets():
+    # "These cards can also count for ecosystem/fauna objectives", said of the island and of the climate: the
+    # colour of each one's abilities counts for the colour objectives and is an element of a set
+    s = at_action(2, p=0)
+    clear_tableau(s, 0)
+    s.events[0] = []
+    for isl in range(len(CAT.islands)):
+        for cli in range(len(CAT.climates)):
+            s.island[0], s.climate[0] = isl, cli
+            shown = [a["color"] for a in CAT.islands[isl]["abilities"] + CAT.climates[cli]["abilities"]]
+            for col in ("red", "blue", "yellow", "green", "multi", "black", "brown"):
+                assert scoring.measure(s, 0, "color", col) == shown.count(col)
+    # Red from the island, Blue from the climate, Yellow, Terrain and Event from the rest: one whole set
+    s.island[0] = island_where(lambda a: a["color"] == "red")
+    s.climate[0] = climate_where(lambda a: a["color"] == "blue")
+    put(s, 0, 0, flora(colours("yellow")))
+    put(s, 0, 1, next(c["id"] for c in CAT.earth if c["kind"] == "terrain"
+                       and all(a["color"] == "brown" for a in c["abilities"])))
+    s.events[0] = [take(s, EVENT0)]
+    assert scoring.measure(s, 0, "sets_rbyte") == 1
+    s.island[0] = island_where(lambda a: a["color"] == "green")
+    assert scoring.measure(s, 0, "sets_rbyte") == 0  # no Red left
+    s.island[0] = island_where(lambda a: a["color"] == "red")
+    s.climate[0] = climate_where(lambda a: a["color"] == "red")
+    assert scoring.measure(s, 0, "sets_rbyte") == 0  # no Blue left
+
+
+def test_a_climate_gives_its_player_another_ability_every_ability_of_a_climate_with_two():
+    two = next(c["id"] for c in CAT.climates if len(c["abilities"]) == 2)
+    action_of = {"green": "plant", "red": "compost", "blue": "water", "yellow": "grow"}
+    for k, ability in enumerate(CAT.climates[two]["abilities"]):
+        action = ability.get("if_action") or action_of[ability["color"]]
+        s = at_action(2, p=0)
+        empty_hands(s)
+        quiet(s)
+        s.climate[0] = two
+        choose_action(s, action)
+        while s.decision() == "option":
+            act(s, "option", 0)
+        assert (s.decision(), s.current_player(), legal(s, "activate")) == ("activate", 0, [CLIMATE_SLOT + k])
+        soil, compost = s.soil[0], len(s.compost[0])
+        act(s, "activate", CLIMATE_SLOT + k)
+        gained = next(g["n"] for g in ability["gain"] if g["res"] == "soil")
+        assert s.soil[0] == soil + gained
+        assert len(s.compost[0]) == compost - (ability.get("cost") or {}).get("compost_discard", 0)
+
+
+def test_cards_and_flora_wording_matters_for_ecosystem_objectives_as_for_fauna_objectives():
+    # Sonoran: "rows/columns of 4 cards with 4 different ability colours" (a terrain is a card); Kamchatka:
+    # "rows/columns of 4 flora with 4 different sprout counts" (a terrain is not a flora)
+    sonoran, kamchatka = ecosystem_named("Sonoran"), ecosystem_named("Kamchatka")
+    terrain = next(c["id"] for c in CAT.earth if c["kind"] == "terrain"
+                   and [a["color"] for a in c["abilities"]] == ["brown"])
+    s = at_action(2, p=0)
+    for cell, card in enumerate((flora(colours("red")), flora(colours("blue")), flora(colours("yellow")))):
+        put(s, 0, cell, card, sprouts=min(cell + 1, CAT.earth[card]["sprouts"]))
+    assert len({s.spr[0][i] for i in range(3)} - {0}) == 3
+    put(s, 0, 3, terrain)
+    assert scoring.ecosystem_vp(s, 0, sonoran) == CAT.ecosystems[sonoran]["vp"]
+    assert scoring.ecosystem_vp(s, 0, kamchatka) == 0  # a terrain with no sprouts: 0 is not a flora's count
+    put(s, 0, 3, flora(lambda c: [a["color"] for a in c["abilities"]] == ["red"], skip=1))
+    assert scoring.ecosystem_vp(s, 0, kamchatka) == CAT.ecosystems[kamchatka]["vp"]
+
+
+def test_habitats_are_used_for_scoring_objectives_those_of_every_card_in_the_area():
+    # Hedgehog "Have 7+ Wet habitats", Sundarbans "5 VP per 3 Wet habitats": the Wet of 3 flora, 2 terrains,
+    # the island and the climate are 7
+    hedgehog = next(f["id"] for f in CAT.fauna if f["name"] == "Hedgehog")
+    sundarbans = ecosystem_named("Sundarbans")
+    assert (CAT.fauna[hedgehog]["n"], CAT.ecosystems[sundarbans]["per"]) == (7, 3)
+    s = at_action(2, p=0)
+    s.island[0] = next(i["id"] for i in CAT.islands if "wet" in i["habitats"])
+    s.climate[0] = next(c["id"] for c in CAT.climates if "wet" in c["habitats"])
+    wet_terrain = [c["id"] for c in CAT.earth if c["kind"] == "terrain" and "wet" in c["habitats"]][:2]
+    for cell, card in enumerate(wet_terrain + [flora(lambda c: "wet" in c["habitats"], skip=k) for k in range(3)]):
+        put(s, 0, cell, card)
+    assert scoring.measure(s, 0, "habitat", "wet") == 7
+    assert scoring.fauna_met(s, 0, hedgehog)
+    assert scoring.ecosystem_vp(s, 0, sundarbans) == 2 * CAT.ecosystems[sundarbans]["vp"]
+
+
+def test_events_can_be_played_at_any_time_on_your_own_turn_too_choosing_the_action_planting_and_growing():
+    e = free_event()
+    for action in ("plant", "grow"):
+        s = at_action(2, p=0)
+        empty_hands(s)
+        give(s, 0, e, cheap())
+        s.soil[0] = 10
+        put(s, 0, 0, grow_flora(3))
+        assert (s.decision(), legal(s, "event")) == ("action", [e - EVENT0])  # before choosing the action
+        choose_action(s, action)
+        # Planting: the choice of a card; Growing: the placement of the growth, after the draw of 4
+        assert (s.current_player(), s.decision()) == (0, "plant" if action == "plant" else "place")
+        assert e - EVENT0 in legal(s, "event")
+        act(s, "event", e - EVENT0)
+        assert e in s.events[0] and (s.current_player(), s.decision()) == (0, "plant" if action == "plant" else "place")
+
+
+def test_events_give_an_instant_benefit_to_their_player_even_when_played_on_another_players_turn():
+    six = [c["id"] for c in CAT.earth if c["kind"] == "flora" and c["sprouts"] == 6 and c["growth"] < 4]
+    for e in [c["id"] for c in CAT.earth if c["kind"] == "event"]:
+        s = at_action(2, p=0)
+        quiet(s)
+        for cell in range(4):  # 12 sprouts to pay with, room for 12 more
+            put(s, 1, cell, six[cell], sprouts=6 if cell < 2 else 0)
+        put(s, 1, 4, flora(lambda c: c["growth"] >= 4 and c["sprouts"] == 0), growth=4)
+        give(s, 1, e)
+        choose_action(s, "compost")
+        assert (s.current_player(), s.decision()) == (1, "option")  # seat 0's turn
+        ability = CAT.earth[e]["abilities"][0]
+        mine = (s.soil[1], len(s.hands[1]), len(s.compost[1]), sum(s.spr[1]), sum(s.gro[1]))
+        theirs = [list(x[0]) for x in (s.hands, s.compost, s.grid, s.spr, s.gro, s.events)] + [s.soil[0]]
+        act(s, "event", e - EVENT0)
+        while s.decision() != "option":  # pay and place (first choices), back to the same decision
+            assert s.current_player() == 1
+            s.apply_action(s.legal_actions()[0])
+        gain = {g["res"]: g["n"] for g in ability["gain"]}
+        cost = ability.get("cost") or {}
+        assert (s.soil[1], len(s.hands[1]), len(s.compost[1]), sum(s.spr[1]), sum(s.gro[1])) == (
+            mine[0] + gain.get("soil", 0), mine[1] - 1 + gain.get("draw", 0), mine[2] + gain.get("compost_deck", 0),
+            mine[3] - cost.get("sprouts", 0) + gain.get("sprouts", 0), mine[4] - cost.get("growth", 0)), e
+        assert [list(x[0]) for x in (s.hands, s.compost, s.grid, s.spr, s.gro, s.events)] + [s.soil[0]] == theirs, e
+
+
+def test_events_do_not_get_added_to_your_tableau_an_event_in_hand_is_never_offered_for_planting():
+    e, f = free_event(), cheap()
+    for p in (0, 1):  # the active player's planting and the other row's
+        s = at_action(2, p=0)
+        empty_hands(s)
+        quiet(s)
+        give(s, p, e, f)
+        s.soil[p] = 20
+        choose_action(s, "plant")
+        while s.current_player() != p:
+            plain_step(s)
+        assert s.decision() == "plant"
+        assert legal(s, "plant") == [f] and legal(s, "cell") == []  # the card to plant only, never the event
+        act(s, "plant", f)
+        act(s, "cell", legal(s, "cell")[0])
+        assert e in s.hands[p] and e not in s.grid[p] and s.events[p] == []
+
+
+def test_a_played_event_lies_face_up_every_seat_sees_its_name_in_the_text_view_and_the_picture(monkeypatch):
+    from tabletop_envs.core.render import Canvas
+    from tabletop_envs.earth.picture import draw_table
+
+    s = at_action(3, p=0)
+    e = free_event()
+    give(s, 0, e)
+    name = CAT.earth[e]["name"]
+    act(s, "event", e - EVENT0)
+    written = []
+    real = Canvas.text
+
+    def spy(canvas, x, y, text, *args, **kw):
+        written.append(text)
+        return real(canvas, x, y, text, *args, **kw)
+
+    monkeypatch.setattr(Canvas, "text", spy)
+    for q in range(3):
+        assert f"  event stack: {name}" in s.render_text(q).splitlines()
+        written.clear()
+        draw_table(s, q)
+        assert f"events: {name}" in written
+
+
+def test_the_game_ends_only_once_a_player_has_completed_all_16_cards_of_the_tableau_15_are_not_enough():
+    s = at_action(2, p=0)
+    fill(s, 1, 15)
+    for _ in range(2):  # a whole round with 15 cards
+        choose_action(s, "water")
+        end_turn(s)
+    assert not s.end_triggered and not s.is_terminal() and s.bonus == -1
+    fill(s, 1, 16)
+    for _ in range(2):
+        choose_action(s, "water")
+        end_turn(s)
+    assert s.is_terminal() and s.bonus == 1
+
+
+def test_scoring_steps_1_4_and_5_count_every_card_sprout_and_trunk_of_the_whole_tableau():
+    s = at_action(2, p=0)
+    cards = [flora(lambda c: c["growth"] >= 2 and c["sprouts"] >= 1 and c["vp"] >= 1, skip=k) for k in range(16)]
+    for cell, card in enumerate(cards):  # a sprout and a trunk (not the canopy) on each of the 16 cards
+        put(s, 0, cell, card, sprouts=1, growth=1)
+    b = scoring.score_breakdown(s, 0)
+    isl, cli = CAT.islands[s.island[0]], CAT.climates[s.climate[0]]
+    assert b["1_base"] == isl["vp"] + cli["vp"] + sum(CAT.earth[c]["vp"] for c in cards)
+    assert (b["4_sprouts"], b["5_growth"]) == (16, 16)
+
+
+def test_add_the_7_vp_bonus_only_if_you_were_the_1st_player_to_complete_your_tableau():
+    s = at_action(2, p=0)
+    fill(s, 1, 16)
+    choose_action(s, "water")
+    end_turn(s)
+    assert s.bonus == 1
+    for q in range(2):
+        leaves = sum(scoring.FAUNA_TIERS[c.index(q)] for c in s.leaves if q in c)
+        assert scoring.score_breakdown(s, q)["8_fauna"] == leaves + (7 if q == 1 else 0)
