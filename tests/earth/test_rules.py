@@ -627,6 +627,15 @@ def test_sprouts_cannot_be_saved_in_a_personal_supply():
     choose_action(s, "water")  # empty tableau: all 6 sprouts are lost at once
     assert sum(s.spr[0]) == 0 and s.current_player() == 1
     assert (s.soil[0], s.hands[0]) == (soil + 2, hand)  # the row's 2 soil; nothing kept in their stead
+    # nor for a later turn: with room for 8 the next Watering places its own 6 sprouts and no more
+    while not (s.decision() == "action" and s.active == 0):
+        plain_step(s)
+    put(s, 0, 0, sprout_flora(4, 0))
+    put(s, 0, 1, sprout_flora(4, 1))
+    choose_action(s, "water")
+    while s.current_player() == 0 and s.decision() == "place" and legal(s, "cell"):
+        act(s, "cell", legal(s, "cell")[0])
+    assert sum(s.spr[0]) == 6
 
 
 def test_watering_other_players_place_up_to_2_sprouts_or_gain_2_soil():
@@ -2291,6 +2300,12 @@ def test_ties_are_broken_by_soil_then_hand_then_growth_then_sprouts_then_compost
         t._game_over()
         assert t.scores == [100, 100]
         assert t.returns().tolist() == t.standings().tolist() == [-1.0, 1.0], f"tiebreaker {i} in the returns"
+    # growth and sprouts count over the whole tableau: a card in its last cell breaks the tie as well
+    h = flora(lambda c: c["growth"] >= 3 and c["sprouts"] >= 3, 2)
+    for growth, sprouts in ((1, 0), (0, 1)):
+        t = s.clone()
+        put(t, 1, 15, h, sprouts=sprouts, growth=growth)
+        assert t.ranking()[0] == 1, ("growth", "sprouts")[sprouts]
 
 
 def test_rank_reward_winner_plus_1_last_minus_1_and_ties_share_the_mean_zero_sum():
