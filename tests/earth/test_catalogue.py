@@ -329,7 +329,6 @@ def test_bad_habitat_and_bad_filter(data_copy, habitats):
         Catalogue(data_copy)
 
 
-
 def test_invalid_json_names_line_and_column(data_copy):
     (data_copy / "climates.json").write_text('{"climates": [1, }', encoding="utf-8")
     with pytest.raises(CatalogueError, match="not valid JSON at line 1"):
@@ -397,6 +396,7 @@ def _event_abilities(abilities):
         event["abilities"] = abilities(event["abilities"][0])
         event["text"] = " ".join(ability_text(a) for a in event["abilities"])
     return change
+
 
 def _abilities(n):
     def change(cards):
@@ -807,3 +807,13 @@ def test_each_refusal_of_the_ability_vocabulary_names_the_part_at_fault_and_what
     """One ability per check of ``check_ability``, each wrong in that one way (the seeded fuzz above reaches
     most of them only by chance, and a check that stopped refusing would let the card load and fail in play)."""
     assert re.search(problem, check_ability(ability) or "(loads)"), check_ability(ability)
+
+
+def test_option_data_dir_plays_the_cards_of_that_folder_and_none_the_shipped_ones(data_copy):
+    from tabletop_envs.earth.engine import EarthGame
+
+    shipped = EarthGame(num_players=2).cat
+    edit(data_copy / "earth_cards.json", "cards", lambda cards: cards[0].update(name=cards[0]["name"] + " Custom"))
+    custom = EarthGame(num_players=2, data_dir=str(data_copy)).cat
+    assert custom.earth[0]["name"] == shipped.earth[0]["name"] + " Custom"
+    assert EarthGame(num_players=2).cat.earth[0]["name"] == shipped.earth[0]["name"]

@@ -1527,3 +1527,48 @@ def test_worlds_for_another_seat_give_a_seat_mid_setup_compost_an_island_with_a_
         assert side["draw"] == 11 and world.queue[0] == {"t": "setup_compost", "p": q, "left": side["compost"] - 4}
         assert side["compost"] > 4, "a world where the seat deciding what to compost has nothing left to compost"
         np.testing.assert_array_equal(world.observation(1 - q), s.observation(1 - q))
+
+
+def test_option_num_players_defaults_to_2_and_seats_1_to_5_players():
+    s = EarthGame().new_initial_state(0)
+    assert EarthGame().num_players == 2 and s.n == 2 and len(s.hands) == 2
+    for n in range(1, 6):
+        s = after_setup(n, 0)
+        assert s.n == n and len(s.hands) == n and len(s.legal_action_mask()) == s.game.num_actions
+        random_play(s)
+        assert s.is_terminal() and s.returns().shape == (n,)
+
+
+def test_option_advanced_draft_deals_1_island_climate_and_ecosystem_by_default_and_2_with_it():
+    # the reading "Advanced game" tests the option on; the default deal is 1 card each
+    for kwargs, k in (({}, 1), ({"advanced_draft": True}, 2)):
+        s = EarthGame(num_players=3, **kwargs).new_initial_state(0)
+        assert all(len(o) == k for what in ("island", "climate", "ecosystem") for o in s.offers[what])
+        p = s.current_player()
+        r = s.game.action_layout.range("side_island")
+        assert sorted(a - r.start for a in s.legal_actions() if a in r) == sorted(
+            2 * c + side for c in s.offers["island"][p] for side in (0, 1))
+
+
+def test_option_max_rounds_ends_the_game_after_round_100_by_default():
+    s = after_setup(2, 0)
+    s.rounds = 98  # as if 98 rounds had been played: two more reach the default
+    moves = np.random.default_rng(0)
+    for rounds in (99, 100):
+        while s.rounds < rounds and not s.is_terminal():
+            s.apply_action(int(moves.choice(s.legal_actions())))
+        assert s.rounds == rounds and s.is_terminal() == (rounds == 100)
+    s = after_setup(2, 0, max_rounds=99)
+    s.rounds = 98
+    while not s.is_terminal():
+        s.apply_action(int(moves.choice(s.legal_actions())))
+    assert s.rounds == 99
+
+
+def test_option_reward_solo_play_returns_the_final_vp_under_either_reward():
+    from tabletop_envs.earth import scoring
+
+    for reward in ("rank", "vp_margin"):
+        s = after_setup(1, 3, reward=reward)
+        random_play(s)
+        assert s.returns().tolist() == [float(scoring.final_score(s, 0))]

@@ -309,6 +309,17 @@ def test_only_face_up_creatures_can_be_targeted():
         place(s, "Tidepool Crab", A)
         end(s)
         assert names(s.field[1][A]) == ["Tidepool Crab"] and s.graveyard[1] == []
+    # the same for a selector over both enemy lanes: player 0 reveals first (less castle HP), so the Firestorm
+    # in their defending lane turns while player 1's Stone Tortoise is still face down: the Crab is the
+    # strongest face-up enemy creature
+    s = make_state(hands=(["Firestorm", "Gloom Bat", "Pebble Mole", "Sand Piper"], ["Stone Tortoise", "Red Fox", "Lantern Moth"]),
+                   attacking=([], ["Tidepool Crab"]), castles=(5, 10))
+    place(s, "Firestorm", D, discards=["Gloom Bat", "Pebble Mole", "Sand Piper"])
+    end(s)
+    place(s, "Stone Tortoise", D, discards=["Red Fox", "Lantern Moth"])
+    end(s)
+    assert names(s.graveyard[1]) == ["Red Fox", "Lantern Moth", "Tidepool Crab"]
+    assert names(s.field[1][D]) == ["Stone Tortoise"]
 
 
 def test_ties_between_targets_go_to_the_lowest_card_id():

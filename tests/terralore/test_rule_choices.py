@@ -31,14 +31,16 @@ def test_mulligan_shuffles_the_hand_back_and_draws_one_card_fewer():
     assert s.current_player() == 1
     act(s, "mulligan", 0)
     assert len(s.hand[1]) == 4 and s.decision() == "play" and s.turn_number == 1
-    # shuffled back into the whole deck: the new hand is not just three cards of the old one
-    fresh = 0
+    # shuffled back into the whole deck: the new hand is not just three cards of the old one, and the old
+    # cards may come back (they are not left at the bottom of the deck)
+    fresh = shared = 0
     for seed in range(10):
         s = TerraloreGame().new_initial_state(seed)
         old = set(s.hand[0])
         act(s, "mulligan", 1)
         fresh += not set(s.hand[0]) <= old
-    assert fresh >= 5
+        shared += bool(set(s.hand[0]) & old)
+    assert fresh >= 5 and shared >= 2
 
 
 def test_each_player_may_take_a_mulligan_whatever_the_other_did():
@@ -46,6 +48,7 @@ def test_each_player_may_take_a_mulligan_whatever_the_other_did():
     act(s, "mulligan", 1)
     act(s, "mulligan", 1)
     assert s.mulliganed == [True, True] and [len(h) for h in s.hand] == [3, 3] and s.decision() == "play"
+
 
 def test_option_without_mulligan_the_game_starts_in_the_play_phase():
     s = TerraloreGame(mulligan=False).new_initial_state(4)
@@ -57,6 +60,9 @@ def test_defending_lanes_deal_no_damage_by_default():
     s = make_state(attacking=(["Tidepool Crab"], []), defending=([], ["Granite Colossus"]))
     end_turn(s)
     assert s.castle == [10, 10]
+    s = make_state(attacking=([], ["Tidepool Crab"]), defending=(["Granite Colossus"], []))
+    end_turn(s)
+    assert s.castle == [10, 10]
 
 
 def test_option_defenders_deal_damage_hits_the_attackers_castle_with_the_defending_excess():
@@ -64,6 +70,11 @@ def test_option_defenders_deal_damage_hits_the_attackers_castle_with_the_defendi
                    defenders_deal_damage=True)
     end_turn(s)
     assert s.castle == [10 - (9 - 1), 10]
+    # the same for player 1 attacking into player 0's defending lane
+    s = make_state(attacking=([], ["Tidepool Crab"]), defending=(["Granite Colossus"], []),
+                   defenders_deal_damage=True)
+    end_turn(s)
+    assert s.castle == [10, 10 - (9 - 1)]
 
 
 # ------------------------------------------------------------------ deck-out timing (option)
@@ -108,6 +119,11 @@ def test_option_deck_out_empty_deck_of_two_decks_one_draw_phase_empties_the_shor
     assert not s.is_terminal() and [len(d) for d in s.deck] == [1, 2]
     end_turn(s)
     assert s.deck == [[], []] and s.is_terminal() and s.end_reason == "deck-out" and list(s.returns()) == [-1, 1]
+    s = make_state(decks=(["Pebble Mole", "Ember Imp", "Sand Piper", "Reef Eel"], ["Gloom Bat", "Red Fox", "Scorch"]),
+                   deck_out="empty_deck")
+    end_turn(s)
+    end_turn(s)  # the same with player 1 the shorter
+    assert s.deck == [[], []] and s.is_terminal() and s.end_reason == "deck-out" and list(s.returns()) == [1, -1]
     s = make_state(decks=(["Pebble Mole", "Ember Imp", "Sand Piper"], ["Gloom Bat", "Red Fox", "Scorch"]),
                    attacking=(["Tidepool Crab"], []), deck_out="empty_deck")
     end_turn(s)
@@ -264,6 +280,17 @@ def test_without_opaque_wall_the_second_placer_sees_the_first_placers_card_backs
     assert not np.array_equal(obs, passed.observation(1))
     assert placed.render_text(1) != passed.render_text(1)
     assert not np.array_equal(_picture(placed, 1), _picture(passed, 1))
+    # the picture draws the card back in the lane itself (above, the discards and the hand size differ too)
+    from tabletop_envs.terralore.render import LANE_H, LANE_W
+
+    lanes = []
+    for placed in (False, True):
+        s = make_state(hands=(["Tidepool Crab"], []), opaque_wall=False)
+        if placed:
+            place(s, "Tidepool Crab", A)
+        end(s)
+        lanes.append(_picture(s, 1)[166:166 + LANE_H, 10:10 + LANE_W])  # the opponent's attacking lane
+    assert not np.array_equal(*lanes)
 
 
 def test_option_opaque_wall_the_first_placer_sees_nothing_of_the_second_placers_placement():
@@ -465,7 +492,6 @@ def test_a_known_card_placed_face_down_stays_known_until_it_is_seen_again():
     assert hidden.known_hand[0] == [cid("Cinder Hound")] and cid("Cinder Hound") in hidden.hand[0]
 
 
-
 def test_the_picture_says_a_known_card_may_be_in_hand_or_face_down_as_the_text_view_does(monkeypatch):
     """The opponent's picture drew the known Cinder Hound in the hand row even where it had gone down face
     down, which the rules keep from them; it now says what the text view says (and still looks the same in
@@ -494,6 +520,7 @@ def test_the_picture_says_a_known_card_may_be_in_hand_or_face_down_as_the_text_v
         assert "known cards: in hand or face down" not in said
         assert not np.array_equal(before, pictures[-1])
     assert np.array_equal(*pictures)
+
 
 def test_a_known_card_discarded_is_seen_and_no_longer_known():
     s = make_state(hands=(["Coral Warden", "Cinder Hound", "Sand Piper", "Gloom Bat"], []))
@@ -581,6 +608,7 @@ def test_a_draw_printed_before_a_recover_can_fill_the_hand_and_leave_the_recover
     assert cid("Granite Colossus") in s.graveyard[0] and s.known_hand[0] == []
     s.check_invariants()
 
+
 def test_rules_md_names_only_existing_tests_and_every_rule_option():
     import inspect
     import re
@@ -637,6 +665,13 @@ def test_within_a_lane_cards_turn_in_placement_order():
     place(s, "Fireball", D, discards=["Gloom Bat"])  # then: destroy the weakest left, the Turtle
     end_turn(s)
     assert names(s.exile[1]) == ["Tidepool Crab"] and names(s.graveyard[1]) == ["Sturdy Turtle"]
+    # a creature placed before a skill turns before it too
+    s = make_state(hands=(["Sand Piper", "Fireball", "Gloom Bat"], []), attacking=([], ["Tidepool Crab"]))
+    place(s, "Sand Piper", D)
+    place(s, "Fireball", D, discards=["Gloom Bat"])
+    end_turn(s)
+    assert [line for line in s.log if line.startswith("player_0 reveals")] == [
+        "player_0 reveals Sand Piper (defending)", "player_0 reveals Fireball (defending)"]
 
 
 def test_the_die_roll_winner_takes_the_losing_players_place_in_the_clockwise_reveal_order():
@@ -654,6 +689,8 @@ def test_the_die_roll_winner_takes_the_losing_players_place_in_the_clockwise_rev
         end(s)
         assert s.log[0].startswith("die roll:")
         w = s.reveal_first
+        rolls = [int(x.split()[-1]) for x in s.log[0][len("die roll: "):].split(", ")]
+        assert rolls[w] > rolls[1 - w], "the high roll reveals first"
         lanes = {(0, A): "Tidepool Crab", (0, D): "Pebble Mole", (1, A): "Ember Imp", (1, D): "Sand Piper"}
         order = [(w, D), (1 - w, A), (1 - w, D), (w, A)]
         assert [line for line in s.log if " reveals " in line] == [
@@ -668,3 +705,18 @@ def test_a_skill_placed_face_down_takes_no_slot_from_a_creature_placed_after_it(
     place(s, "Rising Tide", A)
     place(s, "Sand Piper", A)  # the fourth slot is still free: no replace-one choice
     assert s.decision() == "play" and sorted(names(s.field[0][A])) == sorted(three) and s.graveyard[0] == []
+
+
+def test_the_die_roll_is_rerolled_on_equal_numbers():
+    class Dice:  # the rolls the state's generator gives, pair by pair
+        def __init__(self, *pairs):
+            self.pairs = iter(pairs)
+
+        def integers(self, low, high, size):
+            return np.array(next(self.pairs))
+
+    for pairs, first in ((([3, 3], [5, 2]), 0), (([4, 4], [1, 6]), 1)):
+        s = make_state(hands=(["Tidepool Crab"], ["Pebble Mole"]), turn_number=1)
+        s.rng = Dice(*pairs)
+        end_turn(s)
+        assert s.reveal_first == first and s.log[0] == "die roll: player_0 {}, player_1 {}".format(*pairs[1])

@@ -222,3 +222,26 @@ def test_numpy_arrays_are_taken_where_lists_are_a_deck_the_two_decks_and_the_han
     assert TravelEarthGame(decks=np.array(["expedition", "expedition"])).config()["decks"] == ["expedition"] * 2
     with pytest.raises(ConfigError, match="hand_size_table must be a non-empty list"):
         TravelEarthGame(hand_size_table=np.array([[3, 2, 1]]))  # no table of cards by Hand size
+
+
+def test_option_deck_format_championship_by_default_takes_exactly_60_cards_and_casual_20_or_more():
+    # checked by the game itself, not only by build_deck: a game that validated every deck as casual, or
+    # casual decks with the championship's ceiling, passed the build_deck tests
+    with pytest.raises(DeckError, match="exactly 60 cards"):
+        TravelEarthGame(decks=[deck_of(44), "expedition"])
+    with pytest.raises(DeckError, match="exactly 60 cards"):
+        TravelEarthGame(deck_format="championship", decks=["expedition", deck_of(64)])
+    assert TravelEarthGame(deck_format="casual", decks=[deck_of(64), deck_of(20)]).deck_sizes == [64, 20]
+    with pytest.raises(DeckError, match="20 or more cards"):
+        TravelEarthGame(deck_format="casual", decks=["starter", deck_of(19)])
+
+
+def test_option_decks_default_to_the_formats_preset_for_both_seats_and_take_one_deck_per_seat():
+    def cards(name, deck_format="championship"):
+        return sorted(build_deck(name, deck_format, CAT))
+
+    assert [sorted(d) for d in TravelEarthGame().decklists] == [cards("expedition")] * 2
+    assert [sorted(d) for d in TravelEarthGame(deck_format="casual").decklists] == [cards("starter", "casual")] * 2
+    s = TravelEarthGame(decks=["expedition", "wild_mix"]).new_initial_state(3)
+    for seat, name in enumerate(("expedition", "wild_mix")):
+        assert sorted(s.deck[seat] + s.hand[seat] + s.unseen[seat]) == cards(name)

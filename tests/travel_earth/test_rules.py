@@ -818,6 +818,14 @@ def test_defensive_change_only_to_eligible_unused_statistic_that_can_actually_wi
     assert np.flatnonzero(used).tolist() == [WEIGHT]
     with pytest.raises(IllegalActionError):
         act(s, "change_statistic", OFFSPRING)  # a tie is not a win
+    # "unused" is every statistic compared in this challenge, not only the last: the Frigatebird (Threat
+    # Display, which may change to any unused statistic) tied on Offspring, then lost on Weight
+    s = scenario(p0=dict(ready=["African bush elephant"], reservoir=["Koala"]),
+                 p1=dict(ready=["Magnificent frigatebird"], reservoir=["Emu"]))
+    challenge(s, "African bush elephant", OFFSPRING)
+    act(s, "defend_ready", "Magnificent frigatebird")
+    act(s, "statistic", WEIGHT)
+    assert s.phase == "change" and legal(s, "change_statistic") == [SPEED, LENGTH, LIFESPAN, DEVELOPMENT]
 
 
 def test_no_eligible_statistic_can_win_accept_the_loss_without_spending_reservoir():
@@ -1103,6 +1111,12 @@ def test_player_2_unseen_starting_card_may_pay_for_a_defensive_change():
     act(s, "pay_unseen")
     assert s.unseen[1] == [] and s.reservoir[1] == ids(["Emu"]) and s.discard[1] == ids(["Walrus"])
     assert s.discard[0] == ids(["Lion"])
+    # the unseen card alone is a Reservoir card too: the change is offered, and it pays
+    s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]), p1=dict(ready=["Tiger"], unseen=["Walrus"]))
+    challenge(s, "Lion", WEIGHT)
+    act(s, "defend_ready", "Tiger")
+    act(s, "change_statistic", DEVELOPMENT)
+    assert s.unseen[1] == [] and s.discard[1] == ids(["Walrus"]) and s.discard[0] == ids(["Lion"])
 
 
 def test_player_2_unseen_card_counts_toward_the_six_card_reservoir_limit():
@@ -1265,3 +1279,61 @@ def test_a_last_resort_win_stops_only_that_challenger_and_the_rest_of_the_group_
 def test_an_option_value_of_the_wrong_type_is_a_config_error_naming_the_option_and_its_values(kwargs, problem):
     with pytest.raises(ConfigError, match=problem):
         TravelEarthGame(**kwargs)
+
+
+def test_an_eligible_unused_statistic_is_any_of_the_six_not_yet_compared_in_this_challenge():
+    # reading 3: "unused" is per challenge: the group's next Challenger may choose the statistic the first used
+    s = scenario(p0=dict(ready=["Lion", "Tiger"], reservoir=["Koala", "Emu"]),
+                 p1=dict(ready=["Sea otter", "Garden snail"]))
+    act(s, "declare", "Tiger")
+    act(s, "declare", "Lion")
+    act(s, "statistic", WEIGHT)
+    act(s, "defend_ready", "Garden snail")
+    assert s.challenger == cid("Lion") and legal(s, "statistic") == list(range(6))
+    act(s, "statistic", WEIGHT)
+    assert s.phase == "defender" and s.stat == WEIGHT
+
+
+def test_a_defensive_change_needs_at_least_one_reservoir_card():
+    # reading 7: with an empty Reservoir nothing can pay, so the losing Defender is discarded at once
+    s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]), p1=dict(ready=["Tiger", "Sea otter"]))
+    challenge(s, "Lion", WEIGHT)
+    act(s, "defend_ready", "Tiger")
+    assert s.phase != "change" and s.discard[1] == ids(["Tiger"]) and s.resting[0] == ids(["Lion"])
+
+
+def test_a_ready_defender_that_wins_after_a_defensive_change_discards_only_the_challenger():
+    # reading 8: Ready Defender, win after the change: the Challenger goes, the Defender stays Ready
+    s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]), p1=dict(ready=["Tiger", "Sea otter"], reservoir=["Emu"]))
+    challenge(s, "Lion", WEIGHT)
+    act(s, "defend_ready", "Tiger")
+    act(s, "change_statistic", DEVELOPMENT)  # Tiger wins on Development
+    assert s.discard[0] == ids(["Lion"]) and s.discard[1] == ids(["Emu"])
+    assert cid("Tiger") in s.ready[1] and s.resting[0] == []
+
+
+def test_a_card_a_last_resort_reveal_discards_takes_an_empty_slot_first():
+    # reading 10 for a Last Resort: seat 1 holds one Full and one Empty card. Where the Koala is revealed first
+    # and lost, it took the Empty slot, so the whale that then wins is still Full for the group's next Challenger
+    koala_first = 0
+    for seed in range(10):
+        s = scenario(p0=dict(ready=["Lion", "Tiger"], reservoir=["Koala", "Emu"]),
+                     p1=dict(reservoir=["Koala", "Blue whale"]), empty=(0, 1))
+        s.rng = new_rng(seed)
+        act(s, "declare", "Lion")
+        act(s, "declare", "Tiger")
+        act(s, "statistic", WEIGHT)
+        assert s.discard[0] == ids(["Lion"]) and s.challenger == cid("Tiger")
+        if s.discard[1] == ids(["Koala"]):
+            koala_first += 1
+            assert s.reservoir[1] == ids(["Blue whale"]) and s.full(1) == 1 and s.empty[1] == 0
+        else:
+            assert s.reservoir_size(1) == 2 and s.full(1) == 1 and s.empty[1] == 1
+    assert 0 < koala_first < 10
+
+
+def test_option_first_player_fixes_the_first_seat_and_none_flips_a_coin():
+    for first in (0, 1):
+        game = TravelEarthGame(first_player=first)
+        assert {game.new_initial_state(seed).first for seed in range(10)} == {first}
+    assert {TravelEarthGame().new_initial_state(seed).first for seed in range(40)} == {0, 1}
