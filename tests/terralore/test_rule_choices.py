@@ -77,6 +77,16 @@ def test_option_defenders_deal_damage_hits_the_attackers_castle_with_the_defendi
     assert s.castle == [10, 10 - (9 - 1)]
 
 
+def test_option_defenders_deal_damage_an_empty_attacking_lane_counts_0_so_the_defenders_deal_their_full_points():
+    # RULES.md choice 3: the option compares facing lanes both ways, an empty lane counting 0 on either side
+    s = make_state(defending=([], ["Granite Colossus"]), defenders_deal_damage=True)
+    end_turn(s)
+    assert s.castle == [10 - 9, 10]
+    s = make_state(defending=([], ["Granite Colossus"]))
+    end_turn(s)
+    assert s.castle == [10, 10], "without the option a defending lane deals nothing"
+
+
 # ------------------------------------------------------------------ deck-out timing (option)
 def test_deck_out_cannot_draw_loses_only_when_a_draw_phase_finds_too_few_cards():
     s = make_state(decks=(["Pebble Mole", "Ember Imp"], ["Gloom Bat", "Red Fox", "Scorch", "Sand Piper"]))
