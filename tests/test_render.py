@@ -246,6 +246,71 @@ def test_a_players_picture_shows_nothing_they_cannot_see(env_name, kwargs):
                                     "the game still hides something at those points")
 
 
+#: games each table is played for at most (heuristic and random moves in turn) to reach every kind of decision:
+#: a Terralore game is short and a full lane (the replace-one destroy) rare, an Earth game hundreds of decisions
+KIND_GAMES = {"terralore_v0": 150, "travel_earth_v0": 2, "earth_v0": 2}
+#: decisions that may take more games than that to come up (Earth's Copy and its choices of how to pay a cost)
+RARE_KINDS = {"earth_v0": {"copy", "pay_method", "pay_hand"}}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("env_name", "kwargs"),
+                         [(name, {"num_players": n} if len(ENVS[name].player_counts) > 1 else {})
+                          for name in available_envs() for n in ENVS[name].player_counts]
+                         + list(option_sets.ALL_AT_ONCE.items()))
+def test_every_seats_picture_and_text_show_nothing_they_cannot_see_at_every_kind_of_decision_and_the_end(env_name,
+                                                                                                        kwargs):
+    """The check above draws random positions early in a game at up to 3 seats. Here whole games are
+    played, by the heuristic bot in every seat and by random moves, at every table size, and the first
+    position of each kind of decision and the end are drawn for every seat, the one to move and those
+    waiting, in two re-dealt worlds each: Terralore's replace-one destroy and its end, Travel Earth's
+    Change, Pay and a Last Resort's end, Earth's setup and pendings at 4 and 5 seats come up here only."""
+    from tabletop_envs.core.policy import load_policy
+
+    env = ENVS[env_name].load_module().env(render_mode="rgb_array", **kwargs)
+    env.reset(seed=0)
+    game = env.unwrapped.game
+    bot = load_policy(f"{env_name}/heuristic", env=env_name, game_config=game.config())
+    rng = np.random.default_rng(5)
+    # never asked: a mulligan with the option off, Earth's option of the other seats at a table of one
+    never = {"mulligan"} if getattr(game, "mulligan", True) is False else \
+        {"option"} if env_name == "earth_v0" and game.num_players == 1 else set()
+    kinds = set(game.decisions) - RARE_KINDS.get(env_name, set()) - never | {"over"}
+    checked, hidden_changed = set(), 0
+    for g in range(KIND_GAMES[env_name]):
+        # the first two games (the bot's, random moves) at each kind: the bot's may end with every hand empty;
+        # later ones only at kinds not reached yet
+        here = set() if g < 2 else checked
+        state = game.new_initial_state(g)
+        while True:
+            kind = "over" if state.is_terminal() else state.decision()
+            if kind not in here:
+                here.add(kind)
+                checked.add(kind)
+                env.game_state = state
+                whole = draw_state(env, None)
+                for player in range(game.num_players):
+                    mine, text = draw_state(env, player), state.render_text(player)
+                    for world in range(2):
+                        env.game_state = state.resample_hidden(player, rng)
+                        assert np.array_equal(draw_state(env, player), mine), \
+                            f"{env_name} game {g}: the picture of seat {player} leaks at {kind!r}"
+                        assert env.game_state.render_text(player) == text, \
+                            f"{env_name} game {g}: the text view of seat {player} leaks at {kind!r}"
+                        if world == 0:
+                            hidden_changed += not np.array_equal(draw_state(env, None), whole)
+                    env.game_state = state
+            if state.is_terminal():
+                break
+            mover, mask = state.current_player(), state.legal_action_mask()
+            action = bot.act(state.observation(mover), mask, rng) if g % 2 == 0 else rng.choice(np.flatnonzero(mask))
+            state.apply_action(int(action))
+        if g >= 1 and checked >= kinds:
+            break
+    assert checked >= kinds, f"{env_name}: never reached {sorted(kinds - checked)}"
+    assert hidden_changed > 0 or game.num_players == 1, f"{env_name}: re-dealing never changed the whole table"
+
+
 def test_the_text_picture_of_a_game_without_its_own_drawing_shows_only_what_the_seat_may_see(monkeypatch):
     # found by mutation testing: a fallback drawing the whole table's text (the opponent's hand by name) for
     # any seat passed every other test, the shipped games all having a drawing of their own
