@@ -1572,3 +1572,95 @@ def test_option_reward_solo_play_returns_the_final_vp_under_either_reward():
         s = after_setup(1, 3, reward=reward)
         random_play(s)
         assert s.returns().tolist() == [float(scoring.final_score(s, 0))]
+
+
+def test_the_final_points_show_the_tiebreakers_of_every_seat_tied_on_vp_three_or_more_seats_alike():
+    s = after_setup(4, 0)
+    s._game_over()
+    s.scores = [40, 35, 40, 40]  # three seats tied: a two-player game never has more than two
+    vp, tied = s.final_points().split("\n")
+    assert vp == "VP: player_0: 40, player_1: 35, player_2: 40, player_3: 40"
+    assert tied.startswith("Tied on VP; the tiebreakers")
+    assert [part.split(":")[0] for part in tied.split(": ", 1)[1].split(", ")] == ["player_0", "player_2", "player_3"]
+
+
+@pytest.mark.parametrize("n", COUNTS)
+def test_the_picture_holds_every_seats_whole_panel_at_every_player_count(n, monkeypatch):
+    # three panels fill a row: from four seats on the fourth and fifth need a second row on the picture
+    from tabletop_envs.core.render import Canvas
+    from tabletop_envs.earth.picture import draw_table
+
+    panels = []
+    real = Canvas.panel
+
+    def spy(canvas, x, y, w, h, title="", *a, **k):
+        panels.append((title.split()[0] if title else "", x, y, x + w, y + h, canvas.width, canvas.height))
+        return real(canvas, x, y, w, h, title, *a, **k)
+
+    monkeypatch.setattr(Canvas, "panel", spy)
+    draw_table(after_setup(n, 0), 0)
+    seats = [p for p in panels if p[0][:1] == "P" and p[0][1:].isdigit()]  # not a fauna panel's name
+    assert [p[0] for p in seats] == [f"P{q}" for q in range(n)]
+    for _, x0, y0, x1, y1, width, height in seats:
+        assert 0 <= x0 and x1 <= width and 0 <= y0 and y1 <= height
+
+
+@pytest.mark.parametrize("n", [3, 4, 5])
+def test_the_text_view_marks_only_the_viewers_own_seat_as_you(n):
+    s = after_setup(n, 0)
+    for viewer in range(n):
+        marked = [line.split(":")[0] for line in s.render_text(viewer).splitlines() if "(you)" in line]
+        assert marked == [f"player_{viewer} (you)"]
+    assert "(you)" not in s.render_text(None)
+
+
+def test_worlds_do_not_tell_which_pile_a_card_a_seat_not_next_to_the_observer_composted_from_its_hand_came_from():
+    # as test_worlds_do_not_tell_which_pile_a_card_another_seat_composted_from_its_hand_came_from, seen from
+    # seat 2: seat 1 sits before it, not next clockwise (seat 0), and its secret is kept all the same
+    s = after_setup(3, seed=1)
+    s.discard, s.deck = s.discard + s.deck[30:], s.deck[:30]
+    reshuffled = set(s.discard)
+    before = len(s.compost[1])
+    assert before and all(s.compost_known[1])
+    s.draw(0, 30)  # seat 0 draws the first pile out
+    s.draw(1, 2)  # two cards of the new pile in seat 1's hand, beside those of the first
+    old = next(c for c in s.hands[1] if c not in reshuffled)
+    s.compost_from_hand(1, old)
+    rng = np.random.default_rng(0)
+    composted = np.mean([s.resample_hidden(2, rng).compost[1][-1] in reshuffled for _ in range(400)])
+    assert len(s.hands[1]) < 9 and abs(composted - 2 / (len(s.hands[1]) + 1)) < 0.07, composted
+    assert not any(set(s.resample_hidden(2, rng).compost[1][:before]) & reshuffled for _ in range(100))
+
+
+@pytest.mark.parametrize("n", [3, 4, 5])
+def test_the_pictures_header_names_the_best_seat_at_the_game_end_whichever_seat_it_is(n, monkeypatch):
+    from tabletop_envs.core.render import Canvas
+    from tabletop_envs.earth.picture import draw_table
+
+    written = []
+    real = Canvas.text
+
+    def spy(canvas, x, y, text, *a, **k):
+        written.append(text)
+        return real(canvas, x, y, text, *a, **k)
+
+    monkeypatch.setattr(Canvas, "text", spy)
+    s = after_setup(n, 0)
+    s._game_over()
+    for best in range(n):
+        s.scores = [60 if q == best else 40 for q in range(n)]
+        written.clear()
+        draw_table(s, 0)
+        assert f"game over · scores {' / '.join(map(str, s.scores))} · best: P{best}" in written
+
+
+@pytest.mark.parametrize("n", [3, 4, 5])
+def test_resample_hidden_redeals_the_hand_of_every_other_seat_not_only_the_next_one(n):
+    s = after_setup(n, 0)
+    rng = np.random.default_rng(0)
+    worlds = [s.resample_hidden(0, rng) for _ in range(10)]
+    for w in worlds:
+        assert w.observation(0).tobytes() == s.observation(0).tobytes()
+        assert w.hands[0] == s.hands[0]
+    for q in range(1, n):
+        assert any(sorted(w.hands[q]) != sorted(s.hands[q]) for w in worlds), f"seat {q}'s hand is never re-dealt"

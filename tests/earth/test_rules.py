@@ -3435,3 +3435,76 @@ def test_add_the_7_vp_bonus_only_if_you_were_the_1st_player_to_complete_your_tab
     for q in range(2):
         leaves = sum(scoring.FAUNA_TIERS[c.index(q)] for c in s.leaves if q in c)
         assert scoring.score_breakdown(s, q)["8_fauna"] == leaves + (7 if q == 1 else 0)
+
+
+def test_ties_after_the_five_tiebreakers_share_the_mean_of_the_tied_ranks_among_three_or_more_players(monkeypatch):
+    # two seats tied is the only tie a two-player game has: three or more tied seats share the mean of all
+    # their ranks, not of the first two
+    s = at_action(4, p=0)
+    s._game_over()
+    keys = {0: (60,), 1: (50,), 2: (50,), 3: (50,)}
+    monkeypatch.setattr(scoring, "tiebreak_key", lambda st, p: keys[p])
+    np.testing.assert_allclose(s.returns(), [1, -1 / 3, -1 / 3, -1 / 3])
+    keys.update({0: (50,)})
+    np.testing.assert_allclose(s.returns(), [0, 0, 0, 0])
+    keys.update({0: (50,), 1: (50,), 2: (40,), 3: (40,)})
+    np.testing.assert_allclose(s.returns(), [2 / 3, 2 / 3, -2 / 3, -2 / 3])
+    assert abs(s.returns().sum()) < 1e-12
+
+
+def test_end_of_game_vp_per_habitat_in_any_one_players_area_looks_at_every_other_player_not_only_a_neighbour():
+    # Southern Moor: "2 VP per Sunny habitat in any one player's area"; at four seats the area with the most
+    # sits across the table, next to neither neighbour of the scoring player
+    moor = next(c["id"] for c in CAT.earth if c["name"] == "Southern Moor")
+    s = at_action(4, p=0)
+    for q in range(4):
+        s.island[q] = next(i["id"] for i in CAT.islands if "sunny" not in i["habitats"])
+        s.climate[q] = next(c["id"] for c in CAT.climates if "sunny" not in c["habitats"])
+    sunny = [c["id"] for c in CAT.earth if c["kind"] == "flora" and c["habitats"] == ["sunny"]]
+    put(s, 0, 0, moor)
+    cells = iter(sunny)
+    for q, count in ((1, 2), (2, 5), (3, 3)):
+        for cell in range(count):
+            put(s, q, cell, next(cells))
+    assert [scoring.measure(s, q, "habitat", "sunny") for q in range(4)] == [1, 2, 5, 3]
+    assert scoring.score_breakdown(s, 0)["6_terrain"] == 2 * 5
+
+
+def test_planting_all_other_players_draw_1_card_one_after_another_clockwise_from_the_active_player():
+    # the draw pile's next cards go round the table from the active player's left; at two seats there is only
+    # one other player, so the order shows from three on (seat 2 active: seats 3, 0, 1 in turn)
+    s = at_action(4, p=2)
+    empty_hands(s)
+    quiet(s)
+    top = s.deck[::-1]  # drawn from the end
+    choose_action(s, "plant")
+    assert sorted(s.drawn[2]) == sorted(top[:4])
+    act(s, "card", legal(s, "card")[0])
+    assert (s.hands[3], s.hands[0], s.hands[1]) == ([top[4]], [top[5]], [top[6]])
+
+
+def test_if_three_non_active_players_complete_on_the_same_turn_the_closest_clockwise_to_the_active_player_gets_it():
+    # seat 1 active at a table of four: seats 2, 3 and 0 complete on its turn, seat 2 sits closest clockwise
+    s = at_action(4, p=1)
+    for q in (0, 2, 3):
+        fill(s, q, 16)
+    choose_action(s, "water")
+    end_turn(s)
+    assert s.end_triggered and s.bonus == 2
+    leaves = [sum(scoring.FAUNA_TIERS[c.index(q)] for c in s.leaves if q in c) for q in range(4)]
+    assert [scoring.score_breakdown(s, q)["8_fauna"] - leaves[q] for q in range(4)] == [0, 0, 7, 0]
+
+
+def test_setup_sides_then_compost_choices_are_asked_seat_by_seat_clockwise_from_the_first_player():
+    # "each player selects a side ... everyone simultaneously selects cards to compost", turned into turns
+    # (RULES.md): all the side choices, then all the compost choices, each round of them clockwise from the
+    # first player, which at two seats is the only order there is
+    s = game(4).new_initial_state(next(seed for seed in range(100) if game(4).new_initial_state(seed).first == 2))
+    asked = []
+    while s.phase == "setup":
+        asked.append((s.decision(), s.current_player()))
+        s.apply_action(s.legal_actions()[0])
+    order = [2, 3, 0, 1]
+    sides = [("side", q) for q in order for _ in range(3)]
+    composts = [("setup_compost", q) for q in order for _ in range(CAT.islands[s.island[q]]["compost"])]
+    assert asked == sides + composts
