@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import three_seat_game
 from generator_spy import GeneratorSpy, same_stream, tells_the_seed
 from threads import run_in_threads
 
@@ -1098,8 +1099,7 @@ class _Picks:
 def test_arena_counts_a_shared_best_return_at_three_seats_as_a_draw_for_those_sharing_it(monkeypatch):
     from tabletop_envs.core.arena import play_match
 
-    monkeypatch.setitem(ENVS, "picks_v0", EnvSpec("picks_v0", "three_seat_game", "test/picks-v0", "test/Picks-v0",
-                                                  (3,), "", "picks"))
+    three_seat_game.register(monkeypatch)
     res = play_match("picks_v0", [_Picks(2), _Picks(0), _Picks(2)], 6, seed=0)
     assert res.games == 6
     assert res.wins.tolist() == [0, 0, 0]
@@ -3898,3 +3898,179 @@ def test_a_buffered_line_whose_reader_went_away_before_the_flush_goes_nowhere(mo
     stream.flush()  # the one at exit: nothing left to write to the pipe
     monkeypatch.undo()
     stream.close()
+
+
+@pytest.mark.parametrize("num_players", [3, 4, 5])
+def test_at_every_table_size_only_the_seat_to_move_finds_a_mask_in_its_info(num_players):
+    # found by a seat audit: clearing the mask of the seat before the mover's in seat order, not of the seat
+    # that moved last, passed at two seats, where the two are the same; Earth's turns do not go round in order
+    from tabletop_envs import earth_v0
+
+    env = earth_v0.env(num_players=num_players)
+    env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    movers = set()
+    while not any(env.terminations.values()):
+        mover = env.agent_selection
+        movers.add(mover)
+        for agent in env.possible_agents:
+            expected = env.game_state.legal_action_mask() if agent == mover else np.zeros(env.game.num_actions)
+            np.testing.assert_array_equal(env.infos[agent]["action_mask"], expected, err_msg=agent)
+        env.step(int(rng.choice(env.game_state.legal_actions())))
+    assert movers == set(env.possible_agents)
+
+
+@pytest.mark.parametrize("num_players", [3, 4, 5])
+def test_at_every_table_size_each_seats_reward_at_the_end_is_its_own_return(num_players):
+    # found by a seat audit: rewards handed to the first two seats only passed every two-seat check
+    from tabletop_envs import earth_v0
+
+    later_seats_scored = False
+    for seed in range(4):
+        env = earth_v0.env(num_players=num_players)
+        env.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        told = {}
+        while env.agents:  # what each seat is told by last() as it leaves the table
+            agent = env.agent_selection
+            obs, reward, terminated, truncated, _ = env.last()
+            if terminated or truncated:
+                told[agent] = reward
+                env.step(None)
+            else:
+                env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        returns = env.game_state.returns()
+        assert told == {f"player_{seat}": float(returns[seat]) for seat in range(num_players)}
+        later_seats_scored |= bool(np.any(returns[2:] != 0))
+    assert later_seats_scored  # a seat past the second won or lost something, so its reward was checked
+
+
+def test_the_learner_is_drawn_into_every_seat_of_a_larger_table():
+    # found by a seat audit: a seat drawn from the first two alone passed every two-seat check
+    from tabletop_envs import earth_v0
+
+    env = SingleAgentEnv(earth_v0.raw_env(num_players=4))
+    seats = {env.reset(seed=seed)[1]["learner_seat"] for seed in range(40)}
+    assert seats == {0, 1, 2, 3}
+
+
+@pytest.mark.parametrize("num_players", [3, 5])
+def test_a_learner_seat_past_the_second_can_be_fixed_at_a_larger_table(num_players):
+    from tabletop_envs import earth_v0
+
+    last = num_players - 1
+    env = SingleAgentEnv(earth_v0.raw_env(num_players=num_players), learner_seat=last)
+    for seed in range(3):
+        _, info = env.reset(seed=seed)
+        assert info["learner_seat"] == env.learner_seat == last
+        assert env.game_state.current_player() == last  # the learner decides from that seat
+
+
+class _SeatsSeen:
+    """Picks 2, and records the seat each observation it is shown belongs to (three_seat_game's one-hot)."""
+
+    def __init__(self):
+        self.seen = []
+
+    def act(self, obs, mask, rng):
+        self.seen.append(int(np.argmax(obs)))
+        return 2
+
+
+@pytest.mark.parametrize("learner_seat", [0, 1, 2])
+def test_each_opponent_at_a_larger_table_is_shown_its_own_seats_view(monkeypatch, learner_seat):
+    # found by a seat audit: every opponent shown the view of the seat after the learner's passed at two seats
+    three_seat_game.register(monkeypatch)
+    spy = _SeatsSeen()
+    env = SingleAgentEnv(three_seat_game.raw_env(), opponent=spy, learner_seat=learner_seat)
+    env.reset(seed=0)
+    env.step(1)
+    assert env.over
+    assert spy.seen == [seat for seat in range(3) if seat != learner_seat]
+
+
+@pytest.mark.parametrize("learner_seat", [0, 1, 2])
+def test_the_learners_reward_at_a_larger_table_is_its_own_seats_return(monkeypatch, learner_seat):
+    # found by a seat audit: minus the other seat's return is the learner's own in a two-seat zero-sum game only
+    three_seat_game.register(monkeypatch)
+    env = SingleAgentEnv(three_seat_game.raw_env(), opponent=_Picks(2), learner_seat=learner_seat)
+    env.reset(seed=0)
+    _, reward, terminated, _, info = env.step(1)
+    assert terminated and info["returns"] == [1.0 if seat == learner_seat else 2.0 for seat in range(3)]
+    assert reward == 1.0
+
+
+def test_play_match_at_three_seats_seats_every_policy_in_every_seat_of_every_deal(monkeypatch):
+    # found by a seat audit: a rotation that only swapped the first two seats, and deals changed every two
+    # games, passed at two seats
+    from tabletop_envs.core import arena
+
+    three_seat_game.register(monkeypatch)
+    played, original = [], arena.play_game_standings
+
+    def spy(game, policies, seed, *args):
+        played.append((seed, [p.pick for p in policies]))
+        return original(game, policies, seed, *args)
+
+    monkeypatch.setattr(arena, "play_game_standings", spy)
+    res = arena.play_match("picks_v0", [_Picks(0), _Picks(1), _Picks(2)], 6, seed=0)
+    assert res.games == len(played) == 6
+    deals = sorted({seed for seed, _ in played})
+    assert len(deals) == 2
+    for deal in deals:
+        seatings = [picks for seed, picks in played if seed == deal]
+        for pick in range(3):  # each policy (named by its pick) sat in every seat of this deal once
+            assert sorted(seating.index(pick) for seating in seatings) == [0, 1, 2]
+
+
+def test_play_match_at_three_seats_hands_each_policy_the_generator_of_its_place_whichever_seat_it_takes(
+        monkeypatch):
+    # found by a seat audit: the first and third policies drawing from one generator passed at two seats
+    from generator_spy import DrawRecorder
+
+    from tabletop_envs.core.arena import play_match
+    from tabletop_envs.core.policy import policy_rng
+
+    three_seat_game.register(monkeypatch)
+    policies = [DrawRecorder(name) for name in "abc"]
+    play_match("picks_v0", policies, 6, seed=7)
+    for place, policy in enumerate(policies):
+        assert len(policy.draws) == 6  # one pick in each game
+        assert policy.draws == policy_rng(7, place).random(len(policy.draws)).tolist()
+
+
+@pytest.mark.parametrize("learner_seat", [0, 1, 2])
+def test_the_illegal_move_penalty_at_a_larger_table_gives_the_learner_minus_one_and_the_others_a_half_each(
+        learner_seat):
+    # found by a seat audit: the penalty of a two-seat table passed every two-seat check
+    from tabletop_envs import earth_v0
+
+    env = SingleAgentEnv(earth_v0.raw_env(num_players=3, illegal_action="penalty"), learner_seat=learner_seat)
+    env.reset(seed=0)
+    _, reward, terminated, _, info = env.step(int(np.flatnonzero(env.action_masks() == 0)[0]))
+    assert terminated and reward == -1.0
+    assert info["returns"] == info["standings"] == [-1.0 if seat == learner_seat else 0.5 for seat in range(3)]
+
+
+def test_a_truncated_episode_at_a_larger_table_reports_zero_returns_for_every_seat():
+    # found by a seat audit: the all-zero returns of a two-seat table passed every two-seat check
+    from tabletop_envs import earth_v0
+
+    env = SingleAgentEnv(earth_v0.raw_env(num_players=4, max_turns=3), learner_seat=3)
+    env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    truncated = False
+    while not truncated:
+        _, _, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+        assert not terminated
+    assert info["returns"] == info["standings"] == [0.0] * 4
+
+
+def test_an_illegal_move_at_a_larger_table_names_the_opponent_of_the_seat_that_played_it(monkeypatch):
+    # found by a seat audit: naming the first opponent whichever seat moved passed at two seats, where it is
+    # the only one
+    three_seat_game.register(monkeypatch)
+    env = SingleAgentEnv(three_seat_game.raw_env(), opponent=[_Picks(0), OffTheBoard()], learner_seat=0)
+    env.reset(seed=0)
+    with pytest.raises(IllegalActionError, match=r"the opponent off_the_board \(seat 2\) chose an illegal action"):
+        env.step(1)  # seat 1 picks, then seat 2 plays past the last action id

@@ -53,3 +53,11 @@ class PickState(State):
 class raw_env(TabletopAECEnv):
     game_class = PickGame
     metadata = {"render_modes": ["ansi"], "name": "picks_v0", "is_parallelizable": False, "render_fps": 2}
+
+
+def register(monkeypatch) -> None:
+    """Register this game as ``picks_v0`` for one test, so the arena, the pool and the faces find it by name."""
+    from tabletop_envs.core.registry import ENVS, EnvSpec
+
+    monkeypatch.setitem(ENVS, "picks_v0", EnvSpec("picks_v0", "three_seat_game", "test/picks-v0", "test/Picks-v0",
+                                                  (3,), "", "picks"))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from picture_spy import texts_written
 
 from tabletop_envs.core import conformance
 from tabletop_envs.core.policy import RandomPolicy, load_policy
@@ -1065,20 +1066,24 @@ def test_worlds_do_not_tell_which_pile_a_card_another_seat_composted_from_its_ha
     """After a reshuffle a seat's hand holds cards of both draw piles; which one it composted face down is
     its secret. Worlds kept each composted card's pile, so every world told the observer that seat 1 had
     composted a card of the first pile."""
+    _seat_1_composts_a_card_of_the_first_pile_after_a_reshuffle_seen_by(0)
+
+
+def _seat_1_composts_a_card_of_the_first_pile_after_a_reshuffle_seen_by(observer: int) -> None:
     s = after_setup(3, seed=1)
     s.discard, s.deck = s.discard + s.deck[30:], s.deck[:30]
     reshuffled = set(s.discard)
     before = len(s.compost[1])  # its setup compost, from a hand that held no card of the new pile
     assert before and all(s.compost_known[1])
-    s.draw(2, 30)  # seat 2 draws the first pile out
+    s.draw(2 - observer, 30)  # the third seat draws the first pile out
     s.draw(1, 2)  # two cards of the new pile in seat 1's hand, beside those of the first
     old = next(c for c in s.hands[1] if c not in reshuffled)
     s.compost_from_hand(1, old)
     rng = np.random.default_rng(0)
-    composted = np.mean([s.resample_hidden(0, rng).compost[1][-1] in reshuffled for _ in range(400)])
+    composted = np.mean([s.resample_hidden(observer, rng).compost[1][-1] in reshuffled for _ in range(400)])
     # the new pile's two cards lie in any of the places seat 1 put its cards in since: its hand, its compost
     assert len(s.hands[1]) < 9 and abs(composted - 2 / (len(s.hands[1]) + 1)) < 0.07, composted
-    assert not any(set(s.resample_hidden(0, rng).compost[1][:before]) & reshuffled for _ in range(100))
+    assert not any(set(s.resample_hidden(observer, rng).compost[1][:before]) & reshuffled for _ in range(100))
 
 
 @pytest.mark.parametrize("op", ["compost_discard", "compost_draw"])
@@ -1132,17 +1137,9 @@ def test_a_finished_games_text_view_and_picture_name_the_last_round_and_turn_pla
     """``rounds`` and ``turns`` count those completed: while a game goes on the views name the one being
     played (``+ 1``), but once it is over that would be a round no one began. With ``max_rounds=2`` the
     game ends after two rounds, ``players`` turns each."""
-    from tabletop_envs.core.render import Canvas
     from tabletop_envs.earth.picture import draw_table
 
-    drawn: list[str] = []
-    real = Canvas.text
-
-    def spy(self, x, y, text, *args, **kwargs):
-        drawn.append(text)
-        return real(self, x, y, text, *args, **kwargs)
-
-    monkeypatch.setattr(Canvas, "text", spy)
+    drawn = texts_written(monkeypatch)
     s = game(players, max_rounds=2).new_initial_state(5)
     seats = "1 player" if players == 1 else f"{players} players"
     assert s.render_text().startswith(f"Earth — {seats}, phase setup, round 1, turn 1, ")
@@ -1617,34 +1614,14 @@ def test_the_text_view_marks_only_the_viewers_own_seat_as_you(n):
 def test_worlds_do_not_tell_which_pile_a_card_a_seat_not_next_to_the_observer_composted_from_its_hand_came_from():
     # as test_worlds_do_not_tell_which_pile_a_card_another_seat_composted_from_its_hand_came_from, seen from
     # seat 2: seat 1 sits before it, not next clockwise (seat 0), and its secret is kept all the same
-    s = after_setup(3, seed=1)
-    s.discard, s.deck = s.discard + s.deck[30:], s.deck[:30]
-    reshuffled = set(s.discard)
-    before = len(s.compost[1])
-    assert before and all(s.compost_known[1])
-    s.draw(0, 30)  # seat 0 draws the first pile out
-    s.draw(1, 2)  # two cards of the new pile in seat 1's hand, beside those of the first
-    old = next(c for c in s.hands[1] if c not in reshuffled)
-    s.compost_from_hand(1, old)
-    rng = np.random.default_rng(0)
-    composted = np.mean([s.resample_hidden(2, rng).compost[1][-1] in reshuffled for _ in range(400)])
-    assert len(s.hands[1]) < 9 and abs(composted - 2 / (len(s.hands[1]) + 1)) < 0.07, composted
-    assert not any(set(s.resample_hidden(2, rng).compost[1][:before]) & reshuffled for _ in range(100))
+    _seat_1_composts_a_card_of_the_first_pile_after_a_reshuffle_seen_by(2)
 
 
 @pytest.mark.parametrize("n", [3, 4, 5])
 def test_the_pictures_header_names_the_best_seat_at_the_game_end_whichever_seat_it_is(n, monkeypatch):
-    from tabletop_envs.core.render import Canvas
     from tabletop_envs.earth.picture import draw_table
 
-    written = []
-    real = Canvas.text
-
-    def spy(canvas, x, y, text, *a, **k):
-        written.append(text)
-        return real(canvas, x, y, text, *a, **k)
-
-    monkeypatch.setattr(Canvas, "text", spy)
+    written = texts_written(monkeypatch)
     s = after_setup(n, 0)
     s._game_over()
     for best in range(n):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from picture_spy import texts_written
 
 from tabletop_envs.core.errors import ConfigError, IllegalActionError
 from tabletop_envs.earth import scoring
@@ -1701,27 +1702,39 @@ def test_events_do_not_go_to_the_tableau_they_go_to_the_event_stack_and_cannot_b
 
 
 def test_events_give_an_instant_benefit_and_do_not_directly_affect_other_players():
+    _each_event_benefits_its_player_only(0)
+
+
+def _each_event_benefits_its_player_only(p: int) -> None:
+    """Seat p plays every event in turn (seat 0 active: at its action, or seat 1 at its Composting option),
+    paying and placing with the first choices: its soil, hand, compost, sprouts and growth change by what the
+    event gives and costs, and nothing of the other seat's."""
+    q = 1 - p
+    six = [c["id"] for c in CAT.earth if c["kind"] == "flora" and c["sprouts"] == 6 and c["growth"] < 4]
     for e in [c["id"] for c in CAT.earth if c["kind"] == "event"]:
         s = at_action(2, p=0)
         quiet(s)
-        six = [c["id"] for c in CAT.earth if c["kind"] == "flora" and c["sprouts"] == 6 and c["growth"] < 4]
         for cell in range(4):  # 12 sprouts to pay with, room for 12 more
-            put(s, 0, cell, six[cell], sprouts=6 if cell < 2 else 0)
-        put(s, 0, 4, flora(lambda c: c["growth"] >= 4 and c["sprouts"] == 0), growth=4)
-        give(s, 0, e)
+            put(s, p, cell, six[cell], sprouts=6 if cell < 2 else 0)
+        put(s, p, 4, flora(lambda c: c["growth"] >= 4 and c["sprouts"] == 0), growth=4)
+        give(s, p, e)
+        if p == 1:
+            choose_action(s, "compost")
+        back_at = s.decision()
+        assert (s.current_player(), back_at) == (p, "option" if p == 1 else "action")
         ability = CAT.earth[e]["abilities"][0]
-        mine = (s.soil[0], len(s.hands[0]), len(s.compost[0]), sum(s.spr[0]), sum(s.gro[0]))
-        theirs = [list(x[1]) for x in (s.hands, s.compost, s.grid, s.spr, s.gro, s.events)] + [s.soil[1]]
+        mine = (s.soil[p], len(s.hands[p]), len(s.compost[p]), sum(s.spr[p]), sum(s.gro[p]))
+        theirs = [list(x[q]) for x in (s.hands, s.compost, s.grid, s.spr, s.gro, s.events)] + [s.soil[q]]
         act(s, "event", e - EVENT0)
-        while s.decision() != "action":  # pay and place (first choices), back to the same decision
-            assert s.current_player() == 0
+        while s.decision() != back_at:  # pay and place (first choices), back to the same decision
+            assert s.current_player() == p
             s.apply_action(s.legal_actions()[0])
         gain = {g["res"]: g["n"] for g in ability["gain"]}
         cost = ability.get("cost") or {}
-        assert (s.soil[0], len(s.hands[0]), len(s.compost[0]), sum(s.spr[0]), sum(s.gro[0])) == (
+        assert (s.soil[p], len(s.hands[p]), len(s.compost[p]), sum(s.spr[p]), sum(s.gro[p])) == (
             mine[0] + gain.get("soil", 0), mine[1] - 1 + gain.get("draw", 0), mine[2] + gain.get("compost_deck", 0),
             mine[3] - cost.get("sprouts", 0) + gain.get("sprouts", 0), mine[4] - cost.get("growth", 0)), e
-        assert [list(x[1]) for x in (s.hands, s.compost, s.grid, s.spr, s.gro, s.events)] + [s.soil[1]] == theirs, e
+        assert [list(x[q]) for x in (s.hands, s.compost, s.grid, s.spr, s.gro, s.events)] + [s.soil[q]] == theirs, e
 
 
 def test_a_played_event_lies_face_up_in_the_event_space_of_its_players_board():
@@ -3334,29 +3347,7 @@ def test_events_can_be_played_at_any_time_on_your_own_turn_too_choosing_the_acti
 
 
 def test_events_give_an_instant_benefit_to_their_player_even_when_played_on_another_players_turn():
-    six = [c["id"] for c in CAT.earth if c["kind"] == "flora" and c["sprouts"] == 6 and c["growth"] < 4]
-    for e in [c["id"] for c in CAT.earth if c["kind"] == "event"]:
-        s = at_action(2, p=0)
-        quiet(s)
-        for cell in range(4):  # 12 sprouts to pay with, room for 12 more
-            put(s, 1, cell, six[cell], sprouts=6 if cell < 2 else 0)
-        put(s, 1, 4, flora(lambda c: c["growth"] >= 4 and c["sprouts"] == 0), growth=4)
-        give(s, 1, e)
-        choose_action(s, "compost")
-        assert (s.current_player(), s.decision()) == (1, "option")  # seat 0's turn
-        ability = CAT.earth[e]["abilities"][0]
-        mine = (s.soil[1], len(s.hands[1]), len(s.compost[1]), sum(s.spr[1]), sum(s.gro[1]))
-        theirs = [list(x[0]) for x in (s.hands, s.compost, s.grid, s.spr, s.gro, s.events)] + [s.soil[0]]
-        act(s, "event", e - EVENT0)
-        while s.decision() != "option":  # pay and place (first choices), back to the same decision
-            assert s.current_player() == 1
-            s.apply_action(s.legal_actions()[0])
-        gain = {g["res"]: g["n"] for g in ability["gain"]}
-        cost = ability.get("cost") or {}
-        assert (s.soil[1], len(s.hands[1]), len(s.compost[1]), sum(s.spr[1]), sum(s.gro[1])) == (
-            mine[0] + gain.get("soil", 0), mine[1] - 1 + gain.get("draw", 0), mine[2] + gain.get("compost_deck", 0),
-            mine[3] - cost.get("sprouts", 0) + gain.get("sprouts", 0), mine[4] - cost.get("growth", 0)), e
-        assert [list(x[0]) for x in (s.hands, s.compost, s.grid, s.spr, s.gro, s.events)] + [s.soil[0]] == theirs, e
+    _each_event_benefits_its_player_only(1)
 
 
 def test_events_do_not_get_added_to_your_tableau_an_event_in_hand_is_never_offered_for_planting():
@@ -3378,7 +3369,6 @@ def test_events_do_not_get_added_to_your_tableau_an_event_in_hand_is_never_offer
 
 
 def test_a_played_event_lies_face_up_every_seat_sees_its_name_in_the_text_view_and_the_picture(monkeypatch):
-    from tabletop_envs.core.render import Canvas
     from tabletop_envs.earth.picture import draw_table
 
     s = at_action(3, p=0)
@@ -3386,14 +3376,7 @@ def test_a_played_event_lies_face_up_every_seat_sees_its_name_in_the_text_view_a
     give(s, 0, e)
     name = CAT.earth[e]["name"]
     act(s, "event", e - EVENT0)
-    written = []
-    real = Canvas.text
-
-    def spy(canvas, x, y, text, *args, **kw):
-        written.append(text)
-        return real(canvas, x, y, text, *args, **kw)
-
-    monkeypatch.setattr(Canvas, "text", spy)
+    written = texts_written(monkeypatch)
     for q in range(3):
         assert f"  event stack: {name}" in s.render_text(q).splitlines()
         written.clear()

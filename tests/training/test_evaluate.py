@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import three_seat_game
 from extras import needs_matplotlib
 
 from tabletop_envs import ConfigError
@@ -708,3 +709,19 @@ def test_play_pair_above_two_seats_puts_a_and_b_on_every_neighbouring_pair_of_se
     res = play_pair("earth_v0", a, b, 6, seed=0, game_kwargs={"num_players": 3})
     assert res.games == 6 and len({seed for seed, _, _ in placed}) == 1
     assert sorted((sa, sb) for _, sa, sb in placed) == sorted(seatings(3))
+
+
+def test_play_pair_above_two_seats_hands_a_b_and_the_fillers_a_generator_each(monkeypatch):
+    # found by a seat audit: fillers drawing from B's generator passed every two-seat check, where no seat is
+    # left to fill; B's random moves then hung on the fillers' draws
+    from generator_spy import DrawRecorder
+
+    from tabletop_envs.core.policy import policy_rng
+
+    three_seat_game.register(monkeypatch)
+    a, b, filler = DrawRecorder("a"), DrawRecorder("b"), DrawRecorder("filler")
+    res = play_pair("picks_v0", a, b, 6, seed=5, filler=filler)
+    assert res.games == 6
+    for place, policy in enumerate((a, b, filler)):
+        assert len(policy.draws) == 6  # one pick in each game
+        assert policy.draws == policy_rng(5, place).random(len(policy.draws)).tolist()

@@ -173,10 +173,7 @@ def test_a_learner_as_strong_as_its_opponents_scores_about_half_at_three_seats(m
     # the gate's threshold (0.5 by default) means "as strong as the snapshots" at any number of seats
     import three_seat_game
 
-    from tabletop_envs.core.registry import ENVS, EnvSpec
-
-    monkeypatch.setitem(ENVS, "picks_v0", EnvSpec("picks_v0", "three_seat_game", "test/picks-v0", "test/Picks-v0",
-                                                  (3,), "", "picks"))
+    three_seat_game.register(monkeypatch)
     env = SelfPlayEnv(three_seat_game.raw_env(), opponent=OpponentPool("picks_v0", random_weight=1.0,
                                                                        heuristic_weight=0.0))
     rng, scores, won_table = np.random.default_rng(0), [], []
@@ -494,3 +491,26 @@ def test_a_phase_naming_another_model_under_a_loaded_opponents_name_is_refused(t
     with pytest.raises(ConfigError, match="would both be reported as vs_ppo"):
         pool.set_weights(0.5, 0.0, {str(tmp_path / "other" / "ppo.onnx"): 0.5})
     assert pool.fixed == {"ppo": loaded} and pool.opponents == {str(shipped / "ppo.onnx"): 0.5}
+
+
+class _Tagged:
+    def __init__(self, tag, pick):
+        self.pool_tag, self.pick = tag, pick
+
+    def act(self, obs, mask, rng):
+        return self.pick
+
+
+def test_at_a_larger_table_each_opponent_seat_is_scored_under_its_own_opponents_kind(monkeypatch):
+    # found by a seat audit: every seat tagged with the first opponent's kind passed at two seats, where there is
+    # one opponent; the learner beat the heuristic and lost to its snapshot, and was scored 0.5 against snapshots
+    import three_seat_game
+
+    three_seat_game.register(monkeypatch)
+    env = SelfPlayEnv(three_seat_game.raw_env(), opponent=[_Tagged(SNAPSHOT, 2), _Tagged(HEURISTIC, 0)],
+                      learner_seat=1)
+    env.reset(seed=0)
+    _, _, terminated, _, info = env.step(1)
+    assert terminated and info["returns"] == [2.0, 1.0, 0.0]
+    assert info["opponent_tags"] == [SNAPSHOT, None, HEURISTIC]
+    assert episode_scores(info) == {SNAPSHOT: 0.0, HEURISTIC: 1.0}

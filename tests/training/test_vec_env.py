@@ -11,10 +11,10 @@ from tabletop_envs.core.onnx_policy import MLPPolicy, choose_legal, choose_legal
 from tabletop_envs.core.policy import RandomPolicy, act_batch
 
 
-def _mlp(env_name: str, deterministic: bool, seed: int = 0) -> MLPPolicy:
+def _mlp(env_name: str, deterministic: bool, seed: int = 0, **game_kwargs) -> MLPPolicy:
     from tabletop_envs.core.registry import make_game
 
-    game = make_game(env_name)
+    game = make_game(env_name, **game_kwargs)
     rng = np.random.default_rng(seed)
     sizes = [game.observation_layout.size, 32, game.num_actions]
     weights = [(rng.normal(0, 1, (a, b)).astype(np.float32), rng.normal(0, 0.1, b).astype(np.float32))
@@ -554,3 +554,23 @@ def test_a_list_mixing_a_wrapped_env_with_plain_ones_is_stepped_one_by_one_as_du
             rewards.append(r)
         runs.append((np.stack(obs), np.stack(rewards)))
     assert np.array_equal(runs[0][0], runs[1][0]) and np.array_equal(runs[0][1], runs[1][1])
+
+
+@needs_train
+@pytest.mark.parametrize("num_players", [3, 4])
+def test_at_a_larger_table_each_opponent_seat_is_moved_by_its_own_policy_from_its_own_view(num_players):
+    # found by a seat audit: a batch shown the view of the seat across from the learner, and a table whose
+    # seats were all moved by its first opponent, passed every two-seat check (one opponent seat, across)
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from training.vec_env import BATCH_MIN, SelfPlayVecEnv
+
+    kwargs = {"num_players": num_players, "max_rounds": 3}  # short games: many end and are dealt anew
+    alone = [_mlp("earth_v0", deterministic=True, seed=s, num_players=num_players) for s in range(num_players - 1)]
+    dummy = _play(_vec(DummyVecEnv, "earth_v0", alone, n=2 * BATCH_MIN, **kwargs), 200)
+    each = [CountingPolicy(_mlp("earth_v0", deterministic=True, seed=s, num_players=num_players))
+            for s in range(num_players - 1)]  # a different opponent in each other seat of every table
+    batched = _play(_vec(SelfPlayVecEnv, "earth_v0", each, n=2 * BATCH_MIN, **kwargs), 200)
+    assert all(policy.batches for policy in each)  # each was asked in batches
+    assert sum(step[2].sum() for step in batched[1:]) >= 4  # episodes ended and were re-dealt
+    assert _same(dummy, batched)
