@@ -824,25 +824,22 @@ def export_checkpoint(cfg: RLlibTrainConfig, checkpoint: str | Path, out_stem: s
 
 
 def evaluate_vs_random(cfg: RLlibTrainConfig, model_path: Path, games: int) -> dict:
-    from tabletop_envs.core.arena import play_match
     from tabletop_envs.core.policy import RandomPolicy, load_policy
 
-    game_kwargs = _game_kwargs(cfg)
-    # a model path loads a model policy, which carries its sidecar as metadata
-    policy = cast("MLPPolicy | OnnxPolicy", load_policy(str(model_path)))
-    from tabletop_envs.core.registry import make_game
-
-    n = make_game(cfg.env, **game_kwargs).num_players
-    res = play_match(cfg.env, [policy] + [RandomPolicy()] * (n - 1), games, seed=cfg.seed + 1,
-                     game_kwargs=game_kwargs, max_turns=cfg.env_kwargs.get("max_turns"))
-    from .evaluate import PairResult
+    from .evaluate import play_pair
     from .export import update_sidecar
 
+    # a model path loads a model policy, which carries its sidecar as metadata
+    policy = cast("MLPPolicy | OnnxPolicy", load_policy(str(model_path)))
+    # pairwise, as training.train's evaluations play theirs: at more than two seats the model wins a game when
+    # it ranks above the random seat it is paired with (every other seat random too), not only when it finishes
+    # alone on top, which even play wins about 1 in n times; the same games as a match at two seats
+    res = play_pair(cfg.env, policy, RandomPolicy(), games, seed=cfg.seed + 1, game_kwargs=_game_kwargs(cfg),
+                    max_turns=cfg.env_kwargs.get("max_turns"))
     # in the sidecar too, as training.train's exports hold theirs (the model card reads it from there)
-    update_sidecar(model_path, evaluation={"vs_random": PairResult(
-        "model", "random", res.games, int(res.wins[0]), int(res.draws[0]), int(res.losses[0])).rates()})
-    return {"games": res.games, "wins": int(res.wins[0]), "draws": int(res.draws[0]),
-            "losses": int(res.losses[0]), "win_rate": res.win_rate(0), "act": policy.metadata["act"]}
+    update_sidecar(model_path, evaluation={"vs_random": res.rates()})
+    return {"games": res.games, "wins": res.wins, "draws": res.draws, "losses": res.losses,
+            "win_rate": res.wins / res.games, "act": policy.metadata["act"]}
 
 
 def _fmt(x) -> str:
