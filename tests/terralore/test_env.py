@@ -220,17 +220,21 @@ def test_on_an_open_table_resample_hidden_counts_the_deals_by_the_lane_each_face
 def test_on_an_open_table_the_card_being_paid_for_is_re_dealt_among_every_cost_the_hand_left_could_pay():
     # player 1 sees player 0 put a card face down with three cards left in hand and no discard yet: it may
     # cost 1 to 3 (a cost-0 card would be paid already), and a world asks for that card's discards
-    s = make_state(hands=(["Sturdy Turtle", "Gloom Bat", "Pebble Mole", "Tidepool Crab"], ["Gloom Bat"]),
-                   opaque_wall=False)
+    _the_card_being_paid_for_is_re_dealt_among_every_cost_the_hand_left_could_pay(placer=0)
+
+
+def _the_card_being_paid_for_is_re_dealt_among_every_cost_the_hand_left_could_pay(placer: int) -> None:
+    hands = (["Sturdy Turtle", "Gloom Bat", "Pebble Mole", "Tidepool Crab"], ["Gloom Bat"])
+    s = make_state(hands=hands[::-1] if placer else hands, opaque_wall=False, first_placer=placer)
     act(s, "play", cid("Sturdy Turtle"))
     act(s, "lane", A)
     assert s.decision_name == "discard" and s.discards_left == 1
     costs = set()
-    for world in consistent_worlds(s, 1, 60, np.random.default_rng(0)):
-        card = world.face_down[0][A][-1]
+    for world in consistent_worlds(s, 1 - placer, 60, np.random.default_rng(0)):
+        card = world.face_down[placer][A][-1]
         assert world.pending_card == card and world.discards_left == CAT.cost[card]
         costs.add(CAT.cost[card])
-    assert costs == {1, 2, 3}, "only the discards seen so far tell player 1 about the card's cost"
+    assert costs == {1, 2, 3}, f"only the discards seen so far tell player {1 - placer} about the card's cost"
 
 
 def test_resample_hidden_re_deals_the_card_being_paid_for_among_those_the_discards_seen_leave_unpaid():
@@ -1577,3 +1581,41 @@ def test_the_text_view_puts_the_opponent_first_and_the_viewing_seat_last_and_bot
     # the picture's footer likewise
     assert line in _picture_calls(monkeypatch, s, 0)["text"] and line in _picture_calls(monkeypatch, s, None)["text"]
     assert not any(x.startswith("placing") for x in _picture_calls(monkeypatch, s, 1)["text"])
+
+
+def test_resample_hidden_reshuffles_player_1s_own_deck_as_it_does_player_0s():
+    # the seat-1 side of test_resample_hidden_reshuffles_the_players_own_deck_and_re_deals_the_opponents_unseen_hand_and_deck:
+    # a world keeping player 1's real deck order would tell them their next draws
+    s = TerraloreGame(decks=("ember_rush", "tidal_fortress"), mulligan=False).new_initial_state(5)
+    own_orders = set()
+    for world in consistent_worlds(s, 1, 40, np.random.default_rng(0)):
+        assert sorted(world.deck[1]) == sorted(s.deck[1]) and world.hand[1] == s.hand[1]
+        own_orders.add(tuple(world.deck[1]))
+    assert len(own_orders) > 1, "player 1's own deck order is hidden from them: it is re-shuffled"
+
+
+def test_player_1s_recovered_cards_show_in_player_0s_opp_known_hand_until_revealed():
+    # the seat-1 side of test_recovered_cards_are_public_to_the_opponent (test_rule_choices.py): the card
+    # player_1 recovers is known to player_0, and no longer once it is seen again, revealed from a lane
+    s = make_state(hands=([], ["Resurrection", "Gloom Bat", "Pebble Mole"]), graveyards=([], ["Cinder Hound"]),
+                   first_placer=1)
+    place(s, "Resurrection", A, discards=["Gloom Bat", "Pebble Mole"])
+    end(s)
+    end(s)
+    lay = s.game.observation_layout
+    hound = cid("Cinder Hound")
+    assert hound in s.hand[1] and s.known_hand == [[], [hound]]
+    assert np.flatnonzero(lay.view(s.observation(0), "opp_known_hand")).tolist() == [hound]
+    assert lay.view(s.observation(1), "opp_known_hand").sum() == 0
+    # turn 3: player_0 places first; player_1 puts the Hound down, and it is seen as it turns face up
+    end(s)
+    place(s, "Cinder Hound", D, discards=[CAT.names[c] for c in s.hand[1] if c != hound][:CAT[hound].cost])
+    end(s)
+    assert hound in s.field[1][D] and s.known_hand == [[], []]
+    assert lay.view(s.observation(0), "opp_known_hand").sum() == 0
+
+
+def test_on_an_open_table_player_1s_card_being_paid_for_is_re_dealt_among_every_cost_the_hand_left_could_pay():
+    # the seat-1 side of test_on_an_open_table_the_card_being_paid_for_is_re_dealt_among_every_cost_the_hand_left_could_pay:
+    # player 0 may not learn the cost of the card player 1 is paying for from the worlds either
+    _the_card_being_paid_for_is_re_dealt_among_every_cost_the_hand_left_could_pay(placer=1)

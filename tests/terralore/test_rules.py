@@ -763,3 +763,40 @@ def test_glossary_here_is_the_lane_in_which_the_card_was_played():
     assert s.totals[1] == [2 - 1, 3], "the Red Fox in their attacking lane is lowered, the Sturdy Turtle not"
     assert names(s.field[0][A]) == ["Cranky Seagull"] and names(s.field[0][D]) == ["Lantern Moth", "Magma Salamander"]
     assert "Burrowing Badger" in names(s.graveyard[0])
+
+
+def test_a_skill_that_draws_draws_from_its_owners_deck_for_the_second_seat_too():
+    # the same Dark Pact as player_0's (test_draw_effect_draws_from_your_deck), placed by player_1: its cards
+    # come off player_1's deck into player_1's hand, not seat 0's
+    s = make_state(hands=([], ["Dark Pact", "Gloom Bat"]), first_placer=1)
+    deck = [list(s.deck[0]), list(s.deck[1])]
+    place(s, "Dark Pact", A, discards=["Gloom Bat"])
+    end_turn(s)
+    # its 3 cards, then the next turn's Draw Phase 2
+    assert sorted(s.hand[1]) == sorted(deck[1][-5:]) and s.deck[1] == deck[1][:-5]
+    assert s.hand[0] == deck[0][-2:][::-1] and s.deck[0] == deck[0][:-2], "player_0 drew only their Draw Phase's 2"
+
+
+def test_a_skill_that_heals_or_damages_a_castle_aims_at_its_owners_or_the_opponents_castle_for_the_second_seat_too():
+    # test_heal_castle and test_damage_castle (test_effects.py) with player_1 placing: the Bedrock Ward heals
+    # player_1's castle, the Scorch burns player_0's
+    s = make_state(hands=([], ["Bedrock Ward", "Gloom Bat"]), castles=(5, 5), first_placer=1)
+    place(s, "Bedrock Ward", A, discards=["Gloom Bat"])
+    end_turn(s)
+    assert s.castle == [5, 8]
+    s = make_state(hands=([], ["Scorch"]), first_placer=1)
+    place(s, "Scorch", A)
+    end_turn(s)
+    assert s.castle == [9, 10]
+
+
+def test_a_fifth_creature_of_player_1_destroys_one_of_player_1s_creatures_to_player_1s_graveyard():
+    # the seat-1 side of test_a_fifth_creature_must_destroy_one_of_the_creatures_not_a_skill_placed_face_down_in_that_lane
+    four = ["Tidepool Crab", "Pebble Mole", "Ember Imp", "Sand Piper"]
+    s = make_state(hands=([], ["Lantern Moth"]), attacking=([], four), first_placer=1)
+    place(s, "Lantern Moth", A)
+    assert s.decision() == "destroy"
+    act(s, "destroy", cid("Pebble Mole"))
+    assert names(s.graveyard[1]) == ["Pebble Mole"] and s.graveyard[0] == []
+    end_turn(s)
+    assert sorted(names(s.field[1][A])) == sorted(["Tidepool Crab", "Ember Imp", "Sand Piper", "Lantern Moth"])

@@ -934,3 +934,42 @@ def test_with_a_pouch_the_adding_player_sees_both_of_its_reservoir_additions_thi
     act(s, "add_to_reservoir", "Tiger")
     assert s.phase == "play" and lay.view(s.observation(0), "reservoir_adds").tolist() == [1.0]
     assert lay.view(s.observation(1), "reservoir_adds").tolist() == [0]
+
+
+def test_observation_shows_seat_1_the_opponents_rows_discard_pile_and_reservoir_in_the_opp_segments():
+    # the seat-1 side of test_observation_shows_what_the_issue_lists, which reads seat 0's opponent zones only
+    s = scenario(p0=dict(ready=["Tiger"], resting=["Cheetah", "Giraffe"], reservoir=["Walrus", "Emu"], discard=["Orca"]),
+                 p1=dict(ready=["Lion"], resting=["Horse"], reservoir=["Koala"], discard=["Blue whale"]),
+                 empty=(1, 0))
+    lay = s.game.observation_layout
+    o1 = s.observation(1)
+
+    def cards(obs, name):
+        return {CAT.names[i] for i in np.flatnonzero(lay.view(obs, name))}
+
+    assert cards(o1, "opp_ready") == {"Tiger"} and cards(o1, "opp_resting") == {"Cheetah", "Giraffe"}
+    assert cards(o1, "my_ready") == {"Lion"} and cards(o1, "my_resting") == {"Horse"}
+    assert cards(o1, "opp_discard") == {"Orca"} and cards(o1, "my_discard") == {"Blue whale"}
+    assert list(lay.view(o1, "opp_reservoir") * 7) == pytest.approx([2, 1, 1])
+    assert list(lay.view(o1, "my_reservoir")[:3] * 7) == pytest.approx([1, 1, 0])
+
+
+def test_render_text_lists_player_1_before_player_2_whichever_seat_went_first():
+    # the zones follow the rules' order of play: with seat 1 first, seat 1's block comes first in every view
+    for first in (0, 1):
+        s = scenario(p0=dict(ready=["Lion"]), p1=dict(ready=["Tiger"]), player=first, first=first)
+        for seat in (None, 0, 1):
+            lines = s.render_text(seat).splitlines()
+            blocks = [i for i, x in enumerate(lines) if x.startswith(("Player 1 (seat", "Player 2 (seat")) and ": Deck " in x]
+            assert [lines[i][:len("Player 1 (seat 0")] for i in blocks] == [f"Player 1 (seat {first}",
+                                                                           f"Player 2 (seat {1 - first}"], (first, seat)
+
+
+def test_the_picture_marks_the_viewing_seat_you_for_seat_1_as_for_seat_0(monkeypatch):
+    # the picture tests view from seat 0 or the whole table: seat 1's own strip says "(you)", the opponent's not
+    s = scenario(p0=dict(ready=["Lion"]), p1=dict(ready=["Tiger"]))
+    for seat in (0, 1):
+        words = _drawn_words(monkeypatch, s, seat)
+        name = {0: "Player 1 (seat 0)", 1: "Player 2 (seat 1)"}
+        assert f"{name[seat]} (you)" in words and f"{name[1 - seat]} (you)" not in words, seat
+    assert "(you)" not in _drawn_words(monkeypatch, s, None)

@@ -258,3 +258,16 @@ def test_both_deck_lists_are_public_game_config_so_resample_hidden_redeals_the_o
         assert set(world.hand[1]) <= set(game.decklists[1])
         worlds.add((tuple(sorted(world.hand[1])), tuple(world.deck[1])))
     assert len(worlds) > 1, "the opponent's hidden cards were not re-dealt"
+
+
+def test_a_re_deal_for_seat_1_whose_hidden_cards_can_only_lie_as_they_are_gives_back_the_real_position():
+    """test_a_re_deal_whose_hidden_cards_can_only_lie_as_they_are_gives_back_the_real_position with the seats
+    swapped: the worlds seat 1 is dealt keep seat 0's Reservoir in the engine's sorted order too."""
+    s = scenario(p0=dict(ready=["Tiger"], reservoir=["Giraffe", "Horse"]), p1=dict(ready=["Lion"], reservoir=["Koala"]),
+                 player=1, filler_to="discard")
+    assert s.deck == [[], []] and s.hand == [[], []] and s.unseen == [[], []]
+    assert s.reservoir[0] == sorted(s.reservoir[0]) == [cid("Giraffe"), cid("Horse")]
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        world = s.resample_hidden(1, rng)
+        assert _without_generator(world) == _without_generator(s)

@@ -1337,3 +1337,203 @@ def test_option_first_player_fixes_the_first_seat_and_none_flips_a_coin():
         game = TravelEarthGame(first_player=first)
         assert {game.new_initial_state(seed).first for seed in range(10)} == {first}
     assert {TravelEarthGame().new_initial_state(seed).first for seed in range(40)} == {0, 1}
+
+
+def test_draw_uses_the_hand_size_table_for_the_seat_1_player_by_their_own_hand():
+    # test_draw_uses_the_hand_size_table draws for seat 0 only; seat 1 draws by its own Hand, whatever
+    # seat 0 holds (a 5-card Hand would draw 1, an empty one 3)
+    for own, other, drawn in [(0, 5, 3), (1, 0, 2), (2, 5, 1), (5, 0, 1)]:
+        animals = ["Lion", "Tiger", "Cheetah", "Giraffe", "Horse"]
+        s = scenario(p0=dict(hand=animals[:other]), p1=dict(hand=animals[:own]), player=0)
+        end_turn_of(s, 0)
+        assert len(s.hand[1]) == own + drawn and len(s.hand[0]) == other, (own, other)
+
+
+def test_ability_blubber_store_holds_while_seat_1s_whale_is_a_declared_or_resolving_challenger():
+    # the seat-1 side of test_ability_blubber_store_holds_while_the_whale_is_a_declared_or_resolving_challenger:
+    # the Challengers are on the field of the player whose turn it is, and only theirs
+    seven = ["Koala", "Emu", "Walrus", "Springbok", "Sea otter", "Orca", "Lion"]
+    s = scenario(p0=dict(ready=["Sea otter"]), p1=dict(ready=["Tiger", "Bowhead whale", "Lion"], reservoir=seven),
+                 player=1)
+    act(s, "declare", "Tiger")
+    act(s, "declare", "Bowhead whale")
+    assert s.queue == ids(["Tiger", "Bowhead whale"])
+    for seat in (0, 1):
+        assert s.reservoir_capacity(1) == 7 and "Reservoir 7/7" in s.render_text(seat)
+    assert s.reservoir_capacity(0) == 6, "the whale is player_1's: it raises no other Reservoir"
+    act(s, "lock_challengers")  # the Tiger resolves, the whale waits its turn
+    assert s.reservoir_capacity(1) == 7 and s.reservoir_capacity(0) == 6
+
+
+def test_a_card_leaving_seat_0s_reservoir_takes_an_empty_slot_first_when_seat_1_challenges():
+    # test_a_card_leaving_the_reservoir_takes_an_empty_slot_first with the seats swapped: the paying and the
+    # Ink Cloud are the defending seat's (seat 0 here), whichever seat challenges
+    s = scenario(p0=dict(ready=["Tiger", "Giant Pacific octopus"], reservoir=["Emu", "Walrus"]),
+                 p1=dict(ready=["Lion", "Tiger"], reservoir=["Koala", "Emu"]), player=1, empty=(1, 0))
+    act(s, "declare", "Lion")
+    act(s, "declare", "Tiger")
+    act(s, "statistic", WEIGHT)
+    act(s, "defend_ready", "Tiger")
+    act(s, "change_statistic", DEVELOPMENT)  # 105 days against 109: Tiger wins
+    act(s, "pay_reservoir", "Walrus")
+    assert s.reservoir_size(0) == 1 and s.full(0) == 1 and s.empty[0] == 0
+    assert s.empty[1] == 2, "seat 1's two Challengers turned both its cards Empty, and nothing more"
+    assert s.player == 1 and s.challenger == cid("Tiger")
+    act(s, "statistic", WEIGHT)
+    act(s, "defend_ready", "Giant Pacific octopus")
+    act(s, "change_statistic", LENGTH)  # seat 0's Full card turns Empty: seat 1 has none Full, which is no matter
+    assert s.discard[0] == ids(["Walrus"]) and s.reservoir[0] == ids(["Emu"])  # the Emu was not discarded
+    assert names(s.discard[1]) == ["Lion", "Tiger"]
+
+
+def test_a_last_resort_winner_in_seat_0s_reservoir_goes_back_as_it_lay():
+    # test_a_last_resort_winner_goes_back_as_it_lay_so_the_win_turns_no_empty_card_full with the seats swapped
+    for seed in range(10):
+        s = scenario(p0=dict(reservoir=["Blue whale", "Sperm whale"]),
+                     p1=dict(ready=["Lion", "Tiger"], reservoir=["Koala", "Emu"]), player=1, empty=(1, 0))
+        s.rng = new_rng(seed)
+        act(s, "declare", "Lion")
+        act(s, "declare", "Tiger")
+        act(s, "statistic", WEIGHT)
+        assert s.discard[1] == ids(["Lion"]) and s.discard[0] == []
+        assert s.player == 1 and s.challenger == cid("Tiger")
+        assert s.reservoir_size(0) == 2 and s.full(0) == 1 and s.empty[0] == 1
+
+
+def test_ability_homing_sends_the_card_back_to_its_owners_hand_in_either_seat():
+    # test_ability_homing with seat 1 challenging: the pigeon goes back to seat 0's Hand
+    for seed in range(5):
+        s = scenario(p0=dict(reservoir=["Rock dove (pigeon)", "Sea otter"]), p1=dict(ready=["Lion"], reservoir=["Koala"]),
+                     player=1)
+        s.rng = new_rng(seed)
+        act(s, "declare", "Lion")
+        act(s, "statistic", WEIGHT)
+        assert s.hand[0] == ids(["Rock dove (pigeon)"]) and s.hand[1] == []
+        assert names(s.discard[0]) == ["Sea otter"] and s.is_terminal() and list(s.returns()) == [-1.0, 1.0]
+
+
+def test_last_resort_only_when_seat_0_as_defender_has_zero_animals_anywhere_on_field():
+    # test_last_resort_only_when_defender_has_zero_animals_anywhere_on_field with seat 1 challenging: seat 0's
+    # Resting Animals defend, whatever seat 1's own rows hold
+    s = scenario(p0=dict(resting=["Sea otter"], reservoir=["Blue whale"]), p1=dict(ready=["Lion"], reservoir=["Koala"]),
+                 player=1)
+    challenge(s, "Lion", WEIGHT)
+    assert s.phase == "defender" and s.reservoir[0] == ids(["Blue whale"]) and not s.discard[0]
+    s = scenario(p0=dict(reservoir=["Blue whale"]), p1=dict(ready=["Lion"], resting=["Tiger"], reservoir=["Koala"]),
+                 player=1)
+    challenge(s, "Lion", WEIGHT)  # seat 0 has no Animal: the whale is revealed and outweighs the Lion
+    assert s.discard[1] == ids(["Lion"]) and s.reservoir[0] == ids(["Blue whale"])
+
+
+def test_a_defensive_change_needs_at_least_one_reservoir_card_of_the_defending_seat_0():
+    # test_a_defensive_change_needs_at_least_one_reservoir_card with seat 1 challenging: seat 1's own
+    # Reservoir cannot pay for seat 0's change
+    s = scenario(p0=dict(ready=["Tiger", "Sea otter"]), p1=dict(ready=["Lion"], reservoir=["Koala", "Emu"]), player=1)
+    challenge(s, "Lion", WEIGHT)
+    act(s, "defend_ready", "Tiger")
+    assert s.phase != "change" and s.discard[0] == ids(["Tiger"]) and s.resting[1] == ids(["Lion"])
+
+
+def test_player_2_unseen_starting_card_in_seat_0_may_pay_for_a_defensive_change():
+    # test_player_2_unseen_starting_card_may_pay_for_a_defensive_change with seat 0 as Player 2
+    s = scenario(p0=dict(ready=["Tiger"], reservoir=["Emu"], unseen=["Walrus"]),
+                 p1=dict(ready=["Lion"], reservoir=["Koala"]), player=1, first=1)
+    challenge(s, "Lion", WEIGHT)
+    act(s, "defend_ready", "Tiger")
+    act(s, "change_statistic", DEVELOPMENT)
+    assert s.phase == "pay" and legal(s, "pay_unseen") == [0]
+    act(s, "pay_unseen")
+    assert s.unseen[0] == [] and s.reservoir[0] == ids(["Emu"]) and s.discard[0] == ids(["Walrus"])
+    assert s.discard[1] == ids(["Lion"])
+
+
+def test_a_losing_defender_of_seat_0_goes_to_seat_0s_discard_pile():
+    # whichever Animal loses is discarded, to its owner's Discard Pile: seat 1 challenging, seat 0's Tiger loses
+    s = scenario(p0=dict(ready=["Tiger", "Sea otter"]), p1=dict(ready=["Lion"], reservoir=["Koala"]), player=1)
+    challenge(s, "Lion", WEIGHT)
+    act(s, "defend_ready", "Tiger")
+    assert s.discard[0] == ids(["Tiger"]) and s.discard[1] == [] and s.ready[0] == ids(["Sea otter"])
+
+
+def test_ability_stoop_of_a_seat_1_challenger_keeps_seat_0s_resting_animals_from_defending():
+    # test_ability_stoop (test_abilities.py) with seat 1's falcon challenging seat 0
+    s = scenario(p0=dict(ready=["Tiger"], resting=["Lion"]), p1=dict(ready=["Peregrine falcon"], reservoir=["Koala"]),
+                 player=1)
+    act(s, "declare", "Peregrine falcon")
+    act(s, "statistic", SPEED)
+    assert legal(s, "defend_resting") == [] and legal(s, "defend_ready") == [cid("Tiger")]
+
+
+def test_lose_when_no_field_animals_and_last_resort_exhausts_reservoir_seat_1_winning():
+    # test_lose_when_no_field_animals_and_last_resort_exhausts_reservoir with seat 1 challenging: the win is
+    # the challenging seat's, not seat 0's
+    s = scenario(p0=dict(reservoir=["Sea otter"]), p1=dict(ready=["Cheetah"], reservoir=["Koala"]), player=1)
+    challenge(s, "Cheetah", SPEED)
+    assert s.is_terminal() and list(s.returns()) == [-1.0, 1.0]
+    assert names(s.discard[0]).count("Sea otter") == 1
+
+
+def test_ability_early_riser_draws_one_more_card_for_its_owner_in_either_seat():
+    # test_ability_early_riser (test_abilities.py) draws for seat 0 only: seat 1's roadrunner adds to seat 1's
+    # draw, and seat 0's adds nothing to it
+    s = scenario(p1=dict(ready=["Greater roadrunner"]))
+    act(s, "lock_challengers")
+    assert s.player == 1 and len(s.hand[1]) == 3 + 1
+    other = scenario(p0=dict(ready=["Greater roadrunner"]))
+    act(other, "lock_challengers")
+    assert other.player == 1 and len(other.hand[1]) == 3
+
+
+def test_ability_pouch_allows_seat_1_two_additions():
+    # test_ability_pouch (test_abilities.py) with seat 1's kangaroo
+    s = scenario(p1=dict(resting=["Red kangaroo"], hand=["Lion", "Tiger", "Emu"]), player=1, phase="add")
+    act(s, "add_to_reservoir", "Lion")
+    assert s.phase == "add"
+    act(s, "add_to_reservoir", "Tiger")
+    assert s.phase == "play" and s.reservoir_size(1) == 2
+    other = scenario(p0=dict(resting=["Red kangaroo"]), p1=dict(hand=["Lion", "Tiger", "Emu"]), player=1, phase="add")
+    act(other, "add_to_reservoir", "Lion")
+    assert other.phase == "play" and other.reservoir_size(1) == 1
+
+
+def test_ability_blubber_store_raises_seat_1s_reservoir_limit_to_7():
+    # test_ability_blubber_store (test_abilities.py) with seat 1's whale; seat 0's whale raises only seat 0's
+    six = ["Koala", "Emu", "Walrus", "Springbok", "Sea otter", "Orca"]
+    s = scenario(p1=dict(ready=["Bowhead whale"], reservoir=six, hand=["Lion"]), player=1, phase="add")
+    act(s, "add_to_reservoir", "Lion")
+    assert s.reservoir_size(1) == 7
+    other = scenario(p0=dict(ready=["Bowhead whale"]), p1=dict(reservoir=six, hand=["Lion"]), player=1, phase="add")
+    assert legal(other, "add_to_reservoir") == []
+
+
+def test_all_six_statistics_tied_ends_seat_1s_turn_and_its_unresolved_challenger_stays_in_seat_1s_ready_row():
+    # test_all_six_statistics_exhausted_in_normal_tie_discards_challenger_and_ends_turn with seat 1 challenging
+    s = scenario(p0=dict(ready=["Lion"]), p1=dict(ready=["Lion", "Tiger"], reservoir=["Koala", "Emu"]), player=1)
+    act(s, "declare", "Lion")
+    act(s, "declare", "Tiger")
+    act(s, "statistic", SPEED)
+    act(s, "defend_ready", "Lion")
+    for stat in (WEIGHT, LENGTH, LIFESPAN, OFFSPRING, DEVELOPMENT):
+        act(s, "statistic", stat)
+    assert s.discard[1] == ids(["Lion"]) and s.player == 0
+    assert s.ready[1] == ids(["Tiger"]) and s.ready[0] == ids(["Lion"])
+
+
+def test_ability_ambush_puts_seat_1s_animal_in_seat_1s_ready_row():
+    # test_ability_ambush (test_abilities.py) with seat 1 playing the Leopard
+    s = scenario(p0=dict(ready=["Sea otter"]), p1=dict(hand=["Leopard"], reservoir=["Koala"]), player=1, phase="play")
+    act(s, "play", "Leopard")
+    assert s.ready[1] == ids(["Leopard"]) and s.resting[1] == [] and s.ready[0] == ids(["Sea otter"])
+    assert legal(s, "declare") == [cid("Leopard")]
+
+
+def test_seat_1s_reservoir_cards_stay_face_down_so_the_order_of_two_additions_makes_no_other_position():
+    # test_reservoir_cards_stay_face_down_so_the_order_of_two_additions_makes_no_other_position with seat 1 adding
+    states = []
+    for order in (["Koala", "Emu"], ["Emu", "Koala"]):
+        s = scenario(p0=dict(ready=["Tiger"]), p1=dict(ready=["Red kangaroo"], hand=["Koala", "Emu"]), player=1,
+                     phase="add")
+        for card in order:
+            act(s, "add_to_reservoir", card)
+        states.append(s)
+    assert states[0] == states[1] and states[0].to_dict() == states[1].to_dict()
