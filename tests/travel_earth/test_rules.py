@@ -935,18 +935,27 @@ def test_last_resort_winner_discards_challenger_and_returns_face_down_shuffled_i
     assert before_the_whale == {(), ("Sea otter",), ("Garden snail",), ("Garden snail", "Sea otter")}
 
 
+def _lion_and_tiger_challenge_a_bare_reservoir(reservoir: list[str], seed: int, challenger: int = 0):
+    """The challenger's Lion and Tiger declared on Weight against a defender with no field Animals and
+    ``reservoir`` (its first card Full, its second Empty), the game's generator at ``seed``: the Lion's
+    Last Resort is resolved, the Tiger waits."""
+    attack, defend = dict(ready=["Lion", "Tiger"], reservoir=["Koala", "Emu"]), dict(reservoir=reservoir)
+    p0, p1 = (attack, defend) if challenger == 0 else (defend, attack)
+    s = scenario(p0=p0, p1=p1, player=challenger, empty=(0, 1) if challenger == 0 else (1, 0))
+    s.rng = new_rng(seed)
+    act(s, "declare", "Lion")
+    act(s, "declare", "Tiger")
+    act(s, "statistic", WEIGHT)
+    return s
+
+
 def test_a_last_resort_winner_goes_back_as_it_lay_so_the_win_turns_no_empty_card_full():
     # RULES.md 11. Seat 1 has one Full and one Empty card, and either whale outweighs the Lion. The reveal
     # takes the Empty slot (RULES.md 10) and the winner goes back into it: still one Full, one Empty when
     # the group's next Challenger comes (seat 1's Refresh is a turn away). Before, it went back Full, so a
     # Last Resort win turned a card Full that only its owner's Refresh may.
     for seed in range(10):
-        s = scenario(p0=dict(ready=["Lion", "Tiger"], reservoir=["Koala", "Emu"]),
-                     p1=dict(reservoir=["Blue whale", "Sperm whale"]), empty=(0, 1))
-        s.rng = new_rng(seed)
-        act(s, "declare", "Lion")
-        act(s, "declare", "Tiger")
-        act(s, "statistic", WEIGHT)
+        s = _lion_and_tiger_challenge_a_bare_reservoir(["Blue whale", "Sperm whale"], seed)
         assert s.discard[0] == ids(["Lion"]) and s.discard[1] == []
         assert s.player == 0 and s.challenger == cid("Tiger")  # the turn goes on
         assert s.reservoir_size(1) == 2 and s.full(1) == 1 and s.empty[1] == 1
@@ -1317,12 +1326,7 @@ def test_a_card_a_last_resort_reveal_discards_takes_an_empty_slot_first():
     # and lost, it took the Empty slot, so the whale that then wins is still Full for the group's next Challenger
     koala_first = 0
     for seed in range(10):
-        s = scenario(p0=dict(ready=["Lion", "Tiger"], reservoir=["Koala", "Emu"]),
-                     p1=dict(reservoir=["Koala", "Blue whale"]), empty=(0, 1))
-        s.rng = new_rng(seed)
-        act(s, "declare", "Lion")
-        act(s, "declare", "Tiger")
-        act(s, "statistic", WEIGHT)
+        s = _lion_and_tiger_challenge_a_bare_reservoir(["Koala", "Blue whale"], seed)
         assert s.discard[0] == ids(["Lion"]) and s.challenger == cid("Tiger")
         if s.discard[1] == ids(["Koala"]):
             koala_first += 1
@@ -1389,12 +1393,7 @@ def test_a_card_leaving_seat_0s_reservoir_takes_an_empty_slot_first_when_seat_1_
 def test_a_last_resort_winner_in_seat_0s_reservoir_goes_back_as_it_lay():
     # test_a_last_resort_winner_goes_back_as_it_lay_so_the_win_turns_no_empty_card_full with the seats swapped
     for seed in range(10):
-        s = scenario(p0=dict(reservoir=["Blue whale", "Sperm whale"]),
-                     p1=dict(ready=["Lion", "Tiger"], reservoir=["Koala", "Emu"]), player=1, empty=(1, 0))
-        s.rng = new_rng(seed)
-        act(s, "declare", "Lion")
-        act(s, "declare", "Tiger")
-        act(s, "statistic", WEIGHT)
+        s = _lion_and_tiger_challenge_a_bare_reservoir(["Blue whale", "Sperm whale"], seed, challenger=1)
         assert s.discard[1] == ids(["Lion"]) and s.discard[0] == []
         assert s.player == 1 and s.challenger == cid("Tiger")
         assert s.reservoir_size(0) == 2 and s.full(0) == 1 and s.empty[0] == 1
