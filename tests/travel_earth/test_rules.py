@@ -1178,21 +1178,29 @@ def test_add_up_to_1_card_to_the_reservoir_on_each_of_your_turns():
 def test_a_card_leaving_the_reservoir_takes_an_empty_slot_first():
     # RULES.md 10. Seat 1 holds one Full and one Empty card. Paying for the first change takes the Empty
     # one, so the Full card is still there for Ink Cloud against the second Challenger, in the same turn.
-    s = scenario(p0=dict(ready=["Lion", "Tiger"], reservoir=["Koala", "Emu"]),
-                 p1=dict(ready=["Tiger", "Giant Pacific octopus"], reservoir=["Emu", "Walrus"]), empty=(0, 1))
+    _a_card_leaving_the_defenders_reservoir_takes_an_empty_slot_first(challenger=0)
+
+
+def _a_card_leaving_the_defenders_reservoir_takes_an_empty_slot_first(challenger: int) -> None:
+    c, d = challenger, 1 - challenger
+    attack = dict(ready=["Lion", "Tiger"], reservoir=["Koala", "Emu"])
+    defend = dict(ready=["Tiger", "Giant Pacific octopus"], reservoir=["Emu", "Walrus"])
+    p0, p1 = (attack, defend) if c == 0 else (defend, attack)
+    s = scenario(p0=p0, p1=p1, player=c, empty=(0, 1) if c == 0 else (1, 0))
     act(s, "declare", "Lion")
     act(s, "declare", "Tiger")
     act(s, "statistic", WEIGHT)
     act(s, "defend_ready", "Tiger")
     act(s, "change_statistic", DEVELOPMENT)  # 105 days against 109: Tiger wins
     act(s, "pay_reservoir", "Walrus")
-    assert s.reservoir_size(1) == 1 and s.full(1) == 1 and s.empty[1] == 0
-    assert s.player == 0 and s.challenger == cid("Tiger")  # the turn goes on: the test is not undone by a Refresh
+    assert s.reservoir_size(d) == 1 and s.full(d) == 1 and s.empty[d] == 0
+    assert s.empty[c] == 2, "the two Challengers turned both their seat's cards Empty, and nothing more"
+    assert s.player == c and s.challenger == cid("Tiger")  # the turn goes on: the test is not undone by a Refresh
     act(s, "statistic", WEIGHT)
     act(s, "defend_ready", "Giant Pacific octopus")
     act(s, "change_statistic", LENGTH)  # Ink Cloud turns the Full card Empty instead of discarding it
-    assert s.discard[1] == ids(["Walrus"]) and s.reservoir[1] == ids(["Emu"])  # the Emu was not discarded
-    assert names(s.discard[0]) == ["Lion", "Tiger"]
+    assert s.discard[d] == ids(["Walrus"]) and s.reservoir[d] == ids(["Emu"])  # the Emu was not discarded
+    assert names(s.discard[c]) == ["Lion", "Tiger"]
 
 
 def test_a_card_added_to_the_reservoir_is_full_at_once_so_player_1_may_win_on_their_first_turn():
@@ -1372,22 +1380,7 @@ def test_ability_blubber_store_holds_while_seat_1s_whale_is_a_declared_or_resolv
 def test_a_card_leaving_seat_0s_reservoir_takes_an_empty_slot_first_when_seat_1_challenges():
     # test_a_card_leaving_the_reservoir_takes_an_empty_slot_first with the seats swapped: the paying and the
     # Ink Cloud are the defending seat's (seat 0 here), whichever seat challenges
-    s = scenario(p0=dict(ready=["Tiger", "Giant Pacific octopus"], reservoir=["Emu", "Walrus"]),
-                 p1=dict(ready=["Lion", "Tiger"], reservoir=["Koala", "Emu"]), player=1, empty=(1, 0))
-    act(s, "declare", "Lion")
-    act(s, "declare", "Tiger")
-    act(s, "statistic", WEIGHT)
-    act(s, "defend_ready", "Tiger")
-    act(s, "change_statistic", DEVELOPMENT)  # 105 days against 109: Tiger wins
-    act(s, "pay_reservoir", "Walrus")
-    assert s.reservoir_size(0) == 1 and s.full(0) == 1 and s.empty[0] == 0
-    assert s.empty[1] == 2, "seat 1's two Challengers turned both its cards Empty, and nothing more"
-    assert s.player == 1 and s.challenger == cid("Tiger")
-    act(s, "statistic", WEIGHT)
-    act(s, "defend_ready", "Giant Pacific octopus")
-    act(s, "change_statistic", LENGTH)  # seat 0's Full card turns Empty: seat 1 has none Full, which is no matter
-    assert s.discard[0] == ids(["Walrus"]) and s.reservoir[0] == ids(["Emu"])  # the Emu was not discarded
-    assert names(s.discard[1]) == ["Lion", "Tiger"]
+    _a_card_leaving_the_defenders_reservoir_takes_an_empty_slot_first(challenger=1)
 
 
 def test_a_last_resort_winner_in_seat_0s_reservoir_goes_back_as_it_lay():
