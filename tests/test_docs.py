@@ -161,6 +161,8 @@ def heading_anchors(markdown_text: str) -> set[str]:
 def test_links_to_a_heading_name_a_heading_of_that_page():
     # README's Measured numbers points into docs/measurements.md by heading; a renamed heading breaks it quietly
     assert ROOT / "docs" / "measurements.md" in DOCS
+    # a repeated heading's anchor is numbered, as GitHub does: no page repeats one yet
+    assert heading_anchors("# Setup\n## Setup\n### Set-up, *again*") == {"setup", "setup-1", "set-up-again"}
     checked = 0
     for doc in DOCS:
         for target, anchor in re.findall(r"\]\(([^)#\s]*)#([^)\s]+)\)", doc.read_text(encoding="utf-8")):

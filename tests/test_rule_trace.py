@@ -35,6 +35,9 @@ def test_the_trace_check_finds_a_sentence_without_a_row_and_a_row_without_a_test
     assert rule_trace.row_problems("toy_v0") == [f"row {keys[0]} names test_rule_trace_self_check, which no test file defines",
                                       f"row {keys[2]} names no test (and is not marked 'heading' or 'not a rule: …')"]
     assert rule_trace.coverage_problems("toy_v0", units) == [f"unit {keys[1]} has no row: 'A player loses at 0 HP.'"]
+    # a key given two rows would trace its sentence to the second row's tests alone
+    with pytest.raises(ValueError, match=f"key {keys[0]} has two rows"):
+        rule_trace.trace_table(md + f"| `{keys[0]}` | two cards again | `test_other` |\n")
 
 
 def test_the_trace_command_names_the_games_for_an_unknown_one(capsys):

@@ -54,7 +54,8 @@ def first(kind: str, pred=lambda c: True) -> int:
 
 
 def take(s, card: int) -> int:
-    """Move ``card`` out of whatever zone holds it (so tests can put it somewhere) and return it."""
+    """Move ``card`` out of the pile, hand, drawn cards, events or compost holding it (so tests can put it
+    somewhere) and return it."""
     zones = [s.deck, s.discard] + s.hands + s.drawn + s.events
     for z in zones:
         if card in z:
@@ -65,11 +66,6 @@ def take(s, card: int) -> int:
             i = s.compost[q].index(card)
             s.compost[q].pop(i)
             s.compost_known[q].pop(i)
-            return card
-        if card in s.grid[q]:
-            i = s.grid[q].index(card)
-            s.grid[q][i] = -1
-            s.spr[q][i] = s.gro[q][i] = 0
             return card
     raise LookupError(card)
 

@@ -387,8 +387,10 @@ def test_text_view_lists_the_players_own_hand_with_cost_vp_type_habitats_and_abi
     """The hand was a list of names: a player could not read a card (or an event) before planting,
     composting or playing it. Each card of their own hand now gets a line with what is printed on it."""
     s = after_setup(2, 3)
-    random_play(s, np.random.default_rng(2), until=lambda t: any(CAT.is_event[c] for c in t.hands[0])
-                and t.rounds >= 2)
+    # a hand of every kind: the first hand with an event held no terrain, whose line went unread
+    random_play(s, np.random.default_rng(2), until=lambda t: t.rounds >= 2
+                and {CAT.earth[c]["kind"] for c in t.hands[0]} == {"flora", "terrain", "event"})
+    assert {CAT.earth[c]["kind"] for c in s.hands[0]} == {"flora", "terrain", "event"}
     text = s.render_text(0).splitlines()
     assert "  hand:" in text
     for c in s.hands[0]:
@@ -400,6 +402,8 @@ def test_text_view_lists_the_players_own_hand_with_cost_vp_type_habitats_and_abi
             assert f"{rec['sprouts']} sprout spaces" in line and f"growth {rec['growth']}" in line
         elif rec["kind"] == "event":
             assert line.startswith(f"    {rec['name']} — Event, ")
+        else:
+            assert line.startswith(f"    {rec['name']} — Terrain, cost {rec['cost']}, ")
         for h in rec["habitats"]:
             assert h.capitalize() in line
     other = s.render_text(1)

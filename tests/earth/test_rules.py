@@ -482,8 +482,8 @@ def test_planting_all_players_activate_green_abilities():
     empty_hands(s)
     green_terrain = with_ability(lambda a: a["color"] == "green" and a["gain"][0]["res"] == "soil", "terrain")
     put(s, 1, 0, green_terrain)
-    put(s, 0, 0, green_terrain + 0 if False else with_ability(
-        lambda a: a["color"] == "green" and a["gain"][0]["res"] == "soil", "terrain", skip=1))
+    put(s, 0, 0, with_ability(lambda a: a["color"] == "green" and a["gain"][0]["res"] == "soil", "terrain",
+                              skip=1))
     choose_action(s, "plant")
     act(s, "card", legal(s, "card")[0])
     random_play_until_activation(s)

@@ -49,11 +49,6 @@ def run(s, ability, cell=None, p=0):
     s._run()
 
 
-def pass_all(s):
-    while s.decision() != "action":
-        s.apply_action(A(s, "pass") if A(s, "pass") in s.legal_actions() else s.legal_actions()[0])
-
-
 def play_to_activation(s, action, p=0):
     """Choose ``action`` for seat 0 and play plainly (pass, else option A, else the first choice) through its
     rows until seat p is asked to activate the action's colour."""

@@ -152,9 +152,9 @@ def test_creature_cards_are_played_in_either_the_attacking_or_defending_lane():
 
 
 def _player_1_places(s, name: str, lane: int, discards=()) -> None:
-    """Player 1 places one card this turn (after player 0 ends, if player 0 places first); the turn ends."""
-    if s.actor == 0:
-        end(s)
+    """Player 1 places one card this turn, after player 0, who places first, ends; the turn ends."""
+    assert s.actor == 0
+    end(s)
     place(s, name, lane, discards=discards)
     end_turn(s)
 

@@ -125,22 +125,31 @@ class OffTheBoard:
 
     name = "off_the_board"
 
+    def __init__(self):
+        self.asked = []
+
     def act(self, obs, mask, rng):
+        self.asked.append(1)
         return 10**6
 
     def act_batch(self, obs, masks, rng):
+        self.asked.append(len(masks))
         return np.full(len(masks), 10**6)
 
 
 @needs_train
 @pytest.mark.parametrize("n", [1, 4])
 def test_an_opponents_illegal_move_names_the_opponent_alone_or_in_a_batch(n):
-    # in a batch (3 or more envs waiting on one policy) the message told the caller to fix its own move
+    # in a batch (3 or more envs waiting on one policy) the message told the caller to fix its own move.
+    # The learner at seat 0, which moves first: a random seat had an opponent move alone in some env's reset,
+    # and no batch was ever asked
     from training.vec_env import SelfPlayVecEnv
 
-    venv = _vec(SelfPlayVecEnv, "terralore_v0", OffTheBoard(), n=n)
+    opponent = OffTheBoard()
+    venv = _vec(SelfPlayVecEnv, "terralore_v0", opponent, n=n, learner_seat=0)
     with pytest.raises(Exception, match=r"the opponent off_the_board \(seat \d\) chose an illegal action"):
         _play(venv, 50)
+    assert opponent.asked == [n]  # alone, or all four envs in one batch
 
 
 @needs_train
