@@ -83,6 +83,22 @@ def test_replay_from_another_env_version_is_refused(toy, tmp_path):
         Replay.load(replay.save(tmp_path / "v1.json")).replay()
 
 
+def test_replay_of_an_env_this_library_has_no_version_of_is_refused_naming_the_known_envs(toy):
+    replay, _, _ = record_random_game("toy_v0", seed=1)
+    replay.env = "chess_v0"
+    with pytest.raises(ReplayError, match=r"replay of unknown env 'chess_v0'; known envs: \[.*'toy_v0'"):
+        replay.replay()
+
+
+def test_steps_of_a_replay_on_another_games_env_are_refused_naming_both(toy):
+    replay, _, _ = record_random_game("toy_v0", seed=1)
+    steps = replay.steps(ENVS["terralore_v0"].load_module().raw_env())
+    with pytest.raises(ReplayError, match="this replay is of toy_v0, and the env given to replay it on is "
+                                          "terralore_v0"):
+        next(steps)
+    assert [action for _, _, action in replay.steps()] == replay.actions  # a fresh env of its own plays it
+
+
 def test_replay_with_a_changed_action_layout_is_refused(toy):
     replay, _, _ = record_random_game("toy_v0", seed=1)
     replay.action_layout_hash = "0" * 16

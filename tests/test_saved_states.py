@@ -94,6 +94,19 @@ def test_a_state_saved_under_other_rule_options_is_refused_the_other_way_round_t
     refused(make_game("earth_v0"), state.to_dict(), "num_players=4 saved, 2 here")
 
 
+@pytest.mark.parametrize("edit, fragment", [
+    (lambda config: config.update({1: "x"}), "num_players='(absent)' saved, 2 here"),  # no JSON: read as none
+    # an option missing (no game is built from the rest to learn its old default): named as absent
+    (lambda config: config.update(num_players="x") or config.pop("fauna_side"),
+     "fauna_side='(absent)' saved, 'normal' here, num_players='x' saved, 2 here"),
+], ids=["a key that is no string", "an option missing beside one no game takes"])
+def test_a_saved_config_no_game_takes_is_refused_as_other_rule_options(edit, fragment):
+    game, state = played("earth_v0")
+    data = state.to_dict()
+    edit(data["config"])
+    refused(game, data, "the state was saved under other rule options than this earth_v0 game's: ", fragment)
+
+
 @pytest.mark.parametrize("env_name", sorted(OTHER_OPTIONS))
 def test_a_state_of_another_env_is_refused(env_name):
     _, state = played(env_name)
@@ -867,12 +880,73 @@ def test_an_earth_card_being_planted_that_its_seat_cannot_pay_for_or_does_not_ho
     (lambda s: s["queue"].insert(1, {"t": "activate", "p": 0, "colour": "black", "tn": 0, "icn": 0,
                                      "tc": False, "icc": False, "only": -1}),
      "queue[1] activates 'black' abilities with only=-1"),
+    (lambda s: s["queue"].insert(1, {"t": "activate", "p": s["queue"][0]["p"], "colour": "black", "tn": 0,
+                                     "icn": 0, "tc": False, "icc": False,
+                                     "only": s["grid"][s["queue"][0]["p"]].index(-1)}),
+     "queue[1] activates the card just planted at cell 0 of seat 1, an empty cell"),
 ])
 def test_an_earth_queue_in_an_order_play_never_leaves_it_is_refused(edit, fragment):
     game, state = earth_at(planting_rows)
     data = state.to_dict()
     edit(data["state"])
     refused(game, data, fragment)
+
+
+def setup_begun(s) -> bool:
+    """Setup's first decision: each seat's sides, setup draw and compost are all still queued."""
+    return s.phase == "setup" and all(side < 0 for side in s.island)
+
+
+def setup_drawn(s) -> bool:
+    """Setup's composts, each counting the cards its seat's island composts."""
+    return s.phase == "setup" and s.queue[0]["t"] == "setup_compost"
+
+
+def action_to_choose(s) -> bool:
+    return s.phase == "play" and s.queue == [{"t": "action", "p": s.active}]
+
+
+def _swap(i: int, j: int):
+    def edit(s):
+        s["queue"][i], s["queue"][j] = s["queue"][j], s["queue"][i]
+    return edit
+
+
+@pytest.mark.parametrize("where, edit, fragment", [
+    (setup_begun, lambda s: s["queue"].insert(1, {"t": "keep", "p": 0}),
+     "the play task 'keep' is queued during setup"),
+    (setup_begun, _swap(6, 8), "setup's tasks are not in the order setup queues them"),
+    (setup_begun, lambda s: s.__setitem__("stage", "rows"), "stage 'rows' and action -1 during setup"),
+    (setup_begun, lambda s: s["queue"].insert(1, dict(s["queue"][0])),
+     "a seat is asked twice to choose the same side"),
+    (setup_begun, lambda s: s["queue"].insert(7, dict(s["queue"][6])),
+     "a seat's setup draw or compost is queued twice"),
+    (setup_begun, lambda s: s["queue"].pop(8), "seat 1's setup draw is queued without its compost"),
+    (setup_begun, lambda s: s["queue"][8].__setitem__("left", 2),
+     "seat 1's setup compost counts the cards to compost before its island's draw"),
+    (setup_drawn, lambda s: s["queue"][0].pop("left"),
+     "setup compost has no count of the cards to compost after its island's draw"),
+    (action_to_choose, lambda s: s["queue"].insert(0, {"t": "option", "p": s["queue"][0]["p"]}),
+     "queue[0] is an option of the action's other row, with no action chosen"),
+], ids=["a play task", "out of order", "a stage of play", "a side twice", "a setup draw twice",
+        "a draw without its compost", "a count before the draw", "no count after the draw",
+        "an option before the action"])
+def test_an_earth_setup_queue_or_option_play_never_queues_is_refused(where, edit, fragment):
+    game, state = earth_at(where)
+    data = state.to_dict()
+    edit(data["state"])
+    refused(game, data, "breaks the game's invariants", fragment)
+
+
+def test_an_earth_card_being_planted_with_no_cell_left_to_plant_it_in_is_refused():
+    game, state = earth_at(lambda s: s.queue[0]["t"] == "plant_cell")
+    p, card = state.queue[0]["p"], state.queue[0]["card"]
+    data = state.to_dict()
+    grid = data["state"]["grid"][p]
+    for cell in range(16):  # cards moved from the draw pile fill the tableau, conserving every card
+        if grid[cell] < 0:
+            grid[cell] = data["state"]["deck"].pop()
+    refused(game, data, f"queue[0]: seat {p} plants card {card} with no cell to plant it in")
 
 
 def test_an_earth_action_decision_of_another_seat_than_the_active_one_is_refused():

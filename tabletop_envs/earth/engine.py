@@ -1398,8 +1398,6 @@ class EarthState(State):
             p, card = front["p"], front["card"]
             if card not in self.hands[p]:
                 raise InvariantError(f"queue[0]: seat {p} plants card {card}, which its hand does not hold")
-            if not self.game.cat.plantable_l[card]:
-                raise InvariantError(f"queue[0]: seat {p} plants card {card}, which is no flora or terrain")
             cost = self.effective_cost(p, card)
             if not self.pay_methods(p, card, cost):
                 raise InvariantError(f"queue[0]: seat {p} plants card {card}, which it cannot pay for (cost "

@@ -267,10 +267,9 @@ class TravelEarthState(State):
         self.discard: list[list[int]] = [[], []]
         for p in (0, 1):
             self._draw(p, 3)
-        # Player 2's free starting card: top of the Deck, face down, seen by nobody.
+        # Player 2's free starting card: top of the Deck, face down, seen by nobody (a deck holds 20 cards or more)
         second = 1 - first
-        if self.deck[second]:
-            self.unseen[second].append(self.deck[second].pop())
+        self.unseen[second].append(self.deck[second].pop())
         self.player = first
         self.turns = 0
         self.quiet = 0
@@ -281,9 +280,7 @@ class TravelEarthState(State):
         self._clear_challenge()
         self.queue: list[int] = []
         self.recent_challenges = []
-        self._begin_turn()
-        if self._idle():
-            self._end_turn()
+        self._begin_turn()  # never idle: Player 1 holds the 3 cards just drawn, so its Play step is asked
 
     # ------------------------------------------------------------------ protocol
     @property

@@ -235,6 +235,13 @@ def test_the_two_sides_of_card_c_are_records_2c_and_2c_plus_1(data_copy, name, k
         Catalogue(data_copy)
 
 
+def test_every_card_with_sides_has_exactly_two_numbered_from_zero(data_copy):
+    edit(data_copy / "fauna.json", "fauna", lambda f: f[2].update(card=0))  # card 0 has 3 sides, card 1 one
+    with pytest.raises(CatalogueError, match=r"fauna.json: every fauna card needs exactly 2 sides numbered 0..N-1; "
+                                             r"cards \[0, 1\] do not"):
+        Catalogue(data_copy)
+
+
 @pytest.mark.parametrize("change, problem", [
     (lambda c: c[0].update(name="   "), r"cards\[0\] has a blank name '   '; give it one"),
     (lambda c: c[1].update(name=c[0]["name"].lower() + " "),

@@ -1012,6 +1012,15 @@ def test_standings_follow_the_tiebreakers_and_equal_the_rank_returns():
     assert sorted(standings) == [-1.0, 1.0]  # a tiebreaker decides
 
 
+def test_standings_before_the_end_rank_nobody_whatever_the_tableaux_score_now():
+    from tabletop_envs.earth import scoring
+
+    s = EarthGame(num_players=2).new_initial_state(4)
+    random_play(s, until=lambda t: t.turns == 8)
+    assert scoring.tiebreak_key(s, 0) != scoring.tiebreak_key(s, 1)  # the tableaux would rank the seats now
+    assert s.standings().tolist() == [0.0, 0.0]
+
+
 def test_picture_shows_every_tableau_cards_habitats_and_all_its_lines_in_full(monkeypatch):
     """Habitats score (longest paths, habitat counts), and the picture's cards showed none of them. Every
     flora and terrain card now shows its habitats by initial (the board holds the key), with its cost, VP,

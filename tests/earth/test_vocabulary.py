@@ -853,6 +853,14 @@ def test_measure_full_flora_with_every_growth_but_an_empty_sprout_space_is_not_f
     assert scoring.measure(s, 0, "flora_full") == 1
 
 
+def test_a_placement_in_total_limited_to_a_kind_of_card_names_that_kind_in_its_text():
+    # no shipped card has one; a custom catalogue's card text must still say which cards take the pieces
+    ability = {"color": "green", "kind": "gain",
+               "gain": [{"res": "sprouts", "n": 2, "where": {"dir": "row", "filter": {"type": "tree"}, "each": False}}]}
+    assert check_ability(ability) is None
+    assert "up to 2 sprout(s) in total in this row (Tree only)" in ability_text(ability)
+
+
 def test_an_ability_kind_or_scoring_pattern_without_a_text_is_refused_not_written_as_an_empty_text():
     # run() checks that every vocabulary item has a text by writing it: an empty one would pass unnoticed
     from tabletop_envs.earth.text import score_text

@@ -600,6 +600,19 @@ def test_a_saved_play_phase_start_is_refused_where_the_wall_is_off():
                        "a Play Phase start kept though the opaque wall is off")
 
 
+def test_a_saved_play_phase_without_its_start_is_refused_where_the_wall_is_on():
+    # the wall shows the opponent as they stood when the Play Phase began: without that start it has nothing to show
+    s = make_state(hands=(["Sturdy Turtle", "Gloom Bat"], ["Pebble Mole"]))
+    refused_on_loading(s, lambda st: st.pop("play_start"), "the Play Phase began without remembering where it began")
+
+
+def test_a_saved_weakening_of_a_card_not_on_the_field_is_refused():
+    s = make_state(hands=(["Sturdy Turtle", "Gloom Bat"], ["Pebble Mole"]), attacking=(["Ember Imp"], []),
+                   opaque_wall=False)
+    refused_on_loading(s, lambda st: st["weakened"][0].update({str(cid("Gloom Bat")): 1}),
+                       "weakening on a card not on the field")
+
+
 @pytest.mark.parametrize("opaque_wall", [True, False])
 def test_a_saved_state_listing_a_known_card_twice_is_refused(opaque_wall):
     # the copy outlived the card's next sighting: "a known card left the hand unseen" a few moves on

@@ -849,8 +849,9 @@ def _zip_entries(offset: int, value: int, bits: bool = False):
     # counted as a fourth layer, it was refused as "W3 is not a file in the archive"
     (_extra_array, r"it holds Wx beside the layers W0, b0, \.\.\. of an export"),
     (_short_bias, r"layer 0 has W of shape \(32, 24\) and b of shape \(23,\)"),
+    (lambda p: np.savez(p, weights=np.zeros(3, np.float32)), r"it has no layers \(no W0\)"),
 ], ids=["truncated", "empty", "single_array", "no_bias", "misfit_layers", "patched_data", "encrypted",
-        "unknown_compression", "untokenizable_header", "extra_array", "short_bias"])
+        "unknown_compression", "untokenizable_header", "extra_array", "short_bias", "no_layer_arrays"])
 def test_a_corrupt_weights_file_is_refused_at_load_naming_it_and_the_fix(exported, damage, problem):
     import gc
     import warnings

@@ -380,6 +380,26 @@ def test_an_earth_model_plays_the_shipped_cards_under_any_folder_name_without_a_
         load_policy("earth_v0/ppo", env="earth_v0", game_config={"data_dir": str(copy)})
 
 
+def test_an_earth_model_trained_on_cards_that_cannot_be_read_here_plays_with_a_warning_naming_data_dir(tmp_path):
+    # a sidecar names the trainer's folder, a file someone else wrote: cards that are no JSON here are not
+    # the cards this env plays, so the check warns instead of failing on them
+    import json
+    import shutil
+
+    from tabletop_envs import RuleOptionsWarning
+    from tabletop_envs.earth.catalogue import DATA
+
+    cards = shutil.copytree(DATA, tmp_path / "cards")
+    (cards / "fauna.json").write_text("{not json", encoding="utf-8")
+    model = _model_copy(tmp_path, "earth_v0")
+    side = model.with_suffix(".json")
+    meta = json.loads(side.read_text(encoding="utf-8"))
+    meta["game_config"]["data_dir"] = str(cards)
+    side.write_text(json.dumps(meta), encoding="utf-8")
+    with pytest.warns(RuleOptionsWarning, match=r"data_dir='.*cards'; this env has data_dir=None"):
+        load_policy(str(model), env="earth_v0", game_config={})
+
+
 def test_a_relative_data_dir_is_read_from_the_working_folder_of_each_model_check(tmp_path, monkeypatch):
     # the check's cache of the env's options was keyed by their text: after a change of folder, "cards" still
     # named the first folder's cards, and a model met other cards without a warning

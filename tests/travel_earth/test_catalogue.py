@@ -263,6 +263,20 @@ def test_catalogue_not_json_or_missing_file(tmp_path):
         Catalogue(_write(tmp_path, "[]"))
 
 
+def test_a_preset_file_that_holds_no_object_is_refused_naming_it(tmp_path, monkeypatch):
+    from tabletop_envs.travel_earth import catalogue
+
+    path = tmp_path / "decks.json"
+    path.write_text(json.dumps([{"casual": {}}]), encoding="utf-8")
+    monkeypatch.setattr(catalogue, "DECKS_FILE", path)
+    catalogue.preset_decks.cache_clear()
+    try:
+        with pytest.raises(CatalogueError, match=r"decks\.json: expected an object of format -> preset name -> deck"):
+            catalogue.preset_decks()
+    finally:
+        catalogue.preset_decks.cache_clear()  # the shipped presets for the tests after this one
+
+
 def test_a_preset_file_with_a_format_the_game_has_not_is_refused_naming_it(tmp_path, monkeypatch):
     # build_deck looks presets up by the env's deck_format: the presets of a misspelt format were never found
     from tabletop_envs.travel_earth import catalogue

@@ -83,6 +83,7 @@ def test_same_common_name_with_another_collector_number_counts_separately():
     (deck_of(16, start=2) | {"TE-002/promo": 1}, "has no 'promo' printing"),
     ({"TE-001": 0}, "count for 'TE-001' must be a positive integer"),
     ([1, 2, 3], "deck entries must be strings"),
+    ({1: 5}, r"deck entries must be strings like 'TE-001' or 'TE-001/alternate_art', got 1"),
     (42, "a deck is a preset name"),
     ("no_such_preset", "no casual preset named 'no_such_preset'"),
 ])
@@ -211,6 +212,15 @@ def test_a_dict_deck_counting_in_numpy_integers_is_a_deck_and_records_plain_ints
     # the count as NumPy writes it: np.int64(0) from NumPy 2, 0 before
     with pytest.raises(DeckError, match="count for 'TE-001' must be a positive integer, got " + re.escape(repr(np.int64(0)))):
         TravelEarthGame(deck_format="casual", decks=[{**counts, "TE-001": np.int64(0)}, "starter"])
+
+
+def test_a_numpy_array_is_taken_as_one_seats_deck_beside_a_preset():
+    import numpy as np
+
+    listed = [f"TE-00{k}" for k in (1, 2, 3, 4, 6) for _ in range(4)]
+    game = TravelEarthGame(deck_format="casual", decks=[np.array(listed), "starter"])
+    assert sorted(game.decklists[0]) == sorted(build_deck(listed, "casual", CAT))
+    assert game.config()["decks"] == [listed, "starter"]
 
 
 def test_numpy_arrays_are_taken_where_lists_are_a_deck_the_two_decks_and_the_hand_size_table():
