@@ -13,7 +13,7 @@ from tabletop_envs.earth.catalogue import COLOURS, NUM_ISLANDS
 from tabletop_envs.earth.engine import EarthGame
 from tabletop_envs.earth.text import ability_text, card_line
 
-from .scenario import CAT, EVENT0, after_setup, flora, game, put, random_play, take
+from .scenario import CAT, EVENT0, after_setup, flora, game, put, random_play, seed_where_first, take
 
 COUNTS = [1, 2, 3, 4, 5]
 
@@ -127,6 +127,22 @@ def test_heuristic_takes_2_sprouts_or_growth_from_anothers_action_only_where_bot
         assert (s.current_player(), s.decision()) == (1, "option")
         choice = bot.act(s.observation(1), s.legal_action_mask(), np.random.default_rng(0))
         assert s.action_to_string(choice) == expected, free
+
+
+@pytest.mark.parametrize("other", [1, 0])
+def test_heuristic_takes_2_soil_from_anothers_composting_only_when_its_own_soil_is_short(other):
+    # by its own soil, whatever the active player holds: a mutant reading the active seat's soil for the other
+    # seat's choice passed every Earth test
+    from .scenario import choose_action
+
+    bot = load_policy("earth_v0/heuristic")
+    for own, active, expected in ((3, 20, "gain 2 soil"), (20, 3, "compost 2 from the deck")):
+        s = after_setup(2, seed_where_first(2, 1 - other))
+        s.soil[other], s.soil[1 - other] = own, active
+        choose_action(s, "compost")
+        assert (s.current_player(), s.decision()) == (other, "option")
+        choice = bot.act(s.observation(other), s.legal_action_mask(), np.random.default_rng(0))
+        assert s.action_to_string(choice) == expected, own
 
 
 def test_heuristic_activates_a_copy_ability_and_copies_the_first_ability_it_may_copy():
@@ -552,6 +568,20 @@ def test_every_seat_sees_each_players_public_board_in_its_relative_seat():
         assert np.flatnonzero(lay.view(obs, "bonus")).tolist() == [rel(2)]
 
 
+def test_each_seat_sees_the_active_flag_on_the_active_player_when_the_second_seat_takes_its_turn():
+    # the relative-seat test above makes the active player the first player too; here, at two seats, the turn
+    # has passed to the other seat (a mutant flagging the first player for observer 1 passed that test)
+    s = after_setup(2, 0)
+    while s.active == s.first:
+        s.apply_action(s.legal_actions()[-1])
+    lay = s.game.observation_layout
+    for p in range(2):
+        res = lay.view(s.observation(p), "resources")
+        assert res[:2, 5].tolist() == [float(q == s.active) for q in (p, 1 - p)], f"observer {p}"
+        assert np.flatnonzero(lay.view(s.observation(p), "active")).tolist() == [(s.active - p) % 2]
+        assert np.flatnonzero(lay.view(s.observation(p), "first")).tolist() == [(s.first - p) % 2]
+
+
 def test_observation_phase_reads_setup_then_play_then_over_for_every_seat():
     """The phase segment is one-hot setup, play, over; once the game is over no decision is pending,
     so no seat is marked as deciding and no decision is anyone's."""
@@ -880,47 +910,50 @@ def test_the_card_i_am_planting_is_shown_to_me_only():
     assert not lay.view(s.observation(0), "pending_card").any()
 
 
-def planting_at_its_cell(left: int):
-    """Seat 1 picked a flora card to plant (``left`` picks the plant task had) and now chooses its cell; the
-    position as it was before the pick, too."""
+def planting_at_its_cell(left: int, planter: int = 1):
+    """Seat ``planter`` picked a flora card to plant (``left`` picks the plant task had) and now chooses its cell;
+    the position as it was before the pick, too."""
     from .scenario import act, give, set_decision
 
     s = after_setup(2, 0)
     card = flora(skip=30)
-    give(s, 1, card)
-    s.soil[1] = 40
-    set_decision(s, {"t": "plant", "p": 1, "left": left})
-    s.queue.append({"t": "auto", "p": 1, "op": "draw", "n": 1})
+    give(s, planter, card)
+    s.soil[planter] = 40
+    set_decision(s, {"t": "plant", "p": planter, "left": left})
+    s.queue.append({"t": "auto", "p": planter, "op": "draw", "n": 1})
     before = [dict(task) for task in s.queue]
     act(s, "plant", card)
-    assert s.queue[0] == {"t": "plant_cell", "p": 1, "card": card}
+    assert s.queue[0] == {"t": "plant_cell", "p": planter, "card": card}
     return s, card, before
 
 
+@pytest.mark.parametrize("planter", [1, 0])
 @pytest.mark.parametrize("left", [1, 2], ids=["its_only_pick", "the_first_of_two"])
-def test_worlds_for_another_seat_put_a_planter_choosing_the_cell_back_at_choosing_the_card(left):
-    """Seat 0 sees neither seat 1's pick nor the card (the pending card is the planter's own): its worlds
-    have seat 1 still choosing which card to plant, with the picks it had, from a hand re-dealt with the
-    rest, and show seat 0 the same observation and text view. Seat 1's own worlds keep the pick."""
-    s, card, before = planting_at_its_cell(left)
+def test_worlds_for_another_seat_put_a_planter_choosing_the_cell_back_at_choosing_the_card(left, planter):
+    """The other seat sees neither the planter's pick nor the card (the pending card is the planter's own): its
+    worlds have the planter still choosing which card to plant, with the picks it had, from a hand re-dealt with
+    the rest, and show the other seat the same observation and text view. The planter's own worlds keep the pick.
+    Either seat plants: a mutant keeping the pick in seat 1's worlds of seat 0's planting passed seat 1's case."""
+    s, card, before = planting_at_its_cell(left, planter)
+    other = 1 - planter
     rng = np.random.default_rng(0)
     n = 300
     held = others_held = 0
-    others = [c for c in s.hands[1] if c != card]
+    others = [c for c in s.hands[planter] if c != card]
     for _ in range(n):
-        world = s.resample_hidden(0, rng)
+        world = s.resample_hidden(other, rng)
         world.check_invariants()
-        assert world.queue == before, "seat 1 is back at choosing the card, the rest of the turn as it was"
-        np.testing.assert_array_equal(world.observation(0), s.observation(0))
-        assert world.render_text(0) == s.render_text(0)
-        assert len(world.hands[1]) == len(s.hands[1]) and world.soil == s.soil
-        held += card in world.hands[1]
-        others_held += sum(c in world.hands[1] for c in others)
+        assert world.queue == before, "the planter is back at choosing the card, the rest of the turn as it was"
+        np.testing.assert_array_equal(world.observation(other), s.observation(other))
+        assert world.render_text(other) == s.render_text(other)
+        assert len(world.hands[planter]) == len(s.hands[planter]) and world.soil == s.soil
+        held += card in world.hands[planter]
+        others_held += sum(c in world.hands[planter] for c in others)
     chance = others_held / (n * len(others))
-    assert held / n < 3 * chance + 0.05, f"the card is in seat 1's world hand in {held}/{n}, the others {chance:.3f}"
+    assert held / n < 3 * chance + 0.05, f"the card is in the planter's world hand {held}/{n}, the others {chance:.3f}"
     for _ in range(20):
-        world = s.resample_hidden(1, rng)
-        assert world.queue[0] == s.queue[0] and card in world.hands[1]
+        world = s.resample_hidden(planter, rng)
+        assert world.queue[0] == s.queue[0] and card in world.hands[planter]
         np.testing.assert_array_equal(world.legal_action_mask(), s.legal_action_mask())
 
 
@@ -942,20 +975,23 @@ def test_worlds_for_another_seat_re_deal_the_four_cards_a_player_drew_to_keep_on
     assert len(draws) > 10 and tuple(sorted(s.drawn[p])) not in draws
 
 
-def test_worlds_for_another_seat_re_deal_the_cards_a_player_composted_from_their_hand():
-    """Compost lies face down: the cards seat 1 composted from its hand in setup are its own to know, so seat 0's
-    worlds deal them anew with the other hidden cards."""
+@pytest.mark.parametrize("observer", [0, 1])
+def test_worlds_for_another_seat_re_deal_the_cards_a_player_composted_from_their_hand(observer):
+    """Compost lies face down: the cards the other seat composted from its hand in setup are its own to know, so
+    the observer's worlds deal them anew with the other hidden cards (either observer: a mutant keeping seat 0's
+    cards in seat 1's worlds passed seat 0's case)."""
+    other = 1 - observer
     s = EarthGame(num_players=2).new_initial_state(3)
     rng = np.random.default_rng(3)
     while s.phase == "setup":
         s.apply_action(int(rng.choice(s.legal_actions())))
-    mine = [c for c, known in zip(s.compost[1], s.compost_known[1]) if known]
+    mine = [c for c, known in zip(s.compost[other], s.compost_known[other]) if known]
     assert mine
     dealt = set()
     for _ in range(20):
-        world = s.resample_hidden(0, rng)
-        np.testing.assert_array_equal(world.observation(0), s.observation(0))
-        dealt.add(tuple(c for c, known in zip(world.compost[1], world.compost_known[1]) if known))
+        world = s.resample_hidden(observer, rng)
+        np.testing.assert_array_equal(world.observation(observer), s.observation(observer))
+        dealt.add(tuple(c for c, known in zip(world.compost[other], world.compost_known[other]) if known))
     assert len(dealt) > 10 and tuple(mine) not in dealt
 
 
@@ -1079,24 +1115,27 @@ def test_worlds_do_not_tell_which_pile_a_card_another_seat_composted_from_its_ha
     """After a reshuffle a seat's hand holds cards of both draw piles; which one it composted face down is
     its secret. Worlds kept each composted card's pile, so every world told the observer that seat 1 had
     composted a card of the first pile."""
-    _seat_1_composts_a_card_of_the_first_pile_after_a_reshuffle_seen_by(0)
+    _a_seat_composts_a_card_of_the_first_pile_after_a_reshuffle_seen_by(0)
 
 
-def _seat_1_composts_a_card_of_the_first_pile_after_a_reshuffle_seen_by(observer: int) -> None:
-    s = after_setup(3, seed=1)
+def _a_seat_composts_a_card_of_the_first_pile_after_a_reshuffle_seen_by(observer: int, n: int = 3,
+                                                                       composter: int = 1) -> None:
+    s = after_setup(n, seed=1)
     s.discard, s.deck = s.discard + s.deck[30:], s.deck[:30]
     reshuffled = set(s.discard)
-    before = len(s.compost[1])  # its setup compost, from a hand that held no card of the new pile
-    assert before and all(s.compost_known[1])
-    s.draw(2 - observer, 30)  # the third seat draws the first pile out
-    s.draw(1, 2)  # two cards of the new pile in seat 1's hand, beside those of the first
-    old = next(c for c in s.hands[1] if c not in reshuffled)
-    s.compost_from_hand(1, old)
+    before = len(s.compost[composter])  # its setup compost, from a hand that held no card of the new pile
+    assert before and all(s.compost_known[composter])
+    # a seat besides these two draws the first pile out (at two seats the observer, whose hand it knows)
+    s.draw(observer if n == 2 else 3 - composter - observer, 30)
+    s.draw(composter, 2)  # two cards of the new pile in the composter's hand, beside those of the first
+    old = next(c for c in s.hands[composter] if c not in reshuffled)
+    s.compost_from_hand(composter, old)
     rng = np.random.default_rng(0)
-    composted = np.mean([s.resample_hidden(observer, rng).compost[1][-1] in reshuffled for _ in range(400)])
-    # the new pile's two cards lie in any of the places seat 1 put its cards in since: its hand, its compost
-    assert len(s.hands[1]) < 9 and abs(composted - 2 / (len(s.hands[1]) + 1)) < 0.07, composted
-    assert not any(set(s.resample_hidden(observer, rng).compost[1][:before]) & reshuffled for _ in range(100))
+    composted = np.mean([s.resample_hidden(observer, rng).compost[composter][-1] in reshuffled for _ in range(400)])
+    # the new pile's two cards lie in any of the places the composter put its cards in since: its hand, its compost
+    hand = len(s.hands[composter])
+    assert hand < 9 and abs(composted - 2 / (hand + 1)) < 0.07, composted
+    assert not any(set(s.resample_hidden(observer, rng).compost[composter][:before]) & reshuffled for _ in range(100))
 
 
 @pytest.mark.parametrize("op", ["compost_discard", "compost_draw"])
@@ -1165,6 +1204,36 @@ def test_a_finished_games_text_view_and_picture_name_the_last_round_and_turn_pla
         drawn.clear()
         draw_table(s, viewer)
         assert f"Earth · {seats} · round 2 · turn {2 * players}" in drawn
+
+
+def test_a_finished_games_picture_shows_each_seat_its_own_hand_only(monkeypatch):
+    # the hands stay hidden when the game ends (only the personal ecosystems are revealed for scoring), from either
+    # seat: a mutant showing seat 1 every panel in full once the game is over passed every fast test
+    from tabletop_envs.earth.picture import draw_table
+
+    drawn = texts_written(monkeypatch)
+    s = game(2, max_rounds=1).new_initial_state(5)
+    random_play(s)
+    assert s.is_terminal()
+    for viewer, hands in ((None, 2), (0, 1), (1, 1)):
+        drawn.clear()
+        draw_table(s, viewer)
+        assert sum(text.startswith("hand: ") for text in drawn) == hands, viewer
+
+
+@pytest.mark.parametrize("first", [0, 1])
+def test_the_picture_marks_the_first_player_token_on_whichever_seat_holds_it(first, monkeypatch):
+    # test_the_picture_draws_each_seats_counts_cards_and_marks_in_that_seats_own_panel plays a game seat 1 does
+    # not start: a mutant never marking seat 1 passed it
+    from tabletop_envs.earth.picture import draw_table
+
+    drawn = texts_written(monkeypatch)
+    s = after_setup(2, seed_where_first(2, first))
+    for viewer in (None, 0, 1):
+        drawn.clear()
+        draw_table(s, viewer)
+        marked = [q for q in range(2) if any(t.startswith(f"P{q}") and "· first player" in t for t in drawn)]
+        assert marked == [first], viewer
 
 
 def test_the_text_view_states_each_seats_counts_and_each_cells_card_sprouts_and_growth_at_its_row_and_column():
@@ -1483,21 +1552,23 @@ def test_an_ecosystem_side_is_shown_as_its_name_and_objective_without_a_vp_of_it
         assert side_line(rec, "ecosystem") == f"{rec['name']}: {rec['text']}"
 
 
-def test_worlds_for_a_seat_re_deal_the_cards_it_composted_face_down_from_the_deck():
+@pytest.mark.parametrize("seat", [0, 1])
+def test_worlds_for_a_seat_re_deal_the_cards_it_composted_face_down_from_the_deck(seat):
     """Cards composted from the top of the deck go face down unseen, even by the seat whose compost they are:
-    its own worlds deal them anew with the other hidden cards, and keep the cards it composted from its hand."""
+    its own worlds deal them anew with the other hidden cards, and keep the cards it composted from its hand
+    (either seat: a mutant keeping seat 1's unseen cards in its worlds passed seat 0's case)."""
     s = after_setup(2, 0)
-    mine = list(s.compost[0])
-    assert mine and all(s.compost_known[0])
-    s.compost_from_deck(0, 3)
-    unseen = s.compost[0][len(mine):]
+    mine = list(s.compost[seat])
+    assert mine and all(s.compost_known[seat])
+    s.compost_from_deck(seat, 3)
+    unseen = s.compost[seat][len(mine):]
     rng = np.random.default_rng(0)
     dealt = set()
     for _ in range(20):
-        world = s.resample_hidden(0, rng)
-        np.testing.assert_array_equal(world.observation(0), s.observation(0))
-        assert world.compost[0][:len(mine)] == mine and world.compost_known[0] == s.compost_known[0]
-        dealt.add(tuple(world.compost[0][len(mine):]))
+        world = s.resample_hidden(seat, rng)
+        np.testing.assert_array_equal(world.observation(seat), s.observation(seat))
+        assert world.compost[seat][:len(mine)] == mine and world.compost_known[seat] == s.compost_known[seat]
+        dealt.add(tuple(world.compost[seat][len(mine):]))
     assert len(dealt) > 10 and tuple(unseen) not in dealt
 
 
@@ -1520,6 +1591,24 @@ def test_worlds_for_a_seat_re_deal_the_others_personal_ecosystems_during_play():
     assert all(len(sides) > 15 for sides in dealt.values()), dealt
 
 
+@pytest.mark.parametrize("observer", [0, 1])
+def test_worlds_for_either_of_two_seats_re_deal_the_other_seats_personal_ecosystem_during_play(observer):
+    # the test above at two seats, from either one: a mutant leaving seat 0's real ecosystem in seat 1's worlds
+    # passed the three-seat case seen from seat 0
+    s = after_setup(2, 0)
+    other = 1 - observer
+    public = {e // 2 for e in s.public_eco}
+    rng = np.random.default_rng(0)
+    dealt = set()
+    for _ in range(30):
+        world = s.resample_hidden(observer, rng)
+        np.testing.assert_array_equal(world.observation(observer), s.observation(observer))
+        assert world.eco[observer] == s.eco[observer]
+        assert world.eco[other] // 2 not in public | {s.eco[observer] // 2}
+        dealt.add(world.eco[other])
+    assert len(dealt) > 15, dealt
+
+
 def test_worlds_for_another_seat_give_a_seat_mid_setup_compost_an_island_with_a_card_left_to_compost():
     """The seat composting its setup cards has at least one more to go: another seat's worlds re-deal its island
     among the sides with its draw number that compost more cards than it has composted, never one it has done."""
@@ -1537,6 +1626,37 @@ def test_worlds_for_another_seat_give_a_seat_mid_setup_compost_an_island_with_a_
         assert side["draw"] == 11 and world.queue[0] == {"t": "setup_compost", "p": q, "left": side["compost"] - 4}
         assert side["compost"] > 4, "a world where the seat deciding what to compost has nothing left to compost"
         np.testing.assert_array_equal(world.observation(1 - q), s.observation(1 - q))
+
+
+@pytest.mark.parametrize("observer", [0, 1])
+def test_worlds_for_the_seat_composting_first_give_the_other_seat_the_compost_number_of_its_re_dealt_island(observer):
+    """The observer composts its setup cards first; the other seat has drawn but composted nothing yet, so its
+    worlds may deal it any island with its draw number, and the compost still to come is that island's (either
+    observer: a mutant leaving seat 0 the real island's count in seat 1's worlds passed seat 0's case)."""
+    other = 1 - observer
+    # draw numbers that islands with different compost numbers share: the other seat's island has one
+    shared = {i["draw"] for i in CAT.islands if len({j["compost"] for j in CAT.islands if j["draw"] == i["draw"]}) > 1}
+
+    def composting_first(seed):
+        s = game(2).new_initial_state(seed)
+        rng = np.random.default_rng(seed)
+        while s.first == observer and not (s.queue[0]["t"] == "setup_compost" and s.queue[0]["p"] == observer):
+            s.apply_action(int(rng.choice(s.legal_actions())))
+        return s
+
+    s = next(s for s in map(composting_first, range(100))
+             if s.first == observer and CAT.islands[s.island[other]]["draw"] in shared)
+    rng = np.random.default_rng(0)
+    assert not s.compost[other] and any(task["t"] == "setup_compost" and task["p"] == other for task in s.queue)
+    counts = set()
+    for _ in range(60):
+        world = s.resample_hidden(observer, rng)
+        side = CAT.islands[world.island[other]]
+        (task,) = [task for task in world.queue if task["t"] == "setup_compost" and task["p"] == other]
+        assert side["draw"] == CAT.islands[s.island[other]]["draw"] and task["left"] == side["compost"]
+        np.testing.assert_array_equal(world.observation(observer), s.observation(observer))
+        counts.add(side["compost"])
+    assert len(counts) > 1, "islands with this draw number and other compost numbers were dealt"
 
 
 def test_option_num_players_defaults_to_2_and_seats_1_to_5_players():
@@ -1615,7 +1735,7 @@ def test_the_picture_holds_every_seats_whole_panel_at_every_player_count(n, monk
         assert 0 <= x0 and x1 <= width and 0 <= y0 and y1 <= height
 
 
-@pytest.mark.parametrize("n", [3, 4, 5])
+@pytest.mark.parametrize("n", [2, 3, 4, 5])
 def test_the_text_view_marks_only_the_viewers_own_seat_as_you(n):
     s = after_setup(n, 0)
     for viewer in range(n):
@@ -1624,10 +1744,17 @@ def test_the_text_view_marks_only_the_viewers_own_seat_as_you(n):
     assert "(you)" not in s.render_text(None)
 
 
+@pytest.mark.parametrize("observer", [0, 1])
+def test_worlds_do_not_tell_which_pile_a_card_the_other_of_two_seats_composted_from_its_hand_came_from(observer):
+    # as test_worlds_do_not_tell_which_pile_a_card_another_seat_composted_from_its_hand_came_from, at two seats
+    # and from either one (a mutant skipping the re-deal of seat 0's lot in seat 1's worlds passed seat 0's case)
+    _a_seat_composts_a_card_of_the_first_pile_after_a_reshuffle_seen_by(observer, n=2, composter=1 - observer)
+
+
 def test_worlds_do_not_tell_which_pile_a_card_a_seat_not_next_to_the_observer_composted_from_its_hand_came_from():
     # as test_worlds_do_not_tell_which_pile_a_card_another_seat_composted_from_its_hand_came_from, seen from
     # seat 2: seat 1 sits before it, not next clockwise (seat 0), and its secret is kept all the same
-    _seat_1_composts_a_card_of_the_first_pile_after_a_reshuffle_seen_by(2)
+    _a_seat_composts_a_card_of_the_first_pile_after_a_reshuffle_seen_by(2)
 
 
 @pytest.mark.parametrize("n", [3, 4, 5])

@@ -275,9 +275,13 @@ def test_setup_compost_choice_is_hidden_from_the_other_players():
     assert not np.array_equal(a.observation(p), b.observation(p))
 
 
-def test_other_players_island_and_climate_sides_stay_hidden_until_everyone_has_chosen():
-    s = game(2).new_initial_state(0)
+@pytest.mark.parametrize("first", [0, 1])
+def test_other_players_island_and_climate_sides_stay_hidden_until_everyone_has_chosen(first):
+    # hidden from either seat: a mutant showing seat 1 the other island during setup passed a game seat 1 starts
+    seed = seed_where_first(2, first)
+    s = game(2).new_initial_state(seed)
     p = s.current_player()
+    assert p == first
     other = 1 - p
     before = s.observation(other)
     card = s.offers["island"][p][0]
@@ -288,7 +292,7 @@ def test_other_players_island_and_climate_sides_stay_hidden_until_everyone_has_c
     np.testing.assert_array_equal(a.observation(other), b.observation(other))
     assert a.observation(other)[s.game.observation_layout.slices["island"]].sum() == before[
         s.game.observation_layout.slices["island"]].sum()
-    done = after_setup(2, 0)
+    done = after_setup(2, seed)
     lay = done.game.observation_layout
     assert lay.view(done.observation(other), "island")[(p - other) % 2].sum() == 1
 
@@ -344,21 +348,23 @@ def test_you_cannot_choose_action_x_applies_only_as_active_player():
 
 
 # ====================================================================== planting
-def test_planting_active_player_may_plant_up_to_2_cards_paying_the_soil_cost():
-    s = at_action(2, p=0)
+@pytest.mark.parametrize("seat", [0, 1])
+def test_planting_active_player_may_plant_up_to_2_cards_paying_the_soil_cost(seat):
+    # either seat as the active player: mutants changing this row for seat 1 only passed seat 0's case
+    s = at_action(2, p=seat)
     empty_hands(s)
     a, b, c = cheap(0), cheap(1), cheap(2)
-    give(s, 0, a, b, c)
-    s.soil[0] = 20
+    give(s, seat, a, b, c)
+    s.soil[seat] = 20
     choose_action(s, "plant")
     assert s.decision() == "plant" and set(legal(s, "plant")) == {a, b, c}
     act(s, "plant", a)
     act(s, "cell", 5)
     act(s, "plant", b)
     act(s, "cell", 6)
-    assert s.grid[0][5] == a and s.grid[0][6] == b
-    assert s.soil[0] == 20 - CAT.earth[a]["cost"] - CAT.earth[b]["cost"]
-    assert s.decision() != "plant" or s.current_player() != 0  # no third planting
+    assert s.grid[seat][5] == a and s.grid[seat][6] == b
+    assert s.soil[seat] == 20 - CAT.earth[a]["cost"] - CAT.earth[b]["cost"]
+    assert s.decision() != "plant" or s.current_player() != seat  # no third planting
 
 
 def test_planting_needs_enough_soil_for_the_cost():
@@ -398,12 +404,14 @@ def test_you_cannot_choose_action_x_allows_every_action_if_all_four_were_forbidd
     assert legal(s, "action") == [0, 1, 2, 3]
 
 
-def test_your_1st_card_can_be_placed_anywhere_later_cards_adjacent_orthogonally_or_diagonally():
-    s = at_action(2, p=0)
+@pytest.mark.parametrize("seat", [0, 1])
+def test_your_1st_card_can_be_placed_anywhere_later_cards_adjacent_orthogonally_or_diagonally(seat):
+    # either seat: mutants narrowing seat 1's cells passed seat 0's case (only seeded random games caught them)
+    s = at_action(2, p=seat)
     empty_hands(s)
     a, b = cheap(0), cheap(1)
-    give(s, 0, a, b)
-    s.soil[0] = 20
+    give(s, seat, a, b)
+    s.soil[seat] = 20
     choose_action(s, "plant")
     act(s, "plant", a)
     assert legal(s, "cell") == list(range(16))
@@ -428,22 +436,24 @@ def test_all_cards_after_your_1st_are_placed_adjacent_to_a_placed_card_never_on_
         assert legal(s, "cell") == [0, 1, 2, 3, 4, 7, 8, 9, 10, 11]
 
 
-def test_after_planting_the_active_player_draws_4_keeps_1_and_discards_the_rest():
-    s = at_action(2, p=0)
+@pytest.mark.parametrize("seat", [0, 1])
+def test_after_planting_the_active_player_draws_4_keeps_1_and_discards_the_rest(seat):
+    # either seat as the active player: mutants changing this row for seat 1 only passed seat 0's case
+    s = at_action(2, p=seat)
     empty_hands(s)
     card = cheap()
-    give(s, 0, card)
-    s.soil[0] = 20
+    give(s, seat, card)
+    s.soil[seat] = 20
     discard = len(s.discard)
     choose_action(s, "plant")
-    assert (s.decision(), s.drawn[0]) == ("plant", [])  # the planting comes first, nothing drawn yet
+    assert (s.decision(), s.drawn[seat]) == ("plant", [])  # the planting comes first, nothing drawn yet
     act(s, "plant", card)
     act(s, "cell", 0)
-    assert s.decision() == "keep" and len(s.drawn[0]) == 4
+    assert s.decision() == "keep" and len(s.drawn[seat]) == 4
     keep = legal(s, "card")
     act(s, "card", keep[1])
-    assert s.hands[0] == [keep[1]] and len(s.discard) == discard + 3 and s.drawn[0] == []
-    assert not (s.decision() == "plant" and s.current_player() == 0)  # the kept card is not planted this turn
+    assert s.hands[seat] == [keep[1]] and len(s.discard) == discard + 3 and s.drawn[seat] == []
+    assert not (s.decision() == "plant" and s.current_player() == seat)  # the kept card is not planted this turn
 
 
 def test_planting_other_players_may_plant_1_card_then_draw_1():
@@ -515,13 +525,15 @@ def random_play_until_activation(s):
 
 
 # ====================================================================== composting
-def test_composting_active_gains_5_soil_and_composts_2_from_the_draw_pile_face_down():
-    s = at_action(2, p=0)
-    soil, comp, top2 = s.soil[0], len(s.compost[0]), s.deck[-2:]
+@pytest.mark.parametrize("seat", [0, 1])
+def test_composting_active_gains_5_soil_and_composts_2_from_the_draw_pile_face_down(seat):
+    # either seat as the active player: mutants changing this row for seat 1 only passed seat 0's case
+    s = at_action(2, p=seat)
+    soil, comp, top2 = s.soil[seat], len(s.compost[seat]), s.deck[-2:]
     choose_action(s, "compost")
-    assert s.soil[0] == soil + 5
-    assert len(s.compost[0]) == comp + 2 and sorted(s.compost[0][-2:]) == sorted(top2)
-    assert s.compost_known[0][-2:] == [False, False]
+    assert s.soil[seat] == soil + 5
+    assert len(s.compost[seat]) == comp + 2 and sorted(s.compost[seat][-2:]) == sorted(top2)
+    assert s.compost_known[seat][-2:] == [False, False]
 
 
 def test_there_is_no_limit_to_the_amount_of_soil():
@@ -597,29 +609,33 @@ def sprout_flora(spaces_at_least=3, skip=0):
                  skip)
 
 
-def test_watering_active_places_up_to_6_sprouts_on_empty_sprout_spaces_then_gains_2_soil():
-    s = at_action(2, p=0)
+@pytest.mark.parametrize("seat", [0, 1])
+def test_watering_active_places_up_to_6_sprouts_on_empty_sprout_spaces_then_gains_2_soil(seat):
+    # either seat as the active player: mutants changing this row for seat 1 only passed seat 0's case
+    s = at_action(2, p=seat)
     f1, f2 = sprout_flora(4, 0), sprout_flora(4, 1)
-    put(s, 0, 0, f1)
-    put(s, 0, 1, f2)
-    soil = s.soil[0]
+    put(s, seat, 0, f1)
+    put(s, seat, 1, f2)
+    soil = s.soil[seat]
     choose_action(s, "water")
     assert s.decision() == "place" and legal(s, "cell") == [0, 1]
     for cell in (0, 0, 1, 1, 1, 0):
         act(s, "cell", cell)
-    assert s.spr[0][:2] == [3, 3] and s.soil[0] == soil + 2
+    assert s.spr[seat][:2] == [3, 3] and s.soil[seat] == soil + 2
 
 
-def test_watering_sprouts_only_on_flora_with_empty_sprout_spaces_unplaceable_sprouts_are_lost():
-    s = at_action(2, p=0)
+@pytest.mark.parametrize("seat", [0, 1])
+def test_watering_sprouts_only_on_flora_with_empty_sprout_spaces_unplaceable_sprouts_are_lost(seat):
+    # either seat as the active player: a mutant giving seat 1's flora one sprout space more passed seat 0's case
+    s = at_action(2, p=seat)
     small = flora(lambda c: c["sprouts"] == 2)
-    put(s, 0, 0, small)
+    put(s, seat, 0, small)
     choose_action(s, "water")
     act(s, "cell", 0)
     act(s, "cell", 0)
-    assert s.spr[0][0] == 2
-    assert not (s.decision() == "place" and s.current_player() == 0)  # the other 4 are lost
-    assert sum(s.spr[0]) == 2
+    assert s.spr[seat][0] == 2
+    assert not (s.decision() == "place" and s.current_player() == seat)  # the other 4 are lost
+    assert sum(s.spr[seat]) == 2
 
 
 def test_sprouts_cannot_be_saved_in_a_personal_supply():
@@ -639,16 +655,25 @@ def test_sprouts_cannot_be_saved_in_a_personal_supply():
     assert sum(s.spr[0]) == 6
 
 
-def test_watering_other_players_place_up_to_2_sprouts_or_gain_2_soil():
-    s = at_action(2, p=0)
-    put(s, 1, 4, sprout_flora(3))
+@pytest.mark.parametrize("other", [1, 0])
+def test_watering_other_players_place_up_to_2_sprouts_or_gain_2_soil(other):
+    # either seat as the other player: a mutant giving seat 0's option B 1 soil passed seat 1's case
+    s = at_action(2, p=1 - other)
+    put(s, other, 4, sprout_flora(3))
     choose_action(s, "water")
-    assert s.current_player() == 1 and s.decision() == "option"
+    assert s.current_player() == other and s.decision() == "option"
     act(s, "option", 0)
     act(s, "cell", 4)
     act(s, "cell", 4)
-    assert s.spr[1][4] == 2 and s.spr[1][4] < CAT.earth[s.grid[1][4]]["sprouts"]  # room left, but two is all
-    assert s.current_player() != 1 or legal(s, "cell") == []
+    # room left, but two is all
+    assert s.spr[other][4] == 2 and s.spr[other][4] < CAT.earth[s.grid[other][4]]["sprouts"]
+    assert s.current_player() != other or legal(s, "cell") == []
+    s = at_action(2, p=1 - other)
+    choose_action(s, "water")
+    assert s.current_player() == other and s.decision() == "option"
+    soil = s.soil[other]
+    act(s, "option", 1)
+    assert s.soil[other] == soil + 2
     s2 = at_action(3, p=0)
     choose_action(s2, "water")
     for q in (1, 2):  # every other player chooses, clockwise from the active player
@@ -846,20 +871,22 @@ def grow_flora(at_least=2, skip=0):
     return flora(lambda c: c["growth"] >= at_least and not any(a["color"] == "black" for a in c["abilities"]), skip)
 
 
-def test_growing_active_draws_4_then_places_up_to_2_growth():
-    s = at_action(2, p=0)
-    put(s, 0, 0, grow_flora(3))
+@pytest.mark.parametrize("seat", [0, 1])
+def test_growing_active_draws_4_then_places_up_to_2_growth(seat):
+    # either seat as the active player: mutants changing this row for seat 1 only passed seat 0's case
+    s = at_action(2, p=seat)
+    put(s, seat, 0, grow_flora(3))
     # neither a terrain nor a flora without growth spaces has room for growth
-    put(s, 0, 1, first("terrain", lambda c: all(a["color"] != "black" for a in c["abilities"])))
-    put(s, 0, 2, flora(lambda c: c["growth"] == 0))
-    hand = len(s.hands[0])
+    put(s, seat, 1, first("terrain", lambda c: all(a["color"] != "black" for a in c["abilities"])))
+    put(s, seat, 2, flora(lambda c: c["growth"] == 0))
+    hand = len(s.hands[seat])
     choose_action(s, "grow")
-    assert len(s.hands[0]) == hand + 4
+    assert len(s.hands[seat]) == hand + 4
     assert legal(s, "cell") == [0]
     act(s, "cell", 0)
     assert legal(s, "cell") == [0]  # room for a third growth, but two is the total
     act(s, "cell", 0)
-    assert s.gro[0][0] == 2 and s.gro[0][0] < CAT.earth[s.grid[0][0]]["growth"]
+    assert s.gro[seat][0] == 2 and s.gro[seat][0] < CAT.earth[s.grid[seat][0]]["growth"]
     assert legal(s, "cell") == [] and s.decision() != "place"
 
 
@@ -871,14 +898,24 @@ def test_there_is_no_limit_to_the_number_of_cards_in_hand():
     assert len(s.hands[0]) == n + 4
 
 
-def test_growth_is_limited_by_the_maximum_and_the_last_piece_is_a_canopy():
-    s = at_action(2, p=0)
+@pytest.mark.parametrize("seat", [0, 1])
+def test_growth_is_limited_by_the_maximum_and_the_last_piece_is_a_canopy(seat):
+    # either seat as the active player: a mutant leaving no room for seat 1's canopy on a flora of 2 or more
+    # growth passed seat 0's case
+    s = at_action(2, p=seat)
     one = grow_flora(1, 0) if CAT.earth[grow_flora(1, 0)]["growth"] == 1 else flora(lambda c: c["growth"] == 1)
-    put(s, 0, 0, one)
+    put(s, seat, 0, one)
     choose_action(s, "grow")
     act(s, "cell", 0)
-    assert s.gro[0][0] == 1
+    assert s.gro[seat][0] == 1
     assert legal(s, "cell") == []  # full: the single piece is the canopy
+    s = at_action(2, p=seat)
+    two = flora(lambda c: c["growth"] == 2)
+    put(s, seat, 0, two, growth=1)
+    choose_action(s, "grow")
+    assert legal(s, "cell") == [0]  # the trunk is there, the canopy goes on it
+    act(s, "cell", 0)
+    assert s.gro[seat][0] == 2 and legal(s, "cell") == []
     assert scoring.growth_vp(CAT, one, 1) == CAT.earth[one]["canopy"]
     tall = flora(lambda c: c["growth"] >= 3)
     assert scoring.growth_vp(CAT, tall, 2) == 2
@@ -1017,11 +1054,13 @@ def test_each_ability_only_once_per_turn_and_the_tableau_left_to_right_top_to_bo
     assert s.soil[0] == soil + 2 and (s.decision(), s.current_player()) == ("action", 1)
 
 
-def test_island_and_climate_both_before_or_both_after_the_tableau():
-    """Played out: player 0 takes Composting and activates Red with a Red island (+2 sprouts on Composting), a Red
-    climate (+2 soil) and two Red flora (+2 soil each). Each order is tried from the start of that activation: what
-    is offered after every step, and what was gained. Island then climate, both before or both after the tableau;
-    once the tableau has started the island/climate pair can no longer straddle it."""
+@pytest.mark.parametrize("seat", [0, 1])
+def test_island_and_climate_both_before_or_both_after_the_tableau(seat):
+    """Played out: either player takes Composting and activates Red with a Red island (+2 sprouts on Composting), a
+    Red climate (+2 soil) and two Red flora (+2 soil each). Each order is tried from the start of that activation:
+    what is offered after every step, and what was gained. Island then climate, both before or both after the
+    tableau; once the tableau has started the island/climate pair can no longer straddle it (a mutant letting
+    seat 1's pair straddle the tableau passed seat 0's case)."""
     island = island_where(lambda a: a["kind"] == "gain" and a["color"] == "red" and not a.get("cost"))
     climate = climate_where(lambda a: a["color"] == "red" and not a.get("cost") and not a.get("if_action"))
     assert CAT.islands[island]["abilities"][0]["gain"] == [{"res": "sprouts", "n": 2}]
@@ -1033,20 +1072,20 @@ def test_island_and_climate_both_before_or_both_after_the_tableau():
     def activate_in_order(steps):
         """Activate the slots of ``steps`` in order (a negative step -x: try slot x there, which must be refused);
         return the slots offered before each step and at the end, and the soil and sprouts gained."""
-        s = at_action(2, p=0)
+        s = at_action(2, p=seat)
         empty_hands(s)
-        quiet(s, 1)
-        put(s, 0, 0, red_a)
-        put(s, 0, 1, red_b)
-        s.island[0], s.climate[0] = island, climate
+        quiet(s, 1 - seat)
+        put(s, seat, 0, red_a)
+        put(s, seat, 1, red_b)
+        s.island[seat], s.climate[seat] = island, climate
         choose_action(s, "compost")
-        act(s, "option", 0)  # player 1 takes 2 soil
-        assert (s.decision(), s.current_player(), s.queue[0]["colour"]) == ("activate", 0, "red")
-        soil, sprouts = s.soil[0], sum(s.spr[0])
+        act(s, "option", 0)  # the other player takes 2 soil
+        assert (s.decision(), s.current_player(), s.queue[0]["colour"]) == ("activate", seat, "red")
+        soil, sprouts = s.soil[seat], sum(s.spr[seat])
         offered = []
         for step in steps:
             if step < 0:
-                assert s.decision() == "activate" and s.current_player() == 0  # refused mid-activation
+                assert s.decision() == "activate" and s.current_player() == seat  # refused mid-activation
                 with pytest.raises(IllegalActionError):
                     act(s, "activate", -step)
                 continue
@@ -1054,9 +1093,9 @@ def test_island_and_climate_both_before_or_both_after_the_tableau():
             act(s, "activate", step)
             while s.decision() == "place":  # the island's 2 sprouts
                 act(s, "cell", legal(s, "cell")[0])
-        mine = s.decision() == "activate" and s.current_player() == 0
+        mine = s.decision() == "activate" and s.current_player() == seat
         offered.append(legal(s, "activate") if mine else [])
-        return offered, s.soil[0] - soil, sum(s.spr[0]) - sprouts
+        return offered, s.soil[seat] - soil, sum(s.spr[seat]) - sprouts
 
     everything = [T0, T1, ISL, CLI]
     # both before: island, climate, then the tableau left to right
@@ -2252,26 +2291,32 @@ def test_the_bonus_stays_with_the_first_completer_when_another_completes_later_i
     assert s.is_terminal() and s.bonus == 0  # the later completer took the leaf off the first one
 
 
-def test_scoring_steps_1_to_8():
+@pytest.mark.parametrize("seat", [0, 1])
+def test_scoring_steps_1_to_8(seat):
+    # either seat, each scored on its own area: mutants changing one step for seat 1 only (another seat's
+    # sprouts, a negative event or a compost card left out, a tier lower) passed seat 0's case
     s = at_action(2, p=0)
     f = flora(lambda c: c["growth"] >= 2 and c["sprouts"] >= 2)
-    put(s, 0, 0, f, sprouts=2, growth=CAT.earth[f]["growth"])
+    put(s, seat, 0, f, sprouts=2, growth=CAT.earth[f]["growth"])
     g = flora(lambda c: c["growth"] >= 3, skip=1)
-    put(s, 0, 1, g, growth=1)
-    e = event_card(lambda c: c["vp"] != 0)
-    s.events[0].append(take(s, e))
-    s.compost[0].append(take(s, flora(lambda c: c["vp"] >= 3, skip=2)))  # step 1 leaves the compost out
-    s.compost_known[0].append(False)
-    s.leaves = [[0], [1, 0], [], []]
-    s.bonus = 0
+    put(s, seat, 1, g, growth=1)
+    e, minus = event_card(lambda c: c["vp"] > 0), event_card(lambda c: c["vp"] < 0)
+    s.events[seat] += [take(s, e), take(s, minus)]
+    s.compost[seat].append(take(s, flora(lambda c: c["vp"] >= 3, skip=2)))  # step 1 leaves the compost out
+    s.compost_known[seat].append(False)
+    while len(s.compost[seat]) < 8:
+        s.compost[seat].append(s.deck.pop())
+        s.compost_known[seat].append(False)
+    s.leaves = [[seat], [1 - seat, seat], [], []]
+    s.bonus = seat
     eco = {e["name"]: e["id"] for e in CAT.ecosystems}
     s.public_eco = [eco["Atacama"], eco["Mekong Delta"]]  # VP by count of Trees 2:5; 3 VP per 4 growth
-    s.eco[0] = eco["Lapland"]  # the second card with the Trees table
-    b = scoring.score_breakdown(s, 0)
-    isl, cli = CAT.islands[s.island[0]], CAT.climates[s.climate[0]]
+    s.eco[seat] = eco["Lapland"]  # the second card with the Trees table
+    b = scoring.score_breakdown(s, seat)
+    isl, cli = CAT.islands[s.island[seat]], CAT.climates[s.climate[seat]]
     assert b["1_base"] == isl["vp"] + cli["vp"] + CAT.earth[f]["vp"] + CAT.earth[g]["vp"]
-    assert b["2_events"] == CAT.earth[e]["vp"]
-    assert b["3_compost"] == len(s.compost[0])
+    assert b["2_events"] == CAT.earth[e]["vp"] + CAT.earth[minus]["vp"]
+    assert b["3_compost"] == len(s.compost[seat]) == 8
     assert b["4_sprouts"] == 2
     assert b["5_growth"] == CAT.earth[f]["canopy"] + 1
     assert b["6_terrain"] == 0
@@ -2279,9 +2324,9 @@ def test_scoring_steps_1_to_8():
     # personal ecosystem counts the same 2 Trees (Lapland 5), for its owner only.
     assert [CAT.earth[c]["type"] for c in (f, g)] == ["tree", "tree"] and CAT.earth[f]["growth"] == 3
     assert b["7_ecosystems"] == 5 + 3 + 5
-    assert scoring.score_breakdown(s, 0, personal=False)["7_ecosystems"] == 5 + 3
+    assert scoring.score_breakdown(s, seat, personal=False)["7_ecosystems"] == 5 + 3
     assert b["8_fauna"] == 15 + 11 + 7
-    assert scoring.final_score(s, 0) == sum(b.values())
+    assert scoring.final_score(s, seat) == sum(b.values())
 
 
 def test_ties_are_broken_by_soil_then_hand_then_growth_then_sprouts_then_compost(monkeypatch):
@@ -2342,6 +2387,11 @@ def test_vp_margin_reward_is_own_vp_minus_mean_of_the_others():
     s._game_over()
     s.scores = [50, 40, 30]
     np.testing.assert_allclose(s.returns(), [15, 0, -15])
+    # at two seats each one's margin over the other, the same for either seat (zero-sum)
+    s = at_action(2, p=0, reward="vp_margin")
+    s._game_over()
+    s.scores = [40, 50]
+    np.testing.assert_allclose(s.returns(), [-10, 10])
 
 
 def test_solo_reward_is_the_final_vp():
@@ -2490,23 +2540,25 @@ def test_island_and_climate_ability_colours_count_for_colour_objectives():
     assert all(scoring.measure(s, 0, "color", col) == 0 for col in colours)
 
 
-def test_island_and_climate_cards_also_count_for_fauna_objectives_on_card_vp_and_sets():
+@pytest.mark.parametrize("seat", [0, 1])
+def test_island_and_climate_cards_also_count_for_fauna_objectives_on_card_vp_and_sets(seat):
     # "These cards can also count for ecosystem/fauna objectives": an island and a climate worth >= 4 VP are two
-    # of the "6+ cards worth at least 4 VP", and their ability colours are elements of a Red/Blue/Yellow set
+    # of the "6+ cards worth at least 4 VP", and their ability colours are elements of a Red/Blue/Yellow set; for
+    # either seat's (a mutant leaving seat 1's island and climate out of the VP counts passed seat 0's case)
     okapi = next(f["id"] for f in CAT.fauna if f["measure"] == "vp_ge")
     need, low = CAT.fauna[okapi]["n"], CAT.fauna[okapi]["arg"]
     s = at_action(2, p=0)
     s.fauna = [okapi] + [f for f in s.fauna if f != okapi][:3]
-    s.island[0] = next(i["id"] for i in CAT.islands if i["vp"] >= low)
-    s.climate[0] = next(c["id"] for c in CAT.climates if c["vp"] >= low)
+    s.island[seat] = next(i["id"] for i in CAT.islands if i["vp"] >= low)
+    s.climate[seat] = next(c["id"] for c in CAT.climates if c["vp"] >= low)
     for cell, card in enumerate(flora(lambda c: c["vp"] >= low, skip=k) for k in range(need - 2)):
-        put(s, 0, cell, card)
+        put(s, seat, cell, card)
     choose_action(s, "water")
     end_turn(s)
-    assert s.leaves[0] == [0]
+    assert s.leaves[0] == [seat]
     # odd / even VP count the island and climate too
-    odd = sum(v % 2 for v in (CAT.islands[s.island[0]]["vp"], CAT.climates[s.climate[0]]["vp"]))
-    assert scoring.measure(s, 0, "vp_odd") == sum(CAT.earth[c]["vp"] % 2 for c in s.grid[0] if c >= 0) + odd
+    odd = sum(v % 2 for v in (CAT.islands[s.island[seat]]["vp"], CAT.climates[s.climate[seat]]["vp"]))
+    assert scoring.measure(s, seat, "vp_odd") == sum(CAT.earth[c]["vp"] % 2 for c in s.grid[seat] if c >= 0) + odd
 
     def only(colour):
         return lambda c: [a["color"] for a in c["abilities"]] == [colour]
@@ -3248,31 +3300,33 @@ def test_a_claimed_fauna_objective_cannot_be_lost_its_leaf_still_scores_when_the
     assert s.leaves[0][0] == 2 and scoring.score_breakdown(s, 2)["8_fauna"] >= 15
 
 
-def test_island_and_climate_cards_also_count_for_objectives_on_ability_colours_and_red_blue_yellow_sets():
+@pytest.mark.parametrize("seat", [0, 1])
+def test_island_and_climate_cards_also_count_for_objectives_on_ability_colours_and_red_blue_yellow_sets(seat):
     # "These cards can also count for ecosystem/fauna objectives", said of the island and of the climate: the
-    # colour of each one's abilities counts for the colour objectives and is an element of a set
+    # colour of each one's abilities counts for the colour objectives and is an element of a set; either seat's
+    # (a mutant leaving seat 1's events out of its sets passed seat 0's case)
     s = at_action(2, p=0)
-    clear_tableau(s, 0)
-    s.events[0] = []
+    clear_tableau(s, seat)
+    s.events[seat] = []
     for isl in range(len(CAT.islands)):
         for cli in range(len(CAT.climates)):
-            s.island[0], s.climate[0] = isl, cli
+            s.island[seat], s.climate[seat] = isl, cli
             shown = [a["color"] for a in CAT.islands[isl]["abilities"] + CAT.climates[cli]["abilities"]]
             for col in ("red", "blue", "yellow", "green", "multi", "black", "brown"):
-                assert scoring.measure(s, 0, "color", col) == shown.count(col)
+                assert scoring.measure(s, seat, "color", col) == shown.count(col)
     # Red from the island, Blue from the climate, Yellow, Terrain and Event from the rest: one whole set
-    s.island[0] = island_where(lambda a: a["color"] == "red")
-    s.climate[0] = climate_where(lambda a: a["color"] == "blue")
-    put(s, 0, 0, flora(colours("yellow")))
-    put(s, 0, 1, next(c["id"] for c in CAT.earth if c["kind"] == "terrain"
-                       and all(a["color"] == "brown" for a in c["abilities"])))
-    s.events[0] = [take(s, EVENT0)]
-    assert scoring.measure(s, 0, "sets_rbyte") == 1
-    s.island[0] = island_where(lambda a: a["color"] == "green")
-    assert scoring.measure(s, 0, "sets_rbyte") == 0  # no Red left
-    s.island[0] = island_where(lambda a: a["color"] == "red")
-    s.climate[0] = climate_where(lambda a: a["color"] == "red")
-    assert scoring.measure(s, 0, "sets_rbyte") == 0  # no Blue left
+    s.island[seat] = island_where(lambda a: a["color"] == "red")
+    s.climate[seat] = climate_where(lambda a: a["color"] == "blue")
+    put(s, seat, 0, flora(colours("yellow")))
+    put(s, seat, 1, next(c["id"] for c in CAT.earth if c["kind"] == "terrain"
+                          and all(a["color"] == "brown" for a in c["abilities"])))
+    s.events[seat] = [take(s, EVENT0)]
+    assert scoring.measure(s, seat, "sets_rbyte") == 1
+    s.island[seat] = island_where(lambda a: a["color"] == "green")
+    assert scoring.measure(s, seat, "sets_rbyte") == 0  # no Red left
+    s.island[seat] = island_where(lambda a: a["color"] == "red")
+    s.climate[seat] = climate_where(lambda a: a["color"] == "red")
+    assert scoring.measure(s, seat, "sets_rbyte") == 0  # no Blue left
 
 
 def test_a_climate_gives_its_player_another_ability_every_ability_of_a_climate_with_two():

@@ -28,13 +28,13 @@ from .scenario import (
 )
 
 
-def board(n=2):
-    """Seat 0's first action choice, reached by playing the setup of a game seat 0 starts; empty tableaux."""
-    s = after_setup(n, seed_where_first(n, 0))
-    assert (s.decision(), s.current_player(), s.active, s.first) == ("action", 0, 0, 0)
+def board(n=2, p=0):
+    """Seat p's first action choice, reached by playing the setup of a game seat p starts; empty tableaux."""
+    s = after_setup(n, seed_where_first(n, p))
+    assert (s.decision(), s.current_player(), s.active, s.first) == ("action", p, p, p)
     for q in range(n):
         clear_tableau(s, q)
-    quiet(s, 0)  # island and climate abilities that never trigger on their own in these tests
+    quiet(s, p)  # island and climate abilities that never trigger on their own in these tests
     return s
 
 
@@ -177,18 +177,21 @@ def test_condition_if_you_chose_the_action_this_turn_for_each_of_the_4_actions(a
         assert not s.usable(1, ab, colour)  # player 1 did not choose it
 
 
+@pytest.mark.parametrize("seat", [0, 1])
 @pytest.mark.parametrize("flt", [{"type": "tree"}, {"habitat": "cold"}, {"color": "red"}, {"kind": "terrain"}])
-def test_per_card_planted_this_turn_by_type_habitat_colour_or_kind(flt):
-    s = board()
+def test_per_card_planted_this_turn_by_type_habitat_colour_or_kind(flt, seat):
+    # either seat, each counting its own plantings: a mutant counting seat 0's for seat 1 passed seat 0's case
+    s = board(p=seat)
     cards = [c["id"] for c in CAT.earth if c["kind"] in ("flora", "terrain")]
     from tabletop_envs.earth.scoring import matches
     hits = [c for c in cards if matches(CAT, c, flt)][:2]
     miss = [c for c in cards if not matches(CAT, c, flt)][:1]
-    s.planted[0] = hits + miss  # 3 plantings incl. terrains in one turn: no short game plants these (2 per turn)
-    soil = s.soil[0]
+    s.planted[seat] = hits + miss  # 3 plantings incl. terrains in one turn: no short game plants these (2 per turn)
+    s.planted[1 - seat] = hits[:1]  # the other seat's planting this turn is not this seat's
+    soil = s.soil[seat]
     run(s, {"color": "green", "kind": "gain", "gain": [{"res": "soil", "n": 2, "per": {"what": "planted",
-                                                                                       "filter": flt}}]})
-    assert s.soil[0] == soil + 4
+                                                                                       "filter": flt}}]}, p=seat)
+    assert s.soil[seat] == soil + 4
 
 
 def test_per_card_with_a_colour_planted_this_turn_does_not_count_multicoloured_abilities():
@@ -278,21 +281,23 @@ def test_up_to_n_on_adjacent_cards_means_n_pieces_in_total():
     assert s.decision() == "action" and sum(s.gro[0]) == 3
 
 
-def test_up_to_1_on_each_card_of_a_type_in_this_row_including_this_card():
-    s = board()
+@pytest.mark.parametrize("seat", [0, 1])
+def test_up_to_1_on_each_card_of_a_type_in_this_row_including_this_card(seat):
+    # either seat: a mutant allowing seat 1 one piece more on each card passed seat 0's case
+    s = board(p=seat)
     trees = [c["id"] for c in CAT.earth if c["type"] == "tree" and c["sprouts"] >= 2]
     herb = next(c["id"] for c in CAT.earth if c["type"] == "herb" and c["sprouts"] >= 2)
-    put(s, 0, 8, trees[0])
-    put(s, 0, 9, trees[1])
-    put(s, 0, 10, herb)
+    put(s, seat, 8, trees[0])
+    put(s, seat, 9, trees[1])
+    put(s, seat, 10, herb)
     run(s, {"color": "blue", "kind": "gain",
             "gain": [{"res": "sprouts", "n": 1, "where": {"dir": "row", "filter": {"type": "tree"}, "each": True}}]},
-        cell=9)
+        cell=9, p=seat)
     assert legal(s, "cell") == [8, 9]
     act(s, "cell", 9)
     assert legal(s, "cell") == [8]  # at most 1 on each
     act(s, "cell", 8)
-    assert s.decision() == "action" and s.spr[0][8:11] == [1, 1, 0]
+    assert s.decision() == "action" and s.spr[seat][8:11] == [1, 1, 0]
 
 
 def test_an_island_climate_or_event_places_up_to_1_on_each_card_of_a_type_in_your_tableau():
@@ -315,35 +320,40 @@ def test_an_island_climate_or_event_places_up_to_1_on_each_card_of_a_type_in_you
     assert s.decision() == "action" and (s.spr[0][0], s.spr[0][9], s.spr[0][10]) == (1, 1, 0)
 
 
-def test_an_event_whose_cost_composts_cards_from_hand_is_paid_with_other_cards_than_itself(monkeypatch):
+@pytest.mark.parametrize("seat", [0, 1])
+def test_an_event_whose_cost_composts_cards_from_hand_is_paid_with_other_cards_than_itself(monkeypatch, seat):
     """The event leaves the hand when played: with only the event in hand it was playable, its payment found
     no card to compost, and its gain came for free. (No shipped event costs cards from hand; a catalogue of
-    one's own may.)"""
-    s = board()
+    one's own may.) Either seat: a mutant letting seat 1's event pay with itself passed seat 0's case."""
+    s = board(p=seat)
     e = next(c["id"] for c in CAT.earth if c["kind"] == "event" and not c["abilities"][0].get("cost"))
     # the game's own catalogue, not scenario.CAT: once other tests fill the catalogue cache (it keeps 4), a game may
     # hold another copy of the shipped files, and an edit of CAT then changed nothing it plays (failed after the fuzz)
     monkeypatch.setitem(s.game.cat.earth[e]["abilities"][0], "cost", {"hand_compost": 1})
     monkeypatch.setitem(s.game.cat.earth[e]["abilities"][0], "gain", [{"res": "soil", "n": 5}])
-    s.discard += s.hands[0]
-    s.hands[0] = []
-    give(s, 0, e)
-    assert (s.decision(), s.current_player()) == ("action", 0) and legal(s, "event") == []
+    s.discard += s.hands[seat]
+    s.hands[seat] = []
+    give(s, seat, e)
+    assert (s.decision(), s.current_player()) == ("action", seat) and legal(s, "event") == []
     other = flora()
-    give(s, 0, other)
+    give(s, seat, other)
     assert legal(s, "event") == [e - EVENT0]
-    soil, compost = s.soil[0], len(s.compost[0])
+    soil, compost = s.soil[seat], len(s.compost[seat])
     act(s, "event", e - EVENT0)
     assert s.decision() == "pay_hand" and A(s, "pass") not in s.legal_actions()
     act(s, "card", other)
-    assert (s.soil[0], len(s.compost[0]), s.hands[0], s.events[0]) == (soil + 5, compost + 1, [], [e])
-    assert s.compost[0][-1] == other and s.decision() == "action"
+    assert (s.soil[seat], len(s.compost[seat]), s.hands[seat], s.events[seat]) == (soil + 5, compost + 1, [], [e])
+    assert s.compost[seat][-1] == other and s.decision() == "action"
     s.check_invariants()
 
 
 # ------------------------------------------------------------------ cost reductions, copy, forbid, on_event
-def test_cost_reduction_by_type_or_habitat_not_below_zero():
-    s = board()
+@pytest.mark.parametrize("seat", [0, 1])
+def test_cost_reduction_by_type_or_habitat_not_below_zero(seat):
+    # either seat, each by its own area: mutants lowering seat 1's reductions or their floor passed seat 0's case
+    s = board(p=seat)
+    other_seat = 1 - seat
+    quiet(s, other_seat)
     terrain = next(c["id"] for c in CAT.earth if any(a["kind"] == "cost_reduction" and "type" in a["filter"]
                                                      for a in c["abilities"]))
     red = next(a for a in CAT.earth[terrain]["abilities"] if a["kind"] == "cost_reduction")
@@ -352,15 +362,16 @@ def test_cost_reduction_by_type_or_habitat_not_below_zero():
     pricey = next(c["id"] for c in CAT.earth if c["type"] == t and c["cost"] >= 4)
     other = next(c["id"] for c in CAT.earth if c["kind"] == "flora" and t not in CAT.types_of[c["id"]]
                  and "sunny" not in c["habitats"] and c["cost"] >= 2)
-    put(s, 0, 0, terrain)
-    assert s.effective_cost(0, cheap) == 0
-    assert s.effective_cost(0, pricey) == CAT.earth[pricey]["cost"] - red["n"]
-    assert s.effective_cost(0, other) == CAT.earth[other]["cost"]
-    s.island[0] = island_where(lambda a: a["kind"] == "cost_reduction")
-    hab = CAT.islands[s.island[0]]["abilities"][0]["filter"]["habitat"]
+    put(s, seat, 0, terrain)
+    assert s.effective_cost(seat, cheap) == 0
+    assert s.effective_cost(seat, pricey) == CAT.earth[pricey]["cost"] - red["n"]
+    assert s.effective_cost(seat, other) == CAT.earth[other]["cost"]
+    assert s.effective_cost(other_seat, pricey) == CAT.earth[pricey]["cost"], "the terrain is in the other area"
+    s.island[seat] = island_where(lambda a: a["kind"] == "cost_reduction")
+    hab = CAT.islands[s.island[seat]]["abilities"][0]["filter"]["habitat"]
     sunny = next(c["id"] for c in CAT.earth if c["kind"] == "flora" and hab in c["habitats"]
                  and t not in CAT.types_of[c["id"]] and c["cost"] >= 3)
-    assert s.effective_cost(0, sunny) == CAT.earth[sunny]["cost"] - 1
+    assert s.effective_cost(seat, sunny) == CAT.earth[sunny]["cost"] - 1
 
 
 def test_cost_reductions_stack_two_terrains_for_one_type_and_one_for_a_habitat():
@@ -460,21 +471,23 @@ def test_a_copy_may_copy_an_ability_already_activated_this_turn_and_the_original
     assert len(s.hands[0]) == hand + 2
 
 
-def test_a_copy_never_copies_the_other_ability_of_its_own_card(monkeypatch):
+@pytest.mark.parametrize("seat", [0, 1])
+def test_a_copy_never_copies_the_other_ability_of_its_own_card(monkeypatch, seat):
     # "copy another ability in your tableau": no shipped copy card has a gain beside its copy, so nothing
-    # showed that its own card's is out of reach; a catalogue of one's own may hold one
-    s = board()
+    # showed that its own card's is out of reach; a catalogue of one's own may hold one. Either seat: a mutant
+    # letting seat 1's copy reach its own card passed seat 0's case
+    s = board(p=seat)
     copier = next(c["id"] for c in CAT.earth if any(a["kind"] == "copy" for a in c["abilities"]))
     (j,) = [i for i, a in enumerate(CAT.earth[copier]["abilities"]) if a["kind"] == "copy"]
     colour = CAT.earth[copier]["abilities"][j]["color"]
     twin = {"color": colour, "kind": "gain", "gain": [{"res": "soil", "n": 3}]}
     monkeypatch.setitem(s.game.cat.earth[copier], "abilities", [CAT.earth[copier]["abilities"][j], twin])  # the game's
-    put(s, 0, 5, copier)
-    assert s.copy_targets(0, 5, colour) == []
+    put(s, seat, 5, copier)
+    assert s.copy_targets(seat, 5, colour) == []
     other = next(c["id"] for c in CAT.earth if c["kind"] == "flora" and c["id"] != copier
-                 and any(s.usable(0, a, colour) for a in c["abilities"] if a["kind"] == "gain"))
-    put(s, 0, 6, other)
-    assert s.copy_targets(0, 5, colour) and all(slot // 2 == 6 for slot in s.copy_targets(0, 5, colour))
+                 and any(s.usable(seat, a, colour) for a in c["abilities"] if a["kind"] == "gain"))
+    put(s, seat, 6, other)
+    assert s.copy_targets(seat, 5, colour) and all(slot // 2 == 6 for slot in s.copy_targets(seat, 5, colour))
 
 
 def test_a_copy_copies_only_an_ability_whose_cost_can_be_paid_now():
@@ -505,12 +518,14 @@ def test_copy_never_copies_the_island_or_climate_or_another_copy():
     assert not s.slot_usable(0, 0, colour)
 
 
-def test_cannot_choose_action_x_as_active_player():
-    s = board()
+@pytest.mark.parametrize("seat", [0, 1])
+def test_cannot_choose_action_x_as_active_player(seat):
+    # either seat: a mutant dropping seat 1's forbidden action passed seat 0's case
+    s = board(p=seat)
     assert legal(s, "action") == [0, 1, 2, 3]
-    put(s, 0, 0, next(c["id"] for c in CAT.earth if any(a["kind"] == "forbid_action" and a["action"] == "water"
+    put(s, seat, 0, next(c["id"] for c in CAT.earth if any(a["kind"] == "forbid_action" and a["action"] == "water"
                                                          for a in c["abilities"])))
-    assert (s.decision(), s.current_player()) == ("action", 0)
+    assert (s.decision(), s.current_player()) == ("action", seat)
     assert legal(s, "action") == [i for i, name in enumerate(ACTIONS) if name != "water"]
     with pytest.raises(IllegalActionError):
         choose_action(s, "water")
@@ -518,19 +533,21 @@ def test_cannot_choose_action_x_as_active_player():
     assert s.action == ACTIONS.index("grow")
 
 
-def test_whenever_you_play_an_event_gain():
-    s = board()
-    s.island[0] = island_where(lambda a: a["kind"] == "on_event" and a["gain"][0]["res"] == "draw")
+@pytest.mark.parametrize("seat", [0, 1])
+def test_whenever_you_play_an_event_gain(seat):
+    # either seat: a mutant skipping seat 1's trigger passed seat 0's case (only seeded random games caught it)
+    s = board(p=seat)
+    s.island[seat] = island_where(lambda a: a["kind"] == "on_event" and a["gain"][0]["res"] == "draw")
     e = next(c["id"] for c in CAT.earth if c["kind"] == "event" and not c["abilities"][0].get("cost")
              and c["abilities"][0]["gain"][0]["res"] == "soil")
-    give(s, 0, e)
-    hand, top, soil = list(s.hands[0]), s.deck[-1], s.soil[0]
-    assert (s.decision(), s.current_player()) == ("action", 0) and e - EVENT0 in legal(s, "event")
+    give(s, seat, e)
+    hand, top, soil = list(s.hands[seat]), s.deck[-1], s.soil[seat]
+    assert (s.decision(), s.current_player()) == ("action", seat) and e - EVENT0 in legal(s, "event")
     act(s, "event", e - EVENT0)
     # the event left the hand, the brown trigger drew the top card of the deck, the event gave its soil
-    assert sorted(s.hands[0]) == sorted([c for c in hand if c != e] + [top])
-    assert s.soil[0] == soil + CAT.earth[e]["abilities"][0]["gain"][0]["n"]
-    assert s.events[0] == [e] and (s.decision(), s.current_player()) == ("action", 0)
+    assert sorted(s.hands[seat]) == sorted([c for c in hand if c != e] + [top])
+    assert s.soil[seat] == soil + CAT.earth[e]["abilities"][0]["gain"][0]["n"]
+    assert s.events[seat] == [e] and (s.decision(), s.current_player()) == ("action", seat)
     s.check_invariants()
 
 
@@ -676,15 +693,17 @@ def test_score_per_resource():
     assert scoring.terrain_vp(s, 0, 0, terrain_with("per_resource", res="soil", per=3, vp=2)) == 6
 
 
-def test_score_habitat_in_any_one_players_area_uses_the_highest_count():
+@pytest.mark.parametrize("seat", [0, 1])
+def test_score_habitat_in_any_one_players_area_uses_the_highest_count(seat):
+    # either seat scoring on the other's area: a mutant reading only seat 1's own area passed seat 0's case
     s = board()
     cold = [c["id"] for c in CAT.earth if c["kind"] == "flora" and "cold" in c["habitats"]]
     for i in range(5):
-        put(s, 1, i, cold[i])
-    put(s, 0, 0, cold[5])
+        put(s, 1 - seat, i, cold[i])
+    put(s, seat, 0, cold[5])
     best = max(scoring.measure(s, q, "habitat", "cold") for q in range(2))
-    assert best >= 5
-    assert scoring.terrain_vp(s, 0, 0, terrain_with("any_player", habitat="cold", vp=2)) == 2 * best
+    assert best >= 5 and scoring.measure(s, seat, "habitat", "cold") < best
+    assert scoring.terrain_vp(s, seat, 0, terrain_with("any_player", habitat="cold", vp=2)) == 2 * best
 
 
 def test_score_habitat_in_any_one_players_area_counts_the_own_area_and_the_island_and_climate():
@@ -718,38 +737,40 @@ def alt_card(res):
                                                   for a in c["abilities"]))
 
 
-def plant_board(card, soil, *extra, prep=lambda s: None):
-    """Seat 0 holds only ``card`` (and ``extra``) and ``soil`` soil, then chooses Planting."""
-    s = board()
-    s.hands[0] = []
-    give(s, 0, card, *extra)
-    s.soil[0] = soil
+def plant_board(card, soil, *extra, prep=lambda s: None, seat=0):
+    """Seat ``seat`` holds only ``card`` (and ``extra``) and ``soil`` soil, then chooses Planting."""
+    s = board(p=seat)
+    s.hands[seat] = []
+    give(s, seat, card, *extra)
+    s.soil[seat] = soil
     prep(s)
     choose_action(s, "plant")
     return s
 
 
-def test_alt_cost_card_is_plantable_without_soil_when_the_other_resource_covers_it():
+@pytest.mark.parametrize("seat", [0, 1])
+def test_alt_cost_card_is_plantable_without_soil_when_the_other_resource_covers_it(seat):
+    # either seat: a mutant letting seat 1's card compost itself to pay for itself passed seat 0's case
     card = alt_card("hand_compost")
     cost = CAT.earth[card]["cost"]
-    s = plant_board(card, 0)
+    s = plant_board(card, 0, seat=seat)
     # nothing else in hand to compost: no card to plant (whether or not the seat is asked), nothing planted
-    assert s.current_player() == 0 and legal(s, "plant") == []
+    assert s.current_player() == seat and legal(s, "plant") == []
     while s.decision() != "action":
         s.apply_action(A(s, "pass") if A(s, "pass") in s.legal_actions() else s.legal_actions()[0])
-    assert card not in s.grid[0] and card in s.hands[0]
+    assert card not in s.grid[seat] and card in s.hands[seat]
     extra = [c for c in board().deck if CAT.cost[c] > 0 and CAT.earth[c]["kind"] != "event"][:cost]
     # one card short: the card being planted is not one of the cards that pay for it
-    s = plant_board(card, 0, *extra[:-1])
+    s = plant_board(card, 0, *extra[:-1], seat=seat)
     assert legal(s, "plant") == []
-    s = plant_board(card, 0, *extra)
-    assert (s.decision(), s.current_player()) == ("plant", 0) and legal(s, "plant") == [card]
+    s = plant_board(card, 0, *extra, seat=seat)
+    assert (s.decision(), s.current_player()) == ("plant", seat) and legal(s, "plant") == [card]
     act(s, "plant", card)
     act(s, "cell", 0)
     assert s.decision() == "pay_hand" and A(s, "pass") not in s.legal_actions()
     for c in extra:
         act(s, "card", c)
-    assert s.grid[0][0] == card and s.soil[0] == 0 and s.compost[0][-cost:] == extra
+    assert s.grid[seat][0] == card and s.soil[seat] == 0 and s.compost[seat][-cost:] == extra
 
 
 def test_a_cost_reduction_lowers_the_alternative_cost_too():
@@ -812,23 +833,25 @@ def test_a_card_whose_cost_is_reduced_to_0_is_planted_for_free_without_a_choice_
 
 
 @pytest.mark.parametrize("res", ["sprouts", "growth"])
-def test_alt_cost_with_sprouts_or_growth_offers_the_choice_when_soil_also_covers_it(res):
+@pytest.mark.parametrize("seat", [0, 1])
+def test_alt_cost_with_sprouts_or_growth_offers_the_choice_when_soil_also_covers_it(res, seat):
+    # either seat: a mutant taking one soil less from seat 1 paying soil passed seat 0's case
     card = alt_card(res)
     cost = CAT.earth[card]["cost"]
     f = roomy()
-    s = plant_board(card, 10, prep=lambda s: put(s, 0, 5, f, sprouts=cost if res == "sprouts" else 0,
-                                                 growth=cost if res == "growth" else 0))
-    assert (s.decision(), s.current_player()) == ("plant", 0) and legal(s, "plant") == [card]
+    s = plant_board(card, 10, prep=lambda s: put(s, seat, 5, f, sprouts=cost if res == "sprouts" else 0,
+                                                 growth=cost if res == "growth" else 0), seat=seat)
+    assert (s.decision(), s.current_player()) == ("plant", seat) and legal(s, "plant") == [card]
     act(s, "plant", card)
     act(s, "cell", 0)
     assert s.decision() == "pay_method" and legal(s, "option") == [0, 1]
     t = s.clone()
     act(t, "option", 0)  # pay soil
-    assert t.soil[0] == 10 - cost
+    assert t.soil[seat] == 10 - cost
     act(s, "option", 1)  # pay with the other resource, piece by piece
     for _ in range(cost):
         act(s, "cell", 5)
-    assert s.soil[0] == 10 and (s.spr[0][5] if res == "sprouts" else s.gro[0][5]) == 0
+    assert s.soil[seat] == 10 and (s.spr[seat][5] if res == "sprouts" else s.gro[seat][5]) == 0
 
 
 def test_measure_full_flora_needs_every_space_filled():
