@@ -283,6 +283,31 @@ def test_rllib_throughputs_sb3_rows_count_the_decisions_played(monkeypatch):
     assert out["collect"]["steps_per_s"] > 0 and out["learn"]["steps_per_s"] > 0 and played
 
 
+def test_rllib_throughputs_sb3_rows_are_named_by_their_env_count_and_are_timed_without_ray(monkeypatch):
+    # each --sb3-envs size gives a collect and a learn row of its own; SB3 alone does not look for Ray
+    pytest.importorskip("torch")
+    import training.rllib_train
+    from benchmarks import rllib_throughput
+
+    timed = []
+
+    def sb3(env_name, env_kwargs, hiddens, n_envs, n_steps, seconds, repeats):
+        timed.append((env_name, hiddens, n_envs, n_steps, seconds, repeats))
+        return {"collect": {"steps_per_s": 10.0 * n_envs, "runs": [1.0]},
+                "learn": {"steps_per_s": n_envs, "runs": [2.0]}}
+
+    monkeypatch.setattr(rllib_throughput, "sb3", sb3)
+    monkeypatch.setattr(training.rllib_train, "require_ray", lambda: pytest.fail("Ray was looked for"))
+    report = rllib_throughput.main(["--env", "travel_earth_v0", "--only", "sb3", "--sb3-envs", "2", "5",
+                                    "--sb3-steps", "64", "--hiddens", "8", "--seconds", "0.5", "--repeats", "3"])
+    assert timed == [("travel_earth_v0", [8], 2, 64, 0.5, 3), ("travel_earth_v0", [8], 5, 64, 0.5, 3)]
+    collect, learn = {"steps_per_s": 10.0, "runs": [1.0]}, {"steps_per_s": 1, "runs": [2.0]}
+    assert report["results"] == {
+        "sb3 collect (2 envs)": {**collect, "steps_per_s": 20.0}, "sb3 learn (2 envs)": {**learn, "steps_per_s": 2},
+        "sb3 collect (5 envs)": {**collect, "steps_per_s": 50.0}, "sb3 learn (5 envs)": {**learn, "steps_per_s": 5}}
+    assert report["sb3_settings"] == {"n_steps": 64, "hiddens": [8], "batch_size": 256, "n_epochs": 4}
+
+
 def test_aec_throughput_times_in_rounds_and_takes_the_median_of_each_rounds_ratio(monkeypatch):
     # a slow spell hits one round of every env alike: the per-round ratio cancels it, a ratio of the
     # two medians (windows of one env run back to back, then the next env's) does not

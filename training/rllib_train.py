@@ -667,9 +667,10 @@ def set_aside_progress_after(progress: Path, done: int, log=print) -> None:
     not hold two rows for one iteration."""
     if not progress.is_file():
         return
+    text = progress.read_text(encoding="utf-8")
     kept: list[str] = []
     after: list[str] = []
-    for line in progress.read_text(encoding="utf-8").splitlines():
+    for line in text.splitlines():
         try:
             iteration = json.loads(line).get("iteration")
         except (ValueError, AttributeError):
@@ -684,6 +685,9 @@ def set_aside_progress_after(progress: Path, done: int, log=print) -> None:
         write_text_whole(aside, "".join(line + "\n" for line in after))
         write_text_whole(progress, "".join(line + "\n" for line in kept))
         log(f"{progress.name} held {len(after)} rows of iterations after the checkpoint's {done}: moved to {aside.name}")
+    elif text and not text.endswith("\n"):
+        # a row cut short by a crash: the resumed run's first row must start a line of its own, not end that one
+        write_text_whole(progress, text + "\n")
 
 
 def _steps_at(run_dir: Path, iteration: int) -> int:

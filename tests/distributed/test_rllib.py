@@ -769,6 +769,7 @@ def test_checkpoint_export_refuses_a_recipe_whose_game_differs_from_the_run(terr
         export_checkpoint(other, run_dir / "checkpoint_00003", tmp_path / "mislabelled")
     assert not (tmp_path / "mislabelled.json").exists()
 
+
 def test_eval_deterministic_false_ships_an_export_that_samples_as_the_sb3_recipes_key_does(terralore_run, tmp_path):
     # RLlib exports always said "act": "argmax"; the SB3 recipe's eval.deterministic chooses
     from tabletop_envs import load_policy
@@ -876,6 +877,7 @@ def test_resume_refuses_a_recipe_whose_game_differs_from_the_run(terralore_run, 
         train(other, log=lambda *_: None, resume=run_dir / "checkpoint_00003")
     assert not (tmp_path / "other").exists()
 
+
 def _files(folder):
     return {str(p.relative_to(folder)): (p.stat().st_size, p.stat().st_mtime_ns) for p in folder.rglob("*")}
 
@@ -955,6 +957,27 @@ def test_resume_refuses_a_checkpoint_whose_network_differs_only_in_its_activatio
     shared = _module_checkpoint(tmp_path / "shared", *sizes, {"fcnet_hiddens": [32], "vf_share_layers": True})
     with pytest.raises(ConfigError, match=r"with vf_share_layers=true, .* --set model.vf_share_layers=true "):
         check_checkpoint_network(cfg, shared)
+
+
+def test_resume_refuses_a_checkpoint_whose_module_main_is_no_network_of_this_trainer(tmp_path):
+    # a module built for a plain observation vector (not this trainer's dict of vector and mask) failed as a
+    # TypeError traceback
+    import pickle
+
+    import gymnasium as gym
+
+    from training.rllib_train import check_checkpoint_network, load_rllib_config
+
+    checkpoint = _module_checkpoint(tmp_path / "checkpoint_00001", 7, 3, {"fcnet_hiddens": [32]})
+    (state,) = checkpoint.rglob("class_and_ctor_args.pkl")
+    with open(state, "rb") as f:
+        saved = pickle.load(f)
+    saved["ctor_args_and_kwargs"][1]["observation_space"] = gym.spaces.Box(0.0, 1.0, (7,))
+    state.write_bytes(pickle.dumps(saved))
+    cfg = load_rllib_config(data={**TINY, "env": "toy_v0", "output": {"dir": str(tmp_path / "out")}})
+    with pytest.raises(ConfigError, match=r"checkpoint_00001: module 'main' is not a network of this trainer; pass a "
+                                          r"checkpoint_<iteration> folder of a training.rllib_train run"):
+        check_checkpoint_network(cfg, checkpoint)
 
 
 def test_frozen_selfplay_resumed_from_a_shared_run_starts_its_opponent_from_the_resumed_main(terralore_run, tmp_path):
@@ -1059,6 +1082,28 @@ def test_throughput_benchmark_prints_and_writes_its_report(tmp_path, capsys):
     report = main(["--env", "toy_v0", "--only", "adapter", "--seconds", "0.05", "--repeats", "1", "--json", str(out)])
     assert json.loads(out.read_text(encoding="utf-8"))["results"]["adapter, random"]["steps_per_s"] > 0
     assert "load average before/after" in capsys.readouterr().out and report["machine"]["load_average"]
+
+
+def test_throughput_benchmarks_rllib_rows_count_the_env_steps_sampled_in_the_driver_on_a_runner_and_in_training(
+        local_ray, monkeypatch):
+    # its Ray here is this module's (the benchmark starts one of its own), which it shuts down at its end
+    import training.rllib_train as rt
+    from benchmarks.rllib_throughput import main
+
+    if "terralore_v0" not in GAMES:
+        pytest.skip("Terralore is not in this checkout")  # a remote runner cannot build the tests' toy game
+    started, stopped = [], []
+    monkeypatch.setattr(rt, "start_ray", lambda cfg, address: started.append(cfg.env_runners.num_env_runners))
+    monkeypatch.setattr(ray, "shutdown", lambda: stopped.append(True))
+    report = main(["--env", "terralore_v0", "--only", "rllib", "--seconds", "0.05", "--repeats", "1",
+                   "--rllib-envs", "2", "--rllib-batch", "256", "--hiddens", "8"])
+    results = report["results"]
+    assert sorted(results) == ["rllib sample (1 runner, 2 envs)", "rllib sample (driver, 2 envs)",
+                               "rllib train (1 runner, 2 envs)"]
+    assert all(row["steps_per_s"] > 0 and len(row["runs"]) == 1 for row in results.values()), results
+    assert report["rllib_settings"] == {"train_batch_size_per_learner": 256, "hiddens": [8], "ray": ray.__version__,
+                                        "num_epochs": 4, "minibatch_size": 256}
+    assert started == [0] and stopped == [True]
 
 
 def test_where_illegal_actions_must_stop_the_run_a_failed_env_runner_is_not_restarted(tmp_path):
@@ -1497,6 +1542,26 @@ def test_the_local_ray_a_run_started_is_shut_down_at_its_end_also_on_error(tmp_p
         assert calls == ["stop", "shutdown"], failure  # the algorithm's actors first, then their Ray
 
 
+def test_a_run_whose_algorithm_cannot_be_built_reports_the_builds_own_error_and_still_shuts_its_ray_down(
+        tmp_path, monkeypatch):
+    # there is no algorithm to stop then: stopping one anyway would replace the build's error with an AttributeError
+    calls = []
+    monkeypatch.setattr(ray, "is_initialized", lambda: False)  # as from the command line (no Ray of a test)
+    monkeypatch.setattr(ray, "shutdown", lambda: calls.append("shutdown"))
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    rt = _fake_training(monkeypatch, calls)
+
+    class Unbuildable:
+        def build_algo(self):
+            raise RuntimeError("no env runner could be placed")
+
+    monkeypatch.setattr(rt, "build_algo_config", lambda cfg, seed=None: Unbuildable())
+    cfg = rt.load_rllib_config(data={**TINY, "env": "toy_v0", "iterations": 1, "output": {"dir": str(tmp_path)}})
+    with pytest.raises(RuntimeError, match="no env runner could be placed"):
+        rt.train(cfg, log=lambda line: None)
+    assert calls == ["shutdown"]
+
+
 def test_a_run_resumed_in_place_moves_the_progress_rows_after_its_checkpoint_aside(terralore_run, tmp_path):
     # a run that stopped after iteration 3 with its last checkpoint at 2: the resumed run wrote a second row for
     # iteration 3 into progress.jsonl
@@ -1516,6 +1581,23 @@ def test_a_run_resumed_in_place_moves_the_progress_rows_after_its_checkpoint_asi
     assert [r["iteration"] for r in rows] == [1, 2, 3] and rows[:2] == [json.loads(line) for line in first[:2]]
     assert (folder / "progress.after-2.jsonl").read_text(encoding="utf-8").splitlines() == first[2:]
     assert any("moved to progress.after-2.jsonl" in line for line in said)
+
+
+def test_a_run_resumed_in_place_after_a_crash_cut_its_last_progress_row_short_writes_rows_that_can_be_read(
+        terralore_run, tmp_path, monkeypatch):
+    # found by a coverage audit: the resumed run's first row ended the cut-short line, where no reader finds it
+    import shutil
+    from dataclasses import replace
+
+    cfg, run_dir, _ = terralore_run
+    folder = tmp_path / "run"
+    shutil.copytree(run_dir, folder, ignore=shutil.ignore_patterns("run.lock"))
+    rows = "".join(json.dumps({"iteration": i, "env_steps_sampled": 100 * i}) + "\n" for i in (1, 2, 3))
+    (folder / "progress.jsonl").write_text(rows + '{"iteration": 4, "env_st', encoding="utf-8")  # the fake's counts
+    rt = _fake_training(monkeypatch, [])
+    rt.train(replace(cfg, iterations=5, output=replace(cfg.output, dir=str(folder), export=False)),
+             log=lambda line: None, resume=folder / "checkpoint_00003")
+    assert [rt._steps_at(folder, i) for i in (3, 4, 5)] == [300, 400, 500]
 
 
 @pytest.mark.parametrize("flag", ["--export-checkpoint", "--resume"])
@@ -1612,6 +1694,17 @@ def test_the_command_line_passes_its_address_and_its_own_arguments_as_the_sideca
     rt.main([*recipe, "--export-checkpoint", str(tmp_path / "c")])
     assert seen["export"] == "python -m training.rllib_train " + shlex.join(
         [*recipe, "--export-checkpoint", str(tmp_path / "c")])
+
+
+def test_exporting_a_folder_without_module_main_says_which_folder_is_missing_and_writes_nothing(tmp_path):
+    from training.rllib_train import export_checkpoint, load_rllib_config
+
+    cfg = load_rllib_config(data={**TINY, "env": "toy_v0", "output": {"dir": str(tmp_path / "out")}})
+    (tmp_path / "checkpoint_00001").mkdir()
+    with pytest.raises(FileNotFoundError, match=r"checkpoint_00001 is not an RLlib checkpoint of this trainer: "
+                                                r".*learner_group/learner/rl_module/main is missing"):
+        export_checkpoint(cfg, tmp_path / "checkpoint_00001", tmp_path / "m")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["checkpoint_00001"]
 
 
 def test_a_checkpoint_exported_without_an_out_stem_lands_beside_it_not_over_the_runs_own_export(terralore_run,

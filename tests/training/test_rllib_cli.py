@@ -110,6 +110,42 @@ def test_progress_rows_after_a_resumed_checkpoint_go_to_a_file_of_their_own_each
                                                        "progress.jsonl"]
 
 
+def test_rllib_progress_rows_that_name_no_iteration_stay_and_a_missing_progress_file_stays_missing(tmp_path):
+    # a row cut short by a crash, or a line that is no row, names no iteration: it stays (readers skip it) while the
+    # rows after the checkpoint still move; a folder whose progress.jsonl is gone resumes in place without one
+    import json
+
+    from training.rllib_train import set_aside_progress_after
+
+    progress = tmp_path / "progress.jsonl"
+    said = []
+    set_aside_progress_after(progress, 2, said.append)
+    assert list(tmp_path.iterdir()) == [] and said == []
+    rows = [json.dumps({"iteration": 1}), json.dumps({"iteration": 2}), "[3]", json.dumps({"iteration": 3}),
+            '{"iteration": 4, "env_st']
+    progress.write_text("\n".join(rows), encoding="utf-8")
+    set_aside_progress_after(progress, 2, said.append)
+    assert progress.read_text(encoding="utf-8").splitlines() == rows[:3] + rows[4:]
+    assert (tmp_path / "progress.after-2.jsonl").read_text(encoding="utf-8").splitlines() == [rows[3]]
+
+
+def test_rllib_a_cut_short_last_progress_row_with_nothing_after_the_checkpoint_ends_its_line(tmp_path):
+    # found by a coverage audit: nothing moved, so the file was left as it was, and the resumed run's first row,
+    # appended, ended the cut-short line, where no reader finds it (--export-checkpoint recorded 0 env steps)
+    import json
+
+    from training.rllib_train import _steps_at, set_aside_progress_after
+
+    progress = tmp_path / "progress.jsonl"
+    progress.write_text(json.dumps({"iteration": 1, "env_steps_sampled": 100}) + '\n{"iteration": 2, "env_st',
+                        encoding="utf-8")
+    set_aside_progress_after(progress, 1, lambda line: None)
+    with open(progress, "a", encoding="utf-8") as f:  # as the resumed run writes its rows
+        f.write(json.dumps({"iteration": 2, "env_steps_sampled": 200}) + "\n")
+    assert (_steps_at(tmp_path, 1), _steps_at(tmp_path, 2)) == (100, 200)
+    assert not list(tmp_path.glob("progress.after-*"))
+
+
 def _checkpoint_with_env_config(folder, env_config):
     """A checkpoint folder holding only what check_checkpoint_game reads without a run.json: the algorithm's
     config (RLlib's class_and_ctor_args.pkl), whose env_config is what the trainer passed the envs."""
@@ -140,6 +176,23 @@ def test_rllib_a_checkpoint_without_its_run_json_is_judged_by_its_game_options_n
     with pytest.raises(ConfigError, match=r"was trained with game_config \{\} of terralore_v0 \(its own env config"):
         check_checkpoint_game(load_rllib_config(data={**recipe, **out, "env_kwargs": {
             **recipe.get("env_kwargs", {}), "decks": ["tidal_fortress", "ember_rush"]}}), checkpoint)
+
+
+def test_rllib_a_checkpoint_without_run_json_that_no_run_of_this_trainer_saved_is_refused_naming_it(tmp_path):
+    # the game is then read from the checkpoint's own algorithm config: a folder without one met an OSError, and
+    # another trainer's (an env config without this trainer's "env" key) a KeyError
+    from training.rllib_train import check_checkpoint_game
+
+    cfg = load_rllib_config(data={"output": {"dir": str(tmp_path / "out")}})
+    (tmp_path / "checkpoint_00001").mkdir()
+    with pytest.raises(ConfigError, match=r"checkpoint_00001 is not an RLlib checkpoint of this trainer "
+                                          r"\(class_and_ctor_args.pkl: .*No such file.*\); pass a "
+                                          r"checkpoint_<iteration> folder of a training.rllib_train run"):
+        check_checkpoint_game(cfg, tmp_path / "checkpoint_00001")
+    other = _checkpoint_with_env_config(tmp_path / "other", {"num_players": 2})
+    with pytest.raises(ConfigError, match=r"other is an RLlib checkpoint of another trainer \(its env config names "
+                                          r"no registered env\); pass a checkpoint_<iteration> folder"):
+        check_checkpoint_game(cfg, other)
 
 
 def test_rllib_a_crashed_runs_half_written_progress_row_does_not_stop_its_checkpoints_export(tmp_path):
