@@ -2102,6 +2102,48 @@ def test_load_policy_for_an_unknown_env_names_the_known_envs():
         load_policy("terralore_v0/ppo", env="chess_v0")
 
 
+def test_load_policy_of_what_is_neither_an_id_a_path_nor_a_policy_is_refused_naming_its_type():
+    from tabletop_envs import load_policy
+
+    with pytest.raises(TypeError, match="expected a policy id, a model path or an object with act\\(\\); got int"):
+        load_policy(3)
+
+
+def test_a_random_policy_id_of_an_unknown_env_is_refused_naming_the_known_envs():
+    # "<env>/random" builds without a registry lookup: an env name misspelt there played a random policy
+    from tabletop_envs import TabletopError, load_policy
+
+    with pytest.raises(TabletopError, match=r"unknown env 'terralor_v0' in policy id 'terralor_v0/random'; known: "
+                                            r"\['earth_v0', 'terralore_v0', 'travel_earth_v0'\]"):
+        load_policy("terralor_v0/random")
+
+
+@pytest.mark.parametrize("meta, warning", [
+    ({"env_id": "terralore_v0", "game_config": {"opaque_wall": False}}, "trained with opaque_wall=False; this env "
+                                                                         "has opaque_wall=True"),
+    ({"env_id": "chess_v0", "game_config": {}}, None),  # a game not here: nothing to compare
+], ids=["other rule options", "a game not here"])
+def test_a_policy_with_a_models_metadata_that_takes_no_attributes_is_checked_at_each_load(meta, warning):
+    # a frozen dataclass cannot keep the mark of the rules it was checked against: it loads all the same
+    import dataclasses
+    import warnings
+
+    from tabletop_envs import load_policy
+    from tabletop_envs.core.errors import RuleOptionsWarning
+
+    @dataclasses.dataclass(frozen=True)
+    class Frozen(RandomPolicy):
+        metadata: dict
+
+    policy = Frozen(meta)
+    for _ in range(2):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            assert load_policy(policy, game_config={"opaque_wall": True}) is policy
+        named = [str(w.message) for w in caught if issubclass(w.category, RuleOptionsWarning)]
+        assert len(named) == (warning is not None) and all(warning in m for m in named), named
+
+
 def test_the_doc_page_command_names_an_unknown_env_in_one_line_and_rewrites_nothing(capsys, monkeypatch):
     from tabletop_envs.core import docs
     from tabletop_envs.core.errors import run_cli
@@ -2467,6 +2509,41 @@ def test_a_saved_state_an_env_cannot_play_from_is_refused_when_it_loads(toy, mon
     with pytest.raises(StateError, match="cannot be played from") as info:
         env.game.state_from_dict(data)
     assert fragment in str(info.value) and "edited or corrupted" in str(info.value), str(info.value)
+
+
+@pytest.mark.parametrize("broken, fragment", [
+    ("seat", "current_player() is 2, not a seat from 0 to 1"),
+    ("turn", "the turn is 1.0, not an int"),
+])
+def test_a_saved_state_whose_seat_to_move_or_turn_is_none_an_env_takes_is_refused_when_it_loads(toy, monkeypatch,
+                                                                                               broken, fragment):
+    # the toy game declares no ranges, so an edited seat passes the range check; a game's turn computed as a
+    # float fails the env's max_turns count
+    import toy_game
+
+    from tabletop_envs import StateError
+
+    env = toy_game.env()
+    env.reset(seed=3)
+    env.step(env.game_state.legal_actions()[0])
+    data = env.state_dict()
+    if broken == "seat":
+        data["state"]["player"] = 2
+    else:
+        monkeypatch.setattr(toy_game.ToyState, "turn", property(lambda self: self.turn_no / 1))
+    with pytest.raises(StateError, match="cannot be played from") as info:
+        env.game.state_from_dict(data)
+    assert fragment in str(info.value), str(info.value)
+
+
+def test_a_state_field_json_cannot_hold_is_refused_when_the_state_is_saved(toy):
+    # passed over, the field was saved as null without a word
+    import toy_game
+
+    state = toy_game.ToyGame().new_initial_state(seed=3)
+    state.seen = {1, 2}
+    with pytest.raises(TypeError, match="state field of type set is not JSON-safe; store lists/dicts/ints"):
+        state.to_dict()
 
 
 def test_single_agent_step_info_hands_out_the_learners_mask_of_its_next_decision(toy):
@@ -2862,6 +2939,16 @@ def test_single_agent_text_render_shows_the_learners_view_or_with_render_view_ta
     assert learner.render() == learner.game_state.render_text(1)
     assert table.render() == table.game_state.render_text(None)
     assert learner.render() != table.render()  # the table shows the hand the learner may not see
+
+
+def test_a_name_the_package_does_not_have_is_an_attribute_error_as_for_any_module():
+    # hasattr() and getattr() with a default rely on it: an env name misspelt read as present
+    import tabletop_envs
+
+    name = "chess_v0"
+    with pytest.raises(AttributeError, match="module 'tabletop_envs' has no attribute 'chess_v0'"):
+        getattr(tabletop_envs, name)
+    assert not hasattr(tabletop_envs, name)
 
 
 def test_render_without_a_render_mode_warns_and_returns_none_in_the_aec_and_the_single_agent_env():
@@ -3376,6 +3463,7 @@ def test_load_policy_given_a_folder_names_the_models_in_it(tmp_path):
     from tabletop_envs.core.policy import load_policy
 
     folder = _copy_shipped_model(tmp_path / "run")
+    (folder / "notes.json").write_text("{}", encoding="utf-8")  # a sidecar of no model: not named
     for env in (None, "terralore_v0"):  # with env, as the env faces and the arena load, not "plays , not ..."
         with pytest.raises(TabletopError, match=r"run is a folder, not a model: pass one of its models \(ppo.onnx\)"):
             load_policy(folder, env=env)
@@ -3584,6 +3672,13 @@ def test_play_match_refuses_a_one_seat_table_where_every_game_would_count_as_a_w
 
     with pytest.raises(ConfigError, match="has no one to beat.*play_game"):
         play_match("earth_v0", ["earth_v0/random"], 2, game_kwargs={"num_players": 1})
+
+
+def test_play_match_refuses_a_policy_count_other_than_the_seats_naming_both():
+    from tabletop_envs.core.arena import play_match
+
+    with pytest.raises(ValueError, match="earth_v0 with these kwargs has 3 seats; got 2 policies"):
+        play_match("earth_v0", ["earth_v0/random"] * 2, 2, game_kwargs={"num_players": 3})
 
 
 @pytest.mark.parametrize("policy_id", ["terralore_v0/random", "terralore_v0/heuristic", "earth_v0/heuristic",
@@ -3874,6 +3969,53 @@ def test_an_output_that_fails_for_another_reason_than_a_reader_gone_still_fails_
 
     monkeypatch.setattr(sys, "stdout", Full())
     assert run_cli(lambda argv: print("a line")) == 2  # ended in one line, not lost
+
+
+def test_a_flush_that_fails_for_another_reason_than_a_reader_gone_still_fails_the_command(monkeypatch):
+    # a full disk met by the flush alone: taken for a reader gone, the line was dropped without a word
+    import errno
+    import sys
+
+    from tabletop_envs.core.errors import run_cli
+
+    class FullOnce:
+        failed = False
+
+        def write(self, text):
+            return len(text)
+
+        def flush(self):
+            if not self.failed:
+                self.failed = True
+                raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(sys, "stdout", FullOnce())
+    assert run_cli(lambda argv: print("a line", flush=True)) == 2
+
+
+@pytest.mark.parametrize("encoding, fails", [("no-such-codec", 0), ("cp1252", 2)],
+                         ids=["a codec Python does not know", "closed before it is put back"])
+def test_an_output_whose_error_handler_cannot_be_changed_or_put_back_leaves_the_command_to_run(monkeypatch,
+                                                                                             encoding, fails):
+    # printing then fails, or not, as it would have without lenient_stdout: it adds no error of its own
+    import sys
+
+    from tabletop_envs.core.errors import lenient_stdout
+
+    class Output:
+        errors = "strict"
+        calls = []
+
+        def reconfigure(self, errors):
+            self.calls.append(errors)
+            if len(self.calls) == fails:
+                raise ValueError("I/O operation on closed file")
+
+    Output.encoding = encoding
+    monkeypatch.setattr(sys, "stdout", Output())
+    with lenient_stdout():
+        ran = True
+    assert ran and Output.calls == ([] if fails == 0 else ["replace", "strict"])
 
 
 def test_a_buffered_line_whose_reader_went_away_before_the_flush_goes_nowhere(monkeypatch):

@@ -790,6 +790,25 @@ def test_a_checkout_with_uncommitted_changes_is_recorded_as_its_commit_dirty(tmp
     assert git_revision(tmp_path / "venv" / "site-packages") == ""
 
 
+def test_a_checkout_where_git_cannot_run_records_no_revision(tmp_path, monkeypatch):
+    # a checkout copied to a machine without git: the replay is recorded all the same, without a commit
+    for args in (["init", "-q"], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty",
+                                  "-m", "rules"]):
+        subprocess.run(["git", *args], cwd=tmp_path, check=True, capture_output=True)
+    assert git_revision(tmp_path)
+    monkeypatch.setenv("PATH", str(tmp_path / "no-git-here"))
+    assert git_revision(tmp_path) == ""
+
+
+def test_a_replay_of_another_library_version_names_that_version_to_replay_it_with():
+    replay, _, _ = record_random_game("terralore_v0", seed=3)
+    replay.library_version, replay.revision = "0.0.1", "abc1234"
+    replay.final_digest = "0" * 64
+    with pytest.raises(ReplayError, match=r"Replay it with tabletop-envs==0\.0\.1 \(commit abc1234\)\.") as info:
+        replay.replay()
+    assert "git checkout" not in str(info.value)
+
+
 @pytest.mark.parametrize("here", [None, "abc1234-dirty"], ids=["another checkout", "the same dirty revision"])
 def test_a_replay_recorded_from_uncommitted_changes_says_so_instead_of_naming_a_commit_to_check_out(monkeypatch,
                                                                                                    here):

@@ -781,6 +781,19 @@ def test_a_model_without_its_files_names_every_file_looked_for(exported):
         load_policy(str(alone), backend="numpy")
 
 
+def test_a_sidecar_without_its_files_record_looks_for_the_files_named_like_it(exported):
+    # a hand-written or older sidecar: nothing recorded to look for besides k.*
+    alone = exported.with_name("k.json")
+    meta = json.loads(exported.with_suffix(".json").read_text(encoding="utf-8"))
+    del meta["files"]
+    alone.write_text(json.dumps(meta), encoding="utf-8")
+    with pytest.raises(FileNotFoundError, match=r"found none of k\.npz, k\.onnx in "):
+        load_policy(str(alone))
+    for suffix in (".onnx", ".npz"):
+        exported.with_suffix(suffix).rename(alone.with_suffix(suffix))
+    assert _toy_move(load_policy(str(alone))) in range(11)
+
+
 def test_a_sidecar_naming_a_file_outside_its_folder_is_refused(exported):
     _edit_sidecar(exported, files={"onnx": "../other.onnx", "weights": "ppo.npz"})
     with pytest.raises(ModelMismatchError, match="files.onnx must be the name of a file next to it"):
@@ -931,6 +944,21 @@ def test_an_onnx_graph_whose_widths_differ_from_its_sidecar_is_refused_at_load(e
         load_policy(str(exported), backend="onnxruntime")
     direct = OnnxPolicy(exported)  # no sidecar sizes: the graph's widths
     assert (direct.observation_size, direct.num_actions) == (31, 11)
+
+
+@needs_onnx
+def test_an_onnx_graph_of_symbolic_widths_plays_observations_of_any_width(tmp_path):
+    # a graph written by another tool ("n" for its width) has no width to check against
+    pytest.importorskip("onnxruntime")
+    import onnx
+    from onnx import TensorProto, helper
+
+    io = [helper.make_tensor_value_info(name, TensorProto.FLOAT, ["batch", "n"]) for name in ("obs", "logits")]
+    graph = helper.make_graph([helper.make_node("Identity", ["obs"], ["logits"])], "any_width", io[:1], io[1:])
+    onnx.save(helper.make_model(graph), str(tmp_path / "any.onnx"))
+    policy = OnnxPolicy(tmp_path / "any.onnx")
+    assert policy.logits(np.arange(3, dtype=np.float32)).tolist() == [0, 1, 2]
+    assert (policy.observation_size, policy.num_actions) == (None, None)
 
 
 @pytest.mark.parametrize("game_config, problem", [
@@ -1262,6 +1290,25 @@ def test_weights_of_a_policy_built_in_python_that_overflow_on_the_envs_own_obser
         policy.act(obs, mask, None)
     with pytest.raises(ValueError, match="the observation holds values far outside what the env produces"):
         policy.act(np.full(32, 1e30, np.float32), mask, None)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("metadata", [None, {"env_id": "chess_v0"}], ids=["no metadata", "a game not here"])
+def test_nan_logits_of_a_policy_whose_env_is_not_known_here_blame_the_observation(toy, metadata):
+    # with no game to build, the env's range of observations is unknown: the weights cannot be shown at fault
+    import toy_game
+
+    from tabletop_envs.core.onnx_policy import MLPPolicy
+
+    rng = np.random.default_rng(0)
+    policy = MLPPolicy([(rng.normal(size=(32, 8)), np.zeros(8)), (np.full((8, 11), 3e38), np.zeros(11))],
+                       name="hand-built")
+    if metadata is not None:
+        policy.metadata = metadata
+    state = toy_game.ToyGame().new_initial_state(0)
+    with pytest.raises(ValueError, match="policy 'hand-built' got NaN or infinite logits: the observation holds "
+                                         "values far outside what the env produces"):
+        policy.act(state.observation(0), state.legal_action_mask(), None)
 
 
 def test_a_sidecar_path_that_is_a_folder_is_refused_naming_it(exported):

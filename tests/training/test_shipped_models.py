@@ -701,7 +701,15 @@ def _external_tensor(location: int | None = 1, entries: bool = True) -> bytes:
     _message(7, _message(5, _external_tensor(entries=False))),
     _message(7, _message(5, _external_tensor(location=1 + 2**32, entries=False))),  # an int32 enum: read as 1
     _message(7, _message(1, _message(5, _message(5, _external_tensor(location=None))))),  # a Constant's value
-], ids=["initializer", "data_location_only", "data_location_in_64_bits", "node_attribute"])
+    # fixed-width fields before it (a float attribute's f; a 64-bit one), skipped by their width: bytes of an
+    # impossible wire type there end the walk at any other width
+    _message(7, _message(1, _message(5, _varint(2 << 3 | 5) + b"\x07" * 4 + _varint(99 << 3 | 1) + b"\x07" * 8
+                                     + _message(5, _external_tensor(location=None))))),
+    # a group, which protobuf skips: what it holds is walked too
+    _message(7, _message(1, _message(5, _varint(99 << 3 | 3) + _message(5, _external_tensor(location=None))
+                                     + _varint(99 << 3 | 4)))),
+], ids=["initializer", "data_location_only", "data_location_in_64_bits", "node_attribute", "after_fixed_width_fields",
+        "in_a_group"])
 def test_an_onnx_graph_whose_tensors_read_another_file_is_refused_before_onnxruntime_opens_it(tmp_path, extra):
     """An ONNX tensor may name a file that holds its values: onnxruntime before 1.24 (the floor is 1.17) read
     any path named there, ../../x or /home/<you>/.ssh/id_rsa, into the weights of a model from someone else."""
@@ -716,6 +724,21 @@ def test_an_onnx_graph_whose_tensors_read_another_file_is_refused_before_onnxrun
     side.write_text(side.read_text(encoding="utf-8").replace('"sha256"', '"sha256_unchecked"'), encoding="utf-8")
     with pytest.raises(ModelMismatchError, match=r"m\.onnx is not a readable model file \(a tensor of it keeps its "
                                                  r"values in another file \(external data\): never an export"):
+        load_policy(str(model), backend="onnxruntime")
+
+
+def test_an_onnx_graph_cut_off_inside_a_number_is_refused_as_onnxruntime_refuses_it(tmp_path):
+    # the external-data walk reads the file first: a number running past its end is no protobuf, left to onnxruntime
+    pytest.importorskip("onnxruntime")
+    from tabletop_envs.core.errors import ModelMismatchError
+
+    model = _model_copy(tmp_path)
+    model.write_bytes(model.read_bytes() + b"\x80")  # a key whose last byte is missing
+    model.with_suffix(".npz").unlink()
+    side = model.with_suffix(".json")
+    side.write_text(side.read_text(encoding="utf-8").replace('"sha256"', '"sha256_unchecked"'), encoding="utf-8")
+    with pytest.raises(ModelMismatchError, match=r"m\.onnx is not a readable model file \(onnxruntime: .*Protobuf "
+                                                 r"parsing failed"):
         load_policy(str(model), backend="onnxruntime")
 
 
