@@ -404,12 +404,18 @@ def main(argv: list[str] | None = None) -> None:
     if args.eval_games < 0:
         raise ConfigError(f"--eval-games must be 0 (no evaluation) or a positive number of games, got "
                           f"{args.eval_games}")
-    if args.eval_games:  # an unknown anchor fails now, before the three files are written
-        from .evaluate import anchor_keys, resolve
+    max_turns = None
+    if args.eval_games:  # an unknown anchor or the run's bad env_kwargs fails now, before the three files are written
+        from .evaluate import anchor_keys, resolve, split_env_kwargs
 
         anchor_keys(args.anchors, "--anchors")
         for anchor in args.anchors:
             resolve(anchor, env_name, game_config)
+        try:
+            _, max_turns = split_env_kwargs(run_info.get("env_kwargs"), env_name)
+        except ConfigError as exc:  # it named neither the file nor a way out
+            raise ConfigError(f"{run_json}: {exc}; restore the run.json training.train wrote there, or move it away "
+                              "and pass --env") from None
     from sb3_contrib import MaskablePPO
 
     model = MaskablePPO.load(model_path, device="cpu")
@@ -433,9 +439,8 @@ def main(argv: list[str] | None = None) -> None:
     print(f"wrote {path} (+ .npz, .json; act {act}, from {source})" +
           (f"; replaced the earlier {', '.join(replaced)}" if replaced else ""), flush=True)
     if args.eval_games:
-        from .evaluate import anchor_evaluation, evaluation_lines, split_env_kwargs
+        from .evaluate import anchor_evaluation, evaluation_lines
 
-        _, max_turns = split_env_kwargs(run_info.get("env_kwargs"), env_name)
         try:
             evaluation = anchor_evaluation(env_name, str(path), args.eval_games, anchors=args.anchors,
                                            game_kwargs=game_config, max_turns=max_turns, act=act)

@@ -463,7 +463,7 @@ def select_checkpoint(cfg: TrainConfig, run_dir: Path, final_model) -> tuple:
         if reached is not None and reached[0] < last:
             candidates[reached[0]] = reached[1]
     candidates[last] = None  # the final model, in memory
-    results, best = [], None
+    results, best = [], (float("-inf"), last, final_model)  # (score, steps, model): the first candidate beats it
     for steps, path in sorted(candidates.items()):
         model = final_model if path is None else MaskablePPO.load(path, device=cfg.ppo.device)
         rates = evaluate_model(cfg, model, ev.select_games, cfg.seed + 2000, [ev.select_anchor])
@@ -472,10 +472,8 @@ def select_checkpoint(cfg: TrainConfig, run_dir: Path, final_model) -> tuple:
                         "win_ci95": score["win"]["ci95"]})
         print(f"[select] step {steps}: score {score['score']:.3f} vs {ev.select_anchor} "
               f"({ev.select_games} games)", flush=True)
-        if best is None or score["score"] >= best[0]:
+        if score["score"] >= best[0]:
             best = (score["score"], steps, model)
-    if best is None:  # never: the final model is always a candidate
-        raise RuntimeError("select_checkpoint: no candidate model")
     print(f"[select] shipping the model of step {best[1]}", flush=True)
     return best[2], {"anchor": ev.select_anchor, "games": ev.select_games, "seed": cfg.seed + 2000,
                      "candidates": results, "selected_steps": best[1]}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -265,6 +266,27 @@ def test_missing_file_and_bad_yaml_are_config_errors(tmp_path):
     bad.write_text("- 1\n- 2\n", encoding="utf-8")
     with pytest.raises(ConfigError, match="top level must be a mapping"):
         load_config(bad)
+
+
+@pytest.mark.parametrize("make, problem", [
+    (lambda p: p.mkdir(), "is a folder; pass a YAML file"),
+    (lambda p: p.write_bytes(b"seed: \xff\n"), "is not UTF-8 text; pass a YAML file"),
+])
+def test_a_recipe_that_is_a_folder_or_not_utf8_text_is_a_config_error_naming_it(tmp_path, make, problem):
+    recipe = tmp_path / "mine.yaml"
+    make(recipe)
+    with pytest.raises(ConfigError, match=rf"^config file .*mine.yaml {problem}, recipes live in configs/\*.yaml"):
+        load_config(recipe)
+
+
+def test_a_yaml_error_that_names_what_it_was_scanning_without_a_place_says_what(tmp_path):
+    # PyYAML's "while scanning for the next token" comes with no line of its own: it was dropped
+    recipe = tmp_path / "tick.yaml"
+    recipe.write_text("seed: `7`\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"tick.yaml, line 1, column 7: not valid YAML: found character '`' "
+                                          r"that cannot start any token \(while scanning for the next token\); "
+                                          r"fix the file"):
+        load_config(recipe)
 
 
 @pytest.mark.parametrize("name", ["a" * 300, "configs/" + "a" * 300])
@@ -572,6 +594,30 @@ def test_an_unknown_device_is_refused_when_the_recipe_loads(device):
     # 'cuda:' with no index (quoted, or YAML reads a mapping): refused here, not by torch once the learner is built
     with pytest.raises(ConfigError, match=f"ppo.device '{device}' is not a torch device; use cpu, cuda"):
         load_config(overrides=[f"ppo.device='{device}'"])
+
+
+def test_a_device_beyond_cpu_cuda_and_mps_is_refused_where_torch_is_not_installed(monkeypatch):
+    # xpu is a torch device, but without torch (no [train] extra) nothing can tell that it is one
+    monkeypatch.setitem(sys.modules, "torch", None)  # import torch: ImportError
+    with pytest.raises(ConfigError, match="ppo.device 'xpu' is not a torch device; use cpu, cuda"):
+        load_config(overrides=["ppo.device=xpu"])
+    assert load_config(overrides=["ppo.device=cuda:1"]).ppo.device == "cuda:1"
+
+
+@needs_train
+def test_a_run_may_use_the_gpu_the_machine_has_but_not_an_mps_device_it_lacks(monkeypatch):
+    import torch
+
+    from training.config import check_device_present
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)
+    monkeypatch.setattr(torch.backends.mps, "is_available", lambda: False)
+    check_device_present("cuda:0")
+    check_device_present("cuda")
+    with pytest.raises(ConfigError, match=r"ppo.device 'mps', but torch sees no MPS device on this machine; train "
+                                          r"on the CPU with --set ppo.device=cpu"):
+        check_device_present("mps")
 
 
 @needs_train

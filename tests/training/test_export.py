@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import platform
 import re
 import subprocess
 import sys
@@ -108,6 +109,19 @@ def test_cpu_info_reads_the_first_cores_block_of_proc_cpuinfo_tabs_and_all(monke
 
     monkeypatch.setattr(export, "open", missing, raising=False)
     assert export.cpu_info()["model name"] == (export.platform.processor() or export.platform.machine())
+
+
+def test_the_code_version_leaves_out_a_commit_and_training_packages_that_are_not_there(monkeypatch):
+    import tabletop_envs
+    import tabletop_envs.core.replay as replay
+    from training.export import code_version
+
+    monkeypatch.setattr(replay, "code_revision", lambda: "")  # an installed wheel: no checkout
+    for package in ("stable_baselines3", "sb3_contrib", "torch"):  # an RLlib run's export: no [train] extra
+        monkeypatch.setitem(sys.modules, package, None)
+    assert code_version() == {"tabletop_envs": tabletop_envs.__version__, "python": platform.python_version()}
+    monkeypatch.setattr(replay, "code_revision", lambda: "abc1234")
+    assert code_version()["git"] == "abc1234"
 
 
 def test_sidecar_records_env_layout_training_and_code_version(exported):
@@ -455,6 +469,24 @@ def test_export_cli_names_a_malformed_run_json_and_the_way_out(toy_run, tmp_path
     out = tmp_path / "out" / "ppo"
     with pytest.raises(ConfigError, match=problem):
         main(["--model", str(toy_run / "final_model.zip"), "--out", str(out)])
+    assert _written(out) == []
+
+
+@pytest.mark.parametrize("env_kwargs, problem", [
+    ([1], r"env kwargs must be a mapping of option names to values, .*got \[1\]"),  # said once the files were written
+    ({"max_turns": 0}, "max_turns"),
+])
+def test_export_cli_refuses_a_run_json_whose_env_kwargs_cannot_be_played_before_writing_anything(toy_run, tmp_path,
+                                                                                                 env_kwargs, problem):
+    from tabletop_envs import ConfigError
+    from training.export import main
+
+    (toy_run / "run.json").write_text(json.dumps({"env": "toy_v0", "game_config": {}, "env_kwargs": env_kwargs}),
+                                      encoding="utf-8")
+    out = tmp_path / "out" / "ppo"
+    with pytest.raises(ConfigError, match=rf"run.json: {problem}.*; restore the run.json training.train wrote there"):
+        main(["--model", str(toy_run / "final_model.zip"), "--out", str(out), "--eval-games", "2", "--anchors",
+              "random"])
     assert _written(out) == []
 
 
@@ -1371,6 +1403,21 @@ def test_an_evaluation_that_fills_the_disk_while_updating_the_sidecar_leaves_the
         update_sidecar(exported, evaluation={"vs_heuristic": {"win": {"rate": 0.25}}})
     assert load_policy(str(exported)).metadata["evaluation"] == {"vs_random": {"win": {"rate": 0.5}}}
     assert sorted(p.name for p in exported.parent.iterdir()) == ["ppo.json", "ppo.npz", "ppo.onnx"]
+
+
+def test_a_model_zip_whose_central_directory_is_damaged_is_refused_as_one_whose_writing_was_cut_off(tmp_path):
+    # an end record that zipfile.is_zipfile accepts, pointing at no central directory: ZipFile raised BadZipFile
+    import struct
+    import zipfile
+
+    from tabletop_envs import ConfigError
+    from training.export import check_model_file
+
+    model = tmp_path / "final_model.zip"
+    model.write_bytes(b"x" * 100 + struct.pack("<4s4H2LH", b"PK\x05\x06", 0, 0, 1, 1, 46, 0, 0))
+    assert zipfile.is_zipfile(model)
+    with pytest.raises(ConfigError, match=r"not a whole SB3 model .*cut off .*checkpoints/step_<N>/model.zip"):
+        check_model_file(model)
 
 
 def test_a_model_zip_whose_writing_was_cut_off_is_refused_naming_a_checkpoint(toy_run, tmp_path):

@@ -146,6 +146,18 @@ def test_the_policy_evaluates_actions_as_the_stock_policy_with_the_same_weights(
     torch.testing.assert_close(ent_f, ent_s, atol=1e-5, rtol=1e-5)
 
 
+def test_a_distribution_made_from_probabilities_gives_sb3_contrib_s_numbers():
+    gen = torch.Generator().manual_seed(1)
+    probs = torch.softmax(torch.randn(8, 6, generator=gen), -1)
+    mask = torch.rand(8, 6, generator=gen) < 0.5
+    mask[:, 2] = True
+    stock, fast = MaskableCategorical(probs=probs, masks=mask), FastMaskableCategorical(probs=probs, masks=mask)
+    actions = torch.full((8,), 2)
+    torch.testing.assert_close(fast.logits, stock.logits)
+    torch.testing.assert_close(fast.log_prob(actions), stock.log_prob(actions))
+    torch.testing.assert_close(fast.entropy(), stock.entropy())
+
+
 def test_the_policy_refuses_a_non_discrete_action_space():
     import gymnasium
 
@@ -175,6 +187,26 @@ def test_the_policy_uses_fused_adam_and_its_step_equals_the_plain_adam_step():
     for a, b in zip(fast.parameters(), plain.parameters()):
         torch.testing.assert_close(a, b, atol=1e-6, rtol=1e-5)
     assert all((a - b).abs().max() > 1e-4 for a, b in zip(fast.parameters(), start))  # the steps moved every weight
+
+
+def test_the_policy_gives_another_optimiser_class_no_fused_option_and_steps_after_the_policy_is_gone():
+    import gc
+
+    import gymnasium
+
+    # RMSprop takes no `fused`: passing it the fused Adam's keyword was a TypeError
+    policy = FastMaskablePolicy(gymnasium.spaces.Box(0, 1, (4,), np.float32), gymnasium.spaces.Discrete(3),
+                                lambda _: 1e-2, net_arch=[8], optimizer_class=torch.optim.RMSprop)
+    optimizer = policy.optimizer
+    assert type(optimizer) is torch.optim.RMSprop
+    weight = policy.action_net.weight
+    del policy
+    gc.collect()
+    # the optimiser outlives the policy (it holds only the weights): its step hook finds no policy to tell
+    weight.grad = torch.ones_like(weight)
+    before = weight.detach().clone()
+    optimizer.step()
+    assert (weight.detach() < before).all()
 
 
 # ----------------------------------------------------------------- the rollout's numpy forward
@@ -225,6 +257,17 @@ def test_branches_of_different_depths_take_torchs_path_in_the_rollout():
     policy = FastMaskablePolicy(env.observation_space, env.action_space, lambda _: 1e-3,
                                 net_arch={"pi": [16, 8], "vf": [16]})
     assert policy._numpy_plan() is None  # the layers of a depth could not be one matrix
+    with torch.no_grad():
+        got = policy(obs, deterministic=True, action_masks=masks)
+    for a, b in zip(got, _torch_forward(policy, obs, masks, True)):
+        torch.testing.assert_close(a, b)
+
+
+def test_branches_of_different_activations_take_torchs_path_in_the_rollout():
+    env, obs, masks = _terralore_batch()
+    policy = FastMaskablePolicy(env.observation_space, env.action_space, lambda _: 1e-3, net_arch=[16])
+    policy.mlp_extractor.value_net[1] = torch.nn.ReLU()  # the policy branch keeps its tanh
+    assert policy._numpy_plan() is None  # the numpy forward runs one activation for both
     with torch.no_grad():
         got = policy(obs, deterministic=True, action_masks=masks)
     for a, b in zip(got, _torch_forward(policy, obs, masks, True)):
@@ -406,6 +449,29 @@ def test_the_rollout_buffer_gives_the_stock_buffers_minibatches_as_tensors_of_th
     first.observations.add_(1)  # each minibatch owns its data: the rollout is untouched
     np.random.seed(0)
     torch.testing.assert_close(next(buffers[1].get(6)).observations, minibatches[0][0].observations, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("case", ["a discrete observation", "steps without masks"])
+def test_the_rollout_buffer_stores_discrete_observations_and_steps_without_masks_as_the_stock_buffer(case):
+    from gymnasium import spaces
+    from sb3_contrib.common.maskable.buffers import MaskableRolloutBuffer
+
+    from training.masked_policy import FastMaskableRolloutBuffer
+
+    obs_space = spaces.Discrete(5) if case == "a discrete observation" else spaces.Box(0, 1, (5,), np.float32)
+    rng = np.random.default_rng(0)
+    buffers = [cls(4, obs_space, spaces.Discrete(4), device="cpu", n_envs=2) for cls in (MaskableRolloutBuffer,
+                                                                                          FastMaskableRolloutBuffer)]
+    for _ in range(4):
+        obs = rng.integers(5, size=2) if case == "a discrete observation" else rng.random((2, 5), dtype=np.float32)
+        masks = rng.random((2, 4)) < 0.5 if case == "a discrete observation" else None
+        step = (obs, rng.integers(4, size=(2, 1)), rng.random(2), rng.random(2) < 0.3, torch.rand(2, 1), torch.rand(2))
+        for buffer in buffers:
+            buffer.add(*step, action_masks=masks)
+    for a, b in zip(buffers[0].observations, buffers[1].observations):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(buffers[0].action_masks, buffers[1].action_masks)  # no masks: all legal
+    assert buffers[1].full
 
 
 # ----------------------------------------------------------------- the update's active columns

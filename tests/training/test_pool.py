@@ -514,3 +514,14 @@ def test_at_a_larger_table_each_opponent_seat_is_scored_under_its_own_opponents_
     assert terminated and info["returns"] == [2.0, 1.0, 0.0]
     assert info["opponent_tags"] == [SNAPSHOT, None, HEURISTIC]
     assert episode_scores(info) == {SNAPSHOT: 0.0, HEURISTIC: 1.0}
+
+
+def test_a_policy_whose_name_is_read_only_joins_the_pool_keeping_its_name():
+    # a user's policy class may make `name` a property: setting it raised AttributeError
+    from training.pool import _tagged
+
+    class Named:
+        name = property(lambda self: "mine")
+
+    policy = _tagged(Named(), "fixed:mine", "fixed:mine")
+    assert policy.pool_tag == "fixed:mine" and policy.name == "mine"

@@ -632,6 +632,21 @@ def test_the_pretrain_command_clones_the_heuristic_where_the_recipe_names_no_tea
     assert teachers == ["heuristic"] and set(report["evaluation"]) == {"vs_random"}
 
 
+def test_the_pretrain_command_clones_the_teacher_the_recipe_names(toy, monkeypatch):
+    import training.pretrain as pretrain
+
+    teachers = []
+
+    def recorded(model, cfg, log=print):
+        teachers.append(cfg.pretrain.teacher)
+        return {}
+
+    monkeypatch.setattr(pretrain, "warm_start", recorded)
+    pretrain.main(["--set", "env=toy_v0", "--set", "ppo.net_arch=[16]", "--set", "eval.opponents=[random]",
+                   "--set", "pretrain.teacher=random", "--games", "2"])
+    assert teachers == ["random"]
+
+
 @pytest.mark.parametrize("deterministic, act", [("true", "argmax"), ("false", "sample")])
 def test_the_pretrain_command_evaluates_the_clone_as_a_runs_final_evaluation_does(toy, monkeypatch, deterministic,
                                                                                    act):

@@ -80,6 +80,12 @@ def test_resume_continues_from_the_newest_checkpoint(toy, tmp_path):
     assert int(second["snapshots"][-1].split("@")[1]) > 1024  # the pool came back from the checkpoint and moved on
 
 
+def test_resume_with_no_checkpoint_in_the_run_folder_trains_afresh_and_says_so(toy, tmp_path, capsys):
+    summary = train(load_config(data=quiet_tiny(tmp_path, ppo={"total_timesteps": 256})), resume=True)
+    assert summary["steps"] == 256
+    assert f"no checkpoint under {tmp_path / 'run'}/checkpoints; starting afresh" in capsys.readouterr().out
+
+
 def test_a_run_without_tensorboard_leaves_no_folder_in_the_temp_dir(toy, tmp_path, monkeypatch, capsys):
     import tempfile
 
@@ -1122,6 +1128,18 @@ def test_a_run_with_learning_curve_off_draws_no_curve(toy, tmp_path):
     assert "learning_curve" not in summary and not (tmp_path / "run" / "learning_curve.png").exists()
 
 
+def test_a_run_with_no_evaluation_anchors_draws_its_curve_without_a_legend_warning(tmp_path):
+    import warnings
+
+    from training.train import learning_curve_png
+
+    # eval.opponents: [] leaves each point its step and time only; a legend of nothing warned "No artists"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        learning_curve_png([{"steps": 0, "eval_seconds": 0.1}], tmp_path / "curve.png", "toy_v0, seed 1")
+    assert (tmp_path / "curve.png").read_bytes().startswith(b"\x89PNG")
+
+
 def test_the_command_a_resumed_run_records_reproduces_the_whole_run_without_resume(toy, tmp_path, capsys):
     import yaml
 
@@ -1280,6 +1298,19 @@ def test_a_worker_that_dies_before_the_first_step_ends_the_run_saying_nothing_ne
     assert not list((tmp_path / "run").glob("checkpoints/step_*"))
 
 
+def test_a_pipe_error_in_a_run_whose_envs_live_in_the_trainer_is_raised_as_it_is_not_called_a_worker_s_death(
+        toy, tmp_path, monkeypatch):
+    # no worker process to have died: an EOFError of the env's own (a file read to its end) is that error
+    from sb3_contrib import MaskablePPO
+
+    def ended(self, *args, **kwargs):
+        raise EOFError("the env's own file")
+
+    monkeypatch.setattr(MaskablePPO, "learn", ended)
+    with pytest.raises(EOFError, match="the env's own file"):
+        train(load_config(data=quiet_tiny(tmp_path, ppo={"total_timesteps": 256})))
+
+
 def test_a_subproc_worker_that_dies_while_starting_ends_the_run_with_an_error_not_a_pipe_traceback():
     from tabletop_envs.core.errors import TabletopError
     from training.pool import OpponentPool
@@ -1339,6 +1370,28 @@ def test_a_callers_own_handler_and_nohups_ignored_sighup_are_left_alone_by_the_t
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+
+
+def test_the_trainers_signal_handlers_are_left_alone_when_it_runs_outside_the_main_thread():
+    # only the main thread may set a handler: elsewhere signal.signal raised ValueError before any training
+    import threading
+
+    from training.train import interrupts_deferred, sigterm_as_interrupt
+
+    before = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    outcome = []
+
+    def run():
+        try:
+            with sigterm_as_interrupt(), interrupts_deferred():
+                outcome.append({sig: signal.getsignal(sig) for sig in before})
+        except Exception as exc:  # noqa: BLE001 - the thread's error is the test's finding
+            outcome.append(exc)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join()
+    assert outcome == [before]
 
 
 def test_a_run_begun_before_an_option_existed_resumes_under_the_rules_it_trained_by(toy, tmp_path, monkeypatch):
@@ -1730,6 +1783,19 @@ def test_a_model_of_the_earlier_run_that_the_recipe_names_but_does_not_play_does
     check_models_stay(recipe(unused), run)  # nothing to refuse: the model is not played
     with pytest.raises(ConfigError, match=rf"^{key} names .*ppo\.onnx, a model of the earlier run"):
         check_models_stay(recipe(used), run)
+
+
+def test_a_fresh_run_may_name_a_model_outside_the_earlier_run_that_it_moves_aside(toy, tmp_path):
+    from training.train import check_models_stay
+
+    run, other = tmp_path / "run", tmp_path / "other"
+    for folder in (run, other):
+        folder.mkdir()
+        for suffix in (".onnx", ".npz", ".json"):
+            (folder / f"ppo{suffix}").write_text("a run's", encoding="utf-8")
+    cfg = load_config(data={"env": "toy_v0", "output": {"dir": str(run)},
+                            "eval": {"opponents": ["random", str(other / "ppo.onnx")]}})
+    check_models_stay(cfg, run)  # the other run's model stays where it is: nothing to refuse
 
 
 def _tear(path):
