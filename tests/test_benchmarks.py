@@ -257,6 +257,32 @@ def test_search_ceilings_paired_test_is_mcnemars_exact_binomial():
     assert paired_wins([0] * 3, [1] * 3)["mcnemar_exact_p"] == 0.25
 
 
+def test_search_ceiling_prints_and_writes_each_side_with_the_digest_of_the_model_it_searched_over(
+        tmp_path, monkeypatch, capsys):
+    import benchmarks.search_ceiling as sc
+    from training.evaluate import PairResult
+
+    def ceiling(env_name, policy, opponent, deals, worlds, seed, game_kwargs, max_turns):
+        assert (deals, worlds, seed, game_kwargs, max_turns) == (5, 3, 7, {}, 40)
+        return {"env": env_name, "plain": PairResult("plain", "opponent", 10, 4, 2, 4).rates(),
+                "search": PairResult("search", "opponent", 10, 8, 0, 2).rates(),
+                "paired": sc.paired_wins([1, -1, -1, -1, 1], [1, 1, 1, 1, -1])}
+
+    monkeypatch.setattr(sc, "search_ceiling", ceiling)
+    shipped = json.loads((Path(__file__).parents[1] / "models/terralore/ppo.json").read_text(encoding="utf-8"))["sha256"]
+    path = tmp_path / "ceiling.json"
+    out = sc.main(["--env", "terralore_v0", "--policy", "terralore_v0/ppo", "--deals", "5", "--worlds", "3",
+                   "--seed", "7", "--env-kwargs", '{"max_turns": 40}', "--json", str(path)])
+    assert (out["policy"], out["opponent"], out["env_kwargs"]) == ("terralore_v0/ppo", "terralore_v0/random", {})
+    assert out["models"] == {"terralore_v0/ppo": shipped}  # the random opponent has no file
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("terralore_v0/ppo vs terralore_v0/random: win 40.0% [95% CI ")
+    assert lines[0].endswith("draw 20.0% of 10")
+    assert lines[1].startswith("search over it (3 worlds) vs terralore_v0/random: win 80.0% [95% CI ")
+    assert lines[2] == "paired: 3 games won by the search alone, 1 by the policy alone (McNemar exact p = 0.625)"
+    assert json.loads(path.read_text(encoding="utf-8")) == json.loads(json.dumps(out))
+
+
 def test_search_ceiling_hands_neither_policy_a_generator_that_tells_the_deals_seed():
     # SeedSequence([deal_seed, seat]).spawn kept the deal's seed as the generators' entropy
     from generator_spy import GeneratorSpy, tells_the_seed
@@ -357,6 +383,15 @@ def test_machine_facts_on_a_platform_without_a_load_average(monkeypatch):
 
     monkeypatch.delattr(os, "getloadavg")
     assert machine_facts()["load_average"] is None
+
+
+def test_machine_facts_record_a_package_that_is_not_installed_as_none(monkeypatch):
+    from importlib import metadata
+
+    from benchmarks import machine_facts
+
+    monkeypatch.setattr("benchmarks.PACKAGES", ("numpy", "tabletop_envs_no_such_package"))
+    assert machine_facts()["packages"] == {"numpy": metadata.version("numpy"), "tabletop_envs_no_such_package": None}
 
 
 def test_the_throughput_benchmarks_time_any_registered_game_and_refuse_an_unknown_name(toy, capsys, monkeypatch):
@@ -464,6 +499,33 @@ def test_travel_earth_stalls_heuristic_decides_only_the_phases_named():
     assert len({outcome(statistic), outcome(others), outcome(modes["bot"])}) == 3, modes
 
 
+def test_travel_earth_stalls_prints_and_writes_each_modes_counts_with_the_digests_of_both_models(
+        tmp_path, monkeypatch, capsys):
+    from collections import Counter
+
+    import benchmarks.travel_earth_stalls as stalls
+
+    seen = []
+    results = {"bot": Counter({"bot wins": 1, "stalemates": 2}),
+               "heuristic decides declare, statistic after 5": Counter({"staller wins": 3, "presses": 4})}
+    monkeypatch.setattr(stalls, "play_modes", lambda *a: seen.append(a) or results)
+    path = tmp_path / "stalls.json"
+    report = stalls.main(["--staller", "travel_earth_v0/staller", "--deals", "3", "--seed", "5",
+                          "--heuristic-decides", "declare,statistic@5", "--json", str(path)])
+    assert seen[0][-1] == [(("declare", "statistic"), 5)]
+    models = Path(__file__).parents[1] / "models/travel_earth"
+    assert report["models"] == {f"travel_earth_v0/{name}": json.loads((models / f"{name}.json").read_text(
+        encoding="utf-8"))["sha256"] for name in ("ppo", "staller")}
+    assert report["modes"] == {label: dict(out) for label, out in results.items()}
+    assert report["deals"] == report["games"] == 3  # games, not deals: the option as given
+    assert capsys.readouterr().out.splitlines() == [
+        "travel_earth_v0/ppo against travel_earth_v0/staller, 3 games (2 deals, each from both seats) from seed 5:",
+        "| mode | bot wins | stalemates | staller wins |", "|---|---:|---:|---:|",
+        "| bot | 1 | 2 | 0 |", "| heuristic decides declare, statistic after 5 | 0 | 0 | 3 |",
+        "heuristic decides declare, statistic after 5: {'presses': 4}"]
+    assert json.loads(path.read_text(encoding="utf-8")) == json.loads(json.dumps(report))
+
+
 def test_travel_earth_stalls_sure_statistic_beats_every_possible_defender():
     from travel_earth.scenario import cid, scenario
 
@@ -555,6 +617,21 @@ def test_a_timed_window_that_would_never_end_is_refused_on_the_command_line(seco
         bench.main(["--seconds", seconds])
     assert exit_info.value.code == 2
     assert "argument --seconds: must be a number above 0" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--repeats", "two"], "argument --repeats: must be a whole number of at least 1, got 'two'"),
+    (["--seconds", "ten"], "argument --seconds: must be a number above 0, got 'ten'"),
+])
+def test_a_count_or_length_that_is_no_number_is_refused_naming_what_it_must_be(argv, message, monkeypatch, capsys):
+    # argparse's own "invalid positive_int value" named a function of the script, not what the flag takes
+    import benchmarks.aec_throughput as bench
+
+    monkeypatch.setattr(bench, "measure", lambda *a: pytest.fail("timed with a flag it could not read"))
+    with pytest.raises(SystemExit) as exit_info:
+        bench.main(argv)
+    assert exit_info.value.code == 2
+    assert message in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -926,6 +1003,47 @@ def test_act_latency_gives_load_time_in_ms_and_the_99th_percentile_of_the_act_ca
     assert out["act_p99_us"] == round(float(np.percentile(timed, 99)) * 1e6, 1) > 98
 
 
+def test_act_latency_refuses_a_policy_that_chooses_an_illegal_action(monkeypatch):
+    import numpy as np
+
+    import tabletop_envs
+    from benchmarks.training_throughput import act_latency
+    from tabletop_envs.core.policy import RandomPolicy
+
+    class Illegal(RandomPolicy):
+        def act(self, obs, mask, rng):
+            return int(np.flatnonzero(~np.asarray(mask, bool))[0])
+
+    monkeypatch.setattr(tabletop_envs, "load_policy", lambda pid: Illegal())
+    with pytest.raises(RuntimeError, match="illegal chose illegal action .*: the latency of a wrong answer means"):
+        act_latency("illegal", "terralore_v0", {}, calls=5)
+
+
+def test_training_throughput_prints_each_runs_pieces_and_those_of_its_zero_cost_env(capsys):
+    from benchmarks.training_throughput import _print_pieces
+
+    names = ("env", "masks", "forward", "buffer", "other collection", "update", "rest", "total")
+    pieces = dict(zip(names, (40.4, 5, 30, 6, 9, 50, 2, 142.4)))
+    _print_pieces([{"env": "terralore_v0", "us_per_step": pieces, "zero_cost_us_per_step": {**pieces, "env": 1.2}},
+                   {"env": "connect_four-v3", "us_per_step": None, "zero_cost_us_per_step": None}])
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1].startswith("µs per learner step, by piece (env: the envs' step")
+    assert lines[2:] == ["| run | " + " | ".join(names) + " |", "|---|" + "---:|" * 8,
+                         "| terralore_v0 | 40 | 5 | 30 | 6 | 9 | 50 | 2 | 142 |",
+                         "| terralore_v0, zero-cost env | 1 | 5 | 30 | 6 | 9 | 50 | 2 | 142 |"]
+    _print_pieces([{"env": "connect_four-v3"}])  # runs without pieces: no table at all
+    assert capsys.readouterr().out == ""
+
+
+def test_training_throughputs_policy_comparison_prints_a_row_per_game(monkeypatch, capsys):
+    import benchmarks.training_throughput as tt
+
+    row = {"env": "terralore_v0", "stock_steps_per_s": 1234.4, "fast_steps_per_s": 2345.6, "speedup": 1.9}
+    monkeypatch.setattr(tt, "policy_comparison", lambda *a: [row])
+    tt.main(["--games", "terralore_v0", "--policies", "--compare-policies"])
+    assert "| terralore_v0 | 1,234 | 2,346 | 1.90 |" in capsys.readouterr().out.splitlines()
+
+
 def test_training_throughputs_command_line_hands_on_the_reference_policy_vec_and_counts(monkeypatch):
     # an option read but not handed on ran the defaults under a table that named the options given
     import benchmarks.training_throughput as tt
@@ -1024,6 +1142,40 @@ def test_aec_throughput_warms_every_env_up_untimed_before_the_first_round(monkey
     assert out["terralore_v0"]["runs"] == [100.0, 100.0]
 
 
+def test_aec_throughput_reports_a_reference_it_cannot_build_as_an_error_and_times_and_writes_the_rest(
+        tmp_path, monkeypatch, capsys):
+    import benchmarks.aec_throughput as bench
+
+    make = bench.make_reference
+
+    def make_reference(pz_id):  # as where hanabi's optional package is missing
+        if pz_id == "classic/hanabi-v5":
+            raise ModuleNotFoundError("No module named 'hanabi_learning_environment'")
+        return make(pz_id)
+
+    monkeypatch.setattr(bench, "make_reference", make_reference)
+    path = tmp_path / "aec.json"
+    report = bench.main(["--only", "hanabi-v5", "terralore_v0", "--seconds", "0.01", "--repeats", "1",
+                         "--json", str(path)])
+    error = "ModuleNotFoundError: No module named 'hanabi_learning_environment'"
+    assert report["results"]["hanabi-v5"] == {"error": error}
+    assert report["results"]["terralore_v0"]["steps_per_s"] > 0
+    assert "ratio_vs_hanabi" not in report["results"]["terralore_v0"]
+    rows = {line.split()[0]: line.split() for line in capsys.readouterr().out.splitlines()[1:]}
+    assert rows["hanabi-v5"] == ["hanabi-v5", "error", *error[:60].split()]
+    assert rows["terralore_v0"][1] == f"{report['results']['terralore_v0']['steps_per_s']:,.0f}"
+    assert json.loads(path.read_text(encoding="utf-8")) == json.loads(json.dumps(report))
+
+
+def test_aec_throughput_times_every_env_it_knows_without_only(monkeypatch):
+    import benchmarks.aec_throughput as bench
+
+    timed = {}
+    monkeypatch.setattr(bench, "measure", lambda factories, *a: timed.update(factories) or {})
+    bench.main(["--seconds", "0.01", "--repeats", "1"])
+    assert list(timed) == [*bench.REFERENCES, *bench.RAW_REFERENCES, *bench.OURS]
+
+
 def test_aec_throughputs_ratio_pairs_each_window_with_the_baselines_window_of_the_same_round(monkeypatch):
     # a slow first round (50 and 50) cancels within its own pair: 1.0; sorting each env's windows before
     # dividing (0.75) or dividing the medians (0.67) does not
@@ -1102,6 +1254,18 @@ def test_the_free_engine_bounds_command_line_runs_the_rounds_and_steps_given(mon
     monkeypatch.setattr(fb, "free_engine_bound", lambda *a, **k: seen.append((a, k)) or row)
     fb.main(["--rounds", "2", "--steps", "640", "--games", "terralore_v0"])
     assert seen == [(("terralore_v0", 2, 640), {})]
+
+
+def test_the_free_engine_bound_writes_its_rows_and_the_machines_facts_to_json(tmp_path, monkeypatch):
+    import benchmarks.free_engine_bound as fb
+
+    row = {"env": "terralore_v0", "opponent_moves_per_learner_step": 1.0, "vs_reference": 1.0,
+           "vs_reference_each_round": [1.0]}
+    monkeypatch.setattr(fb, "free_engine_bound", lambda *a, **k: row)
+    path = tmp_path / "free.json"
+    result = fb.main(["--rounds", "1", "--games", "terralore_v0", "--json", str(path)])
+    assert json.loads(path.read_text(encoding="utf-8")) == json.loads(json.dumps(result))
+    assert result["rows"] == [row] and "cpu" in result["machine"]
 
 
 def test_aec_throughputs_raw_references_are_pettingzoos_raw_envs_and_each_ratio_divides_by_its_own_reference(

@@ -693,6 +693,13 @@ def test_a_bradley_terry_fit_stopped_short_of_convergence_raises_instead_of_givi
         bradley_terry_elo(["random", "a", "b"], pairs, iterations=2)
 
 
+def test_a_bradley_terry_fit_ends_where_rounding_lets_no_step_raise_the_likelihood():
+    # here the last Newton step (a few millionths of an Elo) lowers the likelihood at every scale down to
+    # 1e-6: that is the fit, not a failure to converge. Two policies' fit is 400 log10 of their win ratio
+    fit = bradley_terry_elo(["a", "random"], [PairResult("a", "random", 100, 88, 11, 1)])
+    assert fit == pytest.approx({"a": 400 * np.log10((88 + 5.5 + 0.5) / (1 + 5.5 + 0.5)), "random": 0}, abs=1e-4)
+
+
 def test_play_pair_above_two_seats_puts_a_and_b_on_every_neighbouring_pair_of_seats_each_deal(monkeypatch):
     # the two-seat rotations at a table of three kept A and B off the third seat: each deal played 2 of its 6
     # placements, and the games still added up to the count asked for

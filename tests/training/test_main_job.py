@@ -92,6 +92,47 @@ def test_the_command_the_main_job_records_names_its_recipe_and_every_override_ea
                                               "--set", "seed=3", "--set", "eval.opponents=[random, heuristic]"]
 
 
+def _train_by_copying_the_shipped_model(monkeypatch):
+    # the round robin and the summary are what these tests check: the shipped model stands in for the new agent
+    import shutil
+
+    import training.main_job as main_job
+    from tabletop_envs.core.onnx_policy import model_path_for_id
+
+    shipped = model_path_for_id("terralore_v0/ppo")
+
+    def train(cfg, command=None):
+        run_dir = cfg.run_dir()
+        run_dir.mkdir(parents=True)
+        for suffix in (".onnx", ".npz", ".json"):
+            shutil.copy(shipped.with_suffix(suffix), run_dir / f"new{suffix}")
+        return {"run_dir": str(run_dir), "steps": 512, "train_seconds": 1.0, "exported": str(run_dir / "new.onnx")}
+
+    monkeypatch.setattr(main_job, "train", train)
+
+
+def test_the_main_job_leaves_the_shipped_ppo_out_of_its_round_robin_where_the_game_ships_none(tmp_path, monkeypatch):
+    import tabletop_envs.core.onnx_policy as onnx_policy
+
+    _train_by_copying_the_shipped_model(monkeypatch)
+    monkeypatch.setattr(onnx_policy, "_model_roots", lambda: [tmp_path / "no models"])
+    result = main(["--set", f"output.dir={tmp_path / 'main'}", "--set", "output.tensorboard=false", "--games", "2"])
+    assert sorted(result["round_robin"]["policies"]) == ["heuristic", "new agent", "random"]
+
+
+@pytest.mark.parametrize("tensorboard", [True, False])
+def test_the_main_jobs_summary_ends_with_the_tensorboard_command_only_where_it_logged_to_tensorboard(
+        tensorboard, tmp_path, monkeypatch, capsys):
+    # this stand-in training draws no learning curve: with TensorBoard off nothing is left to name, not even a blank line
+    _train_by_copying_the_shipped_model(monkeypatch)
+    run = tmp_path / "main"
+    main(["--set", f"output.dir={run}", "--set", f"output.tensorboard={str(tensorboard).lower()}", "--games", "2"])
+    new = str(run / "new.onnx")
+    last = f"TensorBoard: tensorboard --logdir {run / 'tb'}" if tensorboard else \
+        f"exported policy: {new}  (tabletop_envs.load_policy({new!r}))"
+    assert capsys.readouterr().out.splitlines()[-1] == last
+
+
 def test_the_main_job_recipe_quotes_no_measured_numbers_that_drift():
     # it said "90.5 % vs random" and "in under a minute" long after either was true; the README has them
     from training.main_job import DEFAULT_CONFIG
