@@ -908,6 +908,11 @@ def test_layouts_tables_and_hash():
         ActionLayout([("x", 1, "", None), ("x", 1, "", None)])
 
 
+def test_an_action_segment_labelled_by_a_function_names_each_action_by_its_index():
+    act = ActionLayout([("pass", 1, "pass", None), ("take", 3, "take stones", lambda i: f"take {i + 1}")])
+    assert [act.label(a) for a in range(4)] == ["pass[0]", "take 1", "take 2", "take 3"]
+
+
 def test_an_observation_layout_view_is_the_segment_in_its_shape_and_writes_through_to_the_vector():
     # documented "a view, writable": a caller filling a segment through it fills the observation itself
     obs = ObservationLayout([("a", 3, 0, 1, "first"), ("b", (2, 2), -1, 5, "second")])
@@ -2674,6 +2679,18 @@ def test_a_game_registered_by_its_registry_line_alone_is_a_pettingzoo_style_attr
         from tabletop_envs import broken_v0  # noqa: F401
 
 
+def test_a_games_own_entry_point_that_fails_to_import_a_library_says_so_instead_of_being_passed_over(
+        toy, monkeypatch, tmp_path):
+    # a tabletop_envs/<env>.py beside its registry line, as the shipped games have: its own missing library is
+    # the error, not a reason to hand out the registry's module in its place (toy_game here, which imports)
+    import tabletop_envs
+
+    (tmp_path / "toy_v0.py").write_text("import no_such_library_of_this_entry_point  # noqa: F401\n", encoding="utf-8")
+    monkeypatch.setattr(tabletop_envs, "__path__", [*tabletop_envs.__path__, str(tmp_path)])
+    with pytest.raises(ModuleNotFoundError, match="no_such_library_of_this_entry_point"):
+        from tabletop_envs import toy_v0  # noqa: F401
+
+
 def test_a_star_import_brings_every_game_of_the_registry(toy, monkeypatch):
     # __all__ named the three shipped games, so `from tabletop_envs import *` left out a fourth registered game
     import importlib
@@ -3951,6 +3968,18 @@ def test_a_command_gives_the_caller_back_its_own_output_streams(capsys):
     before = sys.stdout, sys.stderr
     assert run_cli(lambda argv: print("a line")) == 0
     assert (sys.stdout, sys.stderr) == before and capsys.readouterr().out == "a line\n"
+
+
+def test_a_command_run_without_a_stdout_prints_nowhere_and_leaves_it_none(monkeypatch):
+    # Python sets sys.stdout to None when it starts with no output (`tabletop-envs list >&-`, pythonw), where
+    # print() writes nothing: a stream wrapped around None failed at the first line
+    import sys
+
+    from tabletop_envs.core.errors import run_cli
+
+    monkeypatch.setattr(sys, "stdout", None)
+    assert run_cli(lambda argv: print("a line")) == 0
+    assert sys.stdout is None
 
 
 def test_an_output_that_fails_for_another_reason_than_a_reader_gone_still_fails_the_command(monkeypatch):

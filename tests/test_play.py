@@ -341,6 +341,32 @@ def test_list_names_every_game_with_its_player_counts_and_each_opponent_once(toy
     assert "randomwalk_v0/heuristic" in out[-1].removeprefix("opponents: ").split(", ")
 
 
+def test_a_game_whose_bots_module_is_not_written_yet_is_played_against_its_random_bot(toy, monkeypatch):
+    # its registry line names the module its heuristic will be registered in; until then play needs an opponent
+    import dataclasses
+
+    from tabletop_envs.core.play import default_opponent
+
+    monkeypatch.setitem(ENVS, "toy_v0", dataclasses.replace(ENVS["toy_v0"], policies_module="toy_game_bots"))
+    assert default_opponent("toy_v0") == "toy_v0/random"
+
+
+def test_a_game_whose_bots_need_a_library_not_installed_names_it_instead_of_playing_its_random_bot(
+        toy, monkeypatch, tmp_path):
+    # `tabletop-envs play` without --opponent played the random bot without a word, while --opponent
+    # <game>/heuristic named the missing library
+    import dataclasses
+
+    from tabletop_envs.core.play import default_opponent
+
+    (tmp_path / "toy_game_bots.py").write_text("import no_such_library_the_bots_need  # noqa: F401\n",
+                                               encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setitem(ENVS, "toy_v0", dataclasses.replace(ENVS["toy_v0"], policies_module="toy_game_bots"))
+    with pytest.raises(ModuleNotFoundError, match="no_such_library_the_bots_need"):
+        default_opponent("toy_v0")
+
+
 @pytest.mark.parametrize("solo", [["--players", "1"], ["--option", "num_players=1"]])
 def test_a_solo_game_from_the_command_line_needs_no_opponent_and_ends_with_the_score(tmp_path, solo):
     # --option num_players=1 was given a default opponent, then refused it (found by a user audit)

@@ -653,6 +653,19 @@ def test_gymnasium_rgb_array_list_collects_one_picture_per_reset_and_step():
     single.close()
 
 
+def test_a_window_on_a_video_driver_sdl_cannot_start_is_refused_naming_the_driver(monkeypatch):
+    # SDL_VIDEODRIVER misspelt, or naming a driver this pygame was built without: pygame.error at its start
+    pygame = pytest.importorskip("pygame")
+    from tabletop_envs.core.errors import TabletopError
+    from tabletop_envs.core.render import PygameViewer
+
+    pygame.display.quit()  # a display an earlier test started keeps its driver: SDL reads the variable at its start
+    monkeypatch.setenv("SDL_VIDEODRIVER", "x11_misspelt")
+    with pytest.raises(TabletopError, match=r"no display to open a window on \(x11_misspelt not available\): run "
+                                            "where a display is"):
+        PygameViewer("test")
+
+
 def test_a_window_where_no_display_is_is_refused_instead_of_drawing_nowhere(monkeypatch):
     # found by a user audit: SDL fell back to its offscreen driver and --window showed nothing, silently
     pytest.importorskip("pygame")
@@ -811,6 +824,22 @@ def test_a_pile_grows_by_one_layer_a_card_up_to_four_and_no_further():
     assert (pile(40) == pile(4)).all()
 
 
+def test_a_pile_given_its_top_card_shows_that_card_on_top(drawn_texts):
+    Canvas(140, 170).pile(10, 20, "discard", 3, face_down=False, top=CardFace("Oak"))
+    assert "Oak" in [text for _, _, text, _ in drawn_texts]
+
+
+def test_a_panel_without_a_title_has_its_inside_just_within_its_frame(drawn_texts):
+    canvas = Canvas(200, 100)
+    assert canvas.panel(10, 20, 100, 50) == (18, 28) and drawn_texts == []
+    assert canvas.panel(10, 20, 100, 50, "Deck") == (18, 48)  # a title takes the top 20 pixels more
+
+
+def test_a_picture_given_as_an_array_of_another_type_becomes_bytes():
+    picture = to_array(np.full((2, 3, 3), 7.0))
+    assert picture.dtype == np.uint8 and picture.shape == (2, 3, 3) and (picture == 7).all()
+
+
 def test_text_on_a_colour_is_dark_on_light_and_light_on_dark():
     from tabletop_envs.core.render import DARK_TEXT, TEXT, _readable_on
 
@@ -868,6 +897,29 @@ def test_a_games_drawing_module_that_fails_to_import_a_library_is_an_error_not_a
         find_draw_function(Env())
 
 
+@pytest.mark.parametrize("modules, found", [({"picture.py": "def draw_table(state, player=None):\n    pass\n"}, True),
+                                            ({}, False)], ids=["picture module only", "no drawing module"])
+def test_a_games_drawing_is_looked_for_in_its_picture_module_where_it_has_no_render_module(tmp_path, monkeypatch,
+                                                                                           modules, found):
+    # a package without its own drawing gets its text as a picture (find_draw_function gives None)
+    import importlib
+
+    from tabletop_envs.core.render import find_draw_function
+
+    package = tmp_path / f"plaingame{len(modules)}"
+    package.mkdir()
+    for name, text in {"__init__.py": "", "engine.py": "class Game:\n    pass\n", **modules}.items():
+        (package / name).write_text(text, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    engine = importlib.import_module(f"{package.name}.engine")
+
+    class Env:
+        game = engine.Game()
+
+    draw = find_draw_function(Env())
+    assert (draw is importlib.import_module(f"{package.name}.picture").draw_table) if found else draw is None
+
+
 def test_a_gif_plays_at_the_frame_rate_asked_and_is_written_into_a_new_folder(tmp_path):
     from PIL import Image
 
@@ -895,6 +947,14 @@ def test_a_corner_number_gets_a_round_badge_and_two_long_corner_words_shrink_to_
     canvas = Canvas(110, 140)
     canvas.card(2, 2, CardFace("Oak", top_left="12"))
     assert any(text == "12" and size == 11 for _, _, text, size in drawn_texts)
+
+
+def test_a_corner_number_keeps_its_round_badge_beside_a_corner_word_too_long_for_the_card_which_takes_the_rest():
+    from tabletop_envs.core.render import BADGE
+
+    room = 96 - 8 - 4
+    assert Canvas(10, 10)._badge_widths("3", "shadowfire legendary", 96) == (BADGE, room - BADGE)
+    assert Canvas(10, 10)._badge_widths("shadowfire legendary", "3", 96) == (room - BADGE, BADGE)
 
 
 def test_a_name_starts_below_a_top_left_badge_not_beside_it(drawn_texts):

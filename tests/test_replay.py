@@ -302,6 +302,22 @@ def test_a_stale_part_of_another_users_process_is_kept_and_one_of_a_number_no_pr
     assert other_users.exists() and not no_process.exists()
 
 
+@pytest.mark.skipif(os.name == "nt", reason="a killed write's part stays on Windows, where no process is asked after")
+def test_a_folder_named_as_a_dead_writes_part_is_left_alone_and_the_write_goes_on(tmp_path):
+    # unlink() cannot remove it (IsADirectoryError): the clean-up of dead writes' parts must not end the write
+    import time
+
+    from tabletop_envs.core import files
+
+    path = tmp_path / "model.zip"
+    folder = path.with_name(f"model.zip.{files._HOST}-{2**40}-0.part")  # of a number no process has
+    folder.mkdir()
+    old = time.time() - files.STALE_PART_SECONDS - 60
+    os.utime(folder, (old, old))
+    files.write_text_whole(path, "whole")
+    assert path.read_text(encoding="utf-8") == "whole" and folder.is_dir()
+
+
 @pytest.mark.parametrize("seed", [None, 1.5, True, "3", -1])
 def test_a_replay_is_started_only_with_the_seed_an_env_deals_from(toy, seed):
     # int() recorded 1.5 and True as seed 1 and "3" as 3: a replay of another deal than the game's

@@ -60,12 +60,14 @@ def resolve_env_name(game: str) -> str:
 
 def default_opponent(env_name: str) -> str:
     from .policy import _POLICIES, _import_policies
+    from .registry import ENVS
 
     heuristic = f"{env_name}/heuristic"
     try:
         _import_policies(env_name)
-    except ModuleNotFoundError:  # a game without bots yet
-        pass
+    except ModuleNotFoundError as exc:  # a game without bots yet; a library its bots need is missing: say so
+        if exc.name != ENVS[env_name].policies_module:
+            raise
     return heuristic if heuristic in _POLICIES else f"{env_name}/random"
 
 

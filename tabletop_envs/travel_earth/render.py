@@ -162,10 +162,10 @@ def _challenge(canvas: Canvas, state, y: int, cat) -> None:
         row = "Ready" if state.defender_row == READY else "Resting"
         _fighter(canvas, 700, y + 10, cat, state.defender, stat, f"{row} Defender (seat {1 - attacker})",
                  SEAT_COLORS[1 - attacker])
-        if stat >= 0:
-            result = {1: "Challenger wins", 0: "tie", -1: "Defender wins"}[state.outcome(state.challenger,
-                                                                                         state.defender, stat)]
-            canvas.text(WIDTH - 24, y + 43, result, 15, HIGHLIGHT, bold=True, anchor="rm")
+        # (a Defender is chosen against a statistic: stat >= 0 here, the state's invariants say so)
+        result = {1: "Challenger wins", 0: "tie", -1: "Defender wins"}[state.outcome(state.challenger,
+                                                                                     state.defender, stat)]
+        canvas.text(WIDTH - 24, y + 43, result, 15, HIGHLIGHT, bold=True, anchor="rm")
     else:
         canvas.text(700, y + 43, "the defending player chooses a Defender …", 14, MUTED, anchor="lm")
     if state.queue:

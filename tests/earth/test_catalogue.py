@@ -81,6 +81,18 @@ def test_generator_is_deterministic_and_matches_the_committed_files():
         assert json.loads((DATA / name).read_text(encoding="utf-8")) == json.loads(json.dumps(data)), f"{name} is out of date"
 
 
+def test_the_generator_writes_the_committed_files_byte_for_byte(monkeypatch, tmp_path, capsys):
+    # the command that rewrites them: its layout (indent, ASCII escapes, final newline) is the committed one,
+    # so a regeneration shows no diff beyond what the generator changed
+    monkeypatch.setattr(generate, "HERE", tmp_path)
+    generate.main([])
+    names = sorted(p.name for p in DATA.glob("*.json"))
+    assert sorted(p.name for p in tmp_path.iterdir()) == names
+    for name in names:
+        assert (tmp_path / name).read_bytes() == (DATA / name).read_bytes(), name
+    assert capsys.readouterr().out == "".join(f"wrote {tmp_path / name}\n" for name in generate.build())
+
+
 def test_the_generators_help_explains_and_writes_no_file(monkeypatch, capsys):
     # --help was ignored: the command rewrote the five data files (found by a docs audit)
     written = []
@@ -732,6 +744,15 @@ def test_a_catalogue_folder_edited_within_one_process_is_read_again(data_copy):
     (data_copy / "fauna.json").unlink()
     with pytest.raises(CatalogueError, match="fauna.json"):
         load_catalogue(data_copy)
+
+
+def test_a_link_to_nothing_among_the_card_files_does_not_stop_the_folder_loading(data_copy):
+    # Emacs marks a file it edits with a link to nothing beside it (.#earth_cards.json): looking at every JSON
+    # file's version to key the cache met it, and the folder was refused as no catalogue folder at all
+    from tabletop_envs.earth.catalogue import load_catalogue
+
+    (data_copy / ".#earth_cards.json").symlink_to("me@host.4242:1700000000")
+    assert load_catalogue(data_copy).earth == load_catalogue().earth
 
 
 @pytest.mark.parametrize("trained_on", ["gone", "my_cards"])  # another machine's folder; one relative to elsewhere

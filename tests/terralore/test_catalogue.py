@@ -255,6 +255,8 @@ def test_random_deck_is_legal_and_varies():
     (list(range(2, 21)) + [True], "cards are given by name or id, got bool True"),  # not card 1
     (list(range(19)) + [1.5], "by name or id"),
     ("Tidepool Crab", "list of 20 card names"),
+    (7, "a deck is a list of 20 card names or ids, got 7"),
+    (b"ember_rush", "a deck is a list of 20 card names or ids, got b'ember_rush'"),  # (iterated: ids 101, 109, ...)
 ])
 def test_illegal_decks_are_refused_with_the_problem_and_the_fix(deck, message):
     with pytest.raises(DeckError, match=message):

@@ -233,6 +233,21 @@ def test_build_catalogue_refuses_a_csv_whose_cells_do_not_match_its_header_and_l
     assert out.read_bytes() == ANIMALS_FILE.read_bytes()
 
 
+def test_build_catalogue_refuses_a_csv_without_a_column_it_reads_naming_it_and_leaves_the_catalogue_as_it_was(tmp_path):
+    # a column renamed in a newer copy of the dataset: each row would have lacked the statistic
+    from tabletop_envs.travel_earth.data.build_catalogue import main
+
+    lines = DATASET.read_text(encoding="utf-8").splitlines()
+    source = tmp_path / "stats.csv"
+    source.write_text("\n".join([lines[0].replace("weight_kg", "mass_kg"), *lines[1:]]) + "\n", encoding="utf-8")
+    out = tmp_path / "animals.json"
+    out.write_bytes(ANIMALS_FILE.read_bytes())
+    with pytest.raises(CatalogueError, match=r"stats\.csv: the columns \['weight_kg'\] are missing; the dataset's "
+                                             r"columns are \['top_speed_kmh', 'weight_kg'"):
+        main([str(source)], out=out)
+    assert out.read_bytes() == ANIMALS_FILE.read_bytes()
+
+
 def test_build_catalogue_names_the_file_it_would_have_written_where_the_catalogue_is_refused(tmp_path, monkeypatch):
     # the message named the temporary part, gone by the time it was read
     from tabletop_envs.travel_earth.data import build_catalogue

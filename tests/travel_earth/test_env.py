@@ -385,6 +385,21 @@ def test_at_game_over_text_and_picture_show_how_the_last_challenge_ended_not_a_d
     assert "chooses a Defender" not in words and "waiting" not in words
 
 
+def test_the_challenge_strip_drops_a_long_texts_first_words_until_its_end_fits_with_the_ellipsis_before_it():
+    # words as wide as the strip: the "…" put before the last lines pushes each word a line down, so
+    # dropping the lines above them leaves a line too many; the end, how the challenge finished, stays
+    from tabletop_envs.core.render import Canvas
+    from tabletop_envs.travel_earth.render import _tail
+
+    canvas = Canvas(10, 10)
+    k = 1
+    while canvas.text_width("a" * (k + 1) + "0", 13) <= 400:
+        k += 1
+    words = [f"{'a' * k}{i}" for i in range(5)]
+    assert _tail(canvas, " ".join(words), 400, 13, 2) == ["…", words[4]]
+    assert _tail(canvas, " ".join(words), 400, 13, 3) == ["…", words[3], words[4]]
+
+
 def test_the_challenge_record_keeps_this_and_the_previous_challenge_phase_and_only_grows_within_them():
     game = TravelEarthGame()
     phases = 0
