@@ -191,8 +191,9 @@ def bradley_terry_elo(names: list[str], pairs: list[PairResult], anchor: str | N
     One virtual draw per played pair keeps ratings finite when a policy wins every game. The
     ``anchor`` policy (random, if present) is rated 0; otherwise the mean rating is 0. Newton steps on
     the log-strengths (the likelihood is concave there) with step halving, until a step moves no rating
-    by 1e-9 Elo: the MM updates used before stopped after 2,000 iterations, 50 Elo short of the fit on
-    a table of clean sweeps. Raises if ``iterations`` steps do not converge.
+    by 1e-9 Elo, or rounding lets no step raise the likelihood (a few millionths of an Elo from the
+    optimum): the MM updates used before stopped after 2,000 iterations, 50 Elo short of the fit on a
+    table of clean sweeps. Raises if ``iterations`` steps do not converge.
     """
     idx = {n: i for i, n in enumerate(names)}
     k = len(names)
