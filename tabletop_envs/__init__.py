@@ -7,8 +7,6 @@ the single-agent "learner vs opponents" face). It imports neither torch nor the 
 
 from __future__ import annotations
 
-import importlib
-
 from .core.errors import (
     CatalogueError,
     ConfigError,
@@ -23,7 +21,7 @@ from .core.errors import (
     UnknownEnvError,
 )
 from .core.policy import Policy, RandomPolicy, load_policy, register_policy, registered_policies
-from .core.registry import ENVS
+from .core.registry import ENVS, import_if_written
 
 __version__ = "0.2.0"
 
@@ -56,12 +54,7 @@ _register()
 def __getattr__(name: str):
     # PettingZoo style: ``from tabletop_envs import terralore_v0; terralore_v0.env()``
     if name in ENVS:
-        try:
-            return importlib.import_module(f"tabletop_envs.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"tabletop_envs.{name}":
-                raise
         # a game added with its one line in core/registry.py and no tabletop_envs/<name>.py beside it: its
         # env module is what that file would re-export (env, raw_env and the documentation page)
-        return ENVS[name].load_module()
+        return import_if_written(f"tabletop_envs.{name}") or ENVS[name].load_module()
     raise AttributeError(f"module 'tabletop_envs' has no attribute {name!r}")

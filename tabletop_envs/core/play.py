@@ -59,15 +59,12 @@ def resolve_env_name(game: str) -> str:
 
 
 def default_opponent(env_name: str) -> str:
-    from .policy import _POLICIES, _import_policies
-    from .registry import ENVS
+    from .policy import _POLICIES
+    from .registry import ENVS, import_if_written
 
     heuristic = f"{env_name}/heuristic"
-    try:
-        _import_policies(env_name)
-    except ModuleNotFoundError as exc:  # a game without bots yet; a library its bots need is missing: say so
-        if exc.name != ENVS[env_name].policies_module:
-            raise
+    if ENVS[env_name].policies_module:
+        import_if_written(ENVS[env_name].policies_module)  # a game without bots yet plays its random bot
     return heuristic if heuristic in _POLICIES else f"{env_name}/random"
 
 

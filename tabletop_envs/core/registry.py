@@ -56,6 +56,17 @@ def env_version(env_name: str) -> int:
     return int(number) if number.isdigit() else -1
 
 
+def import_if_written(name: str) -> ModuleType | None:
+    """The module ``name``, or None where no such module is written; a library it imports that is missing
+    still raises, naming that library (a game's optional module is not written yet, its dependency is)."""
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        if exc.name != name:
+            raise
+        return None
+
+
 def available_envs() -> list[str]:
     """Env names whose module imports (all of them in a complete checkout)."""
     out = []

@@ -14,7 +14,6 @@ when a picture is asked for.
 from __future__ import annotations
 
 import hashlib
-import importlib
 import importlib.util
 import os
 from collections.abc import Callable, Sequence
@@ -26,6 +25,7 @@ import numpy as np
 
 from .engine import check_seat
 from .files import user_path
+from .registry import import_if_written
 
 try:
     from PIL import Image, ImageDraw, ImageFont
@@ -431,14 +431,8 @@ def find_draw_function(env) -> DrawFn | None:
     if not package:
         return None
     for module_name in DRAW_MODULES:
-        name = f"{package}.{module_name}"
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name == name:
-                continue
-            raise
-        if hasattr(module, "draw_table"):
+        module = import_if_written(f"{package}.{module_name}")
+        if module is not None and hasattr(module, "draw_table"):
             return module.draw_table
     return None
 
