@@ -21,7 +21,7 @@ from .core.errors import (
     UnknownEnvError,
 )
 from .core.policy import Policy, RandomPolicy, load_policy, register_policy, registered_policies
-from .core.registry import ENVS, import_if_written
+from .core.registry import ENVS
 
 __version__ = "0.2.0"
 
@@ -54,6 +54,8 @@ _register()
 def __getattr__(name: str):
     # PettingZoo style: ``from tabletop_envs import terralore_v0; terralore_v0.env()``
     if name in ENVS:
+        from .core.registry import import_if_written  # (imported here: not a name of the package)
+
         # a game added with its one line in core/registry.py and no tabletop_envs/<name>.py beside it: its
         # env module is what that file would re-export (env, raw_env and the documentation page)
         return import_if_written(f"tabletop_envs.{name}") or ENVS[name].load_module()

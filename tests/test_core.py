@@ -2704,6 +2704,17 @@ def test_a_star_import_brings_every_game_of_the_registry(toy, monkeypatch):
     assert {"toy_v0", "terralore_v0", "travel_earth_v0", "earth_v0"} <= set(names)
 
 
+def test_the_package_names_only_what_its_all_lists():
+    # a helper imported into tabletop_envs/__init__ for its own use (import_if_written) showed up in dir() and
+    # in editors' completion as if it were the library's API
+    import tabletop_envs
+
+    own = {name for name, value in vars(tabletop_envs).items()
+           if not name.startswith("_") and not isinstance(value, type(tabletop_envs))
+           and type(value).__name__ != "_Feature"}  # (subpackages, and ``from __future__ import annotations``)
+    assert own == set(tabletop_envs.__all__) - set(tabletop_envs.ENVS)
+
+
 def _model_trained_on(game, name: str):
     """A zero-weight MLP whose sidecar facts say it was trained on ``game`` under its options."""
     from tabletop_envs.core.onnx_policy import MLPPolicy
