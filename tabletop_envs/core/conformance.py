@@ -309,7 +309,8 @@ def check_clone_and_dict(env_name: str, game_kwargs: dict, seeds=range(5)) -> No
 def check_random_games(env_name: str, game_kwargs: dict, num_games: int = 200, seed: int = 0) -> dict:
     """Random-legal games: invariants at every decision, each pending decision one the game lists (``decisions``,
     where it lists any), termination (before the env faces' default
-    ``max_turns`` would truncate them), zero-sum or bounded returns."""
+    ``max_turns`` would truncate them), an ended game that to_dict/from_dict bring back the same, zero-sum or
+    bounded returns."""
     game = make_game(env_name, **game_kwargs)
     rng = np.random.default_rng(seed)
     lengths, turns = [], []
@@ -347,6 +348,10 @@ def check_random_games(env_name: str, game_kwargs: dict, num_games: int = 200, s
 
         steps = random_playout(state, rng, visit=visit)
         state.check_invariants()
+        # the end is a state too (a replay or a saved game stops there); check_clone_and_dict's round trips stop
+        # before it
+        if check_json_roundtrip(state) != state:
+            raise AssertionError(f"game {g}: the ended game comes back from to_dict/from_dict as another state")
         if state.current_player() != TERMINAL:
             raise AssertionError(f"game {g}: ended with current player {state.current_player()}, not TERMINAL")
         ret = np.asarray(state.returns(), float)
