@@ -569,6 +569,7 @@ def test_a_json_path_that_cannot_be_written_is_refused_before_the_benchmark_runs
     path = {"folder": tmp_path, "under_a_file": tmp_path / "afile" / "r.json",
             "unmakeable": Path("/proc/results/r.json"), "unwritable": Path("/proc/r.json")}[where]
     bench = importlib.import_module(f"benchmarks.{module}")
+
     def ran():
         pytest.fail("the benchmark ran before --json was checked")
 

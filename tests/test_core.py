@@ -121,7 +121,6 @@ def test_leak_check_catches_a_leaking_observation(toy, monkeypatch):
         conformance.check_no_leak(toy, {})
 
 
-
 def test_leak_check_catches_an_action_name_that_tells_the_mover_a_hidden_card(toy, monkeypatch):
     """The observation can hide a card that a menu of move names (the play command's list) still shows."""
     import toy_game
@@ -162,6 +161,7 @@ def test_leak_check_fails_a_game_that_applies_an_illegal_action_instead_of_refus
     with pytest.raises(AssertionError, match=r"toy_v0: illegal action \d+ was applied during .*, not refused with an "
                                              "IllegalActionError"):
         conformance.check_no_leak(toy, {})
+
 
 @pytest.mark.parametrize("check", ["check_global_state", "check_parallel"])
 def test_global_state_check_catches_a_state_that_is_only_the_movers_view(toy, monkeypatch, check):
@@ -2499,6 +2499,7 @@ def test_a_saved_state_an_env_cannot_play_from_is_refused_when_it_loads(toy, mon
     env.step(env.game_state.legal_actions()[0])
     data = env.state_dict()
     state = toy_game.ToyState
+
     def failing_for_seat_1(original, what):
         def method(self, player=None):
             if player == 1:
@@ -2590,7 +2591,6 @@ def test_a_model_path_that_does_not_exist_is_named_as_a_missing_model_not_an_unk
         load_policy(missing)
     with pytest.raises(FileNotFoundError, match="no model at .*ppo.onnx"):
         load_policy(str(missing), env="terralore_v0")
-
 
 
 @pytest.mark.parametrize("spec, hint", [

@@ -1185,7 +1185,6 @@ def test_a_game_name_with_spaces_around_it_resolves_to_the_newest_registered_ver
     assert resolve_env_name("toy") == "toy_v1" and resolve_env_name("toy_v0") == "toy_v0"
 
 
-
 def test_a_version_suffix_that_is_no_number_ranks_below_every_numbered_version(toy, monkeypatch):
     # at 0 it tied with toy_v0, and whichever was registered first was taken for the newest
     from tabletop_envs.core import registry
@@ -1203,6 +1202,7 @@ def test_the_newest_version_of_a_game_is_found_by_number_not_by_text(toy, monkey
         monkeypatch.setitem(ENVS, f"toy_v{v}", EnvSpec(f"toy_v{v}", "toy_game", f"test/toy-v{v}", f"test/Toy-v{v}",
                                                        (2,), "", "toy"))
     assert resolve_env_name("toy") == "toy_v10"
+
 
 def test_a_replay_piped_into_a_reader_that_stops_after_one_line_ends_quietly(toy, tmp_path):
     # the reader goes away mid-replay: what is still buffered for it must not come back as an error at exit

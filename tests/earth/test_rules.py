@@ -1999,6 +1999,7 @@ def test_an_objective_met_during_the_turn_is_claimed_even_when_a_later_step_of_t
         pred = {"pay_hand": lambda a: (a.get("cost") or {}).get("hand_compost") == 1,
                 "compost_hand": lambda a: not a.get("cost") and a["gain"] == [{"res": "compost_hand", "n": 1}],
                 "compost_discard": lambda a: (a.get("cost") or {}).get("compost_discard") == 1}[how]
+
         def ok(a):
             return a["kind"] == "gain" and a["color"] == colour and not a.get("if_action") and pred(a)
 

@@ -264,7 +264,6 @@ def test_resample_hidden_re_deals_the_card_being_paid_for_among_those_the_discar
         assert world.face_down[0][A] == ids(["Undertow", "Sturdy Turtle"]) and world.pending_card == cid("Sturdy Turtle")
 
 
-
 def test_resample_hidden_re_deals_face_down_cards_of_the_costs_seen_with_a_known_card_in_hand_or_face_down():
     # a legal world showing the player what they saw, and never the cards as they lie
     s = make_state(hands=(["Tidepool Crab", "Stone Tortoise", "Gloom Bat", "Pebble Mole", "Sand Piper", "Ember Imp"],
@@ -392,7 +391,6 @@ def test_resample_hidden_re_deals_the_card_whose_lane_is_being_chosen_for_the_ot
     act(preset, "play", pick)
     in_deck = sum(pick in world.deck[0] for world in consistent_worlds(preset, 1, 40, np.random.default_rng(0)))
     assert in_deck > 0, "the picked card of a public list is re-dealt into the deck too"
-
 
 
 def test_option_opaque_wall_resample_hidden_agrees_with_every_view_along_random_games():
@@ -568,6 +566,7 @@ def test_a_saved_hand_of_more_than_7_cards_is_refused():
     assert len(s.hand[0]) == 7
     refused_on_loading(s, lambda st: move(st["deck"][0], st["hand"][0]), "player 0 holds 8 > 7")
 
+
 def test_a_saved_skill_lying_face_up_in_a_lane_is_refused():
     # "Creature cards are played in either the attacking lane or defending lane"; a skill resolves as it is
     # revealed, then goes to the Graveyard (RULES.md choice 6): a lane holds only creatures
@@ -575,9 +574,11 @@ def test_a_saved_skill_lying_face_up_in_a_lane_is_refused():
     refused_on_loading(s, lambda st: st["field"][0][A].insert(0, st["hand"][0].pop(0)),
                        "player 0 lane 0 holds a card that is no creature")
 
+
 def test_a_saved_lane_total_other_than_its_creatures_points_is_refused():
     s = make_state(hands=(["Gloom Bat"], []), attacking=(["Ember Imp"], []), opaque_wall=False)
     refused_on_loading(s, lambda st: st["totals"][0].__setitem__(A, st["totals"][0][A] + 1), "stale lane totals")
+
 
 @pytest.mark.parametrize("edit, fragment", [
     (lambda st: st["play_start"][1].update(field=st["play_start"][1]["field"][:1]), "field is not two lanes"),
@@ -672,6 +673,7 @@ def test_a_saved_play_phase_where_the_seat_yet_to_place_has_placed_is_refused(op
                            "player 1: zones changed since the Play Phase began, before their placement")
         # and a face-down card comes from the hand the placer began with, not from the field (its lane's points
         # edited to match)
+
         def face_down_from_the_field(st):
             move(st["field"][0][A], st["face_down"][0][A])
             st["totals"][0][A] = 0
@@ -1259,7 +1261,6 @@ def test_resample_hidden_fills_the_face_down_cards_with_known_cards_beside_the_c
     assert in_hand <= set(ids(known)) and len(in_hand) > 1, "which known card stays in hand is re-dealt"
 
 
-
 def test_resample_hidden_redraws_the_opponents_deck_list_by_the_opponents_deck_setting_not_the_players():
     # player 0 plays the preset ember_rush (public), player 1 a random deck (hidden): worlds for player 0
     # draw player 1's list anew, worlds for player 1 keep player 0's preset list
@@ -1351,7 +1352,6 @@ def test_resample_hidden_lets_a_lane_being_freed_by_replace_one_stay_over_by_the
     assert len(placing) > 1, "the card being placed is re-dealt"
 
 
-
 def test_resample_hidden_lets_the_card_being_paid_for_overfill_its_lane_the_cards_placed_before_fill_it():
     # player 0 placed Tidepool Crab face down in a lane holding three creatures, then the skill Undertow
     # there too (paying for it now). The Crab's place may hold a creature (the lane's fourth slot) or a
@@ -1370,7 +1370,6 @@ def test_resample_hidden_lets_the_card_being_paid_for_overfill_its_lane_the_card
         assert world.slots_to_free == max(0, world._used_slots(0, A) - 4)
         kinds.add((bool(CAT.is_creature[first]), bool(CAT.is_creature[card])))
     assert len(kinds) == 4, "either card a creature or a skill"
-
 
 
 def test_option_opaque_wall_resample_hidden_restarts_an_opponent_paying_for_a_card_with_nothing_left_to_pay():

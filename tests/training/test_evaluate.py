@@ -150,7 +150,8 @@ def test_earth_with_three_players_is_rank_based_over_all_seat_rotations():
 SHIPPED_EARTH = str(Path(__file__).resolve().parents[2] / "models" / "earth" / "ppo.onnx")
 
 
-@pytest.mark.parametrize("policy", ["earth_v0/ppo", "travel_earth_v0/ppo", "terralore_v0/random", SHIPPED_EARTH])
+@pytest.mark.parametrize("policy", ["earth_v0/ppo", "travel_earth_v0/ppo", "terralore_v0/random", SHIPPED_EARTH],
+                         ids=["earth_v0/ppo", "travel_earth_v0/ppo", "terralore_v0/random", "models/earth/ppo.onnx"])
 def test_a_policy_of_another_env_is_refused_whatever_its_kind(policy, capsys):
     # ids used to load unchecked: earth_v0/ppo played Terralore, travel_earth_v0/ppo died with an IndexError
     from tabletop_envs import ModelMismatchError

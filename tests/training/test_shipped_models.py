@@ -60,7 +60,6 @@ def test_each_games_bot_records_the_issues_targets_met_in_its_sidecar(policy_id,
     assert evaluation["vs_random"]["win"]["rate"] >= 0.95 and evaluation["vs_heuristic"]["win"]["rate"] >= 0.60
 
 
-
 @pytest.mark.slow  # 5 s and 10 s; Earth's 300 games take 30-60 s each and are left to the README's command
 @pytest.mark.parametrize("policy_id", ["terralore_v0/ppo", "travel_earth_v0/ppo"])
 def test_the_evaluation_a_shipped_sidecar_records_is_what_its_protocol_plays_today(policy_id):
@@ -78,6 +77,7 @@ def test_the_evaluation_a_shipped_sidecar_records_is_what_its_protocol_plays_tod
     assert today == {key: recorded[key] for key in today}, (f"{policy_id} no longer plays the games its sidecar records; re-measure it "
                                f"(python -m training.evaluate --env {policy_id.split('/')[0]} --policies ppo random "
                                f"heuristic --games {games} --seed 1000) and update the sidecar, README and model card")
+
 
 def test_every_sidecar_under_models_is_a_shipped_id():
     from training.model_card import MODELS

@@ -357,7 +357,6 @@ def test_resume_trains_with_the_recipes_ppo_settings_as_run_json_records_them(to
     assert (recorded["learning_rate"], recorded["n_steps"], recorded["ent_coef"]) == (0.05, 64, 0.02)
 
 
-
 def finished_tiny_run(tmp_path, steps: int):
     """(recipe, run folder) of a tiny toy run trained to ``steps``, without export, curve or final games."""
     data = {**TINY, "ppo": {**TINY["ppo"], "total_timesteps": steps},
@@ -369,6 +368,7 @@ def finished_tiny_run(tmp_path, steps: int):
 
 def folder_bytes(run) -> dict:
     return {p.relative_to(run): p.read_bytes() for p in run.rglob("*") if p.is_file()}
+
 
 @pytest.mark.parametrize("change, resumes", [({"eval": {**TINY["eval"], "opponents": ["random", "nosuchbot"]}},
                                               (False, True)),

@@ -125,7 +125,6 @@ def test_heuristic_declares_an_animal_that_beats_most_of_the_opposing_field_and_
         assert _bot_move(s) == expected, field
 
 
-
 def test_heuristic_declares_an_animal_that_beats_exactly_60_percent_of_the_opposing_field_its_rank_tipping_it_over():
     """The share beaten plus a hundredth of the rank must pass 0.6 (the docstring): the Lion beats 3 of these
     5 on every statistic, 60 % plus its rank (an audit found the docstring saying "more than 60 %"); 1 of 2

@@ -157,6 +157,7 @@ def test_both_formats_selectable_via_kwargs():
     with pytest.raises(DeckError, match="seat 1 deck"):
         TravelEarthGame(deck_format="championship", decks=["expedition", deck_of(40)])
 
+
 _NUMBERS = [c["collector_number"] for c in CAT.cards]
 
 

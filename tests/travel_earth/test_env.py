@@ -118,6 +118,7 @@ def test_resample_hidden_redeals_the_opponents_unseen_starting_reservoir_card():
         cards.add(world.unseen[1][0])
     assert len(cards) > 1
 
+
 def test_resample_hidden_redeals_the_opponents_face_down_reservoir_cards():
     # the leak tests compare observations across resampled worlds: a Reservoir left as dealt would
     # let an encoder that shows its cards pass them
@@ -540,12 +541,14 @@ def test_a_saved_unseen_reservoir_card_of_player_1_is_refused():
     s = scenario(p0=dict(ready=["Lion"]), p1=dict(ready=["Tiger"], unseen=["Koala"]))
     refused_on_loading(s, lambda st: st["unseen"][0].append(st["deck"][0].pop()), "only Player 2 has an unseen card")
 
+
 def test_a_saved_reservoir_of_more_cards_than_blubber_store_allows_is_refused():
     # "Your Reservoir can contain at most 6 cards total"; Blubber Store: "your Reservoir can hold 7 cards"
     s = scenario(p0=dict(ready=["Lion", "Bowhead whale"], reservoir=["Koala"] * 4 + ["Emu"] * 3),
                  p1=dict(ready=["Tiger"]))
     assert s.reservoir_size(0) == 7
     refused_on_loading(s, lambda st: st["reservoir"][0].append(st["deck"][0].pop()), "seat 0: Reservoir holds 8 cards")
+
 
 def test_a_saved_change_phase_after_a_ready_defenders_tie_is_refused():
     # a Ready Defender's tie moves on to another statistic: the defending player is never asked for a change
@@ -569,6 +572,7 @@ def test_a_saved_reservoir_of_the_waiting_player_with_more_empty_cards_than_card
     s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]), p1=dict(ready=["Tiger"], reservoir=["Emu"]),
                  empty=(0, 1))
     refused_on_loading(s, lambda st: st["empty"].__setitem__(1, 2), "seat 1: 2 Empty of 1 Reservoir cards")
+
 
 def test_a_saved_challenge_outside_the_challenge_phase_is_refused():
     s = scenario(p0=dict(ready=["Lion", "Tiger"], reservoir=["Koala", "Emu"]), p1=dict(ready=["Sea otter"]))
