@@ -22,7 +22,7 @@ class EarthHeuristic:
         self.obs = build_observation_layout()
         self.acts = build_action_layout(cat)
         self.A = {n: s.start for n, s in self.acts.segments.items()}
-        # a card's worth when planted: printed VP, half its canopy, a little per sprout space
+        # a card's worth when planted: printed VP, 0.6 a point of canopy, a little per sprout space
         self.worth = (cat.vp + 0.6 * cat.canopy + 0.35 * cat.sprout_spaces).astype(float)
         self.worth[EVENT0:] = -5.0
         self.keep_value = self.worth - 0.45 * cat.cost

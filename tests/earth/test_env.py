@@ -136,7 +136,9 @@ def test_heuristic_takes_2_soil_from_anothers_composting_only_when_its_own_soil_
     from .scenario import choose_action
 
     bot = load_policy("earth_v0/heuristic")
-    for own, active, expected in ((3, 20, "gain 2 soil"), (20, 3, "compost 2 from the deck")):
+    # short: under 8 soil
+    for own, active, expected in ((3, 20, "gain 2 soil"), (7, 20, "gain 2 soil"), (8, 3, "compost 2 from the deck"),
+                                  (20, 3, "compost 2 from the deck")):
         s = after_setup(2, seed_where_first(2, 1 - other))
         s.soil[other], s.soil[1 - other] = own, active
         choose_action(s, "compost")
@@ -210,6 +212,191 @@ def test_heuristic_plants_and_keeps_the_best_card_and_composts_the_weakest(task,
     s.check_invariants()
     bot = load_policy("earth_v0/heuristic")
     assert s.action_to_string(bot.act(s.observation(0), s.legal_action_mask(), np.random.default_rng(0))) == expected
+
+
+# ---------------------------------------------------------------- gaps left by mutation testing (bot decision audit)
+
+
+def _bot_move(s, p=0):
+    bot = load_policy("earth_v0/heuristic")
+    return s.action_to_string(bot.act(s.observation(p), s.legal_action_mask(), np.random.default_rng(0)))
+
+
+def _card(name):
+    return next(c["id"] for c in CAT.earth if c["name"] == name)
+
+
+def test_heuristic_takes_the_island_side_worth_most():
+    # Heimaey: 15.3 (VP, soil, 0.7 a card drawn, less 0.3 a card composted), Capri: 14.9; counting the compost in
+    # Capri's favour would turn it round (17.9 against 17.1)
+    s = game(2).new_initial_state(0)
+    assert (s.decision(), s.current_player()) == ("side", 1)
+    s.offers["island"][1] = [7]  # the island card Heimaey / Capri
+    s._mask_cache = None
+    s.check_invariants()
+    assert _bot_move(s, 1) == "island side Heimaey"
+
+
+@pytest.mark.parametrize(("task", "expected"), [({"t": "plant", "p": 0, "left": 1}, "plant Silver Earthstar"),
+                                                ({"t": "keep", "p": 0}, "card Silver Earthstar"),
+                                                ({"t": "compost_hand", "p": 0, "left": 1}, "card Snake Cedar"),
+                                                ({"t": "pay_hand", "p": 0, "left": 1}, "card Snake Cedar")])
+def test_heuristic_plants_and_keeps_the_cheaper_of_two_cards_alike_but_for_their_cost(task, expected):
+    # the Cedar (cost 2) and the Earthstar (free) print the same VP, canopy and sprout spaces
+    from .scenario import give, set_decision
+    from .test_vocabulary import board
+
+    alike = [_card("Snake Cedar"), _card("Silver Earthstar")]
+    s = board()
+    s.discard += s.hands[0]
+    s.hands[0] = []
+    if task["t"] == "keep":
+        s.drawn[0] += [take(s, c) for c in alike]
+    else:
+        give(s, 0, *alike)
+    if task["t"] == "compost_hand":  # it composts only over 5 cards in hand
+        give(s, 0, *(flora(skip=k) for k in range(40, 44)))
+    s.soil[0] = 10
+    set_decision(s, task)
+    s.check_invariants()
+    assert _bot_move(s) == expected
+
+
+def test_heuristic_composts_the_dearer_of_two_cards_alike_but_for_their_cost_in_setup():
+    # the setup hand: the Cedar and the Earthstar (as above) and 4 VP flora worth keeping
+    from .scenario import give
+
+    s = game(2).new_initial_state(0)
+    while s.decision() != "setup_compost":
+        s.apply_action(s.legal_actions()[0])
+    p = s.current_player()
+    n = len(s.hands[p])
+    s.deck += s.hands[p]
+    s.hands[p] = []
+    keepers = [flora(lambda c: c["vp"] >= 4 and c["cost"] <= 3, skip=k) for k in range(n - 2)]
+    give(s, p, _card("Snake Cedar"), _card("Silver Earthstar"), *keepers)
+    s.check_invariants()
+    assert _bot_move(s, p) == "card Snake Cedar"
+
+
+def test_heuristic_plants_the_card_with_more_sprout_spaces_of_two_alike_otherwise():
+    # the Sorrel and the Laurel cost 3 and print 2 VP and canopy 4; the Laurel has 4 sprout spaces, the Sorrel 2
+    from .scenario import give, set_decision
+    from .test_vocabulary import board
+
+    s = board()
+    s.discard += s.hands[0]
+    s.hands[0] = []
+    give(s, 0, _card("Arctic Sorrel"), _card("Downy Laurel"))
+    s.soil[0] = 10
+    set_decision(s, {"t": "plant", "p": 0, "left": 1})
+    assert _bot_move(s) == "plant Downy Laurel"
+
+
+def test_heuristic_composts_an_event_before_any_flora():
+    # the Chanterelle is the flora least worth keeping (its cost outweighs what it is worth planted); Avalanche
+    # prints 1 VP, but an event is never planted
+    from .scenario import give, set_decision
+    from .test_vocabulary import board
+
+    s = board()
+    s.discard += s.hands[0]
+    s.hands[0] = []
+    give(s, 0, _card("Siberian Chanterelle"), _card("Avalanche"), *(flora(skip=k) for k in range(40, 44)))
+    set_decision(s, {"t": "compost_hand", "p": 0, "left": 1})
+    assert _bot_move(s) == "card Avalanche"
+
+
+def _action_board(hand, soil, sprouts=None, growth=0):
+    """Seat 0's action choice holding ``hand`` and ``soil``, with a Snake Cedar (6 sprout spaces, 3 growth)
+    carrying ``sprouts`` and ``growth`` in its tableau (none when ``sprouts`` is None)."""
+    from .scenario import give
+    from .test_vocabulary import board
+
+    s = board()
+    s.discard += s.hands[0]
+    s.hands[0] = []
+    give(s, 0, *(_card(name) for name in hand))
+    s.soil[0] = soil
+    if sprouts is not None:
+        put(s, 0, 5, _card("Snake Cedar"), sprouts=sprouts, growth=growth)
+    s.check_invariants()
+    assert s.decision() == "action"
+    return s
+
+
+def test_heuristic_chooses_composting_for_soil_when_it_has_under_4_and_cards_to_pay_for():
+    # no soil for the Poplar: composting (2 soil) beats placing 4 sprouts
+    assert _bot_move(_action_board(["Blue Poplar"], 0, sprouts=2)) == "compost"
+
+
+def test_heuristic_chooses_growing_when_its_hand_is_empty():
+    # nothing to plant: drawing cards and 2 growth beat placing 4 sprouts
+    assert _bot_move(_action_board([], 10, sprouts=2)) == "grow"
+
+
+def test_heuristic_chooses_watering_where_5_sprouts_fit():
+    # watering places up to 6 sprouts: 5 free spaces beat composting and growing (1 growth space)
+    assert _bot_move(_action_board(["Japanese Willow"], 4, sprouts=1, growth=2)) == "water"
+
+
+def test_heuristic_chooses_planting_a_card_that_costs_exactly_its_soil():
+    assert _bot_move(_action_board(["Blue Poplar"], 4)) == "plant"
+
+
+def test_heuristic_places_growth_first_where_the_canopy_is_closest():
+    # the Larch needs 1 more growth for its canopy, the Cedar 3
+    from .scenario import set_decision
+    from .test_vocabulary import board
+
+    s = board()
+    put(s, 0, 3, _card("Snake Cedar"))
+    put(s, 0, 7, _card("Downy Larch"), growth=4)
+    set_decision(s, {"t": "place", "p": 0, "res": "growth", "left": 1, "cells": list(range(16)), "cap": 0,
+                     "placed": [0] * 16})
+    s.check_invariants()
+    assert _bot_move(s) == "cell r1c3"  # cell 7, the Larch
+
+
+def test_heuristic_pays_sprouts_from_the_cell_holding_most():
+    from .scenario import set_decision
+    from .test_vocabulary import board
+
+    s = board()
+    put(s, 0, 3, _card("Snake Cedar"), sprouts=1)
+    put(s, 0, 7, _card("Downy Larch"), sprouts=3)
+    set_decision(s, {"t": "pay", "p": 0, "res": "sprouts", "left": 1})
+    s.check_invariants()
+    assert _bot_move(s) == "cell r1c3"  # cell 7, the Larch
+
+
+def test_heuristic_plants_into_the_first_free_cell_in_reading_order():
+    from .scenario import act
+    from .test_vocabulary import plant_board
+
+    card = _card("Blue Poplar")
+    s = plant_board(card, 10, prep=lambda s: put(s, 0, 0, _card("Snake Cedar")))
+    act(s, "plant", card)
+    assert s.decision() == "plant_cell"
+    assert _bot_move(s) == "cell r0c1"
+
+
+@pytest.mark.parametrize(("event", "expected"), [("Flash Flood", "play event Flash Flood"),  # 0 VP, free
+                                                 ("Drought", "pass")])  # 1 VP, costs 2 sprouts
+def test_heuristic_plays_a_free_event_worth_no_negative_vp_in_a_window_and_keeps_one_with_a_cost(event, expected):
+    from .scenario import A, act, choose_action, give
+    from .test_vocabulary import board
+
+    s = board()
+    s.discard += s.hands[0]
+    s.hands[0] = []
+    put(s, 0, 3, _card("Snake Cedar"), sprouts=4)  # sprouts to pay with
+    give(s, 0, _card(event))
+    choose_action(s, "compost")
+    act(s, "option", 0)
+    while (s.decision(), s.current_player()) != ("window", 0):  # the end-of-turn window
+        s.apply_action(A(s, "pass"))
+    assert _bot_move(s) == expected
 
 
 def play_match(game, policies, seed):

@@ -285,3 +285,69 @@ def test_heuristic_counts_the_own_creature_a_card_destroys_against_its_points():
                    castles=(9, 10))
     assert _bot_move(s) == "play Radiant Lion"
 
+
+# ---------------------------------------------------------------- gaps left by mutation testing (bot decision audit)
+
+
+def test_heuristic_keeps_its_opening_hand():
+    # a card fewer costs more than a better hand gains (bots.py)
+    s = TerraloreGame(mulligan=True).new_initial_state(0)
+    assert s.decision_name == "mulligan"
+    assert _bot_move(s) == "keep opening hand"
+
+
+def test_heuristic_values_a_lane_buff_on_top_of_a_creatures_points():
+    # both creatures add 3 points and only one can be paid for: the Guardian's lane buff lasts, so it is worth
+    # its higher cost (the Turtle comes first in the hand and would win a tie)
+    s = make_state(hands=(["Sturdy Turtle", "Prism Guardian", "Granite Colossus"], []))
+    assert _bot_move(s) == "play Prism Guardian"
+
+
+def test_heuristic_values_a_lane_debuff_above_a_point_of_its_own():
+    # behind their wall of 7 and with no enemy attack, neither creature changes this turn's counting: the
+    # Wraith's 3 points and lane debuff (1.5) outweigh the Tortoise's 4 points
+    s = make_state(hands=(["Stone Tortoise", "Shade Wraith", "Granite Colossus"], []), defending=([], ["Fortified Shell"]))
+    assert _bot_move(s) == "play Shade Wraith"
+
+
+def test_heuristic_counts_healing_only_up_to_its_castles_10_hp_when_judging_a_lethal_attack():
+    # their 11 in attack fell a 9-HP castle: Sanctuary's 4 HP stop at 10 and do not save it, so it is worth only
+    # the 1 HP it restores, less than Scorch's damage, and Scorch goes first
+    s = make_state(hands=(["Sanctuary", "Scorch", "Granite Colossus", "Inferno Wyrm"], []),
+                   attacking=([], ["Granite Colossus", "Burrowing Badger"]), castles=(9, 10))
+    assert _bot_move(s) == "play Scorch"
+
+
+def test_heuristic_places_the_card_worth_most_first():
+    # the Golem (cost 2) and the Crab (free) both fit the hand of 4; the Golem goes first
+    s = make_state(hands=(["Clay Golem", "Tidepool Crab", "Granite Colossus", "Inferno Wyrm"], []))
+    assert _bot_move(s) == "play Clay Golem"
+
+
+def test_heuristic_pays_with_the_card_worth_least():
+    # placing the Golem leaves the Mole and the Colossus, both owed: the Mole pays first
+    s = make_state(hands=(["Clay Golem", "Pebble Mole", "Granite Colossus"], []))
+    act(s, "play", cid("Clay Golem"))
+    act(s, "lane", A)
+    assert s.decision_name == "discard"
+    assert _bot_move(s) == "discard Pebble Mole"
+
+
+def test_heuristic_counts_its_own_face_down_attacker_when_judging_whether_its_attack_is_already_lethal():
+    # the Golem it placed this turn lies face down in attack: its 5 points fell the 5-HP castle, so the Turtle
+    # defends
+    s = make_state(hands=(["Clay Golem", "Sturdy Turtle", "Pebble Mole", "Gloom Bat", "Tidepool Crab"], []),
+                   castles=(10, 5), first_placer=1)
+    end(s)
+    place(s, "Clay Golem", A, discards=("Pebble Mole", "Gloom Bat"))
+    act(s, "play", cid("Sturdy Turtle"))
+    assert _bot_move(s) == "into defending lane"
+
+
+def test_heuristic_passes_up_a_creature_whose_draw_would_run_its_deck_out_first():
+    # behind their wall of 7 the Scout adds nothing to this turn's counting; its draw from 5 cards against 4
+    # (leaving 4 against 4) is priced above its 2 points (the test of Kindle above: a draw card worth nothing else)
+    spare = [n for n in CAT.names if n not in ("Gull Scout", "Granite Colossus", "Fortified Shell")]
+    s = make_state(hands=(["Gull Scout", "Granite Colossus"], []), defending=([], ["Fortified Shell"]),
+                   decks=(spare[:5], spare[-4:]))
+    assert _bot_move(s) == "end placement"

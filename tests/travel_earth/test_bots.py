@@ -235,3 +235,57 @@ def test_heuristic_pays_for_a_change_with_its_weakest_known_card_or_the_unseen_o
         act(s, "change_statistic", stat("Development Time"))
         assert s.phase == "pay"
         assert _bot_move(s) == expected, (reservoir, unseen)
+
+
+# ---------------------------------------------------------------- gaps left by mutation testing (bot decision audit)
+
+
+def test_heuristic_adds_its_weakest_card_to_the_reservoir_below_4_cards_or_with_more_than_3_in_hand():
+    from .scenario import scenario
+
+    two, four = ["Lion", "Koala"], ["Lion", "Koala", "Tiger", "Emu"]
+    for reservoir, hand, expected in ((["Walrus"] * 3, two, "add Koala TE-020 to Reservoir"),
+                                      (["Walrus"] * 4, two, "skip Reservoir"),
+                                      (["Walrus"] * 4, four, "add Koala TE-020 to Reservoir")):
+        s = scenario(p0=dict(hand=hand, reservoir=reservoir), phase="add")
+        assert _bot_move(s) == expected, (len(reservoir), len(hand))
+
+
+def test_heuristic_declares_the_animal_whose_best_statistic_beats_most_of_the_opposing_field():
+    from .scenario import scenario
+
+    # both beat the whole field on some statistic, over the threshold: the Lion's rank on its best one (Top Speed)
+    # is higher than the Tiger's on its own (Weight), so the Lion is the one declared
+    s = scenario(p0=dict(ready=["Lion", "Tiger"], reservoir=["Koala"]),
+                 p1=dict(ready=["Sea otter", "Thomson's gazelle", "Koala"]))
+    assert _bot_move(s) == "declare Lion TE-003"
+
+
+def test_heuristic_defends_with_a_ready_animal_that_ties_rather_than_one_a_paid_change_could_rescue():
+    from .scenario import act, scenario, stat
+
+    # on Offspring the Cheetah ties the Lion; the Koala loses but would win on Development Time for a Reservoir
+    # card: a tie costs nothing, and the Cheetah defends
+    s = scenario(p0=dict(ready=["Lion"], reservoir=["Sea otter"]),
+                 p1=dict(ready=["Cheetah", "Koala"], reservoir=["Emu", "Walrus"]))
+    act(s, "declare", "Lion")
+    act(s, "statistic", stat("Offspring"))
+    assert _bot_move(s) == "defend with Ready Cheetah TE-001"
+
+
+def test_heuristic_challenges_an_empty_field_on_its_challengers_best_ranked_statistic():
+    from .scenario import act, scenario
+
+    # Last Resort meets unknown cards: the Koala's best rank is Development Time (Top Speed comes first)
+    s = scenario(p0=dict(ready=["Koala"], reservoir=["Emu"]), p1=dict(reservoir=["Walrus"]))
+    act(s, "declare", "Koala")
+    assert _bot_move(s) == "challenge on Development Time"
+
+
+def test_heuristic_picks_the_statistic_that_beats_resting_opponents_too_before_a_defender_is_chosen():
+    from .scenario import act, scenario
+
+    # the Lion beats the Koala on Top Speed but the Resting Springbok is faster: on Weight it beats both
+    s = scenario(p0=dict(ready=["Lion"], reservoir=["Emu"]), p1=dict(ready=["Koala"], resting=["Springbok"]))
+    act(s, "declare", "Lion")
+    assert _bot_move(s) == "challenge on Weight"
