@@ -189,34 +189,6 @@ def test_heuristic_does_not_choose_planting_once_its_16_cells_are_full():
     assert s.action_to_string(bot.act(s.observation(0), s.legal_action_mask(), np.random.default_rng(0))) != "plant"
 
 
-@pytest.mark.parametrize(("task", "expected"), [({"t": "plant", "p": 0, "left": 1}, "plant Giant Webcap"),
-                                                ({"t": "keep", "p": 0}, "card Giant Webcap"),
-                                                ({"t": "compost_hand", "p": 0, "left": 1}, "card Snake Cedar")])
-def test_heuristic_plants_and_keeps_the_best_card_and_composts_the_weakest(task, expected):
-    # three flora alike in cost, canopy and sprout spaces, worth 0, 1 and 4 VP (the docstring's "best" and "weakest")
-    from .scenario import give, set_decision
-    from .test_vocabulary import board
-
-    alike = [next(c["id"] for c in CAT.earth if c["name"] == name) for name in ("Snake Cedar", "Fox Puffball", "Giant Webcap")]
-    s = board()
-    s.discard += s.hands[0]
-    s.hands[0] = []
-    if task["t"] == "keep":  # from the cards just drawn
-        s.drawn[0] += [take(s, c) for c in alike]
-    else:
-        give(s, 0, *alike)
-    if task["t"] == "compost_hand":  # it composts only over 5 cards in hand
-        give(s, 0, *(flora(skip=k) for k in range(40, 43)))
-    s.soil[0] = 10
-    set_decision(s, task)
-    s.check_invariants()
-    bot = load_policy("earth_v0/heuristic")
-    assert s.action_to_string(bot.act(s.observation(0), s.legal_action_mask(), np.random.default_rng(0))) == expected
-
-
-# ---------------------------------------------------------------- gaps left by mutation testing (bot decision audit)
-
-
 def _bot_move(s, p=0):
     bot = load_policy("earth_v0/heuristic")
     return s.action_to_string(bot.act(s.observation(p), s.legal_action_mask(), np.random.default_rng(0)))
@@ -224,6 +196,46 @@ def _bot_move(s, p=0):
 
 def _card(name):
     return next(c["id"] for c in CAT.earth if c["name"] == name)
+
+
+def _empty_handed_board():
+    """test_vocabulary's board, seat 0's hand discarded."""
+    from .test_vocabulary import board
+
+    s = board()
+    s.discard += s.hands[0]
+    s.hands[0] = []
+    return s
+
+
+def _holding(names, task):
+    """Seat 0 at ``task`` (a plant, keep, compost_hand or pay_hand decision) with the cards ``names`` in hand, or
+    just drawn for a keep; flora fill the hand to 6 for a compost, which it makes only over 5 cards."""
+    from .scenario import give, set_decision
+
+    cards = [_card(name) for name in names]
+    s = _empty_handed_board()
+    if task["t"] == "keep":
+        s.drawn[0] += [take(s, c) for c in cards]
+    else:
+        give(s, 0, *cards)
+    if task["t"] == "compost_hand":
+        give(s, 0, *(flora(skip=k) for k in range(40, 40 + 6 - len(cards))))
+    s.soil[0] = 10
+    set_decision(s, task)
+    s.check_invariants()
+    return s
+
+
+@pytest.mark.parametrize(("task", "expected"), [({"t": "plant", "p": 0, "left": 1}, "plant Giant Webcap"),
+                                                ({"t": "keep", "p": 0}, "card Giant Webcap"),
+                                                ({"t": "compost_hand", "p": 0, "left": 1}, "card Snake Cedar")])
+def test_heuristic_plants_and_keeps_the_best_card_and_composts_the_weakest(task, expected):
+    # three flora alike in cost, canopy and sprout spaces, worth 0, 1 and 4 VP (the docstring's "best" and "weakest")
+    assert _bot_move(_holding(("Snake Cedar", "Fox Puffball", "Giant Webcap"), task)) == expected
+
+
+# ---------------------------------------------------------------- gaps left by mutation testing (bot decision audit)
 
 
 def test_heuristic_takes_the_island_side_worth_most():
@@ -243,23 +255,7 @@ def test_heuristic_takes_the_island_side_worth_most():
                                                 ({"t": "pay_hand", "p": 0, "left": 1}, "card Snake Cedar")])
 def test_heuristic_plants_and_keeps_the_cheaper_of_two_cards_alike_but_for_their_cost(task, expected):
     # the Cedar (cost 2) and the Earthstar (free) print the same VP, canopy and sprout spaces
-    from .scenario import give, set_decision
-    from .test_vocabulary import board
-
-    alike = [_card("Snake Cedar"), _card("Silver Earthstar")]
-    s = board()
-    s.discard += s.hands[0]
-    s.hands[0] = []
-    if task["t"] == "keep":
-        s.drawn[0] += [take(s, c) for c in alike]
-    else:
-        give(s, 0, *alike)
-    if task["t"] == "compost_hand":  # it composts only over 5 cards in hand
-        give(s, 0, *(flora(skip=k) for k in range(40, 44)))
-    s.soil[0] = 10
-    set_decision(s, task)
-    s.check_invariants()
-    assert _bot_move(s) == expected
+    assert _bot_move(_holding(("Snake Cedar", "Silver Earthstar"), task)) == expected
 
 
 def test_heuristic_composts_the_dearer_of_two_cards_alike_but_for_their_cost_in_setup():
@@ -281,29 +277,13 @@ def test_heuristic_composts_the_dearer_of_two_cards_alike_but_for_their_cost_in_
 
 def test_heuristic_plants_the_card_with_more_sprout_spaces_of_two_alike_otherwise():
     # the Sorrel and the Laurel cost 3 and print 2 VP and canopy 4; the Laurel has 4 sprout spaces, the Sorrel 2
-    from .scenario import give, set_decision
-    from .test_vocabulary import board
-
-    s = board()
-    s.discard += s.hands[0]
-    s.hands[0] = []
-    give(s, 0, _card("Arctic Sorrel"), _card("Downy Laurel"))
-    s.soil[0] = 10
-    set_decision(s, {"t": "plant", "p": 0, "left": 1})
-    assert _bot_move(s) == "plant Downy Laurel"
+    assert _bot_move(_holding(("Arctic Sorrel", "Downy Laurel"), {"t": "plant", "p": 0, "left": 1})) == "plant Downy Laurel"
 
 
 def test_heuristic_composts_an_event_before_any_flora():
     # the Chanterelle is the flora least worth keeping (its cost outweighs what it is worth planted); Avalanche
     # prints 1 VP, but an event is never planted
-    from .scenario import give, set_decision
-    from .test_vocabulary import board
-
-    s = board()
-    s.discard += s.hands[0]
-    s.hands[0] = []
-    give(s, 0, _card("Siberian Chanterelle"), _card("Avalanche"), *(flora(skip=k) for k in range(40, 44)))
-    set_decision(s, {"t": "compost_hand", "p": 0, "left": 1})
+    s = _holding(("Siberian Chanterelle", "Avalanche"), {"t": "compost_hand", "p": 0, "left": 1})
     assert _bot_move(s) == "card Avalanche"
 
 
@@ -311,11 +291,8 @@ def _action_board(hand, soil, sprouts=None, growth=0):
     """Seat 0's action choice holding ``hand`` and ``soil``, with a Snake Cedar (6 sprout spaces, 3 growth)
     carrying ``sprouts`` and ``growth`` in its tableau (none when ``sprouts`` is None)."""
     from .scenario import give
-    from .test_vocabulary import board
 
-    s = board()
-    s.discard += s.hands[0]
-    s.hands[0] = []
+    s = _empty_handed_board()
     give(s, 0, *(_card(name) for name in hand))
     s.soil[0] = soil
     if sprouts is not None:
@@ -385,11 +362,8 @@ def test_heuristic_plants_into_the_first_free_cell_in_reading_order():
                                                  ("Drought", "pass")])  # 1 VP, costs 2 sprouts
 def test_heuristic_plays_a_free_event_worth_no_negative_vp_in_a_window_and_keeps_one_with_a_cost(event, expected):
     from .scenario import A, act, choose_action, give
-    from .test_vocabulary import board
 
-    s = board()
-    s.discard += s.hands[0]
-    s.hands[0] = []
+    s = _empty_handed_board()
     put(s, 0, 3, _card("Snake Cedar"), sprouts=4)  # sprouts to pay with
     give(s, 0, _card(event))
     choose_action(s, "compost")

@@ -79,14 +79,19 @@ def test_heuristic_frees_lane_space_by_destroying_the_weakest_creature():
     assert _bot_move(s) == "destroy Pebble Mole"  # 1 point, against the Badger's 2 and the Golem's 5
 
 
+def _paying_for(hand):
+    """Player 0 holding ``hand``, its first card just placed in the attacking lane: the bot picks a card to pay with."""
+    s = make_state(hands=(hand, []))
+    act(s, "play", cid(hand[0]))
+    act(s, "lane", A)
+    assert s.decision_name == "discard"
+    return s
+
+
 def test_heuristic_pays_with_a_card_it_cannot_place_this_turn_before_one_it_can():
     # after paying one card, one card is left to pay with: the free Crab still fits the plan, the
     # Tortoise (cost 2) does not, so the Tortoise pays although it is worth more
-    s = make_state(hands=(["Sturdy Turtle", "Tidepool Crab", "Stone Tortoise"], []))
-    act(s, "play", cid("Sturdy Turtle"))
-    act(s, "lane", A)
-    assert s.decision_name == "discard"
-    assert _bot_move(s) == "discard Stone Tortoise"
+    assert _bot_move(_paying_for(["Sturdy Turtle", "Tidepool Crab", "Stone Tortoise"])) == "discard Stone Tortoise"
 
 
 def test_heuristic_plays_a_castle_damage_skill_for_its_damage_alone():
@@ -326,11 +331,7 @@ def test_heuristic_places_the_card_worth_most_first():
 
 def test_heuristic_pays_with_the_card_worth_least():
     # placing the Golem leaves the Mole and the Colossus, both owed: the Mole pays first
-    s = make_state(hands=(["Clay Golem", "Pebble Mole", "Granite Colossus"], []))
-    act(s, "play", cid("Clay Golem"))
-    act(s, "lane", A)
-    assert s.decision_name == "discard"
-    assert _bot_move(s) == "discard Pebble Mole"
+    assert _bot_move(_paying_for(["Clay Golem", "Pebble Mole", "Granite Colossus"])) == "discard Pebble Mole"
 
 
 def test_heuristic_counts_its_own_face_down_attacker_when_judging_whether_its_attack_is_already_lethal():
