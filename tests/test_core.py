@@ -2707,11 +2707,15 @@ def test_a_star_import_brings_every_game_of_the_registry(toy, monkeypatch):
 def test_the_package_names_only_what_its_all_lists():
     # a helper imported into tabletop_envs/__init__ for its own use (import_if_written) showed up in dir() and
     # in editors' completion as if it were the library's API
+    import __future__
+
+    import types
+
     import tabletop_envs
 
-    own = {name for name, value in vars(tabletop_envs).items()
-           if not name.startswith("_") and not isinstance(value, type(tabletop_envs))
-           and type(value).__name__ != "_Feature"}  # (subpackages, and ``from __future__ import annotations``)
+    own = {name for name, value in vars(tabletop_envs).items()  # not its subpackages or the __future__ import
+           if not name.startswith("_") and not isinstance(value, types.ModuleType)
+           and value is not __future__.annotations}
     assert own == set(tabletop_envs.__all__) - set(tabletop_envs.ENVS)
 
 
