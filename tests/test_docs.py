@@ -138,6 +138,23 @@ def test_every_rule_option_of_a_game_is_documented_beside_it(env_name, folder):
     assert set(make_game(env_name).config()) <= rows | {"num_players"}, set(make_game(env_name).config()) - rows
 
 
+@pytest.mark.parametrize("env_name", list(ENVS))
+def test_each_env_pages_arguments_name_every_option_the_env_takes_with_its_default(env_name):
+    # the page's signature is what a user reads the options off: Terralore's and Travel Earth's lacked the
+    # num_players their games take (and name among "its options" when one is misspelt)
+    import inspect
+
+    from tabletop_envs.core.aec import TabletopAECEnv
+
+    page = get_spec(env_name).load_module().__doc__
+    call = re.search(r"``(?:\w+\.)?env\((.+?)\)``", page[page.index("Arguments"):], re.S)
+    assert call, f"{env_name}: no ``env(...)`` signature under the page's Arguments"
+    documented = {k.arg: ast.literal_eval(k.value) for k in ast.parse(f"env({call.group(1)})", mode="eval").body.keywords}
+    takes = {name: p.default for init in (type(make_game(env_name)).__init__, TabletopAECEnv.__init__)
+             for name, p in inspect.signature(init).parameters.items() if p.default is not inspect.Parameter.empty}
+    assert documented == takes, (f"{env_name}: the page documents {documented}, the env takes {takes}")
+
+
 def test_readme_links_inside_the_repository_resolve():
     for doc in DOCS:
         for target in re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", doc.read_text(encoding="utf-8")):

@@ -108,11 +108,15 @@ def test_a_saved_config_no_game_takes_is_refused_as_other_rule_options(edit, fra
 
 
 @pytest.mark.parametrize("env_name", sorted(OTHER_OPTIONS))
-def test_a_state_of_another_env_is_refused(env_name):
+def test_a_state_of_another_env_is_refused_naming_the_fix(env_name):
     _, state = played(env_name)
     other = next(name for name in sorted(OTHER_OPTIONS) if name != env_name)
-    message = refused(make_game(other), state.to_dict(), f"state of {env_name!r} cannot be loaded into {other!r}")
+    data = json.loads(json.dumps(state.to_dict()))
+    message = refused(make_game(other), data, f"state of {env_name!r} cannot be loaded into {other!r}",
+                      "make_game(data['env'], **data['config'])")
     assert isinstance(StateError(message), (TabletopError, ValueError))
+    # the fix the message gives works
+    assert make_game(data["env"], **data["config"]).state_from_dict(data) == state
 
 
 @pytest.mark.parametrize("env_name", sorted(OTHER_OPTIONS))
@@ -598,6 +602,28 @@ def test_a_reset_option_that_misspells_state_deals_a_new_game_with_a_warning_nam
         warnings.simplefilter("error")  # PettingZoo's api_test key and the empty dict stay silent
         env.reset(seed=5, options={"options": 1})
         env.reset(seed=5, options={})
+
+
+@pytest.mark.parametrize("face, key, value", [
+    ("single", "learner_seat", 1), ("single", "opponent", "terralore_v0/heuristic"), ("single", "max_turns", 3),
+    ("single", "mulligan", False), ("aec", "max_turns", 3), ("aec", "illegal_action", "penalty"),
+    ("aec", "opaque_wall", False),
+])
+def test_a_reset_option_that_is_an_argument_of_the_env_warns_that_it_is_ignored(face, key, value):
+    # "fix the seat with learner_seat", read as a reset option beside the state, drew the seat at random without
+    # a word: half the positions were learnt from the other seat
+    from tabletop_envs import terralore_v0
+    from tabletop_envs.core import SingleAgentEnv
+
+    _, played = aec_after("terralore_v0", 12)
+    env = terralore_v0.raw_env() if face == "aec" else SingleAgentEnv("terralore_v0")
+    with pytest.warns(UserWarning, match=rf"^reset option '{key}' is not one this env reads, so this reset ignores "
+                                         rf"it: it is an argument of the env, given where the env is built "
+                                         rf"\({key}=\.\.\.\)$"):
+        env.reset(seed=5, options={"state": played.state_dict(), key: value})
+    aec = env if face == "aec" else env.aec
+    assert aec.game_state.turn >= played.game_state.turn and aec.max_turns == played.max_turns  # the saved game
+    assert aec.illegal_action == "raise" and aec.game.config() == played.game.config()  # nothing taken from options
 
 
 @pytest.mark.parametrize("options, error, fragment", [

@@ -179,15 +179,22 @@ class TabletopAECEnv(AECEnv):
         self._replaced: set[str] = set()  # random_legal: agents whose last move was replaced, until they step
         self._after_move(self.game_state)
 
-    def start_state(self, options: dict | None) -> State | None:
+    def start_state(self, options: dict | None, arguments: tuple[str, ...] = AEC_KWARGS) -> State | None:
         """The position ``reset`` starts from: None for a new deal, else a copy of ``options["state"]``,
         checked to be a position of this game (rule options included) from which there is still a move.
-        ``options`` is ``None`` or a dict; keys other than ``"state"`` are ignored."""
+        ``options`` is ``None`` or a dict; keys other than ``"state"`` are ignored, with a warning for one of
+        ``arguments`` or a rule option of the game (they are set where the env is built)."""
         if options is None:
             return None
         if not isinstance(options, dict):
             raise ConfigError(f"reset options must be a dict or None, got {type(options).__name__}")
-        # other keys are ignored, as PettingZoo's api_test expects (it resets with options={"options": 1})
+        # other keys are ignored, as PettingZoo's api_test expects (it resets with options={"options": 1}); but
+        # options={"state": saved, "learner_seat": 1} drew the seat at random without a word
+        misplaced = [k for k in options if k in arguments or k in self.game.config()]
+        if misplaced:
+            warnings.warn(f"reset option {misplaced[0]!r} is not one this env reads, so this reset ignores it: it "
+                          f"is an argument of the env, given where the env is built ({misplaced[0]}=...)",
+                          UserWarning, stacklevel=3)
         if "state" not in options:
             # but options={"State": saved} dealt a new game without a word, which a user may notice much later
             near = [k for k in options if isinstance(k, str) and difflib.get_close_matches(k.lower(), ["state"])]

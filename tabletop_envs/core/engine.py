@@ -372,7 +372,10 @@ def _checked_fields(cls: type[State], game: Game, data: Any) -> dict:
         raise StateError(f"a saved state has the keys 'env', 'config' and 'state' only; unknown: "
                          f"{sorted(set(data) - {'env', 'config', 'state'})}")
     if data["env"] != game.env_name:
-        raise StateError(f"state of {data['env']!r} cannot be loaded into {game.env_name!r}")
+        # the fix too, as for a state saved under other rule options (docs/integrations.md promises both)
+        raise StateError(f"state of {data['env']!r} cannot be loaded into {game.env_name!r}: load it into a game "
+                         f"of its own env, make_game(data['env'], **data['config']) (tabletop_envs.core.registry), "
+                         f"or that env with the same keywords")
     config = _jsonable(game.config())
     try:  # as read back from JSON: a tuple in memory is a list there
         saved = _jsonable(data["config"])

@@ -16,7 +16,7 @@ from typing import Any, cast
 import gymnasium
 import numpy as np
 
-from .aec import TabletopAECEnv, action_index, penalty_returns, resolve_action
+from .aec import AEC_KWARGS, TabletopAECEnv, action_index, penalty_returns, resolve_action
 from .engine import State, check_seed_value
 from .errors import ConfigError, IllegalActionError, StateError
 from .policy import Policy, RandomPolicy, load_policy, policy_name, policy_rng
@@ -27,6 +27,8 @@ REDEALS_EXHAUSTED = (f"{MAX_REDEALS} deals in a row ended before the learner's f
                      "opponents, and that max_turns leaves the learner's seat a turn")
 
 RENDER_VIEWS = ("learner", "table")
+#: the arguments this env takes beyond the AEC env's (AEC_KWARGS) and the game's rule options
+OWN_ARGUMENTS = ("opponent", "learner_seat", "render_view")
 
 OpponentSpec = Policy | str | os.PathLike | Callable[[np.random.Generator], Policy] | Sequence
 
@@ -84,12 +86,11 @@ class SingleAgentEnv(gymnasium.Env):
             raise ConfigError(f"render_mode must be None or one of {tuple(self.metadata['render_modes'])}, "
                               f"got {render_mode!r}")
         if isinstance(env, str):
-            from .aec import AEC_KWARGS
             from .registry import get_spec
 
             raw_env = get_spec(env).load_module().raw_env
             raw_env.game_class.check_option_names(
-                env_kwargs, face="this env's", face_options=("opponent", "learner_seat", "render_view", *AEC_KWARGS),
+                env_kwargs, face="this env's", face_options=(*OWN_ARGUMENTS, *AEC_KWARGS),
                 face_takes=True)
             aec: TabletopAECEnv = raw_env(render_mode=render_mode, **env_kwargs)
         else:
@@ -289,10 +290,11 @@ class SingleAgentEnv(gymnasium.Env):
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict[str, Any]]:
         """A new deal, or with ``options={"state": saved}`` the saved position (``state_dict()`` data or an
         engine state of this game): the learner's seat and the opponents are drawn as for a deal (fix the
-        seat with ``learner_seat``), and the opponents move until the learner decides. A saved position refused
+        seat with the env's ``learner_seat`` argument: as a reset option it is ignored, with a warning), and
+        the opponents move until the learner decides. A saved position refused
         as it is read leaves the episode in progress as it was; one from which the opponents end the game before
         the learner decides is refused after their moves, the episode in progress given up."""
-        start = self.aec.start_state(options)  # checked before anything changes
+        start = self.aec.start_state(options, AEC_KWARGS + OWN_ARGUMENTS)  # checked before anything changes
         check_seed_value(seed)  # as the AEC env: True is no seed, a NumPy int is one, -1 a ConfigError
         super().reset(seed=None if seed is None else int(seed))
         if seed is not None:

@@ -17,8 +17,9 @@ Rules: ``tabletop_envs/terralore/RULES.md`` (the rule text plus every choice whe
 Arguments
 ---------
 ``env(decks=("random", "random"), draw_on_first_turn=False, mulligan=True,
-defenders_deal_damage=False, deck_out="cannot_draw", opaque_wall=True, render_mode=None,
-max_turns=None, illegal_action="raise")``. A deck is ``"random"`` (a random legal deck each game), a
+defenders_deal_damage=False, deck_out="cannot_draw", opaque_wall=True, num_players=2, render_mode=None,
+max_turns=None, illegal_action="raise")``. ``num_players`` takes 2 only (it is there so that code written
+for every env, Earth's table sizes included, can pass it). A deck is ``"random"`` (a random legal deck each game), a
 preset name (``tidal_fortress``, ``ember_rush``, ``sky_and_sun``, ``grave_tide``, ``worst_deck_ever``)
 or a list of 20 card names or ids. ``opaque_wall=True`` (the default) hides the whole placement until
 the Reveal Phase; with ``opaque_wall=False`` the second placer sees the first placer's card backs,

@@ -27,8 +27,8 @@ The full rules and every reading of an unclear sentence are in ``RULES.md`` next
 ## Arguments
 
 ``travel_earth_v0.env(deck_format="championship", decks=None, hand_size_table=None, stalemate_turns=20,
-first_player=None, resting_defender_win="challenger_discarded", max_turns=None, illegal_action="raise",
-render_mode=None)``
+first_player=None, resting_defender_win="challenger_discarded", num_players=2, max_turns=None,
+illegal_action="raise", render_mode=None)``
 
 - ``deck_format``: ``"championship"`` (exactly 60 cards) or ``"casual"`` (20 or more cards).
 - ``decks``: two decks, one per seat: a preset name (championship: ``expedition``, ``wild_mix``;
@@ -42,6 +42,7 @@ render_mode=None)``
 - ``first_player``: ``None`` flips the coin; 0 or 1 fixes the first seat (tests, demos).
 - ``resting_defender_win``: a Resting Defender that wins without a defensive change discards only the
   Challenger (``"challenger_discarded"``) or goes with it (``"both_discarded"``); RULES.md choice 6.
+- ``num_players``: 2 only (there so that code written for every env, Earth's table sizes included, can pass it).
 - ``max_turns``: truncation (reward 0) after this many turns, whatever happens; ``None`` is 400.
 
 ## Actions
