@@ -343,6 +343,24 @@ def test_a_refused_command_line_fails_the_check():
         parse("benchmarks.bot_vs_random", ["--env", "terralore_v0", "--games", "many"])
 
 
+def test_an_option_the_docs_give_a_command_by_name_is_one_of_its_options():
+    # README's note on pickles gave training.export an --export-checkpoint, which is training.rllib_train's
+    said = []
+    for doc in DOCS:
+        text = " ".join(doc.read_text(encoding="utf-8").split())
+        for module, *options in re.findall(r"`([a-z_]+(?:\.[a-z_]+)+)`'s `(--[a-z-]+)`(?: and `(--[a-z-]+)`)?", text):
+            said += [(doc.relative_to(ROOT), module, option) for option in options if option]
+    assert ("README.md", "training.export", "--model") in {(str(d), m, o) for d, m, o in said}
+    for where, module, option in said:
+        if module in ("training.train", "training.pretrain", "training.main_job") and missing(*TRAIN_MODULES):
+            continue  # imports stable-baselines3 to build its options
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out), pytest.raises(SystemExit):
+            importlib.import_module(module).main(["--help"])
+        assert re.search(rf"(?<![\w-]){re.escape(option)}(?![\w-])", out.getvalue()), \
+            f"{where}: {module} has no option {option}"
+
+
 def test_every_public_name_has_a_docstring_of_its_own():
     import tabletop_envs
 

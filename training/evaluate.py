@@ -33,7 +33,7 @@ import numpy as np
 
 from tabletop_envs.core.aec import AEC_KWARGS, check_illegal_action, check_max_turns, check_render_mode
 from tabletop_envs.core.arena import check_games, check_seed, deal_seed, play_game_standings
-from tabletop_envs.core.errors import ConfigError, run_cli
+from tabletop_envs.core.errors import ConfigError, TabletopError, run_cli
 from tabletop_envs.core.files import parse_json, path_is, write_text_whole, written_beside
 from tabletop_envs.core.policy import load_policy, policy_name, policy_rng
 from tabletop_envs.core.registry import get_spec, make_game
@@ -85,6 +85,17 @@ def resolve(spec, env_name: str, game_config: dict | None = None):
         full = f"{env_name}/{spec}"
     # every kind (short name, id, shipped id, path) is checked against the env: another game's policy is refused
     return spec, load_policy(full, env=env_name, game_config=game_config)
+
+
+def resolve_recipe_policy(key: str, spec: str, env_name: str, game_config: dict | None = None):
+    """:func:`resolve` of a policy that the recipe key ``key`` names, its refusal naming that key: the
+    loader's error named the policy alone, and a recipe may name one policy under several keys (an anchor,
+    the teacher, a distillation opponent), so a user was not told which to fix."""
+    try:
+        return resolve(spec, env_name, game_config)
+    except (TabletopError, OSError, ValueError) as exc:
+        raise ConfigError(f"{key}: {spec!r} cannot play {env_name} ({exc}); fix the name or path in {key}, or "
+                          f"name another policy there") from exc
 
 
 @dataclass
@@ -394,7 +405,8 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--env-kwargs", default="{}", help='JSON game kwargs, e.g. \'{"num_players": 3}\'')
     parser.add_argument("--filler", default="random", help="policy in the extra seats of games with > 2 players")
-    parser.add_argument("--out", help="folder for elo.json, elo.md (and elo.png with --png)")
+    parser.add_argument("--out", help="folder for elo.json, elo.md (and elo.png with --png); those of an earlier "
+                                      "evaluation there are replaced")
     parser.add_argument("--png", action="store_true", help="also draw the Elo table as <out>/elo.png (needs --out)")
     args = parser.parse_args(argv)
     check_games(args.games)

@@ -356,7 +356,9 @@ def main(argv: list[str] | None = None) -> None:
                              "dots stay in the stem (ppo.v2 writes ppo.v2.onnx), and an --out ending in .onnx, "
                              ".npz or .json means its stem (dir/ppo.onnx is dir/ppo)")
     parser.add_argument("--env", help="env name; default: from run.json next to the model")
-    parser.add_argument("--eval-games", type=int, default=0, help="also measure against the anchors (seat-rotated)")
+    parser.add_argument("--eval-games", type=int, default=0,
+                        help="also measure against the anchors (seat-rotated, on the deals of seed 12345: not those "
+                             "of the run's own final evaluation)")
     parser.add_argument("--anchors", nargs="+", default=["random", "heuristic"], help="opponents for --eval-games")
     parser.add_argument("--act", choices=["argmax", "sample"],
                         help="how the policy picks among legal actions (evaluation and the loader's default); "

@@ -23,7 +23,7 @@ from typing import Any, cast
 
 import numpy as np
 
-from tabletop_envs.core.errors import ConfigError, TabletopError
+from tabletop_envs.core.errors import ConfigError
 from tabletop_envs.core.onnx_policy import MLPPolicy
 from tabletop_envs.core.policy import RandomPolicy, load_policy
 
@@ -97,7 +97,7 @@ class OpponentPool:
     def load_opponents(self, specs) -> None:
         """Load the fixed opponents ``specs`` not loaded yet: all a run's phases name, before it starts, so a
         name that does not load ends the run at its start, not hours in."""
-        from .evaluate import resolve
+        from .evaluate import resolve_recipe_policy
 
         # by name, not tag: another model under a loaded one's tag (a later phase's other ppo.onnx) is refused
         # by the check below, not dropped as loaded and played by the loaded one
@@ -106,11 +106,7 @@ class OpponentPool:
         if specs:
             check_opponents(self.env_name, dict.fromkeys([*loaded, *specs], 0))
         for spec in specs:
-            try:
-                _, bot = resolve(spec, self.env_name, self.game_config)
-            except (TabletopError, OSError, ValueError) as exc:
-                raise ConfigError(f"selfplay.opponents: {spec!r} cannot play {self.env_name} ({exc}); fix the "
-                                  f"name or path, or drop it from selfplay.opponents") from exc
+            _, bot = resolve_recipe_policy("selfplay.opponents", spec, self.env_name, self.game_config)
             bot = _tagged(bot, opponent_tag(spec), opponent_tag(spec))
             bot.pool_spec = spec
             self.fixed[opponent_tag(spec)] = bot

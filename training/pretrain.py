@@ -218,7 +218,7 @@ def decision_teachers(cfg, game_config: dict | None = None) -> dict:
     or decisions without ``pretrain.teacher`` to play the rest, is a ConfigError naming the fix."""
     from tabletop_envs.core.registry import make_game
 
-    from .evaluate import resolve, split_env_kwargs
+    from .evaluate import resolve_recipe_policy, split_env_kwargs
 
     pt = cfg.pretrain
     if not pt.decisions:
@@ -236,18 +236,19 @@ def decision_teachers(cfg, game_config: dict | None = None) -> dict:
     if unknown:
         raise ConfigError(f"pretrain.decisions: {cfg.env} has no decision {unknown[0]!r}; its decisions are "
                           f"{', '.join(names)}")
-    return {d: resolve(spec, cfg.env, game_kwargs if game_config is None else game_config)
+    return {d: resolve_recipe_policy(f"pretrain.decisions.{d}", spec, cfg.env,
+                                     game_kwargs if game_config is None else game_config)
             for d, spec in pt.decisions.items()}
 
 
 def warm_start(model, cfg, log=print) -> dict:
     """Collect from ``cfg.pretrain.teacher`` (and ``pretrain.decisions``) and clone into ``model.policy``; the
     report for the run files."""
-    from .evaluate import resolve, split_env_kwargs
+    from .evaluate import resolve_recipe_policy, split_env_kwargs
 
     pt = cfg.pretrain
     game_kwargs, max_turns = split_env_kwargs(cfg.env_kwargs, cfg.env)
-    name, teacher = resolve(pt.teacher, cfg.env, game_kwargs)
+    name, teacher = resolve_recipe_policy("pretrain.teacher", pt.teacher, cfg.env, game_kwargs)
     others = decision_teachers(cfg)
     taught = "".join(f", {d} by {n}" for d, (n, _) in others.items())
     log(f"[pretrain] recording {pt.games} games of {name}{taught} ({100 * pt.vs_random_share:.0f}% against random)")
@@ -278,7 +279,13 @@ def main(argv: list[str] | None = None) -> dict:
     import json
 
     from .config import check_device_present, load_config
-    from .evaluate import anchor_evaluation, check_games, check_two_seats, resolve, split_env_kwargs
+    from .evaluate import (
+        anchor_evaluation,
+        check_games,
+        check_two_seats,
+        resolve_recipe_policy,
+        split_env_kwargs,
+    )
     from .export import numpy_policy
     from .pool import OpponentPool
     from .train import build_model, make_vec_env
@@ -298,7 +305,7 @@ def main(argv: list[str] | None = None) -> dict:
     game = make_game(cfg.env, **split_env_kwargs(cfg.env_kwargs, cfg.env)[0])
     check_two_seats(cfg.env, game.num_players)  # the anchors, like --games, are checked before the warm start
     for anchor in dict.fromkeys(cfg.eval.opponents):
-        resolve(anchor, cfg.env, game.config())
+        resolve_recipe_policy("eval.opponents", anchor, cfg.env, game.config())
     if not cfg.pretrain.teacher:
         cfg.pretrain.teacher = "heuristic"
     decision_teachers(cfg)

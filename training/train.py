@@ -58,7 +58,7 @@ from .evaluate import (
     anchor_evaluation,
     check_two_seats,
     evaluation_lines,
-    resolve,
+    resolve_recipe_policy,
     save_figure_whole,
     split_env_kwargs,
 )
@@ -539,10 +539,12 @@ def _train(cfg: TrainConfig, resume: bool, command: str | None, held: contextlib
     game_config = game.config()
     check_draw_reward(cfg.selfplay.draw_reward, game.num_players, cfg.env)  # (no phase changes it)
     check_two_seats(cfg.env, game.num_players)  # the anchor evaluations refused it only at step 0
-    for anchor in dict.fromkeys([*cfg.eval.opponents, *([cfg.eval.select_anchor] if cfg.eval.select_games else [])]):
-        resolve(anchor, cfg.env, game_config)
+    for anchor in dict.fromkeys(cfg.eval.opponents):
+        resolve_recipe_policy("eval.opponents", anchor, cfg.env, game_config)
+    if cfg.eval.select_games:
+        resolve_recipe_policy("eval.select_anchor", cfg.eval.select_anchor, cfg.env, game_config)
     if cfg.pretrain.teacher:
-        resolve(cfg.pretrain.teacher, cfg.env, game_config)
+        resolve_recipe_policy("pretrain.teacher", cfg.pretrain.teacher, cfg.env, game_config)
     from .pretrain import decision_teachers
 
     decision_teachers(cfg, game_config)
@@ -553,7 +555,7 @@ def _train(cfg: TrainConfig, resume: bool, command: str | None, held: contextlib
     pool.load_opponents([spec for phase in cfg.phases for spec in phase["set"].get("selfplay.opponents", {})])
     if cfg.distill.games:
         for opponent in cfg.distill.opponents:
-            resolve(opponent, cfg.env, game_config)
+            resolve_recipe_policy("distill.opponents", opponent, cfg.env, game_config)
         if game.num_players != 2:
             raise ConfigError(f"distill: the search plays out two-player games and {cfg.env} has other seat counts "
                               f"here (env_kwargs {cfg.env_kwargs}); set distill.games=0")

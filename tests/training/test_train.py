@@ -1867,4 +1867,25 @@ def test_a_name_too_long_for_a_file_ends_the_command_in_one_line(toy, tmp_path, 
     if key == "output.dir":
         assert sys.version_info >= (3, 13) or "give a shorter file or folder name" in err, err
     else:
-        assert err.startswith("error: no policy registered as "), err
+        assert err.startswith(f"error: {key}: ") and "no policy registered as " in err, err
+
+
+@pytest.mark.parametrize("key, section, values", [
+    ("eval.opponents", "eval", {"opponents": ["random", "terralore_v0/random"]}),
+    ("eval.select_anchor", "eval", {"select_games": 4, "select_anchor": "terralore_v0/random"}),
+    ("pretrain.teacher", "pretrain", {"teacher": "terralore_v0/random"}),
+    ("distill.opponents", "distill", {"games": 2, "opponents": ["terralore_v0/random"]}),
+])
+def test_a_policy_that_cannot_play_the_recipes_game_is_refused_naming_its_recipe_key(toy, tmp_path, key, section,
+                                                                                     values):
+    # the refusal named the policy alone ("policy 'terralore_v0/random' plays terralore_v0, not toy_v0"), while
+    # selfplay.opponents' named its key: a recipe may name one policy under several keys, and the user was not
+    # told which one to fix
+    import re
+
+    data = quiet_tiny(tmp_path)
+    data[section] = {**data.get(section, {}), **values}
+    with pytest.raises(ConfigError, match=rf"^{re.escape(key)}: 'terralore_v0/random' cannot play toy_v0 \(.*"
+                                          rf"plays terralore_v0.*\); fix the name or path in {re.escape(key)}"):
+        train(load_config(data=data))
+    assert not (tmp_path / "run").exists()
