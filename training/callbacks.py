@@ -62,8 +62,14 @@ class UpdateThreads(BaseCallback):
 class SelfPlayCallback(BaseCallback):
     """Snapshots into the pool (gated), win-rate logging, scheduled evaluation, checkpoints."""
 
-    def __init__(self, cfg: TrainConfig, pool: OpponentPool, run_dir: Path, state: dict | None = None):
+    def __init__(self, cfg: TrainConfig, pool: OpponentPool, run_dir: Path, state: dict | None = None,
+                 command: str | None = None, started: float | None = None, first_step: int = 0):
         super().__init__()
+        #: this part of the run (a resumed run is several): its command, its start (perf_counter) and first step
+        self.command, self.first_step = command, first_step
+        self.started = time.perf_counter() if started is None else started
+        #: the parts before it, up to the checkpoint it resumed from, so that a resumed run's time is all of them
+        self.parts_before: list[dict] = []
         self.cfg, self.pool, self.run_dir = cfg, pool, run_dir
         sp = cfg.selfplay
         self.gate = WinRateGate(sp.gate_win_rate, sp.gate_episodes)
@@ -89,6 +95,8 @@ class SelfPlayCallback(BaseCallback):
             self.phases_resumed = state.get("phases_applied", [])
             for tag, results in state.get("recent", {}).items():
                 self.recent[tag].extend(results)
+            # a checkpoint written before parts were kept: its steps are known, its time and command are not
+            self.parts_before = state.get("parts", [{"command": None, "steps": [0, first_step], "seconds": None}])
 
     # -------------------------------------------------------------- sb3 hooks
     def _on_training_start(self) -> None:
@@ -211,6 +219,13 @@ class SelfPlayCallback(BaseCallback):
                 "snapshots_skipped": self.snapshots_skipped, "phases_applied": self.phases_applied,
                 "recent": {tag: list(results) for tag, results in self.recent.items()}}
 
+    def parts(self, last_step: int, seconds: float | None = None) -> list[dict]:
+        """The run's parts up to now: each one's command, first and last step and seconds, this one's
+        ``seconds`` (default: since it started) ending at ``last_step``."""
+        seconds = time.perf_counter() - self.started if seconds is None else seconds
+        return [*self.parts_before, {"command": self.command, "steps": [self.first_step, last_step],
+                                     "seconds": round(seconds, 1)}]
+
     def checkpoint(self) -> Path:
         t0 = time.perf_counter()
         # the model's count, not the callback's: an interrupt between SB3's step count and the callback's
@@ -225,6 +240,7 @@ class SelfPlayCallback(BaseCallback):
             self.model.save(model_part)
             with open(pool_part, "wb") as fh:
                 pickle.dump(self.pool.state_dict(), fh)
-            state_part.write_text(json.dumps(self.state()), encoding="utf-8")
+            state = {**self.state(), "parts": self.parts(int(self.model.num_timesteps))}
+            state_part.write_text(json.dumps(state), encoding="utf-8")
         self.overhead_seconds += time.perf_counter() - t0
         return folder

@@ -363,7 +363,7 @@ def distill(model, cfg, run_dir=None, log=print) -> dict:
         if kept is not None and folder is not None:  # (a round is kept only in a folder)
             model.set_parameters(str(folder / f"round{round_number}.zip"), exact_match=True, device=model.device)
             log(f"[distill] round {round_number} of {dc.rounds}: read back from {folder} (same settings, same policy)")
-            reports.append(kept)
+            reports.append({**kept, "read_back": True})  # searched by an earlier part of the run: its time is that part's
             continue
         if dc.rounds > 1:
             log(f"[distill] round {round_number} of {dc.rounds}")
@@ -382,6 +382,11 @@ def distill(model, cfg, run_dir=None, log=print) -> dict:
     if len(reports) > 1:
         last["earlier_rounds"] = [{k: v for k, v in r.items() if k != "epochs"} for r in reports[:-1]]
     return last
+
+
+def distill_rounds(report: dict | None) -> list[dict]:
+    """Every round of a :func:`distill` report (none for None), the first first."""
+    return [] if report is None else [*report.get("earlier_rounds", []), report]
 
 
 def policy_digest(model) -> str:

@@ -424,8 +424,10 @@ def main(argv: list[str] | None = None) -> None:
     training = dict(run_info.get("training", {}))
     if "config" in run_info:
         training["config"] = run_info["config"]
-    if summary_json.exists():
-        training["wall_time_s"] = summary.get("train_seconds")
+    if summary_json.exists():  # every part's time of a resumed run (a summary from before parts: its own)
+        training["wall_time_s"] = summary.get("train_seconds_all_parts", summary.get("train_seconds"))
+        if "parts" in summary:
+            training["parts"] = summary["parts"]
     act = args.act or run_act(run_info)
     deterministic = act == "argmax"
     stem = model_stem(args.out)

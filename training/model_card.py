@@ -14,6 +14,7 @@ from tabletop_envs.core.errors import ConfigError, TabletopError, run_cli
 from tabletop_envs.core.onnx_policy import check_sidecar
 
 from .config import user_path
+from .distill import distill_rounds
 from .pretrain import percent
 
 MODELS = Path(__file__).resolve().parents[1] / "models"
@@ -72,7 +73,7 @@ def _machine(machine: dict) -> str:
 def _distilled(distill: dict | None) -> list[str]:
     if not distill:
         return []
-    rounds = [*distill.get("earlier_rounds", []), distill]
+    rounds = distill_rounds(distill)
     return [_distill_row(r, f"search distillation, round {i} of {len(rounds)}" if len(rounds) > 1
                          else "search distillation") for i, r in enumerate(rounds, 1)]
 
@@ -126,6 +127,9 @@ def card(models_dir: Path = MODELS) -> str:
                   f"| training | {_count(tr.get('steps'))} learner steps, seed {tr.get('seed', '?')}, "
                   f"{_minutes(tr.get('wall_time_s'))} min wall time on {_machine(tr.get('machine', {}))} "
                   f"(load average at the end, its own work included: {tr.get('machine', {}).get('load_average_at_end', '?')})"
+                  + (f", in {len(tr['parts'])} parts (stopped and resumed; each one's command, steps and seconds "
+                     "are in the sidecar's training.parts)" if isinstance(tr.get("parts"), list) and len(tr["parts"]) > 1
+                     else "")
                   + (", stopped early by the operator" if tr.get("stopped_early") else "")
                   + (f"; {tr['note']}" if tr.get("note") else "") + " |",
                   f"| reproduce | `{tr.get('command', '?')}` |",

@@ -603,10 +603,10 @@ def _train(cfg: TrainConfig, resume: bool, command: str | None, held: contextlib
         write_text_whole(run_dir / "pretrain.json", json.dumps(pretrain_report, indent=2) + "\n")
     elif checkpoint is not None and (run_dir / "pretrain.json").exists():
         pretrain_report = json.loads((run_dir / "pretrain.json").read_text(encoding="utf-8"))
-    callback = SelfPlayCallback(cfg, pool, run_dir, state)
+    start_steps = int(model.num_timesteps)
+    callback = SelfPlayCallback(cfg, pool, run_dir, state, command=command, started=start, first_step=start_steps)
     ppo_start = time.perf_counter()
     remaining = cfg.ppo.total_timesteps - model.num_timesteps
-    start_steps = model.num_timesteps
     interrupted = learnt = False
     try:
         if remaining > 0:
@@ -660,8 +660,17 @@ def _train(cfg: TrainConfig, resume: bool, command: str | None, held: contextlib
         train_seconds += time.perf_counter() - distill_start  # training too: the sidecar's wall time counts it
         write_text_whole(run_dir / "distill.json", json.dumps(distill_report, indent=2) + "\n")
         save_model_whole(model, run_dir / "distilled_model.zip")
+    from .distill import distill_rounds
+
+    parts = callback.parts(last_steps, train_seconds)
+    # the model's time is every part's, and the distillation rounds an earlier part finished after its last
+    # checkpoint, read back here; a part from before parts were kept leaves it unknown
+    known = [p["seconds"] for p in parts] + [
+        None if None in (r.get("collect_seconds"), r.get("fit_seconds")) else r["collect_seconds"] + r["fit_seconds"]
+        for r in distill_rounds(distill_report) if r.get("read_back")]
+    all_seconds = None if None in known else round(sum(known), 1)
     summary = {"env": cfg.env, "run_dir": str(run_dir), "steps": last_steps,
-               "train_seconds": round(train_seconds, 1),
+               "train_seconds": round(train_seconds, 1), "train_seconds_all_parts": all_seconds, "parts": parts,
                "steps_per_second": None if steps_per_second is None else round(steps_per_second, 1),
                "snapshots": [s.name for s in pool.snapshots], "snapshots_gated_out": callback.snapshots_skipped,
                "interrupted": interrupted, "phases_applied": callback.phases_applied}
@@ -681,7 +690,7 @@ def _train(cfg: TrainConfig, resume: bool, command: str | None, held: contextlib
         averages = load_average()
         if averages is not None:  # none on Windows: the model card says '?'
             machine["load_average_at_end"] = averages
-        training = {"seed": cfg.seed, "command": command, "wall_time_s": round(train_seconds, 1),
+        training = {"seed": cfg.seed, "command": command, "wall_time_s": all_seconds, "parts": parts,
                     "stopped_early": interrupted, "config": cfg.to_dict(),
                     "pretrain": summary.get("pretrain"), "selection": summary.get("selection"),
                     "distill": summary.get("distill"), "machine": machine}

@@ -842,7 +842,14 @@ def test_a_run_stopped_in_its_second_round_resumes_into_it_and_ships_what_one_ru
     assert searched == [2]  # the first round read back, not searched again
     one, two = np.load(tmp_path / "one" / "ppo.npz"), np.load(tmp_path / "two" / "ppo.npz")
     assert all(np.array_equal(one[k], two[k]) for k in one.files)
-    assert json.loads((tmp_path / "two" / "distill.json").read_text(encoding="utf-8"))["round"] == 2
+    report = json.loads((tmp_path / "two" / "distill.json").read_text(encoding="utf-8"))
+    assert report["round"] == 2
+    # the first round was searched after the first part's last checkpoint: its time counts with its report's
+    kept = report["earlier_rounds"][0]
+    summary = json.loads((tmp_path / "two" / "summary.json").read_text(encoding="utf-8"))
+    assert kept["read_back"] and "read_back" not in report
+    assert summary["train_seconds_all_parts"] == round(sum(p["seconds"] for p in summary["parts"])
+                                                       + kept["collect_seconds"] + kept["fit_seconds"], 1)
 
 
 def test_a_distilled_run_resumed_with_another_round_searches_only_that_one(toy, tmp_path, monkeypatch):

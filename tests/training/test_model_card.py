@@ -175,6 +175,23 @@ def test_a_model_stopped_early_by_the_operator_says_so_on_its_training_row(tmp_p
     assert "min wall time" in row and ", stopped early by the operator" in row
 
 
+def test_a_model_trained_in_parts_says_how_many_on_its_training_row(tmp_path):
+    import json
+
+    from training.model_card import card
+
+    shutil.copytree(MODELS / "terralore", tmp_path / "terralore")
+    side = tmp_path / "terralore" / "ppo.json"
+    meta = json.loads(side.read_text(encoding="utf-8"))
+    assert " parts (stopped and resumed" not in card(tmp_path)
+    meta["training"]["parts"] = [{"command": "a", "steps": [0, 9], "seconds": 60.0},
+                                 {"command": "b", "steps": [9, 20], "seconds": 90.0}]
+    meta["training"]["wall_time_s"] = 150.0
+    side.write_text(json.dumps(meta), encoding="utf-8")
+    row = next(line for line in card(tmp_path).splitlines() if line.startswith("| training |"))
+    assert "2.5 min wall time" in row and ", in 2 parts (stopped and resumed; each one's command" in row
+
+
 def test_a_distillation_toward_the_searchs_moves_is_described_as_such():
     from training.model_card import _distilled
 

@@ -1154,6 +1154,44 @@ def test_the_command_a_resumed_run_records_reproduces_the_whole_run_without_resu
     assert command == f"python -m training.train --config {recipe} --set ppo.total_timesteps=512"
 
 
+def test_a_resumed_runs_wall_time_and_commands_are_every_parts(toy, tmp_path):
+    # the sidecar's wall time counted the last part alone (2.8 s of an 11 s run), and only its command was kept
+    import yaml
+
+    recipe = tmp_path / "toy.yaml"
+    recipe.write_text(yaml.safe_dump(quiet_tiny(tmp_path, ppo={"total_timesteps": 256},
+                                                output={"export": True})), encoding="utf-8")
+    first = main(["--config", str(recipe)])
+    assert first["parts"] == [{"command": f"python -m training.train --config {recipe}", "steps": [0, 256],
+                               "seconds": first["train_seconds"]}]
+    assert first["train_seconds_all_parts"] == first["train_seconds"]
+    second = main(["--config", str(recipe), "--resume", "--set", "ppo.total_timesteps=512"])
+    before, last = second["parts"]
+    # the first part up to its checkpoint, written after its time was taken
+    assert before["command"] == first["parts"][0]["command"] and before["steps"] == [0, 256]
+    assert before["seconds"] >= first["train_seconds"] > 0
+    assert last == {"command": f"python -m training.train --config {recipe} --set ppo.total_timesteps=512",
+                    "steps": [256, 512], "seconds": second["train_seconds"]}
+    assert second["train_seconds_all_parts"] == round(before["seconds"] + last["seconds"], 1) > second["train_seconds"]
+    sidecar = json.loads((tmp_path / "run" / "ppo.json").read_text(encoding="utf-8"))["training"]
+    assert sidecar["wall_time_s"] == second["train_seconds_all_parts"] and sidecar["parts"] == second["parts"]
+
+
+def test_a_run_resumed_from_a_checkpoint_without_its_parts_records_their_time_as_unknown(toy, tmp_path):
+    # a checkpoint written before parts were kept: its steps are known, not its time, so no total is made up
+    data = quiet_tiny(tmp_path, ppo={"total_timesteps": 256}, output={"export": True})
+    train(load_config(data=data))
+    state_json = tmp_path / "run" / "checkpoints" / "step_000000256" / "state.json"
+    state = json.loads(state_json.read_text(encoding="utf-8"))
+    del state["parts"]
+    state_json.write_text(json.dumps(state), encoding="utf-8")
+    data["ppo"] = {**data["ppo"], "total_timesteps": 512}
+    summary = train(load_config(data=data), resume=True)
+    assert summary["parts"][0] == {"command": None, "steps": [0, 256], "seconds": None}
+    assert summary["train_seconds_all_parts"] is None and summary["train_seconds"] > 0
+    assert json.loads((tmp_path / "run" / "ppo.json").read_text(encoding="utf-8"))["training"]["wall_time_s"] is None
+
+
 def test_the_command_a_run_records_quotes_an_argument_with_a_space_as_one_word(toy, tmp_path, monkeypatch):
     import shlex
 
