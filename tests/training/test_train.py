@@ -1175,6 +1175,11 @@ def test_a_resumed_runs_wall_time_and_commands_are_every_parts(toy, tmp_path):
     assert second["train_seconds_all_parts"] == round(before["seconds"] + last["seconds"], 1) > second["train_seconds"]
     sidecar = json.loads((tmp_path / "run" / "ppo.json").read_text(encoding="utf-8"))["training"]
     assert sidecar["wall_time_s"] == second["train_seconds_all_parts"] and sidecar["parts"] == second["parts"]
+    from training.export import main as export_main  # the same from the run folder afterwards
+
+    export_main(["--model", str(tmp_path / "run" / "final_model.zip"), "--out", str(tmp_path / "m" / "ppo")])
+    again = json.loads((tmp_path / "m" / "ppo.json").read_text(encoding="utf-8"))["training"]
+    assert again["wall_time_s"] == second["train_seconds_all_parts"] and again["parts"] == second["parts"]
 
 
 def test_a_run_resumed_from_a_checkpoint_without_its_parts_records_their_time_as_unknown(toy, tmp_path):
