@@ -49,12 +49,18 @@ try:
     from ray.rllib.env.multi_agent_env import MultiAgentEnv
     from ray.rllib.utils.torch_utils import FLOAT_MIN
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
+    try:  # a Ray whose RLlib lacks a name used here (another release) is installed: "not installed" misled
+        import ray as _ray
+
+        _found = f"ray {getattr(_ray, '__version__', '?')} is installed, but this adapter cannot import from it ({exc})"
+    except ImportError:
+        _found = "which is not installed"
     raise ImportError(
-        "tabletop_envs.rllib_adapter needs Ray RLlib, which is not installed. Install the distributed "
+        f"tabletop_envs.rllib_adapter needs Ray RLlib 2.50-2.60, {_found}. Install the distributed "
         "extra: pip install 'tabletop-envs[distributed]' (CPU torch first: pip install torch==2.13.0)."
     ) from exc
 
-from .core.aec import TabletopAECEnv
+from .core.aec import AEC_KWARGS, TabletopAECEnv
 from .core.arena import check_draw_reward, is_draw
 from .core.engine import check_seed_value
 from .core.errors import ConfigError
@@ -92,7 +98,11 @@ def make_aec_env(env_config: Mapping[str, Any] | str) -> TabletopAECEnv:
         spec = get_spec(env_name)
     except KeyError as exc:
         raise ConfigError(str(exc)) from None
-    return spec.load_module().raw_env(**kwargs)
+    raw_env = spec.load_module().raw_env
+    # the env_config's own keys listed and matched too: a misspelt draw_reward was told the rule options only
+    raw_env.game_class.check_option_names(kwargs, face="the env_config's", face_options=("env", DRAW_REWARD, *AEC_KWARGS),
+                                          face_takes=True)
+    return raw_env(**kwargs)
 
 
 class TabletopMultiAgentEnv(MultiAgentEnv):
@@ -169,6 +179,11 @@ class TabletopMultiAgentEnv(MultiAgentEnv):
         if self._over:  # PettingZoo would say "when an agent is dead, the only valid action is None"
             raise RuntimeError("the episode is over (every agent is done): call reset() to start the next one")
         agent = aec.agent_selection
+        if not isinstance(action_dict, Mapping):
+            # a bare action, as a PettingZoo or Gymnasium env takes it: set() of it raised "'int' object is not
+            # iterable", and of a string listed its letters as agents
+            raise TypeError(f"step() takes a dict of the acting agent's action, {{{agent!r}: action}} (a "
+                            f"MultiAgentEnv), got {action_dict!r}")
         if set(action_dict) != {agent}:
             raise ValueError(f"it is {agent}'s turn (turn-based env): step() takes {{{agent!r}: action}}, "
                              f"got actions for {sorted(action_dict)}")

@@ -28,6 +28,17 @@ def test_adapter_without_ray_names_the_distributed_extra():
                "try:\n    import tabletop_envs.rllib_adapter\nexcept ImportError as e:\n    print(e)")
     assert out.returncode == 0, out.stderr
     assert "pip install 'tabletop-envs[distributed]'" in out.stdout
+    assert "which is not installed" in out.stdout
+
+
+def test_adapter_with_a_ray_that_lacks_what_it_imports_names_that_ray_not_a_missing_one():
+    # another Ray release (one outside 2.50-2.60, installed without the extra's pin) was reported as "not installed"
+    out = _run("import sys, types; sys.modules['ray'] = types.ModuleType('ray'); sys.modules['ray'].__version__ = "
+               "'2.40.0'; sys.modules['ray.rllib'] = None\n"
+               "try:\n    import tabletop_envs.rllib_adapter\nexcept ImportError as e:\n    print(e)")
+    assert out.returncode == 0, out.stderr
+    assert "needs Ray RLlib 2.50-2.60, ray 2.40.0 is installed, but this adapter cannot import from it (" in out.stdout
+    assert "not installed" not in out.stdout and "pip install 'tabletop-envs[distributed]'" in out.stdout
 
 
 def test_rllib_recipe_refuses_an_env_option_the_game_does_not_have_before_ray_starts():

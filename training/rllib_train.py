@@ -243,13 +243,40 @@ RAY_MISSING = ("training.rllib_train needs Ray RLlib, which is not installed ({}
                "pip install -e '.[distributed]' (from this checkout)")
 
 
-def require_ray() -> None:
-    """Ray RLlib is importable, or a one-line error that says how to install it."""
+#: the Ray releases the trainer is tested with (the distributed extra's pin, ray[rllib]>=2.50,<2.61)
+TESTED_RAY = ((2, 50), (2, 60))
+
+
+def untested_ray_note(version: str) -> str | None:
+    """A note for a Ray outside :data:`TESTED_RAY`, None inside it: a Ray installed without the extra (into its
+    own venv, on a cluster image) is not held to its pin, and RLlib's API changes between releases."""
     try:
-        import ray  # noqa: F401
+        major_minor = tuple(int(part) for part in version.split(".")[:2])
+    except ValueError:
+        major_minor = ()
+    if len(major_minor) == 2 and TESTED_RAY[0] <= major_minor <= TESTED_RAY[1]:
+        return None
+    (lo_major, lo_minor), (hi_major, hi_minor) = TESTED_RAY
+    return (f"note: ray {version} is outside the releases training.rllib_train is tested with "
+            f"({lo_major}.{lo_minor}-{hi_major}.{hi_minor}); if RLlib fails below, install one of them: "
+            f"pip install 'ray[rllib]=={hi_major}.{hi_minor}.0'")
+
+
+def require_ray() -> None:
+    """Ray RLlib is importable, or a one-line error that says how to install it; a Ray outside the tested
+    releases is named in a note."""
+    try:
+        import ray
         import ray.rllib  # noqa: F401
     except ImportError as exc:
         raise TabletopError(RAY_MISSING.format(exc)) from None
+    note = untested_ray_note(str(getattr(ray, "__version__", "?")))
+    if note and note not in _NOTED:  # once: the command line and train() both ask
+        _NOTED.add(note)
+        print(note, file=sys.stderr, flush=True)
+
+
+_NOTED: set[str] = set()
 
 
 # ------------------------------------------------------------------------------------ RLlib setup
@@ -367,7 +394,13 @@ def start_ray(cfg: RLlibTrainConfig, address: str | None):
 
     address = ray_address(cfg, address)
     if address:
-        ray.init(address=address, log_to_driver=True)
+        try:
+            ray.init(address=address, log_to_driver=True)
+        except ConnectionError as exc:  # e.g. 'auto' with no `ray start` on this machine: a traceback before
+            raise TabletopError(f"cannot join the Ray cluster at {address!r} ({exc}): start it first (ray start "
+                                "--head on the head node, see docs/distributed.md) and pass its address, or run on "
+                                "a local Ray of this run's own: drop --address and ray.address, and unset "
+                                "RAY_ADDRESS (or pass --address local)") from None
         return
     pythonpath = os.pathsep.join(p for p in (str(REPO_ROOT), os.environ.get("PYTHONPATH", "")) if p)
     # address="local": without it Ray joins the cluster that a `ray start` on this machine left running

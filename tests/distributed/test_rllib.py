@@ -203,6 +203,17 @@ def test_acting_out_of_turn_or_for_other_seats_besides_the_one_to_move_is_refuse
     assert env.aec.game_state.turn == 0  # nothing was played
 
 
+@pytest.mark.parametrize("bare", [0, np.int64(0), "player_0", [0]])
+def test_a_bare_action_rather_than_a_dict_of_the_movers_action_is_refused_naming_the_form(bare):
+    # as a PettingZoo or Gymnasium env takes it: set() of it raised "'int' object is not iterable"
+    env = TabletopMultiAgentEnv({"env": "toy_v0"})
+    obs, _ = env.reset(seed=0)
+    (agent, _ob), = obs.items()
+    with pytest.raises(TypeError, match=rf"step\(\) takes a dict of the acting agent's action, \{{'{agent}': action\}}"):
+        env.step(bare)
+    assert env.aec.game_state.turn == 0
+
+
 def test_illegal_action_raises_under_raise_policy():
     env = TabletopMultiAgentEnv({"env": "toy_v0", "illegal_action": "raise"})
     obs, _ = env.reset(seed=0)
@@ -305,6 +316,15 @@ def test_reset_from_a_saved_position_observes_the_seat_to_move_there():
 def test_unknown_env_name_is_a_config_error():
     with pytest.raises(ConfigError, match="unknown env 'terralor_v0'"):
         TabletopMultiAgentEnv({"env": "terralor_v0"})
+
+
+@pytest.mark.parametrize(("typo", "meant"), [("draw_rewards", "draw_reward"), ("illegal_actions", "illegal_action")])
+def test_a_misspelt_env_config_key_is_refused_listing_the_adapters_keys_and_the_nearest(typo, meant):
+    # a misspelt draw_reward was told the game's rule options only, with no hint of the key it meant
+    with pytest.raises(ConfigError, match=rf"toy_v0 has no option {typo}; .*\(and the env_config's env, draw_reward, "
+                                          rf"render_mode, max_turns, illegal_action\); did you mean '{meant}' for "
+                                          rf"'{typo}'\?"):
+        TabletopMultiAgentEnv({"env": "toy_v0", typo: -0.5})
 
 
 @pytest.mark.parametrize(("name", "kwargs"), CONFIGS, ids=_ids(CONFIGS))
@@ -1491,6 +1511,21 @@ def test_a_run_starts_a_local_ray_of_its_own_unless_an_address_or_ray_address_na
     (kw,) = calls
     assert kw["address"] == joins
     assert ("num_cpus" in kw) == (joins == "local")
+
+
+def test_a_cluster_that_cannot_be_joined_is_an_error_naming_its_address_and_how_to_start_one_or_run_locally(
+        tmp_path, monkeypatch):
+    # `--address auto` with no `ray start` on the machine ended in Ray's ConnectionError traceback
+    from tabletop_envs.core.errors import TabletopError
+    from training.rllib_train import load_rllib_config, start_ray
+
+    def init(**kw):
+        raise ConnectionError("Could not find any running Ray instance.")
+
+    monkeypatch.setattr(ray, "init", init)
+    with pytest.raises(TabletopError, match=r"cannot join the Ray cluster at 'auto' \(Could not find any running Ray "
+                                            r"instance.\): start it first \(ray start --head .*--address local"):
+        start_ray(load_rllib_config(data={**TINY, "env": "toy_v0", "output": {"dir": str(tmp_path)}}), "auto")
 
 
 def test_the_command_lines_address_comes_first_then_the_recipes_then_ray_address(tmp_path, monkeypatch):

@@ -44,6 +44,30 @@ def test_rllib_train_without_ray_says_how_to_install_it_in_one_line(extra):
     assert "pip install -e '.[distributed]'" in out.stderr and out.stderr.count("\n") == 1
 
 
+@pytest.mark.parametrize(("version", "untested"), [("2.40.0", True), ("2.49.9", True), ("2.50.1", False),
+                                                  ("2.60.0", False), ("2.61.0", True), ("3.0.0.dev0", True)])
+def test_a_ray_outside_the_tested_releases_is_named_in_a_note_with_the_release_to_install(
+        monkeypatch, capsys, version, untested):
+    # a Ray installed without the extra's pin (its own venv, a cluster image) ran unchecked
+    import types
+
+    from training.rllib_train import require_ray
+
+    fake = types.ModuleType("ray")
+    fake.__version__ = version
+    fake.rllib = types.ModuleType("ray.rllib")
+    monkeypatch.setitem(sys.modules, "ray", fake)
+    monkeypatch.setitem(sys.modules, "ray.rllib", fake.rllib)
+    require_ray()
+    require_ray()  # the command line and train() both ask: one note
+    err = capsys.readouterr().err
+    if untested:
+        assert err == (f"note: ray {version} is outside the releases training.rllib_train is tested with (2.50-2.60); "
+                       "if RLlib fails below, install one of them: pip install 'ray[rllib]==2.60.0'\n")
+    else:
+        assert err == ""
+
+
 def test_rllib_recipe_mistakes_are_reported_without_ray():
     out = _run_without_ray("--config", "configs/rllib_terralore.yaml", "--set", "iteration=3")
     assert out.returncode == 2 and "unknown key 'iteration'. Did you mean 'iterations'?" in out.stderr
