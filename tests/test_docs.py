@@ -1,6 +1,8 @@
 """The documentation's code stays true: README.md's Python snippets run, its games table matches the
-envs, and every command line quoted in the READMEs, the RULES.md pages, docs/ and the recipes' comments
-parses (its flags exist, its recipe and ``--set`` keys load, its env names and policy ids resolve)."""
+envs, every command line quoted in the READMEs, the RULES.md pages, docs/ and the recipes' comments
+parses (its flags exist, its recipe and ``--set`` keys load, its env names and policy ids resolve), and
+the measured numbers README.md quotes from a results file under benchmarks/results/ or a model's sidecar
+are that file's, at the README's rounding and computed as its text says."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ import io
 import json
 import re
 import shlex
+import statistics
 from pathlib import Path
 
 import numpy as np
@@ -389,3 +392,188 @@ def test_every_option_that_unpickles_a_file_says_so_in_its_help(module, option):
     help_text = text[text.index(f"{option} "):]
     assert re.match(rf"{option} .*?pickles?: loading (them|one) runs any code", help_text), help_text[:300]
     assert "pool.pkl` and RLlib checkpoints are pickles" in " ".join(README.read_text(encoding="utf-8").split())
+
+
+# --------------------------------------------------------------------------- measured numbers
+
+RESULTS = ROOT / "benchmarks" / "results"
+PLAYERS = re.compile(r"earth_v0, (\d) players")
+
+
+def results(name: str) -> dict:
+    return json.loads((RESULTS / name).read_text(encoding="utf-8"))
+
+
+def readme_text() -> str:
+    """README.md with its lines joined, so that a sentence wrapped over lines reads as one."""
+    return " ".join(README.read_text(encoding="utf-8").split())
+
+
+def readme_table(after: str) -> list[list[str]]:
+    """The cells of the first Markdown table after the heading or text ``after``, its header row left out."""
+    text = README.read_text(encoding="utf-8")
+    rows = []
+    for line in text[text.index(after):].splitlines():
+        if line.startswith("|"):
+            rows.append([cell.strip() for cell in line.strip().strip("|").split("|")])
+        elif rows:
+            break
+    return [row for row in rows[1:] if not set("".join(row)) <= set("-:")]
+
+
+def quotes(quoted: str, value: float) -> bool:
+    """A number as the README prints it (1,234, 12.3, **1.14**) is ``value`` rounded to its digits, either way on a half."""
+    quoted = quoted.strip("*").replace(",", "")
+    digits = len(quoted.split(".")[1]) if "." in quoted else 0
+    return abs(float(quoted) - value) <= 0.5 * 10 ** -digits + 1e-9
+
+
+def percent(rate: float) -> str:
+    return f"{100 * rate:.1f}"
+
+
+def test_the_number_check_reads_a_quoted_number_at_its_own_rounding():
+    assert quotes("5,253", 5252.9) and quotes("**1.14**", 1.1449) and quotes("23", 22.5) and quotes("85", 84.5)
+    assert not quotes("5,253", 5251.9) and not quotes("1.14", 1.146) and not quotes("6", 5.15)
+
+
+def test_the_readmes_env_throughput_table_is_aec_throughput_json_at_its_rounding():
+    """Every cell of the table, and how the text says it was computed: 7 interleaved rounds of 3 s, steps/s the
+    median of the rounds, each ratio the median of the rounds' own ratios (not the ratio of the medians)."""
+    data = results("aec_throughput.json")
+    envs = data["results"]
+    text = readme_text()
+    assert f"--seconds {data['seconds']:g} --repeats {data['repeats']} --json benchmarks/results/aec_throughput.json" in text
+    assert f"The envs run in {data['repeats']} interleaved rounds of one {data['seconds']:g} s window each" in text
+    rows = readme_table("### Env throughput")
+    columns = ["steps_per_s", "us_per_step", "decisions_per_s", "ratio_vs_texas_holdem", "ratio_vs_texas_holdem_raw",
+               "ratio_vs_hanabi", "ratio_vs_hanabi_raw"]
+    references = {"ratio_vs_texas_holdem": "texas_holdem-v4", "ratio_vs_texas_holdem_raw": "texas_holdem-v4 raw_env",
+                  "ratio_vs_hanabi": "hanabi-v5", "ratio_vs_hanabi_raw": "hanabi-v5 raw_env"}
+    seen = set()
+    for label, *cells in rows:
+        label = label.strip("*")
+        name = PLAYERS.sub(r"earth_v0 (\1p)", label.removeprefix("PettingZoo ").replace(", raw_env", " raw_env"))
+        row = envs[name]
+        seen.add(name)
+        assert len(cells) == len(columns), label
+        for column, cell in zip(columns, cells):
+            assert quotes(cell, row[column]), f"README's env-throughput table, {label}, {column}: {cell}, the file {row[column]}"
+        assert row["steps_per_s"] == statistics.median(row["runs"]), name
+        for column, reference in references.items():
+            each_round = [ours / theirs for ours, theirs in zip(row["runs"], envs[reference]["runs"])]
+            assert row[column] == pytest.approx(statistics.median(each_round)), (name, column)
+    assert seen == set(envs)
+    travel_earth = sorted(ours / theirs for ours, theirs in zip(envs["travel_earth_v0"]["runs"], envs["texas_holdem-v4"]["runs"]))
+    low, high = re.search(r"Travel Earth's rounds ([\d.]+)–([\d.]+)×", text).groups()
+    assert quotes(low, travel_earth[0]) and quotes(high, travel_earth[-1])
+    assert quotes(re.search(r"At \w+ on a quiet machine \(load average ([\d.]+),", text)[1], data["machine"]["load_average"][0])
+
+
+def test_the_readmes_training_throughput_table_is_training_throughput_json_at_its_rounding():
+    data = results("training_throughput.json")
+    runs = {row["env"]: row for row in data["training"]}
+    rows = readme_table("### Training throughput and opponent latency")
+    assert len(rows) == len(runs)
+    for label, steps, ratio, zero_cost, env_us, env_cost in rows:
+        name = PLAYERS.sub(r"earth_v0 (\1p)", label.split(" (")[0])
+        row = runs[name]
+        where = f"README's training-throughput table, {name}"
+        assert quotes(steps, row["steps_per_s"]), f"{where}: {steps} steps/s, the file {row['steps_per_s']}"
+        median, *each_round = re.findall(r"[\d.]+", ratio)
+        assert quotes(median, row.get("vs_reference", 1.0)), f"{where}: ×{median}, the file {row.get('vs_reference')}"
+        if each_round:
+            assert each_round == [f"{r:.2f}" for r in row["vs_reference_each_round"]], where
+            assert row["vs_reference"] == statistics.median(row["vs_reference_each_round"]), where
+            assert row["steps_per_s"] == statistics.median(row["steps_per_s_each_round"]), where
+            assert len(each_round) == row["repeats"], where
+        floor, floor_ratio = re.fullmatch(r"([\d,]+) \(([\d.]+)\)", zero_cost).groups()
+        assert quotes(floor, row["zero_cost_env_steps_per_s"]) and quotes(floor_ratio, row["zero_cost_vs_reference"]), where
+        assert quotes(env_us, row["env_us_per_step"]), where
+        if "env_cost_vs_reference" in row:
+            times, way = re.fullmatch(r"([\d.]+)× (cheaper|dearer)", env_cost).groups()
+            cost = row["env_cost_vs_reference"]
+            assert way == ("cheaper" if cost >= 1 else "dearer") and quotes(times, cost if cost >= 1 else 1 / cost), where
+    text = readme_text()
+    repeats = runs["terralore_v0"]["repeats"]
+    assert f"--steps 12288 --repeats {repeats} --json benchmarks/results/training_throughput.json" in text
+    assert f"each of the {repeats} rounds interleaves" in text
+    load = re.search(r"Measured at \w+ on a quiet machine \(load average ([\d.]+) at the start\)", text)[1]
+    assert quotes(load, data["machine"]["load_average"][0])
+
+
+def test_the_readmes_opponent_latency_is_the_training_throughput_runs():
+    """"Same script, same run": the act medians and p99s, and the load times of that run, are the file's."""
+    latency = {row["policy"]: row for row in results("training_throughput.json")["latency"]}
+    policies = ["terralore_v0/ppo", "travel_earth_v0/ppo", "earth_v0/ppo", "earth_v0/ppo_4p"]
+    text = readme_text()
+    medians = re.search(r"answers `act` in ([\d.]+) µs \(Terralore\), ([\d.]+) µs \(Travel Earth\), ([\d.]+) µs "
+                        r"\(Earth\) and ([\d.]+) µs \(Earth, the 4-player model", text).groups()
+    p99 = re.search(r"\(p99 (\d+), (\d+), (\d+) and (\d+) µs\)", text).groups()
+    for policy, median, tail in zip(policies, medians, p99):
+        assert quotes(median, latency[policy]["act_median_us"]) and quotes(tail, latency[policy]["act_p99_us"]), policy
+    low, high = re.search(r"([\d.]+)–([\d.]+) ms per model in that run", text).groups()
+    loads = [latency[policy]["load_ms"] for policy in policies]
+    assert quotes(low, min(loads)) and quotes(high, max(loads)), f"README: {low}–{high} ms, the file {loads}"
+
+
+def test_the_ratios_the_readme_quotes_from_a_named_results_file_are_the_files():
+    text = readme_text()
+    games = ["terralore_v0", "travel_earth_v0", "earth_v0 (2p)"]
+    raw = {row["env"]: row for row in results("training_throughput_raw_reference.json")["training"]}
+    quoted = re.search(r"training_throughput_raw_reference\.json` at \w+ gave \*\*([\d.]+)× / ([\d.]+)× / ([\d.]+)×\*\* "
+                       r"\(connect_four's env (\d+) µs per learner step", text).groups()
+    for cell, value in zip(quoted, [*(raw[g]["vs_reference"] for g in games), raw["connect_four-v3 raw_env"]["env_us_per_step"]]):
+        assert quotes(cell, value), f"README {cell}, training_throughput_raw_reference.json {value}"
+    bound = {row["env"]: row for row in results("free_engine_bound.json")["rows"]}
+    rounds = re.search(r"free_engine_bound --rounds (\d+) --json benchmarks/results/free_engine_bound\.json", text)[1]
+    quoted = re.search(r"the learner reaches Terralore ([\d.]+)×, Travel Earth ([\d.]+)×, Earth ([\d.]+)×", text).groups()
+    for game, cell in zip(games, quoted):
+        each_round = bound[game]["vs_reference_each_round"]
+        assert len(each_round) == int(rounds) and quotes(cell, statistics.median(each_round)), (game, cell, each_round)
+        assert quotes(cell, bound[game]["vs_reference"]), f"README {cell}, free_engine_bound.json {bound[game]['vs_reference']}"
+    ceiling = results("search_ceiling_terralore.json")
+    quoted = re.search(r"--deals (\d+) --worlds (\d+) --json benchmarks/results/search_ceiling_terralore\.json` \(at \w+\) "
+                       r"won \*\*([\d.]+) % \[([\d.]+)–([\d.]+)\]\*\* where the model alone won \*\*([\d.]+) % "
+                       r"\[([\d.]+)–([\d.]+)\]\*\* on the same (\d+) games \(paired by game: (\d+) won by the search alone, "
+                       r"(\d+) by the model alone, McNemar exact p = ([\d.]+)\)", text).groups()
+    search, plain, paired = ceiling["search"]["win"], ceiling["plain"]["win"], ceiling["paired"]
+    values = [ceiling["deals"], ceiling["worlds"], 100 * search["rate"], *(100 * x for x in search["ci95"]), 100 * plain["rate"],
+              *(100 * x for x in plain["ci95"]), ceiling["games"], paired["games_only_search_won"],
+              paired["games_only_plain_won"], paired["mcnemar_exact_p"]]
+    for cell, value in zip(quoted, values, strict=True):
+        assert quotes(cell, value), f"README {cell}, search_ceiling_terralore.json {value}"
+
+
+def test_the_readmes_shipped_opponents_table_is_the_sidecars():
+    """The table quotes each bot's sidecar: its final evaluation against random and the heuristic (rate, 95 %
+    interval and games) and its wall time; models/README.md is generated from the same records."""
+    from tabletop_envs.core.onnx_policy import model_path_for_id
+
+    rows = readme_table("| opponent | reproduce |")
+    assert len(rows) >= 4
+    for policy_id, _reproduce, training, vs_random, vs_heuristic, _targets in rows:
+        policy_id = re.match(r"`([^`]+)`", policy_id)[1]  # "`earth_v0/ppo` (2 players)"
+        sidecar = json.loads(model_path_for_id(policy_id).with_suffix(".json").read_text(encoding="utf-8"))
+        for anchor, cell in (("vs_random", vs_random), ("vs_heuristic", vs_heuristic)):
+            record = sidecar["evaluation"][anchor]
+            win = record["win"]
+            assert cell.split(";")[0].strip("* ") == (f"{percent(win['rate'])} % [{percent(win['ci95'][0])}–"
+                                                      f"{percent(win['ci95'][1])}] of {record['games']:,}"), (policy_id, anchor, cell)
+        minutes = re.findall(r"([\d.]+) min", training)[-1]
+        assert quotes(minutes, sidecar["training"]["wall_time_s"] / 60), (policy_id, minutes, sidecar["training"]["wall_time_s"])
+    for pid, players, column in (("earth_v0/ppo", 2, 1), ("earth_v0/ppo_4p", 4, 2)):
+        evaluation = json.loads(model_path_for_id(pid).with_suffix(".json").read_text(encoding="utf-8"))["evaluation"]
+        row = next(r for r in readme_table("| table | `earth_v0/ppo`") if r[0] == f"{players} players")
+        win = evaluation["vs_heuristic"]["win"]
+        assert row[column] == (f"{percent(evaluation['vs_random']['win']['rate'])} % / {percent(win['rate'])} % "
+                               f"[{percent(win['ci95'][0])}–{percent(win['ci95'][1])}] (its sidecar)"), (pid, row[column])
+
+
+def test_the_results_files_that_record_no_cpu_or_package_versions_are_the_ones_the_readme_names():
+    """The README says what every result JSON records (`machine`) and names the ones written before it did."""
+    named = re.search(r"\(`machine`; ((?:`[\w.]+`(?: and |, )?)+), written before that was added", readme_text())
+    lacking = {path.name for path in sorted(RESULTS.glob("*.json"))
+               if not {"cpu", "packages", "load_average"} <= set(json.loads(path.read_text(encoding="utf-8"))["machine"])}
+    assert named and set(re.findall(r"`([\w.]+)`", named[1])) == lacking, \
+        f"results files without the CPU or package versions: {sorted(lacking)}; the README says every result JSON records them"
