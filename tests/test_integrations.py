@@ -230,6 +230,21 @@ def test_supersuit_vec_env_of_the_parallel_env_finishes_games_with_masked_action
     assert ended >= 2
 
 
+def test_supersuit_sb3_vec_env_resets_unseeded_but_not_with_a_seed():
+    # docs/integrations.md: SuperSuit's own limit (its SB3 face forwards seed() to a vec env that has none)
+    ss = pytest.importorskip("supersuit")
+    pytest.importorskip("stable_baselines3")
+    from pettingzoo.utils.conversions import turn_based_aec_to_parallel
+
+    par = turn_based_aec_to_parallel(ENVS["terralore_v0"].load_module().env(max_turns=8))
+    envs = ss.concat_vec_envs_v1(ss.pettingzoo_env_to_vec_env_v1(par), 2, num_cpus=0, base_class="stable_baselines3")
+    with pytest.raises(AttributeError, match="seed"):
+        envs.reset(seed=0)
+    obs = envs.reset()
+    assert set(obs) == {"observation", "action_mask"} and obs["action_mask"].shape[0] == 4
+    envs.close()
+
+
 @pytest.mark.parametrize("wrapper", ["dtype_v0", "normalize_obs_v0", "flatten_v0", "frame_stack_v1"])
 def test_supersuit_box_only_observation_wrappers_refuse_the_dict_observation(wrapper):
     # what docs/integrations.md says to do instead: transform obs["observation"] in your own code

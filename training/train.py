@@ -470,12 +470,14 @@ def select_checkpoint(cfg: TrainConfig, run_dir: Path, final_model) -> tuple:
         score = next(v for k, v in rates.items() if k.startswith("vs_"))
         results.append({"steps": steps, "score": score["score"], "win": score["win"]["rate"],
                         "win_ci95": score["win"]["ci95"]})
+        # the games played: select_games rounded up to whole seat rotations (8 at a 4-player table for 4 asked),
+        # which the scores and intervals are over; the games asked for said 4 where 8 were played
         print(f"[select] step {steps}: score {score['score']:.3f} vs {ev.select_anchor} "
-              f"({ev.select_games} games)", flush=True)
+              f"({score['games']} games)", flush=True)
         if score["score"] >= best[0]:
             best = (score["score"], steps, model)
     print(f"[select] shipping the model of step {best[1]}", flush=True)
-    return best[2], {"anchor": ev.select_anchor, "games": ev.select_games, "seed": cfg.seed + 2000,
+    return best[2], {"anchor": ev.select_anchor, "games": score["games"], "seed": cfg.seed + 2000,
                      "candidates": results, "selected_steps": best[1]}
 
 

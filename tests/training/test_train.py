@@ -256,6 +256,8 @@ def test_selection_ships_the_best_checkpoint_by_its_own_games_and_evaluates_it_o
     meta = json.loads((tmp_path / "run" / "ppo.json").read_text(encoding="utf-8"))
     assert meta["training"]["selection"]["selected_steps"] == 1024
     assert meta["training"]["steps"] == 1024 and summary["steps"] == 2048  # shipped: the selected one
+    # final_model.zip stays the last step's (training/README.md: re-export the selected checkpoint instead)
+    assert MaskablePPO.load(tmp_path / "run" / "final_model.zip").num_timesteps == 2048
     shipped = load_policy(str(tmp_path / "run" / "ppo.npz"))
     chosen = numpy_policy(MaskablePPO.load(tmp_path / "run" / "checkpoints" / "step_000001024" / "model.zip"))
     probe = np.random.default_rng(0).random((5, chosen.observation_size)).astype(np.float32)
@@ -1092,6 +1094,17 @@ def test_selection_ties_go_to_the_later_model(toy, tmp_path, monkeypatch):
     selection = train(load_config(data=data))["selection"]
     assert [c["steps"] for c in selection["candidates"]] == [256, 512, 768, 1024]
     assert selection["selected_steps"] == 1024
+
+
+def test_the_selection_reports_the_games_it_played_not_the_games_asked_for(toy, tmp_path, capsys):
+    # 3 asked at two seats are 2 deals from both seats: 4 games, which the scores are over (at Earth's
+    # 4-player table 4 asked were 8 played, and the selection said "4 games")
+    data = quiet_tiny(tmp_path, ppo={"total_timesteps": 512},
+                      eval={"select_games": 3, "select_every": 256, "select_anchor": "random"},
+                      output={"checkpoint_every": 256})
+    selection = train(load_config(data=data))["selection"]
+    assert selection["games"] == 4
+    assert "vs random (4 games)" in capsys.readouterr().out
 
 
 def test_torch_uses_ppo_torch_threads_outside_the_update_even_after_an_update_cut_short(toy, tmp_path, monkeypatch):
