@@ -656,8 +656,12 @@ def _train(cfg: TrainConfig, resume: bool, command: str | None, held: contextlib
             distill_report = distill(model, cfg, run_dir=run_dir)
         except KeyboardInterrupt:
             # nothing to export yet: the model in memory is half-way between two rounds
-            print(f"\ninterrupted in the distillation: {model.num_timesteps} PPO steps and each finished round "
-                  f"(in {run_dir / 'distill'}) are kept; --resume continues from there", flush=True)
+            # (stopped in its first round, "each finished round (in <folder>) is kept" named a folder not there)
+            finished = sorted(p.stem for p in (run_dir / "distill").glob("round*.json"))
+            kept = (f"and the finished rounds in {run_dir / 'distill'} ({', '.join(finished)}) are kept" if finished
+                    else "are kept (no round had finished)")
+            print(f"\ninterrupted in the distillation: {model.num_timesteps} PPO steps {kept}; --resume continues "
+                  "from there", flush=True)
             raise
         train_seconds += time.perf_counter() - distill_start  # training too: the sidecar's wall time counts it
         write_text_whole(run_dir / "distill.json", json.dumps(distill_report, indent=2) + "\n")

@@ -830,13 +830,16 @@ def test_two_rounds_search_the_policy_the_first_round_fitted_on_deals_of_their_o
 
 
 def test_a_run_stopped_in_its_second_round_resumes_into_it_and_ships_what_one_run_ships(toy, tmp_path,
-                                                                                      monkeypatch):
+                                                                                      monkeypatch, capsys):
     train(load_config(None, tiny_overrides(tmp_path / "one", "distill.rounds=2")))
     with monkeypatch.context() as m:
         searched = counting_rounds(m, stop_at=2)
+        capsys.readouterr()
         with pytest.raises(KeyboardInterrupt):
             train(load_config(None, tiny_overrides(tmp_path / "two", "distill.rounds=2")))
     assert searched == [1] and not (tmp_path / "two" / "distill.json").exists()
+    assert (f"PPO steps and the finished rounds in {tmp_path / 'two' / 'distill'} (round1) are kept; --resume "
+            "continues from there") in capsys.readouterr().out
     searched = counting_rounds(monkeypatch)
     train(load_config(None, tiny_overrides(tmp_path / "two", "distill.rounds=2")), resume=True)
     assert searched == [2]  # the first round read back, not searched again
@@ -1034,6 +1037,7 @@ def test_sigterm_during_the_distillation_ends_its_workers_and_keeps_the_run_resu
         proc.wait()
     assert proc.returncode == 130, out
     assert "interrupted in the distillation" in out and out.rstrip().endswith("interrupted"), out
+    assert "PPO steps are kept (no round had finished); --resume continues from there" in out, out  # its first
     assert "Traceback" not in out, out
     assert not outlived(workers), "a distillation worker outlived the trainer"
     # PPO's steps are in a checkpoint, so --resume goes straight back to the distillation
