@@ -27,6 +27,7 @@ import contextlib
 import itertools
 import json
 import os
+import socket
 import sys
 import time
 import zlib
@@ -388,19 +389,36 @@ def ray_address(cfg: RLlibTrainConfig, address: str | None) -> str:
     return "" if chosen == "local" else chosen
 
 
+def cannot_join(address: str, why: object) -> TabletopError:
+    return TabletopError(f"cannot join the Ray cluster at {address!r} ({why}): start it first (ray start --head on the "
+                         "head node, see docs/distributed.md) and pass its address, or run on a local Ray of this "
+                         "run's own: drop --address and ray.address, and unset RAY_ADDRESS (or pass --address local)")
+
+
+def check_reachable(address: str, timeout: float = 5.0) -> None:
+    """A ``host:port`` cluster address answers a connection within ``timeout`` seconds, or a TabletopError naming
+    it: Ray retries one that does not (a typo in the head's IP) for minutes before it says so. Other forms
+    ('auto', ``ray://`` client addresses) are left to Ray."""
+    host, colon, port = address.rpartition(":")
+    if not colon or "://" in address or not port.isdigit() or not host:
+        return
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
+    except OSError as exc:
+        raise cannot_join(address, f"nothing answers there: {exc}") from None
+
+
 def start_ray(cfg: RLlibTrainConfig, address: str | None):
     """Join ``address`` or start a local Ray limited to ``ray.num_cpus`` (workers import this checkout)."""
     import ray
 
     address = ray_address(cfg, address)
     if address:
+        check_reachable(address)
         try:
             ray.init(address=address, log_to_driver=True)
         except ConnectionError as exc:  # e.g. 'auto' with no `ray start` on this machine: a traceback before
-            raise TabletopError(f"cannot join the Ray cluster at {address!r} ({exc}): start it first (ray start "
-                                "--head on the head node, see docs/distributed.md) and pass its address, or run on "
-                                "a local Ray of this run's own: drop --address and ray.address, and unset "
-                                "RAY_ADDRESS (or pass --address local)") from None
+            raise cannot_join(address, exc) from None
         return
     pythonpath = os.pathsep.join(p for p in (str(REPO_ROOT), os.environ.get("PYTHONPATH", "")) if p)
     # address="local": without it Ray joins the cluster that a `ray start` on this machine left running

@@ -1507,6 +1507,7 @@ def test_a_run_starts_a_local_ray_of_its_own_unless_an_address_or_ray_address_na
         monkeypatch.setenv(key, value)
     calls = []
     monkeypatch.setattr(ray, "init", lambda **kw: calls.append(kw))
+    monkeypatch.setattr("training.rllib_train.check_reachable", lambda address: None)  # no cluster at 10.1.2.3
     start_ray(load_rllib_config(data={**TINY, "env": "toy_v0", "output": {"dir": str(tmp_path)}}), address)
     (kw,) = calls
     assert kw["address"] == joins

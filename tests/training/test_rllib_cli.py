@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -66,6 +67,27 @@ def test_a_ray_outside_the_tested_releases_is_named_in_a_note_with_the_release_t
                        "if RLlib fails below, install one of them: pip install 'ray[rllib]==2.60.0'\n")
     else:
         assert err == ""
+
+
+def test_a_cluster_address_where_nothing_answers_is_an_error_naming_it_at_once():
+    # a typo in the head's IP: Ray retried it for minutes (over 150 s) before its ConnectionError
+    import socket
+
+    from tabletop_envs.core.errors import TabletopError
+    from training.rllib_train import check_reachable
+
+    with socket.socket() as listening:
+        listening.bind(("127.0.0.1", 0))
+        listening.listen()
+        check_reachable(f"127.0.0.1:{listening.getsockname()[1]}")  # a head that answers
+        closed = listening.getsockname()[1]
+    started = time.monotonic()
+    with pytest.raises(TabletopError, match=rf"^cannot join the Ray cluster at '127.0.0.1:{closed}' \(nothing answers "
+                                            r"there: .*\): start it first \(ray start --head .*--address local\)$"):
+        check_reachable(f"127.0.0.1:{closed}")
+    assert time.monotonic() - started < 5
+    for left_to_ray in ("auto", "ray://127.0.0.1:1", "localhost"):
+        check_reachable(left_to_ray)
 
 
 def test_rllib_recipe_mistakes_are_reported_without_ray():
