@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from tabletop_envs.core.arena import check_seed
 from tabletop_envs.core.errors import ConfigError, ModelMismatchError, run_cli
 from tabletop_envs.core.files import write_text_whole, written_beside
 from tabletop_envs.core.onnx_policy import SIDECAR_FORMAT, MLPPolicy, file_sha256, read_sidecar
@@ -357,14 +358,21 @@ def main(argv: list[str] | None = None) -> None:
                              ".npz or .json means its stem (dir/ppo.onnx is dir/ppo)")
     parser.add_argument("--env", help="env name; default: from run.json next to the model")
     parser.add_argument("--eval-games", type=int, default=0,
-                        help="also measure against the anchors (seat-rotated, on the deals of seed 12345: not those "
-                             "of the run's own final evaluation)")
+                        help="also measure against the anchors (seat-rotated, on the deals of --seed)")
+    parser.add_argument("--seed", type=int, default=12345,
+                        help="the deals of --eval-games (default 12345; a run's own final evaluation plays its "
+                             "recipe's seed + 1000 against its eval.opponents, which --seed and --anchors repeat)")
     parser.add_argument("--anchors", nargs="+", default=["random", "heuristic"], help="opponents for --eval-games")
     parser.add_argument("--act", choices=["argmax", "sample"],
                         help="how the policy picks among legal actions (evaluation and the loader's default); "
                              "default: as the run's recipe ships it (eval.deterministic in its run.json), else "
                              "argmax")
     args = parser.parse_args(argv)
+    # before anything is read or made (the --out folder included)
+    if args.eval_games < 0:
+        raise ConfigError(f"--eval-games must be 0 (no evaluation) or a positive number of games, got "
+                          f"{args.eval_games}")
+    check_seed(args.seed)
     model_path = user_path(args.model)
     if not model_path.exists() and model_path.with_name(model_path.name + ".zip").is_file():
         model_path = model_path.with_name(model_path.name + ".zip")  # SB3 adds the .zip too
@@ -403,9 +411,6 @@ def main(argv: list[str] | None = None) -> None:
         raise ModelMismatchError(f"the model's run ({run_json}) is for {run_info['env']}, not {args.env}; drop "
                                  f"--env (or pass --env {run_info['env']}), or export a model trained for {args.env}")
     game_config = run_info.get("game_config", {})
-    if args.eval_games < 0:
-        raise ConfigError(f"--eval-games must be 0 (no evaluation) or a positive number of games, got "
-                          f"{args.eval_games}")
     max_turns = None
     if args.eval_games:  # an unknown anchor or the run's bad env_kwargs fails now, before the three files are written
         from .evaluate import anchor_keys, resolve, split_env_kwargs
@@ -446,7 +451,7 @@ def main(argv: list[str] | None = None) -> None:
         from .evaluate import anchor_evaluation, evaluation_lines
 
         try:
-            evaluation = anchor_evaluation(env_name, str(path), args.eval_games, anchors=args.anchors,
+            evaluation = anchor_evaluation(env_name, str(path), args.eval_games, seed=args.seed, anchors=args.anchors,
                                            game_kwargs=game_config, max_turns=max_turns, act=act)
         except KeyboardInterrupt:
             print(f"interrupted in the evaluation: {path.name} is exported, its sidecar without an evaluation; "

@@ -175,6 +175,25 @@ def test_export_cli_rebuilds_the_policy_from_a_run_folder(toy, tmp_path):
     assert load_policy(str(tmp_path / "m" / "ppo.onnx")).num_actions == 11
 
 
+def test_export_with_the_runs_seed_plus_1000_and_its_opponents_repeats_the_runs_own_final_evaluation(toy, tmp_path,
+                                                                                                      capsys):
+    # --eval-games played seed 12345's deals only, so a re-export could not say what the run's sidecar said
+    from training.export import main as export_main
+
+    train(load_config(data={**TINY, "output": {**TINY["output"], "dir": str(tmp_path / "run")}}))
+    own = json.loads((tmp_path / "run" / "ppo.json").read_text(encoding="utf-8"))["evaluation"]
+    args = ["--model", str(tmp_path / "run" / "final_model.zip"), "--eval-games", str(TINY["eval"]["final_games"]),
+            "--anchors", *TINY["eval"]["opponents"]]
+    export_main([*args, "--out", str(tmp_path / "m" / "ppo"), "--seed", str(TINY["seed"] + 1000)])
+    again = json.loads((tmp_path / "m" / "ppo.json").read_text(encoding="utf-8"))["evaluation"]
+    assert again == own and f"seed {TINY['seed'] + 1000}," in again["protocol"]
+    export_main([*args, "--out", str(tmp_path / "d" / "ppo")])  # the default: seed 12345's deals
+    assert "seed 12345," in json.loads((tmp_path / "d" / "ppo.json").read_text(encoding="utf-8"))["evaluation"]["protocol"]
+    with pytest.raises(ConfigError, match=r"the seed must be a non-negative integer, got -1"):
+        export_main([*args, "--out", str(tmp_path / "n" / "ppo"), "--seed", "-1"])
+    assert not (tmp_path / "n").exists()
+
+
 def test_the_scheduled_and_final_evaluations_play_the_deals_of_seed_plus_1000(toy, tmp_path, monkeypatch):
     import training.train as train_module
 
