@@ -190,7 +190,8 @@ class TabletopAECEnv(AECEnv):
             raise ConfigError(f"reset options must be a dict or None, got {type(options).__name__}")
         # other keys are ignored, as PettingZoo's api_test expects (it resets with options={"options": 1}); but
         # options={"state": saved, "learner_seat": 1} drew the seat at random without a word
-        misplaced = [k for k in options if k in arguments or k in self.game.config()]
+        own = {*arguments, *self.game.config()}
+        misplaced = [k for k in options if k in own]
         if misplaced:
             warnings.warn(f"reset option {misplaced[0]!r} is not one this env reads, so this reset ignores it: it "
                           f"is an argument of the env, given where the env is built ({misplaced[0]}=...)",
