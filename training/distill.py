@@ -389,6 +389,12 @@ def distill_rounds(report: dict | None) -> list[dict]:
     return [] if report is None else [*report.get("earlier_rounds", []), report]
 
 
+def round_seconds(report: dict) -> float | None:
+    """A round's search and fit seconds, None where its report lacks them."""
+    collect, fit = report.get("collect_seconds"), report.get("fit_seconds")
+    return None if collect is None or fit is None else collect + fit
+
+
 def policy_digest(model) -> str:
     """A digest of the policy's parameters: which model a kept round started from."""
     digest = hashlib.sha256()

@@ -666,14 +666,13 @@ def _train(cfg: TrainConfig, resume: bool, command: str | None, held: contextlib
         train_seconds += time.perf_counter() - distill_start  # training too: the sidecar's wall time counts it
         write_text_whole(run_dir / "distill.json", json.dumps(distill_report, indent=2) + "\n")
         save_model_whole(model, run_dir / "distilled_model.zip")
-    from .distill import distill_rounds
+    from .distill import distill_rounds, round_seconds
 
     parts = callback.parts(last_steps, train_seconds)
-    # the model's time is every part's, and the distillation rounds an earlier part finished after its last
-    # checkpoint, read back here; a part from before parts were kept leaves it unknown
-    known = [p["seconds"] for p in parts] + [
-        None if None in (r.get("collect_seconds"), r.get("fit_seconds")) else r["collect_seconds"] + r["fit_seconds"]
-        for r in distill_rounds(distill_report) if r.get("read_back")]
+    # the model's time is every part's, and that of the distillation rounds an earlier part finished after its
+    # last checkpoint (read back here); unknown where a part's checkpoint predates parts
+    known = [p["seconds"] for p in parts]
+    known += [round_seconds(r) for r in distill_rounds(distill_report) if r.get("read_back")]
     all_seconds = None if None in known else round(sum(known), 1)
     summary = {"env": cfg.env, "run_dir": str(run_dir), "steps": last_steps,
                "train_seconds": round(train_seconds, 1), "train_seconds_all_parts": all_seconds, "parts": parts,
