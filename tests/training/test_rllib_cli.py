@@ -90,6 +90,22 @@ def test_a_cluster_address_where_nothing_answers_is_an_error_naming_it_at_once()
         check_reachable(left_to_ray)
 
 
+def test_the_tested_ray_releases_are_the_distributed_extras_pin_wherever_they_are_named():
+    # three places name them (pyproject's pin, the trainer's note, the adapter's import error): a bumped pin
+    # left the others naming the old range
+    import re
+
+    from training.rllib_train import TESTED_RAY
+
+    root = Path(__file__).resolve().parents[2]
+    pin = re.search(r"ray\[rllib\]>=(\d+)\.(\d+),<(\d+)\.(\d+)", (root / "pyproject.toml").read_text(encoding="utf-8"))
+    low, (high_major, below_minor) = tuple(map(int, pin.groups()[:2])), map(int, pin.groups()[2:])
+    assert TESTED_RAY == (low, (high_major, below_minor - 1))
+    (lo_major, lo_minor), (hi_major, hi_minor) = TESTED_RAY
+    adapter = (root / "tabletop_envs" / "rllib_adapter.py").read_text(encoding="utf-8")
+    assert f"needs Ray RLlib {lo_major}.{lo_minor}-{hi_major}.{hi_minor}, " in adapter
+
+
 def test_rllib_recipe_mistakes_are_reported_without_ray():
     out = _run_without_ray("--config", "configs/rllib_terralore.yaml", "--set", "iteration=3")
     assert out.returncode == 2 and "unknown key 'iteration'. Did you mean 'iterations'?" in out.stderr
