@@ -1371,6 +1371,26 @@ def test_the_single_agent_envs_opponents_get_a_generator_that_does_not_tell_the_
     assert not tells_the_seed(spy, seed)
 
 
+def test_the_single_agent_envs_opponents_share_one_generator_as_the_readme_says(monkeypatch):
+    # the README's "no other policy of the match draws from" is the arena's; a reader benchmarking against the
+    # Gymnasium env found its opponents sharing one, which the README now says
+    from generator_spy import DrawRecorder
+
+    from tabletop_envs.core.policy import policy_rng
+
+    three_seat_game.register(monkeypatch)
+    spies = [DrawRecorder("a"), DrawRecorder("b")]
+    env = SingleAgentEnv("picks_v0", opponent=spies, learner_seat=0)
+    _, info = env.reset(seed=7)
+    for _ in range(3):
+        _, _, terminated, truncated, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+        if terminated or truncated:
+            break
+    draws = [d for pair in zip(spies[0].draws, spies[1].draws) for d in pair]
+    assert len(spies[0].draws) == len(spies[1].draws) > 0
+    assert draws == policy_rng(7, 1).random(len(draws)).tolist()  # turns alternate: b's draws follow a's
+
+
 def test_doc_page_check_catches_a_page_without_the_layout_tables(toy):
     with pytest.raises(AssertionError, match="action table in env.py's docstring is out of date"):
         conformance.check_doc_page(toy)

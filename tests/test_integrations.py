@@ -145,6 +145,31 @@ def test_common_gymnasium_wrappers_run_whole_episodes_inside_their_spaces(env_na
 
 
 @pytest.mark.parametrize(("env_name", "kwargs"), GAMES, ids=GAME_IDS)
+def test_gymnasium_samples_the_single_agent_mask_as_the_docs_say(env_name, kwargs):
+    # Gymnasium's Discrete.sample(mask) takes int8 (PettingZoo's dtype, the AEC env's), the single-agent face
+    # hands out bool (MaskablePPO's): env.action_space.sample(info["action_mask"]) failed, and the docs were silent
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "integrations.md").read_text(encoding="utf-8")
+    idiom = 'env.action_space.sample(info["action_mask"].astype(np.int8))'
+    assert idiom in " ".join(text.split())
+    env = _make(ENVS[env_name].gymnasium_id, **kwargs)
+    _, info = env.reset(seed=0)
+    assert info["action_mask"].dtype == bool
+    with pytest.raises(AssertionError, match="int8"):
+        env.action_space.sample(info["action_mask"])
+    env.action_space.seed(0)
+    for _ in range(60):
+        legal = env.unwrapped.action_masks()
+        action = env.action_space.sample(info["action_mask"].astype(np.int8))  # the idiom
+        assert legal[action]
+        _, _, terminated, truncated, info = env.step(action)
+        if terminated or truncated:
+            _, info = env.reset()
+    env.close()
+
+
+@pytest.mark.parametrize(("env_name", "kwargs"), GAMES, ids=GAME_IDS)
 def test_pettingzoo_wrappers_pass_api_test_and_terminate_illegal_ends_the_game(env_name, kwargs):
     from pettingzoo.test import api_test
     from pettingzoo.utils.wrappers import (

@@ -340,7 +340,8 @@ class SingleAgentEnv(gymnasium.Env):
     def step(self, action: Any) -> StepResult:
         """The learner's move, then the opponents' until the learner decides again or the game ends:
         ``(observation, reward, terminated, truncated, info)``. ``reward`` is what the learner gained since
-        its last move (its seat's return at the end, a penalty's included; else 0). ``info`` holds ``action_mask``;
+        its last move (its seat's return at the end, a penalty's included; else 0). ``info`` holds ``action_mask``
+        (bool, as ``action_masks()``: Gymnasium's ``Discrete.sample`` takes it as ``.astype(np.int8)``);
         once the episode ends also ``returns`` and ``standings`` (per seat; all zeros when truncated) and
         ``learner_seat``; ``illegal_action: True`` where the move was illegal and the ``illegal_action`` rule
         replaced it or ended the game. Raises RuntimeError before ``reset()`` and after the episode ended."""
