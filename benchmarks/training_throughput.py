@@ -60,6 +60,9 @@ def unknown_games(labels) -> list[str]:
 def refuse_unknown_games(parser: argparse.ArgumentParser, labels) -> None:
     """``parser.error`` naming the ``--games`` labels that are neither a row of :data:`GAMES` nor a registered
     env: a typo would otherwise fail deep inside, after the reference's runs."""
+    if not labels:  # "--games" alone timed the reference alone (free_engine_bound: nothing) and wrote that
+        parser.error(f"--games names no game; name one or more of {list(GAMES)} or a registered env, or leave "
+                     "--games out for all three")
     repeated = sorted({label for label in labels if list(labels).count(label) > 1})
     if repeated:  # a game's ratio is paired with the reference runs around its first place in the round
         parser.error(f"--games: {repeated} given more than once; name each game once")
@@ -525,7 +528,9 @@ def latency_targets(policies: list[str] | None, games: list[str]) -> list[tuple[
     """``(policy, env name, game kwargs)`` for the latency benchmark: the given policies, or every shipped
     model of the benchmarked games; a model is timed on the game it was trained for (its sidecar's
     game config: ``earth_v0/ppo_4p`` at four players)."""
+    from tabletop_envs import load_policy
     from tabletop_envs.core.onnx_policy import model_path_for_id, read_sidecar, shipped_model_ids
+    from tabletop_envs.core.policy import registered_policies
 
     if policies is None:
         policies = [m for g in games for m in shipped_model_ids(env_name_of(g))]
@@ -536,6 +541,8 @@ def latency_targets(policies: list[str] | None, games: list[str]) -> list[tuple[
             meta = read_sidecar(path)
             targets.append((pid, meta["env_id"], meta.get("game_config", {})))
         else:  # a policy without a model file (heuristic, random): the benchmarked game's settings
+            if pid not in registered_policies():
+                load_policy(pid)  # neither a model nor a bot: its error names the known ids (random builds at once)
             env_name = pid.split("/")[0]
             targets.append((pid, env_name, next((GAMES[g] for g in GAMES if env_name_of(g) == env_name), {})))
     return targets
@@ -596,6 +603,8 @@ def main(argv=None) -> dict:
             parser.error(f"--compare-policies compares sb3-contrib's policy with ours on the wrapped reference and "
                          f"the default vec env; it takes no {', '.join(ignored)}: run those without it")
     check_json_path(args.json)
+    # before the training runs: a mistyped --policies id ended minutes of them in an error, their table unwritten
+    latency = latency_targets(args.policies, args.games)
 
     result: dict[str, Any] = {"machine": machine_facts(), "training": [], "latency": []}
     if args.compare_policies:
@@ -620,7 +629,7 @@ def main(argv=None) -> dict:
                   f"{row['zero_cost_env_steps_per_s']:,.0f} ({row.get('zero_cost_vs_reference', 1.0):.2f}) | "
                   f"{row['env_us_per_step']:.0f} | {_cost_cell(row.get('env_cost_vs_reference', 1.0))} |")
         _print_pieces(result["training"])
-    for pid, env_name, kwargs in latency_targets(args.policies, args.games):
+    for pid, env_name, kwargs in latency:
         result["latency"].append(act_latency(pid, env_name, kwargs))
     if result["latency"]:
         print("\n| policy | backend | load_policy ms | act median µs | act p99 µs |\n|---|---|---:|---:|---:|")

@@ -418,6 +418,19 @@ def test_the_throughput_benchmarks_time_any_registered_game_and_refuse_an_unknow
     assert "--games: unknown name(s) ['toy']" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("module", ["training_throughput", "free_engine_bound"])
+def test_the_throughput_benchmarks_refuse_games_given_with_no_name(module, capsys, monkeypatch):
+    # "--games" with nothing after it timed connect_four alone (free_engine_bound: nothing) and wrote that as a result
+    import importlib
+
+    bench = importlib.import_module(f"benchmarks.{module}")
+    _fail_if_the_benchmark_starts(bench, monkeypatch)
+    with pytest.raises(SystemExit) as exit_info:
+        bench.main(["--games", "--steps", "512"])
+    assert exit_info.value.code == 2
+    assert "--games names no game; name one or more of ['terralore_v0'" in capsys.readouterr().err
+
+
 def test_the_free_engine_bound_runs_any_registered_game_and_refuses_an_unknown_name(toy, capsys, monkeypatch):
     # docs/adding_a_game.md: the benchmarks time any registered game named with --games; this one looked the
     # name up in training_throughput.GAMES (KeyError: 'toy_v0') after printing its table's header
@@ -650,6 +663,23 @@ def test_training_throughput_refuses_what_its_runs_would_ignore_or_pair_wrongly(
     with pytest.raises(SystemExit) as exit_info:
         tt.main(argv)
     assert exit_info.value.code == 2 and message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("policy, message", [
+    ("terralore_v0/ppp", "no policy registered as 'terralore_v0/ppp'. Did you mean 'terralore_v0/ppo'"),
+    ("runs/nowhere/ppo.onnx", "no model at runs/nowhere/ppo.onnx"),
+])
+def test_training_throughput_refuses_a_policy_it_cannot_load_before_the_training_runs(policy, message, capsys,
+                                                                                      monkeypatch):
+    # the latency rows come last: a mistyped id ended minutes of training runs in an error, their table unwritten
+    import benchmarks.training_throughput as tt
+    from tabletop_envs.core.errors import run_cli
+
+    _fail_if_the_benchmark_starts(tt, monkeypatch)
+    monkeypatch.setattr(tt, "training_throughput", lambda *a, **k: pytest.fail("trained before checking --policies"))
+    assert run_cli(tt.main, ["--games", "terralore_v0", "--policies", "terralore_v0/heuristic", policy]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and message in err and "Traceback" not in err
 
 
 def test_training_throughputs_reference_speed_is_the_median_of_an_even_count_of_runs(monkeypatch):
@@ -1283,3 +1313,41 @@ def test_aec_throughputs_raw_references_are_pettingzoos_raw_envs_and_each_ratio_
     assert {key: out[key] for key in bench.RATIOS} == {"ratio_vs_texas_holdem": 8.0,
                                                        "ratio_vs_texas_holdem_raw": 4.0,
                                                        "ratio_vs_hanabi": 16.0, "ratio_vs_hanabi_raw": 2.0}
+
+
+def test_the_env_pages_observation_gap_counts_are_what_observation_gaps_counts():
+    # the Earth page kept the model's counts from before the Growing events fix re-rolled its games (dad01d3)
+    import re
+
+    import benchmarks.observation_gaps as og
+    from tabletop_envs import earth_v0, load_policy, terralore_v0
+
+    def page(module) -> str:  # the env's documentation page, its lines joined
+        return " ".join((module.__doc__ or "").split())
+
+    def number(text: str) -> int:
+        return int(text.replace(",", ""))
+
+    earth = re.search(r"In 30 two-player games of the heuristic bot against itself, (\d+) % of the decisions were "
+                      r"placements and in ([\d,]+) of those ([\d,]+) \(\d+ %\) observation and mask were the same for "
+                      r"sprouts and growth; in 10 games of the shipped model against the heuristic, ([\d,]+) of "
+                      r"([\d,]+) placements and ([\d,]+) of ([\d,]+) payments", page(earth_v0))
+    assert earth, "the Earth page's sentence on pending sprouts or growth changed: update this test's pattern"
+    bots = [load_policy(f"earth_v0/{p}", env="earth_v0", game_config={"num_players": 2}) for p in ("heuristic", "ppo")]
+    alone = og.earth_resource(30, [bots[0], bots[0]])
+    model = og.earth_resource(10, [bots[1], bots[0]])
+    assert round(100 * alone["place"] / alone["decisions"]) == number(earth[1])
+    assert (alone["place, observation and mask alike"], alone["place"]) == (number(earth[2]), number(earth[3]))
+    assert (model["place, observation and mask alike"], model["place"], model["pay, observation and mask alike"],
+            model["pay"]) == tuple(number(earth[i]) for i in range(4, 8))
+
+    terra = re.search(r"In 200 games of the heuristic bot against itself ([\d.]+) % of the decisions were taken "
+                      r"holding such a card \(in (\d+) games\), ([\d.]+) % in 200 of the shipped model against the "
+                      r"heuristic", page(terralore_v0))
+    assert terra, "the Terralore page's sentence on known cards changed: update this test's pattern"
+    bots = [load_policy(f"terralore_v0/{p}", env="terralore_v0") for p in ("heuristic", "ppo")]
+    alone = og.terralore_known(200, [bots[0], bots[0]], False)
+    model = og.terralore_known(200, [bots[1], bots[0]], True)
+    holding = "holding a card the opponent knows"
+    assert f"{100 * alone[holding] / alone['decisions']:.1f}" == terra[1] and alone["games with one"] == int(terra[2])
+    assert f"{100 * model[holding] / model['decisions']:.1f}" == terra[3]

@@ -41,6 +41,21 @@ def _percent(share, sign: str = "%") -> str:
     return "?" if share is None else f"{100 * share:.1f}{sign}"
 
 
+def _reproduce(tr: dict) -> str:
+    """The run's command, or each part's in turn where it was stopped and resumed: the last part's alone
+    trains from the step the part before it reached (found by a reproduction audit of the Earth model)."""
+    parts = tr.get("parts")
+    if not (isinstance(parts, list) and len(parts) > 1 and all(isinstance(part, dict) for part in parts)):
+        return f"`{tr.get('command', '?')}`"
+    return "; then ".join(f"({i}) up to step {_count(_last_step(part))}: `{part.get('command', '?')}`"
+                          for i, part in enumerate(parts, 1))
+
+
+def _last_step(part: dict):
+    steps = part.get("steps")
+    return steps[-1] if isinstance(steps, list) and steps else None
+
+
 def _warm_start(pretrain: dict | None) -> str:
     if not pretrain:
         return "none (PPO from a random initialisation)"
@@ -132,7 +147,7 @@ def card(models_dir: Path = MODELS) -> str:
                      else "")
                   + (", stopped early by the operator" if tr.get("stopped_early") else "")
                   + (f"; {tr['note']}" if tr.get("note") else "") + " |",
-                  f"| reproduce | `{tr.get('command', '?')}` |",
+                  f"| reproduce | {_reproduce(tr)} |",
                   f"| warm start | {_warm_start(tr.get('pretrain'))} |",
                   *_distilled(tr.get("distill")),
                   f"| vs random | {_rate(ev, 'vs_random')} |",

@@ -128,8 +128,9 @@ games, 2026-12-03: 100 two-player games of the heuristic bot against itself, 20 
   action's own (water: sprouts, grow: growth) or an ability's (found by an audit, 2026-12-05). Only the
   mask can tell them, when the open cells differ (counted by ``python -m benchmarks.observation_gaps``). In 30
   two-player games of the heuristic bot against itself, 30 % of the decisions were placements and in 667 of those 3,990 (17 %) observation and mask
-  were the same for sprouts and growth; in 10 games of the shipped model against the heuristic, 175 of
-  1,406 placements and 16 of 265 payments. The text view names the resource.
+  were the same for sprouts and growth; in 10 games of the shipped model against the heuristic, 168 of
+  1,332 placements and 8 of 264 payments (175 of 1,406 and 16 of 265 before the Growing events fix,
+  dad01d3, re-rolled those games). The text view names the resource.
 * **Memory-only details**: which cards were planted this turn (eight island sides count them), and
   which card a pending pay or copy decision belongs to (a copied directional ability acts from the
   copying card's cell).

@@ -190,6 +190,9 @@ def test_a_model_trained_in_parts_says_how_many_on_its_training_row(tmp_path):
     side.write_text(json.dumps(meta), encoding="utf-8")
     row = next(line for line in card(tmp_path).splitlines() if line.startswith("| training |"))
     assert "2.5 min wall time" in row and ", in 2 parts (stopped and resumed; each one's command" in row
+    # the last part's command alone trains on from its first part's step: the row gives each in turn
+    row = next(line for line in card(tmp_path).splitlines() if line.startswith("| reproduce |"))
+    assert row == "| reproduce | (1) up to step 9: `a`; then (2) up to step 20: `b` |"
 
 
 def test_a_distillation_toward_the_searchs_moves_is_described_as_such():
