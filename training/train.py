@@ -163,10 +163,16 @@ def close_vec_env(venv, cut_short: bool) -> None:
     to close. The interrupt may have cut the trainer off in the middle of reading a worker's reply, and
     a close that reads the rest of that pipe could wait forever; after a worker died, asking the others
     failed on its pipe and left them running, and the trainer hung at exit, where multiprocessing ends
-    its daemons with the SIGTERM they leave to the trainer. The workers hold nothing a run keeps."""
+    its daemons with the SIGTERM they leave to the trainer. The workers hold nothing a run keeps.
+
+    A worker that died after the last step (during the last PPO update) is no loss, the run is whole: asking it
+    to close ended the run there on a BrokenPipeError, with no final model or export, and hung it at exit."""
     from stable_baselines3.common.vec_env import SubprocVecEnv
 
     inner = venv.unwrapped
+    if not cut_short and isinstance(inner, SubprocVecEnv) and not inner.closed and a_worker_died(venv, timeout=0):
+        print("a vec.kind=subproc worker process died after the last step; the run is whole and goes on", flush=True)
+        cut_short = True
     if not (cut_short and isinstance(inner, SubprocVecEnv)) or inner.closed:
         venv.close()
         return
@@ -186,15 +192,17 @@ def worker_died(when: str, kept: str) -> TabletopError:
         "if memory ran out")
 
 
-def a_worker_died(venv) -> bool:
+def a_worker_died(venv, timeout: float = 2) -> bool:
     """Whether one of a SubprocVecEnv's worker processes has ended (its pipe's EOF can come a moment
-    before the process is reaped, hence the short wait)."""
+    before the process is reaped, hence the short wait; one already reaped no longer shows on its sentinel)."""
     from stable_baselines3.common.vec_env import SubprocVecEnv
 
     inner = venv.unwrapped
     if not isinstance(inner, SubprocVecEnv):
         return False
-    return bool(multiprocessing.connection.wait([p.sentinel for p in inner.processes], timeout=2))
+    if not all(p.is_alive() for p in inner.processes):
+        return True
+    return bool(multiprocessing.connection.wait([p.sentinel for p in inner.processes], timeout=timeout))
 
 
 def quiet_logger(verbose: int = 0):
@@ -465,7 +473,15 @@ def select_checkpoint(cfg: TrainConfig, run_dir: Path, final_model) -> tuple:
     candidates[last] = None  # the final model, in memory
     results, best = [], (float("-inf"), last, final_model)  # (score, steps, model): the first candidate beats it
     for steps, path in sorted(candidates.items()):
-        model = final_model if path is None else MaskablePPO.load(path, device=cfg.ppo.device)
+        try:
+            model = final_model if path is None else MaskablePPO.load(path, device=cfg.ppo.device)
+        except Exception as exc:  # SB3, zipfile, torch and pickle each fail their own way on a torn or missing file
+            # (after the training: SB3's own traceback named no fix, and the run ended without its export)
+            assert path is not None  # the final model is in memory
+            raise ConfigError(
+                f"eval.select_games: the checkpoint {path} cannot be loaded ({type(exc).__name__}: {exc}), so it "
+                f"cannot be compared: move the folder {path.parent} out of {path.parent.parent} and run the command "
+                "again with --resume, which selects among the other checkpoints (the trained model is saved)") from None
         rates = evaluate_model(cfg, model, ev.select_games, cfg.seed + 2000, [ev.select_anchor])
         score = next(v for k, v in rates.items() if k.startswith("vs_"))
         results.append({"steps": steps, "score": score["score"], "win": score["win"]["rate"],

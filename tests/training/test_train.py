@@ -287,6 +287,24 @@ def test_selection_ships_the_best_checkpoint_by_its_own_games_and_evaluates_it_o
     assert history[-1]["steps"] == 1024  # the final evaluation's point is the selected model's, not the learner's
 
 
+@pytest.mark.parametrize("damage", ["torn", "missing"])
+def test_a_damaged_checkpoint_the_selection_would_compare_is_refused_naming_it_and_the_way_on(toy, tmp_path, damage):
+    # after the training: SB3's traceback ("wasn't a zip-file", or a made-up model.zip.zip) named no fix
+    from types import SimpleNamespace
+
+    from training.train import select_checkpoint
+
+    cfg = load_config(data=quiet_tiny(tmp_path, eval={"select_games": 2, "select_every": 512}))
+    checkpoint = tmp_path / "run" / "checkpoints" / "step_000000512"
+    checkpoint.mkdir(parents=True)
+    (checkpoint / "state.json").write_text("{}", encoding="utf-8")
+    if damage == "torn":
+        (checkpoint / "model.zip").write_bytes(b"PK\x03\x04 cut off")
+    with pytest.raises(ConfigError, match=rf"checkpoint {checkpoint / 'model.zip'} cannot be loaded .*move the folder "
+                                          rf"{checkpoint} out of .*--resume"):
+        select_checkpoint(cfg, tmp_path / "run", SimpleNamespace(num_timesteps=1024))
+
+
 def test_a_fresh_run_in_a_used_folder_sets_the_old_checkpoints_aside(toy, tmp_path):
     data = {**TINY, "ppo": {**TINY["ppo"], "total_timesteps": 512},
             "eval": {**TINY["eval"], "final_games": 0, "select_games": 4, "select_every": 256,
@@ -1352,6 +1370,29 @@ def test_a_subproc_worker_that_dies_ends_the_run_with_a_checkpoint_and_an_error_
     saved = out.split("The run is saved in ")[1].split(":")[0]
     assert (Path(saved) / "state.json").exists()
     assert not outlived(workers)
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="POSIX signals")
+def test_a_subproc_worker_that_dies_after_the_last_step_leaves_the_run_to_finish_and_export(tmp_path, monkeypatch):
+    # during the last PPO update, when no step asks the workers any more: closing them ended the run on a
+    # BrokenPipeError, with no final model or export, and the trainer then hung at exit
+    from sb3_contrib import MaskablePPO
+
+    real_learn = MaskablePPO.learn
+
+    def learn_then_a_worker_dies(self, *args, **kwargs):
+        model = real_learn(self, *args, **kwargs)
+        worker = self.env.unwrapped.processes[0]
+        os.kill(worker.pid, signal.SIGKILL)
+        worker.join(timeout=30)
+        return model
+
+    monkeypatch.setattr(MaskablePPO, "learn", learn_then_a_worker_dies)
+    data = {**quiet_tiny(tmp_path, env="terralore_v0", ppo={"total_timesteps": 128, "n_steps": 64},
+                         output={"export": True}), "vec": {"kind": "subproc", "n_envs": 2}}
+    summary = train(load_config(data=data))
+    assert summary["steps"] == 128 and (tmp_path / "run" / "final_model.zip").exists()
+    assert (tmp_path / "run" / "ppo.json").exists() and (tmp_path / "run" / "summary.json").exists()
 
 
 def test_a_worker_that_dies_before_the_first_step_ends_the_run_saying_nothing_new_was_trained(toy, tmp_path,
