@@ -1143,6 +1143,25 @@ def test_the_arena_takes_a_policy_move_as_the_env_faces_do_and_names_the_policy_
         env.reset(seed=3)
 
 
+class _Raises:
+    name = "crashes"
+
+    def act(self, obs, mask, rng):
+        raise RuntimeError("my agent's own bug")
+
+
+@pytest.mark.skipif(not hasattr(Exception, "add_note"), reason="exception notes are Python 3.11+")
+def test_a_policy_that_raises_keeps_its_error_with_a_note_naming_it_its_seat_and_the_deal():
+    # a round robin's traceback ended in the agent's own code and told neither whose it was nor which deal to replay
+    from tabletop_envs.core.arena import deal_seed, play_match
+
+    with pytest.raises(RuntimeError, match="my agent's own bug") as raised:
+        play_match("terralore_v0", [RandomPolicy(), _Raises()], 2, seed=3)
+    dealt = deal_seed(3, 0)
+    assert raised.value.__notes__ == [f"raised by the policy crashes (seat 1) while deciding 'mulligan' in the game "
+                                      f"dealt from seed {dealt} (game.new_initial_state({dealt}) replays the deal)"]
+
+
 @pytest.mark.parametrize(("kwargs", "problem"), [
     ({"num_games": 0}, "the number of games must be a positive integer, got 0"),
     ({"num_games": -3}, "the number of games must be a positive integer, got -3"),
@@ -2344,6 +2363,38 @@ def test_an_unknown_policy_id_suggests_the_id_it_most_likely_meant(policy, env, 
             SingleAgentEnv(env, opponent=policy)
     with pytest.raises(TabletopError, match=r"no policy registered as 'zzz'\. Known ids"):  # nothing near: no guess
         load_policy("zzz")
+
+
+@pytest.mark.parametrize("spec", ["mybot.py", "agents/mybot.py", "mybot:Agent", "pkg.agents:Agent", "terralore_v0/mybot:Agent"])
+def test_a_python_file_or_object_path_given_as_a_policy_says_a_python_policy_plays_from_python(tmp_path, spec):
+    # a .py file was read as a model and refused for want of a sidecar, with "re-export it"; module:attr was an
+    # unknown id whose nearest match was a shipped model
+    from tabletop_envs import TabletopError, load_policy
+    from training.evaluate import resolve
+
+    source = tmp_path / spec
+    if spec.endswith(".py"):
+        source.parent.mkdir(parents=True, exist_ok=True)
+        source.write_text("class Agent: ...\n", encoding="utf-8")
+        spec = str(source)
+    with pytest.raises(TabletopError, match=r"a policy written in Python plays from Python, as the object itself, "
+                                            r"e\.g\. training\.evaluate\.round_robin"):
+        load_policy(spec)
+    with pytest.raises(TabletopError, match="a policy written in Python plays from Python"):
+        resolve(spec, "terralore_v0")  # training.evaluate's --policies
+
+
+@pytest.mark.parametrize("name", [None, "", 7])
+def test_a_policy_object_whose_name_is_no_text_is_named_by_its_class(name):
+    # a name of None or 7 became a null or an int key of the round robin's Elo table
+    from tabletop_envs.core.policy import policy_name
+
+    class Mine(RandomPolicy):
+        pass
+
+    agent = Mine()
+    agent.name = name
+    assert policy_name(agent) == "Mine"
 
 
 def test_a_policy_id_too_long_for_a_file_name_is_an_unknown_id_not_an_os_error():

@@ -247,7 +247,7 @@ def bradley_terry_elo(names: list[str], pairs: list[PairResult], anchor: str | N
 
 def round_robin(env_name: str, policies: list, games: int, seed: int = 0, game_kwargs: dict | None = None,
                 max_turns: int | None = None, filler="random") -> dict:
-    """Every pair of ``policies`` (names, ids or model paths) over ``games`` seat-rotated games with
+    """Every pair of ``policies`` (names, ids, model paths or policy objects) over ``games`` seat-rotated games with
     paired seeds; returns the report ``training.evaluate`` writes: each pair's win/draw/loss rates with
     95 % Wilson intervals under ``"pairs"`` and a Bradley–Terry Elo table under ``"elo"``. Above two
     players, ``filler`` takes the seats the pair leaves (rank-based results)."""
@@ -263,7 +263,10 @@ def round_robin(env_name: str, policies: list, games: int, seed: int = 0, game_k
     named = [resolve(p, env_name, game.config()) for p in policies]
     names = [n for n, _ in named]
     if len(set(names)) != len(names):
-        raise ConfigError(f"policy names must be distinct, got {names}: name each policy once")
+        # two objects of one class were both named after it, and nothing said how to tell them apart
+        raise ConfigError(f"policy names must be distinct, got {names}: name each policy once (a policy object is "
+                          "named by its name attribute, else its class: give each object a name of its own, e.g. "
+                          "agent.name = 'mine-v2')")
     pairs = []
     for (na, pa), (nb, pb) in itertools.combinations(named, 2):
         # the same deals for every pair, as anchor_evaluation plays them; A, listed first, draws from A's generator

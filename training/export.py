@@ -350,13 +350,18 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--model", required=True,
-                        help="SB3 MaskablePPO .zip (from training.train); SB3 model files are pickles: loading one "
-                             "runs any code it holds, so export only models you made or trust")
+                        help="SB3 MaskablePPO .zip (from training.train, or a MlpPolicy MaskablePPO of your own, "
+                             "with --env); SB3 model files are pickles: loading one runs any code it holds, so "
+                             "export only models you made or trust")
     parser.add_argument("--out", required=True,
                         help="output stem: writes <out>.onnx, .npz and .json, replacing a model of that stem; "
                              "dots stay in the stem (ppo.v2 writes ppo.v2.onnx), and an --out ending in .onnx, "
                              ".npz or .json means its stem (dir/ppo.onnx is dir/ppo)")
     parser.add_argument("--env", help="env name; default: from run.json next to the model")
+    parser.add_argument("--env-kwargs",
+                        help="JSON rule options the model was trained under, as its env took them, e.g. "
+                             "'{\"num_players\": 4}', for a model without a run.json; default: the run.json's, else "
+                             "the env's defaults")
     parser.add_argument("--eval-games", type=int, default=0,
                         help="also measure against the anchors (seat-rotated, on the deals of --seed)")
     parser.add_argument("--seed", type=int, default=12345,
@@ -411,6 +416,17 @@ def main(argv: list[str] | None = None) -> None:
         raise ModelMismatchError(f"the model's run ({run_json}) is for {run_info['env']}, not {args.env}; drop "
                                  f"--env (or pass --env {run_info['env']}), or export a model trained for {args.env}")
     game_config = run_info.get("game_config", {})
+    env_kwargs = run_info.get("env_kwargs")
+    if args.env_kwargs is not None:
+        # a model trained outside training.train has no run.json: its sidecar recorded the env's default options,
+        # and the evaluation warned that it had never learnt the rules it was trained under
+        if run_json is not None:
+            raise ConfigError(f"--env-kwargs: the model's run ({run_json}) records the rule options it was trained "
+                              "under; drop --env-kwargs")
+        from .evaluate import parse_env_kwargs, split_env_kwargs
+
+        env_kwargs = parse_env_kwargs(args.env_kwargs)
+        game_config = make_game(env_name, **split_env_kwargs(env_kwargs, env_name)[0]).config()
     max_turns = None
     if args.eval_games:  # an unknown anchor or the run's bad env_kwargs fails now, before the three files are written
         from .evaluate import anchor_keys, resolve, split_env_kwargs
@@ -419,7 +435,7 @@ def main(argv: list[str] | None = None) -> None:
         for anchor in args.anchors:
             resolve(anchor, env_name, game_config)
         try:
-            _, max_turns = split_env_kwargs(run_info.get("env_kwargs"), env_name)
+            _, max_turns = split_env_kwargs(env_kwargs, env_name)
         except ConfigError as exc:  # it named neither the file nor a way out
             raise ConfigError(f"{run_json}: {exc}; restore the run.json training.train wrote there, or move it away "
                               "and pass --env") from None

@@ -108,7 +108,16 @@ def play_game_standings(game: Game, policies: Sequence[Policy], seed: int, max_t
             return np.zeros(game.num_players), np.zeros(game.num_players), steps
         seat = state.current_player()
         mask = state.legal_action_mask()
-        action = policies[seat].act(state.observation(seat), mask, rngs[seat])
+        observation = state.observation(seat)
+        try:
+            action = policies[seat].act(observation, mask, rngs[seat])
+        except Exception as exc:
+            # the policy's own error, as it is; a round robin's traceback told neither whose it was nor which game
+            if hasattr(exc, "add_note"):  # Python 3.11+
+                exc.add_note(f"raised by the policy {policy_name(policies[seat])} (seat {seat}) while deciding "
+                             f"{state.decision()!r} in the game dealt from seed {seed} "
+                             f"(game.new_initial_state({seed}) replays the deal)")
+            raise
         try:  # the engine refuses what the env faces refuse (2.7 or "3" is no action id)
             state.apply_action(action)
         except IllegalActionError:  # named after the policy at fault, not an env option the arena lacks

@@ -12,6 +12,7 @@ import hashlib
 import importlib
 import inspect
 import os
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol, runtime_checkable
@@ -30,7 +31,16 @@ class Policy(Protocol):
     and ``obs["action_mask"]`` of ``env.last()``); ``rng`` is the caller's generator, the only source of
     randomness a policy should draw from, so a seeded match replays. The answer must be a legal action.
     ``load_policy`` returns one; any object with such a method can sit at a table (``play_match``,
-    ``SingleAgentEnv(opponent=...)``, ``training.evaluate``)."""
+    ``SingleAgentEnv(opponent=...)``, ``training.evaluate``), named in reports by its ``name`` attribute,
+    else its class's name.
+
+    The mask is read-only (the game's own array: copy it to change it); the observation is the policy's own.
+    ``act`` is all that is ever called: nothing tells a policy that a game starts or ends, and one object
+    plays every game of a match or round robin (and every seat it is given, a filler's included). A
+    seeded match replays, and a pair's games do not depend on the others of a round robin, for a policy
+    whose answer depends on its arguments alone; one with memory across calls (an RNN's hidden state, a
+    count of its moves) carries it from game to game and pair to pair, so its numbers change with what it
+    played before."""
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> int:
         """Return a legal action id for this observation."""
@@ -96,7 +106,9 @@ def policy_name(policy) -> str:
     ``name``, else its class's."""
     if isinstance(policy, (str, os.PathLike)):
         return os.fspath(policy)
-    return getattr(policy, "name", type(policy).__name__)
+    name = getattr(policy, "name", None)
+    # a name of None or 7 became a null or int key of a report's Elo table
+    return name if isinstance(name, str) and name else type(policy).__name__
 
 
 def policy_rng(seed: int, *stream: int) -> np.random.Generator:
@@ -232,6 +244,8 @@ def _load_policy(policy: str | os.PathLike[str] | Policy, env: str | None = None
     text = os.fspath(policy)  # str() of an os.PathLike that is no PurePath is its repr, not its path
     if text.startswith("~"):  # "~/models/m.onnx" from a config file: a path, never an id
         text = str(user_path(text))
+    if text.endswith(".py"):  # it was read as a model and refused for want of a sidecar
+        raise TabletopError(_PYTHON_SOURCE.format(f"{text} is Python source, not a policy id or a model"))
     if text.endswith((".onnx", ".json", ".npz")) or path_is(text, Path.is_file) or URL.match(text):
         from .onnx_policy import load_model_policy
 
@@ -266,6 +280,9 @@ def _load_policy(policy: str | os.PathLike[str] | Policy, env: str | None = None
             raise TabletopError(_folder_message(Path(text)))
         known = sorted({*registered_policies(), *shipped_model_ids()})
         close = _close_ids(text, [*known, *(f"{n}/random" for n in ENVS)], env)
+        if re.fullmatch(r"(\w+/)?[\w.]+:\w+", text):  # module:attr, as other tools name a Python object
+            raise TabletopError(_PYTHON_SOURCE.format(f"{text!r} names no policy (ids and paths are data; a "
+                                                      "Python object is not loaded by name)"))
         hint = f" Did you mean {' or '.join(map(repr, close))}?" if close else ""
         raise TabletopError(f"no policy registered as {text!r}.{hint} Known ids: {', '.join(known)} (and "
                             "<env>/random); or pass a path to a .onnx model")
@@ -273,6 +290,12 @@ def _load_policy(policy: str | os.PathLike[str] | Policy, env: str | None = None
     if game_config is not None and "game_config" in inspect.signature(factory).parameters:
         kwargs.setdefault("game_config", dict(game_config))
     return _build(factory, text, kwargs)
+
+
+_PYTHON_SOURCE = ("{}: a policy written in Python plays from Python, as the object itself, e.g. "
+                  "training.evaluate.round_robin(env, [YourPolicy(), 'heuristic'], games=200) (README, 'Your own "
+                  "agent against ours'); a trained network plays from the command line once exported "
+                  "(python -m training.export ... --env <env>)")
 
 
 def _build(factory, text: str, kwargs: dict) -> Policy:

@@ -504,6 +504,18 @@ def test_round_robin_credits_each_pair_to_the_policy_that_won_it(toy, play_highe
     assert report["filler"] is None  # two seats: no other seat to fill
 
 
+def test_round_robin_of_two_objects_of_one_class_says_how_to_name_them(toy, play_highest):
+    # "name each policy once" left the user of two agents of one class without a way to name them
+    from training.evaluate import round_robin
+
+    other = type(play_highest)()
+    with pytest.raises(ConfigError, match=r"got \['highest', 'highest'\].*named by its name attribute, else its "
+                                          r"class: give each object a name of its own, e\.g\. agent\.name = "):
+        round_robin(toy, [play_highest, other], 2)
+    other.name = "highest-v2"
+    assert round_robin(toy, [play_highest, other], 2)["policies"] == ["highest", "highest-v2"]
+
+
 class PlayLowest:
     """A toy-game policy worse than random: the lowest card in hand."""
 

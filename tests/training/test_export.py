@@ -554,6 +554,35 @@ def test_export_cli_without_a_run_json_or_env_says_env_is_required(toy_model, tm
     assert _written(out) == []
 
 
+def test_export_cli_records_the_rule_options_env_kwargs_gives_a_model_without_a_run_json(toy_model, tmp_path):
+    # a MaskablePPO trained outside training.train has no run.json: its sidecar recorded the env's defaults, and
+    # evaluating it under the options it learnt warned that it had never learnt them
+    from tabletop_envs import ConfigError
+    from training.export import main
+
+    model = tmp_path / "lone" / "model.zip"
+    model.parent.mkdir()
+    toy_model.save(model)
+    out = tmp_path / "out" / "ppo"
+    main(["--model", str(model), "--env", "toy_v0", "--env-kwargs", '{"turns": 4}', "--out", str(out)])
+    assert json.loads(out.with_name("ppo.json").read_text(encoding="utf-8"))["game_config"]["turns"] == 4
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuleOptionsWarning)
+        load_policy(out.with_name("ppo.onnx"), env="toy_v0", game_config={"turns": 4})
+    with pytest.raises(ConfigError, match="--env-kwargs must be a JSON object"):
+        main(["--model", str(model), "--env", "toy_v0", "--env-kwargs", "[1]", "--out", str(tmp_path / "x")])
+
+
+def test_export_cli_refuses_env_kwargs_beside_a_run_json_that_records_the_options(toy_run, tmp_path):
+    from tabletop_envs import ConfigError
+    from training.export import main
+
+    out = tmp_path / "out" / "ppo"
+    with pytest.raises(ConfigError, match=r"--env-kwargs: the model's run .*run\.json.* records the rule options"):
+        main(["--model", str(toy_run / "final_model.zip"), "--env-kwargs", '{"turns": 4}', "--out", str(out)])
+    assert _written(out) == []
+
+
 def test_export_cli_refuses_an_out_under_a_file_before_exporting(toy_run, tmp_path):
     from tabletop_envs import ConfigError
     from training.export import main
