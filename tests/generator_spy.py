@@ -56,3 +56,19 @@ class DrawRecorder:
         self.draws.append(rng.random())
         legal = np.flatnonzero(mask)
         return int(legal[int(self.draws[-1] * len(legal))])
+
+
+class Remembers:
+    """A policy with memory: its move depends on how many it made since its last ``restart()``, which it
+    counts, so a match replays only if it is restarted before each game."""
+
+    def __init__(self, name="remembers"):
+        self.name, self.moves, self.restarts = name, 0, 0
+
+    def restart(self):
+        self.moves, self.restarts = 0, self.restarts + 1
+
+    def act(self, obs, mask, rng):
+        legal = np.flatnonzero(mask)
+        self.moves += 1
+        return int(legal[self.moves * 7 % len(legal)])

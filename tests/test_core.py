@@ -1410,6 +1410,46 @@ def test_the_single_agent_envs_opponents_share_one_generator_as_the_readme_says(
     assert draws == policy_rng(7, 1).random(len(draws)).tolist()  # turns alternate: b's draws follow a's
 
 
+def test_a_policy_with_memory_is_restarted_before_each_game_so_a_seeded_match_replays():
+    # act() was all a policy was ever asked: an agent that counts its moves (an RNN's state, a reused search
+    # tree) carried one game's into the next, and the same seed gave other results (found by an audit)
+    from generator_spy import Remembers
+
+    from tabletop_envs.core.arena import play_match
+
+    agent = Remembers()
+    first = play_match("terralore_v0", [agent, "terralore_v0/random"], 4, seed=3)
+    assert agent.restarts == 4  # once before each game
+    again = play_match("terralore_v0", [agent, "terralore_v0/random"], 4, seed=3)
+    assert (first.wins.tolist(), first.lengths) == (again.wins.tolist(), again.lengths)
+
+
+def test_one_object_at_every_seat_is_restarted_once_a_game(toy):
+    from generator_spy import Remembers
+
+    from tabletop_envs.core.arena import play_match
+
+    agent = Remembers()
+    play_match(toy, [agent, agent], 6, seed=1)
+    assert agent.restarts == 6
+
+
+def test_the_single_agent_envs_opponent_is_restarted_at_each_deal():
+    from generator_spy import Remembers
+
+    agent = Remembers()
+    env = SingleAgentEnv("terralore_v0", opponent=agent)
+    for episode in range(1, 4):
+        _, info = env.reset(seed=episode)
+        assert agent.restarts == episode
+        first = agent.moves
+        while True:
+            _, _, terminated, truncated, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+            if terminated or truncated:
+                break
+        assert agent.moves > first  # it played the deal it was restarted for
+
+
 def test_doc_page_check_catches_a_page_without_the_layout_tables(toy):
     with pytest.raises(AssertionError, match="action table in env.py's docstring is out of date"):
         conformance.check_doc_page(toy)

@@ -104,6 +104,15 @@ def test_moves_are_listed_by_readable_name_and_picked_by_name(toy):
     assert [result.replay.actions[i] for i in (0, 2, 4)] == [draw] * 3
 
 
+def test_a_bot_with_memory_is_restarted_before_the_game(toy):
+    from generator_spy import Remembers
+
+    bot = Remembers()
+    bot.moves = 99  # what an earlier game left
+    play_match("toy_v0", [bot], seed=0, ask=Script(["1"] * 9), say=lambda s: None)
+    assert bot.restarts == 1 and bot.moves < 99
+
+
 def test_choose_move_reports_ambiguous_and_unknown_names():
     legal, names = [3, 5, 10], ["play 3", "play 5", "draw"]
     assert choose_move("2", legal, names) == (5, "")

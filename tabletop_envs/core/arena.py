@@ -15,7 +15,7 @@ import numpy as np
 
 from .engine import Game
 from .errors import ConfigError, IllegalActionError, is_int
-from .policy import Policy, load_policy, policy_name, policy_rng
+from .policy import Policy, load_policy, policy_name, policy_rng, restart_policies
 
 
 def is_draw(standings) -> bool:
@@ -102,6 +102,7 @@ def play_game_standings(game: Game, policies: Sequence[Policy], seed: int, max_t
         if len(rngs) != game.num_players:
             raise ValueError(f"rng must be one generator, or one per seat ({game.num_players}), got {len(rngs)}")
     limit = game.default_max_turns if max_turns is None else max_turns
+    restart_policies(policies)
     steps = 0
     while not state.is_terminal():
         if state.turn >= limit:

@@ -22,7 +22,7 @@ from pathlib import Path
 from .engine import check_seed_value
 from .errors import IllegalActionError, is_int
 from .files import path_is
-from .policy import Policy, load_policy, policy_name, policy_rng
+from .policy import Policy, load_policy, policy_name, policy_rng, restart_policies
 from .replay import Replay
 
 Ask = Callable[[str], str]
@@ -223,6 +223,7 @@ def play_match(env_name: str, opponents: Sequence[str | Policy], human_seat: int
     seed = secrets.randbits(63) if seed is None else int(seed)
     replay = Replay.start(env, seed, names)
     env.reset(seed=seed)
+    restart_policies(policies)
     viewer = None
     if window:  # no display: refused before the game starts, not at the human's first move
         from . import render

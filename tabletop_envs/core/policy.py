@@ -35,12 +35,14 @@ class Policy(Protocol):
     else its class's name.
 
     The mask is read-only (the game's own array: copy it to change it); the observation is the policy's own.
-    ``act`` is all that is ever called: nothing tells a policy that a game starts or ends, and one object
-    plays every game of a match or round robin (and every seat it is given, a filler's included). A
-    seeded match replays, and a pair's games do not depend on the others of a round robin, for a policy
-    whose answer depends on its arguments alone; one with memory across calls (an RNN's hidden state, a
-    count of its moves) carries it from game to game and pair to pair, so its numbers change with what it
-    played before."""
+    One object plays every game of a match or round robin (and every seat it is given, a filler's included).
+    A policy with memory across calls (an RNN's hidden state, a search tree it reuses, a count of its
+    moves) may define ``restart()``, OpenSpiel's name for it: the arena, ``SingleAgentEnv`` and the play
+    command call it before each game the object plays (once a game, however many seats it takes), so a
+    seeded match replays and a pair's games do not depend on the others of a round robin, as they do for a
+    policy whose answer depends on its arguments alone. Without it, what it remembers carries from game to
+    game and pair to pair. An object seated at several seats, or in several envs of a vec env, sees their
+    decisions interleaved."""
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> int:
         """Return a legal action id for this observation."""
@@ -109,6 +111,17 @@ def policy_name(policy) -> str:
     name = getattr(policy, "name", None)
     # a name of None or 7 became a null or int key of a report's Elo table
     return name if isinstance(name, str) and name else type(policy).__name__
+
+
+def restart_policies(policies) -> None:
+    """``restart()`` each policy that has one (see :class:`Policy`), once per object, before a game: a
+    policy with memory carried one game's into the next, and a seeded match did not replay."""
+    seen: set[int] = set()
+    for policy in policies:
+        restart = getattr(policy, "restart", None)
+        if callable(restart) and id(policy) not in seen:
+            seen.add(id(policy))
+            restart()
 
 
 def policy_rng(seed: int, *stream: int) -> np.random.Generator:

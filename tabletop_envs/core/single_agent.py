@@ -19,7 +19,7 @@ import numpy as np
 from .aec import AEC_KWARGS, TabletopAECEnv, action_index, penalty_returns, resolve_action
 from .engine import State, check_seed_value
 from .errors import ConfigError, IllegalActionError, StateError
-from .policy import Policy, RandomPolicy, load_policy, policy_name, policy_rng
+from .policy import Policy, RandomPolicy, load_policy, policy_name, policy_rng, restart_policies
 
 #: deals in a row that may end before the learner's first decision before reset gives up
 MAX_REDEALS = 1000
@@ -181,6 +181,7 @@ class SingleAgentEnv(gymnasium.Env):
             seat = int(self.np_random.integers(n))
         self.learner_seat, self.learner = seat, aec.possible_agents[seat]
         self.episode_opponents = self._draw_opponents()
+        restart_policies(self.episode_opponents)
         others = iter(self.episode_opponents)
         self.seat_policies = [None if s == seat else next(others) for s in range(n)]
         self._reward = 0.0
