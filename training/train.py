@@ -448,6 +448,20 @@ def latest_checkpoint(run_dir: Path) -> Path | None:
     return found[-1] if found else None
 
 
+def load_candidate(path: Path, device):
+    """A checkpoint ``eval.select_games`` compares, refused naming it and the way on where it cannot be loaded."""
+    from sb3_contrib import MaskablePPO
+
+    try:
+        return MaskablePPO.load(path, device=device)
+    except Exception as exc:  # SB3, zipfile, torch and pickle each fail their own way on a torn or missing file
+        # (after the training: SB3's own traceback named no fix, and the run ended without its export)
+        raise ConfigError(
+            f"eval.select_games: the checkpoint {path} cannot be loaded ({type(exc).__name__}: {exc}), so it "
+            f"cannot be compared: move the folder {path.parent} out of {path.parent.parent} and run the command "
+            "again with --resume, which selects among the other checkpoints (the trained model is saved)") from None
+
+
 def select_checkpoint(cfg: TrainConfig, run_dir: Path, final_model) -> tuple:
     """The best of the run's checkpoints (one per ``eval.select_every`` steps) and the final model,
     by score against ``eval.select_anchor`` over ``eval.select_games`` games; ties go to the later.
@@ -457,8 +471,6 @@ def select_checkpoint(cfg: TrainConfig, run_dir: Path, final_model) -> tuple:
     games use their own seed (seed + 2000): the final evaluation (seed + 1000) plays other deals, so
     its numbers are not inflated by having picked the luckiest candidate.
     """
-    from sb3_contrib import MaskablePPO
-
     ev = cfg.eval
     last = int(final_model.num_timesteps)
     # whole checkpoints only, as --resume takes them (latest_checkpoint): a model.zip without its state.json
@@ -473,15 +485,10 @@ def select_checkpoint(cfg: TrainConfig, run_dir: Path, final_model) -> tuple:
     candidates[last] = None  # the final model, in memory
     results, best = [], (float("-inf"), last, final_model)  # (score, steps, model): the first candidate beats it
     for steps, path in sorted(candidates.items()):
-        try:
-            model = final_model if path is None else MaskablePPO.load(path, device=cfg.ppo.device)
-        except Exception as exc:  # SB3, zipfile, torch and pickle each fail their own way on a torn or missing file
-            # (after the training: SB3's own traceback named no fix, and the run ended without its export)
-            assert path is not None  # the final model is in memory
-            raise ConfigError(
-                f"eval.select_games: the checkpoint {path} cannot be loaded ({type(exc).__name__}: {exc}), so it "
-                f"cannot be compared: move the folder {path.parent} out of {path.parent.parent} and run the command "
-                "again with --resume, which selects among the other checkpoints (the trained model is saved)") from None
+        if path is None:  # the final model, in memory
+            model = final_model
+        else:
+            model = load_candidate(path, cfg.ppo.device)
         rates = evaluate_model(cfg, model, ev.select_games, cfg.seed + 2000, [ev.select_anchor])
         score = next(v for k, v in rates.items() if k.startswith("vs_"))
         results.append({"steps": steps, "score": score["score"], "win": score["win"]["rate"],
