@@ -4,7 +4,8 @@ A recipe is a YAML file (``configs/<game>.yaml``) holding any subset of these ke
 their defaults. Unknown keys and ill-typed values are a :class:`ConfigError` that names the key,
 the file and the fix. ``--set section.key=value`` overrides one key from the command line (the
 value is parsed as YAML: ``--set ppo.net_arch=[64,64]``; as in a recipe, a key given twice, a number
-YAML 1.1 reads as octal or base 60, such as 010, 1:30 or 1:30.5, and a date that is none are refused).
+YAML 1.1 reads as octal or base 60, such as 010, 1:30 or 1:30.5, a date that is none, and a comment, which YAML
+would drop from ``output.dir=runs/lr #2``, are refused; of two ``--set`` of one key the last wins).
 
 ``python -m training.config`` prints the whole schema as a Markdown table.
 """
@@ -173,7 +174,8 @@ class EvalConfig:
 class OutputConfig:
     dir: str = config_key("runs/{env}-s{seed}", "run folder; {env}, {seed} and {name} are filled in, and ~ is the "
                           "home folder")
-    name: str = config_key("ppo", "model name (file stem of the exported policy: letters, digits, _ and -)")
+    name: str = config_key("ppo", "model name (file stem of the exported policy: letters, digits, _ and -; not that "
+                           "of a report beside it: run, pretrain, distill, summary, history, main_job)")
     checkpoint_every: int = config_key(50_000, "steps between checkpoints (model zip + pool)", min=1)
     tensorboard: bool = config_key(True, "write TensorBoard logs under <dir>/tb")
     progress_bar: bool = config_key(True, "tqdm/rich progress bar")
@@ -223,7 +225,7 @@ class TrainConfig:
         if len(set(self.distill.opponents)) != len(self.distill.opponents):
             raise ConfigError(f"distill.opponents {self.distill.opponents} names an opponent twice; each one takes "
                               "every k-th deal, so list it once")
-        check_file_stem(self.output.name, "output.name")
+        check_output_name(self.output.name, RUN_FILES)
         check_dir_template(self.output.dir, "output.dir", env=self.env, seed=self.seed, name=self.output.name)
         check_folder_can_be_made(self.run_dir(), "output.dir")
         return self
@@ -530,6 +532,14 @@ def load_typed_config(schema: type, path: str | Path | None = None, overrides: l
             raise ConfigError(f"override {name.strip()}: the value {_shown(value)} is not valid YAML "
                               f"({_yaml_problem(exc)}); close the brackets or quotes, e.g. ppo.net_arch=[64,64], or "
                               "quote a string") from None
+        comment = _comment_in(value)
+        if comment is not None:
+            # YAML drops it without a word: output.dir=runs/lr-3e-4 #2 trained in runs/lr-3e-4, beside (and
+            # over) the sweep's other members
+            raise ConfigError(f"override {name.strip()}: the value {_shown(value)} holds a YAML comment "
+                              f"({_shown(comment)}: a # at the start or after a space begins one), which YAML drops; "
+                              f"quote the value to keep the #, e.g. --set \"{name.strip()}='...'\", or leave the "
+                              "comment out")
         raw = _set(raw, name.strip().split("."), parsed, schema)
     if overrides:
         source = f"{source} + --set"
@@ -581,6 +591,21 @@ def _read_yaml(text: str):
         exc = yaml.YAMLError("its lists or mappings nest too deeply to be read")
         exc.in_a_value = "nests its lists or mappings too deeply to be read"
         raise exc from None
+
+
+def _comment_in(text: str) -> str | None:
+    """The first YAML comment of ``text`` (one YAML reads without error), or None: comments lie between its
+    tokens, from a ``#`` to the end of the line."""
+    import yaml
+
+    end = 0
+    with contextlib.suppress(yaml.YAMLError):  # (read once already: its error has been told)
+        for token in yaml.scan(text, Loader=yaml.SafeLoader):
+            gap = text[end:token.start_mark.index]
+            if "#" in gap:
+                return gap[gap.index("#"):].splitlines()[0]
+            end = token.end_mark.index
+    return None
 
 
 def _shown(value: str, limit: int = 60) -> str:
@@ -696,6 +721,12 @@ def _set(raw: dict, keys: list[str], value, schema) -> dict:
     sections = {f.name for f in dataclasses.fields(schema) if dataclasses.is_dataclass(f.default_factory)}
     if len(keys) == 1 and keys[0] in sections:
         return _merge(raw, {keys[0]: value})
+    if len(keys) > 3 and keys[0] in sections:
+        hint = typing.get_type_hints(typing.get_type_hints(schema)[keys[0]]).get(keys[1])
+        if typing.get_origin(hint) is dict and typing.get_args(hint)[1] is not Any:
+            # a mapping of names to values, no deeper: the rest is one name, dots and all (--set
+            # selfplay.opponents.runs/x/ppo.onnx=0.3 set {'runs/x/ppo': {'onnx': 0.3}}, refused naming neither)
+            keys = [*keys[:2], ".".join(keys[2:])]
     return _set_path(raw, keys, value)
 
 
@@ -874,6 +905,18 @@ if __name__ == "__main__":
 
 #: what a run writes at the top of its folder besides its exported ``<output.name>.onnx/.npz/.json``
 #: (the last three are training.main_job's report)
+def check_output_name(name: str, run_files: tuple) -> None:
+    """``output.name`` as a file stem that is not one of the run's own reports (``run_files``' JSON files):
+    the sidecar and the report wrote over each other (summary.json left a model no loader reads, and
+    run.json a run that --resume could not read back)."""
+    check_file_stem(name, "output.name")
+    reports = [Path(f).stem for f in run_files if f.endswith(".json")]
+    if name.lower() in reports:  # (lower: a file system that ignores case)
+        raise ConfigError(f"output.name {name!r} would write the exported sidecar over the run's own "
+                          f"{name.lower()}.json (its reports: {', '.join(f'{r}.json' for r in reports)}); "
+                          "choose another name, e.g. ppo")
+
+
 RUN_FILES = ("run.json", "pretrain.json", "distill.json", "distill", "summary.json", "history.json", "final_model.zip",
              "distilled_model.zip", "learning_curve.png", "checkpoints", "tb", "main_job.json", "main_job.md", "elo.png")
 EXPORT_SUFFIXES = (".onnx", ".npz", ".json")

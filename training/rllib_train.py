@@ -40,8 +40,8 @@ from tabletop_envs.core.errors import ConfigError, TabletopError, run_cli
 from tabletop_envs.core.files import write_text_whole
 from training.config import (
     check_dir_template,
-    check_file_stem,
     check_folder_can_be_made,
+    check_output_name,
     command_line,
     config_key,
     load_typed_config,
@@ -185,7 +185,7 @@ class RLlibTrainConfig:
             raise ConfigError(f"seed {self.seed} is too large: RLlib adds each env runner's index to it and NumPy "
                               f"takes seeds up to 2**32 - 1, so with {self.env_runners.num_env_runners} runners it "
                               f"must be at most {top}")
-        check_file_stem(self.output.name, "output.name")
+        check_output_name(self.output.name, RLLIB_RUN_FILES)
         check_dir_template(self.output.dir, "output.dir", env=self.env, seed=self.seed)
         check_folder_can_be_made(self.run_dir(), "output.dir")
         return self

@@ -136,6 +136,18 @@ def test_an_override_may_hold_spaces_around_its_key_and_an_equals_sign_in_its_va
     assert load_config(overrides=["output.dir=runs/lr=1e-4-{seed}"]).run_dir().as_posix() == "runs/lr=1e-4-0"
 
 
+@pytest.mark.parametrize("override, comment", [("output.dir=runs/lr-3e-4 #2", "#2"),
+                                               ("ppo.net_arch=[64, 64] # smaller", "# smaller"), ("output.name=#1", "#1")])
+def test_an_override_holding_a_yaml_comment_is_refused_as_yaml_would_drop_it(override, comment):
+    # output.dir=runs/lr-3e-4 #2 trained in runs/lr-3e-4, where the sweep's member without the #2 trains too
+    key = override.split("=")[0]
+    with pytest.raises(ConfigError, match=rf"override {re.escape(key)}: the value .* holds a YAML comment "
+                                          rf"\('{re.escape(comment)}': .*quote the value to keep the #"):
+        load_config(overrides=[override])
+    assert load_config(overrides=["output.dir='runs/lr-3e-4 #2'"]).output.dir == "runs/lr-3e-4 #2"
+    assert load_config(overrides=["output.dir=runs/lr#2"]).output.dir == "runs/lr#2"  # no comment there
+
+
 def test_overrides_apply_after_the_file_and_parse_yaml_values(tmp_path):
     path = tmp_path / "r.yaml"
     path.write_text("env: travel_earth_v0\nppo:\n  n_steps: 64\n  batch_size: 64\n", encoding="utf-8")
@@ -168,6 +180,22 @@ def test_an_override_of_a_mapping_key_replaces_the_recipes_mapping_and_one_of_a_
                                                                                            "max_turns": 50}
     ppo = load_config(data=recipe, overrides=["ppo={n_steps: 512}"]).ppo
     assert (ppo.n_steps, ppo.n_epochs) == (512, 3)
+
+
+def test_an_override_of_one_entry_of_a_mapping_takes_a_model_path_with_dots_as_one_name():
+    # the path split at its dots into {'runs/a/ppo': {'onnx': 0.3}}, refused as "'selfplay.opponents[runs/a/ppo]'
+    # must be a number", which named neither the path given nor the way to write it
+    cfg = load_config(overrides=["selfplay.opponents.runs/a/ppo.onnx=0.3", "selfplay.opponents.terralore_v0/ppo=0.1"])
+    assert cfg.selfplay.opponents == {"runs/a/ppo.onnx": 0.3, "terralore_v0/ppo": 0.1}
+    assert load_config(overrides=["pretrain.decisions.a.b=heuristic"]).pretrain.decisions == {"a.b": "heuristic"}
+
+
+@pytest.mark.parametrize("name", ["run", "summary", "History"])
+def test_an_output_name_whose_sidecar_is_one_of_the_run_s_reports_is_refused(name):
+    # output.name=summary exported summary.json and the summary then replaced it: a model no loader reads
+    with pytest.raises(ConfigError, match=rf"output.name '{name}' would write the exported sidecar over the run's "
+                                          rf"own {name.lower()}.json .*choose another name"):
+        load_config(overrides=[f"output.name={name}"])
 
 
 def test_fixed_opponents_are_a_mapping_of_anchors_to_shares_counted_with_the_anchor_shares():

@@ -23,6 +23,15 @@ def test_rllib_output_name_must_be_a_plain_file_stem(name):
         load_rllib_config(overrides=[f"output.name={name}"])
 
 
+@pytest.mark.parametrize("name", ["run", "RUN"])
+def test_rllib_output_name_of_the_runs_own_report_is_refused(name):
+    # the exported sidecar run.json wrote over the run's run.json, which --export-checkpoint reads back
+    with pytest.raises(ConfigError, match=r"output.name '(?i:run)' would write the exported sidecar over the run's "
+                                          r"own run.json .*choose another name"):
+        load_rllib_config(overrides=[f"output.name={name}"])
+    assert load_rllib_config(overrides=["output.name=summary"]).output.name == "summary"  # no such report here
+
+
 def test_rllib_output_dir_knows_only_env_and_seed():
     with pytest.raises(ConfigError, match=r"unknown placeholder \{name\}; the placeholders are \{env\}, \{seed\}"):
         load_rllib_config(overrides=["output.dir=runs/{name}"])

@@ -533,6 +533,26 @@ def test_a_seeded_run_is_reproducible_weight_for_weight(toy, tmp_path):
     assert not all(np.array_equal(first[k], other[k]) for k in first.files), "another seed, another run"
 
 
+def test_dummy_and_subproc_collection_train_the_same_weights_and_batched_others(tmp_path):
+    # training/README.md says which vec keys change a seeded run's weights: a sweep over vec.kind compares these
+    from sb3_contrib import MaskablePPO
+
+    def weights(kind):
+        data = {"env": "terralore_v0", "seed": 3, "vec": {"kind": kind, "n_envs": 2},
+                "ppo": {"total_timesteps": 256, "n_steps": 64, "batch_size": 64, "n_epochs": 1, "net_arch": [16]},
+                "selfplay": {"random_weight": 1.0, "heuristic_weight": 0.0},  # an opponent that samples its moves
+                "eval": {"every": 10**9, "games": 2, "final_games": 0, "opponents": ["random"]},
+                "output": {"dir": str(tmp_path / kind), "checkpoint_every": 10**9, "progress_bar": False,
+                           "export": False, "learning_curve": False, "tensorboard": False}}
+        train(load_config(data=data))
+        params = MaskablePPO.load(tmp_path / kind / "final_model.zip").policy.state_dict()
+        return [t.numpy().tobytes() for t in params.values()]
+
+    dummy = weights("dummy")
+    assert weights("subproc") == dummy
+    assert weights("batched") != dummy
+
+
 def test_without_an_initial_snapshot_the_first_snapshot_is_not_gated(toy, tmp_path):
     # the gate compares the learner with the pool's snapshots; with none there are no such games, and
     # waiting for them would keep self-play from ever starting
@@ -731,6 +751,21 @@ def quiet_tiny(tmp_path, name="run", **sections):
     for key, value in sections.items():
         data[key] = {**data[key], **value} if isinstance(value, dict) else value
     return data
+
+
+def test_checkpoint_folders_are_named_as_training_readme_says(toy, tmp_path):
+    # the README said checkpoints/step_N/, N summary.json's selection.selected_steps: a sweep's script that looked
+    # for checkpoints/step_1024 found no such folder, the steps being zero-padded
+    import re
+
+    readme = (Path(__file__).resolve().parents[2] / "training" / "README.md").read_text(encoding="utf-8")
+    example = re.search(r"`checkpoints/step_<N>/`, N zero-padded to (\w+) digits \(`step_(\d+)` for step (\d+);", readme)
+    assert example, "training/README.md no longer shows how a checkpoint folder is named"
+    width, padded, steps = example.groups()
+    assert (width, len(padded), int(padded)) == ("nine", 9, int(steps))
+    train(load_config(data=quiet_tiny(tmp_path, ppo={"total_timesteps": 512}, output={"checkpoint_every": 256})))
+    assert sorted(p.name for p in (tmp_path / "run" / "checkpoints").iterdir()) == [
+        f"step_{n:0{len(padded)}d}" for n in (256, 512)]
 
 
 def test_each_rollout_logs_the_training_win_rates_the_pool_size_and_the_gate_on_snapshot_games_only(toy, tmp_path):
