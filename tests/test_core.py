@@ -2405,15 +2405,16 @@ def test_an_unknown_policy_id_suggests_the_id_it_most_likely_meant(policy, env, 
         load_policy("zzz")
 
 
-@pytest.mark.parametrize("spec", ["mybot.py", "agents/mybot.py", "mybot:Agent", "pkg.agents:Agent", "terralore_v0/mybot:Agent"])
+@pytest.mark.parametrize("spec", ["mybot.py", "agents/mybot.py", "agents/MyBot.PY", "mybot:Agent", "pkg.agents:Agent",
+                                  "terralore_v0/mybot:Agent"])
 def test_a_python_file_or_object_path_given_as_a_policy_says_a_python_policy_plays_from_python(tmp_path, spec):
     # a .py file was read as a model and refused for want of a sidecar, with "re-export it"; module:attr was an
-    # unknown id whose nearest match was a shipped model
+    # unknown id whose nearest match was a shipped model (.PY: a Windows file name, read as a model too)
     from tabletop_envs import TabletopError, load_policy
     from training.evaluate import resolve
 
     source = tmp_path / spec
-    if spec.endswith(".py"):
+    if spec.lower().endswith(".py"):
         source.parent.mkdir(parents=True, exist_ok=True)
         source.write_text("class Agent: ...\n", encoding="utf-8")
         spec = str(source)
@@ -2422,6 +2423,18 @@ def test_a_python_file_or_object_path_given_as_a_policy_says_a_python_policy_pla
         load_policy(spec)
     with pytest.raises(TabletopError, match="a policy written in Python plays from Python"):
         resolve(spec, "terralore_v0")  # training.evaluate's --policies
+
+
+@pytest.mark.parametrize("spec, meant", [("earth_v0/ppo:4p", "earth_v0/ppo_4p"), ("terralore_v0/ppo:v2", "terralore_v0/ppo"),
+                                         ("terralore_v0/heuristic:2", "terralore_v0/heuristic")])
+def test_an_id_mistyped_with_a_colon_is_told_the_id_it_meant_not_that_python_plays_from_python(spec, meant):
+    # earth_v0/ppo:4p read as module:attr: "a Python object is not loaded by name", and the nearest id went unsaid
+    from tabletop_envs import TabletopError, load_policy
+
+    with pytest.raises(TabletopError, match=rf"no policy registered as '{re.escape(spec)}'\. Did you mean "
+                                            rf"'{re.escape(meant)}'\?") as refused:
+        load_policy(spec)
+    assert "plays from Python" not in str(refused.value)
 
 
 @pytest.mark.parametrize("name", [None, "", 7])

@@ -905,6 +905,11 @@ if __name__ == "__main__":
 
 #: what a run writes at the top of its folder besides its exported ``<output.name>.onnx/.npz/.json``
 #: (the last three are training.main_job's report)
+RUN_FILES = ("run.json", "pretrain.json", "distill.json", "distill", "summary.json", "history.json", "final_model.zip",
+             "distilled_model.zip", "learning_curve.png", "checkpoints", "tb", "main_job.json", "main_job.md", "elo.png")
+EXPORT_SUFFIXES = (".onnx", ".npz", ".json")
+
+
 def check_output_name(name: str, run_files: tuple) -> None:
     """``output.name`` as a file stem that is not one of the run's own reports (``run_files``' JSON files):
     the sidecar and the report wrote over each other (summary.json left a model no loader reads, and
@@ -915,11 +920,6 @@ def check_output_name(name: str, run_files: tuple) -> None:
         raise ConfigError(f"output.name {name!r} would write the exported sidecar over the run's own "
                           f"{name.lower()}.json (its reports: {', '.join(f'{r}.json' for r in reports)}); "
                           "choose another name, e.g. ppo")
-
-
-RUN_FILES = ("run.json", "pretrain.json", "distill.json", "distill", "summary.json", "history.json", "final_model.zip",
-             "distilled_model.zip", "learning_curve.png", "checkpoints", "tb", "main_job.json", "main_job.md", "elo.png")
-EXPORT_SUFFIXES = (".onnx", ".npz", ".json")
 
 
 def earlier_run_files(run_dir: Path, name: str, files: tuple = RUN_FILES, globs: tuple = ()) -> list[Path]:

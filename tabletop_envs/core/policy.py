@@ -41,8 +41,9 @@ class Policy(Protocol):
     command call it before each game the object plays (once a game, however many seats it takes), so a
     seeded match replays and a pair's games do not depend on the others of a round robin, as they do for a
     policy whose answer depends on its arguments alone. Without it, what it remembers carries from game to
-    game and pair to pair. An object seated at several seats, or in several envs of a vec env, sees their
-    decisions interleaved."""
+    game and pair to pair. An object seated at several seats sees their decisions interleaved; one shared by
+    the envs of a vec env also sees their games interleaved, and is restarted at each env's new deal while
+    the others play on: give each env an object of its own."""
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> int:
         """Return a legal action id for this observation."""
@@ -257,7 +258,7 @@ def _load_policy(policy: str | os.PathLike[str] | Policy, env: str | None = None
     text = os.fspath(policy)  # str() of an os.PathLike that is no PurePath is its repr, not its path
     if text.startswith("~"):  # "~/models/m.onnx" from a config file: a path, never an id
         text = str(user_path(text))
-    if text.endswith(".py"):  # it was read as a model and refused for want of a sidecar
+    if text.lower().endswith(".py"):  # it was read as a model and refused for want of a sidecar (.PY: Windows)
         raise TabletopError(_PYTHON_SOURCE.format(f"{text} is Python source, not a policy id or a model"))
     if text.endswith((".onnx", ".json", ".npz")) or path_is(text, Path.is_file) or URL.match(text):
         from .onnx_policy import load_model_policy
@@ -293,7 +294,9 @@ def _load_policy(policy: str | os.PathLike[str] | Policy, env: str | None = None
             raise TabletopError(_folder_message(Path(text)))
         known = sorted({*registered_policies(), *shipped_model_ids()})
         close = _close_ids(text, [*known, *(f"{n}/random" for n in ENVS)], env)
-        if re.fullmatch(r"(\w+/)?[\w.]+:\w+", text):  # module:attr, as other tools name a Python object
+        # module:attr, as other tools name a Python object; not an id with a tag or a typo (earth_v0/ppo:4p meant
+        # earth_v0/ppo_4p, and was told that Python objects are not loaded by name)
+        if re.fullmatch(r"(\w+/)?[\w.]+:\w+", text) and not any(c.startswith(text.partition(":")[0]) for c in close):
             raise TabletopError(_PYTHON_SOURCE.format(f"{text!r} names no policy (ids and paths are data; a "
                                                       "Python object is not loaded by name)"))
         hint = f" Did you mean {' or '.join(map(repr, close))}?" if close else ""

@@ -185,8 +185,9 @@ def test_an_override_of_a_mapping_key_replaces_the_recipes_mapping_and_one_of_a_
 def test_an_override_of_one_entry_of_a_mapping_takes_a_model_path_with_dots_as_one_name():
     # the path split at its dots into {'runs/a/ppo': {'onnx': 0.3}}, refused as "'selfplay.opponents[runs/a/ppo]'
     # must be a number", which named neither the path given nor the way to write it
-    cfg = load_config(overrides=["selfplay.opponents.runs/a/ppo.onnx=0.3", "selfplay.opponents.terralore_v0/ppo=0.1"])
-    assert cfg.selfplay.opponents == {"runs/a/ppo.onnx": 0.3, "terralore_v0/ppo": 0.1}
+    cfg = load_config(overrides=["selfplay.opponents.runs/a/ppo.onnx=0.3", "selfplay.opponents.terralore_v0/ppo=0.1",
+                                 "selfplay.opponents.runs/b/ppo.v2.onnx=0.2"])  # (a stem may hold dots: ppo.v2)
+    assert cfg.selfplay.opponents == {"runs/a/ppo.onnx": 0.3, "terralore_v0/ppo": 0.1, "runs/b/ppo.v2.onnx": 0.2}
     assert load_config(overrides=["pretrain.decisions.a.b=heuristic"]).pretrain.decisions == {"a.b": "heuristic"}
 
 

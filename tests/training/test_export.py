@@ -573,6 +573,20 @@ def test_export_cli_records_the_rule_options_env_kwargs_gives_a_model_without_a_
         main(["--model", str(model), "--env", "toy_v0", "--env-kwargs", "[1]", "--out", str(tmp_path / "x")])
 
 
+def test_export_cli_evaluates_under_the_max_turns_env_kwargs_gives(toy_model, tmp_path):
+    # max_turns is the env's, not a rule option the sidecar records: --eval-games must still play under it
+    from training.export import main
+
+    model = tmp_path / "lone" / "model.zip"
+    model.parent.mkdir()
+    toy_model.save(model)
+    out = tmp_path / "out" / "ppo"
+    main(["--model", str(model), "--env", "toy_v0", "--env-kwargs", '{"max_turns": 1}', "--out", str(out),
+          "--eval-games", "2", "--anchors", "random"])
+    evaluation = json.loads(out.with_name("ppo.json").read_text(encoding="utf-8"))["evaluation"]
+    assert evaluation["vs_random"]["draw"]["rate"] == 1.0  # every game cut off at its first turn
+
+
 def test_export_cli_refuses_env_kwargs_beside_a_run_json_that_records_the_options(toy_run, tmp_path):
     from tabletop_envs import ConfigError
     from training.export import main
