@@ -20,33 +20,16 @@ import numpy as np
 from PIL import Image
 
 from tabletop_envs.core.play import default_opponent, resolve_env_name
-from tabletop_envs.core.policy import load_policy, policy_rng
 from tabletop_envs.core.registry import ENVS, available_envs
 from tabletop_envs.core.render import BACKGROUND, save_gif
-from tabletop_envs.core.replay import Replay
+from tabletop_envs.core.replay import Replay, record_game
 
 
 def play(env_name: str, seed: int, num_players: int | None) -> Replay:
     """One game between copies of the game's heuristic bot (random where a game has none), as a replay."""
     kwargs = {} if num_players is None else {"num_players": num_players}
     env = ENVS[env_name].load_module().raw_env(**kwargs)
-    policy_id = default_opponent(env_name)
-    policies = [load_policy(policy_id) for _ in range(env.game.num_players)]
-    replay = Replay.start(env, seed, [policy_id] * env.game.num_players)
-    env.reset(seed=seed)
-    # a generator per seat, never default_rng(seed): the env draws its deal from that stream
-    rngs = [policy_rng(seed, seat) for seat in range(env.game.num_players)]
-    for agent in env.agent_iter():
-        _, _, terminated, truncated, _ = env.last()
-        if terminated or truncated:
-            break
-        player = env.agent_name_mapping[agent]
-        state = env.game_state
-        action = policies[player].act(state.observation(player), state.legal_action_mask(), rngs[player])
-        env.step(action)
-        replay.record(action)
-    replay.finish(env)
-    return replay
+    return record_game(env, [default_opponent(env_name)] * env.game.num_players, seed)
 
 
 def frames_of(replay: Replay, max_frames: int) -> list[np.ndarray]:

@@ -15,6 +15,7 @@ import pytest
 from tabletop_envs.cli import main
 from tabletop_envs.core import replay as replay_module
 from tabletop_envs.core.errors import ReplayError
+from tabletop_envs.core.policy import load_policy
 from tabletop_envs.core.registry import ENVS, EnvSpec, available_envs
 from tabletop_envs.core.replay import Replay, code_revision, git_revision, state_digest
 
@@ -862,3 +863,87 @@ def test_an_earth_replay_recorded_with_a_relative_data_dir_replays_from_another_
     saved = replay.save(tmp_path / "g.json")
     monkeypatch.chdir(tmp_path)
     assert Replay.load(saved).replay().game_state == env.game_state
+
+
+@pytest.mark.parametrize("illegal_action", ["penalty", "random_legal"])
+def test_a_replay_is_not_started_on_an_env_that_plays_another_move_than_an_illegal_one(illegal_action):
+    # the illegal move was recorded as chosen, the file saved without a word, and its replay refused as an
+    # edited file or another game's
+    env = ENVS["terralore_v0"].load_module().raw_env(illegal_action=illegal_action)
+    with pytest.raises(ReplayError, match=f"illegal_action='{illegal_action}'.*illegal_action='raise'"):
+        Replay.start(env, 5)
+
+
+def test_a_replay_file_without_returns_is_refused_naming_the_field(toy):
+    # every replay has it (null where the game did not end); without it the file read as a game with no
+    # result and was refused only after it was replayed, for "the recorded returns None"
+    replay, _, _ = record_random_game("toy_v0", seed=1)
+    data = json.loads(replay.to_json())
+    del data["returns"]
+    with pytest.raises(ReplayError, match=re.escape("lacks the fields ['returns']")):
+        Replay.from_json(json.dumps(data))
+
+
+class _Watched:
+    """A shipped bot that keeps what it was shown and what it chose."""
+
+    def __init__(self, policy_id):
+        self.policy, self.seen = load_policy(policy_id), []
+
+    def act(self, observation, action_mask, rng):
+        action = self.policy.act(observation, action_mask, rng)
+        self.seen.append((observation.copy(), np.asarray(action_mask, bool).copy(), int(action)))
+        return action
+
+
+@pytest.mark.parametrize("env_name, policies, kwargs", [
+    ("terralore_v0", ["terralore_v0/ppo", "terralore_v0/heuristic"], {}),
+    ("earth_v0", ["earth_v0/heuristic", "earth_v0/random", "earth_v0/ppo_4p", "earth_v0/heuristic"],
+     {"num_players": 4}),
+])
+def test_record_game_records_a_bot_game_whose_seat_streams_replay_as_the_bots_saw_them(env_name, policies, kwargs,
+                                                                                     tmp_path):
+    from tabletop_envs.core.replay import record_game
+
+    bots = [_Watched(p) for p in policies]
+    env = ENVS[env_name].load_module().raw_env(**kwargs)
+    replay = record_game(env, bots, seed=3, players=policies)
+    assert replay.players == policies and replay.returns == env.game_state.returns().tolist()
+    assert record_game(ENVS[env_name].load_module().raw_env(**kwargs), policies, seed=3).actions == replay.actions
+    loaded = Replay.load(replay.save(tmp_path / "g.json"))
+    played = loaded.make_env()
+    streams = {seat: [] for seat in range(len(policies))}
+    # each seat's stream as the docs rebuild it: observed at its own decisions, before the action is applied
+    for _, seat, action in loaded.steps(played):
+        seen = played.observe(played.possible_agents[seat])
+        streams[seat].append((seen["observation"], seen["action_mask"], action))
+    for seat, bot in enumerate(bots):
+        assert len(streams[seat]) == len(bot.seen) > 0
+        for (observation, mask, action), (shown, shown_mask, chosen) in zip(streams[seat], bot.seen):
+            assert mask.dtype == np.int8 and observation.dtype == np.float32
+            assert np.array_equal(observation, shown) and np.array_equal(mask.astype(bool), shown_mask)
+            assert action == chosen
+    assert [played.rewards[a] for a in played.possible_agents] == replay.returns
+
+
+def test_record_game_takes_one_policy_per_seat():
+    from tabletop_envs.core.replay import record_game
+
+    env = ENVS["terralore_v0"].load_module().raw_env()
+    with pytest.raises(ValueError, match=r"one policy per seat \(2\)"):
+        record_game(env, ["terralore_v0/random"], seed=0)
+    with pytest.raises(ValueError, match=r"one policy per seat \(2\)"):
+        record_game(env, "terralore_v0/random", seed=0)
+
+
+def test_a_replay_of_a_game_cut_at_max_turns_saves_no_returns_and_replays_truncated_with_rewards_zero():
+    from tabletop_envs.core.replay import record_game
+
+    env = ENVS["travel_earth_v0"].load_module().raw_env(max_turns=4)
+    replay = record_game(env, ["travel_earth_v0/heuristic", "travel_earth_v0/random"], seed=3)
+    data = json.loads(replay.to_json())
+    assert data["returns"] is None
+    data["dataset_split"] = "train"  # a field of the dataset's own, which a load ignores
+    played = Replay.from_json(json.dumps(data)).replay()
+    assert all(played.truncations.values()) and not any(played.terminations.values())
+    assert set(played.rewards.values()) == {0.0}

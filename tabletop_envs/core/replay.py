@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import os
 import subprocess
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
@@ -26,7 +27,10 @@ from .files import has_control, parse_json, read_json_text, user_path, write_tex
 
 #: version of the replay file format itself (not of the envs)
 REPLAY_FORMAT = 1
-_REQUIRED = ("format", "env", "config", "seed", "actions", "max_turns", "action_layout_hash", "final_digest")
+# (returns too: every replay has it, null where the game did not end, so a file without it was edited; it read as
+# null, and the refusal blamed "the recorded returns None")
+_REQUIRED = ("format", "env", "config", "seed", "actions", "max_turns", "action_layout_hash", "final_digest",
+             "returns")
 
 
 def state_digest(state: State) -> str:
@@ -114,6 +118,13 @@ class Replay:
                      action_layout_hash=env.game.action_layout.hash(), players=list(players or []),
                      revision=code_revision())
         replay.check_players(env.game.num_players, edited=False)  # before the game: its file would be refused
+        illegal = getattr(env, "illegal_action", "raise")
+        if illegal != "raise":
+            # an illegal move was recorded as it was chosen, not as it was played (a random legal one, or the
+            # penalty's end), and the saved file was then refused as edited or as another game
+            raise ReplayError(f"a replay records the moves as they are played, which an env built with "
+                              f"illegal_action={illegal!r} does not do for an illegal one: record the game on an env "
+                              "built with illegal_action='raise' (the default), where an illegal move raises")
         return replay
 
     def record(self, action: int) -> None:
@@ -382,6 +393,32 @@ class Replay:
         for _ in self.steps(env):
             pass
         return env
+
+
+def record_game(env, policies, seed: int, players: list[str] | None = None) -> Replay:
+    """Play one game between ``policies`` on the AEC ``env`` reset with ``seed`` and return it as a finished
+    replay (``replay.save(path)`` writes it). ``policies`` holds one policy per seat, or an id or path
+    ``load_policy`` takes; ``players`` names the seats (default: the policies' names). Each policy sees what
+    the arena shows it (its seat's observation and the mask) and draws from ``policy_rng(seed, seat)``. The
+    deal is ``env.reset(seed=seed)``'s, not ``play_game``'s of the same seed."""
+    from .policy import load_policy, policy_name, policy_rng, restart_policies
+
+    num_players = env.game.num_players
+    if isinstance(policies, (str, os.PathLike)) or hasattr(policies, "act") or len(policies) != num_players:
+        raise ValueError(f"record_game takes one policy per seat ({num_players}), got {policies!r}")
+    loaded = [load_policy(p, env=env.metadata["name"], game_config=env.game.config()) for p in policies]
+    replay = Replay.start(env, seed, [policy_name(p) for p in policies] if players is None else players)
+    env.reset(seed=seed)
+    restart_policies(loaded)
+    rngs = [policy_rng(seed, seat) for seat in range(num_players)]
+    while not _over(env):
+        seat = env.agent_name_mapping[env.agent_selection]
+        state = env.game_state
+        action = loaded[seat].act(state.observation(seat), state.legal_action_mask(), rngs[seat])
+        env.step(action)
+        replay.record(action)
+    replay.finish(env)
+    return replay
 
 
 def _over(env) -> bool:
