@@ -701,6 +701,15 @@ def test_a_game_the_player_stops_is_announced_as_stopped_not_over(toy):
     assert any("game over" in line for line in out)
 
 
+def test_illegal_action_is_refused_as_a_rule_option_since_play_checks_every_move(toy):
+    # the replay it saves refuses an env that plays another move than an illegal one: the message named
+    # Replay.start's env, which a player never built
+    out = []
+    assert main(["play", "toy", "--opponent", "toy_v0/random", "--option", "illegal_action=penalty"],
+                ask=Script([]), say=out.append) == 2
+    assert "--option illegal_action is no rule option: in play every move is checked" in out[-1]
+
+
 def test_render_mode_is_refused_as_a_rule_option_since_it_draws_the_bots_decisions_too(toy):
     out = []
     assert main(["play", "toy", "--opponent", "toy_v0/random", "--option", "render_mode=human"],
