@@ -710,6 +710,17 @@ def test_illegal_action_is_refused_as_a_rule_option_since_play_checks_every_move
     assert "--option illegal_action is no rule option: in play every move is checked" in out[-1]
 
 
+def test_play_match_refuses_an_illegal_action_env_option_since_play_checks_every_move(toy):
+    # the replay it records refused such an env with a message about Replay.start, which a player never called
+    with pytest.raises(ValueError, match=r"^env_kwargs illegal_action='penalty': in play every move is checked"):
+        play_match("toy_v0", ["toy_v0/random"], seed=0, ask=Script([]), say=lambda s: None,
+                   env_kwargs={"illegal_action": "penalty"})
+    # the default, named, is no other game
+    result = play_match("toy_v0", ["toy_v0/random"], seed=0, ask=Script(["q"]), say=lambda s: None,
+                        env_kwargs={"illegal_action": "raise"})
+    assert result.reason == "quit"
+
+
 def test_render_mode_is_refused_as_a_rule_option_since_it_draws_the_bots_decisions_too(toy):
     out = []
     assert main(["play", "toy", "--opponent", "toy_v0/random", "--option", "render_mode=human"],

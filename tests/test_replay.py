@@ -7,6 +7,7 @@ import json
 import os
 import re
 import subprocess
+from pathlib import Path
 
 import numpy as np
 import option_sets
@@ -15,7 +16,7 @@ import pytest
 from tabletop_envs.cli import main
 from tabletop_envs.core import replay as replay_module
 from tabletop_envs.core.errors import ReplayError
-from tabletop_envs.core.policy import load_policy
+from tabletop_envs.core.policy import load_policy, policy_rng
 from tabletop_envs.core.registry import ENVS, EnvSpec, available_envs
 from tabletop_envs.core.replay import Replay, code_revision, git_revision, state_digest
 
@@ -888,9 +889,11 @@ class _Watched:
     """A shipped bot that keeps what it was shown and what it chose."""
 
     def __init__(self, policy_id):
-        self.policy, self.seen = load_policy(policy_id), []
+        self.policy, self.seen, self.first_rng = load_policy(policy_id), [], None
 
     def act(self, observation, action_mask, rng):
+        if self.first_rng is None:
+            self.first_rng = rng.bit_generator.state
         action = self.policy.act(observation, action_mask, rng)
         self.seen.append((observation.copy(), np.asarray(action_mask, bool).copy(), int(action)))
         return action
@@ -909,7 +912,10 @@ def test_record_game_records_a_bot_game_whose_seat_streams_replay_as_the_bots_sa
     env = ENVS[env_name].load_module().raw_env(**kwargs)
     replay = record_game(env, bots, seed=3, players=policies)
     assert replay.players == policies and replay.returns == env.game_state.returns().tolist()
-    assert record_game(ENVS[env_name].load_module().raw_env(**kwargs), policies, seed=3).actions == replay.actions
+    again = record_game(ENVS[env_name].load_module().raw_env(**kwargs), policies, seed=3)
+    assert again.actions == replay.actions and again.players == policies
+    # each seat's own generator, fresh: one shared (or the deal's) drew the seats' picks from one stream
+    assert [bot.first_rng for bot in bots] == [policy_rng(3, seat).bit_generator.state for seat in range(len(bots))]
     loaded = Replay.load(replay.save(tmp_path / "g.json"))
     played = loaded.make_env()
     streams = {seat: [] for seat in range(len(policies))}
@@ -932,8 +938,10 @@ def test_record_game_takes_one_policy_per_seat():
     env = ENVS["terralore_v0"].load_module().raw_env()
     with pytest.raises(ValueError, match=r"one policy per seat \(2\)"):
         record_game(env, ["terralore_v0/random"], seed=0)
-    with pytest.raises(ValueError, match=r"one policy per seat \(2\)"):
-        record_game(env, "terralore_v0/random", seed=0)
+    # one id, path or policy for the table: an id was counted by its letters, a policy or a Path had no len()
+    for one in ("terralore_v0/random", "ab", Path("runs/ppo.onnx"), load_policy("terralore_v0/random")):
+        with pytest.raises(ValueError, match=r"one policy per seat \(2\)"):
+            record_game(env, one, seed=0)
 
 
 def test_a_replay_of_a_game_cut_at_max_turns_saves_no_returns_and_replays_truncated_with_rewards_zero():
@@ -947,3 +955,50 @@ def test_a_replay_of_a_game_cut_at_max_turns_saves_no_returns_and_replays_trunca
     played = Replay.from_json(json.dumps(data)).replay()
     assert all(played.truncations.values()) and not any(played.terminations.values())
     assert set(played.rewards.values()) == {0.0}
+
+
+class _Counts:
+    """A policy with memory: its n-th move since restart() is the n-th legal one (wrapping)."""
+
+    name = "counts"
+
+    def __init__(self):
+        self.moves, self.restarts = 0, 0
+
+    def restart(self):
+        self.moves, self.restarts = 0, self.restarts + 1
+
+    def act(self, observation, action_mask, rng):
+        legal = np.flatnonzero(action_mask)
+        self.moves += 1
+        return int(legal[self.moves % len(legal)])
+
+
+def test_record_game_restarts_each_policy_before_its_game():
+    from tabletop_envs.core.replay import record_game
+
+    # the same object in both seats, restarted once per game: without it the second game played on from the
+    # first's count of moves, and the same seed recorded another game
+    counts = _Counts()
+    first = record_game(ENVS["terralore_v0"].load_module().raw_env(), [counts, counts], seed=4)
+    second = record_game(ENVS["terralore_v0"].load_module().raw_env(), [counts, counts], seed=4)
+    assert counts.restarts == 2 and second.actions == first.actions
+
+
+class _Illegal:
+    name = "cheater"
+
+    def act(self, observation, action_mask, rng):
+        return int(np.flatnonzero(np.asarray(action_mask) == 0)[0])
+
+
+def test_record_game_names_the_policy_and_seat_that_chose_an_illegal_move():
+    from tabletop_envs.core.errors import IllegalActionError
+    from tabletop_envs.core.replay import record_game
+
+    # the env's own error advised building it with illegal_action='penalty' or 'random_legal', which
+    # record_game refuses, and named no policy
+    env = ENVS["terralore_v0"].load_module().raw_env()
+    with pytest.raises(IllegalActionError, match=r"^the policy cheater \(seat 1\) chose an illegal action") as error:
+        record_game(env, ["terralore_v0/random", _Illegal()], seed=1)
+    assert "illegal_action=" not in str(error.value)

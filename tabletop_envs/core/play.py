@@ -191,6 +191,11 @@ def play_match(env_name: str, opponents: Sequence[str | Policy], human_seat: int
         raise TypeError(f"opponents must be a list (one per other seat, or one for all), got {opponents!r}: e.g. "
                         f"[{opponents!r}]")
     env_kwargs = dict(env_kwargs or {})
+    if env_kwargs.get("illegal_action", "raise") != "raise":  # else refused by Replay.start, which no player called
+        raise ValueError(f"env_kwargs illegal_action={env_kwargs['illegal_action']!r}: in play every move is checked "
+                         "before it is made (the human's are picked from the legal ones, a bot's illegal move ends "
+                         "the game in an error), and the game is recorded as a replay, which records the moves as "
+                         "played; leave it out")
     if window:  # drawn here, when the human decides (show_window below), not by the env after every move
         env_kwargs["render_mode"] = "rgb_array"
     env = get_spec(env_name).load_module().raw_env(**env_kwargs)

@@ -37,8 +37,8 @@ class Policy(Protocol):
     The mask is read-only (the game's own array: copy it to change it); the observation is the policy's own.
     One object plays every game of a match or round robin (and every seat it is given, a filler's included).
     A policy with memory across calls (an RNN's hidden state, a search tree it reuses, a count of its
-    moves) may define ``restart()``, OpenSpiel's name for it: the arena, ``SingleAgentEnv`` and the play
-    command call it before each game the object plays (once a game, however many seats it takes), so a
+    moves) may define ``restart()``, OpenSpiel's name for it: the arena, ``SingleAgentEnv``, ``record_game``
+    and the play command call it before each game the object plays (once a game, however many seats it takes), so a
     seeded match replays and a pair's games do not depend on the others of a round robin, as they do for a
     policy whose answer depends on its arguments alone. Without it, what it remembers carries from game to
     game and pair to pair. An object seated at several seats sees their decisions interleaved; one shared by

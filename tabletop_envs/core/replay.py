@@ -402,6 +402,7 @@ def record_game(env, policies, seed: int, players: list[str] | None = None) -> R
     the arena shows it (its seat's observation and the mask) and draws from ``policy_rng(seed, seat)``. The
     deal is ``env.reset(seed=seed)``'s, not ``play_game``'s of the same seed."""
     from .policy import load_policy, policy_name, policy_rng, restart_policies
+    from .single_agent import check_opponent_move
 
     num_players = env.game.num_players
     if isinstance(policies, (str, os.PathLike)) or hasattr(policies, "act") or len(policies) != num_players:
@@ -414,7 +415,11 @@ def record_game(env, policies, seed: int, players: list[str] | None = None) -> R
     while not _over(env):
         seat = env.agent_name_mapping[env.agent_selection]
         state = env.game_state
-        action = loaded[seat].act(state.observation(seat), state.legal_action_mask(), rngs[seat])
+        mask = state.legal_action_mask()
+        # named after the policy at fault, as the arena does: the env's own error advised building it with
+        # illegal_action='penalty' or 'random_legal', which Replay.start refuses
+        action = check_opponent_move(loaded[seat].act(state.observation(seat), mask, rngs[seat]), mask,
+                                     policies[seat], seat, state, role="policy")
         env.step(action)
         replay.record(action)
     replay.finish(env)

@@ -33,14 +33,15 @@ OWN_ARGUMENTS = ("opponent", "learner_seat", "render_view")
 OpponentSpec = Policy | str | os.PathLike | Callable[[np.random.Generator], Policy] | Sequence
 
 
-def check_opponent_move(action, mask: np.ndarray, policy, player: int, state: State, name: str | None = None) -> int:
-    """An opponent's move as an action id, or an error naming the opponent (``name``, by default the
+def check_opponent_move(action, mask: np.ndarray, policy, player: int, state: State, name: str | None = None,
+                        role: str = "opponent") -> int:
+    """An opponent's (a ``role``'s) move as an action id, or an error naming it (``name``, by default the
     policy's; under ``illegal_action='raise'`` the message told the caller to fix its own move)."""
     index = action_index(action)
     if index is None or not 0 <= index < mask.shape[0] or not mask[index]:
         legal = np.flatnonzero(mask)
         raise IllegalActionError(action, legal.tolist(), state._describe_safe, state.decision(),
-                                 who=f"the opponent {name or policy_name(policy)} (seat {player})")
+                                 who=f"the {role} {name or policy_name(policy)} (seat {player})")
     return index
 
 
