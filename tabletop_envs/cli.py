@@ -106,10 +106,6 @@ def _play(args, ask, say) -> int:
     env_kwargs = dict(args.option)
     if "render_mode" in env_kwargs:  # it drew the table at every bot decision too, which --window hides
         raise ValueError("--option render_mode is no rule option: to see the table as a picture, add --window")
-    if "illegal_action" in env_kwargs:  # the game is saved as a replay, which records moves as played (Replay.start)
-        raise ValueError("--option illegal_action is no rule option: in play every move is checked before it is "
-                         "made (yours are picked from the legal ones, a bot's illegal move ends the game in an "
-                         "error), so leave it out")
     for flag, key, value in (("--players", "num_players", args.players), ("--max-turns", "max_turns", args.max_turns)):
         if value is None:
             continue

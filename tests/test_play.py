@@ -707,7 +707,7 @@ def test_illegal_action_is_refused_as_a_rule_option_since_play_checks_every_move
     out = []
     assert main(["play", "toy", "--opponent", "toy_v0/random", "--option", "illegal_action=penalty"],
                 ask=Script([]), say=out.append) == 2
-    assert "--option illegal_action is no rule option: in play every move is checked" in out[-1]
+    assert "illegal_action='penalty': in play every move is checked before it is made" in out[-1]
 
 
 def test_play_match_refuses_an_illegal_action_env_option_since_play_checks_every_move(toy):
