@@ -174,8 +174,8 @@ def play_pair(env_name: str, a, b, games: int, seed: int = 0, game_kwargs: dict 
     return PairResult(name_a, name_b, deals * len(rotations), int(wins), int(draws), int(losses))
 
 
-def _env_name(text: str) -> str:
-    """``terralore`` as ``tabletop-envs play`` takes it, or ``terralore_v0``."""
+def env_name_arg(text: str) -> str:
+    """An ``--env`` argument: ``terralore`` as ``tabletop-envs play`` takes it, or ``terralore_v0``."""
     import argparse
 
     from tabletop_envs.core.play import resolve_env_name
@@ -401,7 +401,7 @@ def save_figure_whole(fig, path: str | Path) -> None:
 
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
-    parser.add_argument("--env", required=True, type=_env_name,
+    parser.add_argument("--env", required=True, type=env_name_arg,
                         help="env name, e.g. terralore_v0 (or the game's name, terralore: its newest version)")
     parser.add_argument("--policies", nargs="+", required=True, help="names (random, heuristic, ppo), ids or paths")
     parser.add_argument("--games", type=int, default=200, help="games per pair (rounded up to whole rotations)")

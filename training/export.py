@@ -32,6 +32,7 @@ from tabletop_envs.core.onnx_policy import SIDECAR_FORMAT, MLPPolicy, file_sha25
 from tabletop_envs.core.registry import env_family, make_game
 
 from .config import make_output_folder, user_path
+from .evaluate import env_name_arg
 
 OPSET = 17
 
@@ -357,7 +358,9 @@ def main(argv: list[str] | None = None) -> None:
                         help="output stem: writes <out>.onnx, .npz and .json, replacing a model of that stem; "
                              "dots stay in the stem (ppo.v2 writes ppo.v2.onnx), and an --out ending in .onnx, "
                              ".npz or .json means its stem (dir/ppo.onnx is dir/ppo)")
-    parser.add_argument("--env", help="env name; default: from run.json next to the model")
+    # a game's name as training.evaluate takes it (travel_earth): it was refused, naming travel_earth_v0
+    parser.add_argument("--env", type=env_name_arg, help="env name (terralore or terralore_v0); default: from "
+                        "run.json next to the model")
     parser.add_argument("--env-kwargs",
                         help="JSON rule options the model was trained under, as its env took them, e.g. "
                              "'{\"num_players\": 4}', for a model without a run.json; default: the run.json's, else "
@@ -426,7 +429,10 @@ def main(argv: list[str] | None = None) -> None:
         from .evaluate import parse_env_kwargs, split_env_kwargs
 
         env_kwargs = parse_env_kwargs(args.env_kwargs)
-        game_config = make_game(env_name, **split_env_kwargs(env_kwargs, env_name)[0]).config()
+        try:
+            game_config = make_game(env_name, **split_env_kwargs(env_kwargs, env_name)[0]).config()
+        except ConfigError as exc:  # the game's refusal of an option named no flag
+            raise ConfigError(f"--env-kwargs: {exc}") from None
     max_turns = None
     if args.eval_games:  # an unknown anchor or the run's bad env_kwargs fails now, before the three files are written
         from .evaluate import anchor_keys, resolve, split_env_kwargs

@@ -573,6 +573,23 @@ def test_export_cli_records_the_rule_options_env_kwargs_gives_a_model_without_a_
         main(["--model", str(model), "--env", "toy_v0", "--env-kwargs", "[1]", "--out", str(tmp_path / "x")])
 
 
+def test_export_cli_takes_a_game_name_and_names_env_kwargs_in_a_refused_option(toy_model, tmp_path):
+    # --env travel_earth was refused where training.evaluate takes it, and a rule option the game refused came
+    # without the flag that gave it
+    from tabletop_envs import ConfigError
+    from training.export import main
+
+    model = tmp_path / "lone" / "model.zip"
+    model.parent.mkdir()
+    toy_model.save(model)
+    main(["--model", str(model), "--env", "toy", "--out", str(tmp_path / "a" / "ppo")])
+    assert json.loads((tmp_path / "a" / "ppo.json").read_text(encoding="utf-8"))["env_id"] == "toy_v0"
+    with pytest.raises(ConfigError, match=r"^--env-kwargs: .*no_such_option"):
+        main(["--model", str(model), "--env", "toy_v0", "--env-kwargs", '{"no_such_option": 1}', "--out",
+              str(tmp_path / "b" / "ppo")])
+    assert not (tmp_path / "b" / "ppo.json").exists()
+
+
 def test_export_cli_evaluates_under_the_max_turns_env_kwargs_gives(toy_model, tmp_path):
     # max_turns is the env's, not a rule option the sidecar records: --eval-games must still play under it
     from training.export import main
