@@ -184,8 +184,9 @@ class SelfPlayCallback(BaseCallback):
     def _push_pool(self) -> None:
         self.training_env.env_method("set_opponent", self.pool)
 
-    def evaluate(self, games: int, model=None) -> dict:
-        """The learner's (or ``model``'s, at its own step) win rates against the anchors, into the history."""
+    def evaluate(self, games: int, model=None, label: str = "eval") -> dict:
+        """The learner's (or ``model``'s, at its own step) win rates against the anchors, into the history,
+        printed as ``[label] step N: ...``."""
 
         evaluated = self.model if model is None else model
         t0 = time.perf_counter()
@@ -209,7 +210,7 @@ class SelfPlayCallback(BaseCallback):
         rates = "  ".join(f"{k} {100 * v:.1f}%" for k, v in point.items() if k.startswith("vs_") and
                           isinstance(v, float) and not k.endswith("_score"))
         played = max((r["games"] for k, r in result.items() if k.startswith("vs_")), default=games)
-        print(f"[eval] step {point['steps']}: win rate {rates} ({played} games each, "
+        print(f"[{label}] step {point['steps']}: win rate {rates} ({played} games each, "
               f"{point['eval_seconds']:.0f} s)", flush=True)
         return result
 

@@ -710,7 +710,8 @@ def _train(cfg: TrainConfig, resume: bool, command: str | None, held: contextlib
         summary["distill"] = {k: v for k, v in distill_report.items() if k != "epochs"}
     evaluation = {}
     if cfg.eval.final_games:
-        evaluation = callback.evaluate(cfg.eval.final_games, model)  # the selected model, if one was
+        # the selected model, if one was; labelled apart: the last scheduled evaluation is at the same step
+        evaluation = callback.evaluate(cfg.eval.final_games, model, label="final eval")
         summary["evaluation"] = evaluation
     write_text_whole(run_dir / "history.json", json.dumps(callback.history, indent=2) + "\n")
     if cfg.output.export:

@@ -1179,6 +1179,14 @@ def test_the_selection_reports_the_games_it_played_not_the_games_asked_for(toy, 
     assert "vs random (4 games)" in capsys.readouterr().out
 
 
+def test_the_final_evaluation_is_printed_apart_from_the_last_scheduled_one_at_its_step(toy, tmp_path, capsys):
+    # both printed "[eval] step 512": a reader took the final evaluation's games for a second scheduled one
+    train(load_config(data=quiet_tiny(tmp_path, ppo={"total_timesteps": 512}, eval={"final_games": 6})))
+    lines = [line for line in capsys.readouterr().out.splitlines() if " step 512: win rate" in line]
+    assert [line.split(" step")[0] for line in lines] == ["[eval]", "[final eval]"]
+    assert "(20 games each" in lines[0] and "(6 games each" in lines[1]
+
+
 def test_torch_uses_ppo_torch_threads_outside_the_update_even_after_an_update_cut_short(toy, tmp_path, monkeypatch):
     import torch
     from sb3_contrib import MaskablePPO
