@@ -32,7 +32,13 @@ from tabletop_envs.core.onnx_policy import SIDECAR_FORMAT, MLPPolicy, file_sha25
 from tabletop_envs.core.registry import env_family, make_game
 
 from .config import make_output_folder, user_path
-from .evaluate import env_name_arg
+from .evaluate import (
+    anchor_keys,
+    env_name_arg,
+    parse_env_kwargs,
+    resolve,
+    split_env_kwargs,
+)
 
 OPSET = 17
 
@@ -426,8 +432,6 @@ def main(argv: list[str] | None = None) -> None:
         if run_json is not None:
             raise ConfigError(f"--env-kwargs: the model's run ({run_json}) records the rule options it was trained "
                               "under; drop --env-kwargs")
-        from .evaluate import parse_env_kwargs, split_env_kwargs
-
         env_kwargs = parse_env_kwargs(args.env_kwargs)
         try:
             game_config = make_game(env_name, **split_env_kwargs(env_kwargs, env_name)[0]).config()
@@ -435,8 +439,6 @@ def main(argv: list[str] | None = None) -> None:
             raise ConfigError(f"--env-kwargs: {exc}") from None
     max_turns = None
     if args.eval_games:  # an unknown anchor or the run's bad env_kwargs fails now, before the three files are written
-        from .evaluate import anchor_keys, resolve, split_env_kwargs
-
         anchor_keys(args.anchors, "--anchors")
         for anchor in args.anchors:
             resolve(anchor, env_name, game_config)
@@ -470,6 +472,7 @@ def main(argv: list[str] | None = None) -> None:
     print(f"wrote {path} (+ .npz, .json; act {act}, from {source})" +
           (f"; replaced the earlier {', '.join(replaced)}" if replaced else ""), flush=True)
     if args.eval_games:
+        # (looked up late: a test stands an interrupt in for anchor_evaluation)
         from .evaluate import anchor_evaluation, evaluation_lines
 
         try:
