@@ -336,6 +336,8 @@ def anchor_evaluation(env_name: str, policy, games: int, seed: int = 12345, anch
         out[key] = res.rates()
     out["protocol"] = (f"{games}+ games per anchor, every deal played from every seat rotation (paired seeds), "
                        f"seed {seed}, masked {act}")
+    if max_turns is not None:  # the rates of games cut earlier or later are other numbers (more or fewer draws)
+        out["protocol"] += f", max_turns {max_turns}"
     return out
 
 

@@ -590,7 +590,7 @@ def test_export_cli_takes_a_game_name_and_names_env_kwargs_in_a_refused_option(t
     assert not (tmp_path / "b" / "ppo.json").exists()
 
 
-def test_export_cli_evaluates_under_the_max_turns_env_kwargs_gives(toy_model, tmp_path):
+def test_export_cli_evaluates_under_the_max_turns_env_kwargs_gives_and_says_so(toy_model, tmp_path):
     # max_turns is the env's, not a rule option the sidecar records: --eval-games must still play under it
     from training.export import main
 
@@ -602,6 +602,8 @@ def test_export_cli_evaluates_under_the_max_turns_env_kwargs_gives(toy_model, tm
           "--eval-games", "2", "--anchors", "random"])
     evaluation = json.loads(out.with_name("ppo.json").read_text(encoding="utf-8"))["evaluation"]
     assert evaluation["vs_random"]["draw"]["rate"] == 1.0  # every game cut off at its first turn
+    # the sidecar's rates say under which turn limit they were played, or they read as the model's strength
+    assert evaluation["protocol"].endswith(", masked argmax, max_turns 1"), evaluation["protocol"]
 
 
 def test_export_cli_refuses_env_kwargs_beside_a_run_json_that_records_the_options(toy_run, tmp_path):
