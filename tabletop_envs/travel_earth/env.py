@@ -43,7 +43,8 @@ illegal_action="raise", render_mode=None)``
 - ``resting_defender_win``: a Resting Defender that wins without a defensive change discards only the
   Challenger (``"challenger_discarded"``) or goes with it (``"both_discarded"``); RULES.md choice 6.
 - ``num_players``: 2 only (there so that code written for every env, Earth's table sizes included, can pass it).
-- ``max_turns``: truncation (reward 0) after this many turns, whatever happens; ``None`` is 400.
+- ``max_turns``: truncation (reward 0) after this many turns; ``None`` is 400. Checked after each step: idle
+  turns that pass inside one step and end in a stalemate past it end the game as a draw (RULES.md reading 13).
 
 ## Actions
 

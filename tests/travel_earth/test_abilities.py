@@ -322,3 +322,54 @@ def test_early_riser_and_pouch_copies_do_not_stack():
     act(s, "add_to_reservoir", "Lion")
     act(s, "add_to_reservoir", "Tiger")
     assert s.phase == "play" and legal(s, "add_to_reservoir") == [] and s.reservoir_size(0) == 2
+
+
+def test_ability_fearless_denies_the_change_to_a_threat_display_or_ink_cloud_defender():
+    # Threat Display and Ink Cloud say how a change is made; Fearless says none is made against this Challenger.
+    # Each plain Challenger (same statistic, same Defender) shows the change the defender would otherwise get.
+    for card, plain, defender, stat in (("Honey badger", "Spotted hyena", "Magnificent frigatebird", WEIGHT),
+                                        ("TE-072", "TE-028", "Giant Pacific octopus", WEIGHT)):
+        for challenger in (card, plain):
+            s = scenario(p0=dict(ready=[challenger, "Lion"], reservoir=["Koala", "Emu"]),
+                         p1=dict(ready=[defender, "Sea otter"], reservoir=["Walrus", "Springbok"]))
+            act(s, "declare", cid(challenger))
+            act(s, "declare", "Lion")
+            act(s, "statistic", stat)
+            act(s, "defend_ready", defender)
+            if challenger == plain:
+                assert s.phase == "change" and legal(s, "change_statistic")
+                continue
+            assert s.discard[1] == ids([defender]) and s.challenger == cid("Lion")
+            assert s.reservoir_size(1) == 2 and s.full(1) == 2  # nothing paid, nothing turned Empty
+
+
+def test_ability_ink_cloud_of_a_resting_defender_that_wins_its_change_goes_with_the_challenger():
+    # Ink Cloud changes how the change is paid, not the Resting precedence: a Resting Defender that wins after a
+    # change is discarded with the Challenger, while its Full card only turns Empty.
+    s = scenario(p0=dict(ready=["Lion", "Tiger"], reservoir=["Koala", "Springbok"]),
+                 p1=dict(resting=["Giant Pacific octopus"], reservoir=["Emu", "Walrus"]))
+    act(s, "declare", "Lion")
+    act(s, "declare", "Tiger")
+    act(s, "statistic", SPEED)  # 80 km/h against 24.1
+    act(s, "defend_resting", "Giant Pacific octopus")
+    act(s, "change_statistic", LENGTH)  # 4.3 m arm span against 1.835 m
+    assert s.discard[0] == ids(["Lion"]) and s.discard[1] == ids(["Giant Pacific octopus"])
+    assert s.resting[1] == [] and s.reservoir_size(1) == 2 and s.empty[1] == 1
+    assert s.player == 0 and s.challenger == cid("Tiger") and s.phase == "statistic"
+
+
+def test_ability_tiny_decides_which_defensive_change_can_actually_win():
+    # "Use a defensive change only when the new statistic can actually win", with Weight read as Tiny prints it:
+    # the mouse may change to Weight against a heavier Challenger, and nobody may change to Weight against it.
+    s = scenario(p0=dict(ready=["Lion"], reservoir=["Koala"]), p1=dict(ready=["House mouse"], reservoir=["Emu"]))
+    act(s, "declare", "Lion")
+    act(s, "statistic", SPEED)  # 80 km/h against 13
+    act(s, "defend_ready", "House mouse")
+    assert legal(s, "change_statistic") == [WEIGHT, OFFSPRING, DEVELOPMENT]
+    act(s, "change_statistic", WEIGHT)  # 0.0205 kg against 175 kg: the lighter wins
+    assert s.discard[0] == ids(["Lion"]) and s.discard[1] == ids(["Emu"])
+    s = scenario(p0=dict(ready=["House mouse"], reservoir=["Koala"]), p1=dict(ready=["Sea otter"], reservoir=["Emu"]))
+    act(s, "declare", "House mouse")
+    act(s, "statistic", OFFSPRING)  # 7 young against 1
+    act(s, "defend_ready", "Sea otter")
+    assert legal(s, "change_statistic") == [LENGTH, LIFESPAN]  # the otter's 25.85 kg loses to the mouse's 0.0205

@@ -882,6 +882,21 @@ def test_last_resort_only_when_defender_has_zero_animals_anywhere_on_field():
     assert not s.discard[1]  # nothing was revealed from the Reservoir
 
 
+def test_last_resort_starts_for_a_later_challenger_once_an_earlier_one_has_emptied_the_field():
+    # "only when the defending player has zero Animals anywhere on their field" is asked of each Challenger as it
+    # resolves: the field held an Animal when the group was locked, and none once the Lion had beaten it
+    s = scenario(p0=dict(ready=["Lion", "Tiger"], reservoir=["Koala", "Emu"]),
+                 p1=dict(ready=["Sea otter"], reservoir=["Blue whale"]))
+    act(s, "declare", "Lion")
+    act(s, "declare", "Tiger")
+    act(s, "statistic", WEIGHT)
+    act(s, "defend_ready", "Sea otter")
+    assert s.ready[1] == s.resting[1] == [] and s.challenger == cid("Tiger")
+    act(s, "statistic", WEIGHT)  # no Defender is asked for: the Blue whale is revealed and stops the Tiger
+    assert names(s.discard[0]) == ["Tiger"] and s.reservoir[1] == ids(["Blue whale"])
+    assert s.player == 1 and not s.is_terminal()
+
+
 def test_last_resort_reveals_random_reservoir_cards_one_by_one():
     orders = set()
     for seed in range(30):
@@ -1059,6 +1074,22 @@ def test_max_turns_truncation_ends_every_game():
         obs, _, term, trunc, _ = e.last()
         e.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
     assert not e.agents and e.game_state.turn <= 4
+
+
+def test_idle_turns_past_max_turns_end_in_the_stalemate_draw_not_a_truncation():
+    # both seats are stuck from turn 390 (no Reservoir, nothing to draw or play): locking the empty group passes
+    # every later turn inside one step, past max_turns 400, to the stalemate's draw 20 quiet turns on
+    from tabletop_envs.travel_earth.env import env
+
+    s = scenario(p0=dict(ready=["Lion"]), p1=dict(ready=["Tiger"]), filler_to="discard")
+    s.turns = 390
+    e = env(decks=s.game.decks_spec, deck_format="casual", first_player=0)
+    assert e.max_turns == 400
+    e.reset(options={"state": s})
+    e.step(int(np.flatnonzero(e.last()[0]["action_mask"])[0]))
+    assert e.game_state.drawn_game and e.game_state.turn == 410
+    assert all(e.terminations.values()) and not any(e.truncations.values())
+    assert set(e.rewards.values()) == {0.0}
 
 
 # --------------------------------------------------------------------------- readings of unclear rules (RULES.md)
