@@ -1068,6 +1068,17 @@ def test_match_result_win_rate_is_each_policys_own_wins_per_game():
     assert res.summary().splitlines()[1] == "b: 2W 1D 5L of 8 (25.0% wins)"
 
 
+def test_match_result_summary_tells_two_policies_of_one_name_apart_by_their_place_in_the_list():
+    from tabletop_envs.core.arena import MatchResult, play_match
+
+    res = MatchResult(["a", "a", "b"], 8, np.array([5, 2, 1]), np.array([1, 1, 1]), np.array([2, 5, 6]), np.zeros(3))
+    assert res.summary().splitlines() == ["a (policies[0]): 5W 1D 2L of 8 (62.5% wins)",
+                                          "a (policies[1]): 2W 1D 5L of 8 (25.0% wins)", "b: 1W 1D 6L of 8 (12.5% wins)"]
+    mirror = play_match("terralore_v0", ["terralore_v0/heuristic"] * 2, 4, seed=3)
+    assert [line.split(":")[0] for line in mirror.summary().splitlines()] == ["terralore_v0/heuristic (policies[0])",
+                                                                              "terralore_v0/heuristic (policies[1])"]
+
+
 def test_play_match_hands_each_policy_the_generator_of_its_place_whichever_seat_it_takes(toy):
     # a generator of its own per policy (README: one no other policy of the match draws from): seat-indexed
     # generators passed policy 0's stream to policy 1 whenever the rotation swapped them

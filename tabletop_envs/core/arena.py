@@ -155,6 +155,8 @@ class MatchResult:
     def summary(self) -> str:
         lines = []
         for i, name in enumerate(self.names):
+            if self.names.count(name) > 1:  # a policy against itself: two lines of one name told nobody which is which
+                name = f"{name} (policies[{i}])"
             lines.append(f"{name}: {self.wins[i]}W {self.draws[i]}D {self.losses[i]}L of {self.games} "
                          f"({100 * self.win_rate(i):.1f}% wins)")
         return "\n".join(lines)
