@@ -696,7 +696,7 @@ class EarthState(State):
         else:
             asked = bool(choices)
         if not asked and (self._event_may_pay(p, task) if t == "activate" else
-                          self._event_may_pay_plant(p) if t == "plant" else
+                          self._event_may_pay_plant(p) or self._event_may_bring_plant(p) if t == "plant" else
                           t == "place" and self._event_may_make_room(p, task)):
             # "Events can be played at any time ... between the activation of 2 abilities": asked where playing
             # an event now might pay for an ability of this activation, or for a card to plant, that p cannot
@@ -761,6 +761,16 @@ class EarthState(State):
             return False
         alternatives = {cat.alt_cost_l[c] for c in cards} - {None}
         return self._event_may_gain(p, {"soil"} | alternatives)
+
+    def _event_may_bring_plant(self, p: int) -> bool:
+        """Solo play: might an event played now draw a card to plant? A black "draw" planted as the first card
+        may draw an event that draws (Tsunami), and no decision of p's comes between that draw and the second
+        planting: skipped on a hand with nothing plantable, the event could not be played before it (found by a
+        rules audit). With more than one seat a hand holding a card is asked anyway (``_may_plant``)."""
+        if self.n > 1 or not self.hands[p] or not self.legal_cells_to_plant(p):
+            return False
+        # gains that bring cards to the hand are the ones GAIN_PAYS files under the hand's cost resource
+        return self._event_may_gain(p, {"hand_compost"})
 
     def _event_may_make_room(self, p: int, task: dict) -> bool:
         """Might an event played now, at the Growing row's placement, free room for its growth: one that pays

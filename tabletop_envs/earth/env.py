@@ -246,6 +246,12 @@ Version history
   judged on the catalogue (public) adds nothing with the shipped cards, some of which cost 0. Random play
   meets it now and then: 5 of the 300 solo games of ``python -m tabletop_envs.earth.report --players 1
   --games 300`` play differently.
+* v0, second solo planting fix (layouts unchanged; decision sequences changed where it applies): in solo play the
+  second planting is also asked where the hand holds a playable event that draws cards and a cell is free; the
+  first card's black "draw" may just have brought it, and no decision comes between that draw and the second
+  planting, so a card the event would draw could never be planted that turn (found by a rules audit). With
+  more than one seat a player with a card in hand is asked anyway. 3 of 300 random solo games (one generator
+  per deal, seeded by it) play differently.
 * v0, ``resample_hidden`` fix (play unchanged): during setup, a re-dealt island keeps its compost number only
   as far as the compost counts show it: all of it once its seat has composted, more than composted while the
   seat composts, nothing before the seat's turn (every seat draws before any composts), and the seat's

@@ -1641,6 +1641,45 @@ def test_events_can_be_played_at_any_time_even_where_only_the_event_pays_a_cards
     assert planting(other).decision() == "keep"
 
 
+def test_events_can_be_played_at_any_time_even_where_only_an_event_that_draws_brings_a_card_for_a_solo_planting():
+    """Played out in solo play: the first card planted, African Myrtle (black: draw 1), draws Tsunami (draw 2),
+    and the hand holds nothing else. Playing Tsunami draws two flora costing 0, and one is the second planting.
+    The planting was skipped (nothing plantable in the hand, no event paying for a card), and the next decision,
+    keeping a drawn card, takes no event: the second card could never be planted this turn. With more than one
+    seat the planting is asked whatever the hand holds; with Sandstorm (2 sprouts, no draw) it is still skipped."""
+    myrtle, tsunami, sandstorm = 141, 252, 254
+    assert (CAT.earth[myrtle]["cost"], CAT.earth[myrtle]["abilities"]) == (
+        2, [{"color": "black", "kind": "gain", "gain": [{"res": "draw", "n": 1}]}])
+    assert CAT.earth[tsunami]["abilities"][0] == {"color": "black", "kind": "gain", "gain": [{"res": "draw", "n": 2}]}
+    free = [c["id"] for c in CAT.earth if c["kind"] == "flora" and c["cost"] == 0
+            and not any(a["color"] == "black" for a in c["abilities"])][:2]
+
+    def planting(event):
+        s = at_action(1, p=0)
+        empty_hands(s)
+        quiet(s)
+        give(s, 0, myrtle)
+        s.soil[0] = 2
+        for card in (*free, event):
+            s.deck.append(take(s, card))  # the top of the pile: the Myrtle draws the event, the event the flora
+        choose_action(s, "plant")
+        act(s, "plant", myrtle)
+        act(s, "cell", 5)
+        act(s, "activate", 10)  # the Myrtle's black ability (cell 5, its first)
+        assert (s.hands[0], s.soil[0]) == ([event], 0)
+        return s
+
+    s = planting(tsunami)
+    assert (s.current_player(), s.decision(), legal(s, "plant"), legal(s, "event")) == (
+        0, "plant", [], [tsunami - EVENT0])
+    act(s, "event", tsunami - EVENT0)
+    assert sorted(s.hands[0]) == sorted(free) and s.decision() == "plant"
+    act(s, "plant", free[0])
+    act(s, "cell", legal(s, "cell")[0])
+    assert free[0] in s.grid[0] and myrtle in s.grid[0] and s.decision() == "keep"
+    assert planting(sandstorm).decision() == "keep"
+
+
 def test_planting_all_other_players_plant_1_card_before_any_of_them_draws_1():
     """"3. All other players may plant 1 card ... 4. All other players may draw 1 card": at a 3-player table
     with one card left to draw after the active player's draw 4, seat 2 plants Snake Myrtle (black: draw 2)
@@ -2290,6 +2329,45 @@ def test_the_bonus_stays_with_the_first_completer_when_another_completes_later_i
     choose_action(s, "water")
     end_turn(s)
     assert s.is_terminal() and s.bonus == 0  # the later completer took the leaf off the first one
+
+
+def test_the_game_ends_at_the_end_of_the_round_after_the_last_turns_end_of_turn_window_whose_events_still_count():
+    """The last turn of the game is a whole turn: it ends with the end-of-turn window and the fauna check, and only
+    then does the game end. Seat 0 draws Avalanche (+1 soil, 1 VP) with its Multi "draw 1" in the blue activation
+    of seat 1's last turn, after its last other decision of the turn; played in the window, it brings seat 0 to
+    the soil fauna's 21, claimed at that turn's end, and its VP is scored (a game ended without that window lost
+    both)."""
+    avalanche = 249
+    assert (CAT.earth[avalanche]["vp"], CAT.earth[avalanche]["abilities"][0]) == (
+        1, {"color": "black", "kind": "gain", "gain": [{"res": "soil", "n": 1}]})
+    drawer = with_ability(lambda a: a == {"color": "multi", "kind": "gain", "gain": [{"res": "draw", "n": 1}]})
+    beaver = next(f["id"] for f in CAT.fauna if f["measure"] == "soil")
+    need = CAT.fauna[beaver]["n"]
+    s = at_action(2, p=0)
+    empty_hands(s)
+    quiet(s)
+    s.fauna[0] = beaver
+    s.fauna[1:] = [f for f in s.fauna[1:] if f // 2 != beaver // 2][:3]
+    while len(s.fauna) < 4:
+        s.fauna.append(next(f["id"] for f in CAT.fauna if f["measure"] == "full_rows" and f["id"] not in s.fauna))
+    put(s, 0, 0, drawer)
+    fill(s, 1, 16)
+    choose_action(s, "water")
+    end_turn(s)
+    assert s.end_triggered and (s.active, s.first, s.leaves[0]) == (1, 0, [])  # seat 1's turn is the last
+    empty_hands(s)
+    s.deck.append(take(s, avalanche))  # the top of the pile: the Multi's draw takes it
+    s.soil[0] = need - 1
+    choose_action(s, "water")
+    while not (s.current_player() == 0 and s.decision() == "activate"):
+        s.apply_action(A(s, "pass") if A(s, "pass") in s.legal_actions() else s.legal_actions()[0])
+    act(s, "activate", 0)  # the Multi's draw 1 (cell 0), a blue ability this turn
+    assert (s.hands[0], s.soil[0], s.decision(), s.current_player()) == ([avalanche], need - 1, "window", 0)
+    act(s, "event", avalanche - EVENT0)  # the hand is empty now: the window closes, and the game ends
+    assert s.is_terminal() and s.turns == 2
+    assert s.events[0] == [avalanche] and s.soil[0] == need and s.leaves[0] == [0]
+    steps = scoring.score_breakdown(s, 0)
+    assert (steps["2_events"], steps["8_fauna"]) == (1, scoring.FAUNA_TIERS[0])
 
 
 @pytest.mark.parametrize("seat", [0, 1])
