@@ -144,6 +144,19 @@ def test_move_counts_a_creature_still_face_down_in_the_destination_lane_as_takin
     s.check_invariants()
 
 
+def test_a_weakened_creature_moved_to_its_other_lane_keeps_this_turns_weakening():
+    # the Tremor takes 2 from player 1's Cinder Hound "this turn"; the Undertow then moves it to their
+    # attacking lane, where it attacks with 4 - 2: a move is no new creature, and the turn is not over
+    s = make_state(hands=(["Tremor", "Undertow", "Gloom Bat", "Pebble Mole"], []), defending=([], ["Cinder Hound"]))
+    place(s, "Tremor", A, discards=["Gloom Bat"])
+    place(s, "Undertow", A, discards=["Pebble Mole"])
+    end_turn(s)
+    assert names(s.field[1][A]) == ["Cinder Hound"] and s.field[1][D] == []
+    assert s.castle[0] == 10 - (4 - 2)
+    end_turn(s)  # the weakening has expired: the Hound attacks with its 4
+    assert s.castle[0] == 10 - 2 - 4
+
+
 def test_move_own_strongest_from_the_other_lane_into_here():
     s = play_and_reveal("Tailwind", A, defending=(["Tidepool Crab", "Stone Tortoise"], []))
     assert names(s.field[0][A]) == ["Stone Tortoise"] and names(s.field[0][D]) == ["Tidepool Crab"]
@@ -274,6 +287,19 @@ def test_lane_debuff_lowers_enemy_creatures_here():
     assert s.totals[1][A] == (4 - 1) + (1 - 1)
     end_turn(s)
     assert s.castle[0] == 10 - 0, "3 attack points against 3 defending points"
+
+
+def test_lane_effects_of_several_creatures_add_up():
+    # each card says what it gives: two buffs and two debuffs reaching one creature are +2 and -2, not the
+    # largest of each. Player 0's Sturdy Turtle (Water, 3) gets +1 from the Rootbound Elder and +1 from the
+    # Coral Warden (Water only), and -1 from each of player 1's Shade Wraith and Magma Salamander
+    s = make_state(attacking=(["Rootbound Elder", "Coral Warden", "Sturdy Turtle", "Stone Tortoise"], []),
+                   defending=([], ["Shade Wraith", "Magma Salamander"]))
+    assert s.card_points(0, A, cid("Sturdy Turtle")) == 3 + 1 + 1 - 1 - 1
+    # Elder 3 - 2, Warden 2 + 1 - 2, Turtle 3, Tortoise 4 + 1 - 2
+    assert s.totals[0][A] == 1 + 1 + 3 + 3
+    end_turn(s)
+    assert s.castle == [10, 10 - (8 - 6)]
 
 
 def test_synergy_counts_your_other_creatures_of_that_affinity():

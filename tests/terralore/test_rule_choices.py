@@ -163,6 +163,19 @@ def test_option_deck_out_empty_deck_a_castle_destroyed_that_turn_wins_before_the
     assert s.is_terminal() and s.end_reason == "castle destroyed" and list(s.returns()) == [1, -1]
 
 
+def test_option_deck_out_empty_deck_two_decks_emptied_by_card_effects_in_one_turn_run_out_together():
+    # each Gull Scout draws a player's last card during the reveal: no order tells which deck ran out
+    # first, so neither "runs out ... before you do" and the tiebreakers decide (castle HP 6 against 7)
+    s = make_state(hands=(["Gull Scout", "Pebble Mole"], ["Gull Scout", "Gloom Bat"]),
+                   decks=(["Ember Imp"], ["Lantern Moth"]), castles=(6, 7), deck_out="empty_deck")
+    place(s, "Gull Scout", D, discards=["Pebble Mole"])
+    end(s)
+    place(s, "Gull Scout", D, discards=["Gloom Bat"])
+    end(s)
+    assert s.deck == [[], []] and s.castle == [6, 7]
+    assert s.is_terminal() and s.end_reason == "both decks ran out; tiebreaker" and list(s.returns()) == [-1, 1]
+
+
 def test_effect_draws_from_an_empty_deck_draw_nothing_and_do_not_lose():
     s = make_state(hands=(["Kindle", "Gloom Bat"], []), decks=(["Pebble Mole"], ["Red Fox", "Scorch", "Ember Imp"]))
     place(s, "Kindle", A, discards=["Gloom Bat"])  # draw 2 with one card in the deck
@@ -395,6 +408,17 @@ def test_a_game_ending_after_counting_breaks_the_tie_with_full_points_as_this_tu
     assert list(s.returns()) == [-1, 1] and [s.field_points(0), s.field_points(1)] == [7, 8]
 
 
+def test_the_tiebreakers_total_points_on_the_field_count_lane_debuffs_as_the_lanes_do():
+    # both decks run out together at the next Draw Phase, castles level: the field points decide. Player 1's
+    # Magma Salamander (-1 to enemy creatures in its lane) stands across from player 0's Turtle and Crab: printed,
+    # player 0 leads 4 to 3; as they count, 2 to 3 (the reading "points on the field" are the points as they count)
+    s = make_state(attacking=(["Sturdy Turtle", "Tidepool Crab"], []), defending=([], ["Magma Salamander"]),
+                   decks=(["Pebble Mole"], ["Gloom Bat"]), castles=(5, 5))
+    end_turn(s)
+    assert s.is_terminal() and s.castle == [5, 5]
+    assert [s.field_points(0), s.field_points(1)] == [2, 3] and list(s.returns()) == [-1, 1]
+
+
 def test_here_is_the_lane_a_moved_creature_now_stands_in_not_the_lane_it_was_played_in():
     # player 0 reveals first (less castle HP): the Rootbound Elder (+1 to your other creatures here) turns
     # in the defending lane, then the Tailwind moves it, the strongest there, into the attacking lane
@@ -602,6 +626,21 @@ def test_a_cards_effects_resolve_in_printed_order_each_choosing_its_target_when_
     end(s)
     assert names(s.field[1][D]) == ["Stone Tortoise", "Sturdy Turtle"]
     assert "defend [0, 6]" in s.log[-1], "the Tortoise counted 4 - 1, the Turtle 3"
+
+
+def test_an_effect_that_finds_no_target_does_not_stop_the_effects_printed_after_it():
+    # no card "fizzles": the Landslide finds no enemy creature here to destroy and still deals its 1 damage,
+    # the Whirlpool finds none to exile and still draws
+    s = make_state(hands=(["Landslide", "Whirlpool", "Gloom Bat", "Pebble Mole", "Ember Imp", "Sand Piper"], []),
+                   decks=(["Lantern Moth", "Tidepool Crab", "Reef Eel", "Red Fox"], ["Scorch", "Kindle", "Tremor"]),
+                   defending=([], ["Stone Tortoise"]))
+    place(s, "Landslide", D, discards=["Gloom Bat", "Pebble Mole"])
+    place(s, "Whirlpool", D, discards=["Ember Imp", "Sand Piper"])
+    end(s)
+    end(s)
+    assert names(s.field[1][D]) == ["Stone Tortoise"] and s.castle[1] == 10 - 1
+    assert names(s.graveyard[0])[-2:] == ["Landslide", "Whirlpool"]
+    assert names(s.hand[0]) == ["Red Fox", "Reef Eel", "Tidepool Crab"], "the Whirlpool's draw, then turn 3's two"
 
 
 def test_a_draw_printed_before_a_recover_can_fill_the_hand_and_leave_the_recovered_card_in_the_graveyard():
