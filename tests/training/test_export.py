@@ -663,7 +663,7 @@ def test_export_cli_evaluates_under_the_runs_rules_turn_limit_and_act_mode(toy_r
     meta = json.loads(out.with_suffix(".json").read_text(encoding="utf-8"))
     assert meta["game_config"] == {"turns": 8} and meta["act"] == "sample"
     assert meta["evaluation"]["vs_random"]["draw"]["rate"] == 1.0
-    assert meta["evaluation"]["protocol"].endswith("masked sample")
+    assert meta["evaluation"]["protocol"].endswith("masked sample, max_turns 2")
 
 
 def test_an_export_interrupted_in_its_evaluation_says_what_it_wrote_and_that_the_sidecar_has_no_evaluation(
