@@ -790,12 +790,15 @@ def test_a_two_player_game_says_the_opponent_has_moved_not_the_other_players(toy
 
 def _earth_vp_tie(reward):
     # a 2-player Earth game level on VP that a tiebreaker decides (tests/earth/test_env.py finds it too)
+    from earth_tie import VP_TIE_SEED
+
     from tabletop_envs.core.arena import deal_seed
     from tabletop_envs.core.policy import RandomPolicy, policy_rng
 
     env = ENVS["earth_v0"].load_module().raw_env(num_players=2, reward=reward)
     env.reset(seed=0)
-    state, rngs = env.game.new_initial_state(deal_seed(193, 0)), [policy_rng(193, 0), policy_rng(193, 1)]
+    state = env.game.new_initial_state(deal_seed(VP_TIE_SEED, 0))
+    rngs = [policy_rng(VP_TIE_SEED, 0), policy_rng(VP_TIE_SEED, 1)]
     while not state.is_terminal():
         seat = state.current_player()
         state.apply_action(RandomPolicy().act(state.observation(seat), state.legal_action_mask(), rngs[seat]))

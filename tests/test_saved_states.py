@@ -845,26 +845,30 @@ def test_an_earth_placement_task_with_another_piece_cells_or_counts_is_refused(e
 
 
 def growing_row_placement(s) -> bool:
-    """The active seat places the Growing row's growth: the one placement marked anytime."""
-    return s.phase == "play" and s.queue[0]["t"] == "place" and "anytime" in s.queue[0]
+    """The active seat places the Growing row's growth: a placement marked anytime (as is its Watering row's)."""
+    return s.phase == "play" and s.queue[0]["t"] == "place" and "anytime" in s.queue[0] and \
+        s.queue[0]["res"] == "growth"
 
 
-def other_seats_growing_placement(s) -> bool:
-    """The other seat places the growth it chose at its option in the Growing action's rows."""
-    task = s.queue[0]
-    return (s.phase == "play" and s.stage == "rows" and ACTIONS[s.action] == "grow" and task["t"] == "place"
-            and task["res"] == "growth" and task["p"] != s.active)
+def other_seats_placement(action: str, piece: str):
+    def where(s) -> bool:
+        """The other seat places the pieces it chose at its option in the action's rows."""
+        task = s.queue[0]
+        return (s.phase == "play" and s.stage == "rows" and ACTIONS[s.action] == action and task["t"] == "place"
+                and task["res"] == piece and task["p"] != s.active)
+    return where
 
 
 @pytest.mark.parametrize("where, value, fragment", [
-    (other_seats_growing_placement, True, "a placement marked anytime, which only the active seat's growth in "
-                                          "the Growing row is"),
-    (watering_rows, True, "a placement marked anytime, which only the active seat's growth in the Growing "
-                          "row is"),
+    (other_seats_placement("grow", "growth"), True, "a placement marked anytime, which only the active seat's "
+                                                    "sprouts in the Watering row and growth in the Growing row are"),
+    (other_seats_placement("water", "sprouts"), True, "a placement marked anytime, which only the active seat's "
+                                                      "sprouts in the Watering row and growth in the Growing row are"),
     (growing_row_placement, False, "queue[0]['anytime'] is False, where task 'place' holds true"),
-], ids=["the other seat's growth", "the watering row's sprouts", "false"])
+    (watering_rows, False, "queue[0]['anytime'] is False, where task 'place' holds true"),
+], ids=["the other seat's growth", "the other seat's sprouts", "false", "false while watering"])
 def test_an_earth_placement_marked_anytime_where_play_never_marks_it_is_refused(where, value, fragment):
-    # each loaded, offering events (and conversion) off the Growing row's own growth, or reading False as true
+    # each loaded, offering events (and conversion) off the active seat's own placements, or reading False as true
     game, state = earth_at(where)
     data = state.to_dict()
     data["state"]["queue"][0]["anytime"] = value

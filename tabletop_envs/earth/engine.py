@@ -5,8 +5,9 @@ The game runs as a queue of small tasks (``self.queue``, front first). A *decisi
 seat's action; an *automatic* task runs immediately. Compound choices (which card, which cell, which
 flora gets each sprout or growth, which abilities to activate, what to pay) are sequences of these
 decisions, each with its own mask. Anytime options (play an event, convert 3 sprouts to 2 soil) are
-offered at the decision points listed in ``ANYTIME_DECISIONS``, at the Growing row's growth placement
-(a ``place`` task marked ``anytime``) and in an end-of-turn window.
+offered at the decision points listed in ``ANYTIME_DECISIONS``, at the active player's placement in the
+Watering and Growing rows (a ``place`` task marked ``anytime``; no conversion while Watering) and in an
+end-of-turn window.
 """
 
 from __future__ import annotations
@@ -85,7 +86,8 @@ ACTIVATION_COLOURS = (*ACTION_COLOUR.values(), "black")
 #: setup's tasks in the order they are queued (every seat's sides, every draw, every compost, the finish)
 SETUP_TASKS = ("side", "setup_draw", "setup_compost", "setup_finish")
 #: a key a task may lack: a seat's setup compost learns its count from the island at the seat's setup draw,
-#: and only the Growing row's own growth placement is marked ``anytime`` (events and conversion offered there)
+#: and only the active player's placement in the Watering and Growing rows is marked ``anytime`` (events offered
+#: there, and conversion but while Watering)
 OPTIONAL_TASK_KEYS = {"setup_compost": frozenset({"left"}), "place": frozenset({"anytime"})}
 #: the turn's own steps, each with the queue's last tasks while it is queued and the stage it belongs to
 TURN_STEPS = {"action": (["action"], "choose"),
@@ -700,8 +702,8 @@ class EarthState(State):
                           t == "place" and self._event_may_make_room(p, task)):
             # "Events can be played at any time ... between the activation of 2 abilities": asked where playing
             # an event now might pay for an ability of this activation, or for a card to plant, that p cannot
-            # pay for yet, or free room for the Growing row's growth (judged, with more than one seat, on the
-            # catalogue's events and public counts, as the window is)
+            # pay for yet, or free room for the active player's sprouts or growth in the rows (judged, with more
+            # than one seat, on the catalogue's events and public counts, as the window is)
             asked = True
         if not asked and t in ("plant", "activate") and self._may_convert(p, task):
             # Converting sprouts is legal at this decision and its soil may pay for a card or an ability
@@ -773,12 +775,13 @@ class EarthState(State):
         return self._event_may_gain(p, {"hand_compost"})
 
     def _event_may_make_room(self, p: int, task: dict) -> bool:
-        """Might an event played now, at the Growing row's placement, free room for its growth: one that pays
-        growth, which p can pay? With more than one seat, judged on a card in hand and the catalogue's events
-        (public); in solo play on the events in the hand."""
+        """Might an event played now, at the active player's Watering or Growing placement, free room for its
+        sprouts or growth: one that pays that piece, which p can pay? With more than one seat, judged on a card
+        in hand and the catalogue's events (public); in solo play on the events in the hand."""
         if not task.get("anytime") or not self.hands[p]:
             return False
-        return any("growth" in cost and self.can_pay_event(p, cost) for cost, _ in self._event_offers(p))
+        res = task["res"]
+        return any(res in cost and self.can_pay_event(p, cost) for cost, _ in self._event_offers(p))
 
     def _event_offers(self, p: int) -> list[tuple[dict, frozenset]]:
         """The events whose play p's questions are judged on, as (cost, cost resources its gains help pay): with
@@ -911,8 +914,10 @@ class EarthState(State):
             q.append({"t": "auto", "p": p, "op": "compost_deck", "n": 2})
             q += [{"t": "option", "p": o} for o in others]
         elif name == "water":
+            # events "can be played at any time": one that pays sprouts frees sprout spaces for the rest of the
+            # six (found by a rules audit: unplaceable sprouts were lost though such an event would have made room)
             q.append({"t": "place", "p": p, "res": "sprouts", "left": 6, "cells": list(range(16)), "cap": 0,
-                      "placed": [0] * 16})
+                      "placed": [0] * 16, "anytime": True})
             q.append({"t": "auto", "p": p, "op": "soil", "n": 2})
             q += [{"t": "option", "p": o} for o in others]
         else:
@@ -1391,10 +1396,11 @@ class EarthState(State):
                     raise InvariantError(f"queue[{i}] activates the card just planted at cell {only} of seat "
                                          f"{task['p']}, an empty cell")
             elif t == "place":
-                if "anytime" in task and not (self.stage == "rows" and ACTIONS[self.action] == "grow"
-                                              and task["p"] == self.active and task["res"] == "growth"):
+                if "anytime" in task and not (self.stage == "rows" and task["p"] == self.active and
+                                              (ACTIONS[self.action], task["res"]) in (("grow", "growth"),
+                                                                                      ("water", "sprouts"))):
                     raise InvariantError(f"queue[{i}] is a placement marked anytime, which only the active "
-                                         "seat's growth in the Growing row is")
+                                         "seat's sprouts in the Watering row and growth in the Growing row are")
                 placed, cap, cells = task["placed"], task["cap"], task["cells"]
                 if any(k and (c not in cells or (cap and k > cap)) for c, k in enumerate(placed)):
                     raise InvariantError(f"queue[{i}]['placed'] is {placed}: pieces placed outside its cells "

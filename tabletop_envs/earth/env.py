@@ -40,12 +40,12 @@ stops an "up to"). Paying sprouts or growth: one ``cell`` per piece removed; pay
 from hand: one ``card`` per card. Activation: the player picks the next ability to activate
 (``activate`` slot) — tableau slots only in reading order, island then climate either all before or
 all after the tableau — or ``pass`` to end. **Anytime**: at every ``action``, ``plant``, ``option``,
-``activate`` decision, at the active player's growth placement in the Growing row, and in an end-of-turn
-``window`` offered to each player (clockwise from the active player) who has at least 3 sprouts or any
-card in hand, ``event`` *e* plays an event and ``convert`` starts a 3 sprouts → 2 soil conversion (not
+``activate`` decision, at the active player's placement in the Watering row (events only) and in the
+Growing row, and in an end-of-turn ``window`` offered to each player (clockwise from the active player) who
+has at least 3 sprouts or any card in hand, ``event`` *e* plays an event and ``convert`` starts a 3 sprouts → 2 soil conversion (not
 during the Watering action itself, never in the middle of an ability). Whether a seat is asked depends
 only on what the other players can see, never on what its hand holds: the window, a ``plant`` decision
-or the Growing row's placement may offer only ``pass``.
+or the active player's placement in the Watering and Growing rows may offer only ``pass``.
 ``env.action_to_string(a)`` names any action.
 
 | ids | name | meaning |
@@ -127,10 +127,12 @@ games, 2026-12-03: 100 two-player games of the heuristic bot against itself, 20 
 * **Whether a pending place or pay decision is for sprouts or growth**, and whether a placement is the
   action's own (water: sprouts, grow: growth) or an ability's (found by an audit, 2026-12-05). Only the
   mask can tell them, when the open cells differ (counted by ``python -m benchmarks.observation_gaps``). In 30
-  two-player games of the heuristic bot against itself, 30 % of the decisions were placements and in 667 of those 3,990 (17 %) observation and mask
-  were the same for sprouts and growth; in 10 games of the shipped model against the heuristic, 168 of
-  1,332 placements and 8 of 264 payments (175 of 1,406 and 16 of 265 before the Growing events fix,
-  dad01d3, re-rolled those games). The text view names the resource.
+  two-player games of the heuristic bot against itself, 30 % of the decisions were placements and in 667 of
+  those 4,000 (17 %) observation and mask were the same for sprouts and growth; in 10 games of the shipped
+  model against the heuristic, 169 of 1,344 placements and 9 of 261 payments (168 of 1,332 and 8 of 264
+  before the Watering events fix, which offers events at the Watering row's placement and re-rolled those
+  games; 175 of 1,406 and 16 of 265 before the Growing events fix, dad01d3). The text view names the
+  resource.
 * **Memory-only details**: which cards were planted this turn (eight island sides count them), and
   which card a pending pay or copy decision belongs to (a copied directional ability acts from the
   copying card's cell).
@@ -252,6 +254,16 @@ Version history
   planting, so a card the event would draw could never be planted that turn (found by a rules audit). With
   more than one seat a player with a card in hand is asked anyway. 3 of 300 random solo games (one generator
   per deal, seeded by it) play differently.
+* v0, Watering events fix (layouts unchanged; decision sequences changed): events may be played at the active
+  player's sprout placement in the Watering row (step 1), as at the Growing row's growth placement, and the
+  placement is asked where no flora has room when an event paying sprouts might free some (judged on public
+  counts with more than one seat, on the hand in solo play). Before, a player whose flora filled up lost the
+  rest of the six sprouts, though an event paid with the sprouts just placed (Drought, 2 sprouts) would have
+  made room ("events ... can be played at any time"; found by a rules audit). Conversion stays refused there
+  ("You cannot convert sprouts to soil during this action"). Random play meets it often, since any event in
+  hand is now legal there: of 100 random games (one generator per deal, seeded by it) 84 at two players and 88
+  at four play differently. The heuristic bot never plays an event at the placement, so its games keep their
+  moves (more actions are legal at some placements).
 * v0, ``resample_hidden`` fix (play unchanged): during setup, a re-dealt island keeps its compost number only
   as far as the compost counts show it: all of it once its seat has composted, more than composted while the
   seat composts, nothing before the seat's turn (every seat draws before any composts), and the seat's

@@ -1199,12 +1199,14 @@ def test_a_vp_tie_under_vp_margin_is_won_by_the_tiebreakers_in_a_match():
 
 
 def test_standings_follow_the_tiebreakers_and_equal_the_rank_returns():
+    from earth_tie import VP_TIE_SEED
+
     from tabletop_envs.core.arena import deal_seed, play_game_standings
     from tabletop_envs.core.policy import policy_rng
 
     game = earth_env.raw_env(num_players=2, reward="vp_margin").game
-    returns, standings, _ = play_game_standings(game, [RandomPolicy(), RandomPolicy()], deal_seed(193, 0),
-                                                rng=[policy_rng(193, 0), policy_rng(193, 1)])
+    returns, standings, _ = play_game_standings(game, [RandomPolicy(), RandomPolicy()], deal_seed(VP_TIE_SEED, 0),
+                                                rng=[policy_rng(VP_TIE_SEED, 0), policy_rng(VP_TIE_SEED, 1)])
     assert returns[0] == returns[1] == 0.0  # level on VP
     assert sorted(standings) == [-1.0, 1.0]  # a tiebreaker decides
 

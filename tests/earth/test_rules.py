@@ -630,6 +630,7 @@ def test_watering_sprouts_only_on_flora_with_empty_sprout_spaces_unplaceable_spr
     s = at_action(2, p=seat)
     small = flora(lambda c: c["sprouts"] == 2)
     put(s, seat, 0, small)
+    empty_hands(s)  # no card in hand: no event could free a sprout space (the reading "Events at any time")
     choose_action(s, "water")
     act(s, "cell", 0)
     act(s, "cell", 0)
@@ -1417,6 +1418,37 @@ def test_events_can_be_played_between_the_activation_of_2_abilities():
     assert (s.decision(), s.current_player()) == ("action", 1)  # nothing left to activate: the turn is over
 
 
+def test_events_can_be_played_at_any_time_even_between_placing_the_watering_rows_sprouts():
+    """Played out: player 0's one flora has 2 sprout spaces and they hold Drought (pay 2 sprouts: compost 3).
+    Placing the Watering row's 6 sprouts, they fill the flora, play Drought with the 2 just placed, and place 2
+    more where it freed room; the last 2 are lost. Before, the placement ended when the flora was full and the 4
+    were lost: events came only after the row. Converting stays refused there ("You cannot convert sprouts to
+    soil during this action")."""
+    drought = 247
+    assert CAT.earth[drought]["abilities"][0]["cost"] == {"sprouts": 2}
+    small = flora(lambda c: c["sprouts"] == 2)
+    s = at_action(2, p=0)
+    empty_hands(s)
+    quiet(s)
+    put(s, 0, 0, small)
+    give(s, 0, drought)
+    choose_action(s, "water")
+    assert (s.current_player(), s.decision(), legal(s, "event"), legal(s, "convert")) == (0, "place", [], [])
+    act(s, "cell", 0)
+    act(s, "cell", 0)
+    assert (s.decision(), legal(s, "cell"), legal(s, "event"), legal(s, "convert")) == (
+        "place", [], [drought - EVENT0], [])
+    compost = len(s.compost[0])
+    act(s, "event", drought - EVENT0)
+    while s.decision() == "pay":
+        act(s, "cell", 0)  # Drought's 2 sprouts, from the only flora
+    assert s.events[0] == [drought] and s.spr[0][0] == 0 and len(s.compost[0]) == compost + 3
+    assert (s.current_player(), s.decision(), legal(s, "cell")) == (0, "place", [0])
+    act(s, "cell", 0)
+    act(s, "cell", 0)
+    assert s.spr[0][0] == 2 and not (s.decision() == "place" and s.current_player() == 0)  # the last 2 lost
+
+
 def test_events_can_be_played_at_any_time_even_between_drawing_4_and_placing_growth_in_the_growing_row():
     """Played out: player 0's two flora hold all the growth they take, and the Growing row's draw of 4 brings
     Aurora (pay 2 growth -> 5 sprouts). Played before the growth of step 2, Aurora frees room for it: player 0
@@ -2067,7 +2099,8 @@ def test_an_objective_met_during_the_turn_is_claimed_even_when_a_later_step_of_t
         act(s, how, legal(s, how)[0])
     else:
         while s.decision() != "activate" or s.current_player() != 1:
-            s.apply_action(s.legal_actions()[0])
+            # (the full card's Watering placement is asked for the events that might free room: passed)
+            s.apply_action(A(s, "pass") if s.decision() == "place" else s.legal_actions()[0])
         act(s, "activate", slot)
     while s.decision() in ("pay_hand", "compost_hand", "pay") and s.current_player() == 1:
         s.apply_action(s.legal_actions()[0])

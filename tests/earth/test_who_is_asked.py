@@ -191,29 +191,33 @@ def test_a_seat_is_skipped_when_public_information_shows_it_has_no_choice():
             s.apply_action(plain_move(s))
 
 
-def test_the_growing_rows_placement_without_room_is_asked_where_an_event_paying_growth_might_free_it():
-    """No flora has room for growth. With two seats the placement is asked when the active seat holds a card
-    and has the growth some event of the catalogue costs (public), whatever the hand; in solo play only when
-    the hand holds such an event. With no card in hand, or no growth to pay such an event with, it is skipped."""
-    aurora = 250  # pay 2 growth: +5 sprouts
-    full = flora(lambda c: c["growth"] >= 2)
-    for n, hand, tableau, asked in ((2, "flora", "full", True), (2, "aurora", "full", True),
-                                    (2, "none", "full", False), (2, "aurora", "empty", False),
-                                    (1, "flora", "full", False), (1, "aurora", "full", True)):
+@pytest.mark.parametrize("action, piece, event", [("grow", "growth", 250), ("water", "sprouts", 247)])
+def test_the_active_players_placement_without_room_is_asked_where_an_event_paying_that_piece_might_free_it(
+        action, piece, event):
+    """No flora has room for the row's growth (sprouts). With two seats the placement is asked when the active
+    seat holds a card and has the growth (sprouts) some event of the catalogue costs (public), whatever the
+    hand; in solo play only when the hand holds such an event (Aurora pays 2 growth, Drought 2 sprouts). With
+    no card in hand, or none of that piece to pay such an event with, it is skipped."""
+    assert CAT.earth[event]["abilities"][0]["cost"] == {piece: 2}
+    full = flora(lambda c: c[piece] >= 2)  # a flora's growth (sprout) spaces are its card's "growth" ("sprouts")
+    for n, hand, tableau, asked in ((2, "flora", "full", True), (2, "event", "full", True),
+                                    (2, "none", "full", False), (2, "event", "empty", False),
+                                    (1, "flora", "full", False), (1, "event", "full", True)):
         s = at_action(n, p=0)
         quiet(s)
         if tableau == "full":
-            put(s, 0, 0, full, growth=CAT.earth[full]["growth"])
-        if hand == "aurora":
-            give(s, 0, aurora)
+            put(s, 0, 0, full, **{piece: CAT.earth[full][piece]})
+        if hand == "event":
+            give(s, 0, event)
         elif hand == "flora":
             give(s, 0, in_deck(s, lambda c: c["kind"] == "flora"))
-        s.compost[1 % n] += s.deck + s.discard  # the row's draw of 4 finds no card: the hand is as set
+        s.compost[1 % n] += s.deck + s.discard  # the Growing row's draw of 4 finds no card: the hand is as set
         s.deck, s.discard = [], []
-        choose_action(s, "grow")
+        choose_action(s, action)
         assert (s.current_player() == 0 and s.decision() == "place") == asked, (n, hand, tableau)
         if asked:
-            assert legal(s, "cell") == [] and legal(s, "event") == ([aurora - EVENT0] if hand == "aurora" else [])
+            assert s.queue[0]["res"] == piece
+            assert legal(s, "cell") == [] and legal(s, "event") == ([event - EVENT0] if hand == "event" else [])
 
 
 def test_solo_play_offers_the_window_only_when_the_hand_holds_a_playable_event():
