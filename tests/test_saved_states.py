@@ -859,14 +859,40 @@ def other_seats_placement(action: str, piece: str):
     return where
 
 
+def event_sprouts_at_row_placement(action: str):
+    def where(s) -> bool:
+        """The active seat places the sprouts of an event it played at its own placement in the action's rows
+        (Sandstorm while Watering, Aurora while Growing): the row's placement waits behind it."""
+        queue = s.queue
+        return (s.phase == "play" and s.stage == "rows" and ACTIONS[s.action] == action and queue[0]["t"] == "place"
+                and queue[0]["res"] == "sprouts" and queue[0]["p"] == s.active and "anytime" not in queue[0]
+                and any("anytime" in task for task in queue[1:]))
+    return where
+
+
+def growing_activation_placement(s) -> bool:
+    """The active seat places the growth of one of its abilities in its own Growing action's activation."""
+    task = s.queue[0]
+    return (s.phase == "play" and s.stage == "activation" and ACTIONS[s.action] == "grow" and task["t"] == "place"
+            and task["res"] == "growth" and task["p"] == s.active)
+
+
+ONLY_THE_ROWS = "a placement marked anytime, which only the active seat's sprouts in the Watering row and growth in " \
+    "the Growing row are"
+
+
 @pytest.mark.parametrize("where, value, fragment", [
+    (event_sprouts_at_row_placement("water"), True, "a placement marked anytime with another placement behind it"),
+    (event_sprouts_at_row_placement("grow"), True, ONLY_THE_ROWS),
+    (growing_activation_placement, True, ONLY_THE_ROWS),
     (other_seats_placement("grow", "growth"), True, "a placement marked anytime, which only the active seat's "
                                                     "sprouts in the Watering row and growth in the Growing row are"),
     (other_seats_placement("water", "sprouts"), True, "a placement marked anytime, which only the active seat's "
                                                       "sprouts in the Watering row and growth in the Growing row are"),
     (growing_row_placement, False, "queue[0]['anytime'] is False, where task 'place' holds true"),
     (watering_rows, False, "queue[0]['anytime'] is False, where task 'place' holds true"),
-], ids=["the other seat's growth", "the other seat's sprouts", "false", "false while watering"])
+], ids=["an event's sprouts while watering", "an event's sprouts while growing", "the growing activation's growth",
+        "the other seat's growth", "the other seat's sprouts", "false", "false while watering"])
 def test_an_earth_placement_marked_anytime_where_play_never_marks_it_is_refused(where, value, fragment):
     # each loaded, offering events (and conversion) off the active seat's own placements, or reading False as true
     game, state = earth_at(where)

@@ -1401,6 +1401,11 @@ class EarthState(State):
                                                                                       ("water", "sprouts"))):
                     raise InvariantError(f"queue[{i}] is a placement marked anytime, which only the active "
                                          "seat's sprouts in the Watering row and growth in the Growing row are")
+                if "anytime" in task and any(u["t"] == "place" for u in queue[i + 1:]):
+                    # the row's own placement is queued last: an event played at it queues its placements in
+                    # front of it (Sandstorm's sprouts while Watering are the active seat's sprouts too)
+                    raise InvariantError(f"queue[{i}] is a placement marked anytime with another placement "
+                                         "behind it: only the row's own placement is, and it is the last one queued")
                 placed, cap, cells = task["placed"], task["cap"], task["cells"]
                 if any(k and (c not in cells or (cap and k > cap)) for c, k in enumerate(placed)):
                     raise InvariantError(f"queue[{i}]['placed'] is {placed}: pieces placed outside its cells "

@@ -263,7 +263,10 @@ Version history
   ("You cannot convert sprouts to soil during this action"). Random play meets it often, since any event in
   hand is now legal there: of 100 random games (one generator per deal, seeded by it) 84 at two players and 88
   at four play differently. The heuristic bot never plays an event at the placement, so its games keep their
-  moves (more actions are legal at some placements).
+  moves (more actions are legal at some placements). A saved state whose placement marked ``anytime`` has
+  another placement queued behind it (the sprouts of Sandstorm played at the Watering row's placement, marked
+  by an edit) is refused on load: only the row's own placement, queued last, is marked; it loaded and offered
+  events in the middle of the event's ability.
 * v0, ``resample_hidden`` fix (play unchanged): during setup, a re-dealt island keeps its compost number only
   as far as the compost counts show it: all of it once its seat has composted, more than composted while the
   seat composts, nothing before the seat's turn (every seat draws before any composts), and the seat's

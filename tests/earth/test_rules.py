@@ -825,7 +825,10 @@ def test_you_cannot_convert_sprouts_to_soil_during_the_watering_action():
     quiet(s)
     put(s, 1, 0, sprout_flora(4), sprouts=4)
     put(s, 1, 1, plain_gain("blue", "soil"))
+    put(s, 0, 0, sprout_flora(4, skip=1), sprouts=3)  # the active row's placement, where events are offered: 3 sprouts
     choose_action(s, "water")
+    assert (s.decision(), s.current_player(), legal(s, "convert")) == ("place", 0, [])
+    act(s, "pass")
     assert s.decision() == "option" and s.current_player() == 1
     assert legal(s, "convert") == []
     act(s, "option", 1)
@@ -1422,18 +1425,20 @@ def test_events_can_be_played_at_any_time_even_between_placing_the_watering_rows
     """Played out: player 0's one flora has 2 sprout spaces and they hold Drought (pay 2 sprouts: compost 3).
     Placing the Watering row's 6 sprouts, they fill the flora, play Drought with the 2 just placed, and place 2
     more where it freed room; the last 2 are lost. Before, the placement ended when the flora was full and the 4
-    were lost: events came only after the row. Converting stays refused there ("You cannot convert sprouts to
-    soil during this action")."""
+    were lost: events came only after the row. Converting stays refused there and while paying the event ("You
+    cannot convert sprouts to soil during this action"), though a second flora, full, holds 3 sprouts."""
     drought = 247
     assert CAT.earth[drought]["abilities"][0]["cost"] == {"sprouts": 2}
-    small = flora(lambda c: c["sprouts"] == 2)
+    small, full = flora(lambda c: c["sprouts"] == 2), flora(lambda c: c["sprouts"] == 3)
     s = at_action(2, p=0)
     empty_hands(s)
     quiet(s)
     put(s, 0, 0, small)
+    put(s, 0, 1, full, sprouts=3)
     give(s, 0, drought)
     choose_action(s, "water")
-    assert (s.current_player(), s.decision(), legal(s, "event"), legal(s, "convert")) == (0, "place", [], [])
+    assert (s.current_player(), s.decision(), legal(s, "cell"), legal(s, "event"), legal(s, "convert")) == (
+        0, "place", [0], [drought - EVENT0], [])
     act(s, "cell", 0)
     act(s, "cell", 0)
     assert (s.decision(), legal(s, "cell"), legal(s, "event"), legal(s, "convert")) == (
@@ -1441,7 +1446,8 @@ def test_events_can_be_played_at_any_time_even_between_placing_the_watering_rows
     compost = len(s.compost[0])
     act(s, "event", drought - EVENT0)
     while s.decision() == "pay":
-        act(s, "cell", 0)  # Drought's 2 sprouts, from the only flora
+        assert legal(s, "convert") == []
+        act(s, "cell", 0)  # Drought's 2 sprouts, from the small flora
     assert s.events[0] == [drought] and s.spr[0][0] == 0 and len(s.compost[0]) == compost + 3
     assert (s.current_player(), s.decision(), legal(s, "cell")) == (0, "place", [0])
     act(s, "cell", 0)
@@ -1678,7 +1684,8 @@ def test_events_can_be_played_at_any_time_even_where_only_an_event_that_draws_br
     and the hand holds nothing else. Playing Tsunami draws two flora costing 0, and one is the second planting.
     The planting was skipped (nothing plantable in the hand, no event paying for a card), and the next decision,
     keeping a drawn card, takes no event: the second card could never be planted this turn. With more than one
-    seat the planting is asked whatever the hand holds; with Sandstorm (2 sprouts, no draw) it is still skipped."""
+    seat the planting is asked whatever the hand holds; with Sandstorm (2 sprouts, no draw), or with Tsunami and
+    the Myrtle's cell the last free one, it is still skipped."""
     myrtle, tsunami, sandstorm = 141, 252, 254
     assert (CAT.earth[myrtle]["cost"], CAT.earth[myrtle]["abilities"]) == (
         2, [{"color": "black", "kind": "gain", "gain": [{"res": "draw", "n": 1}]}])
@@ -1686,10 +1693,14 @@ def test_events_can_be_played_at_any_time_even_where_only_an_event_that_draws_br
     free = [c["id"] for c in CAT.earth if c["kind"] == "flora" and c["cost"] == 0
             and not any(a["color"] == "black" for a in c["abilities"])][:2]
 
-    def planting(event):
+    def planting(event, full=False):
         s = at_action(1, p=0)
         empty_hands(s)
         quiet(s)
+        if full:  # every cell but the Myrtle's
+            others = [c for c in s.deck if CAT.is_flora[c] and c not in (myrtle, *free)][:15]
+            for cell, card in zip([i for i in range(16) if i != 5], others):
+                put(s, 0, cell, card)
         give(s, 0, myrtle)
         s.soil[0] = 2
         for card in (*free, event):
@@ -1710,6 +1721,7 @@ def test_events_can_be_played_at_any_time_even_where_only_an_event_that_draws_br
     act(s, "cell", legal(s, "cell")[0])
     assert free[0] in s.grid[0] and myrtle in s.grid[0] and s.decision() == "keep"
     assert planting(sandstorm).decision() == "keep"
+    assert planting(tsunami, full=True).decision() == "keep"
 
 
 def test_planting_all_other_players_plant_1_card_before_any_of_them_draws_1():
