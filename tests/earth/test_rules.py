@@ -1168,6 +1168,33 @@ def test_abilities_with_a_cost_before_the_colon_must_be_paid_first_and_only_when
     assert (s.decision(), legal(s, "activate")) == ("activate", [ISLAND_SLOT])  # on with the activation
 
 
+def test_any_ability_with_a_cost_before_the_colon_must_be_paid_also_when_a_copy_copies_it():
+    """A copy resolves the copied ability whole, its cost first: Dune Sprouts ("[Yellow] copy one Yellow ability",
+    cell 0) copying Silver Mint ("[Multi] pay 1 soil: +2 growth", cell 1) with exactly 1 soil pays it, and the
+    Mint itself can then no longer be paid for. Only the copy targets were tested (payable or not), so a copy
+    that handed out the gain without the payment passed every test."""
+    dune, mint = (next(c["id"] for c in CAT.earth if c["name"] == name) for name in ("Dune Sprouts", "Silver Mint"))
+    assert CAT.earth[mint]["abilities"] == [{"color": "multi", "kind": "gain", "cost": {"soil": 1},
+                                             "gain": [{"res": "growth", "n": 2}]}]
+    s = at_action(2, p=0)
+    quiet(s)  # player 0's island: "[Yellow] draw 2, if you chose the Yellow action": no cost, no growth
+    put(s, 0, 0, dune)
+    put(s, 0, 1, mint)
+    s.soil[0] = 1
+    choose_action(s, "grow")
+    while not (s.decision() == "activate" and s.current_player() == 0):
+        plain_step(s)
+    assert s.soil[0] == 1 and sum(s.gro[0]) == 0 and legal(s, "activate") == [0, 2, ISLAND_SLOT]
+    act(s, "activate", 0)
+    assert s.decision() == "copy" and legal(s, "activate") == [2]
+    act(s, "activate", 2)
+    assert s.soil[0] == 0 and s.decision() == "place" and s.queue[0]["left"] == 2
+    while s.decision() == "place":
+        act(s, "cell", legal(s, "cell")[0])
+    assert sum(s.gro[0]) == 2 and s.soil[0] == 0
+    assert (s.decision(), legal(s, "activate")) == ("activate", [ISLAND_SLOT])  # the Mint: no soil left to pay
+
+
 def test_multicoloured_abilities_matching_the_current_action_are_also_activated():
     """Played out for each action: player 0 takes it; player 1 holds a multicoloured +1 soil flora (cell 0) and a
     terrain with a Green +1 soil ability (cell 1), and is asked at its own activation."""
@@ -1213,6 +1240,29 @@ def test_you_are_never_forced_to_activate_a_card_ability():
     assert (s.decision(), legal(s, "activate")) == ("activate", [0]) and A(s, "pass") in s.legal_actions()
     act(s, "pass")
     assert s.hands[0] == [] and s.decision() == "keep"  # nothing drawn: on to the draw-4-keep-1
+
+
+def test_you_are_never_forced_to_activate_a_card_ability_nor_to_place_all_the_growth_it_gains():
+    """Played out: player 1's Greater Magnolia (Yellow "+2 growth", room for 4) at the Growing row's
+    activation: it places one piece, then passes; the second is not placed (the reading "Pieces an ability
+    gains")."""
+    magnolia = 7
+    assert (CAT.earth[magnolia]["abilities"][0], CAT.earth[magnolia]["growth"]) == (
+        {"color": "yellow", "kind": "gain", "gain": [{"res": "growth", "n": 2}]}, 4)
+    s = at_action(2, p=0)
+    quiet(s)
+    put(s, 1, 0, magnolia)
+    choose_action(s, "grow")
+    act(s, "option", 0)  # player 1 draws 2
+    while s.current_player() == 0:  # the active player's own growth and activation: passed
+        act(s, "pass")
+    assert (s.current_player(), s.decision(), legal(s, "activate")) == (1, "activate", [0])
+    act(s, "activate", 0)
+    assert (s.decision(), legal(s, "cell")) == ("place", [0])
+    act(s, "cell", 0)
+    assert (s.decision(), legal(s, "cell")) == ("place", [0]) and A(s, "pass") in s.legal_actions()
+    act(s, "pass")
+    assert s.gro[1][0] == 1 and not (s.decision() == "place" and s.current_player() == 1)
 
 
 def black_draw_card_just_planted(quiet_others: bool = False, **kw):
@@ -2639,6 +2689,32 @@ def test_joker_flora_counts_as_every_type():
     s = at_action(2, p=0)
     put(s, 0, 0, joker)
     assert all(scoring.measure(s, 0, "type", t) == 1 for t in TYPES)
+
+
+def test_joker_flora_counts_as_every_type_for_abilities_too_cost_reductions_and_terrain_scoring():
+    """FAQ: jokers "count as every flora type, both for scoring and for abilities". Marsh Sprouts (cost 8) is a
+    Tree and a Herb, so "Trees cost 2 less" and "Herbs cost 2 less" both lower it: 4 soil plant it. Beside a
+    Northern Floodplain ("3 VP per Bush on the orthogonally adjacent cards") it is a Bush too. The type objectives
+    were tested; a type filter of abilities and terrains that read the printed type ("joker") passed every test."""
+    marsh = next(c["id"] for c in CAT.earth if c["name"] == "Marsh Sprouts")
+    steppe, cliffs, floodplain = (next(c["id"] for c in CAT.earth if c["name"] == name)
+                                  for name in ("Northern Steppe", "Northern Sea Cliffs", "Northern Floodplain"))
+    assert CAT.earth[marsh]["cost"] == 8 and CAT.earth[marsh]["type"] == "joker"
+    assert [CAT.earth[t]["abilities"][0].get("filter") for t in (steppe, cliffs)] == [{"type": "tree"}, {"type": "herb"}]
+    s = at_action(2, p=0)
+    quiet(s)
+    empty_hands(s)
+    put(s, 0, 0, steppe)
+    put(s, 0, 1, cliffs)
+    put(s, 0, 6, floodplain)
+    give(s, 0, marsh)
+    s.soil[0] = 4
+    choose_action(s, "plant")
+    assert legal(s, "plant") == [marsh]
+    act(s, "plant", marsh)
+    act(s, "cell", 2)
+    assert s.grid[0][2] == marsh and s.soil[0] == 0
+    assert scoring.score_breakdown(s, 0)["6_terrain"] == 3  # the joker, orthogonally beside the Floodplain, is a Bush
 
 
 def test_island_and_climate_count_for_habitat_objectives():

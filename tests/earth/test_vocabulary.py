@@ -508,6 +508,30 @@ def test_a_copy_copies_only_an_ability_whose_cost_can_be_paid_now():
     assert s.copy_targets(0, 0, "blue") == [2] and s.slot_usable(0, 0, "blue")
 
 
+def test_a_copy_of_an_if_you_chose_the_action_ability_works_only_for_the_player_who_chose_the_action():
+    """A copy resolves the copied ability with its condition: Purple Sage's "[Red] +2 soil, if you chose the Red
+    action" copied by Marsh Sprouts ("[Red] copy one Red ability") pays the player who chose Composting, never a
+    player activating Red in another player's turn (they chose no action). Played out for both seats: seat 1's
+    copy may copy its other Red ability only."""
+    marsh, sage, nettle = (next(c["id"] for c in CAT.earth if c["name"] == name)
+                           for name in ("Marsh Sprouts", "Purple Sage", "Common Nettle"))
+    assert CAT.earth[sage]["abilities"] == [{"color": "red", "kind": "gain", "if_action": "compost",
+                                             "gain": [{"res": "soil", "n": 2}]}]
+    for seat in (0, 1):
+        s = board()
+        quiet(s, 1)
+        put(s, seat, 0, sage)
+        put(s, seat, 1, marsh)
+        put(s, seat, 2, nettle)  # "[Red] +1 soil per Tree in this row": the Marsh Sprouts (a joker) is one
+        play_to_activation(s, "compost", p=seat)
+        soil = s.soil[seat]
+        assert legal(s, "activate") == ([0, 2, 4] if seat == 0 else [2, 4])  # seat 1: not the Sage itself
+        act(s, "activate", 2)
+        assert s.decision() == "copy" and legal(s, "activate") == ([0, 4] if seat == 0 else [4])
+        act(s, "activate", 0 if seat == 0 else 4)
+        assert s.soil[seat] == soil + (2 if seat == 0 else 1) and s.decision() == "activate"
+
+
 def test_copy_never_copies_the_island_or_climate_or_another_copy():
     s = board()
     jokers = [c["id"] for c in CAT.earth if c["type"] == "joker"]
