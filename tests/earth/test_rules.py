@@ -2955,6 +2955,28 @@ def test_cost_objectives_count_only_tableau_cards_since_island_and_climate_have_
     assert scoring.measure(s, 0, "vp_le", 3) == low_vp
 
 
+def test_cost_objectives_read_a_cards_printed_cost_not_the_cost_a_reduction_lowered_when_it_was_planted():
+    """Marsh Sprouts (cost 8, a joker: Tree and Herb) planted for 4 soil under "Trees cost 2 less" and "Herbs
+    cost 2 less" still costs 8 for "N+ cards costing at least / at most X" (a reduction acts on the payment)."""
+    marsh = next(c["id"] for c in CAT.earth if c["name"] == "Marsh Sprouts")
+    steppe, cliffs = (next(c["id"] for c in CAT.earth if c["name"] == name)
+                      for name in ("Northern Steppe", "Northern Sea Cliffs"))
+    s = at_action(2, p=0)
+    quiet(s)
+    empty_hands(s)
+    put(s, 0, 0, steppe)
+    put(s, 0, 1, cliffs)
+    give(s, 0, marsh)
+    s.soil[0] = 4
+    choose_action(s, "plant")
+    act(s, "plant", marsh)
+    act(s, "cell", 2)
+    assert s.grid[0][2] == marsh and s.soil[0] == 0 and s.effective_cost(0, marsh) == 4
+    printed = [CAT.earth[c]["cost"] for c in (steppe, cliffs, marsh)]
+    assert scoring.measure(s, 0, "cost_ge", 8) == sum(v >= 8 for v in printed) >= 1
+    assert scoring.measure(s, 0, "cost_le", 4) == sum(v <= 4 for v in printed)
+
+
 def test_card_objectives_do_not_count_the_event_stack_only_the_sets_objective_names_events():
     # events "do not get added to your tableau": played events count only where an objective names them
     # ("N+ events played", the Red/Blue/Yellow/Terrain/Event sets), not as cards or black abilities

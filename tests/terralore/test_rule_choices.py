@@ -356,6 +356,18 @@ def test_replace_one_may_destroy_a_face_down_creature_placed_this_turn():
     assert names(s.graveyard[0]) == ["Sand Piper"] and names(s.face_down[0][A]) == ["Lantern Moth"]
 
 
+def test_a_face_down_card_destroyed_by_replace_one_is_never_revealed_so_its_reveal_effect_never_happens():
+    # the Red Fox ("Reveal: 1 damage to the enemy castle") left play before the Reveal Phase; the lane is the
+    # defending one, which deals no damage, so any damage to player 1's castle could come from the Fox alone
+    three = ["Tidepool Crab", "Pebble Mole", "Ember Imp"]
+    s = make_state(hands=(["Red Fox", "Gloom Bat", "Lantern Moth"], []), defending=(three, []))
+    place(s, "Red Fox", D, discards=["Gloom Bat"])
+    place(s, "Lantern Moth", D, destroy=["Red Fox"])
+    end_turn(s)
+    assert names(s.field[0][D]) == [*three, "Lantern Moth"] and "Red Fox" in names(s.graveyard[0])
+    assert s.castle == [10, 10]
+
+
 def test_a_multi_slot_creature_destroys_until_it_fits():
     four = ["Tidepool Crab", "Pebble Mole", "Ember Imp", "Sand Piper"]
     s = make_state(hands=(["Fortified Shell", "Gloom Bat", "Lantern Moth"], []), defending=(four, []))

@@ -71,9 +71,12 @@ def test_the_evaluation_a_shipped_sidecar_records_is_what_its_protocol_plays_tod
 
     recorded = json.loads(model_path_for_id(policy_id).with_suffix(".json").read_text(encoding="utf-8"))["evaluation"]
     games = recorded["vs_random"]["games"]
-    act = re.fullmatch(rf"{games}\+ games per anchor, .*, seed 1000, masked (argmax|sample)", recorded["protocol"])
+    act = re.fullmatch(rf"{games}\+ games per anchor, .*, seed 1000, masked (argmax|sample)(?:, max_turns (\d+))?",
+                       recorded["protocol"])
     assert act, recorded["protocol"]
-    today = anchor_evaluation(policy_id.split("/")[0], load_policy(policy_id), games, seed=1000, act=act[1])
+    max_turns = int(act[2]) if act[2] else None  # a turn limit the protocol line names is played again
+    today = anchor_evaluation(policy_id.split("/")[0], load_policy(policy_id), games, seed=1000, act=act[1],
+                              max_turns=max_turns)
     assert today == {key: recorded[key] for key in today}, (f"{policy_id} no longer plays the games its sidecar records; re-measure it "
                                f"(python -m training.evaluate --env {policy_id.split('/')[0]} --policies ppo random "
                                f"heuristic --games {games} --seed 1000) and update the sidecar, README and model card")

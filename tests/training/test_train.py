@@ -175,6 +175,16 @@ def test_export_cli_rebuilds_the_policy_from_a_run_folder(toy, tmp_path):
     assert load_policy(str(tmp_path / "m" / "ppo.onnx")).num_actions == 11
 
 
+def test_a_runs_final_evaluation_plays_under_its_env_kwargs_max_turns_and_its_protocol_says_so(toy, tmp_path):
+    # the sidecar's rates of games cut at env_kwargs.max_turns read as the model's strength unless the protocol
+    # names the limit; only the export's --eval-games was tested for it (f898c4c)
+    train(load_config(data={**TINY, "env_kwargs": {"max_turns": 1},
+                            "output": {**TINY["output"], "dir": str(tmp_path / "run")}}))
+    evaluation = json.loads((tmp_path / "run" / "ppo.json").read_text(encoding="utf-8"))["evaluation"]
+    assert evaluation["vs_random"]["draw"]["rate"] == 1.0  # every game cut off at its first turn
+    assert evaluation["protocol"].endswith(", masked argmax, max_turns 1"), evaluation["protocol"]
+
+
 def test_export_with_the_runs_seed_plus_1000_and_its_opponents_repeats_the_runs_own_final_evaluation(toy, tmp_path,
                                                                                                       capsys):
     # --eval-games played seed 12345's deals only, so a re-export could not say what the run's sidecar said
