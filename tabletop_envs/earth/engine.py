@@ -87,7 +87,7 @@ ACTIVATION_COLOURS = (*ACTION_COLOUR.values(), "black")
 SETUP_TASKS = ("side", "setup_draw", "setup_compost", "setup_finish")
 #: a key a task may lack: a seat's setup compost learns its count from the island at the seat's setup draw,
 #: and only the active player's placement in the Watering and Growing rows is marked ``anytime`` (events offered
-#: there, and conversion but while Watering)
+#: there; conversion too, except while Watering)
 OPTIONAL_TASK_KEYS = {"setup_compost": frozenset({"left"}), "place": frozenset({"anytime"})}
 #: the turn's own steps, each with the queue's last tasks while it is queued and the stage it belongs to
 TURN_STEPS = {"action": (["action"], "choose"),
