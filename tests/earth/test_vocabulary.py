@@ -629,6 +629,13 @@ def test_score_longest_orthogonal_path_of_a_habitat_through_this_card():
     put(s, 0, 15, wet[6])  # r3c3 touches r2c2 (cell 10) only at a corner: a diagonal step joins no path
     assert scoring.terrain_vp(s, 0, 15, terrain_with("longest_path", habitat="wet", vp=2)) == 2
     assert scoring.terrain_vp(s, 0, 5, terrain_with("longest_path", habitat="wet", vp=2)) == 10
+    # a card on a short branch of the group: the longest path through it (2-6-7-11-15), not the group's
+    # longest path (4-5-6-7-11-15), which it is not on
+    s = board()
+    for i, cell in enumerate([4, 5, 6, 7, 11, 15, 2]):
+        put(s, 0, cell, wet[i])
+    assert scoring.terrain_vp(s, 0, 2, terrain_with("longest_path", habitat="wet", vp=2)) == 2 * 5
+    assert scoring.terrain_vp(s, 0, 4, terrain_with("longest_path", habitat="wet", vp=2)) == 2 * 6
 
 
 def test_score_longest_path_is_a_simple_path_not_the_whole_connected_group():
@@ -689,6 +696,31 @@ def test_line_of_four_different_ability_colours_takes_each_colour_from_a_differe
     shown = set().union(*(CAT.colours_of[s.grid[0][i]] for i in range(4)))
     assert shown >= {"red", "blue", "yellow", "multi"}
     assert scoring.measure(s, 0, "lines_diff_color") == 0
+
+
+def test_a_line_of_ability_colours_counts_black_and_brown_abilities_as_colours_too():
+    """"Ability colours" are every colour an ability is printed in: a Black (planting) or Brown (end of game)
+    ability is a colour of a line, as Red, Blue, Yellow, Green and Multi are."""
+    s = board()
+    only = {col: next(c["id"] for c in CAT.earth if c["type"] != "joker" and CAT.colours_of[c["id"]] == [col]
+                      and c["id"] in s.deck) for col in ("black", "brown", "red", "blue")}
+    for i, col in enumerate(("black", "brown", "red", "blue")):
+        put(s, 0, i, only[col])
+    assert scoring.measure(s, 0, "lines_diff_color") == 1
+    terrains = [c for c in s.deck if CAT.colours_of[c] == ["brown"] and c not in only.values()][:4]
+    for i, c in enumerate(terrains):
+        put(s, 0, 4 + i, c)
+    assert scoring.measure(s, 0, "lines_same_color") == 1
+
+
+def test_a_line_of_four_different_sprout_counts_counts_no_sprouts_as_one_of_them():
+    s = board()
+    flora = [c for c in s.deck if CAT.earth[c]["kind"] == "flora" and CAT.earth[c]["sprouts"] >= 3][:4]
+    for i, c in enumerate(flora):
+        put(s, 0, i, c, sprouts=i)  # 0, 1, 2, 3
+    assert scoring.measure(s, 0, "lines_diff_sprouts") == 1
+    s.spr[0][0] = 1  # 1, 1, 2, 3
+    assert scoring.measure(s, 0, "lines_diff_sprouts") == 0
 
 
 def test_a_multicoloured_ability_counts_for_multicolour_objectives_not_as_red_blue_or_yellow():
