@@ -4,6 +4,13 @@ of a game what may be chosen (the legal actions, anytime events and conversion i
 and the automatic steps after it do (soil, hand, drawn cards, compost, events, tableau, sprouts and growth on
 each cell, the draw pile), and compares with the engine.
 
+It also predicts which cards each draw takes (the top of the pile) and which a compost discard takes (the top
+of the compost), when the discard is reshuffled into a new pile (when a card is next needed from the empty
+deck) and what that pile holds, which seats are asked and which skipped (RULES.md's "Decisions without a real
+choice", end-of-turn windows included), the fauna leaves claimed at each turn's end (clockwise from the active
+player, every objective met at any moment of the turn), the 7 VP bonus, the last round, and the setup (the
+deals, the first player, the side choices, the island's draw, compost choices and soil).
+
 The referee reads the state's zones and the catalogue's card records, and of the engine's queue only what the
 pending decision shows its decider (its name, seat, the piece kind of a placement, the colour of an
 activation): nothing of ``engine.py``'s resolution code, so a bug there shows as a disagreement."""
@@ -16,6 +23,13 @@ from tabletop_envs.core.policy import load_policy, policy_rng
 from tabletop_envs.earth.catalogue import ACTIONS
 
 from .scenario import CAT, game
+from .test_scoring_oracle import count
+
+EVENTS = [c for c in CAT.earth if c["kind"] == "event"]
+CHEAPEST = min(c["cost"] for c in CAT.earth if c["kind"] in ("flora", "terrain"))
+# the cost a gained resource helps to pay: a draw fills the hand, a compost the compost (RULES.md)
+PAYS = {"soil": "soil", "sprouts": "sprouts", "growth": "growth", "draw": "hand_compost",
+        "compost_deck": "compost_discard", "compost_hand": "compost_discard"}
 
 NUM_PLANTABLE = 179 + 66
 COLOUR_OF = {"plant": "green", "compost": "red", "water": "blue", "grow": "yellow"}
@@ -78,19 +92,25 @@ class View:
         self.soil = list(s.soil)
         self.hand = [list(h) for h in s.hands]
         self.drawn = [list(d) for d in s.drawn]
-        self.compost = [len(c) for c in s.compost]
+        self.compost = [list(c) for c in s.compost]  # the top is the end (face down, no choice)
         self.events = [list(e) for e in s.events]
         self.grid = [list(g) for g in s.grid]
         self.spr = [list(x) for x in s.spr]
         self.gro = [list(x) for x in s.gro]
-        self.pile = len(s.deck) + len(s.discard)  # cards left to draw (the discard is reshuffled when needed)
+        self.deck = list(s.deck)  # the top is the end
+        self.discard = list(s.discard)
+        self.shuffled: list = []  # the discard's cards at each reshuffle of this step (their new order unknown)
+        self.filled: list = []  # cards of such a shuffle that fill() named from the engine's hands
         self.island = list(s.island)
         self.climate = list(s.climate)
 
+    @property
+    def hands(self):  # the scoring oracle's count() reads a state's hands
+        return self.hand
+
     def counters(self):
-        key = lambda c: -1 if c is None else c  # noqa: E731 (a card drawn unseen is None)
-        return (self.soil, [sorted(h, key=key) for h in self.hand], [sorted(d, key=key) for d in self.drawn],
-                self.compost, [sorted(e) for e in self.events], self.grid, self.spr, self.gro, self.pile)
+        return (self.soil, self.hand, self.drawn, self.compost, [sorted(e) for e in self.events], self.grid,
+                self.spr, self.gro, self.deck, self.discard)
 
     @staticmethod
     def of(s):
@@ -98,9 +118,18 @@ class View:
         return v.counters()
 
     def take(self, k):
-        k = min(k, self.pile)
-        self.pile -= k
-        return k
+        """The top k cards of the draw pile, one at a time. "If the Earth deck runs out, shuffle the discard to
+        create a new draw pile": when a card is next needed from the empty deck (RULES.md), so what was discarded
+        since the deck's last card is in it; "Do not shuffle in compost cards". A card of a shuffle is None."""
+        out = []
+        for _ in range(k):
+            if not self.deck:
+                if not self.discard:
+                    break  # "If the deck and discard pile are both empty, players can no longer draw"
+                self.shuffled += self.discard
+                self.deck, self.discard = [None] * len(self.discard), []
+            out.append(self.deck.pop())
+        return out
 
 
 class Referee:
@@ -117,6 +146,14 @@ class Referee:
         self.planted = [[] for _ in range(self.n)]
         self.watering_rows = False
         self.steps = 0
+        self.first = s.first
+        self.max_rounds = s.game.config()["max_rounds"]
+        self.rounds = 0
+        self.over = False  # the round that just ended was the last
+        self.leaves = [list(x) for x in s.leaves]  # who claimed each fauna card, in order of claim
+        self.met: list[set] = [set() for _ in range(4)]  # seats that met each objective at some moment of the turn
+        self.bonus = s.bonus
+        self.turn_ended = False
         self.seen: set = set()  # what the game exercised: (decision, segment), gain resources, event costs
 
     # ------------------------------------------------------------ abilities
@@ -143,7 +180,7 @@ class Referee:
     def payable(self, v, p, cost, extra_hand=0):
         for r, n in (cost or {}).items():
             have = {"soil": v.soil[p], "sprouts": sum(v.spr[p]), "growth": sum(v.gro[p]),
-                    "hand_compost": len(v.hand[p]) - extra_hand, "compost_discard": v.compost[p]}[r]
+                    "hand_compost": len(v.hand[p]) - extra_hand, "compost_discard": len(v.compost[p])}[r]
             if have < n:
                 return False
         return True
@@ -315,16 +352,97 @@ class Referee:
     def may_pass(self, it):
         return it["k"] in ("plant", "place", "compost_hand", "activate", "window")
 
-    def droppable(self, v, it):
-        """A decision the engine may skip: one with no real choice ("up to" placements with no room are lost, a
-        planting with nothing payable, an activation with nothing usable). Whether a seat with no choice is
-        still asked depends on public information only (RULES.md), so the referee accepts both; a window is
-        only ever an anytime point."""
-        if it["k"] == "window":
+    def event_gains(self, v, p, solo_hand):
+        """The cost resources an event played now might bring (its gains and this seat's "whenever you play an
+        event" gains): with more than one seat any event of the game whose cost the seat can pay, since whether
+        a seat is asked never depends on its hidden hand; in solo play only the events in hand (RULES.md)."""
+        if not v.hand[p]:
+            return set()
+        evs = [card(c) for c in v.hand[p] if c is not None and c >= NUM_PLANTABLE] if solo_hand else EVENTS
+        evs = [e for e in evs if self.payable(v, p, e["abilities"][0].get("cost") if e["abilities"] else None)]
+        if not evs:
+            return set()
+        res = {g["res"] for e in evs for a in e["abilities"] if a["kind"] == "gain" for g in a["gain"]}
+        res |= {g["res"] for rec in self.area_recs(v, p) for a in rec["abilities"] if a["kind"] == "on_event"
+                for g in a["gain"]}
+        return {PAYS[r] for r in res if r in PAYS}
+
+    def lacks(self, v, p, cost):
+        return {r for r, n in (cost or {}).items() if not self.payable(v, p, {r: n})}
+
+    def convertible(self, v, p):
+        return sum(v.spr[p]) >= 3 and not self.watering_rows
+
+    def asked(self, v, it):
+        """Whether the engine must ask this decision (True), must skip it (False), or either (None), from RULES.md's
+        "Decisions without a real choice": skipped when what the other players can see shows there is no choice;
+        whether a seat is asked never depends on its hidden hand, except in solo play, where the hand decides."""
+        k, p = it["k"], it["p"]
+        solo = self.n == 1
+        if k in ("option", "pay_method", "action", "plant_cell", "pay", "pay_hand", "copy"):
             return True
-        if it["k"] in ("option", "pay_method", "action", "plant_cell", "pay", "pay_hand"):
+        if k == "window":
+            # offered to every player who has >= 3 sprouts or any card in hand (some event of the game is free)
+            if sum(v.spr[p]) >= 3:
+                return True
+            return bool(self.legal_events(v, p)) if solo else bool(v.hand[p])
+        if k == "keep":
+            return bool(v.drawn[p])
+        if k == "compost_hand":
+            return bool(v.hand[p])
+        ok = self.legal(v, it)[1]
+        if ok:
+            return True
+        if k == "place":
+            if not it.get("anytime") or it["left"] <= 0:
+                return False  # "up to": pieces with no room are lost
+            # the active player's row placement: an event paying that piece might free some room
+            evs = [card(c) for c in v.hand[p] if c is not None and c >= NUM_PLANTABLE] if solo else EVENTS
+            have = sum((v.spr if it["res"] == "sprouts" else v.gro)[p])
+            return bool(v.hand[p]) and any(
+                e["abilities"] and (e["abilities"][0].get("cost") or {}).get(it["res"], 10 ** 6) <= have for e in evs)
+        if k == "plant":
+            if not v.hand[p] or not self.plant_cells(v, p):
+                return False
+            if not solo:
+                return True if CHEAPEST <= v.soil[p] else None  # "some card of the game would be affordable"
+            if self.convertible(v, p) and any(c < NUM_PLANTABLE and self.reduced_cost(v, p, c) <= v.soil[p] + 2 *
+                                              (sum(v.spr[p]) // 3) for c in v.hand[p] if c is not None):
+                return True
+            # an event might pay for a card, or draw one (solo, RULES.md): not modelled here
+            return None if self.legal_events(v, p) else False
+        if k == "activate":
+            cands = [x for x in range(36) if x not in it["chosen"] and self.candidate(v, it, x)]
+            gains = self.event_gains(v, p, solo)
+            for x in cands:
+                a = self.ability(v, p, x)
+                if a["kind"] == "copy":
+                    if v.hand[p] or self.convertible(v, p):
+                        return None  # an event or a conversion might make a copy target payable: not modelled
+                    continue
+                miss = self.lacks(v, p, a.get("cost"))
+                if "soil" in miss and self.convertible(v, p):
+                    return None if len(miss) > 1 or v.soil[p] + 2 * (sum(v.spr[p]) // 3) < a["cost"]["soil"] \
+                        else True
+                if miss & gains:
+                    return True
             return False
-        return not self.legal(v, it)[1]
+        raise ValueError(k)
+
+    def candidate(self, v, it, x):
+        """A slot the activation could still reach, payable or not."""
+        p = it["p"]
+        if it["only"] is not None and x // 2 != it["only"]:
+            return False
+        a = self.ability(v, p, x)
+        if a is None or not self.matches(a["color"], it["colour"]) or a["kind"] not in ("gain", "copy"):
+            return False
+        if a["kind"] == "copy" and x >= 32:
+            return False
+        if a.get("if_action") and not (p == self.turn_active and self.action == a["if_action"]):
+            return False
+        seq = it["chosen"] + [x]
+        return any(all(o.index(a_) < o.index(b) for a_, b in zip(seq, seq[1:])) for o in ORDERS)
 
     # ------------------------------------------------------------ automatic steps
     def run_auto(self, v, it):
@@ -334,25 +452,62 @@ class Referee:
         elif r == "pay_soil":
             v.soil[p] -= n
         elif r == "draw":
-            k = v.take(n)
-            v.hand[p] += [None] * k
+            v.hand[p] += v.take(n)
         elif r == "draw_keep":
-            k = v.take(n)
-            v.drawn[p] += [None] * k
+            v.drawn[p] += v.take(n)
         elif r == "compost_deck":
-            v.compost[p] += v.take(n)
+            v.compost[p] += v.take(n)  # one at a time: the second card taken lies on the first
         elif r == "compost_discard":
-            v.compost[p] -= n
-            v.pile += n  # to the discard pile
+            for _ in range(n):  # the top N (RULES.md), to the discard pile
+                v.discard.append(v.compost[p].pop())
         else:
             raise ValueError(r)
 
     # ------------------------------------------------------------ turn structure
-    def start_turn(self, p):
+    def start_turn(self, v, p):
         self.turn_active = p
         self.action = None
         self.planted = [[] for _ in range(self.n)]
         self.q = [{"k": "action", "p": p}]
+        for q in range(self.n):  # an objective met as the turn begins is met during it (RULES.md)
+            self.note(v, q)
+
+    # ------------------------------------------------------------ fauna, the bonus, the end of the game
+    def note(self, v, p):
+        """Objectives p meets at this moment: "At the end of a turn in which a player fulfills an objective"
+        they are claimed, even if no longer met by then (RULES.md)."""
+        for k, side in enumerate(self.s.fauna):
+            f = CAT.fauna[side]
+            if p not in self.met[k] and p not in self.leaves[k] and count(v, p, f["measure"], f["arg"]) >= f["n"]:
+                self.met[k].add(p)
+
+    def end_turn(self, v):
+        """After the end-of-turn windows: leaves clockwise from the active player on the highest free tier;
+        the 7 VP bonus to the first to complete the tableau (the active player first, then the closest clockwise);
+        the game ends at the end of the round (the turn of the player before the first player) in which a
+        player completed their tableau, or after ``max_rounds`` rounds (RULES.md)."""
+        for q in self.everyone():
+            self.note(v, q)
+            for k in range(4):
+                if q in self.met[k]:
+                    self.leaves[k].append(q)
+                    f = CAT.fauna[self.s.fauna[k]]
+                    self.seen.add(("claim", len(self.leaves[k]) - 1, q == self.turn_active))
+                    if count(v, q, f["measure"], f["arg"]) < f["n"]:
+                        self.seen.add(("claim", "met earlier in the turn"))
+        if self.bonus < 0:
+            done = [q for q in self.everyone() if min(v.grid[q]) >= 0]
+            if done:
+                self.bonus = done[0]
+                self.seen.add(("bonus", done[0] == self.turn_active, len(done)))
+        self.met = [set() for _ in range(4)]
+        self.turn_ended = True
+        if self.turn_active == (self.first - 1) % self.n:
+            self.rounds += 1
+            full = any(min(g) >= 0 for g in v.grid)
+            self.over = full or self.rounds >= self.max_rounds
+            if self.over:
+                self.seen.add(("end", "tableau" if full else "max_rounds"))
 
     def others(self):
         a = self.turn_active
@@ -461,7 +616,8 @@ class Referee:
         if k == "keep":
             self.q.pop(0)
             v.hand[p].append(i)
-            v.pile += len(v.drawn[p]) - 1
+            v.drawn[p].remove(i)
+            v.discard += v.drawn[p]  # "chooses 1 to keep, and discards the rest"
             v.drawn[p] = []
             return []
         if k == "option":
@@ -497,7 +653,7 @@ class Referee:
                 self.q.pop(0)
                 return []
             v.hand[p].remove(i)
-            v.compost[p] += 1
+            v.compost[p].append(i)
             it["left"] -= 1
             if it["left"] == 0:
                 self.q.pop(0)
@@ -528,7 +684,7 @@ class Referee:
 
     @staticmethod
     def fill(v, s):
-        """Name the cards drawn unseen (None) by the ones the engine's hand holds beyond the known ones."""
+        """Name the cards drawn from a shuffle made during the step (None) by the ones the engine's hand holds."""
         for q in range(v.n):
             if None in v.hand[q]:
                 extra = list(s.hands[q])
@@ -537,6 +693,7 @@ class Referee:
                         extra.remove(c)
                 if len(extra) == v.hand[q].count(None):
                     v.hand[q] = [c for c in v.hand[q] if c is not None] + extra
+                    v.filled += extra
 
     def advance(self, v, t, p, fill=None):
         """Run automatic items and drop skippable decisions until the front is the engine's decision (t, p)."""
@@ -545,13 +702,14 @@ class Referee:
                 self.fill(v, fill)
             if not self.q:
                 if t == "action":
-                    self.start_turn(p)
+                    self.start_turn(v, p)
                     continue
                 raise Divergence(f"referee has nothing left but the engine asks {t} of seat {p}")
             it = self.q[0]
             if it["k"] == "auto":
                 self.q.pop(0)
                 self.run_auto(v, it)
+                self.note(v, it["p"])
                 continue
             if it["k"] == "rows_done":
                 self.q.pop(0)
@@ -559,16 +717,25 @@ class Referee:
                 continue
             if it["k"] == "turn_over":
                 self.q.pop(0)
+                self.end_turn(v)
+                if self.over:
+                    raise Divergence(f"the game goes on after round {self.rounds}, which should have been the last")
                 if t != "action":
                     raise Divergence(f"turn over but the engine asks {t} of {p}")
                 if p != (self.turn_active + 1) % self.n:
                     raise Divergence(f"next active {p}, expected {(self.turn_active + 1) % self.n}")
                 continue
+            ask = self.asked(v, it)
             if it["k"] == t and it["p"] == p and (t != "place" or it["res"] == s_res(self.s)) \
                     and (t != "activate" or it["colour"] == s_colour(self.s)):
+                if ask is False:
+                    raise Divergence(f"engine asks {t} of seat {p}, which has no choice the others could not see")
+                self.seen.add(("asked", t, ask is True))
                 return it
-            if self.droppable(v, it):
+            if not ask:
                 self.q.pop(0)
+                if ask is False:
+                    self.seen.add(("skipped", it["k"]))
                 continue
             raise Divergence(f"referee expects {it['k']} of seat {it['p']} ({self.legal(v, it)}), engine asks {t} "
                              f"of seat {p}")
@@ -612,12 +779,14 @@ class Referee:
             v.hand[p].remove(c)
             v.events[p].append(c)
             front = self.event_items(v, p, c)
+            self.note(v, p)
             self.seen.add(("event", bool(self.event_cost(c))))
         elif seg == "convert":
             front = [{"k": "pay", "p": p, "res": "sprouts", "left": 3}, {"k": "auto", "p": p, "res": "soil", "n": 2}]
             self.seen.add(("convert",))
         else:
             front = self.apply_choice(v, it, seg, i)
+            self.note(v, p)
             self.seen.add((it["k"], seg))
             if it["k"] in ("activate", "copy") and seg == "activate":
                 ab = self.ability(v, p, i)
@@ -633,24 +802,132 @@ class Referee:
                 it = self.q.pop(0)
                 if it["k"] == "auto":
                     self.run_auto(v, it)
-                elif it["k"] not in ("rows_done", "turn_over") and not self.droppable(v, it):
+                elif it["k"] == "turn_over":
+                    self.end_turn(v)
+                elif it["k"] != "rows_done" and self.asked(v, it):
                     raise Divergence(f"game over with {it} pending")
+            if not self.over:
+                raise Divergence(f"game over after round {self.rounds} of seat {self.turn_active}'s turn")
         else:
             self.advance(v, s.decision(), s.current_player(), fill=s)
         self.compare(v, s)
 
     def compare(self, v, s):
+        if self.leaves != s.leaves:
+            raise Divergence(f"fauna leaves: referee {self.leaves} engine {s.leaves}")
+        if self.turn_ended:
+            self.turn_ended = False
+            if self.bonus != s.bonus:
+                raise Divergence(f"7 VP bonus: referee {self.bonus} engine {s.bonus}")
         mine, eng = v.counters(), View.of(s)
-        names = ("soil", "hand", "drawn", "compost", "events", "grid", "sprouts", "growth", "pile")
+        names = ("soil", "hand", "drawn", "compost", "events", "grid", "sprouts", "growth", "deck", "discard")
+        unseen = list(v.filled)  # the engine's cards where the referee has a card of a shuffle (None)
         for name, m, e in zip(names, mine, eng):
-            if name in ("hand", "drawn"):
-                # the referee knows a card's identity only when it was chosen; drawn cards are None
-                for q in range(self.n):
-                    known = sorted(c for c in m[q] if c is not None)
-                    if len(m[q]) != len(e[q]) or any(known.count(c) > e[q].count(c) for c in known):
-                        raise Divergence(f"{name} of seat {q}: referee {m[q]} engine {e[q]}")
+            if name in ("hand", "drawn", "discard"):  # unordered
+                for q, (mq, eq) in enumerate(zip(m, e) if name != "discard" else [(m, e)]):
+                    extra = list(eq)
+                    for c in mq:
+                        if c is not None and c in extra:
+                            extra.remove(c)
+                    if len(mq) != len(eq) or len(extra) != mq.count(None):
+                        raise Divergence(f"{name} of seat {q}: referee {sorted(mq, key=str)} engine {sorted(eq)}")
+                    unseen += extra
+            elif name in ("compost", "deck"):  # piles: which card lies where matters (the top is the end)
+                for q, (mq, eq) in enumerate(zip(m, e) if name != "deck" else [(m, e)]):
+                    if len(mq) != len(eq) or any(c is not None and c != d for c, d in zip(mq, eq)):
+                        raise Divergence(f"{name} of seat {q}: referee {mq} engine {eq}")
+                    unseen += [d for c, d in zip(mq, eq) if c is None]
             elif m != e:
                 raise Divergence(f"{name}: referee {m} engine {e}")
+        # the new draw pile was made of the discard as it stood when the empty deck was next drawn from
+        known = [c for c in v.shuffled if c is not None]
+        rest = list(unseen)
+        for c in known:
+            if c not in rest:
+                raise Divergence(f"reshuffled pile: referee {sorted(v.shuffled, key=str)} engine {sorted(unseen)}")
+            rest.remove(c)
+        if len(unseen) != len(v.shuffled):
+            raise Divergence(f"reshuffled pile: referee {sorted(v.shuffled, key=str)} engine {sorted(unseen)}")
+        if v.shuffled:
+            self.seen.add(("reshuffle",))
+
+
+class SetupReferee:
+    """The setup steps of the rule text: the deals (4 fauna, 2 public ecosystems, then per player 1 ecosystem,
+    1 climate and 1 island, or 2 of each in the advanced game, RULES.md), a random first player, the side
+    choices, the island's draw from the top of the pile, its compost choices and its soil; seat by seat clockwise
+    from the first player, all side choices, then all draws, then all compost choices (RULES.md)."""
+
+    KINDS = {"island": CAT.islands, "climate": CAT.climates, "ecosystem": CAT.ecosystems}
+
+    def __init__(self, s, advanced):
+        self.n = n = s.n
+        deal = 2 if advanced else 1
+        if sorted(s.deck) != list(range(len(CAT.earth))) or any(s.hands + s.compost + [s.discard]):
+            raise Divergence("the draw pile is not all the Earth cards")
+        cards = [CAT.fauna[f]["card"] for f in s.fauna]
+        eco = [CAT.ecosystems[e]["card"] for e in s.public_eco]
+        if len(set(cards)) != 4 or len(set(eco)) != 2:
+            raise Divergence(f"fauna board: {s.fauna} {s.public_eco}")
+        for what in self.KINDS:
+            got = [c for q in range(n) for c in s.offers[what][q]]
+            if any(len(s.offers[what][q]) != deal for q in range(n)) or len(set(got + eco * (what == "ecosystem"))) \
+                    != len(got) + 2 * (what == "ecosystem"):
+                raise Divergence(f"{what} deal: {s.offers[what]} (public ecosystems {eco})")
+        if not 0 <= s.first < n:
+            raise Divergence(f"first player {s.first}")
+        self.first = s.first
+        self.order = [(s.first + i) % n for i in range(n)]
+        self.q = [("side", q, what) for q in self.order for what in self.KINDS]
+        self.offers = s.offers
+        self.chosen = {what: [-1] * n for what in self.KINDS}
+        self.deck = list(s.deck)
+        self.hand = [[] for _ in range(n)]
+        self.compost = [[] for _ in range(n)]
+        self.soil = [0] * n
+        self.seen = {("first", s.first)} | {("fauna side", f % 2) for f in s.fauna}
+
+    def step(self, s, a):
+        t, p = s.decision(), s.current_player()
+        lay = s.game.action_layout
+        if not self.q or (t, p) != self.q[0][:2]:
+            raise Divergence(f"setup: referee expects {self.q[:1]}, engine asks {t} of seat {p}")
+        got = sorted(lay.decode(x) for x in s.legal_actions())
+        if t == "side":
+            what = self.q[0][2]
+            recs = self.KINDS[what]
+            want = sorted((f"side_{what}", r["id"]) for r in recs if r["card"] in self.offers[what][p])
+        else:
+            want = sorted(("card", c) for c in set(self.hand[p]))
+        if got != want:
+            raise Divergence(f"setup mask of {t} for seat {p}: referee {want} engine {got}")
+        seg, i = lay.decode(a)
+        self.q.pop(0)
+        if t == "side":
+            self.chosen[what][p] = i
+            if not self.q:  # every side chosen: every draw, then every compost choice
+                for q in self.order:
+                    isl = CAT.islands[self.chosen["island"][q]]
+                    self.hand[q] = [self.deck.pop() for _ in range(min(isl["draw"], len(self.deck)))]
+                self.q = [("setup_compost", q) for q in self.order for _ in range(CAT.islands[
+                    self.chosen["island"][q]]["compost"])]
+        else:
+            self.hand[p].remove(i)
+            self.compost[p].append(i)
+        if not self.q:
+            self.soil = [CAT.islands[self.chosen["island"][q]]["soil"] for q in range(self.n)]
+        s.apply_action(a)
+        if [sorted(h) for h in self.hand] != [sorted(h) for h in s.hands] or self.compost != s.compost \
+                or self.deck != s.deck:
+            raise Divergence(f"setup: hands {self.hand} / {s.hands}, compost {self.compost} / {s.compost}")
+        if not self.q:
+            mine = (self.chosen["island"], self.chosen["climate"], self.chosen["ecosystem"], self.soil, "play",
+                    "action", self.first)
+            eng = (s.island, s.climate, s.eco, s.soil, s.phase, s.decision(), s.current_player())
+            if mine != eng:
+                raise Divergence(f"setup end: referee {mine} engine {eng}")
+        elif s.phase != "setup":
+            raise Divergence(f"setup over with {self.q} left")
 
 
 def play_and_referee(n, seed, **kw):
@@ -659,13 +936,22 @@ def play_and_referee(n, seed, **kw):
     s = g.new_initial_state(seed)
     rng = policy_rng(seed)
     ref = None
+    try:
+        setup = SetupReferee(s, kw.get("advanced_draft", False))
+    except Divergence as e:
+        raise AssertionError(f"{n} seats, seed {seed}, {kw}, the deal: {e}") from None
     while not s.is_terminal():
         p = s.current_player()
         a = bots[(seed + p) % 2].act(s.observation(p), s.legal_action_mask(), rng)
         if s.phase == "setup":
-            s.apply_action(a)
+            try:
+                setup.step(s, a)
+            except Divergence as e:
+                raise AssertionError(f"{n} seats, seed {seed}, {kw}, setup: {e}") from None
             continue
-        ref = ref or Referee(s)
+        if ref is None:
+            ref = Referee(s)
+            ref.seen |= setup.seen
         where = f"{n} seats, seed {seed}, {kw}, step {ref.steps}, seat {p} at {s.decision()}: {s.action_to_string(a)}"
         try:
             ref.step(s, a)
@@ -693,6 +979,13 @@ def test_every_decision_offers_and_does_what_the_printed_texts_say_in_200_games_
               ("convert",), ("black", "gain"), ("gain", "soil", "[]", "tableau"), ("gain", "soil", "[]", "planted"),
               ("gain", "growth", "['dir', 'each', 'filter']", "None"), ("gain", "compost_deck", "[]", "None"),
               ("gain", "draw", "[]", "None"), ("gain", "sprouts", "['dir', 'each', 'filter']", "None")}
+    # ... and the turn's end, the game's end and the setup: who is skipped, claims, the bonus, both endings
+    wanted |= {("skipped", "window"), ("skipped", "plant"), ("skipped", "activate"), ("skipped", "place"),
+               ("claim", 0, True), ("bonus", True, 1), ("end", "tableau"), ("end", "max_rounds"), ("fauna side", 0),
+               ("fauna side", 1)} | {("first", q) for q in range(n)}
     if n > 1:
-        wanted |= {("copy", "activate"), ("pay_method", "option"), ("option", "option")}
+        wanted |= {("copy", "activate"), ("pay_method", "option"), ("option", "option"), ("skipped", "compost_hand"),
+                   ("claim", 1, False), ("claim", 1, True), ("bonus", False, 1)}
+    if n > 3:
+        wanted.add(("reshuffle",))
     assert wanted <= seen, wanted - seen

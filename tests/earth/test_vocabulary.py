@@ -83,10 +83,12 @@ def test_gain_draw_cards():
 
 
 def test_gain_compost_from_deck():
+    """One card at a time from the top of the pile: the second lies on the first, so a later "discard 1 from your
+    compost" sends the second to the public discard."""
     s = board()
-    comp, top = len(s.compost[0]), s.deck[-1]
+    comp, top, second = len(s.compost[0]), s.deck[-1], s.deck[-2]
     run(s, gain("compost_deck", 2))
-    assert len(s.compost[0]) == comp + 2 and top in s.compost[0]
+    assert len(s.compost[0]) == comp + 2 and s.compost[0][-2:] == [top, second]
 
 
 def test_gain_compost_from_hand_is_up_to_n_cards_of_your_choice():
