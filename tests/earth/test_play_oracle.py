@@ -23,7 +23,7 @@ from tabletop_envs.core.policy import load_policy, policy_rng
 from tabletop_envs.earth.catalogue import ACTIONS
 
 from .scenario import CAT, game
-from .test_scoring_oracle import count
+from .test_scoring_oracle import OPTIONS, count
 
 EVENTS = [c for c in CAT.earth if c["kind"] == "event"]
 CHEAPEST = min(c["cost"] for c in CAT.earth if c["kind"] in ("flora", "terrain"))
@@ -964,15 +964,15 @@ def play_and_referee(n, seed, **kw):
 def test_every_decision_offers_and_does_what_the_rule_text_and_the_printed_card_texts_say(n):
     for seed in range(2):
         play_and_referee(n, seed)
+    play_and_referee(n, 2, **OPTIONS[1 + n % 3])  # and a game under a rule option, each at some seat count
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("n", [1, 2, 3, 4, 5])
 def test_every_decision_offers_and_does_what_the_printed_texts_say_in_200_games_with_the_rule_options(n):
-    options = [{}, {"fauna_side": "beginner"}, {"advanced_draft": True}, {"max_rounds": 6}]
     seen = set()
     for seed in range(40):
-        seen |= play_and_referee(n, 100 + seed, **options[seed % 4]).seen
+        seen |= play_and_referee(n, 100 + seed, **OPTIONS[seed % 4]).seen
     # the games reach the whole vocabulary the referee checks, so a pass means something for each part of it
     wanted = {("plant", "plant"), ("plant_cell", "cell"), ("keep", "card"), ("place", "cell"),
               ("pay", "cell"), ("pay_hand", "card"), ("compost_hand", "card"), ("event", True), ("event", False),

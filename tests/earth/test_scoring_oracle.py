@@ -21,6 +21,7 @@ FAUNA_VP = {"normal": (15, 11, 8, 6, 5), "beginner": (10,) * 5}
 ROWS = [[r * 4 + c for c in range(4)] for r in range(4)]
 COLS = [[r * 4 + c for r in range(4)] for c in range(4)]
 DIAGONALS = [[0, 5, 10, 15], [3, 6, 9, 12]]
+OPTIONS = [{}, {"fauna_side": "beginner"}, {"advanced_draft": True}, {"max_rounds": 6}]
 
 
 def _steps(cell, deltas):
@@ -234,13 +235,12 @@ def play_and_compare(n, seed, **kw):
 
 @pytest.mark.parametrize("n", [1, 2, 3, 4, 5])
 def test_the_final_score_of_every_seat_is_what_the_printed_texts_and_the_scoring_steps_give(n):
-    for seed in range(4):
-        play_and_compare(n, seed)
+    for seed in range(7):  # four games under the default rules, then one under each rule option
+        play_and_compare(n, seed, **OPTIONS[max(0, seed - 3)])
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("n", [1, 2, 3, 4, 5])
 def test_the_final_score_of_every_seat_is_what_the_printed_texts_give_in_200_games_with_the_rule_options(n):
-    options = [{}, {"fauna_side": "beginner"}, {"advanced_draft": True}, {"max_rounds": 6}]
     for seed in range(40):
-        play_and_compare(n, 100 + seed, **options[seed % 4])
+        play_and_compare(n, 100 + seed, **OPTIONS[seed % 4])

@@ -701,8 +701,8 @@ def test_line_of_four_different_ability_colours_takes_each_colour_from_a_differe
 
 
 def test_a_line_of_ability_colours_counts_black_and_brown_abilities_as_colours_too():
-    """"Ability colours" are every colour an ability is printed in: a Black (planting) or Brown (end of game)
-    ability is a colour of a line, as Red, Blue, Yellow, Green and Multi are."""
+    """"Ability colours" are every colour an ability is printed in: a Black or Brown ability is a colour of a
+    line, as Red, Blue, Yellow, Green and Multi are."""
     s = board()
     only = {col: next(c["id"] for c in CAT.earth if c["type"] != "joker" and CAT.colours_of[c["id"]] == [col]
                       and c["id"] in s.deck) for col in ("black", "brown", "red", "blue")}

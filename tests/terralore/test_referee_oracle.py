@@ -10,6 +10,7 @@ counting code, so a bug there shows as a disagreement on some turn.
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 import numpy as np
 import pytest
@@ -23,6 +24,7 @@ ATT, DEF = 0, 1
 PRESETS = ("tidal_fortress", "ember_rush", "sky_and_sun", "grave_tide", "worst_deck_ever")
 END_PLAY = TerraloreGame().action_layout.id("end_play", 0)
 COUNTING = re.compile(r"counting: attack \[(\d+), (\d+)\], defend \[(\d+), (\d+)\]")
+DIE = re.compile(r"die roll: player_0 (\d), player_1 (\d)")
 
 # each printed sentence, as the text view shows it, and what it does
 SENTENCES = [
@@ -213,9 +215,12 @@ class Referee:
 
 
 def check_turn(before, after, opts, where):
-    rolled = any(line.startswith("die roll") for line in after.log)
+    # the dice are the engine's chance; who won the roll is the rule's: the higher of the last, unequal roll
+    rolls = [tuple(map(int, m.groups())) for line in after.log if (m := DIE.match(line))]
+    assert all(a != b for a, b in rolls[-1:]), f"{where}: a die roll of equal numbers is rolled again"
     ref = Referee(before, opts)
-    got = ref.play_turn(die_winner=after.reveal_first)
+    got = ref.play_turn(die_winner=int(rolls[-1][1] > rolls[-1][0]) if rolls else None)
+    rolled = bool(rolls)
     m = next(COUNTING.match(line) for line in after.log if COUNTING.match(line))
     a0, a1, d0, d1 = map(int, m.groups())
     assert (got["die"], got["first"]) == (rolled, after.reveal_first), f"{where}: who reveals first"
@@ -228,6 +233,8 @@ def check_turn(before, after, opts, where):
         assert after.is_terminal() and got["returns"] == list(after.returns()), f"{where}: game result"
         return
     assert after.weakened == [{}, {}], f"{where}: weakening lasts this turn only"
+    # the first placer alternates: player 0 in odd turns (RULES choice 8)
+    assert after.current_player() == (after.turn_number - 1) % 2, f"{where}: who places first"
     assert after.totals == [[ref.lane(p, ATT), ref.lane(p, DEF)] for p in (0, 1)], f"{where}: field points"
     for p in (0, 1):
         assert (sorted(ref.hand[p]), ref.deck[p], sorted(ref.grave[p]), sorted(ref.known[p])) == (
@@ -270,6 +277,21 @@ def check_placing_step(before, action, after, where, paid):
         assert paid[0] == CAT[pending].cost, f"{where}: discards equal to the cost"
 
 
+def check_mulligan(s, action, where):
+    """Keep the opening hand, or shuffle it back and draw one card fewer; after both choices the first turn
+    begins with player 0 placing, its Draw Phase only with draw_on_first_turn."""
+    p, take = s.current_player(), s.game.action_layout.decode(action)[1]
+    assert s.game.mulligan, f"{where}: a mulligan offered without the option"
+    cards, kept, want = Counter(s.hand[p] + s.deck[p]), Counter(s.hand[p]), [len(h) for h in s.hand]
+    s.apply_action(action)
+    want[p] -= take
+    if p == 1:
+        assert (s.turn_number, s.decision(), s.current_player()) == (1, "play", 0), f"{where}: the first turn"
+        want = [w + 2 * s.game.draw_on_first_turn for w in want]
+    assert [len(h) for h in s.hand] == want, f"{where}: hands after player {p}'s mulligan choice {take}"
+    assert Counter(s.hand[p] + s.deck[p]) == cards and (take or not kept - Counter(s.hand[p])), where
+
+
 def options(i):
     rng = np.random.default_rng(1000 + i)
     return {"decks": tuple("random" if rng.random() < 0.6 else PRESETS[int(rng.integers(5))] for _ in (0, 1)),
@@ -295,10 +317,11 @@ def play_against_the_referee(games):
                 a = int(rng.choice([x for x in legal if x != END_PLAY]))  # random, ending placement now and then
             else:
                 a = int(rng.choice(legal))
-            before = s.clone() if s.decision() != "mulligan" else None
-            s.apply_action(a)
-            if before is None:
+            if s.decision() == "mulligan":
+                check_mulligan(s, a, f"game {g} ({opts})")
                 continue
+            before = s.clone()
+            s.apply_action(a)
             where = f"game {g} ({opts}), turn {before.turn_number}"
             if a == END_PLAY and before.done_placing[1 - p]:
                 turns += 1
@@ -309,7 +332,8 @@ def play_against_the_referee(games):
 
 
 def test_a_referee_from_the_rule_text_and_printed_card_texts_agrees_with_the_engine_on_60_games():
-    assert play_against_the_referee(range(60)) >= 180
+    # and game 99, the one of the first 360 that moves a weakened creature (it keeps this turn's weakening)
+    assert play_against_the_referee([*range(60), 99]) >= 180
 
 
 @pytest.mark.slow
