@@ -22,8 +22,9 @@ import pytest
 from tabletop_envs.core.policy import load_policy, policy_rng
 from tabletop_envs.earth.catalogue import ACTIONS
 
-from .scenario import CAT, game
+from .scenario import CAT, A, game, give, put
 from .test_scoring_oracle import OPTIONS, count
+from .test_who_is_asked import at_action, in_deck, plain_move
 
 EVENTS = [c for c in CAT.earth if c["kind"] == "event"]
 CHEAPEST = min(c["cost"] for c in CAT.earth if c["kind"] in ("flora", "terrain"))
@@ -374,9 +375,11 @@ class Referee:
         return sum(v.spr[p]) >= 3 and not self.watering_rows
 
     def asked(self, v, it):
-        """Whether the engine must ask this decision (True), must skip it (False), or either (None), from RULES.md's
-        "Decisions without a real choice": skipped when what the other players can see shows there is no choice;
-        whether a seat is asked never depends on its hidden hand, except in solo play, where the hand decides."""
+        """Whether the engine must ask this decision (True) or skip it (False), from RULES.md's "Decisions without
+        a real choice": skipped when what the other players can see shows there is no choice; whether a seat is
+        asked never depends on its hidden hand, except in solo play, where the hand decides. Asked, too, where a
+        conversion legal now would give the soil a cost lacks, or where an event the seat might play now gains a
+        resource a cost lacks (a card's, an ability's, or one a copy ability copies)."""
         k, p = it["k"], it["p"]
         solo = self.n == 1
         if k in ("option", "pay_method", "action", "plant_cell", "pay", "pay_hand", "copy"):
@@ -405,29 +408,66 @@ class Referee:
             if not v.hand[p] or not self.plant_cells(v, p):
                 return False
             if not solo:
-                return True if CHEAPEST <= v.soil[p] else None  # "some card of the game would be affordable"
+                if CHEAPEST <= v.soil[p]:
+                    return True  # "some card of the game would be affordable"
+                # a card of the game that the seat's soil, alternative resources, a conversion or an event (its
+                # hand holds a second card that would stay there) might pay: judged on public counts only
+                gains = self.event_gains(v, p, False) if len(v.hand[p]) >= 2 else set()
+                ask = any(self.can_pay_card(v, p, c) or self.may_pay_card(v, p, c, gains)
+                          for c in range(NUM_PLANTABLE))
+                self.seen.add(("who is asked", "plant below the cheapest card", ask))
+                return ask
             if self.convertible(v, p) and any(c < NUM_PLANTABLE and self.reduced_cost(v, p, c) <= v.soil[p] + 2 *
                                               (sum(v.spr[p]) // 3) for c in v.hand[p] if c is not None):
                 return True
-            # an event might pay for a card, or draw one (solo, RULES.md): not modelled here
-            return None if self.legal_events(v, p) else False
+            if not self.legal_events(v, p):
+                return False
+            # solo: the hand decides: a playable event that draws (a card to plant, or hand cards to compost for
+            # one), or one that gains what a card of the hand lacks (RULES.md)
+            gains = self.event_gains(v, p, True)
+            ask = "hand_compost" in gains or any(self.may_pay_card(v, p, c, gains) for c in v.hand[p]
+                                                 if c is not None and c < NUM_PLANTABLE)
+            self.seen.add(("who is asked", "solo plant with a playable event", ask))
+            return ask
         if k == "activate":
             cands = [x for x in range(36) if x not in it["chosen"] and self.candidate(v, it, x)]
             gains = self.event_gains(v, p, solo)
             for x in cands:
                 a = self.ability(v, p, x)
                 if a["kind"] == "copy":
+                    targets = [self.ability(v, p, t) for t in range(32) if t // 2 != x // 2]
+                    ask = any(t and t["kind"] == "gain" and self.matches(t["color"], it["colour"])
+                              and not (t.get("if_action") and not (p == self.turn_active and self.action ==
+                                                                   t["if_action"]))
+                              and self.may_pay(v, p, t.get("cost"), gains) for t in targets)
                     if v.hand[p] or self.convertible(v, p):
-                        return None  # an event or a conversion might make a copy target payable: not modelled
+                        self.seen.add(("who is asked", "copy target an event or a conversion might pay", ask))
+                    if ask:
+                        return True
                     continue
-                miss = self.lacks(v, p, a.get("cost"))
-                if "soil" in miss and self.convertible(v, p):
-                    return None if len(miss) > 1 or v.soil[p] + 2 * (sum(v.spr[p]) // 3) < a["cost"]["soil"] \
-                        else True
-                if miss & gains:
+                cost = a.get("cost")
+                if "soil" in self.lacks(v, p, cost) and self.convertible(v, p) and not self.converts(v, p, cost):
+                    self.seen.add(("who is asked", "conversion gives part of the soil", self.may_pay(v, p, cost, gains)))
+                if self.may_pay(v, p, cost, gains):
                     return True
             return False
         raise ValueError(k)
+
+    def converts(self, v, p, cost):
+        """Whether converting sprouts, legal now, gives all the soil ``cost`` lacks (and it lacks nothing else)."""
+        miss = self.lacks(v, p, cost)
+        return miss == {"soil"} and self.convertible(v, p) and v.soil[p] + 2 * (sum(v.spr[p]) // 3) >= cost["soil"]
+
+    def may_pay(self, v, p, cost, gains):
+        """RULES.md: a cost that cannot be paid yet might be paid where converting sprouts, legal now, would give
+        the soil it needs, or where an event the seat might play now (``gains``) gains a resource it lacks."""
+        return self.converts(v, p, cost) or bool(self.lacks(v, p, cost) & gains)
+
+    def may_pay_card(self, v, p, c, gains):
+        """The same for a card's cost (not payable now): soil, or the card's alternative resource."""
+        if self.converts(v, p, {"soil": self.reduced_cost(v, p, c)}):
+            return True
+        return bool(({"soil"} | ({self.alt_res(c)} if self.alt_res(c) else set())) & gains)
 
     def candidate(self, v, it, x):
         """A slot the activation could still reach, payable or not."""
@@ -726,9 +766,13 @@ class Referee:
                     raise Divergence(f"next active {p}, expected {(self.turn_active + 1) % self.n}")
                 continue
             ask = self.asked(v, it)
-            if it["k"] == t and it["p"] == p and (t != "place" or it["res"] == s_res(self.s)) \
-                    and (t != "activate" or it["colour"] == s_colour(self.s)):
+            if self.is_pending(it, t, p):
                 if ask is False:
+                    # a placement left without room, the Watering row's own placement under it: that one is asked
+                    if len(self.q) > 1 and self.is_pending(self.q[1], t, p):
+                        self.q.pop(0)
+                        self.seen.add(("skipped", "before the same decision"))
+                        continue
                     raise Divergence(f"engine asks {t} of seat {p}, which has no choice the others could not see")
                 self.seen.add(("asked", t, ask is True))
                 return it
@@ -739,6 +783,11 @@ class Referee:
                 continue
             raise Divergence(f"referee expects {it['k']} of seat {it['p']} ({self.legal(v, it)}), engine asks {t} "
                              f"of seat {p}")
+
+    def is_pending(self, it, t, p):
+        """Whether ``it`` is the engine's pending decision ``t`` of seat ``p`` as its decider sees it."""
+        return it["k"] == t and it.get("p") == p and (t != "place" or it["res"] == s_res(self.s)) \
+            and (t != "activate" or it["colour"] == s_colour(self.s))
 
     def mask_check(self, s, v, it):
         lay = s.game.action_layout
@@ -988,4 +1037,73 @@ def test_every_decision_offers_and_does_what_the_printed_texts_say_in_200_games_
                    ("claim", 1, False), ("claim", 1, True), ("bonus", False, 1)}
     if n > 3:
         wanted.add(("reshuffle",))
+    # who is asked where only an event might help (RULES.md "Decisions without a real choice"): the cases these
+    # games reach; the focused tests below build the others. A planting below the cheapest card's cost and a
+    # conversion giving only part of an ability's soil never happen with the shipped cards (the cheapest card
+    # costs 0, an ability at most 1 soil, which a conversion always covers)
+    if n == 1:
+        wanted.add(("who is asked", "solo plant with a playable event", False))
+    if n in (2, 4, 5):
+        wanted.add(("who is asked", "copy target an event or a conversion might pay", False))
+    if n == 4:
+        wanted.add(("who is asked", "copy target an event or a conversion might pay", True))
     assert wanted <= seen, wanted - seen
+
+
+def referee_turn(s, action, prefer=()):
+    """Play the turn of built position ``s`` (its action choice pending) with plain moves, or the move of
+    ``prefer`` (seat, decision, action id) where it is legal, the referee checking every decision."""
+    ref = Referee(s)
+    ref.step(s, A(s, "action", ACTIONS.index(action)))
+    while not s.is_terminal() and s.decision() != "action":
+        a = next((a for q, d, a in prefer if (q, d) == (s.current_player(), s.decision())
+                  and a in s.legal_actions()), None)
+        ref.step(s, plain_move(s) if a is None else a)
+    return ref
+
+
+@pytest.mark.parametrize("hand, steppe, asked", [
+    (("dear", "Tornado"), False, True), (("dear", "Spring Thaw"), False, False), (("Tsunami",), False, True),
+    (("Black Lavender", "Spring Thaw"), False, True), (("dear", "Drought"), True, True),
+    (("dear", "Drought"), False, False)])
+def test_a_solo_planting_is_asked_where_a_playable_event_in_hand_might_pay_for_a_card_or_draw_one(
+        hand, steppe, asked):
+    """Solo play, no soil: the planting is asked where the hand holds a playable event gaining what a card of the
+    hand lacks (soil, its own or Southern Steppe's "whenever you play an event: +1 soil"; sprouts for Black
+    Lavender, whose cost sprouts may pay), or one that draws; not where the event gains nothing such (Spring
+    Thaw's sprout for a card only soil pays; Drought's compost without the Steppe)."""
+    s = at_action(1, p=0)
+    names = {c["name"]: c["id"] for c in CAT.earth}
+    dear = in_deck(s, lambda c: c["kind"] == "flora" and c["cost"] >= 3 and c["type"] != "joker"
+                   and not any(a["kind"] == "alt_cost" for a in c["abilities"]))
+    give(s, 0, *[dear if x == "dear" else names[x] for x in hand])
+    if "Drought" in hand:  # its cost: 2 sprouts
+        put(s, 0, 0, in_deck(s, lambda c: c["kind"] == "flora" and c["sprouts"] >= 2 and c["type"] != "joker"
+                             and all(a["color"] in ("red", "blue", "yellow") for a in c["abilities"])), sprouts=2)
+    if steppe:
+        put(s, 0, 1, names["Southern Steppe"])
+    s.soil[0] = 0
+    ref = referee_turn(s, "plant")
+    assert ("who is asked", "solo plant with a playable event", asked) in ref.seen
+
+
+@pytest.mark.parametrize("event, asked", [("Spring Thaw", True), ("Tornado", True), ("Tsunami", False)])
+def test_an_activation_is_asked_where_an_event_might_pay_only_for_what_a_copy_ability_copies(event, asked):
+    """Solo Growing, 1 soil, no sprouts: the Yellow activation pays Silver Mint's soil, so goes past the Yellow
+    "pay 2 sprouts" before it; what is left is Dune Sprouts' copy, whose targets lack sprouts (that one) and soil
+    (Silver Mint). Asked where the hand's event gains one of them (Spring Thaw a sprout, Tornado soil), not where
+    it only draws (Tsunami)."""
+    s = at_action(1, p=0)
+    s.island[0] = next(i["id"] for i in CAT.islands if all(a["color"] not in ("yellow", "multi")
+                                                            for a in i["abilities"]))
+    target = next(c["id"] for c in CAT.earth if c["abilities"] and c["abilities"][0]["color"] == "yellow"
+                  and c["abilities"][0].get("cost") == {"sprouts": 2} and len(c["abilities"]) == 1)
+    names = {c["name"]: c["id"] for c in CAT.earth}
+    for cell, c in enumerate((target, names["Silver Mint"], names["Dune Sprouts"])):
+        put(s, 0, cell, c)
+    give(s, 0, names[event])
+    s.compost[0] += s.deck + s.discard  # the Growing row's draw finds no card: the hand stays as set
+    s.compost_known[0] += [False] * (len(s.deck) + len(s.discard))
+    s.deck, s.discard, s.soil[0] = [], [], 1
+    ref = referee_turn(s, "grow", prefer=[(0, "activate", A(s, "activate", 2))])
+    assert ("who is asked", "copy target an event or a conversion might pay", asked) in ref.seen
