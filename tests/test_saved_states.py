@@ -885,10 +885,8 @@ ONLY_THE_ROWS = "a placement marked anytime, which only the active seat's sprout
     (event_sprouts_at_row_placement("water"), True, "a placement marked anytime with another placement behind it"),
     (event_sprouts_at_row_placement("grow"), True, ONLY_THE_ROWS),
     (growing_activation_placement, True, ONLY_THE_ROWS),
-    (other_seats_placement("grow", "growth"), True, "a placement marked anytime, which only the active seat's "
-                                                    "sprouts in the Watering row and growth in the Growing row are"),
-    (other_seats_placement("water", "sprouts"), True, "a placement marked anytime, which only the active seat's "
-                                                      "sprouts in the Watering row and growth in the Growing row are"),
+    (other_seats_placement("grow", "growth"), True, ONLY_THE_ROWS),
+    (other_seats_placement("water", "sprouts"), True, ONLY_THE_ROWS),
     (growing_row_placement, False, "queue[0]['anytime'] is False, where task 'place' holds true"),
     (watering_rows, False, "queue[0]['anytime'] is False, where task 'place' holds true"),
 ], ids=["an event's sprouts while watering", "an event's sprouts while growing", "the growing activation's growth",

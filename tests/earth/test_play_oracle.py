@@ -23,7 +23,7 @@ from tabletop_envs.core.policy import load_policy, policy_rng
 from tabletop_envs.earth.catalogue import ACTIONS
 
 from .scenario import CAT, A, game, give, put
-from .test_scoring_oracle import OPTIONS, count
+from .test_scoring_oracle import DIAG, OPTIONS, ORTH, WHERE, card, count
 from .test_who_is_asked import at_action, in_deck, plain_move
 
 EVENTS = [c for c in CAT.earth if c["kind"] == "event"]
@@ -32,22 +32,10 @@ CHEAPEST = min(c["cost"] for c in CAT.earth if c["kind"] in ("flora", "terrain")
 PAYS = {"soil": "soil", "sprouts": "sprouts", "growth": "growth", "draw": "hand_compost",
         "compost_deck": "compost_discard", "compost_hand": "compost_discard"}
 
-NUM_PLANTABLE = 179 + 66
+NUM_PLANTABLE = sum(c["kind"] != "event" for c in CAT.earth)  # events are numbered after the flora and terrains
 COLOUR_OF = {"plant": "green", "compost": "red", "water": "blue", "grow": "yellow"}
 SLOTS_IC = [32, 33, 34, 35]
 ORDERS = [SLOTS_IC + list(range(32)), list(range(32)) + SLOTS_IC]  # island+climate before or after the tableau
-
-
-def _steps(cell, deltas):
-    r, c = divmod(cell, 4)
-    return [(r + dr) * 4 + c + dc for dr, dc in deltas if 0 <= r + dr < 4 and 0 <= c + dc < 4]
-
-
-ORTH = [_steps(c, ((-1, 0), (1, 0), (0, -1), (0, 1))) for c in range(16)]
-DIAG = [_steps(c, ((-1, -1), (-1, 1), (1, -1), (1, 1))) for c in range(16)]
-WHERE = {"row": lambda c: [c // 4 * 4 + i for i in range(4)], "col": lambda c: [c % 4 + 4 * i for i in range(4)],
-         "orth": lambda c: ORTH[c], "diag": lambda c: DIAG[c], "adj": lambda c: ORTH[c] + DIAG[c],
-         "all": lambda c: list(range(16))}
 
 
 def s_res(s):
@@ -63,10 +51,6 @@ def s_colour(s):
 
 class Divergence(Exception):
     """The engine offered or did something other than the referee predicts."""
-
-
-def card(c):
-    return CAT.earth[c]
 
 
 def fits(rec, f):
