@@ -523,7 +523,7 @@ def play_the_env_against_the_referee(games, seen):
     return seen
 
 
-def test_a_referee_from_the_rule_text_and_printed_card_texts_agrees_with_the_engine_on_24_games():
+def test_a_referee_from_the_rule_text_and_printed_card_texts_agrees_with_the_engine_on_26_games_and_6_through_the_env():
     # and two games picked for cases the first 24 miss (an Ink Cloud or Armoured Shell mutant passed them)
     seen = play_against_the_referee([*range(24), 199, 253], Counter())
     play_the_env_against_the_referee(range(6), seen)
