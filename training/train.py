@@ -805,8 +805,20 @@ def interrupts_deferred() -> Iterator[None]:
 
 
 def cli() -> None:
-    """Console-script entry point: an error of the arguments or the recipe ends it in one line."""
-    sys.exit(run_cli(main))
+    """Console-script entry point: an error of the arguments or the recipe ends it in one line. A run stopped
+    early (Ctrl-C, SIGTERM, SIGHUP) ends, once it has saved, evaluated and exported what it learnt, with the
+    interrupt's status 130, as a stop in the distillation and every other command end: it ended 0, as a finished
+    run does, so ``train && evaluate`` went on after a Ctrl-C and a retry loop took a pre-empted run for done."""
+    stopped = []
+
+    def run(argv: list[str] | None) -> None:
+        summary = main(argv)
+        if summary["interrupted"]:  # said while run_cli's care for a closed terminal or pipe still holds
+            print(f"stopped early at {summary['steps']} steps: --resume continues the run", file=sys.stderr)
+            stopped.append(True)
+
+    status = run_cli(run)
+    sys.exit(130 if status == 0 and stopped else status)
 
 
 if __name__ == "__main__":

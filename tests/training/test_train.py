@@ -1352,7 +1352,7 @@ def test_a_terminal_that_closes_stops_a_run_as_ctrl_c_does_and_its_lines_go_nowh
         os.close(terminal)  # hung up: the run's next write to it fails with EIO
         terminal = None
         proc.send_signal(signal.SIGHUP)
-        assert proc.wait(timeout=120) == 0
+        assert proc.wait(timeout=120) == 130  # stopped early, as Ctrl-C ends it
     finally:
         if terminal is not None:
             os.close(terminal)
@@ -1392,7 +1392,10 @@ def test_sigterm_stops_a_run_as_ctrl_c_does_with_a_checkpoint_an_evaluation_and_
                 os.killpg(proc.pid, signal.SIGKILL)
         proc.kill()
         proc.wait()
-    assert proc.returncode == 0 and "interrupted at" in out and "Traceback" not in out, out
+    # saved, evaluated and exported, then the interrupt's status, as every command ends one: a script's next step
+    # (`train && evaluate`) and a retry loop see that the run did not finish
+    assert proc.returncode == 130 and "interrupted at" in out and "Traceback" not in out, out
+    assert "stopped early at" in out and "--resume continues the run" in out, out
     assert not outlived(workers), "a worker outlived the trainer"
     summary = json.loads((run / "summary.json").read_text(encoding="utf-8"))
     assert summary["interrupted"] and summary["steps"] < 10_000_000
@@ -1401,6 +1404,24 @@ def test_sigterm_stops_a_run_as_ctrl_c_does_with_a_checkpoint_an_evaluation_and_
     assert f"step_{summary['steps']:09d}" in complete and complete >= first
     meta = json.loads((run / "ppo.json").read_text(encoding="utf-8"))
     assert meta["training"]["stopped_early"] is True and meta["evaluation"]["vs_random"]["games"] == 8
+
+
+@pytest.mark.parametrize("interrupted, bad_recipe, status", [(False, False, 0), (True, False, 130), (False, True, 2)])
+def test_the_command_ends_a_run_stopped_early_with_the_interrupts_status_and_a_finished_one_with_0(
+        monkeypatch, capsys, interrupted, bad_recipe, status):
+    import training.train as train_module
+
+    def main(argv):
+        if bad_recipe:
+            raise ConfigError("ppo.n_stepz is not a key")
+        return {"interrupted": interrupted, "steps": 4096}
+
+    monkeypatch.setattr(train_module, "main", main)
+    with pytest.raises(SystemExit) as exit_info:
+        train_module.cli()
+    assert exit_info.value.code == status
+    said = capsys.readouterr().err
+    assert ("stopped early at 4096 steps: --resume continues the run" in said) == interrupted, said
 
 
 @needs_proc
