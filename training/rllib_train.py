@@ -27,8 +27,10 @@ import contextlib
 import itertools
 import json
 import os
+import signal
 import socket
 import sys
+import threading
 import time
 import zlib
 from dataclasses import asdict, dataclass, field
@@ -36,7 +38,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 from tabletop_envs.core.arena import check_draw_reward
-from tabletop_envs.core.errors import ConfigError, TabletopError, run_cli
+from tabletop_envs.core.errors import STOP_SIGNALS, ConfigError, TabletopError, run_cli
 from tabletop_envs.core.files import write_text_whole
 from training.config import (
     check_dir_template,
@@ -610,18 +612,25 @@ def _train(cfg: RLlibTrainConfig, address: str | None, log, resume: str | Path |
                     "a copy of the resumed 'main'")
         elif cfg.selfplay.mode == "frozen":
             copy_main_to_frozen(algo)
-        with open(run_dir / "progress.jsonl", "a", encoding="utf-8") as progress:
+        summary["interrupted"] = False
+        with open(run_dir / "progress.jsonl", "a", encoding="utf-8") as progress, stop_after_the_iteration() as stop:
             for it in range(algo.iteration + 1, cfg.iterations + 1):
                 t0 = time.perf_counter()
                 try:
                     result = algo.train()
-                except ray.exceptions.RayActorError as exc:  # restarts are off where illegal actions must stop
-                    raise TabletopError(f"iteration {it}: an env runner died ({type(exc).__name__}); its own error, "
-                                        "e.g. the IllegalActionError of a masking bug, is in the log above") from exc
+                except Exception as exc:
+                    if stop.signum is not None:
+                        raise stopped_mid_iteration(it, summary.get("checkpoint"), log) from None
+                    if isinstance(exc, ray.exceptions.RayActorError):  # restarts are off where illegal actions must stop
+                        raise TabletopError(f"iteration {it}: an env runner died ({type(exc).__name__}); its own error, "
+                                            "e.g. the IllegalActionError of a masking bug, is in the log above") from exc
+                    raise
                 metrics = iteration_metrics(result)
                 metrics["wall_s"] = time.perf_counter() - t0
                 before = history[-1]["env_steps_sampled"] if history else steps_before
                 if not metrics["env_steps_sampled"] or metrics["env_steps_sampled"] == before:
+                    if stop.signum is not None:
+                        raise stopped_mid_iteration(it, summary.get("checkpoint"), log)
                     raise TabletopError(f"iteration {it} sampled no env steps: an env runner failed (its error is in "
                                        "the log above) or took longer than env_runners.sample_timeout_s; the run "
                                        "stops rather than export a policy trained on nothing")
@@ -631,9 +640,14 @@ def _train(cfg: RLlibTrainConfig, address: str | None, log, resume: str | Path |
                 log(f"iter {it:4d}  env steps {metrics['env_steps_sampled']}  "
                     f"episodes {metrics['episodes']}  len {_fmt(metrics['episode_len_mean'])}  "
                     f"{metrics['wall_s']:.1f}s")
-                if it % cfg.output.checkpoint_every == 0 or it == cfg.iterations:
+                if it % cfg.output.checkpoint_every == 0 or it == cfg.iterations or stop.signum is not None:
                     checkpoint = algo.save_to_path(str(run_dir / f"checkpoint_{it:05d}"))
                     summary["checkpoint"] = str(checkpoint)
+                if stop.signum is not None and it < cfg.iterations:
+                    summary["interrupted"] = True
+                    log(f"stopped after iteration {it} of {cfg.iterations}: {checkpoint} saved, exporting; "
+                        f"--resume {checkpoint} continues the run")
+                    break
         steps = int(history[-1]["env_steps_sampled"] or 0) if history else _steps_at(run_dir, algo.iteration)
         summary["env_steps"] = steps
         if cfg.output.export:
@@ -897,6 +911,58 @@ def evaluate_vs_random(cfg: RLlibTrainConfig, model_path: Path, games: int) -> d
             "win_rate": res.wins / res.games, "act": policy.metadata["act"]}
 
 
+class StopRequest:
+    """The stop signal a run received (``signum``), None while it goes on."""
+
+    def __init__(self) -> None:
+        self.signum: int | None = None
+
+
+@contextlib.contextmanager
+def stop_after_the_iteration():
+    """Ctrl-C, SIGTERM (a batch scheduler's time limit or pre-emption, ``kill``) or SIGHUP (a terminal that closed)
+    asks the run to stop once the iteration under way has ended: it then saves a checkpoint and exports, as
+    ``training.train`` stops. A second one aborts at once. Before, Ctrl-C ended the run on the spot and Ray's own
+    SIGTERM handler exited the driver (status 15), either losing every iteration since the last checkpoint
+    (``output.checkpoint_every``, 10 by default) and the export. An iteration is waited for, not cut short: cut
+    in the driver's update, the module's layers would be saved half stepped. Only in the main thread; a signal
+    ignored (``nohup``'s SIGHUP) stays ignored."""
+    request = StopRequest()
+    if threading.current_thread() is not threading.main_thread():
+        yield request
+        return
+
+    def ask(signum, frame):
+        if request.signum is not None:
+            raise KeyboardInterrupt
+        request.signum = signum
+        # os.write: a print here could land inside another print to the same stream, which Python refuses
+        with contextlib.suppress(OSError):
+            os.write(2, f"\n{signal.Signals(signum).name}: the run stops once this iteration has ended, then saves a "
+                        "checkpoint and exports (interrupt again to abort)\n".encode())
+
+    previous = {sig: signal.getsignal(sig) for sig in STOP_SIGNALS}
+    for sig, handler in previous.items():
+        if handler not in (signal.SIG_IGN, None):
+            signal.signal(sig, ask)
+    try:
+        yield request
+    finally:
+        for sig, handler in previous.items():
+            if handler is not None:
+                signal.signal(sig, handler)
+
+
+def stopped_mid_iteration(it: int, checkpoint: str | None, log) -> KeyboardInterrupt:
+    """A stop signal that also reached the env runners (a scheduler's SIGTERM to every process of the job) ended
+    iteration ``it`` before it finished: nothing of it is saved, and the last checkpoint is where to resume."""
+    where = (f"--resume {checkpoint} continues the run from there" if checkpoint else
+             "no checkpoint had been saved yet (output.checkpoint_every)")
+    with contextlib.suppress(OSError):
+        log(f"stopped during iteration {it}: the env runners ended with the signal, so it was not saved; {where}")
+    return KeyboardInterrupt()
+
+
 def _fmt(x) -> str:
     return "-" if x is None else f"{x:.1f}"
 
@@ -939,8 +1005,16 @@ def main(argv: list[str] | None = None) -> dict:
 
 
 def cli() -> None:
-    """Console-script entry point: an error of the arguments or the recipe ends it in one line."""
-    sys.exit(run_cli(main))
+    """Console-script entry point: an error of the arguments or the recipe ends it in one line. A run stopped
+    early (Ctrl-C, SIGTERM, SIGHUP) ends, once it has saved a checkpoint and exported, with the interrupt's
+    status 130, as ``training.train`` ends one: a script's next step and a retry loop see it did not finish."""
+    stopped = []
+
+    def run(argv: list[str] | None) -> None:
+        stopped.append(main(argv).get("interrupted", False))
+
+    status = run_cli(run)
+    sys.exit(130 if status == 0 and any(stopped) else status)
 
 
 if __name__ == "__main__":

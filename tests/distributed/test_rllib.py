@@ -1758,3 +1758,105 @@ def test_a_checkpoint_exported_without_an_out_stem_lands_beside_it_not_over_the_
     assert path.parent == folder and "checkpoint_00002" in path.name
     assert json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))["training"]["iterations"] == 2
     assert {p.name: p.read_bytes() for p in folder.glob("rllib_ppo.*")} == final
+
+
+def _signalled_at_iteration(monkeypatch, sig, at: int, then_fail: bool = False) -> None:
+    """Algorithm.train sends ``sig`` to this process during iteration ``at`` (as a scheduler or a Ctrl-C would
+    while the driver waits on its env runners), then finishes it, or fails as env runners that the signal ended
+    would make it fail (the toy game samples in the driver: the remote runners do not know it)."""
+    import signal
+
+    from ray.rllib.algorithms.algorithm import Algorithm
+
+    real = Algorithm.train
+
+    def train(self):
+        if self.iteration + 1 == at:
+            signal.raise_signal(sig)
+            if then_fail:
+                raise ray.exceptions.RayActorError()
+        return real(self)
+
+    monkeypatch.setattr(Algorithm, "train", train)
+
+
+@pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
+def test_a_stop_signal_ends_the_rllib_run_after_its_iteration_with_a_checkpoint_and_an_export(
+        local_ray, tmp_path, monkeypatch, sig):
+    # Ctrl-C ended the run on the spot, and Ray's SIGTERM handler exited the driver (status 15): every iteration since
+    # the last checkpoint (10 by default) was lost, and nothing was exported
+    import signal
+
+    from tabletop_envs import load_policy
+    from training.rllib_train import load_rllib_config, train
+
+    run_dir = tmp_path / "run"
+    cfg = load_rllib_config(data={**TINY, "env": "toy_v0", "iterations": 50,
+                                  "env_runners": {"num_env_runners": 0, "num_envs_per_env_runner": 2},
+                                  "output": {"dir": str(run_dir), "checkpoint_every": 10, "eval_games": 2}})
+    _signalled_at_iteration(monkeypatch, getattr(signal, sig), at=2)
+    said: list[str] = []
+    summary = train(cfg, log=said.append)
+    assert summary["interrupted"] is True and [h["iteration"] for h in summary["history"]] == [1, 2]
+    assert summary["checkpoint"] == str(run_dir / "checkpoint_00002") and (run_dir / "checkpoint_00002").is_dir()
+    assert (f"stopped after iteration 2 of 50: {run_dir / 'checkpoint_00002'} saved, exporting; "
+            f"--resume {run_dir / 'checkpoint_00002'} continues the run") in said, said
+    assert load_policy(summary["model"]).metadata["training"]["iterations"] == 2
+    assert signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL  # Ray's own handler, put back
+
+
+def test_a_stop_signal_that_also_ends_the_env_runners_names_the_last_checkpoint_to_resume_from(
+        local_ray, tmp_path, monkeypatch):
+    import signal
+
+    from training.rllib_train import load_rllib_config, train
+
+    run_dir = tmp_path / "run"
+    cfg = load_rllib_config(data={**TINY, "env": "toy_v0", "iterations": 50,
+                                  "env_runners": {"num_env_runners": 0, "num_envs_per_env_runner": 2},
+                                  "output": {"dir": str(run_dir), "checkpoint_every": 1, "eval_games": 0}})
+    _signalled_at_iteration(monkeypatch, signal.SIGTERM, at=2, then_fail=True)
+    said: list[str] = []
+    with pytest.raises(KeyboardInterrupt):
+        train(cfg, log=said.append)
+    assert said[-1] == (f"stopped during iteration 2: the env runners ended with the signal, so it was not saved; "
+                        f"--resume {run_dir / 'checkpoint_00001'} continues the run from there")
+    assert sorted(p.name for p in run_dir.glob("checkpoint_*")) == ["checkpoint_00001"]
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "killpg"), reason="POSIX process groups")
+def test_a_batch_schedulers_sigterm_to_every_process_of_the_job_stops_the_rllib_command_with_an_export(tmp_path):
+    # the whole command as a scheduler ends it at its time limit: SIGTERM to the driver and every Ray process
+    import os
+    import signal
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    run_dir = tmp_path / "run"
+    sets = ["env=terralore_v0", "iterations=1000", "output.checkpoint_every=100", "output.eval_games=2",
+            "ppo.train_batch_size_per_learner=256", "ppo.minibatch_size=128", "ppo.num_epochs=1",
+            "model.fcnet_hiddens=[32]", "env_runners.num_envs_per_env_runner=4", f"output.dir={run_dir}"]
+    proc = subprocess.Popen([sys.executable, "-m", "training.rllib_train", "--config", "configs/rllib_terralore.yaml",
+                             *(a for s in sets for a in ("--set", s))], stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, start_new_session=True,
+                            cwd=Path(__file__).resolve().parents[2])
+    out: list[str] = []
+    try:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            out.append(line)
+            if line.startswith("iter    2 "):
+                os.killpg(proc.pid, signal.SIGTERM)
+                break
+        out.append(proc.communicate(timeout=240)[0])
+    finally:
+        with __import__("contextlib").suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    text = "".join(out)
+    assert proc.returncode == 130, text
+    last = sorted(run_dir.glob("checkpoint_*"))[-1]
+    assert last.name >= "checkpoint_00002" and f"--resume {last} continues the run" in text, text
+    assert json.loads((run_dir / "rllib_ppo.json").read_text(encoding="utf-8"))["training"]["iterations"] == int(
+        last.name.split("_")[1])

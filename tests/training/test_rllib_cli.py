@@ -3,6 +3,7 @@ tested in tests/distributed)."""
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
 import time
@@ -415,3 +416,42 @@ def test_the_end_of_run_evaluation_at_three_seats_wins_when_the_model_ranks_abov
     result = evaluate_vs_random(cfg, path, 120)
     assert result["games"] == 120 and result["losses"] == 0
     assert abs(result["draws"] / 120 - 1 / 3) < 0.1, result
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGHUP"), reason="POSIX signals")
+def test_a_stop_signal_asks_the_rllib_run_to_stop_after_its_iteration_and_a_second_one_aborts(capfd):
+    from training.rllib_train import stop_after_the_iteration
+
+    before = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+    with stop_after_the_iteration() as stop:
+        assert stop.signum is None
+        signal.raise_signal(signal.SIGTERM)  # a scheduler's time limit: asked, nothing raised
+        assert stop.signum == signal.SIGTERM
+        assert "SIGTERM: the run stops once this iteration has ended" in capfd.readouterr().err
+        with pytest.raises(KeyboardInterrupt):  # the second, of any of the three: abort at once
+            signal.raise_signal(signal.SIGINT)
+    assert {sig: signal.getsignal(sig) for sig in before} == before
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGHUP"), reason="POSIX signals")
+def test_a_signal_ignored_before_the_rllib_run_stays_ignored(monkeypatch):
+    from training.rllib_train import stop_after_the_iteration
+
+    previous = signal.signal(signal.SIGHUP, signal.SIG_IGN)  # nohup
+    try:
+        with stop_after_the_iteration() as stop:
+            assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
+            signal.raise_signal(signal.SIGHUP)
+            assert stop.signum is None
+    finally:
+        signal.signal(signal.SIGHUP, previous)
+
+
+@pytest.mark.parametrize("interrupted, status", [(False, 0), (True, 130)])
+def test_the_rllib_command_ends_a_run_stopped_early_with_the_interrupts_status(monkeypatch, interrupted, status):
+    import training.rllib_train as rllib_train
+
+    monkeypatch.setattr(rllib_train, "main", lambda argv: {"interrupted": interrupted})
+    with pytest.raises(SystemExit) as exit_info:
+        rllib_train.cli()
+    assert exit_info.value.code == status
