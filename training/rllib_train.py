@@ -52,6 +52,7 @@ from training.config import (
     set_aside_earlier_run,
     user_path,
 )
+from training.train import interrupts_deferred
 
 if TYPE_CHECKING:
     from tabletop_envs.core.onnx_policy import MLPPolicy, OnnxPolicy
@@ -641,7 +642,8 @@ def _train(cfg: RLlibTrainConfig, address: str | None, log, resume: str | Path |
                     f"episodes {metrics['episodes']}  len {_fmt(metrics['episode_len_mean'])}  "
                     f"{metrics['wall_s']:.1f}s")
                 if it % cfg.output.checkpoint_every == 0 or it == cfg.iterations or stop.signum is not None:
-                    checkpoint = algo.save_to_path(str(run_dir / f"checkpoint_{it:05d}"))
+                    with interrupts_deferred():  # an abort lands once the checkpoint is whole, not half written
+                        checkpoint = algo.save_to_path(str(run_dir / f"checkpoint_{it:05d}"))
                     summary["checkpoint"] = str(checkpoint)
                 if stop.signum is not None and it < cfg.iterations:
                     summary["interrupted"] = True

@@ -1860,3 +1860,30 @@ def test_a_batch_schedulers_sigterm_to_every_process_of_the_job_stops_the_rllib_
     assert last.name >= "checkpoint_00002" and f"--resume {last} continues the run" in text, text
     assert json.loads((run_dir / "rllib_ppo.json").read_text(encoding="utf-8"))["training"]["iterations"] == int(
         last.name.split("_")[1])
+
+
+def test_a_second_stop_signal_while_the_checkpoint_is_written_aborts_once_it_is_whole(local_ray, tmp_path, monkeypatch):
+    # a second Ctrl-C aborts at once, but not in the middle of the checkpoint that --resume would need
+    import signal
+
+    from ray.rllib.algorithms.algorithm import Algorithm
+
+    from training.rllib_train import check_checkpoint_loads, checkpoint_iteration, load_rllib_config, train
+
+    run_dir = tmp_path / "run"
+    cfg = load_rllib_config(data={**TINY, "env": "toy_v0", "iterations": 50,
+                                  "env_runners": {"num_env_runners": 0, "num_envs_per_env_runner": 2},
+                                  "output": {"dir": str(run_dir), "checkpoint_every": 10, "eval_games": 0}})
+    _signalled_at_iteration(monkeypatch, signal.SIGINT, at=2)
+    save = Algorithm.save_to_path
+
+    def save_interrupted(self, *args, **kwargs):
+        signal.raise_signal(signal.SIGINT)
+        return save(self, *args, **kwargs)
+
+    monkeypatch.setattr(Algorithm, "save_to_path", save_interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        train(cfg, log=lambda *_: None)
+    assert checkpoint_iteration(run_dir / "checkpoint_00002") == 2
+    check_checkpoint_loads(run_dir / "checkpoint_00002")
+    assert not (run_dir / "rllib_ppo.onnx").exists()
