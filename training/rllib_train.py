@@ -925,7 +925,7 @@ def stop_after_the_iteration():
     """Ctrl-C, SIGTERM (a batch scheduler's time limit or pre-emption, ``kill``) or SIGHUP (a terminal that closed)
     asks the run to stop once the iteration under way has ended: it then saves a checkpoint and exports, as
     ``training.train`` stops. A second one aborts at once. Before, Ctrl-C ended the run on the spot and Ray's own
-    SIGTERM handler exited the driver (status 15), either losing every iteration since the last checkpoint
+    SIGTERM handler exited the driver (status 15), each losing every iteration since the last checkpoint
     (``output.checkpoint_every``, 10 by default) and the export. An iteration is waited for, not cut short: cut
     in the driver's update, the module's layers would be saved half stepped. Only in the main thread; a signal
     ignored (``nohup``'s SIGHUP) stays ignored."""
