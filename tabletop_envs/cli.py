@@ -10,10 +10,20 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 import warnings
 
-from .core.errors import TabletopError, cli_message, is_int, lenient_stdout, to_devnull
+from .core.errors import (
+    StopSignal,
+    TabletopError,
+    cli_message,
+    is_int,
+    lenient_stdout,
+    output_reader_may_go,
+    stop_signals_as_interrupt,
+    to_devnull,
+)
 from .core.files import cannot_write_in, parse_json, user_path
 
 
@@ -116,18 +126,55 @@ def _play(args, ask, say) -> int:
     opponents = args.opponent or [default_opponent(env_name)]
     if env_kwargs.get("num_players") == 1 and args.opponent is None:  # --players 1 or --option num_players=1
         opponents = []
-    result = play_match(env_name, opponents, human_seat=args.seat, seed=args.seed, ask=ask, say=say,
-                        env_kwargs=env_kwargs, window=args.window)
-    env = result.replay.make_env()
-    for _ in result.replay.steps(env):  # the final table, rebuilt (and verified) from the replay
-        pass
-    if result.reason == "eof":
-        say("\nInput closed: the game was stopped.")
-    elif result.reason == "interrupted":
-        say("\nInterrupted: the game was stopped.")
-    announce_result(result, env, say)
-    offer_save(result, ask, say, path=args.save)
+    stop = StopAtQuestions(ask)
+    with stop_signals_as_interrupt(stop.signalled):
+        result = play_match(env_name, opponents, human_seat=args.seat, seed=args.seed, ask=stop, say=say,
+                            env_kwargs=env_kwargs, window=args.window)
+        env = result.replay.make_env()
+        for _ in result.replay.steps(env):  # the final table, rebuilt (and verified) from the replay
+            pass
+        if result.reason == "eof":
+            say("\nInput closed: the game was stopped.")
+        elif result.reason == "interrupted":
+            say("\nInterrupted: the game was stopped.")
+        elif result.reason in ("SIGTERM", "SIGHUP"):
+            say(f"\n{result.reason}: the game was stopped.")
+        announce_result(result, env, say)
+        if stop.signum is not None and args.save is None:
+            say(f"The replay was not saved ({signal.Signals(stop.signum).name}: no one is asked now; "
+                "--save FILE saves a game without asking).")
+        else:
+            offer_save(result, stop, say, path=args.save)
     return 0
+
+
+class StopAtQuestions:
+    """``ask``, for a game that a SIGTERM (a shutdown, ``kill``) or a terminal that closed (SIGHUP: an ssh session
+    that dropped) stops as Ctrl-C does, so that ``--save`` still saves it: either ended the command on the spot,
+    the game with it. The signal stops the game at the question waiting for the player, or at the next one (not
+    in a bot's move, nor while the game is announced and saved: a terminal that closes ends the input, and its
+    SIGHUP, maybe two, comes while the stopped game is saved). After one, no question waits for an answer."""
+
+    def __init__(self, ask):
+        self.ask = ask
+        self.signum: int | None = None
+        self.waiting = False
+
+    def __call__(self, prompt: str) -> str:
+        if self.signum is not None:
+            raise StopSignal(self.signum)
+        self.waiting = True
+        try:
+            return self.ask(prompt)
+        finally:
+            self.waiting = False
+
+    def signalled(self, signum: int) -> None:
+        if self.signum is None:
+            self.signum = signum
+        if self.waiting:
+            self.waiting = False
+            raise StopSignal(signum)
 
 
 def _replay(args, ask, say) -> int:
@@ -172,6 +219,14 @@ def main(argv: list[str] | None = None, ask=input, say=print) -> int:
 
 def _main(argv: list[str] | None, ask, say) -> int:
     args = build_parser().parse_args(argv)
+    if args.command != "play":
+        return _run(args, ask, say)
+    # a game's lines to a terminal that closed go nowhere, instead of ending it before it is saved
+    with output_reader_may_go():
+        return _run(args, ask, say)
+
+
+def _run(args, ask, say) -> int:
     try:
         with warnings.catch_warnings():  # a warning for a person, not Python's "file:line: Category: ..."
             warnings.showwarning = lambda message, *_args, **_kwargs: _complain(say, f"warning: {message}")

@@ -1448,3 +1448,129 @@ def test_another_name_typed_after_declining_a_replacement_is_asked_about_too_whe
     kept = [(tmp_path / name).read_text(encoding="utf-8") for name in ("first.json", "second.json")]
     assert kept == ["{}", "{}"]
     assert Replay.load(tmp_path / "third.json").seed == 3
+
+
+class Signalled(Script):
+    """A player whose terminal sends ``sig`` (a SIGTERM, or the SIGHUP of a terminal that closed) at the question where
+    the line is ``"<signal>"``: raised in this process only where the command handles it (else it would end pytest)."""
+
+    def __init__(self, lines, sig):
+        super().__init__(lines)
+        self.sig = sig
+
+    def __call__(self, prompt):
+        if self.lines and self.lines[0] == "<signal>":
+            self.lines.pop(0)
+            raise_handled(self.sig)
+        return super().__call__(prompt)
+
+
+def raise_handled(sig) -> None:
+    import signal
+
+    assert signal.getsignal(sig) not in (signal.SIG_DFL, signal.SIG_IGN), "the game does not handle it"
+    signal.raise_signal(sig)
+
+
+def stop_signal(name: str):
+    import signal
+
+    if not hasattr(signal, name):
+        pytest.skip(f"no {name} here")
+    return getattr(signal, name)
+
+
+@pytest.mark.parametrize("name", ["SIGTERM", "SIGHUP"])
+def test_a_sigterm_or_a_terminal_that_closes_stops_the_game_as_ctrl_c_does_and_save_still_saves_it(
+        toy, tmp_path, name):
+    # either ended the command on the spot: a game played with --save lost its replay, where Ctrl-C kept it
+    import signal
+
+    sig = stop_signal(name)
+    before = signal.getsignal(sig)
+    path = tmp_path / "s.json"
+    out = []
+    code = main(["play", "toy", "--seed", "2", "--opponent", "toy_v0/random", "--save", str(path)],
+                ask=Signalled(["1", "<signal>"], sig), say=out.append)
+    text = "\n".join(out)
+    assert code == 0 and f"{name}: the game was stopped." in text and "Game stopped before the end" in text
+    replay = Replay.load(path)
+    assert len(replay.actions) == 2 and replay.returns is None
+    replay.replay()
+    assert signal.getsignal(sig) == before  # put back
+
+
+def test_after_a_sigterm_no_question_waits_and_the_replay_is_not_saved_unasked(toy, tmp_path, monkeypatch):
+    # a question after a SIGTERM (a shutdown) waited for an answer no one would give
+    sig = stop_signal("SIGTERM")
+    monkeypatch.chdir(tmp_path)
+    script = Signalled(["1", "<signal>", "y", "kept.json"], sig)
+    out = []
+    code = main(["play", "toy", "--seed", "2", "--opponent", "toy_v0/random"], ask=script, say=out.append)
+    assert code == 0 and not any("Save the replay" in p for p in script.prompts)
+    assert out[-1] == "The replay was not saved (SIGTERM: no one is asked now; --save FILE saves a game without asking)."
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_terminal_that_closes_at_the_end_of_the_input_still_saves_the_game(toy, tmp_path, monkeypatch):
+    # a terminal that closes ends the input first, and its SIGHUP (two, from the shell and the kernel) came while the
+    # stopped game was announced: it ended the command there, before --save saved the game
+    import tabletop_envs.core.play as play
+
+    sig = stop_signal("SIGHUP")
+    announce = play.announce_result
+
+    def hung_up(*args, **kwargs):
+        raise_handled(sig)
+        raise_handled(sig)
+        return announce(*args, **kwargs)
+
+    monkeypatch.setattr(play, "announce_result", hung_up)
+    path = tmp_path / "h.json"
+    out = []
+    code = main(["play", "toy", "--seed", "2", "--opponent", "toy_v0/random", "--save", str(path)],
+                ask=Script(["1"]), say=out.append)
+    assert code == 0 and "\nInput closed: the game was stopped." in out
+    assert len(Replay.load(path).actions) == 2
+
+
+@pytest.mark.skipif(not hasattr(__import__("signal"), "SIGHUP"), reason="POSIX signals")
+def test_an_ssh_session_that_drops_during_a_game_keeps_its_replay_end_to_end(tmp_path):
+    # the command itself: its input ends, its output's reader is gone, and SIGHUP comes twice
+    import os
+    import select
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from processes import stop_signals_at_their_defaults
+
+    path = tmp_path / "ssh.json"
+    proc = subprocess.Popen([sys.executable, "-m", "tabletop_envs", "play", "terralore", "--seed", "1",
+                             "--save", str(path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, cwd=Path(__file__).resolve().parents[1],
+                            preexec_fn=stop_signals_at_their_defaults)
+    try:
+        said, prompts, deadline = b"", 0, time.monotonic() + 60
+        while prompts < 2 and time.monotonic() < deadline:  # two moves made, the third asked for
+            if select.select([proc.stdout], [], [], 1)[0]:
+                chunk = os.read(proc.stdout.fileno(), 1 << 16)
+                said += chunk
+                if said.rstrip().endswith(b">"):
+                    prompts += 1
+                    said = b""
+                    if prompts < 2:
+                        proc.stdin.write(b"1\n")
+                        proc.stdin.flush()
+        assert prompts == 2, said
+        proc.stdout.close()  # the terminal is gone
+        proc.stdin.close()
+        proc.send_signal(signal.SIGHUP)
+        proc.send_signal(signal.SIGHUP)
+        assert proc.wait(timeout=60) == 0, proc.stderr.read()
+    finally:
+        proc.kill()
+        proc.wait()
+        proc.stderr.close()
+    assert len(Replay.load(path).actions) >= 1

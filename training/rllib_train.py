@@ -52,7 +52,7 @@ from training.config import (
     set_aside_earlier_run,
     user_path,
 )
-from training.train import interrupts_deferred
+from training.train import interrupts_deferred, sigterm_as_interrupt
 
 if TYPE_CHECKING:
     from tabletop_envs.core.onnx_policy import MLPPolicy, OnnxPolicy
@@ -419,15 +419,32 @@ def start_ray(cfg: RLlibTrainConfig, address: str | None):
     if address:
         check_reachable(address)
         try:
-            ray.init(address=address, log_to_driver=True)
+            with sigterm_handler_kept():
+                ray.init(address=address, log_to_driver=True)
         except ConnectionError as exc:  # e.g. 'auto' with no `ray start` on this machine: a traceback before
             raise cannot_join(address, exc) from None
         return
     pythonpath = os.pathsep.join(p for p in (str(REPO_ROOT), os.environ.get("PYTHONPATH", "")) if p)
     # address="local": without it Ray joins the cluster that a `ray start` on this machine left running
     # (/tmp/ray/ray_current_cluster), and refuses num_cpus there with a ValueError
-    ray.init(address="local", num_cpus=cfg.ray.num_cpus, include_dashboard=cfg.ray.include_dashboard,
-             runtime_env={"env_vars": {"PYTHONPATH": pythonpath}}, log_to_driver=True)
+    with sigterm_handler_kept():
+        ray.init(address="local", num_cpus=cfg.ray.num_cpus, include_dashboard=cfg.ray.include_dashboard,
+                 runtime_env={"env_vars": {"PYTHONPATH": pythonpath}}, log_to_driver=True)
+
+
+@contextlib.contextmanager
+def sigterm_handler_kept():
+    """``ray.init`` replaces the driver's SIGTERM handler with Ray's, which exits at once with status 15 and not a
+    word: the command's own (its stop as Ctrl-C, :func:`~training.train.sigterm_as_interrupt`) is put back, so a
+    SIGTERM while the run starts, exports or evaluates (outside the iterations, where the run stops after the one
+    under way) ends it as Ctrl-C does, with ``interrupted`` and status 130, as ``training.train`` ends then. The
+    default handler is left to Ray: its exit shuts Ray down, where the default's left Ray's processes behind."""
+    before = signal.getsignal(signal.SIGTERM)
+    try:
+        yield
+    finally:
+        if before not in (signal.SIG_DFL, None) and threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGTERM, before)
 
 
 # ------------------------------------------------------------------------------------ metrics
@@ -997,11 +1014,15 @@ def main(argv: list[str] | None = None) -> dict:
     cfg = load_rllib_config(args.config, args.set)  # a recipe's mistakes are reported with or without ray
     require_ray()
     command = reproduce_command(cfg, sys.argv[1:] if argv is None else argv)
-    if args.export_checkpoint:
-        path = export_checkpoint(cfg, user_path(args.export_checkpoint), command=command)
-        print(f"wrote {path} (+ .npz, .json; act {act_of(cfg)}, from eval.deterministic)")
-        return {"model": str(path)}
-    summary = train(cfg, args.address, resume=user_path(args.resume) if args.resume else None, command=command)
+    # a SIGTERM or SIGHUP outside the iterations (Ray starting, the export, the evaluation) ends the command as
+    # Ctrl-C does, with its status 130: Ray's SIGTERM handler exited with 15 and a SIGHUP killed the driver, leaving
+    # Ray's agent processes running
+    with sigterm_as_interrupt():
+        if args.export_checkpoint:
+            path = export_checkpoint(cfg, user_path(args.export_checkpoint), command=command)
+            print(f"wrote {path} (+ .npz, .json; act {act_of(cfg)}, from eval.deterministic)")
+            return {"model": str(path)}
+        summary = train(cfg, args.address, resume=user_path(args.resume) if args.resume else None, command=command)
     print(json.dumps({k: v for k, v in summary.items() if k != "history"}, indent=2))
     return summary
 

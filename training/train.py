@@ -38,7 +38,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from tabletop_envs.core.arena import check_draw_reward, is_draw
-from tabletop_envs.core.errors import STOP_SIGNALS, ConfigError, TabletopError, run_cli
+from tabletop_envs.core.errors import (
+    STOP_SIGNALS,
+    ConfigError,
+    TabletopError,
+    run_cli,
+    stop_signals_as_interrupt,
+)
 from tabletop_envs.core.files import write_text_whole, written_beside
 from tabletop_envs.core.single_agent import SingleAgentEnv
 
@@ -764,20 +770,8 @@ def sigterm_as_interrupt():
     searching to the end of their chunks. Only from the main thread (where Python runs signal handlers)
     and only over the default handler: a caller's own handler, and nohup's ignored SIGHUP, are left
     alone."""
-    taken = [sig for sig in STOP_SIGNALS if sig != signal.SIGINT and signal.getsignal(sig) == signal.SIG_DFL]
-    if threading.current_thread() is not threading.main_thread():
-        taken = []
-
-    def interrupt(signum, frame):
-        raise KeyboardInterrupt
-
-    for sig in taken:
-        signal.signal(sig, interrupt)
-    try:
+    with stop_signals_as_interrupt():
         yield
-    finally:
-        for sig in taken:
-            signal.signal(sig, signal.SIG_DFL)
 
 
 @contextlib.contextmanager

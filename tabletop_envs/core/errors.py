@@ -9,6 +9,7 @@ import operator
 import os
 import signal
 import sys
+from collections.abc import Callable
 
 import numpy as np
 
@@ -208,6 +209,43 @@ def to_devnull(stream) -> None:
 #: the signals a command takes as a request to stop: Ctrl-C, the SIGTERM of a batch scheduler or ``kill``,
 #: and the SIGHUP of a terminal that closed (an ssh session that dropped); Windows has only the first two
 STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
+
+
+class StopSignal(KeyboardInterrupt):
+    """A SIGTERM or SIGHUP taken as Ctrl-C (:func:`stop_signals_as_interrupt`): caught wherever a Ctrl-C is, and
+    ``signum`` says which it was, for a command that asks no more questions after one."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+@contextlib.contextmanager
+def stop_signals_as_interrupt(handle: Callable[[int], None] | None = None):
+    """While the block runs, SIGTERM (a batch scheduler's time limit or pre-emption, ``kill``, a shutdown) and SIGHUP
+    (the terminal closed: an ssh session that dropped) raise :class:`StopSignal`, a KeyboardInterrupt, so that a
+    command stops as Ctrl-C stops it, keeping what it keeps then, instead of ending on the spot; or, with ``handle``,
+    call ``handle(signum)``, which raises where the command can stop. Only from the main thread (where Python runs
+    signal handlers) and only over the default handler: a caller's own handler, and nohup's ignored SIGHUP, are
+    left alone."""
+    import threading
+
+    taken = [sig for sig in STOP_SIGNALS if sig != signal.SIGINT and signal.getsignal(sig) == signal.SIG_DFL]
+    if threading.current_thread() is not threading.main_thread():
+        taken = []
+
+    def interrupt(signum, frame):
+        if handle is None:
+            raise StopSignal(signum)
+        handle(signum)
+
+    for sig in taken:
+        signal.signal(sig, interrupt)
+    try:
+        yield
+    finally:
+        for sig in taken:
+            signal.signal(sig, signal.SIG_DFL)
 
 
 def reader_gone(exc: OSError) -> bool:

@@ -15,12 +15,13 @@ import itertools
 import os
 import re
 import secrets
+import signal
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from .engine import check_seed_value
-from .errors import IllegalActionError, is_int
+from .errors import IllegalActionError, StopSignal, is_int
 from .files import path_is
 from .policy import Policy, load_policy, policy_name, policy_rng, restart_policies
 from .replay import Replay
@@ -42,7 +43,7 @@ class PlayResult:
     returns: list[float] | None  # None when the game did not end (quit, EOF or max_turns)
     human_seat: int
     finished: bool
-    reason: str  # "terminated", "truncated", "quit", "eof", "interrupted"
+    reason: str  # "terminated", "truncated", "quit", "eof", "interrupted", "SIGTERM", "SIGHUP"
 
 
 def resolve_env_name(game: str) -> str:
@@ -272,10 +273,11 @@ def play_match(env_name: str, opponents: Sequence[str | Policy], human_seat: int
             replay.record(action)
     except QuitGame as stop:
         reason = str(stop)
-    except KeyboardInterrupt:
-        # Ctrl-C stops the game like q, so the replay can still be saved. It may land inside
-        # env.step, leaving a half-applied move: seal the replay on the table its recorded moves rebuild.
-        reason = "interrupted"
+    except KeyboardInterrupt as stop:
+        # Ctrl-C stops the game like q, so the replay can still be saved, and so do a SIGTERM and a terminal
+        # that closed (SIGHUP) where the command takes them as one. It may land inside env.step, leaving a
+        # half-applied move: seal the replay on the table its recorded moves rebuild.
+        reason = signal.Signals(stop.signum).name if isinstance(stop, StopSignal) else "interrupted"
         env.close()
         env = replay.make_env()
         for _ in replay.steps(env, verify=False):

@@ -1887,3 +1887,32 @@ def test_a_second_stop_signal_while_the_checkpoint_is_written_aborts_once_it_is_
     assert checkpoint_iteration(run_dir / "checkpoint_00002") == 2
     check_checkpoint_loads(run_dir / "checkpoint_00002")
     assert not (run_dir / "rllib_ppo.onnx").exists()
+
+
+@pytest.mark.skipif(not hasattr(__import__("signal"), "SIGHUP"), reason="POSIX signals")
+@pytest.mark.parametrize("sig", ["SIGTERM", "SIGHUP"])
+def test_a_stop_signal_after_the_last_iteration_ends_the_rllib_command_with_the_interrupts_status(tmp_path, sig):
+    # outside the iterations (Ray starting, the export, the evaluation) Ray's SIGTERM handler exited with status 15
+    # and not a word, and a SIGHUP killed the driver, leaving Ray's agent processes running; training.train ends 130
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from processes import stop_signals_at_their_defaults
+
+    run_dir = tmp_path / "run"
+    sets = ["env=terralore_v0", "iterations=1", "output.eval_games=2", "ppo.train_batch_size_per_learner=128",
+            "ppo.minibatch_size=64", "ppo.num_epochs=1", "model.fcnet_hiddens=[16]", f"output.dir={run_dir}"]
+    script = ("import signal, sys\n"
+              "import training.rllib_train as r\n"
+              "def evaluated(*args):\n"  # the signal comes while the exported policy is evaluated
+              f"    signal.raise_signal(signal.{sig})\n"
+              "r.evaluate_vs_random = evaluated\n"
+              "sys.argv[0] = 'training.rllib_train'\n"
+              "r.cli()\n")
+    done = subprocess.run([sys.executable, "-c", script, "--config", "configs/rllib_terralore.yaml",
+                           *(a for s in sets for a in ("--set", s))], capture_output=True, text=True, timeout=240,
+                          cwd=Path(__file__).resolve().parents[2], preexec_fn=stop_signals_at_their_defaults)
+    assert done.returncode == 130, done.stderr
+    assert done.stderr.rstrip().splitlines()[-1] == "interrupted" and "Traceback" not in done.stderr, done.stderr
+    assert (run_dir / "rllib_ppo.onnx").is_file() and (run_dir / "checkpoint_00001").is_dir()
