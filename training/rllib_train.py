@@ -52,6 +52,7 @@ from training.config import (
     set_aside_earlier_run,
     user_path,
 )
+from training.evaluate import evaluation_lines
 from training.train import interrupts_deferred, sigterm_as_interrupt
 
 if TYPE_CHECKING:
@@ -129,6 +130,10 @@ class RLlibEvalConfig:
     deterministic: bool = config_key(True, "ship (and evaluate, output.eval_games) the exported policy as masked argmax "
                                      "(true) or masked sampling (false); recorded in the sidecar's act as the "
                                      "loader's default, as training.train's eval.deterministic is")
+    opponents: list[str] = config_key(["random", "heuristic"], "the anchors the exported policy plays output.eval_games "
+                                      "games against at the end, as training.train's eval.opponents: names under the "
+                                      "env ('random' -> '<env>/random'), policy ids or model paths; each is reported "
+                                      "as vs_<anchor>")
 
 
 @dataclass
@@ -138,7 +143,8 @@ class OutputConfig:
     name: str = config_key("rllib_ppo", "file stem of the exported policy (letters, digits, _ and -)")
     checkpoint_every: int = config_key(10, "iterations between RLlib checkpoints (the last one is always saved)", min=1)
     export: bool = config_key(True, "export ONNX + npz + JSON sidecar of 'main' at the end")
-    eval_games: int = config_key(0, "seat-rotated games of the exported policy vs random at the end (0 = skip)", min=0)
+    eval_games: int = config_key(0, "seat-rotated games of the exported policy against each of eval.opponents at the "
+                                 "end (0 = skip)", min=0)
 
 
 @dataclass
@@ -225,7 +231,17 @@ class RLlibTrainConfig:
         if self.output.eval_games and env.game.num_players < 2:
             # alone at the table the policy "wins" every game, so the evaluation would report 100 %
             raise ConfigError(f"output.eval_games {self.output.eval_games}: {self.env} with 1 player has one seat, "
-                              "so there is no random opponent to evaluate against; set output.eval_games=0")
+                              "so there is no opponent to evaluate against; set output.eval_games=0")
+        if self.output.eval_games:
+            from training.evaluate import anchor_keys, resolve_recipe_policy
+
+            if not self.eval.opponents:
+                raise ConfigError(f"output.eval_games {self.output.eval_games} but eval.opponents is empty: name the "
+                                  "anchors to play (e.g. --set eval.opponents=[random,heuristic]) or set "
+                                  "output.eval_games=0")
+            anchor_keys(self.eval.opponents, "eval.opponents")
+            for anchor in self.eval.opponents:  # here, not after the training (a game of one's own has no heuristic)
+                resolve_recipe_policy("eval.opponents", anchor, self.env, env.game.config())
 
     def run_dir(self) -> Path:
         return user_path(self.output.dir.format(env=self.env, seed=self.seed))
@@ -675,11 +691,12 @@ def _train(cfg: RLlibTrainConfig, address: str | None, log, resume: str | Path |
             summary["model"] = str(path)
             log(f"exported {path} (+ .npz, .json; act {act_of(cfg)}, from eval.deterministic)")
             if cfg.output.eval_games:
-                summary["evaluation"] = evaluate_vs_random(cfg, path, cfg.output.eval_games)
-                log(f"vs random: {summary['evaluation']}")
+                summary["evaluation"] = evaluate_export(cfg, path, cfg.output.eval_games)
+                for line in evaluation_lines(summary["evaluation"]):
+                    log(line)
         elif cfg.output.eval_games:
-            log(f"note: output.export=false, so the output.eval_games={cfg.output.eval_games} games against random "
-                "(played by the exported policy) did not run")
+            log(f"note: output.export=false, so the output.eval_games={cfg.output.eval_games} games against "
+                f"{', '.join(cfg.eval.opponents)} (played by the exported policy) did not run")
     finally:
         if algo is not None:
             algo.stop()
@@ -911,23 +928,26 @@ def export_checkpoint(cfg: RLlibTrainConfig, checkpoint: str | Path, out_stem: s
     return export_module(module, out_stem, cfg, steps, iteration, command)
 
 
-def evaluate_vs_random(cfg: RLlibTrainConfig, model_path: Path, games: int) -> dict:
-    from tabletop_envs.core.policy import RandomPolicy, load_policy
+def evaluate_export(cfg: RLlibTrainConfig, model_path: Path, games: int) -> dict:
+    """The exported policy's rates against each of ``eval.opponents`` (:func:`~training.evaluate.anchor_evaluation`:
+    ``{"vs_random": {...}, "vs_heuristic": {...}, "protocol": ...}``), also written into its sidecar, where
+    ``training.train``'s exports hold theirs (the model card reads them from there). Before 2026-12-08 only random
+    was played, so an RLlib-trained agent had no rate against the heuristic bot to compare with the SB3 recipes'."""
+    from tabletop_envs.core.policy import load_policy
 
-    from .evaluate import play_pair
+    from .evaluate import anchor_evaluation
     from .export import update_sidecar
 
     # a model path loads a model policy, which carries its sidecar as metadata
     policy = cast("MLPPolicy | OnnxPolicy", load_policy(str(model_path)))
     # pairwise, as training.train's evaluations play theirs: at more than two seats the model wins a game when
-    # it ranks above the random seat it is paired with (every other seat random too), not only when it finishes
-    # alone on top, which even play wins about 1 in n times; the same games as a match at two seats
-    res = play_pair(cfg.env, policy, RandomPolicy(), games, seed=cfg.seed + 1, game_kwargs=_game_kwargs(cfg),
-                    max_turns=cfg.env_kwargs.get("max_turns"))
-    # in the sidecar too, as training.train's exports hold theirs (the model card reads it from there)
-    update_sidecar(model_path, evaluation={"vs_random": res.rates()})
-    return {"games": res.games, "wins": res.wins, "draws": res.draws, "losses": res.losses,
-            "win_rate": res.wins / res.games, "act": policy.metadata["act"]}
+    # it ranks above the anchor it is paired with (every other seat random), not only when it finishes alone on
+    # top, which even play wins about 1 in n times; the same games as a match at two seats
+    evaluation = anchor_evaluation(cfg.env, policy, games, seed=cfg.seed + 1, anchors=cfg.eval.opponents,
+                                   game_kwargs=_game_kwargs(cfg), max_turns=cfg.env_kwargs.get("max_turns"),
+                                   act=policy.metadata["act"])
+    update_sidecar(model_path, evaluation=evaluation)
+    return evaluation
 
 
 class StopRequest:

@@ -1342,34 +1342,31 @@ def test_the_end_of_run_evaluation_lands_in_the_sidecar_and_keeps_the_recipes_tu
     original = evaluate.play_pair
 
     def spy(*args, **kwargs):
-        seen["max_turns"] = kwargs.get("max_turns")
+        import inspect
+
+        seen["max_turns"] = inspect.signature(original).bind(*args, **kwargs).arguments.get("max_turns")
         return original(*args, **kwargs)
 
     monkeypatch.setattr(evaluate, "play_pair", spy)
     cfg = rt.load_rllib_config(data={**TINY, "env": "toy_v0", "env_kwargs": {"max_turns": 3},
-                                     "output": {"dir": str(tmp_path), "eval_games": 20}})
+                                     "eval": {"opponents": ["random"]}, "output": {"dir": str(tmp_path), "eval_games": 20}})
     rng = np.random.default_rng(0)
     game = TabletopMultiAgentEnv({"env": "toy_v0"}).game
     weights = [(rng.normal(size=(game.observation_layout.size, 8)), rng.normal(size=8)),
                (rng.normal(size=(8, game.num_actions)), rng.normal(size=game.num_actions))]
     path = export_policy(weights, "tanh", tmp_path / "m", "toy_v0")
-    result = rt.evaluate_vs_random(cfg, path, 20)
+    result = rt.evaluate_export(cfg, path, 20)
     meta = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
     vs_random = meta["evaluation"]["vs_random"]
-    assert vs_random["games"] == result["games"] == 20
-    assert vs_random["win"]["rate"] == result["win_rate"]
-    assert result["draws"] > result["losses"]  # 3 turns: most games are cut, drawn; as played in the sidecar
-    for key, count in (("draw", "draws"), ("loss", "losses")):
-        assert vs_random[key]["rate"] == result[count] / result["games"], key
+    assert vs_random == result["vs_random"] and vs_random["games"] == 20 and "max_turns 3" in result["protocol"]
+    assert vs_random["draw"]["rate"] > vs_random["loss"]["rate"]  # 3 turns: most games are cut, drawn
     assert seen["max_turns"] == 3
     # played out, the games are won and lost (all 20 above were drawn): each count lands in its own rate
-    played_out = rt.load_rllib_config(data={**TINY, "env": "toy_v0",
+    played_out = rt.load_rllib_config(data={**TINY, "env": "toy_v0", "eval": {"opponents": ["random"]},
                                             "output": {"dir": str(tmp_path), "eval_games": 20}})
-    result = rt.evaluate_vs_random(played_out, path, 20)
+    result = rt.evaluate_export(played_out, path, 20)
     vs_random = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))["evaluation"]["vs_random"]
-    assert result["wins"] != result["losses"]
-    for key, count in (("win", "wins"), ("draw", "draws"), ("loss", "losses")):
-        assert vs_random[key]["rate"] == result[count] / result["games"], key
+    assert vs_random == result["vs_random"] and vs_random["win"]["rate"] != vs_random["loss"]["rate"]
 
 
 def test_the_end_of_run_evaluation_at_a_table_of_three_seats_random_in_both_other_seats(tmp_path):
@@ -1380,14 +1377,15 @@ def test_the_end_of_run_evaluation_at_a_table_of_three_seats_random_in_both_othe
     if "earth_v0" not in GAMES:
         pytest.skip("a three-seat game is needed")
     cfg = rt.load_rllib_config(data={**TINY, "env": "earth_v0", "env_kwargs": {"num_players": 3, "max_turns": 30},
+                                     "eval": {"opponents": ["random"]},
                                      "output": {"dir": str(tmp_path), "eval_games": 3}})  # (games cut short)
     game = TabletopMultiAgentEnv({"env": "earth_v0", "num_players": 3}).game
     rng = np.random.default_rng(0)
     weights = [(rng.normal(size=(game.observation_layout.size, game.num_actions)), rng.normal(size=game.num_actions))]
     path = export_policy(weights, "tanh", tmp_path / "m", "earth_v0", {"num_players": 3})
-    result = rt.evaluate_vs_random(cfg, path, 3)
+    result = rt.evaluate_export(cfg, path, 3)["vs_random"]
     # rounded up to a whole set of seatings, every seat of the pair taken by each of the two (3 x 2)
-    assert result["games"] == 6 and result["wins"] + result["draws"] + result["losses"] == 6
+    assert result["games"] == 6 and sum(result[k]["rate"] for k in ("win", "draw", "loss")) == pytest.approx(1)
 
 
 def test_an_rllib_output_dir_under_a_file_is_refused_with_the_config(tmp_path):
@@ -1699,17 +1697,18 @@ def test_a_run_plays_its_eval_games_with_the_policy_it_exported_and_reports_them
         return Path(f"{out_stem}.onnx")
 
     monkeypatch.setattr(rt, "export_module", export)
-    monkeypatch.setattr(rt, "evaluate_vs_random", lambda cfg, path, games: {"model": path, "games": games})
+    monkeypatch.setattr(rt, "evaluate_export", lambda cfg, path, games: {"model": path, "games": games})
     for export_it in (True, False):
-        cfg = rt.load_rllib_config(data={**TINY, "env": "toy_v0", "iterations": 2, "output": {
-            "dir": str(tmp_path / str(export_it)), "eval_games": 20, "export": export_it}})
+        cfg = rt.load_rllib_config(data={**TINY, "env": "toy_v0", "iterations": 2, "eval": {"opponents": ["random"]},
+                                         "output": {"dir": str(tmp_path / str(export_it)), "eval_games": 20,
+                                                    "export": export_it}})
         summary = rt.train(cfg, log=said.append)
         if export_it:
             assert exported == [("main", 200, 2)]
             assert summary["evaluation"] == {"model": (tmp_path / "True" / "rllib_ppo.onnx").resolve(), "games": 20}
         else:
             assert "evaluation" not in summary and len(exported) == 1
-            assert "output.export=false, so the output.eval_games=20 games against random" in said[-1]
+            assert "output.export=false, so the output.eval_games=20 games against random (played" in said[-1]
 
 
 def test_the_command_line_passes_its_address_and_its_own_arguments_as_the_sidecars_command(tmp_path, monkeypatch):
@@ -1791,7 +1790,7 @@ def test_a_stop_signal_ends_the_rllib_run_after_its_iteration_with_a_checkpoint_
     from training.rllib_train import load_rllib_config, train
 
     run_dir = tmp_path / "run"
-    cfg = load_rllib_config(data={**TINY, "env": "toy_v0", "iterations": 50,
+    cfg = load_rllib_config(data={**TINY, "env": "toy_v0", "iterations": 50, "eval": {"opponents": ["random"]},
                                   "env_runners": {"num_env_runners": 0, "num_envs_per_env_runner": 2},
                                   "output": {"dir": str(run_dir), "checkpoint_every": 10, "eval_games": 2}})
     _signalled_at_iteration(monkeypatch, getattr(signal, sig), at=2)
@@ -1907,7 +1906,7 @@ def test_a_stop_signal_after_the_last_iteration_ends_the_rllib_command_with_the_
               "import training.rllib_train as r\n"
               "def evaluated(*args):\n"  # the signal comes while the exported policy is evaluated
               f"    signal.raise_signal(signal.{sig})\n"
-              "r.evaluate_vs_random = evaluated\n"
+              "r.evaluate_export = evaluated\n"
               "sys.argv[0] = 'training.rllib_train'\n"
               "r.cli()\n")
     done = subprocess.run([sys.executable, "-c", script, "--config", "configs/rllib_terralore.yaml",

@@ -407,15 +407,57 @@ def test_the_end_of_run_evaluation_at_three_seats_wins_when_the_model_ranks_abov
     import three_seat_game
 
     from training.export import export_policy
-    from training.rllib_train import evaluate_vs_random
+    from training.rllib_train import evaluate_export
 
     three_seat_game.register(monkeypatch)
-    cfg = load_rllib_config(data={"env": "picks_v0", "output": {"dir": str(tmp_path), "eval_games": 120}})
+    cfg = load_rllib_config(data={"env": "picks_v0", "eval": {"opponents": ["random"]},
+                                  "output": {"dir": str(tmp_path), "eval_games": 120}})
     bias = np.array([0.0, 0.0, 5.0])
     path = export_policy([(np.zeros((3, 3)), bias)], "tanh", tmp_path / "m", "picks_v0")
-    result = evaluate_vs_random(cfg, path, 120)
-    assert result["games"] == 120 and result["losses"] == 0
-    assert abs(result["draws"] / 120 - 1 / 3) < 0.1, result
+    result = evaluate_export(cfg, path, 120)["vs_random"]
+    assert result["games"] == 120 and result["loss"]["rate"] == 0
+    assert abs(result["draw"]["rate"] - 1 / 3) < 0.1, result
+
+
+def test_the_rllib_export_is_evaluated_against_random_and_the_heuristic_as_training_trains_are(tmp_path):
+    # only random was played: an RLlib-trained agent had no rate against the heuristic bot to set beside the SB3
+    # recipes', whose sidecars hold both
+    import json
+
+    import numpy as np
+
+    from tabletop_envs import load_policy
+    from tabletop_envs.core.registry import make_game
+    from training.evaluate import anchor_evaluation
+    from training.export import export_policy
+    from training.rllib_train import evaluate_export
+
+    cfg = load_rllib_config(data={"env": "terralore_v0", "output": {"dir": str(tmp_path), "eval_games": 4}})
+    assert cfg.eval.opponents == ["random", "heuristic"]
+    game = make_game("terralore_v0")
+    rng = np.random.default_rng(0)
+    path = export_policy([(rng.normal(size=(game.observation_layout.size, game.num_actions)),
+                           rng.normal(size=game.num_actions))], "tanh", tmp_path / "m", "terralore_v0")
+    result = evaluate_export(cfg, path, 4)
+    again = anchor_evaluation("terralore_v0", load_policy(str(path)), 4, seed=cfg.seed + 1)
+    assert result == again and set(result) == {"vs_random", "vs_heuristic", "protocol"}
+    assert json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))["evaluation"] == result
+
+
+def test_rllib_eval_games_without_anchors_or_with_two_under_one_name_are_refused():
+    with pytest.raises(ConfigError, match=r"eval.opponents is empty: name the anchors"):
+        load_rllib_config(overrides=["output.eval_games=10", "eval.opponents=[]"])
+    with pytest.raises(ConfigError, match=r"eval.opponents: 'random' and 'random' would both be reported as vs_random"):
+        load_rllib_config(overrides=["output.eval_games=10", "eval.opponents=[random,random]"])
+    assert load_rllib_config(overrides=["eval.opponents=[]"]).output.eval_games == 0  # nothing to play: fine
+
+
+def test_an_rllib_anchor_that_cannot_play_the_game_is_refused_before_the_run_not_after_it(toy):
+    # found only when the trained export was evaluated, after the whole run: a game of one's own has no heuristic
+    with pytest.raises(ConfigError, match=r"eval.opponents: 'heuristic' cannot play toy_v0 .*fix the name or path in "
+                                          r"eval.opponents"):
+        load_rllib_config(data={"env": "toy_v0", "output": {"eval_games": 10}})
+    assert load_rllib_config(data={"env": "toy_v0", "eval": {"opponents": ["random"]}, "output": {"eval_games": 10}})
 
 
 @pytest.mark.skipif(not hasattr(signal, "SIGHUP"), reason="POSIX signals")
