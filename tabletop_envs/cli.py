@@ -161,10 +161,10 @@ class StopAtQuestions:
         self.waiting = False
 
     def __call__(self, prompt: str) -> str:
-        if self.signum is not None:
-            raise StopSignal(self.signum)
-        self.waiting = True
+        self.waiting = True  # before signum is read: a signal that came between the two waited at the question
         try:
+            if self.signum is not None:
+                raise StopSignal(self.signum)
             return self.ask(prompt)
         finally:
             self.waiting = False

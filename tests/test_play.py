@@ -1574,3 +1574,54 @@ def test_an_ssh_session_that_drops_during_a_game_keeps_its_replay_end_to_end(tmp
         proc.wait()
         proc.stderr.close()
     assert len(Replay.load(path).actions) >= 1
+
+
+def test_a_sigterm_during_a_bots_move_stops_the_game_at_the_next_question_without_waiting(toy, tmp_path, monkeypatch):
+    # the signal comes between two questions: the next one must not wait for an answer no one will give
+    import tabletop_envs.core.play as play
+
+    sig = stop_signal("SIGTERM")
+    bot_move = play._bot_move
+
+    def signalled_bot_move(*args, **kwargs):
+        raise_handled(sig)
+        return bot_move(*args, **kwargs)
+
+    monkeypatch.setattr(play, "_bot_move", signalled_bot_move)
+    path = tmp_path / "b.json"
+    script, out = Script(["1", "1", "1"]), []
+    code = main(["play", "toy", "--seed", "2", "--opponent", "toy_v0/random", "--save", str(path)],
+                ask=script, say=out.append)
+    assert code == 0 and len(script.prompts) == 1 and "\nSIGTERM: the game was stopped." in out
+    assert len(Replay.load(path).actions) == 2
+
+
+def test_a_sigterm_that_comes_as_a_question_is_put_stops_it_without_waiting():
+    # the signal lands right after the question read that none had come: the question then waited for an answer
+    from tabletop_envs.cli import StopAtQuestions
+    from tabletop_envs.core.errors import StopSignal, stop_signals_as_interrupt
+
+    sig = stop_signal("SIGTERM")
+
+    class SignalAfterTheRead(StopAtQuestions):
+        armed = False
+
+        @property
+        def signum(self):
+            value = self._signum
+            if self.armed:
+                self.armed = False
+                raise_handled(sig)
+            return value
+
+        @signum.setter
+        def signum(self, value):
+            self._signum = value
+
+    answered = []
+    stop = SignalAfterTheRead(lambda prompt: answered.append(prompt) or "1")
+    with stop_signals_as_interrupt(stop.signalled):
+        stop.armed = True
+        with pytest.raises(StopSignal):
+            stop("Your move: ")
+    assert answered == [] and stop.signum == sig

@@ -458,6 +458,12 @@ def sigterm_handler_kept():
     before = signal.getsignal(signal.SIGTERM)
     try:
         yield
+    except SystemExit as exc:
+        # Ray's handler took a SIGTERM while ray.init ran (it is in place from init's first lines, and Ray
+        # takes seconds to start): it goes to the handler Ray's replaced, which ends the command as one after does
+        if exc.code == signal.SIGTERM and callable(before):
+            before(signal.SIGTERM, None)
+        raise
     finally:
         if before not in (signal.SIG_DFL, None) and threading.current_thread() is threading.main_thread():
             signal.signal(signal.SIGTERM, before)
@@ -582,7 +588,9 @@ def train(cfg: RLlibTrainConfig, address: str | None = None, log=print, resume: 
     """Run the whole recipe; returns a summary (run dir, checkpoint, exported model, metrics per iteration).
 
     ``resume``: an RLlib checkpoint of this recipe; training continues from its iteration up to
-    ``iterations`` in total.
+    ``iterations`` in total. Called from the main thread, Ctrl-C, SIGTERM or SIGHUP (over any handler of the
+    caller's, which is put back after) stops the run once the iteration under way has ended: the summary then
+    says ``"interrupted": True``; a second one raises KeyboardInterrupt.
     """
     with contextlib.ExitStack() as held:
         return _train(cfg, address, log, resume, command, held)
@@ -654,7 +662,7 @@ def _train(cfg: RLlibTrainConfig, address: str | None, log, resume: str | Path |
                     result = algo.train()
                 except Exception as exc:
                     if stop.signum is not None:
-                        raise stopped_mid_iteration(it, summary.get("checkpoint"), log) from None
+                        raise stopped_mid_iteration(it, summary.get("checkpoint"), log, exc) from exc
                     if isinstance(exc, ray.exceptions.RayActorError):  # restarts are off where illegal actions must stop
                         raise TabletopError(f"iteration {it}: an env runner died ({type(exc).__name__}); its own error, "
                                             "e.g. the IllegalActionError of a masking bug, is in the log above") from exc
@@ -674,14 +682,18 @@ def _train(cfg: RLlibTrainConfig, address: str | None, log, resume: str | Path |
                 log(f"iter {it:4d}  env steps {metrics['env_steps_sampled']}  "
                     f"episodes {metrics['episodes']}  len {_fmt(metrics['episode_len_mean'])}  "
                     f"{metrics['wall_s']:.1f}s")
-                if it % cfg.output.checkpoint_every == 0 or it == cfg.iterations or stop.signum is not None:
+                # read once before the checkpoint and once after it: a signal that landed between two reads stopped
+                # the run without this iteration's checkpoint (its line named an older one, or none: a NameError)
+                stopping = stop.signum is not None and it < cfg.iterations
+                if it % cfg.output.checkpoint_every == 0 or it == cfg.iterations or stopping:
                     with interrupts_deferred():  # an abort lands once the checkpoint is whole, not half written
                         checkpoint = algo.save_to_path(str(run_dir / f"checkpoint_{it:05d}"))
                     summary["checkpoint"] = str(checkpoint)
-                if stop.signum is not None and it < cfg.iterations:
+                    stopping = stop.signum is not None and it < cfg.iterations  # one while it was written stops here
+                if stopping:
                     summary["interrupted"] = True
-                    log(f"stopped after iteration {it} of {cfg.iterations}: {checkpoint} saved, exporting; "
-                        f"--resume {checkpoint} continues the run")
+                    log(f"stopped after iteration {it} of {cfg.iterations}: {checkpoint} saved"
+                        f"{', exporting' if cfg.output.export else ''}; --resume {checkpoint} continues the run")
                     break
         steps = int(history[-1]["env_steps_sampled"] or 0) if history else _steps_at(run_dir, algo.iteration)
         summary["env_steps"] = steps
@@ -992,13 +1004,17 @@ def stop_after_the_iteration():
                 signal.signal(sig, handler)
 
 
-def stopped_mid_iteration(it: int, checkpoint: str | None, log) -> KeyboardInterrupt:
+def stopped_mid_iteration(it: int, checkpoint: str | None, log, error: Exception | None = None) -> KeyboardInterrupt:
     """A stop signal that also reached the env runners (a scheduler's SIGTERM to every process of the job) ended
-    iteration ``it`` before it finished: nothing of it is saved, and the last checkpoint is where to resume."""
+    iteration ``it`` before it finished: nothing of it is saved, and the last checkpoint is where to resume. The
+    iteration's own error is named, in case it was not the signal's doing."""
     where = (f"--resume {checkpoint} continues the run from there" if checkpoint else
              "no checkpoint had been saved yet (output.checkpoint_every)")
+    first_line = (str(error).strip().splitlines() or [""])[0][:200] if error is not None else ""
+    why = f" ({type(error).__name__}{': ' + first_line if first_line else ''})" if error is not None else ""
     with contextlib.suppress(OSError):
-        log(f"stopped during iteration {it}: the env runners ended with the signal, so it was not saved; {where}")
+        log(f"stopped during iteration {it}: the env runners ended with the signal{why}, so it was not saved; "
+            f"{where}")
     return KeyboardInterrupt()
 
 

@@ -524,3 +524,26 @@ def test_the_commands_sigterm_handler_outlives_ray_init_and_the_default_is_left_
         assert signal.getsignal(signal.SIGTERM) is ray_handler
     finally:
         signal.signal(signal.SIGTERM, before)
+
+
+def test_a_sigterm_while_ray_starts_ends_the_rllib_command_as_ctrl_c_does():
+    # ray.init puts its handler in at its first lines and takes seconds to start Ray: a SIGTERM then exited with
+    # status 15 and not a word, where one before or after it ends the command with 'interrupted' and 130
+    from training.rllib_train import sigterm_handler_kept
+    from training.train import sigterm_as_interrupt
+
+    def ray_handler(signum, frame):  # as ray.init installs it
+        sys.exit(signum)
+
+    before = signal.getsignal(signal.SIGTERM)
+    try:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        with sigterm_as_interrupt(), pytest.raises(KeyboardInterrupt), sigterm_handler_kept():
+            signal.signal(signal.SIGTERM, ray_handler)
+            signal.raise_signal(signal.SIGTERM)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        with pytest.raises(SystemExit), sigterm_handler_kept():  # train() called in-process: Ray's exit, as Ray has it
+            signal.signal(signal.SIGTERM, ray_handler)
+            signal.raise_signal(signal.SIGTERM)
+    finally:
+        signal.signal(signal.SIGTERM, before)
