@@ -419,6 +419,7 @@ def test_the_end_of_run_evaluation_at_three_seats_wins_when_the_model_ranks_abov
     assert abs(result["draw"]["rate"] - 1 / 3) < 0.1, result
 
 
+@needs_onnx
 def test_the_rllib_export_is_evaluated_against_random_and_the_heuristic_as_training_trains_are(tmp_path):
     # only random was played: an RLlib-trained agent had no rate against the heuristic bot to set beside the SB3
     # recipes', whose sidecars hold both
