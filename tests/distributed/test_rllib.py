@@ -1759,6 +1759,16 @@ def test_a_checkpoint_exported_without_an_out_stem_lands_beside_it_not_over_the_
     assert {p.name: p.read_bytes() for p in folder.glob("rllib_ppo.*")} == final
 
 
+def _toy_run(run_dir, iterations: int = 50, eval_opponents=("random",), **output):
+    """The stop tests' recipe: the toy game, sampled in the driver (the remote runners do not know it)."""
+    from training.rllib_train import load_rllib_config
+
+    return load_rllib_config(data={**TINY, "env": "toy_v0", "iterations": iterations,
+                                   "eval": {"opponents": list(eval_opponents)},
+                                   "env_runners": {"num_env_runners": 0, "num_envs_per_env_runner": 2},
+                                   "output": {"dir": str(run_dir), **output}})
+
+
 def _signalled_at_iteration(monkeypatch, sig, at: int, then: str = "finishes") -> None:
     """Algorithm.train sends ``sig`` to this process during iteration ``at`` (as a scheduler or a Ctrl-C would
     while the driver waits on its env runners), then finishes it, or fails or samples nothing as env runners that
@@ -1789,12 +1799,10 @@ def test_a_stop_signal_ends_the_rllib_run_after_its_iteration_with_a_checkpoint_
     import signal
 
     from tabletop_envs import load_policy
-    from training.rllib_train import load_rllib_config, train
+    from training.rllib_train import train
 
     run_dir = tmp_path / "run"
-    cfg = load_rllib_config(data={**TINY, "env": "toy_v0", "iterations": 50, "eval": {"opponents": ["random"]},
-                                  "env_runners": {"num_env_runners": 0, "num_envs_per_env_runner": 2},
-                                  "output": {"dir": str(run_dir), "checkpoint_every": 10, "eval_games": 2}})
+    cfg = _toy_run(run_dir, checkpoint_every=10, eval_games=2)
     _signalled_at_iteration(monkeypatch, getattr(signal, sig), at=2)
     said: list[str] = []
     summary = train(cfg, log=said.append)
@@ -1811,12 +1819,10 @@ def test_a_stop_signal_that_also_ends_the_env_runners_names_the_last_checkpoint_
         local_ray, tmp_path, monkeypatch, then):
     import signal
 
-    from training.rllib_train import load_rllib_config, train
+    from training.rllib_train import train
 
     run_dir = tmp_path / "run"
-    cfg = load_rllib_config(data={**TINY, "env": "toy_v0", "iterations": 50,
-                                  "env_runners": {"num_env_runners": 0, "num_envs_per_env_runner": 2},
-                                  "output": {"dir": str(run_dir), "checkpoint_every": 1, "eval_games": 0}})
+    cfg = _toy_run(run_dir, checkpoint_every=1, eval_games=0)
     _signalled_at_iteration(monkeypatch, signal.SIGTERM, at=2, then=then)
     said: list[str] = []
     with pytest.raises(KeyboardInterrupt):
@@ -1872,12 +1878,10 @@ def test_a_second_stop_signal_while_the_checkpoint_is_written_aborts_once_it_is_
 
     from ray.rllib.algorithms.algorithm import Algorithm
 
-    from training.rllib_train import check_checkpoint_loads, checkpoint_iteration, load_rllib_config, train
+    from training.rllib_train import check_checkpoint_loads, checkpoint_iteration, train
 
     run_dir = tmp_path / "run"
-    cfg = load_rllib_config(data={**TINY, "env": "toy_v0", "iterations": 50,
-                                  "env_runners": {"num_env_runners": 0, "num_envs_per_env_runner": 2},
-                                  "output": {"dir": str(run_dir), "checkpoint_every": 10, "eval_games": 0}})
+    cfg = _toy_run(run_dir, checkpoint_every=10, eval_games=0)
     _signalled_at_iteration(monkeypatch, signal.SIGINT, at=2)
     save = Algorithm.save_to_path
 
@@ -1957,10 +1961,7 @@ def test_a_stop_signal_that_lands_as_an_iteration_is_checked_stops_after_the_nex
     monkeypatch.setattr(rllib_train, "StopRequest", SignalAfterTheRead)
     monkeypatch.setattr(Algorithm, "train", train)
     run_dir = tmp_path / "run"
-    cfg = rllib_train.load_rllib_config(data={**TINY, "env": "toy_v0", "iterations": 50,
-                                              "env_runners": {"num_env_runners": 0, "num_envs_per_env_runner": 2},
-                                              "output": {"dir": str(run_dir), "checkpoint_every": 10, "eval_games": 0,
-                                                         "export": False}})
+    cfg = _toy_run(run_dir, checkpoint_every=10, eval_games=0, export=False)
     said: list[str] = []
     summary = rllib_train.train(cfg, log=said.append)
     assert summary["interrupted"] is True and [h["iteration"] for h in summary["history"]] == [1, 2, 3]
@@ -1975,12 +1976,10 @@ def test_a_stop_signal_in_the_last_iteration_ends_the_rllib_run_as_finished(loca
     # nothing is left to resume: the run is not 'interrupted', and the command ends with 0, not 130
     import signal
 
-    from training.rllib_train import load_rllib_config, train
+    from training.rllib_train import train
 
     run_dir = tmp_path / "run"
-    cfg = load_rllib_config(data={**TINY, "env": "toy_v0", "iterations": 2,
-                                  "env_runners": {"num_env_runners": 0, "num_envs_per_env_runner": 2},
-                                  "output": {"dir": str(run_dir), "checkpoint_every": 10, "eval_games": 0}})
+    cfg = _toy_run(run_dir, iterations=2, checkpoint_every=10, eval_games=0)
     _signalled_at_iteration(monkeypatch, signal.SIGTERM, at=2)
     summary = train(cfg, log=lambda *_: None)
     assert summary["interrupted"] is False and summary["checkpoint"] == str(run_dir / "checkpoint_00002")
