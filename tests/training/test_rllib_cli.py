@@ -500,14 +500,16 @@ def test_the_rllib_command_ends_a_run_stopped_early_with_the_interrupts_status(m
     assert exit_info.value.code == status
 
 
+def _ray_handler(signum, frame):
+    """The SIGTERM handler ray.init installs: it exits at once, with the signal's number as the status."""
+    sys.exit(signum)
+
+
 def test_the_commands_sigterm_handler_outlives_ray_init_and_the_default_is_left_to_ray():
     # ray.init put in its own handler, which exits at once with status 15 and not a word: a SIGTERM while the run
     # started, exported or evaluated (outside the iterations) ended it so, and training.train's ended with 130
     from training.rllib_train import sigterm_handler_kept
     from training.train import sigterm_as_interrupt
-
-    def ray_handler(signum, frame):  # as ray.init installs it
-        sys.exit(signum)
 
     before = signal.getsignal(signal.SIGTERM)
     try:
@@ -515,14 +517,14 @@ def test_the_commands_sigterm_handler_outlives_ray_init_and_the_default_is_left_
         with sigterm_as_interrupt():
             command = signal.getsignal(signal.SIGTERM)
             with sigterm_handler_kept():
-                signal.signal(signal.SIGTERM, ray_handler)
+                signal.signal(signal.SIGTERM, _ray_handler)
             assert signal.getsignal(signal.SIGTERM) is command
             with pytest.raises(KeyboardInterrupt):
                 signal.raise_signal(signal.SIGTERM)
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         with sigterm_handler_kept():  # train() called in-process, no handler of the caller: Ray's shuts Ray down
-            signal.signal(signal.SIGTERM, ray_handler)
-        assert signal.getsignal(signal.SIGTERM) is ray_handler
+            signal.signal(signal.SIGTERM, _ray_handler)
+        assert signal.getsignal(signal.SIGTERM) is _ray_handler
     finally:
         signal.signal(signal.SIGTERM, before)
 
@@ -533,18 +535,15 @@ def test_a_sigterm_while_ray_starts_ends_the_rllib_command_as_ctrl_c_does():
     from training.rllib_train import sigterm_handler_kept
     from training.train import sigterm_as_interrupt
 
-    def ray_handler(signum, frame):  # as ray.init installs it
-        sys.exit(signum)
-
     before = signal.getsignal(signal.SIGTERM)
     try:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         with sigterm_as_interrupt(), pytest.raises(KeyboardInterrupt), sigterm_handler_kept():
-            signal.signal(signal.SIGTERM, ray_handler)
+            signal.signal(signal.SIGTERM, _ray_handler)
             signal.raise_signal(signal.SIGTERM)
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         with pytest.raises(SystemExit), sigterm_handler_kept():  # train() called in-process: Ray's exit, as Ray has it
-            signal.signal(signal.SIGTERM, ray_handler)
+            signal.signal(signal.SIGTERM, _ray_handler)
             signal.raise_signal(signal.SIGTERM)
     finally:
         signal.signal(signal.SIGTERM, before)
